@@ -1,0 +1,93 @@
+"""Box coordinate conventions: detect which one a model used and convert.
+
+Qwen-VL models answer boxes on a 0-1000 grid relative to the image whatever
+the prompt asks (go-wish-spike README); other models answer 0-1 fractions or
+pixels. Boxes are stored as the model gave them, with the convention.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from reviewer.core.models import BBox, BoxConvention
+
+_EPS = 1e-6
+
+
+def detect_convention(
+    boxes: Iterable[BBox],
+    width: Optional[int] = None,
+    height: Optional[int] = None,
+    ambiguous: BoxConvention = BoxConvention.GRID1000,
+) -> Optional[BoxConvention]:
+    """The coordinate convention of ``boxes`` (None when there are none).
+
+    Rules, in order: every coordinate within [0, 1] -> 0-1; any coordinate
+    above 1000, or an x above 1000 while the image is wider -> pixels; boxes
+    that overflow the image in pixels but fit 0-1000 -> 0-1000; otherwise
+    (fits both) -> ``ambiguous`` (ScoringConfig.ambiguous_box_convention).
+    ``width``/``height``: upright image size in pixels, when known.
+    """
+    boxes = list(boxes)
+    if not boxes:
+        return None
+    xs = [v for b in boxes for v in (b.x_min, b.x_max)]
+    ys = [v for b in boxes for v in (b.y_min, b.y_max)]
+    top = max(max(xs), max(ys))
+    if top <= 1.0 + _EPS:
+        return BoxConvention.UNIT
+    if top > 1000.0 + _EPS:
+        return BoxConvention.PIXELS
+    if width and height:
+        if max(xs) > width + _EPS or max(ys) > height + _EPS:
+            return BoxConvention.GRID1000
+        if width > 1000 or height > 1000:
+            # Pixels on a large image would reach past 1000 somewhere unless
+            # every card sits in the top-left corner: the grid is likelier.
+            return BoxConvention.GRID1000
+    return ambiguous
+
+
+def scale_of(convention: BoxConvention, width: int, height: int) -> tuple[float, float]:
+    """(sx, sy) multipliers that take ``convention`` coordinates to pixels."""
+    if convention == BoxConvention.UNIT:
+        return float(width), float(height)
+    if convention == BoxConvention.GRID1000:
+        return width / 1000.0, height / 1000.0
+    return 1.0, 1.0
+
+
+def to_pixels(box: BBox, convention: BoxConvention, width: int, height: int) -> BBox:
+    """``box`` in ``convention`` converted to upright image pixels."""
+    sx, sy = scale_of(convention, width, height)
+    return BBox(
+        x_min=box.x_min * sx, y_min=box.y_min * sy, x_max=box.x_max * sx, y_max=box.y_max * sy
+    )
+
+
+def iou(a: BBox, b: BBox) -> float:
+    """Intersection over union of two boxes in the same frame (0-1)."""
+    ix = max(0.0, min(a.x_max, b.x_max) - max(a.x_min, b.x_min))
+    iy = max(0.0, min(a.y_max, b.y_max) - max(a.y_min, b.y_min))
+    inter = ix * iy
+    area = lambda r: max(0.0, r.x_max - r.x_min) * max(0.0, r.y_max - r.y_min)  # noqa: E731
+    union = area(a) + area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+_GRID_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1000\b", re.I)
+_UNIT_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1(?:\.0)?\b(?!\d)|normali[sz]ed|fraction", re.I)
+_PIXEL_WORDS = re.compile(r"\bpixels?\b", re.I)
+
+
+def requested_convention(prompt_text: str) -> Optional[BoxConvention]:
+    """The box convention a prompt asks for, read from its words ("0-1
+    normalized", "0-1000", "pixels"); None when it does not say."""
+    if _GRID_WORDS.search(prompt_text):
+        return BoxConvention.GRID1000
+    if _UNIT_WORDS.search(prompt_text):
+        return BoxConvention.UNIT
+    if _PIXEL_WORDS.search(prompt_text):
+        return BoxConvention.PIXELS
+    return None

@@ -1,0 +1,175 @@
+"""Run metrics and T-P1 prompt verdicts, automatic and reviewed.
+
+T-P1 (card-reading-spike-evaluation.md): pass when card text reading >= 80 %
+and zero hallucinated cards; fail when < 60 % or hallucinated cards across
+multiple runs; ambiguous in between. Spatial grouping >= 70 % and valid JSON
+in >= 2 of 3 runs are secondary signals. Every threshold is in ScoringConfig.
+
+Reviewed metrics use each finding's final code: a rejected finding is no
+error, a reclassified one counts as its new code.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+from reviewer.core.models import (
+    Code,
+    Finding,
+    PromptVerdict,
+    RunMetrics,
+    ScoringConfig,
+    Status,
+    TEXT_ERROR_CODES,
+    Verdict,
+)
+from reviewer.core.scoring import RunFacts
+
+_PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
+
+
+def _codes(finding: Finding, reviewed: bool) -> Optional[Code]:
+    return finding.effective_code if reviewed else finding.code
+
+
+def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = False) -> RunMetrics:
+    """Per-run metrics (T-P5 step 6) from the stored facts and findings.
+
+    ``reviewed=False``: every finding counts with its proposed code (the
+    automatic figures). ``reviewed=True``: final codes, rejected findings
+    ignored. Text accuracy = cards read correctly / cards visible; spatial
+    accuracy = cards in the right pile / cards visible (None when the answer
+    does not group cards); hallucinations = findings counting as HALLUC.
+    """
+    active = [(f, _codes(f, reviewed)) for f in findings]
+    active = [(f, c) for f, c in active if c is not None]
+    metrics = RunMetrics(
+        scored=facts.scored,
+        json_valid=facts.json_valid,
+        repaired=facts.repaired,
+        box_convention=facts.box_convention,
+        cards_reported=facts.cards_reported,
+        hallucinations=sum(1 for _, c in active if c == Code.HALLUC),
+        findings=len(active),
+    )
+    if not facts.scored:
+        return metrics
+    per_card: dict[int, set[Code]] = defaultdict(set)
+    rejected: dict[int, set[Code]] = defaultdict(set)
+    for f in findings:
+        if f.gt_card_id is None:
+            continue
+        code = _codes(f, reviewed)
+        if code is not None:
+            per_card[f.gt_card_id].add(code)
+        elif reviewed and f.status == Status.REJECTED:
+            rejected[f.gt_card_id].add(f.code)
+    correct = 0
+    in_pile = 0
+    for out in facts.outcomes:
+        codes = per_card.get(out.gt_card_id, set())
+        if facts.parsed and not (codes & TEXT_ERROR_CODES):
+            correct += 1
+        if facts.spatial_scored and facts.parsed:
+            if codes & _PILE_ERROR_CODES:
+                ok = False
+            elif rejected.get(out.gt_card_id, set()) & _PILE_ERROR_CODES:
+                ok = True
+            else:
+                ok = bool(out.pile_ok)
+            in_pile += ok
+    visible = len(facts.outcomes)
+    metrics.cards_visible = visible
+    metrics.cards_correct = correct
+    metrics.text_accuracy = correct / visible if visible else None
+    if facts.spatial_scored:
+        metrics.cards_in_right_pile = in_pile
+        metrics.spatial_accuracy = in_pile / visible if visible else None
+    return metrics
+
+
+def verdict_of(
+    text_accuracy: Optional[float], hallucination_runs: int, config: ScoringConfig
+) -> tuple[Verdict, list[str]]:
+    """T-P1 overall verdict and its reasons, from pooled text accuracy and the
+    number of runs with at least one hallucinated card."""
+    if text_accuracy is None:
+        return Verdict.UNSCORED, ["no scored run"]
+    pct = f"{text_accuracy:.0%}"
+    if text_accuracy < config.fail_text_accuracy:
+        return Verdict.FAIL, [f"text accuracy {pct} < {config.fail_text_accuracy:.0%}"]
+    if hallucination_runs >= config.fail_hallucination_runs:
+        return Verdict.FAIL, [f"hallucinations in {hallucination_runs} runs"]
+    if text_accuracy >= config.pass_text_accuracy and hallucination_runs == 0:
+        return Verdict.PASS, [f"text accuracy {pct} >= {config.pass_text_accuracy:.0%}, no hallucination"]
+    reasons = []
+    if text_accuracy < config.pass_text_accuracy:
+        reasons.append(f"text accuracy {pct} in the ambiguous zone")
+    if hallucination_runs:
+        reasons.append(f"hallucinations in {hallucination_runs} run")
+    return Verdict.AMBIGUOUS, reasons
+
+
+def prompt_verdict(
+    prompt: str, item: str, runs: Iterable[RunMetrics], config: ScoringConfig
+) -> PromptVerdict:
+    """T-P1 verdict of one prompt over ``runs`` (pooled: summed correct over
+    summed visible). Unscored runs (free-text prompt, no ground truth) are left
+    out of the accuracies but counted for valid JSON when parsed."""
+    runs = list(runs)
+    scored = [r for r in runs if r.scored]
+    visible = sum(r.cards_visible for r in scored)
+    correct = sum(r.cards_correct for r in scored)
+    text = correct / visible if visible else None
+    spatial_runs = [r for r in scored if r.spatial_accuracy is not None]
+    spatial_visible = sum(r.cards_visible for r in spatial_runs)
+    spatial = (
+        sum(r.cards_in_right_pile or 0 for r in spatial_runs) / spatial_visible
+        if spatial_visible
+        else None
+    )
+    halluc_runs = sum(1 for r in scored if r.hallucinations)
+    json_runs = sum(1 for r in runs if r.json_valid)
+    verdict, reasons = verdict_of(text, halluc_runs, config)
+    spatial_ok = None if spatial is None else spatial >= config.pass_spatial_accuracy - 1e-9
+    json_ok = json_runs / len(runs) >= config.pass_json_valid_share - 1e-9 if runs else None
+    if spatial_ok is False:
+        reasons.append(f"secondary: spatial {spatial:.0%} < {config.pass_spatial_accuracy:.0%}")
+    if json_ok is False:
+        reasons.append(f"secondary: valid JSON in {json_runs} of {len(runs)} runs")
+    return PromptVerdict(
+        prompt=prompt,
+        item=item,
+        runs=len(runs),
+        cards_visible=visible,
+        cards_correct=correct,
+        text_accuracy=text,
+        spatial_accuracy=spatial,
+        hallucination_runs=halluc_runs,
+        json_valid_runs=json_runs,
+        verdict=verdict,
+        spatial_ok=spatial_ok,
+        json_ok=json_ok,
+        reasons=reasons,
+    )
+
+
+def prompt_verdicts(
+    rows: Iterable[tuple[str, str, RunMetrics]], config: ScoringConfig
+) -> list[PromptVerdict]:
+    """T-P1 verdicts per prompt, per item and over all items (item '*').
+
+    ``rows``: (prompt, item, metrics) for every run of a scored prompt.
+    Returns verdicts sorted by prompt, with the '*' row after its items.
+    """
+    by_prompt: dict[str, dict[str, list[RunMetrics]]] = defaultdict(lambda: defaultdict(list))
+    for prompt, item, metrics in rows:
+        by_prompt[prompt][item].append(metrics)
+    out = []
+    for prompt in sorted(by_prompt):
+        items = by_prompt[prompt]
+        for item in sorted(items):
+            out.append(prompt_verdict(prompt, item, items[item], config))
+        out.append(prompt_verdict(prompt, "*", [m for ms in items.values() for m in ms], config))
+    return out

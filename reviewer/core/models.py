@@ -1,0 +1,292 @@
+"""Domain models of reviewer (pydantic v2).
+
+The words follow CONTEXT.md: an *item* is what a model looked at (a photo or a
+text); *ground truth* is what is really there (piles of cards); a *run* is one
+model answer to one prompt on one item; a *finding* is one classified error of
+a run (T-P5 of card-reading-spike-evaluation.md: exactly one code per error).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Code(str, enum.Enum):
+    """The T-P5 failure taxonomy: every error gets exactly one of these codes."""
+
+    OCR = "OCR"  # card detected but text wrong
+    MISS = "MISS"  # card visible in the photo but not in the output
+    SPATIAL = "SPATIAL"  # correct text, wrong pile
+    HALLUC = "HALLUC"  # card in the output that is not in the photo
+    FORMAT = "FORMAT"  # not valid JSON or does not match the schema
+    PARTIAL = "PARTIAL"  # card detected, text partially correct
+
+
+#: Codes in the order of the review keys 1-6 (issue 3: 1-6 reclassify).
+CODE_ORDER: tuple[Code, ...] = (
+    Code.OCR,
+    Code.MISS,
+    Code.SPATIAL,
+    Code.HALLUC,
+    Code.FORMAT,
+    Code.PARTIAL,
+)
+
+#: Codes that mean the card's text was not read correctly (T-P1 card text reading).
+TEXT_ERROR_CODES = frozenset({Code.OCR, Code.MISS, Code.PARTIAL})
+
+
+class Source(str, enum.Enum):
+    """Who proposed a finding."""
+
+    AUTO = "auto"
+    JUDGE = "judge"
+    HUMAN = "human"
+
+
+class Status(str, enum.Enum):
+    """Review state of a finding."""
+
+    PROPOSED = "proposed"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"
+
+
+class AnswerSchema(str, enum.Enum):
+    """What a prompt asks the model to answer with."""
+
+    PILES = "piles"  # {"piles":[{"label":str,"cards":[str]}]}
+    CARDS = "cards"  # {"cards":[{"text":str,"bbox":{...}?,"pile"|"row":str?}]}
+    FREE = "free"  # free text, kept and shown, not scored
+
+
+class BoxConvention(str, enum.Enum):
+    """Coordinate convention of predicted boxes."""
+
+    UNIT = "0-1"  # fractions of width and height
+    GRID1000 = "0-1000"  # Qwen-VL style grid relative to the image
+    PIXELS = "pixels"  # image pixels (upright)
+
+
+class BBox(BaseModel):
+    """An axis-aligned box ``x_min, y_min, x_max, y_max`` in some convention."""
+
+    model_config = ConfigDict(frozen=True)
+
+    x_min: float
+    y_min: float
+    x_max: float
+    y_max: float
+
+
+class Item(BaseModel):
+    """A photo or a text that models were asked about.
+
+    ``path`` is relative to the project file for photos; ``width`` and
+    ``height`` are of the upright image (after EXIF orientation) in pixels.
+    """
+
+    id: Optional[int] = None
+    name: str
+    kind: Literal["photo", "text"] = "photo"
+    path: Optional[str] = None
+    sha256: Optional[str] = None
+    width: Optional[int] = None
+    height: Optional[int] = None
+    orientation: int = 1
+    text: Optional[str] = None
+
+
+class Pile(BaseModel):
+    """A ground-truth pile: a label and an optional region polygon (pixels)."""
+
+    id: Optional[int] = None
+    label: str
+    region: Optional[list[tuple[float, float]]] = None
+
+
+class Card(BaseModel):
+    """A ground-truth card: its text, its pile label and an optional box in
+    upright image pixels."""
+
+    id: Optional[int] = None
+    text: str
+    pile: Optional[str] = None
+    bbox: Optional[BBox] = None
+
+
+class GroundTruth(BaseModel):
+    """What is really on an item: piles and the cards in them."""
+
+    item: str
+    piles: list[Pile] = Field(default_factory=list)
+    cards: list[Card] = Field(default_factory=list)
+
+
+class Prompt(BaseModel):
+    """A prompt given to the model, with the answer schema it expects and,
+    for box answers, the coordinate convention it asked for (None: unstated)."""
+
+    id: Optional[int] = None
+    name: str
+    text: str = ""
+    schema_: AnswerSchema = Field(AnswerSchema.FREE, alias="schema")
+    box_convention: Optional[BoxConvention] = None
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Run(BaseModel):
+    """One model answer: item x prompt x model x repetition, raw output text."""
+
+    id: Optional[int] = None
+    item: str
+    prompt: str
+    model: str
+    repetition: int = 1
+    output: str
+    timestamp: Optional[datetime] = None
+
+
+class ModelCard(BaseModel):
+    """A card as the model reported it (after parsing)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    pile: Optional[str] = None
+    bbox: Optional[BBox] = None
+
+
+class Finding(BaseModel):
+    """One classified error of a run (T-P5). ``code`` is what the classifier
+    (or judge, or human) proposed; ``final_code`` is the code after review
+    (equal to ``code`` until reclassified). A rejected finding is not an error.
+    """
+
+    id: Optional[int] = None
+    run_id: Optional[int] = None
+    code: Code
+    gt_card: Optional[str] = None
+    gt_card_id: Optional[int] = None
+    model_card: Optional[str] = None
+    model_index: Optional[int] = None
+    detail: str = ""
+    source: Source = Source.AUTO
+    status: Status = Status.PROPOSED
+    final_code: Optional[Code] = None
+    reason: Optional[str] = None
+    reviewer: Optional[str] = None
+    decided_at: Optional[datetime] = None
+
+    @property
+    def effective_code(self) -> Optional[Code]:
+        """The code this finding counts as in reviewed metrics, or None when
+        rejected (the reviewer says it is not an error)."""
+        if self.status == Status.REJECTED:
+            return None
+        return self.final_code or self.code
+
+    def key(self) -> tuple:
+        """Identity used to carry review decisions over a re-scoring: same
+        code, same ground-truth card, same model card."""
+        return (self.code.value, self.gt_card_id, self.model_index)
+
+
+class ScoringConfig(BaseModel):
+    """Every threshold of scoring, versioned so that stored scores stay
+    comparable (the version is stored with every score).
+
+    Similarities are rapidfuzz scores on 0-100; accuracies are fractions 0-1.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    version: str = "2026.11-1"
+    #: Minimum similarity (0-100) for a model card to be matched to a
+    #: ground-truth card at all (T-P5 step 2, "fuzzy text match").
+    match_threshold: float = 70.0
+    #: Weight of rapidfuzz partial_ratio in the match score, so fragments match
+    #: (as rapidfuzz WRatio scales partial scores by 0.9).
+    fragment_weight: float = 0.9
+    #: Shorter side (normalised characters) below which partial_ratio is not
+    #: used for matching: "To be" is a fragment of almost every Go Wish card.
+    min_fragment_chars: int = 6
+    #: Minimum similarity (0-100) after normalisation to count as read
+    #: correctly; 100 = equal after normalisation ("exact or near-exact", T-P1).
+    correct_threshold: float = 100.0
+    #: partial_ratio (0-100) at or above which a matched card whose length
+    #: differs clearly is PARTIAL rather than OCR (T-P5 PARTIAL).
+    partial_threshold: float = 90.0
+    #: Length ratio (shorter/longer, normalised) at or below which the lengths
+    #: "differ clearly" for PARTIAL.
+    partial_length_ratio: float = 0.8
+    #: T-P1: text accuracy at or above which a prompt can pass.
+    pass_text_accuracy: float = 0.80
+    #: T-P1: text accuracy below which a prompt fails.
+    fail_text_accuracy: float = 0.60
+    #: T-P1: runs with hallucinations at which a prompt fails ("across multiple runs").
+    fail_hallucination_runs: int = 2
+    #: T-P1 secondary signal: spatial grouping accuracy to meet.
+    pass_spatial_accuracy: float = 0.70
+    #: T-P1 secondary signal: share of runs with valid JSON (2 of 3).
+    pass_json_valid_share: float = 2 / 3
+    #: Salvage truncated JSON with json-repair and score what it recovers.
+    salvage: bool = True
+    #: Convention assumed when boxes fit both the 0-1000 grid and the pixels.
+    ambiguous_box_convention: BoxConvention = BoxConvention.GRID1000
+
+
+class Verdict(str, enum.Enum):
+    """T-P1 overall verdict of a prompt."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    AMBIGUOUS = "ambiguous"
+    UNSCORED = "unscored"
+
+
+class RunMetrics(BaseModel):
+    """Per-run metrics (T-P5 scoring procedure step 6; T-P1 measurements).
+
+    ``text_accuracy`` = cards_correct / cards_visible (None without ground
+    truth); ``spatial_accuracy`` = cards in the right pile / cards_visible,
+    only for answers that group cards (else None).
+    """
+
+    scored: bool = True
+    json_valid: bool = False
+    repaired: bool = False
+    box_convention: Optional[BoxConvention] = None
+    cards_visible: int = 0
+    cards_reported: int = 0
+    cards_correct: int = 0
+    cards_in_right_pile: Optional[int] = None
+    text_accuracy: Optional[float] = None
+    spatial_accuracy: Optional[float] = None
+    hallucinations: int = 0
+    findings: int = 0
+
+
+class PromptVerdict(BaseModel):
+    """T-P1 verdict of one prompt over its runs, on one item or on all
+    (``item == "*"``). Accuracies are pooled: summed correct over summed
+    visible."""
+
+    prompt: str
+    item: str
+    runs: int
+    cards_visible: int
+    cards_correct: int
+    text_accuracy: Optional[float]
+    spatial_accuracy: Optional[float]
+    hallucination_runs: int
+    json_valid_runs: int
+    verdict: Verdict
+    spatial_ok: Optional[bool] = None
+    json_ok: Optional[bool] = None
+    reasons: list[str] = Field(default_factory=list)

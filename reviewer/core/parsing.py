@@ -1,0 +1,309 @@
+"""Pull a model's answer out of its raw text and check it against the schema.
+
+T-P5, step 1: "Parse model output (or note FORMAT error if unparseable)".
+Raw text may be a llama.cpp log, prose, a ```json fence, or hold several JSON
+blocks; the answer is the last JSON object that matches the prompt's schema
+(an echo of the prompt's own example is skipped). Anything else is reported
+as one FORMAT problem with a precise detail. Truncated JSON (max tokens hit)
+is salvaged with json-repair when allowed; the run is then marked repaired.
+
+Nothing here raises on any input: random bytes give a FORMAT problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import json_repair
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from reviewer.core.models import AnswerSchema, BBox, ModelCard
+
+_DECODER = json.JSONDecoder()
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n?(.*?)(?:```|\Z)", re.S)
+_SCHEMA_OPEN = re.compile(r'\{\s*"(piles|cards)"\s*:')
+
+
+class _PileIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    label: str
+    cards: list[str]
+
+
+class _PilesAnswer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    piles: list[_PileIn]
+
+
+class _CardIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str
+    bbox: Optional[BBox] = None
+    pile: Optional[Union[str, int]] = None
+    row: Optional[Union[str, int]] = None
+
+
+class _CardsAnswer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    cards: list[_CardIn]
+
+
+_ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
+    AnswerSchema.PILES: TypeAdapter(_PilesAnswer),
+    AnswerSchema.CARDS: TypeAdapter(_CardsAnswer),
+}
+_ENTRY_ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
+    AnswerSchema.PILES: TypeAdapter(_PileIn),
+    AnswerSchema.CARDS: TypeAdapter(_CardIn),
+}
+
+
+@dataclass
+class ParseResult:
+    """What parsing found.
+
+    ``json_valid``: a JSON object matching the schema was found as written.
+    ``repaired``: it was not, but json-repair recovered one (cards are scored).
+    ``parsed``: cards are available for scoring (json_valid or repaired).
+    ``error``: the FORMAT detail, or None. ``error_offset``: character offset
+    of the JSON error in the raw text, when there is one.
+    ``span``: (start, end) of the chosen JSON in the raw text, when found.
+    ``grouped``: the answer assigns cards to piles (spatial can be scored).
+    """
+
+    schema: AnswerSchema
+    json_valid: bool = False
+    repaired: bool = False
+    cards: list[ModelCard] = field(default_factory=list)
+    grouped: bool = False
+    error: Optional[str] = None
+    error_offset: Optional[int] = None
+    span: Optional[tuple[int, int]] = None
+    data: Any = None
+
+    @property
+    def parsed(self) -> bool:
+        """True when there are model cards to score."""
+        return self.json_valid or self.repaired
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of character ``offset`` in ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def json_objects(text: str) -> list[tuple[int, int, Any]]:
+    """Every top-level JSON object decodable in ``text``.
+
+    Returns [(start, end, value)] in order of appearance, character offsets.
+    Objects nested in a decoded one are not listed again. Never raises.
+    """
+    found: list[tuple[int, int, Any]] = []
+    pos = text.find("{")
+    while pos != -1:
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            pos = text.find("{", pos + 1)
+            continue
+        found.append((pos, end, value))
+        pos = text.find("{", end)
+    return found
+
+
+def _to_cards(answer: BaseModel) -> tuple[list[ModelCard], bool]:
+    """Model cards of a validated answer, and whether they carry piles."""
+    if isinstance(answer, _PilesAnswer):
+        cards = [
+            ModelCard(text=c, pile=p.label) for p in answer.piles for c in p.cards
+        ]
+        return cards, True
+    cards = []
+    grouped = False
+    for c in answer.cards:
+        pile = c.pile if c.pile is not None else c.row
+        if pile is not None:
+            grouped = True
+            pile = str(pile)
+        cards.append(ModelCard(text=c.text, pile=pile, bbox=c.bbox))
+    return cards, grouped
+
+
+def _validation_detail(schema: AnswerSchema, exc: ValidationError) -> str:
+    """One line naming the first schema errors by their pydantic path."""
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+        parts.append(f"{loc}: {err['msg']}")
+    more = exc.error_count() - len(parts)
+    tail = f" (+{more} more)" if more > 0 else ""
+    return f"JSON does not match the {schema.value} schema: " + "; ".join(parts) + tail
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _broken_region(raw: str) -> Optional[tuple[int, int]]:
+    """Where the answer most likely is when no object decodes: the last
+    object opening with the schema's key, else the last fenced block that
+    holds a '{', else the last '{' of the text. (start, end) offsets."""
+    opens = list(_SCHEMA_OPEN.finditer(raw))
+    if opens:
+        start = opens[-1].start()
+        fence_end = raw.find("```", start)
+        return start, (fence_end if fence_end != -1 else len(raw))
+    for m in reversed(list(_FENCE.finditer(raw))):
+        body_start = m.start(2)
+        brace = raw.find("{", body_start, m.end(2))
+        if brace != -1:
+            return brace, m.end(2)
+    brace = raw.rfind("{")
+    return (brace, len(raw)) if brace != -1 else None
+
+
+def parse_answer(
+    raw: str,
+    schema: AnswerSchema,
+    *,
+    salvage: bool = True,
+    prompt_example: Any = None,
+) -> ParseResult:
+    """Parse raw model text against ``schema`` (T-P5 step 1).
+
+    ``prompt_example``: the JSON example in the prompt, skipped if echoed.
+    ``salvage``: repair truncated JSON with json-repair (``--strict`` turns it
+    off). For ``AnswerSchema.FREE`` nothing is parsed and no error is given.
+    Never raises; every failure is described in ``ParseResult.error``.
+    """
+    result = ParseResult(schema=schema)
+    if schema == AnswerSchema.FREE:
+        return result
+    if not isinstance(raw, str):
+        raw = str(raw)
+    if not raw.strip():
+        result.error = "the output is empty"
+        return result
+    adapter = _ADAPTERS[schema]
+    key = schema.value
+    objects = json_objects(raw)
+    mismatch: Optional[tuple[int, int, ValidationError]] = None
+    for start, end, value in reversed(objects):
+        if prompt_example is not None and _same_json(value, prompt_example):
+            continue
+        try:
+            answer = adapter.validate_python(value)
+        except ValidationError as exc:
+            if mismatch is None and isinstance(value, dict) and key in value:
+                mismatch = (start, end, exc)
+            continue
+        except (ValueError, TypeError, RecursionError) as exc:  # pragma: no cover
+            result.error = f"JSON could not be validated: {exc}"
+            continue
+        result.cards, result.grouped = _to_cards(answer)
+        result.json_valid = True
+        result.span = (start, end)
+        result.data = value
+        result.error = None
+        return result
+    if mismatch is not None:
+        start, end, exc = mismatch
+        result.error = _validation_detail(schema, exc)
+        result.error_offset = start
+        result.span = (start, end)
+        return result
+    region = _broken_region(raw)
+    if region is None:
+        if objects:
+            result.error = (
+                f'no JSON object with a "{key}" field in the output '
+                f"({len(objects)} other JSON object(s) found)"
+            )
+        else:
+            result.error = f'no JSON object found in the output (expected {{"{key}": [...]}})'
+        return result
+    start, end = region
+    _describe_json_error(raw, start, end, result)
+    if salvage:
+        _salvage(raw[start:end], schema, result)
+        if result.repaired:
+            result.span = (start, end)
+            result.error += f"; recovered {len(result.cards)} card(s) with json-repair"
+    return result
+
+
+def _describe_json_error(raw: str, start: int, end: int, result: ParseResult) -> None:
+    """Set the FORMAT detail to the JSON error of raw[start:end] with its
+    line and column in the raw text."""
+    try:
+        json.loads(raw[start:end])
+    except json.JSONDecodeError as exc:
+        offset = start + exc.pos
+        line, col = line_col(raw, offset)
+        truncated = _unclosed(raw[start:end])
+        what = "truncated JSON" if truncated else "invalid JSON"
+        result.error = f"{what} at line {line} column {col} (char {offset}): {exc.msg}"
+        result.error_offset = offset
+    except (ValueError, RecursionError) as exc:
+        result.error = f"invalid JSON: {exc}"
+        result.error_offset = start
+    else:  # decodes but is not an object of the schema
+        result.error = "the JSON is not an object of the expected schema"
+        result.error_offset = start
+
+
+def _unclosed(text: str) -> bool:
+    """True when brackets or a string are still open at the end of ``text``
+    (the JSON was cut off, as when a model hits its max tokens)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def _salvage(text: str, schema: AnswerSchema, result: ParseResult) -> None:
+    """Try json-repair on a broken block and keep every pile or card entry
+    that matches the schema on its own (a last entry cut in the middle is
+    dropped); the run is then marked repaired."""
+    try:
+        value = json_repair.loads(text)
+    except Exception:  # json-repair is untrusted code fed untrusted input
+        return
+    entries = value.get(schema.value) if isinstance(value, dict) else None
+    if not isinstance(entries, list):
+        return
+    entry_adapter = _ENTRY_ADAPTERS[schema]
+    kept = []
+    for entry in entries:
+        try:
+            kept.append(entry_adapter.validate_python(entry))
+        except (ValidationError, ValueError, TypeError):
+            continue
+    if schema == AnswerSchema.PILES:
+        answer: BaseModel = _PilesAnswer(piles=kept)
+    else:
+        answer = _CardsAnswer(cards=kept)
+    cards, grouped = _to_cards(answer)
+    cards = [c for c in cards if c.text.strip()]
+    if not cards:
+        return
+    result.cards, result.grouped = cards, grouped
+    result.repaired = True
+    result.data = value

@@ -1,0 +1,41 @@
+"""Read what a prompt expects from its own text (issue 2, importer (a))."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from reviewer.core.boxes import requested_convention
+from reviewer.core.models import AnswerSchema, BoxConvention, Prompt
+from reviewer.core.parsing import json_objects
+
+
+def prompt_example(text: str) -> Any:
+    """The first JSON object written in a prompt (its schema example), or None."""
+    objects = json_objects(text)
+    return objects[0][2] if objects else None
+
+
+def infer_schema(text: str) -> AnswerSchema:
+    """The answer schema a prompt asks for: ``piles`` or ``cards`` when its
+    JSON example has that top-level field, else ``free`` (not scored)."""
+    example = prompt_example(text)
+    if isinstance(example, dict):
+        if "piles" in example:
+            return AnswerSchema.PILES
+        if "cards" in example:
+            return AnswerSchema.CARDS
+    return AnswerSchema.FREE
+
+
+def prompt_from_text(
+    name: str,
+    text: str,
+    schema: Optional[AnswerSchema] = None,
+    box_convention: Optional[BoxConvention] = None,
+) -> Prompt:
+    """A Prompt whose schema and box convention are read from ``text`` unless
+    given (an override). The convention is only read for the cards schema."""
+    schema = schema or infer_schema(text)
+    if box_convention is None and schema == AnswerSchema.CARDS:
+        box_convention = requested_convention(text)
+    return Prompt(name=name, text=text, schema=schema, box_convention=box_convention)

@@ -1,0 +1,51 @@
+"""Importers: bring items, ground truth, prompts and runs into a project.
+
+``import_source`` detects the format of a source (a folder or a file) and
+runs the matching importer; every importer is idempotent (importing the same
+source twice adds nothing) and reports what it skipped and why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers import card_folder, jsonl_runs
+
+#: format name -> (detector, importer)
+FORMATS = {
+    "card-folder": (card_folder.detect, card_folder.import_folder),
+    "jsonl-runs": (jsonl_runs.detect, jsonl_runs.import_jsonl),
+}
+
+
+def detect_format(source: Path) -> Optional[str]:
+    """The name of the first format whose detector accepts ``source``, or None."""
+    for name, (detect, _) in FORMATS.items():
+        if detect(source):
+            return name
+    return None
+
+
+def import_source(
+    project: Project, source: Path, fmt: Optional[str] = None, options: Optional[ImportOptions] = None
+) -> ImportReport:
+    """Import ``source`` into ``project`` in format ``fmt`` (detected when
+    None). Raises ProjectError for a missing source or an unknown format."""
+    source = Path(source)
+    if not source.exists():
+        raise ProjectError(f"no such file or folder: {source}")
+    if fmt is None:
+        fmt = detect_format(source)
+        if fmt is None:
+            raise ProjectError(
+                f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})"
+            )
+    if fmt not in FORMATS:
+        raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    return FORMATS[fmt][1](project, source, options or ImportOptions())
+
+
+__all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source"]

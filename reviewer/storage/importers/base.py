@@ -1,0 +1,76 @@
+"""What every importer takes and reports."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from PIL import Image, UnidentifiedImageError
+
+from reviewer.core.models import AnswerSchema, BoxConvention, Item
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
+#: EXIF orientations that swap width and height when made upright.
+_SWAPS = {5, 6, 7, 8}
+
+
+@dataclass
+class ImportOptions:
+    """``model``: model name for runs whose source does not say it.
+    ``schemas`` / ``conventions``: per-prompt overrides of what is read from
+    the prompt text. ``actor``: who imports (audit)."""
+
+    model: Optional[str] = None
+    schemas: dict[str, AnswerSchema] = field(default_factory=dict)
+    conventions: dict[str, BoxConvention] = field(default_factory=dict)
+    actor: Optional[str] = None
+
+
+@dataclass
+class ImportReport:
+    """Counts of what was added and already present, and what was skipped
+    with the reason for each."""
+
+    format: str
+    added: dict[str, int] = field(default_factory=dict)
+    existing: dict[str, int] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, kind: str, created: bool) -> None:
+        """Count one ``kind`` (items, runs, ...) as added or already present."""
+        bucket = self.added if created else self.existing
+        bucket[kind] = bucket.get(kind, 0) + 1
+
+    def skip(self, what: str, why: str) -> None:
+        """Record a skipped source entry and why."""
+        self.skipped.append((what, why))
+
+    def summary(self) -> str:
+        """One line per fact, for the CLI."""
+        fmt = lambda d: ", ".join(f"{v} {k}" for k, v in sorted(d.items())) or "nothing"  # noqa: E731
+        lines = [f"format: {self.format}", f"added: {fmt(self.added)}",
+                 f"already present: {fmt(self.existing)}"]
+        lines += [f"note: {n}" for n in self.notes]
+        lines += [f"skipped {w}: {why}" for w, why in self.skipped]
+        return "\n".join(lines)
+
+
+def photo_item(path: Path, name: str, stored_path: str) -> tuple[Item, Optional[str]]:
+    """An Item for the photo at ``path`` (sha256, upright width and height,
+    EXIF orientation), and an error text when the image cannot be read (the
+    item is still made, without size, so the GUI can show the error)."""
+    data = path.read_bytes()
+    item = Item(name=name, kind="photo", path=stored_path, sha256=hashlib.sha256(data).hexdigest())
+    try:
+        with Image.open(path) as im:
+            width, height = im.size
+            orientation = int(im.getexif().get(274, 1) or 1)
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        return item, f"cannot read image: {exc}"
+    if orientation in _SWAPS:
+        width, height = height, width
+    item.width, item.height, item.orientation = width, height, orientation
+    return item, None

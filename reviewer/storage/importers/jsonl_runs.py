@@ -1,0 +1,83 @@
+"""Importer (b): generic JSONL runs, one object per line:
+
+    {"item": str, "prompt": str, "model": str, "repetition": int, "output": str}
+
+Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
+prompt the project does not have yet, "timestamp". Unknown items are made as
+text items (photos come from a card folder). Bad lines are skipped with
+their line number and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from reviewer.core.models import AnswerSchema, Item
+from reviewer.core.prompts import prompt_from_text
+from reviewer.storage import repo
+from reviewer.storage.db import Project
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+
+
+class _Line(BaseModel):
+    item: str
+    prompt: str
+    model: str | None = None
+    repetition: int | None = None
+    output: str
+    prompt_text: str | None = None
+    schema_: AnswerSchema | None = None
+    timestamp: str | None = None
+
+    model_config = {"populate_by_name": True, "extra": "ignore",
+                    "alias_generator": lambda n: "schema" if n == "schema_" else n}
+
+
+def detect(source: Path) -> bool:
+    """A file ending in .jsonl (or .ndjson)."""
+    return source.is_file() and source.suffix.lower() in {".jsonl", ".ndjson"}
+
+
+def import_jsonl(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import JSONL runs (see module doc). Idempotent."""
+    report = ImportReport(format="jsonl-runs")
+    with project.transaction(), source.open(encoding="utf-8", errors="replace") as fh:
+        for number, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            where = f"line {number}"
+            try:
+                line = _Line.model_validate(json.loads(text))
+            except json.JSONDecodeError as exc:
+                report.skip(where, f"not JSON ({exc.msg} at column {exc.colno})")
+                continue
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                report.skip(where, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
+                continue
+            model = line.model or options.model
+            if not model:
+                report.skip(where, "no model (give it in the line or with --model)")
+                continue
+            item = repo.item_by_name(project, line.item)
+            item_id = item.id if item else repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)[0]
+            if not item:
+                report.count("items", True)
+            schema = options.schemas.get(line.prompt) or line.schema_
+            prompt = prompt_from_text(line.prompt, line.prompt_text or "", schema,
+                                      options.conventions.get(line.prompt))
+            prompt_id, created = repo.upsert_prompt(project, prompt, override=schema is not None
+                                                    and line.prompt in options.schemas, actor=options.actor)
+            if created:
+                report.count("prompts", True)
+            run_id, status = repo.add_run(project, item_id, prompt_id, model, line.output,
+                                          repetition=line.repetition, timestamp=line.timestamp,
+                                          source=f"{source.name}:{number}", actor=options.actor)
+            if status.startswith("conflict"):
+                report.skip(where, status)
+            else:
+                report.count("runs", status == "added")
+    return report

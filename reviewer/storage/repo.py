@@ -1,0 +1,321 @@
+"""Reading and writing the domain objects of a project (SQL parameters only).
+
+Every writer here runs inside ``Project.transaction`` and records an audit
+row; callers that make several changes wrap them in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Iterable, Optional
+
+from reviewer.core.models import (
+    BBox,
+    Card,
+    Code,
+    Finding,
+    GroundTruth,
+    Item,
+    Pile,
+    Prompt,
+    ScoringConfig,
+    Source,
+    Status,
+)
+from reviewer.storage.db import Project, default_actor, now
+
+_FINDING_COLUMNS = (
+    "id, run_id, code, final_code, status, source, gt_card_id, gt_card, model_index, "
+    "model_card, detail, reason, reviewer, decided_at"
+)
+
+
+def sha256_text(text: str) -> str:
+    """Hex SHA-256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    cur = project.db.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+# -- items -------------------------------------------------------------------
+def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tuple[int, bool]:
+    """Insert ``item`` by name, or return the existing one's id.
+    Returns (item id, created)."""
+    row = project.db.execute("SELECT id FROM items WHERE name = ?", [item.name]).fetchone()
+    if row:
+        return row[0], False
+    data = item.model_dump(exclude={"id"})
+    data["added_at"] = now()
+    with project.transaction():
+        cur = project.db.execute(
+            "INSERT INTO items (name, kind, path, sha256, width, height, orientation, text, added_at) "
+            "VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, :added_at)",
+            data,
+        )
+        item_id = cur.lastrowid
+        project.audit("insert", "items", item_id, None, data, actor)
+    return item_id, True
+
+
+def items(project: Project) -> list[Item]:
+    """All items, by name."""
+    return [Item(**r) for r in _rows(project, "SELECT id, name, kind, path, sha256, width, height, "
+                                     "orientation, text FROM items ORDER BY name")]
+
+
+def item_by_name(project: Project, name: str) -> Optional[Item]:
+    """The item called ``name``, or None."""
+    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text "
+                 "FROM items WHERE name = ?", [name])
+    return Item(**rows[0]) if rows else None
+
+
+# -- ground truth ----------------------------------------------------------------
+def has_ground_truth(project: Project, item_id: int) -> bool:
+    """True when the item has at least one ground-truth card."""
+    return project.db.execute("SELECT 1 FROM cards WHERE item_id = ? LIMIT 1", [item_id]).fetchone() is not None
+
+
+def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None) -> None:
+    """Replace the item's piles and cards with ``gt`` (one transaction, audited)."""
+    before = ground_truth(project, item_id).model_dump(mode="json")
+    with project.transaction():
+        project.db.execute("DELETE FROM cards WHERE item_id = ?", [item_id])
+        project.db.execute("DELETE FROM piles WHERE item_id = ?", [item_id])
+        pile_ids: dict[str, int] = {}
+        for pos, pile in enumerate(gt.piles):
+            cur = project.db.execute(
+                "INSERT INTO piles (item_id, label, region, position) VALUES (?, ?, ?, ?)",
+                [item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos],
+            )
+            pile_ids[pile.label] = cur.lastrowid
+        for pos, card in enumerate(gt.cards):
+            box = card.bbox
+            project.db.execute(
+                "INSERT INTO cards (item_id, pile_id, text, x_min, y_min, x_max, y_max, position) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [item_id, pile_ids.get(card.pile) if card.pile else None, card.text,
+                 box.x_min if box else None, box.y_min if box else None,
+                 box.x_max if box else None, box.y_max if box else None, pos],
+            )
+        project.audit("replace", "ground_truth", item_id, before, gt.model_dump(mode="json"), actor)
+
+
+def ground_truth(project: Project, item_id: int) -> GroundTruth:
+    """The item's ground truth: piles by position, cards by position with ids."""
+    name_row = project.db.execute("SELECT name FROM items WHERE id = ?", [item_id]).fetchone()
+    piles = _rows(project, "SELECT id, label, region FROM piles WHERE item_id = ? ORDER BY position, id", [item_id])
+    labels = {p["id"]: p["label"] for p in piles}
+    cards = _rows(
+        project,
+        "SELECT id, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
+        "WHERE item_id = ? ORDER BY position, id",
+        [item_id],
+    )
+    return GroundTruth(
+        item=name_row[0] if name_row else "",
+        piles=[Pile(id=p["id"], label=p["label"],
+                    region=json.loads(p["region"]) if p["region"] else None) for p in piles],
+        cards=[
+            Card(
+                id=c["id"],
+                text=c["text"],
+                pile=labels.get(c["pile_id"]),
+                bbox=BBox(x_min=c["x_min"], y_min=c["y_min"], x_max=c["x_max"], y_max=c["y_max"])
+                if c["x_min"] is not None else None,
+            )
+            for c in cards
+        ],
+    )
+
+
+# -- prompts -----------------------------------------------------------------------
+def upsert_prompt(project: Project, prompt: Prompt, override: bool = False,
+                  actor: Optional[str] = None) -> tuple[int, bool]:
+    """Insert ``prompt`` by name; an existing prompt keeps its schema unless
+    ``override`` (then its schema and box convention are replaced).
+    Returns (prompt id, created)."""
+    row = project.db.execute("SELECT id, schema, box_convention FROM prompts WHERE name = ?",
+                             [prompt.name]).fetchone()
+    conv = prompt.box_convention.value if prompt.box_convention else None
+    with project.transaction():
+        if row:
+            if override and (row[1], row[2]) != (prompt.schema_.value, conv):
+                project.db.execute(
+                    "UPDATE prompts SET schema = ?, box_convention = ?, schema_source = 'override' WHERE id = ?",
+                    [prompt.schema_.value, conv, row[0]])
+                project.audit("update", "prompts", row[0], {"schema": row[1], "box_convention": row[2]},
+                              {"schema": prompt.schema_.value, "box_convention": conv}, actor)
+            return row[0], False
+        cur = project.db.execute(
+            "INSERT INTO prompts (name, text, schema, box_convention, schema_source) VALUES (?, ?, ?, ?, ?)",
+            [prompt.name, prompt.text, prompt.schema_.value, conv, "override" if override else "auto"])
+        project.audit("insert", "prompts", cur.lastrowid, None, prompt.model_dump(mode="json", by_alias=True), actor)
+        return cur.lastrowid, True
+
+
+def prompts(project: Project) -> list[Prompt]:
+    """All prompts, by name."""
+    return [
+        Prompt(id=r["id"], name=r["name"], text=r["text"], schema=r["schema"], box_convention=r["box_convention"])
+        for r in _rows(project, "SELECT id, name, text, schema, box_convention FROM prompts ORDER BY name")
+    ]
+
+
+# -- runs ---------------------------------------------------------------------------
+def add_run(
+    project: Project,
+    item_id: int,
+    prompt_id: int,
+    model: str,
+    output: str,
+    *,
+    repetition: Optional[int] = None,
+    timestamp: Optional[str] = None,
+    source: Optional[str] = None,
+    actor: Optional[str] = None,
+) -> tuple[Optional[int], str]:
+    """Add a run unless it is already there (idempotent import).
+
+    The same item, prompt, model and output (and timestamp, when given) is the
+    same run. Without ``repetition`` the next free one is taken. Returns
+    (run id or None, status): 'added', 'exists' or 'conflict: ...'.
+    """
+    digest = sha256_text(output)
+    same = project.db.execute(
+        "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND output_sha256 = ? "
+        "AND coalesce(timestamp, '') = coalesce(?, '')",
+        [item_id, prompt_id, model, digest, timestamp]).fetchone()
+    if same:
+        return same[0], "exists"
+    if repetition is None:
+        top = project.db.execute(
+            "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",
+            [item_id, prompt_id, model]).fetchone()[0]
+        repetition = (top or 0) + 1
+    else:
+        taken = project.db.execute(
+            "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND repetition = ?",
+            [item_id, prompt_id, model, repetition]).fetchone()
+        if taken:
+            return None, f"conflict: repetition {repetition} exists with a different output"
+    data = dict(item_id=item_id, prompt_id=prompt_id, model=model, repetition=repetition,
+                output=output, output_sha256=digest, timestamp=timestamp, source=source,
+                imported_at=now())
+    with project.transaction():
+        cur = project.db.execute(
+            "INSERT INTO runs (item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
+            "source, imported_at) VALUES (:item_id, :prompt_id, :model, :repetition, :output, "
+            ":output_sha256, :timestamp, :source, :imported_at)", data)
+        project.audit("insert", "runs", cur.lastrowid, None,
+                      {k: v for k, v in data.items() if k != "output"}, actor)
+    return cur.lastrowid, "added"
+
+
+def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[dict]:
+    """Runs joined with item and prompt: id, item_id, item, prompt_id, prompt,
+    schema, model, repetition, output, timestamp; by item, prompt, model,
+    repetition."""
+    sql = (
+        "SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
+        "r.model, r.repetition, r.output, r.timestamp FROM runs r "
+        "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
+    )
+    params: list[Any] = []
+    if run_ids is not None:
+        ids = list(run_ids)
+        sql += f" WHERE r.id IN ({','.join('?' * len(ids))})"
+        params = ids
+    return _rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
+
+
+# -- findings -------------------------------------------------------------------------
+def _finding(row: dict) -> Finding:
+    return Finding(**row)
+
+
+def findings(project: Project, run_id: Optional[int] = None) -> list[Finding]:
+    """Findings of one run (or all), in the order they were made."""
+    if run_id is None:
+        rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings ORDER BY run_id, id")
+    else:
+        rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id = ? ORDER BY id", [run_id])
+    return [_finding(r) for r in rows]
+
+
+def finding(project: Project, finding_id: int) -> Finding:
+    """One finding by id; KeyError when there is none."""
+    rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE id = ?", [finding_id])
+    if not rows:
+        raise KeyError(f"no finding {finding_id}")
+    return _finding(rows[0])
+
+
+def update_finding(project: Project, finding_id: int, actor: Optional[str] = None, **changes: Any) -> Finding:
+    """Change review fields of a finding (status, final_code, reason,
+    reviewer, decided_at) in one audited transaction; returns the new finding."""
+    allowed = {"status", "final_code", "reason", "reviewer", "decided_at", "code", "detail"}
+    bad = set(changes) - allowed
+    if bad:
+        raise ValueError(f"cannot change {sorted(bad)} of a finding")
+    before = finding(project, finding_id)
+    values = {k: (v.value if isinstance(v, (Code, Status, Source)) else v) for k, v in changes.items()}
+    sets = ", ".join(f"{k} = :{k}" for k in values)
+    with project.transaction():
+        project.db.execute(f"UPDATE findings SET {sets} WHERE id = :id", {**values, "id": finding_id})
+        after = finding(project, finding_id)
+        project.audit("update", "findings", finding_id, before.model_dump(mode="json"),
+                      after.model_dump(mode="json"), actor or default_actor())
+    return after
+
+
+def insert_finding(project: Project, run_id: int, f: Finding, config_version: Optional[str] = None,
+                   actor: Optional[str] = None) -> int:
+    """Insert a finding for ``run_id`` (audited); returns its id."""
+    data = f.model_dump(mode="json", exclude={"id", "run_id"})
+    data.update(run_id=run_id, config_version=config_version, created_at=now())
+    with project.transaction():
+        cur = project.db.execute(
+            "INSERT INTO findings (run_id, code, final_code, status, source, gt_card_id, gt_card, "
+            "model_index, model_card, detail, reason, reviewer, decided_at, config_version, created_at) "
+            "VALUES (:run_id, :code, :final_code, :status, :source, :gt_card_id, :gt_card, :model_index, "
+            ":model_card, :detail, :reason, :reviewer, :decided_at, :config_version, :created_at)",
+            data)
+        project.audit("insert", "findings", cur.lastrowid, None, data, actor)
+    return cur.lastrowid
+
+
+def delete_finding(project: Project, finding_id: int, actor: Optional[str] = None) -> Finding:
+    """Delete a finding (audited); returns what it was."""
+    before = finding(project, finding_id)
+    with project.transaction():
+        project.db.execute("DELETE FROM findings WHERE id = ?", [finding_id])
+        project.audit("delete", "findings", finding_id, before.model_dump(mode="json"), None, actor)
+    return before
+
+
+# -- scoring config ----------------------------------------------------------------------
+def save_config(project: Project, config: ScoringConfig) -> None:
+    """Store ``config`` under its version (once) and make it the current one."""
+    with project.transaction():
+        project.db.execute(
+            "INSERT OR IGNORE INTO scoring_config (version, config, created_at) VALUES (?, ?, ?)",
+            [config.version, config.model_dump_json(), now()])
+        if project.meta("scoring_config") != config.version:
+            project.audit("set", "meta", "scoring_config", project.meta("scoring_config"), config.version)
+            project.set_meta("scoring_config", config.version)
+
+
+def current_config(project: Project) -> ScoringConfig:
+    """The project's current scoring config (the default when none is set)."""
+    version = project.meta("scoring_config")
+    if version:
+        row = project.db.execute("SELECT config FROM scoring_config WHERE version = ?", [version]).fetchone()
+        if row:
+            return ScoringConfig.model_validate_json(row[0])
+    return ScoringConfig()
