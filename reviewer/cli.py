@@ -1,0 +1,222 @@
+"""The reviewer command line: thin commands over core and storage.
+
+Every command exits 0 on success and prints a one-line ``Error: ...`` with
+a non-zero status for a missing file, a corrupt database or an unknown format.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import sqlite3
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from reviewer import __version__
+from reviewer.core.models import CODE_ORDER, AnswerSchema, BoxConvention
+from reviewer.core.report import markdown_table, text_table, verdict_grid, verdict_rows, verdicts_csv
+from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.export import export_project
+from reviewer.storage.importers import FORMATS, ImportOptions, import_source
+from reviewer.storage.scores import score_project, scored_runs, verdicts
+
+
+def _friendly(func):
+    """Turn expected failures into a one-line error and exit status 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except ProjectError as exc:
+            raise click.ClickException(str(exc)) from None
+        except sqlite3.DatabaseError as exc:
+            raise click.ClickException(f"database error: {exc}") from None
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            raise click.ClickException(f"{exc.strerror}: {exc.filename}") from None
+
+    return wrapper
+
+
+def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
+    out = {}
+    for v in values:
+        name, sep, val = v.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected PROMPT={what}, got '{v}'")
+        try:
+            out[name] = kind(val)
+        except ValueError:
+            choices = ", ".join(k.value for k in kind)
+            raise click.BadParameter(f"'{val}' is not one of {choices}") from None
+    return out
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(__version__, prog_name="reviewer")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """reviewer: check how well language and vision-language models did
+    their job. Without a command, opens the window on the bundled sample."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(open_cmd, project=None, screenshot=None)
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@_friendly
+def init(project: Path) -> None:
+    """Make an empty project file PROJECT."""
+    if project.exists():
+        raise click.ClickException(f"{project} exists already")
+    open_project(project, create=True).close()
+    click.echo(f"made {project}")
+
+
+@main.command("import")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--model", help="Model name for runs whose source does not name one.")
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), help="Source format (detected if left out).")
+@click.option("--schema", "schemas", multiple=True, metavar="PROMPT=piles|cards|free",
+              help="Override the answer schema read from a prompt's text.")
+@click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
+              help="Override the box convention read from a prompt's text.")
+@click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
+@_friendly
+def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
+               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool) -> None:
+    """Import SOURCE (a card-photo folder or a JSONL file of runs) into PROJECT."""
+    options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
+                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"))
+    if not source.exists():
+        raise click.ClickException(f"no such file or folder: {source}")
+    p = open_project(project, create=create)
+    try:
+        report = import_source(p, source, fmt, options)
+    finally:
+        p.close()
+    click.echo(report.summary())
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print every run's metrics and findings as JSON.")
+@click.option("--strict", is_flag=True, help="Do not salvage broken JSON (no repaired runs).")
+@click.option("--reviewed", is_flag=True, help="Show verdicts from reviewed (final) codes.")
+@_friendly
+def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
+    """Score every run of PROJECT (T-P5) and show the T-P1 verdicts."""
+    p = open_project(project)
+    try:
+        score_project(p, strict=strict)
+        runs = scored_runs(p)
+        vs = verdicts(p, reviewed=reviewed, runs=runs)
+    finally:
+        p.close()
+    if as_json:
+        click.echo(json.dumps({
+            "runs": [{
+                "run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
+                "model": r.run["model"], "repetition": r.run["repetition"],
+                "metrics": r.auto.model_dump(mode="json"),
+                "reviewed_metrics": r.reviewed.model_dump(mode="json"),
+                "pile_mapping": r.facts.pile_mapping,
+                "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings],
+            } for r in runs],
+            "verdicts": [v.model_dump(mode="json") for v in vs],
+        }, indent=2))
+        return
+    header, rows = verdict_grid(vs)
+    unscored = sorted({r.run["prompt"] for r in runs if r.run["schema"] == AnswerSchema.FREE.value})
+    click.echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}; "
+               f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
+    click.echo(text_table(header, rows) if rows else "no scored prompt")
+    if unscored:
+        click.echo(f"not scored (free text): {', '.join(unscored)}")
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@_friendly
+def export(project: Path, out: Path) -> None:
+    """Write the scored runs of PROJECT to the SQLite database OUT."""
+    p = open_project(project)
+    try:
+        counts = export_project(p, out)
+    finally:
+        p.close()
+    click.echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md", show_default=True)
+@_friendly
+def report(project: Path, fmt: str) -> None:
+    """Print the verdict report of PROJECT as Markdown or CSV."""
+    p = open_project(project)
+    try:
+        score_project(p, only_stale=True)
+        runs = scored_runs(p)
+        auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
+    finally:
+        p.close()
+    if fmt == "csv":
+        click.echo(verdicts_csv(auto, rev), nl=False)
+        return
+    click.echo(f"# reviewer report: {project.name}\n\n## T-P1 verdicts\n")
+    click.echo(markdown_table(*verdict_rows(auto, rev)))
+    counts: dict[str, Counter] = {}
+    for r in runs:
+        c = counts.setdefault(r.run["prompt"], Counter())
+        c.update(f.effective_code.value for f in r.findings if f.effective_code)
+    click.echo("\n## Findings per code (final codes)\n")
+    codes = [c.value for c in CODE_ORDER]
+    click.echo(markdown_table(["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]))
+
+
+def _sample_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / "samples" / "cards"
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default="reviewer-demo")
+@_friendly
+def demo(folder: Path) -> None:
+    """Import the bundled sample into FOLDER/sample.db, score it, print the
+    verdicts and export FOLDER/sample-export.db."""
+    source = _sample_dir()
+    if not source.is_dir():
+        raise click.ClickException(f"the bundled sample is missing ({source})")
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "sample.db"
+    ctx = click.get_current_context()
+    ctx.invoke(import_cmd, project=db, source=source, model="illustrative-vlm", fmt=None,
+               schemas=(), conventions=(), create=True)
+    ctx.invoke(score, project=db, as_json=False, strict=False, reviewed=False)
+    ctx.invoke(export, project=db, out=folder / "sample-export.db")
+
+
+@main.command("open")
+@click.argument("project", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--screenshot", type=click.Path(dir_okay=False, path_type=Path),
+              help="Render the window at 1600x1000 to this PNG after loading, then exit.")
+def open_cmd(project: Optional[Path], screenshot: Optional[Path]) -> None:
+    """Open PROJECT (or the bundled sample) in the review window."""
+    try:
+        # The GUI is loaded by name so the command line works without Qt.
+        gui = importlib.import_module("reviewer.qt.app")
+    except ImportError as exc:
+        raise click.ClickException(f"the review window is not available: {exc}") from None
+    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

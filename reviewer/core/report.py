@@ -1,0 +1,86 @@
+"""Plain-text renderings of verdicts: the score table, Markdown and CSV reports.
+
+Pure functions over PromptVerdict lists (T-P1); no I/O.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterable, Optional, Sequence
+
+from reviewer.core.models import PromptVerdict
+
+_VERDICT_FIELDS = [
+    "prompt", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
+    "spatial_accuracy", "hallucination_runs", "json_valid_runs", "verdict",
+]
+
+
+def pct(value: Optional[float]) -> str:
+    """A fraction as a whole percentage ('80%'), or '-' for None."""
+    return "-" if value is None else f"{value:.0%}"
+
+
+def verdict_cell(v: PromptVerdict) -> str:
+    """One cell of the prompts x items table: 'pass 100% s40% h0 j3/3'
+    (verdict, text accuracy, spatial accuracy when scored, runs with
+    hallucinations, runs with valid JSON)."""
+    spatial = f" s{pct(v.spatial_accuracy)}" if v.spatial_accuracy is not None else ""
+    return (f"{v.verdict.value} {pct(v.text_accuracy)}{spatial} "
+            f"h{v.hallucination_runs} j{v.json_valid_runs}/{v.runs}")
+
+
+def verdict_grid(verdicts: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
+    """Prompts x items grid: (header, rows); the last column is all items ('*')."""
+    items = sorted({v.item for v in verdicts if v.item != "*"}) + ["*"]
+    prompts = list(dict.fromkeys(v.prompt for v in verdicts))
+    cells = {(v.prompt, v.item): verdict_cell(v) for v in verdicts}
+    header = ["prompt"] + [("all items" if i == "*" else i) for i in items]
+    rows = [[p] + [cells.get((p, i), "") for i in items] for p in prompts]
+    return header, rows
+
+
+def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A fixed-width text table with a rule under the header."""
+    rows = [list(map(str, r)) for r in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(header)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A GitHub-flavoured Markdown table; '|' in cells is escaped."""
+    esc = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
+    """Rows of the report: every (prompt, item) with automatic and reviewed
+    text accuracy and verdict side by side."""
+    rev = {(v.prompt, v.item): v for v in reviewed}
+    header = ["prompt", "item", "runs", "text", "spatial", "halluc runs", "valid JSON",
+              "verdict", "reviewed text", "reviewed verdict"]
+    rows = []
+    for v in auto:
+        r = rev.get((v.prompt, v.item))
+        rows.append([v.prompt, "all" if v.item == "*" else v.item, str(v.runs), pct(v.text_accuracy),
+                     pct(v.spatial_accuracy), str(v.hallucination_runs), f"{v.json_valid_runs}/{v.runs}",
+                     v.verdict.value, pct(r.text_accuracy) if r else "-", r.verdict.value if r else "-"])
+    return header, rows
+
+
+def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> str:
+    """CSV of every verdict, one row per (basis, prompt, item), numbers raw."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["basis"] + _VERDICT_FIELDS + ["reasons"])
+    for basis, vs in (("auto", auto), ("reviewed", reviewed)):
+        for v in vs:
+            d = v.model_dump(mode="json")
+            writer.writerow([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
+                            + ["; ".join(v.reasons)])
+    return buf.getvalue()

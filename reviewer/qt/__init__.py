@@ -1,0 +1,1 @@
+"""The review window (PySide6). Nothing outside this package imports it."""
