@@ -1,0 +1,76 @@
+"""The command line: exit status and one-line errors, the bundled demo."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from click.testing import CliRunner
+
+from reviewer.cli import main
+from tests.conftest import SAMPLES
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_init_import_score_report_export(tmp_path):
+    db = tmp_path / "p.db"
+    assert invoke("init", db).exit_code == 0
+    assert invoke("init", db).exit_code == 1  # exists already
+    result = invoke("import", db, SAMPLES, "--model", "vlm")
+    assert result.exit_code == 0 and "14 runs" in result.output
+    result = invoke("score", db)
+    assert result.exit_code == 0
+    assert "fail" in result.output and "table-01" in result.output
+    data = json.loads(invoke("score", db, "--json").output)
+    assert len(data["runs"]) == 14
+    assert {f["code"] for r in data["runs"] for f in r["findings"]} == {
+        "OCR", "MISS", "SPATIAL", "HALLUC", "FORMAT", "PARTIAL"}
+    md = invoke("report", db).output
+    assert md.startswith("# reviewer report") and "| spatial-grouping | all |" in md
+    csv_out = invoke("report", db, "--format", "csv").output
+    assert csv_out.splitlines()[0].startswith("basis,prompt,item")
+    out = tmp_path / "out.db"
+    assert invoke("export", db, out).exit_code == 0
+    assert sqlite3.connect(out).execute("select count(*) from findings").fetchone()[0] > 0
+
+
+def test_schema_override(tmp_path):
+    db = tmp_path / "p.db"
+    result = invoke("import", db, SAMPLES, "--model", "vlm", "--box-convention", "bounding-boxes=0-1000")
+    assert result.exit_code == 0, result.output
+    data = json.loads(invoke("score", db, "--json").output)
+    details = [f["detail"] for r in data["runs"] for f in r["findings"] if f["code"] == "FORMAT"]
+    # now the 0-1 answers are the ones reported against the 0-1000 request
+    assert any("asked for 0-1000" in d for d in details)
+    bad = invoke("import", db, SAMPLES, "--schema", "x=boxes")
+    assert bad.exit_code == 2 and "not one of" in bad.output
+
+
+def test_errors_are_one_line_and_non_zero(tmp_path):
+    missing = invoke("score", tmp_path / "nope.db")
+    assert missing.exit_code == 1
+    assert missing.output.strip().startswith("Error: no project at")
+    assert len(missing.output.strip().splitlines()) == 1
+    corrupt = tmp_path / "bad.db"
+    corrupt.write_bytes(b"garbage" * 1000)
+    result = invoke("export", corrupt, tmp_path / "o.db")
+    assert result.exit_code == 1 and "not a reviewer project" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    result = invoke("import", tmp_path / "p.db", tmp_path / "nothing-here")
+    assert result.exit_code == 1 and "no such file or folder" in result.output
+    odd = tmp_path / "odd.bin"
+    odd.write_bytes(b"\x00\x01")
+    result = invoke("import", tmp_path / "p.db", odd)
+    assert result.exit_code == 1 and "cannot tell the format" in result.output
+    result = invoke("import", tmp_path / "p.db", odd, "--format", "nonsense")
+    assert result.exit_code == 2 and "nonsense" in result.output
+
+
+def test_demo_runs_on_bundled_sample(tmp_path):
+    result = invoke("demo", tmp_path / "d")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "d" / "sample-export.db").is_file()
+    assert "spatial-grouping" in result.output
