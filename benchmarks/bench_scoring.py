@@ -1,0 +1,532 @@
+"""Benchmark: scored runs per second of reviewer.core.scoring.score_run.
+
+Measures parse + match + classify (T-P5 steps 1-5) of one run, on one core,
+for 10-card and 60-card runs answered in the ``piles`` schema and in the
+``cards`` schema (boxes on the 0-1000 grid), against a straightforward
+baseline written here (json.loads of the fenced block, difflib similarity,
+greedy best-pair-first matching, simple classification) on the same runs in
+the same process. Speed is reported as a ratio to that baseline; the absolute
+target (>= 5,000 10-card runs/s) is printed as PASS/FAIL, never asserted.
+
+The runs are synthetic and deterministic (random.Random(seed)): Go Wish-like
+card texts, raw model text (optional llama.cpp log, a line or two of prose,
+a ```json fence) with a few perturbations per run: an OCR typo, a dropped
+card (MISS), an invented card (HALLUC), a card moved to another pile
+(SPATIAL), a fragment of a card (PARTIAL), a duplicate, and now and then
+JSON cut off at max tokens (salvaged by reviewer with json-repair).
+
+Usage:
+    python benchmarks/bench_scoring.py            # full run, ~20-30 s
+    python benchmarks/bench_scoring.py --quick    # smoke run, ~2 s
+    python benchmarks/bench_scoring.py --profile  # + cProfile of score_run
+"""
+
+from __future__ import annotations
+
+import os
+
+# One core: keep numeric libraries from starting thread pools.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import cProfile
+import difflib
+import io
+import json
+import pstats
+import random
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from reviewer.core.models import (
+    AnswerSchema,
+    BoxConvention,
+    Card,
+    GroundTruth,
+    Pile,
+    Prompt,
+    ScoringConfig,
+)
+from reviewer.core.scoring import score_run
+from reviewer.core.text import normalize
+
+TARGET_RUNS_PER_S = 5000.0  # 10-card runs per second, one core
+SEED = 20250314
+IMAGE_SIZE = (1600, 1200)  # upright photo size the runs pretend to describe
+
+# --------------------------------------------------------------------------
+# Card texts
+# --------------------------------------------------------------------------
+GO_WISH = [
+    "To be free from pain", "To be free from anxiety", "To be free from shortness of breath",
+    "To be kept clean", "To have a doctor who knows me as a whole person",
+    "To have a nurse I feel comfortable with", "To have my family with me",
+    "To have close friends near", "To have human touch", "To be able to talk about what scares me",
+    "To have someone who will listen to me", "To be treated the way I want",
+    "To maintain my dignity", "To not be a burden to my family",
+    "To have my family prepared for my death", "To be at peace with God", "To pray",
+    "To meet with clergy or a chaplain", "To have my funeral arrangements made",
+    "To be able to help others", "To say goodbye to important people in my life",
+    "To remember personal accomplishments", "To take care of unfinished business",
+    "To keep my sense of humor", "To be mentally aware", "To not die alone", "To die at home",
+    "To not be connected to machines", "To know how my body will change",
+    "To have my financial affairs in order", "To be able to talk about what death means",
+    "To trust my doctor", "To prevent arguments by making sure my family knows what I want",
+    "To have an advocate who knows my values", "To come to peace with dying", "Wild Card",
+]
+
+# Programmatic extras in the same style, to get ~70 distinct phrases.
+_TEMPLATES = {
+    "To be free from {}": ["nausea", "fear", "worry about money", "loneliness", "itching"],
+    "To have {} with me": ["my pets", "my music", "my grandchildren", "my partner", "my photographs"],
+    "To be able to {}": ["see the garden", "eat what I like", "walk outside", "read my letters",
+                         "hear birdsong", "sleep in my own bed"],
+    "To {} one more time": ["visit the sea", "hear my favourite song", "cook for my family"],
+    "To keep my {}": ["independence", "daily routines", "privacy", "faith"],
+    "To know {}": ["what to expect", "my wishes are written down", "my children are safe"],
+    "To not be {}": ["in hospital at the end", "in pain at night", "left in the dark"],
+    "To have {} nearby": ["a window", "fresh flowers", "a familiar face", "my books"],
+    "To be {} by my family": ["remembered", "forgiven", "understood"],
+}
+
+# Invented texts a model might "read" that are on no card (HALLUC).
+INVENTED = [
+    "To see the ocean", "To plant a lemon tree", "To finish my novel", "To ride a horse again",
+    "To learn the piano", "Go Wish", "To watch the sunrise", "To forgive old quarrels",
+    "Card game instructions", "To travel to Lisbon", "Made in Oregon", "To dance at the wedding",
+]
+
+PILE_LABELS = ["left", "center", "right", "top left", "top right", "bottom", "far left", "far right"]
+RENAMED = ["Pile 1", "Pile 2", "Pile 3", "Pile 4", "Pile 5", "Pile 6", "Pile 7", "Pile 8"]
+
+PROSE = [
+    "The cards are in two groups.",
+    "I can see {n} cards arranged in {p} piles on a wooden table.",
+    "Here are the cards I could read, grouped by pile:",
+    "I found {n} cards.",
+    "The photo shows several cream-coloured cards. Some are partly covered, so a few readings may be uncertain.",
+    "Sure! Below is the JSON describing the cards.\nEach card is listed with the pile it lies in.",
+]
+
+LOG_HEAD = (
+    "build: 4879 (f08f4b31) with cc (Debian 12.2.0-14) 12.2.0 for x86_64-linux-gnu\n"
+    "llama_model_loader: loaded meta data with 27 key-value pairs and 339 tensors from "
+    "models/example-vl-7b-Q4_K_M.gguf (version GGUF V3 (latest))\n"
+    "clip_model_loader: loaded 519 tensors from models/mmproj-example-vl-7b-f16.gguf\n"
+    "main: loading image: cards/test-images/{item}.jpg\n"
+    "encoding image slice...\nimage slice encoded in {ms} ms\n\n"
+)
+LOG_TAIL = (
+    "\n\nllama_perf_context_print:        load time =    2115.25 ms\n"
+    "llama_perf_context_print:        eval time =    4345.06 ms /   169 runs   "
+    "(   25.71 ms per token,    38.89 tokens per second)\n"
+)
+
+# Characters OCR tends to confuse (and a few plain slips).
+_CONFUSIONS = {"l": "1", "i": "l", "o": "0", "e": "c", "m": "rn", "n": "m", "a": "o", "h": "b",
+               "u": "v", "c": "e", "t": "f", "r": "n", "s": "5", "y": "v", "d": "cl"}
+
+
+def phrases(count: int = 70, seed: int = SEED) -> list[str]:
+    """``count`` distinct Go Wish-like card texts, deterministic."""
+    extra = [t.format(x) for t, xs in _TEMPLATES.items() for x in xs]
+    random.Random(seed).shuffle(extra)
+    out = list(dict.fromkeys(GO_WISH + extra))
+    if len(out) < count:
+        raise ValueError(f"only {len(out)} phrases available")
+    return out[:count]
+
+
+PHRASES = phrases()
+
+
+def typo(text: str, rng: random.Random) -> str:
+    """``text`` with one OCR-like slip (a different string, same-ish length)."""
+    for _ in range(20):
+        i = rng.randrange(len(text))
+        ch = text[i]
+        if ch == " ":
+            continue
+        kind = rng.random()
+        if kind < 0.55 and ch.lower() in _CONFUSIONS:
+            new = text[:i] + _CONFUSIONS[ch.lower()] + text[i + 1:]
+        elif kind < 0.75:
+            new = text[:i] + text[i + 1:]
+        elif kind < 0.9 and i + 1 < len(text) and text[i + 1] != " ":
+            new = text[:i] + text[i + 1] + ch + text[i + 2:]
+        else:
+            new = text[:i] + ch + ch + text[i + 1:]
+        if new.strip() and normalize(new) != normalize(text):
+            return new
+    return text + "s"
+
+
+def fragment(text: str, rng: random.Random) -> Optional[str]:
+    """The first words of a card of at least four words (as when a card is
+    partly covered), or None for a short card."""
+    words = text.split()
+    if len(words) < 4:
+        return None
+    return " ".join(words[: rng.randint(2, len(words) - 2)])
+
+
+# --------------------------------------------------------------------------
+# Synthetic items and runs
+# --------------------------------------------------------------------------
+@dataclass
+class SynthItem:
+    """A ground truth: ``cards`` is [(text, pile label)] pile by pile."""
+
+    name: str
+    piles: list[str]
+    cards: list[tuple[str, str]]
+
+    def ground_truth(self) -> GroundTruth:
+        return GroundTruth(
+            item=self.name,
+            piles=[Pile(label=p) for p in self.piles],
+            cards=[Card(id=i + 1, text=t, pile=p) for i, (t, p) in enumerate(self.cards)],
+        )
+
+
+@dataclass
+class SynthRun:
+    """One synthetic model answer and what was done to it."""
+
+    item: SynthItem
+    schema: AnswerSchema
+    output: str
+    perturbations: list[str] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        return "TRUNCATE" in self.perturbations
+
+
+def make_item(name: str, n_cards: int, rng: random.Random) -> SynthItem:
+    """An item of ``n_cards`` distinct cards split into 2-3 piles (10 cards)
+    or 4-6 piles (more)."""
+    texts = rng.sample(PHRASES, n_cards)
+    n_piles = rng.randint(2, 3) if n_cards <= 12 else rng.randint(4, 6)
+    labels = PILE_LABELS[:n_piles]
+    cuts = sorted(rng.sample(range(1, n_cards), n_piles - 1))
+    bounds = [0, *cuts, n_cards]
+    cards = [(texts[k], labels[j]) for j in range(n_piles) for k in range(bounds[j], bounds[j + 1])]
+    return SynthItem(name=name, piles=labels, cards=cards)
+
+
+PERTURBATIONS = ("OCR", "MISS", "HALLUC", "SPATIAL", "PARTIAL", "DUP")
+_WEIGHTS = (4, 3, 2, 3, 2, 1)
+
+
+def make_run(
+    item: SynthItem,
+    schema: AnswerSchema,
+    rng: random.Random,
+    n_perturb: Optional[int] = None,
+    truncate_share: float = 0.02,
+) -> SynthRun:
+    """A raw model answer to ``item`` in ``schema`` with ``n_perturb``
+    perturbations (default: 1-4 for small items, 3-12 for large ones)."""
+    n = len(item.cards)
+    if n_perturb is None:
+        n_perturb = rng.randint(1, 4) if n <= 12 else rng.randint(3, 12)
+    # model cards: [text, pile index, ground-truth index or None]
+    cards: list[list[Any]] = [[t, item.piles.index(p), g] for g, (t, p) in enumerate(item.cards)]
+    with_piles = schema == AnswerSchema.PILES or rng.random() < 0.5
+    done: list[str] = []
+    for _ in range(n_perturb):
+        kind = rng.choices(PERTURBATIONS, _WEIGHTS)[0]
+        if kind == "SPATIAL" and (not with_piles or len(item.piles) < 2):
+            kind = "OCR"
+        if kind == "PARTIAL":
+            pick = [c for c in cards if c[2] is not None and fragment(c[0], rng)]
+            if not pick:
+                kind = "OCR"
+        live = [c for c in cards if c[2] is not None]
+        if not live:
+            break
+        if kind == "OCR":
+            c = rng.choice(live)
+            c[0] = typo(c[0], rng)
+        elif kind == "MISS":
+            cards.remove(rng.choice(live))
+        elif kind == "HALLUC":
+            cards.insert(rng.randrange(len(cards) + 1), [rng.choice(INVENTED), rng.randrange(len(item.piles)), None])
+        elif kind == "SPATIAL":
+            c = rng.choice(live)
+            c[1] = rng.choice([j for j in range(len(item.piles)) if j != c[1]])
+        elif kind == "PARTIAL":
+            c = rng.choice(pick)
+            c[0] = fragment(c[0], rng)
+        elif kind == "DUP":
+            c = rng.choice(live)
+            cards.insert(cards.index(c) + 1, [c[0], c[1], None])
+        done.append(kind)
+    labels = RENAMED if rng.random() < 0.3 else item.piles
+    if schema == AnswerSchema.PILES:
+        piles = [{"label": labels[j], "cards": [c[0] for c in cards if c[1] == j]} for j in range(len(item.piles))]
+        data: dict = {"piles": [p for p in piles if p["cards"]]}
+    else:
+        entries = []
+        per_pile = Counter()
+        for c in cards:
+            j, k = c[1], per_pile[c[1]]
+            per_pile[j] += 1
+            x0 = 40 + j * (900 // len(item.piles)) + rng.randint(-8, 8)
+            y0 = 30 + k * 95 % 900 + rng.randint(-6, 6)
+            entry: dict = {"text": c[0], "bbox": {"x_min": x0, "y_min": y0, "x_max": x0 + rng.randint(180, 240),
+                                                  "y_max": y0 + rng.randint(80, 110)}}
+            if with_piles:
+                entry["pile"] = labels[j]
+            entries.append(entry)
+        data = {"cards": entries}
+    body = json.dumps(data, indent=2 if rng.random() < 0.7 else None, ensure_ascii=False)
+    if rng.random() < truncate_share:
+        body = body[: rng.randint(len(body) // 2, len(body) - 5)]
+        done.append("TRUNCATE")
+    prose = rng.choice(PROSE).format(n=len(cards), p=len(item.piles))
+    text = f"{prose}\n\n```json\n{body}\n" + ("```" if "TRUNCATE" not in done else "")
+    if rng.random() < 0.5:
+        text = LOG_HEAD.format(item=item.name, ms=rng.randint(1500, 2200)) + text + LOG_TAIL
+    elif rng.random() < 0.3:
+        text += "\n\nLet me know if you need anything else."
+    return SynthRun(item=item, schema=schema, output=text, perturbations=done)
+
+
+def make_pool(n_cards: int, schema: AnswerSchema, n_runs: int = 200, n_items: int = 20,
+              seed: int = SEED) -> list[SynthRun]:
+    """``n_runs`` distinct runs over ``n_items`` items, deterministic."""
+    rng = random.Random(f"{seed}-{n_cards}-{schema.value}")
+    items = [make_item(f"table-{n_cards}-{k:02d}", n_cards, rng) for k in range(n_items)]
+    return [make_run(items[k % n_items], schema, rng) for k in range(n_runs)]
+
+
+PROMPTS = {
+    AnswerSchema.PILES: Prompt(
+        name="spatial-grouping", schema=AnswerSchema.PILES,
+        text='Sort the cards into piles. Return JSON: {"piles": [{"label": "left", "cards": ["card text"]}]}'),
+    AnswerSchema.CARDS: Prompt(
+        name="bounding-boxes", schema=AnswerSchema.CARDS, box_convention=BoxConvention.GRID1000,
+        text='Detect every card; boxes on a 0-1000 grid. Return JSON: '
+             '{"cards": [{"text": "card text", "bbox": {"x_min": 0, "y_min": 0, "x_max": 0, "y_max": 0}}]}'),
+}
+
+
+# --------------------------------------------------------------------------
+# Baseline: the straightforward way
+# --------------------------------------------------------------------------
+_FENCE = re.compile(r"```json\s*(.*?)```", re.S)
+_PUNCT = re.compile(r"[^\w\s]+")
+
+
+def _norm(text: str) -> str:
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+@dataclass
+class BaselineScore:
+    parsed: bool
+    correct: int
+    codes: Counter
+
+
+def baseline_score(output: str, schema: str, gt: Sequence[tuple[str, Optional[str]]],
+                   threshold: float = 70.0) -> BaselineScore:
+    """json.loads of the fenced block, difflib ratio, greedy best-pair-first
+    matching, simple classification. ``gt``: [(card text, pile label)]."""
+    m = _FENCE.search(output)
+    block = m.group(1) if m else output[output.find("{"): output.rfind("}") + 1]
+    try:
+        data = json.loads(block)
+        if schema == "piles":
+            cards = [(t, p.get("label")) for p in data["piles"] for t in p["cards"]]
+        else:
+            cards = [(c["text"], c.get("pile")) for c in data["cards"]]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return BaselineScore(False, 0, Counter({"FORMAT": 1}))
+    mn = [_norm(t) for t, _ in cards]
+    gn = [_norm(t) for t, _ in gt]
+    pairs = []
+    for i, a in enumerate(mn):
+        for j, b in enumerate(gn):
+            r = difflib.SequenceMatcher(None, a, b).ratio() * 100.0
+            if r >= threshold:
+                pairs.append((r, i, j))
+    pairs.sort(key=lambda p: -p[0])
+    by_gt: dict[int, int] = {}
+    used: set[int] = set()
+    for _, i, j in pairs:
+        if i not in used and j not in by_gt:
+            by_gt[j] = i
+            used.add(i)
+    spatial = any(p is not None for _, p in cards) and any(p is not None for _, p in gt)
+    votes: dict[Any, Counter] = {}
+    for j, i in by_gt.items():
+        votes.setdefault(cards[i][1], Counter())[gt[j][1]] += 1
+    mapping = {mp: c.most_common(1)[0][0] for mp, c in votes.items()}
+    codes: Counter = Counter()
+    correct = 0
+    for j, (_, gpile) in enumerate(gt):
+        i = by_gt.get(j)
+        if i is None:
+            codes["MISS"] += 1
+        elif mn[i] == gn[j]:
+            correct += 1
+            if spatial and mapping.get(cards[i][1]) != gpile:
+                codes["SPATIAL"] += 1
+        else:
+            short, long_ = sorted((len(mn[i]), len(gn[j])))
+            inside = mn[i] in gn[j] or gn[j] in mn[i]
+            codes["PARTIAL" if inside and short / long_ <= 0.8 else "OCR"] += 1
+    codes["HALLUC"] += len(cards) - len(by_gt)
+    return BaselineScore(True, correct, codes)
+
+
+# --------------------------------------------------------------------------
+# Measurement
+# --------------------------------------------------------------------------
+def rate(fn: Callable[[Any], Any], jobs: Sequence[Any], min_time: float) -> tuple[float, int]:
+    """Calls per second of ``fn`` over ``jobs`` (cycled) for at least
+    ``min_time`` seconds of time.perf_counter. Returns (rate, calls)."""
+    n, total = 0, len(jobs)
+    clock = time.perf_counter
+    start = clock()
+    while True:
+        fn(jobs[n % total])
+        n += 1
+        elapsed = clock() - start
+        if elapsed >= min_time:
+            return n / elapsed, n
+
+
+@dataclass
+class Case:
+    name: str
+    n_cards: int
+    schema: AnswerSchema
+    runs: list[SynthRun]
+    reviewer_jobs: list[tuple] = field(default_factory=list)
+    baseline_jobs: list[tuple] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        config = ScoringConfig()
+        gts = {}
+        for r in self.runs:
+            gt = gts.setdefault(r.item.name, r.item.ground_truth())
+            self.reviewer_jobs.append((r.output, PROMPTS[self.schema], gt, config))
+            self.baseline_jobs.append((r.output, self.schema.value, r.item.cards))
+
+
+def _reviewer(job: tuple) -> Any:
+    output, prompt, gt, config = job
+    return score_run(output, prompt, gt, config, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1])
+
+
+def _baseline(job: tuple) -> BaselineScore:
+    return baseline_score(*job)
+
+
+def agreement(case: Case, limit: Optional[int] = None) -> tuple[int, int, Counter]:
+    """(runs agreeing on the number of correct cards, runs compared, why the
+    others disagree)."""
+    same, why = 0, Counter()
+    runs = case.runs[:limit]
+    for r, rj, bj in zip(runs, case.reviewer_jobs, case.baseline_jobs):
+        rev = sum(o.text_ok for o in _reviewer(rj).facts.outcomes)
+        base = _baseline(bj).correct
+        if rev == base:
+            same += 1
+        else:
+            why["truncated JSON (baseline cannot parse)" if r.truncated else "matching differs"] += 1
+    return same, len(runs), why
+
+
+def profile_case(case: Case, seconds: float = 2.0, top: int = 18) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    rate(_reviewer, case.reviewer_jobs, seconds)
+    prof.disable()
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(top)
+    return buf.getvalue()
+
+
+def pin_one_core() -> Optional[int]:
+    try:
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return cpu
+    except (AttributeError, OSError):  # not Linux
+        return None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="short smoke run (small pool, 0.1 s per measurement)")
+    ap.add_argument("--min-time", type=float, default=None, help="seconds per measurement (default 1.0)")
+    ap.add_argument("--repeat", type=int, default=None, help="measurements per case, best kept (default 2)")
+    ap.add_argument("--pool", type=int, default=None, help="distinct runs per case (default 200)")
+    ap.add_argument("--profile", action="store_true", help="cProfile score_run on 10-card piles runs")
+    ap.add_argument("--seed", type=int, default=SEED)
+    args = ap.parse_args(argv)
+    min_time = args.min_time or (0.1 if args.quick else 1.0)
+    repeat = args.repeat or (1 if args.quick else 2)
+    pool = args.pool or (20 if args.quick else 200)
+
+    cpu = pin_one_core()
+    print(f"bench_scoring: Python {sys.version.split()[0]}, pinned to CPU {cpu}, "
+          f"pool {pool} runs/case, >= {min_time:g} s per measurement, best of {repeat}")
+    cases = [
+        Case(f"{n} cards, {s.value}", n, s, make_pool(n, s, n_runs=pool, n_items=min(20, pool), seed=args.seed))
+        for n in (10, 60) for s in (AnswerSchema.PILES, AnswerSchema.CARDS)
+    ]
+    kinds = Counter(k for c in cases for r in c.runs for k in r.perturbations)
+    print("perturbations in the pools: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+
+    rows = []
+    for case in cases:
+        normalize.cache_clear()  # every case starts with a cold normalisation cache
+        for rj, bj in zip(case.reviewer_jobs[:3], case.baseline_jobs[:3]):  # warm-up
+            _reviewer(rj)
+            _baseline(bj)
+        rev = max(rate(_reviewer, case.reviewer_jobs, min_time)[0] for _ in range(repeat))
+        base = max(rate(_baseline, case.baseline_jobs, min_time)[0] for _ in range(repeat))
+        limit = None if case.n_cards <= 12 else (min(pool, 60))
+        same, compared, why = agreement(case, limit)
+        rows.append((case, rev, base, same, compared, why))
+
+    print()
+    head = f"{'case':<18} {'reviewer runs/s':>16} {'baseline runs/s':>16} {'ratio':>8} {'agree (correct cards)':>22}"
+    print(head)
+    print("-" * len(head))
+    for case, rev, base, same, compared, why in rows:
+        print(f"{case.name:<18} {rev:>16,.0f} {base:>16,.1f} {rev / base:>7.1f}x "
+              f"{100.0 * same / compared:>13.1f}% of {compared:<4}")
+    print()
+    for case, _, _, same, compared, why in rows:
+        if why:
+            print(f"  {case.name}: {compared - same} disagreeing run(s): "
+                  + ", ".join(f"{v} {k}" for k, v in why.items()))
+    small = [(c, rev) for c, rev, *_ in rows if c.n_cards == 10]
+    worst_case, worst = min(small, key=lambda x: x[1])
+    verdict = "PASS" if worst >= TARGET_RUNS_PER_S else "FAIL"
+    print(f"\ntarget >= {TARGET_RUNS_PER_S:,.0f} 10-card runs/s (one core): "
+          f"slowest 10-card case '{worst_case.name}' = {worst:,.0f} runs/s -> {verdict}")
+    total_same = sum(r[3] for r in rows)
+    total = sum(r[4] for r in rows)
+    print(f"agreement on correct cards per run: {100.0 * total_same / total:.1f}% of {total} runs")
+
+    if args.profile:
+        print("\ncProfile of score_run, 10 cards, piles (sorted by own time):")
+        print(profile_case(cases[0], seconds=min_time * 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,287 @@
+"""Every user edit is a Command with do and undo, kept on an UndoStack.
+
+Commands act on a ``Store`` (a protocol: the project database implements it
+in reviewer.storage.store; tests use an in-memory one). A command captures
+what it needs to undo when it is first done, so redo after undo gives the
+same ids back (a re-added card keeps its id, so findings still point at it).
+The stack has no depth limit that matters in practice (default 100,000).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Optional, Protocol, Sequence
+
+from reviewer.core.models import BBox, Card, Code, Finding, Pile, Source, Status
+
+
+class Store(Protocol):
+    """What commands need from storage. Ids are integers; every method is
+    one transaction (written before it returns)."""
+
+    def add_pile(self, item_id: int, pile: Pile) -> int: ...
+    def get_pile(self, pile_id: int) -> tuple[int, Pile]: ...
+    def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None: ...
+    def delete_pile(self, pile_id: int) -> None: ...
+    def add_card(self, item_id: int, card: Card) -> int: ...
+    def get_card(self, card_id: int) -> tuple[int, Card]: ...
+    def update_card(self, card_id: int, card: Card) -> None: ...
+    def delete_card(self, card_id: int) -> None: ...
+    def get_finding(self, finding_id: int) -> Finding: ...
+    def add_finding(self, run_id: int, finding: Finding) -> int: ...
+    def update_finding(self, finding_id: int, finding: Finding) -> None: ...
+    def delete_finding(self, finding_id: int) -> None: ...
+
+
+@dataclass
+class Effect:
+    """What a command touched, so views refresh and runs are re-scored:
+    items whose ground truth changed, runs whose findings changed."""
+
+    items: set[int] = field(default_factory=set)
+    runs: set[int] = field(default_factory=set)
+
+
+class Command(ABC):
+    """One user edit. ``text`` names it in the undo history."""
+
+    text: str = "edit"
+
+    @abstractmethod
+    def do(self, store: Store) -> Effect:
+        """Apply the edit (first time or redo)."""
+
+    @abstractmethod
+    def undo(self, store: Store) -> Effect:
+        """Revert the edit."""
+
+
+# -- ground truth -------------------------------------------------------------
+class AddPile(Command):
+    """Add a ground-truth pile (label, optional region polygon in pixels)."""
+
+    def __init__(self, item_id: int, label: str, region: Optional[list] = None):
+        self.item_id, self.pile = item_id, Pile(label=label, region=region)
+        self.text = f"add pile '{label}'"
+
+    def do(self, store: Store) -> Effect:
+        self.pile = self.pile.model_copy(update={"id": store.add_pile(self.item_id, self.pile)})
+        return Effect(items={self.item_id})
+
+    def undo(self, store: Store) -> Effect:
+        store.delete_pile(self.pile.id)
+        return Effect(items={self.item_id})
+
+
+class EditPile(Command):
+    """Change a pile's label and/or region."""
+
+    def __init__(self, pile_id: int, label: Optional[str] = None, region: Optional[list] = None):
+        self.pile_id, self.label, self.region = pile_id, label, region
+        self.before: Optional[Pile] = None
+        self.item_id = -1
+        self.text = "edit pile"
+
+    def do(self, store: Store) -> Effect:
+        self.item_id, self.before = store.get_pile(self.pile_id)
+        store.update_pile(self.pile_id, self.label if self.label is not None else self.before.label,
+                          self.region if self.region is not None else self.before.region)
+        return Effect(items={self.item_id})
+
+    def undo(self, store: Store) -> Effect:
+        store.update_pile(self.pile_id, self.before.label, self.before.region)
+        return Effect(items={self.item_id})
+
+
+class AddCard(Command):
+    """Add a ground-truth card (text, pile label, optional box in pixels)."""
+
+    def __init__(self, item_id: int, text: str, pile: Optional[str] = None, bbox: Optional[BBox] = None):
+        self.item_id = item_id
+        self.card = Card(text=text, pile=pile, bbox=bbox)
+        self.text = f"add card '{text}'"
+
+    def do(self, store: Store) -> Effect:
+        self.card = self.card.model_copy(update={"id": store.add_card(self.item_id, self.card)})
+        return Effect(items={self.item_id})
+
+    def undo(self, store: Store) -> Effect:
+        store.delete_card(self.card.id)
+        return Effect(items={self.item_id})
+
+
+class EditCards(Command):
+    """Change text, pile and/or box of one or more cards.
+
+    ``changes``: {card id: {"text"?, "pile"?, "bbox"?}} (bbox a BBox or None).
+    """
+
+    def __init__(self, changes: dict[int, dict[str, Any]], text: str = "edit card"):
+        self.changes = changes
+        self.before: dict[int, tuple[int, Card]] = {}
+        self.text = text
+
+    def do(self, store: Store) -> Effect:
+        items = set()
+        for card_id, change in self.changes.items():
+            item_id, card = store.get_card(card_id)
+            self.before.setdefault(card_id, (item_id, card))
+            store.update_card(card_id, card.model_copy(update=change))
+            items.add(item_id)
+        return Effect(items=items)
+
+    def undo(self, store: Store) -> Effect:
+        for card_id, (_, card) in self.before.items():
+            store.update_card(card_id, card)
+        return Effect(items={i for i, _ in self.before.values()})
+
+
+class DeleteCards(Command):
+    """Delete ground-truth cards; undo puts them back with the same ids."""
+
+    def __init__(self, card_ids: Sequence[int]):
+        self.card_ids = list(card_ids)
+        self.before: list[tuple[int, Card]] = []
+        self.text = f"delete {len(self.card_ids)} card(s)"
+
+    def do(self, store: Store) -> Effect:
+        if not self.before:
+            self.before = [store.get_card(c) for c in self.card_ids]
+        for c in self.card_ids:
+            store.delete_card(c)
+        return Effect(items={i for i, _ in self.before})
+
+    def undo(self, store: Store) -> Effect:
+        for item_id, card in self.before:
+            store.add_card(item_id, card)
+        return Effect(items={i for i, _ in self.before})
+
+
+# -- review ---------------------------------------------------------------------
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class DecideFindings(Command):
+    """Confirm, reject or reclassify findings (one step for many).
+
+    ``status``: CONFIRMED or REJECTED; ``final_code``: the new code when
+    reclassifying (implies CONFIRMED); ``reason``: optional, for rejections.
+    The reviewer and time are recorded on every finding.
+    """
+
+    def __init__(self, finding_ids: Sequence[int], status: Status, reviewer: str,
+                 final_code: Optional[Code] = None, reason: Optional[str] = None):
+        self.ids = list(finding_ids)
+        self.status, self.final_code, self.reason, self.reviewer = status, final_code, reason, reviewer
+        self.before: list[Finding] = []
+        self.at = _utcnow()
+        verb = f"reclassify as {final_code.value}" if final_code else status.value.replace("ed", "")
+        self.text = f"{verb} {len(self.ids)} finding(s)"
+
+    def do(self, store: Store) -> Effect:
+        if not self.before:
+            self.before = [store.get_finding(i) for i in self.ids]
+        for old in self.before:
+            new = old.model_copy(update={
+                "status": self.status,
+                "final_code": self.final_code or (old.final_code if self.status == Status.CONFIRMED else None),
+                "reason": self.reason,
+                "reviewer": self.reviewer,
+                "decided_at": self.at,
+            })
+            store.update_finding(old.id, new)
+        return Effect(runs={f.run_id for f in self.before})
+
+    def undo(self, store: Store) -> Effect:
+        for old in self.before:
+            store.update_finding(old.id, old)
+        return Effect(runs={f.run_id for f in self.before})
+
+
+class AddFinding(Command):
+    """Add a finding the classifier missed (source human, confirmed)."""
+
+    def __init__(self, run_id: int, code: Code, reviewer: str, gt_card_id: Optional[int] = None,
+                 gt_card: Optional[str] = None, model_index: Optional[int] = None,
+                 model_card: Optional[str] = None, detail: str = "added by reviewer"):
+        self.run_id = run_id
+        self.finding = Finding(run_id=run_id, code=code, gt_card_id=gt_card_id, gt_card=gt_card,
+                               model_index=model_index, model_card=model_card, detail=detail,
+                               source=Source.HUMAN, status=Status.CONFIRMED, final_code=code,
+                               reviewer=reviewer, decided_at=_utcnow())
+        self.text = f"add {code.value} finding"
+
+    def do(self, store: Store) -> Effect:
+        self.finding = self.finding.model_copy(update={"id": store.add_finding(self.run_id, self.finding)})
+        return Effect(runs={self.run_id})
+
+    def undo(self, store: Store) -> Effect:
+        store.delete_finding(self.finding.id)
+        return Effect(runs={self.run_id})
+
+
+class UndoStack:
+    """A linear undo history: push does a command; undo/redo walk it."""
+
+    def __init__(self, limit: int = 100_000):
+        self._done: list[Command] = []
+        self._undone: list[Command] = []
+        self.limit = limit
+
+    def push(self, command: Command, store: Store) -> Effect:
+        """Do ``command`` and record it; clears the redo history. If doing
+        it raises, nothing is recorded."""
+        effect = command.do(store)
+        self._done.append(command)
+        if len(self._done) > self.limit:
+            del self._done[0]
+        self._undone.clear()
+        return effect
+
+    def undo(self, store: Store) -> Optional[Effect]:
+        """Undo the last command; None when there is nothing to undo."""
+        if not self._done:
+            return None
+        command = self._done[-1]
+        effect = command.undo(store)
+        self._undone.append(self._done.pop())
+        return effect
+
+    def redo(self, store: Store) -> Optional[Effect]:
+        """Redo the last undone command; None when there is none."""
+        if not self._undone:
+            return None
+        command = self._undone[-1]
+        effect = command.do(store)
+        self._done.append(self._undone.pop())
+        return effect
+
+    def clear(self) -> None:
+        """Forget the history (when another project is opened)."""
+        self._done.clear()
+        self._undone.clear()
+
+    @property
+    def can_undo(self) -> bool:
+        """There is a command to undo."""
+        return bool(self._done)
+
+    @property
+    def can_redo(self) -> bool:
+        """There is a command to redo."""
+        return bool(self._undone)
+
+    def undo_text(self) -> str:
+        """Name of the command undo would revert ('' when none)."""
+        return self._done[-1].text if self._done else ""
+
+    def redo_text(self) -> str:
+        """Name of the command redo would do again ('' when none)."""
+        return self._undone[-1].text if self._undone else ""
+
+    def history(self) -> list[str]:
+        """Names of the done commands, oldest first."""
+        return [c.text for c in self._done]

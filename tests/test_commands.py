@@ -1,0 +1,73 @@
+"""Core commands with undo, on the real project store."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewer.core.commands import AddCard, AddFinding, AddPile, DecideFindings, DeleteCards, EditCards, UndoStack
+from reviewer.core.models import BBox, Code, Status
+from reviewer.storage import repo
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.scores import score_project, scored_runs
+from reviewer.storage.store import ProjectStore
+from tests.conftest import SAMPLES
+
+
+@pytest.fixture
+def setup(project):
+    import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    score_project(project)
+    return project, ProjectStore(project, "ann"), UndoStack()
+
+
+def test_add_edit_delete_card_undo_redo(setup):
+    project, store, stack = setup
+    item = repo.item_by_name(project, "table-01")
+    n = len(repo.ground_truth(project, item.id).cards)
+    stack.push(AddPile(item.id, "extra", [[0, 0], [10, 0], [10, 10], [0, 10]]), store)
+    cmd = AddCard(item.id, "To see the ocean", "extra", BBox(x_min=1, y_min=2, x_max=5, y_max=6))
+    stack.push(cmd, store)
+    card_id = cmd.card.id
+    gt = repo.ground_truth(project, item.id)
+    assert len(gt.cards) == n + 1 and gt.cards[-1].pile == "extra"
+    stack.push(EditCards({card_id: {"text": "To see the sea"}}), store)
+    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the sea"
+    stack.push(DeleteCards([card_id]), store)
+    assert len(repo.ground_truth(project, item.id).cards) == n
+    stack.undo(store)  # delete undone: same id comes back
+    assert repo.ground_truth(project, item.id).cards[-1].id == card_id
+    stack.undo(store)  # edit undone
+    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the ocean"
+    stack.redo(store)
+    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the sea"
+    assert stack.undo_text() == "edit card"
+    audit = project.db.execute("select count(*) from audit where table_name='cards' and actor='ann'").fetchone()[0]
+    assert audit >= 5
+
+
+def test_decide_and_undo(setup):
+    project, store, stack = setup
+    run = next(r for r in scored_runs(project) if len(r.findings) >= 2)
+    ids = [f.id for f in run.findings]
+    stack.push(DecideFindings(ids, Status.REJECTED, "ann", reason="fine"), store)
+    assert all(repo.finding(project, i).status == Status.REJECTED for i in ids)
+    assert repo.finding(project, ids[0]).reviewer == "ann"
+    stack.undo(store)
+    assert all(repo.finding(project, i).status == Status.PROPOSED for i in ids)
+    stack.push(DecideFindings(ids[:1], Status.CONFIRMED, "ann", final_code=Code.PARTIAL), store)
+    f = repo.finding(project, ids[0])
+    assert f.final_code == Code.PARTIAL and f.status == Status.CONFIRMED
+    assert not stack.can_redo
+
+
+def test_add_finding_keeps_id_on_redo(setup):
+    project, store, stack = setup
+    run = scored_runs(project)[0]
+    cmd = AddFinding(run.run["id"], Code.HALLUC, "ann", model_card="x")
+    stack.push(cmd, store)
+    fid = cmd.finding.id
+    stack.undo(store)
+    with pytest.raises(KeyError):
+        repo.finding(project, fid)
+    stack.redo(store)
+    assert repo.finding(project, fid).source.value == "human"
