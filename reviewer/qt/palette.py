@@ -1,0 +1,43 @@
+"""One colour per finding code everywhere (canvas, lists, charts), readable
+with colour-vision deficiency: the Okabe-Ito palette, plus a distinct line
+style per code so no code is told by colour alone; and pile colours from
+Paul Tol's 'bright' scheme."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from reviewer.core.models import Code
+
+CODE_COLORS: dict[Code, str] = {
+    Code.OCR: "#E69F00",  # orange
+    Code.MISS: "#56B4E9",  # sky blue
+    Code.SPATIAL: "#009E73",  # bluish green
+    Code.HALLUC: "#D55E00",  # vermillion
+    Code.FORMAT: "#CC79A7",  # reddish purple
+    Code.PARTIAL: "#0072B2",  # blue
+}
+
+CODE_STYLES: dict[Code, Qt.PenStyle] = {
+    Code.OCR: Qt.SolidLine,
+    Code.MISS: Qt.DashLine,
+    Code.SPATIAL: Qt.DashDotLine,
+    Code.HALLUC: Qt.DotLine,
+    Code.FORMAT: Qt.DashDotDotLine,
+    Code.PARTIAL: Qt.SolidLine,
+}
+
+PILE_COLORS = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB"]
+PREDICTED_COLOR = "#FFFFFF"
+SELECTED_COLOR = "#FFD400"
+
+
+def code_color(code: Code) -> QColor:
+    """The QColor of a finding code."""
+    return QColor(CODE_COLORS[code])
+
+
+def pile_color(index: int) -> QColor:
+    """The colour of the pile at ``index`` (cycling)."""
+    return QColor(PILE_COLORS[index % len(PILE_COLORS)])

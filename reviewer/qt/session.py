@@ -1,0 +1,277 @@
+"""The session: the one model every widget observes.
+
+It owns the open project, the undo stack and what is selected (item, run,
+findings, cards, tool, box convention shown). Widgets read from it and call
+its methods; they keep no domain state of their own. Every edit goes through
+``execute`` as a core Command and is in the database before the signal that
+announces it is emitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QObject, Signal
+
+from reviewer.core.commands import Command, Effect, UndoStack
+from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
+from reviewer.storage import repo
+from reviewer.storage.db import Project, ProjectError, open_project
+from reviewer.storage.importers import ImportOptions, ImportReport, import_source
+from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
+from reviewer.storage.store import ProjectStore
+
+
+@dataclass
+class ItemStatus:
+    """An item with its review progress, for the items list."""
+
+    item: Item
+    cards: int
+    runs: int
+    reviewed: int
+
+
+class Session(QObject):
+    """Observable state of the review window (see module doc)."""
+
+    projectChanged = Signal()
+    itemChanged = Signal()  # current item changed (or its ground truth)
+    runChanged = Signal()  # current run changed
+    groundTruthChanged = Signal(int)  # item id
+    findingsChanged = Signal()  # findings / metrics of runs changed
+    findingSelectionChanged = Signal()
+    cardSelectionChanged = Signal()
+    conventionChanged = Signal()
+    toolChanged = Signal(str)
+    undoChanged = Signal()
+    message = Signal(str)  # a line for the status bar
+    error = Signal(str)  # a problem the user must see
+
+    def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.reviewer = reviewer
+        self.project: Optional[Project] = None
+        self.store: Optional[ProjectStore] = None
+        self.stack = UndoStack()
+        self.item_id: Optional[int] = None
+        self.run_id: Optional[int] = None
+        self.selected_findings: list[int] = []
+        self.selected_cards: list[int] = []
+        self.tool = "select"
+        self.convention_override: Optional[BoxConvention] = None
+        self._runs: dict[int, ScoredRun] = {}
+        self._gt: dict[int, GroundTruth] = {}
+
+    # -- project ------------------------------------------------------------------
+    def open(self, path: Path, create: bool = False) -> bool:
+        """Open a project file; emits error and returns False on failure."""
+        try:
+            project = open_project(path, create=create)
+            score_project(project, only_stale=True)
+        except ProjectError as exc:
+            self.error.emit(str(exc))
+            return False
+        if self.project is not None:
+            self.project.close()
+        self.project, self.store = project, ProjectStore(project, self.reviewer)
+        self.stack.clear()
+        self._reload()
+        self.item_id = self.run_id = None
+        self.selected_findings, self.selected_cards = [], []
+        self.projectChanged.emit()
+        self.undoChanged.emit()
+        items = self.items()
+        if items:
+            self.set_item(items[0].item.id)
+        return True
+
+    def import_source(self, source: Path, model: Optional[str] = None) -> Optional[ImportReport]:
+        """Import a folder or file into the open project and score it."""
+        if self.project is None:
+            self.error.emit("open or create a project first")
+            return None
+        try:
+            report = import_source(self.project, source, options=ImportOptions(model=model, actor=self.reviewer))
+            score_project(self.project, only_stale=True)
+        except ProjectError as exc:
+            self.error.emit(str(exc))
+            return None
+        self._reload()
+        self.projectChanged.emit()
+        if self.item_id is None and self.items():
+            self.set_item(self.items()[0].item.id)
+        self.message.emit(report.summary().replace("\n", "; "))
+        return report
+
+    def _reload(self) -> None:
+        self._runs = {r.run["id"]: r for r in scored_runs(self.project)} if self.project else {}
+        self._gt.clear()
+
+    # -- reading ------------------------------------------------------------------------
+    def items(self) -> list[ItemStatus]:
+        """Every item with counts of ground-truth cards, runs and reviewed runs."""
+        if self.project is None:
+            return []
+        cards = dict(self.project.db.execute("SELECT item_id, count(*) FROM cards GROUP BY item_id").fetchall())
+        out = []
+        for item in repo.items(self.project):
+            runs = [r for r in self._runs.values() if r.run["item_id"] == item.id]
+            out.append(ItemStatus(item, cards.get(item.id, 0), len(runs), sum(r.is_reviewed or not r.findings
+                                                                               for r in runs)))
+        return out
+
+    def item(self) -> Optional[Item]:
+        """The current item."""
+        if self.project is None or self.item_id is None:
+            return None
+        return next((i for i in repo.items(self.project) if i.id == self.item_id), None)
+
+    def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
+        """Absolute path of an item's photo (the current one by default)."""
+        item = item or self.item()
+        if item is None or item.path is None or self.project is None:
+            return None
+        return self.project.resolve(item.path)
+
+    def ground_truth(self, item_id: Optional[int] = None) -> GroundTruth:
+        """Ground truth of an item (the current one by default), cached."""
+        item_id = self.item_id if item_id is None else item_id
+        if item_id is None or self.project is None:
+            return GroundTruth(item="")
+        if item_id not in self._gt:
+            self._gt[item_id] = repo.ground_truth(self.project, item_id)
+        return self._gt[item_id]
+
+    def runs(self, item_id: Optional[int] = None) -> list[ScoredRun]:
+        """Scored runs of an item (the current one by default)."""
+        item_id = self.item_id if item_id is None else item_id
+        return [r for r in self._runs.values() if r.run["item_id"] == item_id]
+
+    def all_runs(self) -> list[ScoredRun]:
+        """Every scored run of the project."""
+        return list(self._runs.values())
+
+    def run(self) -> Optional[ScoredRun]:
+        """The current run."""
+        return self._runs.get(self.run_id) if self.run_id is not None else None
+
+    def convention(self) -> Optional[BoxConvention]:
+        """The box convention the predicted boxes are drawn in: the user's
+        choice, else the one detected for the current run."""
+        run = self.run()
+        return self.convention_override or (run.facts.box_convention if run else None)
+
+    def verdicts(self, reviewed: bool) -> list[PromptVerdict]:
+        """T-P1 verdicts of the project (automatic or reviewed)."""
+        if self.project is None:
+            return []
+        return verdicts(self.project, reviewed=reviewed, runs=list(self._runs.values()))
+
+    # -- selection ------------------------------------------------------------------------
+    def set_item(self, item_id: Optional[int]) -> None:
+        """Make ``item_id`` current and select its first run."""
+        if item_id == self.item_id:
+            return
+        self.item_id = item_id
+        self.selected_cards = []
+        self.itemChanged.emit()
+        self.cardSelectionChanged.emit()
+        runs = self.runs()
+        scored = [r for r in runs if r.facts.scored] or runs
+        self.set_run(scored[0].run["id"] if scored else None)
+
+    def set_run(self, run_id: Optional[int]) -> None:
+        """Make ``run_id`` current (its item too) and select its first finding."""
+        run = self._runs.get(run_id) if run_id is not None else None
+        if run and run.run["item_id"] != self.item_id:
+            self.item_id = run.run["item_id"]
+            self.selected_cards = []
+            self.itemChanged.emit()
+        self.run_id = run_id
+        self.convention_override = None
+        self.selected_findings = [run.findings[0].id] if run and run.findings else []
+        self.runChanged.emit()
+        self.conventionChanged.emit()
+        self.findingSelectionChanged.emit()
+
+    def select_findings(self, ids: list[int]) -> None:
+        """Select findings of the current run."""
+        self.selected_findings = list(ids)
+        self.findingSelectionChanged.emit()
+
+    def select_cards(self, ids: list[int]) -> None:
+        """Select ground-truth cards of the current item."""
+        self.selected_cards = list(ids)
+        self.cardSelectionChanged.emit()
+
+    def set_convention(self, convention: Optional[BoxConvention]) -> None:
+        """Draw predicted boxes in ``convention`` (None: as detected)."""
+        self.convention_override = convention
+        self.conventionChanged.emit()
+
+    def set_tool(self, tool: str) -> None:
+        """The canvas tool: 'select', 'pile' or 'card'."""
+        self.tool = tool
+        self.toolChanged.emit(tool)
+
+    # -- editing ----------------------------------------------------------------------------
+    def execute(self, command: Command) -> bool:
+        """Do a command (written at once), refresh what it touched."""
+        if self.store is None:
+            return False
+        try:
+            effect = self.stack.push(command, self.store)
+        except (KeyError, ProjectError) as exc:
+            self.error.emit(f"could not {command.text}: {exc}")
+            return False
+        self._after(effect)
+        return True
+
+    def undo(self) -> None:
+        """Undo the last edit."""
+        self._walk(self.stack.undo)
+
+    def redo(self) -> None:
+        """Redo the last undone edit."""
+        self._walk(self.stack.redo)
+
+    def _walk(self, step) -> None:
+        if self.store is None:
+            return
+        try:
+            effect = step(self.store)
+        except (KeyError, ProjectError) as exc:
+            self.error.emit(f"could not undo/redo: {exc}")
+            return
+        if effect is not None:
+            self._after(effect)
+
+    def _after(self, effect: Effect) -> None:
+        """Re-score runs of items whose ground truth changed, reload the
+        runs whose findings changed, and tell the views."""
+        runs = set(effect.runs)
+        for item_id in effect.items:
+            self._gt.pop(item_id, None)
+            ids = [r.run["id"] for r in self.runs(item_id)]
+            if ids:
+                score_project(self.project, run_ids=ids)
+                runs.update(ids)
+        if runs:
+            for r in scored_runs(self.project, runs):
+                self._runs[r.run["id"]] = r
+            live = {f.id for f in (self.run().findings if self.run() else [])}
+            self.selected_findings = [i for i in self.selected_findings if i in live]
+        for item_id in effect.items:
+            self.groundTruthChanged.emit(item_id)
+        if runs:
+            self.findingsChanged.emit()
+        self.undoChanged.emit()
+
+    def close(self) -> None:
+        """Close the project."""
+        if self.project is not None:
+            self.project.close()
+            self.project = None
