@@ -208,14 +208,17 @@ def demo(folder: Path) -> None:
 @click.argument("project", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--screenshot", type=click.Path(dir_okay=False, path_type=Path),
               help="Render the window at 1600x1000 to this PNG after loading, then exit.")
-def open_cmd(project: Optional[Path], screenshot: Optional[Path]) -> None:
+@click.option("--item", help="Show this item first.")
+@click.option("--prompt", help="Show the item's run of this prompt first.")
+def open_cmd(project: Optional[Path], screenshot: Optional[Path], item: Optional[str] = None,
+             prompt: Optional[str] = None) -> None:
     """Open PROJECT (or the bundled sample) in the review window."""
     try:
         # The GUI is loaded by name so the command line works without Qt.
         gui = importlib.import_module("reviewer.qt.app")
     except ImportError as exc:
         raise click.ClickException(f"the review window is not available: {exc}") from None
-    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir()))
+    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -271,13 +271,26 @@ def test_no_convention_finding_when_matching_or_unstated(asked) -> None:
 
 
 def test_ambiguous_boxes_use_config_convention() -> None:
+    # 800x1000 image: every box fits both the image in pixels and the grid.
+    s = score_run(cards_out(QWEN_BOXES), CARDS_PROMPT, GT, width=800, height=1000)
+    assert s.facts.box_convention == BoxConvention.GRID1000
+    cfg = ScoringConfig(ambiguous_box_convention=BoxConvention.PIXELS)
+    s = score_run(cards_out(QWEN_BOXES), CARDS_PROMPT, GT, cfg, width=800, height=1000)
+    assert s.facts.box_convention == BoxConvention.PIXELS
+    # Unambiguous boxes ignore the setting.
+    s = score_run(cards_out(QWEN_BOXES), CARDS_PROMPT, GT, cfg, width=4508, height=3381)
+    assert s.facts.box_convention == BoxConvention.GRID1000
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: _convention_findings reports FORMAT 'boxes use the 0-1000 convention; "
+    "the prompt asked for pixels' for boxes that fit both conventions (ambiguous), "
+    "i.e. for an answer that may well be exactly what the prompt asked",
+)
+def test_ambiguous_boxes_are_no_format_error_when_they_fit_the_asked_convention() -> None:
     prompt = Prompt(name="boxes", schema=AnswerSchema.CARDS, box_convention=BoxConvention.PIXELS)
     s = score_run(cards_out(QWEN_BOXES), prompt, GT, width=800, height=1000)
-    assert s.facts.box_convention == BoxConvention.GRID1000
-    assert codes(s)[Code.FORMAT] == 1
-    cfg = ScoringConfig(ambiguous_box_convention=BoxConvention.PIXELS)
-    s = score_run(cards_out(QWEN_BOXES), prompt, GT, cfg, width=800, height=1000)
-    assert s.facts.box_convention == BoxConvention.PIXELS
     assert Code.FORMAT not in codes(s)
 
 
@@ -440,7 +453,6 @@ def test_similarity_matrix_shape_and_empty() -> None:
 def test_match_cards_is_one_to_one_and_drops_weak_pairs() -> None:
     sim = np.array([[100, 80, 0], [95, 10, 0], [0, 0, 50]], dtype=np.float32)
     pairs = match_cards(sim, CONFIG)
-    assert sorted(pairs) == [(0, 0), (1, 1)] or sorted(pairs) == [(0, 1), (1, 0)]
     # Total similarity: 0-1 + 1-0 = 175 beats 0-0 + (1-1 dropped) = 100 + 10.
     assert sorted(pairs) == [(0, 1), (1, 0)]
     assert match_cards(np.zeros((0, 3), dtype=np.float32), CONFIG) == []
@@ -557,6 +569,11 @@ def test_one_code_per_error(data) -> None:
     # each ground-truth card appears in at most one finding
     gt_ids = Counter(f.gt_card_id for f in s.findings if f.gt_card_id is not None)
     assert all(n == 1 for n in gt_ids.values())
+    if not truth.cards:
+        # nothing to score against: no finding at all for a valid answer
+        assert not facts.scored and s.findings == []
+        return
+    assert facts.scored
     matched = {o.model_index for o in facts.outcomes if o.model_index is not None}
     # every unmatched model card gets exactly one HALLUC; matched ones none
     halluc = Counter(f.model_index for f in s.findings if f.code == Code.HALLUC)
@@ -565,11 +582,6 @@ def test_one_code_per_error(data) -> None:
     # model indices are used once at most across findings
     used = Counter(f.model_index for f in s.findings if f.model_index is not None)
     assert all(n == 1 for n in used.values())
-
-    if not truth.cards:
-        assert not facts.scored
-        return
-    assert facts.scored
     assert len(facts.outcomes) == len(truth.cards)
     assert len(matched) == len([o for o in facts.outcomes if o.model_index is not None])
     finding_of = {f.gt_card_id: f for f in s.findings if f.gt_card_id is not None}

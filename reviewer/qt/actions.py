@@ -1,0 +1,89 @@
+"""The window's actions, menus and keyboard shortcuts (see the '?' sheet).
+
+Review keys work window-wide; while an inline editor has focus it takes
+typed keys first, so typing a card text never triggers a review action.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtGui import QAction, QKeySequence
+
+from reviewer.core.commands import DeleteCards
+from reviewer.core.models import CODE_ORDER
+
+
+def _escape(window) -> None:
+    window.review.cancel()
+    window.session.set_tool("select")
+
+
+def _delete(window) -> None:
+    ids = list(window.session.selected_cards)
+    if ids:
+        window.session.execute(DeleteCards(ids))
+        window.session.select_cards([])
+
+
+def build_actions(window) -> dict[str, QAction]:
+    """Make every action of ``window`` (a MainWindow), put them in menus and
+    return them by name."""
+    s, review, canvas = window.session, window.review, window.canvas
+    spec = [
+        # name, menu, text, keys, slot
+        ("open", "&File", "&Open or create project…", ["Ctrl+O"], window.open_dialog),
+        ("import", "&File", "&Import folder…", ["Ctrl+I"], window.import_dialog),
+        ("quit", "&File", "&Quit", ["Ctrl+Q"], window.close),
+        ("undo", "&Edit", "&Undo", ["Ctrl+Z"], s.undo),
+        ("redo", "&Edit", "&Redo", ["Ctrl+Shift+Z", "Ctrl+Y"], s.redo),
+        ("delete", "&Edit", "&Delete selected cards", ["Delete", "Backspace"], partial(_delete, window)),
+        ("select", "&Tools", "&Select / move", ["V"], partial(s.set_tool, "select")),
+        ("pile", "&Tools", "Draw &pile", ["P"], partial(s.set_tool, "pile")),
+        ("card", "&Tools", "Draw &card", ["C"], partial(s.set_tool, "card")),
+        ("escape", "&Tools", "Cancel", ["Esc"], partial(_escape, window)),
+        ("fit", "&View", "&Fit photo", ["F"], canvas.fit),
+        ("zoom_in", "&View", "Zoom &in", ["+", "="], partial(canvas.zoom_by, 1.25)),
+        ("zoom_out", "&View", "Zoom &out", ["-"], partial(canvas.zoom_by, 0.8)),
+        ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
+        ("shortcuts", "&Help", "&Keyboard shortcuts", ["?", "F1"], window.shortcuts.show),
+        ("next", "&Review", "&Next finding", ["J"], partial(review.step, 1)),
+        ("previous", "&Review", "&Previous finding", ["K"], partial(review.step, -1)),
+        ("next_run", "&Review", "Next run needing review", ["Shift+J"], review.next_run_needing_review),
+        ("confirm", "&Review", "&Confirm", ["Y"], review.confirm),
+        ("reject", "&Review", "&Reject", ["N"], review.reject),
+        ("add", "&Review", "&Add finding", ["A"], review.begin_add),
+    ]
+    for n, code in enumerate(CODE_ORDER, 1):
+        spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)],
+                     partial(review.reclassify, n)))
+    menus = {}
+    actions = {}
+    for name, menu, text, keys, slot in spec:
+        action = QAction(text, window)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.triggered.connect(lambda _=False, f=slot: f())
+        if menu not in menus:
+            menus[menu] = window.menuBar().addMenu(menu)
+        menus[menu].addAction(action)
+        window.addAction(action)
+        actions[name] = action
+    actions["undo"].setEnabled(False)
+    actions["redo"].setEnabled(False)
+
+    def refresh_undo() -> None:
+        actions["undo"].setEnabled(s.stack.can_undo)
+        actions["redo"].setEnabled(s.stack.can_redo)
+        actions["undo"].setText(f"&Undo {s.stack.undo_text()}".rstrip())
+        actions["redo"].setText(f"&Redo {s.stack.redo_text()}".rstrip())
+
+    s.undoChanged.connect(refresh_undo)
+    tools = window.addToolBar("Tools")
+    tools.setObjectName("Tools")
+    for name in ("select", "pile", "card", "undo", "redo", "fit"):
+        tools.addAction(actions[name])
+    for name in ("select", "pile", "card"):
+        actions[name].setCheckable(True)
+    actions["select"].setChecked(True)
+    s.toolChanged.connect(lambda tool: [actions[n].setChecked(n == tool) for n in ("select", "pile", "card")])
+    return actions

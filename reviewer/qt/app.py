@@ -1,0 +1,131 @@
+"""Start the review window: `reviewer open [PROJECT] [--screenshot PNG]`.
+
+Without a project, the bundled sample is imported once into the user's data
+folder and opened. Settings (recent projects, window layout, the reviewer's
+name) live in QSettings; $REVIEWER_CONFIG_DIR puts them in another folder
+(tests). Unexpected exceptions are shown in the status bar and logged to
+stderr; they never end the app or raise a crash dialog.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QSettings, QStandardPaths, QTimer
+from PySide6.QtWidgets import QApplication, QInputDialog
+
+from reviewer.qt.main_window import MainWindow
+from reviewer.qt.session import Session
+
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+def settings() -> QSettings:
+    """The app's settings (an INI file under $REVIEWER_CONFIG_DIR when set)."""
+    folder = os.environ.get("REVIEWER_CONFIG_DIR")
+    if folder:
+        return QSettings(str(Path(folder) / "reviewer.ini"), QSettings.IniFormat)
+    return QSettings("reviewer", "reviewer")
+
+
+def reviewer_name(store: QSettings, ask: bool) -> str:
+    """The reviewer's name: $REVIEWER_NAME, else the setting, else asked once
+    (when ``ask``) and remembered, else the login name."""
+    name = os.environ.get("REVIEWER_NAME") or store.value("reviewer_name")
+    if not name and ask:
+        name, ok = QInputDialog.getText(None, "reviewer", "Your name (recorded on every decision):")
+        name = name.strip() if ok else ""
+    name = name or os.environ.get("USER") or "reviewer"
+    store.setValue("reviewer_name", name)
+    return name
+
+
+def sample_project(sample: Path) -> Path:
+    """The user's copy of the bundled sample project (made on first use)."""
+    base = os.environ.get("REVIEWER_DATA_DIR") or QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    folder = Path(base or Path.home() / ".reviewer")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "sample.db"
+
+
+def install_excepthook(window: MainWindow) -> None:
+    """Log unexpected exceptions and show them in the status bar."""
+
+    def hook(kind, value, tb):
+        traceback.print_exception(kind, value, tb, file=sys.stderr)
+        window.show_error(f"{kind.__name__}: {value}")
+
+    sys.excepthook = hook
+
+
+def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None:
+    """Show the item called ``item`` and its first run of ``prompt``."""
+    if item:
+        match = next((s.item for s in session.items() if s.item.name == item), None)
+        if match is None:
+            session.error.emit(f"no item called '{item}'")
+            return
+        session.set_item(match.id)
+    if prompt:
+        run = next((r for r in session.runs() if r.run["prompt"] == prompt), None)
+        if run is None:
+            session.error.emit(f"no run of prompt '{prompt}' on this item")
+            return
+        session.set_run(run.run["id"])
+
+
+def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool = True,
+          item: Optional[str] = None, prompt: Optional[str] = None) -> MainWindow:
+    """Make the window and open ``project`` (or the sample), showing ``item``
+    and its run of ``prompt`` when given. The caller owns the QApplication."""
+    store = settings()
+    session = Session(reviewer_name(store, ask_name))
+    window = MainWindow(session, store)
+    install_excepthook(window)
+    if project is None and sample is not None:
+        project = sample_project(sample)
+        fresh = not project.exists()
+        if session.open(project, create=True) and fresh:
+            session.import_source(sample, model="illustrative-vlm")
+    elif project is not None:
+        window.open_path(Path(project))
+    select(session, item, prompt)
+    return window
+
+
+def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if getattr(window.canvas, "is_ready", lambda: True)():
+            break
+        time.sleep(0.02)
+    for _ in range(10):
+        app.processEvents()
+
+
+def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
+        item: Optional[str] = None, prompt: Optional[str] = None) -> int:
+    """Run the app; with ``screenshot``, render the loaded window at
+    1600x1000 to that PNG and exit. Returns the exit status."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("reviewer")
+    window = build(project, sample, ask_name=screenshot is None, item=item, prompt=prompt)
+    if screenshot is not None:
+        window.resize(*SCREENSHOT_SIZE)
+        window.show()
+        _wait_until_ready(window, app)
+        window.canvas.fit()
+        app.processEvents()
+        ok = window.grab().save(str(screenshot))
+        window.close()
+        print(f"saved {screenshot}" if ok else f"could not save {screenshot}")
+        return 0 if ok else 1
+    window.show()
+    QTimer.singleShot(0, window.canvas.fit)
+    return app.exec()

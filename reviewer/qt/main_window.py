@@ -1,0 +1,179 @@
+"""The main window: wires the canvas, the panels, the actions and the
+session together. It holds no domain logic of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from reviewer.qt.actions import build_actions
+from reviewer.qt.canvas.view import CanvasView
+from reviewer.qt.panels.findings import FindingsPanel
+from reviewer.qt.panels.items import ItemsPanel
+from reviewer.qt.panels.legend import LegendPanel
+from reviewer.qt.panels.output import OutputPanel
+from reviewer.qt.panels.runs import RunsPanel
+from reviewer.qt.panels.scores import ScoresPanel
+from reviewer.qt.panels.shortcuts import ShortcutsDialog
+from reviewer.qt.panels.unplaced import UnplacedPanel
+from reviewer.qt.review import ReasonBar, ReviewController
+from reviewer.qt.session import Session
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    """The review window over a Session (see reviewer.qt.session)."""
+
+    def __init__(self, session: Session, settings: QSettings):
+        super().__init__()
+        self.session, self.settings = session, settings
+        self.setWindowTitle("reviewer")
+        self.setAcceptDrops(True)
+        self.setObjectName("MainWindow")
+
+        self.canvas = CanvasView(session)
+        self.reason_bar = ReasonBar()
+        center = QWidget()
+        box = QVBoxLayout(center)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.canvas, 1)
+        box.addWidget(self.reason_bar)
+        self.setCentralWidget(center)
+        self.review = ReviewController(session, self.reason_bar, self)
+
+        self.items_panel = ItemsPanel(session)
+        self.unplaced_panel = UnplacedPanel(session)
+        self.runs_panel = RunsPanel(session)
+        self.output_panel = OutputPanel(session)
+        self.findings_panel = FindingsPanel(session)
+        self.scores_panel = ScoresPanel(session)
+        self.legend_panel = LegendPanel(session)
+        self.docks = {
+            "items": self._dock("Items", self.items_panel, Qt.LeftDockWidgetArea),
+            "unplaced": self._dock("Unplaced cards", self.unplaced_panel, Qt.LeftDockWidgetArea),
+            "findings": self._dock("Findings", self.findings_panel, Qt.RightDockWidgetArea),
+            "output": self._dock("Model output", self.output_panel, Qt.RightDockWidgetArea),
+            "runs": self._dock("Runs", self.runs_panel, Qt.BottomDockWidgetArea),
+            "scores": self._dock("Scores (T-P1)", self.scores_panel, Qt.BottomDockWidgetArea),
+            "legend": self._dock("Legend", self.legend_panel, Qt.LeftDockWidgetArea),
+        }
+        self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
+        self.resizeDocks([self.docks["items"]], [270], Qt.Horizontal)
+        self.resizeDocks([self.docks["findings"]], [460], Qt.Horizontal)
+        self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
+        self.shortcuts = ShortcutsDialog(self)
+        self.actions_by_name = build_actions(self)
+        self.progress_label = QLabel()
+        self.progress_label.setTextFormat(Qt.PlainText)
+        self.statusBar().addPermanentWidget(self.progress_label)
+
+        session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        session.error.connect(self.show_error)
+        for signal in (session.projectChanged, session.findingsChanged):
+            signal.connect(self._update_progress)
+        session.projectChanged.connect(self._update_title)
+        session.itemChanged.connect(self._prefetch)
+        self._restore()
+
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    # -- status -----------------------------------------------------------------------
+    def show_error(self, text: str) -> None:
+        """Show a problem in the status bar (no modal crash dialog)."""
+        self.statusBar().showMessage(f"Error: {text}", 15000)
+
+    def _update_progress(self) -> None:
+        runs = self.session.all_runs()
+        findings = [f for r in runs for f in r.findings]
+        decided = sum(f.status.value != "proposed" for f in findings)
+        self.progress_label.setText(
+            f"{self.session.reviewer} · findings decided {decided}/{len(findings)} · "
+            f"runs reviewed {sum(r.is_reviewed or not r.findings for r in runs)}/{len(runs)}")
+
+    def _update_title(self) -> None:
+        p = self.session.project
+        self.setWindowTitle(f"reviewer — {p.path.name}" if p else "reviewer")
+        if p:
+            self._remember(p.path)
+
+    def _prefetch(self) -> None:
+        items = [s.item for s in self.session.items()]
+        ids = [i.id for i in items]
+        if self.session.item_id in ids:
+            k = ids.index(self.session.item_id)
+            near = [items[j] for j in (k - 1, k + 1) if 0 <= j < len(items)]
+            self.canvas.prefetch([p for p in (self.session.image_path(i) for i in near) if p])
+
+    # -- files --------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        """Ctrl+O: choose a project file to open (or create)."""
+        path, _ = QFileDialog.getSaveFileName(self, "Open or create a project", "",
+                                              "reviewer projects (*.db);;All files (*)",
+                                              options=QFileDialog.DontConfirmOverwrite)
+        if path:
+            self.session.open(Path(path), create=not Path(path).exists())
+
+    def import_dialog(self) -> None:
+        """Ctrl+I: choose a folder to import into the open project."""
+        path = QFileDialog.getExistingDirectory(self, "Import a card-photo folder")
+        if path:
+            self.session.import_source(Path(path))
+
+    def open_path(self, path: Path) -> None:
+        """Open a project file, or import a folder/JSONL into the open project."""
+        if path.is_dir() or path.suffix.lower() in {".jsonl", ".ndjson"}:
+            if self.session.project is None:
+                self.session.open(path.with_suffix(".db") if path.is_file() else path.parent / f"{path.name}.db",
+                                  create=True)
+            self.session.import_source(path)
+        else:
+            self.session.open(path)
+
+    def _remember(self, path: Path) -> None:
+        recent = [p for p in (self.settings.value("recent", []) or []) if p != str(path)]
+        self.settings.setValue("recent", [str(path)] + recent[: MAX_RECENT - 1])
+
+    def recent(self) -> list[str]:
+        """Recently opened project files, newest first."""
+        return list(self.settings.value("recent", []) or [])
+
+    # -- drag and drop --------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(Path(url.toLocalFile()))
+
+    # -- layout -----------------------------------------------------------------------------
+    def _restore(self) -> None:
+        geometry = self.settings.value("geometry")
+        state = self.settings.value("state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("state", self.saveState())
+        self.session.close()
+        super().closeEvent(event)
+
+
+def shortcut_text(action: QAction) -> str:
+    """The shortcut of ``action`` as text for menus and the sheet."""
+    return action.shortcut().toString(QKeySequence.NativeText)

@@ -1,0 +1,60 @@
+"""The dockable panels of the review window.
+
+Every panel is ``XPanel(session, parent=None)``: it observes the Session's
+signals, reads from it and calls its methods; it keeps no domain state of
+its own (its Qt models are caches of what the session says, rebuilt on the
+session's signals).
+
+Model and judge text is untrusted: panels show it as plain text only
+(QPlainTextEdit, Qt.PlainText labels, item-model display strings). Tooltips
+are the one place Qt guesses rich text, so they go through
+``plain_tooltip``, which escapes them.
+
+Panels are imported lazily (``from reviewer.qt.panels import RunsPanel``
+works) so that this module can hold the small helpers the panels share
+without import cycles.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+from typing import Any, Optional
+
+from PySide6.QtCore import Qt
+
+#: Item-data role holding a row's domain id (item, run, finding or card id).
+IdRole = Qt.UserRole + 1
+#: Item-data role holding a row's sort key (numbers sort as numbers).
+SortRole = Qt.UserRole + 2
+
+_PANELS = {
+    "ItemsPanel": "items",
+    "RunsPanel": "runs",
+    "OutputPanel": "output",
+    "FindingsPanel": "findings",
+    "ScoresPanel": "scores",
+    "LegendPanel": "legend",
+    "UnplacedPanel": "unplaced",
+    "ShortcutsDialog": "shortcuts",
+    "SHORTCUTS": "shortcuts",
+}
+
+__all__ = ["IdRole", "SortRole", "plain_tooltip", *_PANELS]
+
+
+def plain_tooltip(text: Optional[str]) -> Optional[str]:
+    """A tooltip that shows ``text`` literally: Qt renders tooltips that
+    look like HTML as rich text, so the text is escaped and wrapped (line
+    breaks kept). None or empty gives None (no tooltip)."""
+    if not text:
+        return None
+    body = html.escape(text, quote=False).replace("\n", "<br>")
+    return f"<p style='white-space:pre-wrap'>{body}</p>"
+
+
+def __getattr__(name: str) -> Any:
+    module = _PANELS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
