@@ -52,6 +52,7 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
+from reviewer.core.prompts import prompt_example
 from reviewer.core.scoring import score_run
 from reviewer.core.text import normalize
 
@@ -416,16 +417,18 @@ class Case:
 
     def __post_init__(self) -> None:
         config = ScoringConfig()
+        prompt = PROMPTS[self.schema]
+        example = prompt_example(prompt.text)  # as score_project passes it
         gts = {}
         for r in self.runs:
             gt = gts.setdefault(r.item.name, r.item.ground_truth())
-            self.reviewer_jobs.append((r.output, PROMPTS[self.schema], gt, config))
+            self.reviewer_jobs.append((r.output, prompt, gt, config, example))
             self.baseline_jobs.append((r.output, self.schema.value, r.item.cards))
 
 
 def _reviewer(job: tuple) -> Any:
-    output, prompt, gt, config = job
-    return score_run(output, prompt, gt, config, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1])
+    output, prompt, gt, config, example = job
+    return score_run(output, prompt, gt, config, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1], example=example)
 
 
 def _baseline(job: tuple) -> BaselineScore:

@@ -148,11 +148,6 @@ def test_echo_is_compared_as_json_not_as_text() -> None:
     assert texts(r) == ["To be free from pain", "To have human touch"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: when the output holds only the echoed prompt example, _broken_region "
-    "finds it again and json-repair 'recovers' the example's cards (repaired=True)",
-)
 def test_output_with_only_the_echoed_example_recovers_nothing() -> None:
     example = {"cards": [{"text": "card text", "bbox": {"x_min": 0.0, "y_min": 0.0, "x_max": 0.0, "y_max": 0.0}}]}
     raw = "You asked for:\n" + fence(example) + "\n"
@@ -323,12 +318,6 @@ def test_truncated_piles_are_salvaged() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: _SCHEMA_OPEN matches '{\"cards\":' as well as '{\"piles\":' whatever the "
-    "schema, so a truncated piles answer whose piles list 'cards' before 'label' is cut "
-    "at the last pile and nothing is salvaged",
-)
 def test_truncated_piles_with_cards_key_first_are_salvaged() -> None:
     raw = (
         "```json\n"
@@ -342,12 +331,6 @@ def test_truncated_piles_with_cards_key_first_are_salvaged() -> None:
     assert ("A card", "left") in [(c.text, c.pile) for c in r.cards]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: _salvage docstring says 'a last entry cut in the middle is dropped', "
-    "but a card cut inside its text string ('To have my fin') is kept and later scored "
-    "as PARTIAL/OCR although the model was cut off (max tokens), not misreading",
-)
 def test_card_cut_inside_its_text_is_dropped() -> None:
     raw = '```json\n{"cards": [{"text": "To be free from pain"}, {"text": "To have my fin'
     r = parse_answer(raw, CARDS)
@@ -355,12 +338,6 @@ def test_card_cut_inside_its_text_is_dropped() -> None:
     assert texts(r) == ["To be free from pain"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: with no closing fence _broken_region runs to the end of the raw text, so "
-    "the llama.cpp perf log printed after a truncated answer is salvaged into the text "
-    "of the card that was cut",
-)
 def test_log_after_truncated_answer_is_not_salvaged_into_a_card() -> None:
     raw = (
         "```json\n"

@@ -282,12 +282,6 @@ def test_ambiguous_boxes_use_config_convention() -> None:
     assert s.facts.box_convention == BoxConvention.GRID1000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: _convention_findings reports FORMAT 'boxes use the 0-1000 convention; "
-    "the prompt asked for pixels' for boxes that fit both conventions (ambiguous), "
-    "i.e. for an answer that may well be exactly what the prompt asked",
-)
 def test_ambiguous_boxes_are_no_format_error_when_they_fit_the_asked_convention() -> None:
     prompt = Prompt(name="boxes", schema=AnswerSchema.CARDS, box_convention=BoxConvention.PIXELS)
     s = score_run(cards_out(QWEN_BOXES), prompt, GT, width=800, height=1000)

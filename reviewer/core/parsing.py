@@ -24,7 +24,6 @@ from reviewer.core.models import AnswerSchema, BBox, ModelCard
 
 _DECODER = json.JSONDecoder()
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n?(.*?)(?:```|\Z)", re.S)
-_SCHEMA_OPEN = re.compile(r'\{\s*"(piles|cards)"\s*:')
 
 
 class _PileIn(BaseModel):
@@ -149,22 +148,47 @@ def _same_json(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _broken_region(raw: str) -> Optional[tuple[int, int]]:
-    """Where the answer most likely is when no object decodes: the last
-    object opening with the schema's key, else the last fenced block that
-    holds a '{', else the last '{' of the text. (start, end) offsets."""
-    opens = list(_SCHEMA_OPEN.finditer(raw))
+_LOG_LINE = re.compile(r"^[A-Za-z][\w.-]*(?:[ \t]*[:=]|[ \t]+\w)", re.M)
+
+
+def _region_end(raw: str, start: int) -> int:
+    """End of a broken JSON block starting at ``start``: its closing fence,
+    else the first later line that starts with a word (a log line such as
+    'llama_perf_context_print: ...' or prose), else the end of the text."""
+    fence = raw.find("```", start)
+    end = fence if fence != -1 else len(raw)
+    line_start = raw.find("\n", start)
+    if line_start != -1 and line_start < end:
+        m = _LOG_LINE.search(raw, line_start + 1, end)
+        if m:
+            end = m.start()
+    return end
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Optional[tuple[int, int]]:
+    """Where the answer most likely is when no object matching the schema
+    decodes: the last object opening with the schema's ``key``, else the last
+    fenced block holding a '{', else the last '{' of the text; never a place
+    inside an object that did decode (``decoded`` spans). (start, end)."""
+    opens = [m for m in re.finditer(r'\{\s*"' + re.escape(key) + r'"\s*:', raw)
+             if not _inside(m.start(), decoded)]
     if opens:
         start = opens[-1].start()
-        fence_end = raw.find("```", start)
-        return start, (fence_end if fence_end != -1 else len(raw))
+        return start, _region_end(raw, start)
     for m in reversed(list(_FENCE.finditer(raw))):
-        body_start = m.start(2)
-        brace = raw.find("{", body_start, m.end(2))
+        brace = raw.find("{", m.start(2), m.end(2))
+        while brace != -1 and _inside(brace, decoded):
+            brace = raw.find("{", brace + 1, m.end(2))
         if brace != -1:
-            return brace, m.end(2)
+            return brace, _region_end(raw, brace)
     brace = raw.rfind("{")
-    return (brace, len(raw)) if brace != -1 else None
+    while brace != -1 and _inside(brace, decoded):
+        brace = raw.rfind("{", 0, brace)
+    return (brace, _region_end(raw, brace)) if brace != -1 else None
 
 
 def parse_answer(
@@ -217,12 +241,12 @@ def parse_answer(
         result.error_offset = start
         result.span = (start, end)
         return result
-    region = _broken_region(raw)
+    region = _broken_region(raw, key, [(a, b) for a, b, _ in objects])
     if region is None:
         if objects:
             result.error = (
-                f'no JSON object with a "{key}" field in the output '
-                f"({len(objects)} other JSON object(s) found)"
+                f'no JSON object matching the {key} schema (no "{key}" field; '
+                f"{len(objects)} other JSON object(s) found)"
             )
         else:
             result.error = f'no JSON object found in the output (expected {{"{key}": [...]}})'
@@ -230,7 +254,7 @@ def parse_answer(
     start, end = region
     _describe_json_error(raw, start, end, result)
     if salvage:
-        _salvage(raw[start:end], schema, result)
+        _salvage(raw[start:end], schema, result, _open_state(raw[start:end])[1])
         if result.repaired:
             result.span = (start, end)
             result.error += f"; recovered {len(result.cards)} card(s) with json-repair"
@@ -257,9 +281,8 @@ def _describe_json_error(raw: str, start: int, end: int, result: ParseResult) ->
         result.error_offset = start
 
 
-def _unclosed(text: str) -> bool:
-    """True when brackets or a string are still open at the end of ``text``
-    (the JSON was cut off, as when a model hits its max tokens)."""
+def _open_state(text: str) -> tuple[int, bool]:
+    """(bracket depth, inside a string) at the end of ``text``."""
     depth, in_string, escaped = 0, False, False
     for ch in text:
         if in_string:
@@ -275,13 +298,21 @@ def _unclosed(text: str) -> bool:
             depth += 1
         elif ch in "}]":
             depth -= 1
+    return depth, in_string
+
+
+def _unclosed(text: str) -> bool:
+    """True when brackets or a string are still open at the end of ``text``
+    (the JSON was cut off, as when a model hits its max tokens)."""
+    depth, in_string = _open_state(text)
     return in_string or depth > 0
 
 
-def _salvage(text: str, schema: AnswerSchema, result: ParseResult) -> None:
+def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string: bool) -> None:
     """Try json-repair on a broken block and keep every pile or card entry
-    that matches the schema on its own (a last entry cut in the middle is
-    dropped); the run is then marked repaired."""
+    that matches the schema on its own; when the block was cut off inside a
+    string (``cut_in_string``), the last card is dropped: a max-tokens cut is
+    not a misreading. The run is then marked repaired."""
     try:
         value = json_repair.loads(text)
     except Exception:  # json-repair is untrusted code fed untrusted input
@@ -291,11 +322,21 @@ def _salvage(text: str, schema: AnswerSchema, result: ParseResult) -> None:
         return
     entry_adapter = _ENTRY_ADAPTERS[schema]
     kept = []
+    last_kept = False
     for entry in entries:
         try:
             kept.append(entry_adapter.validate_python(entry))
+            last_kept = True
         except (ValidationError, ValueError, TypeError):
-            continue
+            last_kept = False
+    if cut_in_string and last_kept:
+        if schema == AnswerSchema.PILES:
+            last = kept[-1]
+            last.cards = last.cards[:-1]
+            if not last.cards:
+                kept.pop()
+        else:
+            kept.pop()
     if schema == AnswerSchema.PILES:
         answer: BaseModel = _PilesAnswer(piles=kept)
     else:

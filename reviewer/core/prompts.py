@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from reviewer.core.boxes import requested_convention
 from reviewer.core.models import AnswerSchema, BoxConvention, Prompt
 from reviewer.core.parsing import json_objects
+
+_KEY_OPEN = re.compile(r'\{\s*"(piles|cards)"\s*:')
 
 
 def prompt_example(text: str) -> Any:
@@ -24,6 +27,10 @@ def infer_schema(text: str) -> AnswerSchema:
             return AnswerSchema.PILES
         if "cards" in example:
             return AnswerSchema.CARDS
+    # a pseudo-JSON example such as {"cards": [{"text": string}]} still says it
+    m = _KEY_OPEN.search(text)
+    if m:
+        return AnswerSchema(m.group(1))
     return AnswerSchema.FREE
 
 

@@ -211,6 +211,8 @@ def score_run(
     findings.extend(_convention_findings(parse, prompt, config, width, height, facts))
     gt_cards = ground_truth.cards if ground_truth else []
     facts.scored = bool(gt_cards)
+    # an unreadable answer to a grouping prompt put no card in the right pile
+    facts.spatial_scored = schema == AnswerSchema.PILES and any(c.pile for c in gt_cards)
     if not gt_cards or not parse.parsed:
         facts.outcomes = [
             CardOutcome(gt_card_id=_card_key(c, i), gt_text=c.text, gt_pile=c.pile)
@@ -236,8 +238,8 @@ def _convention_findings(
     """Detect the box convention; a convention other than the prompt asked
     for is one FORMAT finding naming both (issue 2 §3)."""
     boxes = [c.bbox for c in parse.cards if c.bbox is not None]
-    facts.box_convention = detect_convention(boxes, width, height, config.ambiguous_box_convention)
     asked = prompt.box_convention
+    facts.box_convention = detect_convention(boxes, width, height, asked or config.ambiguous_box_convention)
     if facts.box_convention is None or asked is None or asked == facts.box_convention:
         return []
     return [

@@ -1,0 +1,281 @@
+"""Benchmark: exported rows per second of reviewer.storage.export.export_project.
+
+Builds a project in a temporary folder (open_project(create=True); items,
+prompts, ground truth and runs added with reviewer.storage.repo in one
+transaction; synthetic raw model answers from bench_scoring), scores it once
+with score_project, reviews a few findings, then times export_project as a
+whole against raw sqlite3 executemany of the same rows (the runs, findings and
+prompt_verdicts tables with the same columns, one transaction, a fresh file)
+in the same process.
+
+Rows = rows of the runs + findings + prompt_verdicts tables. Target: export
+rate >= 0.8 x raw rate, printed as PASS/FAIL (never asserted). The time
+export_project spends in scoring stale runs (score_project(only_stale=True))
+is reported separately; it should be ~0 as every run is fresh. When the
+target is missed the export is profiled (cProfile) and its top functions are
+printed.
+
+Usage:
+    python benchmarks/bench_export.py            # 2,000 runs, ~30-40 s
+    python benchmarks/bench_export.py --quick    # 200 runs, smoke run
+    python benchmarks/bench_export.py --profile  # always print the profile
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_scoring as synth  # noqa: E402  (synthetic runs, shared with the scoring benchmark)
+
+from reviewer.core.models import AnswerSchema, Code, Item, Status  # noqa: E402
+from reviewer.storage import export as export_mod  # noqa: E402
+from reviewer.storage import repo  # noqa: E402
+from reviewer.storage.db import Project, now, open_project  # noqa: E402
+from reviewer.storage.export import export_project  # noqa: E402
+from reviewer.storage.scores import score_project  # noqa: E402
+
+TARGET_RATIO = 0.8
+TABLES = ("runs", "findings", "prompt_verdicts")
+MODELS = ("qwen2.5-vl-7b-q4km", "qwen3-vl-2b-q4km", "gemma3-4b-q4km", "minicpm-v-2.6-q4km", "llava-1.6-7b-q4km")
+
+
+# --------------------------------------------------------------------------
+# Building the project
+# --------------------------------------------------------------------------
+def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share: float = 0.05) -> Project:
+    """A project of ``n_runs`` 10-card runs (items x 2 prompts x 5 models x
+    repetitions), scored once, with ``review_share`` of findings decided."""
+    rng = random.Random(f"{seed}-export")
+    reps = 10
+    n_items = max(1, n_runs // (2 * len(MODELS) * reps))
+    items = [synth.make_item(f"table-{k:03d}", 10, rng) for k in range(n_items)]
+    project = open_project(path, create=True)
+    with project.transaction():
+        item_ids = []
+        for it in items:
+            item_id, _ = repo.upsert_item(project, Item(name=it.name, path=f"photos/{it.name}.jpg",
+                                                        width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]))
+            repo.set_ground_truth(project, item_id, it.ground_truth())
+            item_ids.append(item_id)
+        prompt_ids = {s: repo.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
+        added = 0
+        for it, item_id in zip(items, item_ids):
+            for schema, prompt_id in prompt_ids.items():
+                for model in MODELS:
+                    for rep in range(1, reps + 1):
+                        if added >= n_runs:
+                            break
+                        run = synth.make_run(it, schema, rng, n_perturb=rng.randint(2, 8))
+                        stamp = f"2025-03-{1 + added % 28:02d}T10:{added % 60:02d}:00"
+                        repo.add_run(project, item_id, prompt_id, model, run.output,
+                                     repetition=rep, timestamp=stamp, source=f"runs/{it.name}-{added}.txt")
+                        added += 1
+    score_project(project)
+    # a reviewer has been through a few findings: confirmed, rejected, reclassified
+    found = repo.findings(project)
+    picked = rng.sample(found, int(len(found) * review_share))
+    with project.transaction():
+        for k, f in enumerate(picked):
+            if k % 3 == 0:
+                repo.update_finding(project, f.id, status=Status.CONFIRMED, reviewer="bench", decided_at=now())
+            elif k % 3 == 1:
+                repo.update_finding(project, f.id, status=Status.REJECTED, reviewer="bench",
+                                    reason="the card is really there", decided_at=now())
+            else:
+                repo.update_finding(project, f.id, status=Status.CONFIRMED, final_code=Code.PARTIAL,
+                                    reviewer="bench", reason="half the card is covered", decided_at=now())
+    return project
+
+
+# --------------------------------------------------------------------------
+# Timing export_project, with a breakdown of where its time goes
+# --------------------------------------------------------------------------
+class Phases:
+    """Wall time of export_project's helpers, by wrapping the names the
+    export module calls (reviewer/ is not changed)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.scored_stale = 0
+
+    @contextmanager
+    def wrapped(self) -> Iterator[None]:
+        originals = {name: getattr(export_mod, name) for name in ("score_project", "scored_runs", "verdicts", "_insert")}
+
+        def timed(label_of, fn, on_result=None):
+            def wrapper(*args, **kwargs):
+                t = time.perf_counter()
+                result = fn(*args, **kwargs)
+                self.seconds[label_of(args)] += time.perf_counter() - t
+                if on_result:
+                    on_result(result)
+                return result
+            return wrapper
+
+        def count(n):
+            self.scored_stale += n
+
+        export_mod.score_project = timed(lambda a: "score_project(only_stale=True)", originals["score_project"], count)
+        export_mod.scored_runs = timed(lambda a: "scored_runs (load, validate, metrics)", originals["scored_runs"])
+        export_mod.verdicts = timed(lambda a: "verdicts (x2: auto, reviewed)", originals["verdicts"])
+        export_mod._insert = timed(lambda a: f"_insert {a[1]} (build rows + insert_all)", originals["_insert"])
+        try:
+            yield
+        finally:
+            for name, fn in originals.items():
+                setattr(export_mod, name, fn)
+
+
+def time_export(project: Project, out: Path, repeat: int) -> tuple[float, dict[str, int], Phases]:
+    """Best wall time of export_project over ``repeat`` calls, its row
+    counts and the phase breakdown of the best call."""
+    best, best_phases, counts = float("inf"), Phases(), {}
+    for _ in range(repeat):
+        phases = Phases()
+        with phases.wrapped():
+            t = time.perf_counter()
+            counts = export_project(project, out)
+            elapsed = time.perf_counter() - t
+        if elapsed < best:
+            best, best_phases = elapsed, phases
+    return best, counts, best_phases
+
+
+# --------------------------------------------------------------------------
+# Raw sqlite3 baseline
+# --------------------------------------------------------------------------
+def exported_rows(out: Path) -> list[tuple[str, str, list[str], list[tuple]]]:
+    """(table, CREATE statement, columns, rows) of the timed tables, read
+    back from the export so that the baseline writes exactly the same rows."""
+    con = sqlite3.connect(out)
+    tables = []
+    for name in TABLES:
+        (sql,) = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).fetchone()
+        cur = con.execute(f"SELECT * FROM [{name}]")
+        cols = [d[0] for d in cur.description]
+        tables.append((name, sql, cols, cur.fetchall()))
+    con.close()
+    return tables
+
+
+def raw_write(path: Path, tables) -> None:
+    if path.exists():
+        path.unlink()
+    con = sqlite3.connect(path)
+    with con:  # one transaction
+        for name, sql, cols, rows in tables:
+            con.execute(sql)
+            con.executemany(
+                f"INSERT INTO [{name}] ({', '.join(f'[{c}]' for c in cols)}) VALUES ({', '.join('?' * len(cols))})",
+                rows,
+            )
+    con.close()
+
+
+def time_raw(path: Path, tables, min_time: float, repeat: int) -> float:
+    """Best wall time of one raw_write, over at least ``repeat`` writes and
+    ``min_time`` seconds."""
+    best, spent, n = float("inf"), 0.0, 0
+    while n < repeat or spent < min_time:
+        t = time.perf_counter()
+        raw_write(path, tables)
+        elapsed = time.perf_counter() - t
+        best, spent, n = min(best, elapsed), spent + elapsed, n + 1
+    return best
+
+
+def profile_export(project: Project, out: Path, top: int = 22) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    export_project(project, out)
+    prof.disable()
+    buf = io.StringIO()
+    stats = pstats.Stats(prof, stream=buf)
+    buf.write("-- by cumulative time --\n")
+    stats.sort_stats("cumulative").print_stats(top)
+    buf.write("-- by own time --\n")
+    stats.sort_stats("tottime").print_stats(top)
+    return buf.getvalue()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="short smoke run (200 runs, one export)")
+    ap.add_argument("--runs", type=int, default=None, help="runs in the project (default 2000)")
+    ap.add_argument("--repeat", type=int, default=None, help="exports timed, best kept (default 3)")
+    ap.add_argument("--profile", action="store_true", help="always print a cProfile of one export")
+    ap.add_argument("--seed", type=int, default=synth.SEED)
+    args = ap.parse_args(argv)
+    n_runs = args.runs or (200 if args.quick else 2000)
+    repeat = args.repeat or (1 if args.quick else 3)
+    cpu = synth.pin_one_core()
+
+    with tempfile.TemporaryDirectory(prefix="bench_export_") as tmp:
+        tmp_path = Path(tmp)
+        t = time.perf_counter()
+        project = build_project(tmp_path / "project.db", n_runs, seed=args.seed)
+        built = time.perf_counter() - t
+        n_findings = project.db.execute("SELECT count(*) FROM findings").fetchone()[0]
+        codes = Counter(dict(project.db.execute("SELECT code, count(*) FROM findings GROUP BY code").fetchall()))
+        print(f"bench_export: Python {sys.version.split()[0]}, pinned to CPU {cpu}; built and scored "
+              f"{n_runs} runs, {n_findings} findings in {built:.1f} s")
+        print("  findings: " + ", ".join(f"{k} {v}" for k, v in sorted(codes.items())))
+
+        out = tmp_path / "export.db"
+        export_project(project, out)  # warm-up (and the rows for the baseline)
+        seconds, counts, phases = time_export(project, out, repeat)
+        rows = sum(counts[t] for t in TABLES)
+        tables = exported_rows(out)
+        assert sum(len(t[3]) for t in tables) == rows
+        raw_seconds = time_raw(tmp_path / "raw.db", tables, min_time=0.2 if args.quick else 1.0, repeat=repeat)
+
+        export_rate, raw_rate = rows / seconds, rows / raw_seconds
+        ratio = export_rate / raw_rate
+        print(f"\nrows: {counts['runs']} runs + {counts['findings']} findings + "
+              f"{counts['prompt_verdicts']} prompt_verdicts = {rows}  (also {counts['items']} items, "
+              f"{counts['scoring_config']} scoring_config rows, 2 views)")
+        print(f"{'':<26} {'seconds':>9} {'rows/s':>12}")
+        print(f"{'export_project':<26} {seconds:>9.3f} {export_rate:>12,.0f}")
+        print(f"{'raw sqlite3 executemany':<26} {raw_seconds:>9.3f} {raw_rate:>12,.0f}")
+        print(f"ratio export/raw = {ratio:.3f}")
+
+        print(f"\nwhere export_project's {seconds:.3f} s go (best call):")
+        accounted = 0.0
+        for label, s in sorted(phases.seconds.items(), key=lambda x: -x[1]):
+            accounted += s
+            print(f"  {label:<50} {s:>7.3f} s  {100 * s / seconds:5.1f} %")
+        rest = seconds - accounted
+        print(f"  {'other (open, views, commit, os.replace)':<50} {rest:>7.3f} s  {100 * rest / seconds:5.1f} %")
+        score_s = phases.seconds.get("score_project(only_stale=True)", 0.0)
+        print(f"time in scoring stale runs: {score_s:.3f} s ({phases.scored_stale} runs scored; all were fresh)")
+
+        verdict = "PASS" if ratio >= TARGET_RATIO else "FAIL"
+        print(f"\ntarget export >= {TARGET_RATIO} x raw: {ratio:.3f} -> {verdict}")
+        if args.profile or (verdict == "FAIL" and not args.quick):
+            print("\ncProfile of one export_project call:")
+            print(profile_export(project, out))
+        project.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""The current run's findings: code (with its swatch; 'OCR→SPATIAL' when
+reclassified), status, ground-truth card, model card and detail, and the
+run's pile mapping. The selection is the session's finding selection, both
+ways. Review keys are handled by the main window, not here: it acts on
+``current_ids()``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTreeView, QVBoxLayout, QWidget
+
+from reviewer.core.models import Finding, Status
+from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
+from reviewer.qt.session import Session
+
+COLUMNS = ["code", "status", "ground truth", "model", "detail"]
+
+
+def pile_mapping_line(mapping: dict[str, Optional[str]]) -> str:
+    """'piles: left → left, right → (none)' (model pile → ground-truth pile)."""
+    if not mapping:
+        return ""
+    pairs = ", ".join(f"{model or '(no pile)'} → {gt if gt is not None else '(none)'}"
+                      for model, gt in mapping.items())
+    return f"piles (model → ground truth): {pairs}"
+
+
+def finding_tooltip(f: Finding) -> str:
+    """Everything about a finding, as plain text."""
+    code = f.final_code or f.code
+    lines = [f"{code_label(f)}: {CODE_MEANINGS[code]}", f"status: {f.status.value} ({f.source.value})"]
+    if f.detail:
+        lines.append(f"detail: {f.detail}")
+    if f.reason:
+        lines.append(f"reason: {f.reason}")
+    if f.reviewer and f.status != Status.PROPOSED:
+        lines.append(f"decided by {f.reviewer}")
+    return "\n".join(lines)
+
+
+class FindingsModel(QAbstractTableModel):
+    """The findings of the session's current run."""
+
+    def __init__(self, session: Session, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.session = session
+        self.rows: list[Finding] = []
+        self.grey = QColor("#8A8A8A")
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        run = self.session.run()
+        self.rows = list(run.findings) if run else []
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        f, column = self.rows[index.row()], index.column()
+        if role == Qt.DisplayRole:
+            return [code_label(f), f.status.value, f.gt_card or "", f.model_card or "",
+                    " ".join(f.detail.split())][column]
+        if role == Qt.DecorationRole and column == 0:
+            return code_icon(f.final_code or f.code)
+        if role == Qt.ToolTipRole:
+            return plain_tooltip(finding_tooltip(f))
+        if role == IdRole:
+            return f.id
+        rejected = f.status == Status.REJECTED
+        if role == Qt.ForegroundRole and rejected:
+            return self.grey
+        if role == Qt.FontRole and (rejected or (f.status == Status.CONFIRMED and column == 1)):
+            font = QFont()
+            font.setStrikeOut(rejected)
+            font.setBold(not rejected)
+            return font
+        return None
+
+
+class FindingsPanel(QWidget):
+    """The findings list (see module doc)."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.model = FindingsModel(session, self)
+        self.piles_label = QLabel()
+        self.piles_label.setTextFormat(Qt.PlainText)
+        self.piles_label.setWordWrap(True)
+        self.empty_label = QLabel()
+        self.empty_label.setTextFormat(Qt.PlainText)
+        self.empty_label.setAlignment(Qt.AlignCenter)
+        self.empty_label.setForegroundRole(QPalette.PlaceholderText)
+        self.view = QTreeView()
+        self.view.setModel(self.model)
+        self.view.setRootIsDecorated(False)
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setAllColumnsShowFocus(True)
+        self.view.setTextElideMode(Qt.ElideRight)
+        header = self.view.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setMinimumSectionSize(40)
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addWidget(self.piles_label)
+        box.addWidget(self.view, 1)
+        box.addWidget(self.empty_label)
+
+        self._syncing = False
+        self.view.selectionModel().selectionChanged.connect(self._picked)
+        session.projectChanged.connect(self.refresh)
+        session.runChanged.connect(self.refresh)
+        session.findingsChanged.connect(self.refresh)
+        session.findingSelectionChanged.connect(self.follow)
+        self.refresh()
+
+    # -- reading ---------------------------------------------------------------------------
+    def current_ids(self) -> list[int]:
+        """Ids of the selected findings, in list order: what the review keys
+        act on (the same ids as session.selected_findings once in sync)."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [self.model.rows[r].id for r in rows if r < len(self.model.rows)]
+
+    # -- session -> view -------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read the current run's findings; keep the session's selection."""
+        run = self.session.run()
+        self._syncing = True
+        try:
+            self.model.reload()
+        finally:
+            self._syncing = False
+        line = pile_mapping_line(run.facts.pile_mapping) if run else ""
+        self.piles_label.setText(line)
+        self.piles_label.setVisible(bool(line))
+        if run is None:
+            empty = "no run selected"
+        elif not run.facts.scored:
+            empty = "free-text answer: not scored"
+        else:
+            empty = "" if run.findings else "no findings: the classifier found no error"
+        self.empty_label.setText(empty)
+        self.empty_label.setVisible(bool(empty))
+        for column, width in ((0, 118), (1, 80), (2, 160), (3, 160)):
+            self.view.setColumnWidth(column, width)
+        self.follow()
+
+    def follow(self) -> None:
+        """Select the session's selected findings (no signal back)."""
+        wanted = set(self.session.selected_findings)
+        if set(self.current_ids()) == wanted:
+            return
+        selection = QItemSelection()
+        first = QModelIndex()
+        for row, f in enumerate(self.model.rows):
+            if f.id in wanted:
+                index = self.model.index(row, 0)
+                selection.select(index, self.model.index(row, len(COLUMNS) - 1))
+                first = first if first.isValid() else index
+        sm = self.view.selectionModel()
+        self._syncing = True
+        try:
+            if first.isValid():
+                sm.setCurrentIndex(first, QItemSelectionModel.NoUpdate)
+                self.view.scrollTo(first)
+            sm.select(selection, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        finally:
+            self._syncing = False
+
+    # -- view -> session -------------------------------------------------------------------
+    def _picked(self, _selected=None, _deselected=None) -> None:
+        if self._syncing:
+            return
+        ids = self.current_ids()
+        if ids != self.session.selected_findings:
+            self.session.select_findings(ids)

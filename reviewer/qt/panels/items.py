@@ -1,0 +1,289 @@
+"""The items list: every photo (or text) with a thumbnail, its name and its
+review status, filtered by name and by what still needs doing.
+
+Thumbnails are read lazily (when a row is first painted) on a thread pool
+with QImageReader (scaled while decoding, EXIF orientation applied); a
+placeholder shows meanwhile and a warning icon when the file is missing or
+unreadable.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QRunnable,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    QThreadPool,
+    Signal,
+)
+from PySide6.QtGui import QColor, QIcon, QImage, QImageIOHandler, QImageReader, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QListView,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.qt.panels import IdRole
+from reviewer.qt.session import ItemStatus, Session
+
+THUMB = QSize(72, 54)
+#: Filter modes of the combo: (label, predicate on ItemStatus).
+FILTERS = [
+    ("all", lambda s: True),
+    ("needs ground truth", lambda s: s.cards == 0),
+    ("needs review", lambda s: s.reviewed < s.runs),
+]
+
+
+def status_line(status: ItemStatus) -> str:
+    """'GT 10 cards · 3/6 runs reviewed', or 'no ground truth · 6 runs'."""
+    runs = f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
+    if status.cards == 0:
+        return f"no ground truth · {status.runs} runs" if status.runs else "no ground truth"
+    return f"GT {status.cards} card{'s' if status.cards != 1 else ''} · {runs}"
+
+
+class _Bridge(QObject):
+    """Carries a decoded thumbnail from a worker thread to the GUI thread."""
+
+    done = Signal(str, QImage)  # path, image (null when unreadable)
+
+
+class _ThumbJob(QRunnable):
+    def __init__(self, path: str, size: QSize, bridge: _Bridge):
+        super().__init__()
+        self.path, self.size, self.bridge = path, size, bridge
+
+    def run(self) -> None:
+        reader = QImageReader(self.path)
+        reader.setAutoTransform(True)
+        image = QImage()
+        raw = reader.size()
+        if raw.isValid():
+            box = QSize(self.size)
+            if reader.transformation() & QImageIOHandler.TransformationRotate90:
+                box.transpose()  # scaled before rotating: fit the sideways box
+            reader.setScaledSize(raw.scaled(box, Qt.KeepAspectRatio))
+            image = reader.read()
+        try:
+            self.bridge.done.emit(self.path, image)
+        except RuntimeError:  # the panel went away meanwhile
+            pass
+
+
+class ItemsModel(QAbstractListModel):
+    """Rows of session.items(); thumbnails are requested when first shown."""
+
+    def __init__(self, session: Session, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.session = session
+        self.rows: list[ItemStatus] = []
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(2)
+        self._bridge = _Bridge()  # no parent: lives while jobs hold it
+        self._bridge.done.connect(self._thumb_ready)
+        self._thumbs: dict[str, QIcon] = {}
+        self._pending: set[str] = set()
+        self.placeholder = self._placeholder()
+        self.broken: Optional[QIcon] = None
+        self.text_icon: Optional[QIcon] = None
+
+    @staticmethod
+    def _placeholder() -> QIcon:
+        pix = QPixmap(THUMB)
+        pix.fill(QColor("#d8d8d8"))
+        p = QPainter(pix)
+        p.setPen(QColor("#9a9a9a"))
+        p.drawRect(0, 0, THUMB.width() - 1, THUMB.height() - 1)
+        p.end()
+        return QIcon(pix)
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.rows = self.session.items()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        status = self.rows[index.row()]
+        if role == Qt.DisplayRole:
+            return f"{status.item.name}\n{status_line(status)}"
+        if role == Qt.ToolTipRole:
+            return None  # names and status are in the row itself
+        if role == Qt.DecorationRole:
+            return self._icon(status)
+        if role == IdRole:
+            return status.item.id
+        if role == Qt.UserRole:
+            return status
+        return None
+
+    def _icon(self, status: ItemStatus) -> QIcon:
+        path = self.session.image_path(status.item)
+        if path is None:
+            return self._standard("text_icon", QStyle.SP_FileIcon)
+        key = str(path)
+        icon = self._thumbs.get(key)
+        if icon is not None:
+            return icon
+        if key not in self._pending:
+            self._pending.add(key)
+            self.pool.start(_ThumbJob(key, THUMB, self._bridge))
+        return self.placeholder
+
+    def _standard(self, attr: str, which: QStyle.StandardPixmap) -> QIcon:
+        if getattr(self, attr) is None:
+            setattr(self, attr, QApplication.style().standardIcon(which))
+        return getattr(self, attr)
+
+    def _thumb_ready(self, path: str, image: QImage) -> None:
+        self._pending.discard(path)
+        if image.isNull():
+            self._thumbs[path] = self._standard("broken", QStyle.SP_MessageBoxWarning)
+        else:
+            canvas = QPixmap(THUMB)  # centred on a fixed cell so rows line up
+            canvas.fill(Qt.transparent)
+            p = QPainter(canvas)
+            p.drawImage((THUMB.width() - image.width()) // 2, (THUMB.height() - image.height()) // 2, image)
+            p.end()
+            self._thumbs[path] = QIcon(canvas)
+        for row, status in enumerate(self.rows):
+            item_path = self.session.image_path(status.item)
+            if item_path is not None and str(item_path) == path:
+                index = self.index(row)
+                self.dataChanged.emit(index, index, [Qt.DecorationRole])
+
+    def forget_thumbnails(self) -> None:
+        """Drop cached thumbnails (another project was opened)."""
+        self._thumbs.clear()
+
+
+class ItemsFilter(QSortFilterProxyModel):
+    """Filters rows by name (contains, any case) and by a FILTERS mode."""
+
+    def __init__(self, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.text = ""
+        self.mode = 0
+
+    def set_filter(self, text: str, mode: int) -> None:
+        self.text, self.mode = text.strip().casefold(), mode
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+        status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
+        if status is None:
+            return False
+        return self.text in status.item.name.casefold() and FILTERS[self.mode][1](status)
+
+
+class ItemsPanel(QWidget):
+    """The items list (see module doc). Selecting a row makes it the
+    session's current item; the list follows session.itemChanged."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.model = ItemsModel(session, self)
+        self.proxy = ItemsFilter(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("filter by name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_combo = QComboBox()
+        self.filter_combo.addItems([label for label, _ in FILTERS])
+        self.filter_combo.setToolTip("show all items, or only those that still need work")
+        self.view = QListView()
+        self.view.setModel(self.proxy)
+        self.view.setIconSize(THUMB)
+        self.view.setUniformItemSizes(True)
+        self.view.setSpacing(2)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setTextElideMode(Qt.ElideRight)
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.filter_combo)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addLayout(top)
+        box.addWidget(self.view, 1)
+
+        self._syncing = False
+        self.filter_edit.textChanged.connect(self._filter)
+        self.filter_combo.currentIndexChanged.connect(self._filter)
+        self.view.selectionModel().currentChanged.connect(self._picked)
+        session.projectChanged.connect(self._project)
+        session.groundTruthChanged.connect(lambda _item: self.refresh())
+        session.findingsChanged.connect(self.refresh)
+        session.itemChanged.connect(self.follow)
+        self._project()
+
+    @property
+    def thumbnail_pool(self) -> QThreadPool:
+        """The pool reading thumbnails (tests wait on it)."""
+        return self.model.pool
+
+    def _project(self) -> None:
+        self.model.forget_thumbnails()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the items from the session, keeping the current one."""
+        self._syncing = True
+        try:
+            self.model.reload()
+        finally:
+            self._syncing = False
+        self.follow()
+
+    def _filter(self) -> None:
+        self._syncing = True
+        try:
+            self.proxy.set_filter(self.filter_edit.text(), self.filter_combo.currentIndex())
+        finally:
+            self._syncing = False
+        self.follow()
+
+    def follow(self) -> None:
+        """Select the session's current item (if it passes the filter)."""
+        self._syncing = True
+        try:
+            target = QModelIndex()
+            for row in range(self.proxy.rowCount()):
+                index = self.proxy.index(row, 0)
+                if index.data(IdRole) == self.session.item_id:
+                    target = index
+                    break
+            if target.isValid():
+                self.view.setCurrentIndex(target)
+                self.view.scrollTo(target)
+            else:
+                self.view.selectionModel().clear()
+        finally:
+            self._syncing = False
+
+    def _picked(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        item_id = current.data(IdRole)
+        if item_id != self.session.item_id:
+            self.session.set_item(item_id)

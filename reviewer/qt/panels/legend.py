@@ -1,0 +1,135 @@
+"""The legend of the finding codes: colour swatch and line style (so no code
+is told by colour alone), name, meaning and review key (1-6).
+
+Also the code presentation helpers the other panels share: ``CODE_MEANINGS``,
+``code_pixmap`` / ``code_icon`` and ``code_label``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
+
+from reviewer.core.models import CODE_ORDER, Code, Finding
+from reviewer.qt.palette import CODE_STYLES, code_color
+
+#: What each code means (T-P5 taxonomy), in words for the legend.
+CODE_MEANINGS: dict[Code, str] = {
+    Code.OCR: "text recognition error: card found, text wrong",
+    Code.MISS: "detection miss: card in the photo, not in the answer",
+    Code.SPATIAL: "wrong pile: text right, pile wrong",
+    Code.HALLUC: "hallucination: card in the answer, not in the photo",
+    Code.FORMAT: "format error: invalid JSON or wrong schema",
+    Code.PARTIAL: "partial read: only part of the card's text",
+}
+
+#: The review key of each code (1-6 reclassify, in CODE_ORDER).
+CODE_KEYS: dict[Code, str] = {code: str(n) for n, code in enumerate(CODE_ORDER, 1)}
+
+_PIXMAPS: dict[tuple[Code, int, int], QPixmap] = {}
+
+
+def code_pixmap(code: Code, width: int = 36, height: int = 14) -> QPixmap:
+    """A swatch of a code: a small filled square in its colour and a thick
+    line sample in its colour and line style (cached)."""
+    key = (code, width, height)
+    if key not in _PIXMAPS:
+        pix = QPixmap(width, height)
+        pix.fill(Qt.transparent)
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.Antialiasing)
+        color = code_color(code)
+        side = height - 2
+        p.setPen(QPen(QColor("#444444"), 1))
+        p.setBrush(color)
+        p.drawRect(QRectF(0.5, 0.5, side, side))
+        if width > height + 4:
+            pen = QPen(color, 3, CODE_STYLES[code])
+            pen.setCapStyle(Qt.FlatCap)
+            p.setPen(pen)
+            y = height / 2
+            p.drawLine(QPointF(height + 2, y), QPointF(width - 1, y))
+        p.end()
+        _PIXMAPS[key] = pix
+    return _PIXMAPS[key]
+
+
+def code_icon(code: Code) -> QIcon:
+    """The swatch of a code as an icon for item views."""
+    return QIcon(code_pixmap(code))
+
+
+def code_label(finding: Finding) -> str:
+    """'OCR', or 'OCR→SPATIAL' when a reviewer reclassified it."""
+    if finding.final_code and finding.final_code != finding.code:
+        return f"{finding.code.value}→{finding.final_code.value}"
+    return finding.code.value
+
+
+def _plain(text: str, parent: Optional[QWidget] = None) -> QLabel:
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.PlainText)
+    return label
+
+
+class LegendPanel(QWidget):
+    """Every code with swatch + line style, name, meaning and review key.
+
+    ``compact=True`` gives one row (key, swatch, name; the meaning in the
+    tooltip) for a status bar.
+    """
+
+    def __init__(self, session=None, parent: Optional[QWidget] = None, compact: bool = False):
+        super().__init__(parent)
+        self.session = session
+        self.compact = compact
+        if compact:
+            row = QHBoxLayout(self)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(10)
+            for code in CODE_ORDER:
+                swatch = QLabel()
+                swatch.setPixmap(code_pixmap(code, 30, 12))
+                name = _plain(f"{CODE_KEYS[code]} {code.value}")
+                tip = f"{code.value}: {CODE_MEANINGS[code]} (key {CODE_KEYS[code]} reclassifies)"
+                for w in (swatch, name):
+                    w.setToolTip(tip)
+                pair = QHBoxLayout()
+                pair.setSpacing(3)
+                pair.addWidget(swatch)
+                pair.addWidget(name)
+                row.addLayout(pair)
+            row.addStretch(1)
+            return
+        grid = QGridLayout(self)
+        grid.setContentsMargins(6, 6, 6, 6)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(4)
+        for col, title in enumerate(("key", "", "code", "meaning")):
+            head = _plain(title)
+            font = head.font()
+            font.setBold(True)
+            head.setFont(font)
+            grid.addWidget(head, 0, col)
+        for n, code in enumerate(CODE_ORDER, 1):
+            key = _plain(CODE_KEYS[code])
+            key.setAlignment(Qt.AlignCenter)
+            swatch = QLabel()
+            swatch.setPixmap(code_pixmap(code, 44, 14))
+            swatch.setToolTip(f"{code.value}: colour {code_color(code).name()}, "
+                              f"{CODE_STYLES[code].name.replace('Line', '').lower()} line")
+            meaning = _plain(CODE_MEANINGS[code])
+            meaning.setWordWrap(True)
+            grid.addWidget(key, n, 0)
+            grid.addWidget(swatch, n, 1)
+            grid.addWidget(_plain(code.value), n, 2)
+            grid.addWidget(meaning, n, 3)
+        grid.setColumnStretch(3, 1)
+        grid.setRowStretch(len(CODE_ORDER) + 1, 1)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), 320), hint.height())

@@ -1,0 +1,243 @@
+"""The current run's raw model output (plain text, read-only) with the
+extracted JSON highlighted and a parse error marked where it happened, the
+extracted JSON pretty-printed below it, and the switch of the coordinate
+convention the predicted boxes are drawn in."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from PySide6.QtCore import QRegularExpression, Qt
+from PySide6.QtGui import QColor, QFontDatabase, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.core.models import AnswerSchema, BoxConvention
+from reviewer.qt.session import Session
+
+#: The convention combo: (label, convention); None = as detected.
+CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
+    ("detected", None),
+    ("0-1", BoxConvention.UNIT),
+    ("0-1000", BoxConvention.GRID1000),
+    ("pixels", BoxConvention.PIXELS),
+]
+
+
+def doc_pos(raw: str, offset: int) -> int:
+    """The QTextDocument position of Python string offset ``offset`` of the
+    text set with setPlainText(raw): Qt counts UTF-16 units and turns CR LF
+    into one paragraph break."""
+    offset = max(0, min(offset, len(raw)))
+    prefix = raw[:offset]
+    pos = len(prefix.encode("utf-16-le")) // 2 - prefix.count("\r\n")
+    if prefix.endswith("\r") and raw[offset:offset + 1] == "\n":
+        pos -= 1
+    return pos
+
+
+def pretty_json(raw: str, span: Optional[tuple[int, int]]) -> str:
+    """The extracted JSON pretty-printed, or the raw span when it does not
+    parse ('' without a span)."""
+    if not span:
+        return ""
+    text = raw[span[0]:span[1]]
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return text
+
+
+class JsonHighlighter(QSyntaxHighlighter):
+    """Colours JSON: keys, strings, numbers, literals and braces."""
+
+    def __init__(self, document, dark: bool = False):
+        super().__init__(document)
+        colors = (("#7FB4FF", "#8FD694", "#F5B971", "#E98AC9", "#BBBBBB") if dark
+                  else ("#0B4F9C", "#1A7A3A", "#A34F00", "#8E2C74", "#555555"))
+        fmts = []
+        for color, bold in zip(colors, (True, False, False, False, True)):
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(color))
+            if bold:
+                fmt.setFontWeight(700)
+            fmts.append(fmt)
+        key, string, number, literal, brace = fmts
+        self.rules = [
+            (QRegularExpression(r"[{}\[\],:]"), brace),
+            (QRegularExpression(r"-?\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b"), number),
+            (QRegularExpression(r"\b(?:true|false|null)\b"), literal),
+            (QRegularExpression(r'"(?:[^"\\]|\\.)*"'), string),
+            (QRegularExpression(r'"(?:[^"\\]|\\.)*"(?=\s*:)'), key),
+        ]
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
+        for pattern, fmt in self.rules:
+            it = pattern.globalMatch(text)
+            while it.hasNext():
+                m = it.next()
+                self.setFormat(m.capturedStart(), m.capturedLength(), fmt)
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.PlainText)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+class OutputPanel(QWidget):
+    """Raw output + extracted JSON of the current run (see module doc)."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+
+        self.convention_combo = QComboBox()
+        for label, convention in CONVENTIONS:
+            self.convention_combo.addItem(label, convention)
+        self.convention_combo.setToolTip("coordinate convention the predicted boxes are drawn in")
+        self.detected_label = QLabel()
+        self.detected_label.setTextFormat(Qt.PlainText)
+        self.error_label = QLabel()
+        self.error_label.setTextFormat(Qt.PlainText)
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.error_label.setStyleSheet("QLabel { background: #FDE2E1; color: #7A1010; padding: 3px; "
+                                       "border: 1px solid #E0A0A0; border-radius: 3px; }")
+        self.error_label.hide()
+
+        self.raw_view = QPlainTextEdit()
+        self.raw_view.setReadOnly(True)
+        self.raw_view.setFont(mono)
+        self.raw_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.raw_view.setPlaceholderText("no run selected")
+        self.raw_view.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.json_view = QPlainTextEdit()
+        self.json_view.setReadOnly(True)
+        self.json_view.setFont(mono)
+        self.json_view.setLineWrapMode(QPlainTextEdit.NoWrap)
+        dark = self.palette().color(QPalette.Base).lightness() < 128
+        self.highlighter = JsonHighlighter(self.json_view.document(), dark)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("boxes:"))
+        top.addWidget(self.convention_combo)
+        top.addWidget(self.detected_label, 1)
+        raw_box, json_box = QWidget(), QWidget()
+        for box, caption, view in ((raw_box, "model output", self.raw_view),
+                                   (json_box, "extracted JSON", self.json_view)):
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.setSpacing(2)
+            lay.addWidget(_caption(caption))
+            lay.addWidget(view, 1)
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.addWidget(raw_box)
+        self.splitter.addWidget(json_box)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(self.error_label)
+        lay.addWidget(self.splitter, 1)
+
+        self.convention_combo.currentIndexChanged.connect(self._convention_picked)
+        session.runChanged.connect(self.refresh)
+        session.projectChanged.connect(self.refresh)
+        session.conventionChanged.connect(self._follow_convention)
+        self.refresh()
+
+    # -- session -> view ----------------------------------------------------------------
+    def refresh(self) -> None:
+        """Show the session's current run."""
+        run = self.session.run()
+        raw = run.run["output"] if run else ""
+        facts = run.facts if run else None
+        self.raw_view.setPlainText(raw)
+        error = facts.parse_error if facts else None
+        self.error_label.setText(f"⚠ {error}" if error else "")
+        self.error_label.setVisible(bool(error))
+        free = run is not None and run.run["schema"] == AnswerSchema.FREE.value
+        self.json_view.setPlaceholderText("free-text answer: no JSON expected" if free
+                                          else "no JSON found in this answer" if run else "")
+        self.json_view.setPlainText(pretty_json(raw, facts.span if facts else None))
+        self._mark(raw, facts)
+        self._follow_convention()
+
+    def _mark(self, raw: str, facts) -> None:
+        selections = []
+        doc = self.raw_view.document()
+        span_cursor = None
+        if facts and facts.span:
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = QTextCursor(doc)
+            sel.cursor.setPosition(doc_pos(raw, facts.span[0]))
+            sel.cursor.setPosition(doc_pos(raw, facts.span[1]), QTextCursor.KeepAnchor)
+            dark = self.palette().color(QPalette.Base).lightness() < 128
+            sel.format.setBackground(QColor("#3A3A1C" if dark else "#FFF4C2"))
+            selections.append(sel)
+            span_cursor = QTextCursor(doc)
+            span_cursor.setPosition(doc_pos(raw, facts.span[0]))
+        error_cursor = None
+        if facts and facts.parse_error and facts.error_offset is not None and raw:
+            offset = min(facts.error_offset, len(raw) - 1)  # past the end: mark the last character
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = QTextCursor(doc)
+            sel.cursor.setPosition(doc_pos(raw, offset))
+            sel.cursor.setPosition(doc_pos(raw, offset + 1), QTextCursor.KeepAnchor)
+            sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            sel.format.setUnderlineColor(QColor("#D00000"))
+            sel.format.setBackground(QColor("#F8C9C9"))
+            sel.format.setForeground(QColor("#000000"))
+            selections.append(sel)
+            error_cursor = QTextCursor(doc)
+            error_cursor.setPosition(doc_pos(raw, facts.error_offset))
+        self.raw_view.setExtraSelections(selections)
+        if error_cursor is not None:
+            self.raw_view.setTextCursor(error_cursor)
+            self.raw_view.centerCursor()
+        elif span_cursor is not None:
+            end = QTextCursor(doc)
+            end.movePosition(QTextCursor.End)
+            self.raw_view.setTextCursor(end)  # scroll past, then back: the span lands at the top
+            self.raw_view.ensureCursorVisible()
+            self.raw_view.setTextCursor(span_cursor)
+            self.raw_view.ensureCursorVisible()
+        else:
+            self.raw_view.moveCursor(QTextCursor.Start)
+
+    def _follow_convention(self) -> None:
+        run = self.session.run()
+        detected = run.facts.box_convention if run else None
+        self.convention_combo.setItemText(0, f"detected ({detected.value})" if detected else "detected")
+        has_boxes = run is not None and (detected is not None or run.run["schema"] == AnswerSchema.CARDS.value)
+        self.convention_combo.setEnabled(has_boxes)
+        override = self.session.convention_override
+        index = next((i for i, (_, c) in enumerate(CONVENTIONS) if c == override), 0)
+        self.convention_combo.blockSignals(True)
+        self.convention_combo.setCurrentIndex(index)
+        self.convention_combo.blockSignals(False)
+        shown = self.session.convention()
+        self.detected_label.setText(
+            "" if not has_boxes else f"drawn as {shown.value}" if shown else "no boxes detected")
+
+    # -- view -> session ----------------------------------------------------------------
+    def _convention_picked(self, index: int) -> None:
+        convention = CONVENTIONS[index][1] if 0 <= index < len(CONVENTIONS) else None
+        if convention != self.session.convention_override:
+            self.session.set_convention(convention)

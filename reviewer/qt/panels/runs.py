@@ -1,0 +1,231 @@
+"""The runs of the current item in a sortable, filterable table: prompt,
+model, repetition, automatic text and spatial accuracy, hallucinations,
+JSON validity and review progress. Selecting a row makes it the session's
+current run."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from reviewer.core.models import AnswerSchema, Status
+from reviewer.core.report import pct
+from reviewer.qt.panels import IdRole, SortRole, plain_tooltip
+from reviewer.qt.session import Session
+from reviewer.storage.scores import ScoredRun
+
+COLUMNS = ["prompt", "model", "rep", "text", "spatial", "halluc", "JSON valid", "reviewed"]
+NUMERIC = {2, 3, 4, 5, 7}
+_TIPS = {
+    3: "automatic text accuracy: cards read correctly / cards visible",
+    4: "automatic spatial accuracy: cards in the right pile / cards visible",
+    5: "cards in the answer that are not in the photo (automatic)",
+    6: "the answer's JSON: ✓ valid, ✗ invalid, repaired: salvaged with json-repair",
+    7: "findings decided by a person / all findings",
+}
+
+
+def decided(run: ScoredRun) -> tuple[int, int]:
+    """(findings decided by a person, all findings) of a run."""
+    return sum(f.status != Status.PROPOSED for f in run.findings), len(run.findings)
+
+
+def _json_cell(run: ScoredRun) -> str:
+    if run.run["schema"] == AnswerSchema.FREE.value:
+        return "free text"
+    if run.facts.repaired:
+        return "repaired"
+    return "✓" if run.facts.json_valid else "✗"
+
+
+def cell(run: ScoredRun, column: int) -> tuple[str, Any]:
+    """(display text, sort key) of one cell; None sorts first."""
+    scored = run.facts.scored
+    if column == 0:
+        return run.run["prompt"], run.run["prompt"].casefold()
+    if column == 1:
+        return run.run["model"], run.run["model"].casefold()
+    if column == 2:
+        return str(run.run["repetition"]), run.run["repetition"]
+    if column == 3:
+        value = run.auto.text_accuracy if scored else None
+        return pct(value), -1.0 if value is None else value
+    if column == 4:
+        value = run.auto.spatial_accuracy if scored else None
+        return pct(value), -1.0 if value is None else value
+    if column == 5:
+        return (str(run.auto.hallucinations), run.auto.hallucinations) if scored else ("-", -1)
+    if column == 6:
+        text = _json_cell(run)
+        return text, {"✓": 3, "repaired": 2, "✗": 1}.get(text, 0)
+    done, total = decided(run)
+    return f"{done}/{total}", (done / total if total else 2.0, total)
+
+
+class RunsModel(QAbstractTableModel):
+    """The current item's scored runs (session.runs())."""
+
+    def __init__(self, session: Session, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.session = session
+        self.rows: list[ScoredRun] = []
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.rows = self.session.runs()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+        if orientation != Qt.Horizontal:
+            return None
+        if role == Qt.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ToolTipRole:
+            return _TIPS.get(section)
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        run, column = self.rows[index.row()], index.column()
+        if role == Qt.DisplayRole:
+            return cell(run, column)[0]
+        if role == SortRole:
+            return cell(run, column)[1]
+        if role == IdRole:
+            return run.run["id"]
+        if role == Qt.TextAlignmentRole and column in NUMERIC | {6}:
+            return int(Qt.AlignRight | Qt.AlignVCenter) if column != 6 else int(Qt.AlignCenter)
+        if role == Qt.ToolTipRole:
+            if column == 6 and run.facts.parse_error:
+                return plain_tooltip(run.facts.parse_error)
+            if column == 7 and run.findings:
+                done, total = decided(run)
+                return f"{done} of {total} findings decided" + (" (run reviewed)" if run.is_reviewed else "")
+            if column == 3 and run.facts.scored:
+                m = run.auto
+                return f"{m.cards_correct} of {m.cards_visible} cards read correctly"
+        return None
+
+
+class RunsProxy(QSortFilterProxyModel):
+    """Sorts by SortRole (so numbers sort as numbers), filters on any column."""
+
+    def __init__(self, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.setSortRole(SortRole)
+        self.setFilterKeyColumn(-1)
+        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        a, b = left.data(SortRole), right.data(SortRole)
+        try:
+            return a < b
+        except TypeError:
+            return str(a) < str(b)
+
+
+class RunsPanel(QWidget):
+    """The runs table (see module doc). Follows session.runChanged and keeps
+    its selection over session.findingsChanged."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.model = RunsModel(session, self)
+        self.proxy = RunsProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("filter runs (prompt, model, …)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.AscendingOrder)  # session order until a header is clicked
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setHighlightSections(False)
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addWidget(self.filter_edit)
+        box.addWidget(self.view, 1)
+
+        self._syncing = False
+        self.filter_edit.textChanged.connect(self._filter)
+        self.view.selectionModel().currentRowChanged.connect(self._picked)
+        session.projectChanged.connect(self.refresh)
+        session.itemChanged.connect(self.refresh)
+        session.findingsChanged.connect(self.refresh)
+        session.runChanged.connect(self.follow)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the current item's runs, keeping the current run selected."""
+        self._syncing = True
+        try:
+            self.model.reload()
+        finally:
+            self._syncing = False
+        self.follow()
+
+    def _filter(self, text: str) -> None:
+        self._syncing = True
+        try:
+            self.proxy.setFilterFixedString(text)
+        finally:
+            self._syncing = False
+        self.follow()
+
+    def row_of(self, run_id: Optional[int]) -> QModelIndex:
+        """The view index of a run (invalid when absent or filtered out)."""
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if index.data(IdRole) == run_id:
+                return index
+        return QModelIndex()
+
+    def follow(self) -> None:
+        """Select the session's current run."""
+        self._syncing = True
+        try:
+            index = self.row_of(self.session.run_id)
+            if index.isValid():
+                self.view.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                self.view.scrollTo(index)
+            else:
+                self.view.selectionModel().clear()
+        finally:
+            self._syncing = False
+
+    def _picked(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        run_id = current.data(IdRole)
+        if run_id != self.session.run_id:
+            self.session.set_run(run_id)
