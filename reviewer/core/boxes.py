@@ -60,10 +60,14 @@ def scale_of(convention: BoxConvention, width: int, height: int) -> tuple[float,
 
 def to_pixels(box: BBox, convention: BoxConvention, width: int, height: int) -> BBox:
     """``box`` in ``convention`` converted to upright image pixels."""
-    sx, sy = scale_of(convention, width, height)
-    return BBox(
-        x_min=box.x_min * sx, y_min=box.y_min * sy, x_max=box.x_max * sx, y_max=box.y_max * sy
-    )
+    if convention == BoxConvention.GRID1000:  # multiply first: exact at the edges
+        fx = lambda v: v * width / 1000.0  # noqa: E731
+        fy = lambda v: v * height / 1000.0  # noqa: E731
+    else:
+        sx, sy = scale_of(convention, width, height)
+        fx = lambda v: v * sx  # noqa: E731
+        fy = lambda v: v * sy  # noqa: E731
+    return BBox(x_min=fx(box.x_min), y_min=fy(box.y_min), x_max=fx(box.x_max), y_max=fy(box.y_max))
 
 
 def iou(a: BBox, b: BBox) -> float:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QObject, Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QObject, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTreeView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Finding, Status
@@ -92,6 +92,14 @@ class FindingsModel(QAbstractTableModel):
         return None
 
 
+class _FindingsView(QTreeView):
+    """A tree view that leaves letter and digit keys alone: no type-to-search,
+    so Y, N, J, K, A and 1-6 reach the main window's review actions."""
+
+    def keyboardSearch(self, search: str) -> None:  # noqa: N802 - Qt API
+        pass
+
+
 class FindingsPanel(QWidget):
     """The findings list (see module doc)."""
 
@@ -106,7 +114,7 @@ class FindingsPanel(QWidget):
         self.empty_label.setTextFormat(Qt.PlainText)
         self.empty_label.setAlignment(Qt.AlignCenter)
         self.empty_label.setForegroundRole(QPalette.PlaceholderText)
-        self.view = QTreeView()
+        self.view = _FindingsView()
         self.view.setModel(self.model)
         self.view.setRootIsDecorated(False)
         self.view.setUniformRowHeights(True)
@@ -116,6 +124,7 @@ class FindingsPanel(QWidget):
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.view.setAllColumnsShowFocus(True)
         self.view.setTextElideMode(Qt.ElideRight)
+        self.view.setIconSize(QSize(36, 14))
         header = self.view.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.Interactive)
@@ -130,10 +139,10 @@ class FindingsPanel(QWidget):
         self._syncing = False
         self.view.selectionModel().selectionChanged.connect(self._picked)
         session.projectChanged.connect(self.refresh)
-        session.runChanged.connect(self.refresh)
+        session.runChanged.connect(self._run_changed)
         session.findingsChanged.connect(self.refresh)
         session.findingSelectionChanged.connect(self.follow)
-        self.refresh()
+        self._run_changed()
 
     # -- reading ---------------------------------------------------------------------------
     def current_ids(self) -> list[int]:
@@ -143,8 +152,21 @@ class FindingsPanel(QWidget):
         return [self.model.rows[r].id for r in rows if r < len(self.model.rows)]
 
     # -- session -> view -------------------------------------------------------------------
+    def _run_changed(self) -> None:
+        self.refresh()
+        # code and status fit their longest values; the card columns fit this run, capped
+        metrics = self.view.fontMetrics()
+        bold = QFont(self.view.font())
+        bold.setBold(True)
+        self.view.setColumnWidth(0, self.view.iconSize().width() + metrics.horizontalAdvance("PARTIAL→SPATIAL") + 24)
+        self.view.setColumnWidth(1, QFontMetrics(bold).horizontalAdvance("confirmed") + 16)
+        for column in (2, 3):
+            self.view.resizeColumnToContents(column)
+            self.view.setColumnWidth(column, max(60, min(180, self.view.columnWidth(column))))
+
     def refresh(self) -> None:
-        """Re-read the current run's findings; keep the session's selection."""
+        """Re-read the current run's findings; keep the session's selection
+        (and the column widths)."""
         run = self.session.run()
         self._syncing = True
         try:
@@ -162,8 +184,6 @@ class FindingsPanel(QWidget):
             empty = "" if run.findings else "no findings: the classifier found no error"
         self.empty_label.setText(empty)
         self.empty_label.setVisible(bool(empty))
-        for column, width in ((0, 118), (1, 80), (2, 160), (3, 160)):
-            self.view.setColumnWidth(column, width)
         self.follow()
 
     def follow(self) -> None:

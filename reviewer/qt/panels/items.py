@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.qt.panels import IdRole
+from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.qt.session import ItemStatus, Session
 
 THUMB = QSize(72, 54)
@@ -51,7 +51,8 @@ def status_line(status: ItemStatus) -> str:
     """'GT 10 cards · 3/6 runs reviewed', or 'no ground truth · 6 runs'."""
     runs = f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
     if status.cards == 0:
-        return f"no ground truth · {status.runs} runs" if status.runs else "no ground truth"
+        return f"no ground truth · {status.runs} run{'s' if status.runs != 1 else ''}" if status.runs \
+            else "no ground truth"
     return f"GT {status.cards} card{'s' if status.cards != 1 else ''} · {runs}"
 
 
@@ -125,7 +126,10 @@ class ItemsModel(QAbstractListModel):
         if role == Qt.DisplayRole:
             return f"{status.item.name}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
-            return None  # names and status are in the row itself
+            path = self.session.image_path(status.item)
+            if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
+                return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
+            return None
         if role == Qt.DecorationRole:
             return self._icon(status)
         if role == IdRole:
@@ -148,8 +152,16 @@ class ItemsModel(QAbstractListModel):
         return self.placeholder
 
     def _standard(self, attr: str, which: QStyle.StandardPixmap) -> QIcon:
+        """A style icon centred at 32 px on a thumbnail-sized cell (so the
+        names line up with those beside real thumbnails)."""
         if getattr(self, attr) is None:
-            setattr(self, attr, QApplication.style().standardIcon(which))
+            cell = QPixmap(THUMB)
+            cell.fill(Qt.transparent)
+            p = QPainter(cell)
+            small = QApplication.style().standardIcon(which).pixmap(32, 32)
+            p.drawPixmap((THUMB.width() - 32) // 2, (THUMB.height() - 32) // 2, small)
+            p.end()
+            setattr(self, attr, QIcon(cell))
         return getattr(self, attr)
 
     def _thumb_ready(self, path: str, image: QImage) -> None:
@@ -183,8 +195,9 @@ class ItemsFilter(QSortFilterProxyModel):
         self.mode = 0
 
     def set_filter(self, text: str, mode: int) -> None:
+        self.beginFilterChange()
         self.text, self.mode = text.strip().casefold(), mode
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
@@ -232,8 +245,8 @@ class ItemsPanel(QWidget):
         self.filter_combo.currentIndexChanged.connect(self._filter)
         self.view.selectionModel().currentChanged.connect(self._picked)
         session.projectChanged.connect(self._project)
-        session.groundTruthChanged.connect(lambda _item: self.refresh())
-        session.findingsChanged.connect(self.refresh)
+        session.groundTruthChanged.connect(self._changed)
+        session.findingsChanged.connect(self._changed)
         session.itemChanged.connect(self.follow)
         self._project()
 
@@ -244,6 +257,9 @@ class ItemsPanel(QWidget):
 
     def _project(self) -> None:
         self.model.forget_thumbnails()
+        self.refresh()
+
+    def _changed(self, *_args) -> None:
         self.refresh()
 
     def refresh(self) -> None:

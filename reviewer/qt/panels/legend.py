@@ -58,8 +58,12 @@ def code_pixmap(code: Code, width: int = 36, height: int = 14) -> QPixmap:
 
 
 def code_icon(code: Code) -> QIcon:
-    """The swatch of a code as an icon for item views."""
-    return QIcon(code_pixmap(code))
+    """The swatch of a code as an icon for item views (not tinted when
+    the row is selected, so the colour stays true)."""
+    icon = QIcon()
+    for mode in (QIcon.Normal, QIcon.Selected, QIcon.Active):
+        icon.addPixmap(code_pixmap(code), mode)
+    return icon
 
 
 def code_label(finding: Finding) -> str:

@@ -1,0 +1,256 @@
+"""Photo loading for the canvas.
+
+Photos are decoded upright (EXIF orientation applied by QImageReader), so
+scene coordinates are upright image pixels. A large photo is shown in two
+steps: a reduced decode first (JPEG scales in the decoder: 1/2, 1/4 or 1/8
+so the long side fits ``REDUCED_SIDE``), then the full image; both decode on
+a worker thread and arrive by a queued signal, so the GUI never waits on a
+decoder. Reduced decodes (and small photos whole) are kept in a small LRU
+cache that ``prefetch`` fills ahead of time for the next/previous items.
+
+``PhotoItem`` draws whichever image suits the zoom: the reduced one when the
+screen shows no more pixels than it has, the full one otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
+from PySide6.QtGui import QImage, QImageIOHandler, QImageReader, QPainter
+from PySide6.QtWidgets import QGraphicsItem
+
+REDUCED_SIDE = 2048  # long side of the first, reduced decode (at most)
+CACHE_SIZE = 8  # reduced decodes kept for prefetch / going back
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The result of one decode. ``size``: upright full size (w, h) when the
+    header could be read; ``reduced``: ``image`` is smaller than that;
+    ``error``: why there is no image."""
+
+    path: str
+    image: Optional[QImage] = None
+    size: Optional[tuple[int, int]] = None
+    reduced: bool = False
+    error: str = ""
+
+
+def reduced_size(stored: QSize, max_side: int) -> Optional[QSize]:
+    """Decode size for a reduced image of a photo stored at ``stored`` (before
+    EXIF rotation), or None when it is small enough whole. Power-of-two
+    reductions first (the JPEG decoder does those while decoding)."""
+    w, h = stored.width(), stored.height()
+    longest = max(w, h)
+    if longest <= max_side:
+        return None
+    for d in (2, 4, 8):
+        if math.ceil(longest / d) <= max_side:
+            return QSize(math.ceil(w / d), math.ceil(h / d))
+    s = max_side / longest
+    return QSize(max(1, round(w * s)), max(1, round(h * s)))
+
+
+def _display_format(image: QImage) -> QImage:
+    """``image`` in a format the raster engine draws without converting."""
+    wanted = QImage.Format_ARGB32_Premultiplied if image.hasAlphaChannel() else QImage.Format_RGB32
+    return image if image.format() == wanted else image.convertToFormat(wanted)
+
+
+def decode(path: Path | str, max_side: Optional[int] = None) -> Decoded:
+    """Decode the photo at ``path`` upright; reduced to fit ``max_side`` when
+    given and the photo is larger. Never raises: problems go in ``error``."""
+    p = Path(path)
+    if not p.exists():
+        return Decoded(str(path), error="file not found")
+    if not p.is_file():
+        return Decoded(str(path), error="not a file")
+    reader = QImageReader(str(p))
+    reader.setAutoTransform(True)
+    stored = reader.size()
+    if not stored.isValid():
+        return Decoded(str(path), error=f"not a readable image ({reader.errorString()})")
+    rotated = bool(reader.transformation() & QImageIOHandler.TransformationRotate90)
+    size = (stored.height(), stored.width()) if rotated else (stored.width(), stored.height())
+    target = reduced_size(stored, max_side) if max_side else None
+    if target is not None:
+        reader.setScaledSize(target)
+    image = reader.read()
+    if image.isNull():
+        return Decoded(str(path), size=size, error=f"cannot decode the image ({reader.errorString()})")
+    return Decoded(str(path), _display_format(image), size, reduced=target is not None)
+
+
+def cache_key(path: Path | str) -> tuple:
+    """Path, modification time and size: a changed file is decoded again."""
+    try:
+        st = Path(path).stat()
+        return (str(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        return (str(path), None, None)
+
+
+class _Relay(QObject):
+    """Carries results from worker threads to the GUI thread (queued)."""
+
+    done = Signal(object, int, str)  # Decoded, ticket, stage
+
+
+class ImageLoader(QObject):
+    """Decodes the current photo (reduced, then full) and prefetches others.
+
+    ``decoded`` is emitted for the current request only, in order: the
+    reduced image (or the whole one when small, or an error), then the full
+    image of a large photo. Stale results are dropped (but cached).
+    """
+
+    decoded = Signal(object)  # Decoded
+
+    def __init__(self, parent: Optional[QObject] = None, reduced_side: int = REDUCED_SIDE,
+                 cache_size: int = CACHE_SIZE):
+        super().__init__(parent)
+        self.reduced_side, self.cache_size = reduced_side, cache_size
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._prefetch_pool = QThreadPool(self)
+        self._prefetch_pool.setMaxThreadCount(1)
+        self._relay = _Relay()
+        self._relay.done.connect(self._on_done)
+        self._ticket = 0
+        self._cache: OrderedDict[tuple, Decoded] = OrderedDict()
+        self._prefetching: set[tuple] = set()
+
+    def load(self, path: Path | str) -> Optional[Decoded]:
+        """Start showing ``path``. Returns the cached reduced (or whole small)
+        decode to show at once, or None: it will come by ``decoded``."""
+        self.cancel()
+        hit = self.cached(path)
+        if hit is not None:
+            if hit.reduced:
+                self._start(self._pool, path, None, "full")
+            return hit
+        self._start(self._pool, path, self.reduced_side, "first")
+        return None
+
+    def cancel(self) -> None:
+        """Forget the current request (queued decodes are dropped)."""
+        self._ticket += 1
+        self._pool.clear()
+
+    def cached(self, path: Path | str) -> Optional[Decoded]:
+        """The cached decode of ``path`` (most recently used), or None."""
+        key = cache_key(path)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+        return hit
+
+    def prefetch(self, paths: Iterable[Path | str]) -> None:
+        """Decode reduced images of ``paths`` into the cache, one at a time on
+        a background thread; those cached or already queued are skipped."""
+        for path in paths:
+            key = cache_key(path)
+            if key[1] is None or key in self._cache or key in self._prefetching:
+                continue
+            self._prefetching.add(key)
+            self._start(self._prefetch_pool, path, self.reduced_side, "prefetch", key)
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Wait for running decodes (tests, benchmarks, shutdown)."""
+        return self._pool.waitForDone(msecs) and self._prefetch_pool.waitForDone(msecs)
+
+    def clear_cache(self) -> None:
+        """Drop every cached decode."""
+        self._cache.clear()
+
+    def _start(self, pool: QThreadPool, path, side: Optional[int], stage: str, key: tuple = ()) -> None:
+        ticket, relay = (-1 if stage == "prefetch" else self._ticket), self._relay
+        key = key or cache_key(path)
+
+        def job() -> None:
+            try:
+                result = decode(path, side)
+            except Exception as exc:  # a decoder must never take the app down
+                result = Decoded(str(path), error=f"{type(exc).__name__}: {exc}")
+            relay.done.emit((result, key), ticket, stage)
+
+        pool.start(job)
+
+    def _on_done(self, payload: tuple, ticket: int, stage: str) -> None:
+        result, key = payload
+        if stage in ("first", "prefetch") and result.image is not None:
+            self._cache[key] = result
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        if stage == "prefetch":
+            self._prefetching.discard(key)
+            return
+        if ticket != self._ticket:
+            return
+        self.decoded.emit(result)
+        if stage == "first" and result.reduced:
+            self._start(self._pool, result.path, None, "full")
+
+
+class PhotoItem(QGraphicsItem):
+    """The photo in the scene at upright pixel size, whatever image it holds."""
+
+    def __init__(self, parent: Optional[QGraphicsItem] = None):
+        super().__init__(parent)
+        self._w = self._h = 0.0
+        self.reduced: Optional[QImage] = None
+        self.full: Optional[QImage] = None
+        self.paints = 0  # photo paints done (benchmarks)
+
+    def set_size(self, width: float, height: float) -> None:
+        """Scene size of the photo (upright full pixels)."""
+        if (width, height) != (self._w, self._h):
+            self.prepareGeometryChange()
+            self._w, self._h = float(width), float(height)
+
+    def show(self, decoded: Decoded) -> None:
+        """Show a decode: a reduced one until the full one arrives."""
+        if decoded.size:
+            self.set_size(*decoded.size)
+        if decoded.reduced:
+            self.reduced = decoded.image
+        else:
+            self.full = decoded.image
+        self.update()
+
+    def clear(self) -> None:
+        """Show no image."""
+        self.reduced = self.full = None
+        self.update()
+
+    @property
+    def has_image(self) -> bool:
+        """Some image is shown."""
+        return self.reduced is not None or self.full is not None
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt)
+        return QRectF(0, 0, self._w, self._h)
+
+    def _pick(self, scale: float) -> Optional[QImage]:
+        """The reduced image while it has as many pixels as the screen shows."""
+        if self.full is None or (self.reduced is not None and scale * self._w <= self.reduced.width() * 1.1):
+            return self.reduced or self.full
+        return self.full
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        if not self._w or not self._h:
+            return
+        scale = option.levelOfDetailFromTransform(painter.worldTransform())
+        image = self._pick(scale)
+        if image is None:
+            return
+        # Smooth when shrinking or mildly enlarging; crisp pixels when peeping.
+        painter.setRenderHint(QPainter.SmoothPixmapTransform, scale * self._w / image.width() < 3.0)
+        painter.drawImage(self.boundingRect(), image)
+        self.paints += 1

@@ -1,0 +1,229 @@
+"""The overlay model of the canvas: plain data built from the session.
+
+Everything the canvas draws over the photo is a ``Shape`` with a rectangle
+in upright image pixels (scene coordinates), a colour, a pen style and a
+label. ``build_overlay`` reads the session's public methods only; painting
+(painting.py) and hit-testing (hittest.py) read the model, never the session.
+
+Layers, bottom to top: pile regions, predicted boxes of the current run,
+findings of the current run, ground-truth cards. The legend holds what has
+no place on the photo: the run, its box convention, the pile mapping (for
+SPATIAL), FORMAT findings and findings on cards without a box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from PySide6.QtCore import Qt
+
+from reviewer.core.boxes import to_pixels
+from reviewer.core.models import BBox, Card, Code, Finding, GroundTruth
+from reviewer.qt.palette import CODE_COLORS, CODE_STYLES, PILE_COLORS, PREDICTED_COLOR, SELECTED_COLOR
+
+Rect = tuple[float, float, float, float]  # x_min, y_min, x_max, y_max in upright image pixels
+
+NO_PILE_COLOR = "#BBBBBB"
+REJECTED_COLOR = "#9E9E9E"
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One thing drawn on the canvas.
+
+    ``kind``: 'pile', 'card' (ground truth), 'predicted' (a model box),
+    'finding', or 'preview' (what a tool is drawing). ``polygon``: the
+    region of a pile (pixels), empty for boxes.
+    """
+
+    kind: str
+    rect: Rect
+    color: str
+    label: str = ""
+    style: Qt.PenStyle = Qt.SolidLine
+    selected: bool = False
+    polygon: tuple[tuple[float, float], ...] = ()
+    card_id: Optional[int] = None
+    pile_id: Optional[int] = None
+    finding_id: Optional[int] = None
+    model_index: Optional[int] = None
+    code: Optional[str] = None
+    rejected: bool = False
+
+
+@dataclass
+class Overlay:
+    """Everything drawn over one item (see module doc)."""
+
+    width: float = 0.0
+    height: float = 0.0
+    piles: list[Shape] = field(default_factory=list)
+    predicted: list[Shape] = field(default_factory=list)
+    findings: list[Shape] = field(default_factory=list)
+    cards: list[Shape] = field(default_factory=list)
+    legend: list[tuple[str, str]] = field(default_factory=list)  # (text, colour)
+    handles: bool = False  # draw resize handles on selected cards
+    unplaced: tuple[int, ...] = ()  # ground-truth cards without a box
+
+    def shapes(self) -> list[Shape]:
+        """Every shape, bottom to top."""
+        return [*self.piles, *self.predicted, *self.findings, *self.cards]
+
+    def codes(self) -> set[str]:
+        """Finding codes drawn on the photo."""
+        return {s.code for s in self.findings if s.code}
+
+    def card(self, card_id: int) -> Optional[Shape]:
+        """The ground-truth card shape with ``card_id``, if it has a box."""
+        return next((s for s in self.cards if s.card_id == card_id), None)
+
+    def selected_cards(self) -> list[Shape]:
+        """Selected ground-truth cards that have a box."""
+        return [s for s in self.cards if s.selected]
+
+
+def rect_of(box: BBox) -> Rect:
+    """A BBox as a normalised Rect."""
+    return (min(box.x_min, box.x_max), min(box.y_min, box.y_max),
+            max(box.x_min, box.x_max), max(box.y_min, box.y_max))
+
+
+def bbox_of(rect: Rect) -> BBox:
+    """A Rect as a BBox (pixels), rounded to 0.1 px."""
+    x0, y0, x1, y1 = rect
+    return BBox(x_min=round(min(x0, x1), 1), y_min=round(min(y0, y1), 1),
+                x_max=round(max(x0, x1), 1), y_max=round(max(y0, y1), 1))
+
+
+def polygon_rect(points: Iterable[tuple[float, float]]) -> Rect:
+    """Bounding Rect of a polygon."""
+    pts = list(points)
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def pile_colors(gt: GroundTruth) -> dict[Optional[str], str]:
+    """Colour of each pile label, by the pile's index in the ground truth."""
+    colors: dict[Optional[str], str] = {p.label: PILE_COLORS[i % len(PILE_COLORS)] for i, p in enumerate(gt.piles)}
+    colors.setdefault(None, NO_PILE_COLOR)
+    return colors
+
+
+def _card_label(card: Card) -> str:
+    return f"{card.pile} \u00b7 {card.text}" if card.pile else card.text
+
+
+def ground_truth_shapes(gt: GroundTruth, selected: Iterable[int]) -> tuple[list[Shape], list[Shape], list[int]]:
+    """(pile shapes, card shapes, ids of cards without a box)."""
+    colors, chosen = pile_colors(gt), set(selected)
+    piles = [Shape("pile", polygon_rect(p.region), colors[p.label], p.label, pile_id=p.id,
+                   polygon=tuple((float(x), float(y)) for x, y in p.region))
+             for p in gt.piles if p.region and len(p.region) >= 3]
+    cards, unplaced = [], []
+    for card in gt.cards:
+        if card.bbox is None:
+            unplaced.append(card.id)
+            continue
+        cards.append(Shape("card", rect_of(card.bbox), colors.get(card.pile, NO_PILE_COLOR), _card_label(card),
+                           selected=card.id in chosen, card_id=card.id))
+    return piles, cards, unplaced
+
+
+def predicted_shapes(run, convention, width: Optional[float], height: Optional[float]) -> list[Shape]:
+    """The current run's model boxes in pixels (empty without boxes or size)."""
+    if run is None or convention is None or not width or not height:
+        return []
+    out = []
+    for i, card in enumerate(run.cards):
+        if card.bbox is not None:
+            rect = rect_of(to_pixels(card.bbox, convention, int(width), int(height)))
+            out.append(Shape("predicted", rect, PREDICTED_COLOR, card.text, Qt.DashLine, model_index=i))
+    return out
+
+
+def _finding_label(f: Finding, code: Code, model_pile: Optional[str]) -> str:
+    label = code.value
+    if code == Code.SPATIAL:
+        label += f" \u2192 {model_pile or '?'}"
+    elif code in (Code.OCR, Code.PARTIAL) and f.model_card:
+        label += f' "{f.model_card}"'
+    elif code == Code.HALLUC and f.model_card:
+        label += f' "{f.model_card}"'
+    if f.status.value == "rejected":
+        label += " (rejected)"
+    elif f.final_code and f.final_code != f.code:
+        label += f" (was {f.code.value})"
+    return label
+
+
+def finding_shapes(run, gt_rects: dict[int, Rect], predicted: list[Shape],
+                   selected: Iterable[int]) -> tuple[list[Shape], list[tuple[str, str]]]:
+    """Shapes of the current run's findings on the cards they concern, and
+    legend lines for those that have no box (FORMAT, cards without a box)."""
+    if run is None:
+        return [], []
+    chosen = set(selected)
+    boxes = {s.model_index: s.rect for s in predicted}
+    outcome_pile = {o.gt_card_id: o.model_pile for o in run.facts.outcomes}
+    shapes, legend = [], []
+    for f in run.findings:
+        rejected = f.status.value == "rejected"
+        code = f.final_code or f.code
+        model_pile = outcome_pile.get(f.gt_card_id)
+        if model_pile is None and f.model_index is not None and f.model_index < len(run.cards):
+            model_pile = run.cards[f.model_index].pile
+        label = _finding_label(f, code, model_pile)
+        color = REJECTED_COLOR if rejected else CODE_COLORS[code]
+        if code == Code.HALLUC and f.model_index in boxes:
+            rect = boxes[f.model_index]
+        elif f.gt_card_id in gt_rects:
+            rect = gt_rects[f.gt_card_id]
+        elif f.model_index in boxes:
+            rect = boxes[f.model_index]
+        else:
+            what = f.gt_card or f.model_card or f.detail
+            legend.append((f"{label}: {what}" if what and what not in label else label,
+                           SELECTED_COLOR if f.id in chosen else color))
+            continue
+        shapes.append(Shape("finding", rect, color, label, CODE_STYLES[code], selected=f.id in chosen,
+                            card_id=f.gt_card_id, finding_id=f.id, model_index=f.model_index,
+                            code=code.value, rejected=rejected))
+    return shapes, legend
+
+
+def run_legend(run, convention) -> list[tuple[str, str]]:
+    """Legend lines about the current run: name, convention, pile mapping."""
+    if run is None:
+        return []
+    r = run.run
+    lines = [(f"{r.get('prompt', '?')} \u00b7 {r.get('model', '?')} #{r.get('repetition', 1)}", "#FFFFFF")]
+    if convention is not None:
+        lines.append((f"boxes: {convention.value}", PREDICTED_COLOR))
+    mapping = run.facts.pile_mapping
+    if mapping:
+        lines.append(("model pile \u2192 ground-truth pile", "#FFFFFF"))
+        lines += [(f"  {m} \u2192 {g if g is not None else '(none)'}", "#DDDDDD") for m, g in mapping.items()]
+    return lines
+
+
+def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None) -> Overlay:
+    """The overlay of the session's current item and run. ``width`` and
+    ``height``: upright image size in pixels (the item's recorded size when
+    None)."""
+    item = session.item()
+    if item is None:
+        return Overlay()
+    width = width or item.width or 0
+    height = height or item.height or 0
+    gt = session.ground_truth()
+    piles, cards, unplaced = ground_truth_shapes(gt, session.selected_cards)
+    run, convention = session.run(), session.convention()
+    predicted = predicted_shapes(run, convention, width, height)
+    findings, unplaced_findings = finding_shapes(run, {s.card_id: s.rect for s in cards}, predicted,
+                                                 session.selected_findings)
+    legend = run_legend(run, convention) + unplaced_findings
+    if unplaced:
+        legend.append((f"{len(unplaced)} ground-truth card(s) without a box", NO_PILE_COLOR))
+    return Overlay(float(width), float(height), piles, predicted, findings, cards, legend,
+                   handles=session.tool == "select", unplaced=tuple(unplaced))

@@ -1,0 +1,310 @@
+"""Painting the overlay model (overlay.py) with a QPainter.
+
+All overlays are painted by one QGraphicsItem (``OverlayItem``) whose paint()
+calls ``paint_overlay``: thousands of boxes cost a few drawRects calls, not
+thousands of items. ``prepare`` turns an overlay into pens, QRectF lists and
+numpy arrays once; each paint then culls against the exposed rectangle and
+applies the level of detail: labels only when boxes are big enough on screen
+and not too many, outlines always. Line widths, labels and handles keep their
+size on screen at any zoom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF, QTransform
+from PySide6.QtWidgets import QGraphicsItem
+
+from reviewer.qt.canvas.hittest import handle_points
+from reviewer.qt.canvas.overlay import Overlay, Shape
+from reviewer.qt.palette import SELECTED_COLOR
+
+LABEL_MIN_BOX_PX = 12.0  # a box shorter than this on screen gets no label
+LABEL_MIN_WIDTH_PX = 24.0  # ... or narrower than this
+LABEL_BUDGET = 300  # labels drawn at most; a layer that would pass it gets none
+LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
+LABEL_MARGIN_PX = 300.0  # culling margin so labels reaching into view are drawn
+HANDLE_PX = 7.0
+_LABEL_ORDER = {"pile": 0, "predicted": 1, "card": 2, "finding": 3}
+FINDING_GAP_PX = 3.0
+
+
+def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.SolidLine, alpha: int = 255) -> QPen:
+    c = QColor(color)
+    c.setAlpha(alpha)
+    pen = QPen(c, width, style)
+    pen.setCosmetic(True)
+    pen.setJoinStyle(Qt.MiterJoin)
+    return pen
+
+
+def _qrect(r) -> QRectF:
+    return QRectF(r[0], r[1], r[2] - r[0], r[3] - r[1])
+
+
+def _array(shapes: Sequence[Shape]) -> np.ndarray:
+    return np.array([s.rect for s in shapes], dtype=np.float64).reshape(-1, 4)
+
+
+@dataclass
+class _Layer:
+    """Shapes drawn with the same pens, for one drawRects call each."""
+
+    shapes: list[Shape]
+    pens: list[QPen]
+    rects: list[QRectF] = field(default_factory=list)
+    boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+
+    def __post_init__(self):
+        self.rects = [_qrect(s.rect) for s in self.shapes]
+        self.boxes = _array(self.shapes)
+
+
+@dataclass
+class Prepared:
+    """An overlay made ready to paint (built once per overlay model)."""
+
+    overlay: Overlay
+    piles: list[tuple[Shape, QPolygonF, QPen, QBrush]]
+    layers: dict[str, list[_Layer]]  # 'predicted', 'cards'
+    findings: list[tuple[Shape, int]]  # shape, ring (0 = nearest the box)
+    font: QFont
+    bold: QFont
+    _tags: dict = field(default_factory=dict)
+
+    def tag(self, text: str, bold: bool) -> tuple[str, float, float]:
+        """(elided text, width, height) of a label, cached."""
+        key = (text, bold)
+        if key not in self._tags:
+            fm = QFontMetrics(self.bold if bold else self.font)
+            shown = fm.elidedText(text, Qt.ElideRight, LABEL_MAX_PX)
+            self._tags[key] = (shown, fm.horizontalAdvance(shown) + 6.0, fm.height() + 2.0)
+        return self._tags[key]
+
+
+def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
+    """Pens, rect lists and arrays for painting ``overlay``."""
+    piles = []
+    for p in overlay.piles:
+        fill = QColor(p.color)
+        fill.setAlpha(40)
+        piles.append((p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, alpha=200),
+                      QBrush(fill)))
+    by_color: dict[tuple[str, bool], list[Shape]] = {}
+    for s in overlay.cards:
+        by_color.setdefault((s.color, s.selected), []).append(s)
+    cards = [_Layer(shapes, [_pen(SELECTED_COLOR if sel else color, 3.0 if sel else 2.0)])
+             for (color, sel), shapes in by_color.items()]
+    predicted = [_Layer(list(overlay.predicted), [_pen("#000000", 1.0, alpha=150),
+                                                   _pen(overlay.predicted[0].color, 1.0, Qt.DashLine)])] \
+        if overlay.predicted else []
+    rings: dict[tuple, int] = {}
+    findings = []
+    for s in overlay.findings:
+        findings.append((s, rings.get(s.rect, 0)))
+        rings[s.rect] = rings.get(s.rect, 0) + 1
+    font = QFont(font) if font is not None else QFont()
+    font.setPointSizeF(9.0)
+    bold = QFont(font)
+    bold.setBold(True)
+    return Prepared(overlay, piles, {"predicted": predicted, "cards": cards}, findings, font, bold)
+
+
+def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
+    return (boxes[:, 0] <= view[2]) & (boxes[:, 2] >= view[0]) & (boxes[:, 1] <= view[3]) & (boxes[:, 3] >= view[1])
+
+
+def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, labels: list, budget: list) -> int:
+    mask = _visible(layer.boxes, view)
+    count = int(mask.sum())
+    if not count:
+        return 0
+    idx = np.flatnonzero(mask)
+    rects = layer.rects if count == len(layer.rects) else [layer.rects[i] for i in idx]
+    for pen in layer.pens:
+        painter.setPen(pen)
+        painter.drawRects(rects)
+    b = layer.boxes[idx]
+    big = idx[((b[:, 3] - b[:, 1]) * scale >= LABEL_MIN_BOX_PX) & ((b[:, 2] - b[:, 0]) * scale >= LABEL_MIN_WIDTH_PX)]
+    if 0 < len(big) <= budget[0]:
+        budget[0] -= len(big)
+        labels.extend(layer.shapes[i] for i in big)
+    return count
+
+
+def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale: float,
+                  preview: Sequence[Shape] = ()) -> int:
+    """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
+    (screen px per image px). Returns the number of boxes painted."""
+    o = prepared.overlay
+    m = LABEL_MARGIN_PX / max(scale, 1e-6)
+    view = (exposed.left() - m, exposed.top() - m, exposed.right() + m, exposed.bottom() + m)
+    painter.setBrush(Qt.NoBrush)
+    labels: list[Shape] = []
+    budget = [LABEL_BUDGET]
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    for shape, poly, pen, brush in prepared.piles:
+        painter.setPen(pen)
+        painter.setBrush(brush)
+        painter.drawPolygon(poly)
+    painter.setBrush(Qt.NoBrush)
+    labels.extend(s for s, *_ in prepared.piles)
+    painter.setRenderHint(QPainter.Antialiasing, False)
+    drawn = 0
+    gap = FINDING_GAP_PX / max(scale, 1e-6)
+    for s, ring in prepared.findings:
+        d = gap * (ring + 1) + (1.5 / scale if s.selected else 0.0)
+        r = _qrect(s.rect).adjusted(-d, -d, d, d)
+        if s.selected:
+            painter.setPen(_pen(SELECTED_COLOR, 8.0, alpha=150))
+            painter.drawRect(r)
+        painter.setPen(_pen(s.color, 1.5 if s.rejected else (3.5 if s.selected else 2.5), s.style))
+        painter.drawRect(r)
+        drawn += 1
+    labels.extend(s for s, _ in prepared.findings)
+    budget[0] -= len(prepared.findings)
+    for layer in prepared.layers["predicted"]:
+        drawn += _draw_layer(painter, layer, view, scale, labels, budget)
+    for layer in prepared.layers["cards"]:
+        drawn += _draw_layer(painter, layer, view, scale, labels, budget)
+    _paint_preview(painter, preview)
+    labels.sort(key=lambda s: _LABEL_ORDER.get(s.kind, 0))  # finding tags on top
+    painter.save()
+    transform = painter.worldTransform()
+    painter.resetTransform()
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    if o.handles:
+        _paint_handles(painter, transform, o.selected_cards())
+    _paint_labels(painter, transform, prepared, labels, scale)
+    painter.restore()
+    return drawn
+
+
+def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
+    for s in preview:
+        painter.setPen(_pen(SELECTED_COLOR, 1.5, Qt.DashLine))
+        fill = QColor(SELECTED_COLOR)
+        fill.setAlpha(30)
+        painter.setBrush(QBrush(fill))
+        if s.polygon:
+            pts = [QPointF(x, y) for x, y in s.polygon]
+            painter.drawPolyline(QPolygonF(pts))
+            painter.setBrush(Qt.NoBrush)
+            for p in pts:
+                painter.drawEllipse(p, 3.0 / max(painter.worldTransform().m11(), 1e-6),
+                                    3.0 / max(painter.worldTransform().m22(), 1e-6))
+        else:
+            painter.drawRect(_qrect(s.rect))
+    painter.setBrush(Qt.NoBrush)
+
+
+def _paint_handles(painter: QPainter, transform: QTransform, shapes: Sequence[Shape]) -> None:
+    painter.setPen(_pen("#000000", 1.0))
+    painter.setBrush(QColor(SELECTED_COLOR))
+    h = HANDLE_PX
+    for s in shapes:
+        for x, y in handle_points(s.rect):
+            p = transform.map(QPointF(x, y))
+            painter.drawRect(QRectF(p.x() - h / 2, p.y() - h / 2, h, h))
+    painter.setBrush(Qt.NoBrush)
+
+
+def _text_color(background: QColor) -> QColor:
+    lum = 0.299 * background.red() + 0.587 * background.green() + 0.114 * background.blue()
+    return QColor("#000000") if lum > 150 else QColor("#FFFFFF")
+
+
+def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, labels: Sequence[Shape],
+                  scale: float) -> None:
+    """Tags in screen pixels: findings above the box's top-right corner,
+    cards inside the top-left, model boxes inside the bottom-left, piles
+    above the region."""
+    gap = FINDING_GAP_PX
+    for s in labels:
+        if not s.label:
+            continue
+        bold = s.kind in ("finding", "pile")
+        text, w, h = prepared.tag(s.label, bold)
+        tl = transform.map(QPointF(s.rect[0], s.rect[1]))
+        br = transform.map(QPointF(s.rect[2], s.rect[3]))
+        if s.kind == "finding":
+            x, y = br.x() + gap - w, tl.y() - gap - h
+        elif s.kind == "predicted":
+            x, y = tl.x() + 1, br.y() - h - 1
+        elif s.kind == "pile":
+            x, y = tl.x(), tl.y() - h - 2
+        else:
+            x, y = tl.x() + 2, tl.y() + 2
+        bg = QColor("#111111") if s.kind == "predicted" else QColor(s.color)
+        if s.selected and s.kind == "card":
+            bg = QColor(SELECTED_COLOR)
+        bg.setAlpha(215)
+        box = QRectF(x, y, w, h)
+        painter.fillRect(box, bg)
+        if s.selected and s.kind == "finding":
+            painter.setPen(_pen(SELECTED_COLOR, 2.0))
+            painter.drawRect(box)
+        painter.setFont(prepared.bold if bold else prepared.font)
+        painter.setPen(_text_color(bg))
+        painter.drawText(box, Qt.AlignCenter, text)
+
+
+def paint_legend(painter: QPainter, lines: Sequence[tuple[str, str]], area: QRectF, font: QFont) -> None:
+    """The legend (run, convention, pile mapping, findings without a box) in
+    the top-right corner of ``area`` (device pixels, identity transform)."""
+    if not lines:
+        return
+    f = QFont(font)
+    f.setPointSizeF(9.0)
+    fm = QFontMetrics(f)
+    texts = [(fm.elidedText(t, Qt.ElideRight, 420), c) for t, c in lines]
+    w = max(fm.horizontalAdvance(t) for t, _ in texts) + 16
+    h = fm.height() * len(texts) + 10
+    box = QRectF(area.right() - w - 8, area.top() + 8, w, h)
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(0, 0, 0, 185))
+    painter.drawRoundedRect(box, 4, 4)
+    painter.setFont(f)
+    for i, (t, c) in enumerate(texts):
+        painter.setPen(QColor(c))
+        painter.drawText(QPointF(box.left() + 8, box.top() + 5 + fm.ascent() + i * fm.height()), t)
+
+
+class OverlayItem(QGraphicsItem):
+    """The one scene item that paints every overlay. ``source()`` returns
+    (overlay, preview shapes) at paint time."""
+
+    def __init__(self, source: Callable[[], tuple[Overlay, Sequence[Shape]]]):
+        super().__init__()
+        self._source = source
+        self._prepared: Optional[Prepared] = None
+        self._rect = QRectF()
+        self.setFlag(QGraphicsItem.ItemUsesExtendedStyleOption, True)
+        self.paints = 0
+
+    def set_rect(self, rect: QRectF) -> None:
+        """The area overlays may cover (the photo, grown for labels)."""
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(rect)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt)
+        return self._rect
+
+    def prepared(self) -> Prepared:
+        """The prepared current overlay (rebuilt when the model changed)."""
+        overlay, _ = self._source()
+        if self._prepared is None or self._prepared.overlay is not overlay:
+            self._prepared = prepare(overlay)
+        return self._prepared
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        prepared = self.prepared()
+        _, preview = self._source()
+        scale = option.levelOfDetailFromTransform(painter.worldTransform())
+        paint_overlay(painter, prepared, option.exposedRect, scale, preview)
+        self.paints += 1

@@ -1,0 +1,454 @@
+"""The canvas: the current item's photo with every overlay, zoom, pan and
+the ground-truth drawing tools.
+
+The view holds no domain state: it observes the session, draws the overlay
+model built from it (overlay.py) with one scene item (painting.py), and the
+mouse tools (tools.py) end every edit in one ``session.execute`` command.
+Scene coordinates are upright image pixels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
+
+from reviewer.core.commands import DeleteCards
+from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem
+from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
+from reviewer.qt.canvas.painting import OverlayItem, paint_legend
+from reviewer.qt.canvas.tools import TOOLS, Tool
+
+MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
+PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
+BACKGROUND = "#2B2B2B"
+
+
+class InlineEditor(QLineEdit):
+    """A one-line editor on the canvas: Enter commits, Escape cancels;
+    leaving it commits a non-empty text (the edit can be undone)."""
+
+    def __init__(self, parent: QWidget, text: str, placeholder: str,
+                 done: Callable[[str], None], cancelled: Callable[[], None]):
+        super().__init__(text, parent)
+        self.setPlaceholderText(placeholder)
+        self._done, self._cancelled, self._closed = done, cancelled, False
+        self.setStyleSheet("QLineEdit { background: #FFFDE7; color: #111; border: 2px solid #FFD400; padding: 2px; }")
+
+    def finish(self, text: Optional[str]) -> None:
+        """Close with ``text`` (None cancels); only the first call counts."""
+        if self._closed:
+            return
+        self._closed = True
+        self.hide()
+        self.deleteLater()
+        if text is not None and text.strip():
+            self._done(text)
+        else:
+            self._cancelled()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        if event.key() == Qt.Key_Escape:
+            self.finish(None)
+        elif event.key() in (Qt.Key_Return, Qt.Key_Enter):
+            self.finish(self.text())
+        else:
+            super().keyPressEvent(event)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)
+        super().focusOutEvent(event)
+        if event.reason() not in (Qt.ActiveWindowFocusReason, Qt.PopupFocusReason):
+            self.finish(self.text())
+
+
+class _Paper(QGraphicsTextItem):
+    """A text item shown as black text on white paper."""
+
+    def paint(self, painter, option, widget=None) -> None:
+        painter.fillRect(self.boundingRect(), QColor("#FFFFFF"))
+        super().paint(painter, option, widget)
+
+
+class CanvasView(QGraphicsView):
+    """The canvas (see module doc). ``ready`` is True once the current item
+    is fully shown (full photo, text, or the message why not)."""
+
+    imageShown = Signal(str)  # 'reduced', 'full', 'error', 'text' or 'none'
+    readyChanged = Signal(bool)
+    zoomChanged = Signal(float)
+
+    def __init__(self, session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.ready = False
+        self.paint_count = 0
+        self._key: Optional[tuple] = None
+        self._size: Optional[tuple[float, float]] = None
+        self._model: Optional[Overlay] = None
+        self._fitted, self._pressed, self._space = True, False, False
+        self._pan: Optional[QPointF] = None
+        self._editor: Optional[InlineEditor] = None
+        self._editor_rect: Optional[Rect] = None
+        self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
+        scene = QGraphicsScene(self)
+        scene.setItemIndexMethod(QGraphicsScene.NoIndex)
+        self.setScene(scene)
+        self._photo = PhotoItem()
+        self._items = OverlayItem(lambda: (self.overlay(), self.tool().preview()))
+        self._items.setZValue(10)
+        self._paper = _Paper()
+        self._message = QGraphicsTextItem()
+        self._message.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
+        self._message.setDefaultTextColor(QColor("#FFD400"))
+        self._message.setZValue(20)
+        for item in (self._photo, self._items, self._paper, self._message):
+            scene.addItem(item)
+        self.loader = ImageLoader(self)
+        self.loader.decoded.connect(self._show)
+        self.setBackgroundBrush(QBrush(QColor(BACKGROUND)))
+        self.setViewportUpdateMode(QGraphicsView.FullViewportUpdate)
+        self.setTransformationAnchor(QGraphicsView.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.NoAnchor)
+        self.setRenderHint(QPainter.TextAntialiasing, True)
+        self.setFrameShape(QGraphicsView.NoFrame)
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.setMouseTracking(True)
+        s = session
+        s.projectChanged.connect(self._load)
+        s.itemChanged.connect(self._load)
+        s.groundTruthChanged.connect(lambda item_id: self._invalidate() if item_id == s.item_id else None)
+        for signal in (s.runChanged, s.findingsChanged, s.findingSelectionChanged, s.cardSelectionChanged,
+                       s.conventionChanged):
+            signal.connect(self._invalidate)
+        s.toolChanged.connect(self._tool_changed)
+        self._load()
+
+    # -- reading (tests, other widgets) -----------------------------------------------------
+    def overlay(self) -> Overlay:
+        """The overlay model drawn now (rebuilt lazily after session signals)."""
+        if self._model is None:
+            item = self.session.item()
+            w = (item.width if item else None) or (self._size[0] if self._size else None)
+            h = (item.height if item else None) or (self._size[1] if self._size else None)
+            self._model = build_overlay(self.session, w, h) if item is not None and item.kind == "photo" else Overlay()
+        return self._model
+
+    def predicted_rects(self) -> list[QRectF]:
+        """The current run's predicted boxes in scene pixels, as drawn."""
+        return [QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in (s.rect for s in self.overlay().predicted)]
+
+    def message(self) -> str:
+        """The message shown on the canvas instead of the photo ('' if none)."""
+        return self._message.toPlainText() if self._message.isVisible() else ""
+
+    def inline_editor(self) -> Optional[QLineEdit]:
+        """The open inline editor, if any."""
+        return self._editor
+
+    def tool(self) -> Tool:
+        """The mouse tool of the session's current tool name."""
+        return self._tools.get(self.session.tool, self._tools["select"])
+
+    def image_rect(self) -> QRectF:
+        """The photo (or text) in scene coordinates."""
+        return QRectF(0, 0, *self._size) if self._size else QRectF()
+
+    def zoom(self) -> float:
+        """Screen pixels per image pixel."""
+        return self.transform().m11()
+
+    def px(self, n: float) -> float:
+        """``n`` screen pixels in scene units."""
+        return n / max(self.zoom(), 1e-9)
+
+    # -- loading ----------------------------------------------------------------------------------
+    def _load(self) -> None:
+        item = self.session.item()
+        path = self.session.image_path(item) if item is not None and item.kind == "photo" else None
+        key = (id(self.session.project), item.id, item.kind, str(path), item.text) if item is not None else None
+        self._invalidate()
+        if key == self._key:
+            return
+        self._key = key
+        self._cancel_tool()
+        self._set_ready(False)
+        self._photo.clear()
+        self._paper.hide()
+        self._message.hide()
+        self._size = None
+        if item is None:
+            self._resize_scene(None)
+            return self._finish("none")
+        if item.kind == "text":
+            self._paper.setPlainText(item.text or f"(no text is stored for the text item '{item.name}')")
+            self._paper.setTextWidth(900)
+            self._paper.show()
+            r = self._paper.boundingRect()
+            self._resize_scene((r.width(), r.height()))
+            return self._finish("text")
+        self._resize_scene((item.width, item.height) if item.width and item.height else PLACEHOLDER_SIZE)
+        if path is None:
+            return self._fail(f"the item '{item.name}' has no photo path", "")
+        hit = self.loader.load(path)
+        if hit is not None:
+            self._show(hit)
+        self.prefetch(self._neighbours(item.id))
+
+    def _neighbours(self, item_id: int) -> list[Path]:
+        items = [st.item for st in self.session.items()]
+        i = next((n for n, it in enumerate(items) if it.id == item_id), None)
+        if i is None:
+            return []
+        near = [items[j] for j in (i + 1, i - 1) if 0 <= j < len(items) and items[j].kind == "photo"]
+        return [p for p in (self.session.image_path(it) for it in near) if p is not None]
+
+    def prefetch(self, paths) -> None:
+        """Decode reduced images of ``paths`` (next/previous items) ahead."""
+        self.loader.prefetch(paths)
+
+    def _show(self, decoded: Decoded) -> None:
+        if decoded.error:
+            if decoded.size:
+                self._resize_scene(decoded.size)
+            return self._fail(decoded.path, decoded.error)
+        self._photo.show(decoded)
+        if decoded.size and decoded.size != self._size:
+            self._resize_scene(decoded.size)
+        self._finish("reduced" if decoded.reduced else "full", ready=not decoded.reduced)
+
+    def _fail(self, path: str, reason: str) -> None:
+        self._message.setPlainText(f"Cannot show the photo\n{path}\n{reason}".rstrip())
+        self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
+        self._message.show()
+        self._finish("error")
+
+    def _finish(self, stage: str, ready: bool = True) -> None:
+        self._invalidate()
+        self.imageShown.emit(stage)
+        if ready:
+            self._set_ready(True)
+
+    def _set_ready(self, ready: bool) -> None:
+        if ready != self.ready:
+            self.ready = ready
+            self.readyChanged.emit(ready)
+
+    def _resize_scene(self, size: Optional[tuple[float, float]]) -> None:
+        self._size = (float(size[0]), float(size[1])) if size else None
+        rect = self.image_rect()
+        self._photo.set_size(rect.width(), rect.height())
+        m = 0.05 * max(rect.width(), rect.height())
+        self.setSceneRect(rect.adjusted(-m, -m, m, m))
+        self._items.set_rect(rect.adjusted(-10 * m, -10 * m, 10 * m, 10 * m))
+        self._model = None
+        if self._fitted:
+            self.fit()
+
+    def _invalidate(self) -> None:
+        self._model = None
+        self._items.update()
+        self.viewport().update()
+
+    # -- zoom and pan ------------------------------------------------------------------------
+    def fit(self) -> None:
+        """Show the whole photo."""
+        self._fitted = True
+        rect = self.image_rect()
+        if not rect.isEmpty():
+            m = 0.02 * max(rect.width(), rect.height())
+            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.KeepAspectRatio)
+            self._zoomed()
+
+    def zoom_by(self, factor: float, anchor: Optional[QPointF] = None) -> None:
+        """Zoom by ``factor`` keeping the scene point under ``anchor``
+        (viewport pixels; the centre by default) in place."""
+        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
+        factor = target / self.zoom()
+        if abs(factor - 1.0) < 1e-9:
+            return
+        self._fitted = False
+        anchor = QPointF(anchor) if anchor is not None else QPointF(self.viewport().rect().center())
+        before = self._to_scene(anchor)
+        self.scale(factor, factor)
+        after = self.viewportTransform().map(before)
+        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+        h.setValue(h.value() + round(after.x() - anchor.x()))
+        v.setValue(v.value() + round(after.y() - anchor.y()))
+        self._zoomed()
+
+    def actual_size(self) -> None:
+        """One image pixel per screen pixel, around the centre."""
+        self.zoom_by(1.0 / self.zoom())
+
+    def _zoomed(self) -> None:
+        self._place_editor()
+        if self._message.isVisible():
+            self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
+        self.zoomChanged.emit(self.zoom())
+
+    def _to_scene(self, pos: QPointF) -> QPointF:
+        return self.viewportTransform().inverted()[0].map(QPointF(pos))
+
+    def _scroll(self, delta: QPointF) -> None:
+        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+        h.setValue(h.value() - round(delta.x()))
+        v.setValue(v.value() - round(delta.y()))
+
+    # -- events --------------------------------------------------------------------------------
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
+        delta = event.angleDelta().y() or event.pixelDelta().y()
+        if delta:
+            self.zoom_by(1.0015 ** delta, event.position())
+        event.accept()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        key, mods = event.key(), event.modifiers() & ~Qt.KeypadModifier
+        plain = mods in (Qt.NoModifier, Qt.ShiftModifier)
+        if key in (Qt.Key_Plus, Qt.Key_Equal) and plain:
+            self.zoom_by(1.25)
+        elif key in (Qt.Key_Minus, Qt.Key_Underscore) and plain:
+            self.zoom_by(0.8)
+        elif key == Qt.Key_F and mods == Qt.NoModifier:
+            self.fit()
+        elif key == Qt.Key_1 and mods == Qt.NoModifier:
+            self.actual_size()
+        elif key == Qt.Key_Space and mods == Qt.NoModifier:
+            if not event.isAutoRepeat():
+                self._space = True
+                self.viewport().setCursor(Qt.OpenHandCursor)
+        elif key in (Qt.Key_Delete, Qt.Key_Backspace) and self.session.selected_cards:
+            ids = list(self.session.selected_cards)
+            if self.session.execute(DeleteCards(ids)):
+                self.session.select_cards([])
+        elif key in (Qt.Key_Return, Qt.Key_Enter) and self.tool().finish():
+            pass
+        elif key == Qt.Key_Escape:
+            if not self.tool().cancel():
+                event.ignore()  # the main window's Escape (back to select)
+            return
+        else:
+            return super().keyPressEvent(event)
+        event.accept()
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        self.setFocus(Qt.MouseFocusReason)
+        button = event.button()
+        if button == Qt.MiddleButton or (button == Qt.LeftButton and self._space):
+            self._pan = event.position()
+            self.viewport().setCursor(Qt.ClosedHandCursor)
+        elif button == Qt.LeftButton:
+            p = self._to_scene(event.position())
+            self._pressed = True
+            self.tool().press(p.x(), p.y(), event.modifiers())
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt)
+        if self._pan is not None:
+            self._scroll(event.position() - self._pan)
+            self._pan = event.position()
+            return
+        p = self._to_scene(event.position())
+        if self._pressed:
+            self.tool().move(p.x(), p.y())
+        elif not self._space:
+            self.viewport().setCursor(self.tool().cursor_at(p.x(), p.y()))
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
+        if self._pan is not None and event.button() in (Qt.MiddleButton, Qt.LeftButton):
+            self._pan = None
+            self.viewport().setCursor(Qt.OpenHandCursor if self._space else Qt.ArrowCursor)
+        elif event.button() == Qt.LeftButton and self._pressed:
+            self._pressed = False
+            p = self._to_scene(event.position())
+            self.tool().release(p.x(), p.y())
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 (Qt)
+        if event.button() == Qt.LeftButton and not self._space:
+            p = self._to_scene(event.position())
+            self.tool().double_click(p.x(), p.y())
+        event.accept()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt)
+        super().resizeEvent(event)
+        if self._fitted:
+            self.fit()
+        self._place_editor()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt)
+        super().scrollContentsBy(dx, dy)
+        self._place_editor()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt)
+        super().paintEvent(event)
+        self.paint_count += 1
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt)
+        legend = self.overlay().legend
+        if legend:
+            painter.save()
+            painter.resetTransform()
+            paint_legend(painter, legend, QRectF(self.viewport().rect()), self.font())
+            painter.restore()
+
+    # -- tools ------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """A tool's preview changed."""
+        self._items.update()
+
+    def ask_text(self, rect: Rect, text: str, placeholder: str,
+                 done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+        """Open the inline editor under ``rect`` (scene); ``done(text)`` on
+        Enter, ``cancelled()`` on Escape or an empty text."""
+        self._close_editor()
+
+        def closed(callback, *args) -> None:
+            self._editor = self._editor_rect = None
+            self.setFocus(Qt.OtherFocusReason)
+            callback(*args)
+
+        self._editor = InlineEditor(self.viewport(), text, placeholder,
+                                    lambda t: closed(done, t), lambda: closed(cancelled))
+        self._editor_rect = rect
+        self._place_editor()
+        self._editor.show()
+        self._editor.selectAll()
+        self._editor.setFocus(Qt.OtherFocusReason)
+
+    def _place_editor(self) -> None:
+        if self._editor is None or self._editor_rect is None:
+            return
+        x0, y0, x1, y1 = self._editor_rect
+        t = self.viewportTransform()
+        tl, br = t.map(QPointF(x0, y0)), t.map(QPointF(x1, y1))
+        width = int(min(max(br.x() - tl.x(), 220), 480))
+        vp = self.viewport().rect()
+        hint = self._editor.sizeHint().height()
+        x = int(min(max(tl.x(), 0), max(vp.width() - width, 0)))
+        y = int(min(max(br.y() + 4, 0), max(vp.height() - hint, 0)))
+        self._editor.setGeometry(x, y, width, hint)
+
+    def _close_editor(self) -> None:
+        if self._editor is not None:
+            self._editor.finish(None)
+
+    def _cancel_tool(self) -> None:
+        self._close_editor()
+        for tool in self._tools.values():
+            tool.reset()
+        self._pressed = False
+
+    def _tool_changed(self, _name: str) -> None:
+        self._cancel_tool()
+        self._invalidate()

@@ -1,0 +1,86 @@
+"""The '?' sheet: every key of the review window in one non-modal table.
+
+``SHORTCUTS`` is the one list of (keys, action); the main window can reuse
+it (for menus, tooltips) so the sheet never disagrees with the bindings.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: (keys, action) for every key of the review window, grouped by area.
+SHORTCUTS: list[tuple[str, str]] = [
+    ("Wheel, + / -", "zoom the photo"),
+    ("F", "fit the photo to the window"),
+    ("1", "actual size (when the canvas has focus)"),
+    ("Space+drag, middle-drag", "pan the photo"),
+    ("P", "pile tool: draw a pile region"),
+    ("C", "card tool: draw a card box"),
+    ("V, Esc", "select tool"),
+    ("Delete", "delete the selection"),
+    ("Double-click", "edit a card's text"),
+    ("Ctrl+Z", "undo"),
+    ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
+    ("J / K", "next / previous finding"),
+    ("Shift+J", "next run needing review"),
+    ("Y", "confirm the selected findings"),
+    ("N", "reject the selected findings (reason typed inline)"),
+    ("1-6", "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL"),
+    ("A", "add a finding the classifier missed"),
+    ("Ctrl+O", "open a project"),
+    ("Ctrl+I", "import runs or a card folder"),
+    ("?", "this sheet"),
+]
+
+
+class ShortcutsDialog(QDialog):
+    """Non-modal table of SHORTCUTS (show() it, it stays open beside the work)."""
+
+    def __init__(self, parent: Optional[QWidget] = None, shortcuts: Optional[list[tuple[str, str]]] = None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.setModal(False)
+        rows = shortcuts if shortcuts is not None else SHORTCUTS
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setHorizontalHeaderLabels(["keys", "action"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.NoSelection)
+        self.table.setFocusPolicy(Qt.NoFocus)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        bold = self.font()
+        bold.setBold(True)
+        for row, (keys, action) in enumerate(rows):
+            key_item = QTableWidgetItem(keys)
+            key_item.setFont(bold)
+            self.table.setItem(row, 0, key_item)
+            self.table.setItem(row, 1, QTableWidgetItem(action))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Stretch)
+        self.table.resizeRowsToContents()
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.close)
+        box = QVBoxLayout(self)
+        box.addWidget(self.table, 1)
+        box.addWidget(buttons)
+        height = self.table.horizontalHeader().height() + sum(
+            self.table.rowHeight(r) for r in range(len(rows)))
+        keys_w = max((QFontMetrics(bold).horizontalAdvance(k) for k, _ in rows), default=100)
+        action_w = max((self.table.fontMetrics().horizontalAdvance(a) for _, a in rows), default=200)
+        self.resize(min(keys_w + action_w + 80, 900), min(height + 70, 760))
