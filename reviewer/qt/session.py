@@ -274,4 +274,7 @@ class Session(QObject):
         """Close the project."""
         if self.project is not None:
             self.project.close()
-            self.project = None
+            self.project = self.store = None
+            self._runs, self.item_id, self.run_id = {}, None, None
+            self.stack.clear()
+            self.projectChanged.emit()
