@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
+from reviewer.core.judging import Adjudication, Value
 from reviewer.core.models import BBox, Card, Code, Finding, Pile, Source, Status
 
 
@@ -33,15 +34,20 @@ class Store(Protocol):
     def add_finding(self, run_id: int, finding: Finding) -> int: ...
     def update_finding(self, finding_id: int, finding: Finding) -> None: ...
     def delete_finding(self, finding_id: int) -> None: ...
+    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]: ...
+    def put_adjudication(self, adjudication: Adjudication) -> int: ...
+    def delete_adjudication(self, subject: str, dimension: str) -> None: ...
 
 
 @dataclass
 class Effect:
     """What a command touched, so views refresh and runs are re-scored:
-    items whose ground truth changed, runs whose findings changed."""
+    items whose ground truth changed, runs whose findings changed, subjects
+    whose adjudications changed."""
 
     items: set[int] = field(default_factory=set)
     runs: set[int] = field(default_factory=set)
+    subjects: set[str] = field(default_factory=set)
 
 
 class Command(ABC):
@@ -221,6 +227,42 @@ class AddFinding(Command):
     def undo(self, store: Store) -> Effect:
         store.delete_finding(self.finding.id)
         return Effect(runs={self.run_id})
+
+
+class Adjudicate(Command):
+    """Set the final value of dimensions of a subject (issue 4 §1), with a
+    rationale and the judge it sides with; undo restores what was there.
+
+    ``values``: {dimension: value}; ``sided_with``: {dimension: judge name}.
+    """
+
+    def __init__(self, subject: str, values: dict[str, Value], reviewer: str, rationale: str = "",
+                 sided_with: Optional[dict[str, Optional[str]]] = None,
+                 dispute_ids: Optional[dict[str, Optional[int]]] = None):
+        self.subject, self.values, self.reviewer, self.rationale = subject, values, reviewer, rationale
+        self.sided_with = sided_with or {}
+        self.dispute_ids = dispute_ids or {}
+        self.before: Optional[dict[str, Optional[Adjudication]]] = None
+        self.at = _utcnow()
+        self.text = f"adjudicate {', '.join(values)}"
+
+    def do(self, store: Store) -> Effect:
+        if self.before is None:
+            self.before = {d: store.get_adjudication(self.subject, d) for d in self.values}
+        for dimension, value in self.values.items():
+            store.put_adjudication(Adjudication(
+                subject=self.subject, dimension=dimension, value=value, rationale=self.rationale,
+                reviewer=self.reviewer, decided_at=self.at, sided_with=self.sided_with.get(dimension),
+                dispute_id=self.dispute_ids.get(dimension)))
+        return Effect(subjects={self.subject})
+
+    def undo(self, store: Store) -> Effect:
+        for dimension, old in (self.before or {}).items():
+            if old is None:
+                store.delete_adjudication(self.subject, dimension)
+            else:
+                store.put_adjudication(old)
+        return Effect(subjects={self.subject})
 
 
 class UndoStack:

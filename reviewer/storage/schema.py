@@ -107,3 +107,68 @@ def m0001_initial(db: sqlite_utils.Database) -> None:
     scoring configs, audit."""
     for statement in _INITIAL:
         db.execute(statement)
+
+
+_JUDGING = [
+    """CREATE TABLE item_references (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        source TEXT,
+        UNIQUE (item_id, source))""",
+    """CREATE TABLE verdicts (
+        id INTEGER PRIMARY KEY,
+        subject TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
+        other_run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
+        judge TEXT NOT NULL,
+        judge_model TEXT,
+        prompt_version TEXT,
+        method TEXT NOT NULL,
+        scale TEXT NOT NULL,
+        scores TEXT NOT NULL,
+        flags TEXT NOT NULL DEFAULT '{}',
+        issues_found TEXT NOT NULL DEFAULT '[]',
+        rationale TEXT NOT NULL DEFAULT '',
+        raw TEXT NOT NULL DEFAULT '',
+        answer_order TEXT,
+        repetition INTEGER NOT NULL DEFAULT 1,
+        source TEXT,
+        imported_at TEXT NOT NULL,
+        UNIQUE (subject, judge, method, answer_order, repetition))""",
+    """CREATE TABLE subject_metrics (
+        subject TEXT PRIMARY KEY,
+        metrics TEXT NOT NULL,
+        source TEXT)""",
+    """CREATE TABLE disputes (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        verdict_ids TEXT NOT NULL,
+        severity REAL NOT NULL DEFAULT 0,
+        detail TEXT NOT NULL DEFAULT '',
+        found_at TEXT NOT NULL,
+        UNIQUE (kind, subject, dimension))""",
+    """CREATE TABLE adjudications (
+        id INTEGER PRIMARY KEY,
+        subject TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        value TEXT,
+        rationale TEXT NOT NULL DEFAULT '',
+        reviewer TEXT NOT NULL,
+        decided_at TEXT NOT NULL,
+        sided_with TEXT,
+        dispute_id INTEGER REFERENCES disputes(id) ON DELETE SET NULL,
+        UNIQUE (subject, dimension))""",
+    "CREATE INDEX idx_verdicts_subject ON verdicts(subject)",
+    "CREATE INDEX idx_verdicts_run ON verdicts(run_id)",
+]
+
+
+@MIGRATIONS(name="0002_judging")
+def m0002_judging(db: sqlite_utils.Database) -> None:
+    """Judge verdicts, reference answers, structural metrics per subject,
+    disputes and adjudications (issue 4)."""
+    for statement in _JUDGING:
+        db.execute(statement)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from reviewer.core.judging import Adjudication
 from reviewer.core.models import Card, Finding, Pile
-from reviewer.storage import repo
+from reviewer.storage import judging, repo
 from reviewer.storage.db import Project, default_actor
 
 
@@ -139,3 +140,16 @@ class ProjectStore:
     def delete_finding(self, finding_id: int) -> None:
         """Delete a finding."""
         repo.delete_finding(self.project, finding_id, actor=self.actor)
+
+    # -- adjudications ----------------------------------------------------------------
+    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:
+        """The adjudication of (subject, dimension), or None."""
+        return judging.adjudication(self.project, subject, dimension)
+
+    def put_adjudication(self, adjudication: Adjudication) -> int:
+        """Insert or replace an adjudication."""
+        return judging.put_adjudication(self.project, adjudication, self.actor)
+
+    def delete_adjudication(self, subject: str, dimension: str) -> None:
+        """Remove an adjudication."""
+        judging.delete_adjudication(self.project, subject, dimension, self.actor)

@@ -29,7 +29,7 @@ LABEL_BUDGET = 300  # labels drawn at most; a layer that would pass it gets none
 LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
 LABEL_MARGIN_PX = 300.0  # culling margin so labels reaching into view are drawn
 HANDLE_PX = 7.0
-_LABEL_ORDER = {"pile": 0, "predicted": 1, "card": 2, "finding": 3}
+_LABEL_ORDER = {"finding": 0, "pile": 1, "card": 2, "predicted": 3}  # placement priority
 FINDING_GAP_PX = 3.0
 
 
@@ -172,7 +172,6 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
     for layer in prepared.layers["cards"]:
         drawn += _draw_layer(painter, layer, view, scale, labels, budget)
     _paint_preview(painter, preview)
-    labels.sort(key=lambda s: _LABEL_ORDER.get(s.kind, 0))  # finding tags on top
     painter.save()
     transform = painter.worldTransform()
     painter.resetTransform()
@@ -218,32 +217,67 @@ def _text_color(background: QColor) -> QColor:
     return QColor("#000000") if lum > 150 else QColor("#FFFFFF")
 
 
+class _Placed:
+    """Label rectangles already placed, in a coarse grid for overlap tests."""
+
+    CELL = 128.0
+
+    def __init__(self):
+        self.grid: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _cells(self, r: QRectF):
+        c = self.CELL
+        for i in range(int(r.left() // c), int(r.right() // c) + 1):
+            for j in range(int(r.top() // c), int(r.bottom() // c) + 1):
+                yield i, j
+
+    def free(self, r: QRectF) -> bool:
+        return not any(o.intersects(r) for cell in self._cells(r) for o in self.grid.get(cell, ()))
+
+    def add(self, r: QRectF) -> None:
+        for cell in self._cells(r):
+            self.grid.setdefault(cell, []).append(r)
+
+
+def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list[tuple[float, float]]:
+    """Where a label may go, best first (screen pixels, top-left corners)."""
+    g = FINDING_GAP_PX
+    if kind == "finding":
+        return [(br.x() + g - w, tl.y() - g - h), (br.x() + g - w, br.y() + g), (tl.x() - g, tl.y() - g - h),
+                (br.x() - 2 - w, tl.y() + 2)]
+    if kind == "pile":
+        return [(tl.x(), tl.y() - h - 2), (tl.x() + 2, tl.y() + 2)]
+    if kind == "predicted":
+        return [(tl.x() + 1, br.y() - h - 1), (br.x() - 1 - w, br.y() - h - 1), (tl.x(), br.y() + 1)]
+    return [(tl.x() + 2, tl.y() + 2), (br.x() - 2 - w, tl.y() + 2), (tl.x() + 2, br.y() - h - 2)]
+
+
 def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, labels: Sequence[Shape],
                   scale: float) -> None:
-    """Tags in screen pixels: findings above the box's top-right corner,
-    cards inside the top-left, model boxes inside the bottom-left, piles
-    above the region."""
-    gap = FINDING_GAP_PX
-    for s in labels:
+    """Tags in screen pixels, placed greedily by priority (findings, piles,
+    cards, model boxes) where they cover no other tag; a model box's tag is
+    dropped when it would; the others go to their first place anyway.
+    Drawn lowest priority first so finding tags end on top."""
+    placed, out = _Placed(), []
+    for s in sorted(labels, key=lambda s: _LABEL_ORDER.get(s.kind, 9)):
         if not s.label:
             continue
         bold = s.kind in ("finding", "pile")
         text, w, h = prepared.tag(s.label, bold)
         tl = transform.map(QPointF(s.rect[0], s.rect[1]))
         br = transform.map(QPointF(s.rect[2], s.rect[3]))
-        if s.kind == "finding":
-            x, y = br.x() + gap - w, tl.y() - gap - h
-        elif s.kind == "predicted":
-            x, y = tl.x() + 1, br.y() - h - 1
-        elif s.kind == "pile":
-            x, y = tl.x(), tl.y() - h - 2
-        else:
-            x, y = tl.x() + 2, tl.y() + 2
-        bg = QColor("#111111") if s.kind == "predicted" else QColor(s.color)
-        if s.selected and s.kind == "card":
-            bg = QColor(SELECTED_COLOR)
+        spots = [QRectF(x, y, w, h) for x, y in _candidates(s.kind, tl, br, w, h)]
+        box = next((r for r in spots if placed.free(r)), None)
+        if box is None:
+            if s.kind == "predicted":
+                continue
+            box = spots[0]
+        placed.add(box)
+        out.append((s, box, text, bold))
+    for s, box, text, bold in reversed(out):
+        bg = QColor("#111111") if s.kind == "predicted" else QColor(SELECTED_COLOR if (
+            s.selected and s.kind == "card") else s.color)
         bg.setAlpha(215)
-        box = QRectF(x, y, w, h)
         painter.fillRect(box, bg)
         if s.selected and s.kind == "finding":
             painter.setPen(_pen(SELECTED_COLOR, 2.0))

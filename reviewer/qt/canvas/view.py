@@ -114,6 +114,8 @@ class CanvasView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.NoAnchor)
         self.setRenderHint(QPainter.TextAntialiasing, True)
         self.setFrameShape(QGraphicsView.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # pan by dragging; F fits
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMouseTracking(True)
         s = session

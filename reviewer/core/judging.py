@@ -1,0 +1,174 @@
+"""Judge verdicts, disputes and adjudications (issue 4).
+
+A *verdict* is one judge's scores of one run, or of a pair of runs for
+pairwise judging (ground-truth-judge-proposal.md: rules-based and
+ground-truth judges; judge-calibration-plan.md: 1-5 rubric dimensions with
+flags and issues_found). A *dispute* names verdicts that disagree; an
+*adjudication* is a person's final value for one dimension of a subject.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from datetime import datetime
+from typing import Any, Optional, Union
+
+from pydantic import BaseModel, Field
+
+Value = Union[float, str, None]
+
+
+class Method(str, enum.Enum):
+    """How a judge works (Eval_Method in reports)."""
+
+    RULES = "rules-based"
+    GROUND_TRUTH = "ground-truth"
+    RUBRIC = "rubric"
+    PAIRWISE = "pairwise"
+    HUMAN = "human"
+
+
+class Scale(str, enum.Enum):
+    """The declared scale of a score."""
+
+    ORDINAL5 = "1-5"  # ordinal 1..5
+    GRADE = "A-F"  # letter grade, mapped A=100, B=80, C=60, D=40, F=20
+    PERCENT = "0-100"  # interval 0..100
+    PASS_FAIL = "pass/fail"  # nominal
+    WINNER = "winner"  # pairwise: '1', '2' or 'tie' (nominal)
+
+
+#: Grade letters to points (issue 4 §1).
+GRADE_POINTS = {"A": 100.0, "B": 80.0, "C": 60.0, "D": 40.0, "F": 20.0}
+#: Default disagreement tolerance per scale: scores further apart than this
+#: make a dispute between judges (absolute difference of normalised values).
+TOLERANCE = {
+    Scale.ORDINAL5: 1.0,
+    Scale.GRADE: 20.0,
+    Scale.PERCENT: 20.0,
+    Scale.PASS_FAIL: 0.0,
+    Scale.WINNER: 0.0,
+}
+#: Statistic level of a scale for agreement (Krippendorff's alpha).
+LEVEL = {
+    Scale.ORDINAL5: "ordinal",
+    Scale.GRADE: "ordinal",
+    Scale.PERCENT: "interval",
+    Scale.PASS_FAIL: "nominal",
+    Scale.WINNER: "nominal",
+}
+WINNERS = ("1", "2", "tie")
+
+
+def normalise(value: Any, scale: Scale) -> Value:
+    """A raw score as stored and compared: a float for 1-5, A-F (as points)
+    and 0-100; 'pass'/'fail' and '1'/'2'/'tie' as text; None when missing or
+    not on the scale (e.g. 'garbage'). Never raises."""
+    if value is None:
+        return None
+    if scale == Scale.GRADE:
+        text = str(value).strip().upper()[:1]
+        if text in GRADE_POINTS:
+            return GRADE_POINTS[text]
+        return _number(value, 0, 100)
+    if scale == Scale.ORDINAL5:
+        return _number(value, 1, 5)
+    if scale == Scale.PERCENT:
+        return _number(value, 0, 100)
+    text = str(value).strip().lower()
+    if scale == Scale.PASS_FAIL:
+        if text in {"pass", "passed", "true", "yes", "1"}:
+            return "pass"
+        if text in {"fail", "failed", "false", "no", "0"}:
+            return "fail"
+        return None
+    mapping = {"1": "1", "2": "2", "0": "tie", "tie": "tie", "draw": "tie", "3": "tie"}
+    return mapping.get(text)
+
+
+def _number(value: Any, low: float, high: float) -> Optional[float]:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(number) or not low <= number <= high:
+        return None
+    return number
+
+
+def swap_winner(value: Value) -> Value:
+    """A pairwise winner seen with the answers swapped, in the original
+    order: '1' <-> '2', 'tie' and None unchanged."""
+    return {"1": "2", "2": "1"}.get(value, value) if isinstance(value, str) else value
+
+
+class Verdict(BaseModel):
+    """One judge's verdict on a run (``run_id``) or on a pair of runs
+    (``run_id`` and ``other_run_id``, pairwise).
+
+    ``subject``: the key that verdicts on the same thing share (an item and
+    prompt, or a pair), so judges can be compared. ``scores``: {dimension:
+    normalised value}. ``answer_order``: for pairwise, 'ab' when the judge saw
+    run_id's answer first, 'ba' when swapped; scores are always stored in the
+    original order ('1' means run_id's answer won).
+    """
+
+    id: Optional[int] = None
+    subject: str
+    run_id: Optional[int] = None
+    other_run_id: Optional[int] = None
+    judge: str
+    judge_model: Optional[str] = None
+    prompt_version: Optional[str] = None
+    method: Method = Method.RUBRIC
+    scale: Scale = Scale.ORDINAL5
+    scores: dict[str, Value] = Field(default_factory=dict)
+    flags: dict[str, bool] = Field(default_factory=dict)
+    issues_found: list[str] = Field(default_factory=list)
+    rationale: str = ""
+    raw: str = ""
+    answer_order: Optional[str] = None
+    repetition: int = 1
+    source: Optional[str] = None
+
+
+class DisputeKind(str, enum.Enum):
+    """Why verdicts are disputed (issue 4 §1)."""
+
+    JUDGES = "judges-disagree"
+    POSITION = "position-flip"
+    REPEAT = "repeat-spread"
+    HUMAN = "judge-vs-human"
+    METRICS = "judge-vs-metrics"
+
+
+class Dispute(BaseModel):
+    """Verdicts that disagree on one dimension of one subject.
+
+    ``severity``: 0-1, larger first in the queue (the spread of the values
+    relative to the scale, 1 for a flip or a contradiction with the metrics).
+    """
+
+    id: Optional[int] = None
+    kind: DisputeKind
+    subject: str
+    dimension: str
+    verdict_ids: list[int]
+    severity: float = 0.0
+    detail: str = ""
+
+
+class Adjudication(BaseModel):
+    """A person's final value for one dimension of a subject, with their
+    rationale, who and when, and which judge it sided with (if any)."""
+
+    id: Optional[int] = None
+    subject: str
+    dimension: str
+    value: Value
+    rationale: str = ""
+    reviewer: str
+    decided_at: Optional[datetime] = None
+    sided_with: Optional[str] = None
+    dispute_id: Optional[int] = None
