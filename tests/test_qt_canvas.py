@@ -113,7 +113,7 @@ def test_large_photo_shows_reduced_then_full(qtbot, tmp_path, session):
     session.set_item(item_id(session, "big"))
     qtbot.waitUntil(lambda: view.ready, timeout=10_000)
     assert stages == ["reduced", "full"]
-    photo = view._photo
+    photo = view.photo
     assert photo.reduced.width() <= 2048 and photo.full.width() == 5000
     assert (view.image_rect().width(), view.image_rect().height()) == (5000, 3000)
     assert reduced_size(photo.full.size(), 2048).toTuple() == (1250, 750)  # 1/4 in the decoder
@@ -394,4 +394,4 @@ def test_reduced_size_uses_decoder_scales():
 def test_grab_renders_photo_and_overlays(qtbot, session, view):
     image: QImage = view.grab().toImage()
     assert image.width() == 1000 and view.paint_count > 0
-    assert view._items.paints > 0 and view._photo.paints > 0
+    assert view.overlay_item.paints > 0 and view.photo.paints > 0

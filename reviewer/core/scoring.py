@@ -92,16 +92,29 @@ def similarity_matrix(
 
     score = max(ratio, partial_ratio x fragment_weight) where the shorter text
     has at least ``min_fragment_chars`` characters, so a fragment ("To have my
-    financial") still matches its card. Inputs are normalised texts.
+    financial") still matches its card. partial_ratio is only computed where
+    its upper bound could change the score. Inputs are normalised texts.
     """
     if not model_norm or not gt_norm:
         return np.zeros((len(model_norm), len(gt_norm)), dtype=np.float32)
     ratio = process.cdist(model_norm, gt_norm, scorer=fuzz.ratio, dtype=np.float32)
-    partial = process.cdist(model_norm, gt_norm, scorer=fuzz.partial_ratio, dtype=np.float32)
-    mlen = np.fromiter((len(t) for t in model_norm), dtype=np.int32, count=len(model_norm))
-    glen = np.fromiter((len(t) for t in gt_norm), dtype=np.int32, count=len(gt_norm))
-    fragment_ok = np.minimum.outer(mlen, glen) >= config.min_fragment_chars
-    return np.maximum(ratio, np.where(fragment_ok, partial * config.fragment_weight, 0.0))
+    mlen = np.fromiter((len(t) for t in model_norm), dtype=np.float32, count=len(model_norm))
+    glen = np.fromiter((len(t) for t in gt_norm), dtype=np.float32, count=len(gt_norm))
+    short = np.minimum.outer(mlen, glen)
+    # partial_ratio is costly; compute it only where it could lift a pair
+    # over the threshold. With L = ratio (a + b) / 200 matched characters and
+    # a the shorter length, partial_ratio <= 200 L / (a + L).
+    matched = ratio * np.add.outer(mlen, glen) / 200.0
+    bound = np.divide(200.0 * matched, short + matched, out=np.zeros_like(matched),
+                      where=(short + matched) > 0)
+    need = (short >= config.min_fragment_chars) & (bound * config.fragment_weight >= config.match_threshold - 0.01) \
+        & (bound > ratio)
+    score = ratio.copy()
+    for m, g in zip(*np.nonzero(need)):
+        partial = fuzz.partial_ratio(model_norm[m], gt_norm[g]) * config.fragment_weight
+        if partial > score[m, g]:
+            score[m, g] = partial
+    return score
 
 
 def match_cards(
@@ -272,28 +285,28 @@ def _classify(
     for g, card in enumerate(gt_cards):
         key = _card_key(card, g)
         m = by_gt.get(g)
-        out = CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile)
-        outcomes.append(out)
         if m is None:
-            out.pile_ok = False if facts.spatial_scored else None
+            outcomes.append(CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile,
+                                        pile_ok=False if facts.spatial_scored else None))
             findings.append(
                 Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                         detail="ground-truth card not found in the output")
             )
             continue
         mc = parse.cards[m]
-        out.model_index, out.model_text, out.model_pile = m, mc.text, mc.pile
-        out.similarity = float(sim[m, g])
-        if facts.spatial_scored:
-            out.pile_ok = mc.pile is not None and mapping.get(mc.pile) == card.pile
-        code, partial = _classify_text(model_norm[m], gt_norm[g], out.similarity, config)
-        out.text_ok = code is None
+        similarity = float(sim[m, g])
+        code, partial = _classify_text(model_norm[m], gt_norm[g], similarity, config)
+        pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if facts.spatial_scored else None
+        out = CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
+                          model_text=mc.text, model_pile=mc.pile, similarity=similarity,
+                          text_ok=code is None, pile_ok=pile_ok)
+        outcomes.append(out)
         if code is not None:
             how = "a fragment of" if len(model_norm[m]) < len(gt_norm[g]) else "longer than"
             detail = (
                 f"read '{mc.text}', {how} '{card.text}' (partial ratio {partial:.0f})"
                 if code == Code.PARTIAL
-                else f"read '{mc.text}' for '{card.text}' (similarity {out.similarity:.0f})"
+                else f"read '{mc.text}' for '{card.text}' (similarity {similarity:.0f})"
             )
             findings.append(Finding(code=code, gt_card=card.text, gt_card_id=key,
                                     model_card=mc.text, model_index=m, detail=detail))

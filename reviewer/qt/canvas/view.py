@@ -96,15 +96,15 @@ class CanvasView(QGraphicsView):
         scene = QGraphicsScene(self)
         scene.setItemIndexMethod(QGraphicsScene.NoIndex)
         self.setScene(scene)
-        self._photo = PhotoItem()
-        self._items = OverlayItem(lambda: (self.overlay(), self.tool().preview()))
-        self._items.setZValue(10)
+        self.photo = PhotoItem()
+        self.overlay_item = OverlayItem(lambda: (self.overlay(), self.tool().preview()))
+        self.overlay_item.setZValue(10)
         self._paper = _Paper()
         self._message = QGraphicsTextItem()
         self._message.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
         self._message.setDefaultTextColor(QColor("#FFD400"))
         self._message.setZValue(20)
-        for item in (self._photo, self._items, self._paper, self._message):
+        for item in (self.photo, self.overlay_item, self._paper, self._message):
             scene.addItem(item)
         self.loader = ImageLoader(self)
         self.loader.decoded.connect(self._show)
@@ -177,7 +177,7 @@ class CanvasView(QGraphicsView):
         self._key = key
         self._cancel_tool()
         self._set_ready(False)
-        self._photo.clear()
+        self.photo.clear()
         self._paper.hide()
         self._message.hide()
         self._size = None
@@ -216,7 +216,7 @@ class CanvasView(QGraphicsView):
             if decoded.size:
                 self._resize_scene(decoded.size)
             return self._fail(decoded.path, decoded.error)
-        self._photo.show(decoded)
+        self.photo.show(decoded)
         if decoded.size and decoded.size != self._size:
             self._resize_scene(decoded.size)
         self._finish("reduced" if decoded.reduced else "full", ready=not decoded.reduced)
@@ -241,17 +241,17 @@ class CanvasView(QGraphicsView):
     def _resize_scene(self, size: Optional[tuple[float, float]]) -> None:
         self._size = (float(size[0]), float(size[1])) if size else None
         rect = self.image_rect()
-        self._photo.set_size(rect.width(), rect.height())
+        self.photo.set_size(rect.width(), rect.height())
         m = 0.05 * max(rect.width(), rect.height())
         self.setSceneRect(rect.adjusted(-m, -m, m, m))
-        self._items.set_rect(rect.adjusted(-10 * m, -10 * m, 10 * m, 10 * m))
+        self.overlay_item.set_rect(rect.adjusted(-10 * m, -10 * m, 10 * m, 10 * m))
         self._model = None
         if self._fitted:
             self.fit()
 
     def _invalidate(self) -> None:
         self._model = None
-        self._items.update()
+        self.overlay_item.update()
         self.viewport().update()
 
     # -- zoom and pan ------------------------------------------------------------------------
@@ -407,7 +407,7 @@ class CanvasView(QGraphicsView):
     # -- tools ------------------------------------------------------------------------------------
     def refresh(self) -> None:
         """A tool's preview changed."""
-        self._items.update()
+        self.overlay_item.update()
 
     def ask_text(self, rect: Rect, text: str, placeholder: str,
                  done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
