@@ -8,7 +8,10 @@ export never leaves a half-written database behind.
 
 from __future__ import annotations
 
+import gc
 import os
+import sqlite3
+import time
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -50,81 +53,98 @@ _VIEWS = {
         GROUP BY r.prompt, f.code ORDER BY r.prompt, f.code""",
 }
 
-BATCH = 2000
 
 
 def _bool(v: Optional[bool]) -> Optional[int]:
     return None if v is None else int(v)
 
 
-def export_project(
-    project: Project, out: Path, progress: Optional[Callable[[str], None]] = None
-) -> dict[str, int]:
-    """Score stale runs, then write the analysts' database to ``out``
-    (replacing it). Returns the number of rows per table. Raises ProjectError
-    when ``out`` cannot be written."""
-    out = Path(out)
-    score_project(project, only_stale=True)
+def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    """Every table of the export as (name, columns, primary key, rows as
+    tuples in column order). Reads the project and computes the metrics;
+    the cyclic garbage collector is paused meanwhile (many live objects)."""
     config = repo.current_config(project)
-    runs = scored_runs(project)
-    tmp = out.with_name(out.name + ".part")
-    if tmp.exists():
-        tmp.unlink()
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        db = sqlite_utils.Database(tmp)
-    except OSError as exc:  # pragma: no cover - depends on the file system
-        raise ProjectError(f"cannot write {out}: {exc}") from exc
-    counts = {}
-    with db.atomic():
-        counts["items"] = _insert(db, "items", {"item": str, "kind": str, "path": str, "width": int,
-                                                "height": int, "orientation": int, "sha256": str},
-                                  ({"item": i.name, "kind": i.kind, "path": i.path, "width": i.width,
-                                    "height": i.height, "orientation": i.orientation, "sha256": i.sha256}
-                                   for i in repo.items(project)), pk="item")
-        counts["runs"] = _insert(db, "runs", RUN_COLUMNS, (_run_row(r) for r in runs), pk="run_id")
-        counts["findings"] = _insert(db, "findings", FINDING_COLUMNS,
-                                     (_finding_row(f) for r in runs for f in r.findings), pk="finding_id")
-        rows = []
+        runs = scored_runs(project, with_cards=False)
+        verdict_rows = []
         for basis, reviewed in (("auto", False), ("reviewed", True)):
             for v in verdicts(project, reviewed=reviewed, runs=runs, config=config):
-                rows.append({**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
-                             "basis": basis, "spatial_ok": _bool(v.spatial_ok), "json_ok": _bool(v.json_ok),
-                             "reasons": "; ".join(v.reasons)})
-        counts["prompt_verdicts"] = _insert(db, "prompt_verdicts", VERDICT_COLUMNS, rows)
-        counts["scoring_config"] = _insert(
-            db, "scoring_config", {"version": str, "name": str, "value": str},
-            ({"version": config.version, "name": k, "value": str(v)}
-             for k, v in config.model_dump(mode="json").items()))
-        for name, sql in _VIEWS.items():
-            db.create_view(name, sql, replace=True)
-        if progress:
-            progress(f"wrote {sum(counts.values())} rows")
-    db.close()
-    os.replace(tmp, out)
+                verdict_rows.append({**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
+                                     "basis": basis, "spatial_ok": _bool(v.spatial_ok),
+                                     "json_ok": _bool(v.json_ok), "reasons": "; ".join(v.reasons)})
+        item_columns = {"item": str, "kind": str, "path": str, "width": int, "height": int,
+                        "orientation": int, "sha256": str}
+        tables = [
+            ("items", item_columns, "item",
+             [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)]),
+            ("runs", RUN_COLUMNS, "run_id", [_run_row(r) for r in runs]),
+            ("findings", FINDING_COLUMNS, "finding_id", [_finding_row(f) for r in runs for f in r.findings]),
+            ("prompt_verdicts", VERDICT_COLUMNS, None,
+             [tuple(row[c] for c in VERDICT_COLUMNS) for row in verdict_rows]),
+            ("scoring_config", {"version": str, "name": str, "value": str}, None,
+             [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
+        ]
+    finally:
+        if enabled:
+            gc.enable()
+    return tables
+
+
+def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> dict[str, int]:
+    """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
+    database at ``out``, through a temporary file moved into place. Tables
+    are made with sqlite-utils; rows go in with one executemany per table in
+    one transaction. Returns rows per table; ProjectError when ``out`` cannot
+    be written."""
+    out = Path(out)
+    tmp = out.with_name(out.name + ".part")
+    try:
+        if tmp.exists():
+            tmp.unlink()
+        db = sqlite_utils.Database(tmp)
+        counts = {}
+        with db.atomic():
+            for name, columns, pk, rows in tables:
+                db[name].create(columns, pk=pk)
+                marks = ", ".join("?" * len(columns))
+                db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows)
+                counts[name] = len(rows)
+            for name, sql in (views or {}).items():
+                db.create_view(name, sql, replace=True)
+        db.close()
+        os.replace(tmp, out)
+    except (OSError, sqlite3.Error) as exc:
+        raise ProjectError(f"cannot write {out}: {exc}") from exc
     return counts
 
 
-def _insert(db: sqlite_utils.Database, name: str, columns: dict, rows, pk: Optional[str] = None) -> int:
-    """Create ``name`` with ``columns`` and insert ``rows`` in batches."""
-    table = db[name]
-    table.create(columns, pk=pk)
-    n = 0
-    batch = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) >= BATCH:
-            table.insert_all(batch, batch_size=BATCH)
-            n += len(batch)
-            batch = []
-    if batch:
-        table.insert_all(batch, batch_size=BATCH)
-        n += len(batch)
-    return n
+def export_project(
+    project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
+    timings: Optional[dict[str, float]] = None,
+) -> dict[str, int]:
+    """Score stale runs, then write the analysts' database to ``out``
+    (replacing it). Returns the number of rows per table; fills ``timings``
+    with the seconds spent scoring, gathering and writing when given.
+    Raises ProjectError when ``out`` cannot be written."""
+    t0 = time.perf_counter()
+    score_project(project, only_stale=True)
+    t1 = time.perf_counter()
+    tables = collect_tables(project)
+    t2 = time.perf_counter()
+    counts = write_tables(out, tables, _VIEWS)
+    t3 = time.perf_counter()
+    if timings is not None:
+        timings.update(score=t1 - t0, gather=t2 - t1, write=t3 - t2)
+    if progress:
+        progress(f"wrote {sum(counts.values())} rows")
+    return counts
 
 
-def _run_row(r) -> dict:
+def _run_row(r) -> tuple:
     run, rev, auto = r.run, r.reviewed, r.auto
-    return {
+    row = {
         "run_id": run["id"], "item": run["item"], "prompt": run["prompt"], "schema": run["schema"],
         "model": run["model"], "repetition": run["repetition"], "timestamp": run["timestamp"],
         "config_version": r.facts.config_version, "json_valid": int(rev.json_valid),
@@ -139,13 +159,14 @@ def _run_row(r) -> dict:
         "auto_hallucinations": auto.hallucinations if auto.scored else None,
         "findings": len(r.findings), "reviewed": int(r.is_reviewed), "parse_error": r.facts.parse_error,
     }
+    return tuple(row[c] for c in RUN_COLUMNS)
 
 
-def _finding_row(f) -> dict:
-    return {
-        "finding_id": f.id, "run_id": f.run_id, "code": f.code.value,
-        "final_code": (f.final_code or f.code).value if f.status.value != "rejected" else None,
-        "status": f.status.value, "source": f.source.value, "gt_card": f.gt_card,
-        "model_card": f.model_card, "detail": f.detail, "reason": f.reason, "reviewer": f.reviewer,
-        "decided_at": f.decided_at.isoformat() if f.decided_at else None,
-    }
+def _finding_row(f) -> tuple:
+    status = f.status.value
+    return (
+        f.id, f.run_id, f.code.value,
+        (f.final_code or f.code).value if status != "rejected" else None,
+        status, f.source.value, f.gt_card, f.model_card, f.detail, f.reason, f.reviewer,
+        f.decided_at.isoformat() if f.decided_at else None,
+    )

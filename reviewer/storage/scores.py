@@ -119,9 +119,11 @@ def score_project(
     return len(runs)
 
 
-def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[ScoredRun]:
+def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
+                with_cards: bool = True) -> list[ScoredRun]:
     """Every scored run with facts, findings and automatic and reviewed
-    metrics (runs never scored are left out)."""
+    metrics (runs never scored are left out); ``with_cards=False`` leaves the
+    model cards out (faster, for the export)."""
     runs = repo.run_rows(project, run_ids)
     stored = {r[0]: (r[1], r[2]) for r in project.db.execute("SELECT run_id, facts, cards FROM run_scores")}
     by_run: dict[int, list[Finding]] = {}
@@ -135,7 +137,7 @@ def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None) -> li
         facts = RunFacts.model_validate_json(facts_json)
         fs = by_run.get(run["id"], [])
         out.append(ScoredRun(
-            run=run, facts=facts, cards=[ModelCard(**c) for c in json.loads(cards_json)],
+            run=run, facts=facts, cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
             findings=fs, auto=run_metrics(facts, fs), reviewed=run_metrics(facts, fs, reviewed=True)))
     return out
 

@@ -228,7 +228,7 @@ class CanvasView(QGraphicsView):
         self._finish("error")
 
     def _finish(self, stage: str, ready: bool = True) -> None:
-        self._invalidate()
+        self.viewport().update()  # the overlay model is rebuilt only if the size changed
         self.imageShown.emit(stage)
         if ready:
             self._set_ready(True)
