@@ -18,11 +18,20 @@ from typing import Optional
 import click
 
 from reviewer import __version__
+from reviewer.core.judging import DisputeKind
 from reviewer.core.models import CODE_ORDER, AnswerSchema, BoxConvention
 from reviewer.core.report import markdown_table, text_table, verdict_grid, verdict_rows, verdicts_csv
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import FORMATS, ImportOptions, import_source
+from reviewer.storage.judge_report import (
+    build_judge_report,
+    has_verdicts,
+    judge_report_csv,
+    judge_report_markdown,
+    parse_weights,
+)
+from reviewer.storage.judge_stats import agreement_table, refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 
 
@@ -155,31 +164,80 @@ def export(project: Path, out: Path) -> None:
     click.echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
+def _weights(ctx, param, value: str) -> tuple[float, float]:
+    try:
+        return parse_weights(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md", show_default=True)
+@click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
+              help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
+@click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Save the calibration and confusion charts (SVG and PNG) into this folder.")
 @_friendly
-def report(project: Path, fmt: str) -> None:
-    """Print the verdict report of PROJECT as Markdown or CSV."""
+def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path]) -> None:
+    """Print the verdict report of PROJECT as Markdown or CSV: card-reading
+    verdicts and findings (when there are scored card runs) and judge
+    verdicts, agreement, disputes and calibration (when there are verdicts)."""
     p = open_project(project)
     try:
         score_project(p, only_stale=True)
         runs = scored_runs(p)
         auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
+        judged = has_verdicts(p)
+        jr = build_judge_report(p, weights, charts_dir) if judged else None
     finally:
         p.close()
+    cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not judged
     if fmt == "csv":
-        click.echo(verdicts_csv(auto, rev), nl=False)
+        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
+        click.echo("\n".join(parts), nl=False)
         return
-    click.echo(f"# reviewer report: {project.name}\n\n## T-P1 verdicts\n")
-    click.echo(markdown_table(*verdict_rows(auto, rev)))
-    counts: dict[str, Counter] = {}
-    for r in runs:
-        c = counts.setdefault(r.run["prompt"], Counter())
-        c.update(f.effective_code.value for f in r.findings if f.effective_code)
-    click.echo("\n## Findings per code (final codes)\n")
-    codes = [c.value for c in CODE_ORDER]
-    click.echo(markdown_table(["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]))
+    click.echo(f"# reviewer report: {project.name}\n")
+    if cards:
+        click.echo("## T-P1 verdicts\n")
+        click.echo(markdown_table(*verdict_rows(auto, rev)))
+        counts: dict[str, Counter] = {}
+        for r in runs:
+            c = counts.setdefault(r.run["prompt"], Counter())
+            c.update(f.effective_code.value for f in r.findings if f.effective_code)
+        click.echo("\n## Findings per code (final codes)\n")
+        codes = [c.value for c in CODE_ORDER]
+        click.echo(markdown_table(["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]))
+    if jr:
+        click.echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
+    elif charts_dir is not None:
+        click.echo("no charts: the project has no judge verdicts", err=True)
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
+@_friendly
+def agreement(project: Path, as_json: bool) -> None:
+    """Refresh the disputes of PROJECT, then print the agreement statistics of
+    its judges, humans and adjudications (undefined values: null in JSON)."""
+    p = open_project(project)
+    try:
+        found = refresh_disputes(p)
+        rows = agreement_table(p)
+    finally:
+        p.close()
+    by_kind = Counter(d.kind.value for d in found)
+    disputes = {"total": len(found), "by_kind": {k.value: by_kind.get(k.value, 0) for k in DisputeKind}}
+    if as_json:
+        click.echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
+        return
+    if rows:
+        click.echo(text_table(["raters", "dimension", "statistic", "value", "n", "note"],
+                              [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in rows]))
+    else:
+        click.echo("no agreement statistics: no two raters share a subject")
+    click.echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
 
 
 def _sample_dir() -> Path:

@@ -21,8 +21,7 @@ from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.images import decode, reduced_size
 from reviewer.qt.session import Session
 from reviewer.storage import repo
-
-from conftest import SAMPLES
+from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.gui
 TOL = 3.0  # px: a view point maps to a scene point within this
@@ -395,3 +394,39 @@ def test_grab_renders_photo_and_overlays(qtbot, session, view):
     image: QImage = view.grab().toImage()
     assert image.width() == 1000 and view.paint_count > 0
     assert view.overlay_item.paints > 0 and view.photo.paints > 0
+
+
+def test_polygon_closes_on_double_click_and_space_drag_pans(qtbot, session, view):
+    session.set_tool("pile")
+    vp = view.viewport()
+    qtbot.mouseClick(vp, Qt.LeftButton, Qt.ShiftModifier, at(view, 760, 120))
+    qtbot.mouseClick(vp, Qt.LeftButton, Qt.NoModifier, at(view, 880, 140))
+    qtbot.mouseClick(vp, Qt.LeftButton, Qt.NoModifier, at(view, 860, 600))
+    qtbot.mouseDClick(vp, Qt.LeftButton, Qt.NoModifier, at(view, 860, 600))
+    type_and_enter(qtbot, view, "gap")
+    pile = next(p for p in repo.ground_truth(session.project, session.item_id).piles if p.label == "gap")
+    assert len(pile.region) == 3
+    session.set_tool("select")
+    view.zoom_by(3.0)
+    h, v = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
+    before = list(session.selected_cards)
+    qtbot.keyPress(view, Qt.Key_Space)
+    drag(qtbot, view, QPoint(500, 400), QPoint(440, 370))
+    qtbot.keyRelease(view, Qt.Key_Space)
+    assert (view.horizontalScrollBar().value(), view.verticalScrollBar().value()) == (h + 60, v + 30)
+    assert session.selected_cards == before  # panning selects nothing
+
+
+def test_click_narrows_a_selection_and_delete_skips_stale_ids(qtbot, session, view):
+    box = db_cards(session)[3].bbox
+    session.select_cards([1, 3, 5])
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.NoModifier, at(view, box.x_min + 30, box.y_min + 30))
+    assert session.selected_cards == [3]
+    command = AddCard(session.item_id, "Short-lived", bbox=None)
+    session.execute(command)
+    session.undo()
+    session.select_cards([3, command.card.id])
+    errors = []
+    session.error.connect(errors.append)
+    qtbot.keyClick(view, Qt.Key_Delete)
+    assert errors == [] and 3 not in db_cards(session)

@@ -1,7 +1,8 @@
 """Export scored runs to an SQLite database for analysts (Datasette, pandas).
 
 Tables (column docs in README.md, "Export"): items, runs, findings,
-prompt_verdicts, scoring_config; views code_counts and auto_code_counts.
+prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
+agreement; views code_counts and auto_code_counts.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
 """
@@ -9,6 +10,7 @@ export never leaves a half-written database behind.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sqlite3
 import time
@@ -18,7 +20,11 @@ from typing import Callable, Optional
 import sqlite_utils
 
 from reviewer.storage import repo
+from reviewer.core.disputes import format_value
+from reviewer.storage import judging
 from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.judge_report import has_verdicts
+from reviewer.storage.judge_stats import agreement_rows, refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 
 RUN_COLUMNS = {
@@ -38,6 +44,21 @@ VERDICT_COLUMNS = {
     "text_accuracy": float, "spatial_accuracy": float, "hallucination_runs": int,
     "json_valid_runs": int, "verdict": str, "spatial_ok": int, "json_ok": int, "reasons": str,
 }
+
+JUDGE_VERDICT_COLUMNS = {
+    "verdict_id": int, "subject": str, "run_id": int, "other_run_id": int, "judge": str, "judge_model": str,
+    "prompt_version": str, "method": str, "scale": str, "dimension": str, "value": float, "value_text": str,
+    "rationale": str, "answer_order": str, "repetition": int,
+}
+DISPUTE_COLUMNS = {
+    "dispute_id": int, "kind": str, "subject": str, "dimension": str, "verdict_ids": str, "severity": float,
+    "detail": str,
+}
+ADJUDICATION_COLUMNS = {
+    "subject": str, "dimension": str, "value": str, "rationale": str, "reviewer": str, "decided_at": str,
+    "sided_with": str, "dispute_id": int,
+}
+AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str}
 
 _VIEWS = {
     "code_counts": """
@@ -85,6 +106,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
              [tuple(row[c] for c in VERDICT_COLUMNS) for row in verdict_rows]),
             ("scoring_config", {"version": str, "name": str, "value": str}, None,
              [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
+            *_judge_tables(project),
         ]
     finally:
         if enabled:
@@ -130,6 +152,8 @@ def export_project(
     Raises ProjectError when ``out`` cannot be written."""
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
+    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():
+        refresh_disputes(project)
     t1 = time.perf_counter()
     tables = collect_tables(project)
     t2 = time.perf_counter()
@@ -170,3 +194,33 @@ def _finding_row(f) -> tuple:
         status, f.source.value, f.gt_card, f.model_card, f.detail, f.reason, f.reviewer,
         f.decided_at.isoformat() if f.decided_at else None,
     )
+
+
+def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    """The verdicts (one row per dimension; a verdict without scores gives one
+    row with dimension null), disputes (as stored: export_project refreshes
+    them first), adjudications and agreement tables. Cheap when the project
+    has no verdicts (four empty tables)."""
+    vs = judging.verdicts(project) if has_verdicts(project) else []
+    adjudications = judging.adjudications(project)
+    verdict_rows = []
+    for v in vs:
+        head = (v.id, v.subject, v.run_id, v.other_run_id, v.judge, v.judge_model, v.prompt_version,
+                v.method.value, v.scale.value)
+        tail = (v.rationale, v.answer_order, v.repetition)
+        for dim, value in (v.scores.items() if v.scores else [(None, None)]):
+            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            text = value if isinstance(value, str) else None
+            verdict_rows.append(head + (dim, number, text) + tail)
+    dispute_rows = [(d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
+                    for d in judging.disputes(project)] if vs else []
+    adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
+                          a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
+                          a.dispute_id) for a in adjudications]
+    agreement = [r.as_tuple() for r in agreement_rows(vs, adjudications)] if vs else []
+    return [
+        ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),
+        ("disputes", DISPUTE_COLUMNS, "dispute_id", dispute_rows),
+        ("adjudications", ADJUDICATION_COLUMNS, None, adjudication_rows),
+        ("agreement", AGREEMENT_COLUMNS, None, agreement),
+    ]

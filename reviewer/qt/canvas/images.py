@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
-from PySide6.QtGui import QImage, QImageIOHandler, QImageReader, QPainter
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtGui import QColor, QImage, QImageIOHandler, QImageReader, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
 REDUCED_SIDE = 2048  # long side of the first, reduced decode (at most)
 CACHE_SIZE = 8  # reduced decodes kept for prefetch / going back
+PLACEHOLDER_COLOR = "#383838"  # the photo's area while it loads or cannot be shown
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,17 @@ def cache_key(path: Path | str) -> tuple:
         return (str(path), st.st_mtime_ns, st.st_size)
     except OSError:
         return (str(path), None, None)
+
+
+def neighbour_photos(session, item_id: int) -> list[Path]:
+    """Photo paths of the items after and before ``item_id`` in the
+    session's item order (what to prefetch)."""
+    items = [st.item for st in session.items()]
+    i = next((n for n, it in enumerate(items) if it.id == item_id), None)
+    if i is None:
+        return []
+    near = [items[j] for j in (i + 1, i - 1) if 0 <= j < len(items) and items[j].kind == "photo"]
+    return [p for p in (session.image_path(it) for it in near) if p is not None]
 
 
 class _Relay(QObject):
@@ -248,9 +260,18 @@ class PhotoItem(QGraphicsItem):
             return
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
         image = self._pick(scale)
-        if image is None:
+        if image is None:  # loading, or no photo: show where it goes
+            painter.fillRect(self.boundingRect(), QColor(PLACEHOLDER_COLOR))
             return
         # Smooth when shrinking or mildly enlarging; crisp pixels when peeping.
         painter.setRenderHint(QPainter.SmoothPixmapTransform, scale * self._w / image.width() < 3.0)
         painter.drawImage(self.boundingRect(), image)
         self.paints += 1
+
+
+class TextPaper(QGraphicsTextItem):
+    """A text item (kind 'text') shown as plain black text on white paper."""
+
+    def paint(self, painter, option, widget=None) -> None:
+        painter.fillRect(self.boundingRect(), QColor("#FFFFFF"))
+        super().paint(painter, option, widget)

@@ -5,7 +5,7 @@ calls ``paint_overlay``: thousands of boxes cost a few drawRects calls, not
 thousands of items. ``prepare`` turns an overlay into pens, QRectF lists and
 numpy arrays once; each paint then culls against the exposed rectangle and
 applies the level of detail: labels only when boxes are big enough on screen
-and not too many, outlines always. Line widths, labels and handles keep their
+and not too many, thin outlines when boxes are many, outlines always. Line widths, labels and handles keep their
 size on screen at any zoom.
 """
 
@@ -25,9 +25,9 @@ from reviewer.qt.palette import SELECTED_COLOR
 
 LABEL_MIN_BOX_PX = 12.0  # a box shorter than this on screen gets no label
 LABEL_MIN_WIDTH_PX = 24.0  # ... or narrower than this
-LABEL_BUDGET = 300  # labels drawn at most; a layer that would pass it gets none
+LABEL_BUDGET = 300  # labels drawn at most; a kind (cards, model boxes) that would pass it gets none
 LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
-LABEL_MARGIN_PX = 300.0  # culling margin so labels reaching into view are drawn
+DENSE_BOXES = 400  # more boxes of a layer in view than this: 1 px outlines (2 px costs 2.4x)
 HANDLE_PX = 7.0
 _LABEL_ORDER = {"finding": 0, "pile": 1, "card": 2, "predicted": 3}  # placement priority
 FINDING_GAP_PX = 3.0
@@ -58,10 +58,14 @@ class _Layer:
     pens: list[QPen]
     rects: list[QRectF] = field(default_factory=list)
     boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    thin: list[QPen] = field(default_factory=list)  # 1 px pens for dense views
 
     def __post_init__(self):
         self.rects = [_qrect(s.rect) for s in self.shapes]
         self.boxes = _array(self.shapes)
+        self.thin = [QPen(p) for p in self.pens]
+        for p in self.thin:
+            p.setWidthF(min(p.widthF(), 1.0))
 
 
 @dataclass
@@ -118,21 +122,21 @@ def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.n
     return (boxes[:, 0] <= view[2]) & (boxes[:, 2] >= view[0]) & (boxes[:, 1] <= view[3]) & (boxes[:, 3] >= view[1])
 
 
-def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, labels: list, budget: list) -> int:
+def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list) -> int:
+    """Outline the layer's boxes that meet ``view``; add those big enough
+    on screen for a label to ``big``. Returns how many were drawn."""
     mask = _visible(layer.boxes, view)
     count = int(mask.sum())
     if not count:
         return 0
     idx = np.flatnonzero(mask)
     rects = layer.rects if count == len(layer.rects) else [layer.rects[i] for i in idx]
-    for pen in layer.pens:
+    for pen in (layer.thin if count > DENSE_BOXES else layer.pens):
         painter.setPen(pen)
         painter.drawRects(rects)
     b = layer.boxes[idx]
-    big = idx[((b[:, 3] - b[:, 1]) * scale >= LABEL_MIN_BOX_PX) & ((b[:, 2] - b[:, 0]) * scale >= LABEL_MIN_WIDTH_PX)]
-    if 0 < len(big) <= budget[0]:
-        budget[0] -= len(big)
-        labels.extend(layer.shapes[i] for i in big)
+    ok = ((b[:, 3] - b[:, 1]) * scale >= LABEL_MIN_BOX_PX) & ((b[:, 2] - b[:, 0]) * scale >= LABEL_MIN_WIDTH_PX)
+    big.extend(layer.shapes[i] for i in idx[ok])
     return count
 
 
@@ -141,11 +145,10 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
     """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
     (screen px per image px). Returns the number of boxes painted."""
     o = prepared.overlay
-    m = LABEL_MARGIN_PX / max(scale, 1e-6)
+    m = 4.0 / max(scale, 1e-6)  # pen width; labels are culled on screen
     view = (exposed.left() - m, exposed.top() - m, exposed.right() + m, exposed.bottom() + m)
     painter.setBrush(Qt.NoBrush)
     labels: list[Shape] = []
-    budget = [LABEL_BUDGET]
     painter.setRenderHint(QPainter.Antialiasing, True)
     for shape, poly, pen, brush in prepared.piles:
         painter.setPen(pen)
@@ -166,11 +169,14 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
         painter.drawRect(r)
         drawn += 1
     labels.extend(s for s, _ in prepared.findings)
-    budget[0] -= len(prepared.findings)
-    for layer in prepared.layers["predicted"]:
-        drawn += _draw_layer(painter, layer, view, scale, labels, budget)
-    for layer in prepared.layers["cards"]:
-        drawn += _draw_layer(painter, layer, view, scale, labels, budget)
+    budget = LABEL_BUDGET - len(labels)
+    for kind in ("predicted", "cards"):  # cards on top
+        big: list[Shape] = []
+        for layer in prepared.layers[kind]:
+            drawn += _draw_layer(painter, layer, view, scale, big)
+        if len(big) <= budget:  # all of a kind or none: no arbitrary half
+            labels.extend(big)
+            budget -= len(big)
     _paint_preview(painter, preview)
     painter.save()
     transform = painter.worldTransform()
@@ -259,6 +265,8 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
     dropped when it would; the others go to their first place anyway.
     Drawn lowest priority first so finding tags end on top."""
     placed, out = _Placed(), []
+    device = painter.device()
+    screen = QRectF(0, 0, device.width(), device.height())
     for s in sorted(labels, key=lambda s: _LABEL_ORDER.get(s.kind, 9)):
         if not s.label:
             continue
@@ -266,6 +274,8 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         text, w, h = prepared.tag(s.label, bold)
         tl = transform.map(QPointF(s.rect[0], s.rect[1]))
         br = transform.map(QPointF(s.rect[2], s.rect[3]))
+        if not screen.intersects(QRectF(tl, br).adjusted(-w, -h - 8, w, h + 8)):
+            continue
         spots = [QRectF(x, y, w, h) for x, y in _candidates(s.kind, tl, br, w, h)]
         box = next((r for r in spots if placed.free(r)), None)
         if box is None:

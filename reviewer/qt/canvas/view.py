@@ -9,67 +9,21 @@ Scene coordinates are upright image pixels.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable, Optional
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
 from reviewer.core.commands import DeleteCards
-from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem
+from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
 from reviewer.qt.canvas.painting import OverlayItem, paint_legend
-from reviewer.qt.canvas.tools import TOOLS, Tool
+from reviewer.qt.canvas.tools import TOOLS, EditorHost, Tool
 
 MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
 BACKGROUND = "#2B2B2B"
-
-
-class InlineEditor(QLineEdit):
-    """A one-line editor on the canvas: Enter commits, Escape cancels;
-    leaving it commits a non-empty text (the edit can be undone)."""
-
-    def __init__(self, parent: QWidget, text: str, placeholder: str,
-                 done: Callable[[str], None], cancelled: Callable[[], None]):
-        super().__init__(text, parent)
-        self.setPlaceholderText(placeholder)
-        self._done, self._cancelled, self._closed = done, cancelled, False
-        self.setStyleSheet("QLineEdit { background: #FFFDE7; color: #111; border: 2px solid #FFD400; padding: 2px; }")
-
-    def finish(self, text: Optional[str]) -> None:
-        """Close with ``text`` (None cancels); only the first call counts."""
-        if self._closed:
-            return
-        self._closed = True
-        self.hide()
-        self.deleteLater()
-        if text is not None and text.strip():
-            self._done(text)
-        else:
-            self._cancelled()
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
-        if event.key() == Qt.Key_Escape:
-            self.finish(None)
-        elif event.key() in (Qt.Key_Return, Qt.Key_Enter):
-            self.finish(self.text())
-        else:
-            super().keyPressEvent(event)
-
-    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)
-        super().focusOutEvent(event)
-        if event.reason() not in (Qt.ActiveWindowFocusReason, Qt.PopupFocusReason):
-            self.finish(self.text())
-
-
-class _Paper(QGraphicsTextItem):
-    """A text item shown as black text on white paper."""
-
-    def paint(self, painter, option, widget=None) -> None:
-        painter.fillRect(self.boundingRect(), QColor("#FFFFFF"))
-        super().paint(painter, option, widget)
 
 
 class CanvasView(QGraphicsView):
@@ -90,8 +44,7 @@ class CanvasView(QGraphicsView):
         self._model: Optional[Overlay] = None
         self._fitted, self._pressed, self._space = True, False, False
         self._pan: Optional[QPointF] = None
-        self._editor: Optional[InlineEditor] = None
-        self._editor_rect: Optional[Rect] = None
+        self._editors = EditorHost(self)
         self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
         scene = QGraphicsScene(self)
         scene.setItemIndexMethod(QGraphicsScene.NoIndex)
@@ -99,10 +52,11 @@ class CanvasView(QGraphicsView):
         self.photo = PhotoItem()
         self.overlay_item = OverlayItem(lambda: (self.overlay(), self.tool().preview()))
         self.overlay_item.setZValue(10)
-        self._paper = _Paper()
+        self._paper = TextPaper()
         self._message = QGraphicsTextItem()
         self._message.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
         self._message.setDefaultTextColor(QColor("#FFD400"))
+        self._message.setFont(QFont(self.font().family(), 11))
         self._message.setZValue(20)
         for item in (self.photo, self.overlay_item, self._paper, self._message):
             scene.addItem(item)
@@ -142,13 +96,17 @@ class CanvasView(QGraphicsView):
         """The current run's predicted boxes in scene pixels, as drawn."""
         return [QRectF(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in (s.rect for s in self.overlay().predicted)]
 
+    def is_ready(self) -> bool:
+        """The current item is fully shown (see ``ready``)."""
+        return self.ready
+
     def message(self) -> str:
         """The message shown on the canvas instead of the photo ('' if none)."""
         return self._message.toPlainText() if self._message.isVisible() else ""
 
     def inline_editor(self) -> Optional[QLineEdit]:
         """The open inline editor, if any."""
-        return self._editor
+        return self._editors.editor
 
     def tool(self) -> Tool:
         """The mouse tool of the session's current tool name."""
@@ -197,15 +155,7 @@ class CanvasView(QGraphicsView):
         hit = self.loader.load(path)
         if hit is not None:
             self._show(hit)
-        self.prefetch(self._neighbours(item.id))
-
-    def _neighbours(self, item_id: int) -> list[Path]:
-        items = [st.item for st in self.session.items()]
-        i = next((n for n, it in enumerate(items) if it.id == item_id), None)
-        if i is None:
-            return []
-        near = [items[j] for j in (i + 1, i - 1) if 0 <= j < len(items) and items[j].kind == "photo"]
-        return [p for p in (self.session.image_path(it) for it in near) if p is not None]
+        self.prefetch(neighbour_photos(self.session, item.id))
 
     def prefetch(self, paths) -> None:
         """Decode reduced images of ``paths`` (next/previous items) ahead."""
@@ -223,8 +173,8 @@ class CanvasView(QGraphicsView):
 
     def _fail(self, path: str, reason: str) -> None:
         self._message.setPlainText(f"Cannot show the photo\n{path}\n{reason}".rstrip())
-        self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
         self._message.show()
+        self._zoomed()
         self._finish("error")
 
     def _finish(self, stage: str, ready: bool = True) -> None:
@@ -286,9 +236,8 @@ class CanvasView(QGraphicsView):
         self.zoom_by(1.0 / self.zoom())
 
     def _zoomed(self) -> None:
-        self._place_editor()
-        if self._message.isVisible():
-            self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
+        self._editors.place()
+        self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
         self.zoomChanged.emit(self.zoom())
 
     def _to_scene(self, pos: QPointF) -> QPointF:
@@ -322,8 +271,9 @@ class CanvasView(QGraphicsView):
                 self._space = True
                 self.viewport().setCursor(Qt.OpenHandCursor)
         elif key in (Qt.Key_Delete, Qt.Key_Backspace) and self.session.selected_cards:
-            ids = list(self.session.selected_cards)
-            if self.session.execute(DeleteCards(ids)):
+            live = {c.id for c in self.session.ground_truth().cards}
+            ids = [i for i in self.session.selected_cards if i in live]
+            if ids and self.session.execute(DeleteCards(ids)):
                 self.session.select_cards([])
         elif key in (Qt.Key_Return, Qt.Key_Enter) and self.tool().finish():
             pass
@@ -386,11 +336,11 @@ class CanvasView(QGraphicsView):
         super().resizeEvent(event)
         if self._fitted:
             self.fit()
-        self._place_editor()
+        self._editors.place()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt)
         super().scrollContentsBy(dx, dy)
-        self._place_editor()
+        self._editors.place()
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt)
         super().paintEvent(event)
@@ -413,40 +363,10 @@ class CanvasView(QGraphicsView):
                  done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
         """Open the inline editor under ``rect`` (scene); ``done(text)`` on
         Enter, ``cancelled()`` on Escape or an empty text."""
-        self._close_editor()
-
-        def closed(callback, *args) -> None:
-            self._editor = self._editor_rect = None
-            self.setFocus(Qt.OtherFocusReason)
-            callback(*args)
-
-        self._editor = InlineEditor(self.viewport(), text, placeholder,
-                                    lambda t: closed(done, t), lambda: closed(cancelled))
-        self._editor_rect = rect
-        self._place_editor()
-        self._editor.show()
-        self._editor.selectAll()
-        self._editor.setFocus(Qt.OtherFocusReason)
-
-    def _place_editor(self) -> None:
-        if self._editor is None or self._editor_rect is None:
-            return
-        x0, y0, x1, y1 = self._editor_rect
-        t = self.viewportTransform()
-        tl, br = t.map(QPointF(x0, y0)), t.map(QPointF(x1, y1))
-        width = int(min(max(br.x() - tl.x(), 220), 480))
-        vp = self.viewport().rect()
-        hint = self._editor.sizeHint().height()
-        x = int(min(max(tl.x(), 0), max(vp.width() - width, 0)))
-        y = int(min(max(br.y() + 4, 0), max(vp.height() - hint, 0)))
-        self._editor.setGeometry(x, y, width, hint)
-
-    def _close_editor(self) -> None:
-        if self._editor is not None:
-            self._editor.finish(None)
+        self._editors.open(rect, text, placeholder, done, cancelled)
 
     def _cancel_tool(self) -> None:
-        self._close_editor()
+        self._editors.close()
         for tool in self._tools.values():
             tool.reset()
         self._pressed = False

@@ -13,10 +13,19 @@ from typing import Optional
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers import card_folder, jsonl_runs
+from reviewer.storage.importers import rubric, span_snapshots
+from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
 
 #: format name -> (detector, importer)
 FORMATS = {
+    "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
+    "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),
+    "failter": (failter.detect, failter.import_failter),
     "card-folder": (card_folder.detect, card_folder.import_folder),
+    "tarot-readings": (rubric.detect_folder, rubric.import_readings),
+    "span-snapshot": (span_snapshots.detect, span_snapshots.import_snapshot),
+    "rubric-verdicts": (rubric.detect_verdicts, rubric.import_verdicts),
+    "jsonl-verdicts": (jsonl_verdicts.detect, jsonl_verdicts.import_jsonl_verdicts),
     "jsonl-runs": (jsonl_runs.detect, jsonl_runs.import_jsonl),
 }
 

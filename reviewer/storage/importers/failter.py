@@ -1,0 +1,423 @@
+"""Importer: Failter experiment folders with ground-truth judging
+(ground-truth-judge-proposal.md; github.com/pragsmike/failter).
+
+Layout of an experiment folder (or of each experiment subfolder of the
+folder given)::
+
+    <experiment>/
+      inputs/<doc>.md              the documents: one text item each,
+                                   named '<experiment>/<doc>.md'
+      ground-truth/<doc>.md        optional, for a SUBSET of the inputs (same
+                                   file names; ground_truth/ also read): the
+                                   item's reference (source 'ground-truth')
+      templates/<prompt>.md        optional prompt texts (prompts/ also read)
+      trial outputs, each with its .eval beside it, in either layout
+        (a) <root>/<model>/<prompt>/<doc>.md    the model may span folders
+                                                (openai/gpt-4o-mini/<prompt>/...)
+        (b) <root>/<model>_<prompt>/<doc>.md    Failter's exp_paths: names with
+                                                '/', ':', '.' and spaces made '-'
+        where <root> is results/, else outputs/, else the experiment folder
+        (inputs/, ground-truth/, templates/, prompts/ excluded)
+      .eval: '<doc>.md.eval' (Failter's) or '<doc>.eval' beside the output
+      .thoughts, report.md, report.csv, model-names.txt: ignored
+
+A trial output is a file named like an input. A leading YAML front matter
+written by Failter (keys 'filtered-by-model', 'filtered-by-template', ...)
+names the model and prompt (it wins over the folder names) and is not part
+of the run's output; one with 'error' is a failed trial: skipped. In layout
+(b) the folder name is split before a known template name, else at the first
+'_'. Each output is a run (item = input doc, prompt = prompt name, model).
+
+An .eval is YAML, or plain 'key: value' lines when it is not valid YAML
+(Failter's eval.clj writes 'score:', 'rationale:', 'evaluation-method:',
+'judge-model:'; a rationale may run over several lines). Keys may use '-' or
+'_'. Forms:
+
+    single   grade: A-F | score: N, rationale, evaluation-method: rules-based |
+             ground-truth (missing: rules-based, noted), judge-model, scale?
+    dual     rules_based_eval: {grade|score, rationale, judge-model?}
+             ground_truth_eval: {grade|score, rationale, judge-model?}
+             (Path B: only rules_based_eval where there is no ground truth)
+
+Each judgement becomes a verdict on subject ``run:<run id>``: judge
+'rules-judge' (method rules-based) or 'gt-judge' (method ground-truth),
+judge_model = the declared judge model, prompt_version = the prompt name,
+dimension 'score'. A grade is scale A-F stored as points (GRADE_POINTS:
+A=100 ... F=20). A score's scale is the declared ``scale`` ('1-5', '0-100')
+when given; otherwise it is decided once per experiment from the values:
+all undeclared scores within 1..5 -> '1-5' (the rubric's grade-as-number
+form), any outside (0, or above 5) -> '0-100' (Failter's numeric-100
+strategy, where 0 marks a failed parse). The decision is noted in the report.
+A malformed .eval (not readable, no grade or score, a grade not A-F, a score
+off its scale, an unknown evaluation-method, a dual block that is not a
+mapping) is skipped with the reason; in the dual form a bad block does not
+spoil the good one. The raw text of the judgement is kept in Verdict.raw.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from reviewer.core.judging import GRADE_POINTS, Method, Scale, Verdict, normalise
+from reviewer.storage.db import Project
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_reference, store_verdict, text_item
+
+GT_DIRS = ("ground-truth", "ground_truth")
+TEMPLATE_DIRS = ("templates", "prompts")
+OUTPUT_ROOTS = ("results", "outputs")
+_EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
+_IGNORED_SUFFIXES = (".eval", ".thoughts")
+JUDGES = {Method.RULES: "rules-judge", Method.GROUND_TRUTH: "gt-judge"}
+_DUAL = {"rules-based-eval": Method.RULES, "ground-truth-eval": Method.GROUND_TRUTH}
+_METHODS = {"rules-based": Method.RULES, "rules": Method.RULES, "ground-truth": Method.GROUND_TRUTH,
+            "gt": Method.GROUND_TRUTH}
+_FAILTER_KEYS = {"filtered-by-model", "filtered-by-template", "model-name", "source-input-path",
+                 "source-template-path", "execution-time-ms", "total-trial-time-ms", "token-usage", "error"}
+_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s?(.*)$")
+_GRADE = re.compile(r"^\s*([A-Fa-f])\s*[+-]?\s*$")
+
+
+@dataclass
+class Judgement:
+    """One judgement read from an .eval file, before its score's scale is
+    settled: ``grade`` (a letter) or ``score`` (a number) with the declared
+    ``scale`` if any; ``block``: '' for the single form, else the dual key."""
+
+    method: Method
+    grade: Optional[str] = None
+    score: Optional[float] = None
+    scale: Optional[Scale] = None
+    rationale: str = ""
+    judge_model: Optional[str] = None
+    issues_found: list[str] = field(default_factory=list)
+    raw: str = ""
+    block: str = ""
+
+
+# -- .eval parsing (pure) -------------------------------------------------------------
+def _key(name: Any) -> str:
+    return str(name).strip().lower().replace("_", "-")
+
+
+def _plain_lines(text: str) -> dict[str, str]:
+    """'key: value' lines; lines that start no key continue the last value."""
+    out: dict[str, str] = {}
+    last = None
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m:
+            last = _key(m[1])
+            out[last] = m[2].strip()
+        elif last is not None and line.strip():
+            out[last] = (out[last] + "\n" + line.strip()).strip()
+    return out
+
+
+def read_eval_text(text: str) -> dict[str, Any]:
+    """The keys of an .eval text (lower case, '_' read as '-'): YAML when it
+    parses to a mapping (```yaml fences dropped), else plain 'key: value'
+    lines. Raises ValueError when neither gives a key."""
+    body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
+    try:
+        data = yaml.safe_load(body)
+    except yaml.YAMLError:
+        data = None
+    if isinstance(data, dict):
+        return {_key(k): v for k, v in data.items()}
+    data = _plain_lines(body)
+    if not data:
+        raise ValueError("neither YAML nor 'key: value' lines")
+    return data
+
+
+def _scale(value: Any) -> Optional[Scale]:
+    text = str(value).strip().lower().replace(" ", "")
+    return {"1-5": Scale.ORDINAL5, "1..5": Scale.ORDINAL5, "0-100": Scale.PERCENT, "0..100": Scale.PERCENT,
+            "a-f": Scale.GRADE}.get(text)
+
+
+def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str,
+               name: str) -> Judgement:
+    block = {_key(k): v for k, v in block.items()}
+    j = Judgement(method=method, raw=raw, block=name,
+                  rationale=str(block.get("rationale") or "").strip(),
+                  judge_model=str(block.get("judge-model") or default_model or "").strip() or None)
+    issues = block.get("issues-found")
+    if isinstance(issues, list):
+        j.issues_found = [str(i) for i in issues]
+    if "scale" in block:
+        j.scale = _scale(block["scale"])
+        if j.scale is None:
+            raise ValueError(f"unknown scale {block['scale']!r} (1-5, 0-100 or A-F)")
+    grade, score = block.get("grade"), block.get("score")
+    if grade is not None and str(grade).strip():
+        m = _GRADE.match(str(grade))
+        if not m or m[1].upper() not in GRADE_POINTS:
+            raise ValueError(f"grade {grade!r} is not one of {', '.join(GRADE_POINTS)}")
+        j.grade, j.scale = m[1].upper(), Scale.GRADE
+        return j
+    if score is None or not str(score).strip():
+        raise ValueError("no grade or score")
+    if j.scale == Scale.GRADE:
+        m = _GRADE.match(str(score))
+        if not m or m[1].upper() not in GRADE_POINTS:
+            raise ValueError(f"score {score!r} is not a grade A-F")
+        j.grade = m[1].upper()
+        return j
+    try:
+        j.score = float(str(score).strip())
+    except ValueError:
+        raise ValueError(f"score {score!r} is not a number") from None
+    if j.scale is not None and normalise(j.score, j.scale) is None:
+        raise ValueError(f"score {score!r} is off its declared scale {j.scale.value}")
+    return j
+
+
+def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
+    """The judgements of an .eval text and the problems of the parts that
+    could not be read (see module doc for the forms). Raises ValueError when
+    the whole file is unusable."""
+    data = read_eval_text(text)
+    default_model = data.get("judge-model")
+    dual = [k for k in _DUAL if k in data]
+    found, problems = [], []
+    if dual:
+        for key in dual:
+            block = data[key]
+            name = key.replace("-", "_")
+            if not isinstance(block, dict):
+                problems.append(f"{name} is not a mapping")
+                continue
+            raw = yaml.safe_dump({name: block}, sort_keys=False, allow_unicode=True).strip()
+            try:
+                found.append(_judgement(block, _DUAL[key], default_model, raw, name))
+            except ValueError as exc:
+                problems.append(f"{name}: {exc}")
+        return found, problems
+    method_text = data.get("evaluation-method")
+    if method_text is None:
+        method = Method.RULES
+        problems.append("no evaluation-method: read as rules-based")
+    else:
+        method = _METHODS.get(_key(method_text))
+        if method is None:
+            raise ValueError(f"unknown evaluation-method {method_text!r} (rules-based or ground-truth)")
+    return [_judgement(data, method, default_model, text.strip(), "")], problems
+
+
+def infer_score_scale(scores: list[float]) -> Scale:
+    """The scale of an experiment's undeclared numeric scores: 1-5 when all
+    lie within 1..5, else 0-100."""
+    return Scale.ORDINAL5 if scores and all(1 <= s <= 5 for s in scores) else Scale.PERCENT
+
+
+def sanitize(name: str) -> str:
+    """A model or template name as Failter puts it in a folder name
+    (exp_paths.clj: '.prompt'/'.md' dropped, runs of '/', ':', '.' and
+    white space made '-')."""
+    return re.sub(r"[/:.\s]+", "-", re.sub(r"\.md$", "", re.sub(r"\.prompt$", "", name)))
+
+
+def front_matter(text: str) -> tuple[Optional[dict], str]:
+    """(Failter's metadata, body) of a trial output: the leading '---' YAML
+    block when it holds Failter's keys, else (None, text)."""
+    if not text.startswith("---"):
+        return None, text
+    m = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    if not m:
+        return None, text
+    try:
+        meta = yaml.safe_load(m[1])
+    except yaml.YAMLError:
+        return None, text
+    if not isinstance(meta, dict) or not {_key(k) for k in meta} & _FAILTER_KEYS:
+        return None, text
+    return {_key(k): v for k, v in meta.items()}, text[m.end():]
+
+
+# -- folders ---------------------------------------------------------------------------
+def _is_experiment(folder: Path) -> bool:
+    inputs = folder / "inputs"
+    if not (folder.is_dir() and inputs.is_dir() and any(p.is_file() for p in inputs.iterdir())):
+        return False
+    if any((folder / d).is_dir() for d in (*GT_DIRS, "templates", *OUTPUT_ROOTS)):
+        return True
+    for top, dirs, files in os.walk(folder):
+        if Path(top).relative_to(folder).parts[:1] == ("inputs",) or len(Path(top).relative_to(folder).parts) > 4:
+            dirs[:] = []
+            continue
+        if any(f.endswith(".eval") for f in files):
+            return True
+    return False
+
+
+def _experiments(source: Path) -> list[Path]:
+    if _is_experiment(source):
+        return [source]
+    if not source.is_dir():
+        return []
+    return [p for p in sorted(source.iterdir()) if _is_experiment(p)]
+
+
+def detect(source: Path) -> bool:
+    """A Failter experiment folder (inputs/ with files, and ground-truth/,
+    templates/, results/, outputs/ or .eval files), or a folder of them."""
+    return bool(_experiments(source))
+
+
+def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+    return next((folder / n for n in names if (folder / n).is_dir()), None)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass
+class _Trial:
+    output: Path
+    model: str
+    prompt: str
+    body: str
+    eval_path: Optional[Path]
+    judgements: list[Judgement] = field(default_factory=list)
+
+
+def import_failter(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import a Failter experiment folder, or each experiment subfolder of
+    ``source`` (see module doc). Idempotent."""
+    report = ImportReport(format="failter")
+    with project.transaction():
+        for experiment in _experiments(source):
+            _import_experiment(project, experiment, report, options.actor)
+    return report
+
+
+def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
+    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir()) if p.is_file() and not p.name.startswith(".")}
+    item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
+                for name, path in inputs.items()}
+    gt_dir = _first_dir(exp, GT_DIRS)
+    if gt_dir is not None:
+        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+            if path.name not in item_ids:
+                report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
+                continue
+            store_reference(project, item_ids[path.name], _read(path), "ground-truth", report)
+    templates: dict[str, str] = {}  # prompt name -> text
+    tdir = _first_dir(exp, TEMPLATE_DIRS)
+    if tdir is not None:
+        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")):
+            templates[path.stem] = _read(path)
+    trials = _trials(exp, inputs, templates, report)
+    undeclared = [j.score for t in trials for j in t.judgements if j.score is not None and j.scale is None]
+    score_scale = infer_score_scale(undeclared)
+    if undeclared:
+        report.notes.append(f"{exp.name}: {len(undeclared)} score(s) without a declared scale read as "
+                            f"{score_scale.value} (values {min(undeclared):g}..{max(undeclared):g})")
+    prompt_ids: dict[str, int] = {}
+    unevaluated = 0
+    for trial in trials:
+        rel = trial.output.relative_to(exp).as_posix()
+        if trial.prompt not in prompt_ids:
+            prompt_ids[trial.prompt] = free_prompt(project, trial.prompt, templates.get(trial.prompt, ""), report,
+                                                   actor)
+        run_id = answer_run(project, item_ids[trial.output.name], prompt_ids[trial.prompt], trial.model, trial.body,
+                            f"{exp.name}/{rel}", report, f"{exp.name}/{rel}", actor)
+        if run_id is None:
+            continue
+        if trial.eval_path is None:
+            unevaluated += 1
+        eval_rel = f"{exp.name}/{trial.eval_path.relative_to(exp).as_posix()}" if trial.eval_path else ""
+        for j in trial.judgements:
+            scale = j.scale or (Scale.GRADE if j.grade else score_scale)
+            value = normalise(j.grade if j.grade else j.score, scale)
+            if value is None:
+                report.skip(eval_rel + (f" {j.block}" if j.block else ""),
+                            f"score {j.score:g} is not on scale {scale.value}")
+                continue
+            store_verdict(project, Verdict(
+                subject=f"run:{run_id}", run_id=run_id, judge=JUDGES[j.method], judge_model=j.judge_model,
+                prompt_version=trial.prompt, method=j.method, scale=scale, scores={"score": value},
+                issues_found=j.issues_found, rationale=j.rationale, raw=j.raw,
+                source=eval_rel + (f"#{j.block}" if j.block else "")), report, actor)
+    if unevaluated:
+        report.notes.append(f"{exp.name}: {unevaluated} trial output(s) without an .eval (runs imported, no verdict)")
+
+
+def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[_Trial]:
+    roots = [exp / r for r in OUTPUT_ROOTS if (exp / r).is_dir()] or [exp]
+    known = {sanitize(name): name for name in templates}
+    trials: list[_Trial] = []
+    evals: set[Path] = set()
+    used: set[Path] = set()
+    for root in roots:
+        for top, dirs, files in os.walk(root):
+            here = Path(top)
+            if here == exp:
+                dirs[:] = [d for d in dirs if d not in _EXCLUDED and not d.startswith(".")]
+            dirs.sort()
+            for name in sorted(files):
+                path = here / name
+                if name.endswith(".eval"):
+                    evals.add(path)
+                if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
+                    continue
+                used.update(p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval"))
+                            if p.is_file())
+                trial = _trial(exp, root, path, known, report)
+                if trial is not None:
+                    trials.append(trial)
+    for path in sorted(evals - used):
+        report.skip(f"{exp.name}/{path.relative_to(exp).as_posix()}", "no trial output beside it")
+    return trials
+
+
+def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[_Trial]:
+    rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
+    parts = path.relative_to(root).parts
+    meta, body = front_matter(_read(path))
+    if meta and meta.get("error"):
+        report.skip(rel, f"trial failed: {meta['error']}")
+        return None
+    model = prompt = None
+    if len(parts) >= 3:
+        model, prompt = "/".join(parts[:-2]), parts[-2]
+    elif len(parts) == 2:
+        folder = parts[0]
+        hit = next((s for s in sorted(known, key=len, reverse=True) if folder.endswith("_" + s)), None)
+        if hit:
+            model, prompt = folder[: -len(hit) - 1], known[hit]
+        elif "_" in folder:
+            model, prompt = folder.split("_", 1)
+    if meta:
+        if meta.get("filtered-by-model"):
+            model = str(meta["filtered-by-model"])
+        if meta.get("filtered-by-template"):
+            prompt = Path(str(meta["filtered-by-template"])).stem
+    if not model or not prompt:
+        report.skip(rel, "cannot tell model and prompt: expected <model>/<prompt>/<doc> or <model>_<prompt>/<doc>")
+        return None
+    eval_path = next((p for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
+                      if p.is_file()), None)
+    trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path)
+    if eval_path is not None:
+        eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
+        try:
+            trial.judgements, problems = parse_eval(_read(eval_path))
+        except (ValueError, OSError) as exc:
+            report.skip(eval_rel, f"malformed .eval: {exc}")
+            return trial
+        for problem in problems:
+            if problem.startswith("no evaluation-method"):
+                report.notes.append(f"{eval_rel}: {problem}")
+            else:
+                report.skip(eval_rel, f"malformed .eval: {problem}")
+    return trial

@@ -1,0 +1,212 @@
+"""Importer: span-labeling judge snapshots (prompt-builder's
+scripts/evaluation/snapshots/*.json; span-labeling-evaluation-design.md):
+
+    {"timestamp": str, "judgeModel": str, "extractionModel"?: str,
+     "results": [{"promptId", "input", "output", "spans", "meta",
+                  "judgeResult": {scores, totalScore, missedElements,
+                                  falsePositives, taxonomyErrors,
+                                  granularityErrors, categoryScores, notes},
+                  "error", "latencyMs", "sections"}],
+     "summary": {...}}
+
+Each result becomes a text item named by its promptId (text: the input
+prompt), a run of prompt 'span-labeling' whose output is the labeled text with
+its spans as JSON ({"text", "spans"}), model: the snapshot's extractionModel,
+else the result's meta.version, else --model, else 'unknown'; timestamp: the
+snapshot's. The judge result becomes a Verdict on subject ``run:<run id>``:
+judge and judge_model = the snapshot's judgeModel, method rubric (an LLM
+judge without ground truth), scale from the scores' range (1-5), scores = the
+five score keys plus ``totalScore`` (kept as the judge's 0-25 sum, outside the
+declared scale), issues_found = the error lists as readable lines
+(reviewer.core.spans.issue_lines), rationale = notes, raw = the judge JSON.
+Span counts per section and the pipeline's meta go to the subject's metrics.
+
+The error lists are not findings: a finding carries exactly one T-P5 code
+(card reading) and none of those is a span error. After importing, the
+snapshot's own summary block is recomputed from the results and any
+difference is reported as a note. Idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from reviewer.core import spans
+from reviewer.core.judging import Method, Scale, Verdict, normalise
+from reviewer.core.models import AnswerSchema, Item, Prompt
+from reviewer.storage import judging, repo
+from reviewer.storage.db import Project
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+
+PROMPT = "span-labeling"
+PROMPT_TEXT = ("Label the visual control points of a video prompt as spans: text, role "
+               "(taxonomy category.attribute), confidence, start and end offsets.")
+#: Files larger than this are not opened to detect the format (bytes).
+_DETECT_LIMIT = 64 * 1024 * 1024
+
+
+def _load(source: Path) -> Optional[dict]:
+    try:
+        if source.stat().st_size > _DETECT_LIMIT:
+            return None
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _is_snapshot(data: Any) -> bool:
+    if not isinstance(data, dict) or "judgeModel" not in data or not isinstance(data.get("results"), list):
+        return False
+    return any(isinstance(r, dict) and "promptId" in r for r in data["results"])
+
+
+def detect(source: Path) -> bool:
+    """A .json file holding one object with ``judgeModel`` and a ``results``
+    list whose entries have a ``promptId`` (a span-labeling snapshot)."""
+    return source.is_file() and source.suffix.lower() == ".json" and _is_snapshot(_load(source))
+
+
+def run_output(result: dict) -> str:
+    """The run output stored for a result: the labeled text and its spans as
+    indented JSON ({"text": output, "spans": [...]}), the same bytes for the
+    same result (so re-imports find the run)."""
+    return json.dumps({"text": result.get("output") or "", "spans": result.get("spans") or []},
+                      ensure_ascii=False, indent=1)
+
+
+def _text_item(project: Project, name: str, text: str, actor: Optional[str]) -> tuple[Optional[int], str]:
+    """(item id, 'added'|'exists') or (None, reason) when the name is taken by
+    a different item."""
+    existing = repo.item_by_name(project, name)
+    if existing is not None:
+        if existing.kind != "text" or (existing.text or "") != text:
+            return None, f"item name '{name}' is taken by a different item"
+        return existing.id, "exists"
+    item_id, _ = repo.upsert_item(project, Item(name=name, kind="text", text=text), actor)
+    return item_id, "added"
+
+
+def _metrics(result: dict) -> dict:
+    by_section: dict[str, int] = {}
+    for span in result.get("spans") or []:
+        if isinstance(span, dict):
+            section = span.get("section") or "main"
+            by_section[section] = by_section.get(section, 0) + 1
+    metrics: dict[str, Any] = {"spanCount": result.get("spanCount", len(result.get("spans") or [])),
+                               "spansBySection": by_section}
+    if result.get("latencyMs") is not None:
+        metrics["latencyMs"] = result["latencyMs"]
+    meta = result.get("meta")
+    if isinstance(meta, dict):
+        metrics["pipeline"] = {k: meta[k] for k in ("version", "source", "closedVocab", "openVocab", "latency")
+                               if k in meta}
+    return metrics
+
+
+def _verdict(result: dict, run_id: int, judge_name: str, where: str, source: Path,
+             report: ImportReport) -> Optional[Verdict]:
+    judge = result.get("judgeResult")
+    if result.get("error") and not isinstance(judge, dict):
+        report.skip(f"{where} verdict", f"the evaluation failed: {result['error']}")
+        return None
+    if not isinstance(judge, dict):
+        report.skip(f"{where} verdict", "no judge result")
+        return None
+    total = judge.get(spans.TOTAL_KEY)
+    if isinstance(total, (int, float)) and total <= 0:
+        report.skip(f"{where} verdict", f"the judge failed (totalScore {total}): {judge.get('notes') or ''}".strip())
+        return None
+    scale_value = spans.score_range(judge)
+    if scale_value is None:
+        report.skip(f"{where} verdict", "the scores are not numbers on 1-5 or 0-100")
+        return None
+    scale = Scale(scale_value)
+    raw_scores = judge.get("scores") or {}
+    scores: dict[str, Any] = {}
+    for key, value in raw_scores.items():
+        scores[key] = normalise(value, scale)
+        if scores[key] is None and value is not None:
+            report.skip(f"{where} {key}", f"score {value!r} is not on the {scale.value} scale (stored as missing)")
+    total_value = total if isinstance(total, (int, float)) and not isinstance(total, bool) else None
+    if total_value is None:
+        total_value = sum(v for v in scores.values() if isinstance(v, float))
+    scores[spans.TOTAL_KEY] = float(total_value)
+    return Verdict(subject=f"run:{run_id}", run_id=run_id, judge=judge_name, judge_model=judge_name,
+                   method=Method.RUBRIC, scale=scale, scores=scores,
+                   issues_found=spans.issue_lines(judge), rationale=str(judge.get("notes") or ""),
+                   raw=json.dumps(judge, ensure_ascii=False), source=f"{source.name}#{result.get('promptId')}")
+
+
+def import_snapshot(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import a span-labeling snapshot (see module doc). Idempotent: the same
+    file again adds nothing. Results without a promptId or output are skipped
+    with the reason; a failed judge call gives no verdict."""
+    report = ImportReport(format="span-snapshot")
+    data = _load(source)
+    if not _is_snapshot(data):
+        report.skip(source.name, "not a span-labeling snapshot (needs judgeModel and results with promptId)")
+        return report
+    judge_name = str(data.get("judgeModel") or "unknown-judge")
+    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
+    known_metrics = judging.subject_metrics(project)
+    with project.transaction():
+        prompt_id, created = repo.upsert_prompt(
+            project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor)
+        report.count("prompts", created)
+        for index, result in enumerate(data["results"]):
+            where = f"result {index}"
+            if not isinstance(result, dict) or not result.get("promptId"):
+                report.skip(where, "no promptId")
+                continue
+            where = f"result {index} ({result['promptId']})"
+            if not isinstance(result.get("output"), str) or not result["output"]:
+                report.skip(where, "no output text (nothing was labeled)")
+                continue
+            item_id, status = _text_item(project, str(result["promptId"]), str(result.get("input") or ""),
+                                         options.actor)
+            if item_id is None:
+                report.skip(where, status)
+                continue
+            report.count("items", status == "added")
+            meta = result.get("meta") if isinstance(result.get("meta"), dict) else {}
+            model = data.get("extractionModel") or meta.get("version") or options.model or "unknown"
+            run_id, run_status = repo.add_run(project, item_id, prompt_id, str(model), run_output(result),
+                                              timestamp=timestamp, source=f"{source.name}#{result['promptId']}",
+                                              actor=options.actor)
+            if run_id is None:
+                report.skip(where, run_status)
+                continue
+            report.count("runs", run_status == "added")
+            subject = f"run:{run_id}"
+            metrics = _metrics(result)
+            if known_metrics.get(subject) != metrics:
+                judging.set_subject_metrics(project, subject, metrics, source.name)
+                report.count("metrics", True)
+            else:
+                report.count("metrics", False)
+            verdict = _verdict(result, run_id, judge_name, where, source, report)
+            if verdict is not None:
+                _, created = judging.add_verdict(project, verdict, options.actor)
+                report.count("verdicts", created)
+    _compare_summary(data, report)
+    return report
+
+
+def _compare_summary(data: dict, report: ImportReport) -> None:
+    stored = data.get("summary")
+    if not isinstance(stored, dict):
+        return
+    if not any(isinstance(r, dict) and isinstance(r.get("judgeResult"), dict) for r in data["results"]):
+        report.notes.append("the results hold no judge results: the summary block was not recomputed")
+        return
+    diffs = spans.compare_summary(spans.summary(data["results"]), stored)
+    equal = [key for key, found in diffs.items() if not found]
+    if equal:
+        report.notes.append(f"summary block recomputed from the results, equal: {', '.join(equal)}")
+    for key, found in diffs.items():
+        if found:
+            report.notes.append(f"summary {key} differs from the results: " + "; ".join(found[:5])
+                                + (f" (+{len(found) - 5} more)" if len(found) > 5 else ""))

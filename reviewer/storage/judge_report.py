@@ -1,0 +1,383 @@
+"""The judge part of ``reviewer report``: verdict table, agreement, disputes,
+calibration and charts (issue 4; ground-truth-judge-proposal.md §3.2, §4.2).
+
+Verdict table (one row per model x prompt x scale x judge family), in the form
+the ground-truth-judge proposal describes:
+
+* ``Avg_Score``: the mean over the group's runs of each run's score. A run's
+  score from one verdict is :func:`verdict_score`. For the *dual judges*
+  (methods 'rules-based' and 'ground-truth', Failter Path B) a run judged by
+  both scores ``w_rules x Rules + w_gt x GT`` with the ``--weights rules:gt``
+  normalised to sum 1 (default 0.5:0.5); a run judged by one of them scores
+  that judge's value (Path A, and Path B without a ground-truth file).
+  Several verdicts of one method on a run (repetitions, judges) are averaged
+  first.
+* ``Rules_Score`` / ``GT_Score``: the mean rules-based / ground-truth score
+  over the runs that have one ('-' when none).
+* ``Eval_Method``: which methods the row's scores come from:
+  'rules-based', 'ground-truth', 'rules-based+ground-truth' (both on every
+  run), 'mixed: ...' with run counts per combination (scores of different
+  methods are not directly comparable, proposal §3.2), or the method of other
+  judges (e.g. 'rubric'), which get one row per judge.
+* Human and pairwise verdicts and verdicts without a numeric score are not in
+  this table (pairwise judges are in the agreement table).
+
+Model and prompt come from the verdict's run (``run_id``); a verdict without
+a known run is listed under model '-' and its subject.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
+
+from reviewer.core import charts
+from reviewer.core.calibration import (
+    EXPECTED_DISTRIBUTION,
+    EXPECTED_MEAN,
+    SCORES,
+    ConfusionMatrix,
+    Distribution,
+    inflation_warning,
+    judge_vs_reference,
+    score_distribution,
+)
+from reviewer.core.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
+from reviewer.core.judging import Dispute, DisputeKind, Method, Verdict
+from reviewer.core.report import markdown_table
+from reviewer.storage import judging, repo
+from reviewer.storage.db import Project
+from reviewer.storage.judge_stats import AgreementRow, agreement_rows, refresh_disputes, undecided_counts
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "SCORE_DIMENSIONS",
+    "JudgeReport",
+    "VerdictRow",
+    "build_judge_report",
+    "has_verdicts",
+    "judge_report_csv",
+    "judge_report_markdown",
+    "parse_weights",
+    "verdict_score",
+    "verdict_table",
+]
+
+#: Default --weights (rules:gt).
+DEFAULT_WEIGHTS = (0.5, 0.5)
+#: The dimension that is a verdict's score, first present wins.
+SCORE_DIMENSIONS = ("overall", "score", "grade")
+_DUAL = (Method.RULES, Method.GROUND_TRUTH)
+VERDICT_HEADER = ["Model", "Prompt", "Judge", "Eval_Method", "Scale", "Runs", "Avg_Score", "Rules_Score", "GT_Score"]
+
+
+def parse_weights(text: str) -> tuple[float, float]:
+    """``'0.4:0.6'`` -> (0.4, 0.6): the rules:gt weights normalised to sum 1.
+
+    Raises:
+        ValueError: not two numbers separated by ':', a negative, NaN or
+            infinite number, or both zero.
+    """
+    parts = str(text).strip().split(":")
+    if len(parts) != 2:
+        raise ValueError(f"weights must be RULES:GT, two numbers such as 0.4:0.6, got '{text}'")
+    try:
+        rules, gt = (float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"weights must be two numbers such as 0.4:0.6, got '{text}'") from None
+    if not (math.isfinite(rules) and math.isfinite(gt)) or rules < 0 or gt < 0:
+        raise ValueError(f"weights must be non-negative numbers, got '{text}'")
+    total = rules + gt
+    if total == 0:
+        raise ValueError("weights must not both be 0")
+    return rules / total, gt / total
+
+
+def verdict_score(v: Verdict) -> Optional[float]:
+    """The one number that stands for a verdict in the verdict table: the
+    first of :data:`SCORE_DIMENSIONS` ('overall', 'score', 'grade') with a
+    value, else the mean of its numeric dimensions; None for scales without
+    numbers (pass/fail, winner) or when every value is missing. Grades are in
+    points (A=100 ... F=20), 1-5 and 0-100 as they are."""
+    if v.scale not in NUMERIC_SCALES:
+        return None
+    for dim in SCORE_DIMENSIONS:
+        x = value_of(v, dim)
+        if x is not None:
+            return float(x)
+    values = [value_of(v, d) for d in v.scores]
+    nums = [float(x) for x in values if x is not None]
+    return sum(nums) / len(nums) if nums else None
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One row of the verdict table (module docstring); scores None = '-'."""
+
+    model: str
+    prompt: str
+    judge: str
+    eval_method: str
+    scale: str
+    runs: int
+    avg_score: Optional[float]
+    rules_score: Optional[float] = None
+    gt_score: Optional[float] = None
+
+    def cells(self, digits: int = 2) -> list[str]:
+        """The row as text cells in VERDICT_HEADER order."""
+        f = lambda x: "-" if x is None else f"{x:.{digits}f}"  # noqa: E731
+        return [self.model, self.prompt, self.judge, self.eval_method, self.scale, str(self.runs),
+                f(self.avg_score), f(self.rules_score), f(self.gt_score)]
+
+
+def _mean(xs: Sequence[float]) -> Optional[float]:
+    return sum(xs) / len(xs) if xs else None
+
+
+def verdict_table(
+    verdicts: Iterable[Verdict],
+    runs: Mapping[int, Mapping[str, str]],
+    weights: tuple[float, float] = DEFAULT_WEIGHTS,
+) -> list[VerdictRow]:
+    """The verdict table (module docstring) of ``verdicts``.
+
+    Args:
+        verdicts: any verdicts (human, pairwise and non-numeric ones are
+            left out).
+        runs: {run id: {'model': ..., 'prompt': ...}}.
+        weights: (rules, gt), non-negative; normalised here to sum 1.
+
+    Returns:
+        Rows sorted by model, prompt, scale and judge.
+    """
+    total = sum(weights) or 1.0
+    w_rules, w_gt = weights[0] / total, weights[1] / total
+    vs = [v for v in verdicts if not is_human(v) and v.method != Method.PAIRWISE and v.other_run_id is None]
+    labels = rater_labels(vs)
+    # group -> run key -> method -> scores
+    groups: dict[tuple, dict[object, dict[Method, list[float]]]] = {}
+    judges: dict[tuple, dict[Method, set]] = {}
+    for v in vs:
+        score = verdict_score(v)
+        if score is None:
+            continue
+        run = runs.get(v.run_id) if v.run_id is not None else None
+        model, prompt = (run["model"], run["prompt"]) if run else ("-", v.subject)
+        family = "" if v.method in _DUAL else labels[rater_key(v)]
+        key = (model, prompt, v.scale.value, family)
+        run_key = v.run_id if run else v.subject
+        groups.setdefault(key, {}).setdefault(run_key, {}).setdefault(v.method, []).append(score)
+        judges.setdefault(key, {}).setdefault(v.method, set()).add(labels[rater_key(v)])
+    rows = []
+    for key in sorted(groups, key=lambda k: (natural_key(k[0]), natural_key(k[1]), k[2], k[3])):
+        model, prompt, scale, family = key
+        per_run = groups[key]
+        if family:
+            method = next(iter(judges[key]))
+            finals = [_mean([x for scores in by.values() for x in scores]) for by in per_run.values()]
+            rows.append(VerdictRow(model, prompt, family, method.value, scale, len(per_run), _mean(finals)))
+            continue
+        finals, rules_scores, gt_scores = [], [], []
+        combos: Counter = Counter()
+        for by in per_run.values():
+            r, g = _mean(by.get(Method.RULES, [])), _mean(by.get(Method.GROUND_TRUTH, []))
+            if r is not None:
+                rules_scores.append(r)
+            if g is not None:
+                gt_scores.append(g)
+            if r is not None and g is not None:
+                finals.append(w_rules * r + w_gt * g)
+                combos["rules-based+ground-truth"] += 1
+            else:
+                finals.append(r if r is not None else g)  # type: ignore[arg-type]
+                combos["rules-based" if r is not None else "ground-truth"] += 1
+        if len(combos) == 1:
+            eval_method = next(iter(combos))
+        else:
+            order = ["rules-based+ground-truth", "rules-based", "ground-truth"]
+            eval_method = "mixed: " + ", ".join(f"{m} {combos[m]}" for m in order if combos[m])
+        names = [n for m in _DUAL for n in sorted(judges[key].get(m, ()), key=natural_key)]
+        rows.append(VerdictRow(model, prompt, "+".join(dict.fromkeys(names)), eval_method, scale, len(per_run),
+                               _mean(finals), _mean(rules_scores), _mean(gt_scores)))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# the whole judge report
+
+
+@dataclass
+class JudgeReport:
+    """Everything the judge sections of the report show."""
+
+    weights: tuple[float, float]
+    verdict_rows: list[VerdictRow]
+    agreement: list[AgreementRow]
+    disputes: list[Dispute]
+    distributions: list[Distribution]
+    warnings: list[str]
+    confusions: list[ConfusionMatrix]
+    undecided: Counter
+    charts: list[Path] = field(default_factory=list)
+
+    @property
+    def disputes_by_kind(self) -> dict[str, int]:
+        """{kind: count} in DisputeKind order, every kind present."""
+        c = Counter(d.kind.value for d in self.disputes)
+        return {k.value: c.get(k.value, 0) for k in DisputeKind}
+
+
+def has_verdicts(project: Project) -> bool:
+    """True when the project has at least one verdict."""
+    return project.db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() is not None
+
+
+def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
+                       charts_dir: Optional[Path] = None) -> JudgeReport:
+    """Refresh the disputes, compute the verdict table, agreement,
+    calibration and confusion matrices, and (with ``charts_dir``) write the
+    charts there as SVG and PNG (the folder is made when missing).
+
+    Confusion matrices: each judge against the adjudicated values and against
+    the human reference (gold, else the human majority), per dimension, when
+    such values exist. Chart files: ``distribution-<judge>-<dimension>`` and
+    ``confusion-<judge>-<dimension>-<reference>`` with ``.svg`` and ``.png``;
+    names are made of letters, digits, '.', '_' and '-' only (judge names
+    are untrusted), numbered when two would clash. Raises OSError when the
+    folder or a file cannot be written.
+    """
+    disputes = refresh_disputes(project)
+    vs = judging.verdicts(project)
+    adjudications = judging.adjudications(project)
+    run_ids = {v.run_id for v in vs if v.run_id is not None}
+    runs = {r["id"]: r for r in repo.run_rows(project, run_ids)} if run_ids else {}
+    dists = score_distribution(vs)
+    warnings = [w for w in (inflation_warning(d) for d in dists) if w]
+    confusions = judge_vs_reference(vs, adjudications, "adjudicated") + judge_vs_reference(vs, (), "human")
+    report = JudgeReport(
+        weights=weights, verdict_rows=verdict_table(vs, runs, weights),
+        agreement=agreement_rows(vs, adjudications), disputes=disputes, distributions=dists,
+        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs))
+    if charts_dir is not None:
+        report.charts = write_charts(Path(charts_dir), dists, confusions)
+    return report
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip(".-")[:60]
+    return s or "x"
+
+
+def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix]) -> list[Path]:
+    """Write every distribution and confusion chart as SVG and PNG into
+    ``folder`` (made when missing). Returns the files written, in order."""
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    out: list[Path] = []
+
+    def stem(*parts: str) -> str:
+        base = "-".join(_slug(p) for p in parts)
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}-{k}", k + 1
+        used.add(name)
+        return name
+
+    for d in dists:
+        s = stem("distribution", d.judge, d.dimension)
+        svg = folder / f"{s}.svg"
+        svg.write_text(charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n), encoding="utf-8")
+        out += [svg, charts.distribution_png(folder / f"{s}.png", d.judge, d.shares, dimension=d.dimension, n=d.n)]
+    for c in confusions:
+        if not c.n:
+            continue
+        s = stem("confusion", c.judge, c.dimension, c.reference)
+        svg = folder / f"{s}.svg"
+        svg.write_text(charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                            dimension=c.dimension), encoding="utf-8")
+        out += [svg, charts.confusion_png(folder / f"{s}.png", c.labels, c.counts, judge=c.judge,
+                                          reference=c.reference, dimension=c.dimension)]
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def judge_report_markdown(report: JudgeReport) -> str:
+    """The judge sections of the Markdown report (no top title)."""
+    w_rules, w_gt = report.weights
+    out = ["## Judge verdicts", "",
+           f"Avg_Score per run: rules-based and ground-truth judges weighted "
+           f"{w_rules:g} x Rules_Score + {w_gt:g} x GT_Score (--weights rules:gt) when a run has both, "
+           "else the one score it has; grades in points (A=100 ... F=20).", ""]
+    if report.verdict_rows:
+        out.append(markdown_table(VERDICT_HEADER, [r.cells() for r in report.verdict_rows]))
+    else:
+        out.append("No scored (numeric) judge verdicts; pairwise judges are in the agreement table.")
+    out += ["", "## Agreement", ""]
+    if report.agreement:
+        out.append(markdown_table(["raters", "dimension", "statistic", "value", "n", "note"],
+                                  [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note]
+                                   for r in report.agreement]))
+    else:
+        out.append("No two raters share a subject.")
+    if report.undecided:
+        out += ["", "Undecided (missing or garbage) values per judge: "
+                + ", ".join(f"{j} {n}" for j, n in sorted(report.undecided.items(), key=lambda kv: natural_key(kv[0])))]
+    out += ["", "## Disputes", ""]
+    by_kind = report.disputes_by_kind
+    out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
+                              + [["total", str(sum(by_kind.values()))]]))
+    out += ["", "## Calibration (1-5 scores)", ""]
+    if report.distributions:
+        header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]
+        warned = {(d.judge, d.dimension) for d in report.distributions if inflation_warning(d)}
+        rows = [["expected (plan)", "", ""] + [_pct(EXPECTED_DISTRIBUTION[s]) for s in SCORES]
+                + [f"{EXPECTED_MEAN:.2f}", ""]]
+        rows += [[d.judge, d.dimension, str(d.n)] + [_pct(d.shares[s]) for s in SCORES]
+                 + ["-" if d.mean is None else f"{d.mean:.2f}", "yes" if (d.judge, d.dimension) in warned else ""]
+                 for d in report.distributions]
+        out.append(markdown_table(header, rows))
+        if report.warnings:
+            out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, with 5 or more scores):", ""]
+            out += [f"- {w}" for w in report.warnings]
+    else:
+        out.append("No 1-5 judge scores.")
+    if report.confusions:
+        out += ["", "Judge vs reference (rows judge, columns reference):", ""]
+        for c in report.confusions:
+            if not c.n:
+                continue
+            labels = [_label(x) for x in c.labels]
+            out += [f"**{c.judge} vs {c.reference} / {c.dimension}** (n = {c.n}, same value "
+                    f"{c.agreement:.0%})", "",
+                    markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
+                                   [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)]), ""]
+    if report.charts:
+        out += ["", "## Charts", ""] + [f"- {p}" for p in report.charts]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _label(x) -> str:
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def judge_report_csv(report: JudgeReport) -> str:
+    """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
+    decimals, empty when none)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(VERDICT_HEADER)
+    f = lambda x: "" if x is None else f"{x:.4f}"  # noqa: E731
+    for r in report.verdict_rows:
+        writer.writerow([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
+                         f(r.avg_score), f(r.rules_score), f(r.gt_score)])
+    return buf.getvalue()
