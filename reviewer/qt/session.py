@@ -172,7 +172,8 @@ class Session(QObject):
 
     # -- selection ------------------------------------------------------------------------
     def set_item(self, item_id: Optional[int]) -> None:
-        """Make ``item_id`` current and select its first run."""
+        """Make ``item_id`` current and select its first run that still
+        needs review (else its first scored run)."""
         if item_id == self.item_id:
             return
         self.item_id = item_id
@@ -180,8 +181,9 @@ class Session(QObject):
         self.itemChanged.emit()
         self.cardSelectionChanged.emit()
         runs = self.runs()
-        scored = [r for r in runs if r.facts.scored] or runs
-        self.set_run(scored[0].run["id"] if scored else None)
+        pending = [r for r in runs if any(f.status.value == "proposed" for f in r.findings)]
+        first = pending or [r for r in runs if r.facts.scored] or runs
+        self.set_run(first[0].run["id"] if first else None)
 
     def set_run(self, run_id: Optional[int]) -> None:
         """Make ``run_id`` current (its item too) and select its first finding."""

@@ -30,8 +30,8 @@ of the run's output; one with 'error' is a failed trial: skipped. In layout
 
 An .eval is YAML, or plain 'key: value' lines when it is not valid YAML
 (Failter's eval.clj writes 'score:', 'rationale:', 'evaluation-method:',
-'judge-model:'; a rationale may run over several lines). Keys may use '-' or
-'_'. Forms:
+'judge-model:'; only these keys, 'grade' and 'scale' start a line, so a
+rationale may run over several lines). Keys may use '-' or '_'. Forms:
 
     single   grade: A-F | score: N, rationale, evaluation-method: rules-based |
              ground-truth (missing: rules-based, noted), judge-model, scale?
@@ -80,6 +80,7 @@ _METHODS = {"rules-based": Method.RULES, "rules": Method.RULES, "ground-truth": 
             "gt": Method.GROUND_TRUTH}
 _FAILTER_KEYS = {"filtered-by-model", "filtered-by-template", "model-name", "source-input-path",
                  "source-template-path", "execution-time-ms", "total-trial-time-ms", "token-usage", "error"}
+_PLAIN_KEYS = {"grade", "score", "rationale", "evaluation-method", "judge-model", "scale", *_DUAL}
 _LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s?(.*)$")
 _GRADE = re.compile(r"^\s*([A-Fa-f])\s*[+-]?\s*$")
 
@@ -107,12 +108,13 @@ def _key(name: Any) -> str:
 
 
 def _plain_lines(text: str) -> dict[str, str]:
-    """'key: value' lines; lines that start no key continue the last value."""
+    """'key: value' lines of the known keys; other lines continue the last
+    value (a rationale may hold 'Note: ...' lines)."""
     out: dict[str, str] = {}
     last = None
     for line in text.splitlines():
         m = _LINE.match(line)
-        if m:
+        if m and _key(m[1]) in _PLAIN_KEYS:
             last = _key(m[1])
             out[last] = m[2].strip()
         elif last is not None and line.strip():

@@ -252,7 +252,7 @@ def _pandalm_judge(project: Project, judge: str, path: Path, pairs: dict, report
             no_reference += 1
     if undecided:
         shown = ", ".join(f"{n} x {raw!r}" for raw, n in sorted(undecided.items()))
-        report.notes.append(f"{judge}: {sum(undecided.values())} undecided verdicts stored as winner None "
+        report.notes.append(f"{judge}: {sum(undecided.values())} undecided verdict(s) stored as winner None "
                             f"(raw kept): {shown}")
     if no_reference:
         report.notes.append(f"{judge}: {no_reference} records without a reference answer")
@@ -414,4 +414,4 @@ def _llmbar_results(project: Project, split: str, judge: str, name: str, path: P
                 scale=Scale.WINNER, scores={"winner": winner}, rationale=rationale, raw=raw,
                 answer_order=order, source=name), report, actor)
     if undecided:
-        report.notes.append(f"{split} {judge}: {undecided} undecided verdicts stored as winner None (raw kept)")
+        report.notes.append(f"{split} {judge}: {undecided} undecided verdict(s) stored as winner None (raw kept)")
