@@ -64,7 +64,8 @@ def install_excepthook(window: MainWindow) -> None:
 
 
 def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None:
-    """Show the item called ``item`` and its first run of ``prompt``."""
+    """Show the item called ``item`` and its first run of ``prompt`` that
+    needs review (else its first run of that prompt)."""
     if item:
         match = next((s.item for s in session.items() if s.item.name == item), None)
         if match is None:
@@ -72,7 +73,9 @@ def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None
             return
         session.set_item(match.id)
     if prompt:
-        run = next((r for r in session.runs() if r.run["prompt"] == prompt), None)
+        runs = [r for r in session.runs() if r.run["prompt"] == prompt]
+        pending = [r for r in runs if any(f.status.value == "proposed" for f in r.findings)]
+        run = (pending or runs or [None])[0]
         if run is None:
             session.error.emit(f"no run of prompt '{prompt}' on this item")
             return

@@ -68,6 +68,13 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
         self.shortcuts = ShortcutsDialog(self)
         self.actions_by_name = build_actions(self)
+        view_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&View")
+        view_menu.addSeparator()
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
+        self.docks["unplaced"].raise_()
+        self.statusBar().addWidget(LegendPanel(session, compact=True))
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.PlainText)
         self.statusBar().addPermanentWidget(self.progress_label)

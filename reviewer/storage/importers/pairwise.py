@@ -121,6 +121,14 @@ def store_reference(project: Project, item_id: int, text: Any, source: str, repo
     return True
 
 
+def as_text(value: Any) -> str:
+    """A source value as run or item text: text as is, None as '', other
+    JSON values (true, 3) as Python prints them ('True', '3')."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
 def pair_subject(run_a: int, run_b: int) -> str:
     """The subject key of a pair of runs, in the original order."""
     return f"pair:{run_a}:{run_b}"
@@ -170,7 +178,7 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
         report.skip(PANDALM_TESTSET, "expected a list of records")
         return report
     pairs: dict[Any, tuple[int, int, int]] = {}  # idx -> (item id, run a, run b)
-    fallback = 0
+    fallback = not_text = 0
     with project.transaction():
         prompt_id = free_prompt(project, PANDALM_PROMPT, "", report, actor)
         for pos, rec in enumerate(data):
@@ -184,17 +192,19 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
             if idx in pairs:
                 report.skip(where, f"idx {idx} appears twice; the first is kept")
                 continue
-            text = str(rec["instruction"] or "")
+            text = as_text(rec["instruction"])
             if rec.get("input"):
-                text += "\n\n" + str(rec["input"])
+                text += "\n\n" + as_text(rec["input"])
             item_id = text_item(project, f"pandalm-{idx}", text, report, actor)
             models = pandalm_models(rec.get("cmp_key"))
             if models is None:
                 fallback += 1
                 models = ("response1", "response2")
-            runs = [answer_run(project, item_id, prompt_id, model, str(rec[key] or ""), PANDALM_TESTSET,
+            outputs = [rec["response1"], rec["response2"]]
+            not_text += sum(not isinstance(o, str) for o in outputs)
+            runs = [answer_run(project, item_id, prompt_id, model, as_text(output), PANDALM_TESTSET,
                                report, f"{where} {key}", actor)
-                    for model, key in zip(models, ("response1", "response2"))]
+                    for model, key, output in zip(models, ("response1", "response2"), outputs)]
             if None in runs:
                 continue
             run_a, run_b = runs
@@ -207,6 +217,9 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
                     subject=pair_subject(run_a, run_b), run_id=run_a, other_run_id=run_b, judge=annotator,
                     method=Method.HUMAN, scale=Scale.WINNER, scores={"winner": normalise(raw, Scale.WINNER)},
                     raw="" if raw is None else str(raw), answer_order="ab", source=PANDALM_TESTSET), report, actor)
+        if not_text:
+            report.notes.append(f"{not_text} response(s) are JSON values, not text (e.g. true): stored as "
+                                "their Python text ('True')")
         if fallback:
             report.notes.append(f"{fallback} cmp_key(s) did not name two models: runs are 'response1'/'response2'")
         for judge, path in _pandalm_judges(folder):

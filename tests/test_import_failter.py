@@ -1,0 +1,171 @@
+"""Failter experiment folders (ground-truth-judge-proposal.md) from the
+fixture in tests/fixtures/failter: dual-judge/ (Path B, <model>/<prompt>/<doc>
+layout, nested YAML .eval) and single-judge/ (Path A, results/<model>_<prompt>/
+layout with Failter front matter, plain-line and YAML .eval)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewer.core.judging import Method, Scale
+from reviewer.storage import judging, repo
+from reviewer.storage.importers import detect_format, import_source
+from reviewer.storage.importers.failter import front_matter, infer_score_scale, parse_eval, sanitize
+from tests.conftest import SAMPLES
+
+FIXTURE = Path(__file__).parent / "fixtures" / "failter"
+
+
+def _verdicts_by_run(project) -> dict[tuple[str, str, str], list]:
+    runs = {r["id"]: r for r in repo.run_rows(project)}
+    out: dict[tuple[str, str, str], list] = {}
+    for v in judging.verdicts(project):
+        r = runs[v.run_id]
+        out.setdefault((r["item"], r["model"], r["prompt"]), []).append(v)
+    return out
+
+
+def test_detection():
+    assert detect_format(FIXTURE) == "failter"
+    assert detect_format(FIXTURE / "dual-judge") == "failter"
+    assert detect_format(FIXTURE / "single-judge") == "failter"
+    assert detect_format(FIXTURE / "dual-judge" / "inputs") is None
+    assert detect_format(SAMPLES) == "card-folder"
+
+
+def test_dual_judge_experiment(project):
+    report = import_source(project, FIXTURE / "dual-judge")
+    assert report.format == "failter"
+    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 6, "verdicts": 5}
+    by_run = _verdicts_by_run(project)
+    gpt = {doc: by_run[(f"dual-judge/{doc}", "openai/gpt-4o-mini", "cleanup-v1")] for doc in ("doc1.md", "doc2.md",
+                                                                                             "doc3.md")}
+    # the doc with ground truth has both judges, the others only the rules judge
+    assert sorted((v.judge, v.method, v.scores["score"]) for v in gpt["doc1.md"]) == [
+        ("gt-judge", Method.GROUND_TRUTH, 100.0), ("rules-judge", Method.RULES, 80.0)]
+    assert [(v.judge, v.scores["score"]) for v in gpt["doc2.md"]] == [("rules-judge", 100.0)]
+    assert [(v.judge, v.scores["score"]) for v in gpt["doc3.md"]] == [("rules-judge", 60.0)]
+    for vs in gpt.values():
+        for v in vs:
+            assert v.scale == Scale.GRADE and v.judge_model == "openai/gpt-4o" and v.prompt_version == "cleanup-v1"
+            assert v.subject == f"run:{v.run_id}" and v.rationale and v.raw
+    rules = next(v for v in gpt["doc1.md"] if v.judge == "rules-judge")
+    assert rules.rationale.startswith("Removed the image") and "grade: B" in rules.raw
+    assert rules.source == "dual-judge/openai/gpt-4o-mini/cleanup-v1/doc1.md.eval#rules_based_eval"
+
+    # qwen: the bad ground-truth block is skipped, the rules block kept
+    qwen = by_run[("dual-judge/doc1.md", "qwen3-8b", "cleanup-v1")]
+    assert [(v.judge, v.scores["score"]) for v in qwen] == [("rules-judge", 40.0)]
+    reasons = dict(report.skipped)
+    assert "ground_truth_eval: grade 'Excellent'" in reasons["dual-judge/qwen3-8b/cleanup-v1/doc1.md.eval"]
+    assert "malformed" in reasons["dual-judge/qwen3-8b/cleanup-v1/doc2.md.eval"]
+    assert reasons["dual-judge/qwen3-8b/cleanup-v1/doc4.md.eval"] == "no trial output beside it"
+    assert len(report.skipped) == 3  # the .thoughts file is ignored, not skipped
+    assert any("1 trial output(s) without an .eval" in n for n in report.notes)
+
+    items = {i.name: i for i in repo.items(project)}
+    assert items["dual-judge/doc1.md"].kind == "text" and "Subscribe now" in items["dual-judge/doc1.md"].text
+    assert [s for s, _ in judging.references(project, items["dual-judge/doc1.md"].id)] == ["ground-truth"]
+    assert judging.references(project, items["dual-judge/doc2.md"].id) == []
+    prompt = next(p for p in repo.prompts(project) if p.name == "cleanup-v1")
+    assert "{{INPUT_TEXT}}" in prompt.text and prompt.schema_.value == "free"
+
+    again = import_source(project, FIXTURE / "dual-judge")
+    assert again.added == {} and again.existing["verdicts"] == 5
+
+
+def test_single_judge_experiment(project):
+    report = import_source(project, FIXTURE / "single-judge")
+    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4}
+    runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
+    # front matter names the model and is not part of the output
+    gpt1 = runs[("single-judge/doc1.md", "openai/gpt-4o-mini")]
+    assert gpt1["prompt"] == "cleanup_v2" and gpt1["output"].startswith("---\ntitle: Notes from the allotment")
+    assert "filtered-by-model" not in gpt1["output"]
+    # no front matter: '<model>_<prompt>' split before the known template name
+    assert runs[("single-judge/doc1.md", "qwen3-8b")]["prompt"] == "cleanup_v2"
+    assert ("single-judge/doc2.md", "qwen3-8b") not in runs
+    reasons = dict(report.skipped)
+    assert reasons["single-judge/results/qwen3-8b_cleanup_v2/doc2.md"].startswith("trial failed: LLM call timed out")
+    assert "unknown evaluation-method 'vibes'" in reasons["single-judge/results/qwen3-8b_cleanup_v2/doc3.md.eval"]
+
+    by_run = _verdicts_by_run(project)
+    doc1 = by_run[("single-judge/doc1.md", "openai/gpt-4o-mini", "cleanup_v2")]
+    assert [(v.judge, v.method, v.scale, v.scores) for v in doc1] == [
+        ("gt-judge", Method.GROUND_TRUTH, Scale.ORDINAL5, {"score": 5.0})]
+    assert "Note: paragraph breaks are identical too." in doc1[0].rationale  # plain lines, several of them
+    doc2 = by_run[("single-judge/doc2.md", "openai/gpt-4o-mini", "cleanup_v2")]
+    assert [(v.judge, v.scale, v.scores["score"]) for v in doc2] == [("rules-judge", Scale.ORDINAL5, 4.0)]
+    doc3 = by_run[("single-judge/doc3.md", "openai/gpt-4o-mini", "cleanup_v2")]  # '<doc>.eval', fenced YAML
+    assert [(v.judge, v.scale, v.scores["score"]) for v in doc3] == [("rules-judge", Scale.GRADE, 80.0)]
+    assert doc3[0].source == "single-judge/results/openai-gpt-4o-mini_cleanup_v2/doc3.eval"
+    qwen = by_run[("single-judge/doc1.md", "qwen3-8b", "cleanup_v2")]
+    assert [(v.judge, v.scores["score"]) for v in qwen] == [("gt-judge", 3.0)]
+    assert any("read as 1-5" in n for n in report.notes)
+
+
+def test_whole_fixture_folder_imports_both_experiments(project):
+    report = import_source(project, FIXTURE)
+    assert report.added["items"] == 6 and report.added["verdicts"] == 9
+    assert import_source(project, FIXTURE).added == {}
+
+
+def _experiment(root: Path, evals: dict[str, str]) -> Path:
+    exp = root / "exp"
+    (exp / "inputs").mkdir(parents=True)
+    out = exp / "outputs" / "m" / "p"
+    out.mkdir(parents=True)
+    for doc, text in evals.items():
+        (exp / "inputs" / doc).write_text(f"input {doc}")
+        (out / doc).write_text(f"output {doc}")
+        (out / f"{doc}.eval").write_text(text)
+    return exp
+
+
+def test_score_scale_is_decided_per_experiment(project, tmp_path):
+    exp = _experiment(tmp_path, {
+        "a.md": "score: 85\nrationale: fine\nevaluation-method: rules-based\n",
+        "b.md": "score: 4\nrationale: small\nevaluation-method: rules-based\n",
+        "c.md": "score: 4\nscale: 1-5\nrationale: declared\nevaluation-method: rules-based\n",
+        "d.md": "score: 140\nrationale: too much\nevaluation-method: rules-based\n",
+        "e.md": "score: 9\nscale: 1-5\nevaluation-method: rules-based\n",
+        "f.md": "rationale: no score at all\nevaluation-method: ground-truth\n",
+    })
+    report = import_source(project, exp)
+    by_item = {repo.run_rows(project, [v.run_id])[0]["item"]: v for v in judging.verdicts(project)}
+    assert (by_item["exp/a.md"].scale, by_item["exp/a.md"].scores) == (Scale.PERCENT, {"score": 85.0})
+    assert (by_item["exp/b.md"].scale, by_item["exp/b.md"].scores) == (Scale.PERCENT, {"score": 4.0})
+    assert (by_item["exp/c.md"].scale, by_item["exp/c.md"].scores) == (Scale.ORDINAL5, {"score": 4.0})
+    assert set(by_item) == {"exp/a.md", "exp/b.md", "exp/c.md"}
+    reasons = dict(report.skipped)
+    assert reasons["exp/outputs/m/p/d.md.eval"] == "score 140 is not on scale 0-100"
+    assert "off its declared scale 1-5" in reasons["exp/outputs/m/p/e.md.eval"]
+    assert reasons["exp/outputs/m/p/f.md.eval"] == "malformed .eval: no grade or score"
+    assert report.added["runs"] == 6
+
+
+def test_parse_eval_forms():
+    plain = "score: 4\nrationale: Kept it: mostly.\nMore on a second line.\nevaluation-method: ground-truth\n"
+    (j,), problems = parse_eval(plain)
+    assert (j.method, j.score, j.grade, problems) == (Method.GROUND_TRUTH, 4.0, None, [])
+    assert j.rationale == "Kept it: mostly.\nMore on a second line."
+    (j,), problems = parse_eval("grade: b+\nrationale: ok\n")
+    assert (j.method, j.grade, j.scale) == (Method.RULES, "B", Scale.GRADE)
+    assert problems == ["no evaluation-method: read as rules-based"]
+    found, problems = parse_eval("rules_based_eval:\n  score: 70\n  judge_model: m1\nground_truth_eval: oops\n")
+    assert [(j.method, j.score, j.judge_model) for j in found] == [(Method.RULES, 70.0, "m1")]
+    assert problems == ["ground_truth_eval is not a mapping"]
+    with pytest.raises(ValueError, match="unknown evaluation-method"):
+        parse_eval("grade: A\nevaluation-method: failed\n")
+    with pytest.raises(ValueError, match="not one of"):
+        parse_eval("grade: E\n")
+    with pytest.raises(ValueError):
+        parse_eval("")
+    assert infer_score_scale([1, 5, 3.5]) == Scale.ORDINAL5
+    assert infer_score_scale([0, 4]) == Scale.PERCENT
+    assert sanitize("ollama/qwen3:8b") == "ollama-qwen3-8b" and sanitize("prompt_v1.md") == "prompt_v1"
+    meta, body = front_matter("---\nfiltered-by-model: m\n---\nbody\n")
+    assert meta == {"filtered-by-model": "m"} and body == "body\n"
+    assert front_matter("---\ntitle: mine\n---\nbody") == (None, "---\ntitle: mine\n---\nbody")

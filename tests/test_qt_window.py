@@ -1,0 +1,174 @@
+"""Issue 3 acceptance: drive the real main window with keys and the mouse,
+offscreen, and check the database after each step."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+
+from reviewer.core.models import Code, Status
+from reviewer.qt.app import build
+from reviewer.storage import repo
+from reviewer.storage.db import open_project
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.scores import score_project
+from tests.conftest import SAMPLES
+from tests.test_qt_canvas import at, drag, type_and_enter
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("REVIEWER_NAME", "ann")
+    db = tmp_path / "p.db"
+    p = open_project(db, create=True)
+    import_source(p, SAMPLES, options=ImportOptions(model="m"))
+    score_project(p)
+    p.close()
+    w = build(db, ask_name=False, item="table-01", prompt="spatial-grouping")
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.canvas.ready, timeout=10_000)
+    yield w
+    w.canvas.loader.wait()
+
+
+def fresh(window):
+    """A second connection, as another process would read the file."""
+    return open_project(window.session.project.path)
+
+
+def key(qtbot, window, k, modifier=Qt.NoModifier):
+    qtbot.keyClick(window.findings_panel.view, k, modifier)
+
+
+def finding_row(window, finding_id):
+    p = fresh(window)
+    try:
+        return repo.finding(p, finding_id)
+    finally:
+        p.close()
+
+
+def test_draw_pile_and_card_type_text_undo_redo(qtbot, window):
+    s, canvas = window.session, window.canvas
+    item_id = s.item_id
+    before = len(repo.ground_truth(s.project, item_id).cards)
+    s.set_tool("pile")
+    drag(qtbot, canvas, at(canvas, 40, 40), at(canvas, 400, 300))
+    type_and_enter(qtbot, canvas, "corner")
+    p = fresh(window)
+    assert any(pl.label == "corner" for pl in repo.ground_truth(p, item_id).piles)
+    p.close()
+    s.set_tool("card")
+    drag(qtbot, canvas, at(canvas, 100, 100), at(canvas, 300, 200))
+    type_and_enter(qtbot, canvas, "To see the sea")
+    p = fresh(window)
+    cards = repo.ground_truth(p, item_id).cards
+    p.close()
+    new = [c for c in cards if c.text == "To see the sea"]
+    assert len(cards) == before + 1 and new and new[0].pile == "corner"
+    assert abs(new[0].bbox.x_min - 100) < 4 and abs(new[0].bbox.y_max - 200) < 4
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)  # undo the card
+    p = fresh(window)
+    assert len(repo.ground_truth(p, item_id).cards) == before
+    p.close()
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # redo
+    p = fresh(window)
+    again = [c for c in repo.ground_truth(p, item_id).cards if c.text == "To see the sea"]
+    p.close()
+    assert again and again[0].id == new[0].id
+
+
+def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
+    s = window.session
+    s.set_run(next(r.run["id"] for r in s.runs() if r.run["prompt"] == "spatial-grouping"
+                   and r.run["repetition"] == 2))
+    run = s.run()
+    ids = [f.id for f in run.findings]
+    assert len(ids) >= 3  # OCR, PARTIAL, SPATIAL on this run
+    s.select_findings([ids[0]])
+    key(qtbot, window, Qt.Key_Y)
+    first = finding_row(window, ids[0])
+    assert first.status == Status.CONFIRMED and first.reviewer == "ann" and first.decided_at
+    assert s.selected_findings == [ids[1]]  # moved on to the next undecided finding
+    key(qtbot, window, Qt.Key_N)
+    assert window.reason_bar.isVisible()
+    qtbot.keyClicks(window.reason_bar.edit, "legible on the photo")
+    qtbot.keyClick(window.reason_bar.edit, Qt.Key_Return)
+    second = finding_row(window, ids[1])
+    assert second.status == Status.REJECTED and second.reason == "legible on the photo"
+    s.select_findings([ids[2]])
+    key(qtbot, window, Qt.Key_2)  # reclassify as MISS
+    third = finding_row(window, ids[2])
+    assert third.final_code == Code.MISS and third.status == Status.CONFIRMED
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    assert finding_row(window, ids[2]).status == Status.PROPOSED
+    # bulk: select every finding and reject them in one step
+    s.select_findings(ids)
+    key(qtbot, window, Qt.Key_N)
+    qtbot.keyClick(window.reason_bar.edit, Qt.Key_Escape)
+    assert all(finding_row(window, i).status == Status.REJECTED for i in ids)
+    assert window.session.stack.undo_text().startswith("reject")
+    # reviewed metrics follow: every error rejected -> every card correct
+    run = s.run()
+    assert run.reviewed.cards_correct == run.reviewed.cards_visible
+    assert run.auto.cards_correct < run.auto.cards_visible
+
+
+def test_next_run_needing_review_and_add_finding(qtbot, window):
+    s = window.session
+    start = s.run_id
+    qtbot.keyClick(window, Qt.Key_J, Qt.ShiftModifier)
+    assert s.run_id != start
+    assert any(f.status == Status.PROPOSED for f in s.run().findings)
+    card = s.ground_truth().cards[0]
+    s.select_cards([card.id])
+    key(qtbot, window, Qt.Key_A)
+    key(qtbot, window, Qt.Key_1)
+    p = fresh(window)
+    added = [f for f in repo.findings(p, s.run_id) if f.source.value == "human"]
+    p.close()
+    assert added and added[0].code == Code.OCR and added[0].gt_card_id == card.id
+
+
+def test_convention_switch_moves_the_overlay(qtbot, window):
+    s = window.session
+    run = next(r for r in s.runs() if r.run["prompt"] == "bounding-boxes" and r.facts.box_convention)
+    s.set_run(run.run["id"])
+    before = [r.getCoords() for r in window.canvas.predicted_rects()]
+    combo = window.output_panel.convention_combo
+    target = next(i for i in range(combo.count()) if combo.itemText(i).startswith("0-1000"))
+    combo.setCurrentIndex(target)
+    after = [r.getCoords() for r in window.canvas.predicted_rects()]
+    assert before and after and before != after
+
+
+def test_corrupt_image_shows_a_message(qtbot, window, tmp_path):
+    folder = tmp_path / "broken"
+    (folder / "test-images").mkdir(parents=True)
+    bad = folder / "test-images" / "smashed.jpg"
+    bad.write_bytes(b"\xff\xd8\xff garbage")
+    (folder / "test-images" / "ground-truth.json").write_text(
+        json.dumps({"smashed": {"piles": [{"label": "a", "cards": ["x"]}]}}))
+    window.session.import_source(folder)
+    item = next(st.item for st in window.session.items() if st.item.name == "smashed")
+    window.session.set_item(item.id)
+    qtbot.waitUntil(lambda: "smashed.jpg" in window.canvas.message(), timeout=5000)
+    assert window.isVisible()
+
+
+def test_layout_and_reviewer_name_are_remembered(qtbot, window, tmp_path):
+    window.docks["legend"].hide()
+    window.close()
+    w2 = build(window.session.project.path if window.session.project else tmp_path / "p.db", ask_name=False)
+    qtbot.addWidget(w2)
+    assert w2.settings.value("reviewer_name") == "ann"
+    assert str(tmp_path / "p.db") in w2.recent()
+    w2.canvas.loader.wait()
