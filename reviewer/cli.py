@@ -189,7 +189,10 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         runs = scored_runs(p)
         auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
         judged = has_verdicts(p)
-        jr = build_judge_report(p, weights, charts_dir) if judged else None
+        try:
+            jr = build_judge_report(p, weights, charts_dir) if judged else None
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the charts to {charts_dir}: {exc}") from None
     finally:
         p.close()
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not judged

@@ -12,7 +12,12 @@ import pytest
 from reviewer.core.judging import Method, Scale
 from reviewer.storage import judging, repo
 from reviewer.storage.importers import detect_format, import_source
-from reviewer.storage.importers.failter import front_matter, infer_score_scale, parse_eval, sanitize
+from reviewer.storage.importers.failter import (
+    front_matter,
+    infer_score_scale,
+    parse_eval,
+    sanitize,
+)
 from tests.conftest import SAMPLES
 
 FIXTURE = Path(__file__).parent / "fixtures" / "failter"

@@ -170,7 +170,7 @@ def _llmbar_split(folder: Path, results) -> None:
     folder.mkdir(parents=True)
     pairs = [{"input": f"q{i}", "output_1": f"a{i}", "output_2": f"b{i}", "label": 1 + i % 2} for i in range(3)]
     (folder / "dataset.json").write_text(json.dumps(pairs))
-    (folder / "result_Judge-X_Swap_CoT.json").write_text(json.dumps([{**p, "results": r} for p, r in zip(pairs, results)]
+    (folder / "result_Judge-X_Swap_CoT.json").write_text(json.dumps([{**p, "results": r} for p, r in zip(pairs, results, strict=True)]
                                                                     + [{"input": "other", "output_1": "", "output_2": "",
                                                                         "results": []}]))
 

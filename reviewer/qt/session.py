@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.commands import Command, Effect, UndoStack
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
-from reviewer.storage import repo
+from reviewer.storage import previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
 from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
@@ -135,6 +135,12 @@ class Session(QObject):
         if item is None or item.path is None or self.project is None:
             return None
         return self.project.resolve(item.path)
+
+    def preview(self, item: Item) -> Optional[bytes]:
+        """The stored preview JPEG of a photo item, or None."""
+        if self.project is None or item.kind != "photo":
+            return None
+        return previews.preview(self.project, item.sha256)
 
     def ground_truth(self, item_id: Optional[int] = None) -> GroundTruth:
         """Ground truth of an item (the current one by default), cached."""

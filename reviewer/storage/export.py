@@ -146,7 +146,8 @@ def export_project(
     project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
     timings: Optional[dict[str, float]] = None,
 ) -> dict[str, int]:
-    """Score stale runs, then write the analysts' database to ``out``
+    """Score stale runs, refresh the judge disputes (when there are verdicts
+    or disputes), then write the analysts' database to ``out``
     (replacing it). Returns the number of rows per table; fills ``timings``
     with the seconds spent scoring, gathering and writing when given.
     Raises ProjectError when ``out`` cannot be written."""

@@ -351,16 +351,17 @@ def judge_report_markdown(report: JudgeReport) -> str:
             out += [f"- {w}" for w in report.warnings]
     else:
         out.append("No 1-5 judge scores.")
-    if report.confusions:
-        out += ["", "Judge vs reference (rows judge, columns reference):", ""]
-        for c in report.confusions:
-            if not c.n:
-                continue
+    confusions = [c for c in report.confusions if c.n]
+    if confusions:
+        out += ["", "## Judge vs reference", "",
+                "Rows: the judge's value; columns: the adjudicated value or the human reference "
+                "(gold, else the human majority)."]
+        for c in confusions:
             labels = [_label(x) for x in c.labels]
-            out += [f"**{c.judge} vs {c.reference} / {c.dimension}** (n = {c.n}, same value "
+            out += ["", f"**{c.judge} vs {c.reference} / {c.dimension}** (n = {c.n}, same value "
                     f"{c.agreement:.0%})", "",
                     markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
-                                   [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)]), ""]
+                                   [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
     if report.charts:
         out += ["", "## Charts", ""] + [f"- {p}" for p in report.charts]
     return "\n".join(out).rstrip() + "\n"

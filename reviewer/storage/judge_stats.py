@@ -43,8 +43,11 @@ Statistics per dimension (and scale):
   as inconsistent), and ``cohen_kappa`` between the orders (raters
   'judge [ab] vs judge [ba]').
 * per judge: ``agreement_with_human_majority``, ``agreement_with_adjudicated``
-  and ``accuracy_vs_gold``; the last per answer order ('judge [ab] vs gold')
-  when the judge used both orders, else for its only order.
+  and ``accuracy_vs_gold``; the last per answer order ('judge [ab] vs gold',
+  'judge [ba] vs gold') and pooled over both orders ('judge [ab+ba] vs
+  gold': every verdict of either order counts once, LLMBar's average
+  accuracy when both orders are decided) when the judge used both orders,
+  else for its only order.
 """
 
 from __future__ import annotations
@@ -301,14 +304,19 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
         for ref_name, statistic, ref, ref_note in references:
             per_order = by_judge.get(judge, {})
             if statistic == "accuracy_vs_gold" and set(per_order) == {"ab", "ba"}:
-                variants = [(f"{judge} [{o}] vs {ref_name}", per_order[o]) for o in ("ab", "ba")]
+                variants = [(f"{judge} [{o}] vs {ref_name}", [per_order[o]]) for o in ("ab", "ba")]
+                variants.append((f"{judge} [ab+ba] vs {ref_name}", [per_order["ab"], per_order["ba"]]))
             else:
-                variants = [(f"{judge} vs {ref_name}", judge_vals[judge])]
-            for raters_name, vals in variants:
-                common = sorted(set(vals) & set(ref), key=natural_key)
-                if not common:
+                variants = [(f"{judge} vs {ref_name}", [judge_vals[judge]])]
+            for raters_name, val_sets in variants:
+                xs, refs = [], []
+                for vals in val_sets:
+                    common = sorted(set(vals) & set(ref), key=natural_key)
+                    xs += [vals[s] for s in common]
+                    refs += [ref[s] for s in common]
+                if not xs:
                     continue
-                r = agreement_with_reference([vals[s] for s in common], [ref[s] for s in common])
+                r = agreement_with_reference(xs, refs)
                 rows += _accuracy_rows(raters_name, name, statistic, r, ref_note)
     return rows
 

@@ -172,3 +172,14 @@ def m0002_judging(db: sqlite_utils.Database) -> None:
     disputes and adjudications (issue 4)."""
     for statement in _JUDGING:
         db.execute(statement)
+
+
+@MIGRATIONS(name="0003_previews")
+def m0003_previews(db: sqlite_utils.Database) -> None:
+    """Reduced JPEG previews of large photos, keyed by the photo's sha256, so
+    a photo appears at once when selected (the full decode follows)."""
+    db.execute("""CREATE TABLE previews (
+        sha256 TEXT PRIMARY KEY,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        jpeg BLOB NOT NULL)""")

@@ -87,6 +87,15 @@ def decode(path: Path | str, max_side: Optional[int] = None) -> Decoded:
     return Decoded(str(path), _display_format(image), size, reduced=target is not None)
 
 
+def decode_preview(path: Path | str, data: bytes, size: tuple[int, int]) -> Decoded:
+    """A stored preview (JPEG bytes, upright) of the photo at ``path`` whose
+    upright full size is ``size``, as a reduced decode. Never raises."""
+    image = QImage.fromData(data)
+    if image.isNull():
+        return Decoded(str(path), size=size, error="the stored preview cannot be decoded")
+    return Decoded(str(path), _display_format(image), size, reduced=True)
+
+
 def cache_key(path: Path | str) -> tuple:
     """Path, modification time and size: a changed file is decoded again."""
     try:
@@ -137,16 +146,19 @@ class ImageLoader(QObject):
         self._cache: OrderedDict[tuple, Decoded] = OrderedDict()
         self._prefetching: set[tuple] = set()
 
-    def load(self, path: Path | str) -> Optional[Decoded]:
+    def load(self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None
+             ) -> Optional[Decoded]:
         """Start showing ``path``. Returns the cached reduced (or whole small)
-        decode to show at once, or None: it will come by ``decoded``."""
+        decode to show at once, or None: it will come by ``decoded``.
+        ``preview``: (stored preview JPEG, upright full size) to decode first
+        instead of a reduced decode of the photo itself."""
         self.cancel()
         hit = self.cached(path)
         if hit is not None:
             if hit.reduced:
                 self._start(self._pool, path, None, "full")
             return hit
-        self._start(self._pool, path, self.reduced_side, "first")
+        self._start(self._pool, path, self.reduced_side, "first", preview=preview)
         return None
 
     def cancel(self) -> None:
@@ -180,13 +192,16 @@ class ImageLoader(QObject):
         """Drop every cached decode."""
         self._cache.clear()
 
-    def _start(self, pool: QThreadPool, path, side: Optional[int], stage: str, key: tuple = ()) -> None:
+    def _start(self, pool: QThreadPool, path, side: Optional[int], stage: str, key: tuple = (),
+               preview: Optional[tuple[bytes, tuple[int, int]]] = None) -> None:
         ticket, relay = (-1 if stage == "prefetch" else self._ticket), self._relay
         key = key or cache_key(path)
 
         def job() -> None:
             try:
-                result = decode(path, side)
+                result = decode_preview(path, *preview) if preview else decode(path, side)
+                if result.image is None and preview:  # a bad preview: decode the photo
+                    result = decode(path, side)
             except Exception as exc:  # a decoder must never take the app down
                 result = Decoded(str(path), error=f"{type(exc).__name__}: {exc}")
             relay.done.emit((result, key), ticket, stage)

@@ -347,6 +347,8 @@ class OverlayItem(QGraphicsItem):
         return self._prepared
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        if self._source()[0] is None:  # not built yet: the photo paints first
+            return
         prepared = self.prepared()
         _, preview = self._source()
         scale = option.levelOfDetailFromTransform(painter.worldTransform())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QTimer, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
@@ -50,7 +50,8 @@ class CanvasView(QGraphicsView):
         scene.setItemIndexMethod(QGraphicsScene.NoIndex)
         self.setScene(scene)
         self.photo = PhotoItem()
-        self.overlay_item = OverlayItem(lambda: (self.overlay(), self.tool().preview()))
+        self._defer_overlay = False
+        self.overlay_item = OverlayItem(lambda: (self._overlay_for_paint(), self.tool().preview()))
         self.overlay_item.setZValue(10)
         self._paper = TextPaper()
         self._message = QGraphicsTextItem()
@@ -91,6 +92,19 @@ class CanvasView(QGraphicsView):
             h = (item.height if item else None) or (self._size[1] if self._size else None)
             self._model = build_overlay(self.session, w, h) if item is not None and item.kind == "photo" else Overlay()
         return self._model
+
+    def _overlay_for_paint(self) -> Optional[Overlay]:
+        """The overlay to paint; right after the item changed, None (the
+        photo paints first) and the overlay is built on the next turn."""
+        if self._model is None and self._defer_overlay:
+            self._defer_overlay = False
+            QTimer.singleShot(0, self._build_deferred)
+            return None
+        return self.overlay()
+
+    def _build_deferred(self) -> None:
+        self.overlay()
+        self.overlay_item.update()
 
     def predicted_rects(self) -> list[QRectF]:
         """The current run's predicted boxes in scene pixels, as drawn."""
@@ -133,6 +147,7 @@ class CanvasView(QGraphicsView):
         if key == self._key:
             return
         self._key = key
+        self._defer_overlay = True
         self._cancel_tool()
         self._set_ready(False)
         self.photo.clear()
@@ -152,7 +167,8 @@ class CanvasView(QGraphicsView):
         self._resize_scene((item.width, item.height) if item.width and item.height else PLACEHOLDER_SIZE)
         if path is None:
             return self._fail(f"the item '{item.name}' has no photo path", "")
-        hit = self.loader.load(path)
+        data = self.session.preview(item)
+        hit = self.loader.load(path, (data, (item.width, item.height)) if data and item.width else None)
         if hit is not None:
             self._show(hit)
         self.prefetch(neighbour_photos(self.session, item.id))

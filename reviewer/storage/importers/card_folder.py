@@ -23,6 +23,7 @@ from reviewer.core.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.previews import ensure_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
 
@@ -109,6 +110,8 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
                 report.notes.append(f"{path.name}: {error}")
             item_ids[path.stem], created = repo.upsert_item(project, item, actor)
             report.count("items", created)
+            if ensure_preview(project, path, item.sha256):
+                report.count("previews", True)
         _import_ground_truth(project, folder, item_ids, report, actor)
         prompt_ids = _import_prompts(project, folder, options, report)
         _import_runs(project, folder, item_ids, prompt_ids, options, report)

@@ -67,7 +67,13 @@ import yaml
 from reviewer.core.judging import GRADE_POINTS, Method, Scale, Verdict, normalise
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_reference, store_verdict, text_item
+from reviewer.storage.importers.pairwise import (
+    answer_run,
+    free_prompt,
+    store_reference,
+    store_verdict,
+    text_item,
+)
 
 GT_DIRS = ("ground-truth", "ground_truth")
 TEMPLATE_DIRS = ("templates", "prompts")
@@ -232,7 +238,7 @@ def front_matter(text: str) -> tuple[Optional[dict], str]:
     block when it holds Failter's keys, else (None, text)."""
     if not text.startswith("---"):
         return None, text
-    m = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    m = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.DOTALL)
     if not m:
         return None, text
     try:

@@ -189,6 +189,9 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
                 report.skip(where, f"missing {', '.join(missing)}" if isinstance(rec, dict) else "not an object")
                 continue
             idx = rec["idx"]
+            if not isinstance(idx, (int, str)):
+                report.skip(where, f"idx {idx!r} is neither a number nor a text")
+                continue
             if idx in pairs:
                 report.skip(where, f"idx {idx} appears twice; the first is kept")
                 continue
@@ -204,7 +207,7 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
             not_text += sum(not isinstance(o, str) for o in outputs)
             runs = [answer_run(project, item_id, prompt_id, model, as_text(output), PANDALM_TESTSET,
                                report, f"{where} {key}", actor)
-                    for model, key, output in zip(models, ("response1", "response2"), outputs)]
+                    for model, key, output in zip(models, ("response1", "response2"), outputs, strict=True)]
             if None in runs:
                 continue
             run_a, run_b = runs
@@ -247,7 +250,7 @@ def _pandalm_judge(project: Project, judge: str, path: Path, pairs: dict, report
             report.skip(where, "expected exactly one '<judge>_result' field")
             continue
         prefix = result_keys[0][: -len("_result")]
-        if rec["idx"] not in pairs:
+        if not isinstance(rec["idx"], (int, str)) or rec["idx"] not in pairs:
             report.skip(where, f"idx {rec['idx']} is not a pair of {PANDALM_TESTSET}")
             continue
         item_id, run_a, run_b = pairs[rec["idx"]]
