@@ -81,7 +81,7 @@ def panda(tmp_path_factory):
 
 def test_pandalm_agreement_with_human_majority_by_hand(panda):
     project, folder = panda
-    testset, gpt, pandalm, majority = _panda_raw(folder)
+    _, gpt, pandalm, majority = _panda_raw(folder)
     rows = agreement_table(project)
     for judge, raw in (("gpt-3.5-turbo", gpt), ("pandalm-7b", pandalm)):
         correct = decided = 0
@@ -95,8 +95,8 @@ def test_pandalm_agreement_with_human_majority_by_hand(panda):
         assert (r.n, r.value) == (decided, pytest.approx(correct / decided))
         strict = _row(rows, f"{judge} vs human majority", "agreement_with_human_majority_undecided_wrong")
         assert (strict.n, strict.value) == (999, pytest.approx(correct / 999))
-    assert _row(rows, "gpt-3.5-turbo vs human majority", "agreement_with_human_majority").value == pytest.approx(697 / 974)
-    assert "undecided=25" in _row(rows, "gpt-3.5-turbo vs human majority", "agreement_with_human_majority").note
+    gpt_row = _row(rows, "gpt-3.5-turbo vs human majority", "agreement_with_human_majority")
+    assert gpt_row.value == pytest.approx(697 / 974) and "undecided=25" in gpt_row.note
     assert _row(rows, "pandalm-7b vs human majority", "agreement_with_human_majority").value == pytest.approx(667 / 999)
 
 
@@ -204,7 +204,7 @@ def test_llmbar_position_flips_are_disputes(llmbar):
     project, folder = llmbar
     subject = _subjects_by_item(project)
     expected = set()
-    for judge, (split, file) in LLMBAR.items():
+    for split, file in LLMBAR.values():
         _, ab, ba = _llmbar_raw(folder, split, file)
         expected |= {subject[f"llmbar-{split}-{i}"] for i, (x, y) in enumerate(zip(ab, ba))
                      if x is not None and y is not None and x != y}

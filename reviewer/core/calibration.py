@@ -10,7 +10,7 @@ Pure Python: no SQL, Qt or HTTP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.agreement import is_missing

@@ -74,6 +74,7 @@ __all__ = [
     "issue_problems",
     "natural_key",
     "primary_verdicts",
+    "rater_key",
     "rater_labels",
     "severity_of",
     "value_of",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,20 @@ class Code(str, enum.Enum):
     FORMAT = "FORMAT"  # not valid JSON or does not match the schema
     PARTIAL = "PARTIAL"  # card detected, text partially correct
 
+
+class SpanCode(str, enum.Enum):
+    """Judge error types of span labeling (span-labeling-evaluation-design.md):
+    a finding of a span-labeling run has exactly one of these."""
+
+    MISSED = "MISSED"  # an element the spans should have covered
+    FALSE_POSITIVE = "FALSE_POSITIVE"  # a span that should not be there
+    TAXONOMY = "TAXONOMY"  # right span, wrong role
+    GRANULARITY = "GRANULARITY"  # span too coarse or too fine
+
+
+#: Span codes in the order of the review keys 1-4.
+SPAN_CODE_ORDER: tuple[SpanCode, ...] = tuple(SpanCode)
+AnyCode = Union[Code, SpanCode]
 
 #: Codes in the order of the review keys 1-6 (issue 3: 1-6 reclassify).
 CODE_ORDER: tuple[Code, ...] = (
@@ -163,14 +177,15 @@ class ModelCard(BaseModel):
 
 
 class Finding(BaseModel):
-    """One classified error of a run (T-P5). ``code`` is what the classifier
+    """One classified error of a run (T-P5 for card reading; SpanCode for a
+    span-labeling judge's errors). ``code`` is what the classifier
     (or judge, or human) proposed; ``final_code`` is the code after review
     (equal to ``code`` until reclassified). A rejected finding is not an error.
     """
 
     id: Optional[int] = None
     run_id: Optional[int] = None
-    code: Code
+    code: AnyCode
     gt_card: Optional[str] = None
     gt_card_id: Optional[int] = None
     model_card: Optional[str] = None
@@ -178,13 +193,17 @@ class Finding(BaseModel):
     detail: str = ""
     source: Source = Source.AUTO
     status: Status = Status.PROPOSED
-    final_code: Optional[Code] = None
+    final_code: Optional[AnyCode] = None
     reason: Optional[str] = None
     reviewer: Optional[str] = None
     decided_at: Optional[datetime] = None
+    #: the judge verdict a judge's finding came from (span labeling)
+    verdict_id: Optional[int] = None
+    #: structured details (e.g. expectedRole, assignedRole, category, reason)
+    attrs: dict[str, Any] = Field(default_factory=dict)
 
     @property
-    def effective_code(self) -> Optional[Code]:
+    def effective_code(self) -> Optional[AnyCode]:
         """The code this finding counts as in reviewed metrics, or None when
         rejected (the reviewer says it is not an error)."""
         if self.status == Status.REJECTED:

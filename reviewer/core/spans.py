@@ -349,3 +349,31 @@ __all__ = [
     "missed_by_category", "normalise_judge_result", "round_half_up", "score_range", "successful",
     "summary", "taxonomy_confusions",
 ]
+
+
+def judge_findings(judge: Mapping) -> list["Finding"]:
+    """The judge's error lists as findings of the labeled run (issue 4 §2:
+    "the judge's error lists become findings"), one per error with exactly
+    one SpanCode: missedElements -> MISSED, falsePositives -> FALSE_POSITIVE,
+    taxonomyErrors -> TAXONOMY, granularityErrors -> GRANULARITY. Source is
+    the judge; the detail is the readable line of ``issue_lines``; the span
+    text goes in model_card (gt_card for a missed element), the span index in
+    model_index, and the judge's structured fields in attrs."""
+    from reviewer.core.models import Finding, Source, SpanCode
+
+    j = normalise_judge_result(judge)
+    lines = iter(issue_lines(judge))
+    out = []
+    for key, code in (("missedElements", SpanCode.MISSED), ("falsePositives", SpanCode.FALSE_POSITIVE),
+                      ("taxonomyErrors", SpanCode.TAXONOMY), ("granularityErrors", SpanCode.GRANULARITY)):
+        for entry in j[key]:
+            text = str(entry.get("text", ""))
+            index = entry.get("spanIndex")
+            index = index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else None
+            attrs = {k: v for k, v in entry.items() if k != "text" and isinstance(v, (str, int, float, bool))}
+            out.append(Finding(
+                code=code, source=Source.JUDGE, detail=next(lines, ""),
+                gt_card=text if code == SpanCode.MISSED else None,
+                model_card=None if code == SpanCode.MISSED else text,
+                model_index=index, attrs=attrs))
+    return out

@@ -8,24 +8,33 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from reviewer.core.models import Code
+from reviewer.core.models import Code, SpanCode
 
-CODE_COLORS: dict[Code, str] = {
+CODE_COLORS: dict = {
     Code.OCR: "#E69F00",  # orange
     Code.MISS: "#56B4E9",  # sky blue
     Code.SPATIAL: "#009E73",  # bluish green
     Code.HALLUC: "#D55E00",  # vermillion
     Code.FORMAT: "#CC79A7",  # reddish purple
     Code.PARTIAL: "#0072B2",  # blue
+    # span-labeling judge errors (a run has codes of one taxonomy only)
+    SpanCode.MISSED: "#56B4E9",
+    SpanCode.FALSE_POSITIVE: "#D55E00",
+    SpanCode.TAXONOMY: "#009E73",
+    SpanCode.GRANULARITY: "#E69F00",
 }
 
-CODE_STYLES: dict[Code, Qt.PenStyle] = {
+CODE_STYLES: dict = {
     Code.OCR: Qt.SolidLine,
     Code.MISS: Qt.DashLine,
     Code.SPATIAL: Qt.DashDotLine,
     Code.HALLUC: Qt.DotLine,
     Code.FORMAT: Qt.DashDotDotLine,
     Code.PARTIAL: Qt.SolidLine,
+    SpanCode.MISSED: Qt.DashLine,
+    SpanCode.FALSE_POSITIVE: Qt.DotLine,
+    SpanCode.TAXONOMY: Qt.DashDotLine,
+    SpanCode.GRANULARITY: Qt.SolidLine,
 }
 
 PILE_COLORS = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB"]
@@ -33,7 +42,7 @@ PREDICTED_COLOR = "#FFFFFF"
 SELECTED_COLOR = "#FFD400"
 
 
-def code_color(code: Code) -> QColor:
+def code_color(code) -> QColor:
     """The QColor of a finding code."""
     return QColor(CODE_COLORS[code])
 

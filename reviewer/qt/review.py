@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from reviewer.core.commands import AddFinding, DecideFindings
-from reviewer.core.models import CODE_ORDER, Code, Status
+from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, Code, SpanCode, Status
 from reviewer.qt.session import Session
 
 
@@ -164,11 +164,17 @@ class ReviewController(QObject):
     def reclassify(self, number: int) -> None:
         """1-6: reclassify the selected findings (or, after A, pick the code
         of the new finding)."""
-        code = CODE_ORDER[number - 1]
+        ids = self._targets()
+        run = self.session.run()
+        spans = bool(run and run.findings and isinstance(run.findings[0].code, SpanCode))
+        order = SPAN_CODE_ORDER if spans else CODE_ORDER
+        if number > len(order):
+            self.session.message.emit(f"{len(order)} codes here: keys 1-{len(order)}")
+            return
+        code = order[number - 1]
         if self.pending_add:
             self._add(code)
             return
-        ids = self._targets()
         if ids and self.session.execute(DecideFindings(ids, Status.CONFIRMED, self.session.reviewer,
                                                        final_code=code)):
             self._advance(ids)
@@ -196,7 +202,7 @@ class ReviewController(QObject):
         card = next((c for c in s.ground_truth().cards if c.id == s.selected_cards[0]), None)
         return (card.id, card.text) if card else None
 
-    def _add(self, code: Code) -> None:
+    def _add(self, code) -> None:
         self.pending_add = False
         s = self.session
         run = s.run()

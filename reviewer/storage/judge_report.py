@@ -67,6 +67,8 @@ __all__ = [
     "parse_weights",
     "verdict_score",
     "verdict_table",
+    "write_charts",
+    "VERDICT_HEADER",
 ]
 
 #: Default --weights (rules:gt).
@@ -347,7 +349,8 @@ def judge_report_markdown(report: JudgeReport) -> str:
                  for d in report.distributions]
         out.append(markdown_table(header, rows))
         if report.warnings:
-            out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, with 5 or more scores):", ""]
+            out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, "
+                    "with 5 or more scores):", ""]
             out += [f"- {w}" for w in report.warnings]
     else:
         out.append("No 1-5 judge scores.")

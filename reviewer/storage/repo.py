@@ -27,7 +27,7 @@ from reviewer.storage.db import Project, default_actor, now
 
 _FINDING_COLUMNS = (
     "id, run_id, code, final_code, status, source, gt_card_id, gt_card, model_index, "
-    "model_card, detail, reason, reviewer, decided_at"
+    "model_card, detail, reason, reviewer, decided_at, verdict_id, attrs"
 )
 
 
@@ -236,6 +236,7 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[
 
 # -- findings -------------------------------------------------------------------------
 def _finding(row: dict) -> Finding:
+    row["attrs"] = json.loads(row["attrs"]) if row.get("attrs") else {}
     return Finding(**row)
 
 
@@ -278,13 +279,15 @@ def insert_finding(project: Project, run_id: int, f: Finding, config_version: Op
                    actor: Optional[str] = None) -> int:
     """Insert a finding for ``run_id`` (audited); returns its id."""
     data = f.model_dump(mode="json", exclude={"id", "run_id"})
-    data.update(run_id=run_id, config_version=config_version, created_at=now())
+    data.update(run_id=run_id, config_version=config_version, created_at=now(), attrs=json.dumps(data["attrs"]))
     with project.transaction():
         cur = project.db.execute(
             "INSERT INTO findings (run_id, code, final_code, status, source, gt_card_id, gt_card, "
-            "model_index, model_card, detail, reason, reviewer, decided_at, config_version, created_at) "
+            "model_index, model_card, detail, reason, reviewer, decided_at, config_version, created_at, "
+            "verdict_id, attrs) "
             "VALUES (:run_id, :code, :final_code, :status, :source, :gt_card_id, :gt_card, :model_index, "
-            ":model_card, :detail, :reason, :reviewer, :decided_at, :config_version, :created_at)",
+            ":model_card, :detail, :reason, :reviewer, :decided_at, :config_version, :created_at, "
+            ":verdict_id, :attrs)",
             data)
         project.audit("insert", "findings", cur.lastrowid, None, data, actor)
     return cur.lastrowid

@@ -183,3 +183,12 @@ def m0003_previews(db: sqlite_utils.Database) -> None:
         width INTEGER NOT NULL,
         height INTEGER NOT NULL,
         jpeg BLOB NOT NULL)""")
+
+
+@MIGRATIONS(name="0004_judge_findings")
+def m0004_judge_findings(db: sqlite_utils.Database) -> None:
+    """Findings from a judge's error lists (span labeling): the verdict they
+    came from and their structured details."""
+    db.execute("ALTER TABLE findings ADD COLUMN verdict_id INTEGER REFERENCES verdicts(id) ON DELETE CASCADE")
+    db.execute("ALTER TABLE findings ADD COLUMN attrs TEXT NOT NULL DEFAULT '{}'")
+    db.execute("CREATE INDEX idx_findings_verdict ON findings(verdict_id)")

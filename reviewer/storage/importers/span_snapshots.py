@@ -189,8 +189,13 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
                 report.count("metrics", False)
             verdict = _verdict(result, run_id, judge_name, where, source, report)
             if verdict is not None:
-                _, created = judging.add_verdict(project, verdict, options.actor)
+                verdict_id, created = judging.add_verdict(project, verdict, options.actor)
                 report.count("verdicts", created)
+                if created:
+                    for finding in spans.judge_findings(result.get("judgeResult") or {}):
+                        repo.insert_finding(project, run_id, finding.model_copy(update={"verdict_id": verdict_id}),
+                                            actor=options.actor)
+                        report.count("findings", True)
     _compare_summary(data, report)
     return report
 
