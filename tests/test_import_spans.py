@@ -84,7 +84,7 @@ def test_detection(snap, tmp_path):
 
 def test_import_invented_snapshot(project, snap):
     report = import_source(project, snap)
-    assert report.added == {"items": 2, "runs": 2, "verdicts": 1, "prompts": 1, "metrics": 2}
+    assert report.added == {"items": 2, "runs": 2, "verdicts": 1, "prompts": 1, "metrics": 2, "findings": 2}
     reasons = dict(report.skipped)
     assert reasons["result 1 (vid-002) verdict"].startswith("the judge failed (totalScore 0)")
     assert reasons["result 2 (vid-003)"] == "no output text (nothing was labeled)"
@@ -193,3 +193,26 @@ def test_cli_imports_baseline(tmp_path, baseline_path):
     assert result.exit_code == 0, result.output
     assert "format: span-snapshot" in result.output
     assert "added: 54 items, 54 metrics, 1 prompts, 54 runs, 54 verdicts" in result.output
+
+
+def test_judge_errors_become_findings(project):
+    """Issue 4: the judge's error lists become findings (one SpanCode each)."""
+    import json
+    from collections import Counter
+
+    from reviewer.storage import repo
+    from reviewer.storage.importers import import_source
+    from tests.conftest import shared
+
+    path = shared("span-labeling") / "snapshots" / "baseline.json"
+    import_source(project, path)
+    data = json.loads(path.read_text())
+    expected = Counter()
+    for r in data["results"]:
+        judge = r.get("judgeResult") or {}
+        for key, code in (("missedElements", "MISSED"), ("falsePositives", "FALSE_POSITIVE"),
+                          ("taxonomyErrors", "TAXONOMY"), ("granularityErrors", "GRANULARITY")):
+            expected[code] += len(judge.get(key) or [])
+    found = Counter(f.code.value for f in repo.findings(project))
+    assert found == +expected
+    assert all(f.source.value == "judge" and f.verdict_id for f in repo.findings(project))
