@@ -185,3 +185,28 @@ def test_corrupt_image_is_imported_with_a_note(project, tmp_path):
     report = import_source(project, folder)
     assert any("broken.jpg: cannot read image" in n for n in report.notes)
     assert repo.item_by_name(project, "broken").width is None
+
+
+def test_large_photos_get_an_upright_preview(project, tmp_path):
+    import io
+
+    from PIL import Image
+
+    from reviewer.storage.previews import PREVIEW_SIDE, preview
+
+    folder = tmp_path / "f"
+    (folder / "test-images").mkdir(parents=True)
+    big = Image.new("RGB", (3000, 2000), "white")  # stored landscape, shown portrait
+    exif = Image.Exif()
+    exif[274] = 6
+    big.save(folder / "test-images" / "big.jpg", exif=exif)
+    Image.new("RGB", (800, 600), "white").save(folder / "test-images" / "small.jpg")
+    report = import_source(project, folder)
+    assert report.added.get("previews") == 1
+    item = repo.item_by_name(project, "big")
+    data = preview(project, item.sha256)
+    with Image.open(io.BytesIO(data)) as im:
+        assert max(im.size) == PREVIEW_SIDE and im.size[1] > im.size[0]  # upright
+    assert preview(project, repo.item_by_name(project, "small").sha256) is None
+    again = import_source(project, folder)
+    assert "previews" not in again.added
