@@ -36,9 +36,12 @@ def _gt_file(folder: Path) -> Optional[Path]:
 
 
 def detect(source: Path) -> bool:
-    """A folder with a ground-truth.json or with runs/ and prompts/."""
+    """A folder with a ground-truth.json, with runs/ and prompts/, or with
+    photos (to draw their ground truth in the review window)."""
     return source.is_dir() and (
-        _gt_file(source) is not None or ((source / "runs").is_dir() and (source / "prompts").is_dir())
+        _gt_file(source) is not None
+        or ((source / "runs").is_dir() and (source / "prompts").is_dir())
+        or bool(_images(source))
     )
 
 
