@@ -351,7 +351,7 @@ __all__ = [
 ]
 
 
-def judge_findings(judge: Mapping) -> list["Finding"]:
+def judge_findings(judge: Mapping) -> list:
     """The judge's error lists as findings of the labeled run (issue 4 §2:
     "the judge's error lists become findings"), one per error with exactly
     one SpanCode: missedElements -> MISSED, falsePositives -> FALSE_POSITIVE,

@@ -21,7 +21,7 @@ import html
 import importlib
 from typing import Any, Optional
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 #: Item-data role holding a row's domain id (item, run, finding or card id).
 IdRole = Qt.UserRole + 1
@@ -40,7 +40,46 @@ _PANELS = {
     "SHORTCUTS": "shortcuts",
 }
 
-__all__ = ["IdRole", "SortRole", "plain_tooltip", *_PANELS]
+__all__ = ["IdRole", "SortRole", "RowsModel", "plain_tooltip", *_PANELS]
+
+
+class RowsModel(QAbstractTableModel):
+    """A table of ``rows`` read from the session: subclasses set ``HEADERS``
+    (and optionally ``TIPS``: {column: tooltip}), implement ``load()`` (the
+    rows, from the session) and ``data()``."""
+
+    HEADERS: list[str] = []
+    TIPS: dict[int, str] = {}
+
+    def __init__(self, session, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.session = session
+        self.rows: list = []
+
+    def load(self) -> list:
+        """The rows to show now."""
+        raise NotImplementedError
+
+    def reload(self) -> None:
+        """Read the rows again from the session."""
+        self.beginResetModel()
+        self.rows = self.load()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+        if orientation != Qt.Horizontal:
+            return None
+        if role == Qt.DisplayRole:
+            return self.HEADERS[section]
+        if role == Qt.ToolTipRole:
+            return self.TIPS.get(section)
+        return None
 
 
 def plain_tooltip(text: Optional[str]) -> Optional[str]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QObject, QSize, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTreeView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Finding, Status
-from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
 from reviewer.qt.session import Session
 
@@ -42,31 +42,18 @@ def finding_tooltip(f: Finding) -> str:
     return "\n".join(lines)
 
 
-class FindingsModel(QAbstractTableModel):
+class FindingsModel(RowsModel):
     """The findings of the session's current run."""
 
-    def __init__(self, session: Session, parent: Optional[QObject] = None):
-        super().__init__(parent)
-        self.session = session
-        self.rows: list[Finding] = []
+    HEADERS = COLUMNS
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
         self.grey = QColor("#8A8A8A")
 
-    def reload(self) -> None:
-        self.beginResetModel()
+    def load(self) -> list:
         run = self.session.run()
-        self.rows = list(run.findings) if run else []
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return COLUMNS[section]
-        return None
+        return list(run.findings) if run else []
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
         if not index.isValid():

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
     QObject,
@@ -19,7 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableV
 
 from reviewer.core.models import AnswerSchema, Status
 from reviewer.core.report import pct
-from reviewer.qt.panels import IdRole, SortRole, plain_tooltip
+from reviewer.qt.panels import RowsModel, IdRole, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.storage.scores import ScoredRun
 
@@ -71,33 +70,14 @@ def cell(run: ScoredRun, column: int) -> tuple[str, Any]:
     return f"{done}/{total}", (done / total if total else 2.0, total)
 
 
-class RunsModel(QAbstractTableModel):
+class RunsModel(RowsModel):
     """The current item's scored runs (session.runs())."""
 
-    def __init__(self, session: Session, parent: Optional[QObject] = None):
-        super().__init__(parent)
-        self.session = session
-        self.rows: list[ScoredRun] = []
+    HEADERS = COLUMNS
+    TIPS = _TIPS
 
-    def reload(self) -> None:
-        self.beginResetModel()
-        self.rows = self.session.runs()
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
-        if orientation != Qt.Horizontal:
-            return None
-        if role == Qt.DisplayRole:
-            return COLUMNS[section]
-        if role == Qt.ToolTipRole:
-            return _TIPS.get(section)
-        return None
+    def load(self) -> list:
+        return self.session.runs()
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
         if not index.isValid():

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from reviewer.core.models import PromptVerdict, Verdict
+from reviewer.core.models import Verdict
 from reviewer.core.report import pct
-from reviewer.qt.panels import SortRole, plain_tooltip
+from reviewer.qt.panels import RowsModel, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 
 COLUMNS = ["prompt", "item", "runs", "text auto", "text reviewed", "spatial", "halluc runs",
@@ -44,34 +44,15 @@ def _num(value: Optional[float]) -> float:
     return -1.0 if value is None else value
 
 
-class ScoresModel(QAbstractTableModel):
+class ScoresModel(RowsModel):
     """Rows: (automatic verdict, reviewed verdict or None) per prompt and item."""
 
-    def __init__(self, session: Session, parent: Optional[QObject] = None):
-        super().__init__(parent)
-        self.session = session
-        self.rows: list[tuple[PromptVerdict, Optional[PromptVerdict]]] = []
+    HEADERS = HEADERS
+    TIPS = _TIPS
 
-    def reload(self) -> None:
-        self.beginResetModel()
+    def load(self) -> list:
         reviewed = {(v.prompt, v.item): v for v in self.session.verdicts(True)}
-        self.rows = [(v, reviewed.get((v.prompt, v.item))) for v in self.session.verdicts(False)]
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
-        if orientation != Qt.Horizontal:
-            return None
-        if role == Qt.DisplayRole:
-            return HEADERS[section]
-        if role == Qt.ToolTipRole:
-            return _TIPS.get(section)
-        return None
+        return [(v, reviewed.get((v.prompt, v.item))) for v in self.session.verdicts(False)]
 
     def cell(self, row: int, column: int) -> tuple[str, Any]:
         """(display text, sort key) of a cell."""
@@ -100,6 +81,7 @@ class ScoresModel(QAbstractTableModel):
         return (v.verdict.value, order[v.verdict]) if v else ("-", -2)
 
     def verdict_of(self, row: int, column: int) -> Optional[Verdict]:
+        """The verdict shown in a verdict cell, or None."""
         a, r = self.rows[row]
         v = a if column == 8 else r if column == 9 else None
         return v.verdict if v else None
