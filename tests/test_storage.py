@@ -210,3 +210,26 @@ def test_large_photos_get_an_upright_preview(project, tmp_path):
     assert preview(project, repo.item_by_name(project, "small").sha256) is None
     again = import_source(project, folder)
     assert "previews" not in again.added
+
+
+def test_a_locked_database_is_retried_then_reported(tmp_path, monkeypatch):
+    """Another process holding the write lock: the busy timeout retries,
+    then the user gets a one-line 'locked' error (no crash, nothing half
+    written)."""
+    import reviewer.storage.db as dbmod
+
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_S", 0.3)
+    p = open_project(tmp_path / "p.db", create=True)
+    import_source(p, SAMPLES, options=ImportOptions(model="m"))
+    score_project(p)
+    finding = repo.findings(p)[0]
+    other = sqlite3.connect(tmp_path / "p.db")
+    other.execute("BEGIN IMMEDIATE")  # the other process's write lock
+    with pytest.raises(ProjectError, match="locked"):
+        repo.update_finding(p, finding.id, status=Status.REJECTED)
+    other.rollback()
+    other.close()
+    assert repo.finding(p, finding.id).status == Status.PROPOSED
+    repo.update_finding(p, finding.id, status=Status.REJECTED)  # works once the lock is gone
+    assert repo.finding(p, finding.id).status == Status.REJECTED
+    p.close()
