@@ -271,15 +271,17 @@ def demo(folder: Path) -> None:
               help="Render the window at 1600x1000 to this PNG after loading, then exit.")
 @click.option("--item", help="Show this item first.")
 @click.option("--prompt", help="Show the item's run of this prompt first.")
+@click.option("--mode", type=click.Choice(["review", "adjudication"]), default="review", show_default=True,
+              help="Start in card review or in adjudication (settle disputed judge verdicts).")
 def open_cmd(project: Optional[Path], screenshot: Optional[Path], item: Optional[str] = None,
-             prompt: Optional[str] = None) -> None:
+             prompt: Optional[str] = None, mode: str = "review") -> None:
     """Open PROJECT (or the bundled sample) in the review window."""
     try:
         # The GUI is loaded by name so the command line works without Qt.
         gui = importlib.import_module("reviewer.qt.app")
     except ImportError as exc:
         raise click.ClickException(f"the review window is not available: {exc}") from None
-    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt))
+    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt, mode=mode))
 
 
 if __name__ == "__main__":  # pragma: no cover

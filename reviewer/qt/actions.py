@@ -2,16 +2,36 @@
 
 Review keys work window-wide; while an inline editor has focus it takes
 typed keys first, so typing a card text never triggers a review action.
+
+Two modes (F2 card review, F3 or Ctrl+Shift+A adjudication): the actions in
+``REVIEW_ONLY`` (canvas tools, zoom, J/K/Y/N/1-6/A...) are enabled only in
+card review, so they never fight the adjudication view's own keys.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 from reviewer.core.commands import DeleteCards
 from reviewer.core.models import CODE_ORDER
+
+#: Actions of card review only (disabled in adjudication mode).
+REVIEW_ONLY = ("delete", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out", "actual", "next",
+               "previous", "next_run", "confirm", "reject", "add", *(f"code_{n}" for n in range(1, 7)))
+#: The modes: action name -> mode.
+MODES = {"mode_review": "review", "mode_adjudication": "adjudication"}
+
+
+def set_mode_actions(actions: dict[str, QAction], mode: str) -> None:
+    """Enable the card-review actions only in 'review' mode and check the
+    action of ``mode``."""
+    for name in REVIEW_ONLY:
+        if name in actions:
+            actions[name].setEnabled(mode == "review")
+    for name, m in MODES.items():
+        actions[name].setChecked(m == mode)
 
 
 def _escape(window) -> None:
@@ -46,6 +66,9 @@ def build_actions(window) -> dict[str, QAction]:
         ("zoom_in", "&View", "Zoom &in", ["+", "="], partial(canvas.zoom_by, 1.25)),
         ("zoom_out", "&View", "Zoom &out", ["-"], partial(canvas.zoom_by, 0.8)),
         ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
+        ("mode_review", "&View", "Card &review mode", ["F2"], partial(window.set_mode, "review")),
+        ("mode_adjudication", "&View", "A&djudication mode", ["F3", "Ctrl+Shift+A"],
+         partial(window.set_mode, "adjudication")),
         ("shortcuts", "&Help", "&Keyboard shortcuts", ["?", "F1"], window.shortcuts.show),
         ("next", "&Review", "&Next finding", ["J"], partial(review.step, 1)),
         ("previous", "&Review", "&Previous finding", ["K"], partial(review.step, -1)),
@@ -86,4 +109,12 @@ def build_actions(window) -> dict[str, QAction]:
         actions[name].setCheckable(True)
     actions["select"].setChecked(True)
     s.toolChanged.connect(lambda tool: [actions[n].setChecked(n == tool) for n in ("select", "pile", "card")])
+    modes = window.addToolBar("Mode")
+    modes.setObjectName("Mode")
+    group = QActionGroup(window)
+    for name in MODES:
+        actions[name].setCheckable(True)
+        group.addAction(actions[name])
+        modes.addAction(actions[name])
+    set_mode_actions(actions, "review")
     return actions

@@ -1,4 +1,5 @@
-"""Start the review window: `reviewer open [PROJECT] [--screenshot PNG]`.
+"""Start the review window: `reviewer open [PROJECT] [--screenshot PNG]
+[--mode review|adjudication]`.
 
 Without a project, the bundled sample is imported once into the user's data
 folder and opened. Settings (recent projects, window layout, the reviewer's
@@ -83,9 +84,10 @@ def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None
 
 
 def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool = True,
-          item: Optional[str] = None, prompt: Optional[str] = None) -> MainWindow:
+          item: Optional[str] = None, prompt: Optional[str] = None, mode: str = "review") -> MainWindow:
     """Make the window and open ``project`` (or the sample), showing ``item``
-    and its run of ``prompt`` when given. The caller owns the QApplication."""
+    and its run of ``prompt`` when given, in ``mode`` ('review' or
+    'adjudication'). The caller owns the QApplication."""
     store = settings()
     session = Session(reviewer_name(store, ask_name))
     window = MainWindow(session, store)
@@ -98,6 +100,7 @@ def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool
     elif project is not None:
         window.open_path(Path(project))
     select(session, item, prompt)
+    window.set_mode(mode)
     return window
 
 
@@ -113,12 +116,12 @@ def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 
 
 
 def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
-        item: Optional[str] = None, prompt: Optional[str] = None) -> int:
-    """Run the app; with ``screenshot``, render the loaded window at
-    1600x1000 to that PNG and exit. Returns the exit status."""
+        item: Optional[str] = None, prompt: Optional[str] = None, mode: str = "review") -> int:
+    """Run the app in ``mode``; with ``screenshot``, render the loaded
+    window at 1600x1000 to that PNG and exit. Returns the exit status."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("reviewer")
-    window = build(project, sample, ask_name=screenshot is None, item=item, prompt=prompt)
+    window = build(project, sample, ask_name=screenshot is None, item=item, prompt=prompt, mode=mode)
     if screenshot is not None:
         window.resize(*SCREENSHOT_SIZE)
         window.show()

@@ -1,5 +1,10 @@
 """The main window: wires the canvas, the panels, the actions and the
-session together. It holds no domain logic of its own."""
+session together. It holds no domain logic of its own.
+
+Two modes share the window (``set_mode``): card review (the canvas and the
+docks) and adjudication (reviewer.qt.adjudication, in place of the canvas,
+docks hidden). Switching saves and restores the dock layout and enables the
+card-review actions only in card review."""
 
 from __future__ import annotations
 
@@ -7,9 +12,19 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
-from reviewer.qt.actions import build_actions
+from reviewer.qt.actions import build_actions, set_mode_actions
+from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
@@ -17,7 +32,7 @@ from reviewer.qt.panels.legend import LegendPanel
 from reviewer.qt.panels.output import OutputPanel
 from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.scores import ScoresPanel
-from reviewer.qt.panels.shortcuts import ShortcutsDialog
+from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
@@ -43,7 +58,13 @@ class MainWindow(QMainWindow):
         box.setSpacing(0)
         box.addWidget(self.canvas, 1)
         box.addWidget(self.reason_bar)
-        self.setCentralWidget(center)
+        self.adjudication = AdjudicationView(session)
+        self.modes = QStackedWidget()
+        self.modes.addWidget(center)
+        self.modes.addWidget(self.adjudication)
+        self.setCentralWidget(self.modes)
+        self.mode = "review"
+        self._review_layout = None
         self.review = ReviewController(session, self.reason_bar, self)
 
         self.items_panel = ItemsPanel(session)
@@ -66,7 +87,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["items"]], [270], Qt.Horizontal)
         self.resizeDocks([self.docks["findings"]], [460], Qt.Horizontal)
         self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
-        self.shortcuts = ShortcutsDialog(self)
+        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         view_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&View")
         view_menu.addSeparator()
@@ -74,7 +95,8 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
         self.docks["unplaced"].raise_()
-        self.statusBar().addWidget(LegendPanel(session, compact=True))
+        self.compact_legend = LegendPanel(session, compact=True)
+        self.statusBar().addWidget(self.compact_legend)
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.PlainText)
         self.statusBar().addPermanentWidget(self.progress_label)
@@ -93,6 +115,30 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
+
+    # -- modes ----------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        """'review' (the canvas and the docks) or 'adjudication' (the
+        disputes; the docks are hidden and come back as they were)."""
+        if mode not in ("review", "adjudication"):
+            raise ValueError(f"unknown mode {mode!r}")
+        if mode != self.mode:
+            if mode == "adjudication":
+                self._review_layout = self.saveState()
+                for dock in self.docks.values():
+                    dock.hide()
+            elif self._review_layout is not None:
+                self.restoreState(self._review_layout)
+            self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
+            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
+                if widget is not None:
+                    widget.setVisible(mode == "review")
+            self.mode = mode
+        set_mode_actions(self.actions_by_name, mode)
+        if mode == "adjudication":
+            self.adjudication.enter()
+        else:
+            self.canvas.setFocus()
 
     # -- status -----------------------------------------------------------------------
     def show_error(self, text: str) -> None:
@@ -174,6 +220,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.set_mode("review")  # the saved layout is the card-review one
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.session.close()

@@ -1,14 +1,20 @@
 """The session: the one model every widget observes.
 
 It owns the open project, the undo stack and what is selected (item, run,
-findings, cards, tool, box convention shown). Widgets read from it and call
-its methods; they keep no domain state of their own. Every edit goes through
-``execute`` as a core Command and is in the database before the signal that
-announces it is emitted.
+findings, cards, tool, box convention shown, the dispute being adjudicated).
+Widgets read from it and call its methods; they keep no domain state of their
+own. Every edit goes through ``execute`` as a core Command and is in the
+database before the signal that announces it is emitted.
+
+Judging (issue 4): the disputes are found again (``refresh_disputes``) when a
+project is opened and after an import; the judge verdicts are cached then
+(commands never change them). ``adjudicationsChanged`` follows every command
+whose Effect names subjects.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -16,8 +22,9 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.commands import Command, Effect, UndoStack
+from reviewer.core.judging import Adjudication, Dispute, Verdict
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
-from reviewer.storage import previews, repo
+from reviewer.storage import judge_stats, judging, previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
 from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
@@ -47,6 +54,9 @@ class Session(QObject):
     conventionChanged = Signal()
     toolChanged = Signal(str)
     undoChanged = Signal()
+    disputesChanged = Signal()  # disputes found again (open, import)
+    disputeChanged = Signal()  # current dispute changed
+    adjudicationsChanged = Signal()  # a command changed adjudications
     message = Signal(str)  # a line for the status bar
     error = Signal(str)  # a problem the user must see
 
@@ -64,6 +74,11 @@ class Session(QObject):
         self.convention_override: Optional[BoxConvention] = None
         self._runs: dict[int, ScoredRun] = {}
         self._gt: dict[int, GroundTruth] = {}
+        self.current_dispute_id: Optional[int] = None
+        #: The command ``execute`` did last; None after undo or redo (so a
+        #: view can amend its own last decision, e.g. to add a rationale).
+        self.last_command: Optional[Command] = None
+        self._verdicts: list[Verdict] = []
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -78,9 +93,12 @@ class Session(QObject):
             self.project.close()
         self.project, self.store = project, ProjectStore(project, self.reviewer)
         self.stack.clear()
+        self.last_command = None
         self._reload()
         self.item_id = self.run_id = None
         self.selected_findings, self.selected_cards = [], []
+        self.current_dispute_id = None
+        self.refresh_disputes()
         self.projectChanged.emit()
         self.undoChanged.emit()
         items = self.items()
@@ -100,6 +118,7 @@ class Session(QObject):
             self.error.emit(str(exc))
             return None
         self._reload()
+        self.refresh_disputes()
         self.projectChanged.emit()
         if self.item_id is None and self.items():
             self.set_item(self.items()[0].item.id)
@@ -176,6 +195,82 @@ class Session(QObject):
             return []
         return verdicts(self.project, reviewed=reviewed, runs=list(self._runs.values()))
 
+    # -- judging (issue 4) ------------------------------------------------------------------
+    def refresh_disputes(self) -> None:
+        """Find the disputes over every verdict again and store them
+        (reviewer.storage.judge_stats.refresh_disputes; skipped when the
+        project has neither verdicts nor disputes), cache the verdicts and
+        emit disputesChanged. Called on open and after an import."""
+        self._verdicts = []
+        if self.project is not None:
+            db = self.project.db
+            try:
+                if db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() or \
+                        db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():
+                    judge_stats.refresh_disputes(self.project)
+                self._verdicts = judging.verdicts(self.project)
+            except (ProjectError, sqlite3.Error) as exc:
+                self.error.emit(f"could not find disputes: {exc}")
+        ids = {d.id for d in self.disputes()}
+        if self.current_dispute_id not in ids:
+            self.current_dispute_id = None
+        self.disputesChanged.emit()
+
+    def disputes(self) -> list[Dispute]:
+        """The stored disputes, most severe first."""
+        return judging.disputes(self.project) if self.project is not None else []
+
+    def dispute(self) -> Optional[Dispute]:
+        """The current dispute (``current_dispute_id``), or None."""
+        if self.current_dispute_id is None:
+            return None
+        return next((d for d in self.disputes() if d.id == self.current_dispute_id), None)
+
+    def set_dispute(self, dispute_id: Optional[int]) -> None:
+        """Make ``dispute_id`` the dispute being adjudicated."""
+        if dispute_id != self.current_dispute_id:
+            self.current_dispute_id = dispute_id
+            self.disputeChanged.emit()
+
+    def judge_verdicts(self, subject: Optional[str] = None) -> list[Verdict]:
+        """Judge (and human) verdicts of one subject, or all, in id order
+        (cached at open/import: commands never change verdicts)."""
+        return [v for v in self._verdicts if subject is None or v.subject == subject]
+
+    def adjudications(self) -> list[Adjudication]:
+        """Every adjudication of the project."""
+        return judging.adjudications(self.project) if self.project is not None else []
+
+    def references(self, item_id: int) -> list[tuple[str, str]]:
+        """(source, text) of an item's reference answers."""
+        return judging.references(self.project, item_id) if self.project is not None else []
+
+    def subject_metrics(self, subject: str) -> dict:
+        """Structural metrics of a subject ({} when none)."""
+        return judging.subject_metrics(self.project).get(subject, {}) if self.project is not None else {}
+
+    def run_items(self) -> dict[int, str]:
+        """{run id: its item's name} of every run (one query)."""
+        if self.project is None:
+            return {}
+        return dict(self.project.db.execute(
+            "SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
+
+    def run_by_id(self, run_id: Optional[int]) -> Optional[dict]:
+        """A run row (reviewer.storage.repo.run_rows: item, prompt, model,
+        repetition, output, ...) with its ``item_kind``, ``item_text`` and
+        ``item_path``; None when there is no such run."""
+        if self.project is None or run_id is None:
+            return None
+        rows = repo.run_rows(self.project, [run_id])
+        if not rows:
+            return None
+        row = rows[0]
+        item = repo.item_by_name(self.project, row["item"])
+        row.update(item_kind=item.kind if item else None, item_text=item.text if item else None,
+                   item_path=item.path if item else None)
+        return row
+
     # -- selection ------------------------------------------------------------------------
     def set_item(self, item_id: Optional[int]) -> None:
         """Make ``item_id`` current and select its first run that still
@@ -235,6 +330,7 @@ class Session(QObject):
         except (KeyError, ProjectError) as exc:
             self.error.emit(f"could not {command.text}: {exc}")
             return False
+        self.last_command = command
         self._after(effect)
         return True
 
@@ -249,6 +345,7 @@ class Session(QObject):
     def _walk(self, step) -> None:
         if self.store is None:
             return
+        self.last_command = None
         try:
             effect = step(self.store)
         except (KeyError, ProjectError) as exc:
@@ -276,6 +373,8 @@ class Session(QObject):
             self.groundTruthChanged.emit(item_id)
         if runs:
             self.findingsChanged.emit()
+        if effect.subjects:
+            self.adjudicationsChanged.emit()
         self.undoChanged.emit()
 
     def close(self) -> None:
@@ -284,5 +383,6 @@ class Session(QObject):
             self.project.close()
             self.project = self.store = None
             self._runs, self.item_id, self.run_id = {}, None, None
+            self._verdicts, self.current_dispute_id, self.last_command = [], None, None
             self.stack.clear()
             self.projectChanged.emit()

@@ -1,0 +1,272 @@
+"""Adjudicate with the keyboard (the keys are bound in
+reviewer.qt.adjudication.view):
+
+* 1 / 2 / T pick the winner of a pair ('1', '2', 'tie'); 1-5 set a 1-5
+  score; A B C D F set a grade (core.judging.normalise maps them to points);
+  P / F pass or fail; on a 0-100 scale digits open an inline value edit.
+* Enter accepts the value of the framed judge (Left/Right or [ / ] frame
+  another one) and records that judge in ``sided_with``.
+* Tab / Shift+Tab move between the subject's dimensions; J / K through the
+  queue; after a decision the next dispute not adjudicated yet is shown.
+* R (or typing a letter that is no key) opens the inline rationale. Right
+  after a decision it amends that decision (undo, then the same decision
+  with the rationale: one undo step, as reviewer.qt.review does for
+  rejection reasons); otherwise it is held for the next decision. Tab in
+  the rationale switches between the two; the label says which it is.
+
+Every decision is one core ``Adjudicate`` command through
+``Session.execute`` (saved at once, with the reviewer and the time,
+audited). The controller keeps only the cursor: which dimension and judge
+are current, and the rationale typed for the next decision.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from PySide6.QtCore import QObject
+
+from reviewer.core.commands import Adjudicate
+from reviewer.core.disputes import value_of
+from reviewer.core.judging import Scale, Value, normalise
+from reviewer.qt.adjudication.bar import DecisionBar
+from reviewer.qt.adjudication.common import scale_of, show_value
+from reviewer.qt.adjudication.queue import DisputeQueue
+from reviewer.qt.adjudication.screen import DisputeScreen
+from reviewer.qt.session import Session
+
+
+class AdjudicationController(QObject):
+    """The adjudication keys over a Session (see module doc)."""
+
+    def __init__(self, session: Session, queue: DisputeQueue, screen: DisputeScreen, bar: DecisionBar,
+                 refocus: Callable[[], None], parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.session, self.queue, self.screen, self.bar = session, queue, screen, bar
+        self.refocus = refocus
+        self.dim_index = 0
+        self.judge_index: Optional[int] = None
+        self.pending_rationale = ""
+        self.rationale_target = "next"  # 'last' (amend) or 'next'
+        self._last: Optional[Adjudicate] = None
+        self._fresh = False  # nothing but the auto-advance happened since the last decision
+        screen.refreshed.connect(self._reset)
+        session.adjudicationsChanged.connect(self._show)
+        bar.rationaleCommitted.connect(self.rationale_given)
+        bar.valueCommitted.connect(self.value_given)
+        self._reset()
+
+    # -- cursor ----------------------------------------------------------------------------
+    def dimension(self) -> Optional[str]:
+        """The dimension being decided."""
+        dims = self.screen.dims
+        return dims[self.dim_index] if dims else None
+
+    def scale(self) -> Optional[Scale]:
+        """The scale of the current dimension."""
+        dim = self.dimension()
+        return scale_of(self.screen.verdicts, dim) if dim else None
+
+    def _scoring(self) -> list[int]:
+        dim = self.dimension()
+        return [n for n, v in enumerate(self.screen.verdicts) if dim in v.scores]
+
+    def _reset(self) -> None:
+        self.dim_index, self._fresh = 0, False
+        scoring = self._scoring()
+        self.judge_index = scoring[0] if scoring else None
+        self._show()
+
+    def _show(self) -> None:
+        self.screen.columns.set_state(self.dimension(), self.judge_index)
+        d, dim, scale = self.screen.dispute, self.dimension(), self.scale()
+        if d is None or dim is None:
+            self.bar.show_state("Nothing to decide.", None, self.pending_rationale)
+            return
+        adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, dim)), None)
+        where = (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, "
+                 f"scale {scale.value if scale else '?'})")
+        if adj is None:
+            done = "not adjudicated yet"
+        else:
+            done = f"adjudicated: {show_value(adj.value, scale)} by {adj.reviewer}"
+            if adj.sided_with:
+                done += f", sided with {adj.sided_with}"
+            if adj.rationale:
+                done += f" — {adj.rationale}"
+        accept = ""
+        if self.judge_index is not None:
+            v = self.screen.verdicts[self.judge_index]
+            accept = f" · Enter accepts {self.screen.names[self.judge_index]}: {show_value(value_of(v, dim), v.scale)}"
+        self.bar.show_state(f"{where} · {done}{accept}", scale, self.pending_rationale)
+
+    def move_dimension(self, delta: int) -> None:
+        """Tab / Shift+Tab: the next or previous dimension of the subject
+        (in the rationale edit: switch what the rationale is for)."""
+        if self.bar.rationale.hasFocus():
+            self._set_target("next" if self.rationale_target == "last" else "last")
+            return
+        if self.screen.dims:
+            self._fresh = False
+            self.dim_index = (self.dim_index + delta) % len(self.screen.dims)
+            scoring = self._scoring()
+            if self.judge_index not in scoring:
+                self.judge_index = scoring[0] if scoring else None
+            self._show()
+
+    def move_judge(self, delta: int) -> None:
+        """Left/Right, [ / ]: frame the previous or next judge that scored
+        the current dimension."""
+        scoring = self._scoring()
+        if not scoring:
+            return
+        self._fresh = False
+        pos = scoring.index(self.judge_index) if self.judge_index in scoring else -1
+        self.judge_index = scoring[(pos + delta) % len(scoring)]
+        self._show()
+
+    def step(self, delta: int) -> None:
+        """J / K: the next or previous dispute of the queue."""
+        ids = self.queue.ordered_ids()
+        if not ids:
+            return
+        self._fresh = False
+        current = self.session.current_dispute_id
+        pos = ids.index(current) if current in ids else (-1 if delta > 0 else 0)
+        self.session.set_dispute(ids[(pos + delta) % len(ids)])
+
+    # -- value keys --------------------------------------------------------------------------
+    def digit(self, n: int) -> None:
+        """A digit key: a winner, a 1-5 score or the start of a 0-100 value."""
+        scale = self.scale()
+        if scale == Scale.WINNER and n in (1, 2):
+            self.decide(str(n))
+        elif scale == Scale.ORDINAL5 and 1 <= n <= 5:
+            self.decide(float(n))
+        elif scale == Scale.PERCENT:
+            self.bar.ask_value(str(n))
+        else:
+            self.session.message.emit(f"{n} is not a value on this scale ({scale.value if scale else 'none'})")
+
+    def letter(self, key: str) -> None:
+        """A letter key: T tie, A-F grades, P/F pass and fail; any other
+        letter starts the rationale with it."""
+        scale, key = self.scale(), key.upper()
+        if scale == Scale.WINNER and key == "T":
+            self.decide("tie")
+        elif scale == Scale.GRADE and key in "ABCDF":
+            self.decide(normalise(key, Scale.GRADE))
+        elif scale == Scale.PASS_FAIL and key in "PF":
+            self.decide("pass" if key == "P" else "fail")
+        else:
+            self.begin_rationale(key.lower())
+
+    def value_given(self, text: str) -> None:
+        """Enter in the 0-100 edit: decide that value."""
+        value = normalise(text, Scale.PERCENT)
+        if value is None:
+            self.session.message.emit(f"'{text}' is not a value from 0 to 100")
+        else:
+            self.decide(value)
+        self.refocus()
+
+    def accept(self) -> None:
+        """Enter: the framed judge's value is final (sided with that judge)."""
+        # the Enter shortcut comes before an open edit's own Enter: commit the edit
+        if self.bar.rationale.hasFocus():
+            self.bar.commit_rationale()
+            return
+        if self.bar.value.hasFocus():
+            self.bar.commit_value()
+            return
+        if self.judge_index is None:
+            self.session.message.emit("no judge scored this dimension")
+            return
+        v = self.screen.verdicts[self.judge_index]
+        value = value_of(v, self.dimension())
+        if value is None:
+            self.session.message.emit(f"{v.judge} gave no usable value here; pick one with the value keys")
+            return
+        self.decide(value, sided_with=v.judge)
+
+    # -- deciding ----------------------------------------------------------------------------
+    def decide(self, value: Value, sided_with: Optional[str] = None) -> bool:
+        """Adjudicate the current dimension of the current subject, then
+        show the next dispute not adjudicated yet."""
+        d, dim = self.screen.dispute, self.dimension()
+        if d is None or dim is None:
+            return False
+        dispute_id = d.id if dim == d.dimension else next(
+            (o.id for o in self.session.disputes() if (o.subject, o.dimension) == (d.subject, dim)), None)
+        cmd = Adjudicate(d.subject, {dim: value}, self.session.reviewer, rationale=self.pending_rationale,
+                         sided_with={dim: sided_with}, dispute_ids={dim: dispute_id})
+        if not self.session.execute(cmd):
+            return False
+        self._last, self.pending_rationale = cmd, ""
+        self.session.message.emit(f"{d.subject}: {dim} = {show_value(value, self.scale())}"
+                                  + (f" (sided with {sided_with})" if sided_with else "")
+                                  + " · R adds a rationale")
+        self._advance()
+        self._fresh = True
+        self._show()
+        return True
+
+    def _advance(self) -> None:
+        ids, todo = self.queue.ordered_ids(), set(self.queue.undecided_ids())
+        current = self.session.current_dispute_id
+        start = ids.index(current) if current in ids else 0
+        for dispute_id in ids[start:] + ids[:start]:
+            if dispute_id in todo:
+                if dispute_id == current:
+                    self._reset()
+                else:
+                    self.session.set_dispute(dispute_id)
+                return
+        self.session.message.emit("every dispute shown is adjudicated")
+
+    # -- rationale ------------------------------------------------------------------------------
+    def can_amend(self) -> bool:
+        """The last decision made here is still the last edit."""
+        return self._last is not None and self.session.last_command is self._last
+
+    def begin_rationale(self, text: str = "") -> None:
+        """R (or typing): open the inline rationale edit."""
+        if not self.bar.rationale.isVisible():
+            self.rationale_target = "last" if self.can_amend() and self._fresh else "next"
+        self.bar.ask_rationale(text)
+        self._set_target(self.rationale_target)
+
+    def _set_target(self, target: str) -> None:
+        if target == "last" and not self.can_amend():
+            target = "next"
+        self.rationale_target = target
+        if target == "last":
+            dim, value = next(iter(self._last.values.items()))
+            prompt = f"Rationale for your last decision ({dim} = {show_value(value)}, {self._last.subject}; " \
+                     "Tab: for the next one):"
+        else:
+            prompt = "Rationale for the next decision" + (" (Tab: for the last one):" if self.can_amend() else ":")
+        self.bar.rationale_label.setText(prompt)
+
+    def rationale_given(self, text: str) -> None:
+        """Enter in the rationale edit: amend the last decision or hold the
+        text for the next one (see module doc)."""
+        self.refocus()
+        if not text:
+            return
+        if self.rationale_target == "last" and self.can_amend():
+            last = self._last
+            self.session.undo()
+            cmd = Adjudicate(last.subject, dict(last.values), self.session.reviewer, rationale=text,
+                             sided_with=dict(last.sided_with), dispute_ids=dict(last.dispute_ids))
+            if self.session.execute(cmd):
+                self._last = cmd
+                self.session.message.emit(f"rationale added to {last.subject}")
+        else:
+            self.pending_rationale = text
+            self._show()
+
+    def escape(self) -> None:
+        """Esc: close the inline edits."""
+        self.bar.close_editors()
+        self.refocus()

@@ -1,0 +1,202 @@
+"""One dispute on one screen: what it is (kind, subject, dimension,
+severity, detail), the input (a text item's text, a photo item's preview or
+name), the output or both outputs of a pair side by side, the reference
+answers, the subject's structural metrics and every verdict of the subject
+side by side (reviewer.qt.adjudication.compare).
+
+Everything shown comes from the session when the current dispute changes;
+model and judge text is plain text only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+
+from reviewer.core.disputes import rater_key, rater_labels
+from reviewer.core.judging import Dispute, Verdict
+from reviewer.qt.adjudication.common import KIND_SHORT, dimensions, subject_runs
+from reviewer.qt.adjudication.compare import VerdictColumns
+from reviewer.qt.session import Session
+
+
+def plain_label(text: str = "", bold: bool = False, wrap: bool = True) -> QLabel:
+    """A QLabel that never interprets its text as rich text."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label
+
+
+class TextBox(QWidget):
+    """A bold title over a read-only plain-text box."""
+
+    def __init__(self, title: str, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.title = plain_label(title, bold=True, wrap=False)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.image = QLabel()
+        self.image.setAlignment(Qt.AlignCenter)
+        self.image.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        self.image.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.image, 1)
+        layout.addWidget(self.text, 1)
+
+    def show_text(self, title: str, text: str) -> None:
+        """Show ``text`` (plain) under ``title``."""
+        self.title.setText(title)
+        self.image.hide()
+        self.text.show()
+        self.text.setPlainText(text)
+
+    def show_pixmap(self, title: str, pixmap: QPixmap) -> None:
+        """Show a photo scaled into the box."""
+        self.title.setText(title)
+        self.text.hide()
+        self.image.show()
+        self.image.setPixmap(pixmap.scaled(520, 300, Qt.KeepAspectRatio, Qt.SmoothTransformation))
+
+
+class DisputeScreen(QWidget):
+    """The current dispute (see module doc). ``verdicts``: the subject's
+    verdicts in column order (those in the dispute first); ``dims``: the
+    subject's dimensions, the disputed one first. ``refreshed`` follows
+    every refresh (the cards are new then)."""
+
+    refreshed = Signal()
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.dispute: Optional[Dispute] = None
+        self.verdicts: list[Verdict] = []
+        self.names: list[str] = []
+        self.dims: list[str] = []
+        self.header = plain_label(bold=True)
+        font = self.header.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.header.setFont(font)
+        self.detail = plain_label()
+        self.input_box = TextBox("Input")
+        self.reference_box = TextBox("Reference answer")
+        self.metrics_box = TextBox("Structural metrics")
+        self.output_boxes = [TextBox("Output 1"), TextBox("Output 2")]
+        self.columns = VerdictColumns()
+        top = QSplitter(Qt.Horizontal)
+        for w in (self.input_box, self.reference_box, self.metrics_box):
+            top.addWidget(w)
+        top.setSizes([600, 400, 220])
+        middle = QSplitter(Qt.Horizontal)
+        for w in self.output_boxes:
+            middle.addWidget(w)
+        self.splitter = QSplitter(Qt.Vertical)
+        for w in (top, middle, self.columns):
+            self.splitter.addWidget(w)
+        self.splitter.setSizes([200, 190, 480])
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.detail)
+        layout.addWidget(self.splitter, 1)
+        session.disputeChanged.connect(self.refresh)
+        session.disputesChanged.connect(self.refresh)
+        session.projectChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the session's current dispute (or say there is none)."""
+        s = self.session
+        d = self.dispute = s.dispute()
+        if d is None:
+            self.verdicts, self.names, self.dims = [], [], []
+            self.header.setText("No dispute selected" if s.disputes() else
+                                "No disputes: import judge verdicts (e.g. reviewer import PROJECT FOLDER)")
+            self.detail.setText("")
+            for box in (self.input_box, *self.output_boxes):
+                box.show_text(box.title.text(), "")
+            self.reference_box.hide()
+            self.metrics_box.hide()
+            self.columns.set_verdicts([], [], [], [])
+            self.refreshed.emit()
+            return
+        mine = s.judge_verdicts(d.subject)
+        labels = rater_labels(s.judge_verdicts())
+        disputed = [v for v in mine if v.id in d.verdict_ids]
+        self.verdicts = disputed + [v for v in mine if v.id not in d.verdict_ids]
+        self.names = [labels.get(rater_key(v), v.judge) for v in self.verdicts]
+        self.dims = dimensions(self.verdicts, d.dimension)
+        runs = [s.run_by_id(r) for r in subject_runs(d.subject, mine)]
+        runs = [r for r in runs if r is not None]
+        item = f"{runs[0]['item']} · " if runs else ""
+        self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
+                            f"severity {d.severity:.2f} · {item}{d.subject}")
+        self.detail.setText(d.detail)
+        self.detail.setVisible(bool(d.detail))
+        self._show_input(runs[0] if runs else None)
+        self._show_outputs(runs)
+        refs = s.references(runs[0]["item_id"]) if runs else []
+        self.reference_box.setVisible(bool(refs))
+        if refs:
+            self.reference_box.show_text(
+                "Reference answer" + ("s" if len(refs) > 1 else ""),
+                "\n\n".join(f"[{src}]\n{text}" if len(refs) > 1 else text for src, text in refs))
+            if len(refs) == 1:
+                self.reference_box.title.setText(f"Reference answer ({refs[0][0]})")
+        metrics = s.subject_metrics(d.subject)
+        self.metrics_box.setVisible(bool(metrics))
+        if metrics:
+            self.metrics_box.show_text("Structural metrics", "\n".join(
+                f"{k}: {v if isinstance(v, (str, int, float)) else json.dumps(v, ensure_ascii=False)}"
+                for k, v in metrics.items()))
+        self.columns.set_verdicts(self.verdicts, self.names, [v.id in d.verdict_ids for v in self.verdicts],
+                                  self.dims)
+        self.refreshed.emit()
+
+    def _show_input(self, run: Optional[dict]) -> None:
+        box = self.input_box
+        if run is None:
+            box.show_text("Input", "(the subject names no run of this project)")
+            return
+        title = f"Input · {run['item']} · prompt {run['prompt']}"
+        if run["item_kind"] == "photo":
+            item = next((st.item for st in self.session.items() if st.item.name == run["item"]), None)
+            data = self.session.preview(item) if item else None
+            pixmap = QPixmap()
+            if data:
+                pixmap.loadFromData(data)
+            elif item is not None and self.session.image_path(item):
+                pixmap.load(str(self.session.image_path(item)))
+            if not pixmap.isNull():
+                box.show_pixmap(title, pixmap)
+                return
+            box.show_text(title, f"photo {run['item_path'] or run['item']} (no preview)")
+            return
+        box.show_text(title, run["item_text"] or "")
+
+    def _show_outputs(self, runs: list[dict]) -> None:
+        pair = len(runs) > 1
+        for n, box in enumerate(self.output_boxes):
+            if n >= len(runs):
+                box.setVisible(False)
+                continue
+            r = runs[n]
+            box.setVisible(True)
+            name = f"Output {n + 1}" if pair else "Output"
+            box.show_text(f"{name} · {r['model']} · run {r['id']}", r["output"])
