@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from reviewer.core.commands import AddFinding, DecideFindings
-from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, Code, SpanCode, Status
+from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, SpanCode, Status
 from reviewer.qt.session import Session
 
 

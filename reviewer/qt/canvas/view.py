@@ -19,7 +19,8 @@ from reviewer.core.commands import DeleteCards
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
 from reviewer.qt.canvas.painting import OverlayItem, paint_legend
-from reviewer.qt.canvas.tools import TOOLS, EditorHost, Tool
+from reviewer.qt.canvas.editor import EditorHost
+from reviewer.qt.canvas.tools import TOOLS, Tool
 
 MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from PIL import Image, UnidentifiedImageError
 
@@ -74,3 +77,26 @@ def photo_item(path: Path, name: str, stored_path: str) -> tuple[Item, Optional[
         width, height = height, width
     item.width, item.height, item.orientation = width, height, orientation
     return item, None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def jsonl_lines(source: Path, model: type[M], report: ImportReport) -> Iterator[tuple[int, str, M]]:
+    """Each non-empty line of a JSONL file validated as ``model``, as
+    (line number, line text, value); a line that is not JSON or does not validate is
+    reported as skipped (with its line number, the JSON error's column or the
+    pydantic path) and left out. Reads the whole file first."""
+    with source.open(encoding="utf-8", errors="replace") as fh:
+        lines = list(enumerate(fh, 1))
+    for number, text in lines:
+        if not text.strip():
+            continue
+        where = f"line {number}"
+        try:
+            yield number, text, model.model_validate(json.loads(text))
+        except json.JSONDecodeError as exc:
+            report.skip(where, f"not JSON ({exc.msg} at column {exc.colno})")
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            report.skip(where, f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}")

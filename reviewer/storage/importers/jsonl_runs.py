@@ -10,16 +10,15 @@ their line number and the reason.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
 
 class _Line(BaseModel):
@@ -44,20 +43,9 @@ def detect(source: Path) -> bool:
 def import_jsonl(project: Project, source: Path, options: ImportOptions) -> ImportReport:
     """Import JSONL runs (see module doc). Idempotent."""
     report = ImportReport(format="jsonl-runs")
-    with project.transaction(), source.open(encoding="utf-8", errors="replace") as fh:
-        for number, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
+    with project.transaction():
+        for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
-            try:
-                line = _Line.model_validate(json.loads(text))
-            except json.JSONDecodeError as exc:
-                report.skip(where, f"not JSON ({exc.msg} at column {exc.colno})")
-                continue
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                report.skip(where, f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
-                continue
             model = line.model or options.model
             if not model:
                 report.skip(where, "no model (give it in the line or with --model)")

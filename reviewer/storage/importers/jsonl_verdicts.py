@@ -29,12 +29,12 @@ import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from reviewer.core.judging import Method, Scale, Verdict, normalise
 from reviewer.storage import judging
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
 
 class RunRef(BaseModel):
@@ -105,22 +105,9 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
     (run, other run, judge, answer order) into one verdict. Idempotent."""
     report = ImportReport(format="jsonl-verdicts")
     groups: dict[tuple, dict] = {}
-    with source.open(encoding="utf-8", errors="replace") as fh:
-        lines = list(enumerate(fh, 1))
     with project.transaction():
-        for number, text in lines:
-            if not text.strip():
-                continue
+        for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
-            try:
-                line = _Line.model_validate(json.loads(text))
-            except json.JSONDecodeError as exc:
-                report.skip(where, f"not JSON ({exc.msg} at column {exc.colno})")
-                continue
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                report.skip(where, f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}")
-                continue
             problem = _check(line)
             if problem:
                 report.skip(where, problem)
