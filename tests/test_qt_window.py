@@ -172,3 +172,28 @@ def test_layout_and_reviewer_name_are_remembered(qtbot, window, tmp_path):
     assert w2.settings.value("reviewer_name") == "ann"
     assert str(tmp_path / "p.db") in w2.recent()
     w2.canvas.loader.wait()
+
+
+def test_recent_menu_drop_and_sample_start(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtCore import QMimeData, QPoint, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    window._fill_recent()
+    assert [a.text() for a in window.recent_menu.actions()] == [str(tmp_path / "p.db")]
+    # dropping a folder imports it into the open project
+    folder = tmp_path / "more"
+    (folder / "test-images").mkdir(parents=True)
+    from PIL import Image
+    Image.new("RGB", (64, 48), "white").save(folder / "test-images" / "extra.jpg")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(folder))])
+    event = QDropEvent(QPoint(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    assert any(st.item.name == "extra" for st in window.session.items())
+    # `reviewer` alone: the bundled sample, imported once into the user's data folder
+    monkeypatch.setenv("REVIEWER_DATA_DIR", str(tmp_path / "data"))
+    w2 = build(None, sample=SAMPLES, ask_name=False)
+    qtbot.addWidget(w2)
+    assert (tmp_path / "data" / "sample.db").is_file()
+    assert {st.item.name for st in w2.session.items()} == {"table-01", "table-02"}
+    w2.canvas.loader.wait()

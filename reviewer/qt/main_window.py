@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
+        file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
         view_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&View")
         view_menu.addSeparator()
         for dock in self.docks.values():
@@ -195,6 +198,13 @@ class MainWindow(QMainWindow):
     def _remember(self, path: Path) -> None:
         recent = [p for p in (self.settings.value("recent", []) or []) if p != str(path)]
         self.settings.setValue("recent", [str(path)] + recent[: MAX_RECENT - 1])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent():
+            self.recent_menu.addAction(path).triggered.connect(lambda _=False, p=path: self.open_path(Path(p)))
+        if not self.recent():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     def recent(self) -> list[str]:
         """Recently opened project files, newest first."""
