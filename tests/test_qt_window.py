@@ -197,3 +197,17 @@ def test_recent_menu_drop_and_sample_start(qtbot, window, tmp_path, monkeypatch)
     assert (tmp_path / "data" / "sample.db").is_file()
     assert {st.item.name for st in w2.session.items()} == {"table-01", "table-02"}
     w2.canvas.loader.wait()
+
+
+def test_g_moves_selected_cards_to_the_next_pile(qtbot, window):
+    s = window.session
+    card = s.ground_truth().cards[0]
+    piles = [p.label for p in s.ground_truth().piles]
+    s.select_cards([card.id])
+    qtbot.keyClick(window, Qt.Key_G)
+    p = fresh(window)
+    moved = next(c for c in repo.ground_truth(p, s.item_id).cards if c.id == card.id)
+    p.close()
+    assert moved.pile == piles[(piles.index(card.pile) + 1) % len(piles)]
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    assert next(c for c in s.ground_truth().cards if c.id == card.id).pile == card.pile

@@ -14,11 +14,11 @@ from functools import partial
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from reviewer.core.commands import DeleteCards
+from reviewer.core.commands import DeleteCards, EditCards
 from reviewer.core.models import CODE_ORDER
 
 #: Actions of card review only (disabled in adjudication mode).
-REVIEW_ONLY = ("delete", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out", "actual", "next",
+REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out", "actual", "next",
                "previous", "next_run", "confirm", "reject", "add", *(f"code_{n}" for n in range(1, 7)))
 #: The modes: action name -> mode.
 MODES = {"mode_review": "review", "mode_adjudication": "adjudication"}
@@ -46,6 +46,22 @@ def _delete(window) -> None:
         window.session.select_cards([])
 
 
+def _cycle_pile(window, step: int) -> None:
+    """Put the selected cards in the next (step 1) or previous (-1) pile of
+    the item, after the first selected card's pile; one undoable command."""
+    s = window.session
+    gt = s.ground_truth()
+    labels = [p.label for p in gt.piles]
+    cards = [c for c in gt.cards if c.id in s.selected_cards]
+    if not cards or not labels:
+        s.message.emit("select cards on an item with piles first")
+        return
+    current = labels.index(cards[0].pile) if cards[0].pile in labels else -1
+    target = labels[(current + step) % len(labels)]
+    s.execute(EditCards({c.id: {"pile": target} for c in cards}, text=f"move card(s) to pile '{target}'"))
+    s.message.emit(f"{len(cards)} card(s) now in pile '{target}'")
+
+
 def build_actions(window) -> dict[str, QAction]:
     """Make every action of ``window`` (a MainWindow), put them in menus and
     return them by name."""
@@ -58,6 +74,9 @@ def build_actions(window) -> dict[str, QAction]:
         ("undo", "&Edit", "&Undo", ["Ctrl+Z"], s.undo),
         ("redo", "&Edit", "&Redo", ["Ctrl+Shift+Z", "Ctrl+Y"], s.redo),
         ("delete", "&Edit", "&Delete selected cards", ["Delete", "Backspace"], partial(_delete, window)),
+        ("next_pile", "&Edit", "Move selected cards to the &next pile", ["G"], partial(_cycle_pile, window, 1)),
+        ("prev_pile", "&Edit", "Move selected cards to the previous pile", ["Shift+G"],
+         partial(_cycle_pile, window, -1)),
         ("select", "&Tools", "&Select / move", ["V"], partial(s.set_tool, "select")),
         ("pile", "&Tools", "Draw &pile", ["P"], partial(s.set_tool, "pile")),
         ("card", "&Tools", "Draw &card", ["C"], partial(s.set_tool, "card")),
