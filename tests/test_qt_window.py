@@ -114,6 +114,7 @@ def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     s.select_findings(ids)
     key(qtbot, window, Qt.Key_N)
     qtbot.keyClick(window.reason_bar.edit, Qt.Key_Escape)
+    assert not window.reason_bar.isVisible()
     assert all(finding_row(window, i).status == Status.REJECTED for i in ids)
     assert window.session.stack.undo_text().startswith("reject")
     # reviewed metrics follow: every error rejected -> every card correct
@@ -164,13 +165,16 @@ def test_corrupt_image_shows_a_message(qtbot, window, tmp_path):
     assert window.isVisible()
 
 
-def test_layout_and_reviewer_name_are_remembered(qtbot, window, tmp_path):
-    window.docks["legend"].hide()
+def test_layout_and_reviewer_name_are_remembered(qtbot, window, tmp_path, monkeypatch):
+    window.settings.setValue("reviewer_name", "ann from the dialog")
+    window.docks["findings"].hide()
     window.close()
-    w2 = build(window.session.project.path if window.session.project else tmp_path / "p.db", ask_name=False)
+    monkeypatch.delenv("REVIEWER_NAME")
+    w2 = build(tmp_path / "p.db", ask_name=False)
     qtbot.addWidget(w2)
-    assert w2.settings.value("reviewer_name") == "ann"
+    assert w2.session.reviewer == "ann from the dialog"
     assert str(tmp_path / "p.db") in w2.recent()
+    assert w2.docks["findings"].isHidden() and not w2.docks["runs"].isHidden()
     w2.canvas.loader.wait()
 
 
@@ -211,3 +215,34 @@ def test_g_moves_selected_cards_to_the_next_pile(qtbot, window):
     assert moved.pile == piles[(piles.index(card.pile) + 1) % len(piles)]
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
     assert next(c for c in s.ground_truth().cards if c.id == card.id).pile == card.pile
+
+
+def test_a_reason_typed_after_another_edit_undoes_nothing_else(qtbot, window):
+    s = window.session
+    from reviewer.core.commands import EditCards
+    from reviewer.core.models import BBox
+
+    run = s.run()
+    fid = run.findings[0].id
+    s.select_findings([fid])
+    key(qtbot, window, Qt.Key_N)
+    card = next(c for c in s.ground_truth().cards if c.bbox)
+    moved = BBox(x_min=1, y_min=2, x_max=30, y_max=40)
+    s.execute(EditCards({card.id: {"bbox": moved}}))  # another edit before the reason
+    qtbot.keyClicks(window.reason_bar.edit, "late reason")
+    qtbot.keyClick(window.reason_bar.edit, Qt.Key_Return)
+    p = fresh(window)
+    kept = next(c for c in repo.ground_truth(p, s.item_id).cards if c.id == card.id)
+    p.close()
+    assert kept.bbox == moved  # the move was not undone
+    assert finding_row(window, fid).reason == "late reason"
+
+
+def test_escape_in_the_card_editor_keeps_the_card_tool(qtbot, window):
+    s, canvas = window.session, window.canvas
+    s.set_tool("card")
+    drag(qtbot, canvas, at(canvas, 100, 100), at(canvas, 300, 200))
+    editor = canvas.inline_editor()
+    assert editor is not None
+    qtbot.keyClick(editor, Qt.Key_Escape)
+    assert canvas.inline_editor() is None and s.tool == "card"

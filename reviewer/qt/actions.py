@@ -35,6 +35,17 @@ def set_mode_actions(actions: dict[str, QAction], mode: str) -> None:
 
 
 def _escape(window) -> None:
+    """Escape, innermost first: close the reason bar; cancel the canvas's
+    inline editor or the drawing under way; else leave add mode and go back
+    to the select tool."""
+    if window.review.close_reason():
+        return
+    editor = window.canvas.inline_editor()
+    if editor is not None:  # a card text or pile label being typed: cancel it, keep the tool
+        editor.finish(None)
+        return
+    if window.canvas.tool().cancel():  # a polygon being drawn, a drag
+        return
     window.review.cancel()
     window.session.set_tool("select")
 
@@ -116,8 +127,9 @@ def build_actions(window) -> dict[str, QAction]:
     def refresh_undo() -> None:
         actions["undo"].setEnabled(s.stack.can_undo)
         actions["redo"].setEnabled(s.stack.can_redo)
-        actions["undo"].setText(f"&Undo {s.stack.undo_text()}".rstrip())
-        actions["redo"].setText(f"&Redo {s.stack.redo_text()}".rstrip())
+        # '&' in a card text would be read as a mnemonic
+        actions["undo"].setText(f"&Undo {s.stack.undo_text().replace('&', '&&')}".rstrip())
+        actions["redo"].setText(f"&Redo {s.stack.redo_text().replace('&', '&&')}".rstrip())
 
     s.undoChanged.connect(refresh_undo)
     tools = window.addToolBar("Tools")

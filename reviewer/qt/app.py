@@ -35,15 +35,16 @@ def settings() -> QSettings:
 
 
 def reviewer_name(store: QSettings, ask: bool) -> str:
-    """The reviewer's name: $REVIEWER_NAME, else the setting, else asked once
-    (when ``ask``) and remembered, else the login name."""
+    """The reviewer's name: $REVIEWER_NAME (not remembered), else the
+    setting, else asked once (when ``ask``) and remembered, else the login
+    name."""
     name = os.environ.get("REVIEWER_NAME") or store.value("reviewer_name")
     if not name and ask:
         name, ok = QInputDialog.getText(None, "reviewer", "Your name (recorded on every decision):")
         name = name.strip() if ok else ""
-    name = name or os.environ.get("USER") or "reviewer"
-    store.setValue("reviewer_name", name)
-    return name
+        if name:  # only a name the person gave is remembered
+            store.setValue("reviewer_name", name)
+    return name or os.environ.get("USER") or "reviewer"
 
 
 def sample_project(sample: Path) -> Path:

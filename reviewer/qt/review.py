@@ -70,6 +70,7 @@ class ReviewController(QObject):
         self.reason_bar = reason_bar
         self.pending_add = False
         self._rejected: list[int] = []
+        self._rejection: Optional[DecideFindings] = None
         reason_bar.committed.connect(self._reason_given)
 
     # -- navigation -------------------------------------------------------------------
@@ -107,8 +108,11 @@ class ReviewController(QObject):
         start = ids.index(s.run_id) + 1 if s.run_id in ids else 0
         for r in runs[start:] + runs[:start]:
             undecided = [f for f in r.findings if f.status == Status.PROPOSED]
-            if undecided and r.run["id"] != s.run_id:
-                s.set_run(r.run["id"])
+            if undecided:
+                if r.run["id"] != s.run_id:
+                    s.set_run(r.run["id"])
+                else:
+                    s.message.emit("only this run still needs review")
                 s.select_findings([undecided[0].id])
                 return
         s.message.emit("every run is reviewed")
@@ -144,29 +148,43 @@ class ReviewController(QObject):
         """N: reject the selected findings now; an optional reason can then
         be typed inline (Enter saves it, Escape leaves none)."""
         ids = self._targets()
-        if not ids or not self.session.execute(DecideFindings(ids, Status.REJECTED, self.session.reviewer)):
+        command = DecideFindings(ids, Status.REJECTED, self.session.reviewer)
+        if not ids or not self.session.execute(command):
             return
-        self._rejected = ids
+        self._rejected, self._rejection = ids, command
         self.reason_bar.ask(f"rejected {len(ids)} finding(s); reason (optional):", "Enter to save, Esc to skip")
 
     def _reason_given(self, text: str) -> None:
         if self.pending_add:
             return
-        ids, self._rejected = self._rejected, []
+        ids, command = self._rejected, self._rejection
+        self._rejected, self._rejection = [], None
         if not ids or not text:
             self._advance(ids)
             return
-        # replace the rejection just made by one with the reason (one undo step)
-        self.session.undo()
-        self.session.execute(DecideFindings(ids, Status.REJECTED, self.session.reviewer, reason=text))
+        reasoned = DecideFindings(ids, Status.REJECTED, self.session.reviewer, reason=text)
+        if self.session.last_command is command:
+            # the rejection is still the last edit: replace it (one undo step)
+            self.session.undo()
+        self.session.execute(reasoned)
         self._advance(ids)
+
+    def close_reason(self) -> bool:
+        """Escape: close the reason bar without a reason; True if it was open."""
+        if not self.reason_bar.isVisible():
+            return False
+        self.reason_bar.hide()
+        ids, self._rejected, self._rejection = self._rejected, [], None
+        self._advance(ids)
+        return True
 
     def reclassify(self, number: int) -> None:
         """1-6: reclassify the selected findings (or, after A, pick the code
         of the new finding)."""
         ids = self._targets()
         run = self.session.run()
-        spans = bool(run and run.findings and isinstance(run.findings[0].code, SpanCode))
+        spans = bool(run and (run.run["prompt"] == "span-labeling"
+                              or any(isinstance(f.code, SpanCode) for f in run.findings)))
         order = SPAN_CODE_ORDER if spans else CODE_ORDER
         if number > len(order):
             self.session.message.emit(f"{len(order)} codes here: keys 1-{len(order)}")
