@@ -71,3 +71,21 @@ def test_add_finding_keeps_id_on_redo(setup):
         repo.finding(project, fid)
     stack.redo(store)
     assert repo.finding(project, fid).source.value == "human"
+
+
+def test_deleting_a_card_keeps_decisions_and_undo_brings_them_back(setup):
+    project, store, stack = setup
+    run = next(r for r in scored_runs(project) if any(f.code == Code.MISS for f in r.findings))
+    miss = next(f for f in run.findings if f.code == Code.MISS)
+    stack.push(DecideFindings([miss.id], Status.CONFIRMED, "ann"), store)
+    stack.push(DeleteCards([miss.gt_card_id]), store)
+    score_project(project, run_ids=[run.run["id"]])
+    kept = repo.finding(project, miss.id)  # a decision is never deleted by re-scoring
+    assert kept.status == Status.CONFIRMED and kept.detail.startswith("[not found")
+    stack.undo(store)  # the card comes back with its id; its findings point at it again
+    score_project(project, run_ids=[run.run["id"]])
+    again = [f for f in repo.findings(project, run.run["id"]) if f.gt_card_id == miss.gt_card_id]
+    assert [f.id for f in again] == [miss.id]  # no duplicate proposed finding
+    assert again[0].status == Status.CONFIRMED and not again[0].detail.startswith("[not found")
+    stack.undo(store)  # the confirm can still be undone
+    assert repo.finding(project, miss.id).status == Status.PROPOSED

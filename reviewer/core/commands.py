@@ -30,6 +30,8 @@ class Store(Protocol):
     def get_card(self, card_id: int) -> tuple[int, Card]: ...
     def update_card(self, card_id: int, card: Card) -> None: ...
     def delete_card(self, card_id: int) -> None: ...
+    def card_findings(self, card_id: int) -> list[int]: ...
+    def link_findings(self, finding_ids: Sequence[int], card_id: int) -> None: ...
     def get_finding(self, finding_id: int) -> Finding: ...
     def add_finding(self, run_id: int, finding: Finding) -> int: ...
     def update_finding(self, finding_id: int, finding: Finding) -> None: ...
@@ -150,18 +152,21 @@ class DeleteCards(Command):
     def __init__(self, card_ids: Sequence[int]):
         self.card_ids = list(card_ids)
         self.before: list[tuple[int, Card]] = []
+        self.links: dict[int, list[int]] = {}
         self.text = f"delete {len(self.card_ids)} card(s)"
 
     def do(self, store: Store) -> Effect:
         if not self.before:
             self.before = [store.get_card(c) for c in self.card_ids]
         for c in self.card_ids:
+            self.links[c] = store.card_findings(c)
             store.delete_card(c)
         return Effect(items={i for i, _ in self.before})
 
     def undo(self, store: Store) -> Effect:
         for item_id, card in self.before:
             store.add_card(item_id, card)
+            store.link_findings(self.links.get(card.id, []), card.id)  # decisions find their card again
         return Effect(items={i for i, _ in self.before})
 
 
@@ -203,7 +208,10 @@ class DecideFindings(Command):
 
     def undo(self, store: Store) -> Effect:
         for old in self.before:
-            store.update_finding(old.id, old)
+            try:
+                store.update_finding(old.id, old)
+            except KeyError:  # the finding is gone (its run was re-imported): nothing to restore
+                continue
         return Effect(runs={f.run_id for f in self.before})
 
 

@@ -30,6 +30,8 @@ _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
 
 
 def _codes(finding: Finding, reviewed: bool) -> Optional[Code]:
+    if finding.stale:
+        return None
     return finding.effective_code if reviewed else finding.code
 
 

@@ -176,6 +176,11 @@ class ModelCard(BaseModel):
     bbox: Optional[BBox] = None
 
 
+#: Detail prefix of a decided finding the scorer no longer produces (after a
+#: ground-truth edit); it is kept, with its decision, but counts in no metric.
+STALE_PREFIX = "[not found on re-scoring] "
+
+
 class Finding(BaseModel):
     """One classified error of a run (T-P5 for card reading; SpanCode for a
     span-labeling judge's errors). ``code`` is what the classifier
@@ -203,10 +208,15 @@ class Finding(BaseModel):
     attrs: dict[str, Any] = Field(default_factory=dict)
 
     @property
+    def stale(self) -> bool:
+        """Decided, but no longer produced by the scorer (see STALE_PREFIX)."""
+        return self.detail.startswith(STALE_PREFIX)
+
+    @property
     def effective_code(self) -> Optional[AnyCode]:
         """The code this finding counts as in reviewed metrics, or None when
-        rejected (the reviewer says it is not an error)."""
-        if self.status == Status.REJECTED:
+        rejected (the reviewer says it is not an error) or stale."""
+        if self.status == Status.REJECTED or self.stale:
             return None
         return self.final_code or self.code
 

@@ -3,8 +3,9 @@
 Scoring a run again (a new config, edited ground truth) keeps the review
 decisions: a new automatic finding with the same key (code, ground-truth
 card, model card) as a stored one keeps its id, status, final code, reason
-and reviewer; stored automatic findings that no longer arise are deleted;
-human findings are never touched.
+and reviewer; stored automatic findings that no longer arise are deleted if
+still proposed, and kept with their detail marked (STALE) if decided; human
+findings are never touched.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Callable, Iterable, Optional
 
 from reviewer.core.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
+    STALE_PREFIX,
     AnswerSchema,
     Finding,
     GroundTruth,
@@ -31,6 +33,7 @@ from reviewer.storage import repo
 from reviewer.storage.db import Project, now
 
 Progress = Callable[[int, int], None]
+STALE = STALE_PREFIX
 
 
 @dataclass
@@ -67,7 +70,12 @@ def _merge(project: Project, run_id: int, score: RunScore, config: ScoringConfig
         repo.insert_finding(project, run_id, f, config.version, actor="scorer")
     for rest in by_key.values():
         for f in rest:
-            repo.delete_finding(project, f.id, actor="scorer")
+            if f.status.value == "proposed":
+                repo.delete_finding(project, f.id, actor="scorer")
+            elif not f.detail.startswith(STALE):
+                # a decision is never thrown away: keep it, marked, until the
+                # scorer finds the same error again (e.g. a deleted card comes back)
+                project.db.execute("UPDATE findings SET detail = ? WHERE id = ?", [STALE + f.detail, f.id])
 
 
 def score_project(

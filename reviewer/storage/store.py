@@ -116,6 +116,20 @@ class ProjectStore:
             p.db.execute("DELETE FROM cards WHERE id = ?", [card_id])
             p.audit("delete", "cards", card_id, before.model_dump(mode="json"), None, self.actor)
 
+    def card_findings(self, card_id: int) -> list[int]:
+        """Ids of the findings that concern ground-truth card ``card_id``."""
+        return [r[0] for r in self.project.db.execute("SELECT id FROM findings WHERE gt_card_id = ?", [card_id])]
+
+    def link_findings(self, finding_ids, card_id: int) -> None:
+        """Point findings at ``card_id`` again (after a deleted card is put
+        back, as deleting it set their card to NULL)."""
+        ids = list(finding_ids)
+        if not ids:
+            return
+        with self.project.transaction():
+            self.project.db.execute(
+                f"UPDATE findings SET gt_card_id = ? WHERE id IN ({','.join('?' * len(ids))})", [card_id, *ids])
+
     # -- findings ------------------------------------------------------------------
     def get_finding(self, finding_id: int) -> Finding:
         """A finding by id; KeyError when absent."""
