@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import sqlite3
 import sys
 from collections import Counter
@@ -23,7 +24,7 @@ from reviewer.core.models import CODE_ORDER, AnswerSchema, BoxConvention
 from reviewer.core.report import markdown_table, text_table, verdict_grid, verdict_rows, verdicts_csv
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.export import export_project
-from reviewer.storage.importers import FORMATS, ImportOptions, import_source
+from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
     build_judge_report,
     has_verdicts,
@@ -91,7 +92,7 @@ def init(project: Path) -> None:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--model", help="Model name for runs whose source does not name one.")
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), help="Source format (detected if left out).")
+@click.option("--format", "fmt", metavar="FORMAT", help=f"Source format, detected if left out: {', '.join(FORMATS)}.")
 @click.option("--schema", "schemas", multiple=True, metavar="PROMPT=piles|cards|free",
               help="Override the answer schema read from a prompt's text.")
 @click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
@@ -100,11 +101,18 @@ def init(project: Path) -> None:
 @_friendly
 def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
                schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool) -> None:
-    """Import SOURCE (a card-photo folder or a JSONL file of runs) into PROJECT."""
+    """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
+    JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
+    experiment folders, rubric verdicts, span-labeling snapshots."""
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
                             conventions=_pairs(conventions, BoxConvention, "CONVENTION"))
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
+    if fmt is not None and fmt not in FORMATS:
+        raise click.ClickException(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    fmt = fmt or detect_format(source)
+    if fmt is None:  # before the project file is made, so a failed import leaves none behind
+        raise click.ClickException(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
     p = open_project(project, create=create)
     try:
         report = import_source(p, source, fmt, options)
@@ -271,11 +279,17 @@ def demo(folder: Path) -> None:
               help="Render the window at 1600x1000 to this PNG after loading, then exit.")
 @click.option("--item", help="Show this item first.")
 @click.option("--prompt", help="Show the item's run of this prompt first.")
-@click.option("--mode", type=click.Choice(["review", "adjudication"]), default="review", show_default=True,
-              help="Start in card review or in adjudication (settle disputed judge verdicts).")
+@click.option("--mode", type=click.Choice(["review", "adjudication"]), default=None,
+              help="Start in card review or in adjudication (settle disputed judge verdicts); "
+                   "by default adjudication for a project of judge verdicts without photos.")
 def open_cmd(project: Optional[Path], screenshot: Optional[Path], item: Optional[str] = None,
-             prompt: Optional[str] = None, mode: str = "review") -> None:
+             prompt: Optional[str] = None, mode: Optional[str] = None) -> None:
     """Open PROJECT (or the bundled sample) in the review window."""
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and not os.environ.get("QT_QPA_PLATFORM"):
+        if screenshot is None:
+            raise click.ClickException("no display: run it on a desktop, under xvfb-run, or with --screenshot")
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
     try:
         # The GUI is loaded by name so the command line works without Qt.
         gui = importlib.import_module("reviewer.qt.app")

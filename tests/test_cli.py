@@ -66,7 +66,9 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
     result = invoke("import", tmp_path / "p.db", odd)
     assert result.exit_code == 1 and "cannot tell the format" in result.output
     result = invoke("import", tmp_path / "p.db", odd, "--format", "nonsense")
-    assert result.exit_code == 2 and "nonsense" in result.output
+    assert result.exit_code == 1 and "unknown format 'nonsense'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "p.db").exists()  # a failed import leaves no project file behind
 
 
 def test_demo_runs_on_bundled_sample(tmp_path):

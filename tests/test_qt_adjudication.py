@@ -55,7 +55,7 @@ def data(project):
 def window(qtbot, data, tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("REVIEWER_NAME", "ann")
-    w = build(data["db"], ask_name=False)
+    w = build(data["db"], ask_name=False, mode="review")
     qtbot.addWidget(w)
     w.resize(1600, 1000)
     w.show()
@@ -307,3 +307,9 @@ def test_grade_and_percent_scales_and_shift_tab(qtbot, project, tmp_path, monkey
     qtbot.keyClick(view.bar.value, Qt.Key_Return)
     assert stored(w)[(f"run:{run}", "percent")].value == 65.0
     assert "adjudicated 2 / 2" in view.queue.progress.text()
+
+
+def test_a_project_of_judge_verdicts_opens_in_adjudication(qtbot, data):
+    w = build(data["db"], ask_name=False)  # text items and disputes, no photo
+    qtbot.addWidget(w)
+    assert w.mode == "adjudication"

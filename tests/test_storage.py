@@ -233,3 +233,21 @@ def test_a_locked_database_is_retried_then_reported(tmp_path, monkeypatch):
     repo.update_finding(p, finding.id, status=Status.REJECTED)  # works once the lock is gone
     assert repo.finding(p, finding.id).status == Status.REJECTED
     p.close()
+
+
+def test_export_never_overwrites_a_project(sample, tmp_path):
+    with pytest.raises(ProjectError, match="project itself"):
+        export_project(sample, sample.path)
+    other = open_project(tmp_path / "other.db", create=True)
+    other.close()
+    with pytest.raises(ProjectError, match="is a reviewer project"):
+        export_project(sample, tmp_path / "other.db")
+    text = tmp_path / "notes.txt"
+    text.write_text("precious")
+    with pytest.raises(ProjectError, match="not"):
+        export_project(sample, text)
+    assert text.read_text() == "precious"
+    out = tmp_path / "out.db"
+    export_project(sample, out)
+    export_project(sample, out)  # an earlier export is replaced
+    assert repo.findings(sample)  # the project is intact

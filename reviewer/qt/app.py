@@ -84,8 +84,16 @@ def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None
         session.set_run(run.run["id"])
 
 
+def default_mode(session: Session) -> str:
+    """'adjudication' for a project of judge verdicts without photos (e.g.
+    PandaLM pairs), else 'review'."""
+    items = session.items()
+    photos = any(st.item.kind == "photo" for st in items)
+    return "adjudication" if items and not photos and session.disputes() else "review"
+
+
 def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool = True,
-          item: Optional[str] = None, prompt: Optional[str] = None, mode: str = "review") -> MainWindow:
+          item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> MainWindow:
     """Make the window and open ``project`` (or the sample), showing ``item``
     and its run of ``prompt`` when given, in ``mode`` ('review' or
     'adjudication'). The caller owns the QApplication."""
@@ -101,7 +109,7 @@ def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool
     elif project is not None:
         window.open_path(Path(project))
     select(session, item, prompt)
-    window.set_mode(mode)
+    window.set_mode(mode or default_mode(session))
     return window
 
 
@@ -117,7 +125,7 @@ def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 
 
 
 def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
-        item: Optional[str] = None, prompt: Optional[str] = None, mode: str = "review") -> int:
+        item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
     window at 1600x1000 to that PNG and exit. Returns the exit status."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -132,7 +140,9 @@ def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Opti
         ok = window.grab().save(str(screenshot))
         window.close()
         print(f"saved {screenshot}" if ok else f"could not save {screenshot}")
-        return 0 if ok else 1
+        for text in window.errors:
+            print(f"Error: {text}", file=sys.stderr)
+        return 0 if ok and not window.errors else 1
     window.show()
     QTimer.singleShot(0, window.canvas.fit)
     return app.exec()

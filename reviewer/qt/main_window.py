@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
     def __init__(self, session: Session, settings: QSettings):
         super().__init__()
         self.session, self.settings = session, settings
+        self.errors: list[str] = []
         self.setWindowTitle("reviewer")
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
@@ -145,7 +146,9 @@ class MainWindow(QMainWindow):
 
     # -- status -----------------------------------------------------------------------
     def show_error(self, text: str) -> None:
-        """Show a problem in the status bar (no modal crash dialog)."""
+        """Show a problem in the status bar (no modal crash dialog); it is
+        also kept in ``errors`` (the screenshot mode prints them)."""
+        self.errors.append(text)
         self.statusBar().showMessage(f"Error: {text}", 15000)
 
     def _update_progress(self) -> None:
@@ -196,8 +199,9 @@ class MainWindow(QMainWindow):
             self.session.open(path)
 
     def _remember(self, path: Path) -> None:
-        recent = [p for p in (self.settings.value("recent", []) or []) if p != str(path)]
-        self.settings.setValue("recent", [str(path)] + recent[: MAX_RECENT - 1])
+        full = str(Path(path).resolve())
+        recent = [p for p in self.recent() if p != full]
+        self.settings.setValue("recent", [full] + recent[: MAX_RECENT - 1])
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -207,8 +211,11 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     def recent(self) -> list[str]:
-        """Recently opened project files, newest first."""
-        return list(self.settings.value("recent", []) or [])
+        """Recently opened project files (absolute paths), newest first."""
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):  # an INI file gives one entry back as a string
+            value = [value]
+        return [str(v) for v in (value or [])]
 
     # -- drag and drop --------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt name)

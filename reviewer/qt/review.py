@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from reviewer.core.commands import AddFinding, DecideFindings
 from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, SpanCode, Status
@@ -39,12 +39,23 @@ class ReasonBar(QWidget):
         self.hide()
 
     def ask(self, prompt: str, placeholder: str = "") -> None:
-        """Show the bar with ``prompt`` and focus the edit."""
+        """Show the bar with ``prompt`` and focus the edit; focus goes back
+        where it was when the bar closes."""
+        self._return_to = QApplication.focusWidget()
         self.label.setText(prompt)
         self.edit.clear()
         self.edit.setPlaceholderText(placeholder)
         self.show()
         self.edit.setFocus()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Give the keyboard back to the widget that had it (the review keys
+        must not end up typing into a filter box)."""
+        super().hideEvent(event)
+        back = getattr(self, "_return_to", None)
+        self._return_to = None
+        if back is not None and back is not self.edit and back.isVisible():
+            back.setFocus()
 
     def _commit(self) -> None:
         text = self.edit.text().strip()

@@ -327,32 +327,40 @@ class Session(QObject):
             return False
         try:
             effect = self.stack.push(command, self.store)
-        except (KeyError, ProjectError) as exc:
+        except (KeyError, ProjectError, sqlite3.Error) as exc:
             self.error.emit(f"could not {command.text}: {exc}")
             return False
         self.last_command = command
         self._after(effect)
+        self.message.emit(f"{command.text} · saved (Ctrl+Z undoes)")
         return True
 
     def undo(self) -> None:
         """Undo the last edit."""
-        self._walk(self.stack.undo)
+        text = self.stack.undo_text()
+        if self._walk(self.stack.undo):
+            self.message.emit(f"undone: {text}")
 
     def redo(self) -> None:
         """Redo the last undone edit."""
-        self._walk(self.stack.redo)
+        text = self.stack.redo_text()
+        if self._walk(self.stack.redo):
+            self.message.emit(f"redone: {text}")
 
-    def _walk(self, step) -> None:
+    def _walk(self, step) -> bool:
         if self.store is None:
-            return
+            return False
         self.last_command = None
         try:
             effect = step(self.store)
-        except (KeyError, ProjectError) as exc:
+        except (KeyError, ProjectError, sqlite3.Error) as exc:
             self.error.emit(f"could not undo/redo: {exc}")
-            return
-        if effect is not None:
-            self._after(effect)
+            return False
+        if effect is None:
+            self.message.emit("nothing to undo or redo")
+            return False
+        self._after(effect)
+        return True
 
     def _after(self, effect: Effect) -> None:
         """Re-score runs of items whose ground truth changed, reload the

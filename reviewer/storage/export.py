@@ -142,6 +142,26 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> d
     return counts
 
 
+def _check_target(project: Project, out: Path) -> None:
+    """Refuse to write the export over the project itself or over any other
+    reviewer project (an earlier export may be replaced)."""
+    if out.exists() and out.resolve() == project.path.resolve():
+        raise ProjectError(f"{out} is the project itself; export to another file")
+    if out.is_file() and out.stat().st_size:
+        try:
+            con = sqlite3.connect(f"file:{out}?mode=ro", uri=True)
+            try:
+                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                con.close()
+        except sqlite3.Error:
+            raise ProjectError(f"{out} exists and is not an export; choose another file") from None
+        if "meta" in tables or "_sqlite_migrations" in tables:
+            raise ProjectError(f"{out} is a reviewer project; export to another file")
+        if "runs" not in tables:
+            raise ProjectError(f"{out} exists and is not a reviewer export; choose another file")
+
+
 def export_project(
     project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
     timings: Optional[dict[str, float]] = None,
@@ -151,6 +171,7 @@ def export_project(
     (replacing it). Returns the number of rows per table; fills ``timings``
     with the seconds spent scoring, gathering and writing when given.
     Raises ProjectError when ``out`` cannot be written."""
+    _check_target(project, Path(out))
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
     if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():

@@ -96,7 +96,7 @@ def jsonl_lines(source: Path, model: type[M], report: ImportReport) -> Iterator[
         try:
             yield number, text, model.model_validate(json.loads(text))
         except json.JSONDecodeError as exc:
-            report.skip(where, f"not JSON ({exc.msg} at column {exc.colno})")
+            report.skip(where, f"not JSON: {exc.msg} (column {exc.colno})")
         except ValidationError as exc:
             err = exc.errors()[0]
             report.skip(where, f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}")

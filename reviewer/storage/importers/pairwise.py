@@ -30,7 +30,7 @@ judge = file name before '-testset-v1.json', rationale = reason, answer order
 
 or a folder whose subfolders are splits (e.g. Natural and MT-Bench). Item
 ``llmbar-<split>-<i>`` (i: 0-based position in dataset.json, text: input),
-prompt 'llmbar', runs of models 'output_1' and 'output_2' (LLMBar does not
+prompt 'llmbar-<split>', runs of models 'output_1' and 'output_2' (LLMBar does not
 name the answering models). The gold label is a verdict of judge 'gold'
 (method human, no answer order). ``results`` is a list (or a string holding a
 Python literal list, read with ``ast.literal_eval``); its last element holds
@@ -360,8 +360,9 @@ def import_llmbar(project: Project, source: Path, options: ImportOptions) -> Imp
     skipped with the reason. Idempotent."""
     report = ImportReport(format="pairwise-llmbar")
     with project.transaction():
-        prompt_id = free_prompt(project, LLMBAR_PROMPT, "", report, options.actor)
         for split in _llmbar_splits(source):
+            # one prompt per split: Natural and MT-Bench pairs are different tasks
+            prompt_id = free_prompt(project, f"{LLMBAR_PROMPT}-{split.name}", "", report, options.actor)
             _llmbar_split(project, split, prompt_id, report, options.actor)
     return report
 
