@@ -367,3 +367,12 @@ def test_end_to_end_three_runs() -> None:
     runs[1].findings[0].status = Status.REJECTED
     reviewed = [run_metrics(s.facts, s.findings, reviewed=True) for s in runs]
     assert prompt_verdict("piles", "table", reviewed, CONFIG).cards_correct == 12
+
+
+def test_runs_of_different_models_are_never_pooled():
+    """A prompt answered by two models gets a verdict per model."""
+    good, bad = rm(10, 10), rm(10, 2)
+    out = prompt_verdicts([("p", "i", good, "model-a"), ("p", "i", bad, "model-b")], CONFIG)
+    by_model = {(v.model, v.item): v.verdict for v in out}
+    assert by_model[("model-a", "*")] == Verdict.PASS
+    assert by_model[("model-b", "*")] == Verdict.FAIL

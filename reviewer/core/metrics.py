@@ -114,7 +114,7 @@ def verdict_of(
 
 
 def prompt_verdict(
-    prompt: str, item: str, runs: Iterable[RunMetrics], config: ScoringConfig
+    prompt: str, item: str, runs: Iterable[RunMetrics], config: ScoringConfig, model: str = "*"
 ) -> PromptVerdict:
     """T-P1 verdict of one prompt over ``runs`` (pooled: summed correct over
     summed visible). Unscored runs (free-text prompt, no ground truth) are left
@@ -142,6 +142,7 @@ def prompt_verdict(
         reasons.append(f"secondary: valid JSON in {json_runs} of {len(runs)} runs")
     return PromptVerdict(
         prompt=prompt,
+        model=model,
         item=item,
         runs=len(runs),
         cards_visible=visible,
@@ -158,20 +159,24 @@ def prompt_verdict(
 
 
 def prompt_verdicts(
-    rows: Iterable[tuple[str, str, RunMetrics]], config: ScoringConfig
+    rows: Iterable[tuple], config: ScoringConfig
 ) -> list[PromptVerdict]:
-    """T-P1 verdicts per prompt, per item and over all items (item '*').
+    """T-P1 verdicts per prompt and model, per item and over all items
+    (item '*').
 
-    ``rows``: (prompt, item, metrics) for every run of a scored prompt.
-    Returns verdicts sorted by prompt, with the '*' row after its items.
+    ``rows``: (prompt, item, metrics) or (prompt, item, metrics, model) for
+    every run of a scored prompt; runs of different models are never pooled.
+    Returns verdicts sorted by prompt and model, the '*' row after its items.
     """
-    by_prompt: dict[str, dict[str, list[RunMetrics]]] = defaultdict(lambda: defaultdict(list))
-    for prompt, item, metrics in rows:
-        by_prompt[prompt][item].append(metrics)
+    groups: dict[tuple[str, str], dict[str, list[RunMetrics]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        prompt, item, metrics = row[:3]
+        model = row[3] if len(row) > 3 else "*"
+        groups[(prompt, model)][item].append(metrics)
     out = []
-    for prompt in sorted(by_prompt):
-        items = by_prompt[prompt]
+    for prompt, model in sorted(groups):
+        items = groups[(prompt, model)]
         for item in sorted(items):
-            out.append(prompt_verdict(prompt, item, items[item], config))
-        out.append(prompt_verdict(prompt, "*", [m for ms in items.values() for m in ms], config))
+            out.append(prompt_verdict(prompt, item, items[item], config, model))
+        out.append(prompt_verdict(prompt, "*", [m for ms in items.values() for m in ms], config, model))
     return out

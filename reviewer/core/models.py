@@ -302,14 +302,25 @@ class RunMetrics(BaseModel):
 
 
 class PromptVerdict(BaseModel):
-    """T-P1 verdict of one prompt over its runs, on one item or on all
-    (``item == "*"``). Accuracies are pooled: summed correct over summed
-    visible."""
+    """T-P1 verdict of one prompt for one model over its runs, on one item or
+    on all (``item == "*"``). Accuracies are pooled: summed correct over
+    summed visible."""
+
+    def key(self) -> tuple[str, str, str]:
+        """(prompt, model, item): what an automatic and a reviewed verdict
+        share."""
+        return (self.prompt, self.model, self.item)
+
+    def label(self, with_model: bool) -> str:
+        """The prompt, with the model in brackets when ``with_model``."""
+        return f"{self.prompt} ({self.model})" if with_model else self.prompt
 
     prompt: str
     item: str
     runs: int
     cards_visible: int
+    #: the model whose runs these are ('*' when runs of several are pooled)
+    model: str = "*"
     cards_correct: int
     text_accuracy: Optional[float]
     spatial_accuracy: Optional[float]

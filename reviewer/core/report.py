@@ -12,7 +12,7 @@ from typing import Iterable, Optional, Sequence
 from reviewer.core.models import PromptVerdict
 
 _VERDICT_FIELDS = [
-    "prompt", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
+    "prompt", "model", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
     "spatial_accuracy", "hallucination_runs", "json_valid_runs", "verdict",
 ]
 
@@ -32,12 +32,15 @@ def verdict_cell(v: PromptVerdict) -> str:
 
 
 def verdict_grid(verdicts: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
-    """Prompts x items grid: (header, rows); the last column is all items ('*')."""
+    """Prompts x items grid: (header, rows); the last column is all items
+    ('*'). A row per prompt and model; the model is named when there are
+    several."""
     items = sorted({v.item for v in verdicts if v.item != "*"}) + ["*"]
-    prompts = list(dict.fromkeys(v.prompt for v in verdicts))
-    cells = {(v.prompt, v.item): verdict_cell(v) for v in verdicts}
-    header = ["prompt"] + [("all items" if i == "*" else i) for i in items]
-    rows = [[p] + [cells.get((p, i), "") for i in items] for p in prompts]
+    several = len({v.model for v in verdicts}) > 1
+    lines = list(dict.fromkeys((v.prompt, v.model) for v in verdicts))
+    cells = {v.key(): verdict_cell(v) for v in verdicts}
+    header = ["prompt (model)" if several else "prompt"] + [("all items" if i == "*" else i) for i in items]
+    rows = [[f"{p} ({m})" if several else p] + [cells.get((p, m, i), "") for i in items] for p, m in lines]
     return header, rows
 
 
@@ -61,15 +64,16 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
     """Rows of the report: every (prompt, item) with automatic and reviewed
     text accuracy and verdict side by side."""
-    rev = {(v.prompt, v.item): v for v in reviewed}
-    header = ["prompt", "item", "runs", "text", "spatial", "halluc runs", "valid JSON",
-              "verdict", "reviewed text", "reviewed verdict"]
+    rev = {v.key(): v for v in reviewed}
+    header = ["prompt", "model", "item", "runs", "text", "spatial", "halluc runs", "valid JSON",
+              "verdict", "reviewed text", "reviewed spatial", "reviewed halluc runs", "reviewed verdict"]
     rows = []
     for v in auto:
-        r = rev.get((v.prompt, v.item))
-        rows.append([v.prompt, "all" if v.item == "*" else v.item, str(v.runs), pct(v.text_accuracy),
+        r = rev.get(v.key())
+        rows.append([v.prompt, v.model, "all" if v.item == "*" else v.item, str(v.runs), pct(v.text_accuracy),
                      pct(v.spatial_accuracy), str(v.hallucination_runs), f"{v.json_valid_runs}/{v.runs}",
-                     v.verdict.value, pct(r.text_accuracy) if r else "-", r.verdict.value if r else "-"])
+                     v.verdict.value, pct(r.text_accuracy) if r else "-", pct(r.spatial_accuracy) if r else "-",
+                     str(r.hallucination_runs) if r else "-", r.verdict.value if r else "-"])
     return header, rows
 
 

@@ -40,7 +40,7 @@ FINDING_COLUMNS = {
     "gt_card": str, "model_card": str, "detail": str, "reason": str, "reviewer": str, "decided_at": str,
 }
 VERDICT_COLUMNS = {
-    "prompt": str, "item": str, "basis": str, "runs": int, "cards_visible": int, "cards_correct": int,
+    "prompt": str, "model": str, "item": str, "basis": str, "runs": int, "cards_visible": int, "cards_correct": int,
     "text_accuracy": float, "spatial_accuracy": float, "hallucination_runs": int,
     "json_valid_runs": int, "verdict": str, "spatial_ok": int, "json_ok": int, "reasons": str,
 }

@@ -154,12 +154,13 @@ def verdicts(
     project: Project, reviewed: bool = False, runs: Optional[list[ScoredRun]] = None,
     config: Optional[ScoringConfig] = None,
 ) -> list[PromptVerdict]:
-    """T-P1 verdicts per prompt per item and over all items ('*'), from the
-    automatic or the reviewed metrics. Free-text prompts are left out."""
+    """T-P1 verdicts per prompt and model, per item and over all items ('*'),
+    from the automatic or the reviewed metrics. Free-text prompts are left
+    out."""
     runs = runs if runs is not None else scored_runs(project)
     config = config or repo.current_config(project)
     rows = [
-        (r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto)
+        (r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"])
         for r in runs
         if r.run["schema"] != AnswerSchema.FREE.value
     ]

@@ -51,14 +51,15 @@ class ScoresModel(RowsModel):
     TIPS = _TIPS
 
     def load(self) -> list:
-        reviewed = {(v.prompt, v.item): v for v in self.session.verdicts(True)}
-        return [(v, reviewed.get((v.prompt, v.item))) for v in self.session.verdicts(False)]
+        reviewed = {v.key(): v for v in self.session.verdicts(True)}
+        return [(v, reviewed.get(v.key())) for v in self.session.verdicts(False)]
 
     def cell(self, row: int, column: int) -> tuple[str, Any]:
         """(display text, sort key) of a cell."""
         a, r = self.rows[row]
         if column == 0:
-            return a.prompt, a.prompt.casefold()
+            several = len({v.model for v, _ in self.rows}) > 1
+            return a.label(several), a.label(several).casefold()
         if column == 1:
             return ("all", "\uffff") if a.item == "*" else (a.item, a.item.casefold())
         if column == 2:
