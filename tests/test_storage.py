@@ -251,3 +251,11 @@ def test_export_never_overwrites_a_project(sample, tmp_path):
     export_project(sample, out)
     export_project(sample, out)  # an earlier export is replaced
     assert repo.findings(sample)  # the project is intact
+
+
+def test_reimport_under_another_model_name_adds_nothing(project):
+    import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    again = import_source(project, SAMPLES)  # no --model: would be 'unknown'
+    assert "runs" not in again.added
+    assert any("exists as model 'vlm'" in n for n in again.notes)
+    assert project.db.execute("select count(*) from runs").fetchone()[0] == 14

@@ -191,8 +191,10 @@ def add_run(
     """Add a run unless it is already there (idempotent import).
 
     The same item, prompt, model and output (and timestamp, when given) is the
-    same run. Without ``repetition`` the next free one is taken. Returns
-    (run id or None, status): 'added', 'exists' or 'conflict: ...'.
+    same run, and so is the same source file with the same output under
+    another model name. Without ``repetition`` the next free one is taken.
+    Returns (run id or None, status): 'added', 'exists', "exists as model
+    '...'" or 'conflict: ...'.
     """
     digest = sha256_text(output)
     same = project.db.execute(
@@ -201,6 +203,13 @@ def add_run(
         [item_id, prompt_id, model, digest, timestamp]).fetchone()
     if same:
         return same[0], "exists"
+    if source:
+        # the same file imported before under another model name is the same run
+        other = project.db.execute(
+            "SELECT id, model FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ?",
+            [item_id, prompt_id, source, digest]).fetchone()
+        if other:
+            return other[0], f"exists as model '{other[1]}'"
     if repetition is None:
         top = project.db.execute(
             "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",

@@ -193,3 +193,5 @@ def _import_runs(project: Project, folder: Path, item_ids: dict[str, int], promp
             report.skip(path.name, status)
         else:
             report.count("runs", status == "added")
+            if status.startswith("exists as model"):
+                report.notes.append(f"{path.name} {status}: not added again for '{model}'")
