@@ -252,3 +252,31 @@ def test_legend_and_shortcuts(qtbot, session):
     keys = {k for k, _ in SHORTCUTS}
     assert {"F", "Ctrl+Z", "Y", "N", "1-6", "Shift+J", "?"} <= keys
     assert plain_tooltip("<b>x</b>") .count("&lt;b&gt;") == 1
+
+
+def test_legend_follows_the_taxonomy_of_the_run(qtbot, tmp_path):
+    import json as _json
+
+    from reviewer.core.models import SpanCode
+    from reviewer.qt.panels.legend import LegendPanel
+    from reviewer.qt.session import Session
+
+    src = tmp_path / "spans.jsonl"
+    src.write_text(_json.dumps({"item": "prompt-1", "prompt": "span-labeling", "model": "m", "repetition": 1,
+                                "output": "{}"}) + "\n")
+    s = Session("tester")
+    assert s.open(tmp_path / "p.db", create=True)
+    s.import_source(SAMPLES, model="m")
+    s.import_source(src)
+    legend = LegendPanel(s, compact=True)
+    qtbot.addWidget(legend)
+    legend.show()
+    card_run = next(r for r in s.all_runs() if r.run["prompt"] == "spatial-grouping")
+    s.set_run(card_run.run["id"])
+    visible = [order for order, w in legend.tables.items() if w.isVisible()]
+    assert len(visible) == 1 and visible[0][0].value == "OCR"
+    span_run = next(r for r in s.all_runs() if r.run["prompt"] == "span-labeling")
+    s.set_run(span_run.run["id"])
+    visible = [order for order, w in legend.tables.items() if w.isVisible()]
+    assert visible == [tuple(SpanCode)]
+    s.close()

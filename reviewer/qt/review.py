@@ -16,7 +16,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from reviewer.core.commands import AddFinding, DecideFindings
-from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, SpanCode, Status
+from reviewer.core.models import Status
+from reviewer.qt.panels.legend import codes_of_run
 from reviewer.qt.session import Session
 
 
@@ -193,10 +194,7 @@ class ReviewController(QObject):
         """1-6: reclassify the selected findings (or, after A, pick the code
         of the new finding)."""
         ids = self._targets()
-        run = self.session.run()
-        spans = bool(run and (run.run["prompt"] == "span-labeling"
-                              or any(isinstance(f.code, SpanCode) for f in run.findings)))
-        order = SPAN_CODE_ORDER if spans else CODE_ORDER
+        order = codes_of_run(self.session.run())
         if number > len(order):
             self.session.message.emit(f"{len(order)} codes here: keys 1-{len(order)}")
             return

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
 
-from reviewer.core.models import CODE_ORDER, Code, Finding
+from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, Code, Finding, SpanCode
 from reviewer.qt.palette import CODE_STYLES, code_color
 
 #: What each code means (T-P5 taxonomy), in words for the legend.
@@ -24,10 +24,24 @@ CODE_MEANINGS: dict[Code, str] = {
     Code.HALLUC: "hallucination: card in the answer, not in the photo",
     Code.FORMAT: "format error: invalid JSON or wrong schema",
     Code.PARTIAL: "partial read: only part of the card's text",
+    SpanCode.MISSED: "missed: an element the spans should cover",
+    SpanCode.FALSE_POSITIVE: "false positive: a span that should not be there",
+    SpanCode.TAXONOMY: "taxonomy: right span, wrong role",
+    SpanCode.GRANULARITY: "granularity: span too coarse or too fine",
 }
 
-#: The review key of each code (1-6 reclassify, in CODE_ORDER).
-CODE_KEYS: dict[Code, str] = {code: str(n) for n, code in enumerate(CODE_ORDER, 1)}
+#: The review key of each code (1-6 reclassify T-P5 codes in CODE_ORDER,
+#: 1-4 span codes in SPAN_CODE_ORDER).
+CODE_KEYS: dict = {code: str(n) for order in (CODE_ORDER, SPAN_CODE_ORDER) for n, code in enumerate(order, 1)}
+
+
+def codes_of_run(run) -> tuple:
+    """The code order that applies to a run: span codes for a span-labeling
+    run (or one with span findings), else the T-P5 codes."""
+    if run is not None and (run.run.get("prompt") == "span-labeling"
+                            or any(isinstance(f.code, SpanCode) for f in run.findings)):
+        return SPAN_CODE_ORDER
+    return CODE_ORDER
 
 _PIXMAPS: dict[tuple[Code, int, int], QPixmap] = {}
 
@@ -90,25 +104,48 @@ class LegendPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.compact = compact
-        if compact:
-            row = QHBoxLayout(self)
-            row.setContentsMargins(0, 0, 0, 0)
-            row.setSpacing(10)
-            for code in CODE_ORDER:
-                swatch = QLabel()
-                swatch.setPixmap(code_pixmap(code, 30, 12))
-                name = _plain(f"{CODE_KEYS[code]} {code.value}")
-                tip = f"{code.value}: {CODE_MEANINGS[code]} (key {CODE_KEYS[code]} reclassifies)"
-                for w in (swatch, name):
-                    w.setToolTip(tip)
-                pair = QHBoxLayout()
-                pair.setSpacing(3)
-                pair.addWidget(swatch)
-                pair.addWidget(name)
-                row.addLayout(pair)
-            row.addStretch(1)
-            return
-        grid = QGridLayout(self)
+        box = QHBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.tables = {order: (self._row(order) if compact else self._grid(order))
+                       for order in (CODE_ORDER, SPAN_CODE_ORDER)}
+        for table in self.tables.values():
+            box.addWidget(table)
+        if session is not None:
+            session.runChanged.connect(self.follow)
+            session.projectChanged.connect(self.follow)
+        self.follow()
+
+    def follow(self) -> None:
+        """Show the codes of the session's current run (T-P5 or span)."""
+        shown = codes_of_run(self.session.run() if self.session is not None else None)
+        for order, table in self.tables.items():
+            table.setVisible(order == shown)
+
+    @staticmethod
+    def _row(order) -> QWidget:
+        widget = QWidget()
+        row = QHBoxLayout(widget)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(10)
+        for code in order:
+            swatch = QLabel()
+            swatch.setPixmap(code_pixmap(code, 30, 12))
+            name = _plain(f"{CODE_KEYS[code]} {code.value}")
+            tip = f"{code.value}: {CODE_MEANINGS[code]} (key {CODE_KEYS[code]} reclassifies)"
+            for w in (swatch, name):
+                w.setToolTip(tip)
+            pair = QHBoxLayout()
+            pair.setSpacing(3)
+            pair.addWidget(swatch)
+            pair.addWidget(name)
+            row.addLayout(pair)
+        row.addStretch(1)
+        return widget
+
+    @staticmethod
+    def _grid(order) -> QWidget:
+        widget = QWidget()
+        grid = QGridLayout(widget)
         grid.setContentsMargins(6, 6, 6, 6)
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(4)
@@ -118,7 +155,7 @@ class LegendPanel(QWidget):
             font.setBold(True)
             head.setFont(font)
             grid.addWidget(head, 0, col)
-        for n, code in enumerate(CODE_ORDER, 1):
+        for n, code in enumerate(order, 1):
             key = _plain(CODE_KEYS[code])
             key.setAlignment(Qt.AlignCenter)
             swatch = QLabel()
@@ -132,7 +169,8 @@ class LegendPanel(QWidget):
             grid.addWidget(_plain(code.value), n, 2)
             grid.addWidget(meaning, n, 3)
         grid.setColumnStretch(3, 1)
-        grid.setRowStretch(len(CODE_ORDER) + 1, 1)
+        grid.setRowStretch(len(order) + 1, 1)
+        return widget
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
         hint = super().sizeHint()
