@@ -187,12 +187,14 @@ def add_run(
     timestamp: Optional[str] = None,
     source: Optional[str] = None,
     actor: Optional[str] = None,
+    any_model: bool = False,
 ) -> tuple[Optional[int], str]:
     """Add a run unless it is already there (idempotent import).
 
     The same item, prompt, model and output (and timestamp, when given) is the
-    same run, and so is the same source file with the same output under
-    another model name. Without ``repetition`` the next free one is taken.
+    same run; with ``any_model`` (the caller's model name is only a default),
+    so is the same source file with the same output under another model
+    name. Without ``repetition`` the next free one is taken.
     Returns (run id or None, status): 'added', 'exists', "exists as model
     '...'" or 'conflict: ...'.
     """
@@ -203,8 +205,9 @@ def add_run(
         [item_id, prompt_id, model, digest, timestamp]).fetchone()
     if same:
         return same[0], "exists"
-    if source:
-        # the same file imported before under another model name is the same run
+    if source and any_model:
+        # the model name is only a default: the same file imported before
+        # under another model name is the same run
         other = project.db.execute(
             "SELECT id, model FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ?",
             [item_id, prompt_id, source, digest]).fetchone()

@@ -188,7 +188,8 @@ def _import_runs(project: Project, folder: Path, item_ids: dict[str, int], promp
     for _, (image, prompt, stamp), path in sorted(parsed, key=lambda t: (t[0], t[2].name)):
         output = path.read_text(encoding="utf-8", errors="replace")
         run_id, status = repo.add_run(project, item_ids[image], prompt_ids[prompt], model, output,
-                                      timestamp=stamp, source=path.name, actor=options.actor)
+                                      timestamp=stamp, source=path.name, actor=options.actor,
+                                      any_model=not options.model)
         if status.startswith("conflict"):
             report.skip(path.name, status)
         else:
