@@ -514,3 +514,9 @@ def test_valid_answer_in_noise_round_trips(before, after, cards, fenced) -> None
     r = parse_answer(before + "\n" + body + "\n" + after, PILES)
     assert r.json_valid and r.error is None
     assert texts(r) == cards
+
+
+def test_nan_and_infinite_boxes_are_a_format_error() -> None:
+    raw = '{"cards": [{"text": "a", "bbox": {"x_min": NaN, "y_min": 0, "x_max": 1e999, "y_max": 1}}]}'
+    r = parse_answer(raw, CARDS)
+    assert not r.json_valid and r.error and "cards.0.bbox" in r.error

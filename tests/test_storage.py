@@ -259,3 +259,23 @@ def test_reimport_under_another_model_name_adds_nothing(project):
     assert "runs" not in again.added
     assert any("exists as model 'vlm'" in n for n in again.notes)
     assert project.db.execute("select count(*) from runs").fetchone()[0] == 14
+
+
+def test_odd_run_names_and_huge_images_do_not_stop_an_import(project, tmp_path):
+    from PIL import Image
+
+    folder = tmp_path / "f"
+    for sub in ("test-images", "prompts", "runs"):
+        (folder / sub).mkdir(parents=True)
+    Image.new("RGB", (20, 10)).save(folder / "test-images" / "x.png")
+    (folder / "prompts" / "p.md").write_text('Answer {"cards": [{"text": "t"}]}')
+    (folder / "runs" / "x_p_20251399-101200.txt").write_text('{"cards": []}')  # month 13: no date
+    bomb = folder / "test-images" / "bomb.png"
+    Image.new("1", (1, 1)).save(bomb)
+    data = bytearray(bomb.read_bytes())
+    data[16:24] = (60000).to_bytes(4, "big") + (60000).to_bytes(4, "big")  # a header claiming 3.6 gigapixels
+    bomb.write_bytes(bytes(data))
+    report = import_source(project, folder)
+    assert ("x_p_20251399-101200.txt", "name is not <image>_<prompt>_<timestamp> with a known image and prompt") \
+        in report.skipped
+    assert any(n.startswith("bomb.png: cannot read image") for n in report.notes)

@@ -89,7 +89,7 @@ class BoxConvention(str, enum.Enum):
 class BBox(BaseModel):
     """An axis-aligned box ``x_min, y_min, x_max, y_max`` in some convention."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)  # NaN or Infinity: a FORMAT error
 
     x_min: float
     y_min: float

@@ -71,7 +71,7 @@ def photo_item(path: Path, name: str, stored_path: str) -> tuple[Item, Optional[
         with Image.open(path) as im:
             width, height = im.size
             orientation = int(im.getexif().get(274, 1) or 1)
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except (UnidentifiedImageError, OSError, ValueError, TypeError, Image.DecompressionBombError) as exc:
         return item, f"cannot read image: {exc}"
     if orientation in _SWAPS:
         width, height = height, width

@@ -85,7 +85,10 @@ def _split_run_name(stem: str, images: list[str], prompts: list[str]) -> Optiona
     stamp = None
     m = _TIMESTAMP.match(tail)
     if m and head:
-        stamp = datetime.strptime(tail, "%Y%m%d-%H%M%S").isoformat()
+        try:
+            stamp = datetime.strptime(tail, "%Y%m%d-%H%M%S").isoformat()
+        except ValueError:  # looks like a timestamp but is no date: part of the name
+            head = stem
     else:
         head = stem
     for image in sorted(images, key=len, reverse=True):
