@@ -145,8 +145,10 @@ def test_confusion_svg_is_valid_and_shows_counts():
 
 
 def test_pngs_open_with_pillow(tmp_path):
-    d = charts.distribution_png(tmp_path / "d.png", EVIL, {4: 0.4, 5: 0.6}, dimension="overall", n=5)
-    c = charts.confusion_png(tmp_path / "c.png", [1.0, 2.0], [[1, 0], [2, 3]], judge=EVIL)
+    d = tmp_path / "d.png"
+    d.write_bytes(charts.distribution_png(EVIL, {4: 0.4, 5: 0.6}, dimension="overall", n=5))
+    c = tmp_path / "c.png"
+    c.write_bytes(charts.confusion_png([1.0, 2.0], [[1, 0], [2, 3]], judge=EVIL))
     for path in (d, c):
         with Image.open(path) as img:
             img.verify()

@@ -18,11 +18,12 @@ cannot hold. Pure Python + Pillow: no SQL, Qt or HTTP.
 
 from __future__ import annotations
 
+import io
+
 import math
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 from xml.sax.saxutils import escape
 
@@ -231,7 +232,7 @@ def _font(size: int, bold: bool):
         return ImageFont.load_default()
 
 
-def _png(scene: _Scene, path: PathLike, scale: int = 2) -> Path:
+def _png(scene: _Scene, scale: int = 2) -> bytes:
     from PIL import Image, ImageDraw
 
     img = Image.new("RGB", (scene.width * scale, scene.height * scale), "#FFFFFF")
@@ -254,9 +255,9 @@ def _png(scene: _Scene, path: PathLike, scale: int = 2) -> Path:
             # the scene gives baselines; place the text's bottom near it
             y = s.y * scale - bottom
             draw.text((x, y), s.text, fill=s.fill, font=font)
-    out = Path(path)
-    img.save(out, format="PNG")
-    return out
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------
@@ -289,7 +290,6 @@ def distribution_svg(
 
 
 def distribution_png(
-    path: PathLike,
     judge: str,
     shares: Mapping[int, float],
     expected: Mapping[int, float] = EXPECTED_DISTRIBUTION,
@@ -297,11 +297,10 @@ def distribution_png(
     dimension: str = "",
     n: Optional[int] = None,
     title: Optional[str] = None,
-) -> Path:
-    """The chart of :func:`distribution_svg` written as a PNG at ``path``
-    (1120 x 760 pixels: twice the SVG size). Returns the path. Raises OSError
-    when the file cannot be written."""
-    return _png(_distribution_scene(judge, shares, expected, dimension, n, title), path)
+) -> bytes:
+    """The chart of :func:`distribution_svg` as PNG bytes (1120 x 760
+    pixels: twice the SVG size); core writes no files."""
+    return _png(_distribution_scene(judge, shares, expected, dimension, n, title))
 
 
 def confusion_svg(
@@ -332,7 +331,6 @@ def confusion_svg(
 
 
 def confusion_png(
-    path: PathLike,
     labels: Sequence[Any],
     counts: Sequence[Sequence[int]],
     *,
@@ -340,12 +338,11 @@ def confusion_png(
     reference: str = "adjudicated",
     dimension: str = "",
     title: Optional[str] = None,
-) -> Path:
-    """The heatmap of :func:`confusion_svg` written as a PNG at ``path``
-    (twice the SVG size). Returns the path; ValueError for a misshapen
-    matrix, OSError when the file cannot be written."""
+) -> bytes:
+    """The heatmap of :func:`confusion_svg` as PNG bytes (twice the SVG
+    size); ValueError for a misshapen matrix. Core writes no files."""
     _check(labels, counts)
-    return _png(_confusion_scene(labels, counts, judge, reference, dimension, title), path)
+    return _png(_confusion_scene(labels, counts, judge, reference, dimension, title))
 
 
 def _check(labels: Sequence[Any], counts: Sequence[Sequence[int]]) -> None:

@@ -53,11 +53,18 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+def md_text(text: object) -> str:
+    """Untrusted text (model, judge or file names) made inert in Markdown:
+    '&', '<' and '>' become entities so no renderer reads HTML in it; '|'
+    is escaped and line breaks become spaces, so it stays in its table cell."""
+    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table; '|' in cells is escaped."""
-    esc = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # noqa: E731
-    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    """A GitHub-flavoured Markdown table; every cell goes through md_text."""
+    out = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 

@@ -50,7 +50,7 @@ from reviewer.core.calibration import (
 )
 from reviewer.core.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
 from reviewer.core.judging import Dispute, DisputeKind, Method, Verdict
-from reviewer.core.report import markdown_table
+from reviewer.core.report import markdown_table, md_text
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project
 from reviewer.storage.judge_stats import AgreementRow, agreement_rows, refresh_disputes, undecided_counts
@@ -296,7 +296,9 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
         s = stem("distribution", d.judge, d.dimension)
         svg = folder / f"{s}.svg"
         svg.write_text(charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n), encoding="utf-8")
-        out += [svg, charts.distribution_png(folder / f"{s}.png", d.judge, d.shares, dimension=d.dimension, n=d.n)]
+        png = folder / f"{s}.png"
+        png.write_bytes(charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n))
+        out += [svg, png]
     for c in confusions:
         if not c.n:
             continue
@@ -304,8 +306,10 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
         svg = folder / f"{s}.svg"
         svg.write_text(charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
                                             dimension=c.dimension), encoding="utf-8")
-        out += [svg, charts.confusion_png(folder / f"{s}.png", c.labels, c.counts, judge=c.judge,
-                                          reference=c.reference, dimension=c.dimension)]
+        png = folder / f"{s}.png"
+        png.write_bytes(charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                             dimension=c.dimension))
+        out += [svg, png]
     return out
 
 
@@ -333,7 +337,8 @@ def judge_report_markdown(report: JudgeReport) -> str:
         out.append("No two raters share a subject.")
     if report.undecided:
         out += ["", "Undecided (missing or garbage) values per judge: "
-                + ", ".join(f"{j} {n}" for j, n in sorted(report.undecided.items(), key=lambda kv: natural_key(kv[0])))]
+                + ", ".join(f"{md_text(j)} {n}" for j, n in sorted(report.undecided.items(),
+                                                                 key=lambda kv: natural_key(kv[0])))]
     out += ["", "## Disputes", ""]
     by_kind = report.disputes_by_kind
     out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
@@ -351,7 +356,7 @@ def judge_report_markdown(report: JudgeReport) -> str:
         if report.warnings:
             out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, "
                     "with 5 or more scores):", ""]
-            out += [f"- {w}" for w in report.warnings]
+            out += [f"- {md_text(w)}" for w in report.warnings]
     else:
         out.append("No 1-5 judge scores.")
     confusions = [c for c in report.confusions if c.n]
@@ -361,12 +366,12 @@ def judge_report_markdown(report: JudgeReport) -> str:
                 "(gold, else the human majority)."]
         for c in confusions:
             labels = [_label(x) for x in c.labels]
-            out += ["", f"**{c.judge} vs {c.reference} / {c.dimension}** (n = {c.n}, same value "
+            out += ["", f"**{md_text(c.judge)} vs {md_text(c.reference)} / {md_text(c.dimension)}** (n = {c.n}, same value "
                     f"{c.agreement:.0%})", "",
                     markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
                                    [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
     if report.charts:
-        out += ["", "## Charts", ""] + [f"- {p}" for p in report.charts]
+        out += ["", "## Charts", ""] + [f"- {md_text(str(p))}" for p in report.charts]
     return "\n".join(out).rstrip() + "\n"
 
 
