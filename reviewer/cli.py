@@ -20,8 +20,15 @@ import click
 
 from reviewer import __version__
 from reviewer.core.judging import DisputeKind
-from reviewer.core.models import CODE_ORDER, AnswerSchema, BoxConvention
-from reviewer.core.report import markdown_table, text_table, verdict_grid, verdict_rows, verdicts_csv
+from reviewer.core.models import AnswerSchema, BoxConvention
+from reviewer.core.report import (
+    findings_per_code,
+    markdown_table,
+    text_table,
+    verdict_grid,
+    verdict_rows,
+    verdicts_csv,
+)
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
@@ -212,13 +219,8 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     if cards:
         click.echo("## T-P1 verdicts\n")
         click.echo(markdown_table(*verdict_rows(auto, rev)))
-        counts: dict[str, Counter] = {}
-        for r in runs:
-            c = counts.setdefault(r.run["prompt"], Counter())
-            c.update(f.effective_code.value for f in r.findings if f.effective_code)
         click.echo("\n## Findings per code (final codes)\n")
-        codes = [c.value for c in CODE_ORDER]
-        click.echo(markdown_table(["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]))
+        click.echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
     if jr:
         click.echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
     elif charts_dir is not None:

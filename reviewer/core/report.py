@@ -95,3 +95,21 @@ def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
             writer.writerow([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
                             + ["; ".join(v.reasons)])
     return buf.getvalue()
+
+
+def findings_per_code(findings_by_prompt: Iterable[tuple[str, Sequence]]) -> tuple[list[str], list[list[str]]]:
+    """Counts of findings by final code (rejected and stale ones left out)
+    per prompt: (header, rows). Columns are the T-P5 codes in review-key
+    order, then the span-labeling codes when any prompt has them."""
+    from collections import Counter
+
+    from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER
+
+    counts: dict[str, Counter] = {}
+    for prompt, findings in findings_by_prompt:
+        c = counts.setdefault(prompt, Counter())
+        c.update(f.effective_code.value for f in findings if f.effective_code)
+    seen = {code for c in counts.values() for code in c}
+    codes = [c.value for c in CODE_ORDER]
+    codes += [c.value for c in SPAN_CODE_ORDER if c.value in seen]
+    return ["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]
