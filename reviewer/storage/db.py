@@ -155,6 +155,7 @@ def open_project(path: os.PathLike | str, create: bool = False) -> Project:
         raise ProjectError(f"{path} is a folder, not a project file")
     if create:
         path.parent.mkdir(parents=True, exist_ok=True)
+    db = None
     try:
         db = _connect(path)
         tables = set(db.table_names())
@@ -165,7 +166,11 @@ def open_project(path: os.PathLike | str, create: bool = False) -> Project:
         db.enable_wal()
         _check_version(db, path)
         MIGRATIONS.apply(db)
-    except sqlite3.DatabaseError as exc:
+    except (ProjectError, sqlite3.DatabaseError) as exc:
+        if db is not None:
+            db.close()
+        if isinstance(exc, ProjectError):
+            raise
         raise ProjectError(f"{path} is not a reviewer project ({exc})") from exc
     return Project(path, db)
 

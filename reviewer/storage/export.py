@@ -122,6 +122,7 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> d
     be written."""
     out = Path(out)
     tmp = out.with_name(out.name + ".part")
+    db = None
     try:
         if tmp.exists():
             tmp.unlink()
@@ -136,8 +137,12 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> d
             for name, sql in (views or {}).items():
                 db.create_view(name, sql, replace=True)
         db.close()
+        db = None
         os.replace(tmp, out)
     except (OSError, sqlite3.Error) as exc:
+        if db is not None:
+            db.close()
+        tmp.unlink(missing_ok=True)  # no half-written file is left behind
         raise ProjectError(f"cannot write {out}: {exc}") from exc
     return counts
 
