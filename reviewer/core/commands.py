@@ -22,23 +22,41 @@ class Store(Protocol):
     """What commands need from storage. Ids are integers; every method is
     one transaction (written before it returns)."""
 
-    def add_pile(self, item_id: int, pile: Pile) -> int: ...
-    def get_pile(self, pile_id: int) -> tuple[int, Pile]: ...
-    def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None: ...
-    def delete_pile(self, pile_id: int) -> None: ...
-    def add_card(self, item_id: int, card: Card) -> int: ...
-    def get_card(self, card_id: int) -> tuple[int, Card]: ...
-    def update_card(self, card_id: int, card: Card) -> None: ...
-    def delete_card(self, card_id: int) -> None: ...
-    def card_findings(self, card_id: int) -> list[int]: ...
-    def link_findings(self, finding_ids: Sequence[int], card_id: int) -> None: ...
-    def get_finding(self, finding_id: int) -> Finding: ...
-    def add_finding(self, run_id: int, finding: Finding) -> int: ...
-    def update_finding(self, finding_id: int, finding: Finding) -> None: ...
-    def delete_finding(self, finding_id: int) -> None: ...
-    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]: ...
-    def put_adjudication(self, adjudication: Adjudication) -> int: ...
-    def delete_adjudication(self, subject: str, dimension: str) -> None: ...
+    def add_pile(self, item_id: int, pile: Pile) -> int:
+        """Insert ``pile`` on item ``item_id`` (keeping ``pile.id`` when set, for redo); return its id."""
+    def get_pile(self, pile_id: int) -> tuple[int, Pile]:
+        """Return (item id, pile) of ``pile_id``; KeyError when there is none."""
+    def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None:
+        """Set the label and region (polygon in image pixels, or None) of ``pile_id``; KeyError when absent."""
+    def delete_pile(self, pile_id: int) -> None:
+        """Delete pile ``pile_id`` (its cards keep no pile); KeyError when absent."""
+    def add_card(self, item_id: int, card: Card) -> int:
+        """Insert ``card`` on item ``item_id`` (keeping ``card.id`` when set, for redo); return its id."""
+    def get_card(self, card_id: int) -> tuple[int, Card]:
+        """Return (item id, card) of ``card_id``; KeyError when there is none."""
+    def update_card(self, card_id: int, card: Card) -> None:
+        """Write the text, pile and box of ``card`` to card ``card_id``; KeyError when absent."""
+    def delete_card(self, card_id: int) -> None:
+        """Delete card ``card_id`` (findings pointing at it lose their card); KeyError when absent."""
+    def card_findings(self, card_id: int) -> list[int]:
+        """Return the ids of the findings that point at card ``card_id`` ([] when none)."""
+    def link_findings(self, finding_ids: Sequence[int], card_id: int) -> None:
+        """Point the findings ``finding_ids`` at card ``card_id`` again (after it was put back)."""
+    def get_finding(self, finding_id: int) -> Finding:
+        """Return finding ``finding_id``; KeyError when there is none."""
+    def add_finding(self, run_id: int, finding: Finding) -> int:
+        """Insert ``finding`` into run ``run_id`` (keeping ``finding.id`` when set, for redo); return its id."""
+    def update_finding(self, finding_id: int, finding: Finding) -> None:
+        """Write the review fields (status, final_code, reason, reviewer, decided_at) of ``finding``
+        to ``finding_id``; KeyError when absent."""
+    def delete_finding(self, finding_id: int) -> None:
+        """Delete finding ``finding_id``; KeyError when absent."""
+    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:
+        """Return the adjudication of (``subject``, ``dimension``), or None when there is none."""
+    def put_adjudication(self, adjudication: Adjudication) -> int:
+        """Insert or replace the adjudication of its (subject, dimension); return its id."""
+    def delete_adjudication(self, subject: str, dimension: str) -> None:
+        """Remove the adjudication of (``subject``, ``dimension``); no error when there is none."""
 
 
 @dataclass
@@ -75,10 +93,12 @@ class AddPile(Command):
         self.text = f"add pile '{label}'"
 
     def do(self, store: Store) -> Effect:
+        """Insert the pile (with its first id again on redo); Effect with the item."""
         self.pile = self.pile.model_copy(update={"id": store.add_pile(self.item_id, self.pile)})
         return Effect(items={self.item_id})
 
     def undo(self, store: Store) -> Effect:
+        """Delete the pile added; Effect with the item."""
         store.delete_pile(self.pile.id)
         return Effect(items={self.item_id})
 
@@ -93,12 +113,15 @@ class EditPile(Command):
         self.text = "edit pile"
 
     def do(self, store: Store) -> Effect:
+        """Record the pile, then write the new label/region (None keeps the old one); Effect
+        with its item. KeyError when the pile is gone."""
         self.item_id, self.before = store.get_pile(self.pile_id)
         store.update_pile(self.pile_id, self.label if self.label is not None else self.before.label,
                           self.region if self.region is not None else self.before.region)
         return Effect(items={self.item_id})
 
     def undo(self, store: Store) -> Effect:
+        """Write the recorded label and region back; Effect with the pile's item."""
         store.update_pile(self.pile_id, self.before.label, self.before.region)
         return Effect(items={self.item_id})
 
@@ -112,10 +135,12 @@ class AddCard(Command):
         self.text = f"add card '{text}'"
 
     def do(self, store: Store) -> Effect:
+        """Insert the card (with its first id again on redo); Effect with the item."""
         self.card = self.card.model_copy(update={"id": store.add_card(self.item_id, self.card)})
         return Effect(items={self.item_id})
 
     def undo(self, store: Store) -> Effect:
+        """Delete the card added; Effect with the item."""
         store.delete_card(self.card.id)
         return Effect(items={self.item_id})
 
@@ -132,6 +157,8 @@ class EditCards(Command):
         self.text = text
 
     def do(self, store: Store) -> Effect:
+        """Record each card as first found, then write its changes; Effect with the cards'
+        items. KeyError for a missing card (cards before it are already written)."""
         items = set()
         for card_id, change in self.changes.items():
             item_id, card = store.get_card(card_id)
@@ -141,6 +168,7 @@ class EditCards(Command):
         return Effect(items=items)
 
     def undo(self, store: Store) -> Effect:
+        """Write every card back as recorded before the first do; Effect with their items."""
         for card_id, (_, card) in self.before.items():
             store.update_card(card_id, card)
         return Effect(items={i for i, _ in self.before.values()})
@@ -156,6 +184,8 @@ class DeleteCards(Command):
         self.text = f"delete {len(self.card_ids)} card(s)"
 
     def do(self, store: Store) -> Effect:
+        """Record the cards (first time) and the findings pointing at each, then delete them;
+        Effect with their items. KeyError for a missing card."""
         if not self.before:
             self.before = [store.get_card(c) for c in self.card_ids]
         for c in self.card_ids:
@@ -164,6 +194,8 @@ class DeleteCards(Command):
         return Effect(items={i for i, _ in self.before})
 
     def undo(self, store: Store) -> Effect:
+        """Re-insert the cards with their ids and point their findings back at them; Effect
+        with their items."""
         for item_id, card in self.before:
             store.add_card(item_id, card)
             store.link_findings(self.links.get(card.id, []), card.id)  # decisions find their card again
@@ -193,6 +225,9 @@ class DecideFindings(Command):
         self.text = f"{verb} {len(self.ids)} finding(s)"
 
     def do(self, store: Store) -> Effect:
+        """Record the findings (first time), then write status, final code (kept when confirming
+        without one, None when rejecting), reason, reviewer and time; Effect with their runs.
+        KeyError for a missing finding."""
         if not self.before:
             self.before = [store.get_finding(i) for i in self.ids]
         for old in self.before:
@@ -207,6 +242,7 @@ class DecideFindings(Command):
         return Effect(runs={f.run_id for f in self.before})
 
     def undo(self, store: Store) -> Effect:
+        """Write the recorded findings back, skipping any that are gone; Effect with their runs."""
         for old in self.before:
             try:
                 store.update_finding(old.id, old)
@@ -229,10 +265,12 @@ class AddFinding(Command):
         self.text = f"add {code.value} finding"
 
     def do(self, store: Store) -> Effect:
+        """Insert the finding (with its first id again on redo); Effect with its run."""
         self.finding = self.finding.model_copy(update={"id": store.add_finding(self.run_id, self.finding)})
         return Effect(runs={self.run_id})
 
     def undo(self, store: Store) -> Effect:
+        """Delete the finding added; Effect with its run."""
         store.delete_finding(self.finding.id)
         return Effect(runs={self.run_id})
 
@@ -255,6 +293,8 @@ class Adjudicate(Command):
         self.text = f"adjudicate {', '.join(values)}"
 
     def do(self, store: Store) -> Effect:
+        """Record each dimension's adjudication (first time), then put the new value, rationale,
+        reviewer, time, sided-with judge and dispute id of each; Effect with the subject."""
         if self.before is None:
             self.before = {d: store.get_adjudication(self.subject, d) for d in self.values}
         for dimension, value in self.values.items():
@@ -265,6 +305,7 @@ class Adjudicate(Command):
         return Effect(subjects={self.subject})
 
     def undo(self, store: Store) -> Effect:
+        """Put each recorded adjudication back, deleting those that had none; Effect with the subject."""
         for dimension, old in (self.before or {}).items():
             if old is None:
                 store.delete_adjudication(self.subject, dimension)

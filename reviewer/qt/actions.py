@@ -125,6 +125,7 @@ def build_actions(window) -> dict[str, QAction]:
     actions["redo"].setEnabled(False)
 
     def refresh_undo() -> None:
+        """Enable Undo/Redo by the stack and name the command each would act on ('&' escaped)."""
         actions["undo"].setEnabled(s.stack.can_undo)
         actions["redo"].setEnabled(s.stack.can_redo)
         # '&' in a card text would be read as a mnemonic

@@ -59,6 +59,7 @@ def install_excepthook(window: MainWindow) -> None:
     """Log unexpected exceptions and show them in the status bar."""
 
     def hook(kind, value, tb):
+        """sys.excepthook: print the traceback to stderr and show 'Type: message' in the status bar."""
         traceback.print_exception(kind, value, tb, file=sys.stderr)
         window.show_error(f"{kind.__name__}: {value}")
 

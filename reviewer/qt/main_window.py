@@ -219,10 +219,12 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop --------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Accept a drag that carries URLs (project files, folders, JSONL)."""
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Open each dropped local file or folder with ``open_path``; other URLs are ignored."""
         for url in event.mimeData().urls():
             if url.isLocalFile():
                 self.open_path(Path(url.toLocalFile()))
@@ -237,6 +239,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Save geometry and dock layout (in review mode) and close the session, then close."""
         self.set_mode("review")  # the saved layout is the card-review one
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())

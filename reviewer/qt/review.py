@@ -64,6 +64,7 @@ class ReasonBar(QWidget):
         self.committed.emit(text)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Escape hides the bar without committing (focus goes back); other keys as in QWidget."""
         if event.key() == Qt.Key_Escape:
             self.hide()
             return

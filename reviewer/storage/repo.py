@@ -279,7 +279,9 @@ def finding(project: Project, finding_id: int) -> Finding:
 
 def update_finding(project: Project, finding_id: int, actor: Optional[str] = None, **changes: Any) -> Finding:
     """Change review fields of a finding (status, final_code, reason,
-    reviewer, decided_at) in one audited transaction; returns the new finding."""
+    reviewer, decided_at) in one audited transaction; returns the new finding.
+    ValueError (nothing written) for a field that cannot change (only those,
+    code and detail can); KeyError when there is no finding ``finding_id``."""
     allowed = {"status", "final_code", "reason", "reviewer", "decided_at", "code", "detail"}
     bad = set(changes) - allowed
     if bad:

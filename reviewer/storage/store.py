@@ -46,7 +46,7 @@ class ProjectStore:
         return row[0], Pile(id=pile_id, label=row[1], region=json.loads(row[2]) if row[2] else None)
 
     def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None:
-        """Set a pile's label and region."""
+        """Set a pile's label and region; KeyError (from get_pile) when absent."""
         p = self.project
         _, before = self.get_pile(pile_id)
         with p.transaction():
@@ -56,7 +56,7 @@ class ProjectStore:
                     {"label": label, "region": region}, self.actor)
 
     def delete_pile(self, pile_id: int) -> None:
-        """Delete a pile (its cards keep no pile)."""
+        """Delete a pile (its cards keep no pile); KeyError (from get_pile) when absent."""
         p = self.project
         _, before = self.get_pile(pile_id)
         with p.transaction():
@@ -96,7 +96,7 @@ class ProjectStore:
         return row[0], card
 
     def update_card(self, card_id: int, card: Card) -> None:
-        """Set a card's text, pile and box."""
+        """Set a card's text, pile and box; KeyError (from get_card) when absent."""
         p = self.project
         item_id, before = self.get_card(card_id)
         b = card.bbox
@@ -109,7 +109,7 @@ class ProjectStore:
                     card.model_dump(mode="json"), self.actor)
 
     def delete_card(self, card_id: int) -> None:
-        """Delete a card."""
+        """Delete a card; KeyError (from get_card) when absent."""
         p = self.project
         _, before = self.get_card(card_id)
         with p.transaction():
@@ -145,14 +145,14 @@ class ProjectStore:
         return new_id
 
     def update_finding(self, finding_id: int, finding: Finding) -> None:
-        """Write the review fields of ``finding``."""
+        """Write the review fields of ``finding``; KeyError (from repo) when absent."""
         repo.update_finding(self.project, finding_id, actor=self.actor, status=finding.status,
                             final_code=finding.final_code, reason=finding.reason,
                             reviewer=finding.reviewer,
                             decided_at=finding.decided_at.isoformat() if finding.decided_at else None)
 
     def delete_finding(self, finding_id: int) -> None:
-        """Delete a finding."""
+        """Delete a finding; KeyError (from repo) when absent."""
         repo.delete_finding(self.project, finding_id, actor=self.actor)
 
     # -- adjudications ----------------------------------------------------------------

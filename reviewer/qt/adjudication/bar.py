@@ -38,6 +38,8 @@ class _Edit(QLineEdit):
     escaped = Signal()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Escape emits ``escaped`` (the bar closes the edit) instead of reaching QLineEdit;
+        other keys edit as usual."""
         if event.key() == Qt.Key_Escape:
             self.escaped.emit()
             return

@@ -161,6 +161,7 @@ class CalibrationPanel(QWidget):
             self.refresh()
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Show as usual, then recompute if something changed while hidden (``stale``)."""
         super().showEvent(event)
         if self.stale:
             self.refresh()

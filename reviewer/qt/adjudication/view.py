@@ -108,11 +108,15 @@ class AdjudicationView(QWidget):
         self.focus_queue()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
+        """Consume a key press on the queue view that types a letter (it starts the rationale,
+        see ``_typed``); pass every other event to the default filter."""
         if event.type() == QEvent.KeyPress and self._typed(event):
             return True
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """A printable non-digit key without Ctrl/Alt/Meta starts the rationale with it;
+        other keys go to QWidget."""
         if not self._typed(event):
             super().keyPressEvent(event)
 

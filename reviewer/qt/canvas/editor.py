@@ -35,6 +35,8 @@ class InlineEditor(QLineEdit):
             self._cancelled()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Escape cancels (``finish(None)``), Return/Enter commits the text; other keys edit
+        as in QLineEdit."""
         if event.key() == Qt.Key_Escape:
             self.finish(None)
         elif event.key() in (Qt.Key_Return, Qt.Key_Enter):
@@ -43,6 +45,7 @@ class InlineEditor(QLineEdit):
             super().keyPressEvent(event)
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Losing focus commits the text (empty cancels), except to another window or a popup."""
         super().focusOutEvent(event)
         if event.reason() not in (Qt.ActiveWindowFocusReason, Qt.PopupFocusReason):
             self.finish(self.text())
@@ -59,9 +62,12 @@ class EditorHost:
 
     def open(self, rect: Rect, text: str, placeholder: str,
              done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+        """Cancel any open editor, then open one under ``rect`` (scene) with ``text`` selected;
+        ``done(text)`` or ``cancelled()`` runs once it closes and the view has the focus back."""
         self.close()
 
         def closed(callback, *args) -> None:
+            """Forget the editor, give the view the focus back, then call ``callback(*args)``."""
             self.editor = self.rect = None
             self.view.setFocus(Qt.OtherFocusReason)
             callback(*args)

@@ -198,6 +198,8 @@ class ImageLoader(QObject):
         key = key or cache_key(path)
 
         def job() -> None:
+            """On the pool: decode the preview (the photo if it is bad) or the photo at ``side``;
+            an exception becomes an error Decoded; emit (result, key) through the relay."""
             try:
                 result = decode_preview(path, *preview) if preview else decode(path, side)
                 if result.image is None and preview:  # a bad preview: decode the photo
@@ -262,6 +264,7 @@ class PhotoItem(QGraphicsItem):
         return self.reduced is not None or self.full is not None
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt)
+        """(0, 0) to the photo's upright full-pixel size (scene units)."""
         return QRectF(0, 0, self._w, self._h)
 
     def _pick(self, scale: float) -> Optional[QImage]:
@@ -271,6 +274,8 @@ class PhotoItem(QGraphicsItem):
         return self.full
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the reduced image while it suffices at this zoom, else the full one (smoothed
+        unless enlarged 3x or more); a dark placeholder while there is none."""
         if not self._w or not self._h:
             return
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
@@ -288,5 +293,6 @@ class TextPaper(QGraphicsTextItem):
     """A text item (kind 'text') shown as plain black text on white paper."""
 
     def paint(self, painter, option, widget=None) -> None:
+        """Fill the bounding rect white, then paint the text as QGraphicsTextItem does."""
         painter.fillRect(self.boundingRect(), QColor("#FFFFFF"))
         super().paint(painter, option, widget)

@@ -238,9 +238,11 @@ class _Placed:
                 yield i, j
 
     def free(self, r: QRectF) -> bool:
+        """True when ``r`` overlaps no placed rectangle."""
         return not any(o.intersects(r) for cell in self._cells(r) for o in self.grid.get(cell, ()))
 
     def add(self, r: QRectF) -> None:
+        """Record ``r`` as placed (in every grid cell it touches)."""
         for cell in self._cells(r):
             self.grid.setdefault(cell, []).append(r)
 
@@ -337,6 +339,7 @@ class OverlayItem(QGraphicsItem):
             self._rect = QRectF(rect)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt)
+        """The area given to ``set_rect`` (scene units)."""
         return self._rect
 
     def prepared(self) -> Prepared:
@@ -347,6 +350,7 @@ class OverlayItem(QGraphicsItem):
         return self._prepared
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Paint the overlay and the tool's preview in the exposed rect; nothing until it is built."""
         if self._source()[0] is None:  # not built yet: the photo paints first
             return
         prepared = self.prepared()

@@ -41,11 +41,16 @@ class Canvas(Protocol):
 
     session: object
 
-    def overlay(self) -> Overlay: ...
-    def px(self, n: float) -> float: ...  # n screen pixels in scene units
-    def refresh(self) -> None: ...  # the preview changed
+    def overlay(self) -> Overlay:
+        """The overlay model drawn now (what the tool hit-tests)."""
+    def px(self, n: float) -> float:
+        """``n`` screen pixels in scene units (image pixels at the current zoom)."""
+    def refresh(self) -> None:
+        """Repaint: the preview changed."""
     def ask_text(self, rect: Rect, text: str, placeholder: str,
-                 done: Callable[[str], None], cancelled: Callable[[], None]) -> None: ...
+                 done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+        """Open the inline editor under ``rect`` (scene) with ``text``; ``done(text)`` on commit,
+        ``cancelled()`` on Escape or an empty text."""
 
 
 def _preview(rect: Rect) -> Shape:
@@ -61,12 +66,17 @@ class Tool:
 
     @property
     def session(self):
+        """The canvas's Session (selection, ground truth; edits go through its ``execute``)."""
         return self.canvas.session
 
-    def press(self, x: float, y: float, modifiers: Qt.KeyboardModifier) -> None: ...
-    def move(self, x: float, y: float) -> None: ...
-    def release(self, x: float, y: float) -> None: ...
-    def double_click(self, x: float, y: float) -> None: ...
+    def press(self, x: float, y: float, modifiers: Qt.KeyboardModifier) -> None:
+        """Left button pressed at scene point (x, y) with ``modifiers``; ignored here."""
+    def move(self, x: float, y: float) -> None:
+        """The mouse moved to (x, y) with the left button down; ignored here."""
+    def release(self, x: float, y: float) -> None:
+        """Left button released at (x, y); ignored here."""
+    def double_click(self, x: float, y: float) -> None:
+        """Left double-click at (x, y); ignored here."""
 
     def finish(self) -> bool:
         """Enter: complete the operation; True when there was one."""
@@ -79,15 +89,19 @@ class Tool:
         self.canvas.refresh()
         return busy
 
-    def reset(self) -> None: ...
+    def reset(self) -> None:
+        """Forget the operation under way (no repaint); nothing to forget here."""
 
     def busy(self) -> bool:
+        """An operation is under way that Escape would cancel; never here."""
         return False
 
     def preview(self) -> list[Shape]:
+        """Shapes showing the operation under way (scene pixels); none here."""
         return []
 
     def cursor_at(self, x: float, y: float) -> Qt.CursorShape:
+        """The mouse cursor over scene point (x, y); a cross here."""
         return Qt.CrossCursor
 
 
@@ -99,6 +113,7 @@ class SelectTool(Tool):
         self.reset()
 
     def reset(self) -> None:
+        """Forget any press, move, resize or rubber band."""
         self.state: Optional[str] = None  # 'press', 'move', 'resize', 'band'
         self.start = (0.0, 0.0)
         self.now = (0.0, 0.0)
@@ -108,9 +123,12 @@ class SelectTool(Tool):
         self.narrow: list[int] = []
 
     def busy(self) -> bool:
+        """A move, resize or rubber band is under way."""
         return self.state in ("move", "resize", "band")
 
     def press(self, x, y, modifiers) -> None:
+        """On a selected card's handle start a resize; on a card select it (Shift adds, Ctrl
+        toggles) ready to drag; elsewhere start a rubber band (clearing unless Shift/Ctrl)."""
         o, s = self.canvas.overlay(), self.session
         self.start = self.now = (x, y)
         add, toggle = bool(modifiers & Qt.ShiftModifier), bool(modifiers & Qt.ControlModifier)
@@ -139,6 +157,7 @@ class SelectTool(Tool):
         self.state = "press" if card.card_id in chosen else None
 
     def move(self, x, y) -> None:
+        """Track the point; a press becomes a move past DRAG_PX screen pixels; repaint while dragging."""
         self.now = (x, y)
         if self.state == "press" and max(abs(x - self.start[0]), abs(y - self.start[1])) >= self.canvas.px(DRAG_PX):
             self.state = "move"
@@ -156,6 +175,8 @@ class SelectTool(Tool):
         return ht.resized(self.card.rect, self.handle, *self.now)
 
     def release(self, x, y) -> None:
+        """End the operation: narrow a plain click to its card, execute one move or resize
+        EditCards, or select the cards inside the band (plus those kept); then reset."""
         self.now = (x, y)
         state, s = self.state, self.session
         if state == "press" and self.narrow:
@@ -180,6 +201,7 @@ class SelectTool(Tool):
         self.canvas.refresh()
 
     def double_click(self, x, y) -> None:
+        """Edit the text of the card under the point in the inline editor (one EditCards)."""
         card = ht.card_at(self.canvas.overlay(), x, y)
         self.reset()
         if card is None:
@@ -189,12 +211,14 @@ class SelectTool(Tool):
         cid = card.card_id
 
         def done(new: str) -> None:
+            """Execute the text edit when the stripped text is non-empty and changed."""
             if new.strip() and new.strip() != text:
                 self.session.execute(EditCards({cid: {"text": new.strip()}}, text="edit card text"))
 
         self.canvas.ask_text(card.rect, text, "card text", done, lambda: None)
 
     def preview(self) -> list[Shape]:
+        """The moved boxes, the resized box or the rubber band."""
         if self.state == "move":
             return [_preview(r) for _, r in self._moved()]
         if self.state == "resize":
@@ -204,6 +228,8 @@ class SelectTool(Tool):
         return []
 
     def cursor_at(self, x, y) -> Qt.CursorShape:
+        """A resize cursor on a handle, move on a selected card, pointing hand on another card,
+        else an arrow."""
         o = self.canvas.overlay()
         hit = ht.selected_handle_at(o, x, y, self.canvas.px(HANDLE_HIT_PX)) if o.handles else None
         if hit:
@@ -224,27 +250,34 @@ class _DrawTool(Tool):
         self.reset()
 
     def reset(self) -> None:
+        """Forget the drag, the polygon's vertices and any question."""
         self.state: Optional[str] = None  # 'drag', 'polygon', 'ask'
         self.start = self.now = (0.0, 0.0)
         self.points: list[tuple[float, float]] = []
 
     def busy(self) -> bool:
+        """A drag, polygon or question is under way."""
         return self.state is not None
 
     def rect(self) -> Rect:
+        """The dragged rectangle, normalized (scene pixels)."""
         return ht.normalized(*self.start, *self.now)
 
     def press(self, x, y, modifiers) -> None:
+        """Start a drag at (x, y), unless the editor is asking for the text."""
         if self.state == "ask":
             return
         self.state, self.start, self.now = "drag", (x, y), (x, y)
 
     def move(self, x, y) -> None:
+        """Track the point; repaint while dragging or drawing a polygon."""
         self.now = (x, y)
         if self.state in ("drag", "polygon"):
             self.canvas.refresh()
 
     def release(self, x, y) -> None:
+        """End a drag: drop a rectangle with a side under MIN_BOX_PX screen pixels, else hand it
+        to ``drawn``."""
         if self.state != "drag":
             return
         self.now = (x, y)
@@ -259,6 +292,8 @@ class _DrawTool(Tool):
         self.ask(rect)
 
     def ask(self, rect: Rect) -> None:
+        """Keep the shape as the preview and ask for its text in the inline editor; a non-empty
+        text goes to ``commit``, Escape or an empty text cancels."""
         self.state = "ask"
         self.canvas.refresh()
         self.canvas.ask_text(rect, "", self.placeholder, self._done, self.cancel)
@@ -270,9 +305,11 @@ class _DrawTool(Tool):
             self.commit(text.strip(), shape[0])
         self.canvas.refresh()
 
-    def commit(self, text: str, shape: Shape) -> None: ...
+    def commit(self, text: str, shape: Shape) -> None:
+        """Execute the command for the drawn ``shape`` with ``text``; nothing here (subclasses)."""
 
     def preview(self) -> list[Shape]:
+        """The polygon (following the mouse while open, else closed) or the dragged rectangle."""
         if self.points:
             pts = self.points + ([self.now] if self.state == "polygon" else [self.points[0]])
             return [Shape("preview", polygon_rect(pts), SELECTED_COLOR, polygon=tuple(pts))]
@@ -285,6 +322,8 @@ class PileTool(_DrawTool):
     placeholder = "pile label, Enter"
 
     def press(self, x, y, modifiers) -> None:
+        """A Shift-click (or any click while a polygon is open) adds a polygon vertex; else start
+        a rectangle drag. Ignored while the label is asked for."""
         if self.state == "ask":
             return
         if self.state == "polygon" or modifiers & Qt.ShiftModifier:
@@ -296,9 +335,12 @@ class PileTool(_DrawTool):
         super().press(x, y, modifiers)
 
     def double_click(self, x, y) -> None:
+        """Close an open polygon (see ``finish``)."""
         self.finish()
 
     def finish(self) -> bool:
+        """Close the open polygon and ask for its label (under 3 vertices cancels it); True when
+        a polygon was open."""
         if self.state != "polygon":
             return False
         if len(self.points) < 3:
@@ -307,6 +349,8 @@ class PileTool(_DrawTool):
         return True
 
     def commit(self, text: str, shape: Shape) -> None:
+        """Execute AddPile labelled ``text`` with the polygon, or the rectangle's four corners
+        (scene pixels rounded to 0.1)."""
         if shape.polygon:
             region = [[round(x, 1), round(y, 1)] for x, y in shape.polygon[:-1]]
         else:
@@ -321,6 +365,8 @@ class CardTool(_DrawTool):
     placeholder = "card text, Enter"
 
     def drawn(self, rect: Rect) -> None:
+        """Make ``rect`` the box of the first selected unplaced card (one EditCards, no question);
+        with none selected, ask for a new card's text."""
         unplaced = [c for c in self.session.selected_cards if c in self.canvas.overlay().unplaced]
         if not unplaced:
             self.ask(rect)
@@ -330,6 +376,8 @@ class CardTool(_DrawTool):
         self.canvas.refresh()
 
     def commit(self, text: str, shape: Shape) -> None:
+        """Execute AddCard with ``text``, the box and the pile whose region holds the box's
+        centre (none if no region does), then select the new card."""
         pile = ht.pile_at(self.canvas.overlay().piles, *ht.center(shape.rect))
         command = AddCard(self.session.item_id, text, pile=pile.label if pile else None, bbox=bbox_of(shape.rect))
         if self.session.execute(command):

@@ -267,12 +267,16 @@ class CanvasView(QGraphicsView):
 
     # -- events --------------------------------------------------------------------------------
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Zoom about the mouse (1.0015 per wheel unit, about 1.2x a notch) instead of scrolling."""
         delta = event.angleDelta().y() or event.pixelDelta().y()
         if delta:
             self.zoom_by(1.0015 ** delta, event.position())
         event.accept()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """+/= and -/_ zoom, F fits, 1 is actual size, Space held pans, Delete/Backspace deletes the
+        selected cards, Enter finishes and Escape cancels the tool's operation (an idle Escape is
+        ignored, for the window); other keys go to QGraphicsView."""
         key, mods = event.key(), event.modifiers() & ~Qt.KeypadModifier
         plain = mods in (Qt.NoModifier, Qt.ShiftModifier)
         if key in (Qt.Key_Plus, Qt.Key_Equal) and plain:
@@ -303,6 +307,7 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     def keyReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Releasing Space (not auto-repeat) ends pan mode; other keys go to QGraphicsView."""
         if event.key() == Qt.Key_Space and not event.isAutoRepeat():
             self._space = False
             self.viewport().unsetCursor()
@@ -311,6 +316,8 @@ class CanvasView(QGraphicsView):
         super().keyReleaseEvent(event)
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Take the focus; the middle button (or left with Space held) starts panning, the left
+        button goes to the tool's ``press`` in scene pixels; QGraphicsView never sees it."""
         self.setFocus(Qt.MouseFocusReason)
         button = event.button()
         if button == Qt.MiddleButton or (button == Qt.LeftButton and self._space):
@@ -323,6 +330,8 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Pan while panning, else feed the tool's ``move`` while the left button is down, else
+        set the tool's cursor for the point (not while Space is held)."""
         if self._pan is not None:
             self._scroll(event.position() - self._pan)
             self._pan = event.position()
@@ -334,6 +343,7 @@ class CanvasView(QGraphicsView):
             self.viewport().setCursor(self.tool().cursor_at(p.x(), p.y()))
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """End panning, or give a pressed left button's release to the tool's ``release``."""
         if self._pan is not None and event.button() in (Qt.MiddleButton, Qt.LeftButton):
             self._pan = None
             self.viewport().setCursor(Qt.OpenHandCursor if self._space else Qt.ArrowCursor)
@@ -344,26 +354,31 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Give a left double-click (not while Space is held) to the tool's ``double_click``."""
         if event.button() == Qt.LeftButton and not self._space:
             p = self._to_scene(event.position())
             self.tool().double_click(p.x(), p.y())
         event.accept()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Resize as usual, refit the photo if it was fitted, and move the inline editor along."""
         super().resizeEvent(event)
         if self._fitted:
             self.fit()
         self._editors.place()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt)
+        """Scroll as usual and move the inline editor along."""
         super().scrollContentsBy(dx, dy)
         self._editors.place()
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Paint as usual and count it in ``paint_count`` (tests, benchmarks)."""
         super().paintEvent(event)
         self.paint_count += 1
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt)
+        """Draw the overlay's legend (if any) in the viewport's top-right corner, unscaled."""
         legend = self.overlay().legend
         if legend:
             painter.save()

@@ -67,12 +67,15 @@ class RowsModel(QAbstractTableModel):
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        """Number of rows (0 under a valid parent: the table is flat)."""
         return 0 if parent.isValid() else len(self.rows)
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        """Number of HEADERS (0 under a valid parent)."""
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+        """Horizontal headers only: the HEADERS text, and the TIPS tooltip; None otherwise."""
         if orientation != Qt.Horizontal:
             return None
         if role == Qt.DisplayRole:

@@ -52,10 +52,13 @@ class FindingsModel(RowsModel):
         self.grey = QColor("#8A8A8A")
 
     def load(self) -> list:
+        """The current run's findings ([] without a current run)."""
         run = self.session.run()
         return list(run.findings) if run else []
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        """A finding's cell: text, code swatch (column 0), tooltip and id (IdRole); rejected rows
+        grey and struck out, a confirmed status bold; None otherwise."""
         if not index.isValid():
             return None
         f, column = self.rows[index.row()], index.column()
@@ -84,6 +87,7 @@ class _FindingsView(QTreeView):
     so Y, N, J, K, A and 1-6 reach the main window's review actions."""
 
     def keyboardSearch(self, search: str) -> None:  # noqa: N802 - Qt API
+        """Do nothing (no type-to-search), so review keys reach the main window."""
         pass
 
 

@@ -68,6 +68,8 @@ class _ThumbJob(QRunnable):
         self.path, self.size, self.bridge = path, size, bridge
 
     def run(self) -> None:
+        """On a pool thread: read ``path`` scaled to fit ``size`` (EXIF orientation applied) and
+        emit it through the bridge (a null image when unreadable; nothing if the panel is gone)."""
         reader = QImageReader(self.path)
         reader.setAutoTransform(True)
         image = QImage()
@@ -112,14 +114,18 @@ class ItemsModel(QAbstractListModel):
         return QIcon(pix)
 
     def reload(self) -> None:
+        """Read session.items() again (a model reset)."""
         self.beginResetModel()
         self.rows = self.session.items()
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        """Number of items (0 under a valid parent: the list is flat)."""
         return 0 if parent.isValid() else len(self.rows)
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        """Name and status line, thumbnail (requested on first use) or placeholder, a tooltip for an
+        unreadable photo, the item id (IdRole) and its ItemStatus (UserRole); None otherwise."""
         if not index.isValid():
             return None
         status = self.rows[index.row()]
@@ -195,11 +201,13 @@ class ItemsFilter(QSortFilterProxyModel):
         self.mode = 0
 
     def set_filter(self, text: str, mode: int) -> None:
+        """Keep rows whose name contains ``text`` (any case) and that pass FILTERS[``mode``]."""
         self.beginFilterChange()
         self.text, self.mode = text.strip().casefold(), mode
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+        """The row's name contains the filter text and its status passes the mode."""
         status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
         if status is None:
             return False

@@ -173,5 +173,6 @@ class LegendPanel(QWidget):
         return widget
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        """Qt's hint, widened to at least 320 px."""
         hint = super().sizeHint()
         return QSize(max(hint.width(), 320), hint.height())

@@ -81,6 +81,7 @@ class JsonHighlighter(QSyntaxHighlighter):
         ]
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
+        """Format every match of each rule in ``text``, in rule order (later rules win: keys last)."""
         for pattern, fmt in self.rules:
             it = pattern.globalMatch(text)
             while it.hasNext():

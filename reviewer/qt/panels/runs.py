@@ -77,9 +77,12 @@ class RunsModel(RowsModel):
     TIPS = _TIPS
 
     def load(self) -> list:
+        """The current item's scored runs."""
         return self.session.runs()
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        """A run's cell: text, sort key (SortRole), run id (IdRole), alignment, and tooltips for
+        a parse error, review progress and cards read; None otherwise."""
         if not index.isValid():
             return None
         run, column = self.rows[index.row()], index.column()
@@ -113,6 +116,7 @@ class RunsProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseInsensitive)
 
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
         a, b = left.data(SortRole), right.data(SortRole)
         try:
             return a < b

@@ -51,6 +51,7 @@ class ScoresModel(RowsModel):
     TIPS = _TIPS
 
     def load(self) -> list:
+        """(automatic verdict, reviewed verdict with the same key or None) per automatic verdict."""
         reviewed = {v.key(): v for v in self.session.verdicts(True)}
         return [(v, reviewed.get(v.key())) for v in self.session.verdicts(False)]
 
@@ -88,6 +89,8 @@ class ScoresModel(RowsModel):
         return v.verdict if v else None
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        """A cell's text and sort key (SortRole); verdict cells coloured with dark text, 'all' rows
+        and verdicts bold, numbers right-aligned; tooltips for verdict reasons and cards read."""
         if not index.isValid():
             return None
         row, column = index.row(), index.column()
@@ -120,6 +123,7 @@ class ScoresModel(RowsModel):
 
 class _Proxy(QSortFilterProxyModel):
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
         a, b = left.data(SortRole), right.data(SortRole)
         try:
             return a < b
