@@ -174,6 +174,20 @@ class EditCards(Command):
         return Effect(items={i for i, _ in self.before.values()})
 
 
+def move_to_next_pile(ground_truth, card_ids: Sequence[int], step: int = 1) -> Optional["EditCards"]:
+    """The command that puts cards ``card_ids`` of ``ground_truth`` in the
+    pile after (``step`` 1) or before (-1) the first card's pile, in pile
+    order (a card in no pile goes to the first or last). None when no card
+    is given or the item has no pile."""
+    labels = [p.label for p in ground_truth.piles]
+    cards = [c for c in ground_truth.cards if c.id in set(card_ids)]
+    if not cards or not labels:
+        return None
+    current = labels.index(cards[0].pile) if cards[0].pile in labels else (-1 if step > 0 else 0)
+    target = labels[(current + step) % len(labels)]
+    return EditCards({c.id: {"pile": target} for c in cards}, text=f"move {len(cards)} card(s) to pile '{target}'")
+
+
 class DeleteCards(Command):
     """Delete ground-truth cards; undo puts them back with the same ids."""
 

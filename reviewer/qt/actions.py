@@ -14,7 +14,7 @@ from functools import partial
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from reviewer.core.commands import DeleteCards, EditCards
+from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER
 
 #: Actions of card review only (disabled in adjudication mode).
@@ -58,20 +58,13 @@ def _delete(window) -> None:
 
 
 def _cycle_pile(window, step: int) -> None:
-    """Put the selected cards in the next (step 1) or previous (-1) pile of
-    the item, after the first selected card's pile; one undoable command."""
+    """G / Shift+G: the selected cards to the next / previous pile."""
     s = window.session
-    gt = s.ground_truth()
-    labels = [p.label for p in gt.piles]
-    cards = [c for c in gt.cards if c.id in s.selected_cards]
-    if not cards or not labels:
+    command = move_to_next_pile(s.ground_truth(), s.selected_cards, step)
+    if command is None:
         s.message.emit("select cards on an item with piles first")
         return
-    current = labels.index(cards[0].pile) if cards[0].pile in labels else -1
-    target = labels[(current + step) % len(labels)]
-    s.execute(EditCards({c.id: {"pile": target} for c in cards}, text=f"move card(s) to pile '{target}'"))
-    s.message.emit(f"{len(cards)} card(s) now in pile '{target}'")
-
+    s.execute(command)
 
 def build_actions(window) -> dict[str, QAction]:
     """Make every action of ``window`` (a MainWindow), put them in menus and

@@ -110,7 +110,6 @@ class MainWindow(QMainWindow):
         for signal in (session.projectChanged, session.findingsChanged):
             signal.connect(self._update_progress)
         session.projectChanged.connect(self._update_title)
-        session.itemChanged.connect(self._prefetch)
         self._restore()
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
@@ -152,12 +151,10 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Error: {text}", 15000)
 
     def _update_progress(self) -> None:
-        runs = self.session.all_runs()
-        findings = [f for r in runs for f in r.findings]
-        decided = sum(f.status.value != "proposed" for f in findings)
+        p = self.session.progress()
         self.progress_label.setText(
-            f"{self.session.reviewer} · findings decided {decided}/{len(findings)} · "
-            f"runs reviewed {sum(r.is_reviewed or not r.findings for r in runs)}/{len(runs)}")
+            f"{self.session.reviewer} · findings decided {p['decided']}/{p['findings']} · "
+            f"runs reviewed {p['runs_reviewed']}/{p['runs']}")
 
     def _update_title(self) -> None:
         p = self.session.project
@@ -165,15 +162,6 @@ class MainWindow(QMainWindow):
         if p:
             self._remember(p.path)
 
-    def _prefetch(self) -> None:
-        items = [s.item for s in self.session.items()]
-        ids = [i.id for i in items]
-        if self.session.item_id in ids:
-            k = ids.index(self.session.item_id)
-            near = [items[j] for j in (k - 1, k + 1) if 0 <= j < len(items)]
-            self.canvas.prefetch([p for p in (self.session.image_path(i) for i in near) if p])
-
-    # -- files --------------------------------------------------------------------------
     def open_dialog(self) -> None:
         """Ctrl+O: choose a project file to open (or create)."""
         path, _ = QFileDialog.getSaveFileName(self, "Open or create a project", "",

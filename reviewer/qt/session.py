@@ -134,7 +134,7 @@ class Session(QObject):
         """Every item with counts of ground-truth cards, runs and reviewed runs."""
         if self.project is None:
             return []
-        cards = dict(self.project.db.execute("SELECT item_id, count(*) FROM cards GROUP BY item_id").fetchall())
+        cards = repo.card_counts(self.project)
         out = []
         for item in repo.items(self.project):
             runs = [r for r in self._runs.values() if r.run["item_id"] == item.id]
@@ -175,6 +175,16 @@ class Session(QObject):
         item_id = self.item_id if item_id is None else item_id
         return [r for r in self._runs.values() if r.run["item_id"] == item_id]
 
+    def progress(self) -> dict[str, int]:
+        """Review progress of the project: findings, decided findings, runs,
+        and runs reviewed (every finding decided, or none to decide)."""
+        runs = list(self._runs.values())
+        findings = [f for r in runs for f in r.findings]
+        return {"findings": len(findings),
+                "decided": sum(f.status.value != "proposed" for f in findings),
+                "runs": len(runs),
+                "runs_reviewed": sum(r.is_reviewed or not r.findings for r in runs)}
+
     def all_runs(self) -> list[ScoredRun]:
         """Every scored run of the project."""
         return list(self._runs.values())
@@ -203,10 +213,8 @@ class Session(QObject):
         emit disputesChanged. Called on open and after an import."""
         self._verdicts = []
         if self.project is not None:
-            db = self.project.db
             try:
-                if db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() or \
-                        db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():
+                if judging.has_judging(self.project):
                     judge_stats.refresh_disputes(self.project)
                 self._verdicts = judging.verdicts(self.project)
             except (ProjectError, sqlite3.Error) as exc:
@@ -253,8 +261,7 @@ class Session(QObject):
         """{run id: its item's name} of every run (one query)."""
         if self.project is None:
             return {}
-        return dict(self.project.db.execute(
-            "SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
+        return repo.run_item_names(self.project)
 
     def run_by_id(self, run_id: Optional[int]) -> Optional[dict]:
         """A run row (reviewer.storage.repo.run_rows: item, prompt, model,

@@ -45,6 +45,13 @@ def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tu
     return cur.lastrowid, True
 
 
+def has_judging(project: Project) -> bool:
+    """True when the project has any verdict or dispute."""
+    db = project.db
+    return bool(db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone()
+                or db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone())
+
+
 def verdicts(project: Project, subject: Optional[str] = None) -> list[Verdict]:
     """Verdicts (of one subject, or all) in id order."""
     sql = f"SELECT {_VERDICT_COLS} FROM verdicts"

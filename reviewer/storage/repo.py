@@ -83,6 +83,16 @@ def item_by_name(project: Project, name: str) -> Optional[Item]:
     return Item(**rows[0]) if rows else None
 
 
+def card_counts(project: Project) -> dict[int, int]:
+    """{item id: number of ground-truth cards} of items that have any."""
+    return dict(project.db.execute("SELECT item_id, count(*) FROM cards GROUP BY item_id").fetchall())
+
+
+def run_item_names(project: Project) -> dict[int, str]:
+    """{run id: its item's name} of every run (one query)."""
+    return dict(project.db.execute("SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
+
+
 # -- ground truth ----------------------------------------------------------------
 def has_ground_truth(project: Project, item_id: int) -> bool:
     """True when the item has at least one ground-truth card."""
