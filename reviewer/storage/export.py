@@ -24,7 +24,8 @@ from reviewer.core.disputes import format_value
 from reviewer.storage import judging
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.judge_report import has_verdicts
-from reviewer.storage.judge_stats import agreement_rows, refresh_disputes
+from reviewer.core.agreement_table import agreement_rows
+from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 
 RUN_COLUMNS = {

@@ -53,7 +53,8 @@ from reviewer.core.judging import Dispute, DisputeKind, Method, Verdict
 from reviewer.core.report import markdown_table, md_text
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project
-from reviewer.storage.judge_stats import AgreementRow, agreement_rows, refresh_disputes, undecided_counts
+from reviewer.core.agreement_table import AgreementRow, agreement_rows, undecided_counts
+from reviewer.storage.judge_stats import refresh_disputes
 
 __all__ = [
     "DEFAULT_WEIGHTS",

@@ -51,7 +51,7 @@ from reviewer.core.calibration import (
 from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
-from reviewer.storage.judge_stats import agreement_rows
+from reviewer.core.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
 

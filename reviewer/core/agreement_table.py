@@ -1,0 +1,319 @@
+"""Agreement statistics of judge verdicts (issue 4), pure: :func:`agreement_rows`
+computes the agreement statistics as rows of
+(raters, dimension, statistic, value, n, note), shown by ``reviewer
+agreement``, ``reviewer report`` and exported as the ``agreement`` table.
+
+Raters. Every (judge, method) with verdicts on a dimension is a rater
+(display names from :func:`reviewer.core.disputes.rater_labels`); human
+raters are verdicts with method 'human' (judges 'annotator1', ..., 'gold');
+'adjudicated' is the rater whose values are the adjudications. A judge's
+value of a subject is its primary verdict
+(:func:`reviewer.core.disputes.primary_verdicts`: answer order 'ab' or the
+only one, latest repetition); the other order is used only for the
+position-swap statistics and the per-order accuracy.
+
+Ties and garbage. A pairwise 'tie' is a category like '1' and '2': a judge's
+'tie' agrees with a human 'tie'. A value that is missing or not on the scale
+(``None``: 'garbage', no parseable verdict) is *undecided*: it is never a
+category. Undecided verdicts are counted and reported in the note of every
+row, are left out of n for agreement and accuracy, and every accuracy
+(``agreement_with_human_majority``, ``agreement_with_adjudicated``,
+``accuracy_vs_gold``) has a second row ``<statistic>_undecided_wrong``
+that counts them as wrong (n includes them). The human majority is
+:func:`reviewer.core.agreement.majority` over the human raters other than
+'gold': when the annotators tie there is no majority and the item is
+skipped (counted as "without a reference" in the note).
+
+Statistics per dimension (and scale):
+
+* every pair of raters with subjects in common: ``percent_agreement``;
+  ``cohen_kappa`` (unweighted, categories in scale order); for ordinal
+  scales (1-5, A-F) also ``cohen_kappa_quadratic``; for numeric scales also
+  ``agreement_within_tolerance`` (share of pairs at most the scale's
+  tolerance apart, e.g. 4 vs 5 on 1-5 agrees).
+* ``krippendorff_alpha_<level>`` over all judges and humans (not
+  'adjudicated', which is derived from them), at the scale's LEVEL; and over
+  the humans other than 'gold' alone when there are two or more.
+* per pairwise judge with both answer orders: ``position_swap_consistency``
+  (share of items decided in both orders that agree; counts of flips, tie
+  mismatches and undecided per order in the note),
+  ``position_swap_consistency_undecided_inconsistent`` (undecided items count
+  as inconsistent), and ``cohen_kappa`` between the orders (raters
+  'judge [ab] vs judge [ba]').
+* per judge: ``agreement_with_human_majority``, ``agreement_with_adjudicated``
+  and ``accuracy_vs_gold``; the last per answer order ('judge [ab] vs gold',
+  'judge [ba] vs gold') and pooled over both orders ('judge [ab+ba] vs
+  gold': every verdict of either order counts once, LLMBar's average
+  accuracy when both orders are decided) when the judge used both orders,
+  else for its only order.
+"""
+
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Iterable, Optional, Sequence
+
+from reviewer.core.agreement import (
+    AgreementResult,
+    agreement_with_reference,
+    cohen_kappa,
+    krippendorff_alpha,
+    majority,
+    percent_agreement,
+    position_swap_consistency,
+)
+from reviewer.core.calibration import scale_labels
+from reviewer.core.disputes import (
+    GOLD,
+    NUMERIC_SCALES,
+    is_human,
+    latest_by_order,
+    natural_key,
+    primary_verdicts,
+    rater_key,
+    rater_labels,
+    value_of,
+)
+from reviewer.core.judging import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
+
+__all__ = ["ADJUDICATED", "AgreementRow", "agreement_rows", "undecided_counts"]
+
+#: The rater name of adjudicated values.
+ADJUDICATED = "adjudicated"
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """One agreement statistic.
+
+    ``raters``: 'A vs B' for two raters, 'judge' for one judge's own
+    consistency, comma-separated names for a set; ``dimension``: the
+    dimension, with the scale in brackets when one dimension is scored on
+    several scales; ``statistic``: the name (module docstring); ``value``:
+    the statistic, None when undefined (the note says why); ``n``: what it
+    rests on (pairs, items or pairable values); ``note``: counts of skipped,
+    undecided and tied items.
+    """
+
+    raters: str
+    dimension: str
+    statistic: str
+    value: Optional[float]
+    n: int
+    note: str = ""
+
+    def as_tuple(self) -> tuple:
+        """(raters, dimension, statistic, value, n, note)."""
+        return (self.raters, self.dimension, self.statistic, self.value, self.n, self.note)
+
+    def as_dict(self) -> dict:
+        """The row as a JSON-ready dict."""
+        return asdict(self)
+
+    def formatted(self, digits: int = 3) -> str:
+        """The value rounded, or 'undefined'."""
+        return "undefined" if self.value is None else f"{self.value:.{digits}f}"
+
+
+# ---------------------------------------------------------------------------
+# disputes
+
+
+def _value(r: AgreementResult) -> Optional[float]:
+    return r.value if r.defined else None
+
+
+def _note(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def agreement_rows(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()) -> list[AgreementRow]:
+    """The agreement statistics (module docstring) of ``verdicts`` and
+    ``adjudications``, grouped by dimension (sorted), then by statistic family
+    in the order listed there. No database access."""
+    vs = list(verdicts)
+    adj = {(a.subject, a.dimension): a.value for a in adjudications}
+    labels = rater_labels(vs)
+    groups: dict[tuple[str, Scale], list[Verdict]] = {}
+    for v in vs:
+        for d in v.scores:
+            groups.setdefault((d, v.scale), []).append(v)
+    scales_of: dict[str, set] = {}
+    for d, s in groups:
+        scales_of.setdefault(d, set()).add(s)
+    rows: list[AgreementRow] = []
+    for (dim, scale), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1].value)):
+        name = dim if len(scales_of[dim]) == 1 else f"{dim} [{scale.value}]"
+        rows += _dimension_rows(name, dim, scale, group, adj, labels)
+    return rows
+
+
+def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict], adj: dict,
+                    labels: dict) -> list[AgreementRow]:
+    rows: list[AgreementRow] = []
+    judges = [v for v in group if not is_human(v)]
+    humans = [v for v in group if is_human(v)]
+    # {rater label: {subject: value}}
+    judge_vals: dict[str, dict[str, Value]] = {}
+    for (subject, rater), v in primary_verdicts(judges).items():
+        judge_vals.setdefault(labels[rater], {})[subject] = value_of(v, dim)
+    human_vals: dict[str, dict[str, Value]] = {}
+    for (subject, rater), v in primary_verdicts(humans).items():
+        human_vals.setdefault(labels[rater], {})[subject] = value_of(v, dim)
+    subjects = {v.subject for v in group}
+    adj_vals = {s: normalise(adj[(s, dim)], scale) for s in subjects if (s, dim) in adj}
+    judge_names = sorted(judge_vals, key=natural_key)
+    human_names = sorted(human_vals, key=lambda h: (h == GOLD, natural_key(h)))
+    raters: dict[str, dict[str, Value]] = {**{j: judge_vals[j] for j in judge_names},
+                                           **{h: human_vals[h] for h in human_names}}
+    if adj_vals:
+        raters[ADJUDICATED] = adj_vals
+    observed = [x for vals in raters.values() for x in vals.values()]
+    cats = scale_labels(scale, observed)
+
+    # pairs of raters
+    for a, b in itertools.combinations(raters, 2):
+        common = sorted(set(raters[a]) & set(raters[b]), key=natural_key)
+        if not common:
+            continue
+        xa = [raters[a][s] for s in common]
+        xb = [raters[b][s] for s in common]
+        rows += _pair_rows(f"{a} vs {b}", name, scale, xa, xb, cats)
+
+    # Krippendorff's alpha
+    level = LEVEL[scale]
+    sets = [("all raters: " + ", ".join([*judge_names, *human_names]), [*judge_names, *human_names])]
+    annotators = [h for h in human_names if h != GOLD]
+    if len(annotators) >= 2:
+        sets.append(("humans: " + ", ".join(annotators), annotators))
+    for title, names in sets:
+        if len(names) < 2:
+            continue
+        units = sorted({s for n in names for s in raters[n]}, key=natural_key)
+        data = [[raters[n].get(s) for n in names] for s in units]
+        r = krippendorff_alpha(data, level, categories=cats if level != "interval" else None)
+        rows.append(AgreementRow(title, name, r.statistic, _value(r), r.n,
+                                 _note(r.note, f"{r.counts.get('pairable_units', 0)} of {len(units)} "
+                                               f"subjects have two or more values")))
+
+    # position swap per pairwise judge
+    latest = latest_by_order(judges)
+    by_judge: dict[str, dict[str, dict[str, Value]]] = {}
+    for (subject, rater, order), v in latest.items():
+        if order in ("ab", "ba"):
+            by_judge.setdefault(labels[rater], {}).setdefault(order, {})[subject] = value_of(v, dim)
+    for judge in sorted(by_judge, key=natural_key):
+        orders = by_judge[judge]
+        if set(orders) != {"ab", "ba"}:
+            continue
+        common = sorted(set(orders["ab"]) & set(orders["ba"]), key=natural_key)
+        if not common:
+            continue
+        ab = [orders["ab"][s] for s in common]
+        ba = [orders["ba"][s] for s in common]
+        if scale == Scale.WINNER:
+            r = position_swap_consistency(ab, ba)
+            c = r.counts
+            counts = (f"total={c['total']}, consistent={c['consistent']}, flipped={c['flipped']} "
+                      f"(first position won both {c['first_position_won_both']}, second "
+                      f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
+                      f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
+                      f"undecided_any={c['undecided_any']}")
+            rows.append(AgreementRow(judge, name, r.statistic, _value(r), r.n, _note(counts, r.note)))
+            total = c["total"]
+            rows.append(AgreementRow(judge, name, "position_swap_consistency_undecided_inconsistent",
+                                     c["consistent"] / total if total else None, total,
+                                     f"{c['undecided_any']} items undecided in an order counted as inconsistent"))
+        else:
+            r = percent_agreement(ab, ba)
+            rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, r.statistic, _value(r), r.n, r.note))
+        k = cohen_kappa(ab, ba, categories=cats)
+        rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note))
+
+    # judges against references
+    human_majority: dict[str, Value] = {}
+    tied = 0
+    if annotators:
+        for s in sorted({s for h in annotators for s in human_vals[h]}, key=natural_key):
+            labels_s = [human_vals[h].get(s) for h in annotators]
+            m = majority(labels_s)
+            if m is None and any(x is not None for x in labels_s):
+                tied += 1
+            human_majority[s] = m
+    gold = human_vals.get(GOLD, {})
+    references = []
+    if human_majority:
+        references.append(("human majority", "agreement_with_human_majority", human_majority,
+                           f"{tied} items without a human majority (annotators tied)" if tied else ""))
+    if adj_vals:
+        references.append((ADJUDICATED, "agreement_with_adjudicated", adj_vals, ""))
+    if gold:
+        references.append((GOLD, "accuracy_vs_gold", gold, ""))
+    for judge in judge_names:
+        for ref_name, statistic, ref, ref_note in references:
+            per_order = by_judge.get(judge, {})
+            if statistic == "accuracy_vs_gold" and set(per_order) == {"ab", "ba"}:
+                variants = [(f"{judge} [{o}] vs {ref_name}", [per_order[o]]) for o in ("ab", "ba")]
+                variants.append((f"{judge} [ab+ba] vs {ref_name}", [per_order["ab"], per_order["ba"]]))
+            else:
+                variants = [(f"{judge} vs {ref_name}", [judge_vals[judge]])]
+            for raters_name, val_sets in variants:
+                xs, refs = [], []
+                for vals in val_sets:
+                    common = sorted(set(vals) & set(ref), key=natural_key)
+                    xs += [vals[s] for s in common]
+                    refs += [ref[s] for s in common]
+                if not xs:
+                    continue
+                r = agreement_with_reference(xs, refs)
+                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note)
+    return rows
+
+
+def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: list) -> list[AgreementRow]:
+    out = []
+    p = percent_agreement(xa, xb)
+    out.append(AgreementRow(raters, name, p.statistic, _value(p), p.n, p.note))
+    k = cohen_kappa(xa, xb, categories=cats)
+    out.append(AgreementRow(raters, name, k.statistic, _value(k), k.n, k.note))
+    if LEVEL[scale] == "ordinal":
+        q = cohen_kappa(xa, xb, weights="quadratic", categories=cats)
+        out.append(AgreementRow(raters, name, q.statistic, _value(q), q.n, q.note))
+    if scale in NUMERIC_SCALES:
+        tol = TOLERANCE[scale]
+        pairs = [(float(x), float(y)) for x, y in zip(xa, xb) if x is not None and y is not None]
+        close = sum(1 for x, y in pairs if abs(x - y) <= tol)
+        out.append(AgreementRow(raters, name, "agreement_within_tolerance",
+                                close / len(pairs) if pairs else None, len(pairs),
+                                _note(f"tolerance {tol:g}", "" if pairs else "undefined: no complete pairs")))
+    return out
+
+
+def _accuracy_rows(raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str) -> list[AgreementRow]:
+    c = r.counts
+    counts = (f"correct={c['correct']}, incorrect={c['incorrect']}, undecided={c['undecided']}, "
+              f"no_reference={c['no_reference']}")
+    strict_n = c["correct"] + c["incorrect"] + c["undecided"]
+    return [
+        AgreementRow(raters, name, statistic, _value(r), r.n, _note(counts, ref_note, r.note)),
+        AgreementRow(raters, name, f"{statistic}_undecided_wrong",
+                     c["correct"] / strict_n if strict_n else None, strict_n,
+                     _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note)),
+    ]
+
+
+def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
+    """{judge display name: verdict dimensions without a usable value}:
+    how much garbage each judge produced (all orders and repetitions)."""
+    vs = list(verdicts)
+    labels = rater_labels(vs)
+    c: Counter = Counter()
+    for v in vs:
+        for d in v.scores:
+            if value_of(v, d) is None:
+                c[labels[rater_key(v)]] += 1
+    return c
+
