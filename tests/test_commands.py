@@ -103,3 +103,14 @@ def test_move_to_next_pile_cycles_in_pile_order():
     assert move_to_next_pile(gt, [3]).changes == {3: {"pile": "a"}}
     assert move_to_next_pile(gt, []) is None
     assert move_to_next_pile(GroundTruth(item="y", cards=[Card(id=1, text="t")]), [1]) is None
+
+
+def test_a_command_that_fails_midway_writes_nothing(setup):
+    """Several cards in one command: all or nothing."""
+    project, store, stack = setup
+    item = repo.item_by_name(project, "table-01")
+    cards = repo.ground_truth(project, item.id).cards
+    with pytest.raises(KeyError):
+        stack.push(EditCards({cards[0].id: {"text": "changed"}, 999_999: {"text": "no such card"}}), store)
+    assert repo.ground_truth(project, item.id).cards[0].text == cards[0].text
+    assert not stack.can_undo

@@ -9,6 +9,7 @@ The stack has no depth limit that matters in practice (default 100,000).
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -328,6 +329,13 @@ class Adjudicate(Command):
         return Effect(subjects={self.subject})
 
 
+def _atomic(store: Store):
+    """The store's transaction, so a command touching several rows is
+    written whole or not at all; a no-op for stores without one."""
+    begin = getattr(store, "transaction", None)
+    return begin() if begin is not None else contextlib.nullcontext()
+
+
 class UndoStack:
     """A linear undo history: push does a command; undo/redo walk it."""
 
@@ -338,8 +346,10 @@ class UndoStack:
 
     def push(self, command: Command, store: Store) -> Effect:
         """Do ``command`` and record it; clears the redo history. If doing
-        it raises, nothing is recorded."""
-        effect = command.do(store)
+        it raises, nothing is recorded (and, with a store that has
+        ``transaction()``, nothing of it is written)."""
+        with _atomic(store):
+            effect = command.do(store)
         self._done.append(command)
         if len(self._done) > self.limit:
             del self._done[0]
@@ -351,7 +361,8 @@ class UndoStack:
         if not self._done:
             return None
         command = self._done[-1]
-        effect = command.undo(store)
+        with _atomic(store):
+            effect = command.undo(store)
         self._undone.append(self._done.pop())
         return effect
 
@@ -360,7 +371,8 @@ class UndoStack:
         if not self._undone:
             return None
         command = self._undone[-1]
-        effect = command.do(store)
+        with _atomic(store):
+            effect = command.do(store)
         self._done.append(self._undone.pop())
         return effect
 

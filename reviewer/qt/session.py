@@ -373,15 +373,20 @@ class Session(QObject):
         """Re-score runs of items whose ground truth changed, reload the
         runs whose findings changed, and tell the views."""
         runs = set(effect.runs)
-        for item_id in effect.items:
-            self._gt.pop(item_id, None)
-            ids = [r.run["id"] for r in self.runs(item_id)]
-            if ids:
-                score_project(self.project, run_ids=ids)
-                runs.update(ids)
+        try:
+            for item_id in effect.items:
+                self._gt.pop(item_id, None)
+                ids = [r.run["id"] for r in self.runs(item_id)]
+                if ids:
+                    score_project(self.project, run_ids=ids)
+                    runs.update(ids)
+            if runs:
+                for r in scored_runs(self.project, runs):
+                    self._runs[r.run["id"]] = r
+        except (ProjectError, sqlite3.Error) as exc:
+            # the edit itself is written; only the derived scores lag behind
+            self.error.emit(f"the edit is saved, but re-scoring failed: {exc}")
         if runs:
-            for r in scored_runs(self.project, runs):
-                self._runs[r.run["id"]] = r
             live = {f.id for f in (self.run().findings if self.run() else [])}
             self.selected_findings = [i for i in self.selected_findings if i in live]
         for item_id in effect.items:

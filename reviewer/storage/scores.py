@@ -132,10 +132,16 @@ def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
     """Every scored run with facts, findings and automatic and reviewed
     metrics (runs never scored are left out); ``with_cards=False`` leaves the
     model cards out (faster, for the export)."""
-    runs = repo.run_rows(project, run_ids)
-    stored = {r[0]: (r[1], r[2]) for r in project.db.execute("SELECT run_id, facts, cards FROM run_scores")}
+    ids = None if run_ids is None else list(run_ids)
+    runs = repo.run_rows(project, ids)
+    sql, params = "SELECT run_id, facts, cards FROM run_scores", []
+    if ids is not None:
+        sql += f" WHERE run_id IN ({','.join('?' * len(ids))})"
+        params = ids
+    stored = {r[0]: (r[1], r[2]) for r in project.db.execute(sql, params)}
     by_run: dict[int, list[Finding]] = {}
-    for f in repo.findings(project):
+    for f in (repo.findings(project) if ids is None else
+              [f for run_id in ids for f in repo.findings(project, run_id)]):
         by_run.setdefault(f.run_id, []).append(f)
     out = []
     for run in runs:

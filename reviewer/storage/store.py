@@ -25,6 +25,10 @@ class ProjectStore:
         self.project = project
         self.actor = actor or default_actor()
 
+    def transaction(self):
+        """One transaction around a whole command (see UndoStack)."""
+        return self.project.transaction()
+
     # -- piles ------------------------------------------------------------------
     def add_pile(self, item_id: int, pile: Pile) -> int:
         """Insert a pile (keeping ``pile.id`` when given, for redo); its id."""
