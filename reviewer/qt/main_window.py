@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["items"]], [270], Qt.Horizontal)
         self.resizeDocks([self.docks["findings"]], [460], Qt.Horizontal)
         self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
+        self.resizeDocks([self.docks["runs"], self.docks["scores"]], [620, 980], Qt.Horizontal)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")

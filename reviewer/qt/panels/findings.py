@@ -20,12 +20,24 @@ from reviewer.qt.session import Session
 COLUMNS = ["code", "status", "ground truth", "model", "detail"]
 
 
-def pile_mapping_line(mapping: dict[str, Optional[str]]) -> str:
-    """'piles: left → left, right → (none)' (model pile → ground-truth pile)."""
+#: Model piles listed in the pile-mapping line before it is shortened.
+MAX_LISTED_PILES = 4
+
+
+def pile_mapping_line(mapping: dict[str, Optional[str]], short: bool = False) -> str:
+    """'piles (model → ground truth): left → left, right → (none)'. With
+    ``short`` and more than MAX_LISTED_PILES model piles, the mapped ones
+    and a count of the rest (the full line goes in the tooltip)."""
     if not mapping:
         return ""
-    pairs = ", ".join(f"{model or '(no pile)'} → {gt if gt is not None else '(none)'}"
-                      for model, gt in mapping.items())
+    items = list(mapping.items())
+    if short and len(items) > MAX_LISTED_PILES:
+        mapped = [(m, g) for m, g in items if g is not None]
+        rest = len(items) - len(mapped)
+        pairs = ", ".join(f"{m} → {g}" for m, g in mapped)
+        return (f"piles (model → ground truth): {pairs}; {rest} more model pile(s) map to none "
+                f"(hover for all)")
+    pairs = ", ".join(f"{model or '(no pile)'} → {gt if gt is not None else '(none)'}" for model, gt in items)
     return f"piles (model → ground truth): {pairs}"
 
 
@@ -164,8 +176,9 @@ class FindingsPanel(QWidget):
             self.model.reload()
         finally:
             self._syncing = False
-        line = pile_mapping_line(run.facts.pile_mapping) if run else ""
+        line = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
         self.piles_label.setText(line)
+        self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
         self.piles_label.setVisible(bool(line))
         if run is None:
             empty = "no run selected"
