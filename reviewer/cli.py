@@ -158,7 +158,8 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
         return
     header, rows = verdict_grid(vs)
     unscored = sorted({r.run["prompt"] for r in runs if r.run["schema"] == AnswerSchema.FREE.value})
-    click.echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}; "
+    basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
+    click.echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
                f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
     click.echo(text_table(header, rows) if rows else "no scored prompt")
     if unscored:

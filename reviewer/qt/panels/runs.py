@@ -46,8 +46,17 @@ def _json_cell(run: ScoredRun) -> str:
     return "✓" if run.facts.json_valid else "✗"
 
 
+def _both(auto: str, reviewed: str) -> str:
+    return auto if reviewed == auto else f"{auto} → {reviewed}"
+
+
+def _num(value: Optional[float]) -> float:
+    return -1.0 if value is None else value
+
+
 def cell(run: ScoredRun, column: int) -> tuple[str, Any]:
-    """(display text, sort key) of one cell; None sorts first."""
+    """(display text, sort key) of one cell: automatic figures, shown as
+    'automatic → reviewed' where review changed them; None sorts first."""
     scored = run.facts.scored
     if column == 0:
         return run.run["prompt"], run.run["prompt"].casefold()
@@ -55,14 +64,19 @@ def cell(run: ScoredRun, column: int) -> tuple[str, Any]:
         return run.run["model"], run.run["model"].casefold()
     if column == 2:
         return str(run.run["repetition"]), run.run["repetition"]
+    auto, rev = run.auto, run.reviewed
     if column == 3:
-        value = run.auto.text_accuracy if scored else None
-        return pct(value), -1.0 if value is None else value
+        if not scored:
+            return "-", -1.0
+        return _both(pct(auto.text_accuracy), pct(rev.text_accuracy)), _num(auto.text_accuracy)
     if column == 4:
-        value = run.auto.spatial_accuracy if scored else None
-        return pct(value), -1.0 if value is None else value
+        if not scored:
+            return "-", -1.0
+        return _both(pct(auto.spatial_accuracy), pct(rev.spatial_accuracy)), _num(auto.spatial_accuracy)
     if column == 5:
-        return (str(run.auto.hallucinations), run.auto.hallucinations) if scored else ("-", -1)
+        if not scored:
+            return "-", -1
+        return _both(str(auto.hallucinations), str(rev.hallucinations)), auto.hallucinations
     if column == 6:
         text = _json_cell(run)
         return text, {"✓": 3, "repaired": 2, "✗": 1}.get(text, 0)
