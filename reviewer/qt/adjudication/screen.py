@@ -126,8 +126,14 @@ class DisputeScreen(QWidget):
         d = self.dispute = s.dispute()
         if d is None:
             self.verdicts, self.names, self.dims = [], [], []
-            self.header.setText("No dispute selected" if s.disputes() else
-                                "No disputes: import judge verdicts (e.g. reviewer import PROJECT FOLDER)")
+            if s.disputes():
+                text = "No dispute selected"
+            elif s.judge_verdicts():
+                text = ("No disputes: the judges agree within tolerance, or there is one judge and no "
+                        "human label or metric to compare it with")
+            else:
+                text = "No disputes: import judge verdicts (e.g. reviewer import PROJECT FOLDER)"
+            self.header.setText(text)
             self.detail.setText("")
             for box in (self.input_box, *self.output_boxes):
                 box.show_text(box.title.text(), "")
