@@ -228,7 +228,11 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Save geometry and dock layout (in review mode) and close the session, then close."""
+        """Keep a card text being typed, save geometry and dock layout (in
+        review mode) and close the session, then close."""
+        editor = self.canvas.inline_editor()
+        if editor is not None:  # a card text being typed is kept, as on leaving the editor
+            editor.finish(editor.text())
         self.set_mode("review")  # the saved layout is the card-review one
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())

@@ -84,10 +84,13 @@ class Session(JudgingMixin, QObject):
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
         """Open a project file; emits error and returns False on failure."""
+        project = None
         try:
             project = open_project(path, create=create)
             score_project(project, only_stale=True)
-        except ProjectError as exc:
+        except (ProjectError, sqlite3.Error) as exc:
+            if project is not None:
+                project.close()
             self.error.emit(str(exc))
             return False
         if self.project is not None:
