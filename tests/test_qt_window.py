@@ -246,3 +246,19 @@ def test_escape_in_the_card_editor_keeps_the_card_tool(qtbot, window):
     assert editor is not None
     qtbot.keyClick(editor, Qt.Key_Escape)
     assert canvas.inline_editor() is None and s.tool == "card"
+
+
+def test_a_project_reopens_where_the_reviewer_left_off(qtbot, tmp_path):
+    from reviewer.qt.session import Session
+
+    s = Session("ann")
+    assert s.open(tmp_path / "p.db", create=True)
+    s.import_source(SAMPLES, model="m")
+    target = next(r.run["id"] for r in s.all_runs() if r.run["item"] == "table-02"
+                  and r.run["prompt"] == "bounding-boxes" and r.run["repetition"] == 3)
+    s.set_run(target)
+    s.close()
+    again = Session("ann")
+    assert again.open(tmp_path / "p.db")
+    assert again.run_id == target and again.item().name == "table-02"
+    again.close()

@@ -105,9 +105,11 @@ class Session(JudgingMixin, QObject):
         self.refresh_disputes()
         self.projectChanged.emit()
         self.undoChanged.emit()
-        items = self.items()
-        if items:
-            self.set_item(items[0].item.id)
+        last = self.project.meta("view.run")
+        if last and last.isdigit() and int(last) in self._runs:
+            self.set_run(int(last))  # where the reviewer left off
+        elif self.items():
+            self.set_item(self.items()[0].item.id)
         return True
 
     def import_source(self, source: Path, model: Optional[str] = None) -> Optional[ImportReport]:
@@ -232,11 +234,22 @@ class Session(JudgingMixin, QObject):
             self.selected_cards = []
             self.itemChanged.emit()
         self.run_id = run_id
+        if run is not None and self.project is not None:
+            self._remember_run(run_id)
         self.convention_override = None
         self.selected_findings = [run.findings[0].id] if run and run.findings else []
         self.runChanged.emit()
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()
+
+    def _remember_run(self, run_id: int) -> None:
+        """Keep the current run in the project (meta 'view.run'), so the
+        project opens where the reviewer left off; a locked file just skips it."""
+        try:
+            with self.project.transaction():
+                self.project.set_meta("view.run", str(run_id))
+        except (ProjectError, sqlite3.Error):
+            pass
 
     def select_findings(self, ids: list[int]) -> None:
         """Select findings of the current run."""
