@@ -279,3 +279,11 @@ def test_odd_run_names_and_huge_images_do_not_stop_an_import(project, tmp_path):
     assert ("x_p_20251399-101200.txt", "name is not <image>_<prompt>_<timestamp> with a known image and prompt") \
         in report.skipped
     assert any(n.startswith("bomb.png: cannot read image") for n in report.notes)
+
+
+def test_naming_the_model_later_renames_the_unknown_runs(project):
+    import_source(project, SAMPLES)  # no model: 'unknown'
+    again = import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    assert "runs" not in again.added
+    models = {r[0] for r in project.db.execute("select distinct model from runs")}
+    assert models == {"vlm"}

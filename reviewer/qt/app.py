@@ -138,12 +138,15 @@ def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Opti
         _wait_until_ready(window, app)
         window.canvas.fit()
         app.processEvents()
+        if window.errors:  # nothing worth a picture: say why instead
+            window.close()
+            for text in window.errors:
+                print(f"Error: {text}", file=sys.stderr)
+            return 1
         ok = window.grab().save(str(screenshot))
         window.close()
         print(f"saved {screenshot}" if ok else f"could not save {screenshot}")
-        for text in window.errors:
-            print(f"Error: {text}", file=sys.stderr)
-        return 0 if ok and not window.errors else 1
+        return 0 if ok else 1
     window.show()
     QTimer.singleShot(0, window.canvas.fit)
     return app.exec()

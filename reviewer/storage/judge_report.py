@@ -382,7 +382,8 @@ def _label(x) -> str:
 
 def judge_report_csv(report: JudgeReport) -> str:
     """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
-    decimals, empty when none)."""
+    decimals, empty when none), then, after a blank line, the agreement
+    table (raters, dimension, statistic, value, n, note)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(VERDICT_HEADER)
@@ -390,4 +391,10 @@ def judge_report_csv(report: JudgeReport) -> str:
     for r in report.verdict_rows:
         writer.writerow([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
                          f(r.avg_score), f(r.rules_score), f(r.gt_score)])
+    if report.agreement:
+        buf.write("\n")
+        writer.writerow(["raters", "dimension", "statistic", "value", "n", "note"])
+        for a in report.agreement:
+            writer.writerow([a.raters, a.dimension, a.statistic, "" if a.value is None else f"{a.value:.6f}",
+                             a.n, a.note])
     return buf.getvalue()

@@ -247,6 +247,22 @@ def add_run(
     return cur.lastrowid, "added"
 
 
+def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str,
+                        actor: Optional[str] = None) -> bool:
+    """When the same file was imported before without a model name (model
+    'unknown'), give that run ``model`` instead of adding it again (audited).
+    Returns True when a run was renamed."""
+    row = project.db.execute(
+        "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ? "
+        "AND model = 'unknown'", [item_id, prompt_id, source, sha256_text(output)]).fetchone()
+    if not row or model == "unknown":
+        return False
+    with project.transaction():
+        project.db.execute("UPDATE runs SET model = ? WHERE id = ?", [model, row[0]])
+        project.audit("update", "runs", row[0], {"model": "unknown"}, {"model": model}, actor)
+    return True
+
+
 def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[dict]:
     """Runs joined with item and prompt: id, item_id, item, prompt_id, prompt,
     schema, model, repetition, output, timestamp; by item, prompt, model,

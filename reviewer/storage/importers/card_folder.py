@@ -190,6 +190,11 @@ def _import_runs(project: Project, folder: Path, item_ids: dict[str, int], promp
         parsed.append((split[2] or "", split, path))
     for _, (image, prompt, stamp), path in sorted(parsed, key=lambda t: (t[0], t[2].name)):
         output = path.read_text(encoding="utf-8", errors="replace")
+        if options.model and repo.adopt_default_model(project, item_ids[image], prompt_ids[prompt], path.name,
+                                                      output, options.model, options.actor):
+            report.notes.append(f"{path.name}: run recorded for model 'unknown' now names '{model}'")
+            report.count("runs", False)
+            continue
         run_id, status = repo.add_run(project, item_ids[image], prompt_ids[prompt], model, output,
                                       timestamp=stamp, source=path.name, actor=options.actor,
                                       any_model=not options.model)
