@@ -1,17 +1,14 @@
-"""The canvas: the current item's photo with every overlay, zoom, pan and
-the ground-truth drawing tools.
-
-The view holds no domain state: it observes the session, draws the overlay
-model built from it (overlay.py) with one scene item (painting.py), and the
-mouse tools (tools.py) end every edit in one ``session.execute`` command.
-Scene coordinates are upright image pixels.
-"""
+"""The canvas: the current item's photo with every overlay, zoom, pan and the
+ground-truth drawing tools. It holds no domain state: it observes the session,
+draws the overlay model (overlay.py) with one scene item (painting.py), and the
+mouse tools (tools.py) end every edit in one command. Scene coordinates are
+upright image pixels."""
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QTimer, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
@@ -95,17 +92,12 @@ class CanvasView(QGraphicsView):
         return self._model
 
     def _overlay_for_paint(self) -> Optional[Overlay]:
-        """The overlay to paint; right after the item changed, None (the
-        photo paints first) and the overlay is built on the next turn."""
+        """None right after the item changed (the photo paints first; the overlay follows next turn)."""
         if self._model is None and self._defer_overlay:
             self._defer_overlay = False
-            QTimer.singleShot(0, self._build_deferred)
+            QTimer.singleShot(0, lambda: (self.overlay(), self.overlay_item.update()))
             return None
         return self.overlay()
-
-    def _build_deferred(self) -> None:
-        self.overlay()
-        self.overlay_item.update()
 
     def predicted_rects(self) -> list[QRectF]:
         """The current run's predicted boxes in scene pixels, as drawn."""

@@ -21,7 +21,7 @@ import html
 import importlib
 from typing import Any, Optional
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
 
 #: Item-data role holding a row's domain id (item, run, finding or card id).
 IdRole = Qt.UserRole + 1
@@ -40,7 +40,26 @@ _PANELS = {
     "SHORTCUTS": "shortcuts",
 }
 
-__all__ = ["IdRole", "SortRole", "RowsModel", "plain_tooltip", *_PANELS]
+__all__ = ["IdRole", "SortRole", "RowsModel", "SortProxy", "plain_tooltip", *_PANELS]
+
+
+class SortProxy(QSortFilterProxyModel):
+    """Sorts by the SortRole keys (numbers as numbers) and filters on every
+    column, case-insensitively."""
+
+    def __init__(self, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.setSortRole(SortRole)
+        self.setFilterKeyColumn(-1)
+        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+
+    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+        """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
+        a, b = left.data(SortRole), right.data(SortRole)
+        try:
+            return a < b
+        except TypeError:
+            return str(a) < str(b)
 
 
 class RowsModel(QAbstractTableModel):

@@ -10,15 +10,13 @@ from typing import Any, Optional
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
-    QObject,
-    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import AnswerSchema, Status
 from reviewer.core.report import pct
-from reviewer.qt.panels import RowsModel, IdRole, SortRole, plain_tooltip
+from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.storage.scores import ScoredRun
 
@@ -120,22 +118,8 @@ class RunsModel(RowsModel):
         return None
 
 
-class RunsProxy(QSortFilterProxyModel):
-    """Sorts by SortRole (so numbers sort as numbers), filters on any column."""
-
-    def __init__(self, parent: Optional[QObject] = None):
-        super().__init__(parent)
-        self.setSortRole(SortRole)
-        self.setFilterKeyColumn(-1)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
-
-    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
-        """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
-        a, b = left.data(SortRole), right.data(SortRole)
-        try:
-            return a < b
-        except TypeError:
-            return str(a) < str(b)
+class RunsProxy(SortProxy):
+    """Sorting and filtering of the runs table."""
 
 
 class RunsPanel(QWidget):

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Verdict
 from reviewer.core.report import pct
-from reviewer.qt.panels import RowsModel, SortRole, plain_tooltip
+from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 
 COLUMNS = ["prompt", "item", "runs", "text auto", "text reviewed", "spatial", "halluc runs",
@@ -121,16 +121,6 @@ class ScoresModel(RowsModel):
         return None
 
 
-class _Proxy(QSortFilterProxyModel):
-    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
-        """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
-        a, b = left.data(SortRole), right.data(SortRole)
-        try:
-            return a < b
-        except TypeError:
-            return str(a) < str(b)
-
-
 class ScoresPanel(QWidget):
     """The T-P1 verdict table (see module doc)."""
 
@@ -138,7 +128,7 @@ class ScoresPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.model = ScoresModel(session, self)
-        self.proxy = _Proxy(self)
+        self.proxy = SortProxy(self)
         self.proxy.setSourceModel(self.model)
         self.view = QTableView()
         self.view.setModel(self.proxy)
