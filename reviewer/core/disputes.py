@@ -54,6 +54,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.agreement import majority
 from reviewer.core.judging import TOLERANCE, Dispute, DisputeKind, Method, Scale, Value, Verdict, normalise
+from reviewer.core.text import natural_key
 
 __all__ = [
     "GOLD",
@@ -243,12 +244,6 @@ def issue_problems(texts: Iterable[Any], patterns: Sequence[IssuePattern] = ISSU
 
 # ---------------------------------------------------------------------------
 # helpers shared with agreement and calibration
-
-
-def natural_key(text: str) -> tuple:
-    """Sort key that orders 'pair:2:3' before 'pair:10:11' (digit runs as
-    numbers)."""
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text) if t)
 
 
 def is_human(v: Verdict) -> bool:

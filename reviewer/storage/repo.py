@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any, Iterable, Optional
 
 from reviewer.core.models import (
@@ -24,6 +23,7 @@ from reviewer.core.models import (
     Source,
     Status,
 )
+from reviewer.core.text import natural_key
 from reviewer.storage.db import Project, default_actor, now
 
 _FINDING_COLUMNS = (
@@ -63,17 +63,10 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
     return item_id, True
 
 
-def natural_key(name: str) -> tuple:
-    """Sort key that orders the numbers in names as numbers: pandalm-2
-    before pandalm-10."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
-                 for part in re.split(r"(\d+)", name))
-
-
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
     rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text FROM items")
-    return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name))
+    return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
 
 def item_by_name(project: Project, name: str) -> Optional[Item]:
