@@ -40,7 +40,17 @@ _PANELS = {
     "SHORTCUTS": "shortcuts",
 }
 
-__all__ = ["IdRole", "SortRole", "RowsModel", "SortProxy", "plain_tooltip", *_PANELS]
+__all__ = ["IdRole", "SortRole", "RowsModel", "SortProxy", "plain_tooltip", "row_of", *_PANELS]
+
+
+def row_of(model, row_id) -> QModelIndex:
+    """The index in column 0 of ``model`` whose IdRole is ``row_id``, or an
+    invalid index (a row filtered out, or none)."""
+    for row in range(model.rowCount()):
+        index = model.index(row, 0)
+        if index.data(IdRole) == row_id:
+            return index
+    return QModelIndex()
 
 
 class SortProxy(QSortFilterProxyModel):

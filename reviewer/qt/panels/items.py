@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.panels import IdRole, plain_tooltip, row_of
 from reviewer.qt.session import ItemStatus, Session
 
 THUMB = QSize(72, 54)
@@ -291,12 +291,7 @@ class ItemsPanel(QWidget):
         """Select the session's current item (if it passes the filter)."""
         self._syncing = True
         try:
-            target = QModelIndex()
-            for row in range(self.proxy.rowCount()):
-                index = self.proxy.index(row, 0)
-                if index.data(IdRole) == self.session.item_id:
-                    target = index
-                    break
+            target = row_of(self.proxy, self.session.item_id)
             if target.isValid():
                 self.view.setCurrentIndex(target)
                 self.view.scrollTo(target)

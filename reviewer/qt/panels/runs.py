@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableV
 
 from reviewer.core.models import AnswerSchema, Status
 from reviewer.core.report import pct
-from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip
+from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip, row_of
 from reviewer.qt.session import Session
 from reviewer.storage.scores import ScoredRun
 
@@ -185,11 +185,7 @@ class RunsPanel(QWidget):
 
     def row_of(self, run_id: Optional[int]) -> QModelIndex:
         """The view index of a run (invalid when absent or filtered out)."""
-        for row in range(self.proxy.rowCount()):
-            index = self.proxy.index(row, 0)
-            if index.data(IdRole) == run_id:
-                return index
-        return QModelIndex()
+        return row_of(self.proxy, run_id)
 
     def follow(self) -> None:
         """Select the session's current run."""
