@@ -21,10 +21,9 @@ from __future__ import annotations
 import io
 
 import math
-import os
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence
 from xml.sax.saxutils import escape
 
 from reviewer.core.calibration import EXPECTED_DISTRIBUTION, SCORES
@@ -47,7 +46,6 @@ _GRID = "#BBBBBB"
 _FONT = 13
 _TITLE_FONT = 15
 
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 # ---------------------------------------------------------------------------

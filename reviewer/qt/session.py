@@ -141,12 +141,12 @@ class Session(JudgingMixin, QObject):
         if self.project is None:
             return []
         cards = repo.card_counts(self.project)
-        out = []
-        for item in repo.items(self.project):
-            runs = [r for r in self._runs.values() if r.run["item_id"] == item.id]
-            out.append(ItemStatus(item, cards.get(item.id, 0), len(runs), sum(r.is_reviewed or not r.findings
-                                                                               for r in runs)))
-        return out
+        runs: dict[int, list[ScoredRun]] = {}
+        for r in self._runs.values():  # one pass, not one per item
+            runs.setdefault(r.run["item_id"], []).append(r)
+        return [ItemStatus(item, cards.get(item.id, 0), len(runs.get(item.id, [])),
+                           sum(r.is_reviewed or not r.findings for r in runs.get(item.id, [])))
+                for item in repo.items(self.project)]
 
     def item(self) -> Optional[Item]:
         """The current item."""
