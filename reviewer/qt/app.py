@@ -118,7 +118,7 @@ def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         app.processEvents()
-        if getattr(window.canvas, "is_ready", lambda: True)():
+        if window.canvas.is_ready():
             break
         time.sleep(0.02)
     for _ in range(10):
