@@ -1,4 +1,4 @@
-"""Benchmark: Krippendorff's alpha of reviewer.core.agreement vs a pairwise baseline.
+"""Benchmark: Krippendorff's alpha of reviewer.core.judging.agreement vs a pairwise baseline.
 
 Data: 100,000 units x 5 raters, ordinal ratings 1-5 drawn around a per-unit
 "true" value (so alpha is well above 0), about 10 % of cells missing, fixed
@@ -33,7 +33,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.agreement import krippendorff_alpha
+from reviewer.core.judging.agreement import krippendorff_alpha
 
 SEED = 20250314
 RATERS = 5

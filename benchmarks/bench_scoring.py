@@ -1,4 +1,4 @@
-"""Benchmark: scored runs per second of reviewer.core.scoring.score_run.
+"""Benchmark: scored runs per second of reviewer.core.cards.scoring.score_run.
 
 Measures parse + match + classify (T-P5 steps 1-5) of one run, on one core,
 for 10-card and 60-card runs answered in the ``piles`` schema and in the
@@ -52,8 +52,8 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
-from reviewer.core.prompts import prompt_example
-from reviewer.core.scoring import score_run
+from reviewer.core.cards.prompts import prompt_example
+from reviewer.core.cards.scoring import score_run
 from reviewer.core.text import normalize
 
 TARGET_RUNS_PER_S = 5000.0  # 10-card runs per second, one core

@@ -19,9 +19,9 @@ from typing import Optional
 import click
 
 from reviewer import __version__
-from reviewer.core.judging import DisputeKind
+from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.core.models import AnswerSchema, BoxConvention
-from reviewer.core.report import (
+from reviewer.core.cards.report import (
     findings_per_code,
     markdown_table,
     text_table,

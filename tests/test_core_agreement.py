@@ -1,4 +1,4 @@
-"""reviewer.core.agreement: percent agreement, Cohen's kappa, Krippendorff's
+"""reviewer.core.judging.agreement: percent agreement, Cohen's kappa, Krippendorff's
 alpha, position-swap consistency, agreement with a reference, majority.
 
 Known values come from textbook examples (cited at each test); properties are
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from reviewer.core.agreement import (
+from reviewer.core.judging.agreement import (
     AgreementResult,
     agreement_with_reference,
     cohen_kappa,

@@ -1,4 +1,4 @@
-"""reviewer.core.boxes: convention detection, requested convention, to_pixels, iou."""
+"""reviewer.core.cards.boxes: convention detection, requested convention, to_pixels, iou."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from reviewer.core.boxes import detect_convention, iou, requested_convention, scale_of, to_pixels
+from reviewer.core.cards.boxes import detect_convention, iou, requested_convention, scale_of, to_pixels
 from reviewer.core.models import BBox, BoxConvention
 
 UNIT, GRID, PIX = BoxConvention.UNIT, BoxConvention.GRID1000, BoxConvention.PIXELS

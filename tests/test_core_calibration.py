@@ -1,4 +1,4 @@
-"""reviewer.core.calibration and reviewer.core.charts: score distributions,
+"""reviewer.core.judging.calibration and reviewer.core.judging.charts: score distributions,
 the inflation rule, confusion matrices, SVG and PNG charts."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from PIL import Image
 
-from reviewer.core import charts
-from reviewer.core.calibration import (
+from reviewer.core.judging import charts
+from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
     confusion_matrix,
@@ -19,7 +19,7 @@ from reviewer.core.calibration import (
     scale_labels,
     score_distribution,
 )
-from reviewer.core.judging import Adjudication, Method, Scale, Verdict
+from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
 
 _ids = itertools.count(1)
 SVG = "{http://www.w3.org/2000/svg}"

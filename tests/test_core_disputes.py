@@ -1,4 +1,4 @@
-"""reviewer.core.disputes: every dispute kind found with the right severity,
+"""reviewer.core.judging.disputes: every dispute kind found with the right severity,
 and not found within tolerance."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from reviewer.core.disputes import (
+from reviewer.core.judging.disputes import (
     METRIC_PROBLEMS,
     MetricProblem,
     find_disputes,
@@ -16,7 +16,7 @@ from reviewer.core.disputes import (
     primary_verdicts,
     severity_of,
 )
-from reviewer.core.judging import DisputeKind, Method, Scale, Verdict
+from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 
 _ids = itertools.count(1)
 

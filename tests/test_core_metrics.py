@@ -1,4 +1,4 @@
-"""reviewer.core.metrics: run metrics (auto and reviewed) and T-P1 verdicts."""
+"""reviewer.core.cards.metrics: run metrics (auto and reviewed) and T-P1 verdicts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from reviewer.core.metrics import prompt_verdict, prompt_verdicts, run_metrics, verdict_of
+from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts, run_metrics, verdict_of
 from reviewer.core.models import (
     AnswerSchema,
     Card,
@@ -20,7 +20,7 @@ from reviewer.core.models import (
     Status,
     Verdict,
 )
-from reviewer.core.scoring import score_run
+from reviewer.core.cards.scoring import score_run
 
 CONFIG = ScoringConfig()
 PROMPT = Prompt(name="piles", schema=AnswerSchema.PILES)

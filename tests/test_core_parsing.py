@@ -1,4 +1,4 @@
-"""reviewer.core.parsing: the answer out of raw model text (T-P5 step 1)."""
+"""reviewer.core.cards.parsing: the answer out of raw model text (T-P5 step 1)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from reviewer.core.models import AnswerSchema, BBox, ModelCard
-from reviewer.core.parsing import json_objects, line_col, parse_answer
+from reviewer.core.cards.parsing import json_objects, line_col, parse_answer
 
 PILES, CARDS, FREE = AnswerSchema.PILES, AnswerSchema.CARDS, AnswerSchema.FREE
 

@@ -1,4 +1,4 @@
-"""reviewer.core.prompts: schema and box convention read from a prompt's text.
+"""reviewer.core.cards.prompts: schema and box convention read from a prompt's text.
 
 The prompt texts are written for these tests (in the style of card-reading
 prompts), not copied from any data set.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from reviewer.core.models import AnswerSchema, BoxConvention
-from reviewer.core.prompts import infer_schema, prompt_example, prompt_from_text
+from reviewer.core.cards.prompts import infer_schema, prompt_example, prompt_from_text
 
 PILES_PROMPT = (
     "These cards lie on a table in a few groups. Read each card and say which "

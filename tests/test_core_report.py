@@ -1,6 +1,6 @@
 """Markdown renderings keep untrusted text inert."""
 
-from reviewer.core.report import markdown_table, md_text
+from reviewer.core.cards.report import markdown_table, md_text
 
 
 def test_html_in_untrusted_text_is_escaped():

@@ -1,4 +1,4 @@
-"""reviewer.core.scoring: matching and T-P5 classification of one run."""
+"""reviewer.core.cards.scoring: matching and T-P5 classification of one run."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
-from reviewer.core.scoring import map_piles, match_cards, score_run, similarity_matrix
+from reviewer.core.cards.scoring import map_piles, match_cards, score_run, similarity_matrix
 from reviewer.core.text import normalize
 
 PILES_PROMPT = Prompt(name="piles", schema=AnswerSchema.PILES)

@@ -1,4 +1,4 @@
-"""reviewer.core.spans: span-labeling judge results and the statistics of a
+"""reviewer.core.spans.snapshots: span-labeling judge results and the statistics of a
 snapshot's summary block (span-labeling-evaluation-design.md, properties 5
 and 6), on invented results and on the real baseline snapshot."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from reviewer.core import spans
+from reviewer.core.spans import snapshots as spans
 from tests.conftest import shared
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.core.judging import Method, Scale
+from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.storage import judging, repo
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.failter import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviewer.core.judging import Method, Scale
+from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.storage import judging, repo
 from reviewer.storage.importers import detect_format, import_source
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.core.judging import Method, Scale
+from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.storage import judging, repo
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from reviewer.storage.importers.rubric import judge_fields

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.core import spans
-from reviewer.core.judging import Method, Scale
+from reviewer.core.spans import snapshots as spans
+from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.core.models import Item
 from reviewer.storage import judging, repo
 from reviewer.storage.importers import detect_format, import_source

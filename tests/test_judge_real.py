@@ -22,7 +22,7 @@ from collections import Counter
 
 import pytest
 
-from reviewer.core.judging import DisputeKind
+from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.storage import repo
 from reviewer.storage.importers import FORMATS, ImportOptions, import_source
 from reviewer.storage.judge_stats import agreement_table, refresh_disputes

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.core.agreement import krippendorff_alpha
-from reviewer.core.judging import Adjudication, DisputeKind, Method, Scale, Verdict
+from reviewer.core.judging.agreement import krippendorff_alpha
+from reviewer.core.judging.verdicts import Adjudication, DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import Code, Finding, Item, Prompt
 from reviewer.storage import judging, repo
 from reviewer.storage.db import open_project

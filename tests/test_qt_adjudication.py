@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from reviewer.core.judging import DisputeKind, Method, Scale, Verdict  # noqa: E402
+from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict  # noqa: E402
 from reviewer.core.models import AnswerSchema, Item, Prompt  # noqa: E402
 from reviewer.qt.adjudication.common import DIFFER_MARK, differing, show_value  # noqa: E402
 from reviewer.qt.app import build  # noqa: E402

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QGraphicsTextItem
 
-from reviewer.core.boxes import to_pixels
+from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.commands import AddCard
 from reviewer.core.models import BoxConvention, Item
 from reviewer.qt.canvas import CanvasView

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
-from reviewer.core.judging import Adjudication, Value
+from reviewer.core.judging.verdicts import Adjudication, Value
 from reviewer.core.models import BBox, Card, Code, Finding, Pile, Source, Status
 
 

@@ -22,7 +22,7 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.commands import Command, Effect, UndoStack
-from reviewer.core.judging import Verdict
+from reviewer.core.judging.verdicts import Verdict
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Optional
 
-from reviewer.core.judging import Adjudication, Dispute, Verdict
+from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage import judge_stats, judging, repo
 from reviewer.storage.db import ProjectError
 

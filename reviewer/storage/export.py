@@ -20,11 +20,11 @@ from typing import Callable, Optional
 import sqlite_utils
 
 from reviewer.storage import repo
-from reviewer.core.disputes import format_value
+from reviewer.core.judging.disputes import format_value
 from reviewer.storage import judging
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.judge_report import has_verdicts
-from reviewer.core.agreement_table import agreement_rows
+from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
-from reviewer.core import charts
-from reviewer.core.calibration import (
+from reviewer.core.judging import charts
+from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
     SCORES,
@@ -48,12 +48,12 @@ from reviewer.core.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.core.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
-from reviewer.core.judging import Dispute, DisputeKind, Method, Verdict
-from reviewer.core.report import markdown_table, md_text
+from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
+from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict
+from reviewer.core.cards.report import markdown_table, md_text
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project
-from reviewer.core.agreement_table import AgreementRow, agreement_rows, undecided_counts
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
 from reviewer.storage.judge_stats import refresh_disputes
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Disputes and agreement statistics of a project's judge verdicts (issue 4):
 :func:`refresh_disputes` finds the disputes over every verdict and stores
 them; :func:`agreement_table` computes the agreement statistics with
-:mod:`reviewer.core.agreement_table` (whose docstring defines the raters,
+:mod:`reviewer.core.judging.agreement_table` (whose docstring defines the raters,
 the treatment of ties and garbage, and every statistic).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from reviewer.core.agreement_table import ADJUDICATED, AgreementRow, agreement_rows, undecided_counts
-from reviewer.core.disputes import find_disputes
-from reviewer.core.judging import Dispute, Verdict
+from reviewer.core.judging.agreement_table import ADJUDICATED, AgreementRow, agreement_rows, undecided_counts
+from reviewer.core.judging.disputes import find_disputes
+from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage import judging
 from reviewer.storage.db import Project
 

@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
-from reviewer.core.judging import Adjudication, Dispute, Verdict
+from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage.db import Project, now
 
 _VERDICT_COLS = ("id, subject, run_id, other_run_id, judge, judge_model, prompt_version, method, scale, "

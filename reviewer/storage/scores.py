@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
-from reviewer.core.metrics import prompt_verdicts, run_metrics
+from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
     STALE_PREFIX,
     AnswerSchema,
@@ -27,8 +27,8 @@ from reviewer.core.models import (
     ScoringConfig,
     Source,
 )
-from reviewer.core.prompts import prompt_example
-from reviewer.core.scoring import RunFacts, RunScore, score_run
+from reviewer.core.cards.prompts import prompt_example
+from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.storage import repo
 from reviewer.storage.db import Project, now
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from reviewer.core.judging import Adjudication
+from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project, default_actor

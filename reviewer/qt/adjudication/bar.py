@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIntValidator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from reviewer.core.judging import Scale
+from reviewer.core.judging.verdicts import Scale
 
 #: What the value keys do per scale (shown in the bar).
 SCALE_KEYS = {

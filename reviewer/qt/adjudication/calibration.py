@@ -1,5 +1,5 @@
 """Agreement and calibration: a judge's 1-5 score distribution against the
-expected one (reviewer.core.calibration.EXPECTED_DISTRIBUTION) as a QtCharts
+expected one (reviewer.core.judging.calibration.EXPECTED_DISTRIBUTION) as a QtCharts
 bar chart with the inflation warning, a confusion matrix of a judge against
 the adjudicated (or human) values as a small heatmap, and the agreement
 table (reviewer.storage.judge_stats.agreement_table).
@@ -11,7 +11,7 @@ Charts renders them as rich text); tables use display strings.
 
 The panel computes only while it is shown: a change while hidden marks it
 stale and it is recomputed when shown again. 'Save chart…' writes the chart
-as PNG (the CLI report writes SVG through reviewer.core.charts).
+as PNG (the CLI report writes SVG through reviewer.core.judging.charts).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.calibration import (
+from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     SCORES,
     ConfusionMatrix,
@@ -51,7 +51,7 @@ from reviewer.core.calibration import (
 from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
-from reviewer.core.agreement_table import agreement_rows
+from reviewer.core.judging.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
 

@@ -10,8 +10,8 @@ import re
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
-from reviewer.core.disputes import format_value, is_human
-from reviewer.core.judging import GRADE_POINTS, Scale, Value, Verdict
+from reviewer.core.judging.disputes import format_value, is_human
+from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict
 
 #: Okabe-Ito colours (safe for colour vision deficiency).
 JUDGE_COLOUR = "#0072B2"  # blue: the judge, the highlighted column

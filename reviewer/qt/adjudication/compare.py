@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.disputes import value_of
-from reviewer.core.judging import Scale, Verdict
+from reviewer.core.judging.disputes import value_of
+from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.qt.adjudication.common import DIFFER_BACKGROUND, DIFFER_MARK, JUDGE_COLOUR, differing, show_value
 
 CARD_WIDTH = 205

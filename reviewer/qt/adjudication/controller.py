@@ -2,7 +2,7 @@
 reviewer.qt.adjudication.view):
 
 * 1 / 2 / T pick the winner of a pair ('1', '2', 'tie'); 1-5 set a 1-5
-  score; A B C D F set a grade (core.judging.normalise maps them to points);
+  score; A B C D F set a grade (core.judging.verdicts.normalise maps them to points);
   P / F pass or fail; on a 0-100 scale digits open an inline value edit.
 * Enter accepts the value of the framed judge (Left/Right or [ / ] frame
   another one) and records that judge in ``sided_with``.
@@ -27,8 +27,8 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject
 
 from reviewer.core.commands import Adjudicate
-from reviewer.core.disputes import value_of
-from reviewer.core.judging import Scale, Value, normalise
+from reviewer.core.judging.disputes import value_of
+from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.adjudication.bar import DecisionBar
 from reviewer.qt.adjudication.common import scale_of, show_value
 from reviewer.qt.adjudication.queue import DisputeQueue

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
-from reviewer.core.disputes import rater_key, rater_labels
-from reviewer.core.judging import Dispute, Verdict
+from reviewer.core.judging.disputes import rater_key, rater_labels
+from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.adjudication.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.adjudication.compare import VerdictColumns
 from reviewer.qt.session import Session

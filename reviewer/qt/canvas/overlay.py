@@ -18,7 +18,7 @@ from typing import Iterable, Optional
 
 from PySide6.QtCore import Qt
 
-from reviewer.core.boxes import to_pixels
+from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.models import BBox, Card, Code, Finding, GroundTruth
 from reviewer.qt.palette import CODE_COLORS, CODE_STYLES, PILE_COLORS, PREDICTED_COLOR, SELECTED_COLOR
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import AnswerSchema, Status
-from reviewer.core.report import pct
+from reviewer.core.cards.report import pct
 from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip, row_of
 from reviewer.qt.session import Session
 from reviewer.storage.scores import ScoredRun

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Verdict
-from reviewer.core.report import pct
+from reviewer.core.cards.report import pct
 from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
-from reviewer.core.prompts import prompt_from_text
+from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item

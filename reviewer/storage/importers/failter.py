@@ -64,7 +64,7 @@ from typing import Any, Optional
 
 import yaml
 
-from reviewer.core.judging import GRADE_POINTS, Method, Scale, Verdict, normalise
+from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.pairwise import (

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from reviewer.core.models import AnswerSchema, Item
-from reviewer.core.prompts import prompt_from_text
+from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines

@@ -14,7 +14,7 @@ Lines with the same run, other run, judge and answer order make ONE verdict
 with one score per dimension (a later line for a dimension already given
 replaces it, noted). The verdict's subject is ``run:<id>`` or
 ``pair:<run>:<other_run>``. Values are stored normalised
-(``core.judging.normalise``); a value not on its scale is stored as None and
+(``core.judging.verdicts.normalise``); a value not on its scale is stored as None and
 noted, and the original lines stay in ``Verdict.raw``. Skipped, with the
 line number and the reason: lines that are not JSON or miss a field, an
 unknown scale or method, a bad answer order, a run that is not in the project
@@ -31,7 +31,7 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
-from reviewer.core.judging import Method, Scale, Verdict, normalise
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines

@@ -3,7 +3,7 @@
 Both give, per pair, an instruction (a text item), two answers (two runs of
 one free-text prompt) and verdicts on the pair: its subject is
 ``f"pair:{run_a}:{run_b}"`` with the run ids in the source's original order,
-and every winner is stored normalised (``core.judging.normalise`` on scale
+and every winner is stored normalised (``core.judging.verdicts.normalise`` on scale
 'winner': '1' = the first answer won, '2', 'tie', or None when the judge gave
 no usable answer -- the judge's own text stays in ``Verdict.raw``).
 
@@ -54,7 +54,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from reviewer.core.judging import Method, Scale, Verdict, normalise
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project

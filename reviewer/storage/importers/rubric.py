@@ -45,7 +45,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from reviewer.core.judging import Method, Scale, Verdict, normalise
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project

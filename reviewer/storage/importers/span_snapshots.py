@@ -18,7 +18,7 @@ judge and judge_model = the snapshot's judgeModel, method rubric (an LLM
 judge without ground truth), scale from the scores' range (1-5), scores = the
 five score keys plus ``totalScore`` (kept as the judge's 0-25 sum, outside the
 declared scale), issues_found = the error lists as readable lines
-(reviewer.core.spans.issue_lines), rationale = notes, raw = the judge JSON.
+(reviewer.core.spans.snapshots.issue_lines), rationale = notes, raw = the judge JSON.
 Span counts per section and the pipeline's meta go to the subject's metrics.
 
 The error lists are not findings: a finding carries exactly one T-P5 code
@@ -33,8 +33,8 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from reviewer.core import spans
-from reviewer.core.judging import Method, Scale, Verdict, normalise
+from reviewer.core.spans import snapshots as spans
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project

@@ -23,12 +23,23 @@ Pure Python + numpy: no Qt, no SQL, no HTTP.
 
 from __future__ import annotations
 
-import math
 import numbers
-from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Literal, Mapping, Optional, Sequence
+from typing import Any, Hashable, Iterable, Literal, Optional, Sequence
 
 import numpy as np
+
+from reviewer.core.judging.pairwise_agreement import (
+    agreement_with_reference,
+    majority,
+    position_swap_consistency,
+)
+from reviewer.core.judging.stats import (
+    PAIRWISE_VERDICTS,
+    AgreementResult,
+    _check_same_length,
+    _join,
+    is_missing,
+)
 
 __all__ = [
     "AgreementResult",
@@ -47,65 +58,11 @@ __all__ = [
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Weights = Optional[Literal["linear", "quadratic"]]
 
-#: The verdicts of a pairwise judge: answer 1 wins, answer 2 wins, or a tie.
-PAIRWISE_VERDICTS: frozenset[str] = frozenset({"1", "2", "tie"})
-
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
-
-@dataclass(frozen=True)
-class AgreementResult:
-    """One agreement statistic.
-
-    Attributes:
-        statistic: which statistic, e.g. ``"cohen_kappa_quadratic"``,
-            ``"krippendorff_alpha_ordinal"``.
-        value: the statistic (a share in [0, 1] for agreement rates, a
-            chance-corrected coefficient <= 1 for kappa/alpha); ``nan`` when
-            undefined (see ``note``).
-        n: what the value rests on: pairs used (two-rater statistics),
-            pairable values (Krippendorff's n), or decided verdicts.
-        note: a human-readable remark: why a value is undefined, what was
-            skipped. Empty when there is nothing to say.
-        counts: named integer counts behind the value (e.g. ``undecided``,
-            ``skipped``); which keys appear is documented per function.
-    """
-
-    statistic: str
-    value: float
-    n: int
-    note: str = ""
-    counts: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def defined(self) -> bool:
-        """False when ``value`` is NaN (the statistic is undefined)."""
-        return not math.isnan(self.value)
-
-    def formatted(self, digits: int = 3) -> str:
-        """``value`` rounded to ``digits`` decimals, or ``"undefined"`` for NaN."""
-        return f"{self.value:.{digits}f}" if self.defined else "undefined"
 
 
 # ---------------------------------------------------------------------------
 # helpers
-
-
-def is_missing(value: Any) -> bool:
-    """True for ``None`` and for a float NaN (Python or numpy); False otherwise.
-
-    Strings such as ``"nan"`` or ``""`` are labels, not missing values.
-    """
-    if value is None:
-        return True
-    if isinstance(value, (float, np.floating)):
-        return bool(np.isnan(value))
-    return False
-
-
-def _check_same_length(a: Sequence[Any], b: Sequence[Any], names: str) -> None:
-    if len(a) != len(b):
-        raise ValueError(f"{names} must have the same length, got {len(a)} and {len(b)}")
 
 
 def _complete_pairs(a: Sequence[Any], b: Sequence[Any]) -> tuple[list[Any], list[Any], int]:
@@ -137,10 +94,6 @@ def _order_categories(observed: Iterable[Hashable], need_order: bool) -> list[Ha
 
 def _skipped_note(skipped: int, what: str = "pairs") -> str:
     return f"{skipped} {what} with a missing value skipped" if skipped else ""
-
-
-def _join(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
 
 
 # ---------------------------------------------------------------------------
@@ -516,14 +469,3 @@ def krippendorff_alpha(
     alpha = 1.0 - (n - 1.0) * d_observed / d_expected
     return AgreementResult(statistic, alpha, n_int, "", counts)
 
-
-# ---------------------------------------------------------------------------
-# judges
-
-
-# Pairwise judges (kept in their own module, re-exported here).
-from reviewer.core.pairwise_agreement import (  # noqa: E402
-    agreement_with_reference,
-    majority,
-    position_swap_consistency,
-)

@@ -330,7 +330,7 @@ def score_range(judge: Mapping) -> Optional[str]:
     """The declared scale the five scores fit: '1-5' when every given score
     is within 0-5 (0 is the judge's "not scored"), '0-100' when within 0-100,
     None when a score is outside both or no score is a number. The value is a
-    :class:`reviewer.core.judging.Scale` value."""
+    :class:`reviewer.core.judging.verdicts.Scale` value."""
     raw = judge.get("scores") if isinstance(judge.get("scores"), Mapping) else {}
     values = [_number(raw.get(k)) for k in SCORE_KEYS if k in raw]
     values = [v for v in values if v is not None]

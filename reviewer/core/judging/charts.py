@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 from xml.sax.saxutils import escape
 
-from reviewer.core.calibration import EXPECTED_DISTRIBUTION, SCORES
+from reviewer.core.judging.calibration import EXPECTED_DISTRIBUTION, SCORES
 
 __all__ = [
     "EXPECTED_COLOUR",

@@ -24,7 +24,7 @@ from reviewer.core.models import (
     TEXT_ERROR_CODES,
     Verdict,
 )
-from reviewer.core.scoring import RunFacts
+from reviewer.core.cards.scoring import RunFacts
 
 _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
 

@@ -2,7 +2,7 @@
 
 :func:`find_disputes` reads verdicts (and, optionally, the structural metrics
 of their subjects) and returns the disputes a person should settle, most
-severe first. Five kinds (:class:`~reviewer.core.judging.DisputeKind`):
+severe first. Five kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
 
 ``judges-disagree``
     Two or more non-human judges scored the same dimension of a subject
@@ -20,7 +20,7 @@ severe first. Five kinds (:class:`~reviewer.core.judging.DisputeKind`):
 ``judge-vs-human``
     A judge's primary value differs from the human reference: the 'gold'
     label when a human verdict by judge 'gold' exists, else the majority of
-    the human raters (:func:`reviewer.core.agreement.majority`; a tie among
+    the human raters (:func:`reviewer.core.judging.agreement.majority`; a tie among
     them means no reference and no dispute). Nominal scales: any difference;
     numeric scales: beyond the tolerance.
 ``judge-vs-metrics``
@@ -52,8 +52,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.agreement import majority
-from reviewer.core.judging import TOLERANCE, Dispute, DisputeKind, Method, Scale, Value, Verdict, normalise
+from reviewer.core.judging.agreement import majority
+from reviewer.core.judging.verdicts import TOLERANCE, Dispute, DisputeKind, Method, Scale, Value, Verdict, normalise
 from reviewer.core.text import natural_key
 
 __all__ = [
@@ -384,7 +384,7 @@ def find_disputes(
             disputes (e.g. tarot ``hallucinatedCards``, ``cardCoverage``;
             card-reading ``halluc_findings``); None for none.
         tolerance: {scale: largest difference that is not a dispute} for
-            numeric scales (default :data:`reviewer.core.judging.TOLERANCE`:
+            numeric scales (default :data:`reviewer.core.judging.verdicts.TOLERANCE`:
             1 point on 1-5, 20 points on A-F and 0-100); scales left out use
             the default. Nominal scales dispute any difference.
         problems, patterns: the metric-problem tables (extensible).

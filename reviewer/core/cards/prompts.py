@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from reviewer.core.boxes import requested_convention
+from reviewer.core.cards.boxes import requested_convention
 from reviewer.core.models import AnswerSchema, BoxConvention, Prompt
-from reviewer.core.parsing import json_objects
+from reviewer.core.cards.parsing import json_objects
 
 _KEY_OPEN = re.compile(r'\{\s*"(piles|cards)"\s*:')
 

@@ -1,12 +1,12 @@
 """Score one run against ground truth: match, classify (T-P5), pile mapping.
 
 T-P5 scoring procedure, card-reading-spike-evaluation.md:
-1. parse the output (or note FORMAT)        -> reviewer.core.parsing
+1. parse the output (or note FORMAT)        -> reviewer.core.cards.parsing
 2. match model cards to ground-truth cards  -> match_cards (rapidfuzz + scipy)
 3. unmatched model cards are HALLUC
 4. unmatched ground-truth cards are MISS
 5. matched cards: OCR / PARTIAL by text, SPATIAL by pile
-6. accuracy = cards_correct / cards_visible -> reviewer.core.metrics
+6. accuracy = cards_correct / cards_visible -> reviewer.core.cards.metrics
 Exactly one code per error: a matched card with wrong text is OCR or PARTIAL
 whatever its pile; SPATIAL is only for correctly read cards.
 """
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 from scipy.optimize import linear_sum_assignment
 
-from reviewer.core.boxes import detect_convention
+from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.models import (
     AnswerSchema,
     Code,
@@ -31,7 +31,7 @@ from reviewer.core.models import (
     ScoringConfig,
     BoxConvention,
 )
-from reviewer.core.parsing import ParseResult, parse_answer
+from reviewer.core.cards.parsing import ParseResult, parse_answer
 from reviewer.core.text import normalize
 
 

@@ -4,11 +4,11 @@ computes the agreement statistics as rows of
 agreement``, ``reviewer report`` and exported as the ``agreement`` table.
 
 Raters. Every (judge, method) with verdicts on a dimension is a rater
-(display names from :func:`reviewer.core.disputes.rater_labels`); human
+(display names from :func:`reviewer.core.judging.disputes.rater_labels`); human
 raters are verdicts with method 'human' (judges 'annotator1', ..., 'gold');
 'adjudicated' is the rater whose values are the adjudications. A judge's
 value of a subject is its primary verdict
-(:func:`reviewer.core.disputes.primary_verdicts`: answer order 'ab' or the
+(:func:`reviewer.core.judging.disputes.primary_verdicts`: answer order 'ab' or the
 only one, latest repetition); the other order is used only for the
 position-swap statistics and the per-order accuracy.
 
@@ -20,7 +20,7 @@ row, are left out of n for agreement and accuracy, and every accuracy
 (``agreement_with_human_majority``, ``agreement_with_adjudicated``,
 ``accuracy_vs_gold``) has a second row ``<statistic>_undecided_wrong``
 that counts them as wrong (n includes them). The human majority is
-:func:`reviewer.core.agreement.majority` over the human raters other than
+:func:`reviewer.core.judging.agreement.majority` over the human raters other than
 'gold': when the annotators tie there is no majority and the item is
 skipped (counted as "without a reference" in the note).
 
@@ -56,7 +56,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional, Sequence
 
-from reviewer.core.agreement import (
+from reviewer.core.judging.agreement import (
     AgreementResult,
     agreement_with_reference,
     cohen_kappa,
@@ -65,8 +65,8 @@ from reviewer.core.agreement import (
     percent_agreement,
     position_swap_consistency,
 )
-from reviewer.core.calibration import scale_labels
-from reviewer.core.disputes import (
+from reviewer.core.judging.calibration import scale_labels
+from reviewer.core.judging.disputes import (
     GOLD,
     NUMERIC_SCALES,
     is_human,
@@ -77,7 +77,7 @@ from reviewer.core.disputes import (
     rater_labels,
     value_of,
 )
-from reviewer.core.judging import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = ["ADJUDICATED", "AgreementRow", "agreement_rows", "undecided_counts"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.agreement import is_missing
-from reviewer.core.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels, value_of
-from reviewer.core.judging import Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.judging.agreement import is_missing
+from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels, value_of
+from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = [
     "EXPECTED_DISTRIBUTION",
@@ -91,7 +91,7 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
 
     Returns:
         One Distribution per (judge display name, dimension), sorted by judge
-        then dimension. Judge names as :func:`reviewer.core.disputes.rater_labels`.
+        then dimension. Judge names as :func:`reviewer.core.judging.disputes.rater_labels`.
     """
     vs = [v for v in verdicts if v.scale == Scale.ORDINAL5 and (include_humans or not is_human(v))]
     labels = rater_labels(vs)
@@ -248,13 +248,13 @@ def judge_vs_reference(
     ``reference='adjudicated'``: the adjudicated values (normalised on the
     judge's scale). ``reference='human'``: the 'gold' human label when
     present, else the majority of the human raters
-    (:func:`reviewer.core.agreement.majority`; a tie is no reference).
+    (:func:`reviewer.core.judging.agreement.majority`; a tie is no reference).
     The judge's value is its primary verdict
-    (:func:`reviewer.core.disputes.primary_verdicts`). Rows with no pair
+    (:func:`reviewer.core.judging.disputes.primary_verdicts`). Rows with no pair
     at all are left out; sorted by judge and dimension.
     """
-    from reviewer.core.agreement import majority
-    from reviewer.core.disputes import GOLD
+    from reviewer.core.judging.agreement import majority
+    from reviewer.core.judging.disputes import GOLD
 
     vs = list(verdicts)
     judges = [v for v in vs if not is_human(v)]

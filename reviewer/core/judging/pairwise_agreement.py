@@ -1,7 +1,8 @@
 """Agreement of pairwise judges: position-swap consistency, agreement with a
 reference label (human majority or gold), and the majority rule.
 
-Split from reviewer.core.agreement (which re-exports these names); the same
+Split from reviewer.core.judging.agreement (which re-exports these names); both
+build on reviewer.core.judging.stats, so this module never imports agreement. The same
 conventions hold: undecided verdicts are counted and reported, never dropped
 silently.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Optional, Sequence
 
-from reviewer.core.agreement import (
+from reviewer.core.judging.stats import (
     PAIRWISE_VERDICTS,
     AgreementResult,
     _check_same_length,
