@@ -65,7 +65,7 @@ def test_perfect_run() -> None:
 def test_auto_metrics_count_every_code() -> None:
     # OCR, PARTIAL, MISS, SPATIAL, HALLUC: one each.
     left = ["To be free from pan", "To have my financial", "To be mentally aware"]
-    right = ["Wild Card", "To have human touch", "To ride a purple elephant"]
+    right = ["Wild Card", "To have human touch", "Swim with sharks"]
     s = scored(left, right)
     assert sorted(f.code.value for f in s.findings) == sorted(
         ["OCR", "PARTIAL", "MISS", "SPATIAL", "HALLUC"]
@@ -128,7 +128,7 @@ def test_rejected_spatial_puts_the_card_in_the_right_pile() -> None:
 
 
 def test_rejected_halluc_lowers_hallucinations() -> None:
-    s = scored(LEFT, RIGHT + ["To ride a purple elephant", "To bake bread on Sundays"])
+    s = scored(LEFT, RIGHT + ["Swim with sharks", "To bake bread on Sundays"])
     halluc = [f for f in s.findings if f.code == Code.HALLUC]
     assert len(halluc) == 2
     halluc[0].status = Status.REJECTED
@@ -376,3 +376,19 @@ def test_runs_of_different_models_are_never_pooled():
     by_model = {(v.model, v.item): v.verdict for v in out}
     assert by_model[("model-a", "*")] == Verdict.PASS
     assert by_model[("model-b", "*")] == Verdict.FAIL
+
+
+# --- T-P1 as written: "valid JSON in >= 2 of 3 runs" ----------------------------------
+
+
+def test_valid_json_signal_needs_three_runs() -> None:
+    one = run_metrics(scored(LEFT, RIGHT).facts, [])
+    v = prompt_verdict("p", "*", [one], CONFIG)
+    assert v.json_ok is None and v.json_signal == "1/1 (3 runs needed)"
+    assert any("needs 3" in r and "not met" in r for r in v.reasons)
+    three = prompt_verdict("p", "*", [one, one, one], CONFIG)
+    assert three.json_ok is True and three.json_signal == "3/3"
+    assert not any("needs 3" in r for r in three.reasons)
+    # a custom rule needing 2 runs decides with 2
+    two = prompt_verdict("p", "*", [one, one], ScoringConfig(json_runs_needed=2))
+    assert two.json_ok is True and two.json_signal == "2/2"

@@ -19,7 +19,7 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
-from reviewer.core.cards.scoring import map_piles, match_cards, score_run, similarity_matrix
+from reviewer.core.cards.scoring import map_piles, score_run
 from reviewer.core.text import normalize
 
 PILES_PROMPT = Prompt(name="piles", schema=AnswerSchema.PILES)
@@ -109,7 +109,7 @@ def test_ocr() -> None:
     f = s.findings[0]
     assert f.gt_card == "To be free from pain" and f.model_card == "To be free from pan"
     assert f.gt_card_id == 0 and f.model_index == 0
-    assert "To be free from pan" in f.detail and "To be free from pain" in f.detail
+    assert f.detail.startswith("§4 OCR") and "pan=pain" in f.detail
     assert not s.facts.outcomes[0].text_ok
 
 
@@ -119,14 +119,16 @@ def test_partial() -> None:
     assert codes(s) == Counter({Code.PARTIAL: 1})
     f = s.findings[0]
     assert f.gt_card_id == 1 and f.model_index == 1
-    assert "a fragment of" in f.detail
+    assert f.detail.startswith("§4 PARTIAL") and "missing: affairs, in, order" in f.detail
 
 
-def test_longer_reading_is_partial_too() -> None:
+def test_longer_reading_with_every_word_is_ocr() -> None:
+    # card-scoring-rules.md §4: every word of the card is there, other words
+    # are mixed in: OCR, not PARTIAL.
     left = [LEFT[0], LEFT[1], "To be kept clean and dry every single day"]
     s = score_run(piles_out(("left", left), ("right", RIGHT)), PILES_PROMPT, GT)
-    assert codes(s) == Counter({Code.PARTIAL: 1})
-    assert "longer than" in s.findings[0].detail
+    assert codes(s) == Counter({Code.OCR: 1})
+    assert "other words mixed in: and, dry, every, single, day" in s.findings[0].detail
 
 
 def test_miss() -> None:
@@ -140,13 +142,13 @@ def test_miss() -> None:
 
 
 def test_halluc_unknown_card() -> None:
-    right = RIGHT + ["To ride a purple elephant"]
+    right = RIGHT + ["Swim with sharks"]
     s = score_run(piles_out(("left", LEFT), ("right", right)), PILES_PROMPT, GT)
     assert codes(s) == Counter({Code.HALLUC: 1})
     f = s.findings[0]
-    assert f.model_card == "To ride a purple elephant" and f.model_index == 6
+    assert f.model_card == "Swim with sharks" and f.model_index == 6
     assert f.gt_card_id is None and f.gt_card is None
-    assert "not a card in the ground truth" in f.detail
+    assert f.detail.startswith("§4 HALLUC: reads no word of any card")
 
 
 def test_halluc_duplicate_card() -> None:
@@ -165,7 +167,8 @@ def test_near_duplicate_resembles() -> None:
     right = RIGHT + ["Wild Cart"]
     s = score_run(piles_out(("left", LEFT), ("right", right)), PILES_PROMPT, GT)
     assert codes(s) == Counter({Code.HALLUC: 1})
-    assert "resembles" in s.findings[0].detail
+    detail = s.findings[0].detail
+    assert "reads wild, cart=card of 'Wild Card', which #5 reads exactly (§1)" in detail
     assert s.facts.outcomes[card_id("Wild Card")].text_ok  # the exact reading wins
 
 
@@ -310,7 +313,8 @@ def test_truncated_answer_is_scored_on_recovered_cards() -> None:
 def test_echoed_example_is_skipped() -> None:
     example = {"piles": [{"label": "left", "cards": ["card text 1"]}]}
     out = piles_out(("left", LEFT), ("right", RIGHT)) + "\nSchema used: " + json.dumps(example)
-    assert codes(score_run(out, PILES_PROMPT, GT))[Code.MISS] == 6
+    # without the example, the echo is the answer: 'card' reads Wild Card (§2)
+    assert codes(score_run(out, PILES_PROMPT, GT)) == Counter({Code.MISS: 5, Code.PARTIAL: 1})
     assert score_run(out, PILES_PROMPT, GT, example=example).findings == []
 
 
@@ -362,94 +366,6 @@ def test_stored_card_ids_are_used() -> None:
     s = score_run(piles_out(("left", LEFT), ("right", RIGHT[:2])), PILES_PROMPT, gt)
     assert [(f.code, f.gt_card_id) for f in s.findings] == [(Code.MISS, 105)]
     assert [o.gt_card_id for o in s.facts.outcomes] == list(range(100, 106))
-
-
-# --- thresholds -----------------------------------------------------------------------------
-
-
-def _sim(model: str, truth: str, config: ScoringConfig = CONFIG) -> float:
-    return float(similarity_matrix([normalize(model)], [normalize(truth)], config)[0, 0])
-
-
-def _f32_step(x: float, direction: float) -> float:
-    return float(np.nextafter(np.float32(x), np.float32(direction)))
-
-
-def test_match_threshold_edge_flips_the_match() -> None:
-    model, truth = "To be free from pan", "To be free from pain"
-    s = _sim(model, truth)
-    assert 90 < s < 100
-    out = piles_out(("left", [model] + LEFT[1:]), ("right", RIGHT))
-    at = score_run(out, PILES_PROMPT, GT, ScoringConfig(match_threshold=s))
-    assert codes(at) == Counter({Code.OCR: 1})
-    below = score_run(out, PILES_PROMPT, GT, ScoringConfig(match_threshold=_f32_step(s, -np.inf)))
-    assert codes(below) == Counter({Code.OCR: 1})
-    above = score_run(out, PILES_PROMPT, GT, ScoringConfig(match_threshold=_f32_step(s, np.inf)))
-    assert codes(above) == Counter({Code.MISS: 1, Code.HALLUC: 1})
-    assert by_gt(above)[0].code == Code.MISS
-
-
-def test_match_threshold_edge_for_a_fragment() -> None:
-    model, truth = "To have my financial", "To have my financial affairs in order"
-    s = _sim(model, truth)
-    assert s == pytest.approx(90.0)  # partial_ratio 100 x fragment weight 0.9
-    out = piles_out(("left", [LEFT[0], model, LEFT[2]]), ("right", RIGHT))
-    assert codes(score_run(out, PILES_PROMPT, GT, ScoringConfig(match_threshold=s))) == Counter(
-        {Code.PARTIAL: 1}
-    )
-    assert codes(
-        score_run(out, PILES_PROMPT, GT, ScoringConfig(match_threshold=_f32_step(s, np.inf)))
-    ) == Counter({Code.MISS: 1, Code.HALLUC: 1})
-
-
-def test_fragment_weight_and_min_fragment_chars() -> None:
-    # "To be" is a fragment of many cards: too short for partial matching.
-    truth = GroundTruth(item="t", cards=[Card(text="To be kept clean")])
-    out = json.dumps({"piles": [{"label": "x", "cards": ["To be"]}]})
-    assert _sim("To be", "To be kept clean") < CONFIG.match_threshold
-    assert codes(score_run(out, PILES_PROMPT, truth)) == Counter({Code.MISS: 1, Code.HALLUC: 1})
-    cfg = ScoringConfig(min_fragment_chars=5)
-    assert _sim("To be", "To be kept clean", cfg) == pytest.approx(90.0)
-    assert codes(score_run(out, PILES_PROMPT, truth, cfg)) == Counter({Code.PARTIAL: 1})
-    cfg = ScoringConfig(min_fragment_chars=5, fragment_weight=0.5)
-    assert _sim("To be", "To be kept clean", cfg) < CONFIG.match_threshold
-
-
-def test_partial_length_ratio_edge() -> None:
-    # normalised lengths 16 and 20: ratio exactly 0.8, partial ratio 100.
-    truth = GroundTruth(item="t", cards=[Card(text="To be kept clean now")])
-    out = json.dumps({"piles": [{"label": "x", "cards": ["To be kept clean"]}]})
-    assert len(normalize("To be kept clean")) / len(normalize("To be kept clean now")) == 0.8
-    at = score_run(out, PILES_PROMPT, truth, ScoringConfig(partial_length_ratio=0.8))
-    assert [f.code for f in at.findings] == [Code.PARTIAL]
-    under = score_run(out, PILES_PROMPT, truth, ScoringConfig(partial_length_ratio=0.79))
-    assert [f.code for f in under.findings] == [Code.OCR]
-    strict = score_run(out, PILES_PROMPT, truth, ScoringConfig(partial_threshold=100.5))
-    assert [f.code for f in strict.findings] == [Code.OCR]
-
-
-def test_correct_threshold_below_100_accepts_near_exact() -> None:
-    out = piles_out(("left", ["To be free from pan"] + LEFT[1:]), ("right", RIGHT))
-    assert codes(score_run(out, PILES_PROMPT, GT)) == Counter({Code.OCR: 1})
-    lenient = score_run(out, PILES_PROMPT, GT, ScoringConfig(correct_threshold=95))
-    assert lenient.findings == []
-    assert lenient.facts.outcomes[0].text_ok
-
-
-def test_similarity_matrix_shape_and_empty() -> None:
-    m = similarity_matrix(["a b c", "xyz"], ["a b c", "q", "xyzw"], CONFIG)
-    assert m.shape == (2, 3)
-    assert m[0, 0] == 100
-    assert similarity_matrix([], ["a"], CONFIG).shape == (0, 1)
-    assert similarity_matrix(["a"], [], CONFIG).shape == (1, 0)
-
-
-def test_match_cards_is_one_to_one_and_drops_weak_pairs() -> None:
-    sim = np.array([[100, 80, 0], [95, 10, 0], [0, 0, 50]], dtype=np.float32)
-    pairs = match_cards(sim, CONFIG)
-    # Total similarity: 0-1 + 1-0 = 175 beats 0-0 + (1-1 dropped) = 100 + 10.
-    assert sorted(pairs) == [(0, 1), (1, 0)]
-    assert match_cards(np.zeros((0, 3), dtype=np.float32), CONFIG) == []
 
 
 # --- pile mapping ------------------------------------------------------------------------------
@@ -508,7 +424,7 @@ POOL = [
     "To pray",
     "To be able to talk about what scares me",
 ]
-FAKE = ["To ride a purple elephant", "Lorem ipsum", "To bake bread on Sundays", "?!", "To be"]
+FAKE = ["Swim with sharks", "Lorem ipsum", "To bake bread on Sundays", "?!", "To be"]
 PILE_LABELS = ["left", "center", "right"]
 
 

@@ -235,25 +235,32 @@ class ScoringConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    version: str = "2026.11-1"
-    #: Minimum similarity (0-100) for a model card to be matched to a
-    #: ground-truth card at all (T-P5 step 2, "fuzzy text match").
-    match_threshold: float = 70.0
-    #: Weight of rapidfuzz partial_ratio in the match score, so fragments match
-    #: (as rapidfuzz WRatio scales partial scores by 0.9).
-    fragment_weight: float = 0.9
-    #: Shorter side (normalised characters) below which partial_ratio is not
-    #: used for matching: "To be" is a fragment of almost every Go Wish card.
-    min_fragment_chars: int = 6
-    #: Minimum similarity (0-100) after normalisation to count as read
-    #: correctly; 100 = equal after normalisation ("exact or near-exact", T-P1).
-    correct_threshold: float = 100.0
-    #: partial_ratio (0-100) at or above which a matched card whose length
-    #: differs clearly is PARTIAL rather than OCR (T-P5 PARTIAL).
-    partial_threshold: float = 90.0
-    #: Length ratio (shorter/longer, normalised) at or below which the lengths
-    #: "differ clearly" for PARTIAL.
-    partial_length_ratio: float = 0.8
+    version: str = "2026.11-2"
+    #: card-scoring-rules.md §2: words that are no evidence on their own.
+    stop_words: tuple[str, ...] = (
+        "a", "an", "the", "to", "of", "in", "on", "at", "by", "for", "from",
+        "and", "or", "as", "is", "be", "my", "me", "who",
+    )
+    #: §2 misreading: the longest common letter subsequence of token and word
+    #: is at least this many letters (and at least half of each).
+    misread_min_letters: int = 3
+    #: §2: a misreading of a word of at most this many letters is no evidence.
+    short_word_letters: int = 2
+    #: §2 truncation: a reading of a word's beginning of at least this many
+    #: letters ...
+    truncation_min_letters: int = 5
+    #: ... with at least this share of its letters found in order in the word.
+    truncation_share: float = 0.8
+    #: §2: one model token may stand for up to this many run-together words.
+    max_run_together: int = 3
+    #: §4 OCR: a token within this many letters of a card word's length fills
+    #: the word's place.
+    length_slack: int = 1
+    #: §6: with boxes, a model card relates only to cards its box overlaps.
+    use_boxes: bool = True
+    #: §6: share of box-carrying model cards whose box must overlap a card
+    #: they read before boxes count as evidence (else text alone decides).
+    box_fit: float = 0.5
     #: T-P1: text accuracy at or above which a prompt can pass.
     pass_text_accuracy: float = 0.80
     #: T-P1: text accuracy below which a prompt fails.
@@ -264,6 +271,9 @@ class ScoringConfig(BaseModel):
     pass_spatial_accuracy: float = 0.70
     #: T-P1 secondary signal: share of runs with valid JSON (2 of 3).
     pass_json_valid_share: float = 2 / 3
+    #: T-P1: runs per prompt the valid-JSON signal needs ("in >= 2 of 3 runs");
+    #: with fewer the signal is not met (shown as "1/1 (3 runs needed)").
+    json_runs_needed: int = 3
     #: Salvage truncated JSON with json-repair and score what it recovers.
     salvage: bool = True
     #: Convention assumed when boxes fit both the 0-1000 grid and the pixels.
@@ -328,5 +338,18 @@ class PromptVerdict(BaseModel):
     json_valid_runs: int
     verdict: Verdict
     spatial_ok: Optional[bool] = None
+    #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met, None
+    #: not decidable (fewer runs than the rule needs: not met either)
     json_ok: Optional[bool] = None
+    #: runs the valid-JSON signal needs (ScoringConfig.json_runs_needed)
+    json_runs_needed: int = 3
     reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def json_signal(self) -> str:
+        """The valid-JSON signal as shown to people: ``2/3``, or ``1/1 (3
+        runs needed)`` when there are fewer runs than the rule needs."""
+        text = f"{self.json_valid_runs}/{self.runs}"
+        if self.runs < self.json_runs_needed:
+            text += f" ({self.json_runs_needed} runs needed)"
+        return text

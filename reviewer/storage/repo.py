@@ -355,10 +355,17 @@ def save_config(project: Project, config: ScoringConfig) -> None:
             project.set_meta("scoring_config", config.version)
 
 
+#: Config versions whose rules this code still implements; a project set to
+#: an older version (other matching rules) is scored with the default, and
+#: its old scores keep their own version.
+REPRODUCIBLE_VERSIONS = frozenset({ScoringConfig().version})
+
+
 def current_config(project: Project) -> ScoringConfig:
-    """The project's current scoring config (the default when none is set)."""
+    """The project's current scoring config: the stored one when this code
+    still implements its rules (REPRODUCIBLE_VERSIONS), else the default."""
     version = project.meta("scoring_config")
-    if version:
+    if version in REPRODUCIBLE_VERSIONS:
         row = project.db.execute("SELECT config FROM scoring_config WHERE version = ?", [version]).fetchone()
         if row:
             return ScoringConfig.model_validate_json(row[0])

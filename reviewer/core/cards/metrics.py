@@ -135,11 +135,20 @@ def prompt_verdict(
     json_runs = sum(1 for r in runs if r.json_valid)
     verdict, reasons = verdict_of(text, halluc_runs, config)
     spatial_ok = None if spatial is None else spatial >= config.pass_spatial_accuracy - 1e-9
-    json_ok = json_runs / len(runs) >= config.pass_json_valid_share - 1e-9 if runs else None
+    needed = config.json_runs_needed
+    json_ok: Optional[bool] = None
+    if runs and len(runs) >= needed:
+        json_ok = json_runs / len(runs) >= config.pass_json_valid_share - 1e-9
     if spatial_ok is False:
         reasons.append(f"secondary: spatial {spatial:.0%} < {config.pass_spatial_accuracy:.0%}")
     if json_ok is False:
         reasons.append(f"secondary: valid JSON in {json_runs} of {len(runs)} runs")
+    if runs and len(runs) < needed:
+        # T-P1 as written: "valid JSON in >= 2 of 3 runs" cannot be met by fewer runs
+        reasons.append(f"only {len(runs)} run{'s' if len(runs) != 1 else ''}: the valid-JSON signal "
+                       f"needs {needed} ({json_runs}/{len(runs)} valid), so it is not met")
+        if len(runs) < config.fail_hallucination_runs and verdict != Verdict.UNSCORED:
+            reasons.append(f"hallucinations are judged across {config.fail_hallucination_runs}+ runs")
     return PromptVerdict(
         prompt=prompt,
         model=model,
@@ -154,6 +163,7 @@ def prompt_verdict(
         verdict=verdict,
         spatial_ok=spatial_ok,
         json_ok=json_ok,
+        json_runs_needed=needed,
         reasons=reasons,
     )
 

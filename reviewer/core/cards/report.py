@@ -28,7 +28,7 @@ def verdict_cell(v: PromptVerdict) -> str:
     hallucinations, runs with valid JSON)."""
     spatial = f" s{pct(v.spatial_accuracy)}" if v.spatial_accuracy is not None else ""
     return (f"{v.verdict.value} {pct(v.text_accuracy)}{spatial} "
-            f"h{v.hallucination_runs} j{v.json_valid_runs}/{v.runs}")
+            f"h{v.hallucination_runs} j{v.json_signal}")
 
 
 def verdict_grid(verdicts: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
@@ -78,7 +78,7 @@ def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
     for v in auto:
         r = rev.get(v.key())
         rows.append([v.prompt, v.model, "all" if v.item == "*" else v.item, str(v.runs), pct(v.text_accuracy),
-                     pct(v.spatial_accuracy), str(v.hallucination_runs), f"{v.json_valid_runs}/{v.runs}",
+                     pct(v.spatial_accuracy), str(v.hallucination_runs), v.json_signal,
                      v.verdict.value, pct(r.text_accuracy) if r else "-", pct(r.spatial_accuracy) if r else "-",
                      str(r.hallucination_runs) if r else "-", r.verdict.value if r else "-"])
     return header, rows

@@ -2,13 +2,16 @@
 
 T-P5 scoring procedure, card-reading-spike-evaluation.md:
 1. parse the output (or note FORMAT)        -> reviewer.core.cards.parsing
-2. match model cards to ground-truth cards  -> match_cards (rapidfuzz + scipy)
+2. match model cards to ground-truth cards  -> reviewer.core.cards.rules
 3. unmatched model cards are HALLUC
 4. unmatched ground-truth cards are MISS
 5. matched cards: OCR / PARTIAL by text, SPATIAL by pile
 6. accuracy = cards_correct / cards_visible -> reviewer.core.cards.metrics
 Exactly one code per error: a matched card with wrong text is OCR or PARTIAL
-whatever its pile; SPATIAL is only for correctly read cards.
+whatever its pile; SPATIAL is only for correctly read cards. Steps 2-5 follow
+shared/specs/card-scoring-rules.md (how a careful person applies T-P5 to
+messy answers); every finding's detail names the rule (§) that decided it and
+the words it recognised.
 """
 
 from __future__ import annotations
@@ -21,17 +24,19 @@ from rapidfuzz import fuzz, process
 from scipy.optimize import linear_sum_assignment
 
 from reviewer.core.cards.boxes import detect_convention
+from reviewer.core.cards.parsing import ParseResult, parse_answer
+from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
 from reviewer.core.models import (
     AnswerSchema,
+    BBox,
+    BoxConvention,
     Code,
     Finding,
     GroundTruth,
     ModelCard,
     Prompt,
     ScoringConfig,
-    BoxConvention,
 )
-from reviewer.core.cards.parsing import ParseResult, parse_answer
 from reviewer.core.text import normalize
 
 
@@ -40,7 +45,8 @@ class CardOutcome(BaseModel):
 
     ``gt_card_id``: the card's id, or its index when the ground truth is not
     stored. ``model_index``: index of the matched model card, None for MISS.
-    ``similarity``: match score 0-100. ``pile_ok``: the matched model card's
+    ``similarity``: the share of the card's words the model card reads
+    (card-scoring-rules.md §2), 0-100. ``pile_ok``: the matched model card's
     pile maps to the card's pile (None when spatial is not scored).
     """
 
@@ -73,6 +79,9 @@ class RunFacts(BaseModel):
     parse_error: Optional[str] = None
     error_offset: Optional[int] = None
     span: Optional[tuple[int, int]] = None
+    #: §6: the frame the answer's boxes were read in as position evidence:
+    #: 'upright', 'stored' (the reader ignored EXIF), or None (not used)
+    box_frame: Optional[str] = None
 
     model_config = {"populate_by_name": True}
 
@@ -85,63 +94,14 @@ class RunScore(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
 
 
-def similarity_matrix(
-    model_norm: Sequence[str], gt_norm: Sequence[str], config: ScoringConfig
-) -> np.ndarray:
-    """Match scores (0-100), shape (len(model_norm), len(gt_norm)), float32.
-
-    score = max(ratio, partial_ratio x fragment_weight) where the shorter text
-    has at least ``min_fragment_chars`` characters, so a fragment ("To have my
-    financial") still matches its card. partial_ratio is only computed where
-    its upper bound could change the score. Inputs are normalised texts.
-    """
-    if not model_norm or not gt_norm:
-        return np.zeros((len(model_norm), len(gt_norm)), dtype=np.float32)
-    ratio = process.cdist(model_norm, gt_norm, scorer=fuzz.ratio, dtype=np.float32)
-    mlen = np.fromiter((len(t) for t in model_norm), dtype=np.float32, count=len(model_norm))
-    glen = np.fromiter((len(t) for t in gt_norm), dtype=np.float32, count=len(gt_norm))
-    short = np.minimum.outer(mlen, glen)
-    # partial_ratio is costly; compute it only where it could lift a pair
-    # over the threshold. With L = ratio (a + b) / 200 matched characters and
-    # a the shorter length, partial_ratio <= 200 L / (a + L).
-    matched = ratio * np.add.outer(mlen, glen) / 200.0
-    bound = np.divide(200.0 * matched, short + matched, out=np.zeros_like(matched),
-                      where=(short + matched) > 0)
-    need = (short >= config.min_fragment_chars) & (bound * config.fragment_weight >= config.match_threshold - 0.01) \
-        & (bound > ratio)
-    score = ratio.copy()
-    for m, g in zip(*np.nonzero(need)):
-        partial = fuzz.partial_ratio(model_norm[m], gt_norm[g]) * config.fragment_weight
-        if partial > score[m, g]:
-            score[m, g] = partial
-    return score
-
-
-def match_cards(
-    sim: np.ndarray, config: ScoringConfig
-) -> list[tuple[int, int]]:
-    """One-to-one optimal assignment of model cards (rows) to ground-truth
-    cards (columns) maximising total similarity (scipy linear_sum_assignment);
-    pairs under ``match_threshold`` are dropped (T-P5 step 2).
-    Returns [(model_index, gt_index)].
-    """
-    if sim.size == 0:
-        return []
-    weights = np.where(sim >= config.match_threshold, sim, 0.0)
-    weights = weights + (sim >= 100.0)  # an exact reading wins a tie
-    rows, cols = linear_sum_assignment(weights, maximize=True)
-    return [
-        (int(r), int(c)) for r, c in zip(rows, cols) if sim[r, c] >= config.match_threshold
-    ]
-
-
 def map_piles(
     pairs: Sequence[tuple[int, int]],
     model_piles: Sequence[Optional[str]],
     gt_piles: Sequence[Optional[str]],
 ) -> dict[str, Optional[str]]:
     """Map model piles one-to-one to ground-truth piles by the assignment that
-    maximises shared matched cards; label similarity breaks ties (issue 2 §4).
+    maximises shared matched cards; label similarity breaks ties
+    (card-scoring-rules.md §4 SPATIAL: pass the correctly read pairs only).
 
     ``model_piles[m]`` / ``gt_piles[g]``: pile label of model card m / ground-
     truth card g. Returns {model pile label: ground-truth pile label or None}.
@@ -166,22 +126,6 @@ def map_piles(
     return mapping
 
 
-def _classify_text(
-    model_norm: str, gt_norm: str, sim: float, config: ScoringConfig
-) -> tuple[Optional[Code], float]:
-    """None when read correctly, else PARTIAL or OCR (T-P5 step 5), with the
-    partial_ratio used."""
-    if model_norm == gt_norm:
-        return None, 100.0
-    if config.correct_threshold < 100.0 and fuzz.ratio(model_norm, gt_norm) >= config.correct_threshold:
-        return None, sim
-    partial = fuzz.partial_ratio(model_norm, gt_norm)
-    short, long_ = sorted((len(model_norm), len(gt_norm)))
-    if partial >= config.partial_threshold and long_ and short / long_ <= config.partial_length_ratio:
-        return Code.PARTIAL, partial
-    return Code.OCR, partial
-
-
 def _pile_phrase(model_pile: Optional[str], mapping: dict[str, Optional[str]]) -> str:
     target = mapping.get(model_pile) if model_pile is not None else None
     if model_pile is None:
@@ -201,10 +145,13 @@ def score_run(
     height: Optional[int] = None,
     example: Any = None,
     strict: bool = False,
+    orientation: int = 1,
 ) -> RunScore:
     """Parse, match and classify one run (T-P5 steps 1-5).
 
-    ``width``/``height``: upright image size in pixels (for box conventions).
+    ``width``/``height``: upright image size in pixels (for box conventions
+    and box evidence). ``orientation``: the photo's EXIF orientation, so that
+    boxes read off the stored, un-rotated pixels are recognised (§6).
     ``example``: the prompt's JSON example (skipped if the model echoes it).
     ``strict``: no salvage of broken JSON. A free-text prompt gives an
     unscored RunScore with no findings; an item without ground-truth cards is
@@ -219,9 +166,10 @@ def score_run(
     facts.parse_error, facts.error_offset, facts.span = parse.error, parse.error_offset, parse.span
     facts.cards_reported = len(parse.cards)
     findings: list[Finding] = []
-    if parse.error:
-        findings.append(Finding(code=Code.FORMAT, detail=parse.error))
-    findings.extend(_convention_findings(parse, prompt, config, width, height, facts))
+    problems = ([parse.error] if parse.error else []) + \
+        _convention_problems(parse, prompt, config, width, height, facts)
+    if problems:  # §4 FORMAT: at most one per run
+        findings.append(Finding(code=Code.FORMAT, detail="; ".join(problems)))
     gt_cards = ground_truth.cards if ground_truth else []
     facts.scored = bool(gt_cards)
     # an unreadable answer to a grouping prompt put no card in the right pile
@@ -232,7 +180,7 @@ def score_run(
             for i, c in enumerate(gt_cards)
         ]
         return RunScore(facts=facts, cards=parse.cards, findings=findings)
-    findings.extend(_classify(parse, gt_cards, config, facts))
+    findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
     return RunScore(facts=facts, cards=parse.cards, findings=findings)
 
 
@@ -240,45 +188,63 @@ def _card_key(card: Any, index: int) -> int:
     return card.id if card.id is not None else index
 
 
-def _convention_findings(
+def _convention_problems(
     parse: ParseResult,
     prompt: Prompt,
     config: ScoringConfig,
     width: Optional[int],
     height: Optional[int],
     facts: RunFacts,
-) -> list[Finding]:
+) -> list[str]:
     """Detect the box convention; a convention other than the prompt asked
-    for is one FORMAT finding naming both (issue 2 §3)."""
+    for is a FORMAT problem naming both (card-scoring-rules.md §4 FORMAT)."""
     boxes = [c.bbox for c in parse.cards if c.bbox is not None]
     asked = prompt.box_convention
     facts.box_convention = detect_convention(boxes, width, height, asked or config.ambiguous_box_convention)
     if facts.box_convention is None or asked is None or asked == facts.box_convention:
         return []
-    return [
-        Finding(
-            code=Code.FORMAT,
-            detail=(
-                f"boxes use the {facts.box_convention.value} convention; "
-                f"the prompt asked for {asked.value}"
-            ),
-        )
-    ]
+    return [f"boxes use the {facts.box_convention.value} convention; the prompt asked for {asked.value}"]
+
+
+def _fractions(box: Optional[BBox], convention: Optional[BoxConvention],
+               width: Optional[int], height: Optional[int]) -> Optional[Frac]:
+    """A box as fractions of the image it was drawn on, or None."""
+    if box is None or convention is None:
+        return None
+    if convention == BoxConvention.UNIT:
+        sx = sy = 1.0
+    elif convention == BoxConvention.GRID1000:
+        sx = sy = 1000.0
+    elif width and height:
+        sx, sy = float(width), float(height)
+    else:
+        return None
+    return (box.x_min / sx, box.y_min / sy, box.x_max / sx, box.y_max / sy)
 
 
 def _classify(
-    parse: ParseResult, gt_cards: Sequence[Any], config: ScoringConfig, facts: RunFacts
+    parse: ParseResult, gt_cards: Sequence[Any], config: ScoringConfig, facts: RunFacts,
+    width: Optional[int], height: Optional[int], orientation: int,
 ) -> list[Finding]:
-    """T-P5 steps 2-5 on a parsed answer; fills facts.outcomes and mapping."""
-    model_norm = [normalize(c.text) for c in parse.cards]
-    gt_norm = [normalize(c.text) for c in gt_cards]
-    sim = similarity_matrix(model_norm, gt_norm, config)
-    pairs = match_cards(sim, config)
-    by_gt = {g: m for m, g in pairs}
+    """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
+    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping."""
+    cards = parse.cards
+    model_boxes = gt_boxes = None
+    if config.use_boxes and width and height and any(c.bbox for c in cards) and any(c.bbox for c in gt_cards):
+        model_boxes = [_fractions(c.bbox, facts.box_convention, width, height) for c in cards]
+        gt_boxes = [_fractions(c.bbox, BoxConvention.PIXELS, width, height) for c in gt_cards]
+        if facts.box_convention == BoxConvention.PIXELS and orientation in (5, 6, 7, 8):
+            orientation = 1  # stored-frame pixels would need the stored size
+    pairing = pair_cards([c.text for c in cards], [c.text for c in gt_cards], config,
+                         model_boxes, gt_boxes, orientation)
+    facts.box_frame = pairing.box_frame
+    by_gt = {g: m for m, g in pairing.pairs}
+    texts_ok = {g: squashed(cards[m].text) == squashed(gt_cards[g].text) for m, g in pairing.pairs}
     gt_piles = [c.pile for c in gt_cards]
-    model_piles = [c.pile for c in parse.cards]
+    model_piles = [c.pile for c in cards]
     facts.spatial_scored = parse.grouped and any(p is not None for p in gt_piles)
-    mapping = map_piles(pairs, model_piles, gt_piles) if facts.spatial_scored else {}
+    correct_pairs = [(m, g) for m, g in pairing.pairs if texts_ok[g]]
+    mapping = map_piles(correct_pairs, model_piles, gt_piles) if facts.spatial_scored else {}
     facts.pile_mapping = mapping
     findings: list[Finding] = []
     outcomes: list[CardOutcome] = []
@@ -288,65 +254,144 @@ def _classify(
         if m is None:
             outcomes.append(CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile,
                                         pile_ok=False if facts.spatial_scored else None))
-            findings.append(
-                Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
-                        detail="ground-truth card not found in the output")
-            )
+            findings.append(Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
+                                    detail=_miss_detail(pairing, g, cards)))
             continue
-        mc = parse.cards[m]
-        similarity = float(sim[m, g])
-        code, partial = _classify_text(model_norm[m], gt_norm[g], similarity, config)
+        mc = cards[m]
+        ev = pairing.evidence[m, g]
         pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if facts.spatial_scored else None
         out = CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
-                          model_text=mc.text, model_pile=mc.pile, similarity=similarity,
-                          text_ok=code is None, pile_ok=pile_ok)
+                          model_text=mc.text, model_pile=mc.pile, similarity=round(100 * ev.share, 1),
+                          text_ok=texts_ok[g], pile_ok=pile_ok)
         outcomes.append(out)
-        if code is not None:
-            how = "a fragment of" if len(model_norm[m]) < len(gt_norm[g]) else "longer than"
-            detail = (
-                f"read '{mc.text}', {how} '{card.text}' (partial ratio {partial:.0f})"
-                if code == Code.PARTIAL
-                else f"read '{mc.text}' for '{card.text}' (similarity {similarity:.0f})"
-            )
+        if not texts_ok[g]:
+            code, detail = _text_code(pairing, m, g, config)
+            if facts.spatial_scored and not pile_ok:
+                detail += f"; also {_pile_phrase(mc.pile, mapping)}, not SPATIAL: one code per card"
             findings.append(Finding(code=code, gt_card=card.text, gt_card_id=key,
                                     model_card=mc.text, model_index=m, detail=detail))
-        elif facts.spatial_scored and not out.pile_ok:
+        elif facts.spatial_scored and not pile_ok:
             findings.append(
                 Finding(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
                         model_card=mc.text, model_index=m,
-                        detail=f"{_pile_phrase(mc.pile, mapping)}; belongs to '{card.pile}'")
+                        detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; "
+                               f"belongs to '{card.pile}'")
             )
     facts.outcomes = outcomes
-    findings.extend(_hallucinations(parse.cards, model_norm, sim, by_gt, gt_cards, config))
+    findings.extend(_hallucinations(pairing, cards, gt_cards))
     return findings
 
 
-def _hallucinations(
-    cards: Sequence[ModelCard],
-    model_norm: Sequence[str],
-    sim: np.ndarray,
-    by_gt: dict[int, int],
-    gt_cards: Sequence[Any],
-    config: ScoringConfig,
-) -> list[Finding]:
-    """T-P5 step 3: every unmatched model card is HALLUC; the detail says
-    when it duplicates a card already matched."""
-    matched = set(by_gt.values())
+def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple[Code, str]:
+    """§4: PARTIAL when a word of the card is missing, OCR when every word is
+    there but the text still differs; the detail names the evidence."""
+    words = pairing.gt_words[g]
+    other = frozenset(w for o, ws in enumerate(pairing.gt_words) if o != g for w in ws) - set(words)
+    table = pairing.table
+    assert table is not None  # texts differ, so the fast path was not taken
+    missing = missing_words(table, pairing.model_words[m], words, other, config)
+    ev = pairing.evidence[m, g]
+    read = ev.describe() or "none"
+    if missing:
+        return Code.PARTIAL, (
+            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); "
+            f"missing: {', '.join(missing)}")
+    used = {t for t, _ in ev.readings}
+    extra = [t for t in pairing.model_words[m] if t not in used]
+    tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
+    return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
+
+
+def _miss_detail(pairing: Pairing, g: int, cards: Sequence[ModelCard]) -> str:
+    """Why a ground-truth card is MISS: nothing reads it, or what reads it
+    was paired elsewhere (§3) or lies elsewhere on the photo (§6)."""
+    readers = [m for (m, gg) in pairing.evidence if gg == g]
+    vetoed = [m for m, gs in pairing.box_vetoed.items() if g in gs]
+    if readers:
+        partner = {mm: gg for mm, gg in pairing.pairs}
+        shown = "; ".join(
+            f"#{m + 1} '{_short(cards[m].text)}' went to '{_short(_gt_text(pairing, partner[m]))}'"
+            if m in partner else f"#{m + 1} '{_short(cards[m].text)}'" for m in readers[:3])
+        return f"§4 MISS: model cards that read it were paired with other cards (§3): {shown}"
+    if vetoed:
+        return (f"§4 MISS: only #{vetoed[0] + 1} '{_short(cards[vetoed[0]].text)}' reads it, "
+                "and its box lies elsewhere (§6)")
+    return "§4 MISS: no model card reads any of its words (§2)"
+
+
+def _gt_text(pairing: Pairing, g: int) -> str:
+    return " ".join(pairing.gt_words[g])
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_TIE_NAMES = ("", "more recognised words", "a larger share of the card's words",
+              "more exactly read words", "more characters", "reading order")
+
+
+def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[Finding]:
+    """§4 HALLUC: every unmatched model card, with the rule that left it
+    unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
+    on no card it reads (§6)."""
+    matched = {m: g for m, g in pairing.pairs}
+    by_gt = {g: m for m, g in pairing.pairs}
     out = []
     for m, card in enumerate(cards):
         if m in matched:
             continue
-        detail = "not a card in the ground truth"
-        if sim.shape[1]:
-            g = int(np.argmax(sim[m]))
-            if sim[m, g] >= config.match_threshold and g in by_gt:
-                other = by_gt[g]
-                verb = "duplicates" if model_norm[m] == model_norm[other] else "resembles"
-                detail = (
-                    f"{verb} '{gt_cards[g].text}', already matched to model card "
-                    f"#{other + 1} '{cards[other].text}'"
-                )
-            elif sim[m, g] > 0:
-                detail += f" (closest: '{gt_cards[g].text}', similarity {sim[m, g]:.0f})"
+        related = [g for (mm, g) in pairing.evidence if mm == m]
+        exact_reader = _exact_reader(pairing, m)
+        if related:
+            g = max(related, key=lambda gg: pairing.lex[m, gg])
+            winner = by_gt.get(g)
+            ev = pairing.evidence[m, g]
+            if winner is not None:
+                detail = (f"§4 HALLUC: reads {ev.describe()} of '{_short(gt_cards[g].text)}', which is "
+                          f"matched to #{winner + 1} '{_short(cards[winner].text)}' "
+                          f"({_tie_reason(pairing.lex[winner, g], pairing.lex[m, g])}); an extra block "
+                          "or split fragment, not a card of its own")
+            else:
+                detail = f"§4 HALLUC: reads {ev.describe()} but one-to-one matching paired more cards (§3)"
+        elif exact_reader is not None:
+            g, winner, read = exact_reader
+            if squashed(cards[winner].text) == squashed(card.text):
+                detail = (f"§4 HALLUC: duplicates '{gt_cards[g].text}', already matched to "
+                          f"model card #{winner + 1}")
+            else:
+                detail = (f"§4 HALLUC: reads {read} of '{_short(gt_cards[g].text)}', which "
+                          f"#{winner + 1} reads exactly (§1); an extra block or split fragment")
+        elif m in pairing.box_vetoed:
+            g = pairing.box_vetoed[m][0]
+            detail = (f"§4 HALLUC: its box lies on no card it reads (§6 position); "
+                      f"by text alone it reads '{_short(gt_cards[g].text)}'")
+        else:
+            detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
         out.append(Finding(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
     return out
+
+
+def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
+    """(gt card, model card reading it exactly, what model card ``m`` reads of
+    it) for the §1 pair whose card ``m`` reads most of, or None."""
+    best = None
+    if pairing.table is None:
+        return None
+    for winner, g in pairing.exact:
+        ev = pairing.table.evidence(pairing.model_words[m], pairing.gt_words[g])
+        if squashed(" ".join(pairing.model_words[m])) == squashed(" ".join(pairing.gt_words[g])):
+            return g, winner, ev.describe()
+        if ev.content and (best is None or ev.recognised > best[0]):
+            best = (ev.recognised, g, winner, ev.describe())
+    return best[1:] if best else None
+
+
+def _tie_reason(winner: tuple, loser: tuple) -> str:
+    """The §3 criterion by which the winning pair beat the losing one."""
+    for i in range(1, len(winner)):
+        if winner[i] != loser[i]:
+            if winner[i] > loser[i]:
+                return f"§3: {_TIE_NAMES[i]}"
+            break
+    return "§3: one-to-one matching pairs more cards"

@@ -77,7 +77,7 @@ class ScoresModel(RowsModel):
             return (_both(str(a.hallucination_runs), str(r.hallucination_runs) if r else None),
                     a.hallucination_runs)
         if column == 7:
-            return f"{a.json_valid_runs}/{a.runs}", a.json_valid_runs / a.runs if a.runs else -1.0
+            return a.json_signal, a.json_valid_runs / a.runs if a.runs else -1.0
         v = a if column == 8 else r
         order = {Verdict.FAIL: 0, Verdict.AMBIGUOUS: 1, Verdict.PASS: 2, Verdict.UNSCORED: -1}
         return (v.verdict.value, order[v.verdict]) if v else ("-", -2)
