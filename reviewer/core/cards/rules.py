@@ -82,21 +82,19 @@ class Evidence:
     marks: list[int]
     readings: list[tuple[str, str]]
     content: bool
+    #: card words with a recognisable reading (§3, tie 1)
+    recognised: int = field(init=False)
+    #: card words read exactly (§3, tie 3)
+    exact: int = field(init=False)
 
-    @property
-    def recognised(self) -> int:
-        """Number of card words with a recognisable reading (§3, tie 1)."""
-        return sum(1 for r in self.marks if r)
+    def __post_init__(self) -> None:
+        self.recognised = len(self.marks) - self.marks.count(0)
+        self.exact = self.marks.count(2)
 
     @property
     def share(self) -> float:
         """Recognised words / card words (§3, tie 2)."""
         return self.recognised / len(self.marks) if self.marks else 0.0
-
-    @property
-    def exact(self) -> int:
-        """Card words read exactly (§3, tie 3)."""
-        return sum(1 for r in self.marks if r == 2)
 
     def chars(self, words: Sequence[str]) -> int:
         """Characters of the recognised card words (§3, tie 4)."""
@@ -162,6 +160,42 @@ def reading_mark(token: str, group: str, k: int, cfg: tuple) -> int:
     return 0
 
 
+@lru_cache(maxsize=1024)
+def _gt_groups(gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset[str]):
+    """The groups of all cards of one ground truth, cached across its runs:
+    (groups [(text, k)], {group: holds a content word}, (group texts,
+    {text: group indices}), a memo of each token's readings of them)."""
+    content: dict[tuple[str, int], bool] = {}
+    for words in gt_words:
+        for text, k, _j, has_content in card_groups(words, kmax, stop):
+            content[(text, k)] = content.get((text, k), False) or has_content
+    groups = list(content)
+    gstr = [g for g, _ in groups]
+    exact_at: dict[str, list[int]] = {}
+    for j, g in enumerate(gstr):
+        exact_at.setdefault(g, []).append(j)
+    arrays = (gstr, exact_at)
+    return groups, content, arrays, {}
+
+
+@lru_cache(maxsize=65536)
+def _group_positions(words: tuple[str, ...], kmax: int) -> dict[tuple[str, int], list[int]]:
+    """{(group text, k): [start positions]} of a card's groups (read only)."""
+    where: dict[tuple[str, int], list[int]] = {}
+    for j in range(len(words)):
+        for k in range(1, kmax + 1):
+            if j + k > len(words):
+                break
+            where.setdefault(("".join(words[j:j + k]), k), []).append(j)
+    return where
+
+
+@lru_cache(maxsize=65536)
+def content_groups(words: tuple[str, ...], kmax: int, stop: frozenset[str]) -> frozenset:
+    """The (group text, k) of a card's groups that hold a content word (§2)."""
+    return frozenset((text, k) for text, k, _j, content in card_groups(words, kmax, stop) if content)
+
+
 def _cfg_key(config: ScoringConfig) -> tuple:
     return (config.misread_min_letters, config.short_word_letters,
             config.truncation_min_letters, config.truncation_share)
@@ -183,42 +217,55 @@ class WordTable:
         self.config = config
         self.stop = frozenset(config.stop_words)
         self.cfg = _cfg_key(config)
-        groups: dict[tuple[str, int], bool] = {}
-        for words in gt_words:
-            for text, k, _j, content in card_groups(words, config.max_run_together, self.stop):
-                groups[(text, k)] = groups.get((text, k), False) or content
+        self.groups, self.content, self._gt_arrays, self._readings_memo = _gt_groups(
+            tuple(gt_words), config.max_run_together, self.stop)
+        #: every single word of the ground truth
+        self.all_words = frozenset(text for text, k in self.groups if k == 1)
         self.tokens = list(dict.fromkeys(tokens))
-        self.groups = list(groups)
-        self.content = groups
         self.allowed: dict[str, list[tuple[str, int, int]]] = {}
         if self.tokens and self.groups:
             self._compute()
 
     def _compute(self) -> None:
+        """Marks and the best-reading gates, from one C scan per token
+        (rapidfuzz ``process.extract`` with LCSseq and a letter cut-off)
+        plus exact lookups for the short words under the cut-off."""
         cfg = self.config
-        gstr = [g for g, _ in self.groups]
-        lcs = process.cdist(self.tokens, gstr, scorer=LCSseq.similarity, dtype=np.int32)
-        lt = np.fromiter((len(t) for t in self.tokens), dtype=np.int32, count=len(self.tokens))[:, None]
-        lw = np.fromiter((len(g) for g in gstr), dtype=np.int32, count=len(gstr))[None, :]
-        single = np.fromiter((k == 1 for _, k in self.groups), dtype=bool, count=len(gstr))[None, :]
-        exact = (lcs == lt) & (lcs == lw)
-        candidate = (lcs >= min(cfg.misread_min_letters, 3)) | exact
-        if not candidate.any():
-            return
-        first_t = np.array([t[0] for t in self.tokens])[:, None]
-        first_w = np.array([g[0] for g in gstr])[None, :]
-        misread = (lcs >= cfg.misread_min_letters) & (2 * lcs >= lw) & (2 * lcs >= lt) \
-            & (lw > cfg.short_word_letters)
-        trunc = (lt >= cfg.truncation_min_letters) & (lt < lw) & (first_t == first_w) \
-            & (lcs >= cfg.truncation_share * lt) & (lw > cfg.short_word_letters)
-        joined = (np.abs(lt - lw) <= 1) & (lcs >= lw - 1) & (lw >= 4)
-        mark = np.where(exact, 2, np.where(np.where(single, misread | trunc, joined), 1, 0))
-        quality = np.where(mark > 0, lcs + 0.5 * exact + 0.1 * (2.0 * lcs / (lt + lw)), 0.0)
-        keep = (mark > 0) & (quality >= quality.max(axis=1, keepdims=True) - 1e-9) \
-            & (quality >= quality.max(axis=0, keepdims=True) - 1e-9)
-        for i, j in zip(*np.nonzero(keep)):
-            g, k = self.groups[j]
-            self.allowed.setdefault(self.tokens[i], []).append((g, k, int(mark[i, j])))
+        gstr, exact_at = self._gt_arrays
+        cutoff = min(cfg.misread_min_letters, 3)
+        found: list[tuple[str, int, int, float]] = []  # token, group index, mark, quality
+        best_t: dict[str, float] = {}
+        best_w: dict[int, float] = {}
+        memo = self._readings_memo
+        for t in self.tokens:
+            key = (t, cutoff, self.cfg)
+            readings = memo.get(key)
+            if readings is None:
+                readings = []
+                lt = len(t)
+                hits = {j: lcs for _g, lcs, j in process.extract(
+                    t, gstr, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)}
+                for j in exact_at.get(t, ()):
+                    hits[j] = lt
+                for j, lcs in hits.items():
+                    text, k = self.groups[j]
+                    mark = reading_mark(t, text, k, self.cfg)
+                    if mark:
+                        readings.append((j, mark, lcs + (0.5 if mark == 2 else 0.0)
+                                         + 0.1 * (2.0 * lcs / (lt + len(text)))))
+                if len(memo) > 50000:
+                    memo.clear()
+                memo[key] = readings
+            for j, mark, quality in readings:
+                found.append((t, j, mark, quality))
+                if quality > best_t.get(t, 0.0):
+                    best_t[t] = quality
+                if quality > best_w.get(j, 0.0):
+                    best_w[j] = quality
+        for t, j, mark, quality in found:
+            if quality >= best_t[t] - 1e-9 and quality >= best_w[j] - 1e-9:
+                text, k = self.groups[j]
+                self.allowed.setdefault(t, []).append((text, k, mark))
 
     def reads(self, token: str, word: str, k: int = 1) -> int:
         """2/1/0: ``token`` is an exact / recognisable / no reading of the
@@ -230,9 +277,7 @@ class WordTable:
         """§2 evidence of a model card (``tokens``) for a card (``words``):
         each model token stands for one card word (or 2-3 run-together
         words), exact readings first, then longer groups."""
-        where: dict[tuple[str, int], list[int]] = {}
-        for text, k, j, _content in card_groups(words, self.config.max_run_together, self.stop):
-            where.setdefault((text, k), []).append(j)
+        where = _group_positions(words, self.config.max_run_together)
         cands = []
         for i, t in enumerate(tokens):
             for g, k, mark in self.allowed.get(t, ()):
@@ -408,15 +453,16 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
     order (exactly lexicographic while the totals fit a float64; the last
     levels are dropped otherwise). Fills ``out.lex`` for every related pair."""
     n_model = len(out.model_words)
-    for (m, g), ev in out.evidence.items():
-        out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact,
-                         ev.chars(out.gt_words[g]), n_model - m)
     row_of = {m: i for i, m in enumerate(rest_m)}
     col_of = {g: j for j, g in enumerate(rest_g)}
     keys = [k for k in out.evidence if k[0] in row_of and k[1] in col_of]
     if not keys:
         return []
-    levels = len(next(iter(out.lex.values())))
+    for m, g in keys:
+        ev = out.evidence[m, g]
+        out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact,
+                         ev.chars(out.gt_words[g]), n_model - m)
+    levels = 6
     bounds = [0.0] * levels
     for col in range(levels):  # each card is in at most one pair
         best: dict[int, float] = {}
@@ -439,31 +485,46 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
 
 def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[Optional[int]]:
     """Order-preserving alignment of card words to model tokens that reads
-    the most words (exact ones preferred): card word -> token index or None."""
+    the most words (exact ones preferred): card word -> token index or None.
+    A token may read up to ``kmax`` run-together words (§2)."""
     n, m = len(words), len(tokens)
+    reads = table.reads
+    # marks[i][j][k-1]: token i reads words[j-k+1 .. j] (k words ending at j)
+    marks = []
+    for t in tokens:
+        lt = len(t)
+        row = []
+        for j in range(n):
+            cell = [reads(t, words[j], 1)]
+            text = words[j]
+            for k in range(2, kmax + 1):
+                if j - k + 1 < 0:
+                    break
+                text = words[j - k + 1] + text
+                cell.append(reads(t, text, k) if abs(len(text) - lt) <= 1 else 0)
+            row.append(cell)
+        marks.append(row)
     score = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
     back: list[list[Optional[tuple]]] = [[None] * (m + 1) for _ in range(n + 1)]
     for j in range(n + 1):
+        srow, brow = score[j], back[j]
         for i in range(m + 1):
             if i == 0 and j == 0:
                 continue
             best, how = (-1, -1), None
             if j > 0 and score[j - 1][i] > best:
                 best, how = score[j - 1][i], ("w",)
-            if i > 0 and score[j][i - 1] > best:
-                best, how = score[j][i - 1], ("t",)
-            if i > 0:
-                for k in range(1, kmax + 1):
-                    if j - k < 0:
-                        break
-                    r = table.reads(tokens[i - 1], "".join(words[j - k:j]), k)
+            if i > 0 and srow[i - 1] > best:
+                best, how = srow[i - 1], ("t",)
+            if i > 0 and j > 0:
+                for k, r in enumerate(marks[i - 1][j - 1], 1):
                     if r:
                         prev = score[j - k][i - 1]
                         cand = (prev[0] + k, prev[1] + (k if r == 2 else 0))
                         if cand > best:
                             best, how = cand, ("m", k)
-            score[j][i] = best
-            back[j][i] = how
+            srow[i] = best
+            brow[i] = how
     out: list[Optional[int]] = [None] * n
     j, i = n, m
     while j > 0 or i > 0:
@@ -481,14 +542,16 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
 
 
 def missing_words(
-    table: WordTable, tokens: Sequence[str], words: Sequence[str],
-    other_words: frozenset[str], config: ScoringConfig,
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
 ) -> list[str]:
     """§4 OCR/PARTIAL test: the card words that are not there. A word is
     there when, in its place in the card's word order, the model card holds
     a recognisable reading of it, or any token within ``length_slack``
     letters of its length that is neither a truncation of it (a shorter
-    beginning) nor a reading of another card's word (``other_words``)."""
+    beginning) nor a reading of a word of another card of the ground truth."""
+    if len(tokens) == len(words) and all(
+            table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)):
+        return []  # word for word in place: the common misread-a-word case
     anchors = _anchors(table, tokens, words, config.max_run_together)
     if all(a is None for a in anchors):
         return list(words)
@@ -516,16 +579,18 @@ def missing_words(
             slots = list(range(start, start + len(gap_words))) if start + len(gap_words) <= len(tokens) else []
         for pos, w in enumerate(gap_words):
             t = tokens[slots[pos]] if slots else None
-            if t is None or not _fills(table, t, words[w], other_words, config):
+            if t is None or not _fills(table, t, words[w], words, config):
                 missing.append(words[w])
         j = k
     return missing
 
 
-def _fills(table: WordTable, token: str, word: str, other_words: frozenset[str],
-           config: ScoringConfig) -> bool:
+def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config: ScoringConfig) -> bool:
+    """§4: ``token`` in ``word``'s place counts as the word: within
+    ``length_slack`` letters of its length, not a truncation of it, and not
+    a reading of a word of another card (a word not on this ``card``)."""
     if abs(len(token) - len(word)) > config.length_slack:
         return False
     if len(token) < len(word) and word.startswith(token):
         return False  # a truncation keeps only part of the word
-    return not any(table.reads(token, o) for o in other_words)
+    return not any(table.reads(token, o) for o in table.all_words if o not in card)

@@ -25,7 +25,7 @@ from scipy.optimize import linear_sum_assignment
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
+from reviewer.core.cards.rules import Frac, Pairing, content_groups, missing_words, pair_cards, squashed
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -286,10 +286,9 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     """§4: PARTIAL when a word of the card is missing, OCR when every word is
     there but the text still differs; the detail names the evidence."""
     words = pairing.gt_words[g]
-    other = frozenset(w for o, ws in enumerate(pairing.gt_words) if o != g for w in ws) - set(words)
     table = pairing.table
     assert table is not None  # texts differ, so the fast path was not taken
-    missing = missing_words(table, pairing.model_words[m], words, other, config)
+    missing = missing_words(table, pairing.model_words[m], words, config)
     ev = pairing.evidence[m, g]
     read = ev.describe() or "none"
     if missing:
@@ -375,13 +374,19 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
 def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     """(gt card, model card reading it exactly, what model card ``m`` reads of
     it) for the §1 pair whose card ``m`` reads most of, or None."""
-    best = None
-    if pairing.table is None:
+    table = pairing.table
+    if table is None:
         return None
+    tokens = pairing.model_words[m]
+    readable = {(g, k) for t in tokens for g, k, _mark in table.allowed.get(t, ())}
+    best = None
     for winner, g in pairing.exact:
-        ev = pairing.table.evidence(pairing.model_words[m], pairing.gt_words[g])
-        if squashed(" ".join(pairing.model_words[m])) == squashed(" ".join(pairing.gt_words[g])):
-            return g, winner, ev.describe()
+        words = pairing.gt_words[g]
+        if "".join(tokens) == "".join(words):
+            return g, winner, " ".join(words)
+        if readable.isdisjoint(content_groups(words, table.config.max_run_together, table.stop)):
+            continue
+        ev = table.evidence(tokens, words)
         if ev.content and (best is None or ev.recognised > best[0]):
             best = (ev.recognised, g, winner, ev.describe())
     return best[1:] if best else None
