@@ -104,7 +104,7 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
     report = ImportReport(format="card-folder")
     actor = options.actor
     item_ids: dict[str, int] = {}
-    with project.transaction():
+    with project.batched(auto=True):
         for path in _images(folder):
             existing = repo.item_by_name(project, path.stem)
             if existing:
