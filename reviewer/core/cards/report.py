@@ -10,7 +10,7 @@ import io
 from typing import Iterable, Optional, Sequence
 
 from reviewer.core.models import PromptVerdict
-from reviewer.core.text import csv_row, display_name, visible
+from reviewer.core.text import bounded, csv_row, display_name, visible
 
 #: Longest name (characters) shown in a table cell; longer ones end in '…'.
 CELL_LIMIT = 120
@@ -65,15 +65,17 @@ def md_text(text: object) -> str:
     """Untrusted text (model, judge or file names) made inert in Markdown:
     '&', '<' and '>' become entities so no renderer reads HTML in it; '|'
     is escaped and line breaks become spaces, so it stays in its table cell;
-    control and bidi characters are made visible (core.text.visible)."""
-    s = visible(text, keep_newlines=False).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    control and bidi characters are then made visible (core.text.visible:
+    '<U+202E>', which no Markdown renderer reads as a tag)."""
+    s = str(text).replace("\r", " ").replace("\n", " ")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    return visible(s)
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """A GitHub-flavoured Markdown table; every cell goes through md_text,
     cut to CELL_LIMIT characters."""
-    cell = lambda c: md_text(display_name(c, CELL_LIMIT))  # noqa: E731
+    cell = lambda c: md_text(bounded(c, CELL_LIMIT))  # noqa: E731
     out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
