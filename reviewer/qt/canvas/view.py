@@ -2,20 +2,22 @@
 ground-truth drawing tools. It holds no domain state: it observes the session,
 draws the overlay model (overlay.py) with one scene item (painting.py), and the
 mouse tools (tools.py) end every edit in one command. Scene coordinates are
-upright image pixels."""
+upright image pixels. Nothing is painted over the photo but the overlay
+(the run's details are in the findings panel); selecting a finding pans
+(and zooms out when needed) so its card or box is in view."""
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
 from reviewer.core.commands import DeleteCards
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
-from reviewer.qt.canvas.painting import OverlayItem, paint_legend
+from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
 from reviewer.qt.canvas.tools import TOOLS, Tool
 
@@ -79,6 +81,7 @@ class CanvasView(QGraphicsView):
                        s.conventionChanged):
             signal.connect(self._invalidate)
         s.toolChanged.connect(self._tool_changed)
+        s.findingSelectionChanged.connect(self.show_selection)
         self._load()
 
     # -- reading (tests, other widgets) -----------------------------------------------------
@@ -240,6 +243,35 @@ class CanvasView(QGraphicsView):
         v.setValue(v.value() + round(after.y() - anchor.y()))
         self._zoomed()
 
+    def visible_rect(self) -> QRectF:
+        """The part of the scene the viewport shows now (scene pixels)."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def show_selection(self) -> None:
+        """Bring the selected findings' cards or boxes into view (see ``ensure_visible``)."""
+        shapes = [s for s in self.overlay().findings if s.selected]
+        if shapes:
+            x0, y0 = min(s.rect[0] for s in shapes), min(s.rect[1] for s in shapes)
+            x1, y1 = max(s.rect[2] for s in shapes), max(s.rect[3] for s in shapes)
+            self.ensure_visible(QRectF(x0, y0, x1 - x0, y1 - y0))
+
+    def ensure_visible(self, rect: QRectF, margin: float = 24.0) -> None:
+        """Pan so ``rect`` (scene pixels) is in view with ``margin`` screen
+        pixels around it, zooming out first when it is larger than the
+        viewport at this zoom; nothing when it is in view already."""
+        view = self.viewport().rect()
+        if rect.isEmpty() or view.width() <= 2 * margin or view.height() <= 2 * margin:
+            return
+        if self.visible_rect().contains(rect):
+            return
+        fits = min((view.width() - 2 * margin) / rect.width(), (view.height() - 2 * margin) / rect.height())
+        if self.zoom() > fits:
+            self._fitted = False
+            zoom = max(MIN_ZOOM, fits)
+            self.setTransform(QTransform.fromScale(zoom, zoom))
+        self.centerOn(rect.center())
+        self._zoomed()
+
     def actual_size(self) -> None:
         """One image pixel per screen pixel, around the centre."""
         self.zoom_by(1.0 / self.zoom())
@@ -368,15 +400,6 @@ class CanvasView(QGraphicsView):
         """Paint as usual and count it in ``paint_count`` (tests, benchmarks)."""
         super().paintEvent(event)
         self.paint_count += 1
-
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt)
-        """Draw the overlay's legend (if any) in the viewport's top-right corner, unscaled."""
-        legend = self.overlay().legend
-        if legend:
-            painter.save()
-            painter.resetTransform()
-            paint_legend(painter, legend, QRectF(self.viewport().rect()), self.font())
-            painter.restore()
 
     # -- tools ------------------------------------------------------------------------------------
     def refresh(self) -> None:
