@@ -72,6 +72,9 @@ class MainWindow(QMainWindow):
         self.modes = QStackedWidget()
         self.modes.addWidget(center)
         self.modes.addWidget(self.adjudication)
+        # the hidden adjudication page must not make the canvas wide: docks get the room
+        self.modes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.modes.setMinimumWidth(420)
         self.name_bar, self.import_bar = NameBar(), ImportBar()
         outer = QWidget()
         column = QVBoxLayout(outer)
@@ -138,6 +141,7 @@ class MainWindow(QMainWindow):
         session.projectChanged.connect(self._update_title)
         self.name_bar.named.connect(self._named)
         self.import_bar.requested.connect(self._import_requested)
+        self._first_start = self.settings.value("state") is None
         self._layout_defaults()
         self._restore()
 
@@ -302,12 +306,21 @@ class MainWindow(QMainWindow):
 
     # -- layout -----------------------------------------------------------------------------
     def _layout_defaults(self) -> None:
-        """The first-start layout (1600x1000): items narrow on the left, the
-        findings wide enough for their card columns on the right, the runs
-        tall enough for 6 rows or more."""
+        """The first-start size: 1600x1000, or what the screen holds."""
         screen = QGuiApplication.primaryScreen()
-        size = DEFAULT_SIZE.boundedTo(screen.availableSize()) if screen is not None else DEFAULT_SIZE
-        self.resize(size)
+        self.resize(DEFAULT_SIZE.boundedTo(screen.availableSize()) if screen is not None else DEFAULT_SIZE)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """On the first start (no saved layout) size the docks once the window is laid out."""
+        super().showEvent(event)
+        if self._first_start:
+            self._first_start = False
+            QTimer.singleShot(0, self._dock_defaults)
+
+    def _dock_defaults(self) -> None:
+        """The first-start docks: items narrow on the left, the findings wide
+        enough for their card columns on the right, the runs tall enough for
+        6 rows or more."""
         self.resizeDocks([self.docks["items"]], [230], Qt.Horizontal)
         self.resizeDocks([self.docks["findings"]], [560], Qt.Horizontal)
         self.resizeDocks([self.docks["findings"], self.docks["output"]], [330, 300], Qt.Vertical)

@@ -23,6 +23,8 @@ from reviewer.qt.session import Session
 COLUMNS = ["code", "status", "ground truth", "model", "detail"]
 
 
+#: Widest a card column (ground truth, model) starts, in pixels.
+MAX_CARD_COLUMN = 150
 #: Model piles listed in the pile-mapping line before it is shortened.
 MAX_LISTED_PILES = 4
 
@@ -177,15 +179,16 @@ class FindingsPanel(QWidget):
     # -- session -> view -------------------------------------------------------------------
     def _run_changed(self) -> None:
         self.refresh()
-        # code and status fit their longest values; the card columns fit this run, capped
+        # code and status fit their usual values (longer codes elide, the tooltip has them);
+        # the card columns fit this run, capped, so both show beside each other
         metrics = self.view.fontMetrics()
         bold = QFont(self.view.font())
         bold.setBold(True)
-        self.view.setColumnWidth(0, self.view.iconSize().width() + metrics.horizontalAdvance("PARTIAL→SPATIAL") + 24)
-        self.view.setColumnWidth(1, QFontMetrics(bold).horizontalAdvance("confirmed") + 16)
+        self.view.setColumnWidth(0, self.view.iconSize().width() + metrics.horizontalAdvance("HALLUC→OCR") + 20)
+        self.view.setColumnWidth(1, QFontMetrics(bold).horizontalAdvance("confirmed") + 14)
         for column in (2, 3):
             self.view.resizeColumnToContents(column)
-            self.view.setColumnWidth(column, max(60, min(180, self.view.columnWidth(column))))
+            self.view.setColumnWidth(column, max(70, min(MAX_CARD_COLUMN, self.view.columnWidth(column))))
 
     def refresh(self) -> None:
         """Re-read the current run's findings; keep the session's selection
