@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
 from reviewer.core.commands import DeleteCards
@@ -19,14 +19,14 @@ from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
 from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
+from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
 
-MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
 BACKGROUND = "#2B2B2B"
 
 
-class CanvasView(QGraphicsView):
+class CanvasView(Navigation, QGraphicsView):
     """The canvas (see module doc). ``ready`` is True once the current item
     is fully shown (full photo, text, or the message why not)."""
 
@@ -217,77 +217,10 @@ class CanvasView(QGraphicsView):
         self.viewport().update()
 
     # -- zoom and pan ------------------------------------------------------------------------
-    def fit(self) -> None:
-        """Show the whole photo."""
-        self._fitted = True
-        rect = self.image_rect()
-        if not rect.isEmpty():
-            m = 0.02 * max(rect.width(), rect.height())
-            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.KeepAspectRatio)
-            self._zoomed()
-
-    def zoom_by(self, factor: float, anchor: Optional[QPointF] = None) -> None:
-        """Zoom by ``factor`` keeping the scene point under ``anchor``
-        (viewport pixels; the centre by default) in place."""
-        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
-        factor = target / self.zoom()
-        if abs(factor - 1.0) < 1e-9:
-            return
-        self._fitted = False
-        anchor = QPointF(anchor) if anchor is not None else QPointF(self.viewport().rect().center())
-        before = self._to_scene(anchor)
-        self.scale(factor, factor)
-        after = self.viewportTransform().map(before)
-        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
-        h.setValue(h.value() + round(after.x() - anchor.x()))
-        v.setValue(v.value() + round(after.y() - anchor.y()))
-        self._zoomed()
-
-    def visible_rect(self) -> QRectF:
-        """The part of the scene the viewport shows now (scene pixels)."""
-        return self.mapToScene(self.viewport().rect()).boundingRect()
-
-    def show_selection(self) -> None:
-        """Bring the selected findings' cards or boxes into view (see ``ensure_visible``)."""
-        shapes = [s for s in self.overlay().findings if s.selected]
-        if shapes:
-            x0, y0 = min(s.rect[0] for s in shapes), min(s.rect[1] for s in shapes)
-            x1, y1 = max(s.rect[2] for s in shapes), max(s.rect[3] for s in shapes)
-            self.ensure_visible(QRectF(x0, y0, x1 - x0, y1 - y0))
-
-    def ensure_visible(self, rect: QRectF, margin: float = 24.0) -> None:
-        """Pan so ``rect`` (scene pixels) is in view with ``margin`` screen
-        pixels around it, zooming out first when it is larger than the
-        viewport at this zoom; nothing when it is in view already."""
-        view = self.viewport().rect()
-        if rect.isEmpty() or view.width() <= 2 * margin or view.height() <= 2 * margin:
-            return
-        if self.visible_rect().contains(rect):
-            return
-        fits = min((view.width() - 2 * margin) / rect.width(), (view.height() - 2 * margin) / rect.height())
-        if self.zoom() > fits:
-            self._fitted = False
-            zoom = max(MIN_ZOOM, fits)
-            self.setTransform(QTransform.fromScale(zoom, zoom))
-        self.centerOn(rect.center())
-        self._zoomed()
-
-    def actual_size(self) -> None:
-        """One image pixel per screen pixel, around the centre."""
-        self.zoom_by(1.0 / self.zoom())
-
     def _zoomed(self) -> None:
         self._editors.place()
         self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
         self.zoomChanged.emit(self.zoom())
-
-    def _to_scene(self, pos: QPointF) -> QPointF:
-        return self.viewportTransform().inverted()[0].map(QPointF(pos))
-
-    def _scroll(self, delta: QPointF) -> None:
-        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
-        h.setValue(h.value() - round(delta.x()))
-        v.setValue(v.value() - round(delta.y()))
 
     # -- events --------------------------------------------------------------------------------
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
