@@ -359,3 +359,12 @@ def test_first_start_layout_shows_six_runs_and_the_card_columns(qtbot, env, monk
         assert view.columnWidth(column) >= 60
         assert view.header().sectionViewportPosition(column) + view.columnWidth(column) <= view.viewport().width()
     w.canvas.loader.wait()
+
+
+def test_every_new_key_is_on_the_shortcuts_sheet(window):
+    from reviewer.qt.panels.shortcuts import SHORTCUTS
+
+    sheet = " ".join(keys for keys, _ in SHORTCUTS)
+    for name in ("reason", "confirm_code", "reject_code", "confirm_run", "reject_run", "search", "import", "blind"):
+        sequence = window.actions_by_name[name].shortcut().toString()
+        assert sequence and sequence in sheet, name

@@ -236,8 +236,7 @@ class ReviewController(QObject):
             return False
         if status == Status.REJECTED and kw.get("final_code") is None:
             self._rejected, self._rejection = ids, command
-            self.reason_bar.show_hint(f"rejected {len(ids)} finding(s) · R types a reason (optional), "
-                                      "Y / N / J / K go on reviewing")
+            self.reason_bar.show_hint(f"rejected {len(ids)} finding(s) · R: add a reason")
         self._advance(ids, finished=was_open)
         return True
 
