@@ -108,8 +108,10 @@ def test_a_ten_card_run_with_two_findings_is_done_and_the_next_run_shown_in_two_
     assert s.run_id != target  # shown by itself: the next run that needs review
     assert s.selected_findings and all(f.status == Status.PROPOSED for f in s.run().findings
                                        if f.id in s.selected_findings)
-    assert window.runs_panel.view.currentIndex().data(Qt.UserRole + 1) == s.run_id or s.run().run["item_id"] \
-        != run.run["item_id"]
+    from reviewer.qt.panels import IdRole
+
+    assert window.runs_panel.view.currentIndex().data(IdRole) == s.run_id  # the runs table shows it too
+    assert window.findings_panel.current_ids() == s.selected_findings
 
 
 def test_every_spatial_finding_of_a_run_is_rejected_with_one_key_and_undone_with_one(qtbot, window):
