@@ -87,6 +87,14 @@ def run_item_names(project: Project) -> dict[int, str]:
     return dict(project.db.execute("SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
 
 
+def card_texts(project: Project) -> dict[int, list[str]]:
+    """{item id: its ground-truth card texts} of items that have cards (one query; for search)."""
+    out: dict[int, list[str]] = {}
+    for item_id, text in project.db.execute("SELECT item_id, text FROM cards ORDER BY item_id, position, id"):
+        out.setdefault(item_id, []).append(text)
+    return out
+
+
 # -- ground truth ----------------------------------------------------------------
 def has_ground_truth(project: Project, item_id: int) -> bool:
     """True when the item has at least one ground-truth card."""
