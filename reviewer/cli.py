@@ -204,6 +204,41 @@ def export(project: Path, out: Path) -> None:
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--diff", is_flag=True, help="Also list, per run, the findings that differ from the key.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@_friendly
+def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
+    """Score the answers of an answer-key FOLDER (as ocr-runs-dev) and compare
+    them with its hand-checked key: per-code precision, recall and F1, runs
+    whose text accuracy is off by more than 0.05, HALLUC missed."""
+    from reviewer.storage.answer_key import fidelity as run_fidelity
+
+    try:
+        rep = run_fidelity(folder)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ProjectError(f"{folder} is not an answer-key folder ({type(exc).__name__}: {exc})") from None
+    if as_json:
+        echo(json.dumps({
+            "runs": rep.runs, "f1": rep.f1,
+            "codes": {c: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "precision": s.precision, "recall": s.recall,
+                          "f1": s.f1} for c, s in sorted(rep.codes.items())},
+            "accuracy_off": [list(a) for a in rep.accuracy_off],
+            "halluc_missed": [[run, f[2]] for run, f in rep.halluc_missed]}, indent=2))
+        return
+    for line in rep.lines():
+        echo(line)
+    if diff:
+        for name, (missing, extra) in rep.differences.items():
+            echo(f"== {name}")
+            for f in missing:
+                echo(f"   key only:    {f[0]} {f[1]!r} <- {f[2]!r}")
+            for f in extra:
+                echo(f"   scorer only: {f[0]} {f[1]!r} <- {f[2]!r}")
+    echo(f"code F1 {rep.f1:.3f}")
+
+
 def _weights(ctx, param, value: str) -> tuple[float, float]:
     try:
         return parse_weights(value)

@@ -45,3 +45,34 @@ def test_boxes_read_off_the_stored_pixels_are_recognised():
     assert rotated
     frames = {scores[n].facts.box_frame for n in rotated if scores[n].facts.outcomes}
     assert "stored" in frames
+
+
+def test_the_folder_imports_and_scores_as_the_key_says(tmp_path):
+    """`reviewer import` of the folder (items per image variant, boxes scaled
+    to each variant, EXIF orientation kept) then `score` gives the same
+    fidelity as scoring the files directly."""
+    from reviewer.core.cards.fidelity import compare
+    from reviewer.core.cards.metrics import run_metrics
+    from reviewer.storage.db import open_project
+    from reviewer.storage.importers import import_source
+    from reviewer.storage.importers.base import ImportOptions
+    from reviewer.storage.scores import score_project, scored_runs
+
+    folder = shared("ocr-runs-dev")
+    p = open_project(tmp_path / "p.db", create=True)
+    try:
+        report = import_source(p, folder, options=ImportOptions(model="tesseract"))
+        assert report.format == "answer-key" and not report.skipped, report.skipped
+        again = import_source(p, folder, options=ImportOptions(model="tesseract"))
+        assert again.added == {} and again.existing["runs"] == 40  # idempotent
+        score_project(p)
+        runs = {f"{r.run['item']}_{r.run['prompt']}.txt": r for r in scored_runs(p)}
+    finally:
+        p.close()
+    _answers, key = load(folder)
+    assert set(runs) == {k.name for k in key}
+    produced = {name: r.findings for name, r in runs.items()}
+    accuracy = {name: run_metrics(r.facts, r.findings).text_accuracy for name, r in runs.items()}
+    rep = compare(key, produced, accuracy)
+    assert rep.f1 >= 0.97, "\n".join(rep.lines())
+    assert rep.accuracy_off == []

@@ -120,7 +120,7 @@ def score_project(
             if item.id not in gts:
                 gts[item.id] = repo.ground_truth(project, item.id)
             score = score_run(run["output"], prompts[run["prompt_id"]], gts[item.id], config,
-                              width=item.width, height=item.height,
+                              width=item.width, height=item.height, orientation=item.orientation,
                               example=examples[run["prompt_id"]], strict=strict)
             _merge(project, run["id"], score, config)
             project.db.execute(

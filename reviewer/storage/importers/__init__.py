@@ -12,7 +12,7 @@ from typing import Optional
 
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.importers import card_folder, jsonl_runs
+from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
 from reviewer.storage.importers import rubric, span_snapshots
 from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
 
@@ -21,6 +21,7 @@ FORMATS = {
     "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
     "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),
     "failter": (failter.detect, failter.import_failter),
+    "answer-key": (answer_key.detect, answer_key.import_answer_key),
     "card-folder": (card_folder.detect, card_folder.import_folder),
     "tarot-readings": (rubric.detect_folder, rubric.import_readings),
     "span-snapshot": (span_snapshots.detect, span_snapshots.import_snapshot),

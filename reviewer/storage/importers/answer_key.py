@@ -1,0 +1,124 @@
+"""Importer: a folder of answers with a hand-checked answer key, laid out as
+shared/data/ocr-runs-dev (see reviewer.storage.answer_key):
+
+    <folder>/images/<photo>_<variant>.jpg      what the reader saw (one item each)
+    <folder>/ground-truth.json                 per photo: piles, image_size, boxes
+    <folder>/runs/<photo>_<variant>_<piles|cards>.txt   raw answers
+    <folder>/expected.json                     the answer key (read by `reviewer fidelity`)
+
+Each image becomes an item with its photo's ground truth, the boxes scaled
+from the photo's ``image_size`` to the item's upright size. The answers
+become runs of the prompts ``piles`` and ``cards`` (the latter with boxes
+as fractions, 0-1); the model is ``--model`` or 'unknown'.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, GroundTruth, Prompt
+from reviewer.storage import repo
+from reviewer.storage.answer_key import ground_truths
+from reviewer.storage.db import Project
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.previews import store_preview
+
+_PROMPTS = {
+    "piles": Prompt(name="piles", schema=AnswerSchema.PILES,
+                    text="(answer-key folder: no prompt text; answers group cards into piles)"),
+    "cards": Prompt(name="cards", schema=AnswerSchema.CARDS, box_convention=BoxConvention.UNIT,
+                    text="(answer-key folder: no prompt text; answers list cards with 0-1 boxes)"),
+}
+
+
+def detect(source: Path) -> bool:
+    """A folder with expected.json, ground-truth.json, runs/ and images/."""
+    return (source.is_dir() and (source / "expected.json").is_file()
+            and (source / "ground-truth.json").is_file() and (source / "runs").is_dir()
+            and (source / "images").is_dir())
+
+
+def _photo_of(stem: str, photos: list[str]) -> Optional[str]:
+    """The photo a variant image belongs to: the longest photo name that
+    ``stem`` starts with followed by '_' (or equals)."""
+    for photo in sorted(photos, key=len, reverse=True):
+        if stem == photo or stem.startswith(photo + "_"):
+            return photo
+    return None
+
+
+def _scaled(gt: GroundTruth, name: str, sx: float, sy: float) -> GroundTruth:
+    cards = [Card(text=c.text, pile=c.pile,
+                  bbox=BBox(x_min=c.bbox.x_min * sx, y_min=c.bbox.y_min * sy,
+                            x_max=c.bbox.x_max * sx, y_max=c.bbox.y_max * sy) if c.bbox else None)
+             for c in gt.cards]
+    return GroundTruth(item=name, piles=gt.piles, cards=cards)
+
+
+def import_answer_key(project: Project, folder: Path, options: ImportOptions) -> ImportReport:
+    """Import an answer-key folder (see module doc). Idempotent; answers whose
+    name names no known image or schema are skipped with the reason."""
+    report = ImportReport(format="answer-key")
+    try:
+        truths = ground_truths(folder)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        report.skip("ground-truth.json", f"unreadable: {exc}")
+        return report
+    model = options.model or "unknown"
+    if not options.model:
+        report.notes.append("no --model given: runs are recorded for model 'unknown'")
+    item_ids: dict[str, int] = {}
+    with project.batched(auto=True):
+        for path in sorted((folder / "images").iterdir()):
+            if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
+                continue
+            photo = _photo_of(path.stem, list(truths))
+            if photo is None:
+                report.skip(path.name, "no photo of ground-truth.json is a prefix of its name")
+                continue
+            existing = repo.item_by_name(project, path.stem)
+            if existing:
+                item_ids[path.stem] = existing.id
+                report.count("items", False)
+            else:
+                item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
+                if item.image_note:
+                    report.notes.append(f"{path.name}: {item.image_note}")
+                item_ids[path.stem], created = repo.upsert_item(project, item, options.actor)
+                report.count("items", created)
+                if read.preview and store_preview(project, item.sha256, *read.preview):
+                    report.count("previews", True)
+                existing = repo.item_by_name(project, path.stem)
+            gt, width, height = truths[photo]
+            if repo.ground_truth(project, item_ids[path.stem]).cards:
+                report.count("ground truths", False)
+            elif existing is not None and existing.width and width and height:
+                sx, sy = existing.width / width, (existing.height or height) / height
+                repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
+                report.count("ground truths", True)
+        prompt_ids = {}
+        for name, prompt in _PROMPTS.items():
+            prompt_ids[name], created = repo.upsert_prompt(project, prompt, actor=options.actor)
+            report.count("prompts", created)
+        for path in sorted((folder / "runs").iterdir()):
+            if not path.is_file() or path.suffix != ".txt":
+                continue
+            stem, _, schema = path.stem.rpartition("_")
+            if schema not in prompt_ids or stem not in item_ids:
+                report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
+                continue
+            output = path.read_text(encoding="utf-8", errors="replace")
+            _run_id, status = repo.add_run(project, item_ids[stem], prompt_ids[schema], model, output,
+                                           source=path.name, actor=options.actor, any_model=not options.model)
+            if status.startswith("conflict"):
+                report.skip(path.name, status)
+            else:
+                report.count("runs", status == "added")
+    try:
+        keyed = len(json.loads((folder / "expected.json").read_text(encoding="utf-8")))
+        report.notes.append(f"expected.json keys {keyed} answers: `reviewer fidelity {folder}` compares the scorer")
+    except (OSError, ValueError):
+        report.notes.append("expected.json is unreadable")
+    return report
