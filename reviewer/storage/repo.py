@@ -292,6 +292,23 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[
     return _rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
 
 
+def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[int]:
+    """Ids of the runs (all, or those of ``run_ids`` that exist) in the order
+    of run_rows: by item, prompt, model, repetition."""
+    sql = ("SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id")
+    order = " ORDER BY i.name, p.name, r.model, r.repetition"
+    if run_ids is None:
+        return [row[0] for row in project.db.execute(sql + order)]
+    wanted = list(dict.fromkeys(run_ids))
+    found: list[tuple] = []
+    for start in range(0, len(wanted), 500):
+        part = wanted[start:start + 500]
+        found += project.db.execute(
+            "SELECT r.id, i.name, p.name, r.model, r.repetition FROM runs r JOIN items i ON i.id = r.item_id "
+            f"JOIN prompts p ON p.id = r.prompt_id WHERE r.id IN ({','.join('?' * len(part))})", part).fetchall()
+    return [row[0] for row in sorted(found, key=lambda r: (r[1], r[2], r[3], r[4]))]
+
+
 # -- findings -------------------------------------------------------------------------
 def _finding(row: dict) -> Finding:
     row["attrs"] = json.loads(row["attrs"]) if row.get("attrs") else {}
@@ -305,6 +322,21 @@ def findings(project: Project, run_id: Optional[int] = None) -> list[Finding]:
     else:
         rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id = ? ORDER BY id", [run_id])
     return [_finding(r) for r in rows]
+
+
+def findings_of_runs(project: Project, run_ids: list[int], source: Optional[Source] = None) -> list[Finding]:
+    """Findings of the runs ``run_ids`` (of one ``source`` when given), by run
+    and id; read in slices of 500 ids."""
+    out: list[Finding] = []
+    for start in range(0, len(run_ids), 500):
+        part = run_ids[start:start + 500]
+        sql = f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id IN ({','.join('?' * len(part))})"
+        params: list[Any] = list(part)
+        if source is not None:
+            sql += " AND source = ?"
+            params.append(source.value)
+        out += [_finding(r) for r in _rows(project, sql + " ORDER BY run_id, id", params)]
+    return out
 
 
 def finding(project: Project, finding_id: int) -> Finding:

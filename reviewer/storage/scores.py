@@ -11,6 +11,9 @@ findings are never touched.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
@@ -53,29 +56,98 @@ class ScoredRun:
         return bool(self.findings) and all(f.status.value != "proposed" for f in self.findings)
 
 
-def _merge(project: Project, run_id: int, score: RunScore, config: ScoringConfig) -> None:
-    """Write the new automatic findings of a run, keeping decisions."""
-    old = [f for f in repo.findings(project, run_id) if f.source == Source.AUTO]
-    by_key = {}
-    for f in old:
-        by_key.setdefault(f.key(), []).append(f)
-    for f in score.findings:
-        same = by_key.get(f.key())
-        if same:
-            kept = same.pop(0)
-            if kept.detail != f.detail:
-                project.db.execute("UPDATE findings SET detail = ?, config_version = ? WHERE id = ?",
-                                   [f.detail, config.version, kept.id])
-            continue
-        repo.insert_finding(project, run_id, f, config.version, actor="scorer")
-    for rest in by_key.values():
-        for f in rest:
-            if f.status.value == "proposed":
-                repo.delete_finding(project, f.id, actor="scorer")
-            elif not f.detail.startswith(STALE):
-                # a decision is never thrown away: keep it, marked, until the
-                # scorer finds the same error again (e.g. a deleted card comes back)
-                project.db.execute("UPDATE findings SET detail = ? WHERE id = ?", [STALE + f.detail, f.id])
+#: Runs scored and written per transaction (a window's decision gets in between).
+CHUNK = 400
+#: Below this many runs a process pool costs more than it saves.
+POOL_MIN_RUNS = 5000
+
+_INSERT_FINDING = (
+    "INSERT INTO findings (id, run_id, code, final_code, status, source, gt_card_id, gt_card, "
+    "model_index, model_card, detail, reason, reviewer, decided_at, config_version, created_at, "
+    "verdict_id, attrs) VALUES (:id, :run_id, :code, :final_code, :status, :source, :gt_card_id, "
+    ":gt_card, :model_index, :model_card, :detail, :reason, :reviewer, :decided_at, "
+    ":config_version, :created_at, :verdict_id, :attrs)")
+_INSERT_AUDIT = ("INSERT INTO audit (at, actor, action, table_name, row_id, before, after) "
+                 "VALUES (?, 'scorer', ?, 'findings', ?, ?, ?)")
+_UPSERT_SCORE = (
+    "INSERT INTO run_scores (run_id, config_version, strict, facts, cards, scored_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
+    "config_version = excluded.config_version, strict = excluded.strict, "
+    "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at")
+
+
+def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], config: ScoringConfig,
+                 strict: bool) -> None:
+    """Write the scores of ``runs`` in the caller's transaction, keeping
+    decisions (module doc): one read of the runs' automatic findings, then
+    one executemany per kind of write (new findings with their audit rows,
+    changed details, deletions, stale marks, run_scores)."""
+    ids = [r["id"] for r in runs]
+    old_by_run: dict[int, list[Finding]] = {}
+    rows = repo.findings_of_runs(project, ids, source=Source.AUTO)
+    for f in rows:
+        old_by_run.setdefault(f.run_id, []).append(f)
+    next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
+    stamp = now()
+    inserts, audits, details, deletes, stale, score_rows = [], [], [], [], [], []
+    for run, score in zip(runs, scores):
+        by_key: dict[tuple, list[Finding]] = {}
+        for f in old_by_run.get(run["id"], []):
+            by_key.setdefault(f.key(), []).append(f)
+        for f in score.findings:
+            same = by_key.get(f.key())
+            if same:
+                kept = same.pop(0)
+                if kept.detail != f.detail:
+                    details.append([f.detail, config.version, kept.id])
+                continue
+            data = f.model_dump(mode="json", exclude={"id", "run_id"})
+            data.update(id=next_id, run_id=run["id"], config_version=config.version, created_at=stamp,
+                        attrs=json.dumps(data["attrs"]))
+            inserts.append(data)
+            audits.append([stamp, "insert", str(next_id), None, json.dumps(data, default=str)])
+            next_id += 1
+        for rest in by_key.values():
+            for f in rest:
+                if f.status.value == "proposed":
+                    deletes.append([f.id])
+                    audits.append([stamp, "delete", str(f.id), json.dumps(f.model_dump(mode="json"), default=str),
+                                   None])
+                elif not f.detail.startswith(STALE):
+                    # a decision is never thrown away: keep it, marked, until the
+                    # scorer finds the same error again (e.g. a deleted card comes back)
+                    stale.append([STALE + f.detail, f.id])
+        score_rows.append([run["id"], config.version, int(strict), score.facts.model_dump_json(by_alias=True),
+                           json.dumps([c.model_dump(mode="json") for c in score.cards]), stamp])
+    db = project.db.conn
+    if deletes:
+        db.executemany("DELETE FROM findings WHERE id = ?", deletes)
+    if inserts:
+        db.executemany(_INSERT_FINDING, inserts)
+    if details:
+        db.executemany("UPDATE findings SET detail = ?, config_version = ? WHERE id = ?", details)
+    if stale:
+        db.executemany("UPDATE findings SET detail = ? WHERE id = ?", stale)
+    if audits:
+        db.executemany(_INSERT_AUDIT, audits)
+    db.executemany(_UPSERT_SCORE, score_rows)
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(context: dict) -> None:
+    _WORKER.clear()
+    _WORKER.update(context)
+
+
+def _score_in_worker(job: tuple) -> RunScore:
+    output, prompt_id, item_id = job
+    c = _WORKER
+    item = c["items"][item_id]
+    return score_run(output, c["prompts"][prompt_id], c["gts"][item_id], c["config"], width=item.width,
+                     height=item.height, orientation=item.orientation, example=c["examples"][prompt_id],
+                     strict=c["strict"])
 
 
 def score_project(
@@ -86,54 +158,66 @@ def score_project(
     run_ids: Optional[Iterable[int]] = None,
     only_stale: bool = False,
     progress: Optional[Progress] = None,
+    jobs: Optional[int] = None,
 ) -> int:
     """Score runs of the project (all, or ``run_ids``) with ``config`` (the
-    project's current one by default), in short transactions
-    (``Project.batched``: each run's findings and score are written
-    together, and other writers, such as a decision in the window, get in
-    between batches). Scores are derived data: in a read-only project they
-    go to its in-memory copy.
+    project's current one by default). Runs are read and scored in chunks of
+    CHUNK, and each chunk is written in one short transaction with
+    executemany (findings and their audit rows), so memory stays O(chunk)
+    and other writers, such as a decision in the window, get in between.
+    Scores are derived data: in a read-only project they go to its
+    in-memory copy.
 
     ``only_stale``: skip runs already scored with this config and strictness.
-    ``progress(done, total)`` is called after each run. Returns the number of
-    runs scored.
+    ``jobs``: worker processes for scoring (default: the number of cores;
+    a pool is used only from POOL_MIN_RUNS runs on; 1: never).
+    ``progress(done, total)`` is called after each chunk. Returns the number
+    of runs scored.
     """
     config = config or repo.current_config(project)
     if repo.stored_config_version(project) != config.version or not project.db.execute(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
-    runs = repo.run_rows(project, run_ids)
+    ids = repo.run_ids(project, run_ids)
     if only_stale:
         fresh = {r[0] for r in project.db.execute(
             "SELECT run_id FROM run_scores WHERE config_version = ? AND strict = ?",
             [config.version, int(strict)]).fetchall()}
-        runs = [r for r in runs if r["id"] not in fresh]
-    prompts = {p.id: p for p in repo.prompts(project)}
-    examples = {pid: prompt_example(p.text) for pid, p in prompts.items()}
-    items = {i.id: i for i in repo.items(project)}
-    gts: dict[int, GroundTruth] = {}
-    if not runs:
+        ids = [i for i in ids if i not in fresh]
+    if not ids:
         return 0
-    with project.batched(derived=True) as batch:
-        for n, run in enumerate(runs, 1):
-            item = items[run["item_id"]]
-            if item.id not in gts:
-                gts[item.id] = repo.ground_truth(project, item.id)
-            score = score_run(run["output"], prompts[run["prompt_id"]], gts[item.id], config,
-                              width=item.width, height=item.height, orientation=item.orientation,
-                              example=examples[run["prompt_id"]], strict=strict)
-            _merge(project, run["id"], score, config)
-            project.db.execute(
-                "INSERT INTO run_scores (run_id, config_version, strict, facts, cards, scored_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
-                "config_version = excluded.config_version, strict = excluded.strict, "
-                "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at",
-                [run["id"], config.version, int(strict), score.facts.model_dump_json(by_alias=True),
-                 json.dumps([c.model_dump(mode="json") for c in score.cards]), now()])
+    prompts = {p.id: p for p in repo.prompts(project)}
+    items = {i.id: i for i in repo.items(project)}
+    context = {"prompts": prompts, "examples": {pid: prompt_example(p.text) for pid, p in prompts.items()},
+               "items": items, "gts": {}, "config": config, "strict": strict}
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    pool = None
+    if workers > 1 and len(ids) >= POOL_MIN_RUNS:
+        context["gts"] = {item_id: repo.ground_truth(project, item_id) for item_id in items}
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_worker_init, initargs=(context,))
+    else:
+        _worker_init(context)
+    done = 0
+    try:
+        for start in range(0, len(ids), CHUNK):
+            runs = repo.run_rows(project, ids[start:start + CHUNK])
+            if pool is None:
+                for run in runs:
+                    if run["item_id"] not in _WORKER["gts"]:
+                        _WORKER["gts"][run["item_id"]] = repo.ground_truth(project, run["item_id"])
+            jobs_ = [(r["output"], r["prompt_id"], r["item_id"]) for r in runs]
+            scores = list(pool.map(_score_in_worker, jobs_, chunksize=25) if pool else map(_score_in_worker, jobs_))
+            with project.transaction(derived=True):
+                _write_chunk(project, runs, scores, config, strict)
+            done += len(runs)
             if progress:
-                progress(n, len(runs))
-            batch.tick()
-    return len(runs)
+                progress(done, len(ids))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        _WORKER.clear()
+    return len(ids)
 
 
 def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,

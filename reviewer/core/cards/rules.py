@@ -164,7 +164,8 @@ def reading_mark(token: str, group: str, k: int, cfg: tuple) -> int:
 def _gt_groups(gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset[str]):
     """The groups of all cards of one ground truth, cached across its runs:
     (groups [(text, k)], {group: holds a content word}, (group texts,
-    {text: group indices}), a memo of each token's readings of them)."""
+    {text: group indices}, the single words), a memo of each token's
+    readings of them)."""
     content: dict[tuple[str, int], bool] = {}
     for words in gt_words:
         for text, k, _j, has_content in card_groups(words, kmax, stop):
@@ -174,7 +175,7 @@ def _gt_groups(gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset
     exact_at: dict[str, list[int]] = {}
     for j, g in enumerate(gstr):
         exact_at.setdefault(g, []).append(j)
-    arrays = (gstr, exact_at)
+    arrays = (gstr, exact_at, frozenset(text for text, k in groups if k == 1))
     return groups, content, arrays, {}
 
 
@@ -220,7 +221,7 @@ class WordTable:
         self.groups, self.content, self._gt_arrays, self._readings_memo = _gt_groups(
             tuple(gt_words), config.max_run_together, self.stop)
         #: every single word of the ground truth
-        self.all_words = frozenset(text for text, k in self.groups if k == 1)
+        self.all_words = self._gt_arrays[2]
         self.tokens = list(dict.fromkeys(tokens))
         self.allowed: dict[str, list[tuple[str, int, int]]] = {}
         if self.tokens and self.groups:
@@ -231,7 +232,7 @@ class WordTable:
         (rapidfuzz ``process.extract`` with LCSseq and a letter cut-off)
         plus exact lookups for the short words under the cut-off."""
         cfg = self.config
-        gstr, exact_at = self._gt_arrays
+        gstr, exact_at, _words = self._gt_arrays
         cutoff = min(cfg.misread_min_letters, 3)
         found: list[tuple[str, int, int, float]] = []  # token, group index, mark, quality
         best_t: dict[str, float] = {}

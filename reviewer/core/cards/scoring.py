@@ -282,9 +282,9 @@ def _classify(
 
 def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
              text_ok: bool, pile_ok: Optional[bool]) -> CardOutcome:
-    """A CardOutcome built from values scoring already checked (every field
-    given, so pydantic's construct skips validation and defaults)."""
-    return CardOutcome.model_construct(
+    """The CardOutcome of ground-truth card ``card`` (matched to model card
+    ``m``/``mc``, or MISS when None)."""
+    return CardOutcome(
         gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
         model_text=mc.text if mc else None, model_pile=mc.pile if mc else None,
         similarity=similarity, text_ok=text_ok, pile_ok=pile_ok)
