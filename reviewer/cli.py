@@ -29,7 +29,8 @@ from reviewer.core.cards.report import (
     verdict_rows,
     verdicts_csv,
 )
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.core.text import visible
+from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
@@ -43,21 +44,42 @@ from reviewer.storage.judge_stats import agreement_table, refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 
 
+def _one_line(text: object) -> str:
+    return visible(text, keep_newlines=False)
+
+
 def _friendly(func):
-    """Turn expected failures into a one-line error and exit status 1."""
+    """Turn expected failures into a one-line error and exit status 1
+    (control and bidi characters in it made visible)."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
+        except click.ClickException as exc:
+            exc.message = _one_line(exc.message)
+            raise
         except ProjectError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(_one_line(exc)) from None
         except sqlite3.DatabaseError as exc:
-            raise click.ClickException(f"database error: {exc}") from None
+            raise click.ClickException(_one_line(f"database error: {exc}")) from None
         except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-            raise click.ClickException(f"{exc.strerror}: {exc.filename}") from None
+            raise click.ClickException(_one_line(f"{exc.strerror}: {exc.filename}")) from None
 
     return wrapper
+
+
+def echo(text: object = "", err: bool = False, nl: bool = True) -> None:
+    """Print text that may hold names from files (models, judges, items):
+    control and bidi characters are made visible (core.text.visible), so
+    they cannot drive the terminal or reorder what is shown."""
+    click.echo(visible(text), err=err, nl=nl)
+
+
+def _read_only_note(p: Project) -> None:
+    if p.read_only:
+        echo(f"note: {p.path} is read-only ({p.read_only}): scores and disputes are computed "
+             "but not saved", err=True)
 
 
 def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
@@ -92,7 +114,7 @@ def init(project: Path) -> None:
     if project.exists():
         raise click.ClickException(f"{project} exists already")
     open_project(project, create=True).close()
-    click.echo(f"made {project}")
+    echo(f"made {project}")
 
 
 @main.command("import")
@@ -125,7 +147,7 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
         report = import_source(p, source, fmt, options)
     finally:
         p.close()
-    click.echo(report.summary())
+    echo(report.summary())
 
 
 @main.command()
@@ -137,6 +159,7 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
 def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts."""
     p = open_project(project)
+    _read_only_note(p)
     try:
         score_project(p, strict=strict)
         runs = scored_runs(p)
@@ -144,7 +167,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
     finally:
         p.close()
     if as_json:
-        click.echo(json.dumps({
+        echo(json.dumps({
             "runs": [{
                 "run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
                 "model": r.run["model"], "repetition": r.run["repetition"],
@@ -159,11 +182,11 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
     header, rows = verdict_grid(vs)
     unscored = sorted({r.run["prompt"] for r in runs if r.run["schema"] == AnswerSchema.FREE.value})
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    click.echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+    echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
                f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
-    click.echo(text_table(header, rows) if rows else "no scored prompt")
+    echo(text_table(header, rows) if rows else "no scored prompt")
     if unscored:
-        click.echo(f"not scored (free text): {', '.join(unscored)}")
+        echo(f"not scored (free text): {', '.join(unscored)}")
 
 
 @main.command()
@@ -173,11 +196,12 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool) -> None:
 def export(project: Path, out: Path) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT."""
     p = open_project(project)
+    _read_only_note(p)
     try:
         counts = export_project(p, out)
     finally:
         p.close()
-    click.echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
 def _weights(ctx, param, value: str) -> tuple[float, float]:
@@ -200,6 +224,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
     p = open_project(project)
+    _read_only_note(p)
     try:
         score_project(p, only_stale=True)
         runs = scored_runs(p)
@@ -214,18 +239,18 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not judged
     if fmt == "csv":
         parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
-        click.echo("\n".join(parts), nl=False)
+        echo("\n".join(parts), nl=False)
         return
-    click.echo(f"# reviewer report: {project.name}\n")
+    echo(f"# reviewer report: {project.name}\n")
     if cards:
-        click.echo("## T-P1 verdicts\n")
-        click.echo(markdown_table(*verdict_rows(auto, rev)))
-        click.echo("\n## Findings per code (final codes)\n")
-        click.echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
+        echo("## T-P1 verdicts\n")
+        echo(markdown_table(*verdict_rows(auto, rev)))
+        echo("\n## Findings per code (final codes)\n")
+        echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
     if jr:
-        click.echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
+        echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
     elif charts_dir is not None:
-        click.echo("no charts: the project has no judge verdicts", err=True)
+        echo("no charts: the project has no judge verdicts", err=True)
 
 
 @main.command()
@@ -236,6 +261,7 @@ def agreement(project: Path, as_json: bool) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications (undefined values: null in JSON)."""
     p = open_project(project)
+    _read_only_note(p)
     try:
         found = refresh_disputes(p)
         rows = agreement_table(p)
@@ -244,14 +270,14 @@ def agreement(project: Path, as_json: bool) -> None:
     by_kind = Counter(d.kind.value for d in found)
     disputes = {"total": len(found), "by_kind": {k.value: by_kind.get(k.value, 0) for k in DisputeKind}}
     if as_json:
-        click.echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
+        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
         return
     if rows:
-        click.echo(text_table(["raters", "dimension", "statistic", "value", "n", "note"],
+        echo(text_table(["raters", "dimension", "statistic", "value", "n", "note"],
                               [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in rows]))
     else:
-        click.echo("no agreement statistics: no two raters share a subject")
-    click.echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
+        echo("no agreement statistics: no two raters share a subject")
+    echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
 
 
 def _sample_dir() -> Path:

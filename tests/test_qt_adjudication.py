@@ -313,3 +313,65 @@ def test_a_project_of_judge_verdicts_opens_in_adjudication(qtbot, data):
     w = build(data["db"], ask_name=False)  # text items and disputes, no photo
     qtbot.addWidget(w)
     assert w.mode == "adjudication"
+
+
+def test_undo_brings_the_view_to_the_undone_dispute(qtbot, window, data):
+    s, view = window.session, window.adjudication
+    qtbot.keyClick(window, Qt.Key_F3)
+    qtbot.waitUntil(lambda: view.queue.view.hasFocus())
+    rubric = next(d for d in s.disputes() if d.subject == data["rubric"])
+    press(qtbot, window, Qt.Key_J)
+    assert s.current_dispute_id == rubric.id
+    press(qtbot, window, Qt.Key_Tab)  # the second dimension, clarity
+    press(qtbot, window, Qt.Key_4)
+    assert (data["rubric"], "clarity") in stored(window)
+    press(qtbot, window, Qt.Key_J)  # away from it
+    assert s.current_dispute_id != rubric.id
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
+    assert (data["rubric"], "clarity") not in stored(window)
+    assert s.current_dispute_id == rubric.id  # shown again, on the dimension undone
+    assert view.controller.dimension() == "clarity"
+    press(qtbot, window, Qt.Key_J)
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # redo shows it too
+    assert s.current_dispute_id == rubric.id and (data["rubric"], "clarity") in stored(window)
+
+
+def test_blind_mode_hides_model_names_of_a_pair(qtbot, window, data, tmp_path):
+    s, screen = window.session, window.adjudication.screen
+    qtbot.keyClick(window, Qt.Key_F3)
+    pair = next(d for d in s.disputes() if d.subject == data["pair"])
+    s.set_dispute(pair.id)
+    titles = lambda: " ".join(b.title.text() for b in screen.output_boxes)  # noqa: E731
+    assert "m1" in titles() and "m2" in titles()
+    press(qtbot, window, Qt.Key_B, Qt.ControlModifier)  # blind mode on
+    assert window.actions_by_name["blind"].isChecked()
+    assert "m1" not in titles() and "m2" not in titles() and "hidden" in titles()
+    assert [b.text.toPlainText() for b in screen.output_boxes] == ["first answer", "second <b>answer</b>"]
+    window.close()  # remembered
+    w2 = build(data["db"], ask_name=False, mode="adjudication")
+    qtbot.addWidget(w2)
+    w2.session.set_dispute(pair.id)
+    assert w2.actions_by_name["blind"].isChecked() and "m1" not in " ".join(
+        b.title.text() for b in w2.adjudication.screen.output_boxes)
+    w2.actions_by_name["blind"].trigger()
+    assert "m1" in " ".join(b.title.text() for b in w2.adjudication.screen.output_boxes)
+
+
+def test_search_filters_the_dispute_queue(qtbot, window, data):
+    s, queue = window.session, window.adjudication.queue
+    qtbot.keyClick(window, Qt.Key_F3)
+    assert len(queue.ordered_ids()) == 2
+    press(qtbot, window, Qt.Key_F, Qt.ControlModifier)
+    assert window.search_box.hasFocus()
+    qtbot.keyClicks(window.search_box, "reading")  # the item of the rubric dispute
+    assert [d.subject for d in s.disputes() if d.id in queue.ordered_ids()] == [data["rubric"]]
+    assert "1 shown" in queue.progress.text()
+    window.search_box.clear()
+    qtbot.keyClicks(window.search_box, "pair:")  # a subject
+    assert [d.subject for d in s.disputes() if d.id in queue.ordered_ids()] == [data["pair"]]
+    qtbot.keyClick(window.search_box, Qt.Key_Escape)
+    assert len(queue.ordered_ids()) == 2 and view_has_focus(window)
+
+
+def view_has_focus(window):
+    return window.adjudication.queue.view.hasFocus()

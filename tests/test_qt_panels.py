@@ -61,9 +61,14 @@ def test_items_list_selects_and_follows(qtbot, session):
     assert session.item_id == second.data(IdRole)
     session.set_item(panel.proxy.index(0, 0).data(IdRole))
     assert panel.view.currentIndex().row() == 0
-    panel.filter_edit.setText("02")
+    session.set_search("02")  # the window's search box
     assert panel.proxy.rowCount() == 1
-    panel.filter_edit.clear()
+    session.set_search("human touch")  # a ground-truth card text: only table-01 has it
+    assert [panel.proxy.index(r, 0).data(IdRole) for r in range(panel.proxy.rowCount())] == \
+        [panel.model.rows[0].item.id]
+    session.set_search("illustrative nothing")  # every word must match
+    assert panel.proxy.rowCount() == 0
+    session.set_search("")
     panel.filter_combo.setCurrentIndex(1)  # needs ground truth: both have it
     assert panel.proxy.rowCount() == 0
     panel.filter_combo.setCurrentIndex(2)  # needs review
@@ -118,8 +123,12 @@ def test_runs_table_sorts_numerically_and_selects(qtbot, session):
     current = panel.view.currentIndex()
     assert current.data(IdRole) == other.run["id"]
     assert current.sibling(current.row(), 7).data() == f"1/{len(other.findings)}"
-    panel.filter_edit.setText("spatial")
+    session.set_search("spatial")  # the window's search box (Ctrl+F)
     assert panel.proxy.rowCount() == 3
+    session.set_search("ocean")  # a card text: the run that read the hallucinated card
+    assert [panel.proxy.index(r, 0).data() for r in range(panel.proxy.rowCount())] == ["spatial-grouping"]
+    session.set_search("")
+    assert panel.proxy.rowCount() == 8
 
 
 def test_output_is_plain_text_and_marks_the_json(qtbot, session):

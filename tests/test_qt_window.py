@@ -98,12 +98,17 @@ def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     first = finding_row(window, ids[0])
     assert first.status == Status.CONFIRMED and first.reviewer == "ann" and first.decided_at
     assert s.selected_findings == [ids[1]]  # moved on to the next undecided finding
-    key(qtbot, window, Qt.Key_N)
-    assert window.reason_bar.isVisible()
+    key(qtbot, window, Qt.Key_N)  # rejects at once; the bar only shows
+    assert finding_row(window, ids[1]).status == Status.REJECTED
+    assert window.reason_bar.isVisible() and not window.reason_bar.edit.hasFocus()
+    key(qtbot, window, Qt.Key_R)  # R: type the reason
+    assert window.reason_bar.edit.hasFocus()
     qtbot.keyClicks(window.reason_bar.edit, "legible on the photo")
     qtbot.keyClick(window.reason_bar.edit, Qt.Key_Return)
     second = finding_row(window, ids[1])
     assert second.status == Status.REJECTED and second.reason == "legible on the photo"
+    assert not window.reason_bar.isVisible()
+    assert window.session.stack.history().count("reject 1 finding(s)") == 1  # the reason amended the rejection
     s.select_findings([ids[2]])
     key(qtbot, window, Qt.Key_2)  # reclassify as MISS
     third = finding_row(window, ids[2])
@@ -113,12 +118,13 @@ def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     # bulk: select every finding and reject them in one step
     s.select_findings(ids)
     key(qtbot, window, Qt.Key_N)
-    qtbot.keyClick(window.reason_bar.edit, Qt.Key_Escape)
+    key(qtbot, window, Qt.Key_Escape)
     assert not window.reason_bar.isVisible()
     assert all(finding_row(window, i).status == Status.REJECTED for i in ids)
     assert window.session.stack.undo_text().startswith("reject")
+    assert s.run_id != run.run["id"]  # the run is reviewed: on to the next one that needs review
     # reviewed metrics follow: every error rejected -> every card correct
-    run = s.run()
+    run = next(r for r in s.all_runs() if r.run["id"] == run.run["id"])
     assert run.reviewed.cards_correct == run.reviewed.cards_visible
     assert run.auto.cards_correct < run.auto.cards_visible
 
@@ -229,6 +235,7 @@ def test_a_reason_typed_after_another_edit_undoes_nothing_else(qtbot, window):
     card = next(c for c in s.ground_truth().cards if c.bbox)
     moved = BBox(x_min=1, y_min=2, x_max=30, y_max=40)
     s.execute(EditCards({card.id: {"bbox": moved}}))  # another edit before the reason
+    key(qtbot, window, Qt.Key_R)
     qtbot.keyClicks(window.reason_bar.edit, "late reason")
     qtbot.keyClick(window.reason_bar.edit, Qt.Key_Return)
     p = fresh(window)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
+from reviewer.core.cards.pre_annotation import boxes_from_run, draft_from_run
 from reviewer.core.judging.verdicts import Adjudication, Value
-from reviewer.core.models import BBox, Card, Code, Finding, Pile, Source, Status
+from reviewer.core.models import BBox, BoxConvention, Card, Code, Finding, GroundTruth, ModelCard, Pile, Source, Status
 
 
 class Store(Protocol):
@@ -83,6 +84,32 @@ class Command(ABC):
     @abstractmethod
     def undo(self, store: Store) -> Effect:
         """Revert the edit."""
+
+
+class Batch(Command):
+    """Several commands as one edit (one undo step): done in order, undone
+    in reverse; the Effect is the union of theirs."""
+
+    def __init__(self, commands: Sequence[Command], text: str):
+        self.commands = list(commands)
+        self.text = text
+
+    def do(self, store: Store) -> Effect:
+        """Do every command in order; Effect with everything they touched."""
+        return _union(c.do(store) for c in self.commands)
+
+    def undo(self, store: Store) -> Effect:
+        """Undo every command in reverse order; Effect with everything they touched."""
+        return _union(c.undo(store) for c in reversed(self.commands))
+
+
+def _union(effects) -> Effect:
+    out = Effect()
+    for e in effects:
+        out.items |= e.items
+        out.runs |= e.runs
+        out.subjects |= e.subjects
+    return out
 
 
 # -- ground truth -------------------------------------------------------------
@@ -189,6 +216,38 @@ def move_to_next_pile(ground_truth, card_ids: Sequence[int], step: int = 1) -> O
     return EditCards({c.id: {"pile": target} for c in cards}, text=f"move {len(cards)} card(s) to pile '{target}'")
 
 
+def use_run_boxes(item_id: int, ground_truth: GroundTruth, outcomes, cards: Sequence[ModelCard],
+                  convention: Optional[BoxConvention], width: Optional[int], height: Optional[int],
+                  run_name: str = "this run") -> Optional["EditCards"]:
+    """The command that gives the ground-truth cards without a box the
+    predicted boxes of their matched model cards (converted from the run's
+    box ``convention`` to upright pixels; core.cards.pre_annotation). None
+    when no such card gets a box."""
+    boxes = boxes_from_run(ground_truth, outcomes, cards, convention, width, height)
+    if not boxes:
+        return None
+    return EditCards({card_id: {"bbox": box} for card_id, box in boxes.items()},
+                     text=f"use {run_name}'s boxes for {len(boxes)} card(s)")
+
+
+def accept_run_cards(item_id: int, ground_truth: GroundTruth, cards: Sequence[ModelCard],
+                     convention: Optional[BoxConvention], width: Optional[int], height: Optional[int],
+                     run_name: str = "this run") -> Optional[Batch]:
+    """The command that makes a run's cards the draft ground truth of a
+    photo that has no ground-truth cards: its piles (those not there yet)
+    and cards, with boxes in pixels when the run gave them; one undo step.
+    None when the photo has cards already or the run has none."""
+    if ground_truth.cards:
+        return None
+    draft = draft_from_run(ground_truth.item, cards, convention, width, height)
+    if not draft.cards:
+        return None
+    have = {p.label for p in ground_truth.piles}
+    steps: list[Command] = [AddPile(item_id, p.label) for p in draft.piles if p.label not in have]
+    steps += [AddCard(item_id, c.text, c.pile, c.bbox) for c in draft.cards]
+    return Batch(steps, text=f"accept {run_name}'s {len(draft.cards)} card(s) as draft ground truth")
+
+
 class DeleteCards(Command):
     """Delete ground-truth cards; undo puts them back with the same ids."""
 
@@ -226,18 +285,19 @@ class DecideFindings(Command):
     """Confirm, reject or reclassify findings (one step for many).
 
     ``status``: CONFIRMED or REJECTED; ``final_code``: the new code when
-    reclassifying (implies CONFIRMED); ``reason``: optional, for rejections.
-    The reviewer and time are recorded on every finding.
+    reclassifying (implies CONFIRMED); ``reason``: optional, for rejections;
+    ``what``: a word naming the group in the undo text ('reject 8 SPATIAL
+    finding(s)'). The reviewer and time are recorded on every finding.
     """
 
     def __init__(self, finding_ids: Sequence[int], status: Status, reviewer: str,
-                 final_code: Optional[Code] = None, reason: Optional[str] = None):
+                 final_code: Optional[Code] = None, reason: Optional[str] = None, what: str = ""):
         self.ids = list(finding_ids)
         self.status, self.final_code, self.reason, self.reviewer = status, final_code, reason, reviewer
         self.before: list[Finding] = []
         self.at = _utcnow()
         verb = f"reclassify as {final_code.value}" if final_code else status.value.replace("ed", "")
-        self.text = f"{verb} {len(self.ids)} finding(s)"
+        self.text = f"{verb} {len(self.ids)} {what + ' ' if what else ''}finding(s)"
 
     def do(self, store: Store) -> Effect:
         """Record the findings (first time), then write status, final code (kept when confirming
@@ -390,6 +450,14 @@ class UndoStack:
     def can_redo(self) -> bool:
         """There is a command to redo."""
         return bool(self._undone)
+
+    def next_undo(self) -> Optional[Command]:
+        """The command undo would revert (None when none)."""
+        return self._done[-1] if self._done else None
+
+    def next_redo(self) -> Optional[Command]:
+        """The command redo would do again (None when none)."""
+        return self._undone[-1] if self._undone else None
 
     def undo_text(self) -> str:
         """Name of the command undo would revert ('' when none)."""

@@ -102,6 +102,8 @@ class Item(BaseModel):
 
     ``path`` is relative to the project file for photos; ``width`` and
     ``height`` are of the upright image (after EXIF orientation) in pixels.
+    ``image_note``: what import found wrong with the photo, one line
+    ('truncated: ...', 'too large to decode ...'), or None.
     """
 
     id: Optional[int] = None
@@ -113,6 +115,7 @@ class Item(BaseModel):
     height: Optional[int] = None
     orientation: int = 1
     text: Optional[str] = None
+    image_note: Optional[str] = None
 
 
 class Pile(BaseModel):

@@ -33,3 +33,80 @@ def natural_key(text: str, casefold: bool = False) -> tuple:
     with ``casefold`` the other parts compare without case."""
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t.casefold() if casefold else t)
                  for t in _DIGITS.split(text) if t)
+
+
+# -- untrusted text shown safely ---------------------------------------------------
+#: Unicode bidirectional controls (embeddings, overrides, isolates, marks):
+#: they reorder what a terminal or viewer shows ('photo\u202egnp.exe' reads
+#: 'photoexe.png'), so they are made visible like control characters.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _is_hidden(ch: str) -> bool:
+    code = ord(ch)
+    if ch in "\n\t":
+        return False
+    return code < 0x20 or 0x7F <= code <= 0x9F or ch in BIDI_CONTROLS
+
+
+def visible(text: object, keep_newlines: bool = True) -> str:
+    """``text`` with every C0 and C1 control character (U+0000-U+001F,
+    U+007F-U+009F; newline and tab kept, newline too only with
+    ``keep_newlines``) and every Unicode bidirectional control (U+061C,
+    U+200E/F, U+202A-U+202E, U+2066-U+2069) replaced by its code point in
+    angle brackets, e.g. ESC -> '<U+001B>', RLO -> '<U+202E>'. So terminal
+    escapes cannot act and reordered names cannot pass for others; the rest
+    of the text is unchanged. For names shown to a person; raw model output
+    is stored and exported as it is.
+
+    >>> visible("photo\\u202egnp.exe")
+    'photo<U+202E>gnp.exe'
+    """
+    s = str(text)
+    if not any(_is_hidden(ch) or (ch == "\n" and not keep_newlines) for ch in s):
+        return s
+    return "".join(f"<U+{ord(ch):04X}>" if _is_hidden(ch) or (ch == "\n" and not keep_newlines) else ch
+                   for ch in s)
+
+
+def bounded(text: object, limit: int = 80) -> str:
+    """``text`` cut to at most ``limit`` characters (``limit`` >= 1), the
+    last one an ellipsis '…' when anything was cut. Counts code points.
+
+    >>> bounded("abcdef", 4)
+    'abc…'
+    """
+    s = str(text)
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    return s if len(s) <= limit else s[: limit - 1] + "\u2026"
+
+
+def display_name(text: object, limit: int = 120) -> str:
+    """A name from untrusted input (model, judge, prompt, item, file) as it
+    may be shown in one line: :func:`visible` (line breaks made visible too),
+    then :func:`bounded` to ``limit`` characters."""
+    return bounded(visible(text, keep_newlines=False), limit)
+
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that a spreadsheet will not run as a formula (OWASP "CSV
+    injection"): text beginning with '=', '+', '-', '@', tab or carriage
+    return gets a leading apostrophe ("'=HYPERLINK(...)"); numbers (also as
+    text, like '-0.5' or '+3%') and other values are returned unchanged."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    if _NUMBER.match(value):
+        return value
+    return "'" + value
+
+
+def csv_row(values) -> list:
+    """A row for ``csv.writer`` with every text cell made visible
+    (:func:`visible`, line breaks kept) and neutralised (:func:`csv_cell`);
+    numbers and None pass unchanged."""
+    return [csv_cell(visible(v)) if isinstance(v, str) else v for v in values]

@@ -4,8 +4,12 @@ Review keys work window-wide; while an inline editor has focus it takes
 typed keys first, so typing a card text never triggers a review action.
 
 Two modes (F2 card review, F3 or Ctrl+Shift+A adjudication): the actions in
-``REVIEW_ONLY`` (canvas tools, zoom, J/K/Y/N/1-6/A...) are enabled only in
+``REVIEW_ONLY`` (canvas tools, zoom, J/K/Y/N/R/1-6/A...) are enabled only in
 card review, so they never fight the adjudication view's own keys.
+
+Two settings are checkable actions remembered in QSettings: moving on to
+the next run when a run is reviewed (``review/auto_advance``, on by
+default) and blind adjudication (``adjudication/blind``, off).
 """
 
 from __future__ import annotations
@@ -15,11 +19,23 @@ from functools import partial
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 from reviewer.core.commands import DeleteCards, move_to_next_pile
-from reviewer.core.models import CODE_ORDER
+from reviewer.core.models import CODE_ORDER, Status
+from reviewer.qt import pre_annotate
 
 #: Actions of card review only (disabled in adjudication mode).
-REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out", "actual", "next",
-               "previous", "next_run", "confirm", "reject", "add", *(f"code_{n}" for n in range(1, 7)))
+REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",
+               "actual", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
+               "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
+               *(f"code_{n}" for n in range(1, 7)))
+#: Checkable settings: action name -> (QSettings key, default).
+SETTINGS = {"auto_advance": ("review/auto_advance", True), "blind": ("adjudication/blind", False)}
+
+
+def setting(settings, name: str) -> bool:
+    """The value of checkable setting ``name`` (see SETTINGS); INI files give 'true'/'false' back."""
+    key, default = SETTINGS[name]
+    value = settings.value(key, default)
+    return value if isinstance(value, bool) else str(value).lower() in ("true", "1")
 #: The modes: action name -> mode.
 MODES = {"mode_review": "review", "mode_adjudication": "adjudication"}
 
@@ -39,6 +55,9 @@ def _escape(window) -> None:
     inline editor or the drawing under way; else leave add mode and go back
     to the select tool."""
     if window.review.close_reason():
+        return
+    if window.import_bar.isVisible():
+        window.import_bar.close_bar()
         return
     editor = window.canvas.inline_editor()
     if editor is not None:  # a card text or pile label being typed: cancel it, keep the tool
@@ -73,10 +92,11 @@ def build_actions(window) -> dict[str, QAction]:
     spec = [
         # name, menu, text, keys, slot
         ("open", "&File", "&Open or create project…", ["Ctrl+O"], window.open_dialog),
-        ("import", "&File", "&Import folder…", ["Ctrl+I"], window.import_dialog),
+        ("import", "&File", "&Import files or folder…", ["Ctrl+I"], window.import_dialog),
         ("quit", "&File", "&Quit", ["Ctrl+Q"], window.close),
         ("undo", "&Edit", "&Undo", ["Ctrl+Z"], s.undo),
         ("redo", "&Edit", "&Redo", ["Ctrl+Shift+Z", "Ctrl+Y"], s.redo),
+        ("search", "&Edit", "&Search items, runs and disputes", ["Ctrl+F"], window.focus_search),
         ("delete", "&Edit", "&Delete selected cards", ["Delete", "Backspace"], partial(_delete, window)),
         ("next_pile", "&Edit", "Move selected cards to the &next pile", ["G"], partial(_cycle_pile, window, 1)),
         ("prev_pile", "&Edit", "Move selected cards to the previous pile", ["Shift+G"],
@@ -92,23 +112,41 @@ def build_actions(window) -> dict[str, QAction]:
         ("mode_review", "&View", "Card &review mode", ["F2"], partial(window.set_mode, "review")),
         ("mode_adjudication", "&View", "A&djudication mode", ["F3", "Ctrl+Shift+A"],
          partial(window.set_mode, "adjudication")),
+        ("blind", "&View", "&Blind adjudication (hide model names)", ["Ctrl+B"], None),
         ("shortcuts", "&Help", "&Keyboard shortcuts", ["?", "F1"], window.shortcuts.show),
         ("next", "&Review", "&Next finding", ["J"], partial(review.step, 1)),
         ("previous", "&Review", "&Previous finding", ["K"], partial(review.step, -1)),
         ("next_run", "&Review", "Next run needing review", ["Shift+J"], review.next_run_needing_review),
         ("confirm", "&Review", "&Confirm", ["Y"], review.confirm),
         ("reject", "&Review", "&Reject", ["N"], review.reject),
+        ("reason", "&Review", "Type a reason for the &rejection", ["R"], review.begin_reason),
+        ("confirm_code", "&Review", "Confirm every undecided finding of this code", ["Shift+Y"],
+         partial(review.decide_group, Status.CONFIRMED, True)),
+        ("reject_code", "&Review", "Reject every undecided finding of this code", ["Shift+N"],
+         partial(review.decide_group, Status.REJECTED, True)),
+        ("confirm_run", "&Review", "Confirm every undecided finding of the run", ["Ctrl+Shift+Y"],
+         partial(review.decide_group, Status.CONFIRMED, False)),
+        ("reject_run", "&Review", "Reject every undecided finding of the run", ["Ctrl+Shift+N"],
+         partial(review.decide_group, Status.REJECTED, False)),
+        ("auto_advance", "&Review", "&Move on to the next run when a run is reviewed", [], None),
         ("add", "&Review", "&Add finding", ["A"], review.begin_add),
     ]
     for n, code in enumerate(CODE_ORDER, 1):
         spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)],
                      partial(review.reclassify, n)))
+    spec += [
+        ("use_boxes", "&Ground truth", "&Use this run's boxes as ground truth", [],
+         partial(pre_annotate.use_boxes, s)),
+        ("accept_cards", "&Ground truth", "&Accept this run's cards as draft ground truth", [],
+         partial(pre_annotate.accept_cards, s)),
+    ]
     menus = {}
     actions = {}
     for name, menu, text, keys, slot in spec:
         action = QAction(text, window)
         action.setShortcuts([QKeySequence(k) for k in keys])
-        action.triggered.connect(lambda _=False, f=slot: f())
+        if slot is not None:
+            action.triggered.connect(lambda _=False, f=slot: f())
         if menu not in menus:
             menus[menu] = window.menuBar().addMenu(menu)
         menus[menu].addAction(action)
@@ -126,6 +164,11 @@ def build_actions(window) -> dict[str, QAction]:
         actions["redo"].setText(f"&Redo {s.stack.redo_text().replace('&', '&&')}".rstrip())
 
     s.undoChanged.connect(refresh_undo)
+    for name in SETTINGS:
+        actions[name].setCheckable(True)
+        actions[name].setChecked(setting(window.settings, name))
+        actions[name].toggled.connect(partial(window.apply_setting, name))
+        window.apply_setting(name, actions[name].isChecked())
     tools = window.addToolBar("Tools")
     tools.setObjectName("Tools")
     for name in ("select", "pile", "card", "undo", "redo", "fit"):

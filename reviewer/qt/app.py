@@ -10,6 +10,7 @@ stderr; they never end the app or raise a crash dialog.
 
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QSettings, QStandardPaths, QTimer
-from PySide6.QtWidgets import QApplication, QInputDialog
+from PySide6.QtWidgets import QApplication
 
 from reviewer.qt.main_window import MainWindow
 from reviewer.qt.session import Session
@@ -34,17 +35,22 @@ def settings() -> QSettings:
     return QSettings("reviewer", "reviewer")
 
 
-def reviewer_name(store: QSettings, ask: bool) -> str:
-    """The reviewer's name: $REVIEWER_NAME (not remembered), else the
-    setting, else asked once (when ``ask``) and remembered, else the login
-    name."""
+def login_name() -> str:
+    """The login name (getpass.getuser()), or 'reviewer' when there is none."""
+    try:
+        return getpass.getuser() or "reviewer"
+    except (KeyError, OSError):  # no user name in the environment or the password database
+        return "reviewer"
+
+
+def reviewer_name(store: QSettings) -> tuple[str, bool]:
+    """(the reviewer's name, whether to ask for it): $REVIEWER_NAME (not
+    remembered), else the setting, else the login name, to be confirmed in
+    the window's inline name bar (a name given there is remembered)."""
     name = os.environ.get("REVIEWER_NAME") or store.value("reviewer_name")
-    if not name and ask:
-        name, ok = QInputDialog.getText(None, "reviewer", "Your name (recorded on every decision):")
-        name = name.strip() if ok else ""
-        if name:  # only a name the person gave is remembered
-            store.setValue("reviewer_name", name)
-    return name or os.environ.get("USER") or "reviewer"
+    if name:
+        return str(name), False
+    return login_name(), True
 
 
 def sample_project(sample: Path) -> Path:
@@ -99,8 +105,11 @@ def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool
     and its run of ``prompt`` when given, in ``mode`` ('review' or
     'adjudication'). The caller owns the QApplication."""
     store = settings()
-    session = Session(reviewer_name(store, ask_name))
+    name, unknown = reviewer_name(store)
+    session = Session(name)
     window = MainWindow(session, store)
+    if unknown and ask_name:
+        window.ask_name(name)
     install_excepthook(window)
     if project is None and sample is not None:
         project = sample_project(sample)

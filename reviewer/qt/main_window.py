@@ -4,27 +4,34 @@ session together. It holds no domain logic of its own.
 Two modes share the window (``set_mode``): card review (the canvas and the
 docks) and adjudication (reviewer.qt.adjudication, in place of the canvas,
 docks hidden). Switching saves and restores the dock layout and enables the
-card-review actions only in card review."""
+card-review actions only in card review.
+
+Over both modes: the inline name bar (first start) and import bar (Ctrl+I),
+and the search box (Ctrl+F) in the toolbar. The status bar shows the
+compact legend, the messages beside it (in their own label, never over the
+legend) and the progress."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
+    QSizePolicy,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
-from reviewer.qt.actions import build_actions, set_mode_actions
+from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
@@ -38,6 +45,8 @@ from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
 
 MAX_RECENT = 8
+#: The window's size on the first start (smaller screens: what fits).
+DEFAULT_SIZE = QSize(1600, 1000)
 
 
 class MainWindow(QMainWindow):
@@ -63,7 +72,18 @@ class MainWindow(QMainWindow):
         self.modes = QStackedWidget()
         self.modes.addWidget(center)
         self.modes.addWidget(self.adjudication)
-        self.setCentralWidget(self.modes)
+        # the hidden adjudication page must not make the canvas wide: docks get the room
+        self.modes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.modes.setMinimumWidth(420)
+        self.name_bar, self.import_bar = NameBar(), ImportBar()
+        outer = QWidget()
+        column = QVBoxLayout(outer)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        for widget in (self.name_bar, self.import_bar):
+            column.addWidget(widget)
+        column.addWidget(self.modes, 1)
+        self.setCentralWidget(outer)
         self.mode = "review"
         self._review_layout = None
         self.review = ReviewController(session, self.reason_bar, self)
@@ -85,10 +105,6 @@ class MainWindow(QMainWindow):
             "legend": self._dock("Legend", self.legend_panel, Qt.LeftDockWidgetArea),
         }
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
-        self.resizeDocks([self.docks["items"]], [270], Qt.Horizontal)
-        self.resizeDocks([self.docks["findings"]], [460], Qt.Horizontal)
-        self.resizeDocks([self.docks["runs"]], [230], Qt.Vertical)
-        self.resizeDocks([self.docks["runs"], self.docks["scores"]], [620, 980], Qt.Horizontal)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
@@ -100,17 +116,33 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
         self.docks["unplaced"].raise_()
+        self.search_box = SearchBox(session)
+        self.search_box.setMaximumWidth(360)
+        search_bar = self.addToolBar("Search")
+        search_bar.setObjectName("Search")
+        search_bar.addWidget(self.search_box)
+        self.search_box.done.connect(self._back_to_work)
         self.compact_legend = LegendPanel(session, compact=True)
-        self.statusBar().addWidget(self.compact_legend)
+        self.compact_legend.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+        self.message_label = QLabel()
+        self.message_label.setTextFormat(Qt.PlainText)
+        self.message_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self._message_timer = QTimer(self, singleShot=True, timeout=self.message_label.clear)
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.PlainText)
+        self.statusBar().addWidget(self.compact_legend)
+        self.statusBar().addWidget(self.message_label, 1)
         self.statusBar().addPermanentWidget(self.progress_label)
 
-        session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        session.message.connect(lambda text: self.show_message(text, 8000))
         session.error.connect(self.show_error)
-        for signal in (session.projectChanged, session.findingsChanged):
+        for signal in (session.projectChanged, session.findingsChanged, session.reviewerChanged):
             signal.connect(self._update_progress)
         session.projectChanged.connect(self._update_title)
+        self.name_bar.named.connect(self._named)
+        self.import_bar.requested.connect(self._import_requested)
+        self._first_start = self.settings.value("state") is None
+        self._layout_defaults()
         self._restore()
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
@@ -144,12 +176,54 @@ class MainWindow(QMainWindow):
         else:
             self.canvas.setFocus()
 
+    # -- settings -------------------------------------------------------------------------
+    def apply_setting(self, name: str, on: bool) -> None:
+        """Apply and remember a checkable setting (actions.SETTINGS)."""
+        self.settings.setValue(SETTINGS[name][0], on)
+        if name == "auto_advance":
+            self.review.auto_advance = on
+        elif name == "blind":
+            self.adjudication.screen.set_blind(on)
+
+    def ask_name(self, name: str) -> None:
+        """Ask the reviewer's name inline, ``name`` filled in (first start)."""
+        self.name_bar.ask(name)
+
+    def _named(self, name: str) -> None:
+        self.settings.setValue("reviewer_name", name)
+        self.session.set_reviewer(name)
+
+    def focus_search(self) -> None:
+        """Ctrl+F: put the keyboard in the search box."""
+        self.search_box.setFocus(Qt.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    def _back_to_work(self) -> None:
+        if self.mode == "adjudication":
+            self.adjudication.focus_queue()
+        else:
+            self.canvas.setFocus()
+
     # -- status -----------------------------------------------------------------------
+    def show_message(self, text: str, ms: int = 8000) -> None:
+        """A line in the status bar beside the legend, for ``ms`` milliseconds."""
+        self.message_label.setText(text)
+        self.message_label.setToolTip(text)
+        self._message_timer.start(ms)
+
     def show_error(self, text: str) -> None:
         """Show a problem in the status bar (no modal crash dialog); it is
         also kept in ``errors`` (the screenshot mode prints them)."""
         self.errors.append(text)
-        self.statusBar().showMessage(f"Error: {text}", 15000)
+        self.show_message(f"Error: {text}", 15000)
+
+    def event(self, event) -> bool:
+        """Menu status tips go to the message label (QStatusBar would paint them over the legend)."""
+        if event.type() == QEvent.StatusTip:
+            if event.tip():
+                self.show_message(event.tip(), 4000)
+            return True
+        return super().event(event)
 
     def _update_progress(self) -> None:
         p = self.session.progress()
@@ -172,18 +246,30 @@ class MainWindow(QMainWindow):
             self.session.open(Path(path), create=not Path(path).exists())
 
     def import_dialog(self) -> None:
-        """Ctrl+I: choose a folder to import into the open project."""
-        path = QFileDialog.getExistingDirectory(self, "Import a card-photo folder")
-        if path:
-            self.session.import_source(Path(path))
+        """Ctrl+I: the inline import bar (a file or folder, and the model name)."""
+        self.import_bar.ask()
+
+    def _import_requested(self, path: str, model: str) -> None:
+        source = Path(path).expanduser()
+        if not source.exists():
+            self.show_error(f"there is no file or folder {source}")
+            self.import_bar.ask()
+            return
+        self.import_path(source, model or None)
+        self._back_to_work()
+
+    def import_path(self, path: Path, model: str | None = None) -> None:
+        """Import a file or folder into the open project (a new project
+        beside it when none is open); ``model`` names its runs."""
+        if self.session.project is None:
+            self.session.open(path.with_suffix(".db") if path.is_file() else path.parent / f"{path.name}.db",
+                              create=True)
+        self.session.import_source(path, model=model)
 
     def open_path(self, path: Path) -> None:
         """Open a project file, or import a folder/JSONL into the open project."""
         if path.is_dir() or path.suffix.lower() in {".jsonl", ".ndjson"}:
-            if self.session.project is None:
-                self.session.open(path.with_suffix(".db") if path.is_file() else path.parent / f"{path.name}.db",
-                                  create=True)
-            self.session.import_source(path)
+            self.import_path(path)
         else:
             self.session.open(path)
 
@@ -219,6 +305,28 @@ class MainWindow(QMainWindow):
                 self.open_path(Path(url.toLocalFile()))
 
     # -- layout -----------------------------------------------------------------------------
+    def _layout_defaults(self) -> None:
+        """The first-start size: 1600x1000, or what the screen holds."""
+        screen = QGuiApplication.primaryScreen()
+        self.resize(DEFAULT_SIZE.boundedTo(screen.availableSize()) if screen is not None else DEFAULT_SIZE)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """On the first start (no saved layout) size the docks once the window is laid out."""
+        super().showEvent(event)
+        if self._first_start:
+            self._first_start = False
+            QTimer.singleShot(0, self._dock_defaults)
+
+    def _dock_defaults(self) -> None:
+        """The first-start docks: items narrow on the left, the findings wide
+        enough for their card columns on the right, the runs tall enough for
+        6 rows or more."""
+        self.resizeDocks([self.docks["items"]], [230], Qt.Horizontal)
+        self.resizeDocks([self.docks["findings"]], [560], Qt.Horizontal)
+        self.resizeDocks([self.docks["findings"], self.docks["output"]], [330, 300], Qt.Vertical)
+        self.resizeDocks([self.docks["runs"]], [250], Qt.Vertical)
+        self.resizeDocks([self.docks["runs"], self.docks["scores"]], [700, 900], Qt.Horizontal)
+
     def _restore(self) -> None:
         geometry = self.settings.value("geometry")
         state = self.settings.value("state")

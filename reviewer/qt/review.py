@@ -1,29 +1,57 @@
 """Review with the keyboard: walk findings, confirm, reject, reclassify, add.
 
 J/K next and previous finding; Shift+J next run that still needs review;
-Y confirm; N reject (a reason can be typed inline afterwards); 1-6
-reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL; A adds a finding
-the classifier missed (on the selected card, or on the run), its code
-picked with 1-6. Every decision is a core Command, so it is undoable and
-saved at once with the reviewer and the time.
+Y confirm; N reject (at once); R types an optional reason for the finding
+just rejected (or the selected rejected one); 1-6 reclassify as OCR, MISS,
+SPATIAL, HALLUC, FORMAT, PARTIAL; Shift+Y / Shift+N confirm or reject every
+undecided finding of the selected finding's code in the run, Ctrl+Shift+Y /
+Ctrl+Shift+N every undecided finding of the run (one undo step each); A adds
+a finding the classifier missed (on the selected card, or on the run), its
+code picked with 1-6.
+
+After a decision the next undecided finding of the run is selected; when
+the run has none left and ``auto_advance`` is on, the next run that needs
+review is shown. Undo and redo of a decision show its run and findings.
+Every decision is a core Command, so it is undoable and saved at once with
+the reviewer and the time.
+
+The reason bar never swallows review keys: after N it only shows (the focus
+stays where it was, so Y, N, 1-6, J and K go on reviewing); R puts the
+keyboard in its line edit, Enter saves the reason, Esc leaves it, Ctrl+Z
+undoes the rejection.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from reviewer.core.commands import AddFinding, DecideFindings
+from reviewer.core.commands import AddFinding, Command, DecideFindings
 from reviewer.core.models import Status
 from reviewer.qt.panels.legend import codes_of_run
 from reviewer.qt.session import Session
 
 
+class _ReasonEdit(QLineEdit):
+    """The reason's line edit: Undo and Redo go to the window (they undo
+    the rejection, not the typing)."""
+
+    def event(self, event) -> bool:
+        """Leave Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y to the window's actions."""
+        if event.type() == QEvent.ShortcutOverride and (
+                event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo)):
+            event.ignore()
+            return False
+        return super().event(event)
+
+
 class ReasonBar(QWidget):
-    """An inline bar (no dialog) with a prompt and a line edit: Enter
-    commits, Escape closes."""
+    """An inline bar (no dialog) with a prompt and a line edit. ``show_hint``
+    shows it without the keyboard; ``ask`` focuses the edit: Enter commits,
+    Escape closes."""
 
     committed = Signal(str)
 
@@ -33,40 +61,55 @@ class ReasonBar(QWidget):
         layout.setContentsMargins(4, 2, 4, 2)
         self.label = QLabel()
         self.label.setTextFormat(Qt.PlainText)
-        self.edit = QLineEdit()
+        self.edit = _ReasonEdit()
+        self.edit.setFocusPolicy(Qt.ClickFocus)  # never reached by Tab or by accident
         layout.addWidget(self.label)
         layout.addWidget(self.edit, 1)
         self.edit.returnPressed.connect(self._commit)
+        self._return_to: Optional[QWidget] = None
         self.hide()
+
+    def show_hint(self, prompt: str) -> None:
+        """Show the bar with ``prompt``, the keyboard staying where it is."""
+        self.label.setText(prompt)
+        self.edit.clear()
+        self.edit.setPlaceholderText("press R to type a reason (optional)")
+        self.show()
 
     def ask(self, prompt: str, placeholder: str = "") -> None:
         """Show the bar with ``prompt`` and focus the edit; focus goes back
-        where it was when the bar closes."""
-        self._return_to = QApplication.focusWidget()
+        where it was when the bar closes or commits."""
+        focus = QApplication.focusWidget()
+        if focus is not self.edit:
+            self._return_to = focus
         self.label.setText(prompt)
         self.edit.clear()
         self.edit.setPlaceholderText(placeholder)
         self.show()
         self.edit.setFocus()
 
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Give the keyboard back to the widget that had it (the review keys
-        must not end up typing into a filter box)."""
-        super().hideEvent(event)
-        back = getattr(self, "_return_to", None)
-        self._return_to = None
-        if back is not None and back is not self.edit and back.isVisible():
+    def typing(self) -> bool:
+        """The edit has the keyboard (after R)."""
+        return self.isVisible() and self.edit.hasFocus()
+
+    def close_bar(self) -> None:
+        """Hide the bar and give the keyboard back (the review keys must not
+        end up typing into a filter box)."""
+        had_focus = self.edit.hasFocus()
+        self.hide()
+        back, self._return_to = self._return_to, None
+        if had_focus and back is not None and back is not self.edit and back.isVisible():
             back.setFocus()
 
     def _commit(self) -> None:
         text = self.edit.text().strip()
-        self.hide()
+        self.close_bar()
         self.committed.emit(text)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Escape hides the bar without committing (focus goes back); other keys as in QWidget."""
+        """Escape closes the bar without committing (focus goes back); other keys as in QWidget."""
         if event.key() == Qt.Key_Escape:
-            self.hide()
+            self.close_bar()
             return
         super().keyPressEvent(event)
 
@@ -75,6 +118,7 @@ class ReviewController(QObject):
     """The review actions over a Session; the main window binds keys to them.
 
     ``pending_add``: True after A until a code key (1-6) or Escape.
+    ``auto_advance``: go to the next run needing review when a run is done.
     """
 
     def __init__(self, session: Session, reason_bar: ReasonBar, parent: Optional[QObject] = None):
@@ -82,9 +126,12 @@ class ReviewController(QObject):
         self.session = session
         self.reason_bar = reason_bar
         self.pending_add = False
+        self.auto_advance = True
         self._rejected: list[int] = []
-        self._rejection: Optional[DecideFindings] = None
+        self._rejection: Optional[Command] = None
         reason_bar.committed.connect(self._reason_given)
+        reason_bar.edit.installEventFilter(self)
+        session.walked.connect(self._walked)
 
     # -- navigation -------------------------------------------------------------------
     def step(self, delta: int) -> None:
@@ -134,67 +181,151 @@ class ReviewController(QObject):
         return sorted(self.session.all_runs(),
                       key=lambda r: (r.run["item"], r.run["prompt"], r.run["model"], r.run["repetition"]))
 
-    def _advance(self, decided: list[int]) -> None:
-        """After deciding one finding, select the next undecided one of the run."""
+    def _advance(self, decided: list[int], finished: bool = True) -> None:
+        """After a decision: select the next undecided finding of the run
+        (after the decided ones, else from the top); with none left, when
+        the decision ``finished`` the run (it decided an undecided finding)
+        and ``auto_advance`` is on, show the next run that needs review."""
         s = self.session
         run = s.run()
-        if run is None or len(decided) != 1:
+        if run is None:
             return
         ids = [f.id for f in run.findings]
-        start = ids.index(decided[0]) + 1 if decided[0] in ids else 0
-        for f in run.findings[start:]:
-            if f.status == Status.PROPOSED:
-                s.select_findings([f.id])
-                return
+        after = max((ids.index(i) for i in decided if i in ids), default=-1) + 1
+        undecided = [f for f in run.findings[after:] + run.findings[:after] if f.status == Status.PROPOSED]
+        if undecided:
+            s.select_findings([undecided[0].id])
+        elif self.auto_advance and finished and run.findings:
+            done = f"{run.run['prompt']} #{run.run['repetition']}"
+            self.next_run_needing_review()
+            if s.run_id != run.run["id"]:
+                s.message.emit(f"run {done} reviewed; on to {s.run().run['item']} · "
+                               f"{s.run().run['prompt']} #{s.run().run['repetition']}")
+
+    def _walked(self, command) -> None:
+        """Undo or redo of a decision: show its run with its findings selected."""
+        if not isinstance(command, (DecideFindings, AddFinding)):
+            return
+        s = self.session
+        if isinstance(command, AddFinding):
+            run_id, ids = command.run_id, [command.finding.id]
+        else:
+            run_id, ids = (command.before[0].run_id if command.before else None), list(command.ids)
+        if run_id is None or not any(r.run["id"] == run_id for r in s.all_runs()):
+            return
+        if run_id != s.run_id:
+            s.set_run(run_id)
+        live = {f.id for f in s.run().findings}
+        s.select_findings([i for i in ids if i in live])
+        if self._rejection is command:
+            self._rejected, self._rejection = [], None
+            self.reason_bar.close_bar()
 
     # -- decisions ----------------------------------------------------------------------
     def _targets(self) -> list[int]:
         return list(self.session.selected_findings)
 
+    def _decide(self, ids: list[int], status: Status, what: str = "", **kw) -> bool:
+        if not ids:
+            self.session.message.emit("select a finding first (J / K)")
+            return False
+        run = self.session.run()
+        was_open = any(f.id in set(ids) and f.status == Status.PROPOSED for f in (run.findings if run else []))
+        command = DecideFindings(ids, status, self.session.reviewer, what=what, **kw)
+        if not self.session.execute(command):
+            return False
+        if status == Status.REJECTED and kw.get("final_code") is None:
+            self._rejected, self._rejection = ids, command
+            self.reason_bar.show_hint(f"rejected {len(ids)} finding(s) · R: add a reason")
+        self._advance(ids, finished=was_open)
+        return True
+
     def confirm(self) -> None:
         """Y: confirm the selected findings."""
-        ids = self._targets()
-        if ids and self.session.execute(DecideFindings(ids, Status.CONFIRMED, self.session.reviewer)):
-            self._advance(ids)
+        self._decide(self._targets(), Status.CONFIRMED)
 
     def reject(self) -> None:
-        """N: reject the selected findings now; an optional reason can then
-        be typed inline (Enter saves it, Escape leaves none)."""
-        ids = self._targets()
-        command = DecideFindings(ids, Status.REJECTED, self.session.reviewer)
-        if not ids or not self.session.execute(command):
+        """N: reject the selected findings at once (R adds a reason)."""
+        self._decide(self._targets(), Status.REJECTED)
+
+    def decide_group(self, status: Status, same_code: bool) -> None:
+        """Shift+Y / Shift+N (``same_code``): confirm or reject every
+        undecided finding of the run with the selected finding's code;
+        Ctrl+Shift+Y / Ctrl+Shift+N: every undecided finding of the run.
+        One command, one undo step."""
+        s = self.session
+        run = s.run()
+        if run is None:
+            s.message.emit("select a run first")
             return
-        self._rejected, self._rejection = ids, command
-        self.reason_bar.ask(f"rejected {len(ids)} finding(s); reason (optional):", "Enter to save, Esc to skip")
+        undecided = [f for f in run.findings if f.status == Status.PROPOSED]
+        what = ""
+        if same_code:
+            chosen = next((f for f in run.findings if s.selected_findings and f.id == s.selected_findings[0]), None)
+            if chosen is None:
+                s.message.emit("select a finding first: its code is the group")
+                return
+            code = chosen.final_code or chosen.code
+            undecided = [f for f in undecided if (f.final_code or f.code) == code]
+            what = code.value
+        if not undecided:
+            s.message.emit(f"no undecided {what + ' ' if what else ''}finding in this run")
+            return
+        self._decide([f.id for f in undecided], status, what)
+
+    def begin_reason(self) -> None:
+        """R: type a reason for the rejected finding(s) selected, else for
+        those rejected last; Enter saves it (replacing the rejection when it
+        is still the last edit: one undo step), Esc leaves none."""
+        s = self.session
+        run = s.run()
+        chosen = [f for f in (run.findings if run else []) if f.id in set(s.selected_findings)]
+        if chosen and all(f.status == Status.REJECTED for f in chosen):
+            ids = [f.id for f in chosen]
+            if ids != self._rejected:
+                self._rejected, self._rejection = ids, None
+        elif not self._rejected:
+            s.message.emit("no rejected finding to give a reason for (N rejects)")
+            return
+        self.reason_bar.ask(f"reason for the {len(self._rejected)} rejected finding(s):",
+                            "Enter saves, Esc leaves it without one")
 
     def _reason_given(self, text: str) -> None:
-        if self.pending_add:
-            return
         ids, command = self._rejected, self._rejection
-        self._rejected, self._rejection = [], None
         if not ids or not text:
-            self._advance(ids)
             return
         reasoned = DecideFindings(ids, Status.REJECTED, self.session.reviewer, reason=text)
-        if self.session.last_command is command:
-            # the rejection is still the last edit: replace it (one undo step)
-            self.session.undo()
-        self.session.execute(reasoned)
-        self._advance(ids)
+        keep = list(self.session.selected_findings)
+        if command is not None and self.session.last_command is command:
+            done = self.session.replace_last(reasoned)  # the rejection is still the last edit: one undo step
+        else:
+            done = self.session.execute(reasoned)
+        if done:
+            self._rejection = reasoned
+            self.session.select_findings([i for i in keep if i in {f.id for f in self.session.run().findings}]
+                                         if self.session.run() else [])
+            self.session.message.emit(f"reason saved for {len(ids)} finding(s) · Ctrl+Z undoes the rejection")
 
     def close_reason(self) -> bool:
         """Escape: close the reason bar without a reason; True if it was open."""
         if not self.reason_bar.isVisible():
             return False
-        self.reason_bar.hide()
-        ids, self._rejected, self._rejection = self._rejected, [], None
-        self._advance(ids)
+        self.reason_bar.close_bar()
         return True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
+        """Escape in the reason edit closes the bar (before the window's Esc action)."""
+        if event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Escape:
+            event.accept()
+            return True
+        if event.type() == QEvent.KeyPress and event.key() == Qt.Key_Escape:
+            self.reason_bar.close_bar()
+            return True
+        return super().eventFilter(watched, event)
 
     def reclassify(self, number: int) -> None:
         """1-6: reclassify the selected findings (or, after A, pick the code
         of the new finding)."""
-        ids = self._targets()
         order = codes_of_run(self.session.run())
         if number > len(order):
             self.session.message.emit(f"{len(order)} codes here: keys 1-{len(order)}")
@@ -203,9 +334,7 @@ class ReviewController(QObject):
         if self.pending_add:
             self._add(code)
             return
-        if ids and self.session.execute(DecideFindings(ids, Status.CONFIRMED, self.session.reviewer,
-                                                       final_code=code)):
-            self._advance(ids)
+        self._decide(self._targets(), Status.CONFIRMED, final_code=code)
 
     def begin_add(self) -> None:
         """A: add a finding the classifier missed; the next 1-6 picks its code."""

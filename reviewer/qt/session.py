@@ -60,6 +60,9 @@ class Session(JudgingMixin, QObject):
     adjudicationsChanged = Signal()  # a command changed adjudications
     message = Signal(str)  # a line for the status bar
     error = Signal(str)  # a problem the user must see
+    walked = Signal(object)  # the command just undone or redone (views go to what it changed)
+    searchChanged = Signal(str)  # the search text changed
+    reviewerChanged = Signal(str)  # the reviewer's name changed
 
     def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
         super().__init__(parent)
@@ -80,6 +83,9 @@ class Session(JudgingMixin, QObject):
         #: view can amend its own last decision, e.g. to add a rationale).
         self.last_command: Optional[Command] = None
         self._verdicts: list[Verdict] = []
+        #: What the search box holds (view state: filters items, runs, disputes).
+        self.search = ""
+        self._quiet = False
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -271,6 +277,24 @@ class Session(JudgingMixin, QObject):
         self.tool = tool
         self.toolChanged.emit(tool)
 
+    def set_reviewer(self, name: str) -> None:
+        """Record later decisions (and audit rows) under ``name``."""
+        self.reviewer = name
+        if self.store is not None:
+            self.store.actor = name
+        self.reviewerChanged.emit(name)
+
+    def set_search(self, text: str) -> None:
+        """Filter items, runs and disputes by ``text`` (see reviewer.qt.search)."""
+        text = text.strip()
+        if text != self.search:
+            self.search = text
+            self.searchChanged.emit(text)
+
+    def card_texts(self) -> dict[int, list[str]]:
+        """{item id: ground-truth card texts} (for search)."""
+        return repo.card_texts(self.project) if self.project is not None else {}
+
     # -- editing ----------------------------------------------------------------------------
     def execute(self, command: Command) -> bool:
         """Do a command (written at once), refresh what it touched."""
@@ -287,16 +311,30 @@ class Session(JudgingMixin, QObject):
         return True
 
     def undo(self) -> None:
-        """Undo the last edit."""
-        text = self.stack.undo_text()
+        """Undo the last edit; ``walked`` names it, so views can show it."""
+        command = self.stack.next_undo()
         if self._walk(self.stack.undo):
-            self.message.emit(f"undone: {text}")
+            self.message.emit(f"undone: {command.text}")
+            if not self._quiet:
+                self.walked.emit(command)
 
     def redo(self) -> None:
-        """Redo the last undone edit."""
-        text = self.stack.redo_text()
+        """Redo the last undone edit; ``walked`` names it."""
+        command = self.stack.next_redo()
         if self._walk(self.stack.redo):
-            self.message.emit(f"redone: {text}")
+            self.message.emit(f"redone: {command.text}")
+            if not self._quiet:
+                self.walked.emit(command)
+
+    def replace_last(self, command: Command) -> bool:
+        """Undo the last edit and do ``command`` in its place (one undo
+        step, e.g. a decision amended with a reason); views are not moved."""
+        self._quiet = True
+        try:
+            self.undo()
+        finally:
+            self._quiet = False
+        return self.execute(command)
 
     def _walk(self, step) -> bool:
         if self.store is None:

@@ -3,24 +3,51 @@ busy timeout, migrations), with an audit table of every change.
 
 Media stay where they are; their paths are stored relative to the project
 file. Every change runs in one transaction (``Project.transaction``).
+
+Writers wait their turn: the connection never opens a transaction by itself
+(``isolation_level=None``); every write transaction starts with ``BEGIN
+IMMEDIATE``, so a reader never has to become a writer half-way (which SQLite
+refuses at once, whatever the busy timeout). Taking the write lock is
+retried every few milliseconds for up to BUSY_TIMEOUT_S; long writers
+(imports, scoring) use ``Project.batched`` and commit every BATCH_S, pausing
+YIELD_S, so another process's writes (a decision in the window) get in
+between. A project that cannot be written (read-only file or folder) is
+read into memory and opened there: reading commands work, derived data
+(scores, disputes) is computed but not saved, and anything else that would
+write raises ReadOnlyProject.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import shutil
 import sqlite3
+import tempfile
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import sqlite_utils
 
+from reviewer.storage.recognise import look, read_only_reason, read_only_uri, repair_sidecars, sidecars
 from reviewer.storage.schema import MIGRATIONS
 
 #: Seconds a writer waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 10.0
+#: Longest a batched writer (import, score) holds the write lock, seconds.
+BATCH_S = 0.1
+#: Pause after a full batch, so a writer waiting for the lock gets it, seconds.
+YIELD_S = 0.012
+#: How long one try at the write lock may wait inside SQLite, milliseconds,
+#: and the range of pauses between tries, seconds.
+_TRY_MS = 2
+_PAUSE_S = (0.001, 0.004)
+#: Seconds of waiting for the write lock before ``on_wait`` is told.
+WAIT_NOTICE_S = 0.2
 
 
 class ProjectError(Exception):
@@ -29,6 +56,15 @@ class ProjectError(Exception):
 
 class NewerProjectError(ProjectError):
     """The project was written by a newer version of reviewer."""
+
+
+class ProjectBusy(ProjectError):
+    """Another program held the project's write lock for longer than the
+    caller would wait; nothing was written."""
+
+
+class ReadOnlyProject(ProjectError):
+    """A write was asked of a project opened read-only; nothing was written."""
 
 
 def now() -> str:
@@ -41,43 +77,128 @@ def default_actor() -> str:
     return os.environ.get("REVIEWER_NAME") or os.environ.get("USER") or "unknown"
 
 
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
 class Project:
     """An open project file. Use ``open_project`` to get one.
 
     ``db``: the sqlite_utils.Database; ``path``: the project file;
-    ``root``: its folder, against which media paths are resolved.
+    ``root``: its folder, against which media paths are resolved;
+    ``read_only``: None, or why the project could not be opened for writing
+    (then ``db`` is an in-memory copy; see ReadOnlyProject).
     """
 
-    def __init__(self, path: Path, db: sqlite_utils.Database):
+    def __init__(self, path: Path, db: sqlite_utils.Database, read_only: Optional[str] = None):
         self.path = path
         self.root = path.parent
         self.db = db
+        self.read_only = read_only
         self._depth = 0
+        self._batch: Optional[Batch] = None
 
     # -- transactions and audit -------------------------------------------
+    def require_writable(self, action: str = "write to it") -> None:
+        """Raise ReadOnlyProject ("cannot import: p.db is read-only (the file
+        is not writable)") when the project was opened read-only."""
+        if self.read_only:
+            raise ReadOnlyProject(f"cannot {action}: {self.path} is read-only ({self.read_only})")
+
+    def _begin(self, timeout: Optional[float], on_wait: Optional[Callable[[float], None]]) -> None:
+        """BEGIN IMMEDIATE, trying every few milliseconds until ``timeout``
+        seconds (BUSY_TIMEOUT_S by default) have passed; ``on_wait(seconds)``
+        is called once after WAIT_NOTICE_S of waiting. ProjectBusy when the
+        lock did not come."""
+        conn = self.db.conn
+        limit = BUSY_TIMEOUT_S if timeout is None else timeout
+        start = time.monotonic()
+        told = False
+        conn.execute(f"PRAGMA busy_timeout = {_TRY_MS}")
+        try:
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not _is_busy(exc):
+                        raise
+                waited = time.monotonic() - start
+                if waited >= limit:
+                    raise ProjectBusy(f"the project {self.path} is locked by another program "
+                                      f"(waited {waited:.1f} s); try again")
+                if on_wait is not None and not told and waited >= WAIT_NOTICE_S:
+                    told = True
+                    on_wait(waited)
+                time.sleep(min(random.uniform(*_PAUSE_S), max(0.0, limit - waited)))
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+
+    def _end(self, commit: bool) -> None:
+        conn = self.db.conn
+        if not conn.in_transaction:
+            return
+        if commit:
+            try:
+                conn.execute("COMMIT")
+                return
+            except sqlite3.Error:
+                conn.execute("ROLLBACK")
+                raise
+        conn.execute("ROLLBACK")
+
     @contextmanager
-    def transaction(self) -> Iterator[sqlite_utils.Database]:
-        """One transaction; nested uses join the outer one. Commits on exit,
-        rolls back on an exception."""
+    def transaction(self, *, derived: bool = False, timeout: Optional[float] = None,
+                    on_wait: Optional[Callable[[float], None]] = None) -> Iterator[sqlite_utils.Database]:
+        """One write transaction (BEGIN IMMEDIATE); nested uses join the
+        outer one. Commits on exit, rolls back on an exception.
+
+        ``timeout``: seconds to wait for another program's write lock
+        (default BUSY_TIMEOUT_S; 0: one try), then ProjectBusy; ``on_wait``:
+        called once with the seconds waited when the lock is slow to come.
+        ``derived``: the writes are data computed from the project (scores,
+        disputes), allowed in a read-only project (in its in-memory copy);
+        other writes there raise ReadOnlyProject.
+        """
         if self._depth:
             self._depth += 1
             try:
                 yield self.db
             finally:
                 self._depth -= 1
+            if self._depth == 1 and self._batch is not None and self._batch.auto:
+                self._batch.tick()  # a whole nested write is done: a batch may end here
             return
+        if not derived:
+            self.require_writable()
+        self._begin(timeout, on_wait)
         self._depth = 1
         try:
-            with self.db.atomic():
-                yield self.db
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise ProjectError(
-                    f"the project {self.path} is locked by another program; try again"
-                ) from exc
-            raise
-        finally:
+            yield self.db
+        except BaseException:
             self._depth = 0
+            self._end(commit=False)
+            raise
+        self._depth = 0
+        self._end(commit=True)
+
+    @contextmanager
+    def batched(self, *, derived: bool = False, auto: bool = False) -> Iterator["Batch"]:
+        """A long write as a series of short transactions: yields a Batch
+        whose ``tick()`` (call it between units of work) commits and starts
+        a new transaction once BATCH_S has passed, pausing YIELD_S in
+        between so other writers get in. With ``auto``, the end of every
+        nested ``transaction()`` (each repo write: an item, a run with its
+        audit row) is such a point too. Inside an outer transaction it joins
+        that one and never commits early. ``derived`` as in transaction()."""
+        with self.transaction(derived=derived):
+            batch = Batch(self, own=self._depth == 1, auto=auto)
+            outer, self._batch = self._batch, (batch if batch.own else self._batch)
+            try:
+                yield batch
+            finally:
+                self._batch = outer
 
     def audit(
         self,
@@ -132,47 +253,142 @@ class Project:
         self.db.close()
 
 
-def _connect(path: Path) -> sqlite_utils.Database:
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+class Batch:
+    """The handle of ``Project.batched``: ``tick()`` between units of work."""
+
+    def __init__(self, project: Project, own: bool, auto: bool = False):
+        self.project = project
+        self.own = own
+        self.auto = auto
+        self.started = time.monotonic()
+        self.commits = 0
+
+    def tick(self) -> None:
+        """Commit and begin again when the batch has held the write lock for
+        BATCH_S or more (only when the batch owns its transaction)."""
+        if not self.own or time.monotonic() - self.started < BATCH_S:
+            return
+        p = self.project
+        p._end(commit=True)
+        self.commits += 1
+        time.sleep(YIELD_S)
+        p._begin(None, None)
+        self.started = time.monotonic()
+
+
+def _connect(target: str, uri: bool = False) -> sqlite_utils.Database:
+    """A connection with no implicit transactions, the busy timeout and
+    foreign keys on."""
+    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                           check_same_thread=False, uri=uri)
     db = sqlite_utils.Database(conn)
-    db.execute("PRAGMA foreign_keys = ON")
     db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    db.execute("PRAGMA foreign_keys = ON")
     return db
 
 
-def open_project(path: os.PathLike | str, create: bool = False) -> Project:
+def open_project(path: os.PathLike | str, create: bool = False, read_only: bool = False) -> Project:
     """Open (or with ``create``, make) the project file at ``path`` and bring
     its schema up to date.
 
+    The file is first looked at read-only (reviewer.storage.recognise), so a
+    file that is not a project is never changed. A project that cannot be
+    written (read-only file or folder, see ``read_only_reason``), or any
+    project with ``read_only``, is copied into memory: ``Project.read_only``
+    says why, nothing is written to or created beside the file.
+
     Raises ProjectError with a one-line message when the file is missing
-    (and not ``create``), is not an SQLite database, or is not a project;
-    NewerProjectError when a newer reviewer wrote it.
+    (and not ``create``), is not an SQLite database, is corrupt, or is not a
+    project; NewerProjectError when a newer reviewer wrote it; ProjectBusy
+    when another program holds the lock while the schema must change.
     """
     path = Path(path)
-    if not path.exists() and not create:
-        raise ProjectError(f"no project at {path} (make one with 'reviewer init {path}')")
     if path.is_dir():
         raise ProjectError(f"{path} is a folder, not a project file")
-    if create:
+    if not path.exists():
+        if not create:
+            raise ProjectError(f"no project at {path} (make one with 'reviewer init {path}')")
         path.parent.mkdir(parents=True, exist_ok=True)
+        folder = path.resolve().parent
+        if not os.access(folder, os.W_OK):
+            raise ProjectError(f"cannot make {path}: its folder is not writable")
+        return _open_writable(path, create=True)
+    found = look(path)
+    if found.kind == "unreadable":
+        raise ProjectError(f"{path} is not a reviewer project ({found.problem})")
+    if found.kind == "foreign":
+        raise ProjectError(f"{path} is an SQLite database but not a reviewer project")
+    if found.kind == "empty" and not create:
+        raise ProjectError(f"{path} is empty, not a reviewer project")
+    if found.unknown:
+        raise NewerProjectError(
+            f"{path} was written by a newer version of reviewer "
+            f"(schema {found.unknown[-1]}); update reviewer to open it")
+    repair_sidecars(path)
+    why = "opened read-only" if read_only else read_only_reason(path)
+    if why:
+        if found.kind == "empty":
+            raise ReadOnlyProject(f"cannot make a project in {path}: it is read-only ({why})")
+        return _open_copy(path, why)
+    return _open_writable(path, create=found.kind == "empty")
+
+
+def _open_writable(path: Path, create: bool) -> Project:
     db = None
     try:
-        db = _connect(path)
-        tables = set(db.table_names())
-        if path.stat().st_size and tables and "meta" not in tables:
-            raise ProjectError(f"{path} is an SQLite database but not a reviewer project")
-        if not tables and not create and path.stat().st_size == 0:
-            raise ProjectError(f"{path} is empty, not a reviewer project")
+        db = _connect(str(path))
+        project = Project(path, db)
         db.enable_wal()
-        _check_version(db, path)
-        MIGRATIONS.apply(db)
+        if create or MIGRATIONS.pending(db):
+            with project.transaction():  # checked again under the write lock
+                tables = set(db.table_names())
+                if tables and "meta" not in tables:  # made by another program meanwhile
+                    raise ProjectError(f"{path} is an SQLite database but not a reviewer project")
+                _check_version(db, path)
+                MIGRATIONS.apply(db)
+        return project
     except (ProjectError, sqlite3.DatabaseError) as exc:
         if db is not None:
             db.close()
         if isinstance(exc, ProjectError):
             raise
+        if _is_busy(exc):
+            raise ProjectBusy(f"the project {path} is locked by another program; try again") from exc
         raise ProjectError(f"{path} is not a reviewer project ({exc})") from exc
-    return Project(path, db)
+
+
+def _open_copy(path: Path, why: str) -> Project:
+    """The project at ``path`` copied into memory, creating nothing beside
+    it: read through an immutable read-only connection, or, when a -wal with
+    content is there, from a copy of the file and its -wal in a temporary
+    folder (SQLite replays the -wal there)."""
+    mem = _connect(":memory:")
+    wal, _ = sidecars(path)
+    try:
+        if wal.exists() and wal.stat().st_size:
+            with tempfile.TemporaryDirectory(prefix="reviewer-ro-") as tmp:
+                copy = Path(tmp) / path.name
+                shutil.copyfile(path, copy)
+                shutil.copyfile(wal, Path(tmp) / wal.name)
+                src = sqlite3.connect(str(copy))
+                try:
+                    src.backup(mem.conn)
+                finally:
+                    src.close()
+        else:
+            src = sqlite3.connect(read_only_uri(path, immutable=True), uri=True)
+            try:
+                src.backup(mem.conn)
+            finally:
+                src.close()
+        project = Project(path, mem, read_only=why)
+        if MIGRATIONS.pending(mem):
+            with project.transaction(derived=True):
+                MIGRATIONS.apply(mem)
+        return project
+    except (OSError, sqlite3.Error) as exc:
+        mem.close()
+        raise ProjectError(f"cannot read {path} ({why}): {exc}") from exc
 
 
 def _check_version(db: sqlite_utils.Database, path: Path) -> None:

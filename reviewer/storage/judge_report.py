@@ -51,6 +51,7 @@ from reviewer.core.judging.calibration import (
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict
 from reviewer.core.cards.report import markdown_table, md_text
+from reviewer.core.text import csv_row
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
@@ -383,18 +384,19 @@ def _label(x) -> str:
 def judge_report_csv(report: JudgeReport) -> str:
     """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
     decimals, empty when none), then, after a blank line, the agreement
-    table (raters, dimension, statistic, value, n, note)."""
+    table (raters, dimension, statistic, value, n, note). Text cells are
+    made visible and formula-safe (core.text.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(VERDICT_HEADER)
+    writer.writerow(csv_row(VERDICT_HEADER))
     f = lambda x: "" if x is None else f"{x:.4f}"  # noqa: E731
     for r in report.verdict_rows:
-        writer.writerow([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
-                         f(r.avg_score), f(r.rules_score), f(r.gt_score)])
+        writer.writerow(csv_row([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
+                                 f(r.avg_score), f(r.rules_score), f(r.gt_score)]))
     if report.agreement:
         buf.write("\n")
         writer.writerow(["raters", "dimension", "statistic", "value", "n", "note"])
         for a in report.agreement:
-            writer.writerow([a.raters, a.dimension, a.statistic, "" if a.value is None else f"{a.value:.6f}",
-                             a.n, a.note])
+            writer.writerow(csv_row([a.raters, a.dimension, a.statistic,
+                                     "" if a.value is None else f"{a.value:.6f}", a.n, a.note]))
     return buf.getvalue()

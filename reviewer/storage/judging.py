@@ -101,7 +101,7 @@ def replace_disputes(project: Project, found: list[Dispute]) -> list[Dispute]:
     """Store the disputes just found: keep ids of those found before (same
     kind, subject, dimension), add new ones, delete those gone. Returns them
     with ids."""
-    with project.transaction():
+    with project.transaction(derived=True):
         old = {(r["kind"], r["subject"], r["dimension"]): r["id"]
                for r in _rows(project, "SELECT id, kind, subject, dimension FROM disputes")}
         keep = set()

@@ -4,41 +4,40 @@ A 24 MP JPEG takes a tenth of a second or more to decode even at a reduced
 size, because the whole file must be entropy-decoded. A 1280-px preview made
 once at import (as photo managers do) decodes in a few milliseconds, so the
 review window shows a photo at once and sharpens it when the full decode
-arrives. Previews are upright (EXIF applied), keyed by the file's sha256.
+arrives. Previews are upright (EXIF applied once, for every format), in
+colours a viewer expects, keyed by the file's sha256; they are made by
+reviewer.storage.images.read_photo, with bounded memory.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Optional
 
-from PIL import Image, ImageOps, UnidentifiedImageError
-
 from reviewer.storage.db import Project
+from reviewer.storage.images import PREVIEW_SIDE, QUALITY, read_photo
 
-#: Long side of a preview in pixels; photos no larger get none.
-PREVIEW_SIDE = 1280
-QUALITY = 80
+__all__ = ["PREVIEW_SIDE", "QUALITY", "ensure_preview", "has_preview", "make_preview", "preview",
+           "store_preview"]
 
 
 def make_preview(path: Path, side: int = PREVIEW_SIDE) -> Optional[tuple[bytes, int, int]]:
     """(JPEG bytes, width, height) of an upright preview of the photo at
     ``path`` whose long side is at most ``side``; None when the photo is
-    that small already or cannot be read (never raises)."""
-    try:
-        with Image.open(path) as im:
-            if max(im.size) <= side:
-                return None
-            im.draft("RGB", (side, side))  # JPEG: decode at 1/2, 1/4 or 1/8 scale
-            im = ImageOps.exif_transpose(im)
-            im = im.convert("RGB")
-            im.thumbnail((side, side), Image.Resampling.BILINEAR)
-            buf = io.BytesIO()
-            im.save(buf, "JPEG", quality=QUALITY)
-            return buf.getvalue(), im.width, im.height
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        return None
+    that small already, too large or cannot be read (never raises)."""
+    return read_photo(Path(path), side).preview
+
+
+def store_preview(project: Project, sha256: Optional[str], data: bytes, width: int, height: int) -> bool:
+    """Store a preview (JPEG bytes, upright size) of the photo with
+    ``sha256`` unless one is there. Returns True when it was stored."""
+    if not sha256 or has_preview(project, sha256):
+        return False
+    with project.transaction():
+        cur = project.db.execute(
+            "INSERT OR IGNORE INTO previews (sha256, width, height, jpeg) VALUES (?, ?, ?, ?)",
+            [sha256, width, height, data])
+    return cur.rowcount > 0
 
 
 def ensure_preview(project: Project, path: Path, sha256: Optional[str]) -> bool:
@@ -47,13 +46,7 @@ def ensure_preview(project: Project, path: Path, sha256: Optional[str]) -> bool:
     if not sha256 or has_preview(project, sha256):
         return False
     made = make_preview(path)
-    if made is None:
-        return False
-    data, width, height = made
-    with project.transaction():
-        project.db.execute("INSERT OR IGNORE INTO previews (sha256, width, height, jpeg) VALUES (?, ?, ?, ?)",
-                           [sha256, width, height, data])
-    return True
+    return made is not None and store_preview(project, sha256, *made)
 
 
 def has_preview(project: Project, sha256: str) -> bool:

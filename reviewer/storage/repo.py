@@ -47,15 +47,16 @@ def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
 def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tuple[int, bool]:
     """Insert ``item`` by name, or return the existing one's id.
     Returns (item id, created)."""
-    row = project.db.execute("SELECT id FROM items WHERE name = ?", [item.name]).fetchone()
-    if row:
-        return row[0], False
     data = item.model_dump(exclude={"id"})
     data["added_at"] = now()
-    with project.transaction():
+    with project.transaction():  # checked under the write lock: two imports cannot both add it
+        row = project.db.execute("SELECT id FROM items WHERE name = ?", [item.name]).fetchone()
+        if row:
+            return row[0], False
         cur = project.db.execute(
-            "INSERT INTO items (name, kind, path, sha256, width, height, orientation, text, added_at) "
-            "VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, :added_at)",
+            "INSERT INTO items (name, kind, path, sha256, width, height, orientation, text, added_at, "
+            "image_note) VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, "
+            ":added_at, :image_note)",
             data,
         )
         item_id = cur.lastrowid
@@ -65,13 +66,13 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
 
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
-    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text FROM items")
+    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items")
     return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
 
 def item_by_name(project: Project, name: str) -> Optional[Item]:
     """The item called ``name``, or None."""
-    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text "
+    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note "
                  "FROM items WHERE name = ?", [name])
     return Item(**rows[0]) if rows else None
 
@@ -84,6 +85,14 @@ def card_counts(project: Project) -> dict[int, int]:
 def run_item_names(project: Project) -> dict[int, str]:
     """{run id: its item's name} of every run (one query)."""
     return dict(project.db.execute("SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
+
+
+def card_texts(project: Project) -> dict[int, list[str]]:
+    """{item id: its ground-truth card texts} of items that have cards (one query; for search)."""
+    out: dict[int, list[str]] = {}
+    for item_id, text in project.db.execute("SELECT item_id, text FROM cards ORDER BY item_id, position, id"):
+        out.setdefault(item_id, []).append(text)
+    return out
 
 
 # -- ground truth ----------------------------------------------------------------
@@ -151,10 +160,10 @@ def upsert_prompt(project: Project, prompt: Prompt, override: bool = False,
     """Insert ``prompt`` by name; an existing prompt keeps its schema unless
     ``override`` (then its schema and box convention are replaced).
     Returns (prompt id, created)."""
-    row = project.db.execute("SELECT id, schema, box_convention FROM prompts WHERE name = ?",
-                             [prompt.name]).fetchone()
     conv = prompt.box_convention.value if prompt.box_convention else None
     with project.transaction():
+        row = project.db.execute("SELECT id, schema, box_convention FROM prompts WHERE name = ?",
+                                 [prompt.name]).fetchone()
         if row:
             if override and (row[1], row[2]) != (prompt.schema_.value, conv):
                 project.db.execute(
@@ -194,43 +203,51 @@ def add_run(
 ) -> tuple[Optional[int], str]:
     """Add a run unless it is already there (idempotent import).
 
-    The same item, prompt, model and output (and timestamp, when given) is the
-    same run; with ``any_model`` (the caller's model name is only a default),
-    so is the same source file with the same output under another model
-    name. Without ``repetition`` the next free one is taken.
+    A run is item, prompt, model and repetition. With ``repetition`` given,
+    a stored run of that repetition with the same output is this run
+    ('exists'), one with another output a conflict; equal outputs of
+    different repetitions are different runs. Without ``repetition`` (a
+    source that does not number its runs) the same item, prompt, model and
+    output (and timestamp, when given) is the same run, and a new one gets
+    the next free repetition; with ``any_model`` (the caller's model name is
+    only a default), so is the same source file with the same output under
+    another model name. Checks and insert are one transaction (indexed
+    look-ups: idx_runs_output, idx_runs_source, the runs UNIQUE key).
     Returns (run id or None, status): 'added', 'exists', "exists as model
     '...'" or 'conflict: ...'.
     """
     digest = sha256_text(output)
-    same = project.db.execute(
-        "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND output_sha256 = ? "
-        "AND coalesce(timestamp, '') = coalesce(?, '')",
-        [item_id, prompt_id, model, digest, timestamp]).fetchone()
-    if same:
-        return same[0], "exists"
-    if source and any_model:
-        # the model name is only a default: the same file imported before
-        # under another model name is the same run
-        other = project.db.execute(
-            "SELECT id, model FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ?",
-            [item_id, prompt_id, source, digest]).fetchone()
-        if other:
-            return other[0], f"exists as model '{other[1]}'"
-    if repetition is None:
-        top = project.db.execute(
-            "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",
-            [item_id, prompt_id, model]).fetchone()[0]
-        repetition = (top or 0) + 1
-    else:
-        taken = project.db.execute(
-            "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND repetition = ?",
-            [item_id, prompt_id, model, repetition]).fetchone()
-        if taken:
-            return None, f"conflict: repetition {repetition} exists with a different output"
-    data = dict(item_id=item_id, prompt_id=prompt_id, model=model, repetition=repetition,
-                output=output, output_sha256=digest, timestamp=timestamp, source=source,
-                imported_at=now())
     with project.transaction():
+        if repetition is not None:
+            taken = project.db.execute(
+                "SELECT id, output_sha256 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
+                "AND repetition = ?", [item_id, prompt_id, model, repetition]).fetchone()
+            if taken:
+                if taken[1] == digest:
+                    return taken[0], "exists"
+                return None, f"conflict: repetition {repetition} exists with a different output"
+        else:
+            same = project.db.execute(
+                "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND output_sha256 = ? "
+                "AND coalesce(timestamp, '') = coalesce(?, '')",
+                [item_id, prompt_id, model, digest, timestamp]).fetchone()
+            if same:
+                return same[0], "exists"
+            if source and any_model:
+                # the model name is only a default: the same file imported before
+                # under another model name is the same run
+                other = project.db.execute(
+                    "SELECT id, model FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? "
+                    "AND output_sha256 = ?", [item_id, prompt_id, source, digest]).fetchone()
+                if other:
+                    return other[0], f"exists as model '{other[1]}'"
+            top = project.db.execute(
+                "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",
+                [item_id, prompt_id, model]).fetchone()[0]
+            repetition = (top or 0) + 1
+        data = dict(item_id=item_id, prompt_id=prompt_id, model=model, repetition=repetition,
+                    output=output, output_sha256=digest, timestamp=timestamp, source=source,
+                    imported_at=now())
         cur = project.db.execute(
             "INSERT INTO runs (item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
             "source, imported_at) VALUES (:item_id, :prompt_id, :model, :repetition, :output, "
@@ -245,12 +262,14 @@ def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: 
     """When the same file was imported before without a model name (model
     'unknown'), give that run ``model`` instead of adding it again (audited).
     Returns True when a run was renamed."""
-    row = project.db.execute(
-        "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ? "
-        "AND model = 'unknown'", [item_id, prompt_id, source, sha256_text(output)]).fetchone()
-    if not row or model == "unknown":
+    if model == "unknown":
         return False
     with project.transaction():
+        row = project.db.execute(
+            "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ? "
+            "AND model = 'unknown'", [item_id, prompt_id, source, sha256_text(output)]).fetchone()
+        if not row:
+            return False
         project.db.execute("UPDATE runs SET model = ? WHERE id = ?", [model, row[0]])
         project.audit("update", "runs", row[0], {"model": "unknown"}, {"model": model}, actor)
     return True
@@ -345,8 +364,9 @@ def delete_finding(project: Project, finding_id: int, actor: Optional[str] = Non
 
 # -- scoring config ----------------------------------------------------------------------
 def save_config(project: Project, config: ScoringConfig) -> None:
-    """Store ``config`` under its version (once) and make it the current one."""
-    with project.transaction():
+    """Store ``config`` under its version (once) and make it the current one
+    (derived data: allowed in a read-only project's in-memory copy)."""
+    with project.transaction(derived=True):
         project.db.execute(
             "INSERT OR IGNORE INTO scoring_config (version, config, created_at) VALUES (?, ?, ?)",
             [config.version, config.model_dump_json(), now()])
@@ -359,6 +379,11 @@ def save_config(project: Project, config: ScoringConfig) -> None:
 #: an older version (other matching rules) is scored with the default, and
 #: its old scores keep their own version.
 REPRODUCIBLE_VERSIONS = frozenset({ScoringConfig().version})
+
+
+def stored_config_version(project: Project) -> Optional[str]:
+    """The version of the project's current scoring config, or None."""
+    return project.meta("scoring_config")
 
 
 def current_config(project: Project) -> ScoringConfig:

@@ -192,3 +192,14 @@ def m0004_judge_findings(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE findings ADD COLUMN verdict_id INTEGER REFERENCES verdicts(id) ON DELETE CASCADE")
     db.execute("ALTER TABLE findings ADD COLUMN attrs TEXT NOT NULL DEFAULT '{}'")
     db.execute("CREATE INDEX idx_findings_verdict ON findings(verdict_id)")
+
+
+@MIGRATIONS(name="0005_reliability")
+def m0005_reliability(db: sqlite_utils.Database) -> None:
+    """Indexes for the duplicate checks of imports (a run is item, prompt,
+    model and repetition; without a repetition the same output is the same
+    run), and ``items.image_note``: what import found wrong with a photo
+    (truncated, too large to decode) in one line, for the window to show."""
+    db.execute("ALTER TABLE items ADD COLUMN image_note TEXT")
+    db.execute("CREATE INDEX idx_runs_output ON runs(item_id, prompt_id, model, output_sha256)")
+    db.execute("CREATE INDEX idx_runs_source ON runs(item_id, prompt_id, source)")

@@ -88,14 +88,20 @@ def score_project(
     progress: Optional[Progress] = None,
 ) -> int:
     """Score runs of the project (all, or ``run_ids``) with ``config`` (the
-    project's current one by default) in one transaction.
+    project's current one by default), in short transactions
+    (``Project.batched``: each run's findings and score are written
+    together, and other writers, such as a decision in the window, get in
+    between batches). Scores are derived data: in a read-only project they
+    go to its in-memory copy.
 
     ``only_stale``: skip runs already scored with this config and strictness.
     ``progress(done, total)`` is called after each run. Returns the number of
     runs scored.
     """
     config = config or repo.current_config(project)
-    repo.save_config(project, config)
+    if repo.stored_config_version(project) != config.version or not project.db.execute(
+            "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
+        repo.save_config(project, config)
     runs = repo.run_rows(project, run_ids)
     if only_stale:
         fresh = {r[0] for r in project.db.execute(
@@ -106,7 +112,9 @@ def score_project(
     examples = {pid: prompt_example(p.text) for pid, p in prompts.items()}
     items = {i.id: i for i in repo.items(project)}
     gts: dict[int, GroundTruth] = {}
-    with project.transaction():
+    if not runs:
+        return 0
+    with project.batched(derived=True) as batch:
         for n, run in enumerate(runs, 1):
             item = items[run["item_id"]]
             if item.id not in gts:
@@ -124,6 +132,7 @@ def score_project(
                  json.dumps([c.model_dump(mode="json") for c in score.cards]), now()])
             if progress:
                 progress(n, len(runs))
+            batch.tick()
     return len(runs)
 
 

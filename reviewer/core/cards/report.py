@@ -10,6 +10,10 @@ import io
 from typing import Iterable, Optional, Sequence
 
 from reviewer.core.models import PromptVerdict
+from reviewer.core.text import bounded, csv_row, display_name, visible
+
+#: Longest name (characters) shown in a table cell; longer ones end in '…'.
+CELL_LIMIT = 120
 
 _VERDICT_FIELDS = [
     "prompt", "model", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
@@ -45,8 +49,12 @@ def verdict_grid(verdicts: Sequence[PromptVerdict]) -> tuple[list[str], list[lis
 
 
 def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A fixed-width text table with a rule under the header."""
-    rows = [list(map(str, r)) for r in rows]
+    """A fixed-width text table with a rule under the header; every cell
+    goes through display_name (control and bidi characters made visible,
+    at most CELL_LIMIT characters), so names from files cannot drive the
+    terminal or stretch the table."""
+    header = [display_name(h, CELL_LIMIT) for h in header]
+    rows = [[display_name(c, CELL_LIMIT) for c in r] for r in rows]
     widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h))
               for i, h in enumerate(header)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
@@ -56,15 +64,20 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 def md_text(text: object) -> str:
     """Untrusted text (model, judge or file names) made inert in Markdown:
     '&', '<' and '>' become entities so no renderer reads HTML in it; '|'
-    is escaped and line breaks become spaces, so it stays in its table cell."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    is escaped and line breaks become spaces, so it stays in its table cell;
+    control and bidi characters are then made visible (core.text.visible:
+    '<U+202E>', which no Markdown renderer reads as a tag)."""
+    s = str(text).replace("\r", " ").replace("\n", " ")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    return visible(s)
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table; every cell goes through md_text."""
-    out = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in rows]
+    """A GitHub-flavoured Markdown table; every cell goes through md_text,
+    cut to CELL_LIMIT characters."""
+    cell = lambda c: md_text(bounded(c, CELL_LIMIT))  # noqa: E731
+    out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 
@@ -85,15 +98,16 @@ def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
 
 
 def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> str:
-    """CSV of every verdict, one row per (basis, prompt, item), numbers raw."""
+    """CSV of every verdict, one row per (basis, prompt, item), numbers raw;
+    text cells made visible and safe from spreadsheet formulas (core.text.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["basis"] + _VERDICT_FIELDS + ["reasons"])
     for basis, vs in (("auto", auto), ("reviewed", reviewed)):
         for v in vs:
             d = v.model_dump(mode="json")
-            writer.writerow([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
-                            + ["; ".join(v.reasons)])
+            writer.writerow(csv_row([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
+                                    + ["; ".join(v.reasons)]))
     return buf.getvalue()
 
 

@@ -252,17 +252,15 @@ def _classify(
         key = _card_key(card, g)
         m = by_gt.get(g)
         if m is None:
-            outcomes.append(CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile,
-                                        pile_ok=False if facts.spatial_scored else None))
+            outcomes.append(_outcome(key, card, None, None, 0.0, False,
+                                     False if facts.spatial_scored else None))
             findings.append(Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                                     detail=_miss_detail(pairing, g, cards)))
             continue
         mc = cards[m]
         ev = pairing.evidence[m, g]
         pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if facts.spatial_scored else None
-        out = CardOutcome(gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
-                          model_text=mc.text, model_pile=mc.pile, similarity=round(100 * ev.share, 1),
-                          text_ok=texts_ok[g], pile_ok=pile_ok)
+        out = _outcome(key, card, m, mc, round(100 * ev.share, 1), texts_ok[g], pile_ok)
         outcomes.append(out)
         if not texts_ok[g]:
             code, detail = _text_code(pairing, m, g, config)
@@ -280,6 +278,16 @@ def _classify(
     facts.outcomes = outcomes
     findings.extend(_hallucinations(pairing, cards, gt_cards))
     return findings
+
+
+def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
+             text_ok: bool, pile_ok: Optional[bool]) -> CardOutcome:
+    """A CardOutcome built from values scoring already checked (every field
+    given, so pydantic's construct skips validation and defaults)."""
+    return CardOutcome.model_construct(
+        gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
+        model_text=mc.text if mc else None, model_pile=mc.pile if mc else None,
+        similarity=similarity, text_ok=text_ok, pile_ok=pile_ok)
 
 
 def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple[Code, str]:

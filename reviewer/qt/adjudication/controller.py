@@ -9,10 +9,12 @@ reviewer.qt.adjudication.view):
 * Tab / Shift+Tab move between the subject's dimensions; J / K through the
   queue; after a decision the next dispute not adjudicated yet is shown.
 * R (or typing a letter that is no key) opens the inline rationale. Right
-  after a decision it amends that decision (undo, then the same decision
-  with the rationale: one undo step, as reviewer.qt.review does for
-  rejection reasons); otherwise it is held for the next decision. Tab in
-  the rationale switches between the two; the label says which it is.
+  after a decision it amends that decision (``Session.replace_last``: the
+  same decision with the rationale, one undo step, as reviewer.qt.review
+  does for rejection reasons); otherwise it is held for the next decision.
+  Tab in the rationale switches between the two; the label says which it is.
+* Ctrl+Z / Ctrl+Shift+Z: the view goes to the dispute (and dimension) whose
+  adjudication was undone or redone.
 
 Every decision is one core ``Adjudicate`` command through
 ``Session.execute`` (saved at once, with the reviewer and the time,
@@ -52,6 +54,7 @@ class AdjudicationController(QObject):
         self._fresh = False  # nothing but the auto-advance happened since the last decision
         screen.refreshed.connect(self._reset)
         session.adjudicationsChanged.connect(self._show)
+        session.walked.connect(self._walked)
         bar.rationaleCommitted.connect(self.rationale_given)
         bar.valueCommitted.connect(self.value_given)
         self._reset()
@@ -134,6 +137,21 @@ class AdjudicationController(QObject):
         current = self.session.current_dispute_id
         pos = ids.index(current) if current in ids else (-1 if delta > 0 else 0)
         self.session.set_dispute(ids[(pos + delta) % len(ids)])
+
+    def _walked(self, command) -> None:
+        """After undo or redo of an adjudication, show its dispute and dimension."""
+        if not isinstance(command, Adjudicate):
+            return
+        dim = next(iter(command.values), None)
+        disputes = [d for d in self.session.disputes() if d.subject == command.subject]
+        target = next((d for d in disputes if d.dimension == dim), disputes[0] if disputes else None)
+        if target is None:
+            return
+        self.session.set_dispute(target.id)
+        if dim in self.screen.dims:
+            self.dim_index = self.screen.dims.index(dim)
+        self._fresh = False
+        self._show()
 
     # -- value keys --------------------------------------------------------------------------
     def digit(self, n: int) -> None:
@@ -256,10 +274,9 @@ class AdjudicationController(QObject):
             return
         if self.rationale_target == "last" and self.can_amend():
             last = self._last
-            self.session.undo()
             cmd = Adjudicate(last.subject, dict(last.values), self.session.reviewer, rationale=text,
                              sided_with=dict(last.sided_with), dispute_ids=dict(last.dispute_ids))
-            if self.session.execute(cmd):
+            if self.session.replace_last(cmd):
                 self._last = cmd
                 self.session.message.emit(f"rationale added to {last.subject}")
         else:

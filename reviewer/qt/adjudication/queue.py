@@ -1,5 +1,6 @@
 """The queue of disputes: most severe first, filtered by kind, judge,
-dimension and status, with the progress (adjudicated / total, and per
+dimension and status and by the window's search (subject, item, kind,
+dimension, judges, detail; reviewer.qt.search), with the progress (adjudicated / total, and per
 reviewer). Selecting a row makes it the session's current dispute.
 
 The rows are a cache of what the session says, rebuilt on its signals; the
@@ -27,6 +28,7 @@ from reviewer.core.judging.disputes import natural_key, rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.qt.adjudication.common import DONE_COLOUR, KIND_SHORT
 from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.search import matches, terms
 from reviewer.qt.session import Session
 
 ALL = "(all)"
@@ -86,6 +88,7 @@ class DisputeQueue(QWidget):
         session.projectChanged.connect(self.rebuild)
         session.disputesChanged.connect(self.rebuild)
         session.adjudicationsChanged.connect(self._refill)
+        session.searchChanged.connect(self._refill)
         session.disputeChanged.connect(self._follow)
         self.rebuild()
 
@@ -109,9 +112,13 @@ class DisputeQueue(QWidget):
         self._rebuilding = False
         self._refill()
 
-    def _matches(self, d: Dispute, done: bool) -> bool:
+    def _matches(self, d: Dispute, done: bool, item: Optional[str] = None) -> bool:
         kind, judge = self.kind_combo.currentText(), self.judge_combo.currentText()
         dim, status = self.dimension_combo.currentText(), self.status_combo.currentText()
+        words = terms(self.session.search)
+        if words and not matches(words, [d.subject, item, d.kind.value, KIND_SHORT.get(d.kind.value), d.dimension,
+                                         d.detail, *self._judges_of.get(d.id, ())]):
+            return False
         return ((kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
                 and (judge in ("", ALL) or judge in self._judges_of.get(d.id, ()))
                 and (dim in ("", ALL) or d.dimension == dim)
@@ -129,10 +136,10 @@ class DisputeQueue(QWidget):
         self.model.removeRows(0, self.model.rowCount())
         for d in disputes:
             done = (d.subject, d.dimension) in decided
-            if not self._matches(d, done):
-                continue
             v = by_subject.get(d.subject)
             item = items.get(v.run_id) if v is not None and v.run_id is not None else None
+            if not self._matches(d, done, item):
+                continue
             subject = f"{item} · {d.subject}" if item else d.subject
             cells = ["✓" if done else "", KIND_SHORT.get(d.kind.value, d.kind.value), subject, d.dimension,
                      f"{d.severity:.2f}"]

@@ -5,7 +5,9 @@ answers, the subject's structural metrics and every verdict of the subject
 side by side (reviewer.qt.adjudication.compare).
 
 Everything shown comes from the session when the current dispute changes;
-model and judge text is plain text only.
+model and judge text is plain text only. In blind mode (``set_blind``) the
+outputs are not labelled with their model names, so a pairwise judgement is
+not swayed by who wrote which answer.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class DisputeScreen(QWidget):
         self.verdicts: list[Verdict] = []
         self.names: list[str] = []
         self.dims: list[str] = []
+        self.blind = False
         self.header = plain_label(bold=True)
         font = self.header.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -119,6 +122,12 @@ class DisputeScreen(QWidget):
         session.disputesChanged.connect(self.refresh)
         session.projectChanged.connect(self.refresh)
         self.refresh()
+
+    def set_blind(self, on: bool) -> None:
+        """Blind mode: hide the model names of the outputs."""
+        if on != self.blind:
+            self.blind = on
+            self.refresh()
 
     def refresh(self) -> None:
         """Show the session's current dispute (or say there is none)."""
@@ -205,4 +214,5 @@ class DisputeScreen(QWidget):
             r = runs[n]
             box.setVisible(True)
             name = f"Output {n + 1}" if pair else "Output"
-            box.show_text(f"{name} · {r['model']} · run {r['id']}", r["output"])
+            model = "model hidden (blind mode)" if self.blind else r["model"]
+            box.show_text(f"{name} · {model} · run {r['id']}", r["output"])

@@ -82,6 +82,13 @@ class Overlay:
         """Selected ground-truth cards that have a box."""
         return [s for s in self.cards if s.selected]
 
+    def selected_findings_rect(self) -> Optional[Rect]:
+        """The Rect around the selected findings drawn on the photo (None when none is)."""
+        rects = [s.rect for s in self.findings if s.selected]
+        if not rects:
+            return None
+        return (min(r[0] for r in rects), min(r[1] for r in rects), max(r[2] for r in rects), max(r[3] for r in rects))
+
 
 def rect_of(box: BBox) -> Rect:
     """A BBox as a normalised Rect."""

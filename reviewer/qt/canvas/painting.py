@@ -299,27 +299,6 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         painter.drawText(box, Qt.AlignCenter, text)
 
 
-def paint_legend(painter: QPainter, lines: Sequence[tuple[str, str]], area: QRectF, font: QFont) -> None:
-    """The legend (run, convention, pile mapping, findings without a box) in
-    the top-right corner of ``area`` (device pixels, identity transform)."""
-    if not lines:
-        return
-    f = QFont(font)
-    f.setPointSizeF(9.0)
-    fm = QFontMetrics(f)
-    texts = [(fm.elidedText(t, Qt.ElideRight, 420), c) for t, c in lines]
-    w = max(fm.horizontalAdvance(t) for t, _ in texts) + 16
-    h = fm.height() * len(texts) + 10
-    box = QRectF(area.right() - w - 8, area.top() + 8, w, h)
-    painter.setPen(Qt.NoPen)
-    painter.setBrush(QColor(0, 0, 0, 185))
-    painter.drawRoundedRect(box, 4, 4)
-    painter.setFont(f)
-    for i, (t, c) in enumerate(texts):
-        painter.setPen(QColor(c))
-        painter.drawText(QPointF(box.left() + 8, box.top() + 5 + fm.ascent() + i * fm.height()), t)
-
-
 class OverlayItem(QGraphicsItem):
     """The one scene item that paints every overlay. ``source()`` returns
     (overlay, preview shapes) at paint time."""

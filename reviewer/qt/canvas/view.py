@@ -2,7 +2,9 @@
 ground-truth drawing tools. It holds no domain state: it observes the session,
 draws the overlay model (overlay.py) with one scene item (painting.py), and the
 mouse tools (tools.py) end every edit in one command. Scene coordinates are
-upright image pixels."""
+upright image pixels. Nothing is painted over the photo but the overlay
+(the run's details are in the findings panel); selecting a finding pans
+(and zooms out when needed) so its card or box is in view."""
 
 from __future__ import annotations
 
@@ -15,16 +17,16 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, 
 from reviewer.core.commands import DeleteCards
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
-from reviewer.qt.canvas.painting import OverlayItem, paint_legend
+from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
+from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
 
-MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
 BACKGROUND = "#2B2B2B"
 
 
-class CanvasView(QGraphicsView):
+class CanvasView(Navigation, QGraphicsView):
     """The canvas (see module doc). ``ready`` is True once the current item
     is fully shown (full photo, text, or the message why not)."""
 
@@ -79,6 +81,7 @@ class CanvasView(QGraphicsView):
                        s.conventionChanged):
             signal.connect(self._invalidate)
         s.toolChanged.connect(self._tool_changed)
+        s.findingSelectionChanged.connect(self.show_selection)
         self._load()
 
     # -- reading (tests, other widgets) -----------------------------------------------------
@@ -214,48 +217,10 @@ class CanvasView(QGraphicsView):
         self.viewport().update()
 
     # -- zoom and pan ------------------------------------------------------------------------
-    def fit(self) -> None:
-        """Show the whole photo."""
-        self._fitted = True
-        rect = self.image_rect()
-        if not rect.isEmpty():
-            m = 0.02 * max(rect.width(), rect.height())
-            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.KeepAspectRatio)
-            self._zoomed()
-
-    def zoom_by(self, factor: float, anchor: Optional[QPointF] = None) -> None:
-        """Zoom by ``factor`` keeping the scene point under ``anchor``
-        (viewport pixels; the centre by default) in place."""
-        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
-        factor = target / self.zoom()
-        if abs(factor - 1.0) < 1e-9:
-            return
-        self._fitted = False
-        anchor = QPointF(anchor) if anchor is not None else QPointF(self.viewport().rect().center())
-        before = self._to_scene(anchor)
-        self.scale(factor, factor)
-        after = self.viewportTransform().map(before)
-        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
-        h.setValue(h.value() + round(after.x() - anchor.x()))
-        v.setValue(v.value() + round(after.y() - anchor.y()))
-        self._zoomed()
-
-    def actual_size(self) -> None:
-        """One image pixel per screen pixel, around the centre."""
-        self.zoom_by(1.0 / self.zoom())
-
     def _zoomed(self) -> None:
         self._editors.place()
         self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
         self.zoomChanged.emit(self.zoom())
-
-    def _to_scene(self, pos: QPointF) -> QPointF:
-        return self.viewportTransform().inverted()[0].map(QPointF(pos))
-
-    def _scroll(self, delta: QPointF) -> None:
-        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
-        h.setValue(h.value() - round(delta.x()))
-        v.setValue(v.value() - round(delta.y()))
 
     # -- events --------------------------------------------------------------------------------
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
@@ -368,15 +333,6 @@ class CanvasView(QGraphicsView):
         """Paint as usual and count it in ``paint_count`` (tests, benchmarks)."""
         super().paintEvent(event)
         self.paint_count += 1
-
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt)
-        """Draw the overlay's legend (if any) in the viewport's top-right corner, unscaled."""
-        legend = self.overlay().legend
-        if legend:
-            painter.save()
-            painter.resetTransform()
-            paint_legend(painter, legend, QRectF(self.viewport().rect()), self.font())
-            painter.restore()
 
     # -- tools ------------------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -1,8 +1,10 @@
 """The current run's findings: code (with its swatch; 'OCR→SPATIAL' when
-reclassified), status, ground-truth card, model card and detail, and the
-run's pile mapping. The selection is the session's finding selection, both
-ways. Review keys are handled by the main window, not here: it acts on
-``current_ids()``."""
+reclassified), status, ground-truth card, model card and detail. Above
+them a foldable strip about the run (what the canvas used to print over
+the photo): run, box convention, pile mapping, findings that have no place
+on the photo and cards without a box. The selection is the session's
+finding selection, both ways. Review keys are handled by the main window,
+not here: it acts on ``current_ids()``."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from typing import Optional
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QToolButton, QTreeView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Finding, Status
+from reviewer.qt.canvas.overlay import build_overlay, run_legend
 from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
 from reviewer.qt.session import Session
@@ -20,6 +23,8 @@ from reviewer.qt.session import Session
 COLUMNS = ["code", "status", "ground truth", "model", "detail"]
 
 
+#: Widest a card column (ground truth, model) starts, in pixels.
+MAX_CARD_COLUMN = 150
 #: Model piles listed in the pile-mapping line before it is shortened.
 MAX_LISTED_PILES = 4
 
@@ -110,6 +115,17 @@ class FindingsPanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.model = FindingsModel(session, self)
+        self.info_toggle = QToolButton()
+        self.info_toggle.setCheckable(True)
+        self.info_toggle.setChecked(True)
+        self.info_toggle.setAutoRaise(True)
+        self.info_toggle.setFocusPolicy(Qt.NoFocus)
+        self.info_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.info_toggle.setArrowType(Qt.DownArrow)
+        self.info_toggle.setToolTip("the run: click to fold or unfold its details")
+        self.details_label = QLabel()
+        self.details_label.setTextFormat(Qt.PlainText)
+        self.details_label.setWordWrap(True)
         self.piles_label = QLabel()
         self.piles_label.setTextFormat(Qt.PlainText)
         self.piles_label.setWordWrap(True)
@@ -135,16 +151,22 @@ class FindingsPanel(QWidget):
 
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
+        box.setSpacing(2)
+        box.addWidget(self.info_toggle)
         box.addWidget(self.piles_label)
+        box.addWidget(self.details_label)
         box.addWidget(self.view, 1)
         box.addWidget(self.empty_label)
 
         self._syncing = False
+        self.info_toggle.toggled.connect(self._fold)
         self.view.selectionModel().selectionChanged.connect(self._picked)
         session.projectChanged.connect(self.refresh)
         session.runChanged.connect(self._run_changed)
         session.findingsChanged.connect(self.refresh)
         session.findingSelectionChanged.connect(self.follow)
+        session.conventionChanged.connect(self.refresh)
+        session.groundTruthChanged.connect(lambda _item: self.refresh())
         self._run_changed()
 
     # -- reading ---------------------------------------------------------------------------
@@ -157,15 +179,16 @@ class FindingsPanel(QWidget):
     # -- session -> view -------------------------------------------------------------------
     def _run_changed(self) -> None:
         self.refresh()
-        # code and status fit their longest values; the card columns fit this run, capped
+        # code and status fit their usual values (longer codes elide, the tooltip has them);
+        # the card columns fit this run, capped, so both show beside each other
         metrics = self.view.fontMetrics()
         bold = QFont(self.view.font())
         bold.setBold(True)
-        self.view.setColumnWidth(0, self.view.iconSize().width() + metrics.horizontalAdvance("PARTIAL→SPATIAL") + 24)
-        self.view.setColumnWidth(1, QFontMetrics(bold).horizontalAdvance("confirmed") + 16)
+        self.view.setColumnWidth(0, self.view.iconSize().width() + metrics.horizontalAdvance("HALLUC→OCR") + 20)
+        self.view.setColumnWidth(1, QFontMetrics(bold).horizontalAdvance("confirmed") + 14)
         for column in (2, 3):
             self.view.resizeColumnToContents(column)
-            self.view.setColumnWidth(column, max(60, min(180, self.view.columnWidth(column))))
+            self.view.setColumnWidth(column, max(70, min(MAX_CARD_COLUMN, self.view.columnWidth(column))))
 
     def refresh(self) -> None:
         """Re-read the current run's findings; keep the session's selection
@@ -176,10 +199,7 @@ class FindingsPanel(QWidget):
             self.model.reload()
         finally:
             self._syncing = False
-        line = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
-        self.piles_label.setText(line)
-        self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
-        self.piles_label.setVisible(bool(line))
+        self._show_info(run)
         if run is None:
             empty = "no run selected"
         elif not run.facts.scored:
@@ -189,6 +209,27 @@ class FindingsPanel(QWidget):
         self.empty_label.setText(empty)
         self.empty_label.setVisible(bool(empty))
         self.follow()
+
+    def _show_info(self, run) -> None:
+        """The run strip: run and convention on the fold button; pile mapping and
+        the other legend lines under it while unfolded."""
+        convention = self.session.convention()
+        about = run_legend(run, convention) if run else []
+        head = about[:1] + ([(f"boxes {convention.value}", "")] if run and convention else [])
+        legend = [text for text, _ in build_overlay(self.session).legend] if run else []
+        rest = legend[len(about):]
+        self.info_toggle.setText("   ·   ".join(text for text, _ in head))
+        self.info_toggle.setVisible(bool(head))
+        line = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
+        self.piles_label.setText(line)
+        self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
+        self.details_label.setText("\n".join(rest))
+        self._fold(self.info_toggle.isChecked())
+
+    def _fold(self, unfolded: bool) -> None:
+        self.info_toggle.setArrowType(Qt.DownArrow if unfolded else Qt.RightArrow)
+        self.piles_label.setVisible(unfolded and bool(self.piles_label.text()))
+        self.details_label.setVisible(unfolded and bool(self.details_label.text()))
 
     def follow(self) -> None:
         """Select the session's selected findings (no signal back)."""

@@ -1,5 +1,6 @@
 """The items list: every photo (or text) with a thumbnail, its name and its
-review status, filtered by name and by what still needs doing.
+review status, filtered by the window's search (reviewer.qt.search: name,
+card texts, runs) and by what still needs doing.
 
 Thumbnails are read lazily (when a row is first painted) on a thread pool
 with QImageReader (scaled while decoding, EXIF orientation applied); a
@@ -27,8 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
-    QHBoxLayout,
-    QLineEdit,
     QListView,
     QStyle,
     QVBoxLayout,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.qt.panels import IdRole, plain_tooltip, row_of
+from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
 
 THUMB = QSize(72, 54)
@@ -193,25 +193,26 @@ class ItemsModel(QAbstractListModel):
 
 
 class ItemsFilter(QSortFilterProxyModel):
-    """Filters rows by name (contains, any case) and by a FILTERS mode."""
+    """Filters rows by the search (the ids of matching items, None for all)
+    and by a FILTERS mode."""
 
     def __init__(self, parent: Optional[QObject] = None):
         super().__init__(parent)
-        self.text = ""
+        self.ids: Optional[set[int]] = None
         self.mode = 0
 
-    def set_filter(self, text: str, mode: int) -> None:
-        """Keep rows whose name contains ``text`` (any case) and that pass FILTERS[``mode``]."""
+    def set_filter(self, ids: Optional[set[int]], mode: int) -> None:
+        """Keep rows whose item id is in ``ids`` (all when None) and that pass FILTERS[``mode``]."""
         self.beginFilterChange()
-        self.text, self.mode = text.strip().casefold(), mode
+        self.ids, self.mode = ids, mode
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
-        """The row's name contains the filter text and its status passes the mode."""
+        """The row's item matches the search and its status passes the mode."""
         status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
         if status is None:
             return False
-        return self.text in status.item.name.casefold() and FILTERS[self.mode][1](status)
+        return (self.ids is None or status.item.id in self.ids) and FILTERS[self.mode][1](status)
 
 
 class ItemsPanel(QWidget):
@@ -225,9 +226,6 @@ class ItemsPanel(QWidget):
         self.proxy = ItemsFilter(self)
         self.proxy.setSourceModel(self.model)
 
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("filter by name")
-        self.filter_edit.setClearButtonEnabled(True)
         self.filter_combo = QComboBox()
         self.filter_combo.addItems([label for label, _ in FILTERS])
         self.filter_combo.setToolTip("show all items, or only those that still need work")
@@ -240,17 +238,14 @@ class ItemsPanel(QWidget):
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.view.setTextElideMode(Qt.ElideRight)
 
-        top = QHBoxLayout()
-        top.addWidget(self.filter_edit, 1)
-        top.addWidget(self.filter_combo)
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
-        box.addLayout(top)
+        box.addWidget(self.filter_combo)
         box.addWidget(self.view, 1)
 
         self._syncing = False
-        self.filter_edit.textChanged.connect(self._filter)
         self.filter_combo.currentIndexChanged.connect(self._filter)
+        session.searchChanged.connect(self._filter)
         self.view.selectionModel().currentChanged.connect(self._picked)
         session.projectChanged.connect(self._project)
         session.groundTruthChanged.connect(self._changed)
@@ -277,12 +272,13 @@ class ItemsPanel(QWidget):
             self.model.reload()
         finally:
             self._syncing = False
-        self.follow()
+        self._filter()
 
-    def _filter(self) -> None:
+    def _filter(self, *_args) -> None:
         self._syncing = True
         try:
-            self.proxy.set_filter(self.filter_edit.text(), self.filter_combo.currentIndex())
+            self.proxy.set_filter(matching_items(self.session, self.session.search),
+                                  self.filter_combo.currentIndex())
         finally:
             self._syncing = False
         self.follow()

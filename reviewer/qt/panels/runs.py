@@ -1,7 +1,7 @@
 """The runs of the current item in a sortable, filterable table: prompt,
 model, repetition, automatic text and spatial accuracy, hallucinations,
-JSON validity and review progress. Selecting a row makes it the session's
-current run."""
+JSON validity and review progress, filtered by the window's search
+(reviewer.qt.search). Selecting a row makes it the session's current run."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from PySide6.QtCore import (
     QModelIndex,
     Qt,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import AnswerSchema, Status
 from reviewer.core.cards.report import pct
 from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip, row_of
+from reviewer.qt.search import run_matches, terms
 from reviewer.qt.session import Session
 from reviewer.storage.scores import ScoredRun
 
@@ -119,7 +120,22 @@ class RunsModel(RowsModel):
 
 
 class RunsProxy(SortProxy):
-    """Sorting and filtering of the runs table."""
+    """Sorting of the runs table, and filtering by the search words."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.words: list[str] = []
+
+    def set_search(self, text: str) -> None:
+        """Keep the runs matching every word of ``text`` (all when empty)."""
+        self.beginFilterChange()
+        self.words = terms(text)
+        self.endFilterChange(SortProxy.Direction.Rows)
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+        """The run matches the search words (reviewer.qt.search.run_matches)."""
+        model = self.sourceModel()
+        return not self.words or (row < len(model.rows) and run_matches(self.words, model.rows[row]))
 
 
 class RunsPanel(QWidget):
@@ -133,9 +149,6 @@ class RunsPanel(QWidget):
         self.proxy = RunsProxy(self)
         self.proxy.setSourceModel(self.model)
 
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("filter runs (prompt, model, …)")
-        self.filter_edit.setClearButtonEnabled(True)
         self.view = QTableView()
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
@@ -154,11 +167,10 @@ class RunsPanel(QWidget):
 
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
-        box.addWidget(self.filter_edit)
         box.addWidget(self.view, 1)
 
         self._syncing = False
-        self.filter_edit.textChanged.connect(self._filter)
+        session.searchChanged.connect(self._filter)
         self.view.selectionModel().currentRowChanged.connect(self._picked)
         session.projectChanged.connect(self.refresh)
         session.itemChanged.connect(self.refresh)
@@ -178,7 +190,7 @@ class RunsPanel(QWidget):
     def _filter(self, text: str) -> None:
         self._syncing = True
         try:
-            self.proxy.setFilterFixedString(text)
+            self.proxy.set_search(text)
         finally:
             self._syncing = False
         self.follow()

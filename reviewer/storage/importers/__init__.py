@@ -42,7 +42,10 @@ def import_source(
     project: Project, source: Path, fmt: Optional[str] = None, options: Optional[ImportOptions] = None
 ) -> ImportReport:
     """Import ``source`` into ``project`` in format ``fmt`` (detected when
-    None). Raises ProjectError for a missing source or an unknown format."""
+    None). Raises ProjectError for a missing source or an unknown format,
+    ReadOnlyProject (a ProjectError) for a project opened read-only. Long
+    imports commit in short batches (``Project.batched``), so other writers
+    get in; an interrupted import is completed by importing again."""
     source = Path(source)
     if not source.exists():
         raise ProjectError(f"no such file or folder: {source}")
@@ -54,6 +57,7 @@ def import_source(
             )
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    project.require_writable("import")
     return FORMATS[fmt][1](project, source, options or ImportOptions())
 
 

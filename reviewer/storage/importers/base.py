@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,25 +9,25 @@ from typing import Iterator, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from PIL import Image, UnidentifiedImageError
-
 from reviewer.core.models import AnswerSchema, BoxConvention, Item
+from reviewer.storage.images import Photo, file_sha256, read_photo
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
-#: EXIF orientations that swap width and height when made upright.
-_SWAPS = {5, 6, 7, 8}
 
 
 @dataclass
 class ImportOptions:
     """``model``: model name for runs whose source does not say it.
     ``schemas`` / ``conventions``: per-prompt overrides of what is read from
-    the prompt text. ``actor``: who imports (audit)."""
+    the prompt text. ``actor``: who imports (audit). ``max_pixels``: photos
+    larger than this are not decoded whole (default
+    reviewer.storage.images.MAX_PIXELS)."""
 
     model: Optional[str] = None
     schemas: dict[str, AnswerSchema] = field(default_factory=dict)
     conventions: dict[str, BoxConvention] = field(default_factory=dict)
     actor: Optional[str] = None
+    max_pixels: Optional[int] = None
 
 
 @dataclass
@@ -61,22 +60,17 @@ class ImportReport:
         return "\n".join(lines)
 
 
-def photo_item(path: Path, name: str, stored_path: str) -> tuple[Item, Optional[str]]:
+def photo_item(path: Path, name: str, stored_path: str, max_pixels: Optional[int] = None) -> tuple[Item, Photo]:
     """An Item for the photo at ``path`` (sha256, upright width and height,
-    EXIF orientation), and an error text when the image cannot be read (the
-    item is still made, without size, so the GUI can show the error)."""
-    data = path.read_bytes()
-    item = Item(name=name, kind="photo", path=stored_path, sha256=hashlib.sha256(data).hexdigest())
-    try:
-        with Image.open(path) as im:
-            width, height = im.size
-            orientation = int(im.getexif().get(274, 1) or 1)
-    except (UnidentifiedImageError, OSError, ValueError, TypeError, Image.DecompressionBombError) as exc:
-        return item, f"cannot read image: {exc}"
-    if orientation in _SWAPS:
-        width, height = height, width
-    item.width, item.height, item.orientation = width, height, orientation
-    return item, None
+    EXIF orientation, ``image_note``) and what reading it found
+    (reviewer.storage.images.read_photo: the preview, a note, or an error
+    when even the header cannot be read; the item is still made, without
+    size, so the window can show the error)."""
+    photo = read_photo(path, max_pixels=max_pixels)
+    item = Item(name=name, kind="photo", path=stored_path, sha256=file_sha256(path),
+                width=photo.width, height=photo.height, orientation=photo.orientation,
+                image_note=(photo.error or photo.note) or None)
+    return item, photo
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -7,7 +7,9 @@
     <folder>/prompts/<prompt>.md        prompt texts (schema read from the text)
     <folder>/runs/<image>_<prompt>_<YYYYMMDD-HHMMSS>.txt   raw model outputs
 
-Boxes in ground-truth.json are in upright image pixels.
+Boxes in ground-truth.json are in upright image pixels. Photos are read
+by reviewer.storage.images.read_photo (every format, EXIF orientation once,
+size limit, truncated files noted).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.previews import ensure_preview
+from reviewer.storage.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
 
@@ -104,19 +106,19 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
     report = ImportReport(format="card-folder")
     actor = options.actor
     item_ids: dict[str, int] = {}
-    with project.transaction():
+    with project.batched(auto=True):
         for path in _images(folder):
             existing = repo.item_by_name(project, path.stem)
             if existing:
                 item_ids[path.stem] = existing.id
                 report.count("items", False)
                 continue
-            item, error = photo_item(path, path.stem, project.relative(path))
-            if error:
-                report.notes.append(f"{path.name}: {error}")
+            item, photo = photo_item(path, path.stem, project.relative(path), options.max_pixels)
+            if item.image_note:
+                report.notes.append(f"{path.name}: {item.image_note}")
             item_ids[path.stem], created = repo.upsert_item(project, item, actor)
             report.count("items", created)
-            if ensure_preview(project, path, item.sha256):
+            if photo.preview and store_preview(project, item.sha256, *photo.preview):
                 report.count("previews", True)
         _import_ground_truth(project, folder, item_ids, report, actor)
         prompt_ids = _import_prompts(project, folder, options, report)

@@ -302,7 +302,7 @@ def import_failter(project: Project, source: Path, options: ImportOptions) -> Im
     """Import a Failter experiment folder, or each experiment subfolder of
     ``source`` (see module doc). Idempotent."""
     report = ImportReport(format="failter")
-    with project.transaction():
+    with project.batched(auto=True):
         for experiment in _experiments(source):
             _import_experiment(project, experiment, report, options.actor)
     return report

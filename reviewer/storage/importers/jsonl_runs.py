@@ -5,7 +5,9 @@
 Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
 prompt the project does not have yet, "timestamp". Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
-their line number and the reason.
+their line number and the reason. A run is item, prompt, model and
+repetition: lines that differ only in ``repetition`` are different runs; a
+line without one is matched by its output (``repo.add_run``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def detect(source: Path) -> bool:
 def import_jsonl(project: Project, source: Path, options: ImportOptions) -> ImportReport:
     """Import JSONL runs (see module doc). Idempotent."""
     report = ImportReport(format="jsonl-runs")
-    with project.transaction():
+    with project.batched(auto=True):
         for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
             model = line.model or options.model
@@ -51,9 +53,12 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                 report.skip(where, "no model (give it in the line or with --model)")
                 continue
             item = repo.item_by_name(project, line.item)
-            item_id = item.id if item else repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)[0]
-            if not item:
-                report.count("items", True)
+            if item:
+                item_id = item.id
+            else:
+                item_id, made = repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)
+                if made:
+                    report.count("items", True)
             schema = options.schemas.get(line.prompt) or line.schema_
             prompt = prompt_from_text(line.prompt, line.prompt_text or "", schema,
                                       options.conventions.get(line.prompt))

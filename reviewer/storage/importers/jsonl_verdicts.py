@@ -105,7 +105,7 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
     (run, other run, judge, answer order) into one verdict. Idempotent."""
     report = ImportReport(format="jsonl-verdicts")
     groups: dict[tuple, dict] = {}
-    with project.transaction():
+    with project.batched(auto=True):
         for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
             problem = _check(line)

@@ -179,7 +179,7 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
         return report
     pairs: dict[Any, tuple[int, int, int]] = {}  # idx -> (item id, run a, run b)
     fallback = not_text = 0
-    with project.transaction():
+    with project.batched(auto=True):
         prompt_id = free_prompt(project, PANDALM_PROMPT, "", report, actor)
         for pos, rec in enumerate(data):
             where = f"{PANDALM_TESTSET}[{pos}]"
@@ -359,7 +359,7 @@ def import_llmbar(project: Project, source: Path, options: ImportOptions) -> Imp
     records that match no dataset pair, or whose results cannot be read, are
     skipped with the reason. Idempotent."""
     report = ImportReport(format="pairwise-llmbar")
-    with project.transaction():
+    with project.batched(auto=True):
         for split in _llmbar_splits(source):
             # one prompt per split: Natural and MT-Bench pairs are different tasks
             prompt_id = free_prompt(project, f"{LLMBAR_PROMPT}-{split.name}", "", report, options.actor)

@@ -260,7 +260,7 @@ class _Readings:
 def import_readings(project: Project, source: Path, options: ImportOptions) -> ImportReport:
     """Import a tarot-readings folder (see module doc). Idempotent."""
     report = ImportReport(format="tarot-readings")
-    with project.transaction():
+    with project.batched(auto=True):
         readings = _Readings(project, options, report)
         samples_path = source / SAMPLES
         if samples_path.is_file():
@@ -440,6 +440,6 @@ def import_verdicts(project: Project, source: Path, options: ImportOptions) -> I
     the project. Idempotent: the same (run, judge, repetition) is not added
     twice."""
     report = ImportReport(format="rubric-verdicts")
-    with project.transaction():
+    with project.batched(auto=True):
         _import_verdict_records(project, source, options, report)
     return report

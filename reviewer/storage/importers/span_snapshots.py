@@ -152,7 +152,7 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
     judge_name = str(data.get("judgeModel") or "unknown-judge")
     timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
     known_metrics = judging.subject_metrics(project)
-    with project.transaction():
+    with project.batched(auto=True):
         prompt_id, created = repo.upsert_prompt(
             project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor)
         report.count("prompts", created)

@@ -1,0 +1,133 @@
+"""Recognise a project file without writing to it.
+
+Before reviewer opens a file for writing (which would switch it to WAL mode
+and add a migrations table), it looks at it through a read-only connection:
+``mode=ro``, and also ``immutable=1`` unless the file has both a ``-wal``
+and a ``-shm`` beside it (a live or interrupted writer; a read-only
+connection then uses them and creates nothing). So looking at another
+program's database, a read-only file or a file in a read-only folder never
+changes a byte of it and leaves no ``-wal`` / ``-shm`` behind.
+
+A file is a project when it has a ``meta`` table and its
+``_sqlite_migrations`` table records reviewer's first migration.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from reviewer.storage.schema import MIGRATIONS
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+FIRST_MIGRATION = "0001_initial"
+
+
+@dataclass
+class FileLook:
+    """What a read-only look at a file found.
+
+    ``kind``: 'project', 'empty' (no bytes or no tables), 'foreign' (an
+    SQLite database of another program) or 'unreadable' (not SQLite, or
+    corrupt; ``problem`` says why). ``pending`` / ``unknown``: reviewer
+    migrations not yet applied / applied but unknown to this version (a
+    newer reviewer wrote the file). ``wal``: the file is in WAL mode.
+    """
+
+    kind: str
+    pending: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    wal: bool = False
+    problem: str = ""
+
+
+def sidecars(path: Path) -> tuple[Path, Path]:
+    """The ``-wal`` and ``-shm`` files SQLite keeps beside ``path``."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def read_only_uri(path: Path, immutable: Optional[bool] = None) -> str:
+    """A ``file:`` URI opening ``path`` read-only (``mode=ro``); with
+    ``immutable`` (by default: unless both a -wal and a -shm exist) also
+    ``immutable=1``, so SQLite takes no locks and creates no files."""
+    if immutable is None:
+        wal, shm = sidecars(path)
+        immutable = not (wal.exists() and shm.exists())
+    return Path(path).resolve().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def look(path: Path) -> FileLook:
+    """Look at the file at ``path`` (which exists) without writing to it and
+    say what it is (see FileLook). Never raises for a bad file: sqlite3 and
+    OS errors become kind 'unreadable' with the message in ``problem``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        return FileLook("unreadable", problem=exc.strerror or str(exc))
+    if not head:
+        return FileLook("empty")
+    if not head.startswith(SQLITE_HEADER) or len(head) < 100:
+        return FileLook("unreadable", problem="file is not a database")
+    wal = head[18] == 2 and head[19] == 2
+    try:
+        con = sqlite3.connect(read_only_uri(path), uri=True)
+    except sqlite3.Error as exc:
+        return FileLook("unreadable", problem=str(exc))
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return FileLook("empty", wal=wal)
+        applied: list[str] = []
+        if "_sqlite_migrations" in tables:
+            applied = [r[0] for r in con.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [MIGRATIONS.name])]
+    except sqlite3.Error as exc:
+        return FileLook("unreadable", problem=str(exc))
+    finally:
+        con.close()
+    if "meta" not in tables or FIRST_MIGRATION not in applied:
+        return FileLook("foreign", wal=wal)
+    known = [m.name for m in MIGRATIONS._migrations]
+    return FileLook("project", pending=[n for n in known if n not in applied],
+                    unknown=sorted(set(applied) - set(known)), wal=wal)
+
+
+def _no_write_bits(p: Path) -> bool:
+    return not p.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+
+
+def read_only_reason(path: Path) -> Optional[str]:
+    """Why the project at ``path`` must be opened read-only, or None when it
+    can be written: the file or its folder is not writable for this user, or
+    has no write permission bits at all (so a read-only file stays read-only
+    for root too, who may write anything), or a -wal / -shm beside it cannot
+    be written (a reader that cannot write them would fail)."""
+    path = Path(path)
+    folder = path.resolve().parent
+    if not os.access(path, os.W_OK) or _no_write_bits(path):
+        return "the file is not writable"
+    if not os.access(folder, os.W_OK) or _no_write_bits(folder):
+        return "its folder is not writable"
+    for side in sidecars(path):
+        if side.exists() and not os.access(side, os.W_OK):
+            return f"{side.name} is not writable"
+    return None
+
+
+def repair_sidecars(path: Path) -> None:
+    """Give a -wal / -shm beside a writable ``path`` the file's permission
+    bits when it has no write bits (left by a read-only reader of an older
+    reviewer, or another tool); such a -shm would make every later write
+    fail. Errors are ignored (the open then reports them)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    for side in sidecars(path):
+        try:
+            if side.exists() and _no_write_bits(side):
+                os.chmod(side, mode)
+        except OSError:
+            pass
