@@ -34,6 +34,7 @@ from reviewer.core.text import visible
 from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, check_endpoint
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.execute import Settings
+from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
@@ -460,6 +461,46 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     echo(f"{len(new_runs)} new runs scored")
     if total is not None and total.failed:
         _finish(total, "total")
+    _gate(vs, fail_on)
+
+
+@main.command("judge")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", required=True, metavar="NAME", help="The judge model.")
+@click.option("--judge", "kind", required=True, type=click.Choice(JUDGE_KINDS),
+              help="failter (rules-based), failter-gt (ground truth where there is one: Path A; --dual: Path B), "
+                   "tarot-rubric, span, pairwise.")
+@click.option("--dual", is_flag=True, help="failter-gt: both judges where there is a ground truth (Path B).")
+@click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only runs of this prompt.")
+@click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only runs of this item.")
+@click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
+@_endpoint_options
+@_friendly
+def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
+              item_names: tuple[str, ...], run_model_names: tuple[str, ...], endpoint: str, api_key_env: str,
+              concurrency: int, retries: int, timeout: float, temperature: Optional[float],
+              max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
+    """Ask a judge model about the runs of PROJECT and store its verdicts
+    beside imported ones (disputes, agreement and calibration use them at
+    once). Resumable: a stored verdict is never asked again."""
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
+    options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
+                           run_models=run_model_names, repetitions=repetitions, temperature=temperature,
+                           max_tokens=max_tokens, seed=seed)
+    p = open_project(project)
+    try:
+        try:
+            with _Progress(f"{kind} ({model})") as progress:
+                summary = judge_runs(p, settings, options, progress=progress)
+        except KeyboardInterrupt:
+            echo("interrupted: the verdicts received are stored; run the same command again to continue", err=True)
+            sys.exit(130)
+        vs = verdicts(p) if fail_on else []
+    finally:
+        p.close()
+    if not summary.planned:
+        echo(f"nothing to judge: no runs for the {kind} judge (check --prompt / --item)")
+    _finish(summary, f"{kind} judge {model}")
     _gate(vs, fail_on)
 
 
