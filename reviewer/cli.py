@@ -37,6 +37,7 @@ from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
+from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
     build_judge_report,
@@ -241,8 +242,11 @@ def _weights(ctx, param, value: str) -> tuple[float, float]:
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Save the calibration and confusion charts (SVG and PNG) into this folder.")
+@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Per-token prices (JSON or YAML {model: {input, output}}) for the Failter report's Avg_Cost.")
 @_friendly
-def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path]) -> None:
+def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path],
+           prices: Optional[Path] = None) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
@@ -257,6 +261,12 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
             jr = build_judge_report(p, weights, charts_dir) if judged else None
         except OSError as exc:
             raise click.ClickException(f"cannot write the charts to {charts_dir}: {exc}") from None
+        try:
+            price_table = load_prices(prices) if prices else None
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        trials = failter_rows(p, weights, price_table)
+        failed = failed_markdown(p)
     finally:
         p.close()
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not judged
@@ -272,7 +282,11 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
     if jr:
         echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
-    elif charts_dir is not None:
+    if trials:
+        echo("\n" + failter_markdown(trials, weights, price_table is not None), nl=False)
+    if failed:
+        echo("\n" + failed, nl=False)
+    if not jr and charts_dir is not None:
         echo("no charts: the project has no judge verdicts", err=True)
 
 
