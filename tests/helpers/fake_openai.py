@@ -115,7 +115,10 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 resets connections under concurrency
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
