@@ -203,3 +203,40 @@ def m0005_reliability(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE items ADD COLUMN image_note TEXT")
     db.execute("CREATE INDEX idx_runs_output ON runs(item_id, prompt_id, model, output_sha256)")
     db.execute("CREATE INDEX idx_runs_source ON runs(item_id, prompt_id, source)")
+
+
+@MIGRATIONS(name="0006_calls")
+def m0006_calls(db: sqlite_utils.Database) -> None:
+    """Calls to model and judge endpoints (issue 8): per answer or verdict
+    the facts of the call (finish reason, truncated, tokens, latency, the
+    model name the server reported, the request parameters, attempts), and
+    failed attempts (status 'failed', with the error and what was asked).
+    The endpoint is stored without user:password; the key never."""
+    db.execute("""CREATE TABLE calls (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
+        verdict_id INTEGER REFERENCES verdicts(id) ON DELETE CASCADE,
+        item TEXT,
+        prompt TEXT,
+        model TEXT,
+        repetition INTEGER,
+        judge TEXT,
+        subject TEXT,
+        answer_order TEXT,
+        endpoint TEXT,
+        server_model TEXT,
+        finish_reason TEXT,
+        truncated INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        total_tokens INTEGER,
+        latency_ms REAL,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        params TEXT NOT NULL DEFAULT '{}',
+        error TEXT,
+        called_at TEXT NOT NULL)""")
+    db.execute("CREATE INDEX idx_calls_run ON calls(run_id)")
+    db.execute("CREATE INDEX idx_calls_verdict ON calls(verdict_id)")
+    db.execute("CREATE INDEX idx_calls_status ON calls(status, kind)")

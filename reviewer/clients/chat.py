@@ -1,0 +1,310 @@
+"""An async client for the OpenAI chat-completions API (``POST
+{base}/chat/completions``), as vLLM, Ollama, llama.cpp server, LiteLLM and
+OpenAI serve it (issue 8 §1).
+
+* The base URL ends in ``/v1``; user:password in it is refused for storage
+  (:func:`public_url` gives the form that may be stored or printed).
+* The key comes from the environment (OPENAI_API_KEY by default) and is
+  only ever put in the ``Authorization`` header: it is redacted from every
+  error message this module makes, even when a server echoes it.
+* Bounded concurrency: at most ``concurrency`` requests in flight (an
+  ``asyncio.Semaphore``; httpx's pool is sized to match).
+* Retries (tenacity): connection errors, timeouts, 429 and 5xx are retried
+  up to ``retries`` times with exponential backoff and full jitter
+  (``backoff`` seconds doubling, capped at ``max_backoff``); a
+  ``Retry-After`` header (seconds or an HTTP date, capped at
+  ``max_retry_after``) is honoured instead. Other 4xx and malformed bodies
+  fail at once.
+
+Answers are untrusted text: nothing here interprets them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Optional
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+#: Longest excerpt of an error body kept in a message (characters).
+_BODY_EXCERPT = 200
+
+
+class ChatError(Exception):
+    """A request that failed for good (after retries). ``status``: the HTTP
+    status of the last attempt, or None (connection, timeout, malformed
+    body); ``attempts``: how many requests were sent. The message never
+    holds the key."""
+
+    def __init__(self, message: str, *, status: Optional[int] = None, attempts: int = 1):
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+class _Retryable(Exception):
+    """An attempt worth repeating: 429, 5xx, a connection error, a timeout."""
+
+    def __init__(self, message: str, status: Optional[int] = None, retry_after: Optional[float] = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class EndpointError(ValueError):
+    """An endpoint URL that cannot be used (message for the user)."""
+
+
+def public_url(url: str) -> str:
+    """``url`` without user:password, query or fragment, and without a
+    trailing '/': the form that may be stored, printed or logged."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def check_endpoint(url: str) -> str:
+    """The base URL to use for ``url``: http(s), a host, a path ending in
+    ``/v1`` (as http://localhost:11434/v1). Raises EndpointError otherwise.
+    Credentials in the URL are refused: put the key in the environment."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EndpointError(f"the endpoint must be an http(s) URL such as http://localhost:11434/v1, got "
+                            f"'{public_url(url) or '?'}'")
+    if parts.username or parts.password:
+        raise EndpointError("the endpoint URL must not hold user:password; give the key in an environment "
+                            "variable (--api-key-env)")
+    base = public_url(url)
+    if not base.endswith("/v1"):
+        raise EndpointError(f"the endpoint must be the API base ending in /v1 (e.g. {base}/v1), got '{base}'")
+    return base
+
+
+def api_key(env_name: str = DEFAULT_KEY_ENV) -> Optional[str]:
+    """The key in environment variable ``env_name``, or None when unset or
+    empty (local servers need none)."""
+    return os.environ.get(env_name) or None
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat-completions request. ``messages``: OpenAI messages (content
+    a string or a list of text / image_url parts); ``tag``: sent as the
+    X-Reviewer-Request header so a server log can tell requests apart."""
+
+    model: str
+    messages: list[dict]
+    temperature: Optional[float] = None
+    max_tokens: Optional[int] = None
+    seed: Optional[int] = None
+    tag: str = ""
+
+    def params(self) -> dict:
+        """The sampling parameters sent (None ones left out): temperature,
+        max_tokens, seed."""
+        out = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        return {k: v for k, v in out.items() if v is not None}
+
+    def body(self) -> dict:
+        """The JSON body of the request."""
+        return {"model": self.model, "messages": self.messages, **self.params()}
+
+
+@dataclass
+class ChatAnswer:
+    """What came back: ``content`` (raw text, untrusted), ``finish_reason``
+    ('stop', 'length' = cut off at max_tokens, ...), token usage (None when
+    the server does not say), ``latency_ms`` of the successful attempt,
+    ``server_model`` (the model name the server reports), the request
+    ``params`` and ``attempts`` (1 = no retry)."""
+
+    content: str
+    finish_reason: Optional[str] = None
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    total_tokens: Optional[int] = None
+    latency_ms: float = 0.0
+    server_model: Optional[str] = None
+    params: dict = field(default_factory=dict)
+    attempts: int = 1
+
+    @property
+    def truncated(self) -> bool:
+        """The answer was cut off (finish_reason 'length')."""
+        return self.finish_reason == "length"
+
+
+def retry_after_seconds(value: Optional[str], now: Optional[datetime] = None) -> Optional[float]:
+    """Seconds to wait from a Retry-After header: a number of seconds or an
+    HTTP date (RFC 9110 §10.2.3); None when absent or unreadable; never
+    negative."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def parse_completion(data: Any) -> ChatAnswer:
+    """A ChatAnswer from a chat-completions JSON body (``choices[0].message.
+    content``, ``finish_reason``, ``usage``, ``model``). Raises ValueError
+    when the body has no choice with a message; content null (a refusal or
+    tool call) is read as ''."""
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+        raise ValueError("no choices in the response")
+    choice = data["choices"][0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise ValueError("no message in the first choice")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+
+    def count(key: str) -> Optional[int]:
+        v = usage.get(key)
+        return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    total = count("total_tokens")
+    if total is None and count("prompt_tokens") is not None and count("completion_tokens") is not None:
+        total = count("prompt_tokens") + count("completion_tokens")
+    return ChatAnswer(content=content if isinstance(content, str) else "",
+                      finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str)
+                      else None,
+                      prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
+                      total_tokens=total,
+                      server_model=data.get("model") if isinstance(data.get("model"), str) else None)
+
+
+class _Wait:
+    """tenacity wait: Retry-After when the server gave one, else exponential
+    backoff with full jitter."""
+
+    def __init__(self, backoff: float, max_backoff: float, max_retry_after: float):
+        self.backoff, self.max_backoff, self.max_retry_after = backoff, max_backoff, max_retry_after
+
+    def __call__(self, state) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return min(exc.retry_after, self.max_retry_after)
+        ceiling = min(self.max_backoff, self.backoff * 2 ** (state.attempt_number - 1))
+        return random.uniform(0, ceiling)
+
+
+class ChatClient:
+    """Chat-completions client for one endpoint (use ``async with``).
+
+    Args:
+        base_url: the API base ending in /v1 (checked by check_endpoint).
+        key: the API key, or None (no Authorization header).
+        concurrency: requests in flight at most (>= 1).
+        retries: extra attempts after the first (>= 0).
+        timeout: seconds for connect, read and write of one attempt.
+        backoff, max_backoff: first backoff ceiling and its cap (seconds).
+        max_retry_after: the longest Retry-After honoured (seconds).
+    """
+
+    def __init__(self, base_url: str, key: Optional[str] = None, *, concurrency: int = 4, retries: int = 3,
+                 timeout: float = 120.0, backoff: float = 1.0, max_backoff: float = 30.0,
+                 max_retry_after: float = 120.0):
+        self.base_url = check_endpoint(base_url)
+        self._key = key
+        self.concurrency = max(1, int(concurrency))
+        self.retries = max(0, int(retries))
+        self.timeout = timeout
+        self._wait = _Wait(backoff, max_backoff, max_retry_after)
+        self._semaphore = asyncio.Semaphore(self.concurrency)
+        self._http: Optional[httpx.AsyncClient] = None
+
+    async def __aenter__(self) -> "ChatClient":
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=self.timeout,
+                                       limits=limits)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    def _redact(self, text: str) -> str:
+        text = "".join(ch if ch.isprintable() else " " for ch in text)
+        if self._key:
+            text = text.replace(self._key, "***")
+        return text
+
+    async def _attempt(self, request: ChatRequest) -> ChatAnswer:
+        assert self._http is not None, "use 'async with ChatClient(...)'"
+        headers = {"X-Reviewer-Request": quote(request.tag, safe="|/:@")} if request.tag else {}
+        started = time.perf_counter()
+        try:
+            response = await self._http.post("/chat/completions", json=request.body(), headers=headers)
+        except httpx.TimeoutException as exc:
+            raise _Retryable(f"timed out after {self.timeout:g} s ({type(exc).__name__})") from None
+        except httpx.TransportError as exc:
+            raise _Retryable(f"cannot reach the endpoint: {self._redact(str(exc)) or type(exc).__name__}") from None
+        latency = (time.perf_counter() - started) * 1000
+        if response.status_code == 429 or response.status_code >= 500:
+            raise _Retryable(f"HTTP {response.status_code}: {self._excerpt(response)}", response.status_code,
+                             retry_after_seconds(response.headers.get("retry-after")))
+        if response.status_code != 200:
+            raise ChatError(f"HTTP {response.status_code}: {self._excerpt(response)}", status=response.status_code)
+        try:
+            answer = parse_completion(response.json())
+        except ValueError as exc:  # JSONDecodeError is a ValueError
+            raise ChatError(f"malformed response body: {self._redact(str(exc))[:_BODY_EXCERPT]} "
+                            f"(body: {self._excerpt(response)})", status=200) from None
+        answer.latency_ms = latency
+        answer.params = request.params()
+        return answer
+
+    def _excerpt(self, response: httpx.Response) -> str:
+        try:
+            text = response.text
+        except (UnicodeDecodeError, httpx.ResponseNotRead):
+            text = ""
+        text = self._redact(" ".join(text.split()))
+        return (text[:_BODY_EXCERPT] + "...") if len(text) > _BODY_EXCERPT else (text or "(empty body)")
+
+    async def chat(self, request: ChatRequest) -> ChatAnswer:
+        """Send ``request`` (waiting for a free slot) with retries; the answer
+        or ChatError once the retries are spent or the failure is not
+        retryable."""
+        async with self._semaphore:
+            attempts = 0
+            try:
+                async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries + 1),
+                                                   retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
+                                                   wait=self._wait, reraise=True):
+                    with attempt:
+                        attempts += 1
+                        answer = await self._attempt(request)
+            except _Retryable as exc:
+                raise ChatError(f"{exc} (after {attempts} attempts)", status=exc.status, attempts=attempts) from None
+            except ChatError as exc:
+                exc.attempts = attempts
+                raise
+            answer.attempts = attempts
+            return answer

@@ -1,0 +1,138 @@
+"""``reviewer run``: ask a model every selected item x prompt, repetitions
+1..N, and store each answer as a run (issue 8 §2).
+
+* Resumable: a run already stored (item, prompt, model, repetition) is
+  never asked again, so the same command twice sends nothing the second
+  time and an interrupted job continues where it stopped.
+* A request that still fails after its retries is a failed attempt (calls
+  table, with the error); it is asked again next time.
+* What is sent: the prompt's text as the user message. For a photo, the
+  text and the upright photo downscaled to ``max_side`` as an image_url
+  part; for a text item, the prompt with ``{{INPUT_TEXT}}`` replaced by the
+  item's text, or the prompt, a blank line and the item's text when the
+  prompt has no placeholder.
+* ``seed`` N sends N + repetition - 1, so repetitions are different
+  samples that can be reproduced.
+* New runs are scored at once (T-P5 for card prompts; free text is kept).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
+from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
+from reviewer.core.models import Item, Prompt
+from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
+from reviewer.storage import calls, repo
+from reviewer.storage.db import Project
+from reviewer.storage.scores import score_project
+
+PLACEHOLDER = "{{INPUT_TEXT}}"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to ask: ``model``; ``prompts`` / ``items``: names (empty: all);
+    ``repetitions`` (>= 1); sampling ``temperature``, ``max_tokens``,
+    ``seed``; ``max_side``: longest side of a photo sent (pixels)."""
+
+    model: str
+    prompts: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
+    repetitions: int = 1
+    temperature: Optional[float] = None
+    max_tokens: Optional[int] = None
+    seed: Optional[int] = None
+    max_side: int = DEFAULT_MAX_SIDE
+
+
+def _select(found: Sequence, names: Sequence[str], what: str) -> list:
+    if not names:
+        return list(found)
+    by_name = {x.name: x for x in found}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        known = ", ".join(sorted(by_name)) or "none"
+        raise ValueError(f"no {what} {', '.join(repr(m) for m in missing)} in the project (known: {known})")
+    return [by_name[n] for n in dict.fromkeys(names)]
+
+
+def user_content(prompt: Prompt, item: Item, image_url: Optional[str] = None) -> str | list[dict]:
+    """The user message content for ``prompt`` about ``item`` (module doc):
+    text, or text and image_url parts for a photo (``image_url`` given)."""
+    text = prompt.text
+    if image_url is not None:
+        return [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": image_url}}]
+    body = item.text or ""
+    if PLACEHOLDER in text:
+        return text.replace(PLACEHOLDER, body)
+    return f"{text}\n\n{body}" if body else text
+
+
+def run_models(project: Project, settings: Settings, options: RunOptions, progress: Optional[Progress] = None,
+               cancel: Optional[threading.Event] = None, actor: Optional[str] = None) -> tuple[Summary, list[int]]:
+    """Ask ``options.model`` every selected item x prompt x repetition not
+    yet stored (module doc). Returns the summary and the ids of the new
+    runs (already scored). Raises ValueError for an unknown prompt or item
+    name or repetitions < 1."""
+    if options.repetitions < 1:
+        raise ValueError("repetitions must be at least 1")
+    prompts = [p for p in _select(repo.prompts(project), options.prompts, "prompt")]
+    items = _select(repo.items(project), options.items, "item")
+    endpoint = public_url(settings.endpoint)
+    stored = calls.stored_repetitions(project, options.model)
+    summary = Summary()
+    new_runs: list[int] = []
+    images: dict[int, str] = {}
+    jobs: list[Job] = []
+    for item in items:
+        for prompt in prompts:
+            for rep in range(1, options.repetitions + 1):
+                summary.planned += 1
+                if (item.id, prompt.id, rep) in stored:
+                    summary.skipped += 1
+                    continue
+                labels = {"item": item.name, "prompt": prompt.name, "model": options.model, "repetition": rep}
+                label = f"{item.name} / {prompt.name} / repetition {rep}"
+                image = None
+                if item.kind == "photo":
+                    if item.id not in images:
+                        try:
+                            images[item.id] = image_data_url(project.resolve(item.path or ""), options.max_side)[0]
+                        except (OSError, ValueError) as exc:
+                            error = f"cannot read the photo {item.path}: {exc}"
+                            calls.record_failure(project, "answer", endpoint, error, labels, attempts=0)
+                            summary.failed += 1
+                            summary.errors.append((label, error))
+                            continue
+                    image = images[item.id]
+                seed = None if options.seed is None else options.seed + rep - 1
+                request = ChatRequest(model=options.model,
+                                      messages=[{"role": "user", "content": user_content(prompt, item, image)}],
+                                      temperature=options.temperature, max_tokens=options.max_tokens, seed=seed,
+                                      tag=f"{item.name}|{prompt.name}|{options.model}|{rep}")
+                jobs.append(Job(request, _on_answer(project, item, prompt, options.model, rep, endpoint, labels,
+                                                    new_runs, actor),
+                                _on_failure(project, endpoint, labels), label))
+    execute(jobs, settings, summary, progress, cancel)
+    if new_runs:
+        score_project(project, run_ids=new_runs)
+    return summary, new_runs
+
+
+def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, actor):
+    def store(answer: ChatAnswer) -> None:
+        run_id, status = calls.record_answer(project, item.id, prompt.id, model, rep, answer.content, endpoint,
+                                             answer_facts(answer), labels, actor)
+        if status == "added" and run_id is not None:
+            new_runs.append(run_id)
+    return store
+
+
+def _on_failure(project, endpoint, labels):
+    def store(exc: ChatError) -> None:
+        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts)
+    return store

@@ -1,0 +1,140 @@
+"""Send many chat requests with bounded concurrency and hand each answer
+or failure to a callback as it arrives (issue 8 §1-2).
+
+``execute(jobs, settings, progress, cancel)`` runs an asyncio loop in the
+calling thread: ``concurrency`` workers take jobs in order; each answer is
+passed to its job's ``on_answer`` (which stores it, in this thread, so one
+SQLite connection is enough) and each request that still fails after its
+retries to ``on_failure``. Setting ``cancel`` stops taking new jobs (the
+ones in flight finish). A KeyboardInterrupt stops at once; what was stored
+stays stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to reach an endpoint: ``endpoint`` (base URL ending in /v1),
+    ``key_env`` (the environment variable holding the key), concurrency,
+    retries (extra attempts), timeout and first backoff (seconds)."""
+
+    endpoint: str
+    key_env: str = DEFAULT_KEY_ENV
+    concurrency: int = 4
+    retries: int = 3
+    timeout: float = 120.0
+    backoff: float = 1.0
+
+
+@dataclass
+class Job:
+    """One request and what to do with its outcome. ``label``: for error
+    lines ('item/prompt rep 2')."""
+
+    request: ChatRequest
+    on_answer: Callable[[ChatAnswer], None]
+    on_failure: Callable[[ChatError], None]
+    label: str = ""
+
+
+@dataclass
+class Summary:
+    """What a job did: ``planned`` (all combinations), ``skipped`` (stored
+    before: not asked), ``asked`` (sent), ``answered``, ``failed``,
+    ``truncated`` (finish_reason length), tokens, wall time (s),
+    ``cancelled``, and the failures as (label, error) lines."""
+
+    planned: int = 0
+    skipped: int = 0
+    asked: int = 0
+    answered: int = 0
+    failed: int = 0
+    truncated: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    wall_s: float = 0.0
+    cancelled: bool = False
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def line(self) -> str:
+        """One line for the end of a command."""
+        text = (f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
+                f"{f', truncated {self.truncated}' if self.truncated else ''}, "
+                f"already stored {self.skipped}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
+                f"wall time {self.wall_s:.1f} s")
+        return text + (" (stopped early: run the same command again to continue)" if self.cancelled else "")
+
+
+Progress = Callable[[int, int, Summary], None]
+
+
+def execute(jobs: Sequence[Job], settings: Settings, summary: Optional[Summary] = None,
+            progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None) -> Summary:
+    """Send every job's request (see module doc) and return the summary
+    (``summary`` is filled in when given: planned and skipped are the
+    caller's). ``progress(done, total, summary)`` after each outcome."""
+    summary = summary or Summary(planned=len(jobs))
+    started = time.perf_counter()
+    try:
+        if jobs:
+            asyncio.run(_run(list(jobs), settings, summary, progress, cancel))
+    finally:
+        summary.wall_s = time.perf_counter() - started
+    return summary
+
+
+async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: Optional[Progress],
+               cancel: Optional[threading.Event]) -> None:
+    queue: asyncio.Queue = asyncio.Queue()
+    for job in jobs:
+        queue.put_nowait(job)
+    total = len(jobs)
+    done = 0
+
+    async def worker(client: ChatClient) -> None:
+        nonlocal done
+        while True:
+            if cancel is not None and cancel.is_set():
+                summary.cancelled = True
+                return
+            try:
+                job = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            summary.asked += 1
+            try:
+                answer = await client.chat(job.request)
+            except ChatError as exc:
+                summary.failed += 1
+                summary.errors.append((job.label, str(exc)))
+                job.on_failure(exc)
+            else:
+                summary.answered += 1
+                summary.truncated += int(answer.truncated)
+                summary.prompt_tokens += answer.prompt_tokens or 0
+                summary.completion_tokens += answer.completion_tokens or 0
+                job.on_answer(answer)
+            done += 1
+            if progress is not None:
+                progress(done, total, summary)
+
+    async with ChatClient(settings.endpoint, api_key(settings.key_env), concurrency=settings.concurrency,
+                          retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff) as client:
+        await asyncio.gather(*(worker(client) for _ in range(min(settings.concurrency, len(jobs)))))
+
+
+def answer_facts(answer: ChatAnswer) -> dict:
+    """The facts of an answer as storage.calls takes them."""
+    return {"server_model": answer.server_model, "finish_reason": answer.finish_reason,
+            "truncated": answer.truncated, "prompt_tokens": answer.prompt_tokens,
+            "completion_tokens": answer.completion_tokens, "total_tokens": answer.total_tokens,
+            "latency_ms": answer.latency_ms, "attempts": answer.attempts, "params": answer.params}

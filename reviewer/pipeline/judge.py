@@ -1,0 +1,235 @@
+"""``reviewer judge``: ask a judge model about the runs of a project and
+store its verdicts where imported ones go (issue 8 §3), so disputes,
+agreement and calibration use them at once.
+
+Judges (``--judge KIND``; templates in resources/judges, the template
+folder is the verdict's prompt_version):
+
+* ``failter``: Failter's rules-based judge on every selected run (item text
+  = original input, prompt text = template, run output = generated
+  output). Judge 'rules-judge/<model>', method rules-based, scale A-F.
+* ``failter-gt``: Path A, the ground-truth judge ('gt-judge/<model>',
+  method ground-truth) where the item has a reference from 'ground-truth',
+  else the rules-based one. With ``dual`` (Path B) both: the rules-based
+  judge everywhere and the hybrid ground-truth judge where there is a
+  ground truth; the report weighs them (--weights).
+* ``tarot-rubric``: the calibrated rubric judge ('tarot-rubric/<model>',
+  method rubric, 1-5) with the structural metrics the project holds for
+  the reading (subject metrics).
+* ``span``: the enhanced span judge ('span-judge/<model>', method rubric)
+  on runs whose output is {"text", "spans"} JSON; the judge's error lists
+  become findings of the run, tied to the verdict.
+* ``pairwise``: every pair of models' first runs of the same item and
+  prompt ('pairwise/<model>', method pairwise), asked in both orders
+  ('ab', 'ba'; winners stored in the original order).
+
+A verdict already stored (subject, judge, method, answer order,
+repetition) is not asked again. A reply that cannot be read is stored as
+an undecided verdict (values None) with the raw reply.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Callable, Optional
+
+from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
+from reviewer.core.judging import llm_judges as lj
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
+from reviewer.core.spans import judge as span_judge
+from reviewer.core.spans.snapshots import issue_lines, judge_findings
+from reviewer.pipeline.ask import user_content
+from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
+from reviewer.storage import calls, judging, repo
+from reviewer.storage.db import Project
+
+KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
+GT_SOURCE = "ground-truth"
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """``kind`` (KINDS), judge ``model``, ``dual`` (Path B), runs selected
+    by ``prompts`` / ``items`` / ``run_models`` names (empty: all),
+    ``repetitions`` of each verdict, sampling parameters."""
+
+    kind: str
+    model: str
+    dual: bool = False
+    prompts: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
+    run_models: tuple[str, ...] = ()
+    repetitions: int = 1
+    temperature: Optional[float] = None
+    max_tokens: Optional[int] = None
+    seed: Optional[int] = None
+
+
+@dataclass
+class _Ask:
+    """One verdict to ask for: its identity, messages and how to read the reply."""
+
+    verdict: Verdict
+    messages: list[dict]
+    read: Callable[[str], lj.Reading]
+    after: Optional[Callable[[int, str], None]] = None  # (verdict id, raw reply) -> extra writes
+
+
+def _runs(project: Project, options: JudgeOptions, default_prompt: Optional[str] = None) -> list[dict]:
+    rows = repo.run_rows(project)
+    prompts = set(options.prompts) or ({default_prompt} if default_prompt and any(
+        r["prompt"] == default_prompt for r in rows) else set())
+    return [r for r in rows if (not prompts or r["prompt"] in prompts)
+            and (not options.items or r["item"] in options.items)
+            and (not options.run_models or r["model"] in options.run_models)]
+
+
+def _base(run: dict, judge: str, model: str, method: Method, scale: Scale, version: str, rep: int,
+          order: Optional[str] = None, other: Optional[dict] = None) -> Verdict:
+    subject = f"pair:{run['id']}:{other['id']}" if other else f"run:{run['id']}"
+    return Verdict(subject=subject, run_id=run["id"], other_run_id=other["id"] if other else None, judge=judge,
+                   judge_model=model, prompt_version=version, method=method, scale=scale, answer_order=order,
+                   repetition=rep, source=f"judge {judge}")
+
+
+def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
+    """Every verdict the options ask for (stored ones included). Raises
+    ValueError for an unknown kind."""
+    if options.kind not in KINDS:
+        raise ValueError(f"unknown judge '{options.kind}' (known: {', '.join(KINDS)})")
+    items = {i.id: i for i in repo.items(project)}
+    prompts = {p.id: p for p in repo.prompts(project)}
+    m, out = options.model, []
+    reps = range(1, options.repetitions + 1)
+    if options.kind in ("failter", "failter-gt"):
+        for run in _runs(project, options):
+            item, prompt = items[run["item_id"]], prompts[run["prompt_id"]]
+            gt = next((t for s, t in judging.references(project, item.id) if s == GT_SOURCE), None)
+            which = []
+            if options.kind == "failter-gt" and gt is not None:
+                which = [("rules", Method.RULES), ("gt-hybrid", Method.GROUND_TRUTH)] if options.dual \
+                    else [("gt", Method.GROUND_TRUTH)]
+            else:
+                which = [("rules", Method.RULES)]
+            for template, method in which:
+                name = ("rules-judge/" if method == Method.RULES else "gt-judge/") + m
+                text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
+                for rep in reps:
+                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, lj.FAILTER, rep),
+                                    [{"role": "user", "content": text}], lj.read_failter_reply))
+    elif options.kind == "tarot-rubric":
+        metrics = judging.subject_metrics(project)
+        for run in _runs(project, options, "tarot-reading"):
+            case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
+            for rep in reps:
+                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, lj.TAROT, rep),
+                                lj.tarot_messages(case), lj.read_tarot_reply))
+    elif options.kind == "span":
+        for run in _runs(project, options, "span-labeling"):
+            try:
+                labeled = json.loads(run["output"])
+                spans = labeled["spans"] if isinstance(labeled, dict) and isinstance(labeled.get("spans"), list) \
+                    else None
+            except ValueError:
+                spans = None
+            if spans is None:
+                continue
+            for rep in reps:
+                out.append(_span_ask(project, run, items[run["item_id"]].text or "", spans, m, rep))
+    else:  # pairwise
+        groups: dict[tuple[int, int], dict[str, dict]] = {}
+        for run in _runs(project, options):
+            if run["repetition"] == 1:
+                groups.setdefault((run["item_id"], run["prompt_id"]), {})[run["model"]] = run
+        for (item_id, prompt_id), by_model in groups.items():
+            instruction = user_content(prompts[prompt_id], items[item_id])
+            if not isinstance(instruction, str):
+                continue  # photos: pairwise judging is text-only here
+            for a, b in combinations(sorted(by_model), 2):
+                ra, rb = by_model[a], by_model[b]
+                for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
+                    swapped = order == "ba"
+                    for rep in reps:
+                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER, lj.PAIRWISE,
+                                              rep, order, rb),
+                                        lj.pairwise_messages(instruction, first["output"], second["output"]),
+                                        lambda text, s=swapped: lj.read_pairwise_reply(text, s)))
+    return out
+
+
+def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model: str, rep: int) -> _Ask:
+    holder: dict = {}
+
+    def read(text: str) -> lj.Reading:
+        result, how = span_judge.read_span_reply(lj.last_json_object(text), len(spans))
+        holder["result"] = result
+        if result is None:
+            return lj.Reading(scores=span_judge.span_scores(None), rationale=how, decided=False)
+        return lj.Reading(scores=span_judge.span_scores(result), issues=issue_lines(result),
+                          rationale=f"{result.get('notes') or ''} [{how}]".strip())
+
+    def after(verdict_id: int, raw: str) -> None:
+        for finding in judge_findings(holder.get("result") or {}):
+            repo.insert_finding(project, run["id"], finding.model_copy(update={"verdict_id": verdict_id}),
+                                actor="judge")
+
+    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, span_judge.SPAN, rep),
+                span_judge.span_messages(prompt_text, spans), read, after)
+
+
+def _stored_keys(project: Project) -> set[tuple]:
+    return {tuple(r) for r in project.db.execute(
+        "SELECT subject, judge, method, coalesce(answer_order, ''), repetition FROM verdicts")}
+
+
+def judge_runs(project: Project, settings: Settings, options: JudgeOptions, progress: Optional[Progress] = None,
+               cancel: Optional[threading.Event] = None, actor: Optional[str] = None) -> Summary:
+    """Ask the judge for every verdict of :func:`plan` not yet stored and
+    store each as it arrives (module doc). Returns the summary."""
+    asks = plan(project, options)
+    stored = _stored_keys(project)
+    endpoint = public_url(settings.endpoint)
+    summary = Summary(planned=len(asks))
+    jobs = []
+    for ask in asks:
+        v = ask.verdict
+        if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) in stored:
+            summary.skipped += 1
+            continue
+        seed = None if options.seed is None else options.seed + v.repetition - 1
+        request = ChatRequest(model=options.model, messages=ask.messages, temperature=options.temperature,
+                              max_tokens=options.max_tokens, seed=seed,
+                              tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
+        label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
+        jobs.append(Job(request, _store(project, ask, endpoint, actor), _fail(project, ask, endpoint), label))
+    execute(jobs, settings, summary, progress, cancel)
+    return summary
+
+
+def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str]):
+    def store(answer: ChatAnswer) -> None:
+        reading = ask.read(answer.content)
+        scale = ask.verdict.scale
+        scores = {k: (normalise(v, scale) if v is not None else None) for k, v in reading.scores.items()}
+        verdict = ask.verdict.model_copy(update={
+            "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
+            "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
+            "raw": answer.content})
+        with project.transaction():
+            verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
+            if created and ask.after is not None:
+                ask.after(verdict_id, answer.content)
+    return store
+
+
+def _fail(project: Project, ask: _Ask, endpoint: str):
+    v = ask.verdict
+
+    def store(exc: ChatError) -> None:
+        calls.record_failure(project, "judge", endpoint, str(exc),
+                             {"judge": v.judge, "subject": v.subject, "answer_order": v.answer_order,
+                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts)
+    return store

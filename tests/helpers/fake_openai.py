@@ -1,0 +1,142 @@
+"""An OpenAI-compatible chat-completions server for tests and benchmarks:
+a real HTTP server on 127.0.0.1 (``http.server.ThreadingHTTPServer`` in a
+thread), deterministic answers, and scripted failures.
+
+    with FakeOpenAI() as fake:            # fake.base_url == 'http://127.0.0.1:<port>/v1'
+        fake.script["item|prompt|model|1"] = ["500", "429:1", "ok"]
+        ...
+        fake.counts  # Counter of requests per X-Reviewer-Request tag
+
+Script actions, consumed one per request of that tag (then 'ok'):
+'ok', '500' (or any 4xx/5xx status), '429:<seconds>' (with Retry-After),
+'sleep:<seconds>' (answer late: a client timeout), 'malformed' (200 with a
+body that is not JSON), 'length' (finish_reason 'length'),
+'nochoices' (200 JSON without choices).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter, defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Optional
+from urllib.parse import unquote
+
+
+def default_answer(body: dict, tag: str) -> str:
+    """The deterministic answer: names the tag (item|prompt|model|rep)."""
+    return f"answer for {tag or body.get('model')}"
+
+
+class FakeOpenAI:
+    """See module doc. ``answer(body, tag) -> str`` makes the content;
+    ``delay``: seconds before every answer; ``requests``: every request as
+    (tag, body, headers) in arrival order."""
+
+    def __init__(self, answer: Callable[[dict, str], str] = default_answer, delay: float = 0.0,
+                 log_requests: bool = True):
+        self.answer = answer
+        self.delay = delay
+        self.log_requests = log_requests
+        self.script: dict[str, list[str]] = defaultdict(list)
+        self.counts: Counter = Counter()
+        self.requests: list[tuple[str, dict, dict]] = []
+        self._lock = threading.Lock()
+        self._server: Optional[ThreadingHTTPServer] = None
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def base_url(self) -> str:
+        """The API base, ending in /v1."""
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                if not self.path.endswith("/v1/chat/completions"):
+                    return self._send(404, {"error": {"message": "not found"}})
+                body = json.loads(raw)
+                tag = unquote(self.headers.get("X-Reviewer-Request", ""))
+                with fake._lock:
+                    fake.counts[tag] += 1
+                    if fake.log_requests:
+                        fake.requests.append((tag, body, dict(self.headers)))
+                    action = fake.script[tag].pop(0) if fake.script.get(tag) else "ok"
+                if fake.delay:
+                    time.sleep(fake.delay)
+                if action.startswith("sleep:"):
+                    time.sleep(float(action.split(":", 1)[1]))
+                    action = "ok"
+                if action.startswith("429"):
+                    wait = action.split(":", 1)[1] if ":" in action else "0"
+                    return self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": wait})
+                if action.isdigit():
+                    return self._send(int(action), {"error": {"message": f"scripted {action}"}})
+                if action == "malformed":
+                    return self._send_raw(200, b"<html>not json</html>", "text/html")
+                if action == "nochoices":
+                    return self._send(200, {"id": "x", "object": "chat.completion"})
+                content = fake.answer(body, tag)
+                finish = "length" if action == "length" else "stop"
+                words = len(str(body.get("messages")).split())
+                out = {
+                    "id": "chatcmpl-fake", "object": "chat.completion", "model": f"{body.get('model')}-served",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": finish}],
+                    "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()),
+                              "total_tokens": words + len(content.split())},
+                }
+                return self._send(200, out)
+
+            def _send(self, status, payload, headers=None):
+                self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+            def _send_raw(self, status, data, ctype, headers=None):
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 resets connections under concurrency
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+def serve_forever(port: int = 0, delay: float = 0.0) -> None:  # pragma: no cover - manual use
+    """Run a fake on ``port`` until Ctrl+C (prints its base URL)."""
+    with FakeOpenAI(delay=delay) as fake:
+        print(fake.base_url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
