@@ -203,3 +203,28 @@ def m0005_reliability(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE items ADD COLUMN image_note TEXT")
     db.execute("CREATE INDEX idx_runs_output ON runs(item_id, prompt_id, model, output_sha256)")
     db.execute("CREATE INDEX idx_runs_source ON runs(item_id, prompt_id, source)")
+
+
+@MIGRATIONS(name="0008_cases")
+def m0008_cases(db: sqlite_utils.Database) -> None:
+    """Test cases (issue 11): the query, context, expected behaviour and
+    metadata of a text item that is a test case, and per run of a case the
+    outcome of every check of the rule metrics (the fired ones are findings)
+    with the version of the metric set that made them."""
+    db.execute("""CREATE TABLE cases (
+        item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+        case_id TEXT NOT NULL UNIQUE,
+        dataset TEXT NOT NULL,
+        query TEXT NOT NULL,
+        context TEXT NOT NULL DEFAULT '{}',
+        expected TEXT NOT NULL DEFAULT '{}',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        category TEXT,
+        source TEXT,
+        imported_at TEXT NOT NULL)""")
+    db.execute("CREATE INDEX idx_cases_dataset ON cases(dataset)")
+    db.execute("""CREATE TABLE case_run_scores (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        metrics_version TEXT NOT NULL,
+        outcomes TEXT NOT NULL,
+        scored_at TEXT NOT NULL)""")

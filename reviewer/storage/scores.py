@@ -18,6 +18,7 @@ from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
     STALE_PREFIX,
     AnswerSchema,
+    CaseCode,
     Finding,
     GroundTruth,
     ModelCard,
@@ -30,6 +31,7 @@ from reviewer.core.models import (
 from reviewer.core.cards.prompts import prompt_example
 from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.storage import repo
+from reviewer.storage.cases import score_cases
 from reviewer.storage.db import Project, now
 
 Progress = Callable[[int, int], None]
@@ -55,7 +57,8 @@ class ScoredRun:
 
 def _merge(project: Project, run_id: int, score: RunScore, config: ScoringConfig) -> None:
     """Write the new automatic findings of a run, keeping decisions."""
-    old = [f for f in repo.findings(project, run_id) if f.source == Source.AUTO]
+    old = [f for f in repo.findings(project, run_id)
+           if f.source == Source.AUTO and not isinstance(f.code, CaseCode)]  # test-case checks: storage.cases
     by_key = {}
     for f in old:
         by_key.setdefault(f.key(), []).append(f)
@@ -102,6 +105,7 @@ def score_project(
     if repo.stored_config_version(project) != config.version or not project.db.execute(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
+    score_cases(project, run_ids=run_ids, only_stale=only_stale)
     runs = repo.run_rows(project, run_ids)
     if only_stale:
         fresh = {r[0] for r in project.db.execute(

@@ -66,26 +66,29 @@ def query_of(case: TestCase) -> str:
     return case.query
 
 
-def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple[Optional[TestCase], Optional[str]]:
-    """One case of a dataset file, or (None, problem)."""
+Problem = tuple[str, str]
+
+
+def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple[Optional[TestCase], Optional[Problem]]:
+    """One case of a dataset file, or (None, (where, why))."""
     if not isinstance(raw, dict):
-        return None, f"{where}: not an object"
+        return None, (where, "not an object")
     case_id = raw.get("id")
     if not isinstance(case_id, str) or not case_id.strip():
-        return None, f"{where}: the case has no id"
+        return None, (where, "the case has no id")
     where = f"{where} ('{case_id}')"
     query = raw.get("query")
     if not isinstance(query, str) or not query.strip():
-        return None, f"{where}: the case has no query"
+        return None, (where, "the case has no query")
     expected = raw.get("expectedBehavior", raw.get("expected_behavior", raw.get("expected", {})))
     context, metadata = raw.get("context", {}), raw.get("metadata", {})
     for name, value in (("context", context), ("expectedBehavior", expected), ("metadata", metadata)):
         if not isinstance(value, dict):
-            return None, f"{where}: {name} is not an object"
+            return None, (where, f"{name} is not an object")
     known = tuple(categories)
     category = metadata.get("category")
     if category not in known:
-        return None, f"{where}: unknown category '{category}' (known: {', '.join(known)})"
+        return None, (where, f"unknown category '{category}' (known: {', '.join(known)})")
     return TestCase(id=case_id.strip(), query=query, context=context, expected=expected,
                     metadata=metadata, dataset=dataset), None
 
@@ -103,17 +106,18 @@ def cases_of(data: Any) -> Optional[list]:
 
 
 def parse_dataset(data: Any, dataset: str, file_name: str,
-                  categories: Iterable[str] = SEED_CATEGORIES) -> tuple[list[TestCase], list[str]]:
-    """The cases of one dataset file and the problems found, one line each
-    naming ``file_name`` and the case (issue 11 §5: no id, a duplicate id,
-    an unknown category). A case whose id repeats within the file is kept
-    once (the first); the others are problems."""
+                  categories: Iterable[str] = SEED_CATEGORIES) -> tuple[list[TestCase], list[Problem]]:
+    """The cases of one dataset file and the problems found as (where,
+    why): where names ``file_name`` and the case ("citation-accuracy.json
+    case 3 ('cite-003')"), why is one line (issue 11 §5: no id, a duplicate
+    id, an unknown category). A case whose id repeats within the file is
+    kept once (the first); the others are problems."""
     raw_cases = cases_of(data)
     if raw_cases is None:
-        return [], [f"{file_name}: no test cases (a JSON list of objects with query and expectedBehavior)"]
+        return [], [(file_name, "no test cases (a JSON list of objects with query and expectedBehavior)")]
     categories = tuple(categories)
     cases: list[TestCase] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     seen: set[str] = set()
     for n, raw in enumerate(raw_cases, 1):
         case, problem = _one(raw, dataset, f"{file_name} case {n}", categories)
@@ -121,7 +125,7 @@ def parse_dataset(data: Any, dataset: str, file_name: str,
             problems.append(problem)
             continue
         if case.id in seen:
-            problems.append(f"{file_name} case {n}: duplicate id '{case.id}'")
+            problems.append((f"{file_name} case {n} ('{case.id}')", f"duplicate id '{case.id}' (an earlier case of the file has it)"))
             continue
         seen.add(case.id)
         cases.append(case)
