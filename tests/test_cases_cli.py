@@ -201,3 +201,11 @@ scoring:
         p.close()
     assert got[("general-002", "m1")] == pytest.approx(0.5)  # 16 characters < 100: one warning of 0.5
     assert got[("cite-002", "m1")] == 1.0  # longer than 100
+
+
+def test_a_jsonl_line_without_prompt_for_an_item_that_is_no_case_is_skipped(tmp_path):
+    src = tmp_path / "runs.jsonl"
+    src.write_text(json.dumps({"item": "doc", "model": "m", "output": "x"}) + "\n")
+    r = run("import", tmp_path / "p.db", src)
+    assert r.exit_code == 0
+    assert "skipped line 1: no prompt (and 'doc' is no test case whose dataset it would be)" in r.output
