@@ -48,6 +48,7 @@ from reviewer.storage.judge_report import (
 )
 from reviewer.storage.judge_stats import agreement_table, refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
+from reviewer.storage import case_report, cases as case_store
 
 
 def _one_line(text: object) -> str:
@@ -175,15 +176,23 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
 @click.option("--json", "as_json", is_flag=True, help="Print every run's metrics and findings as JSON.")
 @click.option("--strict", is_flag=True, help="Do not salvage broken JSON (no repaired runs).")
 @click.option("--reviewed", is_flag=True, help="Show verdicts from reviewed (final) codes.")
+@click.option("--metrics", "metrics_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rule metrics of test cases (TOML or YAML) to use instead of the CICADA preset; kept in the project.")
 @FAIL_ON
 @_friendly
-def score(project: Path, as_json: bool, strict: bool, reviewed: bool, fail_on: Optional[str] = None) -> None:
-    """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; with
-    --fail-on, exit 1 when a prompt's verdict is at or below that level."""
+def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_file: Optional[Path] = None,
+          fail_on: Optional[str] = None) -> None:
+    """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
+    of test cases are scored by the rule metrics. With --fail-on, exit 1
+    when a prompt's verdict is at or below that level."""
+    metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
     _read_only_note(p)
     try:
+        if metrics is not None:
+            case_store.use_metrics(p, metrics)
         score_project(p, strict=strict)
+        case_lines = case_report.case_score_lines(p)
         runs = scored_runs(p)
         vs = verdicts(p, reviewed=reviewed, runs=runs)
     finally:
@@ -210,6 +219,8 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, fail_on: O
     echo(text_table(header, rows) if rows else "no scored prompt")
     if unscored:
         echo(f"not scored (free text): {', '.join(unscored)}")
+    for line in case_lines:
+        echo(line)
     _gate(vs, fail_on)
 
 
@@ -272,23 +283,36 @@ def _weights(ctx, param, value: str) -> tuple[float, float]:
 
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["md", "csv"]), default="md", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
+              help="json: the test-case report in the seed's shape, one report per model.")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Save the calibration and confusion charts (SVG and PNG) into this folder.")
 @click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Per-token prices (JSON or YAML {model: {input, output}}) for the Failter report's Avg_Cost.")
+@click.option("--compare", "compare_pair", metavar="A,B", default=None,
+              help="Test cases: compare two models or two dates (YYYY-MM-DD) side by side, with the cases that flipped.")
+@click.option("--basis", type=click.Choice(["auto", "reviewed"]), default="auto", show_default=True,
+              help="Test cases, --format json: the checks as fired or after the decisions.")
 @_friendly
 def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path],
-           prices: Optional[Path] = None) -> None:
+           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto") -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
+    try:
+        pair = case_report.parse_compare(compare_pair) if compare_pair else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--compare") from None
     p = open_project(project)
     _read_only_note(p)
     try:
         score_project(p, only_stale=True)
+        if fmt == "json":
+            echo(case_report.case_report_json(p, basis))
+            return
+        cases_md = case_report.case_report_markdown(p, pair)
         runs = scored_runs(p)
         auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
         judged = has_verdicts(p)
@@ -304,7 +328,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         failed = failed_markdown(p)
     finally:
         p.close()
-    cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not judged
+    cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
     if fmt == "csv":
         parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
         echo("\n".join(parts), nl=False)
@@ -315,8 +339,10 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo(markdown_table(*verdict_rows(auto, rev)))
         echo("\n## Findings per code (final codes)\n")
         echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
+    if cases_md:
+        echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:
-        echo(("\n" if cards else "") + judge_report_markdown(jr), nl=False)
+        echo(("\n" if cards or cases_md else "") + judge_report_markdown(jr), nl=False)
     if trials:
         echo("\n" + failter_markdown(trials, weights, price_table is not None), nl=False)
     if failed:

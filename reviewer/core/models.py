@@ -38,7 +38,20 @@ class SpanCode(str, enum.Enum):
 
 #: Span codes in the order of the review keys 1-4.
 SPAN_CODE_ORDER: tuple[SpanCode, ...] = tuple(SpanCode)
-AnyCode = Union[Code, SpanCode]
+
+
+class CaseCode(str, enum.Enum):
+    """Severity of a fired check of a test case's rule metric
+    (test-case-evaluation-framework.md: every check is an error or a
+    warning); a finding of a test-case run has exactly one of these."""
+
+    ERROR = "ERROR"  # the metric drops to its error score
+    WARNING = "WARNING"  # the metric loses its per-warning deduction
+
+
+#: Case codes in the order of the review keys 1-2.
+CASE_CODE_ORDER: tuple[CaseCode, ...] = tuple(CaseCode)
+AnyCode = Union[Code, SpanCode, CaseCode]
 
 #: Codes in the order of the review keys 1-6 (issue 3: 1-6 reclassify).
 CODE_ORDER: tuple[Code, ...] = (

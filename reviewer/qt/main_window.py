@@ -33,6 +33,7 @@ from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
+from reviewer.qt.cases.panel import CasePanel
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.legend import LegendPanel
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         self.findings_panel = FindingsPanel(session)
         self.scores_panel = ScoresPanel(session)
         self.legend_panel = LegendPanel(session)
+        self.case_panel = CasePanel(session)
         self.docks = {
             "items": self._dock("Items", self.items_panel, Qt.LeftDockWidgetArea),
             "unplaced": self._dock("Unplaced cards", self.unplaced_panel, Qt.LeftDockWidgetArea),
@@ -103,7 +105,10 @@ class MainWindow(QMainWindow):
             "runs": self._dock("Runs", self.runs_panel, Qt.BottomDockWidgetArea),
             "scores": self._dock("Scores (T-P1)", self.scores_panel, Qt.BottomDockWidgetArea),
             "legend": self._dock("Legend", self.legend_panel, Qt.LeftDockWidgetArea),
+            "case": self._dock("Test case", self.case_panel, Qt.RightDockWidgetArea),
         }
+        self.tabifyDockWidget(self.docks["output"], self.docks["case"])
+        session.itemChanged.connect(lambda: self.case_panel.isEnabled() and self.docks["case"].raise_())
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from reviewer.core.models import Code, SpanCode
+from reviewer.core.models import CaseCode, Code, SpanCode
 
 CODE_COLORS: dict = {
     Code.OCR: "#E69F00",  # orange
@@ -22,6 +22,9 @@ CODE_COLORS: dict = {
     SpanCode.FALSE_POSITIVE: "#D55E00",
     SpanCode.TAXONOMY: "#009E73",
     SpanCode.GRANULARITY: "#E69F00",
+    # fired checks of a test case's rule metrics
+    CaseCode.ERROR: "#D55E00",
+    CaseCode.WARNING: "#E69F00",
 }
 
 CODE_STYLES: dict = {
@@ -35,6 +38,8 @@ CODE_STYLES: dict = {
     SpanCode.FALSE_POSITIVE: Qt.DotLine,
     SpanCode.TAXONOMY: Qt.DashDotLine,
     SpanCode.GRANULARITY: Qt.SolidLine,
+    CaseCode.ERROR: Qt.SolidLine,
+    CaseCode.WARNING: Qt.DashLine,
 }
 
 PILE_COLORS = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB"]

@@ -240,3 +240,28 @@ def m0006_calls(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_calls_run ON calls(run_id)")
     db.execute("CREATE INDEX idx_calls_verdict ON calls(verdict_id)")
     db.execute("CREATE INDEX idx_calls_status ON calls(status, kind)")
+
+
+@MIGRATIONS(name="0008_cases")
+def m0008_cases(db: sqlite_utils.Database) -> None:
+    """Test cases (issue 11): the query, context, expected behaviour and
+    metadata of a text item that is a test case, and per run of a case the
+    outcome of every check of the rule metrics (the fired ones are findings)
+    with the version of the metric set that made them."""
+    db.execute("""CREATE TABLE cases (
+        item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+        case_id TEXT NOT NULL UNIQUE,
+        dataset TEXT NOT NULL,
+        query TEXT NOT NULL,
+        context TEXT NOT NULL DEFAULT '{}',
+        expected TEXT NOT NULL DEFAULT '{}',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        category TEXT,
+        source TEXT,
+        imported_at TEXT NOT NULL)""")
+    db.execute("CREATE INDEX idx_cases_dataset ON cases(dataset)")
+    db.execute("""CREATE TABLE case_run_scores (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        metrics_version TEXT NOT NULL,
+        outcomes TEXT NOT NULL,
+        scored_at TEXT NOT NULL)""")

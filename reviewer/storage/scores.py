@@ -21,6 +21,7 @@ from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
     STALE_PREFIX,
     AnswerSchema,
+    CaseCode,
     Finding,
     GroundTruth,
     ModelCard,
@@ -33,6 +34,7 @@ from reviewer.core.models import (
 from reviewer.core.cards.prompts import prompt_example
 from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.storage import repo
+from reviewer.storage.cases import score_cases
 from reviewer.storage.db import Project, now
 
 Progress = Callable[[int, int], None]
@@ -84,9 +86,9 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
     changed details, deletions, stale marks, run_scores)."""
     ids = [r["id"] for r in runs]
     old_by_run: dict[int, list[Finding]] = {}
-    rows = repo.findings_of_runs(project, ids, source=Source.AUTO)
-    for f in rows:
-        old_by_run.setdefault(f.run_id, []).append(f)
+    for f in repo.findings_of_runs(project, ids, source=Source.AUTO):
+        if not isinstance(f.code, CaseCode):  # test-case checks are written by storage.cases
+            old_by_run.setdefault(f.run_id, []).append(f)
     next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
     stamp = now()
     inserts, audits, details, deletes, stale, score_rows = [], [], [], [], [], []
@@ -178,6 +180,7 @@ def score_project(
     if repo.stored_config_version(project) != config.version or not project.db.execute(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
+    score_cases(project, run_ids=run_ids, only_stale=only_stale)
     ids = repo.run_ids(project, run_ids)
     if only_stale:
         fresh = {r[0] for r in project.db.execute(

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
 
-from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER, Code, Finding, SpanCode
+from reviewer.core.models import CASE_CODE_ORDER, CODE_ORDER, SPAN_CODE_ORDER, CaseCode, Code, Finding, SpanCode
 from reviewer.qt.palette import CODE_STYLES, code_color
 
 #: What each code means (T-P5 taxonomy), in words for the legend.
@@ -28,16 +28,22 @@ CODE_MEANINGS: dict[Code, str] = {
     SpanCode.FALSE_POSITIVE: "false positive: a span that should not be there",
     SpanCode.TAXONOMY: "taxonomy: right span, wrong role",
     SpanCode.GRANULARITY: "granularity: span too coarse or too fine",
+    CaseCode.ERROR: "a check of a test case failed: the metric drops to its error score",
+    CaseCode.WARNING: "a check of a test case warned: the metric loses its per-warning deduction",
 }
 
 #: The review key of each code (1-6 reclassify T-P5 codes in CODE_ORDER,
-#: 1-4 span codes in SPAN_CODE_ORDER).
-CODE_KEYS: dict = {code: str(n) for order in (CODE_ORDER, SPAN_CODE_ORDER) for n, code in enumerate(order, 1)}
+#: 1-4 span codes in SPAN_CODE_ORDER, 1-2 test-case severities in CASE_CODE_ORDER).
+CODE_KEYS: dict = {code: str(n) for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER)
+                   for n, code in enumerate(order, 1)}
 
 
 def codes_of_run(run) -> tuple:
     """The code order that applies to a run: span codes for a span-labeling
-    run (or one with span findings), else the T-P5 codes."""
+    run (or one with span findings), ERROR / WARNING for a run with fired
+    checks of a test case, else the T-P5 codes."""
+    if run is not None and any(isinstance(f.code, CaseCode) for f in run.findings):
+        return CASE_CODE_ORDER
     if run is not None and (run.run.get("prompt") == "span-labeling"
                             or any(isinstance(f.code, SpanCode) for f in run.findings)):
         return SPAN_CODE_ORDER
@@ -107,7 +113,7 @@ class LegendPanel(QWidget):
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         self.tables = {order: (self._row(order) if compact else self._grid(order))
-                       for order in (CODE_ORDER, SPAN_CODE_ORDER)}
+                       for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER)}
         for table in self.tables.values():
             box.addWidget(table)
         if session is not None:

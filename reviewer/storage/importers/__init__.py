@@ -15,9 +15,11 @@ from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
 from reviewer.storage.importers import rubric, span_snapshots
 from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
+from reviewer.storage.importers import cases
 
 #: format name -> (detector, importer)
 FORMATS = {
+    "test-cases": (cases.detect, cases.import_cases),
     "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
     "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),
     "failter": (failter.detect, failter.import_failter),

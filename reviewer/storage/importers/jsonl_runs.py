@@ -2,7 +2,8 @@
 
     {"item": str, "prompt": str, "model": str, "repetition": int, "output": str}
 
-Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
+Test-case answers may leave "prompt" out: it is the case's dataset
+(issue 11 §1). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
 prompt the project does not have yet, "timestamp". Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
 their line number and the reason. A run is item, prompt, model and
@@ -19,13 +20,14 @@ from pydantic import BaseModel
 from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
+from reviewer.storage.cases import dataset_of, score_cases
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
 
 class _Line(BaseModel):
     item: str
-    prompt: str
+    prompt: str | None = None
     model: str | None = None
     repetition: int | None = None
     output: str
@@ -52,6 +54,11 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
             if not model:
                 report.skip(where, "no model (give it in the line or with --model)")
                 continue
+            if line.prompt is None:
+                line.prompt = dataset_of(project, line.item)
+                if line.prompt is None:
+                    report.skip(where, f"no prompt (and '{line.item}' is no test case whose dataset it would be)")
+                    continue
             item = repo.item_by_name(project, line.item)
             if item:
                 item_id = item.id
@@ -73,4 +80,5 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                 report.skip(where, status)
             else:
                 report.count("runs", status == "added")
+        score_cases(project, only_stale=True)
     return report

@@ -1,0 +1,87 @@
+"""Importer: test-case datasets (issue 11; test-case-evaluation-framework.md,
+"Test Case Format"), as in ../shared/data/cicada-test-cases.
+
+A source is one dataset file (``<dataset>.json``: a JSON list of cases, or
+an object with ``cases``) or a folder of them (its top level). Each case
+becomes a text item named by its id, its text the query, with its context,
+expected behaviour and metadata; the dataset (the file's stem) becomes the
+prompt its answers belong to. Answers come as JSONL runs
+(``{"item": "<case id>", "model", "repetition", "output"}``, the prompt the
+dataset by default) or from ``reviewer run``.
+
+A case without an id or query, with a duplicate id or an unknown category
+is skipped with one line naming the file and the case; the other cases are
+imported. Importing again adds nothing; an edited case of the same dataset
+is updated (its answers are scored again).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reviewer.core.cases.model import cases_of, parse_dataset
+from reviewer.storage import cases as case_store
+from reviewer.storage.db import Project
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+
+#: Dataset files larger than this are not read to detect the format.
+MAX_DETECT_BYTES = 20_000_000
+
+
+def _dataset_files(source: Path) -> list[Path]:
+    if source.is_file():
+        return [source] if source.suffix.lower() == ".json" else []
+    return sorted(p for p in source.glob("*.json") if p.is_file())
+
+
+def _holds_cases(path: Path) -> bool:
+    try:
+        if path.stat().st_size > MAX_DETECT_BYTES:
+            return False
+        return cases_of(json.loads(path.read_text(encoding="utf-8"))) is not None
+    except (OSError, ValueError, RecursionError):
+        return False
+
+
+def detect(source: Path) -> bool:
+    """A .json file of test cases, or a folder with at least one at its top level."""
+    return any(_holds_cases(p) for p in _dataset_files(source))
+
+
+def import_cases(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import the datasets of ``source`` (see module doc). Idempotent."""
+    report = ImportReport(format="test-cases")
+    categories = case_store.project_metrics(project).categories
+    seen: dict[str, str] = {}
+    with project.batched(auto=True):
+        for path in _dataset_files(source):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError) as exc:
+                report.skip(path.name, f"not JSON: {exc}")
+                continue
+            if cases_of(data) is None:
+                if source.is_file():
+                    report.skip(path.name, "no test cases (a JSON list of objects with query and expectedBehavior)")
+                else:
+                    report.notes.append(f"{path.name} holds no test cases: left alone")
+                continue
+            found, problems = parse_dataset(data, path.stem, path.name, categories)
+            for where, why in problems:
+                report.skip(where, why)
+            for n, case in enumerate(found, 1):
+                where = f"{path.name} case '{case.id}'"
+                if case.id in seen:
+                    report.skip(where, f"duplicate id '{case.id}' (also in {seen[case.id]})")
+                    continue
+                seen[case.id] = path.name
+                status = case_store.upsert_case(project, case, source=path.name, actor=options.actor)
+                if status.startswith("conflict"):
+                    report.skip(where, status.removeprefix("conflict: "))
+                elif status == "updated":
+                    report.count("cases updated", True)
+                else:
+                    report.count("cases", status == "added")
+        case_store.score_cases(project, only_stale=True)
+    return report
