@@ -178,10 +178,12 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
 @click.option("--reviewed", is_flag=True, help="Show verdicts from reviewed (final) codes.")
 @click.option("--metrics", "metrics_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Rule metrics of test cases (TOML or YAML) to use instead of the CICADA preset; kept in the project.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes for scoring (used from 5,000 runs on).")
 @FAIL_ON
 @_friendly
 def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_file: Optional[Path] = None,
-          fail_on: Optional[str] = None) -> None:
+          fail_on: Optional[str] = None, jobs: int = 1) -> None:
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
@@ -191,7 +193,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     try:
         if metrics is not None:
             case_store.use_metrics(p, metrics)
-        score_project(p, strict=strict)
+        score_project(p, strict=strict, jobs=jobs)
         case_lines = case_report.case_score_lines(p)
         runs = scored_runs(p)
         vs = verdicts(p, reviewed=reviewed, runs=runs)

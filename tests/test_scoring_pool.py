@@ -1,0 +1,26 @@
+"""score_project with a process pool gives the same findings as in-process
+scoring (issue 9: --jobs)."""
+
+from __future__ import annotations
+
+from reviewer.core.models import ScoringConfig
+from reviewer.storage import scores
+from reviewer.storage.importers import import_source
+from reviewer.storage.importers.base import ImportOptions
+from tests.conftest import SAMPLES
+
+
+def _findings(project):
+    return sorted((r.run["item"], r.run["prompt"], r.run["repetition"], f.code.value, f.gt_card, f.model_card)
+                  for r in scores.scored_runs(project) for f in r.findings)
+
+
+def test_pool_and_single_process_agree(project, monkeypatch):
+    import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    scores.score_project(project, jobs=1)
+    single = _findings(project)
+    monkeypatch.setattr(scores, "POOL_MIN_RUNS", 1)
+    assert scores.score_project(project, ScoringConfig(version="pooled", box_fit=0.55), jobs=2) > 0
+    assert _findings(project) == single
+    assert project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'pooled'").fetchone()[0] \
+        == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
