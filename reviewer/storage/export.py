@@ -2,7 +2,7 @@
 
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
-agreement; views code_counts and auto_code_counts.
+agreement, the span tables (reviewer.storage.spans.export_tables); views code_counts and auto_code_counts.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
 """
@@ -27,6 +27,7 @@ from reviewer.storage.judge_report import has_verdicts
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
+from reviewer.storage.spans import export_tables as span_tables
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -108,6 +109,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
             ("scoring_config", {"version": str, "name": str, "value": str}, None,
              [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
             *_judge_tables(project),
+            *span_tables(project),
         ]
     finally:
         if enabled:

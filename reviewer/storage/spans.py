@@ -95,6 +95,23 @@ def compare(project: Project, baseline: str, current: str) -> dict:
     return compare_snapshots(b, c, compute_summary(b), compute_summary(c))
 
 
+def compare_text(baseline: str, current: str, c: Mapping) -> str:
+    """The comparison as readable lines for the terminal."""
+    lines = [f"{baseline} -> {current}: average score {c['score_delta']:+.2f}, span count {c['span_count_delta']:+.2f}",
+             f"regressions (score down 3 or more): {len(c['regressions'])}"]
+    lines += [f"  {r['prompt']}: {r['baseline']:g} -> {r['current']:g} ({r['delta']:+g})" for r in c["regressions"]]
+    lines.append(f"improvements (score up 3 or more): {len(c['improvements'])}")
+    lines += [f"  {r['prompt']}: {r['baseline']:g} -> {r['current']:g} ({r['delta']:+g})" for r in c["improvements"]]
+    lines.append("category deltas (coverage / precision):")
+    lines += [f"  {cat:<12} {d['coverage']:+.2f} / {d['precision']:+.2f}" for cat, d in c["category_deltas"].items()]
+    for title, key in (("new confusions", "new_confusions"), ("resolved confusions", "resolved_confusions")):
+        lines.append(f"{title}: {len(c[key])}")
+        lines += [f"  {x['assigned_role']} -> {x['expected_role']} ({x['count']}x)" for x in c[key]]
+    lines.append("section deltas (false positives / missed):")
+    lines += [f"  {sec:<15} {d['false_positives']:+d} / {d['missed']:+d}" for sec, d in c["section_deltas"].items()]
+    return "\n".join(lines)
+
+
 # -- span runs ----------------------------------------------------------------------
 def parse_span_output(output: str) -> Optional[tuple[str, list[dict]]]:
     """(labelled text, spans) of a span run's output, None when it is not one."""
