@@ -173,14 +173,18 @@ class GoldenSpanStore:
     actor: str
 
     def add_golden_span(self, item_id: int, labelled: str, span: g.GoldenSpan) -> int:
-        """Insert ``span`` on (item, labelled text), keeping ``span.id`` when set (redo); its id."""
+        """Insert ``span`` on (item, labelled text), keeping ``span.id`` when set (redo), after the
+        item's other golden spans in the file order; its id."""
         p = self.project
+        sha = repo.sha256_text(labelled)
         with p.transaction():
+            position = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM golden_spans WHERE item_id = ? "
+                                    "AND text_sha256 = ?", [item_id, sha]).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO golden_spans (id, item_id, text_sha256, start, end, role, text, extra, position, "
                 "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [span.id, item_id, repo.sha256_text(labelled), span.start, span.end, span.role, span.text,
-                 json.dumps(span.extra), 0, self.actor, now()])
+                [span.id, item_id, sha, span.start, span.end, span.role, span.text,
+                 json.dumps(span.extra), position, self.actor, now()])
             p.audit("insert", "golden_spans", cur.lastrowid, None, span.to_json(), self.actor)
             return cur.lastrowid
 
