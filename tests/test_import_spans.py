@@ -166,7 +166,9 @@ def test_baseline_imports_54_results_with_their_judge_errors(project, baseline_p
     # where the file's code disagrees with the design (see reviewer.core.spans.summary)
     assert [n.split(":")[0] for n in report.notes[1:]] == [
         "summary avgCategoryScores differs from the results", "summary confidenceAnalysis differs from the results",
-        "summary"]
+        "summary", "summary"]
+    assert "10 judge errors name a spanIndex whose span has other text" in report.notes[3]
+    assert "2 category score pairs with a value outside 1-5" in report.notes[4]
 
     verdicts = {v.source.split("#", 1)[1]: v for v in judging.verdicts(project)}
     assert len(verdicts) == 54

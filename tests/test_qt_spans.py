@@ -177,3 +177,62 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
     print(f"refresh {refresh_s:.3f} s, {per_frame * 1000:.1f} ms per frame")
     assert w.height() <= 1000  # hundreds of findings do not stretch the window
     assert refresh_s < 1.0 and per_frame < 0.05, (refresh_s, per_frame)
+
+
+def synthetic_snapshot(n: int = 500, spans_per_prompt: int = 30) -> dict:
+    """A snapshot of ``n`` labelled prompts in the baseline's shape, with judge errors."""
+    roles = ["shot.type", "subject.identity", "action.movement", "environment.location", "lighting.source",
+             "camera.movement", "style.aesthetic", "technical.duration", "audio.ambient"]
+    results = []
+    for k in range(n):
+        words = [f"w{k}x{i}" for i in range(spans_per_prompt)]
+        main = " ".join(words[:20])
+        text = f"{main}\n\n**TECHNICAL SPECS**\n- " + "\n- ".join(words[20:26]) + \
+               "\n\n**ALTERNATIVE APPROACHES**\n- " + " ".join(words[26:])
+        spans = []
+        for i, wd in enumerate(words):
+            start = text.index(wd + (" " if i < 19 else ""), 0) if i < 20 else text.index(wd)
+            spans.append({"text": wd, "role": roles[i % 9], "confidence": (i % 10) / 10 + 0.05,
+                          "start": start, "end": start + len(wd)})
+        results.append({
+            "promptId": f"p{k:03d}", "input": f"prompt {k}", "output": text, "spans": spans,
+            "spanCount": len(spans), "error": None, "latencyMs": 1000 + k,
+            "judgeResult": {
+                "scores": {"coverage": 4, "precision": 4, "granularity": 5, "taxonomy": 4, "technicalSpecs": 3 + k % 3},
+                "totalScore": 20 + k % 3,
+                "missedElements": [{"text": "mist", "expectedRole": "environment.weather", "category": "environment",
+                                    "severity": "minor"}],
+                "falsePositives": [{"spanIndex": 3, "text": words[3], "assignedRole": roles[3], "reason": "other"}],
+                "taxonomyErrors": [{"spanIndex": 5, "text": words[5], "assignedRole": roles[5],
+                                    "expectedRole": "action.movement"}],
+                "granularityErrors": [{"spanIndex": 7, "text": words[7], "issue": "too_fine", "suggestion": "merge"}],
+                "categoryScores": {c: {"coverage": 3 + k % 2, "precision": 4} for c in
+                                   ("shot", "subject", "action", "environment", "lighting", "camera", "style",
+                                    "technical", "audio")},
+                "notes": "synthetic"}})
+    return {"timestamp": "2026-01-01T00:00:00.000Z", "judgeModel": "synthetic-judge", "results": results}
+
+
+def test_a_500_prompt_snapshot_opens_and_walks_smoothly(qtbot, tmp_path, monkeypatch):
+    path = tmp_path / "synthetic.json"
+    path.write_text(json.dumps(synthetic_snapshot()))
+    t0 = time.perf_counter()
+    w = _open(qtbot, tmp_path, monkeypatch, [path], "p000")
+    open_s = time.perf_counter() - t0
+    s, pane = w.session, w.span_pane
+    assert len(s.items()) == 500 and w.center_stack.currentWidget() is pane
+    assert [n for n, _, _ in pane.view.bounds] == ["main", "technicalSpecs", "alternatives"]
+    assert len(pane.marks) == 3 and pane.apart.count() == 1  # the MISSED 'mist' is not in the text: apart
+    items = [st.item.id for st in s.items()]
+    t0 = time.perf_counter()
+    for item_id in items[:: 25]:
+        s.set_item(item_id)
+        QApplication.processEvents()
+    per_item = (time.perf_counter() - t0) / len(items[:: 25])
+    pane.view.setFocus()
+    t0 = time.perf_counter()
+    for _ in range(20):
+        qtbot.keyClick(pane.view, Qt.Key_J)  # walk the findings, across runs
+    per_key = (time.perf_counter() - t0) / 20
+    print(f"open {open_s:.2f} s, {per_item * 1000:.0f} ms per item, {per_key * 1000:.0f} ms per J")
+    assert open_s < 30 and per_item < 0.3 and per_key < 0.3, (open_s, per_item, per_key)

@@ -1,7 +1,10 @@
 """Where the judge's findings sit on a labelled text (issue 10 §2):
-FALSE_POSITIVE, TAXONOMY and GRANULARITY on the span they name (by index,
-else the first span with the same text); MISSED where its text first occurs
-in the text (case-insensitive); anything else is listed apart.
+FALSE_POSITIVE, TAXONOMY and GRANULARITY on the span they name by index
+when that span has the finding's text, else on the first span with that text
+(judges sometimes number a span list other than the stored one: on the
+baseline 10 of 174 indices name a span with other text), else where the text
+occurs; MISSED where its text first occurs in the text (case-insensitive);
+anything else is listed apart.
 
 Offsets are UTF-16 code units, as the spans'. Pure: no I/O.
 """
@@ -24,10 +27,10 @@ def place(code: str, index: Optional[int], text: str, labelled: str,
     the span the judge named; ``text``: the finding's text (the span's, or the
     missed element's)."""
     if code != "MISSED":
-        if index is not None and 0 <= index < len(spans):
+        key = _norm(text)
+        if index is not None and 0 <= index < len(spans) and (not key or _norm(str(spans[index].get("text", ""))) == key):
             s = spans[index]
             return int(s.get("start", 0)), int(s.get("end", 0)), index
-        key = _norm(text)
         for i, s in enumerate(spans):
             if key and _norm(str(s.get("text", ""))) == key:
                 return int(s.get("start", 0)), int(s.get("end", 0)), i

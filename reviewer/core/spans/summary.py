@@ -166,6 +166,14 @@ def error_span_indices(result: Mapping) -> set[int]:
     return out
 
 
+def _names_other_span(entry: Mapping, spans: list) -> bool:
+    index = _int_index(entry.get("spanIndex"))
+    if index is None or not 0 <= index < len(spans):
+        return False
+    norm = lambda t: " ".join(str(t or "").lower().split())  # noqa: E731
+    return bool(norm(entry.get("text"))) and norm(entry.get("text")) != norm(spans[index].get("text"))
+
+
 def bucket_of(confidence: Any) -> str:
     """'high' for confidence >= 0.8, 'medium' for >= 0.6, else 'low' (a
     missing or non-numeric confidence is 0). Design property P8."""
@@ -278,6 +286,11 @@ def compute_summary(snapshot: Mapping) -> dict:
         invalid_pairs += sum(1 for cat in base.CATEGORIES
                              if not base.valid_pair(j["categoryScores"][cat])
                              and (j["categoryScores"][cat]["coverage"] or j["categoryScores"][cat]["precision"]))
+    mismatched = sum(1 for r in ok for key in ("falsePositives", "taxonomyErrors", "granularityErrors")
+                     for e in r["judgeResult"][key] if _names_other_span(e, r.get("spans") or []))
+    if mismatched:
+        warnings.append(f"{mismatched} judge errors name a spanIndex whose span has other text (counted on "
+                        "that span in the confidence buckets, as the design says; shown on their own text)")
     if invalid_pairs:
         warnings.append(f"{invalid_pairs} category score pairs with a value outside 1-5 were left out of the averages")
     pipeline = {"nlp": 0, "llm": 0, "unknown": 0}

@@ -39,9 +39,9 @@ def _cursor(doc, start: int, end: int) -> QTextCursor:
 
 def apply_formats(doc, spans: Sequence[Mapping], marks: Sequence[Mark]) -> None:
     """Format the plain text in place (character formats, never HTML): each
-    model span's background tinted by its role's category, each finding a
-    wavy underline coloured by its status. One edit block, no undo history,
-    so thousands of spans cost one layout."""
+    model span's background tinted by its role's category (the findings are
+    painted, paint_marks). One edit block, no undo history, so thousands of
+    spans cost one layout. ``marks`` is accepted for symmetry and unused."""
     doc.setUndoRedoEnabled(False)
     whole = QTextCursor(doc)
     whole.beginEditBlock()
@@ -60,11 +60,6 @@ def apply_formats(doc, spans: Sequence[Mapping], marks: Sequence[Mark]) -> None:
                 fmt = tints[role] = QTextCharFormat()
                 fmt.setBackground(role_color(role, TINT_ALPHA))
             _cursor(doc, start, end).mergeCharFormat(fmt)
-        for m in marks:
-            fmt = QTextCharFormat()
-            fmt.setUnderlineStyle(QTextCharFormat.WaveUnderline)
-            fmt.setUnderlineColor(QColor(STATUS_COLORS.get(m.status, "#e0301e")))
-            _cursor(doc, m.start, m.end).mergeCharFormat(fmt)
     finally:
         whole.endEditBlock()
 
@@ -174,6 +169,27 @@ def paint_sections(painter: QPainter, view: QPlainTextEdit, bounds: Sequence[tup
         block = block.next()
 
 
+def paint_marks(painter: QPainter, view: QPlainTextEdit, marks: Sequence[Mark]) -> None:
+    """Each visible finding as a 2 px zigzag under its text in its status's
+    colour (red proposed, green confirmed, grey rejected)."""
+    lo, hi = visible_range(view)
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    for m in marks:
+        if m.end < lo or m.start > hi:
+            continue
+        pen = QPen(QColor(STATUS_COLORS.get(m.status, "#e0301e")), 1.6)
+        painter.setPen(pen)
+        for r in _rects(view, m.start, max(m.end, m.start + 1)):
+            y, x, up = r.bottom() - 4.5, r.left(), True
+            points = []
+            while x <= r.right():
+                points.append(QPointF(x, y + (0 if up else 2.5)))
+                x, up = x + 3, not up
+            for a, b in zip(points, points[1:]):
+                painter.drawLine(a, b)
+    painter.setRenderHint(QPainter.Antialiasing, False)
+
+
 def golden_at(golden: Sequence, pos: int):
     """The golden span containing ``pos`` (the shortest when nested), or None."""
     inside = [g for g in golden if g.start <= pos < g.end or (pos == g.end and g.start < pos)]
@@ -199,5 +215,5 @@ def span_at(spans: Sequence[Mapping], pos: int) -> Optional[int]:
     return min(inside)[1] if inside else None
 
 
-__all__ = ["Mark", "apply_formats", "edge_at", "golden_at", "paint_golden", "paint_sections", "selections", "span_at",
+__all__ = ["Mark", "apply_formats", "paint_marks", "edge_at", "golden_at", "paint_golden", "paint_sections", "selections", "span_at",
            "visible_range"]

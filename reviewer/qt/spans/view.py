@@ -32,7 +32,8 @@ from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
-from reviewer.qt.spans.layers import Mark, apply_formats, edge_at, golden_at, paint_golden, paint_sections, selections, span_at
+from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
+                                      paint_sections, selections, span_at)
 from reviewer.qt.spans.style import SpanLegend
 from reviewer.storage import spans as span_store
 
@@ -55,6 +56,7 @@ class SpanTextView(QPlainTextEdit):
         self.golden: list = []
         self.golden_starts: list[int] = []
         self.bounds: list[tuple[str, int, int]] = []
+        self.marks: list = []  # findings placed on the text (painted)
         self._drag: Optional[tuple[object, str]] = None
         self._drag_pos: Optional[int] = None
 
@@ -77,6 +79,7 @@ class SpanTextView(QPlainTextEdit):
         try:
             paint_sections(painter, self, self.bounds)
             paint_golden(painter, self, self.golden, self.golden_starts, self._dragging())
+            paint_marks(painter, self, self.marks)
         finally:
             painter.end()
 
@@ -255,6 +258,8 @@ class SpanPane(QWidget):
             else:
                 self.marks.append(Mark(where[0], where[1], f.id, f.status.value, where[2]))
         apply_formats(self.view.document(), self.spans, self.marks)
+        self.view.marks = self.marks
+        self.view.viewport().update()
         self.apart.clear()
         self.apart.addItems(apart or ["every finding sits on the text"])
         self.refresh_golden()
