@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_snapshots
-from reviewer.core.spans.judge import convert_basic_to_enhanced, format_spans_for_judge, parse_judge_response, \
+from reviewer.core.spans.responses import convert_basic_to_enhanced, format_spans_for_judge, parse_judge_response, \
     validate_enhanced
 from reviewer.core.spans.sections import detect_sections, span_section, tag_spans
 from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS, category_averages, \

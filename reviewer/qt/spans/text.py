@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.core.spans.judge import format_spans_for_judge
+from reviewer.core.spans.responses import format_spans_for_judge
 from reviewer.storage.spans import parse_span_output
 
 
