@@ -43,7 +43,7 @@ from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
-from reviewer.qt.spans.view import SpanPane
+from reviewer.qt.span_pane import SpanPane
 
 MAX_RECENT = 8
 #: The window's size on the first start (smaller screens: what fits).

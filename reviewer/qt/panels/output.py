@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.qt.session import Session
-from reviewer.qt.spans.text import span_output_text
+from reviewer.qt.span_text import span_output_text
 
 #: The convention combo: (label, convention); None = as detected.
 CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [

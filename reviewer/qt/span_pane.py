@@ -1,8 +1,8 @@
 """The span pane (issue 10 §1-3): a text item's labelled text beside its
-prompt, plain text only (setPlainText; marks are extra selections and
-painted lines, never HTML); the run's spans tinted by role, golden spans as
-thick role-coloured lines, the judge's findings as wavy underlines on their
-span (a MISSED element where its text occurs, else in the list below),
+prompt, plain text only (setPlainText; the spans are character formats on
+it, the rest painted lines, never HTML); the run's spans tinted by role,
+golden spans as thick role-coloured lines, the judge's findings as zigzags on
+their span (a MISSED element where its text occurs, else in the list below),
 section stripes, and hand labelling:
 
 * select text with the mouse or Shift+arrows, press L or Enter, type a role
@@ -32,9 +32,9 @@ from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
-from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
+from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
                                       paint_sections, selections, span_at)
-from reviewer.qt.spans.style import SpanLegend
+from reviewer.qt.span_style import SpanLegend
 from reviewer.storage import spans as span_store
 
 
