@@ -49,6 +49,7 @@ from reviewer.storage.judge_report import (
 from reviewer.storage.judge_stats import agreement_table, refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 from reviewer.storage import case_report, cases as case_store
+from reviewer.storage import spans as span_store
 
 
 def _one_line(text: object) -> str:
@@ -328,6 +329,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
             raise click.ClickException(str(exc)) from None
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
+        span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
     finally:
         p.close()
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
@@ -351,6 +353,8 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("\n" + failed, nl=False)
     if not jr and charts_dir is not None:
         echo("no charts: the project has no judge verdicts", err=True)
+    if span_md:
+        echo("\n" + span_md, nl=False)
 
 
 @main.command()
@@ -636,6 +640,43 @@ def open_cmd(project: Optional[Path], screenshot: Optional[Path], item: Optional
     except ImportError as exc:
         raise click.ClickException(f"the review window is not available: {exc}") from None
     sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt, mode=mode))
+
+
+@main.command("compare")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("baseline")
+@click.argument("current")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@_friendly
+def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> None:
+    """Compare two span-labeling snapshots of PROJECT, named by file stem
+    (design property P10): score delta, regressions and improvements,
+    category deltas, new and resolved taxonomy confusions, section deltas."""
+    p = open_project(project)
+    try:
+        result = span_store.compare(p, baseline, current)
+    finally:
+        p.close()
+    if as_json:
+        echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    echo(span_store.compare_text(baseline, current, result))
+
+
+@main.command("golden-export")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@_friendly
+def golden_export(project: Path, name: str, out: Path) -> None:
+    """Write golden set NAME (the file stem it was imported from) of PROJECT
+    to OUT in its own golden-set format, with the golden spans as edited."""
+    p = open_project(project)
+    try:
+        n = span_store.write_golden_set(p, name, out)
+    finally:
+        p.close()
+    echo(f"wrote {out}: {n} prompts")
 
 
 if __name__ == "__main__":  # pragma: no cover

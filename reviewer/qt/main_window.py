@@ -44,6 +44,7 @@ from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
+from reviewer.qt.span_pane import SpanPane
 
 MAX_RECENT = 8
 #: The window's size on the first start (smaller screens: what fits).
@@ -67,7 +68,13 @@ class MainWindow(QMainWindow):
         box = QVBoxLayout(center)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
-        box.addWidget(self.canvas, 1)
+        self.span_pane = SpanPane(session)  # text items: the labelled text in place of the photo (issue 10)
+        self.center_stack = QStackedWidget()
+        self.center_stack.addWidget(self.canvas)
+        self.center_stack.addWidget(self.span_pane)
+        session.itemChanged.connect(self._pick_center)
+        session.projectChanged.connect(self._pick_center)
+        box.addWidget(self.center_stack, 1)
         box.addWidget(self.reason_bar)
         self.adjudication = AdjudicationView(session)
         self.modes = QStackedWidget()
@@ -88,6 +95,7 @@ class MainWindow(QMainWindow):
         self.mode = "review"
         self._review_layout = None
         self.review = ReviewController(session, self.reason_bar, self)
+        self.review.span_target = lambda: self.span_pane.span_target() if self.span_pane.applies() else None
 
         self.items_panel = ItemsPanel(session)
         self.unplaced_panel = UnplacedPanel(session)
@@ -149,6 +157,10 @@ class MainWindow(QMainWindow):
         self._first_start = self.settings.value("state") is None
         self._layout_defaults()
         self._restore()
+
+    def _pick_center(self) -> None:
+        """The span pane for a text item, the photo canvas otherwise."""
+        self.center_stack.setCurrentWidget(self.span_pane if self.span_pane.applies() else self.canvas)
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -129,6 +129,8 @@ class ReviewController(QObject):
         self.auto_advance = True
         self._rejected: list[int] = []
         self._rejection: Optional[Command] = None
+        #: () -> (span index, span text) of the span at the cursor in the span pane, or None (issue 10: A)
+        self.span_target = lambda: None
         reason_bar.committed.connect(self._reason_given)
         reason_bar.edit.installEventFilter(self)
         session.walked.connect(self._walked)
@@ -343,7 +345,8 @@ class ReviewController(QObject):
             return
         self.pending_add = True
         target = self._card_target()
-        where = f"card '{target[1]}'" if target else "the run"
+        span = None if target else self.span_target()
+        where = f"card '{target[1]}'" if target else f"span '{span[1]}'" if span else "the run"
         self.session.message.emit(f"new finding on {where}: press 1-6 for its code, Esc to cancel")
 
     def cancel(self) -> None:
@@ -366,8 +369,10 @@ class ReviewController(QObject):
         if run is None:
             return
         target = self._card_target()
+        span = None if target else self.span_target()
         cmd = AddFinding(run.run["id"], code, s.reviewer,
                          gt_card_id=target[0] if target else None,
-                         gt_card=target[1] if target else None)
+                         gt_card=target[1] if target else None,
+                         model_index=span[0] if span else None, model_card=span[1] if span else None)
         if s.execute(cmd):
             s.select_findings([cmd.finding.id])

@@ -28,6 +28,8 @@ a known run is listed under model '-' and its subject.
 
 from __future__ import annotations
 
+import json
+
 import csv
 import io
 import math
@@ -44,6 +46,7 @@ from reviewer.core.judging.calibration import (
     SCORES,
     ConfusionMatrix,
     Distribution,
+    expected_for,
     inflation_warning,
     judge_vs_reference,
     score_distribution,
@@ -230,12 +233,25 @@ class JudgeReport:
     confusions: list[ConfusionMatrix]
     undecided: Counter
     charts: list[Path] = field(default_factory=list)
+    expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
         """{kind: count} in DisputeKind order, every kind present."""
         c = Counter(d.kind.value for d in self.disputes)
         return {k.value: c.get(k.value, 0) for k in DisputeKind}
+
+
+def configured_expected(project: Project) -> dict:
+    """Expected 1-5 distributions configured in the project (meta key
+    ``calibration.expected``: JSON {dimension: {score: share}}), {} when none
+    or unreadable (issue 10 §5: span dimensions get one only when configured)."""
+    row = project.db.execute("SELECT value FROM meta WHERE key = 'calibration.expected'").fetchone()
+    try:
+        data = json.loads(row[0]) if row else {}
+        return {str(d): {int(k): float(v) for k, v in dist.items()} for d, dist in data.items()}
+    except (TypeError, ValueError, AttributeError):
+        return {}
 
 
 def has_verdicts(project: Project) -> bool:
@@ -263,12 +279,13 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     run_ids = {v.run_id for v in vs if v.run_id is not None}
     runs = {r["id"]: r for r in repo.run_rows(project, run_ids)} if run_ids else {}
     dists = score_distribution(vs)
-    warnings = [w for w in (inflation_warning(d) for d in dists) if w]
+    configured = configured_expected(project)
+    warnings = [w for w in (inflation_warning(d, expected_for(d.dimension, configured)) for d in dists) if w]
     confusions = judge_vs_reference(vs, adjudications, "adjudicated") + judge_vs_reference(vs, (), "human")
     report = JudgeReport(
         weights=weights, verdict_rows=verdict_table(vs, runs, weights),
         agreement=agreement_rows(vs, adjudications), disputes=disputes, distributions=dists,
-        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs))
+        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured)
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)
     return report
@@ -348,13 +365,19 @@ def judge_report_markdown(report: JudgeReport) -> str:
     out += ["", "## Calibration (1-5 scores)", ""]
     if report.distributions:
         header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]
-        warned = {(d.judge, d.dimension) for d in report.distributions if inflation_warning(d)}
+        warned = {(d.judge, d.dimension) for d in report.distributions
+                  if inflation_warning(d, expected_for(d.dimension, report.expected))}
         rows = [["expected (plan)", "", ""] + [_pct(EXPECTED_DISTRIBUTION[s]) for s in SCORES]
                 + [f"{EXPECTED_MEAN:.2f}", ""]]
-        rows += [[d.judge, d.dimension, str(d.n)] + [_pct(d.shares[s]) for s in SCORES]
-                 + ["-" if d.mean is None else f"{d.mean:.2f}", "yes" if (d.judge, d.dimension) in warned else ""]
-                 for d in report.distributions]
+        for d in report.distributions:
+            expected = expected_for(d.dimension, report.expected)
+            flag = ("yes" if (d.judge, d.dimension) in warned else "") if expected is not None else "no expected"
+            rows.append([d.judge, d.dimension, str(d.n)] + [_pct(d.shares[s]) for s in SCORES]
+                        + ["-" if d.mean is None else f"{d.mean:.2f}", flag])
         out.append(markdown_table(header, rows))
+        out += ["", "Each rubric is compared with its own expected distribution: the plan's is the tarot "
+                "rubric's; the span-labeling judge's dimensions have none (\"no expected\") unless one is "
+                "configured (meta key calibration.expected); totalScore (0-25) is not a 1-5 score."]
         if report.warnings:
             out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, "
                     "with 5 or more scores):", ""]

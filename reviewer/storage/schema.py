@@ -265,3 +265,45 @@ def m0008_cases(db: sqlite_utils.Database) -> None:
         metrics_version TEXT NOT NULL,
         outcomes TEXT NOT NULL,
         scored_at TEXT NOT NULL)""")
+@MIGRATIONS(name="0007_spans")
+def m0007_spans(db: sqlite_utils.Database) -> None:
+    """Span labeling (issue 10): imported judge snapshots (named by file
+    stem; the file's JSON kept so summaries are recomputed from its
+    results), the runs each snapshot's results became, golden-set files
+    (metadata and prompt order, for export in their own format) and golden
+    spans: hand-labelled spans of an item's labelled text (keyed by the
+    text's sha256; offsets in UTF-16 code units)."""
+    db.execute("""CREATE TABLE span_snapshots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        source TEXT,
+        sha256 TEXT NOT NULL,
+        timestamp TEXT,
+        judge_model TEXT,
+        extraction_model TEXT,
+        data TEXT NOT NULL,
+        imported_at TEXT NOT NULL)""")
+    db.execute("""CREATE TABLE span_snapshot_runs (
+        snapshot_id INTEGER NOT NULL REFERENCES span_snapshots(id) ON DELETE CASCADE,
+        prompt_key TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        PRIMARY KEY (snapshot_id, prompt_key))""")
+    db.execute("""CREATE TABLE golden_sets (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        prompts TEXT NOT NULL DEFAULT '[]',
+        imported_at TEXT NOT NULL)""")
+    db.execute("""CREATE TABLE golden_spans (
+        id INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        text_sha256 TEXT NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        text TEXT NOT NULL DEFAULT '',
+        extra TEXT NOT NULL DEFAULT '{}',
+        position INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT,
+        created_at TEXT NOT NULL)""")
+    db.execute("CREATE INDEX idx_golden_spans_item ON golden_spans(item_id, text_sha256)")

@@ -13,10 +13,12 @@ from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
 from reviewer.storage import judging, repo
 from reviewer.storage.db import Project, default_actor
+from reviewer.storage.spans import GoldenSpanStore
 
 
-class ProjectStore:
-    """Implements reviewer.core.commands.Store over a Project.
+class ProjectStore(GoldenSpanStore):
+    """Implements reviewer.core.commands.Store (and the golden-span store of
+    reviewer.core.span_commands) over a Project.
 
     ``actor``: the reviewer's name recorded in the audit table.
     """

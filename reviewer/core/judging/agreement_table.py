@@ -65,7 +65,7 @@ from reviewer.core.judging.agreement import (
     percent_agreement,
     position_swap_consistency,
 )
-from reviewer.core.judging.calibration import scale_labels
+from reviewer.core.judging.calibration import own_range_value, scale_labels
 from reviewer.core.judging.disputes import (
     GOLD,
     NUMERIC_SCALES,
@@ -313,7 +313,7 @@ def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
     c: Counter = Counter()
     for v in vs:
         for d in v.scores:
-            if value_of(v, d) is None:
+            if value_of(v, d) is None and own_range_value(v, d) is None:  # totalScore 0-25 is decided
                 c[labels[rater_key(v)]] += 1
     return c
 

@@ -19,6 +19,10 @@ from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict, 
 
 __all__ = [
     "EXPECTED_DISTRIBUTION",
+    "OWN_RANGE",
+    "RUBRIC_EXPECTED",
+    "expected_for",
+    "own_range_value",
     "EXPECTED_MEAN",
     "INFLATION_MEAN_MARGIN",
     "INFLATION_SHARE_TOLERANCE",
@@ -45,6 +49,17 @@ EXPECTED_MEAN: float = round(sum(s * p for s, p in EXPECTED_DISTRIBUTION.items()
 INFLATION_SHARE_TOLERANCE = 0.05
 #: Inflation rule: mean above the expected mean by more than this.
 INFLATION_MEAN_MARGIN = 0.5
+#: Each rubric's own expected distribution (issue 10 §5): the plan's
+#: distribution is the tarot rubric's (judge-calibration-plan.md); the
+#: span-labeling judge's dimensions have none unless one is configured.
+RUBRIC_EXPECTED: dict[str, tuple[tuple[str, ...], Optional[Mapping[int, float]]]] = {
+    "tarot": (("personalization", "tarot_coherence", "tone", "safety", "overall"), EXPECTED_DISTRIBUTION),
+    "span-labeling": (("coverage", "precision", "granularity", "taxonomy", "technicalSpecs"), None),
+}
+#: Dimensions scored on their own range rather than the verdict's scale
+#: (the span judge's totalScore is the 0-25 sum of its five 1-5 scores): not
+#: in the 1-5 distributions, and not undecided when within the range.
+OWN_RANGE: dict[str, tuple[float, float]] = {"totalScore": (0.0, 25.0)}
 #: Fewer scores than this give no inflation warning (too few to judge).
 MIN_SCORES = 5
 
@@ -77,6 +92,32 @@ class Distribution:
         return self.total / self.n if self.n else None
 
 
+def expected_for(dimension: str, configured: Optional[Mapping[str, Mapping[int, float]]] = None
+                 ) -> Optional[Mapping[int, float]]:
+    """The expected 1-5 distribution of ``dimension``: the configured one
+    when given, else its rubric's own (RUBRIC_EXPECTED; None for the span
+    judge's dimensions), else the plan's (EXPECTED_DISTRIBUTION) for
+    dimensions of no known rubric. Issue 10 §5: "Calibration uses each
+    rubric's own expected distribution"."""
+    if configured and dimension in configured:
+        return configured[dimension]
+    for dims, dist in RUBRIC_EXPECTED.values():
+        if dimension in dims:
+            return dist
+    return EXPECTED_DISTRIBUTION
+
+
+def own_range_value(v: Verdict, dimension: str) -> Optional[float]:
+    """The value of a dimension scored on its own range (OWN_RANGE, e.g.
+    totalScore 0-25), None when it is not such a dimension or not a number
+    within its range."""
+    rng = OWN_RANGE.get(dimension)
+    raw = v.scores.get(dimension)
+    if rng is None or isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None
+    return float(raw) if rng[0] <= raw <= rng[1] else None
+
+
 def _bucket(x: float) -> int:
     return min(5, max(1, int(x + 0.5)))
 
@@ -99,6 +140,8 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
     for v in vs:
         label = labels[rater_key(v)]
         for dim in v.scores:
+            if dim in OWN_RANGE:
+                continue  # not a 1-5 score (e.g. totalScore 0-25)
             counts, stats = acc.setdefault((label, dim), [dict.fromkeys(SCORES, 0), [0, 0, 0.0]])
             x = value_of(v, dim)
             if x is None:
@@ -113,7 +156,7 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
 
 def inflation_warning(
     dist: Distribution,
-    expected: Mapping[int, float] = EXPECTED_DISTRIBUTION,
+    expected: Optional[Mapping[int, float]] = EXPECTED_DISTRIBUTION,
     share_tolerance: float = INFLATION_SHARE_TOLERANCE,
     mean_margin: float = INFLATION_MEAN_MARGIN,
     min_n: int = MIN_SCORES,
@@ -125,9 +168,10 @@ def inflation_warning(
     share of 5s plus ``share_tolerance`` (0.10 + 0.05 = 15 %, the plan's
     target "Score 5 rate < 15 %"), or when its mean exceeds the expected mean
     plus ``mean_margin`` (3.4 + 0.5 = 3.9). The text names the judge,
-    dimension, the share of 5s and the mean.
+    dimension, the share of 5s and the mean. No warning when ``expected``
+    is None (the dimension's rubric has no expected distribution).
     """
-    if dist.n < min_n:
+    if dist.n < min_n or expected is None:
         return None
     share5 = dist.shares[5]
     exp5 = expected.get(5, 0.0)

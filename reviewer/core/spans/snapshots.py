@@ -18,7 +18,11 @@ snapshots), so that they reproduce a snapshot's own summary block:
 * only *successful* results count: a judge result is present and its
   ``totalScore`` is above 0 (a failed judge call scores 0);
 * a category's score pair is left out of its average when it is missing or
-  both values are 0 (the judge's "not applicable");
+  a value is outside 1-5 (the design: category scores are 1-5, and "Invalid
+  category in categoryScores: Skip that category"). The snapshots' own code
+  leaves out only pairs where *both* values are 0, so a pair such as
+  coverage 1 / precision 0 counts there and not here: on the baseline this
+  changes the action and audio averages (one such pair each);
 * averages are rounded half up to 2 decimals, as JavaScript's
   ``Math.round(x * 100) / 100``;
 * a false positive with a reason outside the six known ones counts as
@@ -48,6 +52,10 @@ FALSE_POSITIVE_REASONS: tuple[str, ...] = (
 SCORE_KEYS: tuple[str, ...] = ("coverage", "precision", "granularity", "taxonomy", "technicalSpecs")
 #: The sum of the five scores (0-25).
 TOTAL_KEY = "totalScore"
+#: Category score given to every category of a basic-format (legacy) judge
+#: result (design convertBasicToEnhanced: ``{coverage: 3, precision: 3}``;
+#: the snapshots' own code gives 0 / 0).
+DEFAULT_CATEGORY_SCORE = 3
 #: How many taxonomy confusions a summary keeps, and examples per confusion.
 TOP_CONFUSIONS = 10
 CONFUSION_EXAMPLES = 3
@@ -115,7 +123,8 @@ def normalise_judge_result(judge: Mapping) -> dict:
     Scores and category scores are clamped to 0-5 (missing -> 0), every list is
     present (missing -> []), a legacy result (``missedElements`` as strings and
     ``incorrectExtractions``) becomes missed elements of category 'unknown'
-    and false positives with reason 'other'. ``totalScore`` is kept as the
+    and false positives with reason 'other', every category scored 3 / 3
+    (design property P7 and convertBasicToEnhanced). ``totalScore`` is kept as the
     judge gave it when it is a number, else the sum of the scores. Never
     raises for a mapping."""
     raw_scores = judge.get("scores") if isinstance(judge.get("scores"), Mapping) else {}
@@ -145,8 +154,16 @@ def normalise_judge_result(judge: Mapping) -> dict:
     out["falsePositives"] = [{"text": str(t), "assignedRole": "unknown", "reason": "other"} for t in wrong]
     out["taxonomyErrors"] = []
     out["granularityErrors"] = []
-    out["categoryScores"] = {cat: {"coverage": 0.0, "precision": 0.0} for cat in CATEGORIES}
+    out["categoryScores"] = {cat: {"coverage": float(DEFAULT_CATEGORY_SCORE), "precision": float(DEFAULT_CATEGORY_SCORE)}
+                             for cat in CATEGORIES}
     return out
+
+
+def valid_pair(pair: Mapping) -> bool:
+    """A category score pair counts in averages when both values are on
+    the 1-5 scale (design: CategoryScore coverage and precision 1-5; invalid
+    categories are skipped)."""
+    return all(1 <= (_number(pair.get(k)) or 0) <= 5 for k in ("coverage", "precision"))
 
 
 def successful(results: Iterable[Mapping]) -> list[dict]:
@@ -168,14 +185,14 @@ def successful(results: Iterable[Mapping]) -> list[dict]:
 def category_averages(results: Iterable[Mapping], digits: Optional[int] = 2) -> dict[str, dict[str, float]]:
     """Mean coverage and precision (1-5) per category over the successful
     results: {category: {'coverage': mean, 'precision': mean}} for all nine
-    categories (0 and 0 for a category no result scored). Pairs where both
-    values are 0 are left out. Rounded half up to ``digits`` decimals (None:
+    categories (0 and 0 for a category no result scored). Pairs with a
+    value outside 1-5 are left out (:func:`valid_pair`). Rounded half up to ``digits`` decimals (None:
     not rounded). Property 5 of span-labeling-evaluation-design.md."""
     sums = {cat: [0.0, 0.0, 0] for cat in CATEGORIES}
     for judge in successful(results):
         for cat in CATEGORIES:
             pair = judge["categoryScores"][cat]
-            if pair["coverage"] == 0 and pair["precision"] == 0:
+            if not valid_pair(pair):
                 continue
             sums[cat][0] += pair["coverage"]
             sums[cat][1] += pair["precision"]
@@ -347,7 +364,7 @@ __all__ = [
     "CATEGORIES", "FALSE_POSITIVE_REASONS", "SCORE_KEYS", "TOTAL_KEY", "Confusion",
     "average_total", "category_averages", "compare_summary", "false_positive_reasons", "issue_lines",
     "missed_by_category", "normalise_judge_result", "round_half_up", "score_range", "successful",
-    "summary", "taxonomy_confusions",
+    "summary", "taxonomy_confusions", "valid_pair", "DEFAULT_CATEGORY_SCORE",
 ]
 
 

@@ -223,7 +223,8 @@ class FindingsPanel(QWidget):
         line = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
         self.piles_label.setText(line)
         self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
-        self.details_label.setText("\n".join(rest))
+        # at most 12 lines: a run with hundreds of findings must not make the window taller than the screen
+        self.details_label.setText("\n".join(rest[:12] + ([f"… {len(rest) - 12} more"] if len(rest) > 12 else [])))
         self._fold(self.info_toggle.isChecked())
 
     def _fold(self, unfolded: bool) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.qt.session import Session
+from reviewer.qt.span_text import span_output_text
 
 #: The convention combo: (label, convention); None = as detected.
 CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
@@ -169,6 +170,9 @@ class OutputPanel(QWidget):
         run = self.session.run()
         raw = run.run["output"] if run else ""
         facts = run.facts if run else None
+        readable = span_output_text(raw) if run else None
+        if readable is not None:  # a span run: its text and numbered spans, not JSON with \n escapes
+            raw, facts = readable, None
         self.raw_view.setPlainText(raw)
         error = facts.parse_error if facts else None
         self.error_label.setText(f"⚠ {error}" if error else "")

@@ -16,6 +16,7 @@ from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
 from reviewer.storage.importers import rubric, span_snapshots
 from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
 from reviewer.storage.importers import cases
+from reviewer.storage.importers import span_golden
 
 #: format name -> (detector, importer)
 FORMATS = {
@@ -27,6 +28,8 @@ FORMATS = {
     "card-folder": (card_folder.detect, card_folder.import_folder),
     "tarot-readings": (rubric.detect_folder, rubric.import_readings),
     "span-snapshot": (span_snapshots.detect, span_snapshots.import_snapshot),
+    "span-golden-set": (span_golden.detect_golden_set, span_golden.import_golden_set),
+    "span-golden-results": (span_golden.detect_golden_results, span_golden.import_golden_results),
     "rubric-verdicts": (rubric.detect_verdicts, rubric.import_verdicts),
     "jsonl-verdicts": (jsonl_verdicts.detect, jsonl_verdicts.import_jsonl_verdicts),
     "jsonl-runs": (jsonl_runs.detect, jsonl_runs.import_jsonl),

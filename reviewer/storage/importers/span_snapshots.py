@@ -21,10 +21,13 @@ declared scale), issues_found = the error lists as readable lines
 (reviewer.core.spans.snapshots.issue_lines), rationale = notes, raw = the judge JSON.
 Span counts per section and the pipeline's meta go to the subject's metrics.
 
-The error lists are not findings: a finding carries exactly one T-P5 code
-(card reading) and none of those is a span error. After importing, the
-snapshot's own summary block is recomputed from the results and any
-difference is reported as a note. Idempotent.
+The judge's error lists become findings (one SpanCode each). The snapshot
+itself is stored under its file stem (reviewer.storage.spans) with the runs
+its results became, so ``reviewer compare`` and the report recompute its
+summary from the results; the file's own summary block is only compared
+against, and any difference is reported as a note. Results of the compact
+format (Gemini snapshots: ``score`` only, no labelled text) make no run but
+count in the stored snapshot. Idempotent.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
+from reviewer.storage import spans as span_store
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 
@@ -152,6 +156,10 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
     judge_name = str(data.get("judgeModel") or "unknown-judge")
     timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
     known_metrics = judging.subject_metrics(project)
+    snapshot_id, snap_status = span_store.save_snapshot(project, source.stem, source.name, data, options.actor)
+    report.count("snapshots", snap_status == "added")
+    if snap_status == "replaced":
+        report.notes.append(f"snapshot '{source.stem}' was stored before with other content; replaced")
     with project.batched(auto=True):
         prompt_id, created = repo.upsert_prompt(
             project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor)
@@ -163,6 +171,10 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
                 continue
             where = f"result {index} ({result['promptId']})"
             if not isinstance(result.get("output"), str) or not result["output"]:
+                if "score" in result:
+                    report.notes.append(f"{where}: compact result (score only, no labeled text): "
+                                        "kept in the snapshot, no run")
+                    continue
                 report.skip(where, "no output text (nothing was labeled)")
                 continue
             item_id, status = _text_item(project, str(result["promptId"]), str(result.get("input") or ""),
@@ -180,6 +192,7 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
                 report.skip(where, run_status)
                 continue
             report.count("runs", run_status == "added")
+            span_store.link_run(project, snapshot_id, str(result["promptId"]), run_id)
             subject = f"run:{run_id}"
             metrics = _metrics(result)
             if known_metrics.get(subject) != metrics:
@@ -201,13 +214,16 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
 
 
 def _compare_summary(data: dict, report: ImportReport) -> None:
-    stored = data.get("summary")
-    if not isinstance(stored, dict):
+    """Recompute the summary from the results and note where the file's own
+    blocks differ (reviewer.core.spans.summary.compare_block)."""
+    from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
+
+    loaded = load_snapshot(data)
+    if not isinstance(data.get("summary"), dict) and not loaded.get("categoryScores"):
         return
-    if not any(isinstance(r, dict) and isinstance(r.get("judgeResult"), dict) for r in data["results"]):
-        report.notes.append("the results hold no judge results: the summary block was not recomputed")
-        return
-    diffs = spans.compare_summary(spans.summary(data["results"]), stored)
+    computed = compute_summary(loaded)
+    extra = {"categoryScores": loaded["categoryScores"]} if loaded.get("categoryScores") else None
+    diffs = compare_block(computed, data.get("summary") or {}, extra)
     equal = [key for key, found in diffs.items() if not found]
     if equal:
         report.notes.append(f"summary block recomputed from the results, equal: {', '.join(equal)}")
@@ -215,3 +231,4 @@ def _compare_summary(data: dict, report: ImportReport) -> None:
         if found:
             report.notes.append(f"summary {key} differs from the results: " + "; ".join(found[:5])
                                 + (f" (+{len(found) - 5} more)" if len(found) > 5 else ""))
+    report.notes += [f"summary: {w}" for w in computed["warnings"]]

@@ -1,0 +1,110 @@
+"""Golden-span edits as core Commands (issue 10 §3: "Every edit is an
+undoable command"): add a golden span on a labelled text, move its ends or
+change its role, delete it. They act on a store with the golden-span methods
+(reviewer.storage.spans.GoldenSpanStore, mixed into the project store); a
+re-added span keeps its id on redo.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Protocol
+
+from reviewer.core.commands import Command, Effect
+from reviewer.core.spans.golden import GoldenSpan, utf16_slice
+
+
+class GoldenStore(Protocol):
+    """What golden-span commands need from storage."""
+
+    def add_golden_span(self, item_id: int, labelled: str, span: GoldenSpan) -> int:
+        """Insert ``span`` on (item, labelled text), keeping ``span.id`` when set; its id."""
+    def get_golden_span(self, span_id: int) -> tuple[int, GoldenSpan]:
+        """(item id, span) of ``span_id``; KeyError when absent."""
+    def update_golden_span(self, span_id: int, span: GoldenSpan) -> None:
+        """Write start, end, role and text of ``span``; KeyError when absent."""
+    def delete_golden_span(self, span_id: int) -> None:
+        """Delete ``span_id``; KeyError when absent."""
+
+
+def _clean(labelled: str, start: int, end: int) -> tuple[int, int]:
+    start, end = sorted((max(0, int(start)), max(0, int(end))))
+    if start == end:
+        raise ValueError("a golden span needs at least one character")
+    return start, end
+
+
+class AddGoldenSpan(Command):
+    """Label [start, end) (UTF-16 offsets) of ``labelled`` on item ``item_id``
+    with ``role``: a golden span (issue 10 §3, hand labelling)."""
+
+    def __init__(self, item_id: int, labelled: str, start: int, end: int, role: str):
+        start, end = _clean(labelled, start, end)
+        self.item_id, self.labelled = item_id, labelled
+        self.span = GoldenSpan(start=start, end=end, role=role.strip(), text=utf16_slice(labelled, start, end))
+        self.text = f"label '{self.span.text[:30]}' as {self.span.role}"
+
+    def do(self, store: GoldenStore) -> Effect:
+        """Insert the span (same id again on redo); Effect with its item."""
+        self.span.id = store.add_golden_span(self.item_id, self.labelled, self.span)
+        return Effect(items={self.item_id})
+
+    def undo(self, store: GoldenStore) -> Effect:
+        """Delete the span added; Effect with its item."""
+        store.delete_golden_span(self.span.id)
+        return Effect(items={self.item_id})
+
+
+class EditGoldenSpan(Command):
+    """Move a golden span's ends (drag) and/or change its role."""
+
+    def __init__(self, span_id: int, labelled: str, start: Optional[int] = None, end: Optional[int] = None,
+                 role: Optional[str] = None):
+        self.span_id, self.labelled = span_id, labelled
+        self.changes = {"start": start, "end": end, "role": role}
+        self.before: Optional[GoldenSpan] = None
+        self.item_id: Optional[int] = None
+        self.text = "change golden span role" if role is not None and start is None and end is None \
+            else "move golden span"
+
+    def do(self, store: GoldenStore) -> Effect:
+        """Write the new ends / role (the old ones kept for undo); Effect with its item."""
+        self.item_id, before = store.get_golden_span(self.span_id)
+        if self.before is None:
+            self.before = before
+        start = self.changes["start"] if self.changes["start"] is not None else before.start
+        end = self.changes["end"] if self.changes["end"] is not None else before.end
+        start, end = _clean(self.labelled, start, end)
+        role = self.changes["role"].strip() if self.changes["role"] is not None else before.role
+        store.update_golden_span(self.span_id, GoldenSpan(start=start, end=end, role=role,
+                                                          text=utf16_slice(self.labelled, start, end)))
+        return Effect(items={self.item_id})
+
+    def undo(self, store: GoldenStore) -> Effect:
+        """Put the old ends and role back; Effect with its item."""
+        store.update_golden_span(self.span_id, self.before)
+        return Effect(items={self.item_id})
+
+
+class DeleteGoldenSpan(Command):
+    """Remove a golden span (Delete)."""
+
+    def __init__(self, span_id: int, labelled: str):
+        self.span_id, self.labelled = span_id, labelled
+        self.item_id: Optional[int] = None
+        self.span: Optional[GoldenSpan] = None
+        self.text = "delete golden span"
+
+    def do(self, store: GoldenStore) -> Effect:
+        """Delete the span (kept for undo); Effect with its item."""
+        self.item_id, self.span = store.get_golden_span(self.span_id)
+        store.delete_golden_span(self.span_id)
+        return Effect(items={self.item_id})
+
+    def undo(self, store: GoldenStore) -> Effect:
+        """Put the span back with its id; Effect with its item."""
+        self.span.id = self.span_id
+        store.add_golden_span(self.item_id, self.labelled, self.span)
+        return Effect(items={self.item_id})
+
+
+__all__ = ["AddGoldenSpan", "DeleteGoldenSpan", "EditGoldenSpan", "GoldenStore"]

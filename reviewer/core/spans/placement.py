@@ -1,0 +1,47 @@
+"""Where the judge's findings sit on a labelled text (issue 10 §2):
+FALSE_POSITIVE, TAXONOMY and GRANULARITY on the span they name by index
+when that span has the finding's text, else on the first span with that text
+(judges sometimes number a span list other than the stored one: on the
+baseline 10 of 174 indices name a span with other text), else where the text
+occurs; MISSED where its text first occurs in the text (case-insensitive);
+anything else is listed apart.
+
+Offsets are UTF-16 code units, as the spans'. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional, Sequence
+
+from reviewer.core.spans.golden import index_to_utf16
+
+
+def _norm(text: str) -> str:
+    return " ".join((text or "").lower().split())
+
+
+def place(code: str, index: Optional[int], text: str, labelled: str,
+          spans: Sequence[Mapping]) -> Optional[tuple[int, int, Optional[int]]]:
+    """(start, end, span index or None) where a finding of ``code`` sits on
+    ``labelled``, or None when it cannot be placed (listed apart). ``index``:
+    the span the judge named; ``text``: the finding's text (the span's, or the
+    missed element's)."""
+    if code != "MISSED":
+        key = _norm(text)
+        if index is not None and 0 <= index < len(spans) and (not key or _norm(str(spans[index].get("text", ""))) == key):
+            s = spans[index]
+            return int(s.get("start", 0)), int(s.get("end", 0)), index
+        for i, s in enumerate(spans):
+            if key and _norm(str(s.get("text", ""))) == key:
+                return int(s.get("start", 0)), int(s.get("end", 0)), i
+    needle = (text or "").strip().lower()
+    if not needle:
+        return None
+    at = (labelled or "").lower().find(needle)
+    if at < 0:
+        return None
+    start = index_to_utf16(labelled, at)
+    return start, start + index_to_utf16(needle, len(needle)), None
+
+
+__all__ = ["place"]

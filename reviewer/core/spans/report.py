@@ -1,0 +1,84 @@
+"""The span section of the report, shaped like the snapshots' own report
+(summary, score distribution, commonly missed, incorrect extractions,
+category scores, false-positive reasons, top confusions, granularity, errors
+by section, confidence error rates; span-labeling-evaluation-design.md,
+"Reporting Layer"), from recomputed summaries. Text from the files (span
+texts, roles) is passed through ``md`` so it cannot break the Markdown.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Optional, Sequence
+
+from reviewer.core.spans.sections import SECTIONS
+from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], str],
+                      f1: Optional[Mapping] = None, block_notes: Sequence[str] = ()) -> list[str]:
+    """Markdown lines of one snapshot's span section (design report layout):
+    ``s`` is a recomputed summary (reviewer.core.spans.summary.compute_summary);
+    ``f1``: optional {mode: {group: Counts}} against golden spans;
+    ``block_notes``: where the file's own summary block differs."""
+    out = [f"### Snapshot {md(name)}", "",
+           f"Judge {md(meta.get('judge_model') or '?')}"
+           + (f", extraction model {md(meta['extraction_model'])}" if meta.get("extraction_model") else "")
+           + (f", {md(meta['timestamp'])}" if meta.get("timestamp") else ""), "",
+           f"**Summary** ({s['prompts']} prompts, {s['judged']} judged): average score {s['avgScore']:.2f}/25, "
+           f"average span count {s['avgSpanCount']:.2f}, errors {s['errorCount']}", ""]
+    out += ["**Score distribution**", ""]
+    out += _table(["band", "prompts"], [[k, str(v)] for k, v in s["scoreDistribution"].items()]) + [""]
+    for title, key in (("Commonly missed elements", "commonMissedElements"),
+                       ("Commonly incorrect extractions", "commonIncorrectExtractions")):
+        out += [f"**{title}**", ""]
+        out += [f"- {md(t)} ({n}x)" for t, n in s[key]] or ["- none"]
+        out.append("")
+    out += ["**Category scores** (average coverage / precision, 1-5)", ""]
+    out += _table(["category", "coverage", "precision"],
+                  [[c, f"{s['avgCategoryScores'][c]['coverage']:.2f}", f"{s['avgCategoryScores'][c]['precision']:.2f}"]
+                   for c in CATEGORIES]) + [""]
+    out += ["**False-positive reasons**", ""]
+    out += _table(["reason", "count"], [[r, str(s["falsePositiveReasons"][r])] for r in FALSE_POSITIVE_REASONS]) + [""]
+    out += ["**Top taxonomy confusions** (assigned -> expected)", ""]
+    conf = s["topTaxonomyErrors"]
+    out += _table(["assigned role", "expected role", "count", "examples"],
+                  [[md(c["assignedRole"]), md(c["expectedRole"]), str(c["count"]),
+                    md(", ".join(c.get("examples") or []))] for c in conf]) if conf else ["none"]
+    out += ["", "**Granularity**", ""]
+    gran = s["topGranularityErrors"]
+    out += _table(["issue", "count", "examples"],
+                  [[md(g["reason"]), str(g["count"]), md(", ".join(g["examples"]))] for g in gran]) if gran else ["none"]
+    out += ["", "**Errors by section**", ""]
+    out += _table(["section", "missed", "false positives"],
+                  [[sec, str(s["errorsBySection"][sec]["missed"]), str(s["errorsBySection"][sec]["falsePositives"])]
+                   for sec in SECTIONS]) + [""]
+    ca = s["confidenceAnalysis"]
+    out += ["**Confidence error rates** (a span is an error when a false positive, taxonomy or granularity "
+            "error names it)", ""]
+    out += _table(["bucket", "range", "errors", "spans", "error rate", "examples"],
+                  [[k, f"{b['range'][0]:g}-{b['range'][1]:g}", str(b["errors"]), str(b["total"]),
+                    f"{b['errorRate']:.1%}", md("; ".join(b["examples"]))] for k, b in ca["buckets"].items()])
+    rec = ca["recommendedThreshold"]
+    out += ["", f"Recommended minimum confidence: {'none' if rec is None else f'{rec:.2f}'}. {md(ca['notes'])}", ""]
+    if f1:
+        out += ["**Span F1 against golden spans**", ""]
+        rows = []
+        for mode, groups in f1.items():
+            for group, c in groups.items():
+                rows.append([mode, md(group), str(c.golden), str(c.predicted), str(c.tp),
+                             f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}"])
+        out += _table(["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"], rows) + [""]
+    if s.get("warnings") or block_notes:
+        out += ["Notes:", ""] + [f"- {md(w)}" for w in list(s.get("warnings") or []) + list(block_notes)] + [""]
+    return out
+
+
+__all__ = ["snapshot_markdown"]
