@@ -33,6 +33,7 @@ from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
+from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.legend import LegendPanel
@@ -43,6 +44,7 @@ from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
+from reviewer.qt.text import line
 
 MAX_RECENT = 8
 #: The window's size on the first start (smaller screens: what fits).
@@ -207,8 +209,8 @@ class MainWindow(QMainWindow):
     # -- status -----------------------------------------------------------------------
     def show_message(self, text: str, ms: int = 8000) -> None:
         """A line in the status bar beside the legend, for ``ms`` milliseconds."""
-        self.message_label.setText(text)
-        self.message_label.setToolTip(text)
+        self.message_label.setText(line(text))
+        self.message_label.setToolTip(plain_tooltip(text))
         self._message_timer.start(ms)
 
     def show_error(self, text: str) -> None:

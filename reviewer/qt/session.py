@@ -77,6 +77,7 @@ class Session(JudgingMixin, QObject):
         self.tool = "select"
         self.convention_override: Optional[BoxConvention] = None
         self._runs: dict[int, ScoredRun] = {}
+        self._items: list[Item] = []
         self._gt: dict[int, GroundTruth] = {}
         self.current_dispute_id: Optional[int] = None
         #: The command ``execute`` did last; None after undo or redo (so a
@@ -139,6 +140,7 @@ class Session(JudgingMixin, QObject):
 
     def _reload(self) -> None:
         self._runs = {r.run["id"]: r for r in scored_runs(self.project)} if self.project else {}
+        self._items = repo.items(self.project) if self.project else []  # items change only by import
         self._gt.clear()
 
     # -- reading ------------------------------------------------------------------------
@@ -152,13 +154,13 @@ class Session(JudgingMixin, QObject):
             runs.setdefault(r.run["item_id"], []).append(r)
         return [ItemStatus(item, cards.get(item.id, 0), len(runs.get(item.id, [])),
                            sum(r.is_reviewed or not r.findings for r in runs.get(item.id, [])))
-                for item in repo.items(self.project)]
+                for item in self._items]
 
     def item(self) -> Optional[Item]:
         """The current item."""
         if self.project is None or self.item_id is None:
             return None
-        return next((i for i in repo.items(self.project) if i.id == self.item_id), None)
+        return next((i for i in self._items if i.id == self.item_id), None)
 
     def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
         """Absolute path of an item's photo (the current one by default)."""
@@ -384,7 +386,7 @@ class Session(JudgingMixin, QObject):
         if self.project is not None:
             self.project.close()
             self.project = self.store = None
-            self._runs, self.item_id, self.run_id = {}, None, None
+            self._runs, self._items, self.item_id, self.run_id = {}, [], None, None
             self._verdicts, self.current_dispute_id, self.last_command = [], None, None
             self.stack.clear()
             self.projectChanged.emit()

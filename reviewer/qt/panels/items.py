@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from reviewer.qt.panels import IdRole, plain_tooltip, row_of
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
+from reviewer.qt.text import cell
 
 THUMB = QSize(72, 54)
 #: Filter modes of the combo: (label, predicate on ItemStatus).
@@ -130,7 +131,7 @@ class ItemsModel(QAbstractListModel):
             return None
         status = self.rows[index.row()]
         if role == Qt.DisplayRole:
-            return f"{status.item.name}\n{status_line(status)}"
+            return f"{cell(status.item.name)}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
