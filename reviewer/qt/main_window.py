@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session, self.settings = session, settings
         self.errors: list[str] = []
+        self._give_up_waiting = False
         self.setWindowTitle("reviewer")
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
@@ -132,12 +133,18 @@ class MainWindow(QMainWindow):
         self._message_timer = QTimer(self, singleShot=True, timeout=self.message_label.clear)
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.PlainText)
+        self.waiting_label = QLabel()  # edits queued while another program writes the project
+        self.waiting_label.setTextFormat(Qt.PlainText)
+        self.waiting_label.setStyleSheet("QLabel { background: #FFE8B0; color: #5A3B00; padding: 1px 6px; }")
+        self.waiting_label.hide()
         self.statusBar().addWidget(self.compact_legend)
         self.statusBar().addWidget(self.message_label, 1)
+        self.statusBar().addPermanentWidget(self.waiting_label)
         self.statusBar().addPermanentWidget(self.progress_label)
 
         session.message.connect(lambda text: self.show_message(text, 8000))
         session.error.connect(self.show_error)
+        session.history.pendingChanged.connect(self._show_waiting)
         for signal in (session.projectChanged, session.findingsChanged, session.reviewerChanged):
             signal.connect(self._update_progress)
         session.projectChanged.connect(self._update_title)
@@ -226,6 +233,12 @@ class MainWindow(QMainWindow):
                 self.show_message(event.tip(), 4000)
             return True
         return super().event(event)
+
+    def _show_waiting(self, pending: int, text: str) -> None:
+        self.waiting_label.setText(text)
+        self.waiting_label.setToolTip("saved in order as soon as the project is free; Ctrl+Z works on them"
+                                      if pending else "")
+        self.waiting_label.setVisible(bool(pending))
 
     def _update_progress(self) -> None:
         p = self.session.progress()
@@ -339,10 +352,18 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Keep a card text being typed, save geometry and dock layout (in
-        review mode) and close the session, then close."""
+        review mode) and close the session, then close. Edits still waiting
+        for the project are written first (up to a few seconds); if they
+        cannot be, the window stays open once and says so (closing again
+        gives them up)."""
         editor = self.canvas.inline_editor()
         if editor is not None:  # a card text being typed is kept, as on leaving the editor
             editor.finish(editor.text())
+        if not self.session.settle() and not self._give_up_waiting:
+            self._give_up_waiting = True
+            self.show_error(f"{self.session.history.waiting_text()}; close again to give them up")
+            event.ignore()
+            return
         self.set_mode("review")  # the saved layout is the card-review one
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())

@@ -369,5 +369,5 @@ class ReviewController(QObject):
         cmd = AddFinding(run.run["id"], code, s.reviewer,
                          gt_card_id=target[0] if target else None,
                          gt_card=target[1] if target else None)
-        if s.execute(cmd):
+        if s.execute(cmd) and cmd.finding.id is not None:  # a queued finding has no id yet
             s.select_findings([cmd.finding.id])
