@@ -114,7 +114,7 @@ def test_100_decisions_by_keys_while_reviewer_score_loops(qtbot, tmp_path, confi
     """100 decisions by keys while another process runs `reviewer score` on
     the project in a loop: 100 of 100 recorded, each within 1 s, none
     refused."""
-    db = make_project(tmp_path / "p.db", copies=12)
+    db = make_project(tmp_path / "p.db", copies=7)  # 119 findings
     w = open_window(qtbot, db)
     s = w.session
     w.review.auto_advance = True
