@@ -137,9 +137,14 @@ class MainWindow(QMainWindow):
         self.waiting_label.setTextFormat(Qt.PlainText)
         self.waiting_label.setStyleSheet("QLabel { background: #FFE8B0; color: #5A3B00; padding: 1px 6px; }")
         self.waiting_label.hide()
+        self.read_only_label = QLabel()  # a project opened read-only: nothing can be changed
+        self.read_only_label.setTextFormat(Qt.PlainText)
+        self.read_only_label.setStyleSheet("QLabel { background: #DDE6F5; color: #16325C; padding: 1px 6px; }")
+        self.read_only_label.hide()
         self.statusBar().addWidget(self.compact_legend)
         self.statusBar().addWidget(self.message_label, 1)
         self.statusBar().addPermanentWidget(self.waiting_label)
+        self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.progress_label)
 
         session.message.connect(lambda text: self.show_message(text, 8000))
@@ -179,7 +184,7 @@ class MainWindow(QMainWindow):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode
-        set_mode_actions(self.actions_by_name, mode)
+        set_mode_actions(self.actions_by_name, mode, bool(self.session.read_only))
         if mode == "adjudication":
             self.adjudication.enter()
         else:
@@ -221,10 +226,14 @@ class MainWindow(QMainWindow):
         self._message_timer.start(ms)
 
     def show_error(self, text: str) -> None:
-        """Show a problem in the status bar (no modal crash dialog); it is
-        also kept in ``errors`` (the screenshot mode prints them)."""
+        """Show a problem in the status bar (no modal crash dialog), and on
+        the canvas while no project is open (a project that cannot be
+        opened); it is also kept in ``errors`` (the screenshot mode prints
+        them)."""
         self.errors.append(text)
         self.show_message(f"Error: {text}", 15000)
+        if self.session.project is None:
+            self.canvas.show_notice(f"Error: {line(text, 600)}")
 
     def event(self, event) -> bool:
         """Menu status tips go to the message label (QStatusBar would paint them over the legend)."""
@@ -247,8 +256,15 @@ class MainWindow(QMainWindow):
             f"runs reviewed {p['runs_reviewed']}/{p['runs']}")
 
     def _update_title(self) -> None:
+        """Title, the read-only mark and the edit actions follow the project."""
         p = self.session.project
-        self.setWindowTitle(f"reviewer — {p.path.name}" if p else "reviewer")
+        why = self.session.read_only
+        self.setWindowTitle(f"reviewer — {line(p.path.name)}{' (read-only)' if why else ''}" if p else "reviewer")
+        self.read_only_label.setText(f"read-only ({why}): nothing can be changed" if why else "")
+        self.read_only_label.setVisible(bool(why))
+        set_mode_actions(self.actions_by_name, self.mode, bool(why))
+        if why:
+            self.session.set_tool("select")
         if p:
             self._remember(p.path)
 
