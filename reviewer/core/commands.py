@@ -470,3 +470,8 @@ class UndoStack:
     def history(self) -> list[str]:
         """Names of the done commands, oldest first."""
         return [c.text for c in self._done]
+
+    def commands(self) -> tuple[list[Command], list[Command]]:
+        """(done commands oldest first, undone commands in the order redo
+        would take them from the end): copies, to look at without changing."""
+        return list(self._done), list(self._undone)

@@ -85,8 +85,27 @@ def bounded(text: object, limit: int = 80) -> str:
 def display_name(text: object, limit: int = 120) -> str:
     """A name from untrusted input (model, judge, prompt, item, file) as it
     may be shown in one line: :func:`visible` (line breaks made visible too),
-    then :func:`bounded` to ``limit`` characters."""
-    return bounded(visible(text, keep_newlines=False), limit)
+    then :func:`bounded` to ``limit`` characters. Only the first ``limit``
+    + 1 characters are looked at, so a name of megabytes costs no more than
+    a short one.
+
+    >>> display_name("x" * 1_000_000, 5)
+    'xxxx…'
+    """
+    return shown(text, limit, keep_newlines=False)
+
+
+def shown(text: object, limit: int, keep_newlines: bool = True) -> str:
+    """``text`` made :func:`visible` and :func:`bounded` to ``limit``
+    characters, the same as ``bounded(visible(text), limit)`` but reading
+    only the first ``limit`` + 1 characters (each character shows as one or
+    more), so it is cheap on texts of any length.
+
+    >>> shown("a\u202eb" + "c" * 50, 8)
+    'a<U+202…'
+    """
+    s = str(text)
+    return bounded(visible(s[: limit + 1], keep_newlines=keep_newlines), limit)
 
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")

@@ -27,6 +27,10 @@ REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "es
                "actual", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
                "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
                *(f"code_{n}" for n in range(1, 7)))
+#: Actions that change the project (disabled when it is read-only).
+EDITS = ("import", "delete", "next_pile", "prev_pile", "pile", "card", "confirm", "reject", "reason", "confirm_code",
+         "reject_code", "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
+         *(f"code_{n}" for n in range(1, 7)))
 #: Checkable settings: action name -> (QSettings key, default).
 SETTINGS = {"auto_advance": ("review/auto_advance", True), "blind": ("adjudication/blind", False)}
 
@@ -40,12 +44,14 @@ def setting(settings, name: str) -> bool:
 MODES = {"mode_review": "review", "mode_adjudication": "adjudication"}
 
 
-def set_mode_actions(actions: dict[str, QAction], mode: str) -> None:
-    """Enable the card-review actions only in 'review' mode and check the
-    action of ``mode``."""
-    for name in REVIEW_ONLY:
+def set_mode_actions(actions: dict[str, QAction], mode: str, read_only: bool = False) -> None:
+    """Enable the card-review actions only in 'review' mode, the actions
+    that change the project (EDITS) only when it is not ``read_only``, and
+    check the action of ``mode``."""
+    for name in set(REVIEW_ONLY) | set(EDITS):
         if name in actions:
-            actions[name].setEnabled(mode == "review")
+            actions[name].setEnabled((mode == "review" or name not in REVIEW_ONLY)
+                                     and not (read_only and name in EDITS))
     for name, m in MODES.items():
         actions[name].setChecked(m == mode)
 

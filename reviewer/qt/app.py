@@ -123,11 +123,22 @@ def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool
     return window
 
 
+def waiting_for(window: MainWindow) -> bool:
+    """The window still has something to show that is on its way: a photo
+    decoding on the canvas in card review. Nothing is awaited after an
+    error (a bad or newer project), without a project or item, or in
+    adjudication mode (drawn at once)."""
+    if window.errors or window.mode != "review":
+        return False
+    s = window.session
+    return s.project is not None and s.item() is not None and not window.canvas.is_ready()
+
+
 def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 20.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         app.processEvents()
-        if window.canvas.is_ready():
+        if not waiting_for(window):
             break
         time.sleep(0.02)
     for _ in range(10):

@@ -34,6 +34,7 @@ from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
+from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.legend import LegendPanel
@@ -45,6 +46,7 @@ from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt.session import Session
 from reviewer.qt.span_pane import SpanPane
+from reviewer.qt.text import line
 
 MAX_RECENT = 8
 #: The window's size on the first start (smaller screens: what fits).
@@ -58,6 +60,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session, self.settings = session, settings
         self.errors: list[str] = []
+        self._give_up_waiting = False
         self.setWindowTitle("reviewer")
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
@@ -143,12 +146,23 @@ class MainWindow(QMainWindow):
         self._message_timer = QTimer(self, singleShot=True, timeout=self.message_label.clear)
         self.progress_label = QLabel()
         self.progress_label.setTextFormat(Qt.PlainText)
+        self.waiting_label = QLabel()  # edits queued while another program writes the project
+        self.waiting_label.setTextFormat(Qt.PlainText)
+        self.waiting_label.setStyleSheet("QLabel { background: #FFE8B0; color: #5A3B00; padding: 1px 6px; }")
+        self.waiting_label.hide()
+        self.read_only_label = QLabel()  # a project opened read-only: nothing can be changed
+        self.read_only_label.setTextFormat(Qt.PlainText)
+        self.read_only_label.setStyleSheet("QLabel { background: #DDE6F5; color: #16325C; padding: 1px 6px; }")
+        self.read_only_label.hide()
         self.statusBar().addWidget(self.compact_legend)
         self.statusBar().addWidget(self.message_label, 1)
+        self.statusBar().addPermanentWidget(self.waiting_label)
+        self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.progress_label)
 
         session.message.connect(lambda text: self.show_message(text, 8000))
         session.error.connect(self.show_error)
+        session.history.pendingChanged.connect(self._show_waiting)
         for signal in (session.projectChanged, session.findingsChanged, session.reviewerChanged):
             signal.connect(self._update_progress)
         session.projectChanged.connect(self._update_title)
@@ -187,7 +201,7 @@ class MainWindow(QMainWindow):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode
-        set_mode_actions(self.actions_by_name, mode)
+        set_mode_actions(self.actions_by_name, mode, bool(self.session.read_only))
         if mode == "adjudication":
             self.adjudication.enter()
         else:
@@ -224,15 +238,19 @@ class MainWindow(QMainWindow):
     # -- status -----------------------------------------------------------------------
     def show_message(self, text: str, ms: int = 8000) -> None:
         """A line in the status bar beside the legend, for ``ms`` milliseconds."""
-        self.message_label.setText(text)
-        self.message_label.setToolTip(text)
+        self.message_label.setText(line(text))
+        self.message_label.setToolTip(plain_tooltip(text))
         self._message_timer.start(ms)
 
     def show_error(self, text: str) -> None:
-        """Show a problem in the status bar (no modal crash dialog); it is
-        also kept in ``errors`` (the screenshot mode prints them)."""
+        """Show a problem in the status bar (no modal crash dialog), and on
+        the canvas while no project is open (a project that cannot be
+        opened); it is also kept in ``errors`` (the screenshot mode prints
+        them)."""
         self.errors.append(text)
         self.show_message(f"Error: {text}", 15000)
+        if self.session.project is None:
+            self.canvas.show_notice(f"Error: {line(text, 600)}")
 
     def event(self, event) -> bool:
         """Menu status tips go to the message label (QStatusBar would paint them over the legend)."""
@@ -242,6 +260,12 @@ class MainWindow(QMainWindow):
             return True
         return super().event(event)
 
+    def _show_waiting(self, pending: int, text: str) -> None:
+        self.waiting_label.setText(text)
+        self.waiting_label.setToolTip("saved in order as soon as the project is free; Ctrl+Z works on them"
+                                      if pending else "")
+        self.waiting_label.setVisible(bool(pending))
+
     def _update_progress(self) -> None:
         p = self.session.progress()
         self.progress_label.setText(
@@ -249,8 +273,15 @@ class MainWindow(QMainWindow):
             f"runs reviewed {p['runs_reviewed']}/{p['runs']}")
 
     def _update_title(self) -> None:
+        """Title, the read-only mark and the edit actions follow the project."""
         p = self.session.project
-        self.setWindowTitle(f"reviewer — {p.path.name}" if p else "reviewer")
+        why = self.session.read_only
+        self.setWindowTitle(f"reviewer — {line(p.path.name)}{' (read-only)' if why else ''}" if p else "reviewer")
+        self.read_only_label.setText(f"read-only ({why}): nothing can be changed" if why else "")
+        self.read_only_label.setVisible(bool(why))
+        set_mode_actions(self.actions_by_name, self.mode, bool(why))
+        if why:
+            self.session.set_tool("select")
         if p:
             self._remember(p.path)
 
@@ -354,10 +385,18 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Keep a card text being typed, save geometry and dock layout (in
-        review mode) and close the session, then close."""
+        review mode) and close the session, then close. Edits still waiting
+        for the project are written first (up to a few seconds); if they
+        cannot be, the window stays open once and says so (closing again
+        gives them up)."""
         editor = self.canvas.inline_editor()
         if editor is not None:  # a card text being typed is kept, as on leaving the editor
             editor.finish(editor.text())
+        if not self.session.settle() and not self._give_up_waiting:
+            self._give_up_waiting = True
+            self.show_error(f"{self.session.history.waiting_text()}; close again to give them up")
+            event.ignore()
+            return
         self.set_mode("review")  # the saved layout is the card-review one
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())

@@ -374,5 +374,5 @@ class ReviewController(QObject):
                          gt_card_id=target[0] if target else None,
                          gt_card=target[1] if target else None,
                          model_index=span[0] if span else None, model_card=span[1] if span else None)
-        if s.execute(cmd):
+        if s.execute(cmd) and cmd.finding.id is not None:  # a queued finding has no id yet
             s.select_findings([cmd.finding.id])

@@ -3,8 +3,10 @@
 It owns the open project, the undo stack and what is selected (item, run,
 findings, cards, tool, box convention shown, the dispute being adjudicated).
 Widgets read from it and call its methods; they keep no domain state of their
-own. Every edit goes through ``execute`` as a core Command and is in the
-database before the signal that announces it is emitted.
+own. Every edit goes through ``execute`` as a core Command
+(reviewer.qt.session_editing): it is in the database before the signal that
+announces it is emitted, or, while another program holds the project,
+queued in order and shown as waiting (reviewer.qt.history).
 
 Judging (issue 4): the disputes are found again (``refresh_disputes``) when a
 project is opened and after an import; the judge verdicts are cached then
@@ -21,7 +23,7 @@ from typing import Optional
 
 from PySide6.QtCore import QObject, Signal
 
-from reviewer.core.commands import Command, Effect, UndoStack
+from reviewer.core.commands import Command
 from reviewer.core.judging.verdicts import Verdict
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
@@ -29,6 +31,8 @@ from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
 from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
 from reviewer.storage.store import ProjectStore
+from reviewer.qt.history import History
+from reviewer.qt.session_editing import EditingMixin
 from reviewer.qt.session_judging import JudgingMixin
 
 
@@ -42,7 +46,7 @@ class ItemStatus:
     reviewed: int
 
 
-class Session(JudgingMixin, QObject):
+class Session(EditingMixin, JudgingMixin, QObject):
     """Observable state of the review window (see module doc)."""
 
     projectChanged = Signal()
@@ -69,7 +73,9 @@ class Session(JudgingMixin, QObject):
         self.reviewer = reviewer
         self.project: Optional[Project] = None
         self.store: Optional[ProjectStore] = None
-        self.stack = UndoStack()
+        #: The undo history, its writes queued while the project is busy
+        #: (``stack`` is the same object, for the undo actions and tests).
+        self.history = self.stack = History(self)
         self.item_id: Optional[int] = None
         self.run_id: Optional[int] = None
         self.selected_findings: list[int] = []
@@ -77,6 +83,7 @@ class Session(JudgingMixin, QObject):
         self.tool = "select"
         self.convention_override: Optional[BoxConvention] = None
         self._runs: dict[int, ScoredRun] = {}
+        self._items: list[Item] = []
         self._gt: dict[int, GroundTruth] = {}
         self.current_dispute_id: Optional[int] = None
         #: The command ``execute`` did last; None after undo or redo (so a
@@ -86,6 +93,7 @@ class Session(JudgingMixin, QObject):
         #: What the search box holds (view state: filters items, runs, disputes).
         self.search = ""
         self._quiet = False
+        self._wire_history()
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -100,9 +108,14 @@ class Session(JudgingMixin, QObject):
             self.error.emit(str(exc))
             return False
         if self.project is not None:
+            if not self.settle():
+                project.close()
+                self.error.emit(f"{self.history.waiting_text()}; not opening {path} until they are saved")
+                return False
             self.project.close()
         self.project, self.store = project, ProjectStore(project, self.reviewer)
-        self.stack.clear()
+        self.history.attach(project, self.store)
+        self._previewed = set()
         self.last_command = None
         self._reload()
         self.item_id = self.run_id = None
@@ -139,6 +152,7 @@ class Session(JudgingMixin, QObject):
 
     def _reload(self) -> None:
         self._runs = {r.run["id"]: r for r in scored_runs(self.project)} if self.project else {}
+        self._items = repo.items(self.project) if self.project else []  # items change only by import
         self._gt.clear()
 
     # -- reading ------------------------------------------------------------------------
@@ -152,13 +166,13 @@ class Session(JudgingMixin, QObject):
             runs.setdefault(r.run["item_id"], []).append(r)
         return [ItemStatus(item, cards.get(item.id, 0), len(runs.get(item.id, [])),
                            sum(r.is_reviewed or not r.findings for r in runs.get(item.id, [])))
-                for item in repo.items(self.project)]
+                for item in self._items]
 
     def item(self) -> Optional[Item]:
         """The current item."""
         if self.project is None or self.item_id is None:
             return None
-        return next((i for i in repo.items(self.project) if i.id == self.item_id), None)
+        return next((i for i in self._items if i.id == self.item_id), None)
 
     def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
         """Absolute path of an item's photo (the current one by default)."""
@@ -252,7 +266,7 @@ class Session(JudgingMixin, QObject):
         """Keep the current run in the project (meta 'view.run'), so the
         project opens where the reviewer left off; a locked file just skips it."""
         try:
-            with self.project.transaction():
+            with self.project.transaction(timeout=0):  # one try: never wait for another writer here
                 self.project.set_meta("view.run", str(run_id))
         except (ProjectError, sqlite3.Error):
             pass
@@ -295,96 +309,16 @@ class Session(JudgingMixin, QObject):
         """{item id: ground-truth card texts} (for search)."""
         return repo.card_texts(self.project) if self.project is not None else {}
 
-    # -- editing ----------------------------------------------------------------------------
-    def execute(self, command: Command) -> bool:
-        """Do a command (written at once), refresh what it touched."""
-        if self.store is None:
-            return False
-        try:
-            effect = self.stack.push(command, self.store)
-        except (KeyError, ProjectError, sqlite3.Error) as exc:
-            self.error.emit(f"could not {command.text}: {exc}")
-            return False
-        self.last_command = command
-        self._after(effect)
-        self.message.emit(f"{command.text} · saved (Ctrl+Z undoes)")
-        return True
-
-    def undo(self) -> None:
-        """Undo the last edit; ``walked`` names it, so views can show it."""
-        command = self.stack.next_undo()
-        if self._walk(self.stack.undo):
-            self.message.emit(f"undone: {command.text}")
-            if not self._quiet:
-                self.walked.emit(command)
-
-    def redo(self) -> None:
-        """Redo the last undone edit; ``walked`` names it."""
-        command = self.stack.next_redo()
-        if self._walk(self.stack.redo):
-            self.message.emit(f"redone: {command.text}")
-            if not self._quiet:
-                self.walked.emit(command)
-
-    def replace_last(self, command: Command) -> bool:
-        """Undo the last edit and do ``command`` in its place (one undo
-        step, e.g. a decision amended with a reason); views are not moved."""
-        self._quiet = True
-        try:
-            self.undo()
-        finally:
-            self._quiet = False
-        return self.execute(command)
-
-    def _walk(self, step) -> bool:
-        if self.store is None:
-            return False
-        self.last_command = None
-        try:
-            effect = step(self.store)
-        except (KeyError, ProjectError, sqlite3.Error) as exc:
-            self.error.emit(f"could not undo/redo: {exc}")
-            return False
-        if effect is None:
-            self.message.emit("nothing to undo or redo")
-            return False
-        self._after(effect)
-        return True
-
-    def _after(self, effect: Effect) -> None:
-        """Re-score runs of items whose ground truth changed, reload the
-        runs whose findings changed, and tell the views."""
-        runs = set(effect.runs)
-        try:
-            for item_id in effect.items:
-                self._gt.pop(item_id, None)
-                ids = [r.run["id"] for r in self.runs(item_id)]
-                if ids:
-                    score_project(self.project, run_ids=ids)
-                    runs.update(ids)
-            if runs:
-                for r in scored_runs(self.project, runs):
-                    self._runs[r.run["id"]] = r
-        except (ProjectError, sqlite3.Error) as exc:
-            # the edit itself is written; only the derived scores lag behind
-            self.error.emit(f"the edit is saved, but re-scoring failed: {exc}")
-        if runs:
-            live = {f.id for f in (self.run().findings if self.run() else [])}
-            self.selected_findings = [i for i in self.selected_findings if i in live]
-        for item_id in effect.items:
-            self.groundTruthChanged.emit(item_id)
-        if runs:
-            self.findingsChanged.emit()
-        if effect.subjects:
-            self.adjudicationsChanged.emit()
-        self.undoChanged.emit()
-
     def close(self) -> None:
-        """Close the project."""
+        """Close the project (after writing the edits still waiting, for up
+        to editing.SETTLE_S seconds; what is still waiting then is lost and
+        said on the error signal)."""
         if self.project is not None:
+            if not self.settle():
+                self.error.emit(f"{self.history.waiting_text()}: not saved")
             self.project.close()
             self.project = self.store = None
-            self._runs, self.item_id, self.run_id = {}, None, None
+            self._runs, self._items, self.item_id, self.run_id = {}, [], None, None
             self._verdicts, self.current_dispute_id, self.last_command = [], None, None
-            self.stack.clear()
+            self.history.attach(None, None)
             self.projectChanged.emit()

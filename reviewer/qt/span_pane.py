@@ -35,6 +35,7 @@ from reviewer.qt.session import Session
 from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
                                       paint_sections, selections, span_at)
 from reviewer.qt.span_style import SpanLegend
+from reviewer.qt.text import line
 from reviewer.storage import spans as span_store
 
 
@@ -263,8 +264,8 @@ class SpanPane(QWidget):
         self.apart.clear()
         self.apart.addItems(apart or ["every finding sits on the text"])
         self.refresh_golden()
-        who = f"{run.run['model']} · " if run is not None else ""
-        self.header.setText(f"{item.name if item else ''} · {who}{len(self.spans)} spans · "
+        who = f"{line(run.run['model'])} · " if run is not None else ""
+        self.header.setText(f"{line(item.name) if item else ''} · {who}{len(self.spans)} spans · "
                             f"{len(self.view.golden)} golden · {len(self.marks) + len(apart)} findings "
                             f"({len(apart)} not in the text)")
         self._show_selection()

@@ -22,7 +22,6 @@ from reviewer.core.models import (
     AnswerSchema,
     CaseCode,
     Finding,
-    GroundTruth,
     ModelCard,
     Prompt,
     PromptVerdict,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_snapshots

@@ -1,7 +1,11 @@
 """Photo loading for the canvas.
 
-Photos are decoded upright (EXIF orientation applied by QImageReader), so
-scene coordinates are upright image pixels. A large photo is shown in two
+Photos are decoded upright, so scene coordinates are upright image pixels:
+QImageReader's auto-transform turns JPEG and TIFF, and when it turned
+nothing (PNG and WebP, whose EXIF Qt does not read) the item's stored EXIF
+orientation is applied here (``upright``, the mapping of
+reviewer.storage.images.UPRIGHT). Past Qt's image allocation limit the
+message says "too large (W x H)", not Qt's "Unable to read image data". A large photo is shown in two
 steps: a reduced decode first (JPEG scales in the decoder: 1/2, 1/4 or 1/8
 so the long side fits ``REDUCED_SIDE``), then the full image; both decode on
 a worker thread and arrive by a queued signal, so the GUI never waits on a
@@ -20,9 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
+from PIL.Image import Transpose
 from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
-from PySide6.QtGui import QColor, QImage, QImageIOHandler, QImageReader, QPainter
+from PySide6.QtGui import QColor, QImage, QImageIOHandler, QImageReader, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
+
+from reviewer.storage.images import SWAPS, UPRIGHT
 
 REDUCED_SIDE = 2048  # long side of the first, reduced decode (at most)
 CACHE_SIZE = 8  # reduced decodes kept for prefetch / going back
@@ -57,15 +64,42 @@ def reduced_size(stored: QSize, max_side: int) -> Optional[QSize]:
     return QSize(max(1, round(w * s)), max(1, round(h * s)))
 
 
+#: Pillow's transposes (storage.images.UPRIGHT) as the QTransform doing the same to a QImage.
+_QT_TRANSPOSE = {
+    Transpose.FLIP_LEFT_RIGHT: QTransform().scale(-1, 1),
+    Transpose.FLIP_TOP_BOTTOM: QTransform().scale(1, -1),
+    Transpose.ROTATE_180: QTransform().rotate(180),
+    Transpose.ROTATE_270: QTransform().rotate(90),
+    Transpose.ROTATE_90: QTransform().rotate(-90),
+    Transpose.TRANSPOSE: QTransform().rotate(90) * QTransform().scale(-1, 1),
+    Transpose.TRANSVERSE: QTransform().rotate(-90) * QTransform().scale(-1, 1),
+}
+
+
+def upright(image: QImage, orientation: int) -> QImage:
+    """``image`` (pixels as stored) turned upright for EXIF ``orientation``
+    (1-8; 1 and unknown values: unchanged), as storage.images does at import."""
+    transpose = UPRIGHT.get(orientation)
+    return image if transpose is None else image.transformed(_QT_TRANSPOSE[transpose])
+
+
+def _too_large(reader: QImageReader, stored: QSize) -> bool:
+    """The image is past Qt's allocation limit (QImageReader.allocationLimit, MB)."""
+    limit = QImageReader.allocationLimit()
+    return bool(limit) and stored.width() * stored.height() * 4 > limit * 1024 * 1024
+
+
 def _display_format(image: QImage) -> QImage:
     """``image`` in a format the raster engine draws without converting."""
     wanted = QImage.Format_ARGB32_Premultiplied if image.hasAlphaChannel() else QImage.Format_RGB32
     return image if image.format() == wanted else image.convertToFormat(wanted)
 
 
-def decode(path: Path | str, max_side: Optional[int] = None) -> Decoded:
+def decode(path: Path | str, max_side: Optional[int] = None, orientation: int = 1) -> Decoded:
     """Decode the photo at ``path`` upright; reduced to fit ``max_side`` when
-    given and the photo is larger. Never raises: problems go in ``error``."""
+    given and the photo is larger. ``orientation``: the item's EXIF
+    orientation, applied when Qt's reader turned nothing itself (PNG,
+    WebP). Never raises: problems go in ``error``."""
     p = Path(path)
     if not p.exists():
         return Decoded(str(path), error="file not found")
@@ -76,15 +110,21 @@ def decode(path: Path | str, max_side: Optional[int] = None) -> Decoded:
     stored = reader.size()
     if not stored.isValid():
         return Decoded(str(path), error=f"not a readable image ({reader.errorString()})")
-    rotated = bool(reader.transformation() & QImageIOHandler.TransformationRotate90)
+    turned = reader.transformation() != QImageIOHandler.TransformationNone
+    ours = 1 if turned else orientation  # Qt read no orientation: the stored one is applied here
+    rotated = bool(reader.transformation() & QImageIOHandler.TransformationRotate90) or ours in SWAPS
     size = (stored.height(), stored.width()) if rotated else (stored.width(), stored.height())
     target = reduced_size(stored, max_side) if max_side else None
     if target is not None:
         reader.setScaledSize(target)
+    elif _too_large(reader, stored):
+        return Decoded(str(path), size=size, error=f"too large ({size[0]} x {size[1]}) to show whole")
     image = reader.read()
     if image.isNull():
+        if _too_large(reader, target or stored):
+            return Decoded(str(path), size=size, error=f"too large ({size[0]} x {size[1]}) to show whole")
         return Decoded(str(path), size=size, error=f"cannot decode the image ({reader.errorString()})")
-    return Decoded(str(path), _display_format(image), size, reduced=target is not None)
+    return Decoded(str(path), _display_format(upright(image, ours)), size, reduced=target is not None)
 
 
 def decode_preview(path: Path | str, data: bytes, size: tuple[int, int]) -> Decoded:
@@ -105,15 +145,15 @@ def cache_key(path: Path | str) -> tuple:
         return (str(path), None, None)
 
 
-def neighbour_photos(session, item_id: int) -> list[Path]:
-    """Photo paths of the items after and before ``item_id`` in the
-    session's item order (what to prefetch)."""
+def neighbour_photos(session, item_id: int) -> list[tuple[Path, int]]:
+    """(photo path, EXIF orientation) of the items after and before
+    ``item_id`` in the session's item order (what to prefetch)."""
     items = [st.item for st in session.items()]
     i = next((n for n, it in enumerate(items) if it.id == item_id), None)
     if i is None:
         return []
     near = [items[j] for j in (i + 1, i - 1) if 0 <= j < len(items) and items[j].kind == "photo"]
-    return [p for p in (session.image_path(it) for it in near) if p is not None]
+    return [(p, it.orientation or 1) for p, it in ((session.image_path(it), it) for it in near) if p is not None]
 
 
 class _Relay(QObject):
@@ -145,14 +185,17 @@ class ImageLoader(QObject):
         self._ticket = 0
         self._cache: OrderedDict[tuple, Decoded] = OrderedDict()
         self._prefetching: set[tuple] = set()
+        self._orientation: dict[str, int] = {}  # path -> EXIF orientation of its item
 
-    def load(self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None
-             ) -> Optional[Decoded]:
+    def load(self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None,
+             orientation: int = 1) -> Optional[Decoded]:
         """Start showing ``path``. Returns the cached reduced (or whole small)
         decode to show at once, or None: it will come by ``decoded``.
         ``preview``: (stored preview JPEG, upright full size) to decode first
-        instead of a reduced decode of the photo itself."""
+        instead of a reduced decode of the photo itself; ``orientation``: the
+        item's EXIF orientation (applied when Qt does not, see ``decode``)."""
         self.cancel()
+        self._orientation[str(path)] = orientation
         hit = self.cached(path)
         if hit is not None:
             if hit.reduced:
@@ -175,9 +218,12 @@ class ImageLoader(QObject):
         return hit
 
     def prefetch(self, paths: Iterable[Path | str]) -> None:
-        """Decode reduced images of ``paths`` into the cache, one at a time on
-        a background thread; those cached or already queued are skipped."""
+        """Decode reduced images of ``paths`` (each a path or (path, EXIF
+        orientation)) into the cache, one at a time on a background thread;
+        those cached or already queued are skipped."""
         for path in paths:
+            if isinstance(path, tuple):
+                path, self._orientation[str(path)] = path
             key = cache_key(path)
             if key[1] is None or key in self._cache or key in self._prefetching:
                 continue
@@ -196,14 +242,15 @@ class ImageLoader(QObject):
                preview: Optional[tuple[bytes, tuple[int, int]]] = None) -> None:
         ticket, relay = (-1 if stage == "prefetch" else self._ticket), self._relay
         key = key or cache_key(path)
+        orientation = self._orientation.get(str(path), 1)
 
         def job() -> None:
             """On the pool: decode the preview (the photo if it is bad) or the photo at ``side``;
             an exception becomes an error Decoded; emit (result, key) through the relay."""
             try:
-                result = decode_preview(path, *preview) if preview else decode(path, side)
+                result = decode_preview(path, *preview) if preview else decode(path, side, orientation)
                 if result.image is None and preview:  # a bad preview: decode the photo
-                    result = decode(path, side)
+                    result = decode(path, side, orientation)
             except Exception as exc:  # a decoder must never take the app down
                 result = Decoded(str(path), error=f"{type(exc).__name__}: {exc}")
             relay.done.emit((result, key), ticket, stage)

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.models import BBox, Card, Code, Finding, GroundTruth
 from reviewer.qt.palette import CODE_COLORS, CODE_STYLES, PILE_COLORS, PREDICTED_COLOR, SELECTED_COLOR
+from reviewer.qt.text import CELL_CHARS, cell
 
 Rect = tuple[float, float, float, float]  # x_min, y_min, x_max, y_max in upright image pixels
 
@@ -118,7 +119,7 @@ def pile_colors(gt: GroundTruth) -> dict[Optional[str], str]:
 
 
 def _card_label(card: Card) -> str:
-    return f"{card.pile} \u00b7 {card.text}" if card.pile else card.text
+    return cell(f"{card.pile[:CELL_CHARS]} \u00b7 {card.text[:CELL_CHARS]}" if card.pile else card.text)
 
 
 def ground_truth_shapes(gt: GroundTruth, selected: Iterable[int]) -> tuple[list[Shape], list[Shape], list[int]]:
@@ -145,18 +146,16 @@ def predicted_shapes(run, convention, width: Optional[float], height: Optional[f
     for i, card in enumerate(run.cards):
         if card.bbox is not None:
             rect = rect_of(to_pixels(card.bbox, convention, int(width), int(height)))
-            out.append(Shape("predicted", rect, PREDICTED_COLOR, card.text, Qt.DashLine, model_index=i))
+            out.append(Shape("predicted", rect, PREDICTED_COLOR, cell(card.text), Qt.DashLine, model_index=i))
     return out
 
 
 def _finding_label(f: Finding, code: Code, model_pile: Optional[str]) -> str:
     label = code.value
     if code == Code.SPATIAL:
-        label += f" \u2192 {model_pile or '?'}"
-    elif code in (Code.OCR, Code.PARTIAL) and f.model_card:
-        label += f' "{f.model_card}"'
-    elif code == Code.HALLUC and f.model_card:
-        label += f' "{f.model_card}"'
+        label += f" \u2192 {cell(model_pile or '?')}"
+    elif code in (Code.OCR, Code.PARTIAL, Code.HALLUC) and f.model_card:
+        label += f' "{cell(f.model_card)}"'
     if f.status.value == "rejected":
         label += " (rejected)"
     elif f.final_code and f.final_code != f.code:
@@ -189,7 +188,7 @@ def finding_shapes(run, gt_rects: dict[int, Rect], predicted: list[Shape],
         elif f.model_index in boxes:
             rect = boxes[f.model_index]
         else:
-            what = f.gt_card or f.model_card or f.detail
+            what = cell(f.gt_card or f.model_card or f.detail)
             legend.append((f"{label}: {what}" if what and what not in label else label,
                            SELECTED_COLOR if f.id in chosen else color))
             continue
@@ -204,13 +203,14 @@ def run_legend(run, convention) -> list[tuple[str, str]]:
     if run is None:
         return []
     r = run.run
-    lines = [(f"{r.get('prompt', '?')} \u00b7 {r.get('model', '?')} #{r.get('repetition', 1)}", "#FFFFFF")]
+    lines = [(f"{cell(r.get('prompt', '?'))} \u00b7 {cell(r.get('model', '?'))} #{r.get('repetition', 1)}", "#FFFFFF")]
     if convention is not None:
         lines.append((f"boxes: {convention.value}", PREDICTED_COLOR))
     mapping = run.facts.pile_mapping
     if mapping:
         lines.append(("model pile \u2192 ground-truth pile", "#FFFFFF"))
-        lines += [(f"  {m} \u2192 {g if g is not None else '(none)'}", "#DDDDDD") for m, g in mapping.items()]
+        lines += [(f"  {cell(m)} \u2192 {cell(g) if g is not None else '(none)'}", "#DDDDDD")
+                  for m, g in mapping.items()]
     return lines
 
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from reviewer.qt.canvas.hittest import handle_points
 from reviewer.qt.canvas.overlay import Overlay, Shape
 from reviewer.qt.palette import SELECTED_COLOR
+from reviewer.qt.text import cell
 
 LABEL_MIN_BOX_PX = 12.0  # a box shorter than this on screen gets no label
 LABEL_MIN_WIDTH_PX = 24.0  # ... or narrower than this
@@ -85,7 +86,7 @@ class Prepared:
         key = (text, bold)
         if key not in self._tags:
             fm = QFontMetrics(self.bold if bold else self.font)
-            shown = fm.elidedText(text, Qt.ElideRight, LABEL_MAX_PX)
+            shown = fm.elidedText(cell(text), Qt.ElideRight, LABEL_MAX_PX)
             self._tags[key] = (shown, fm.horizontalAdvance(shown) + 6.0, fm.height() + 2.0)
         return self._tags[key]
 
@@ -243,8 +244,8 @@ class _Placed:
 
     def add(self, r: QRectF) -> None:
         """Record ``r`` as placed (in every grid cell it touches)."""
-        for cell in self._cells(r):
-            self.grid.setdefault(cell, []).append(r)
+        for key in self._cells(r):
+            self.grid.setdefault(key, []).append(r)
 
 
 def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list[tuple[float, float]]:

@@ -380,7 +380,7 @@ class CardTool(_DrawTool):
         centre (none if no region does), then select the new card."""
         pile = ht.pile_at(self.canvas.overlay().piles, *ht.center(shape.rect))
         command = AddCard(self.session.item_id, text, pile=pile.label if pile else None, bbox=bbox_of(shape.rect))
-        if self.session.execute(command):
+        if self.session.execute(command) and command.card.id is not None:  # queued: no id yet
             self.session.select_cards([command.card.id])
 
 

@@ -21,6 +21,7 @@ from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
 from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
+from reviewer.qt.text import cell, line, paper
 
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
 BACKGROUND = "#2B2B2B"
@@ -150,11 +151,14 @@ class CanvasView(Navigation, QGraphicsView):
         self._paper.hide()
         self._message.hide()
         self._size = None
+        if item is None or item.kind == "text" or path is None:
+            self.loader.cancel()  # a photo still decoding for the item before must not show behind this one
         if item is None:
             self._resize_scene(None)
             return self._finish("none")
         if item.kind == "text":
-            self._paper.setPlainText(item.text or f"(no text is stored for the text item '{item.name}')")
+            self._paper.setPlainText(paper(item.text) if item.text else
+                                     f"(no text is stored for the text item '{cell(item.name)}')")
             self._paper.setTextWidth(900)
             self._paper.show()
             r = self._paper.boundingRect()
@@ -162,9 +166,12 @@ class CanvasView(Navigation, QGraphicsView):
             return self._finish("text")
         self._resize_scene((item.width, item.height) if item.width and item.height else PLACEHOLDER_SIZE)
         if path is None:
-            return self._fail(f"the item '{item.name}' has no photo path", "")
+            return self._fail(f"the item '{cell(item.name)}' has no photo path", "")
+        if item.image_note:  # what import found wrong with the photo, shown over it
+            self.show_notice(f"⚠ {line(item.image_note)}")
         data = self.session.preview(item)
-        hit = self.loader.load(path, (data, (item.width, item.height)) if data and item.width else None)
+        hit = self.loader.load(path, (data, (item.width, item.height)) if data and item.width else None,
+                               item.orientation or 1)
         if hit is not None:
             self._show(hit)
         self.prefetch(neighbour_photos(self.session, item.id))
@@ -174,6 +181,8 @@ class CanvasView(Navigation, QGraphicsView):
         self.loader.prefetch(paths)
 
     def _show(self, decoded: Decoded) -> None:
+        if self._key is None or self._key[2] != "photo" or self._key[3] != decoded.path:
+            return  # a decode for an item no longer shown
         if decoded.error:
             if decoded.size:
                 self._resize_scene(decoded.size)
@@ -183,8 +192,17 @@ class CanvasView(Navigation, QGraphicsView):
             self._resize_scene(decoded.size)
         self._finish("reduced" if decoded.reduced else "full", ready=not decoded.reduced)
 
+    def show_notice(self, text: str) -> None:
+        """Show ``text`` (plain, one line or a few) where the photo would be,
+        e.g. why a project could not be opened; the next item hides it."""
+        self._message.setPlainText(text)
+        self._message.show()
+        self._zoomed()
+
     def _fail(self, path: str, reason: str) -> None:
-        self._message.setPlainText(f"Cannot show the photo\n{path}\n{reason}".rstrip())
+        item = self.session.item()
+        note = f"\n⚠ {line(item.image_note)}" if item is not None and item.image_note else ""
+        self._message.setPlainText(f"Cannot show the photo\n{path}\n{reason}".rstrip() + note)
         self._message.show()
         self._zoomed()
         self._finish("error")

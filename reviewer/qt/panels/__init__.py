@@ -23,6 +23,8 @@ from typing import Any, Optional
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
 
+from reviewer.qt.text import block
+
 #: Item-data role holding a row's domain id (item, run, finding or card id).
 IdRole = Qt.UserRole + 1
 #: Item-data role holding a row's sort key (numbers sort as numbers).
@@ -117,10 +119,12 @@ class RowsModel(QAbstractTableModel):
 def plain_tooltip(text: Optional[str]) -> Optional[str]:
     """A tooltip that shows ``text`` literally: Qt renders tooltips that
     look like HTML as rich text, so the text is escaped and wrapped (line
-    breaks kept). None or empty gives None (no tooltip)."""
+    breaks kept), at most reviewer.qt.text.TIP_CHARS characters with control
+    and bidirectional characters made visible. None or empty gives None (no
+    tooltip)."""
     if not text:
         return None
-    body = html.escape(text, quote=False).replace("\n", "<br>")
+    body = html.escape(block(text), quote=False).replace("\n", "<br>")
     return f"<p style='white-space:pre-wrap'>{body}</p>"
 
 

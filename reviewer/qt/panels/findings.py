@@ -19,6 +19,7 @@ from reviewer.qt.canvas.overlay import build_overlay, run_legend
 from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
 from reviewer.qt.session import Session
+from reviewer.qt.text import CELL_CHARS, block, cell, line
 
 COLUMNS = ["code", "status", "ground truth", "model", "detail"]
 
@@ -80,8 +81,8 @@ class FindingsModel(RowsModel):
             return None
         f, column = self.rows[index.row()], index.column()
         if role == Qt.DisplayRole:
-            return [code_label(f), f.status.value, f.gt_card or "", f.model_card or "",
-                    " ".join(f.detail.split())][column]
+            return [code_label(f), f.status.value, cell(f.gt_card), cell(f.model_card),
+                    cell(" ".join(f.detail[:CELL_CHARS * 4].split()))][column]
         if role == Qt.DecorationRole and column == 0:
             return code_icon(f.final_code or f.code)
         if role == Qt.ToolTipRole:
@@ -218,13 +219,14 @@ class FindingsPanel(QWidget):
         head = about[:1] + ([(f"boxes {convention.value}", "")] if run and convention else [])
         legend = [text for text, _ in build_overlay(self.session).legend] if run else []
         rest = legend[len(about):]
-        self.info_toggle.setText("   ·   ".join(text for text, _ in head))
+        self.info_toggle.setText(line("   ·   ".join(text for text, _ in head)))
         self.info_toggle.setVisible(bool(head))
-        line = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
-        self.piles_label.setText(line)
+        mapping = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
+        self.piles_label.setText(block(mapping, 600))
         self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
         # at most 12 lines: a run with hundreds of findings must not make the window taller than the screen
-        self.details_label.setText("\n".join(rest[:12] + ([f"… {len(rest) - 12} more"] if len(rest) > 12 else [])))
+        more = [f"… {len(rest) - 12} more"] if len(rest) > 12 else []
+        self.details_label.setText(block("\n".join([line(r, CELL_CHARS) for r in rest[:12]] + more), 2400))
         self._fold(self.info_toggle.isChecked())
 
     def _fold(self, unfolded: bool) -> None:

@@ -3,9 +3,11 @@ review status, filtered by the window's search (reviewer.qt.search: name,
 card texts, runs) and by what still needs doing.
 
 Thumbnails are read lazily (when a row is first painted) on a thread pool
-with QImageReader (scaled while decoding, EXIF orientation applied); a
+with QImageReader (scaled while decoding, EXIF orientation applied: by Qt
+for JPEG and TIFF, from the item's stored orientation for PNG and WebP); a
 placeholder shows meanwhile and a warning icon when the file is missing or
-unreadable.
+unreadable. An item whose photo has an image note (truncated, too large)
+says so in its tooltip.
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip, row_of
+from reviewer.storage.images import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
+from reviewer.qt.text import cell
 
 THUMB = QSize(72, 54)
 #: Filter modes of the combo: (label, predicate on ItemStatus).
@@ -63,9 +68,9 @@ class _Bridge(QObject):
 
 
 class _ThumbJob(QRunnable):
-    def __init__(self, path: str, size: QSize, bridge: _Bridge):
+    def __init__(self, path: str, size: QSize, bridge: _Bridge, orientation: int = 1):
         super().__init__()
-        self.path, self.size, self.bridge = path, size, bridge
+        self.path, self.size, self.bridge, self.orientation = path, size, bridge, orientation
 
     def run(self) -> None:
         """On a pool thread: read ``path`` scaled to fit ``size`` (EXIF orientation applied) and
@@ -76,10 +81,13 @@ class _ThumbJob(QRunnable):
         raw = reader.size()
         if raw.isValid():
             box = QSize(self.size)
-            if reader.transformation() & QImageIOHandler.TransformationRotate90:
+            ours = self.orientation if reader.transformation() == QImageIOHandler.TransformationNone else 1
+            if reader.transformation() & QImageIOHandler.TransformationRotate90 or ours in SWAPS:
                 box.transpose()  # scaled before rotating: fit the sideways box
             reader.setScaledSize(raw.scaled(box, Qt.KeepAspectRatio))
             image = reader.read()
+            if not image.isNull():
+                image = upright(image, ours)
         try:
             self.bridge.done.emit(self.path, image)
         except RuntimeError:  # the panel went away meanwhile
@@ -130,12 +138,14 @@ class ItemsModel(QAbstractListModel):
             return None
         status = self.rows[index.row()]
         if role == Qt.DisplayRole:
-            return f"{status.item.name}\n{status_line(status)}"
+            note = "⚠ " if status.item.image_note else ""
+            return f"{note}{cell(status.item.name)}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
                 return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
-            return None
+            note = status.item.image_note
+            return plain_tooltip(f"{status.item.name}\n⚠ {note}" if note else status.item.name)
         if role == Qt.DecorationRole:
             return self._icon(status)
         if role == IdRole:
@@ -154,7 +164,7 @@ class ItemsModel(QAbstractListModel):
             return icon
         if key not in self._pending:
             self._pending.add(key)
-            self.pool.start(_ThumbJob(key, THUMB, self._bridge))
+            self.pool.start(_ThumbJob(key, THUMB, self._bridge, status.item.orientation or 1))
         return self.placeholder
 
     def _standard(self, attr: str, which: QStyle.StandardPixmap) -> QIcon:

@@ -1,7 +1,11 @@
 """The current run's raw model output (plain text, read-only) with the
 extracted JSON highlighted and a parse error marked where it happened, the
 extracted JSON pretty-printed below it, and the switch of the coordinate
-convention the predicted boxes are drawn in."""
+convention the predicted boxes are drawn in.
+
+Outputs of megabytes stay responsive: each text is set once, lines longer
+than reviewer.qt.text.LONG_LINE are broken for display (Qt lays out a line
+whole), and the JSON is coloured only up to HIGHLIGHT_CHARS."""
 
 from __future__ import annotations
 
@@ -24,6 +28,13 @@ from PySide6.QtWidgets import (
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.qt.session import Session
 from reviewer.qt.span_text import span_output_text
+from reviewer.qt.text import block, doc_pos, wrap_long_lines
+
+__all__ = ["CONVENTIONS", "HIGHLIGHT_CHARS", "JsonHighlighter", "OutputPanel", "doc_pos", "pretty_json"]
+
+#: The extracted JSON is coloured only up to this size (characters): the
+#: highlighter runs over every line at once, so a huge answer is shown plain.
+HIGHLIGHT_CHARS = 200_000
 
 #: The convention combo: (label, convention); None = as detected.
 CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
@@ -32,18 +43,6 @@ CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
     ("0-1000", BoxConvention.GRID1000),
     ("pixels", BoxConvention.PIXELS),
 ]
-
-
-def doc_pos(raw: str, offset: int) -> int:
-    """The QTextDocument position of Python string offset ``offset`` of the
-    text set with setPlainText(raw): Qt counts UTF-16 units and turns CR LF
-    into one paragraph break."""
-    offset = max(0, min(offset, len(raw)))
-    prefix = raw[:offset]
-    pos = len(prefix.encode("utf-16-le")) // 2 - prefix.count("\r\n")
-    if prefix.endswith("\r") and raw[offset:offset + 1] == "\n":
-        pos -= 1
-    return pos
 
 
 def pretty_json(raw: str, span: Optional[tuple[int, int]]) -> str:
@@ -81,8 +80,13 @@ class JsonHighlighter(QSyntaxHighlighter):
             (QRegularExpression(r'"(?:[^"\\]|\\.)*"(?=\s*:)'), key),
         ]
 
+        self.enabled = True
+
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt API
-        """Format every match of each rule in ``text``, in rule order (later rules win: keys last)."""
+        """Format every match of each rule in ``text``, in rule order (later
+        rules win: keys last); nothing while ``enabled`` is False."""
+        if not self.enabled:
+            return
         for pattern, fmt in self.rules:
             it = pattern.globalMatch(text)
             while it.hasNext():
@@ -173,45 +177,48 @@ class OutputPanel(QWidget):
         readable = span_output_text(raw) if run else None
         if readable is not None:  # a span run: its text and numbered spans, not JSON with \n escapes
             raw, facts = readable, None
-        self.raw_view.setPlainText(raw)
+        shown, breaks = wrap_long_lines(raw)
+        self.raw_view.setPlainText(shown)
         error = facts.parse_error if facts else None
-        self.error_label.setText(f"⚠ {error}" if error else "")
+        self.error_label.setText(f"⚠ {block(error, 600)}" if error else "")
         self.error_label.setVisible(bool(error))
         free = run is not None and run.run["schema"] == AnswerSchema.FREE.value
         self.json_view.setPlaceholderText("free-text answer: no JSON expected" if free
                                           else "no JSON found in this answer" if run else "")
-        self.json_view.setPlainText(pretty_json(raw, facts.span if facts else None))
-        self._mark(raw, facts)
+        pretty = pretty_json(raw, facts.span if facts else None)
+        self.highlighter.enabled = len(pretty) <= HIGHLIGHT_CHARS
+        self.json_view.setPlainText(wrap_long_lines(pretty)[0])
+        self._mark(raw, facts, breaks)
         self._follow_convention()
 
-    def _mark(self, raw: str, facts) -> None:
+    def _mark(self, raw: str, facts, breaks: list[int]) -> None:
         selections = []
         doc = self.raw_view.document()
         span_cursor = None
         if facts and facts.span:
             sel = QTextEdit.ExtraSelection()
             sel.cursor = QTextCursor(doc)
-            sel.cursor.setPosition(doc_pos(raw, facts.span[0]))
-            sel.cursor.setPosition(doc_pos(raw, facts.span[1]), QTextCursor.KeepAnchor)
+            sel.cursor.setPosition(doc_pos(raw, facts.span[0], breaks))
+            sel.cursor.setPosition(doc_pos(raw, facts.span[1], breaks), QTextCursor.KeepAnchor)
             dark = self.palette().color(QPalette.Base).lightness() < 128
             sel.format.setBackground(QColor("#3A3A1C" if dark else "#FFF4C2"))
             selections.append(sel)
             span_cursor = QTextCursor(doc)
-            span_cursor.setPosition(doc_pos(raw, facts.span[0]))
+            span_cursor.setPosition(doc_pos(raw, facts.span[0], breaks))
         error_cursor = None
         if facts and facts.parse_error and facts.error_offset is not None and raw:
             offset = min(facts.error_offset, len(raw) - 1)  # past the end: mark the last character
             sel = QTextEdit.ExtraSelection()
             sel.cursor = QTextCursor(doc)
-            sel.cursor.setPosition(doc_pos(raw, offset))
-            sel.cursor.setPosition(doc_pos(raw, offset + 1), QTextCursor.KeepAnchor)
+            sel.cursor.setPosition(doc_pos(raw, offset, breaks))
+            sel.cursor.setPosition(doc_pos(raw, offset + 1, breaks), QTextCursor.KeepAnchor)
             sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
             sel.format.setUnderlineColor(QColor("#D00000"))
             sel.format.setBackground(QColor("#F8C9C9"))
             sel.format.setForeground(QColor("#000000"))
             selections.append(sel)
             error_cursor = QTextCursor(doc)
-            error_cursor.setPosition(doc_pos(raw, facts.error_offset))
+            error_cursor.setPosition(doc_pos(raw, facts.error_offset, breaks))
         self.raw_view.setExtraSelections(selections)
         if error_cursor is not None:
             self.raw_view.setTextCursor(error_cursor)

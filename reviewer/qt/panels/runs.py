@@ -19,6 +19,7 @@ from reviewer.core.cards.report import pct
 from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip, row_of
 from reviewer.qt.search import run_matches, terms
 from reviewer.qt.session import Session
+from reviewer.qt.text import CELL_CHARS, cell as one_line
 from reviewer.storage.scores import ScoredRun
 
 COLUMNS = ["prompt", "model", "rep", "text", "spatial", "halluc", "JSON valid", "reviewed"]
@@ -58,9 +59,9 @@ def cell(run: ScoredRun, column: int) -> tuple[str, Any]:
     'automatic → reviewed' where review changed them; None sorts first."""
     scored = run.facts.scored
     if column == 0:
-        return run.run["prompt"], run.run["prompt"].casefold()
+        return one_line(run.run["prompt"]), run.run["prompt"][:CELL_CHARS].casefold()
     if column == 1:
-        return run.run["model"], run.run["model"].casefold()
+        return one_line(run.run["model"]), run.run["model"][:CELL_CHARS].casefold()
     if column == 2:
         return str(run.run["repetition"]), run.run["repetition"]
     auto, rev = run.auto, run.reviewed

@@ -14,6 +14,7 @@ from reviewer.core.models import Verdict
 from reviewer.core.cards.report import pct
 from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
+from reviewer.qt.text import CELL_CHARS, cell as one_line
 
 COLUMNS = ["prompt", "item", "runs", "text auto", "text reviewed", "spatial", "halluc runs",
            "JSON valid", "verdict auto", "verdict reviewed"]
@@ -53,16 +54,18 @@ class ScoresModel(RowsModel):
     def load(self) -> list:
         """(automatic verdict, reviewed verdict with the same key or None) per automatic verdict."""
         reviewed = {v.key(): v for v in self.session.verdicts(True)}
-        return [(v, reviewed.get(v.key())) for v in self.session.verdicts(False)]
+        rows = [(v, reviewed.get(v.key())) for v in self.session.verdicts(False)]
+        self.several = len({v.model for v, _ in rows}) > 1  # once, not per cell
+        return rows
 
     def cell(self, row: int, column: int) -> tuple[str, Any]:
         """(display text, sort key) of a cell."""
         a, r = self.rows[row]
         if column == 0:
-            several = len({v.model for v, _ in self.rows}) > 1
-            return a.label(several), a.label(several).casefold()
+            label = a.label(getattr(self, "several", False))
+            return one_line(label), label[:CELL_CHARS].casefold()
         if column == 1:
-            return ("all", "\uffff") if a.item == "*" else (a.item, a.item.casefold())
+            return ("all", "\uffff") if a.item == "*" else (one_line(a.item), a.item[:CELL_CHARS].casefold())
         if column == 2:
             return str(a.runs), a.runs
         if column == 3:

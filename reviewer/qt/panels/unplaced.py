@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout,
 
 from reviewer.qt.panels import IdRole
 from reviewer.qt.session import Session
+from reviewer.qt.text import cell
 
 HINT = "draw its box on the photo"
 
@@ -67,7 +68,7 @@ class UnplacedPanel(QWidget):
         try:
             self.model.clear()
             for card in cards:
-                row = QStandardItem(f"{card.text}  ·  {card.pile}" if card.pile else card.text)
+                row = QStandardItem(f"{cell(card.text)}  ·  {cell(card.pile)}" if card.pile else cell(card.text))
                 row.setData(card.id, IdRole)
                 row.setData(card.text, Qt.UserRole)
                 self.model.appendRow(row)
@@ -99,7 +100,7 @@ class UnplacedPanel(QWidget):
             self._syncing = False
         self.hint.setVisible(target.isValid())
         if target.isValid():
-            self.hint.setText(f"{HINT}: “{target.data(Qt.UserRole)}” (card tool)")
+            self.hint.setText(f"{HINT}: “{cell(target.data(Qt.UserRole))}” (card tool)")
 
     def _clicked(self, index: QModelIndex) -> None:
         # clicking the already-current row again re-arms the card tool

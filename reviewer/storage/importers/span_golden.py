@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.models import AnswerSchema, Prompt
 from reviewer.core.spans import golden as g
