@@ -37,6 +37,7 @@ from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
+from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
@@ -148,14 +149,17 @@ def init(project: Path) -> None:
 @click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
               help="Override the box convention read from a prompt's text.")
 @click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
+@click.option("--annotator", metavar="NAME", help="Whose ground truth a labelme, COCO or Label Studio source "
+              "holds (left out: the consensus).")
 @_friendly
 def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
-               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool) -> None:
+               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool,
+               annotator: Optional[str]) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"))
+                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator)
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
     if fmt is not None and fmt not in FORMATS:
@@ -239,6 +243,26 @@ def export(project: Path, out: Path) -> None:
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@main.command("export-gt")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["coco", "labelme", "label-studio"]), required=True,
+              help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.")
+@click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
+@_friendly
+def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str]) -> None:
+    """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
+    p = open_project(project)
+    try:
+        counts = export_ground_truth(p, out, fmt, annotator)
+    finally:
+        p.close()
+    skipped = counts.pop("skipped", [])
+    echo(f"wrote {out} ({counts.pop('annotator')}): " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    for line in skipped:
+        echo(f"skipped {line}")
 
 
 @main.command()

@@ -2,7 +2,8 @@
 
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
-agreement; case_results and case_scores (test cases, issue 11); views
+agreement; case_results and case_scores (test cases, issue 11); gt_piles
+and gt_cards (ground truth of every annotator and the consensus, issue 12); views
 code_counts and auto_code_counts.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
@@ -29,6 +30,7 @@ from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 from reviewer.storage.cases import case_tables
+from reviewer.storage.gt_formats import gt_tables
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -111,6 +113,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
              [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
             *_judge_tables(project),
             *case_tables(project),
+            *gt_tables(project),
         ]
     finally:
         if enabled:
