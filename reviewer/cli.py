@@ -38,6 +38,7 @@ from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_ru
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.gt_annotators import adjudicate as adjudicate_ground_truth, gt_agreement_rows
 from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
@@ -352,6 +353,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
             raise click.ClickException(str(exc)) from None
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
+        gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
@@ -369,6 +371,10 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:
         echo(("\n" if cards or cases_md else "") + judge_report_markdown(jr), nl=False)
+    if gt_rows:
+        echo("\n## Ground-truth agreement\n")
+        echo(markdown_table(["raters", "dimension", "statistic", "value", "n", "note"],
+                            [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in gt_rows]))
     if trials:
         echo("\n" + failter_markdown(trials, weights, price_table is not None), nl=False)
     if failed:
@@ -402,6 +408,27 @@ def agreement(project: Path, as_json: bool) -> None:
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
+
+
+@main.command("adjudicate-gt")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("dispute", type=int)
+@click.option("--side", required=True, metavar="ANNOTATOR", help="The annotator whose ground truth is right.")
+@click.option("--rationale", default="", help="Why.")
+@click.option("--reviewer", "who", metavar="NAME", help="Who decides (default: REVIEWER_NAME or the login name).")
+@_friendly
+def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: Optional[str]) -> None:
+    """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
+    --json or the export's disputes) for one annotator: the consensus, which
+    scoring uses, takes that side, and the item's runs are re-scored."""
+    p = open_project(project)
+    try:
+        p.require_writable("adjudicate")
+        refresh_disputes(p)
+        adjudicate_ground_truth(p, dispute, side, who, rationale)
+    finally:
+        p.close()
+    echo(f"dispute {dispute}: the consensus takes {side}'s side")
 
 
 # -- asking models and judges (issue 8) ----------------------------------------------

@@ -30,7 +30,8 @@ from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 from reviewer.storage.cases import case_tables
-from reviewer.storage.gt_formats import gt_tables
+from reviewer.storage.gt_formats import annotators, gt_tables
+from reviewer.storage.gt_annotators import gt_agreement_rows
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -186,7 +187,8 @@ def export_project(
     _check_target(project, Path(out))
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
-    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():
+    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() \
+            or annotators(project):
         refresh_disputes(project)
     t1 = time.perf_counter()
     tables = collect_tables(project)
@@ -247,11 +249,12 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
             text = value if isinstance(value, str) else None
             verdict_rows.append(head + (dim, number, text) + tail)
     dispute_rows = [(d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
-                    for d in judging.disputes(project)] if vs else []
+                    for d in judging.disputes(project)]
     adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
                           a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
                           a.dispute_id) for a in adjudications]
     agreement = [r.as_tuple() for r in agreement_rows(vs, adjudications)] if vs else []
+    agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
     return [
         ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),
         ("disputes", DISPUTE_COLUMNS, "dispute_id", dispute_rows),
