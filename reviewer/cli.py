@@ -37,6 +37,8 @@ from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
+from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.gt_annotators import adjudicate as adjudicate_ground_truth, gt_agreement_rows
 from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
 from reviewer.storage.judge_report import (
@@ -149,14 +151,17 @@ def init(project: Path) -> None:
 @click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
               help="Override the box convention read from a prompt's text.")
 @click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
+@click.option("--annotator", metavar="NAME", help="Whose ground truth a labelme, COCO or Label Studio source "
+              "holds (left out: the consensus).")
 @_friendly
 def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
-               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool) -> None:
+               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool,
+               annotator: Optional[str]) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"))
+                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator)
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
     if fmt is not None and fmt not in FORMATS:
@@ -240,6 +245,26 @@ def export(project: Path, out: Path) -> None:
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@main.command("export-gt")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["coco", "labelme", "label-studio"]), required=True,
+              help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.")
+@click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
+@_friendly
+def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str]) -> None:
+    """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
+    p = open_project(project)
+    try:
+        counts = export_ground_truth(p, out, fmt, annotator)
+    finally:
+        p.close()
+    skipped = counts.pop("skipped", [])
+    echo(f"wrote {out} ({counts.pop('annotator')}): " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    for line in skipped:
+        echo(f"skipped {line}")
 
 
 @main.command()
@@ -330,6 +355,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
         span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
+        gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
     cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
@@ -347,6 +373,10 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:
         echo(("\n" if cards or cases_md else "") + judge_report_markdown(jr), nl=False)
+    if gt_rows:
+        echo("\n## Ground-truth agreement\n")
+        echo(markdown_table(["raters", "dimension", "statistic", "value", "n", "note"],
+                            [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in gt_rows]))
     if trials:
         echo("\n" + failter_markdown(trials, weights, price_table is not None), nl=False)
     if failed:
@@ -382,6 +412,27 @@ def agreement(project: Path, as_json: bool) -> None:
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
+
+
+@main.command("adjudicate-gt")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("dispute", type=int)
+@click.option("--side", required=True, metavar="ANNOTATOR", help="The annotator whose ground truth is right.")
+@click.option("--rationale", default="", help="Why.")
+@click.option("--reviewer", "who", metavar="NAME", help="Who decides (default: REVIEWER_NAME or the login name).")
+@_friendly
+def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: Optional[str]) -> None:
+    """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
+    --json or the export's disputes) for one annotator: the consensus, which
+    scoring uses, takes that side, and the item's runs are re-scored."""
+    p = open_project(project)
+    try:
+        p.require_writable("adjudicate")
+        refresh_disputes(p)
+        adjudicate_ground_truth(p, dispute, side, who, rationale)
+    finally:
+        p.close()
+    echo(f"dispute {dispute}: the consensus takes {side}'s side")
 
 
 # -- asking models and judges (issue 8) ----------------------------------------------

@@ -3,8 +3,9 @@
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, issue 11); the span
-tables (reviewer.storage.spans.export_tables); views code_counts and
-auto_code_counts.
+tables (reviewer.storage.spans.export_tables); gt_piles and gt_cards
+(ground truth of every annotator and the consensus, issue 12); views
+code_counts and auto_code_counts.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
 """
@@ -31,6 +32,8 @@ from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.scores import score_project, scored_runs, verdicts
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
+from reviewer.storage.gt_formats import annotators, gt_tables
+from reviewer.storage.gt_annotators import gt_agreement_rows
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -114,6 +117,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
             *_judge_tables(project),
             *case_tables(project),
             *span_tables(project),
+            *gt_tables(project),
         ]
     finally:
         if enabled:
@@ -186,7 +190,8 @@ def export_project(
     _check_target(project, Path(out))
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
-    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone():
+    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() \
+            or annotators(project):
         refresh_disputes(project)
     t1 = time.perf_counter()
     tables = collect_tables(project)
@@ -247,11 +252,12 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
             text = value if isinstance(value, str) else None
             verdict_rows.append(head + (dim, number, text) + tail)
     dispute_rows = [(d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
-                    for d in judging.disputes(project)] if vs else []
+                    for d in judging.disputes(project)]
     adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
                           a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
                           a.dispute_id) for a in adjudications]
     agreement = [r.as_tuple() for r in agreement_rows(vs, adjudications)] if vs else []
+    agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
     return [
         ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),
         ("disputes", DISPUTE_COLUMNS, "dispute_id", dispute_rows),

@@ -14,6 +14,7 @@ from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage import judging
 from reviewer.storage.db import Project
+from reviewer.storage.gt_annotators import gt_agreement_rows, gt_disputes
 
 __all__ = [
     "ADJUDICATED",
@@ -43,12 +44,15 @@ def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]
 
 def refresh_disputes(project: Project) -> list[Dispute]:
     """Find the disputes over every verdict of the project (with the subject
-    metrics and HALLUC findings, :func:`metrics_with_findings`) and store
-    them with :func:`reviewer.storage.judging.replace_disputes` (ids of
-    disputes found before are kept; disputes gone are deleted). Returns them
-    with ids, most severe first."""
+    metrics and HALLUC findings, :func:`metrics_with_findings`) and the
+    ground-truth disputes of the annotators (issue 12,
+    reviewer.storage.gt_annotators), and store them with
+    :func:`reviewer.storage.judging.replace_disputes` (ids of disputes found
+    before are kept; disputes gone are deleted). Returns them with ids, most
+    severe first."""
     vs = judging.verdicts(project)
-    found = find_disputes(vs, metrics_with_findings(project, vs))
+    found = find_disputes(vs, metrics_with_findings(project, vs)) + gt_disputes(project)
+    found.sort(key=lambda d: -d.severity)  # stable: each finder's own order within a severity
     return judging.replace_disputes(project, found)
 
 
@@ -58,5 +62,6 @@ def refresh_disputes(project: Project) -> list[Dispute]:
 
 def agreement_table(project: Project) -> list[AgreementRow]:
     """The agreement statistics of every verdict and adjudication of the
-    project (:func:`agreement_rows`). Reads only."""
-    return agreement_rows(judging.verdicts(project), judging.adjudications(project))
+    project (:func:`agreement_rows`), then those of the ground-truth
+    annotators (reviewer.core.annotators). Reads only."""
+    return agreement_rows(judging.verdicts(project), judging.adjudications(project)) + gt_agreement_rows(project)

@@ -79,7 +79,8 @@ def item_by_name(project: Project, name: str) -> Optional[Item]:
 
 def card_counts(project: Project) -> dict[int, int]:
     """{item id: number of ground-truth cards} of items that have any."""
-    return dict(project.db.execute("SELECT item_id, count(*) FROM cards GROUP BY item_id").fetchall())
+    return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' "
+                                   "GROUP BY item_id").fetchall())
 
 
 def run_item_names(project: Project) -> dict[int, str]:
@@ -90,7 +91,8 @@ def run_item_names(project: Project) -> dict[int, str]:
 def card_texts(project: Project) -> dict[int, list[str]]:
     """{item id: its ground-truth card texts} of items that have cards (one query; for search)."""
     out: dict[int, list[str]] = {}
-    for item_id, text in project.db.execute("SELECT item_id, text FROM cards ORDER BY item_id, position, id"):
+    for item_id, text in project.db.execute("SELECT item_id, text FROM cards WHERE annotator = '' "
+                                      "ORDER BY item_id, position, id"):
         out.setdefault(item_id, []).append(text)
     return out
 
@@ -98,44 +100,50 @@ def card_texts(project: Project) -> dict[int, list[str]]:
 # -- ground truth ----------------------------------------------------------------
 def has_ground_truth(project: Project, item_id: int) -> bool:
     """True when the item has at least one ground-truth card."""
-    return project.db.execute("SELECT 1 FROM cards WHERE item_id = ? LIMIT 1", [item_id]).fetchone() is not None
+    return project.db.execute("SELECT 1 FROM cards WHERE item_id = ? AND annotator = '' LIMIT 1",
+                              [item_id]).fetchone() is not None
 
 
-def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None) -> None:
-    """Replace the item's piles and cards with ``gt`` (one transaction, audited)."""
-    before = ground_truth(project, item_id).model_dump(mode="json")
+def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None,
+                     annotator: str = "") -> None:
+    """Replace the item's piles and cards of ``annotator`` ('' the
+    consensus, which scoring uses) with ``gt`` (one transaction, audited)."""
+    before = ground_truth(project, item_id, annotator).model_dump(mode="json")
     with project.transaction():
-        project.db.execute("DELETE FROM cards WHERE item_id = ?", [item_id])
-        project.db.execute("DELETE FROM piles WHERE item_id = ?", [item_id])
+        project.db.execute("DELETE FROM cards WHERE item_id = ? AND annotator = ?", [item_id, annotator])
+        project.db.execute("DELETE FROM piles WHERE item_id = ? AND annotator = ?", [item_id, annotator])
         pile_ids: dict[str, int] = {}
         for pos, pile in enumerate(gt.piles):
             cur = project.db.execute(
-                "INSERT INTO piles (item_id, label, region, position) VALUES (?, ?, ?, ?)",
-                [item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos],
+                "INSERT INTO piles (item_id, label, region, position, annotator) VALUES (?, ?, ?, ?, ?)",
+                [item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos, annotator],
             )
             pile_ids[pile.label] = cur.lastrowid
         for pos, card in enumerate(gt.cards):
             box = card.bbox
             project.db.execute(
-                "INSERT INTO cards (item_id, pile_id, text, x_min, y_min, x_max, y_max, position) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO cards (item_id, pile_id, text, x_min, y_min, x_max, y_max, position, annotator) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [item_id, pile_ids.get(card.pile) if card.pile else None, card.text,
                  box.x_min if box else None, box.y_min if box else None,
-                 box.x_max if box else None, box.y_max if box else None, pos],
+                 box.x_max if box else None, box.y_max if box else None, pos, annotator],
             )
-        project.audit("replace", "ground_truth", item_id, before, gt.model_dump(mode="json"), actor)
+        project.audit("replace", "ground_truth" if not annotator else f"ground_truth:{annotator}", item_id,
+                      before, gt.model_dump(mode="json"), actor)
 
 
-def ground_truth(project: Project, item_id: int) -> GroundTruth:
-    """The item's ground truth: piles by position, cards by position with ids."""
+def ground_truth(project: Project, item_id: int, annotator: str = "") -> GroundTruth:
+    """The item's ground truth of ``annotator`` ('' the consensus, which
+    scoring uses): piles by position, cards by position with ids."""
     name_row = project.db.execute("SELECT name FROM items WHERE id = ?", [item_id]).fetchone()
-    piles = _rows(project, "SELECT id, label, region FROM piles WHERE item_id = ? ORDER BY position, id", [item_id])
+    piles = _rows(project, "SELECT id, label, region FROM piles WHERE item_id = ? AND annotator = ? "
+                  "ORDER BY position, id", [item_id, annotator])
     labels = {p["id"]: p["label"] for p in piles}
     cards = _rows(
         project,
         "SELECT id, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
-        "WHERE item_id = ? ORDER BY position, id",
-        [item_id],
+        "WHERE item_id = ? AND annotator = ? ORDER BY position, id",
+        [item_id, annotator],
     )
     return GroundTruth(
         item=name_row[0] if name_row else "",

@@ -307,3 +307,16 @@ def m0007_spans(db: sqlite_utils.Database) -> None:
         created_by TEXT,
         created_at TEXT NOT NULL)""")
     db.execute("CREATE INDEX idx_golden_spans_item ON golden_spans(item_id, text_sha256)")
+
+
+@MIGRATIONS(name="0009_annotators")
+def m0009_annotators(db: sqlite_utils.Database) -> None:
+    """Several annotators (issue 12): each pile and card belongs to an
+    ``annotator`` (a reviewer name); '' is the consensus, the ground truth
+    scoring uses, so ground truth stored before this migration is the
+    consensus. Ground-truth disputes and their adjudications use the
+    disputes and adjudications tables of the judges."""
+    db.execute("ALTER TABLE piles ADD COLUMN annotator TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE cards ADD COLUMN annotator TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX idx_cards_item_annotator ON cards(item_id, annotator)")
+    db.execute("CREATE INDEX idx_piles_item_annotator ON piles(item_id, annotator)")

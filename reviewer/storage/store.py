@@ -36,7 +36,8 @@ class ProjectStore(GoldenSpanStore):
         """Insert a pile (keeping ``pile.id`` when given, for redo); its id."""
         p = self.project
         with p.transaction():
-            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM piles WHERE item_id = ?",
+            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM piles WHERE item_id = ? "
+                               "AND annotator = ''",
                                [item_id]).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO piles (id, item_id, label, region, position) VALUES (?, ?, ?, ?, ?)",
@@ -73,7 +74,8 @@ class ProjectStore(GoldenSpanStore):
     def _pile_id(self, item_id: int, label: Optional[str]) -> Optional[int]:
         if label is None:
             return None
-        row = self.project.db.execute("SELECT id FROM piles WHERE item_id = ? AND label = ? ORDER BY position",
+        row = self.project.db.execute("SELECT id FROM piles WHERE item_id = ? AND label = ? AND annotator = '' "
+                                      "ORDER BY position",
                                       [item_id, label]).fetchone()
         return row[0] if row else None
 
@@ -82,7 +84,8 @@ class ProjectStore(GoldenSpanStore):
         p = self.project
         b = card.bbox
         with p.transaction():
-            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM cards WHERE item_id = ?",
+            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM cards WHERE item_id = ? "
+                               "AND annotator = ''",
                                [item_id]).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO cards (id, item_id, pile_id, text, x_min, y_min, x_max, y_max, position) "

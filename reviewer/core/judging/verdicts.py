@@ -141,6 +141,11 @@ class DisputeKind(str, enum.Enum):
     REPEAT = "repeat-spread"
     HUMAN = "judge-vs-human"
     METRICS = "judge-vs-metrics"
+    # ground-truth disputes (issue 12): two annotators' ground truth of an item differ
+    GT_MISSING = "gt-missing-card"
+    GT_TEXT = "gt-text-differs"
+    GT_PILE = "gt-pile-differs"
+    GT_BOX = "gt-box-differs"
 
 
 class Dispute(BaseModel):

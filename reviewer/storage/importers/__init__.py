@@ -17,9 +17,17 @@ from reviewer.storage.importers import rubric, span_snapshots
 from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
 from reviewer.storage.importers import cases
 from reviewer.storage.importers import span_golden
+from reviewer.storage.gt_formats import IMPORTERS as GT_IMPORTERS, format_function
+
+
+def _gt_format(module: str, detector: str, importer: str) -> tuple:
+    """(detector, importer) of a ground-truth format, imported at first use."""
+    return (lambda source: format_function(module, detector)(source),
+            lambda project, source, options: format_function(module, importer)(project, source, options))
 
 #: format name -> (detector, importer)
 FORMATS = {
+    **{name: _gt_format(*where) for name, where in GT_IMPORTERS.items()},  # labelme, coco, label-studio (issue 12): before card-folder, which takes any photo folder
     "test-cases": (cases.detect, cases.import_cases),
     "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
     "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),

@@ -21,13 +21,15 @@ class ImportOptions:
     ``schemas`` / ``conventions``: per-prompt overrides of what is read from
     the prompt text. ``actor``: who imports (audit). ``max_pixels``: photos
     larger than this are not decoded whole (default
-    reviewer.storage.images.MAX_PIXELS)."""
+    reviewer.storage.images.MAX_PIXELS). ``annotator``: whose ground truth
+    an annotation file holds (None: the consensus)."""
 
     model: Optional[str] = None
     schemas: dict[str, AnswerSchema] = field(default_factory=dict)
     conventions: dict[str, BoxConvention] = field(default_factory=dict)
     actor: Optional[str] = None
     max_pixels: Optional[int] = None
+    annotator: Optional[str] = None
 
 
 @dataclass

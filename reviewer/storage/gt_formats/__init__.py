@@ -1,0 +1,102 @@
+"""Ground truth in and out of annotation tools (issue 12): labelme, COCO
+and Label Studio files import as piles and cards of an annotator (or the
+consensus), and export back; the analysts' export gains gt_piles and
+gt_cards. The mapping is in README.md ("Ground truth formats") and in each
+module's docstring."""
+
+from __future__ import annotations
+
+import json
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
+from reviewer.storage import repo
+from reviewer.storage.db import Project, ProjectError
+
+#: import format name -> (module, detector, importer) in reviewer.storage.gt_formats;
+#: reviewer.storage.importers tries them before the other formats
+IMPORTERS = {
+    "labelme": ("labelme", "detect", "import_labelme"),
+    "coco": ("coco", "detect", "import_coco"),
+    "label-studio": ("label_studio", "detect", "import_label_studio"),
+}
+#: export format name -> (module, writer(items, out))
+EXPORTERS = {
+    "coco": ("coco", "export_coco"),
+    "labelme": ("labelme", "export_labelme"),
+    "label-studio": ("label_studio", "export_label_studio"),
+}
+
+
+def format_function(module: str, name: str) -> Callable:
+    """The function ``name`` of format module ``module``, imported when
+    first asked (the format modules use the importers package, whose
+    registry names them)."""
+    return getattr(import_module(f"reviewer.storage.gt_formats.{module}"), name)
+
+GT_PILE_COLUMNS = {"item": str, "annotator": str, "pile": str, "region": str}
+GT_CARD_COLUMNS = {"item": str, "annotator": str, "pile": str, "text": str,
+                   "x_min": float, "y_min": float, "x_max": float, "y_max": float}
+
+
+def annotators(project: Project, item_id: Optional[int] = None) -> list[str]:
+    """The named annotators with ground truth (of one item, or any), by
+    name; the consensus ('') is not among them."""
+    sql = ("SELECT DISTINCT annotator FROM cards WHERE annotator != ''{w} UNION "
+           "SELECT DISTINCT annotator FROM piles WHERE annotator != ''{w}")
+    where = " AND item_id = ?" if item_id is not None else ""
+    params = [item_id, item_id] if item_id is not None else []
+    return sorted(r[0] for r in project.db.execute(sql.format(w=where), params))
+
+
+def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Optional[str] = None) -> dict[str, Any]:
+    """Write the ground truth of ``annotator`` (None or 'consensus': the
+    consensus) of every photo item that has one to ``out`` in ``fmt``
+    (coco and label-studio: one JSON file; labelme: a folder with one JSON
+    per photo). Returns counts and what was skipped. ProjectError for an
+    unknown format or annotator, or when ``out`` cannot be written."""
+    if fmt not in EXPORTERS:
+        raise ProjectError(f"unknown ground-truth format '{fmt}' (known: {', '.join(EXPORTERS)})")
+    who = CONSENSUS if annotator in (None, "", CONSENSUS_NAME) else annotator
+    if who and who not in annotators(project):
+        raise ProjectError(f"no annotator '{who}' (known: {', '.join(annotators(project)) or 'none'})")
+    items = []
+    for item in repo.items(project):
+        if item.kind != "photo" or not item.path:
+            continue
+        gt = repo.ground_truth(project, item.id, who)
+        if gt.cards or gt.piles:
+            items.append((item, project.resolve(item.path).resolve(), gt))
+    out = Path(out).resolve()
+    try:
+        counts = format_function(*EXPORTERS[fmt])(items, out)
+    except OSError as exc:
+        raise ProjectError(f"cannot write {out}: {exc}") from exc
+    counts["annotator"] = shown(who)
+    return counts
+
+
+def gt_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    """The analysts' export tables gt_piles (item, annotator, pile, region
+    as JSON) and gt_cards (item, annotator, pile, text, x_min, y_min, x_max,
+    y_max in upright pixels) of every annotator and the consensus
+    (annotator 'consensus')."""
+    names = dict(project.db.execute("SELECT id, name FROM items").fetchall())
+    piles, cards = [], []
+    labels = {}
+    for pid, item_id, annotator, label, region in project.db.execute(
+            "SELECT id, item_id, annotator, label, region FROM piles ORDER BY item_id, annotator, position, id"):
+        labels[pid] = label
+        piles.append((names.get(item_id), shown(annotator), label,
+                      json.dumps(json.loads(region)) if region else None))
+    for item_id, annotator, pile_id, text, x0, y0, x1, y1 in project.db.execute(
+            "SELECT item_id, annotator, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
+            "ORDER BY item_id, annotator, position, id"):
+        cards.append((names.get(item_id), shown(annotator), labels.get(pile_id), text, x0, y0, x1, y1))
+    return [("gt_piles", GT_PILE_COLUMNS, None, piles), ("gt_cards", GT_CARD_COLUMNS, None, cards)]
+
+
+__all__ = ["EXPORTERS", "format_function", "GT_CARD_COLUMNS", "GT_PILE_COLUMNS", "IMPORTERS", "annotators", "export_ground_truth",
+           "gt_tables"]

@@ -1,0 +1,202 @@
+"""COCO detection JSON (cocodataset.org/#format-data, "Object Detection").
+
+    {"images": [{"id", "file_name", "width", "height"}],
+     "annotations": [{"id", "image_id", "category_id", "bbox": [x, y, w, h],
+                      "segmentation": [[x1, y1, x2, y2, ...], ...] | RLE, "area", "iscrowd",
+                      "attributes": {"text": str}}],
+     "categories": [{"id", "name", "supercategory"}]}
+
+Mapping (README, "Ground truth formats"): the category is the pile; an
+annotation with a transcription (``attributes.text`` as CVAT writes
+attributes, else ``utf8_string`` as COCO-Text, else ``text`` or
+``description``) is a card, its box the ``bbox`` ([x, y, width, height] ->
+x_min = x, x_max = x + width), or the bounds of its polygon segmentation;
+an annotation without text is the region of its category's pile (its first
+polygon, else the bbox's corners). RLE masks without a bbox are skipped.
+Coordinates are pixels of the image size the file declares (upright, or the
+stored frame when width and height are the stored sideways size).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
+from reviewer.core.models import BBox, GroundTruth, Item
+from reviewer.storage.db import Project
+from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+
+_TEXT_KEYS = ("utf8_string", "text", "description")
+
+
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def is_coco(data: Any) -> bool:
+    """A COCO detection file: an object with ``images``, ``annotations`` and ``categories`` lists."""
+    return isinstance(data, dict) and all(isinstance(data.get(k), list) for k in ("images", "annotations", "categories"))
+
+
+def detect(source: Path) -> bool:
+    """A .json file in COCO detection form (:func:`is_coco`)."""
+    return source.is_file() and source.suffix.lower() == ".json" and is_coco(_load(source))
+
+
+def annotation_text(ann: dict) -> str:
+    """The transcription of an annotation ('' when none; module doc)."""
+    attrs = ann.get("attributes")
+    if isinstance(attrs, dict) and str(attrs.get("text") or "").strip():
+        return str(attrs["text"]).strip()
+    for key in _TEXT_KEYS:
+        if str(ann.get(key) or "").strip():
+            return str(ann[key]).strip()
+    return ""
+
+
+def _polygons(ann: dict) -> list[list[Point]]:
+    seg = ann.get("segmentation")
+    if not isinstance(seg, list):
+        return []
+    out = []
+    for poly in seg:
+        if isinstance(poly, list) and len(poly) >= 6:
+            out.append([(float(poly[k]), float(poly[k + 1])) for k in range(0, len(poly) - 1, 2)])
+    return out
+
+
+def _bbox_points(ann: dict) -> Optional[list[Point]]:
+    b = ann.get("bbox")
+    if isinstance(b, list) and len(b) == 4:
+        x, y, w, h = (float(v) for v in b)
+        return rectangle_points(BBox(x_min=x, y_min=y, x_max=x + w, y_max=y + h))
+    return None
+
+
+def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item, where: str,
+          report: ImportReport) -> GroundTruth:
+    """The ground truth of one COCO image on ``item`` (module doc)."""
+    to_upright = upright(item, image.get("width"), image.get("height"))
+    builder = GtBuilder(item, where, report)
+    for ann in anns:
+        what = f"annotation {ann.get('id')}"
+        cat = ann.get("category_id")
+        if cat not in categories:
+            report.skip(f"{where}: {what}", f"category {cat} is not in categories")
+            continue
+        label = categories[cat]
+        text = annotation_text(ann)
+        try:
+            box_points = _bbox_points(ann)
+            polygons = _polygons(ann)
+        except (TypeError, ValueError):
+            report.skip(f"{where}: {what}", "bbox or segmentation is not numbers")
+            continue
+        if text:
+            points = box_points or [p for poly in polygons for p in poly]
+            if not points:
+                report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
+                continue
+            builder.card(text, label, [to_upright(p) for p in points], f"{what} ('{text}')")
+        else:
+            points = polygons[0] if polygons else box_points
+            if not points:
+                report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
+                continue
+            if len(polygons) > 1:
+                report.notes.append(f"{where}: {what}: the region of pile '{label}' is its first polygon")
+            builder.pile(label)
+            builder.region(label, [to_upright(p) for p in points], f"{what} ({label})")
+    return builder.build()
+
+
+def import_coco(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import a COCO detection file (module doc): photos by ``file_name``
+    beside the file (or in images/), one ground truth per image. Idempotent."""
+    annotator = annotator_of(options)
+    report = ImportReport(format="coco")
+    data = _load(source)
+    if not is_coco(data):
+        report.skip(source.name, "not a COCO detection file (images, annotations, categories)")
+        return report
+    categories = {c.get("id"): str(c.get("name") or "") for c in data["categories"] if isinstance(c, dict)}
+    by_image: dict[Any, list[dict]] = {}
+    for ann in data["annotations"]:
+        if isinstance(ann, dict):
+            by_image.setdefault(ann.get("image_id"), []).append(ann)
+    known = {im.get("id") for im in data["images"] if isinstance(im, dict)}
+    for image_id in by_image:
+        if image_id not in known:
+            report.skip(f"annotations of image {image_id}", "no such image in images")
+    with project.batched(auto=True):
+        for image in data["images"]:
+            if not isinstance(image, dict) or not image.get("file_name"):
+                report.skip(f"image {image.get('id') if isinstance(image, dict) else image!r}", "no file_name")
+                continue
+            item = ensure_item(project, source.parent, str(image["file_name"]), image.get("reviewer_item"),
+                               options, report)
+            if item is None:
+                continue
+            gt = parse(image, by_image.get(image.get("id"), []), categories, item, str(image["file_name"]), report)
+            store_ground_truth(project, item, gt, annotator, report, options.actor)
+    return report
+
+
+def _area(points: list) -> float:
+    n = len(points)
+    return abs(sum(points[k][0] * points[(k + 1) % n][1] - points[(k + 1) % n][0] * points[k][1]
+                   for k in range(n))) / 2.0
+
+
+def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+    """Write one COCO detection file ``out``: a category per pile label (in
+    order of first use; '' for cards in no pile), an image per item
+    (``file_name`` relative to the file's folder, upright width and height,
+    ``reviewer_item``), a polygon annotation per pile region and a bbox
+    annotation per card with a box (``attributes.text``, a rectangle
+    segmentation). Cards without a box are counted in ``skipped``."""
+    categories: dict[str, int] = {}
+    images, anns = [], []
+    counts: dict[str, Any] = {"images": 0, "piles": 0, "cards": 0, "skipped": []}
+
+    def cat(label: str) -> int:
+        return categories.setdefault(label, len(categories) + 1)
+    for image_id, (item, photo, gt) in enumerate(items, 1):
+        images.append({"id": image_id, "file_name": Path(os.path.relpath(photo, out.parent)).as_posix(),
+                       "width": item.width, "height": item.height, "reviewer_item": item.name})
+        counts["images"] += 1
+        for pile in gt.piles:
+            cat(pile.label)
+            if not pile.region:
+                if not any(c.pile == pile.label for c in gt.cards):
+                    counts["skipped"].append(f"{item.name}: pile '{pile.label}' has no region and no card")
+                continue
+            b = bounds(pile.region)
+            anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(pile.label),
+                         "segmentation": [[v for p in pile.region for v in p]],
+                         "bbox": [b.x_min, b.y_min, b.x_max - b.x_min, b.y_max - b.y_min],
+                         "area": _area(pile.region), "iscrowd": 0, "attributes": {}})
+            counts["piles"] += 1
+        for card in gt.cards:
+            if card.bbox is None:
+                counts["skipped"].append(f"{item.name}: card '{card.text}' has no box")
+                continue
+            b = card.bbox
+            w, h = b.x_max - b.x_min, b.y_max - b.y_min
+            anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(card.pile or ""),
+                         "segmentation": [[v for p in rectangle_points(b) for v in p]],
+                         "bbox": [b.x_min, b.y_min, w, h], "area": w * h, "iscrowd": 0,
+                         "attributes": {"text": card.text}})
+            counts["cards"] += 1
+    doc = {"info": {"description": "ground truth exported by reviewer"}, "licenses": [], "images": images,
+           "annotations": anns, "categories": [{"id": i, "name": n, "supercategory": "pile"}
+                                               for n, i in categories.items()]}
+    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+    return counts

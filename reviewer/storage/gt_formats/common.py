@@ -1,0 +1,198 @@
+"""What the ground-truth formats share: finding the photo an annotation
+file names, making its item, taking coordinates to upright pixels, building
+piles and cards, and storing them for an annotator idempotently.
+
+Mapping rules shared by labelme, COCO and Label Studio (README, "Ground
+truth formats"): the label or category of a shape is its **pile**; a shape
+with a transcription (labelme ``description``, COCO ``attributes.text``,
+Label Studio ``textarea``) is a **card** with that text and the shape's
+bounding box in upright pixels; a shape without one is the **region** of
+its pile. A box reaching outside the image is clamped, with a note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+from urllib.parse import parse_qs, unquote, urlparse
+
+from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, same_ground_truth
+from reviewer.core.cards.gt_geometry import (
+    Point, bounds, clamp_box, clamp_points, drawn_on_stored_frame, is_empty, stored_to_upright,
+)
+from reviewer.core.models import BBox, Card, GroundTruth, Item, Pile
+from reviewer.storage import repo
+from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.previews import store_preview
+
+#: Label Studio prefixes uploaded files with 8 hex digits and a dash.
+_UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{8}-", re.I)
+
+
+def annotator_of(options: ImportOptions) -> str:
+    """The annotator an import writes for (``--annotator``), '' (the
+    consensus) when none is given. ProjectError for the reserved name."""
+    name = (options.annotator or "").strip()
+    if name.casefold() == CONSENSUS_NAME:
+        raise ProjectError(f"'{CONSENSUS_NAME}' is not an annotator name: leave --annotator out for the consensus")
+    return name
+
+
+def photo_candidates(base: Path, ref: str) -> list[Path]:
+    """Where a photo named ``ref`` in an annotation file beside ``base``
+    may be: ``ref`` itself (absolute, or relative to ``base``), a Label
+    Studio local-files URL's ``d`` path, and the bare file name (also
+    without Label Studio's upload prefix) in ``base``, ``base/images`` and
+    ``base/test-images``."""
+    ref = (ref or "").strip()
+    if not ref:
+        return []
+    parsed = urlparse(ref)
+    paths = []
+    if parsed.query and "d" in parse_qs(parsed.query):
+        paths.append(unquote(parse_qs(parsed.query)["d"][0]))
+    elif parsed.scheme in ("http", "https", "s3", "gs"):
+        paths.append(unquote(parsed.path))
+    else:
+        paths.append(unquote(ref))
+    out: list[Path] = []
+    for text in paths:
+        p = Path(text)
+        out += [p, base / p, Path("/") / p] if not p.is_absolute() else [p]
+        names = [p.name, _UPLOAD_PREFIX.sub("", p.name)]
+        for place in (base, base / "images", base / "test-images"):
+            out += [place / n for n in dict.fromkeys(names)]
+    return list(dict.fromkeys(out))
+
+
+def item_name(ref: str) -> str:
+    """The item name of a photo reference: its file stem, without Label
+    Studio's upload prefix (the name card-folder imports give a photo)."""
+    parsed = urlparse(ref)
+    query = parse_qs(parsed.query)
+    text = unquote(query["d"][0]) if "d" in query else unquote(parsed.path or ref)
+    return _UPLOAD_PREFIX.sub("", Path(text.replace("\\", "/")).stem)
+
+
+def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], options: ImportOptions,
+                report: ImportReport) -> Optional[Item]:
+    """The item of the photo ``ref`` (named ``name`` or after the photo):
+    the project's item of that name, else a new item from the photo found
+    (:func:`photo_candidates`); None (reported as skipped) when neither."""
+    name = name or item_name(ref)
+    existing = repo.item_by_name(project, name)
+    if existing is not None:
+        report.count("items", False)
+        return existing
+    path = next((p for p in photo_candidates(base, ref) if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES),
+                None)
+    if path is None:
+        report.skip(f"photo '{ref}'", "not found beside the annotation file (nor in images/ or test-images/)")
+        return None
+    item, photo = photo_item(path, name, project.relative(path), options.max_pixels)
+    if item.image_note:
+        report.notes.append(f"{path.name}: {item.image_note}")
+    _, created = repo.upsert_item(project, item, options.actor)
+    report.count("items", created)
+    if photo.preview and store_preview(project, item.sha256, *photo.preview):
+        report.count("previews", True)
+    return repo.item_by_name(project, name)
+
+
+def upright(item: Item, declared_w: Optional[float], declared_h: Optional[float]) -> Callable[[Point], Point]:
+    """The map of a file's pixel coordinates to upright pixels of ``item``:
+    identity, or the EXIF turn when the file declares the stored (sideways)
+    size (reviewer.core.cards.gt_geometry, Frame)."""
+    if drawn_on_stored_frame(declared_w, declared_h, item.orientation, item.width, item.height):
+        w, h = float(declared_w), float(declared_h)  # type: ignore[arg-type]
+        return lambda p: stored_to_upright(p, item.orientation, w, h)
+    return lambda p: (float(p[0]), float(p[1]))
+
+
+@dataclass
+class GtBuilder:
+    """Collects the piles (in order of first mention) and cards of one
+    item's ground truth from shapes in upright pixels, clamping what reaches
+    outside the image (a note each) and skipping what cannot be a card or a
+    region (with why)."""
+
+    item: Item
+    where: str
+    report: ImportReport
+    piles: dict[str, Optional[list]] = field(default_factory=dict)
+    cards: list[Card] = field(default_factory=list)
+
+    def pile(self, label: Optional[str]) -> Optional[str]:
+        """Mention pile ``label`` (None or '' is no pile); returns the label."""
+        if not label:
+            return None
+        self.piles.setdefault(label, None)
+        return label
+
+    def region(self, label: Optional[str], points: Sequence[Point], what: str) -> None:
+        """The region polygon of pile ``label``; a second region of the same
+        pile, or one without a label, is skipped."""
+        if not label:
+            self.report.skip(f"{self.where}: {what}", "a shape with neither a label nor a transcription")
+            return
+        if len(points) < 3:
+            self.report.skip(f"{self.where}: {what}", "a region needs 3 or more points")
+            return
+        if self.piles.get(label):
+            self.report.skip(f"{self.where}: {what}", f"pile '{label}' has a region already")
+            return
+        pts = [(round(float(x), 4) + 0.0, round(float(y), 4) + 0.0) for x, y in points]
+        if self.item.width and self.item.height:
+            pts, changed = clamp_points(pts, self.item.width, self.item.height)
+            if changed:
+                self.report.notes.append(f"{self.where}: region of pile '{label}' reaches outside the "
+                                         f"{self.item.width} x {self.item.height} image; clamped")
+        self.piles[label] = [list(p) for p in pts]
+
+    def card(self, text: str, label: Optional[str], points: Iterable[Point], what: str) -> None:
+        """A card with ``text`` in pile ``label`` and the bounding box of
+        ``points`` (upright pixels), clamped to the image."""
+        box: Optional[BBox] = bounds(points)
+        if self.item.width and self.item.height:
+            box, changed = clamp_box(box, self.item.width, self.item.height)
+            if is_empty(box):
+                self.report.skip(f"{self.where}: {what}", f"box of card '{text}' lies outside the "
+                                 f"{self.item.width} x {self.item.height} image")
+                return
+            if changed:
+                self.report.notes.append(f"{self.where}: box of card '{text}' reaches outside the "
+                                         f"{self.item.width} x {self.item.height} image; clamped")
+        self.cards.append(Card(text=text, pile=self.pile(label), bbox=box))
+
+    def build(self) -> GroundTruth:
+        """The ground truth collected."""
+        return GroundTruth(item=self.item.name, piles=[Pile(label=k, region=v) for k, v in self.piles.items()],
+                           cards=self.cards)
+
+
+def store_ground_truth(project: Project, item: Item, gt: GroundTruth, annotator: str, report: ImportReport,
+                       actor: Optional[str]) -> None:
+    """Store ``gt`` as ``annotator``'s ground truth of ``item`` ('' the
+    consensus) unless that annotator has one already: the same is counted
+    as already present, a different one is kept with a note. The first
+    annotator's ground truth of an item without a consensus is also its
+    consensus (until adjudications change it)."""
+    who = annotator or CONSENSUS_NAME
+    current = repo.ground_truth(project, item.id, annotator)
+    if current.cards or current.piles:
+        report.count("ground truths", False)
+        if not same_ground_truth(current, gt):
+            report.notes.append(f"ground truth of '{item.name}' ({who}) differs from the file; the project's is kept")
+        return
+    if not gt.cards and not gt.piles:
+        report.skip(f"'{item.name}'", "no card or pile in the file")
+        return
+    repo.set_ground_truth(project, item.id, gt, actor, annotator=annotator)
+    report.count("ground truths", True)
+    if annotator != CONSENSUS and not repo.has_ground_truth(project, item.id) and not \
+            repo.ground_truth(project, item.id).piles:
+        repo.set_ground_truth(project, item.id, gt, actor)
+        report.notes.append(f"'{item.name}': {annotator}'s ground truth is also the consensus (the first annotator's)")

@@ -1,0 +1,179 @@
+"""labelme JSON: one file per photo (labelme's LabelFile).
+
+    {"version": "5.x", "flags": {}, "shapes": [{"label": str, "points": [[x, y], ...],
+      "group_id": int | null, "description": str, "shape_type": "rectangle" | "polygon" | ...,
+      "flags": {}}], "imagePath": str, "imageData": str | null,
+      "imageHeight": int, "imageWidth": int}
+
+Mapping (README, "Ground truth formats"):
+
+* a ``rectangle`` or ``polygon`` with a ``description`` is a card: the
+  description is its text, the label its pile, its box the bounding box of
+  the points;
+* shapes with the same label and ``group_id`` are one card (labelme's
+  instance id): their descriptions joined with a space, the box around all
+  their points;
+* a shape without a description is the region of the pile its label names
+  (a rectangle gives its four corners);
+* other shape types (circle, line, linestrip, point, mask) are skipped.
+
+Points are pixels of the image labelme showed: upright (labelme applies the
+EXIF orientation), or the stored frame when imageWidth / imageHeight are the
+stored (sideways) size. The import is a card-folder import of the same
+folder (photos, prompts, runs) plus the annotations; idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+from reviewer.core.cards.gt_geometry import bounds, rectangle_points
+from reviewer.core.models import GroundTruth, Item
+from reviewer.storage.db import Project
+from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
+from reviewer.storage.importers import card_folder
+from reviewer.storage.importers.base import ImportOptions, ImportReport
+
+_PLACES = ("", "test-images", "images", "annotations")
+
+
+def _load(path: Path) -> Optional[dict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_labelme(data: Any) -> bool:
+    """A labelme file: an object with a ``shapes`` list and an ``imagePath``."""
+    return isinstance(data, dict) and isinstance(data.get("shapes"), list) and "imagePath" in data
+
+
+def _files(source: Path) -> list[Path]:
+    if source.is_file():
+        return [source]
+    out = []
+    for place in _PLACES:
+        folder = source / place if place else source
+        if folder.is_dir():
+            out += sorted(p for p in folder.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+    return out
+
+
+def detect(source: Path) -> bool:
+    """A labelme .json file, or a folder holding one (at its top, or in
+    test-images/, images/ or annotations/)."""
+    if source.is_file():
+        return source.suffix.lower() == ".json" and is_labelme(_load(source))
+    return source.is_dir() and any(is_labelme(_load(p)) for p in _files(source)[:50])
+
+
+def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTruth:
+    """The ground truth of one labelme file on ``item`` (module doc)."""
+    to_upright = upright(item, data.get("imageWidth"), data.get("imageHeight"))
+    builder = GtBuilder(item, where, report)
+    groups: dict[tuple, list] = {}
+    order: list[tuple] = []
+    for n, shape in enumerate(data.get("shapes") or [], 1):
+        what = f"shape {n}"
+        if not isinstance(shape, dict):
+            report.skip(f"{where}: {what}", "not an object")
+            continue
+        kind = shape.get("shape_type") or "polygon"
+        label = str(shape.get("label") or "").strip()
+        try:
+            points = [to_upright((float(p[0]), float(p[1]))) for p in shape.get("points") or []]
+        except (TypeError, ValueError, IndexError):
+            report.skip(f"{where}: {what}", "points are not [x, y] numbers")
+            continue
+        if kind not in ("rectangle", "polygon"):
+            report.skip(f"{where}: {what} ({label})", f"shape type '{kind}' is neither rectangle nor polygon")
+            continue
+        if (kind == "rectangle" and len(points) != 2) or (kind == "polygon" and len(points) < 3):
+            report.skip(f"{where}: {what} ({label})", f"a {kind} with {len(points)} points")
+            continue
+        text = str(shape.get("description") or "").strip()
+        if not text:
+            corners = rectangle_points(bounds(points)) if kind == "rectangle" else points
+            builder.pile(label)
+            builder.region(label, corners, f"{what} ({label})")
+            continue
+        group = shape.get("group_id")
+        key = (label, group) if group is not None else (label, None, n)
+        if key not in groups:
+            groups[key] = [[], []]
+            order.append(key)
+        groups[key][0].append(text)
+        groups[key][1] += points
+    for key in order:
+        texts, points = groups[key]
+        builder.card(" ".join(texts), key[0], points, f"card '{' '.join(texts)}'")
+    return builder.build()
+
+
+def import_labelme(project: Project, source: Path, options: ImportOptions) -> ImportReport:
+    """Import a labelme folder (a card-folder import plus every labelme
+    file's ground truth) or one labelme file (module doc). Idempotent."""
+    annotator = annotator_of(options)
+    if source.is_dir():
+        report = card_folder.import_folder(project, source, options)
+        report.format = "labelme"
+        report.notes = [n for n in report.notes if not n.startswith("no ground-truth.json")]
+    else:
+        report = ImportReport(format="labelme")
+    with project.batched(auto=True):
+        for path in _files(source):
+            data = _load(path)
+            if not is_labelme(data):
+                continue
+            ref = str(data.get("imagePath") or "")
+            name = card_folder_stem(ref) or path.stem
+            item = ensure_item(project, path.parent, ref or path.stem, name, options, report)
+            if item is None:
+                continue
+            gt = parse(data, item, path.name, report)
+            store_ground_truth(project, item, gt, annotator, report, options.actor)
+    return report
+
+
+def card_folder_stem(ref: str) -> str:
+    """The item name of a labelme ``imagePath`` (its file stem; Windows paths too)."""
+    return Path(ref.replace("\\", "/")).stem if ref else ""
+
+
+def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+    """Write one labelme file per item into the folder ``out``: a polygon
+    per pile region (label = pile, no description), a rectangle per card
+    with a box (label = pile, '' for none; description = text). Cards
+    without a box cannot be drawn and are counted in ``skipped``. Returns
+    counts."""
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
+    for item, photo, gt in items:
+        shapes = []
+        for pile in gt.piles:
+            if pile.region:
+                shapes.append({"label": pile.label, "points": [list(p) for p in pile.region], "group_id": None,
+                               "description": "", "shape_type": "polygon", "flags": {}})
+            elif not any(c.pile == pile.label for c in gt.cards):
+                counts["skipped"].append(f"{item.name}: pile '{pile.label}' has no region and no card")
+                continue
+            counts["piles"] += 1
+        for card in gt.cards:
+            if card.bbox is None:
+                counts["skipped"].append(f"{item.name}: card '{card.text}' has no box")
+                continue
+            b = card.bbox
+            shapes.append({"label": card.pile or "", "points": [[b.x_min, b.y_min], [b.x_max, b.y_max]],
+                           "group_id": None, "description": card.text, "shape_type": "rectangle", "flags": {}})
+            counts["cards"] += 1
+        doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
+               "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
+               "imageHeight": item.height, "imageWidth": item.width}
+        (out / f"{item.name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        counts["files"] += 1
+    return counts

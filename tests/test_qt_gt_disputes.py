@@ -1,0 +1,34 @@
+"""Ground-truth disputes (issue 12) sit in the adjudication queue beside
+judge disputes: the window opens on them and walks the queue without
+verdicts to show."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from reviewer.qt.app import build  # noqa: E402
+from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
+from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+def test_the_queue_shows_ground_truth_disputes(qtbot, two, tmp_path, monkeypatch):  # noqa: F811
+    assert len(refresh_disputes(two)) == 3
+    path = two.path
+    two.close()
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    w = build(path, ask_name=False, mode="adjudication")
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.adjudication.queue.view.model().rowCount() == 3
+    for _ in range(4):
+        qtbot.keyClick(QApplication.focusWidget() or w, Qt.Key_J)
+    w.close()
