@@ -186,9 +186,12 @@ def _stored_keys(project: Project) -> set[tuple]:
 
 
 def judge_runs(project: Project, settings: Settings, options: JudgeOptions, progress: Optional[Progress] = None,
-               cancel: Optional[threading.Event] = None, actor: Optional[str] = None) -> Summary:
+               cancel: Optional[threading.Event] = None, actor: Optional[str] = None,
+               on_stored: Optional[Callable[[list[int]], None]] = None) -> Summary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
-    store each as it arrives (module doc). Returns the summary."""
+    store each as it arrives (module doc). ``on_stored([verdict id])`` is
+    called in the calling thread after each new verdict is stored (the
+    window shows them as they come). Returns the summary."""
     asks = plan(project, options)
     stored = _stored_keys(project)
     endpoint = public_url(settings.endpoint)
@@ -204,12 +207,14 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
                               max_tokens=options.max_tokens, seed=seed,
                               tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
-        jobs.append(Job(request, _store(project, ask, endpoint, actor), _fail(project, ask, endpoint), label))
+        jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
+                        label))
     execute(jobs, settings, summary, progress, cancel)
     return summary
 
 
-def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str]):
+def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
+           on_stored: Optional[Callable[[list[int]], None]] = None):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)
         scale = ask.verdict.scale
@@ -222,6 +227,8 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str]):
             verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
             if created and ask.after is not None:
                 ask.after(verdict_id, answer.content)
+        if created and on_stored is not None:
+            on_stored([verdict_id])
     return store
 
 
