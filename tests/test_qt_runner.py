@@ -97,7 +97,7 @@ def test_run_model_form_shows_runs_as_they_arrive_and_never_blocks(qtbot, make_w
     assert form.progress.value() == form.progress.maximum() == 16
     assert "asked 16, answered 16" in form.status.text()
     # the event loop kept turning: 16 answers at 0.15 s on 2 connections take >= 1.2 s
-    assert ticks[0] >= 25 and max(gaps) < 0.5, (ticks[0], max(gaps))
+    assert ticks[0] >= 20 and max(gaps) < 1.0, (ticks[0], max(gaps))  # a blocked loop: one gap >= 1.2 s
     # what was sent: the form's parameters, the key only in the header
     bodies = [body for _, body, _ in fake.requests]
     assert {b["max_tokens"] for b in bodies} == {64} and {b["temperature"] for b in bodies} == {0.3}
