@@ -30,11 +30,12 @@ from reviewer.core.cards.report import (
     verdicts_csv,
 )
 from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
+from reviewer.core.judging.gates import JUDGE_LEVELS, failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
 from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, check_endpoint
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.execute import Settings
-from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
+from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs, judged
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.gt_formats import export_ground_truth
@@ -60,6 +61,11 @@ def _one_line(text: object) -> str:
 
 FAIL_ON = click.option("--fail-on", type=click.Choice(sorted(FAIL_LEVELS)), default=None,
                        help="CI gate: exit 1 when any prompt's T-P1 verdict is at or below this level.")
+JUDGE_FAIL_ON = click.option(
+    "--fail-on", type=click.Choice(sorted(JUDGE_LEVELS)), default=None,
+    help="CI gate: exit 1 when any judged prompt's average verdict (this judge's verdicts on one prompt's runs "
+         "of one model) is at or below the level: fail = D / 40 / 2, ambiguous = C / 60 / 3 on A-F / 0-100 / 1-5. "
+         "Pairwise verdicts are not gated.")
 
 
 def _gate(vs, fail_on: Optional[str]) -> None:
@@ -436,8 +442,8 @@ def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: O
 
 
 # -- asking models and judges (issue 8) ----------------------------------------------
-def _endpoint_options(func):
-    """The options every command that talks to an endpoint takes."""
+def _endpoint_options(func, fail_on=FAIL_ON):
+    """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
     options = [
         click.option("--endpoint", required=True, metavar="URL",
                      help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
@@ -455,7 +461,7 @@ def _endpoint_options(func):
         click.option("--seed", type=int, default=None, help="Seed N; repetition k sends N + k - 1."),
         click.option("--repetitions", type=click.IntRange(1, 1000), default=1, show_default=True,
                      help="Ask each combination this many times (repetitions 1..N)."),
-        FAIL_ON,
+        fail_on,
     ]
     for option in reversed(options):
         func = option(func)
@@ -606,7 +612,7 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
 @click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only runs of this prompt.")
 @click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only runs of this item.")
 @click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
-@_endpoint_options
+@functools.partial(_endpoint_options, fail_on=JUDGE_FAIL_ON)
 @_friendly
 def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
               item_names: tuple[str, ...], run_model_names: tuple[str, ...], endpoint: str, api_key_env: str,
@@ -614,7 +620,9 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
               max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask a judge model about the runs of PROJECT and store its verdicts
     beside imported ones (disputes, agreement and calibration use them at
-    once). Resumable: a stored verdict is never asked again."""
+    once). Resumable: a stored verdict is never asked again. With
+    --fail-on, exit 1 when a judged prompt's average verdict is at or
+    below the level, naming them."""
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
                            run_models=run_model_names, repetitions=repetitions, temperature=temperature,
@@ -627,13 +635,19 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
         except KeyboardInterrupt:
             echo("interrupted: the verdicts received are stored; run the same command again to continue", err=True)
             sys.exit(130)
-        vs = verdicts(p) if fail_on else []
+        judged_rows = judged(p, options) if fail_on else []
     finally:
         p.close()
     if not summary.planned:
         echo(f"nothing to judge: no runs for the {kind} judge (check --prompt / --item)")
     _finish(summary, f"{kind} judge {model}")
-    _gate(vs, fail_on)
+    if fail_on:
+        if kind == "pairwise":
+            echo("note: --fail-on does not gate pairwise verdicts (no average)", err=True)
+        bad = failing_judged(judged_prompts(judged_rows), fail_on)
+        if bad:
+            click.echo(f"Error: {visible(judge_gate_message(bad, fail_on))}", err=True)
+            sys.exit(1)
 
 
 def _add(a, b):

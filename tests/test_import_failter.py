@@ -174,3 +174,78 @@ def test_parse_eval_forms():
     meta, body = front_matter("---\nfiltered-by-model: m\n---\nbody\n")
     assert meta == {"filtered-by-model": "m"} and body == "body\n"
     assert front_matter("---\ntitle: mine\n---\nbody") == (None, "---\ntitle: mine\n---\nbody")
+
+
+def _failter_artifact(path: Path, meta: dict, body: str) -> None:
+    """An output as Failter's runner writes it (frontmatter.clj serialize:
+    '---', the YAML map in block style, '---', the body)."""
+    import yaml
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\n" + yaml.safe_dump(meta, default_flow_style=False, sort_keys=False) + "---\n" + body)
+
+
+def test_bare_failter_v2_artifacts_folder(project, tmp_path):
+    """`failter run spec.yml` from tmp_path with inputs_dir ./exp1/inputs and
+    artifacts_dir ./results/run-001/artifacts: the artifacts folder alone
+    imports, its inputs found through each output's source-input-path."""
+    exp = tmp_path / "exp1"
+    (exp / "inputs").mkdir(parents=True)
+    (exp / "ground_truth").mkdir()
+    (exp / "templates").mkdir()
+    (exp / "inputs" / "doc1.md").write_text("---\ntitle: Doc 1\n---\n# Doc 1\n![](x.png) text one\n")
+    (exp / "inputs" / "doc2.md").write_text("# Doc 2\ntext two\n")
+    (exp / "ground_truth" / "doc1.md").write_text("# Doc 1\ntext one\n")
+    (exp / "templates" / "cleanup-v1.md").write_text("Remove images.\n\n{{INPUT_TEXT}}")
+    art = tmp_path / "results" / "run-001" / "artifacts"
+    usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    for model, folder in (("openai/gpt-4o-mini", "openai-gpt-4o-mini_cleanup-v1"),
+                          ("ollama/qwen3:8b", "ollama-qwen3-8b_cleanup-v1")):
+        for doc in ("doc1.md", "doc2.md"):
+            # one model's paths as written relative to where failter ran, the other's absolute on another machine
+            where = f"./exp1/inputs/{doc}" if model.startswith("openai") else f"/home/pat/work/exp1/inputs/{doc}"
+            meta = {"title": "Doc 1"} if doc == "doc1.md" else {}
+            meta.update({"filtered-by-model": model, "filtered-by-template": "cleanup-v1.md",
+                         "source-input-path": where, "source-template-path": "./exp1/templates/cleanup-v1.md",
+                         "total-trial-time-ms": 812})
+            out = art / folder / doc
+            if model.startswith("ollama") and doc == "doc2.md":
+                meta.update({"error": "Read timed out", "retry-attempts": 1, "errors-on-retry": ["Read timed out"]})
+                _failter_artifact(out, meta, "")
+                continue
+            meta.update({"execution-time-ms": 790, "retry-attempts": 0, "errors-on-retry": [], "token-usage": usage})
+            _failter_artifact(out, meta, f"# {doc} cleaned by {model}\n")
+            method = "ground-truth" if doc == "doc1.md" else "rules-based"
+            score = {"openai/gpt-4o-mini": 80, "ollama/qwen3:8b": 60}[model] if doc == "doc1.md" else 100
+            (out.parent / (doc + ".eval")).write_text(f"score: {score}\nrationale: Removed the image.\n"
+                                                      f"evaluation-method: {method}\njudge-model: openai/gpt-4o\n")
+    (art / "ollama-qwen3-8b_cleanup-v1" / "doc1.md.thoughts").write_text("thinking")
+    _failter_artifact(art / "openai-gpt-4o-mini_cleanup-v1" / "doc9.md",
+                      {"filtered-by-model": "openai/gpt-4o-mini", "filtered-by-template": "cleanup-v1.md",
+                       "source-input-path": "./exp1/inputs/doc9.md"}, "orphan\n")
+
+    assert detect_format(art) == "failter" and detect_format(art.parent) == "failter"
+    report = import_source(project, art)
+    assert report.format == "failter"
+    assert report.added == {"items": 2, "prompts": 1, "references": 1, "runs": 3, "verdicts": 3}, report.summary()
+    skipped = dict(report.skipped)
+    assert "trial failed: Read timed out" in skipped["artifacts/ollama-qwen3-8b_cleanup-v1/doc2.md"]
+    assert "./exp1/inputs/doc9.md was not found" in skipped["artifacts/openai-gpt-4o-mini_cleanup-v1/doc9.md"]
+    items = {i.name: i for i in repo.items(project)}
+    assert set(items) == {"exp1/doc1.md", "exp1/doc2.md"}  # as `reviewer run spec.yml` names them
+    assert items["exp1/doc1.md"].text.endswith("text one\n")
+    assert judging.references(project, items["exp1/doc1.md"].id) == [("ground-truth", "# Doc 1\ntext one\n")]
+    [prompt] = repo.prompts(project)
+    assert prompt.name == "cleanup-v1" and prompt.text.startswith("Remove images.")
+    runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
+    assert set(runs) == {("exp1/doc1.md", "openai/gpt-4o-mini"), ("exp1/doc2.md", "openai/gpt-4o-mini"),
+                         ("exp1/doc1.md", "ollama/qwen3:8b")}
+    assert runs[("exp1/doc1.md", "ollama/qwen3:8b")]["output"] == "# doc1.md cleaned by ollama/qwen3:8b\n"
+    by_run = _verdicts_by_run(project)
+    [gt] = by_run[("exp1/doc1.md", "openai/gpt-4o-mini", "cleanup-v1")]
+    assert (gt.judge, gt.method, gt.scale, gt.scores) == ("gt-judge", Method.GROUND_TRUTH, Scale.PERCENT,
+                                                          {"score": 80.0})
+    [rules] = by_run[("exp1/doc2.md", "openai/gpt-4o-mini", "cleanup-v1")]
+    assert rules.method == Method.RULES and rules.scores == {"score": 100.0} and rules.judge_model == "openai/gpt-4o"
+    again = import_source(project, art)
+    assert not any(again.added.values()), again.summary()

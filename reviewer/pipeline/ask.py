@@ -14,13 +14,17 @@
 * ``seed`` N sends N + repetition - 1, so repetitions are different
   samples that can be reproduced.
 * New runs are scored at once (T-P5 for card prompts; free text is kept).
+  With ``on_stored`` (the window), they are scored in batches as they
+  arrive, at most every ``SCORE_EVERY_S`` seconds, and ``on_stored`` gets
+  the ids of each scored batch, so the runs appear while the job goes on.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
@@ -31,6 +35,8 @@ from reviewer.storage.db import Project
 from reviewer.storage.scores import score_project
 
 PLACEHOLDER = "{{INPUT_TEXT}}"
+#: With ``on_stored``: the shortest time between two scoring batches (seconds).
+SCORE_EVERY_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -73,11 +79,14 @@ def user_content(prompt: Prompt, item: Item, image_url: Optional[str] = None) ->
 
 
 def run_models(project: Project, settings: Settings, options: RunOptions, progress: Optional[Progress] = None,
-               cancel: Optional[threading.Event] = None, actor: Optional[str] = None) -> tuple[Summary, list[int]]:
+               cancel: Optional[threading.Event] = None, actor: Optional[str] = None,
+               on_stored: Optional[Callable[[list[int]], None]] = None) -> tuple[Summary, list[int]]:
     """Ask ``options.model`` every selected item x prompt x repetition not
     yet stored (module doc). Returns the summary and the ids of the new
-    runs (already scored). Raises ValueError for an unknown prompt or item
-    name or repetitions < 1."""
+    runs (already scored). ``on_stored(run ids)``: called in the calling
+    thread with each batch of new runs once they are scored (module doc),
+    the last batch before returning. Raises ValueError for an unknown
+    prompt or item name or repetitions < 1."""
     if options.repetitions < 1:
         raise ValueError("repetitions must be at least 1")
     prompts = [p for p in _select(repo.prompts(project), options.prompts, "prompt")]
@@ -88,6 +97,7 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
     new_runs: list[int] = []
     images: dict[int, str] = {}
     jobs: list[Job] = []
+    batches = _Batches(project, on_stored)
     for item in items:
         for prompt in prompts:
             for rep in range(1, options.repetitions + 1):
@@ -115,20 +125,49 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
                                       temperature=options.temperature, max_tokens=options.max_tokens, seed=seed,
                                       tag=f"{item.name}|{prompt.name}|{options.model}|{rep}")
                 jobs.append(Job(request, _on_answer(project, item, prompt, options.model, rep, endpoint, labels,
-                                                    new_runs, actor),
+                                                    new_runs, actor, batches),
                                 _on_failure(project, endpoint, labels), label))
     execute(jobs, settings, summary, progress, cancel)
-    if new_runs:
+    if on_stored is not None:
+        batches.flush()
+    elif new_runs:
         score_project(project, run_ids=new_runs)
     return summary, new_runs
 
 
-def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, actor):
+class _Batches:
+    """New runs scored in batches as they arrive (module doc); a no-op
+    without ``on_stored``."""
+
+    def __init__(self, project: Project, on_stored: Optional[Callable[[list[int]], None]]):
+        self.project, self.on_stored = project, on_stored
+        self.waiting: list[int] = []
+        self.last = 0.0
+
+    def add(self, run_id: int) -> None:
+        """A run just stored: score the waiting ones when the last batch is old enough."""
+        if self.on_stored is None:
+            return
+        self.waiting.append(run_id)
+        if time.monotonic() - self.last >= SCORE_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Score the waiting runs and hand their ids to ``on_stored``."""
+        self.last = time.monotonic()
+        if self.waiting and self.on_stored is not None:
+            batch, self.waiting = self.waiting, []
+            score_project(self.project, run_ids=batch)
+            self.on_stored(batch)
+
+
+def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, actor, batches):
     def store(answer: ChatAnswer) -> None:
         run_id, status = calls.record_answer(project, item.id, prompt.id, model, rep, answer.content, endpoint,
                                              answer_facts(answer), labels, actor)
         if status == "added" and run_id is not None:
             new_runs.append(run_id)
+            batches.add(run_id)
     return store
 
 

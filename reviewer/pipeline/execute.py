@@ -5,9 +5,11 @@ or failure to a callback as it arrives (issue 8 §1-2).
 calling thread: ``concurrency`` workers take jobs in order; each answer is
 passed to its job's ``on_answer`` (which stores it, in this thread, so one
 SQLite connection is enough) and each request that still fails after its
-retries to ``on_failure``. Setting ``cancel`` stops taking new jobs (the
-ones in flight finish). A KeyboardInterrupt stops at once; what was stored
-stays stored.
+retries to ``on_failure``. Setting ``cancel`` stops at once: no new job
+is taken and the requests in flight are abandoned (their answers are not
+stored, so they are asked again next time; the window's Cancel must not
+wait for a slow model). A KeyboardInterrupt stops at once too; what was
+stored stays stored.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class Summary:
 
 
 Progress = Callable[[int, int, Summary], None]
+#: How often a job with a cancel event looks at it while requests are in flight (seconds).
+CANCEL_POLL_S = 0.05
 
 
 def execute(jobs: Sequence[Job], settings: Settings, summary: Optional[Summary] = None,
@@ -129,7 +133,21 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
 
     async with ChatClient(settings.endpoint, api_key(settings.key_env), concurrency=settings.concurrency,
                           retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff) as client:
-        await asyncio.gather(*(worker(client) for _ in range(min(settings.concurrency, len(jobs)))))
+        tasks = [asyncio.ensure_future(worker(client)) for _ in range(min(settings.concurrency, len(jobs)))]
+        if cancel is None:
+            await asyncio.gather(*tasks)
+            return
+        pending = set(tasks)
+        while pending:
+            done_now, pending = await asyncio.wait(pending, timeout=CANCEL_POLL_S)
+            for task in done_now:
+                task.result()  # an error of a callback is raised here, as with gather
+            if pending and cancel.is_set():
+                summary.cancelled = True
+                for task in pending:
+                    task.cancel()  # storing is synchronous: a task is never cancelled half-way through it
+                await asyncio.gather(*pending, return_exceptions=True)
+                return
 
 
 def answer_facts(answer: ChatAnswer) -> dict:

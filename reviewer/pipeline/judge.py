@@ -18,7 +18,8 @@ folder is the verdict's prompt_version):
   the reading (subject metrics).
 * ``span``: the enhanced span judge ('span-judge/<model>', method rubric)
   on runs whose output is {"text", "spans"} JSON; the judge's error lists
-  become findings of the run, tied to the verdict.
+  become findings of the run, tied to the verdict; ``totalScore`` is kept
+  as the judge's 0-25 sum (as the snapshot importer keeps it).
 * ``pairwise``: every pair of models' first runs of the same item and
   prompt ('pairwise/<model>', method pairwise), asked in both orders
   ('ab', 'ba'; winners stored in the original order).
@@ -76,6 +77,7 @@ class _Ask:
     messages: list[dict]
     read: Callable[[str], lj.Reading]
     after: Optional[Callable[[int, str], None]] = None  # (verdict id, raw reply) -> extra writes
+    own_range: frozenset = frozenset()  # scores kept as read, not on the verdict's scale (span totalScore 0-25)
 
 
 def _runs(project: Project, options: JudgeOptions, default_prompt: Optional[str] = None) -> list[dict]:
@@ -177,7 +179,7 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
                                 actor="judge")
 
     return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, span_judge.SPAN, rep),
-                span_judge.span_messages(prompt_text, spans), read, after)
+                span_judge.span_messages(prompt_text, spans), read, after, frozenset({"totalScore"}))
 
 
 def _stored_keys(project: Project) -> set[tuple]:
@@ -186,9 +188,12 @@ def _stored_keys(project: Project) -> set[tuple]:
 
 
 def judge_runs(project: Project, settings: Settings, options: JudgeOptions, progress: Optional[Progress] = None,
-               cancel: Optional[threading.Event] = None, actor: Optional[str] = None) -> Summary:
+               cancel: Optional[threading.Event] = None, actor: Optional[str] = None,
+               on_stored: Optional[Callable[[list[int]], None]] = None) -> Summary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
-    store each as it arrives (module doc). Returns the summary."""
+    store each as it arrives (module doc). ``on_stored([verdict id])`` is
+    called in the calling thread after each new verdict is stored (the
+    window shows them as they come). Returns the summary."""
     asks = plan(project, options)
     stored = _stored_keys(project)
     endpoint = public_url(settings.endpoint)
@@ -204,16 +209,19 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
                               max_tokens=options.max_tokens, seed=seed,
                               tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
-        jobs.append(Job(request, _store(project, ask, endpoint, actor), _fail(project, ask, endpoint), label))
+        jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
+                        label))
     execute(jobs, settings, summary, progress, cancel)
     return summary
 
 
-def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str]):
+def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
+           on_stored: Optional[Callable[[list[int]], None]] = None):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)
         scale = ask.verdict.scale
-        scores = {k: (normalise(v, scale) if v is not None else None) for k, v in reading.scores.items()}
+        scores = {k: (None if v is None else v if k in ask.own_range else normalise(v, scale))
+                  for k, v in reading.scores.items()}
         verdict = ask.verdict.model_copy(update={
             "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
             "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
@@ -222,6 +230,8 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str]):
             verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
             if created and ask.after is not None:
                 ask.after(verdict_id, answer.content)
+        if created and on_stored is not None:
+            on_stored([verdict_id])
     return store
 
 
@@ -233,3 +243,16 @@ def _fail(project: Project, ask: _Ask, endpoint: str):
                              {"judge": v.judge, "subject": v.subject, "answer_order": v.answer_order,
                               "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts)
     return store
+
+
+def judged(project: Project, options: JudgeOptions) -> list[tuple[Verdict, str, str]]:
+    """(verdict, prompt, model of its run) of every stored verdict the
+    options ask for (asked now or before), for the judge gate
+    (reviewer.core.judging.gates)."""
+    wanted = {(a.verdict.subject, a.verdict.judge, a.verdict.method.value) for a in plan(project, options)}
+    runs = {r["id"]: r for r in repo.run_rows(project)}
+    out = []
+    for v in judging.verdicts(project):
+        if (v.subject, v.judge, v.method.value) in wanted and v.run_id in runs:
+            out.append((v, runs[v.run_id]["prompt"], runs[v.run_id]["model"]))
+    return out

@@ -44,6 +44,7 @@ from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
+from reviewer.qt.runner_forms import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.span_pane import SpanPane
 from reviewer.qt.text import line
@@ -168,6 +169,7 @@ class MainWindow(QMainWindow):
         session.projectChanged.connect(self._update_title)
         self.name_bar.named.connect(self._named)
         self.import_bar.requested.connect(self._import_requested)
+        self.runner = RunnerController(self)  # the Run menu: models and judges in a worker thread (issue 8)
         self._first_start = self.settings.value("state") is None
         self._layout_defaults()
         self._restore()

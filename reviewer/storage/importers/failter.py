@@ -39,6 +39,22 @@ rationale may run over several lines). Keys may use '-' or '_'. Forms:
              ground_truth_eval: {grade|score, rationale, judge-model?}
              (Path B: only rules_based_eval where there is no ground truth)
 
+**A bare artifacts folder** (Failter v2's ``artifacts_dir``, without an
+``inputs/`` beside it): ``<artifacts>/<model>_<template>/<input file>``,
+each output with Failter's front matter naming its sources
+(runner.clj: ``source-input-path``, ``source-template-path``), as
+``failter run spec.yml`` writes it. The folder is recognised by those keys
+in the outputs of its subfolders. Each output's input is read from
+``source-input-path``, as Failter's evaluator does: as written when it
+exists, else (a relative path, or a folder moved since) the path or its
+last two or three parts under the artifacts folder or one of its
+ancestors. The item is named '<experiment>/<input file>' (experiment: the
+folder holding the inputs folder, as ``reviewer run spec.yml`` names it);
+the ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
+inputs folder (Failter: '/inputs/' made '/ground_truth/'); the prompt's
+text is the template at ``source-template-path``. An output whose input
+cannot be found is skipped with the path it named.
+
 Each judgement becomes a verdict on subject ``run:<run id>``: judge
 'rules-judge' (method rules-based) or 'gt-judge' (method ground-truth),
 judge_model = the declared judge model, prompt_version = the prompt name,
@@ -274,10 +290,71 @@ def _experiments(source: Path) -> list[Path]:
     return [p for p in sorted(source.iterdir()) if _is_experiment(p)]
 
 
+def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
+    """Failter's front matter of a file, reading at most ``limit`` bytes."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return front_matter(head)[0]
+
+
+def _outputs(folder: Path) -> list[Path]:
+    """The trial outputs of an artifacts folder: files of its subfolders
+    (not .eval, .thoughts or hidden), sorted."""
+    out = []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        out += sorted(f for f in sub.iterdir() if f.is_file() and not f.name.startswith(".")
+                      and not f.name.endswith(_IGNORED_SUFFIXES))
+    return out
+
+
+def _is_artifacts(folder: Path) -> bool:
+    """A bare Failter v2 artifacts folder (module doc): no inputs/, and an
+    output of one of its first subfolders has front matter with
+    filtered-by-model and source-input-path."""
+    if not folder.is_dir() or (folder / "inputs").is_dir():
+        return False
+    subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))[:50]
+    for sub in subs:
+        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES))[:3]
+        for f in files:
+            meta = _head_meta(f)
+            if meta and meta.get("filtered-by-model") and meta.get("source-input-path"):
+                return True
+    return False
+
+
+def _artifact_folders(source: Path) -> list[Path]:
+    if _is_artifacts(source):
+        return [source]
+    if not source.is_dir():
+        return []
+    return [p for p in sorted(source.iterdir()) if p.is_dir() and _is_artifacts(p)]
+
+
 def detect(source: Path) -> bool:
     """A Failter experiment folder (inputs/ with files, and ground-truth/,
-    templates/, results/, outputs/ or .eval files), or a folder of them."""
-    return bool(_experiments(source))
+    templates/, results/, outputs/ or .eval files), or a folder of them; or
+    a bare Failter v2 artifacts folder (or a folder holding one)."""
+    return bool(_experiments(source)) or bool(_artifact_folders(source))
+
+
+def find_source(folder: Path, written: str) -> Optional[Path]:
+    """The file a Failter front matter path names (module doc): ``written``
+    as it is when it exists, else it or its last three or two parts under
+    ``folder`` or one of its ancestors; None when not found."""
+    path = Path(written)
+    if path.is_absolute() and path.is_file():
+        return path
+    tails = [path] if not path.is_absolute() else []
+    tails += [Path(*path.parts[-k:]) for k in (3, 2) if len(path.parts) > k]
+    for base in (folder, *folder.parents):
+        for tail in tails:
+            if (base / tail).is_file():
+                return base / tail
+    return None
 
 
 def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
@@ -302,10 +379,48 @@ def import_failter(project: Project, source: Path, options: ImportOptions) -> Im
     """Import a Failter experiment folder, or each experiment subfolder of
     ``source`` (see module doc). Idempotent."""
     report = ImportReport(format="failter")
+    experiments = _experiments(source)
     with project.batched(auto=True):
-        for experiment in _experiments(source):
+        for experiment in experiments:
             _import_experiment(project, experiment, report, options.actor)
+        for folder in ([] if experiments else _artifact_folders(source)):
+            _import_artifacts(project, folder, report, options.actor)
     return report
+
+
+def _import_artifacts(project: Project, folder: Path, report: ImportReport, actor: Optional[str]) -> None:
+    """A bare Failter v2 artifacts folder (module doc)."""
+    trials: list[_Trial] = []
+    items: dict[Path, int] = {}  # trial output -> item id
+    templates: dict[str, str] = {}
+    inputs_seen: dict[Path, int] = {}
+    for path in _outputs(folder):
+        rel = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+        meta = _head_meta(path)
+        if not meta or not meta.get("source-input-path"):
+            report.skip(rel, "no Failter front matter naming its input (source-input-path)")
+            continue
+        trial = _trial(folder, folder, path, {}, report)
+        if trial is None:
+            continue
+        source = find_source(folder, str(meta["source-input-path"]))
+        if source is None:
+            report.skip(rel, f"its input {meta['source-input-path']} was not found")
+            continue
+        source = source.resolve()
+        if source not in inputs_seen:
+            name = f"{source.parent.parent.name}/{source.name}"
+            inputs_seen[source] = text_item(project, name, _read(source), report, actor)
+            gt_dir = _first_dir(source.parent.parent, GT_DIRS)
+            if gt_dir is not None and (gt_dir / source.name).is_file():
+                store_reference(project, inputs_seen[source], _read(gt_dir / source.name), "ground-truth", report)
+        items[path] = inputs_seen[source]
+        template = find_source(folder, str(meta["source-template-path"])) if meta.get("source-template-path") \
+            else None
+        if template is not None and trial.prompt not in templates:
+            templates[trial.prompt] = _read(template)
+        trials.append(trial)
+    _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
 
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
@@ -325,6 +440,13 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
         for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")):
             templates[path.stem] = _read(path)
     trials = _trials(exp, inputs, templates, report)
+    _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
+
+
+def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, templates: dict[str, str],
+                  report: ImportReport, actor: Optional[str]) -> None:
+    """Store the trials of the folder ``exp`` as runs of the item
+    ``item_of(trial)`` (None: skipped) and their judgements as verdicts."""
     undeclared = [j.score for t in trials for j in t.judgements if j.score is not None and j.scale is None]
     score_scale = infer_score_scale(undeclared)
     if undeclared:
@@ -333,11 +455,14 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     prompt_ids: dict[str, int] = {}
     unevaluated = 0
     for trial in trials:
+        item_id = item_of(trial)
+        if item_id is None:
+            continue
         rel = trial.output.relative_to(exp).as_posix()
         if trial.prompt not in prompt_ids:
             prompt_ids[trial.prompt] = free_prompt(project, trial.prompt, templates.get(trial.prompt, ""), report,
                                                    actor)
-        run_id = answer_run(project, item_ids[trial.output.name], prompt_ids[trial.prompt], trial.model, trial.body,
+        run_id = answer_run(project, item_id, prompt_ids[trial.prompt], trial.model, trial.body,
                             f"{exp.name}/{rel}", report, f"{exp.name}/{rel}", actor)
         if run_id is None:
             continue

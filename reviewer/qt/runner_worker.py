@@ -1,0 +1,109 @@
+"""The worker thread of the Run menu (issue 8): asks a model
+(reviewer.pipeline.ask.run_models) or a judge
+(reviewer.pipeline.judge.judge_runs) in a QThread, so the window never
+waits for the network.
+
+* The thread opens its own connection to the project file (WAL: the
+  window's connection reads what it commits at once) and closes it when
+  done; the window's connection is never used from it.
+* ``progressed(done, total, answered, failed)`` after answers (at most
+  every PROGRESS_EVERY_S, and always the last one), ``stored(kind, ids)``
+  with the ids of runs ('runs', already scored, in batches) or verdicts
+  ('verdicts') as they are stored, then exactly one of ``succeeded(summary)``
+  or ``failed(message)``. Signals cross to the window's thread queued.
+* ``cancel()`` sets the pipeline's cancel event: no new request is sent,
+  the requests in flight are abandoned, what was stored stays (a re-run
+  continues where this one stopped).
+* The API key is read from the environment by the client only; every
+  message this thread emits has the key (when set) replaced by '***'.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Union
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from reviewer.clients.chat import api_key
+from reviewer.pipeline.ask import RunOptions, run_models
+from reviewer.pipeline.execute import Settings, Summary
+from reviewer.pipeline.judge import JudgeOptions, judge_runs
+from reviewer.storage.db import open_project
+
+#: Shortest time between two progress signals (seconds).
+PROGRESS_EVERY_S = 0.05
+
+
+@dataclass(frozen=True)
+class Task:
+    """One job of the Run menu: ``kind`` 'run' (RunOptions) or 'judge'
+    (JudgeOptions), the endpoint ``settings`` and the reviewer's name
+    (``actor``) recorded on what is stored."""
+
+    kind: str
+    settings: Settings
+    options: Union[RunOptions, JudgeOptions]
+    actor: Optional[str] = None
+
+
+def redact(text: str, key_env: str) -> str:
+    """``text`` with the key in environment variable ``key_env`` (when set)
+    replaced by '***'."""
+    key = api_key(key_env)
+    return text.replace(key, "***") if key else text
+
+
+class RunnerThread(QThread):
+    """Runs one Task on the project file at ``path`` (see module doc)."""
+
+    progressed = Signal(int, int, int, int)  # done, total, answered, failed
+    stored = Signal(str, list)  # 'runs' or 'verdicts', ids
+    succeeded = Signal(object)  # the pipeline's Summary
+    failed = Signal(str)  # a one-line reason (key redacted)
+
+    def __init__(self, path: Path, task: Task, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.path, self.task = Path(path), task
+        self.cancel_event = threading.Event()
+        self._last_progress = 0.0
+
+    def cancel(self) -> None:
+        """Stop at once (see module doc); the thread ends soon after."""
+        self.cancel_event.set()
+
+    def _progress(self, done: int, total: int, summary: Summary) -> None:
+        now = time.monotonic()
+        if done >= total or now - self._last_progress >= PROGRESS_EVERY_S:
+            self._last_progress = now
+            self.progressed.emit(done, total, summary.answered, summary.failed)
+
+    def run(self) -> None:  # noqa: D401 (QThread's name)
+        """The thread's body: open the project, run the task, close."""
+        task = self.task
+        try:
+            project = open_project(self.path)
+        except Exception as exc:  # noqa: BLE001 - any failure is shown, never raised in a thread
+            self.failed.emit(redact(f"cannot open {self.path.name}: {exc}", task.settings.key_env))
+            return
+        try:
+            if project.read_only:
+                raise ValueError(f"{self.path.name} is read-only ({project.read_only}): answers cannot be stored")
+            if task.kind == "run":
+                summary, _ = run_models(project, task.settings, task.options, progress=self._progress,
+                                        cancel=self.cancel_event, actor=task.actor,
+                                        on_stored=lambda ids: self.stored.emit("runs", list(ids)))
+            else:
+                summary = judge_runs(project, task.settings, task.options, progress=self._progress,
+                                     cancel=self.cancel_event, actor=task.actor,
+                                     on_stored=lambda ids: self.stored.emit("verdicts", list(ids)))
+        except Exception as exc:  # noqa: BLE001
+            self.failed.emit(redact(str(exc) or type(exc).__name__, task.settings.key_env))
+        else:
+            summary.errors = [(label, redact(error, task.settings.key_env)) for label, error in summary.errors]
+            self.succeeded.emit(summary)
+        finally:
+            project.close()
