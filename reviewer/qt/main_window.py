@@ -120,7 +120,9 @@ class MainWindow(QMainWindow):
             "case": self._dock("Test case", self.case_panel, Qt.RightDockWidgetArea),
         }
         self.tabifyDockWidget(self.docks["output"], self.docks["case"])
-        session.itemChanged.connect(lambda: self.case_panel.isEnabled() and self.docks["case"].raise_())
+        self.docks["output"].raise_()  # the test-case tab comes forward only for a test case
+        session.itemChanged.connect(
+            lambda: self.docks["case" if self.case_panel.isEnabled() else "output"].raise_())
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
