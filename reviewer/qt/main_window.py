@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.annotators import ANNOTATOR_SHORTCUTS, AnnotatorBar, AnnotatorView
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
@@ -66,6 +67,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
 
         self.canvas = CanvasView(session)
+        self.annotators = AnnotatorView(session, self)  # whose ground truth the canvas shows (issue 12)
+        self.canvas.set_annotators(self.annotators)
         self.reason_bar = ReasonBar()
         center = QWidget()
         box = QVBoxLayout(center)
@@ -121,7 +124,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["output"], self.docks["case"])
         session.itemChanged.connect(lambda: self.case_panel.isEnabled() and self.docks["case"].raise_())
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
-        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
+        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -132,6 +135,11 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
         self.docks["unplaced"].raise_()
+        annotator_bar = self.addToolBar("Annotators")
+        annotator_bar.setObjectName("Annotators")
+        self.annotator_bar = AnnotatorBar(self.annotators)
+        self.annotator_bar.action = annotator_bar.addWidget(self.annotator_bar)
+        self.annotator_bar.refresh()
         self.search_box = SearchBox(session)
         self.search_box.setMaximumWidth(360)
         search_bar = self.addToolBar("Search")
@@ -197,7 +205,8 @@ class MainWindow(QMainWindow):
             elif self._review_layout is not None:
                 self.restoreState(self._review_layout)
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
-            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
+            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools"),
+                           self.findChild(QToolBar, "Annotators")):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode
