@@ -122,3 +122,39 @@ def test_d_cycles_the_items_differences(qtbot, window):
     _press(qtbot, w, Qt.Key_D)
     assert "the annotators agree on table-02" in w.message_label.text()
     assert "3 ground-truth dispute(s) on other items" in w.message_label.text()
+
+
+def test_deciding_a_ground_truth_dispute_edits_the_consensus_and_undo_restores_it(qtbot, window):
+    w = window
+    s = w.session
+    w.set_mode("adjudication")
+    table = next(st.item.id for st in s.items() if st.item.name == "table-01")
+    texts = lambda: sorted(c.text for c in s.ground_truth(table).cards)  # noqa: E731
+    before = texts()
+    assert "To be kept clean" in before and "To be kept clear" not in before
+    clean = next(d for d in s.disputes() if d.kind in GT_KINDS and "To be kept clean" in d.detail)
+    s.set_dispute(clean.id)
+    screen = w.adjudication.screen
+    assert screen.difference is not None and screen.sides.isVisible()
+    assert [b.text() for b in screen.sides.buttons] == ["1 · side with alice", "2 · side with bob"]
+    assert screen.output_boxes[1].text.toPlainText().startswith("text: To be kept clear")
+    assert not screen.input_box.image.pixmap().isNull()  # the photo cut to both boxes
+    runs = [r.run["id"] for r in s.runs(table)]
+    gt_cards = lambda: {f.gt_card for r in runs for f in s._runs[r].findings}  # noqa: E731
+    assert "To be kept clear" not in gt_cards()
+    w.adjudication.focus_queue()
+    qtbot.keyClick(w.adjudication.queue.view, Qt.Key_2)  # bob's side
+    assert "To be kept clear" in texts() and "To be kept clean" not in texts()
+    adj = next(a for a in s.adjudications() if a.dimension == clean.dimension)
+    assert (adj.value, adj.sided_with, adj.reviewer) == ("To be kept clear", "bob", s.reviewer)
+    assert "To be kept clear" in gt_cards()  # the item's runs were re-scored against the new consensus
+    assert s.current_dispute_id != clean.id  # on to the next dispute to decide
+    qtbot.keyClick(w.adjudication.queue.view, Qt.Key_Z, Qt.ControlModifier)  # one undo: both back
+    assert texts() == before
+    assert not any(a.dimension == clean.dimension for a in s.adjudications())
+    assert s.current_dispute_id == clean.id  # the view went to the dispute undone
+    assert "To be kept clear" not in gt_cards()
+    # the button does the same as the key
+    screen.sides.buttons[0].click()  # alice's side: the consensus already says so, only the record
+    assert texts() == before
+    assert next(a for a in s.adjudications() if a.dimension == clean.dimension).sided_with == "alice"

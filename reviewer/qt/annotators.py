@@ -46,6 +46,18 @@ ANNOTATOR_COLORS = ["#EE7733", "#33BBEE", "#EE3377", "#009988", "#CC3311", "#007
 ANNOTATOR_STYLES = [Qt.SolidLine, Qt.DashLine, Qt.DotLine, Qt.DashDotLine]
 
 
+def color_of(names: list[str], name: str) -> str:
+    """The colour of annotator ``name`` among the project's annotators ``names`` (by name)."""
+    n = names.index(name) if name in names else len(names)
+    return ANNOTATOR_COLORS[n % len(ANNOTATOR_COLORS)]
+
+
+def style_of(names: list[str], name: str) -> Qt.PenStyle:
+    """The line style of annotator ``name`` among the project's annotators ``names``."""
+    n = names.index(name) if name in names else len(names)
+    return ANNOTATOR_STYLES[n % len(ANNOTATOR_STYLES)]
+
+
 class AnnotatorView(QObject):
     """See module doc. ``mode``: CONSENSUS_VIEW, ALL_VIEW or an annotator's
     name; ``difference_index``: the highlighted difference of the current
@@ -92,15 +104,11 @@ class AnnotatorView(QObject):
 
     def color(self, name: str) -> str:
         """The colour of annotator ``name`` (by its place in the project)."""
-        names = self.project_names()
-        n = names.index(name) if name in names else len(names)
-        return ANNOTATOR_COLORS[n % len(ANNOTATOR_COLORS)]
+        return color_of(self.project_names(), name)
 
     def style(self, name: str) -> Qt.PenStyle:
         """The line style of annotator ``name`` (by its place in the project)."""
-        names = self.project_names()
-        n = names.index(name) if name in names else len(names)
-        return ANNOTATOR_STYLES[n % len(ANNOTATOR_STYLES)]
+        return style_of(self.project_names(), name)
 
     def choices(self) -> list[str]:
         """The views to choose from: the consensus, each annotator of the

@@ -16,7 +16,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
 from reviewer.qt.canvas.hittest import handle_points
@@ -321,6 +321,33 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         painter.setFont(prepared.bold if bold else prepared.font)
         painter.setPen(_text_color(bg))
         painter.drawText(box, Qt.AlignCenter, text)
+
+
+def marked_crop(pixmap: QPixmap, image_width: float, boxes: Sequence[tuple], margin: float = 1.0) -> QPixmap:
+    """A copy of ``pixmap`` (the photo, maybe reduced from ``image_width``
+    upright pixels) cut to the boxes with ``margin`` times their size around
+    them, each box (rect in upright pixels, colour, line style) outlined;
+    the whole photo when there is no box."""
+    if pixmap.isNull():
+        return pixmap
+    k = pixmap.width() / image_width if image_width else 1.0
+    out = QPixmap(pixmap)
+    painter = QPainter(out)
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    for rect, color, style in boxes:
+        r = _qrect(rect)
+        painter.setPen(_pen("#000000", 4.0, alpha=150))
+        painter.drawRect(QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k))
+        painter.setPen(_pen(color, 2.5, style))
+        painter.drawRect(QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k))
+    painter.end()
+    if not boxes:
+        return out
+    x0, y0 = min(b[0][0] for b in boxes), min(b[0][1] for b in boxes)
+    x1, y1 = max(b[0][2] for b in boxes), max(b[0][3] for b in boxes)
+    m = margin * max(x1 - x0, y1 - y0)
+    crop = QRectF((x0 - m) * k, (y0 - m) * k, (x1 - x0 + 2 * m) * k, (y1 - y0 + 2 * m) * k)
+    return out.copy(crop.toAlignedRect().intersected(out.rect()))
 
 
 class OverlayItem(QGraphicsItem):
