@@ -96,7 +96,7 @@ class AdjudicationController(QObject):
             return
         adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, dim)), None)
         where = (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, "
-                 f"scale {scale.value if scale else '?'})")
+                 f"scale {scale.value if scale else '?'})") if self.screen.difference is None else f"Deciding {dim}"
         if adj is None:
             done = "not adjudicated yet"
         else:

@@ -147,6 +147,7 @@ class DisputeScreen(QWidget):
         d = self.dispute = s.dispute()
         self.difference = None
         self.sides.hide()
+        self.columns.setVisible(not is_ground_truth(d))  # no verdicts: the photo and the sides get the room
         if is_ground_truth(d):
             return self._show_ground_truth(d)
         if d is None:

@@ -326,28 +326,31 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
 def marked_crop(pixmap: QPixmap, image_width: float, boxes: Sequence[tuple], margin: float = 1.0) -> QPixmap:
     """A copy of ``pixmap`` (the photo, maybe reduced from ``image_width``
     upright pixels) cut to the boxes with ``margin`` times their size around
-    them, each box (rect in upright pixels, colour, line style) outlined;
-    the whole photo when there is no box."""
+    them, each box (rect in upright pixels, colour, line style) outlined
+    with lines about 1/150 of the cut's width; the whole photo when there
+    is no box."""
     if pixmap.isNull():
         return pixmap
     k = pixmap.width() / image_width if image_width else 1.0
-    out = QPixmap(pixmap)
+    crop = QRectF(pixmap.rect())
+    if boxes:
+        x0, y0 = min(b[0][0] for b in boxes), min(b[0][1] for b in boxes)
+        x1, y1 = max(b[0][2] for b in boxes), max(b[0][3] for b in boxes)
+        m = margin * max(x1 - x0, y1 - y0)
+        crop = QRectF((x0 - m) * k, (y0 - m) * k, (x1 - x0 + 2 * m) * k, (y1 - y0 + 2 * m) * k)
+    crop = crop.toAlignedRect().intersected(pixmap.rect())
+    out = pixmap.copy(crop)
+    width = max(2.0, crop.width() / 150)
     painter = QPainter(out)
     painter.setRenderHint(QPainter.Antialiasing, True)
     for rect, color, style in boxes:
         r = _qrect(rect)
-        painter.setPen(_pen("#000000", 4.0, alpha=150))
-        painter.drawRect(QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k))
-        painter.setPen(_pen(color, 2.5, style))
-        painter.drawRect(QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k))
+        r = QRectF(r.x() * k - crop.x(), r.y() * k - crop.y(), r.width() * k, r.height() * k)
+        for pen in (QPen(QColor(0, 0, 0, 150), width * 1.8), QPen(QColor(color), width, style)):
+            painter.setPen(pen)
+            painter.drawRect(r)
     painter.end()
-    if not boxes:
-        return out
-    x0, y0 = min(b[0][0] for b in boxes), min(b[0][1] for b in boxes)
-    x1, y1 = max(b[0][2] for b in boxes), max(b[0][3] for b in boxes)
-    m = margin * max(x1 - x0, y1 - y0)
-    crop = QRectF((x0 - m) * k, (y0 - m) * k, (x1 - x0 + 2 * m) * k, (y1 - y0 + 2 * m) * k)
-    return out.copy(crop.toAlignedRect().intersected(out.rect()))
+    return out
 
 
 class OverlayItem(QGraphicsItem):
