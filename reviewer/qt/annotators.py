@@ -317,6 +317,18 @@ class AnnotatorBar(QWidget):
             self.view.set_mode(self.combo.itemData(index))
 
 
+def add_annotator_bar(window, view: AnnotatorView) -> AnnotatorBar:
+    """Put the annotator switch of ``view`` in a toolbar 'Annotators' of
+    ``window`` (a QMainWindow; the toolbar shows only when the project has
+    annotators) and return it."""
+    toolbar = window.addToolBar("Annotators")
+    toolbar.setObjectName("Annotators")
+    bar = AnnotatorBar(view)
+    bar.action = toolbar.addWidget(bar)
+    bar.refresh()
+    return bar
+
+
 def _plain(text: str) -> QLabel:
     label = QLabel(cell(text))
     label.setTextFormat(Qt.PlainText)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
-from reviewer.qt.annotators import ANNOTATOR_SHORTCUTS, AnnotatorBar, AnnotatorView
+from reviewer.qt.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
@@ -135,11 +135,7 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
         self.docks["unplaced"].raise_()
-        annotator_bar = self.addToolBar("Annotators")
-        annotator_bar.setObjectName("Annotators")
-        self.annotator_bar = AnnotatorBar(self.annotators)
-        self.annotator_bar.action = annotator_bar.addWidget(self.annotator_bar)
-        self.annotator_bar.refresh()
+        self.annotator_bar = add_annotator_bar(self, self.annotators)
         self.search_box = SearchBox(session)
         self.search_box.setMaximumWidth(360)
         search_bar = self.addToolBar("Search")
