@@ -37,9 +37,9 @@ from PySide6.QtCore import QObject
 from reviewer.core.commands import Adjudicate
 from reviewer.core.judging.disputes import value_of
 from reviewer.core.judging.verdicts import Scale, Value, normalise
+from reviewer.qt.adjudication import gt_sides
 from reviewer.qt.adjudication.bar import DecisionBar
 from reviewer.qt.adjudication.common import scale_of, show_value
-from reviewer.qt.adjudication import gt_sides
 from reviewer.qt.adjudication.queue import DisputeQueue
 from reviewer.qt.adjudication.screen import DisputeScreen
 from reviewer.qt.session import Session
