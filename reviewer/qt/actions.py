@@ -21,12 +21,13 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
 from reviewer.qt import pre_annotate
+from reviewer.qt.annotators import ANNOTATOR_ACTIONS, annotator_actions
 
 #: Actions of card review only (disabled in adjudication mode).
 REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",
                "actual", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
                "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
-               *(f"code_{n}" for n in range(1, 7)))
+               *(f"code_{n}" for n in range(1, 7)), *ANNOTATOR_ACTIONS)
 #: Actions that change the project (disabled when it is read-only).
 EDITS = ("import", "delete", "next_pile", "prev_pile", "pile", "card", "confirm", "reject", "reason", "confirm_code",
          "reject_code", "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
@@ -145,6 +146,7 @@ def build_actions(window) -> dict[str, QAction]:
          partial(pre_annotate.use_boxes, s)),
         ("accept_cards", "&Ground truth", "&Accept this run's cards as draft ground truth", [],
          partial(pre_annotate.accept_cards, s)),
+        *annotator_actions(window.annotators),
     ]
     menus = {}
     actions = {}

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
@@ -67,6 +68,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
 
         self.canvas = CanvasView(session)
+        self.annotators = AnnotatorView(session, self)  # whose ground truth the canvas shows (issue 12)
+        self.canvas.set_annotators(self.annotators)
         self.reason_bar = ReasonBar()
         center = QWidget()
         box = QVBoxLayout(center)
@@ -124,7 +127,7 @@ class MainWindow(QMainWindow):
         session.itemChanged.connect(
             lambda: self.docks["case" if self.case_panel.isEnabled() else "output"].raise_())
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
-        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ADJUDICATION_SHORTCUTS)
+        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -135,6 +138,7 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
         self.docks["unplaced"].raise_()
+        self.annotator_bar = add_annotator_bar(self, self.annotators)
         self.search_box = SearchBox(session)
         self.search_box.setMaximumWidth(360)
         search_bar = self.addToolBar("Search")
@@ -201,7 +205,8 @@ class MainWindow(QMainWindow):
             elif self._review_layout is not None:
                 self.restoreState(self._review_layout)
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
-            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
+            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools"),
+                           self.findChild(QToolBar, "Annotators")):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode

@@ -12,7 +12,7 @@ from reviewer.core.annotators import (
     GT_KINDS, adjudicate_difference, agreement_rows, comparisons, find_difference, ground_truth_disputes,
 )
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, SUBJECT_PREFIX, ItemAgreement
-from reviewer.core.commands import Effect, UndoStack
+from reviewer.core.commands import Command, Effect, UndoStack
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.core.models import GroundTruth
@@ -21,8 +21,8 @@ from reviewer.storage.db import Project, ProjectError, default_actor
 from reviewer.storage.gt_formats import annotators
 from reviewer.storage.store import ProjectStore
 
-__all__ = ["GT_KINDS", "adjudicate", "annotated", "annotators", "gt_agreement_rows", "gt_comparisons",
-           "gt_disputes"]
+__all__ = ["GT_KINDS", "adjudicate", "adjudication_command", "annotated", "annotators", "gt_agreement_rows",
+           "gt_comparisons", "gt_disputes", "item_comparisons", "item_ground_truths"]
 
 
 def annotated(project: Project, min_annotators: int = 2) -> dict[str, dict[str, GroundTruth]]:
@@ -42,6 +42,19 @@ def annotated(project: Project, min_annotators: int = 2) -> dict[str, dict[str, 
     return out
 
 
+def item_ground_truths(project: Project, item_id: int) -> dict[str, GroundTruth]:
+    """{annotator: ground truth} of one item's named annotators, by name
+    (the consensus '' is not among them)."""
+    return {name: repo.ground_truth(project, item_id, name) for name in annotators(project, item_id)}
+
+
+def item_comparisons(project: Project, item_id: int) -> list[ItemAgreement]:
+    """Every pair of the item's named annotators compared (A before B by
+    name); empty with fewer than two annotators."""
+    found = item_ground_truths(project, item_id)
+    return comparisons({str(item_id): found}) if len(found) >= 2 else []  # each compares under its own item name
+
+
 def gt_comparisons(project: Project) -> list[ItemAgreement]:
     """Every pair of annotators compared on every item they both annotated."""
     return comparisons(annotated(project))
@@ -57,16 +70,13 @@ def gt_disputes(project: Project) -> list[Dispute]:
     return ground_truth_disputes(gt_comparisons(project))
 
 
-def adjudicate(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
-               rationale: str = "", stack: Optional[UndoStack] = None) -> Effect:
-    """Side with ``annotator`` ('consensus' not allowed) on the
-    ground-truth dispute ``dispute_id``: record the adjudication and make
-    the consensus agree (one command, on ``stack`` when given so it can be
-    undone), then re-score the item's runs. ProjectError when the dispute is
-    not a ground-truth dispute or no longer found, or ``annotator`` is not
-    one of its sides."""
-    from reviewer.storage.scores import score_project  # scoring imports much; only needed here
-
+def adjudication_command(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
+                         rationale: str = "") -> tuple[Command, int]:
+    """(the command, item id) that sides with ``annotator`` on the
+    ground-truth dispute ``dispute_id`` (reviewer.core.annotators.adjudicate_difference:
+    the adjudication and the consensus edit, one undo step), not done yet.
+    ProjectError when the dispute is not a ground-truth dispute or no
+    longer found, or ``annotator`` is not one of its sides."""
     dispute = next((d for d in judging.disputes(project) if d.id == dispute_id), None)
     if dispute is None or dispute.kind not in GT_KINDS:
         raise ProjectError(f"no ground-truth dispute {dispute_id}")
@@ -82,9 +92,23 @@ def adjudicate(project: Project, dispute_id: int, annotator: str, reviewer: Opti
     command = adjudicate_difference(item.id, repo.ground_truth(project, item.id), difference, annotator,
                                     reviewer or default_actor(), rationale, dispute_id,
                                     {p.label: p.region for p in chosen.piles})
+    return command, item.id
+
+
+def adjudicate(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
+               rationale: str = "", stack: Optional[UndoStack] = None) -> Effect:
+    """Side with ``annotator`` ('consensus' not allowed) on the
+    ground-truth dispute ``dispute_id``: record the adjudication and make
+    the consensus agree (one command, on ``stack`` when given so it can be
+    undone), then re-score the item's runs. ProjectError when the dispute is
+    not a ground-truth dispute or no longer found, or ``annotator`` is not
+    one of its sides."""
+    from reviewer.storage.scores import score_project  # scoring imports much; only needed here
+
+    command, item_id = adjudication_command(project, dispute_id, annotator, reviewer, rationale)
     store = ProjectStore(project, reviewer)
     effect = (stack or UndoStack()).push(command, store)
-    runs = [r[0] for r in project.db.execute("SELECT id FROM runs WHERE item_id = ?", [item.id])]
+    runs = [r[0] for r in project.db.execute("SELECT id FROM runs WHERE item_id = ?", [item_id])]
     if runs:
         score_project(project, run_ids=runs)
     return effect

@@ -28,6 +28,10 @@ KIND_SHORT = {
     "repeat-spread": "repeat spread",
     "judge-vs-human": "judge vs human",
     "judge-vs-metrics": "judge vs metrics",
+    "gt-missing-card": "gt missing card",
+    "gt-text-differs": "gt text differs",
+    "gt-pile-differs": "gt pile differs",
+    "gt-box-differs": "gt box differs",
 }
 
 _LETTERS = {points: letter for letter, points in GRADE_POINTS.items()}

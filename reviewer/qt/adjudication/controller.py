@@ -16,7 +16,13 @@ reviewer.qt.adjudication.view):
 * Ctrl+Z / Ctrl+Shift+Z: the view goes to the dispute (and dimension) whose
   adjudication was undone or redone.
 
-Every decision is one core ``Adjudicate`` command through
+A ground-truth dispute (issue 12): 1 / 2 (or the side-picker's buttons)
+side with annotator A or B: the command of ``reviewer adjudicate-gt``
+(the adjudication and the consensus edit, one undo step; the item's runs
+are re-scored), see reviewer.qt.adjudication.gt_sides. A rationale typed
+first goes with it (it cannot be amended afterwards).
+
+Every other decision is one core ``Adjudicate`` command through
 ``Session.execute`` (saved at once, with the reviewer and the time,
 audited). The controller keeps only the cursor: which dimension and judge
 are current, and the rationale typed for the next decision.
@@ -31,6 +37,7 @@ from PySide6.QtCore import QObject
 from reviewer.core.commands import Adjudicate
 from reviewer.core.judging.disputes import value_of
 from reviewer.core.judging.verdicts import Scale, Value, normalise
+from reviewer.qt.adjudication import gt_sides
 from reviewer.qt.adjudication.bar import DecisionBar
 from reviewer.qt.adjudication.common import scale_of, show_value
 from reviewer.qt.adjudication.queue import DisputeQueue
@@ -57,6 +64,7 @@ class AdjudicationController(QObject):
         session.walked.connect(self._walked)
         bar.rationaleCommitted.connect(self.rationale_given)
         bar.valueCommitted.connect(self.value_given)
+        screen.sides.picked.connect(self.side)
         self._reset()
 
     # -- cursor ----------------------------------------------------------------------------
@@ -88,7 +96,7 @@ class AdjudicationController(QObject):
             return
         adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, dim)), None)
         where = (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, "
-                 f"scale {scale.value if scale else '?'})")
+                 f"scale {scale.value if scale else '?'})") if self.screen.difference is None else f"Deciding {dim}"
         if adj is None:
             done = "not adjudicated yet"
         else:
@@ -98,6 +106,10 @@ class AdjudicationController(QObject):
             if adj.rationale:
                 done += f" — {adj.rationale}"
         accept = ""
+        diff = self.screen.difference
+        if diff is not None:
+            self.screen.sides.set_sides([diff.annotator_a, diff.annotator_b], adj.sided_with if adj else None)
+            accept = f" · 1: side with {diff.annotator_a}, 2: side with {diff.annotator_b} (the consensus follows)"
         if self.judge_index is not None:
             v = self.screen.verdicts[self.judge_index]
             accept = f" · Enter accepts {self.screen.names[self.judge_index]}: {show_value(value_of(v, dim), v.scale)}"
@@ -139,8 +151,10 @@ class AdjudicationController(QObject):
         self.session.set_dispute(ids[(pos + delta) % len(ids)])
 
     def _walked(self, command) -> None:
-        """After undo or redo of an adjudication, show its dispute and dimension."""
-        if not isinstance(command, Adjudicate):
+        """After undo or redo of an adjudication (alone, or with the
+        consensus edit of a ground-truth dispute), show its dispute and dimension."""
+        command = gt_sides.adjudication_of(command)
+        if command is None:
             return
         dim = next(iter(command.values), None)
         disputes = [d for d in self.session.disputes() if d.subject == command.subject]
@@ -157,7 +171,12 @@ class AdjudicationController(QObject):
     def digit(self, n: int) -> None:
         """A digit key: a winner, a 1-5 score or the start of a 0-100 value."""
         scale = self.scale()
-        if scale == Scale.WINNER and n in (1, 2):
+        if self.screen.difference is not None:
+            if n in (1, 2):
+                self.side(n)
+            else:
+                self.session.message.emit("1 or 2: side with one annotator")
+        elif scale == Scale.WINNER and n in (1, 2):
             self.decide(str(n))
         elif scale == Scale.ORDINAL5 and 1 <= n <= 5:
             self.decide(float(n))
@@ -226,6 +245,22 @@ class AdjudicationController(QObject):
                                   + " · R adds a rationale")
         self._advance()
         self._fresh = True
+        self._show()
+        return True
+
+    def side(self, n: int) -> bool:
+        """1 / 2 on a ground-truth dispute: side with annotator A / B (see
+        module doc), then show the next dispute not adjudicated yet."""
+        d, diff = self.screen.dispute, self.screen.difference
+        if d is None or diff is None or n not in (1, 2):
+            return False
+        who = diff.annotator_a if n == 1 else diff.annotator_b
+        if gt_sides.side_with(self.session, d, who, self.pending_rationale) is None:
+            return False
+        self._last, self.pending_rationale = None, ""
+        self.session.message.emit(f"{d.subject}: sided with {who} on {d.dimension}; the consensus follows "
+                                  "(Ctrl+Z undoes)")
+        self._advance()
         self._show()
         return True
 

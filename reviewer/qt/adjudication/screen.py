@@ -4,6 +4,10 @@ name), the output or both outputs of a pair side by side, the reference
 answers, the subject's structural metrics and every verdict of the subject
 side by side (reviewer.qt.adjudication.compare).
 
+A ground-truth dispute (issue 12) shows instead the photo cut to both
+annotators' boxes, each side's card (text, pile, box) and the side-picker
+(reviewer.qt.adjudication.gt_sides); ``difference`` is its difference.
+
 Everything shown comes from the session when the current dispute changes;
 model and judge text is plain text only. In blind mode (``set_blind``) the
 outputs are not labelled with their model names, so a pairwise judgement is
@@ -23,6 +27,10 @@ from reviewer.core.judging.disputes import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.adjudication.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.adjudication.compare import VerdictColumns
+from reviewer.qt.adjudication.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
+from reviewer.qt.annotators import color_of, style_of
+from reviewer.qt.canvas.painting import marked_crop
+from reviewer.storage.gt_annotators import annotators
 from reviewer.qt.session import Session
 
 
@@ -89,12 +97,15 @@ class DisputeScreen(QWidget):
         self.verdicts: list[Verdict] = []
         self.names: list[str] = []
         self.dims: list[str] = []
+        self.difference = None  # the difference of a ground-truth dispute (gt_sides.difference_of)
         self.blind = False
         self.header = plain_label(bold=True)
         font = self.header.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.header.setFont(font)
         self.detail = plain_label()
+        self.sides = SidePicker()
+        self.sides.hide()
         self.input_box = TextBox("Input")
         self.reference_box = TextBox("Reference answer")
         self.metrics_box = TextBox("Structural metrics")
@@ -117,6 +128,7 @@ class DisputeScreen(QWidget):
         layout.setSpacing(2)
         layout.addWidget(self.header)
         layout.addWidget(self.detail)
+        layout.addWidget(self.sides)
         layout.addWidget(self.splitter, 1)
         session.disputeChanged.connect(self.refresh)
         session.disputesChanged.connect(self.refresh)
@@ -133,6 +145,11 @@ class DisputeScreen(QWidget):
         """Show the session's current dispute (or say there is none)."""
         s = self.session
         d = self.dispute = s.dispute()
+        self.difference = None
+        self.sides.hide()
+        self.columns.setVisible(not is_ground_truth(d))  # no verdicts: the photo and the sides get the room
+        if is_ground_truth(d):
+            return self._show_ground_truth(d)
         if d is None:
             self.verdicts, self.names, self.dims = [], [], []
             if s.disputes():
@@ -182,6 +199,51 @@ class DisputeScreen(QWidget):
                 for k, v in metrics.items()))
         self.columns.set_verdicts(self.verdicts, self.names, [v.id in d.verdict_ids for v in self.verdicts],
                                   self.dims)
+        self.refreshed.emit()
+
+    def _show_ground_truth(self, d: Dispute) -> None:
+        """A ground-truth dispute: the photo cut to both sides' boxes, each
+        side's card, and the side-picker (see module doc)."""
+        s = self.session
+        diff = self.difference = difference_of(s, d)
+        self.verdicts, self.names, self.dims = [], [], [d.dimension]
+        self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
+                            f"severity {d.severity:.2f} · {d.subject}")
+        self.detail.setText(d.detail)
+        self.detail.setVisible(bool(d.detail))
+        self.reference_box.hide()
+        self.metrics_box.hide()
+        self.columns.set_verdicts([], [], [], [])
+        name = d.subject.split(":", 1)[1]
+        if diff is None:
+            self.input_box.show_text(f"Ground truth · {name}", "The annotators agree now: nothing to decide.")
+            for box in self.output_boxes:
+                box.setVisible(False)
+            self.refreshed.emit()
+            return
+        sides = [diff.annotator_a, diff.annotator_b]
+        adj = next((a for a in s.adjudications() if (a.subject, a.dimension) == (d.subject, d.dimension)), None)
+        self.sides.set_sides(sides, adj.sided_with if adj else None)
+        self.sides.show()
+        for n, (box, who) in enumerate(zip(self.output_boxes, sides), 1):
+            box.setVisible(True)
+            box.show_text(f"{n} · {who}'s side", side_text(diff, who))
+        names = annotators(s.project)
+        marks = [((c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max), color_of(names, who), style_of(names, who))
+                 for who, c in ((diff.annotator_a, diff.a_card), (diff.annotator_b, diff.b_card))
+                 if c is not None and c.bbox is not None]
+        item = next((st.item for st in s.items() if st.item.name == name), None)
+        pixmap = QPixmap()
+        data = s.preview(item) if item is not None else None
+        if data:
+            pixmap.loadFromData(data)
+        elif item is not None and s.image_path(item):
+            pixmap.load(str(s.image_path(item)))
+        if pixmap.isNull() or item is None:
+            self.input_box.show_text(f"Photo · {name}", "(no preview of the photo)")
+        else:
+            self.input_box.show_pixmap(f"Photo · {name} · " + " / ".join(sides),
+                                       marked_crop(pixmap, item.width or pixmap.width(), marks))
         self.refreshed.emit()
 
     def _show_input(self, run: Optional[dict]) -> None:

@@ -6,9 +6,18 @@ label. ``build_overlay`` reads the session's public methods only; painting
 (painting.py) and hit-testing (hittest.py) read the model, never the session.
 
 Layers, bottom to top: pile regions, predicted boxes of the current run,
-findings of the current run, ground-truth cards. The legend holds what has
-no place on the photo: the run, its box convention, the pile mapping (for
-SPATIAL), FORMAT findings and findings on cards without a box.
+findings of the current run, ground-truth cards, other annotators' ground
+truth and their highlighted differences. The legend holds what has no place
+on the photo: the run, its box convention, the pile mapping (for SPATIAL),
+FORMAT findings and findings on cards without a box.
+
+Annotators (issue 12): given an annotator view (reviewer.qt.annotators),
+the consensus piles and cards (the ones the tools edit and hit-testing
+sees) are drawn only in the consensus view; in another view the annotators'
+piles and cards are ``others`` (kind 'pile' and 'annotator', no ids, so no
+tool can touch them), each annotator in its colour and line style. The
+differences of the item's annotators (kind 'difference') are drawn once one
+is highlighted: both sides' boxes, the highlighted one ``selected``.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from typing import Iterable, Optional
 from PySide6.QtCore import Qt
 
 from reviewer.core.cards.boxes import to_pixels
+from reviewer.core.cards.gt_agreement import CONSENSUS_NAME
 from reviewer.core.models import BBox, Card, Code, Finding, GroundTruth
 from reviewer.qt.palette import CODE_COLORS, CODE_STYLES, PILE_COLORS, PREDICTED_COLOR, SELECTED_COLOR
 from reviewer.qt.text import CELL_CHARS, cell
@@ -34,8 +44,10 @@ class Shape:
     """One thing drawn on the canvas.
 
     ``kind``: 'pile', 'card' (ground truth), 'predicted' (a model box),
-    'finding', or 'preview' (what a tool is drawing). ``polygon``: the
-    region of a pile (pixels), empty for boxes.
+    'finding', 'annotator' (a card of another annotator), 'difference' (a
+    side of a difference between annotators) or 'preview' (what a tool is
+    drawing). ``polygon``: the region of a pile (pixels), empty for boxes.
+    ``annotator``: whose shape it is (annotator views only).
     """
 
     kind: str
@@ -51,6 +63,7 @@ class Shape:
     model_index: Optional[int] = None
     code: Optional[str] = None
     rejected: bool = False
+    annotator: Optional[str] = None
 
 
 @dataclass
@@ -66,10 +79,22 @@ class Overlay:
     legend: list[tuple[str, str]] = field(default_factory=list)  # (text, colour)
     handles: bool = False  # draw resize handles on selected cards
     unplaced: tuple[int, ...] = ()  # ground-truth cards without a box
+    others: list[Shape] = field(default_factory=list)  # other annotators' piles and cards (not editable)
+    differences: list[Shape] = field(default_factory=list)  # the annotators' differences, one selected
+    annotators: list[tuple[str, str]] = field(default_factory=list)  # (annotator legend line, colour)
 
     def shapes(self) -> list[Shape]:
         """Every shape, bottom to top."""
-        return [*self.piles, *self.predicted, *self.findings, *self.cards]
+        return [*self.piles, *self.predicted, *self.findings, *self.cards, *self.others, *self.differences]
+
+    def colors_of(self, kind: str = "annotator") -> dict[str, set[str]]:
+        """{annotator: colours of its shapes of ``kind``} among ``others``
+        ('annotator' cards, 'pile' regions) and ``differences``."""
+        out: dict[str, set[str]] = {}
+        for s in [*self.others, *self.differences]:
+            if s.kind == kind and s.annotator is not None:
+                out.setdefault(s.annotator, set()).add(s.color)
+        return out
 
     def codes(self) -> set[str]:
         """Finding codes drawn on the photo."""
@@ -214,10 +239,47 @@ def run_legend(run, convention) -> list[tuple[str, str]]:
     return lines
 
 
-def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None) -> Overlay:
+def annotator_shapes(layers) -> list[Shape]:
+    """The piles and cards of each (annotator, colour, line style, ground
+    truth) in ``layers``: piles first, then cards, in the annotator's
+    colour and line style, labelled with the card's text (one annotator) or
+    the annotator's name and text (several)."""
+    piles, cards = [], []
+    several = len(layers) > 1
+    for name, color, style, gt in layers:
+        piles += [Shape("pile", polygon_rect(p.region), color, f"{cell(name)}: {p.label}" if several else p.label,
+                        style, polygon=tuple((float(x), float(y)) for x, y in p.region), annotator=name)
+                  for p in gt.piles if p.region and len(p.region) >= 3]
+        cards += [Shape("annotator", rect_of(c.bbox), color, "" if several else _card_label(c), style,
+                        annotator=name) for c in gt.cards if c.bbox is not None]
+    return piles + cards
+
+
+def difference_shapes(view) -> list[Shape]:
+    """Both sides of every difference of the view's current item (a side
+    without a box or card draws nothing), the highlighted one selected and
+    labelled; none while no difference is highlighted."""
+    current = view.difference()
+    if current is None:
+        return []
+    out = []
+    for d in view.differences():
+        chosen = d == current
+        for name, card in ((d.annotator_a, d.a_card), (d.annotator_b, d.b_card)):
+            if card is None or card.bbox is None:
+                continue
+            label = f"{cell(name)}: {_card_label(card)}" if chosen else ""
+            out.append(Shape("difference", rect_of(card.bbox), view.color(name), label, view.style(name),
+                             selected=chosen, annotator=name))
+    return out
+
+
+def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None,
+                  annotators=None) -> Overlay:
     """The overlay of the session's current item and run. ``width`` and
     ``height``: upright image size in pixels (the item's recorded size when
-    None)."""
+    None). ``annotators``: the annotator view (reviewer.qt.annotators.AnnotatorView;
+    None: the consensus only)."""
     item = session.item()
     if item is None:
         return Overlay()
@@ -232,5 +294,13 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
     legend = run_legend(run, convention) + unplaced_findings
     if unplaced:
         legend.append((f"{len(unplaced)} ground-truth card(s) without a box", NO_PILE_COLOR))
+    others, differences, names = [], [], []
+    if annotators is not None:
+        if annotators.mode != CONSENSUS_NAME:
+            piles, cards = [], []
+            others = annotator_shapes(annotators.layers())
+        differences = difference_shapes(annotators)
+        names = annotators.legend()
     return Overlay(float(width), float(height), piles, predicted, findings, cards, legend,
-                   handles=session.tool == "select", unplaced=tuple(unplaced))
+                   handles=session.tool == "select", unplaced=tuple(unplaced), others=others,
+                   differences=differences, annotators=names)

@@ -16,7 +16,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPolygonF, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
 from reviewer.qt.canvas.hittest import handle_points
@@ -30,7 +30,7 @@ LABEL_BUDGET = 300  # labels drawn at most; a kind (cards, model boxes) that wou
 LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
 DENSE_BOXES = 400  # more boxes of a layer in view than this: 1 px outlines (2 px costs 2.4x)
 HANDLE_PX = 7.0
-_LABEL_ORDER = {"finding": 0, "pile": 1, "card": 2, "predicted": 3}  # placement priority
+_LABEL_ORDER = {"finding": 0, "difference": 0, "pile": 1, "card": 2, "annotator": 2, "predicted": 3}  # priority
 FINDING_GAP_PX = 3.0
 
 
@@ -75,7 +75,7 @@ class Prepared:
 
     overlay: Overlay
     piles: list[tuple[Shape, QPolygonF, QPen, QBrush]]
-    layers: dict[str, list[_Layer]]  # 'predicted', 'cards'
+    layers: dict[str, list[_Layer]]  # 'predicted', 'cards', 'annotators' (other annotators' cards)
     findings: list[tuple[Shape, int]]  # shape, ring (0 = nearest the box)
     font: QFont
     bold: QFont
@@ -94,11 +94,17 @@ class Prepared:
 def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
     """Pens, rect lists and arrays for painting ``overlay``."""
     piles = []
-    for p in overlay.piles:
+    for p in [*overlay.piles, *(o for o in overlay.others if o.kind == "pile")]:
         fill = QColor(p.color)
-        fill.setAlpha(40)
-        piles.append((p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, alpha=200),
+        fill.setAlpha(40 if p.annotator is None else 20)
+        piles.append((p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, p.style, alpha=200),
                       QBrush(fill)))
+    by_style: dict[tuple[str, Qt.PenStyle], list[Shape]] = {}
+    for s in overlay.others:
+        if s.kind == "annotator":
+            by_style.setdefault((s.color, s.style), []).append(s)
+    others = [_Layer(shapes, [_pen("#000000", 1.0, alpha=120), _pen(color, 2.0, style)])
+              for (color, style), shapes in by_style.items()]
     by_color: dict[tuple[str, bool], list[Shape]] = {}
     for s in overlay.cards:
         by_color.setdefault((s.color, s.selected), []).append(s)
@@ -116,7 +122,8 @@ def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
     font.setPointSizeF(9.0)
     bold = QFont(font)
     bold.setBold(True)
-    return Prepared(overlay, piles, {"predicted": predicted, "cards": cards}, findings, font, bold)
+    return Prepared(overlay, piles, {"predicted": predicted, "cards": cards, "annotators": others}, findings, font,
+                    bold)
 
 
 def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
@@ -171,13 +178,15 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
         drawn += 1
     labels.extend(s for s, _ in prepared.findings)
     budget = LABEL_BUDGET - len(labels)
-    for kind in ("predicted", "cards"):  # cards on top
+    for kind in ("predicted", "cards", "annotators"):  # cards on top
         big: list[Shape] = []
         for layer in prepared.layers[kind]:
             drawn += _draw_layer(painter, layer, view, scale, big)
         if len(big) <= budget:  # all of a kind or none: no arbitrary half
             labels.extend(big)
             budget -= len(big)
+    drawn += _paint_differences(painter, o.differences, scale)
+    labels.extend(s for s in o.differences if s.selected)
     _paint_preview(painter, preview)
     painter.save()
     transform = painter.worldTransform()
@@ -188,6 +197,20 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
     _paint_labels(painter, transform, prepared, labels, scale)
     painter.restore()
     return drawn
+
+
+def _paint_differences(painter: QPainter, shapes: Sequence[Shape], scale: float) -> int:
+    """Both sides of each difference between annotators, just outside their
+    boxes; the highlighted difference thick on a halo. Returns how many."""
+    gap = FINDING_GAP_PX / max(scale, 1e-6)
+    for s in sorted(shapes, key=lambda s: s.selected):  # the highlighted one on top
+        r = _qrect(s.rect).adjusted(-gap, -gap, gap, gap)
+        if s.selected:
+            painter.setPen(_pen(SELECTED_COLOR, 9.0, alpha=140))
+            painter.drawRect(r)
+        painter.setPen(_pen(s.color, 3.5 if s.selected else 1.5, s.style, alpha=255 if s.selected else 170))
+        painter.drawRect(r)
+    return len(shapes)
 
 
 def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
@@ -251,7 +274,7 @@ class _Placed:
 def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list[tuple[float, float]]:
     """Where a label may go, best first (screen pixels, top-left corners)."""
     g = FINDING_GAP_PX
-    if kind == "finding":
+    if kind in ("finding", "difference"):
         return [(br.x() + g - w, tl.y() - g - h), (br.x() + g - w, br.y() + g), (tl.x() - g, tl.y() - g - h),
                 (br.x() - 2 - w, tl.y() + 2)]
     if kind == "pile":
@@ -273,7 +296,7 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
     for s in sorted(labels, key=lambda s: _LABEL_ORDER.get(s.kind, 9)):
         if not s.label:
             continue
-        bold = s.kind in ("finding", "pile")
+        bold = s.kind in ("finding", "pile", "difference")
         text, w, h = prepared.tag(s.label, bold)
         tl = transform.map(QPointF(s.rect[0], s.rect[1]))
         br = transform.map(QPointF(s.rect[2], s.rect[3]))
@@ -298,6 +321,36 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         painter.setFont(prepared.bold if bold else prepared.font)
         painter.setPen(_text_color(bg))
         painter.drawText(box, Qt.AlignCenter, text)
+
+
+def marked_crop(pixmap: QPixmap, image_width: float, boxes: Sequence[tuple], margin: float = 1.0) -> QPixmap:
+    """A copy of ``pixmap`` (the photo, maybe reduced from ``image_width``
+    upright pixels) cut to the boxes with ``margin`` times their size around
+    them, each box (rect in upright pixels, colour, line style) outlined
+    with lines about 1/150 of the cut's width; the whole photo when there
+    is no box."""
+    if pixmap.isNull():
+        return pixmap
+    k = pixmap.width() / image_width if image_width else 1.0
+    crop = QRectF(pixmap.rect())
+    if boxes:
+        x0, y0 = min(b[0][0] for b in boxes), min(b[0][1] for b in boxes)
+        x1, y1 = max(b[0][2] for b in boxes), max(b[0][3] for b in boxes)
+        m = margin * max(x1 - x0, y1 - y0)
+        crop = QRectF((x0 - m) * k, (y0 - m) * k, (x1 - x0 + 2 * m) * k, (y1 - y0 + 2 * m) * k)
+    crop = crop.toAlignedRect().intersected(pixmap.rect())
+    out = pixmap.copy(crop)
+    width = max(2.0, crop.width() / 150)
+    painter = QPainter(out)
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    for rect, color, style in boxes:
+        r = _qrect(rect)
+        r = QRectF(r.x() * k - crop.x(), r.y() * k - crop.y(), r.width() * k, r.height() * k)
+        for pen in (QPen(QColor(0, 0, 0, 150), width * 1.8), QPen(QColor(color), width, style)):
+            painter.setPen(pen)
+            painter.drawRect(r)
+    painter.end()
+    return out
 
 
 class OverlayItem(QGraphicsItem):

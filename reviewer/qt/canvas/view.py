@@ -4,7 +4,9 @@ draws the overlay model (overlay.py) with one scene item (painting.py), and the
 mouse tools (tools.py) end every edit in one command. Scene coordinates are
 upright image pixels. Nothing is painted over the photo but the overlay
 (the run's details are in the findings panel); selecting a finding pans
-(and zooms out when needed) so its card or box is in view."""
+(and zooms out when needed) so its card or box is in view. Given an
+annotator view (``set_annotators``, reviewer.qt.annotators) it draws whose
+ground truth that view shows and pans to its highlighted difference."""
 
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ class CanvasView(Navigation, QGraphicsView):
         self._key: Optional[tuple] = None
         self._size: Optional[tuple[float, float]] = None
         self._model: Optional[Overlay] = None
+        self.annotators = None  # the annotator view (set_annotators); None: the consensus only
         self._fitted, self._pressed, self._space = True, False, False
         self._pan: Optional[QPointF] = None
         self._editors = EditorHost(self)
@@ -92,8 +95,23 @@ class CanvasView(Navigation, QGraphicsView):
             item = self.session.item()
             w = (item.width if item else None) or (self._size[0] if self._size else None)
             h = (item.height if item else None) or (self._size[1] if self._size else None)
-            self._model = build_overlay(self.session, w, h) if item is not None and item.kind == "photo" else Overlay()
+            self._model = (build_overlay(self.session, w, h, self.annotators)
+                           if item is not None and item.kind == "photo" else Overlay())
         return self._model
+
+    def set_annotators(self, view) -> None:
+        """Draw the ground truth ``view`` (an AnnotatorView) shows, and bring
+        its highlighted difference into view whenever it changes."""
+        self.annotators = view
+        view.changed.connect(self._annotators_changed)
+        self._invalidate()
+
+    def _annotators_changed(self) -> None:
+        self._invalidate()
+        rects = [s.rect for s in self.overlay().differences if s.selected]
+        if rects:
+            x0, y0 = min(r[0] for r in rects), min(r[1] for r in rects)
+            self.ensure_visible(QRectF(x0, y0, max(r[2] for r in rects) - x0, max(r[3] for r in rects) - y0))
 
     def _overlay_for_paint(self) -> Optional[Overlay]:
         """None right after the item changed (the photo paints first; the overlay follows next turn)."""
