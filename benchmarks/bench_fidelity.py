@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from reviewer.core.cards.fidelity import diff_lines
 from reviewer.core.models import ScoringConfig
 from reviewer.storage.answer_key import fidelity
 
@@ -47,12 +48,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for name, finding in report.halluc_missed:
         print(f"  HALLUC missed: {name}: {finding[2]!r}")
     if args.diff:
-        for name, (missing, extra) in report.differences.items():
-            print(f"== {name}")
-            for f in missing:
-                print(f"   key only:    {f}")
-            for f in extra:
-                print(f"   scorer only: {f}")
+        print("\n".join(diff_lines(report)))
     ok = report.f1 >= TARGET_F1 and not report.halluc_missed
     print(f"code F1 {report.f1:.3f} (target >= {TARGET_F1:.2f}), HALLUC missed {len(report.halluc_missed)} "
           f"(target 0): {'PASS' if ok else 'FAIL'}")

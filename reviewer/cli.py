@@ -299,12 +299,10 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
     for line in rep.lines():
         echo(line)
     if diff:
-        for name, (missing, extra) in rep.differences.items():
-            echo(f"== {name}")
-            for f in missing:
-                echo(f"   key only:    {f[0]} {f[1]!r} <- {f[2]!r}")
-            for f in extra:
-                echo(f"   scorer only: {f[0]} {f[1]!r} <- {f[2]!r}")
+        from reviewer.core.cards.fidelity import diff_lines
+
+        for text in diff_lines(rep):
+            echo(text)
     echo(f"code F1 {rep.f1:.3f}")
 
 

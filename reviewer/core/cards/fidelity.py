@@ -92,6 +92,17 @@ class FidelityReport:
         return out
 
 
+def diff_lines(report: FidelityReport) -> list[str]:
+    """Per run that differs from the key: a ``== run`` line, then one line per
+    finding only the key has and per finding only the scorer produced."""
+    out = []
+    for name, (missing, extra) in report.differences.items():
+        out.append(f"== {name}")
+        out += [f"   key only:    {f[0]} {f[1]!r} <- {f[2]!r}" for f in missing]
+        out += [f"   scorer only: {f[0]} {f[1]!r} <- {f[2]!r}" for f in extra]
+    return out
+
+
 def finding_key(f: Finding) -> FindingKey:
     """(code, gt card text, model card text) of a scorer finding (its final
     code, as proposed by the scorer)."""
