@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command
 from reviewer.core.judging.verdicts import Verdict
@@ -35,6 +35,10 @@ from reviewer.qt.history import History
 from reviewer.qt.session_editing import EditingMixin
 from reviewer.qt.session_judging import JudgingMixin
 from reviewer.qt.session_overview import OverviewMixin
+
+
+#: Milliseconds on a run before it is remembered as where the reviewer left off.
+REMEMBER_MS = 400
 
 
 @dataclass
@@ -99,6 +103,7 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         self._quiet = False
         self._wire_history()
         self._init_overview()
+        self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -113,6 +118,8 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
             self.error.emit(str(exc))
             return False
         if self.project is not None:
+            if self._remember_timer.isActive():
+                self._remember_run()
             if not self.settle():
                 project.close()
                 self.error.emit(f"{self.history.waiting_text()}; not opening {path} until they are saved")
@@ -258,16 +265,20 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
             self.itemChanged.emit()
         self.run_id = run_id
         if run is not None and self.project is not None:
-            self._remember_run(run_id)
+            self._remember_timer.start()  # written once the reviewer stays on it (no write per key)
         self.convention_override = None
         self.selected_findings = [run.findings[0].id] if run and run.findings else []
         self.runChanged.emit()
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()
 
-    def _remember_run(self, run_id: int) -> None:
+    def _remember_run(self, run_id: Optional[int] = None) -> None:
         """Keep the current run in the project (meta 'view.run'), so the
         project opens where the reviewer left off; a locked file just skips it."""
+        self._remember_timer.stop()
+        run_id = self.run_id if run_id is None else run_id
+        if run_id is None or self.project is None or self.read_only:
+            return
         try:
             with self.project.transaction(timeout=0):  # one try: never wait for another writer here
                 self.project.set_meta("view.run", str(run_id))
@@ -317,6 +328,8 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         to editing.SETTLE_S seconds; what is still waiting then is lost and
         said on the error signal)."""
         if self.project is not None:
+            if self._remember_timer.isActive():
+                self._remember_run()
             if not self.settle():
                 self.error.emit(f"{self.history.waiting_text()}: not saved")
             self.project.close()

@@ -37,7 +37,7 @@ from reviewer.storage.db import ProjectError
 from reviewer.storage.scores import ScoredRun
 
 #: Projects with at most this many runs are summarised at once, on the GUI thread.
-SYNC_RUNS = 2000
+SYNC_RUNS = 500
 #: Runs read per slice on the worker, which pauses between slices so the GUI thread gets the GIL.
 SLICE = 250
 #: Milliseconds after opening before the worker starts (the first photo is shown first).

@@ -90,6 +90,17 @@ class RunsModel(RowsModel):
     HEADERS = COLUMNS
     TIPS = _TIPS
 
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self._cells: dict[int, list] = {}
+
+    def forget(self, rows=None) -> None:
+        """Drop the cached cells of ``rows`` (all when None)."""
+        if rows is None:
+            self._cells.clear()
+        for row in rows or ():
+            self._cells.pop(row, None)
+
     def load(self) -> list:
         """The current item's scored runs."""
         return self.session.runs()
@@ -113,10 +124,11 @@ class RunsModel(RowsModel):
         if not index.isValid():
             return None
         run, column = self.rows[index.row()], index.column()
-        if role == Qt.DisplayRole:
-            return cell(run, column)[0]
-        if role == SortRole:
-            return cell(run, column)[1]
+        if role in (Qt.DisplayRole, SortRole):
+            cells = self._cells.get(index.row())
+            if cells is None:  # made once per row: data() is called for every paint
+                cells = self._cells[index.row()] = [cell(run, c) for c in range(len(COLUMNS))]
+            return cells[column][0 if role == Qt.DisplayRole else 1]
         if role == IdRole:
             return run.run["id"]
         if role == Qt.TextAlignmentRole and column in NUMERIC | {6}:
