@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command
 from reviewer.core.judging.verdicts import Verdict
@@ -29,11 +29,16 @@ from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
+from reviewer.storage.scores import ScoredRun, score_project, verdicts
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.history import History
 from reviewer.qt.session_editing import EditingMixin
 from reviewer.qt.session_judging import JudgingMixin
+from reviewer.qt.session_overview import OverviewMixin
+
+
+#: Milliseconds on a run before it is remembered as where the reviewer left off.
+REMEMBER_MS = 400
 
 
 @dataclass
@@ -46,7 +51,7 @@ class ItemStatus:
     reviewed: int
 
 
-class Session(EditingMixin, JudgingMixin, QObject):
+class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
     """Observable state of the review window (see module doc)."""
 
     projectChanged = Signal()
@@ -67,6 +72,8 @@ class Session(EditingMixin, JudgingMixin, QObject):
     walked = Signal(object)  # the command just undone or redone (views go to what it changed)
     searchChanged = Signal(str)  # the search text changed
     reviewerChanged = Signal(str)  # the reviewer's name changed
+    summaryChanged = Signal()  # every run is cached now (reviewer.qt.session_overview)
+    scoresChanged = Signal(object)  # T-P1 rows changed: their indexes in score_rows(), None for all
 
     def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
         super().__init__(parent)
@@ -84,6 +91,7 @@ class Session(EditingMixin, JudgingMixin, QObject):
         self.convention_override: Optional[BoxConvention] = None
         self._runs: dict[int, ScoredRun] = {}
         self._items: list[Item] = []
+        self._items_by_id: dict[int, Item] = {}
         self._gt: dict[int, GroundTruth] = {}
         self.current_dispute_id: Optional[int] = None
         #: The command ``execute`` did last; None after undo or redo (so a
@@ -94,6 +102,8 @@ class Session(EditingMixin, JudgingMixin, QObject):
         self.search = ""
         self._quiet = False
         self._wire_history()
+        self._init_overview()
+        self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -108,6 +118,8 @@ class Session(EditingMixin, JudgingMixin, QObject):
             self.error.emit(str(exc))
             return False
         if self.project is not None:
+            if self._remember_timer.isActive():
+                self._remember_run()
             if not self.settle():
                 project.close()
                 self.error.emit(f"{self.history.waiting_text()}; not opening {path} until they are saved")
@@ -125,7 +137,7 @@ class Session(EditingMixin, JudgingMixin, QObject):
         self.projectChanged.emit()
         self.undoChanged.emit()
         last = self.project.meta("view.run")
-        if last and last.isdigit() and int(last) in self._runs:
+        if last and last.isdigit() and self._load_run(int(last)) is not None:
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
             self.set_item(self.items()[0].item.id)
@@ -151,28 +163,23 @@ class Session(EditingMixin, JudgingMixin, QObject):
         return report
 
     def _reload(self) -> None:
-        self._runs = {r.run["id"]: r for r in scored_runs(self.project)} if self.project else {}
+        """Read the items again and forget the cached runs (reviewer.qt.session_overview)."""
         self._items = repo.items(self.project) if self.project else []  # items change only by import
+        self._items_by_id = {i.id: i for i in self._items}
         self._gt.clear()
+        self._reset_overview()
 
     # -- reading ------------------------------------------------------------------------
     def items(self) -> list[ItemStatus]:
-        """Every item with counts of ground-truth cards, runs and reviewed runs."""
-        if self.project is None:
-            return []
-        cards = repo.card_counts(self.project)
-        runs: dict[int, list[ScoredRun]] = {}
-        for r in self._runs.values():  # one pass, not one per item
-            runs.setdefault(r.run["item_id"], []).append(r)
-        return [ItemStatus(item, cards.get(item.id, 0), len(runs.get(item.id, [])),
-                           sum(r.is_reviewed or not r.findings for r in runs.get(item.id, [])))
-                for item in self._items]
+        """Every item with counts of ground-truth cards, runs and reviewed runs
+        (kept up to date by edits: no query)."""
+        return list(self._statuses) if self.project is not None else []
 
     def item(self) -> Optional[Item]:
         """The current item."""
         if self.project is None or self.item_id is None:
             return None
-        return next((i for i in self._items if i.id == self.item_id), None)
+        return self._items_by_id.get(self.item_id)
 
     def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
         """Absolute path of an item's photo (the current one by default)."""
@@ -197,27 +204,28 @@ class Session(EditingMixin, JudgingMixin, QObject):
         return self._gt[item_id]
 
     def runs(self, item_id: Optional[int] = None) -> list[ScoredRun]:
-        """Scored runs of an item (the current one by default)."""
+        """Scored runs of an item (the current one by default), read by
+        item when first asked for, then cached."""
         item_id = self.item_id if item_id is None else item_id
-        return [r for r in self._runs.values() if r.run["item_id"] == item_id]
+        self._ensure_item(item_id)
+        return [self._runs[i] for i in self._by_item.get(item_id, [])]
 
     def progress(self) -> dict[str, int]:
         """Review progress of the project: findings, decided findings, runs,
         and runs reviewed (every finding decided, or none to decide)."""
-        runs = list(self._runs.values())
-        findings = [f for r in runs for f in r.findings]
-        return {"findings": len(findings),
-                "decided": sum(f.status.value != "proposed" for f in findings),
-                "runs": len(runs),
-                "runs_reviewed": sum(r.is_reviewed or not r.findings for r in runs)}
+        counts = self._counts.values()
+        return {"findings": sum(c.findings for c in counts), "decided": sum(c.decided for c in counts),
+                "runs": sum(c.runs for c in counts), "runs_reviewed": sum(c.reviewed for c in counts)}
 
     def all_runs(self) -> list[ScoredRun]:
-        """Every scored run of the project."""
+        """Every scored run of the project (by item, prompt, model and
+        repetition) once the summary is in (``summary_ready``); until then
+        the runs cached so far."""
         return list(self._runs.values())
 
     def run(self) -> Optional[ScoredRun]:
         """The current run."""
-        return self._runs.get(self.run_id) if self.run_id is not None else None
+        return self._runs.get(self.run_id) if self.run_id in self._runs else self._load_run(self.run_id)
 
     def convention(self) -> Optional[BoxConvention]:
         """The box convention the predicted boxes are drawn in: the user's
@@ -229,7 +237,9 @@ class Session(EditingMixin, JudgingMixin, QObject):
         """T-P1 verdicts of the project (automatic or reviewed)."""
         if self.project is None:
             return []
-        return verdicts(self.project, reviewed=reviewed, runs=list(self._runs.values()))
+        if self._score_rows is not None:
+            return [r if reviewed else a for a, r in self._score_rows if not reviewed or r is not None]
+        return verdicts(self.project, reviewed=reviewed)
 
     # -- selection ------------------------------------------------------------------------
     def set_item(self, item_id: Optional[int]) -> None:
@@ -248,23 +258,27 @@ class Session(EditingMixin, JudgingMixin, QObject):
 
     def set_run(self, run_id: Optional[int]) -> None:
         """Make ``run_id`` current (its item too) and select its first finding."""
-        run = self._runs.get(run_id) if run_id is not None else None
+        run = self._load_run(run_id)
         if run and run.run["item_id"] != self.item_id:
             self.item_id = run.run["item_id"]
             self.selected_cards = []
             self.itemChanged.emit()
         self.run_id = run_id
         if run is not None and self.project is not None:
-            self._remember_run(run_id)
+            self._remember_timer.start()  # written once the reviewer stays on it (no write per key)
         self.convention_override = None
         self.selected_findings = [run.findings[0].id] if run and run.findings else []
         self.runChanged.emit()
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()
 
-    def _remember_run(self, run_id: int) -> None:
+    def _remember_run(self, run_id: Optional[int] = None) -> None:
         """Keep the current run in the project (meta 'view.run'), so the
         project opens where the reviewer left off; a locked file just skips it."""
+        self._remember_timer.stop()
+        run_id = self.run_id if run_id is None else run_id
+        if run_id is None or self.project is None or self.read_only:
+            return
         try:
             with self.project.transaction(timeout=0):  # one try: never wait for another writer here
                 self.project.set_meta("view.run", str(run_id))
@@ -314,11 +328,14 @@ class Session(EditingMixin, JudgingMixin, QObject):
         to editing.SETTLE_S seconds; what is still waiting then is lost and
         said on the error signal)."""
         if self.project is not None:
+            if self._remember_timer.isActive():
+                self._remember_run()
             if not self.settle():
                 self.error.emit(f"{self.history.waiting_text()}: not saved")
             self.project.close()
             self.project = self.store = None
-            self._runs, self._items, self.item_id, self.run_id = {}, [], None, None
+            self._runs, self._items, self._items_by_id, self.item_id, self.run_id = {}, [], {}, None, None
+            self._reset_overview()
             self._verdicts, self.current_dispute_id, self.last_command = [], None, None
             self.history.attach(None, None)
             self.projectChanged.emit()

@@ -21,6 +21,7 @@ from typing import Optional
 
 from reviewer.core.commands import Command, Effect
 from reviewer.storage.db import ProjectError
+from reviewer.storage.overview import scored_runs_of
 from reviewer.storage.scores import score_project, scored_runs
 from reviewer.qt.history import Op, play_pending, runs_of
 
@@ -137,15 +138,16 @@ class EditingMixin:
         ops = self.history.pending_ops()
         runs = runs_of(self._runs, ops) | self._previewed
         try:
-            for r in scored_runs(self.project, runs):
-                self._runs[r.run["id"]] = r
+            self._put_runs(scored_runs(self.project, runs))
         except (ProjectError, sqlite3.Error):
             pass  # the cache stays as it is; the decisions are shown on it
         self._previewed = play_pending(self._runs, ops)
+        self._touched(runs | self._previewed)
         if runs or self._previewed:
             live = {f.id for f in (self.run().findings if self.run() else [])}
             self.selected_findings = [i for i in self.selected_findings if i in live]
             self.findingsChanged.emit()
+        self.changed_runs = self.changed_items = None
         self.undoChanged.emit()
 
     def _after(self, effect: Effect) -> None:
@@ -155,13 +157,13 @@ class EditingMixin:
         try:
             for item_id in effect.items:
                 self._gt.pop(item_id, None)
+                self._recard(item_id)
                 ids = [r.run["id"] for r in self.runs(item_id)]
                 if ids:
                     score_project(self.project, run_ids=ids)
                     runs.update(ids)
             if runs:
-                for r in scored_runs(self.project, runs):
-                    self._runs[r.run["id"]] = r
+                self._put_runs(scored_runs_of(self.project, sorted(runs)))
         except (ProjectError, sqlite3.Error) as exc:
             # the edit itself is written; only the derived scores lag behind
             self.error.emit(f"the edit is saved, but re-scoring failed: {exc}")
@@ -172,6 +174,7 @@ class EditingMixin:
             self.groundTruthChanged.emit(item_id)
         if runs:
             self.findingsChanged.emit()
+        self.changed_runs = self.changed_items = None
         if effect.subjects:
             self.adjudicationsChanged.emit()
         self.undoChanged.emit()

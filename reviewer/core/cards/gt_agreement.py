@@ -37,7 +37,6 @@ from typing import Any, Literal, Optional, Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
-from scipy.optimize import linear_sum_assignment
 
 from reviewer.core.cards.boxes import iou
 from reviewer.core.cards.rules import squashed
@@ -99,6 +98,7 @@ def match_cards(a: GroundTruth, b: GroundTruth, threshold: float = IOU_MATCH) ->
     if boxed_a and boxed_b:
         m = np.array([[iou(ca[i].bbox, cb[j].bbox) for j in boxed_b] for i in boxed_a])  # type: ignore[arg-type]
         weight = np.where(m >= threshold, m, 0.0)
+        from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
         rows, cols = linear_sum_assignment(-weight)
         for r, c in zip(rows, cols):
             if m[r, c] >= threshold:

@@ -22,7 +22,6 @@ from typing import Optional, Sequence
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq
-from scipy.optimize import linear_sum_assignment
 
 from reviewer.core.models import ScoringConfig
 from reviewer.core.text import normalize
@@ -480,6 +479,7 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
     weight = np.zeros((len(rest_m), len(rest_g)))
     for k in keys:
         weight[row_of[k[0]], col_of[k[1]]] = sum(v * f for v, f in zip(out.lex[k][:levels], scale))
+    from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
     rows, cols = linear_sum_assignment(weight, maximize=True)
     return [(rest_m[r], rest_g[c]) for r, c in zip(rows, cols) if weight[r, c] > 0]
 

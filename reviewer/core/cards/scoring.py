@@ -21,7 +21,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
-from scipy.optimize import linear_sum_assignment
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
@@ -120,6 +119,7 @@ def map_piles(
     labels = process.cdist(
         [normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio
     )
+    from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
     rows, cols = linear_sum_assignment(shared + labels / 100.0 * 1e-3, maximize=True)
     for r, c in zip(rows, cols):
         mapping[mp[r]] = gp[c]

@@ -65,6 +65,14 @@ class SortProxy(QSortFilterProxyModel):
         self.setFilterKeyColumn(-1)
         self.setFilterCaseSensitivity(Qt.CaseInsensitive)
 
+    def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
+        """Sort every row: a source that fetches its rows in batches
+        (RowsModel.BATCH) gives them all first."""
+        source = self.sourceModel()
+        if column >= 0 and isinstance(source, RowsModel):
+            source.fetch_all()
+        super().sort(column, order)
+
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
         """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
         a, b = left.data(SortRole), right.data(SortRole)
@@ -77,29 +85,75 @@ class SortProxy(QSortFilterProxyModel):
 class RowsModel(QAbstractTableModel):
     """A table of ``rows`` read from the session: subclasses set ``HEADERS``
     (and optionally ``TIPS``: {column: tooltip}), implement ``load()`` (the
-    rows, from the session) and ``data()``."""
+    rows, from the session) and ``data()``.
+
+    With ``BATCH`` set, a view sees the rows ``BATCH`` at a time (Qt's
+    canFetchMore / fetchMore as it scrolls to the end; sorting fetches them
+    all). ``changed(rows)`` announces rows replaced in place (dataChanged,
+    no reset)."""
 
     HEADERS: list[str] = []
     TIPS: dict[int, str] = {}
+    BATCH: Optional[int] = None
 
     def __init__(self, session, parent: Optional[QObject] = None):
         super().__init__(parent)
         self.session = session
         self.rows: list = []
+        self.shown = 0
 
     def load(self) -> list:
         """The rows to show now."""
         raise NotImplementedError
 
     def reload(self) -> None:
-        """Read the rows again from the session."""
+        """Read the rows again from the session (a model reset)."""
         self.beginResetModel()
         self.rows = self.load()
+        self.shown = len(self.rows) if self.BATCH is None else min(self.BATCH, len(self.rows))
+        self.forget()
         self.endResetModel()
 
+    def forget(self, rows: Optional[list[int]] = None) -> None:
+        """Drop what a subclass cached per row (all rows when None)."""
+
+    def changed(self, rows: list[int]) -> None:
+        """Rows replaced in place: dataChanged over each run of consecutive rows shown."""
+        rows = sorted(r for r in set(rows) if 0 <= r < self.shown)
+        self.forget(rows)
+        last = self.columnCount() - 1
+        start = None
+        for k, row in enumerate(rows):
+            start = row if start is None else start
+            if k + 1 == len(rows) or rows[k + 1] != row + 1:
+                self.dataChanged.emit(self.index(start, 0), self.index(row, last))
+                start = None
+
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
+        """Rows are left to show (BATCH)."""
+        return not parent.isValid() and self.shown < len(self.rows)
+
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802
+        """Show the next BATCH rows."""
+        if parent.isValid() or self.shown >= len(self.rows):
+            return
+        end = min(len(self.rows), self.shown + (self.BATCH or len(self.rows)))
+        self.beginInsertRows(QModelIndex(), self.shown, end - 1)
+        self.shown = end
+        self.endInsertRows()
+
+    def fetch_all(self) -> None:
+        """Show every row (before sorting or filtering all of them)."""
+        if self.shown < len(self.rows):
+            self.BATCH, batch = None, self.BATCH
+            try:
+                self.fetchMore()
+            finally:
+                self.BATCH = batch
+
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        """Number of rows (0 under a valid parent: the table is flat)."""
-        return 0 if parent.isValid() else len(self.rows)
+        """Number of rows shown (0 under a valid parent: the table is flat)."""
+        return 0 if parent.isValid() else self.shown
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
         """Number of HEADERS (0 under a valid parent)."""

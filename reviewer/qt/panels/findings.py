@@ -68,10 +68,12 @@ class FindingsModel(RowsModel):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.grey = QColor("#8A8A8A")
+        self._texts: dict[int, list[str]] = {}  # id(finding): display texts
 
     def load(self) -> list:
         """The current run's findings ([] without a current run)."""
         run = self.session.run()
+        self._texts = {}
         return list(run.findings) if run else []
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
@@ -81,8 +83,11 @@ class FindingsModel(RowsModel):
             return None
         f, column = self.rows[index.row()], index.column()
         if role == Qt.DisplayRole:
-            return [code_label(f), f.status.value, cell(f.gt_card), cell(f.model_card),
-                    cell(" ".join(f.detail[:CELL_CHARS * 4].split()))][column]
+            texts = self._texts.get(id(f))
+            if texts is None:  # made once per row and load: data() is called for every paint
+                texts = self._texts[id(f)] = [code_label(f), f.status.value, cell(f.gt_card), cell(f.model_card),
+                                              cell(" ".join(f.detail[:CELL_CHARS * 4].split()))]
+            return texts[column]
         if role == Qt.DecorationRole and column == 0:
             return code_icon(f.final_code or f.code)
         if role == Qt.ToolTipRole:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.qt.canvas.images import upright
-from reviewer.qt.panels import IdRole, plain_tooltip, row_of
+from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.storage.images import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
@@ -101,12 +101,14 @@ class ItemsModel(QAbstractListModel):
         super().__init__(parent)
         self.session = session
         self.rows: list[ItemStatus] = []
+        self.row_by_id: dict[int, int] = {}
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(2)
         self._bridge = _Bridge()  # no parent: lives while jobs hold it
         self._bridge.done.connect(self._thumb_ready)
         self._thumbs: dict[str, QIcon] = {}
         self._pending: set[str] = set()
+        self._paths: dict[str, set[int]] = {}  # photo path: ids of the items waiting for its thumbnail
         self.placeholder = self._placeholder()
         self.broken: Optional[QIcon] = None
         self.text_icon: Optional[QIcon] = None
@@ -125,7 +127,17 @@ class ItemsModel(QAbstractListModel):
         """Read session.items() again (a model reset)."""
         self.beginResetModel()
         self.rows = self.session.items()
+        self.row_by_id = {st.item.id: k for k, st in enumerate(self.rows)}
         self.endResetModel()
+
+    def changed(self, item_ids) -> None:
+        """The statuses of ``item_ids`` changed in place (the session keeps
+        them): dataChanged on their rows only."""
+        for item_id in item_ids:
+            row = self.row_by_id.get(item_id)
+            if row is not None:
+                index = self.index(row)
+                self.dataChanged.emit(index, index, [Qt.DisplayRole, Qt.UserRole])
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
         """Number of items (0 under a valid parent: the list is flat)."""
@@ -162,6 +174,7 @@ class ItemsModel(QAbstractListModel):
         icon = self._thumbs.get(key)
         if icon is not None:
             return icon
+        self._paths.setdefault(key, set()).add(status.item.id)
         if key not in self._pending:
             self._pending.add(key)
             self.pool.start(_ThumbJob(key, THUMB, self._bridge, status.item.orientation or 1))
@@ -191,15 +204,16 @@ class ItemsModel(QAbstractListModel):
             p.drawImage((THUMB.width() - image.width()) // 2, (THUMB.height() - image.height()) // 2, image)
             p.end()
             self._thumbs[path] = QIcon(canvas)
-        for row, status in enumerate(self.rows):
-            item_path = self.session.image_path(status.item)
-            if item_path is not None and str(item_path) == path:
+        for item_id in self._paths.pop(path, ()):
+            row = self.row_by_id.get(item_id)
+            if row is not None:
                 index = self.index(row)
                 self.dataChanged.emit(index, index, [Qt.DecorationRole])
 
     def forget_thumbnails(self) -> None:
         """Drop cached thumbnails (another project was opened)."""
         self._thumbs.clear()
+        self._paths.clear()
 
 
 class ItemsFilter(QSortFilterProxyModel):
@@ -258,8 +272,9 @@ class ItemsPanel(QWidget):
         session.searchChanged.connect(self._filter)
         self.view.selectionModel().currentChanged.connect(self._picked)
         session.projectChanged.connect(self._project)
-        session.groundTruthChanged.connect(self._changed)
-        session.findingsChanged.connect(self._changed)
+        session.groundTruthChanged.connect(lambda item_id: self._changed({item_id}))
+        session.findingsChanged.connect(lambda: self._changed(self.session.changed_items))
+        session.summaryChanged.connect(lambda: self.session.search and self._filter())
         session.itemChanged.connect(self.follow)
         self._project()
 
@@ -272,8 +287,15 @@ class ItemsPanel(QWidget):
         self.model.forget_thumbnails()
         self.refresh()
 
-    def _changed(self, *_args) -> None:
-        self.refresh()
+    def _changed(self, item_ids) -> None:
+        """Rows of ``item_ids`` changed (None: any): update them in place, and
+        filter again only when a filter is on (it may keep other rows now)."""
+        if item_ids is None or len(self.model.rows) != len(self.session.items()):
+            self.refresh()
+            return
+        self.model.changed(item_ids)
+        if self.session.search or self.filter_combo.currentIndex() != 0:
+            self._filter()
 
     def refresh(self) -> None:
         """Re-read the items from the session, keeping the current one."""
@@ -297,7 +319,8 @@ class ItemsPanel(QWidget):
         """Select the session's current item (if it passes the filter)."""
         self._syncing = True
         try:
-            target = row_of(self.proxy, self.session.item_id)
+            row = self.model.row_by_id.get(self.session.item_id)
+            target = self.proxy.mapFromSource(self.model.index(row)) if row is not None else QModelIndex()
             if target.isValid():
                 self.view.setCurrentIndex(target)
                 self.view.scrollTo(target)

@@ -90,9 +90,33 @@ class RunsModel(RowsModel):
     HEADERS = COLUMNS
     TIPS = _TIPS
 
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self._cells: dict[int, list] = {}
+
+    def forget(self, rows=None) -> None:
+        """Drop the cached cells of ``rows`` (all when None)."""
+        if rows is None:
+            self._cells.clear()
+        for row in rows or ():
+            self._cells.pop(row, None)
+
     def load(self) -> list:
         """The current item's scored runs."""
         return self.session.runs()
+
+    def update(self, run_ids: Optional[set[int]]) -> bool:
+        """Take the session's new copies of the runs ``run_ids`` (None: any)
+        in place, with dataChanged on their rows only; False (nothing done)
+        when the item's runs are no longer the same rows (reload then)."""
+        fresh = self.session.runs()
+        if run_ids is None or [r.run["id"] for r in fresh] != [r.run["id"] for r in self.rows]:
+            return False
+        rows = [k for k, r in enumerate(fresh) if r.run["id"] in run_ids]
+        for k in rows:
+            self.rows[k] = fresh[k]
+        self.changed(rows)
+        return True
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
         """A run's cell: text, sort key (SortRole), run id (IdRole), alignment, and tooltips for
@@ -100,10 +124,11 @@ class RunsModel(RowsModel):
         if not index.isValid():
             return None
         run, column = self.rows[index.row()], index.column()
-        if role == Qt.DisplayRole:
-            return cell(run, column)[0]
-        if role == SortRole:
-            return cell(run, column)[1]
+        if role in (Qt.DisplayRole, SortRole):
+            cells = self._cells.get(index.row())
+            if cells is None:  # made once per row: data() is called for every paint
+                cells = self._cells[index.row()] = [cell(run, c) for c in range(len(COLUMNS))]
+            return cells[column][0 if role == Qt.DisplayRole else 1]
         if role == IdRole:
             return run.run["id"]
         if role == Qt.TextAlignmentRole and column in NUMERIC | {6}:
@@ -162,9 +187,15 @@ class RunsPanel(QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.Interactive)  # sized from the header texts once
         header.setSectionResizeMode(0, QHeaderView.Stretch)
         header.setHighlightSections(False)
+        metrics = self.view.fontMetrics()
+        sample = {1: "qwen2.5-vl-7b-q4km", 2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10",
+                  6: "repaired", 7: "10/10"}
+        for column, text in sample.items():
+            self.view.setColumnWidth(column, max(metrics.horizontalAdvance(text),
+                                                 metrics.horizontalAdvance(COLUMNS[column])) + 18)
 
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
@@ -175,7 +206,7 @@ class RunsPanel(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._picked)
         session.projectChanged.connect(self.refresh)
         session.itemChanged.connect(self.refresh)
-        session.findingsChanged.connect(self.refresh)
+        session.findingsChanged.connect(self._findings_changed)
         session.runChanged.connect(self.follow)
         self.refresh()
 
@@ -187,6 +218,16 @@ class RunsPanel(QWidget):
         finally:
             self._syncing = False
         self.follow()
+
+    def _findings_changed(self) -> None:
+        """Update the rows of the runs the edit touched; a reload only when the item's runs changed."""
+        self._syncing = True
+        try:
+            done = self.model.update(self.session.changed_runs)
+        finally:
+            self._syncing = False
+        if not done:
+            self.refresh()
 
     def _filter(self, text: str) -> None:
         self._syncing = True

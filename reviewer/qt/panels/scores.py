@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Verdict
@@ -45,24 +45,55 @@ def _num(value: Optional[float]) -> float:
     return -1.0 if value is None else value
 
 
+_ORDER = {Verdict.FAIL: 0, Verdict.AMBIGUOUS: 1, Verdict.PASS: 2, Verdict.UNSCORED: -1}
+
+
 class ScoresModel(RowsModel):
-    """Rows: (automatic verdict, reviewed verdict or None) per prompt and item."""
+    """Rows: (automatic verdict, reviewed verdict or None) per prompt and item
+    (session.score_rows(); none while the session computes them). data() is
+    O(1): a row's cells are made once, when it is first shown, and kept until
+    the row changes; rows are shown BATCH at a time."""
 
     HEADERS = HEADERS
     TIPS = _TIPS
+    BATCH = 500
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self._cells: dict[int, list] = {}
+        self.several = False
+        self.bold = QFont()
+        self.bold.setBold(True)
+        self.dark = QColor("#111111")
+        self.colors = {v: QColor(c) for v, c in VERDICT_COLORS.items()}
 
     def load(self) -> list:
-        """(automatic verdict, reviewed verdict with the same key or None) per automatic verdict."""
-        reviewed = {v.key(): v for v in self.session.verdicts(True)}
-        rows = [(v, reviewed.get(v.key())) for v in self.session.verdicts(False)]
+        """The session's T-P1 rows ([] while they are being computed); the same
+        list object, so rows the session replaces in place are seen here."""
+        rows = self.session.score_rows()
+        rows = rows if rows is not None else []
         self.several = len({v.model for v, _ in rows}) > 1  # once, not per cell
         return rows
+
+    def forget(self, rows=None) -> None:
+        """Drop the cached cells of ``rows`` (all when None)."""
+        if rows is None:
+            self._cells.clear()
+        for row in rows or ():
+            self._cells.pop(row, None)
+
+    def cells(self, row: int) -> list:
+        """[(display text, sort key)] of every column of a row (cached)."""
+        got = self._cells.get(row)
+        if got is None:
+            got = self._cells[row] = [self.cell(row, c) for c in range(len(COLUMNS))]
+        return got
 
     def cell(self, row: int, column: int) -> tuple[str, Any]:
         """(display text, sort key) of a cell."""
         a, r = self.rows[row]
         if column == 0:
-            label = a.label(getattr(self, "several", False))
+            label = a.label(self.several)
             return one_line(label), label[:CELL_CHARS].casefold()
         if column == 1:
             return ("all", "\uffff") if a.item == "*" else (one_line(a.item), a.item[:CELL_CHARS].casefold())
@@ -82,8 +113,7 @@ class ScoresModel(RowsModel):
         if column == 7:
             return a.json_signal, a.json_valid_runs / a.runs if a.runs else -1.0
         v = a if column == 8 else r
-        order = {Verdict.FAIL: 0, Verdict.AMBIGUOUS: 1, Verdict.PASS: 2, Verdict.UNSCORED: -1}
-        return (v.verdict.value, order[v.verdict]) if v else ("-", -2)
+        return (v.verdict.value, _ORDER[v.verdict]) if v else ("-", -2)
 
     def verdict_of(self, row: int, column: int) -> Optional[Verdict]:
         """The verdict shown in a verdict cell, or None."""
@@ -98,19 +128,17 @@ class ScoresModel(RowsModel):
             return None
         row, column = index.row(), index.column()
         if role == Qt.DisplayRole:
-            return self.cell(row, column)[0]
+            return self.cells(row)[column][0]
         if role == SortRole:
-            return self.cell(row, column)[1]
+            return self.cells(row)[column][1]
         a, r = self.rows[row]
         verdict = self.verdict_of(row, column)
         if role == Qt.BackgroundRole and verdict is not None:
-            return QColor(VERDICT_COLORS[verdict])
+            return self.colors[verdict]
         if role == Qt.ForegroundRole and verdict is not None:
-            return QColor("#111111")
+            return self.dark
         if role == Qt.FontRole and (a.item == "*" or verdict is not None):
-            font = QFont()
-            font.setBold(True)
-            return font
+            return self.bold
         if role == Qt.TextAlignmentRole and 2 <= column <= 7:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.TextAlignmentRole and verdict is not None:
@@ -144,12 +172,14 @@ class ScoresPanel(QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.Interactive)  # sized once, from a sample (size_columns)
         header.setHighlightSections(False)
+        self._sized = False
         self.note = QLabel("T-P1 verdicts from the automatic findings and after review "
                            "(rejected findings dropped, reclassified ones recounted). "
                            "Hover a verdict for its reasons.")
         self.note.setTextFormat(Qt.PlainText)
+        self.note_text = self.note.text()
         self.note.setWordWrap(True)
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
@@ -163,14 +193,37 @@ class ScoresPanel(QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
         session.projectChanged.connect(self._schedule)
-        session.findingsChanged.connect(self._schedule)
-        session.groundTruthChanged.connect(self._schedule)
+        session.scoresChanged.connect(self._scores_changed)
         self.refresh()
 
     def _schedule(self, *_args) -> None:
         self._timer.start()
 
+    def _scores_changed(self, rows) -> None:
+        """The session recomputed some rows (dataChanged on those) or all (None: a reset)."""
+        if rows is None or self.model.rows is not self.session.score_rows():
+            self._schedule()
+        else:
+            self.model.changed(rows)
+
     def refresh(self) -> None:
-        """Recompute both verdict sets from the session (now)."""
+        """Show the session's T-P1 rows again (a reset); column widths are
+        set the first time there are rows."""
         self._timer.stop()
         self.model.reload()
+        computing = self.session.project is not None and self.session.score_rows() is None
+        self.note.setText("computing the T-P1 verdicts of every run…" if computing else self.note_text)
+        if self.model.rows and not self._sized:
+            self.size_columns()
+
+    def size_columns(self, sample: int = 50) -> None:
+        """Fit each column to its header and the first ``sample`` rows, once
+        (never ResizeToContents, which reads every row on every change)."""
+        self._sized = True
+        metrics = self.view.fontMetrics()
+        bold = QFontMetrics(self.model.bold)
+        for column in range(len(COLUMNS)):
+            texts = [self.model.cells(row)[column][0] for row in range(min(sample, len(self.model.rows)))]
+            head = max(metrics.horizontalAdvance(part) for part in HEADERS[column].split("\n"))
+            widest = max([bold.horizontalAdvance(t) for t in texts] + [head])
+            self.view.setColumnWidth(column, min(widest + 16, 320))

@@ -1,0 +1,268 @@
+"""Benchmark: the review window on a big project (issue 9), offscreen.
+
+Two generated projects (reviewer.storage.repo, as bench_export.build_project,
+10 runs per item: 2 prompts x 5 models, scored once, 5 % of the findings
+decided; every item a 1600x1200 JPEG with a stored preview, 8 distinct
+photos shared by the items):
+
+* small: 20 items, 200 runs (the baseline of the same run);
+* big: 2,000 items, 20,000 runs (``--quick``: 200 items, 2,000 runs).
+
+Measured on each, offscreen:
+
+1. launch to first photo: ``reviewer.qt.app.build`` (session, window,
+   opening the project) and ``show()`` until the canvas has painted the
+   first photo. Target: big within 1.5x of small (the last line).
+2. item switch: ``session.set_item`` of an item whose photo is not cached
+   until the canvas painted it and the event loop is idle. Target < 120 ms.
+3. decision latency: Y (the confirm action) on a proposed finding until the
+   event loop is idle and the background work it started (the T-P1 scores)
+   is applied. Target < 50 ms.
+
+Numbers are medians, printed with PASS/FAIL, never asserted.
+
+Usage:
+    python benchmarks/bench_gui.py            # full run (~2-4 min, mostly building the project)
+    python benchmarks/bench_gui.py --quick    # smoke run
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+from PySide6.QtCore import QThreadPool  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import bench_export  # noqa: E402
+import bench_scoring as synth  # noqa: E402
+
+from reviewer.core.models import Item, Status  # noqa: E402
+from reviewer.storage import previews, repo  # noqa: E402
+from reviewer.storage.db import now, open_project  # noqa: E402
+from reviewer.storage.images import file_sha256  # noqa: E402
+from reviewer.storage.scores import score_project  # noqa: E402
+
+TARGET_LAUNCH_RATIO = 1.5
+TARGET_DECISION_MS = 50.0
+TARGET_SWITCH_MS = 120.0
+PHOTOS = 8
+SEED = 20250901
+
+
+def make_photos(folder: Path) -> list[Path]:
+    """PHOTOS distinct 1600x1200 JPEGs (smooth blotches and noise)."""
+    rng = np.random.default_rng(SEED)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    w, h = synth.IMAGE_SIZE
+    for k in range(PHOTOS):
+        blotches = Image.fromarray(rng.integers(0, 255, (12, 16, 3), dtype=np.uint8))
+        base = np.asarray(blotches.resize((w, h), Image.BICUBIC), dtype=np.int16)
+        noisy = np.clip(base + rng.normal(0.0, 8.0, (h, w, 3)), 0, 255).astype(np.uint8)
+        path = folder / f"photo-{k}.jpg"
+        Image.fromarray(noisy).save(path, quality=88)
+        out.append(path)
+    return out
+
+
+def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
+    """``n_items`` items x 2 prompts x 5 models (10 runs each), scored, 5 %
+    of findings decided, every photo's preview stored."""
+    rng = random.Random(f"{SEED}-{n_items}")
+    project = open_project(path, create=True)
+    shas = {p: file_sha256(p) for p in photos}
+    with project.transaction():
+        prompt_ids = {s: repo.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
+        for k in range(n_items):
+            it = synth.make_item(f"table-{k:04d}", 10, rng)
+            photo = photos[k % len(photos)]
+            item_id, _ = repo.upsert_item(project, Item(
+                name=it.name, path=project.relative(photo), sha256=shas[photo],
+                width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]))
+            repo.set_ground_truth(project, item_id, it.ground_truth())
+            for schema, prompt_id in prompt_ids.items():
+                for model in bench_export.MODELS:
+                    run = synth.make_run(it, schema, rng, n_perturb=rng.randint(3, 9))
+                    repo.add_run(project, item_id, prompt_id, model, run.output, repetition=1,
+                                 timestamp="2025-03-01T10:00:00", source=f"runs/{it.name}-{model}.txt")
+    for photo in photos:
+        previews.ensure_preview(project, photo, shas[photo])
+    score_project(project)
+    found = repo.findings(project)
+    with project.db.conn:
+        project.db.conn.executemany(
+            "UPDATE findings SET status = ?, reviewer = 'bench', decided_at = ? WHERE id = ?",
+            [(Status.CONFIRMED.value, now(), f.id) for f in rng.sample(found, len(found) // 20)])
+    project.close()
+
+
+def idle(app: QApplication, until=lambda: True, timeout: float = 120.0) -> None:
+    """Process events until ``until()`` holds, no thread-pool job of the
+    session runs and the event loop has nothing left to do."""
+    end = time.perf_counter() + timeout
+    while True:
+        app.processEvents()
+        if until() and QThreadPool.globalInstance().activeThreadCount() == 0 and not busy(app):
+            app.processEvents()
+            return
+        if time.perf_counter() > end:
+            raise TimeoutError("the window did not settle in time")
+        time.sleep(0.0005)
+
+
+def busy(app: QApplication) -> bool:
+    """The open window's session still computes something in the background."""
+    window = getattr(app, "bench_window", None)
+    pending = getattr(getattr(window, "session", None), "busy", None)
+    return bool(pending()) if callable(pending) else False
+
+
+def launch(app: QApplication, path: Path):
+    """(ms from nothing to the first painted photo, the window)."""
+    from reviewer.qt.app import build
+
+    t = time.perf_counter()
+    window = build(path, ask_name=False, mode="review")
+    window.resize(1600, 1000)
+    window.show()
+    canvas = window.canvas
+    end = time.perf_counter() + 120
+    while not (canvas.photo.has_image and canvas.photo.paints > 0):
+        app.processEvents()
+        if time.perf_counter() > end:
+            raise TimeoutError("no photo in time")
+    ms = (time.perf_counter() - t) * 1000
+    app.bench_window = window
+    return ms, window
+
+
+def close(app: QApplication, window) -> None:
+    idle(app)
+    window.canvas.loader.wait()
+    window.close()
+    app.bench_window = None
+    app.processEvents()
+
+
+def switch_ms(app: QApplication, window, item_ids: list[int]) -> list[float]:
+    """Each switch: set_item until the canvas painted the photo and all is idle."""
+    out = []
+    session, canvas = window.session, window.canvas
+    for item_id in item_ids:
+        idle(app)
+        canvas.loader.wait()
+        canvas.loader.clear_cache()
+        before = canvas.photo.paints
+        t = time.perf_counter()
+        session.set_item(item_id)
+        idle(app, lambda: canvas.photo.has_image and canvas.photo.paints > before)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def decision_ms(app: QApplication, window, n: int) -> list[float]:
+    """Y on the current run's first proposed finding (next item when none),
+    until the event loop is idle and the background work applied."""
+    session = window.session
+    confirm = window.actions_by_name["confirm"]
+    out = []
+    statuses = window.session.items()
+    k = 0
+    while len(out) < n and k < len(statuses):
+        idle(app)
+        run = session.run()
+        proposed = [f for f in (run.findings if run else []) if f.status == Status.PROPOSED]
+        if not proposed:
+            k += 1
+            session.set_item(statuses[k % len(statuses)].item.id)
+            continue
+        session.select_findings([proposed[0].id])
+        t = time.perf_counter()
+        confirm.trigger()
+        idle(app)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: 200 items / 2,000 runs")
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the projects in this folder")
+    args = parser.parse_args(argv)
+    big_items = 200 if args.quick else 2000
+    repeat = 2 if args.quick else 3
+    tmp = None
+    if args.keep:
+        root = args.keep
+        root.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory()
+        root = Path(tmp.name)
+    os.environ["REVIEWER_CONFIG_DIR"] = str(root / "config")
+    os.environ.setdefault("REVIEWER_NAME", "bench")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    photos = make_photos(root / "photos")
+    paths = {"small": root / "small-20.db", "big": root / f"big-{big_items}.db"}
+    for name, n in (("small", 20), ("big", big_items)):
+        if not paths[name].exists():
+            t = time.perf_counter()
+            build_project(paths[name], n, photos)
+            print(f"built {name}: {n} items, {n * 10} runs in {time.perf_counter() - t:.1f} s")
+
+    launches: dict[str, list[float]] = {"small": [], "big": []}
+    for _ in range(repeat):  # alternate, so both see the same machine
+        for name in ("small", "big"):
+            ms, window = launch(app, paths[name])
+            launches[name].append(ms)
+            close(app, window)
+    results = {}
+    for name in ("small", "big"):
+        ms, window = launch(app, paths[name])
+        idle(app)
+        items = [st.item.id for st in window.session.items()]
+        picks = [items[(k * 7 + 3) % len(items)] for k in range(2 * repeat + 1)]
+        switches = switch_ms(app, window, picks)
+        decisions = decision_ms(app, window, 3 * repeat)
+        results[name] = (statistics.median(launches[name]), statistics.median(switches),
+                         max(switches), statistics.median(decisions), max(decisions))
+        close(app, window)
+    print(f"\nQT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}; medians of {repeat} launches, "
+          f"{2 * repeat + 1} switches, {3 * repeat} decisions")
+    for name in ("small", "big"):
+        launch_med, sw_med, sw_max, dec_med, dec_max = results[name]
+        runs = 200 if name == "small" else big_items * 10
+        print(f"{name:>5} ({runs:6d} runs): launch to first photo {launch_med:7.0f} ms | "
+              f"item switch {sw_med:6.1f} ms (max {sw_max:6.1f}) {verdict(sw_med < TARGET_SWITCH_MS)} "
+              f"(target < {TARGET_SWITCH_MS:.0f} ms) | Y to idle {dec_med:6.1f} ms (max {dec_max:6.1f}) "
+              f"{verdict(dec_med < TARGET_DECISION_MS)} (target < {TARGET_DECISION_MS:.0f} ms)")
+    ratio = results["big"][0] / results["small"][0]
+    ok = (ratio <= TARGET_LAUNCH_RATIO and all(r[1] < TARGET_SWITCH_MS and r[3] < TARGET_DECISION_MS
+                                               for r in results.values()))
+    print(f"overall {verdict(ok)}: launch ratio big/small {ratio:.2f} "
+          f"{verdict(ratio <= TARGET_LAUNCH_RATIO)} (target <= {TARGET_LAUNCH_RATIO})")
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
