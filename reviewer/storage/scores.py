@@ -181,12 +181,20 @@ def score_project(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
     score_cases(project, run_ids=run_ids, only_stale=only_stale)
-    ids = repo.run_ids(project, run_ids)
-    if only_stale:
-        fresh = {r[0] for r in project.db.execute(
-            "SELECT run_id FROM run_scores WHERE config_version = ? AND strict = ?",
-            [config.version, int(strict)]).fetchall()}
-        ids = [i for i in ids if i not in fresh]
+    if only_stale and run_ids is None:
+        # one query for the runs not scored with this config (opening a big project asks this)
+        stale = {r[0] for r in project.db.execute(
+            "SELECT r.id FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
+            "AND s.config_version = ? AND s.strict = ? WHERE s.run_id IS NULL",
+            [config.version, int(strict)])}
+        ids = repo.run_ids(project, stale) if stale else []
+    else:
+        ids = repo.run_ids(project, run_ids)
+        if only_stale:
+            fresh = {r[0] for r in project.db.execute(
+                "SELECT run_id FROM run_scores WHERE config_version = ? AND strict = ?",
+                [config.version, int(strict)]).fetchall()}
+            ids = [i for i in ids if i not in fresh]
     if not ids:
         return 0
     prompts = {p.id: p for p in repo.prompts(project)}
