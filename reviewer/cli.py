@@ -47,7 +47,7 @@ from reviewer.storage.judge_report import (
     parse_weights,
 )
 from reviewer.storage.judge_stats import agreement_table, refresh_disputes
-from reviewer.storage.scores import score_project, scored_runs, verdicts
+from reviewer.storage.scores import score_project, scored_runs, summarize, verdicts
 from reviewer.storage import case_report, cases as case_store
 
 
@@ -195,8 +195,12 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs)
         case_lines = case_report.case_score_lines(p)
-        runs = scored_runs(p)
-        vs = verdicts(p, reviewed=reviewed, runs=runs)
+        if as_json:
+            runs = scored_runs(p, with_cards=False)
+            vs = verdicts(p, reviewed=reviewed, runs=runs)
+        else:  # one pass a chunk at a time: memory does not grow with the runs
+            summary = summarize(p)
+            vs = summary.reviewed if reviewed else summary.auto
     finally:
         p.close()
     if as_json:
@@ -214,9 +218,9 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs)
-    unscored = sorted({r.run["prompt"] for r in runs if r.run["schema"] == AnswerSchema.FREE.value})
+    unscored = summary.free_prompts
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+    echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
                f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
     echo(text_table(header, rows) if rows else "no scored prompt")
     if unscored:
@@ -315,8 +319,8 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
             echo(case_report.case_report_json(p, basis))
             return
         cases_md = case_report.case_report_markdown(p, pair)
-        runs = scored_runs(p)
-        auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
+        summary = summarize(p)
+        auto, rev = summary.auto, summary.reviewed
         judged = has_verdicts(p)
         try:
             jr = build_judge_report(p, weights, charts_dir) if judged else None
@@ -330,7 +334,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         failed = failed_markdown(p)
     finally:
         p.close()
-    cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
+    cards = bool(auto) or not (judged or cases_md)
     if fmt == "csv":
         parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
         echo("\n".join(parts), nl=False)
@@ -340,7 +344,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("## T-P1 verdicts\n")
         echo(markdown_table(*verdict_rows(auto, rev)))
         echo("\n## Findings per code (final codes)\n")
-        echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
+        echo(markdown_table(*findings_per_code(summary.findings_by_prompt)))
     if cases_md:
         echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:

@@ -14,7 +14,7 @@ import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
 from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
@@ -224,33 +224,49 @@ def score_project(
     return len(ids)
 
 
+def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True,
+                     with_output: bool = True) -> Iterator[ScoredRun]:
+    """Every scored run (of ``run_ids``, or all) as scored_runs gives them,
+    in the same order, read CHUNK runs at a time (runs, stored scores,
+    findings: three queries per chunk), so memory stays O(chunk) however
+    many runs the project has. ``with_output=False`` leaves the answer text
+    out of ``run`` (for figures that do not show it)."""
+    ids = repo.run_ids(project, run_ids)
+    for start in range(0, len(ids), CHUNK):
+        part = ids[start:start + CHUNK]
+        marks = ",".join("?" * len(part))
+        stored = {r[0]: (r[1], r[2]) for r in project.db.execute(
+            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'} FROM run_scores "
+            f"WHERE run_id IN ({marks})", part)}
+        if not stored:
+            continue
+        by_run: dict[int, list[Finding]] = {}
+        for f in repo.findings_of_runs(project, [i for i in part if i in stored]):
+            by_run.setdefault(f.run_id, []).append(f)
+        for run in repo.run_rows(project, [i for i in part if i in stored], with_output=with_output):
+            facts_json, cards_json = stored[run["id"]]
+            facts = RunFacts.model_validate_json(facts_json)
+            fs = by_run.get(run["id"], [])
+            yield ScoredRun(
+                run=run, facts=facts,
+                cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
+                findings=fs, auto=run_metrics(facts, fs), reviewed=run_metrics(facts, fs, reviewed=True))
+
+
 def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
                 with_cards: bool = True) -> list[ScoredRun]:
     """Every scored run with facts, findings and automatic and reviewed
-    metrics (runs never scored are left out); ``with_cards=False`` leaves the
-    model cards out (faster, for the export)."""
-    ids = None if run_ids is None else list(run_ids)
-    runs = repo.run_rows(project, ids)
-    sql, params = "SELECT run_id, facts, cards FROM run_scores", []
-    if ids is not None:
-        sql += f" WHERE run_id IN ({','.join('?' * len(ids))})"
-        params = ids
-    stored = {r[0]: (r[1], r[2]) for r in project.db.execute(sql, params)}
-    by_run: dict[int, list[Finding]] = {}
-    for f in (repo.findings(project) if ids is None else
-              [f for run_id in ids for f in repo.findings(project, run_id)]):
-        by_run.setdefault(f.run_id, []).append(f)
-    out = []
-    for run in runs:
-        if run["id"] not in stored:
-            continue
-        facts_json, cards_json = stored[run["id"]]
-        facts = RunFacts.model_validate_json(facts_json)
-        fs = by_run.get(run["id"], [])
-        out.append(ScoredRun(
-            run=run, facts=facts, cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-            findings=fs, auto=run_metrics(facts, fs), reviewed=run_metrics(facts, fs, reviewed=True)))
-    return out
+    metrics (runs never scored are left out), by item, prompt, model and
+    repetition; ``with_cards=False`` leaves the model cards out (faster).
+    Holds every run in memory: for figures over all runs use
+    iter_scored_runs or summarize."""
+    return list(iter_scored_runs(project, run_ids, with_cards=with_cards))
+
+
+def _verdict_rows(runs: Iterable[ScoredRun], reviewed: bool) -> Iterator[tuple]:
+    for r in runs:
+        if r.run["schema"] != AnswerSchema.FREE.value:
+            yield r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"]
 
 
 def verdicts(
@@ -259,15 +275,57 @@ def verdicts(
 ) -> list[PromptVerdict]:
     """T-P1 verdicts per prompt and model, per item and over all items ('*'),
     from the automatic or the reviewed metrics. Free-text prompts are left
-    out."""
-    runs = runs if runs is not None else scored_runs(project)
+    out. Without ``runs``, the runs are read a chunk at a time."""
     config = config or repo.current_config(project)
-    rows = [
-        (r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"])
-        for r in runs
-        if r.run["schema"] != AnswerSchema.FREE.value
-    ]
-    return prompt_verdicts(rows, config)
+    source = runs if runs is not None else iter_scored_runs(project, with_cards=False, with_output=False)
+    return prompt_verdicts(_verdict_rows(source, reviewed), config)
+
+
+class _CodeOnly(NamedTuple):
+    """A finding reduced to its final code (shared, one per code)."""
+
+    effective_code: object
+
+
+_CODE_ONLY: dict = {}
+
+
+@dataclass
+class Summary:
+    """What the score and report commands show of all scored runs:
+    ``runs`` scored, the prompts of free-text runs (not scored), both sets
+    of verdicts, and per prompt the final codes of its findings (for
+    report.findings_per_code)."""
+
+    runs: int
+    free_prompts: list[str]
+    auto: list[PromptVerdict]
+    reviewed: list[PromptVerdict]
+    findings_by_prompt: list[tuple[str, list]]
+
+
+def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summary:
+    """The Summary of every scored run, from one pass over the runs a chunk
+    at a time (iter_scored_runs): memory holds two small metric objects per
+    run, never the runs, their answers or their findings."""
+    config = config or repo.current_config(project)
+    auto_rows, reviewed_rows = [], []
+    free: set[str] = set()
+    codes: dict[str, list] = {}
+    n = 0
+    for r in iter_scored_runs(project, with_cards=False, with_output=False):
+        n += 1
+        run = r.run
+        codes.setdefault(run["prompt"], []).extend(
+            _CODE_ONLY.setdefault(code, _CodeOnly(code))
+            for code in (f.effective_code for f in r.findings) if code is not None)
+        if run["schema"] == AnswerSchema.FREE.value:
+            free.add(run["prompt"])
+            continue
+        auto_rows.append((run["prompt"], run["item"], r.auto, run["model"]))
+        reviewed_rows.append((run["prompt"], run["item"], r.reviewed, run["model"]))
+    return Summary(runs=n, free_prompts=sorted(free), auto=prompt_verdicts(auto_rows, config),
+                   reviewed=prompt_verdicts(reviewed_rows, config), findings_by_prompt=list(codes.items()))
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:
