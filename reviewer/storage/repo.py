@@ -311,7 +311,8 @@ def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[i
 
 # -- findings -------------------------------------------------------------------------
 def _finding(row: dict) -> Finding:
-    row["attrs"] = json.loads(row["attrs"]) if row.get("attrs") else {}
+    attrs = row.get("attrs")
+    row["attrs"] = json.loads(attrs) if attrs and attrs != "{}" else {}
     return Finding(**row)
 
 

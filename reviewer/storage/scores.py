@@ -16,6 +16,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
+from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
+
 from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
 from reviewer.core.models import (
     STALE_PREFIX,
@@ -77,6 +80,19 @@ _UPSERT_SCORE = (
     "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at")
 
 
+#: The model cards of a run as stored JSON, serialised in one call.
+_CARDS = TypeAdapter(list[ModelCard])
+
+
+def _cards_json(cards: list[ModelCard]) -> str:
+    """The stored JSON of a run's model cards (one pydantic call; json.dumps
+    for text pydantic cannot encode, such as a lone surrogate)."""
+    try:
+        return _CARDS.dump_json(cards).decode()
+    except PydanticSerializationError:
+        return json.dumps([c.model_dump(mode="json") for c in cards])
+
+
 def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], config: ScoringConfig,
                  strict: bool) -> None:
     """Write the scores of ``runs`` in the caller's transaction, keeping
@@ -104,7 +120,7 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
                 continue
             data = f.model_dump(mode="json", exclude={"id", "run_id"})
             data.update(id=next_id, run_id=run["id"], config_version=config.version, created_at=stamp,
-                        attrs=json.dumps(data["attrs"]))
+                        attrs=json.dumps(data["attrs"]) if data["attrs"] else "{}")
             inserts.append(data)
             audits.append([stamp, "insert", str(next_id), None, json.dumps(data, default=str)])
             next_id += 1
@@ -119,7 +135,7 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
                     # scorer finds the same error again (e.g. a deleted card comes back)
                     stale.append([STALE + f.detail, f.id])
         score_rows.append([run["id"], config.version, int(strict), score.facts.model_dump_json(by_alias=True),
-                           json.dumps([c.model_dump(mode="json") for c in score.cards]), stamp])
+                           _cards_json(score.cards), stamp])
     db = project.db.conn
     if deletes:
         db.executemany("DELETE FROM findings WHERE id = ?", deletes)
