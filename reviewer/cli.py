@@ -19,7 +19,6 @@ from typing import Optional
 import click
 
 from reviewer import __version__
-from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.report import (
     findings_per_code,
@@ -31,24 +30,16 @@ from reviewer.core.cards.report import (
 )
 from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
 from reviewer.core.text import visible
-from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, check_endpoint
-from reviewer.pipeline.ask import RunOptions, run_models
-from reviewer.pipeline.execute import Settings
-from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, ProjectError, open_project
-from reviewer.storage.export import export_project
-from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
-from reviewer.storage.judge_report import (
-    build_judge_report,
-    has_verdicts,
-    judge_report_csv,
-    judge_report_markdown,
-    parse_weights,
-)
-from reviewer.storage.judge_stats import agreement_table, refresh_disputes
-from reviewer.storage.scores import score_project, scored_runs, summarize, verdicts
-from reviewer.storage import case_report, cases as case_store
+
+# Scoring (scipy), export, reports and the pipeline are imported by the
+# commands that use them: `reviewer import` and `--help` start without them.
+
+#: reviewer.pipeline.judge.KINDS and reviewer.clients.chat.DEFAULT_KEY_ENV,
+#: without importing them (tests/test_cli.py checks they agree)
+JUDGE_KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
 def _one_line(text: object) -> str:
@@ -187,6 +178,9 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
+    from reviewer.storage import case_report, cases as case_store
+    from reviewer.storage.scores import score_project, scored_runs, summarize, verdicts
+
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
     _read_only_note(p)
@@ -236,6 +230,8 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @_friendly
 def export(project: Path, out: Path) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT."""
+    from reviewer.storage.export import export_project
+
     p = open_project(project)
     _read_only_note(p)
     try:
@@ -281,6 +277,8 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 
 
 def _weights(ctx, param, value: str) -> tuple[float, float]:
+    from reviewer.storage.judge_report import parse_weights
+
     try:
         return parse_weights(value)
     except ValueError as exc:
@@ -307,6 +305,16 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
+    from reviewer.storage import case_report
+    from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
+    from reviewer.storage.judge_report import (
+        build_judge_report,
+        has_verdicts,
+        judge_report_csv,
+        judge_report_markdown,
+    )
+    from reviewer.storage.scores import score_project, summarize
+
     try:
         pair = case_report.parse_compare(compare_pair) if compare_pair else None
     except ValueError as exc:
@@ -364,6 +372,9 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
 def agreement(project: Path, as_json: bool) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications (undefined values: null in JSON)."""
+    from reviewer.core.judging.verdicts import DisputeKind
+    from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+
     p = open_project(project)
     _read_only_note(p)
     try:
@@ -412,6 +423,9 @@ def _endpoint_options(func):
 
 
 def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float):
+    from reviewer.clients.chat import EndpointError, check_endpoint
+    from reviewer.pipeline.execute import Settings
+
     try:
         base = check_endpoint(endpoint)
     except EndpointError as exc:
@@ -490,6 +504,9 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
     Failter report as one idempotent pipeline."""
+    from reviewer.pipeline.ask import RunOptions, run_models
+    from reviewer.storage.scores import verdicts
+
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
@@ -564,6 +581,9 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
     """Ask a judge model about the runs of PROJECT and store its verdicts
     beside imported ones (disputes, agreement and calibration use them at
     once). Resumable: a stored verdict is never asked again."""
+    from reviewer.pipeline.judge import JudgeOptions, judge_runs
+    from reviewer.storage.scores import verdicts
+
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
                            run_models=run_model_names, repetitions=repetitions, temperature=temperature,
