@@ -10,6 +10,7 @@ findings are never touched.
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -219,6 +220,8 @@ def score_project(
     else:
         _worker_init(context)
     done = 0
+    gc_on = gc.isenabled()
+    gc.disable()  # the chunk's garbage is collected young, after each chunk (_collect_young)
     try:
         for start in range(0, len(ids), CHUNK):
             runs = repo.run_rows(project, ids[start:start + CHUNK])
@@ -231,13 +234,31 @@ def score_project(
             with project.transaction(derived=True):
                 _write_chunk(project, runs, scores, config, strict)
             done += len(runs)
+            del runs, scores, jobs_
+            if gc_on:
+                _collect_young(start // CHUNK)
             if progress:
                 progress(done, len(ids))
     finally:
+        if gc_on:
+            gc.enable()
         if pool is not None:
             pool.shutdown()
         _WORKER.clear()
     return len(ids)
+
+
+#: Every this many chunks a full collection runs (cycles that outlived a chunk).
+_FULL_GC_CHUNKS = 25
+
+
+def _collect_young(chunk: int) -> None:
+    """With the automatic collector paused: collect the young generations
+    after a chunk (its garbage), and everything every _FULL_GC_CHUNKS
+    chunks. The automatic collector's full collections scan every
+    long-lived object, the scorer's caches included; measured on 10,000
+    runs they cost 1.7 s of 5.7 s of CPU."""
+    gc.collect(2 if chunk % _FULL_GC_CHUNKS == _FULL_GC_CHUNKS - 1 else 1)
 
 
 def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True,
@@ -329,19 +350,32 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summa
     free: set[str] = set()
     codes: dict[str, list] = {}
     n = 0
-    for r in iter_scored_runs(project, with_cards=False, with_output=False):
-        n += 1
-        run = r.run
-        codes.setdefault(run["prompt"], []).extend(
-            _CODE_ONLY.setdefault(code, _CodeOnly(code))
-            for code in (f.effective_code for f in r.findings) if code is not None)
-        if run["schema"] == AnswerSchema.FREE.value:
-            free.add(run["prompt"])
-            continue
-        auto_rows.append((run["prompt"], run["item"], r.auto, run["model"]))
-        reviewed_rows.append((run["prompt"], run["item"], r.reviewed, run["model"]))
+    gc_on = gc.isenabled()
+    gc.disable()  # as in score_project: young collections per chunk, no full scans of the caches
+    try:
+        for r in iter_scored_runs(project, with_cards=False, with_output=False):
+            n += 1
+            if gc_on and n % CHUNK == 0:
+                _collect_young(n // CHUNK)
+            _summary_row(r, auto_rows, reviewed_rows, free, codes)
+    finally:
+        if gc_on:
+            gc.enable()
     return Summary(runs=n, free_prompts=sorted(free), auto=prompt_verdicts(auto_rows, config),
                    reviewed=prompt_verdicts(reviewed_rows, config), findings_by_prompt=list(codes.items()))
+
+
+def _summary_row(r: ScoredRun, auto_rows: list, reviewed_rows: list, free: set, codes: dict) -> None:
+    """Add what Summary keeps of one scored run."""
+    run = r.run
+    codes.setdefault(run["prompt"], []).extend(
+        _CODE_ONLY.setdefault(code, _CodeOnly(code))
+        for code in (f.effective_code for f in r.findings) if code is not None)
+    if run["schema"] == AnswerSchema.FREE.value:
+        free.add(run["prompt"])
+        return
+    auto_rows.append((run["prompt"], run["item"], r.auto, run["model"]))
+    reviewed_rows.append((run["prompt"], run["item"], r.reviewed, run["model"]))
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:
