@@ -29,7 +29,7 @@ from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
-from reviewer.storage.scores import iter_scored_runs, score_project
+from reviewer.storage.scores import iter_scored_runs, lean_metrics, score_project
 from reviewer.storage.cases import case_tables
 
 RUN_COLUMNS = {
@@ -99,8 +99,9 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
             run_rows.append(_run_row(r))
             finding_rows.extend(_finding_row(f) for f in r.findings)
             if r.run["schema"] != AnswerSchema.FREE.value:
-                metric_rows["auto"].append((r.run["prompt"], r.run["item"], r.auto, r.run["model"]))
-                metric_rows["reviewed"].append((r.run["prompt"], r.run["item"], r.reviewed, r.run["model"]))
+                metric_rows["auto"].append((r.run["prompt"], r.run["item"], lean_metrics(r.auto), r.run["model"]))
+                metric_rows["reviewed"].append((r.run["prompt"], r.run["item"], lean_metrics(r.reviewed),
+                                                r.run["model"]))
         verdict_rows = []
         for basis in ("auto", "reviewed"):
             for v in prompt_verdicts(metric_rows[basis], config):

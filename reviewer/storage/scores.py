@@ -351,12 +351,10 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summa
     codes: dict[str, list] = {}
     n = 0
     gc_on = gc.isenabled()
-    gc.disable()  # as in score_project: young collections per chunk, no full scans of the caches
+    gc.disable()  # what is read makes no reference cycles: no collector scans over the caches
     try:
         for r in iter_scored_runs(project, with_cards=False, with_output=False):
             n += 1
-            if gc_on and n % CHUNK == 0:
-                _collect_young(n // CHUNK)
             _summary_row(r, auto_rows, reviewed_rows, free, codes)
     finally:
         if gc_on:
@@ -374,8 +372,27 @@ def _summary_row(r: ScoredRun, auto_rows: list, reviewed_rows: list, free: set, 
     if run["schema"] == AnswerSchema.FREE.value:
         free.add(run["prompt"])
         return
-    auto_rows.append((run["prompt"], run["item"], r.auto, run["model"]))
-    reviewed_rows.append((run["prompt"], run["item"], r.reviewed, run["model"]))
+    auto_rows.append((run["prompt"], run["item"], lean_metrics(r.auto), run["model"]))
+    reviewed_rows.append((run["prompt"], run["item"], lean_metrics(r.reviewed), run["model"]))
+
+
+class LeanMetrics(NamedTuple):
+    """The fields of RunMetrics that prompt_verdict pools, in a tuple (a
+    tenth of the memory of a RunMetrics, kept per run for the verdicts)."""
+
+    scored: bool
+    json_valid: bool
+    cards_visible: int
+    cards_correct: int
+    spatial_accuracy: Optional[float]
+    cards_in_right_pile: Optional[int]
+    hallucinations: int
+
+
+def lean_metrics(m: RunMetrics) -> LeanMetrics:
+    """What prompt_verdicts needs of a run's metrics."""
+    return LeanMetrics(m.scored, m.json_valid, m.cards_visible, m.cards_correct, m.spatial_accuracy,
+                       m.cards_in_right_pile, m.hallucinations)
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:
