@@ -19,7 +19,7 @@ the rounds:
 Ratio = baseline seconds / export seconds; target >= 0.8, printed as
 PASS/FAIL (never asserted). Also printed: the phases of export_project in
 this process (score stale runs, gather = read the project and compute
-metrics, write) and the peak memory of the export process (os.wait4). When
+metrics, write) and the peak memory of the export process (GNU time). When
 the target is missed with --profile the export is profiled (cProfile).
 
 Usage:
@@ -52,6 +52,7 @@ from typing import Optional, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_scoring as synth  # noqa: E402  (synthetic runs, shared with the scoring benchmark)
+from bench_cli import timed_process  # noqa: E402
 
 from reviewer.core.models import Code, Item, Status  # noqa: E402
 from reviewer.storage import repo  # noqa: E402
@@ -152,19 +153,13 @@ out.close()
 """
 
 
-def run(args: list[str], env: dict) -> tuple[float, float]:
-    """Wall seconds and peak memory (MB) of a fresh ``python ARGS`` process."""
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=env, cwd=ROOT)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - t
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.stderr:
-        proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
+def run(args: list[str], env: dict, tmp: Path) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB, GNU time's %M: see
+    bench_cli.timed_process) of a fresh ``python ARGS`` process."""
+    seconds, mb, code, err = timed_process([sys.executable, *args], tmp / "stdout.txt", env)
+    if code != 0:
         raise RuntimeError(f"python {' '.join(args[:3])} ... failed: {err[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024.0
+    return seconds, mb
 
 
 def table_rows(path: Path) -> dict[str, int]:
@@ -231,11 +226,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         export_args = ["-m", "reviewer", "export", str(tmp_path / "project.db"), str(out)]
         best_export, best_raw, peak = float("inf"), float("inf"), 0.0
         for _ in range(repeat):  # interleaved: disk and CPU drift hit both alike
-            s, mb = run(export_args, env)
+            s, mb = run(export_args, env, tmp_path)
             if s < best_export:
                 best_export, peak = s, mb
             raw_out.unlink(missing_ok=True)
-            best_raw = min(best_raw, run(["-c", RAW, str(source), str(raw_out)], env)[0])
+            best_raw = min(best_raw, run(["-c", RAW, str(source), str(raw_out)], env, tmp_path)[0])
         same = table_rows(out) == table_rows(raw_out) == table_rows(source)
         rows = sum(counts.values())
         ratio = best_raw / best_export
