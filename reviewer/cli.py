@@ -19,7 +19,6 @@ from typing import Optional
 import click
 
 from reviewer import __version__
-from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.report import (
     findings_per_code,
@@ -32,27 +31,16 @@ from reviewer.core.cards.report import (
 from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
 from reviewer.core.judging.gates import JUDGE_LEVELS, failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
-from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, check_endpoint
-from reviewer.pipeline.ask import RunOptions, run_models
-from reviewer.pipeline.execute import Settings
-from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions, judge_runs, judged
 from reviewer.storage.db import Project, ProjectError, open_project
-from reviewer.storage.export import export_project
-from reviewer.storage.gt_formats import export_ground_truth
-from reviewer.storage.gt_annotators import adjudicate as adjudicate_ground_truth, gt_agreement_rows
-from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
-from reviewer.storage.judge_report import (
-    build_judge_report,
-    has_verdicts,
-    judge_report_csv,
-    judge_report_markdown,
-    parse_weights,
-)
-from reviewer.storage.judge_stats import agreement_table, refresh_disputes
-from reviewer.storage.scores import score_project, scored_runs, verdicts
-from reviewer.storage import case_report, cases as case_store
-from reviewer.storage import spans as span_store
+
+# Scoring (scipy), export, reports and the pipeline are imported by the
+# commands that use them: `reviewer import` and `--help` start without them.
+
+#: reviewer.pipeline.judge.KINDS and reviewer.clients.chat.DEFAULT_KEY_ENV,
+#: without importing them (tests/test_cli.py checks they agree)
+JUDGE_KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
 def _one_line(text: object) -> str:
@@ -199,6 +187,9 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
+    from reviewer.storage import case_report, cases as case_store
+    from reviewer.storage.scores import score_project, scored_runs, summarize, verdicts
+
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
     _read_only_note(p)
@@ -207,8 +198,12 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs)
         case_lines = case_report.case_score_lines(p)
-        runs = scored_runs(p)
-        vs = verdicts(p, reviewed=reviewed, runs=runs)
+        if as_json:
+            runs = scored_runs(p, with_cards=False)
+            vs = verdicts(p, reviewed=reviewed, runs=runs)
+        else:  # one pass a chunk at a time: memory does not grow with the runs
+            summary = summarize(p)
+            vs = summary.reviewed if reviewed else summary.auto
     finally:
         p.close()
     if as_json:
@@ -226,9 +221,9 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs)
-    unscored = sorted({r.run["prompt"] for r in runs if r.run["schema"] == AnswerSchema.FREE.value})
+    unscored = summary.free_prompts
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    echo(f"{len(runs)} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+    echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
                f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
     echo(text_table(header, rows) if rows else "no scored prompt")
     if unscored:
@@ -244,6 +239,8 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @_friendly
 def export(project: Path, out: Path) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT."""
+    from reviewer.storage.export import export_project
+
     p = open_project(project)
     _read_only_note(p)
     try:
@@ -262,6 +259,8 @@ def export(project: Path, out: Path) -> None:
 @_friendly
 def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str]) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
+    from reviewer.storage.gt_formats import export_ground_truth
+
     p = open_project(project)
     try:
         counts = export_ground_truth(p, out, fmt, annotator)
@@ -307,6 +306,8 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 
 
 def _weights(ctx, param, value: str) -> tuple[float, float]:
+    from reviewer.storage.judge_report import parse_weights
+
     try:
         return parse_weights(value)
     except ValueError as exc:
@@ -333,6 +334,18 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
+    from reviewer.storage import case_report
+    from reviewer.storage import spans as span_store
+    from reviewer.storage.gt_annotators import gt_agreement_rows
+    from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
+    from reviewer.storage.judge_report import (
+        build_judge_report,
+        has_verdicts,
+        judge_report_csv,
+        judge_report_markdown,
+    )
+    from reviewer.storage.scores import score_project, summarize
+
     try:
         pair = case_report.parse_compare(compare_pair) if compare_pair else None
     except ValueError as exc:
@@ -345,8 +358,8 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
             echo(case_report.case_report_json(p, basis))
             return
         cases_md = case_report.case_report_markdown(p, pair)
-        runs = scored_runs(p)
-        auto, rev = verdicts(p, runs=runs), verdicts(p, reviewed=True, runs=runs)
+        summary = summarize(p)
+        auto, rev = summary.auto, summary.reviewed
         judged = has_verdicts(p)
         try:
             jr = build_judge_report(p, weights, charts_dir) if judged else None
@@ -362,7 +375,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
-    cards = any(r.run["schema"] != AnswerSchema.FREE.value for r in runs) or not (judged or cases_md)
+    cards = bool(auto) or not (judged or cases_md)
     if fmt == "csv":
         parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
         echo("\n".join(parts), nl=False)
@@ -372,7 +385,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("## T-P1 verdicts\n")
         echo(markdown_table(*verdict_rows(auto, rev)))
         echo("\n## Findings per code (final codes)\n")
-        echo(markdown_table(*findings_per_code((r.run["prompt"], r.findings) for r in runs)))
+        echo(markdown_table(*findings_per_code(summary.findings_by_prompt)))
     if cases_md:
         echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:
@@ -398,6 +411,9 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
 def agreement(project: Path, as_json: bool) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications (undefined values: null in JSON)."""
+    from reviewer.core.judging.verdicts import DisputeKind
+    from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+
     p = open_project(project)
     _read_only_note(p)
     try:
@@ -429,6 +445,9 @@ def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: O
     """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
     --json or the export's disputes) for one annotator: the consensus, which
     scoring uses, takes that side, and the item's runs are re-scored."""
+    from reviewer.storage.gt_annotators import adjudicate as adjudicate_ground_truth
+    from reviewer.storage.judge_stats import refresh_disputes
+
     p = open_project(project)
     try:
         p.require_writable("adjudicate")
@@ -467,6 +486,9 @@ def _endpoint_options(func, fail_on=FAIL_ON):
 
 
 def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float):
+    from reviewer.clients.chat import EndpointError, check_endpoint
+    from reviewer.pipeline.execute import Settings
+
     try:
         base = check_endpoint(endpoint)
     except EndpointError as exc:
@@ -545,6 +567,9 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
     Failter report as one idempotent pipeline."""
+    from reviewer.pipeline.ask import RunOptions, run_models
+    from reviewer.storage.scores import verdicts
+
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
@@ -621,6 +646,8 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
     once). Resumable: a stored verdict is never asked again. With
     --fail-on, exit 1 when a judged prompt's average verdict is at or
     below the level, naming them."""
+    from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
+
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
                            run_models=run_model_names, repetitions=repetitions, temperature=temperature,
@@ -715,6 +742,8 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
     """Compare two span-labeling snapshots of PROJECT, named by file stem
     (design property P10): score delta, regressions and improvements,
     category deltas, new and resolved taxonomy confusions, section deltas."""
+    from reviewer.storage import spans as span_store
+
     p = open_project(project)
     try:
         result = span_store.compare(p, baseline, current)
@@ -734,6 +763,8 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
 def golden_export(project: Path, name: str, out: Path) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
     to OUT in its own golden-set format, with the golden spans as edited."""
+    from reviewer.storage import spans as span_store
+
     p = open_project(project)
     try:
         n = span_store.write_golden_set(p, name, out)

@@ -76,3 +76,22 @@ def test_demo_runs_on_bundled_sample(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "d" / "sample-export.db").is_file()
     assert "spatial-grouping" in result.output
+
+
+def test_cli_constants_agree_with_the_modules_it_does_not_import_at_start():
+    """The command line keeps the judge kinds and the key variable's name
+    itself, so that `reviewer import` and `--help` start without the
+    pipeline, httpx or scipy."""
+    import subprocess
+    import sys
+
+    from reviewer import cli
+    from reviewer.clients.chat import DEFAULT_KEY_ENV
+    from reviewer.pipeline.judge import KINDS
+
+    assert cli.JUDGE_KINDS == KINDS
+    assert cli.DEFAULT_KEY_ENV == DEFAULT_KEY_ENV
+    loaded = subprocess.run([sys.executable, "-c", "import sys, reviewer.cli; "
+                             "print(sorted(m for m in ('scipy', 'httpx', 'reviewer.pipeline.ask') if m in sys.modules))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

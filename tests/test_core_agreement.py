@@ -499,3 +499,25 @@ def test_permutations_of_paper_raters():
     base = krippendorff_alpha(PAPER, "ordinal").value
     for cols in permutations(range(4)):
         assert krippendorff_alpha(PAPER[:, list(cols)], "ordinal").value == pytest.approx(base, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(reliability_data(), st.sampled_from(LEVELS), st.sampled_from([Fraction(1, 2), 100_000, 1]))
+def test_alpha_lookup_path_equals_sorting_path(rows, level, step):
+    """Whole-number ratings in a small span are counted through a lookup
+    table; fractional or widely spread ratings are sorted (np.unique): both
+    give the value of the pairwise definition."""
+    scaled = [[None if v is None else v * step for v in row] for row in rows]
+    arr = np.array([[np.nan if v is None else float(v) for v in row] for row in scaled], dtype=float)
+    assert _same(krippendorff_alpha(arr, level).value, _alpha_by_pairs(scaled, level))
+
+
+def test_alpha_equals_the_krippendorff_package():
+    krippendorff = pytest.importorskip("krippendorff")
+    rng = np.random.default_rng(7)
+    data = np.clip(rng.integers(1, 6, size=(500, 1)) + rng.integers(-1, 2, size=(500, 4)), 1, 5).astype(float)
+    data[rng.random(data.shape) < 0.15] = np.nan
+    for level in LEVELS:
+        ours = krippendorff_alpha(data, level).value
+        theirs = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
+        assert abs(ours - theirs) <= 1e-9, level

@@ -288,3 +288,29 @@ def test_naming_the_model_later_renames_the_unknown_runs(project):
     assert "runs" not in again.added
     models = {r[0] for r in project.db.execute("select distinct model from runs")}
     assert models == {"vlm"}
+
+
+def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
+    """summarize and iter_scored_runs read the runs a chunk at a time; with
+    chunks of 2 runs, decisions made and a free-text prompt, they give what
+    the whole list of scored runs gives."""
+    from reviewer.core.cards.report import findings_per_code
+    from reviewer.storage import scores
+
+    runs = scored_runs(sample)
+    found = [f for r in runs for f in r.findings]
+    repo.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
+    repo.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
+    runs = scored_runs(sample)
+    monkeypatch.setattr(scores, "CHUNK", 2)
+    chunked = list(scores.iter_scored_runs(sample))
+    assert [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in chunked] == \
+        [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in runs]
+    summary = scores.summarize(sample)
+    assert summary.runs == len(runs)
+    assert summary.auto == verdicts(sample, runs=runs)
+    assert summary.reviewed == verdicts(sample, reviewed=True, runs=runs)
+    assert summary.auto == verdicts(sample)  # verdicts without runs reads them in chunks too
+    assert findings_per_code(summary.findings_by_prompt) == \
+        findings_per_code((r.run["prompt"], r.findings) for r in runs)
+    assert summary.free_prompts == sorted({r.run["prompt"] for r in runs if r.run["schema"] == "free"})

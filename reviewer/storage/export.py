@@ -29,7 +29,9 @@ from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.judge_report import has_verdicts
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
-from reviewer.storage.scores import score_project, scored_runs, verdicts
+from reviewer.core.cards.metrics import prompt_verdicts
+from reviewer.core.models import AnswerSchema
+from reviewer.storage.scores import iter_scored_runs, lean_metrics, score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
@@ -96,10 +98,18 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
     enabled = gc.isenabled()
     gc.disable()
     try:
-        runs = scored_runs(project, with_cards=False)
+        # one pass over the scored runs, a chunk at a time: only the rows are kept
+        run_rows, finding_rows, metric_rows = [], [], {"auto": [], "reviewed": []}
+        for r in iter_scored_runs(project, with_cards=False, with_output=False):
+            run_rows.append(_run_row(r))
+            finding_rows.extend(_finding_row(f) for f in r.findings)
+            if r.run["schema"] != AnswerSchema.FREE.value:
+                metric_rows["auto"].append((r.run["prompt"], r.run["item"], lean_metrics(r.auto), r.run["model"]))
+                metric_rows["reviewed"].append((r.run["prompt"], r.run["item"], lean_metrics(r.reviewed),
+                                                r.run["model"]))
         verdict_rows = []
-        for basis, reviewed in (("auto", False), ("reviewed", True)):
-            for v in verdicts(project, reviewed=reviewed, runs=runs, config=config):
+        for basis in ("auto", "reviewed"):
+            for v in prompt_verdicts(metric_rows[basis], config):
                 verdict_rows.append({**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
                                      "basis": basis, "spatial_ok": _bool(v.spatial_ok),
                                      "json_ok": _bool(v.json_ok), "reasons": "; ".join(v.reasons)})
@@ -108,8 +118,8 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
         tables = [
             ("items", item_columns, "item",
              [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)]),
-            ("runs", RUN_COLUMNS, "run_id", [_run_row(r) for r in runs]),
-            ("findings", FINDING_COLUMNS, "finding_id", [_finding_row(f) for r in runs for f in r.findings]),
+            ("runs", RUN_COLUMNS, "run_id", run_rows),
+            ("findings", FINDING_COLUMNS, "finding_id", finding_rows),
             ("prompt_verdicts", VERDICT_COLUMNS, None,
              [tuple(row[c] for c in VERDICT_COLUMNS) for row in verdict_rows]),
             ("scoring_config", {"version": str, "name": str, "value": str}, None,

@@ -283,13 +283,13 @@ def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: 
     return True
 
 
-def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[dict]:
+def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_output: bool = True) -> list[dict]:
     """Runs joined with item and prompt: id, item_id, item, prompt_id, prompt,
-    schema, model, repetition, output, timestamp; by item, prompt, model,
-    repetition."""
+    schema, model, repetition, output (unless ``with_output`` is False),
+    timestamp; by item, prompt, model, repetition."""
     sql = (
         "SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
-        "r.model, r.repetition, r.output, r.timestamp FROM runs r "
+        f"r.model, r.repetition, {'r.output, ' if with_output else ''}r.timestamp FROM runs r "
         "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
     )
     params: list[Any] = []
@@ -319,7 +319,8 @@ def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[i
 
 # -- findings -------------------------------------------------------------------------
 def _finding(row: dict) -> Finding:
-    row["attrs"] = json.loads(row["attrs"]) if row.get("attrs") else {}
+    attrs = row.get("attrs")
+    row["attrs"] = json.loads(attrs) if attrs and attrs != "{}" else {}
     return Finding(**row)
 
 

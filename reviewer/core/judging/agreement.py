@@ -235,10 +235,44 @@ def _is_real(v: Any) -> bool:
     return _is_real_type(type(v))
 
 
+#: Widest span of whole-number ratings mapped to categories by a lookup table.
+_LOOKUP_SPAN = 1 << 16
+
+
+def _small_int_counts(arr: np.ndarray, missing: np.ndarray) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+    """(n_uc counts, sorted category values) of a units x raters array in
+    O(cells) when every rating is a whole number within a span of
+    _LOOKUP_SPAN (rating scales: 1-5, 0-100): values are mapped to category
+    indices through a lookup table instead of sorting (``np.unique``), and
+    counted per unit with one ``np.bincount`` over every cell, a missing cell
+    going to an extra column that is dropped. (None, None) otherwise."""
+    if missing.all():
+        return None, None
+    lo, hi = float(np.nanmin(arr)), float(np.nanmax(arr))
+    if not hi - lo < _LOOKUP_SPAN:
+        return None, None
+    filled = np.where(missing, lo, arr)
+    if not np.array_equal(filled, np.floor(filled)):
+        return None, None
+    offsets = (filled - lo).astype(np.intp)
+    seen = np.bincount(offsets[~missing], minlength=int(hi - lo) + 1) > 0
+    k = int(seen.sum())
+    cells = (np.cumsum(seen) - 1)[offsets]
+    cells[missing] = k
+    cells += (np.arange(arr.shape[0], dtype=np.intp) * (k + 1))[:, None]
+    n_uc = np.bincount(cells.ravel(), minlength=arr.shape[0] * (k + 1)).reshape(arr.shape[0], k + 1)
+    return n_uc[:, :k].astype(float), np.flatnonzero(seen).astype(float) + lo
+
+
 def _counts_from_numeric(arr: np.ndarray, categories: Optional[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
     """units x raters float array (NaN missing) -> (n_uc counts, category values)."""
     units = arr.shape[0]
-    present = ~np.isnan(arr)
+    missing = np.isnan(arr)
+    if categories is None and arr.size:
+        n_uc, cat_values = _small_int_counts(arr, missing)
+        if n_uc is not None:
+            return n_uc, cat_values
+    present = ~missing
     unit_of = np.broadcast_to(np.arange(units)[:, None], arr.shape)[present]
     vals = arr[present]
     if categories is None:
@@ -445,9 +479,8 @@ def krippendorff_alpha(
         "pairable_units": int(pairable.sum()),
         "unpaired_values": int(round(float(m_u[~pairable].sum()))),
     }
-    n_uc = n_uc[pairable]
-    m_u = m_u[pairable]
-    weighted = n_uc / (m_u - 1.0)[:, None]
+    # units with fewer than two values weigh 0 (cheaper than selecting rows)
+    weighted = n_uc * (pairable / np.maximum(m_u - 1.0, 1.0))[:, None]
     coincidences = weighted.T @ n_uc
     coincidences[np.diag_indices_from(coincidences)] -= weighted.sum(axis=0)
     n_c = coincidences.sum(axis=1)

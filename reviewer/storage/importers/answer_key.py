@@ -20,7 +20,6 @@ from typing import Optional
 
 from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, GroundTruth, Prompt
 from reviewer.storage import repo
-from reviewer.storage.answer_key import ground_truths
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
 from reviewer.storage.previews import store_preview
@@ -60,6 +59,8 @@ def _scaled(gt: GroundTruth, name: str, sx: float, sy: float) -> GroundTruth:
 def import_answer_key(project: Project, folder: Path, options: ImportOptions) -> ImportReport:
     """Import an answer-key folder (see module doc). Idempotent; answers whose
     name names no known image or schema are skipped with the reason."""
+    from reviewer.storage.answer_key import ground_truths  # with the scorer (scipy): only when used
+
     report = ImportReport(format="answer-key")
     try:
         truths = ground_truths(folder)

@@ -47,6 +47,8 @@ def detect(source: Path) -> bool:
 def import_jsonl(project: Project, source: Path, options: ImportOptions) -> ImportReport:
     """Import JSONL runs (see module doc). Idempotent."""
     report = ImportReport(format="jsonl-runs")
+    item_ids: dict[str, int] = {}  # items and prompts met on earlier lines: no look-up per line
+    prompt_ids: dict[tuple, int] = {}
     with project.batched(auto=True):
         for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
@@ -59,20 +61,27 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                 if line.prompt is None:
                     report.skip(where, f"no prompt (and '{line.item}' is no test case whose dataset it would be)")
                     continue
-            item = repo.item_by_name(project, line.item)
-            if item:
-                item_id = item.id
-            else:
-                item_id, made = repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)
-                if made:
-                    report.count("items", True)
+            item_id = item_ids.get(line.item)
+            if item_id is None:
+                item = repo.item_by_name(project, line.item)
+                if item:
+                    item_id = item.id
+                else:
+                    item_id, made = repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)
+                    if made:
+                        report.count("items", True)
+                item_ids[line.item] = item_id
             schema = options.schemas.get(line.prompt) or line.schema_
-            prompt = prompt_from_text(line.prompt, line.prompt_text or "", schema,
-                                      options.conventions.get(line.prompt))
-            prompt_id, created = repo.upsert_prompt(project, prompt, override=schema is not None
-                                                    and line.prompt in options.schemas, actor=options.actor)
-            if created:
-                report.count("prompts", True)
+            key = (line.prompt, line.prompt_text or "", schema)
+            prompt_id = prompt_ids.get(key)
+            if prompt_id is None:  # the same prompt again changes nothing: upserted once
+                prompt = prompt_from_text(line.prompt, line.prompt_text or "", schema,
+                                          options.conventions.get(line.prompt))
+                prompt_id, created = repo.upsert_prompt(project, prompt, override=schema is not None
+                                                        and line.prompt in options.schemas, actor=options.actor)
+                prompt_ids[key] = prompt_id
+                if created:
+                    report.count("prompts", True)
             run_id, status = repo.add_run(project, item_id, prompt_id, model, line.output,
                                           repetition=line.repetition, timestamp=line.timestamp,
                                           source=f"{source.name}:{number}", actor=options.actor)
