@@ -320,3 +320,11 @@ def m0009_annotators(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE cards ADD COLUMN annotator TEXT NOT NULL DEFAULT ''")
     db.execute("CREATE INDEX idx_cards_item_annotator ON cards(item_id, annotator)")
     db.execute("CREATE INDEX idx_piles_item_annotator ON piles(item_id, annotator)")
+
+
+@MIGRATIONS(name="0010_findings_status")
+def m0010_findings_status(db: sqlite_utils.Database) -> None:
+    """A covering index of findings by run and status: the window's review
+    counts (one aggregate over every finding when a project opens) read the
+    index alone (issue 9)."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_findings_run_status ON findings(run_id, status)")
