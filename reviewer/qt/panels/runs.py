@@ -189,9 +189,10 @@ class RunsPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)  # sized from the header texts once
         header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.Stretch)  # prompt and model share what is left
         header.setHighlightSections(False)
         metrics = self.view.fontMetrics()
-        sample = {1: "qwen2.5-vl-7b-q4km", 2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10",
+        sample = {2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10",
                   6: "repaired", 7: "10/10"}
         for column, text in sample.items():
             self.view.setColumnWidth(column, max(metrics.horizontalAdvance(text),
