@@ -233,6 +233,8 @@ class ItemsFilter(QSortFilterProxyModel):
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         """The row's item matches the search and its status passes the mode."""
+        if self.ids is None and self.mode == 0:
+            return True  # no search, every item: no row needs reading
         status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
         if status is None:
             return False
