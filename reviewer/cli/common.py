@@ -1,0 +1,117 @@
+"""Shared pieces of the command line: the `reviewer` group, one-line errors,
+output that makes control characters visible, the --fail-on gates."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import sys
+from typing import Optional
+
+import click
+
+from reviewer import __version__
+from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
+from reviewer.core.judging.gates import JUDGE_LEVELS
+from reviewer.core.text import visible
+from reviewer.storage.db import Project, ProjectError
+
+# Scoring (scipy), export, reports and the pipeline are imported by the
+# commands that use them: `reviewer import` and `--help` start without them.
+
+#: reviewer.pipeline.judge.KINDS and reviewer.clients.chat.DEFAULT_KEY_ENV,
+#: without importing them (tests/test_cli.py checks they agree)
+JUDGE_KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
+def _one_line(text: object) -> str:
+    return visible(text, keep_newlines=False)
+
+
+FAIL_ON = click.option("--fail-on", type=click.Choice(sorted(FAIL_LEVELS)), default=None,
+                       help="CI gate: exit 1 when any prompt's T-P1 verdict is at or below this level.")
+JUDGE_FAIL_ON = click.option(
+    "--fail-on", type=click.Choice(sorted(JUDGE_LEVELS)), default=None,
+    help="CI gate: exit 1 when any judged prompt's average verdict (this judge's verdicts on one prompt's runs "
+         "of one model) is at or below the level: fail = D / 40 / 2, ambiguous = C / 60 / 3 on A-F / 0-100 / 1-5. "
+         "Pairwise verdicts are not gated.")
+
+
+def _gate(vs, fail_on: Optional[str]) -> None:
+    """Exit 1 (naming the prompts) when a verdict is at or below ``fail_on``."""
+    if fail_on is None:
+        return
+    bad = failing(vs, fail_on)
+    if bad:
+        click.echo(f"Error: {visible(gate_message(bad, fail_on))}", err=True)
+        sys.exit(1)
+
+
+def _friendly(func):
+    """Turn expected failures into a one-line error and exit status 1
+    (control and bidi characters in it made visible)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException as exc:
+            exc.message = _one_line(exc.message)
+            raise
+        except ProjectError as exc:
+            raise click.ClickException(_one_line(exc)) from None
+        except sqlite3.DatabaseError as exc:
+            raise click.ClickException(_one_line(f"database error: {exc}")) from None
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            raise click.ClickException(_one_line(f"{exc.strerror}: {exc.filename}")) from None
+
+    return wrapper
+
+
+def echo(text: object = "", err: bool = False, nl: bool = True) -> None:
+    """Print text that may hold names from files (models, judges, items):
+    control and bidi characters are made visible (core.text.visible), so
+    they cannot drive the terminal or reorder what is shown."""
+    click.echo(visible(text), err=err, nl=nl)
+
+
+def _read_only_note(p: Project) -> None:
+    if p.read_only:
+        echo(f"note: {p.path} is read-only ({p.read_only}): scores and disputes are computed "
+             "but not saved", err=True)
+
+
+def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
+    out = {}
+    for v in values:
+        name, sep, val = v.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected PROMPT={what}, got '{v}'")
+        try:
+            out[name] = kind(val)
+        except ValueError:
+            choices = ", ".join(k.value for k in kind)
+            raise click.BadParameter(f"'{val}' is not one of {choices}") from None
+    return out
+
+
+def _weights(ctx, param, value: str) -> tuple[float, float]:
+    from reviewer.storage.judge_report import parse_weights
+
+    try:
+        return parse_weights(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(__version__, prog_name="reviewer")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """reviewer: check how well language and vision-language models did
+    their job. Without a command, opens the window on the bundled sample."""
+    if ctx.invoked_subcommand is None:
+        from reviewer.cli.projects import open_cmd
+
+        ctx.invoke(open_cmd, project=None, screenshot=None)

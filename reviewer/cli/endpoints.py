@@ -1,0 +1,239 @@
+"""Commands that ask models and judges (issue 8): run and judge."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from typing import Optional
+import click
+from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
+from reviewer.core.text import visible
+from reviewer.storage.db import open_project
+from reviewer.cli.common import _weights, DEFAULT_KEY_ENV, FAIL_ON, JUDGE_FAIL_ON, JUDGE_KINDS, _friendly, _gate, echo, main
+
+# -- asking models and judges (issue 8) ----------------------------------------------
+def _endpoint_options(func, fail_on=FAIL_ON):
+    """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
+    options = [
+        click.option("--endpoint", required=True, metavar="URL",
+                     help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
+                          "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1)."),
+        click.option("--api-key-env", default=DEFAULT_KEY_ENV, show_default=True, metavar="NAME",
+                     help="Environment variable holding the API key (never stored or printed)."),
+        click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True,
+                     help="Requests in flight at most."),
+        click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True,
+                     help="Retries of a request on connection errors, timeouts, 429 and 5xx."),
+        click.option("--timeout", type=click.FloatRange(0.1, None), default=120.0, show_default=True,
+                     help="Seconds per attempt."),
+        click.option("--temperature", type=float, default=None, help="Sampling temperature (server default if left out)."),
+        click.option("--max-tokens", type=click.IntRange(1, None), default=None, help="Longest answer in tokens."),
+        click.option("--seed", type=int, default=None, help="Seed N; repetition k sends N + k - 1."),
+        click.option("--repetitions", type=click.IntRange(1, 1000), default=1, show_default=True,
+                     help="Ask each combination this many times (repetitions 1..N)."),
+        fail_on,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float):
+    from reviewer.clients.chat import EndpointError, check_endpoint
+    from reviewer.pipeline.execute import Settings
+
+    try:
+        base = check_endpoint(endpoint)
+    except EndpointError as exc:
+        raise click.BadParameter(str(exc), param_hint="--endpoint") from None
+    return Settings(endpoint=base, key_env=api_key_env, concurrency=concurrency, retries=retries, timeout=timeout)
+
+
+class _Progress:
+    """A progress bar with ETA on a terminal (rich, on stderr), else a
+    plain line at every tenth of the way."""
+
+    def __init__(self, what: str):
+        self.what, self.bar, self.task, self.shown = what, None, None, -1
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, done: int, total: int, summary) -> None:
+        if self.bar is not None:
+            if self.task is None:
+                self.task = self.bar.add_task(self.what, total=total)
+            self.bar.update(self.task, completed=done)
+            return
+        tenth = done * 10 // max(total, 1)
+        if tenth != self.shown:
+            self.shown = tenth
+            click.echo(f"{self.what}: {done}/{total} ({summary.failed} failed)", err=True)
+
+
+def _finish(summary, what: str) -> None:
+    """Print the summary and the failures; exit 1 when any failed."""
+    echo(f"{what}: {summary.line()}")
+    for label, error in summary.errors[:20]:
+        echo(f"failed: {label}: {error}", err=True)
+    if len(summary.errors) > 20:
+        echo(f"... and {len(summary.errors) - 20} more failures ('reviewer report' lists them)", err=True)
+    if summary.failed:
+        echo(f"Error: {summary.failed} request(s) failed after their retries; run the same command again "
+             "to retry them", err=True)
+        sys.exit(1)
+
+
+@main.command("run")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("spec", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--model", "models", multiple=True, metavar="NAME", help="Model to ask (repeat for several).")
+@click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only this prompt (repeatable).")
+@click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only this item (repeatable).")
+@click.option("--max-side", type=click.IntRange(16, 10000), default=1536, show_default=True,
+              help="Longest side of a photo sent, in pixels (upright, downscaled).")
+@click.option("--dual", is_flag=True, help="Failter spec: judge with both judges where there is a ground truth (Path B).")
+@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Failter spec: per-token prices (JSON or YAML {model: {input, output}}) for Avg_Cost.")
+@click.option("--weights", default="0.5:0.5", show_default=True, callback=lambda c, p, v: _weights(c, p, v),
+              metavar="RULES:GT", help="Failter spec: weights of the two judges in Avg_Score.")
+@_endpoint_options
+@_friendly
+def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
+            item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
+            weights: tuple[float, float], endpoint: str, api_key_env: str, concurrency: int, retries: int,
+            timeout: float, temperature: Optional[float], max_tokens: Optional[int], seed: Optional[int],
+            repetitions: int, fail_on: Optional[str]) -> None:
+    """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
+    each answer as a run, scored at once. Resumable: what is stored is never
+    asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
+    Failter report as one idempotent pipeline."""
+    from reviewer.pipeline.ask import RunOptions, run_models
+    from reviewer.storage.scores import verdicts
+
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
+    if spec is not None:
+        from reviewer.pipeline.failter_spec import SpecError, run_spec
+
+        p = open_project(project, create=True)
+        try:
+            with _Progress("failter") as progress:
+                result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
+                                  temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress)
+            vs = verdicts(p)
+        except SpecError as exc:
+            raise click.ClickException(str(exc)) from None
+        finally:
+            p.close()
+        echo(result.report, nl=False)
+        echo("")
+        for name, summary in (("trials", result.trials), ("judging", result.judging)):
+            echo(f"{name}: {summary.line()}")
+        failed = result.trials.failed + result.judging.failed
+        if failed:
+            echo(f"Error: {failed} request(s) failed after their retries; run the same command again to retry "
+                 "them", err=True)
+            sys.exit(1)
+        _gate(vs, fail_on)
+        return
+    if not models:
+        raise click.UsageError("give --model NAME (or a Failter spec.yml)")
+    p = open_project(project)
+    try:
+        total = None
+        new_runs: list[int] = []
+        for model in models:
+            options = RunOptions(model=model, prompts=prompt_names, items=item_names, repetitions=repetitions,
+                                 temperature=temperature, max_tokens=max_tokens, seed=seed, max_side=max_side)
+            try:
+                with _Progress(f"{model}") as progress:
+                    summary, added = run_models(p, settings, options, progress=progress)
+            except ValueError as exc:
+                raise click.ClickException(str(exc)) from None
+            except KeyboardInterrupt:
+                echo("interrupted: the answers received are stored; run the same command again to continue",
+                     err=True)
+                sys.exit(130)
+            new_runs += added
+            echo(f"{model}: {summary.line()}")
+            total = summary if total is None else _add(total, summary)
+        vs = [v for v in verdicts(p) if v.model in models] if fail_on else []
+    finally:
+        p.close()
+    echo(f"{len(new_runs)} new runs scored")
+    if total is not None and total.failed:
+        _finish(total, "total")
+    _gate(vs, fail_on)
+
+
+@main.command("judge")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", required=True, metavar="NAME", help="The judge model.")
+@click.option("--judge", "kind", required=True, type=click.Choice(JUDGE_KINDS),
+              help="failter (rules-based), failter-gt (ground truth where there is one: Path A; --dual: Path B), "
+                   "tarot-rubric, span, pairwise.")
+@click.option("--dual", is_flag=True, help="failter-gt: both judges where there is a ground truth (Path B).")
+@click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only runs of this prompt.")
+@click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only runs of this item.")
+@click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
+@functools.partial(_endpoint_options, fail_on=JUDGE_FAIL_ON)
+@_friendly
+def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
+              item_names: tuple[str, ...], run_model_names: tuple[str, ...], endpoint: str, api_key_env: str,
+              concurrency: int, retries: int, timeout: float, temperature: Optional[float],
+              max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
+    """Ask a judge model about the runs of PROJECT and store its verdicts
+    beside imported ones (disputes, agreement and calibration use them at
+    once). Resumable: a stored verdict is never asked again. With
+    --fail-on, exit 1 when a judged prompt's average verdict is at or
+    below the level, naming them."""
+    from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
+
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
+    options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
+                           run_models=run_model_names, repetitions=repetitions, temperature=temperature,
+                           max_tokens=max_tokens, seed=seed)
+    p = open_project(project)
+    try:
+        try:
+            with _Progress(f"{kind} ({model})") as progress:
+                summary = judge_runs(p, settings, options, progress=progress)
+        except KeyboardInterrupt:
+            echo("interrupted: the verdicts received are stored; run the same command again to continue", err=True)
+            sys.exit(130)
+        judged_rows = judged(p, options) if fail_on else []
+    finally:
+        p.close()
+    if not summary.planned:
+        echo(f"nothing to judge: no runs for the {kind} judge (check --prompt / --item)")
+    _finish(summary, f"{kind} judge {model}")
+    if fail_on:
+        if kind == "pairwise":
+            echo("note: --fail-on does not gate pairwise verdicts (no average)", err=True)
+        bad = failing_judged(judged_prompts(judged_rows), fail_on)
+        if bad:
+            click.echo(f"Error: {visible(judge_gate_message(bad, fail_on))}", err=True)
+            sys.exit(1)
+
+
+def _add(a, b):
+    """Two summaries added up."""
+    for name in ("planned", "skipped", "asked", "answered", "failed", "truncated", "prompt_tokens",
+                 "completion_tokens", "wall_s"):
+        setattr(a, name, getattr(a, name) + getattr(b, name))
+    a.errors += b.errors
+    a.cancelled = a.cancelled or b.cancelled
+    return a
