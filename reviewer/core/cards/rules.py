@@ -23,6 +23,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq
 
+from reviewer.core.cards.gt_geometry import stored_to_upright
 from reviewer.core.models import ScoringConfig
 from reviewer.core.text import normalize
 
@@ -44,25 +45,13 @@ def squashed(text: str) -> str:
     return "".join(card_words(text))
 
 
-# EXIF orientation -> map of a box in fractions of the stored (raw) frame to
-# fractions of the upright frame (what ImageOps.exif_transpose shows).
-_RAW_TO_UPRIGHT = {
-    1: lambda b: b,
-    2: lambda b: (1 - b[2], b[1], 1 - b[0], b[3]),
-    3: lambda b: (1 - b[2], 1 - b[3], 1 - b[0], 1 - b[1]),
-    4: lambda b: (b[0], 1 - b[3], b[2], 1 - b[1]),
-    5: lambda b: (b[1], b[0], b[3], b[2]),
-    6: lambda b: (1 - b[3], b[0], 1 - b[1], b[2]),
-    7: lambda b: (1 - b[3], 1 - b[2], 1 - b[1], 1 - b[0]),
-    8: lambda b: (b[1], 1 - b[2], b[3], 1 - b[0]),
-}
-
-
 def raw_to_upright(box: Frac, orientation: int) -> Frac:
     """A box in fractions of the stored image (as a reader that ignored EXIF
     saw it) in fractions of the upright image, for EXIF ``orientation`` 1-8
-    (others are treated as 1)."""
-    return _RAW_TO_UPRIGHT.get(orientation, _RAW_TO_UPRIGHT[1])(box)
+    (others are treated as 1): its corners turned by gt_geometry.stored_to_upright."""
+    x0, y0 = stored_to_upright((box[0], box[1]), orientation, 1.0, 1.0)
+    x1, y1 = stored_to_upright((box[2], box[3]), orientation, 1.0, 1.0)
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
 def _overlap(a: Frac, b: Frac) -> bool:
