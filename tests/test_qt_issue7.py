@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QRectF, QSettings, Qt
 
 from reviewer.core.models import Code, GroundTruth, Status
-from reviewer.qt.app import build
+from tests.helpers.window import open_window
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
@@ -51,17 +51,6 @@ def make_project(tmp_path, *, strip_boxes=(), clear_gt=()):
     score_project(p)
     p.close()
     return db
-
-
-def open_window(qtbot, db, size=(1400, 900), **kw):
-    w = build(db, ask_name=kw.pop("ask_name", False), **kw)
-    qtbot.addWidget(w)
-    if size:
-        w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.canvas.ready, timeout=10_000)
-    return w
 
 
 @pytest.fixture
@@ -341,14 +330,14 @@ def test_first_start_asks_the_name_inline_without_blocking(qtbot, env, monkeypat
 def test_first_start_layout_shows_six_runs_and_the_card_columns(qtbot, env, monkeypatch):
     from PySide6.QtCore import QSize
 
-    from reviewer.qt import main_window
+    from reviewer.qt import layout
 
     class BigScreen:  # the offscreen platform's screen is 800x800: pretend a 1920x1200 one
         @staticmethod
         def primaryScreen():  # noqa: N802 (Qt name)
             return type("S", (), {"availableSize": staticmethod(lambda: QSize(1920, 1200))})()
 
-    monkeypatch.setattr(main_window, "QGuiApplication", BigScreen)
+    monkeypatch.setattr(layout, "QGuiApplication", BigScreen)
     w = open_window(qtbot, make_project(env), size=None, item="table-01", prompt="spatial-grouping")
     assert (w.width(), w.height()) == (1600, 1000)
     qtbot.wait(50)

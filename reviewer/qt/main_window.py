@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -45,14 +44,14 @@ from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
-from reviewer.qt.runner_forms import RunnerController
+from reviewer.qt import layout
+from reviewer.qt.runner_controller import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.span_pane import SpanPane
 from reviewer.qt.text import line
 
 MAX_RECENT = 8
 #: The window's size on the first start (smaller screens: what fits).
-DEFAULT_SIZE = QSize(1600, 1000)
 
 
 class MainWindow(QMainWindow):
@@ -177,8 +176,8 @@ class MainWindow(QMainWindow):
         self.import_bar.requested.connect(self._import_requested)
         self.runner = RunnerController(self)  # the Run menu: models and judges in a worker thread (issue 8)
         self._first_start = self.settings.value("state") is None
-        self._layout_defaults()
-        self._restore()
+        layout.first_size(self)
+        layout.restore(self, self.settings)
 
     def _pick_center(self) -> None:
         """The span pane for a text item, the photo canvas otherwise."""
@@ -362,35 +361,12 @@ class MainWindow(QMainWindow):
                 self.open_path(Path(url.toLocalFile()))
 
     # -- layout -----------------------------------------------------------------------------
-    def _layout_defaults(self) -> None:
-        """The first-start size: 1600x1000, or what the screen holds."""
-        screen = QGuiApplication.primaryScreen()
-        self.resize(DEFAULT_SIZE.boundedTo(screen.availableSize()) if screen is not None else DEFAULT_SIZE)
-
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """On the first start (no saved layout) size the docks once the window is laid out."""
         super().showEvent(event)
         if self._first_start:
             self._first_start = False
-            QTimer.singleShot(0, self._dock_defaults)
-
-    def _dock_defaults(self) -> None:
-        """The first-start docks: items narrow on the left, the findings wide
-        enough for their card columns on the right, the runs tall enough for
-        6 rows or more."""
-        self.resizeDocks([self.docks["items"]], [230], Qt.Horizontal)
-        self.resizeDocks([self.docks["findings"]], [560], Qt.Horizontal)
-        self.resizeDocks([self.docks["findings"], self.docks["output"]], [330, 300], Qt.Vertical)
-        self.resizeDocks([self.docks["runs"]], [250], Qt.Vertical)
-        self.resizeDocks([self.docks["runs"], self.docks["scores"]], [700, 900], Qt.Horizontal)
-
-    def _restore(self) -> None:
-        geometry = self.settings.value("geometry")
-        state = self.settings.value("state")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if state is not None:
-            self.restoreState(state)
+            QTimer.singleShot(0, lambda: layout.dock_defaults(self, self.docks))
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Keep a card text being typed, save geometry and dock layout (in
@@ -411,8 +387,3 @@ class MainWindow(QMainWindow):
         self.settings.setValue("state", self.saveState())
         self.session.close()
         super().closeEvent(event)
-
-
-def shortcut_text(action: QAction) -> str:
-    """The shortcut of ``action`` as text for menus and the sheet."""
-    return action.shortcut().toString(QKeySequence.NativeText)

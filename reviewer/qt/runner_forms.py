@@ -1,4 +1,4 @@
-"""The Run menu (issue 8): "Run model…" and "Run judge…" forms that ask an
+"""The Run menu's forms (issue 8): "Run model…" and "Run judge…" ask an
 OpenAI-compatible endpoint from the window, as `reviewer run` and
 `reviewer judge` do on the command line.
 
@@ -19,16 +19,14 @@ OpenAI-compatible endpoint from the window, as `reviewer run` and
 * One job at a time; closing the window cancels it and waits for the thread.
 
 Model output and server errors are untrusted text: every label is plain text.
+The controller that runs the jobs is reviewer.qt.runner_controller.
 """
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -43,18 +41,19 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, api_key, check_endpoint, public_url
 from reviewer.pipeline.ask import RunOptions
-from reviewer.pipeline.execute import Settings, Summary
+from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
-from reviewer.qt.runner_worker import RunnerThread, Task
+from reviewer.qt.runner_worker import Task
 from reviewer.storage import repo
 from reviewer.storage.scores import scored_runs
+
+if TYPE_CHECKING:
+    from reviewer.qt.runner_controller import RunnerController
 
 #: Shortest time between two updates of the views with new runs (ms).
 FLUSH_MS = 300
@@ -63,7 +62,8 @@ FLUSH_MS = 300
 DISPUTES_EVERY_S = 2.0
 
 
-def _plain(text: str = "") -> QLabel:
+def plain_label(text: str = "") -> QLabel:
+    """A label that shows ``text`` as plain text (never rich text)."""
     label = QLabel(text)
     label.setTextFormat(Qt.PlainText)
     return label
@@ -159,7 +159,7 @@ class RunForm(QDialog):
                                  "no user:password: the key comes from the environment")
         form.addRow("Endpoint:", self.endpoint)
         self.key_env = QLineEdit(str(self.settings.value("runner/key_env", DEFAULT_KEY_ENV) or DEFAULT_KEY_ENV))
-        self.key_state = _plain()
+        self.key_state = plain_label()
         key_row = QHBoxLayout()
         key_row.addWidget(self.key_env, 1)
         key_row.addWidget(self.key_state)
@@ -198,16 +198,16 @@ class RunForm(QDialog):
         self.timeout.setSuffix(" s")
         limits = QHBoxLayout()
         for text, widget in (("in flight", self.concurrency), ("retries", self.retries), ("timeout", self.timeout)):
-            limits.addWidget(_plain(text))
+            limits.addWidget(plain_label(text))
             limits.addWidget(widget)
         form.addRow("Requests:", limits)
 
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.status = _plain("")
+        self.status = plain_label("")
         self.status.setWordWrap(True)
-        self.eta = _plain("")
+        self.eta = plain_label("")
         self.start_button = QPushButton("Start")
         self.start_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel run")
@@ -288,218 +288,3 @@ class RunForm(QDialog):
         """Enable Cancel while a job runs, Start otherwise."""
         self.start_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
-
-
-class RunStatus(QWidget):
-    """The status bar's share of a job: what runs, a progress bar, the ETA
-    and Cancel (hidden when idle)."""
-
-    def __init__(self, parent: Optional[QWidget] = None):
-        super().__init__(parent)
-        self.setObjectName("RunStatus")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.label = _plain()
-        self.bar = QProgressBar()
-        self.bar.setMaximumWidth(160)
-        self.bar.setMaximumHeight(16)
-        self.eta = _plain()
-        self.cancel_button = QToolButton()
-        self.cancel_button.setText("Cancel")
-        self.cancel_button.setToolTip("stop the run: what was stored stays; starting again continues")
-        for w in (self.label, self.bar, self.eta, self.cancel_button):
-            row.addWidget(w)
-        self.hide()
-
-
-class RunnerController(QObject):
-    """The Run menu and its one job at a time (see module doc). Made by the
-    main window: ``RunnerController(window)``."""
-
-    def __init__(self, window):
-        super().__init__(window)
-        self.window, self.session = window, window.session
-        self.thread: Optional[RunnerThread] = None
-        self.form: Optional[RunForm] = None
-        self.forms: dict[str, RunForm] = {}
-        self.summary: Optional[Summary] = None
-        self.error: Optional[str] = None
-        self._started = 0.0
-        self._runs: list[int] = []
-        self._verdicts = 0
-        self._disputes_at = 0.0
-        self._disputes_cost = 0.0
-        menu = window.menuBar()
-        help_menu = next((a for a in menu.actions() if a.text() == "&Help"), None)
-        self.menu = menu.addMenu("&Run") if help_menu is None else None
-        if self.menu is None:
-            from PySide6.QtWidgets import QMenu
-
-            self.menu = QMenu("&Run", menu)
-            menu.insertMenu(help_menu, self.menu)
-        self.actions: dict[str, QAction] = {}
-        for name, text, tip in (("run", "Run &model…", "ask a model every item x prompt and store its answers"),
-                                ("judge", "Run &judge…", "ask a judge model about the runs and store its verdicts")):
-            action = self.menu.addAction(text)
-            action.setStatusTip(tip)
-            action.triggered.connect(lambda _=False, k=name: self.show_form(k))
-            self.actions[name] = action
-        self.status = RunStatus()
-        window.statusBar().addPermanentWidget(self.status)
-        self.status.cancel_button.clicked.connect(self.cancel)
-        self.flush_timer = QTimer(self, interval=FLUSH_MS, timeout=self.flush)
-        self._hide_timer = QTimer(self, singleShot=True, interval=6000, timeout=self.status.hide)
-        window.installEventFilter(self)
-
-    # -- forms ------------------------------------------------------------------------------
-    def show_form(self, kind: str) -> RunForm:
-        """Show the "Run model…" ('run') or "Run judge…" ('judge') form, filled
-        from the open project."""
-        form = self.forms.get(kind)
-        if form is None:
-            form = self.forms[kind] = RunForm(self, kind)
-        form.refill()
-        form.set_running(self.running())
-        form.show()
-        form.raise_()
-        return form
-
-    # -- the job ----------------------------------------------------------------------------
-    def running(self) -> bool:
-        """True while a job's thread runs."""
-        return self.thread is not None and self.thread.isRunning()
-
-    def start(self, task: Task, form: Optional[RunForm] = None) -> bool:
-        """Start ``task`` on the open project in a worker thread; False (and
-        the reason on the form or in the status bar) when no project is
-        open, it is read-only or a job already runs."""
-        p = self.session.project
-        problem = ("open a project first" if p is None else
-                   f"the project is read-only ({p.read_only})" if p.read_only else
-                   "a run is already going on: cancel it or wait" if self.running() else None)
-        if problem:
-            if form is not None:
-                form.show_status(f"Cannot start: {problem}")
-            self.session.error.emit(problem)
-            return False
-        self.form, self.summary, self.error = form, None, None
-        self._runs, self._verdicts = [], 0
-        self._started = time.monotonic()
-        thread = RunnerThread(p.path, task, self)
-        thread.progressed.connect(self._progressed)
-        thread.stored.connect(self._stored)
-        thread.succeeded.connect(self._succeeded)
-        thread.failed.connect(self._failed)
-        thread.finished.connect(self._finished)
-        self.thread = thread
-        what = f"{task.options.model}" if task.kind == "run" else f"{task.options.kind} judge {task.options.model}"
-        self.status.label.setText(f"{'Running' if task.kind == 'run' else 'Judging'}: {what}")
-        for bar in self._bars():
-            bar.setRange(0, 0)  # busy until the first answer says how many
-        self.status.eta.setText("")
-        self.status.cancel_button.setEnabled(True)
-        self._hide_timer.stop()
-        self.status.show()
-        if form is not None:
-            form.set_running(True)
-            form.eta.setText("")
-            form.show_status(f"asking {what} at {public_url(task.settings.endpoint)}…")
-        thread.start()
-        self.flush_timer.start()
-        return True
-
-    def cancel(self) -> None:
-        """Cancel the running job (what was stored stays)."""
-        if self.running():
-            self.thread.cancel()
-            self.status.cancel_button.setEnabled(False)
-            if self.form is not None:
-                self.form.cancel_button.setEnabled(False)
-                self.form.show_status("cancelling: the answers received are kept…")
-
-    def wait(self, ms: int = 30_000) -> bool:
-        """Block until the job's thread ends (tests, closing); True when it did."""
-        return self.thread.wait(ms) if self.thread is not None else True
-
-    def shutdown(self) -> None:
-        """Cancel the job and wait for its thread (the window is closing)."""
-        if self.running():
-            self.thread.cancel()
-            self.thread.wait(30_000)
-        self.flush_timer.stop()
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
-        """Closing the window cancels the job and waits for its thread."""
-        if watched is self.window and event.type() == QEvent.Close:
-            self.shutdown()
-        return False
-
-    def _bars(self) -> list[QProgressBar]:
-        return [self.status.bar] + ([self.form.progress] if self.form is not None else [])
-
-    def _progressed(self, done: int, total: int, answered: int, failed: int) -> None:
-        eta = eta_text(time.monotonic() - self._started, done, total)
-        for bar in self._bars():
-            bar.setRange(0, max(total, 1))
-            bar.setValue(done)
-        self.status.eta.setText(f"{done}/{total} {eta}".strip())
-        if self.form is not None and not self.thread.cancel_event.is_set():
-            self.form.eta.setText(eta)
-            self.form.show_status(f"{done} of {total} asked: {answered} answered, {failed} failed")
-
-    def _stored(self, kind: str, ids: list) -> None:
-        if kind == "runs":
-            self._runs.extend(int(i) for i in ids)
-        else:
-            self._verdicts += len(ids)
-
-    def _same_project(self) -> bool:
-        p = self.session.project
-        return p is not None and self.thread is not None and Path(p.path).resolve() == self.thread.path.resolve()
-
-    def flush(self, final: bool = False) -> None:
-        """Show what arrived since the last flush (see module doc)."""
-        if not self._same_project():
-            self._runs, self._verdicts = [], 0
-            return
-        if self._runs:
-            ids, self._runs = self._runs, []
-            add_stored_runs(self.session, ids)
-        now = time.monotonic()
-        if self._verdicts and (final or now - self._disputes_at >= max(DISPUTES_EVERY_S, 10 * self._disputes_cost)):
-            self._verdicts = 0
-            self.session.refresh_disputes()
-            self._disputes_at = time.monotonic()
-            self._disputes_cost = self._disputes_at - now
-
-    def _succeeded(self, summary: Summary) -> None:
-        self.summary = summary
-
-    def _failed(self, message: str) -> None:
-        self.error = message
-
-    def _finished(self) -> None:
-        self.flush_timer.stop()
-        self.flush(final=True)
-        for bar in self._bars():
-            if bar.maximum() == 0:
-                bar.setRange(0, 1)
-            bar.setValue(bar.maximum())
-        self.status.cancel_button.setEnabled(False)
-        if self.error is not None:
-            text = f"Error: {self.error}"
-            self.session.error.emit(self.error)
-        else:
-            s = self.summary
-            text = s.line() if s is not None else "stopped"
-            if s is not None and s.cancelled:
-                text = "Cancelled: " + text
-            if s is not None and s.errors:
-                text += "\n" + "\n".join(f"failed: {label}: {error}" for label, error in s.errors[:5])
-            self.session.message.emit(text.splitlines()[0])
-        self.status.eta.setText("cancelled" if self.summary is not None and self.summary.cancelled else "done")
-        self._hide_timer.start()
-        if self.form is not None:
-            self.form.set_running(False)
-            self.form.eta.setText("")
-            self.form.show_status(text)
