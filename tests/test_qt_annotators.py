@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 
 from reviewer.core.annotators import GT_KINDS  # noqa: E402
 from reviewer.qt.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW  # noqa: E402
-from reviewer.qt.app import build  # noqa: E402
+from tests.helpers.window import open_window  # noqa: E402
 from reviewer.qt.canvas.painting import prepare  # noqa: E402
 from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
 from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
@@ -30,12 +30,7 @@ def window(qtbot, two, tmp_path, monkeypatch):  # noqa: F811
     path = two.path
     two.close()
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
-    w = build(path, ask_name=False, item="table-01")
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.canvas.is_ready(), timeout=10000)
+    w = open_window(qtbot, path, size=(1600, 1000), item="table-01")
     yield w
     w.close()
 

@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from reviewer.qt.app import build  # noqa: E402
+from tests.helpers.window import open_window  # noqa: E402
 from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
 from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
 
@@ -23,11 +23,7 @@ def test_the_queue_shows_ground_truth_disputes(qtbot, two, tmp_path, monkeypatch
     path = two.path
     two.close()
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
-    w = build(path, ask_name=False, mode="adjudication")
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(qtbot, path, size=(1600, 1000), wait_canvas=False, mode="adjudication")
     assert w.adjudication.queue.view.model().rowCount() == 3
     for _ in range(4):
         qtbot.keyClick(QApplication.focusWidget() or w, Qt.Key_J)

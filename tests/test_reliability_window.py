@@ -20,6 +20,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.commands import DecideFindings
 from reviewer.core.models import Status
 from reviewer.qt.app import build
+from tests.helpers.window import open_window
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
@@ -36,16 +37,6 @@ def make_project(path: Path, copies: int = 1) -> Path:
     score_project(p)
     p.close()
     return path
-
-
-def open_window(qtbot, db: Path, **kw):
-    w = build(db, ask_name=False, **kw)
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.canvas.ready, timeout=10_000)
-    return w
 
 
 @pytest.fixture
