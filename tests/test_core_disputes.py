@@ -247,3 +247,12 @@ def test_most_severe_first_and_deterministic():
 ])
 def test_severity_of(values, scale, expected):
     assert severity_of(values, scale) == pytest.approx(expected)
+
+
+def test_path_b_score_weighs_both_judges_or_keeps_the_one():
+    from reviewer.core.judging.verdicts import path_b_score
+
+    assert path_b_score(80.0, 40.0, 0.25, 0.75) == 50.0
+    assert path_b_score(80.0, None, 0.25, 0.75) == 80.0
+    assert path_b_score(None, 40.0, 0.25, 0.75) == 40.0
+    assert path_b_score(None, None, 0.5, 0.5) is None

@@ -31,7 +31,7 @@ from typing import Iterable, Mapping, Optional
 import yaml
 
 from reviewer.core.cards.report import markdown_table
-from reviewer.core.judging.verdicts import Method
+from reviewer.core.judging.verdicts import Method, path_b_score
 from reviewer.storage import calls, judging, repo
 from reviewer.storage.db import Project
 from reviewer.storage.judge_report import verdict_score
@@ -123,11 +123,12 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
                 rules.append(rs)
             if gs is not None:
                 gts.append(gs)
+            final = path_b_score(rs, gs, w_rules, w_gt)
+            if final is not None:
+                finals.append(final)
             if rs is not None and gs is not None:
-                finals.append(w_rules * rs + w_gt * gs)
                 combos["rules-based+ground-truth"] += 1
             elif rs is not None or gs is not None:
-                finals.append(rs if rs is not None else gs)
                 combos["rules-based" if rs is not None else "ground-truth"] += 1
         errors = failures[(model, prompt)]
         finals += [0.0] * errors

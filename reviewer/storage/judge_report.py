@@ -52,7 +52,7 @@ from reviewer.core.judging.calibration import (
     score_distribution,
 )
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
-from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict
+from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict, path_b_score
 from reviewer.core.cards.report import markdown_table, md_text
 from reviewer.core.text import csv_row
 from reviewer.storage import judging, repo
@@ -199,11 +199,10 @@ def verdict_table(
                 rules_scores.append(r)
             if g is not None:
                 gt_scores.append(g)
+            finals.append(path_b_score(r, g, w_rules, w_gt))  # type: ignore[arg-type]
             if r is not None and g is not None:
-                finals.append(w_rules * r + w_gt * g)
                 combos["rules-based+ground-truth"] += 1
             else:
-                finals.append(r if r is not None else g)  # type: ignore[arg-type]
                 combos["rules-based" if r is not None else "ground-truth"] += 1
         if len(combos) == 1:
             eval_method = next(iter(combos))

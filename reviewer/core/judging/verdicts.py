@@ -29,6 +29,17 @@ class Method(str, enum.Enum):
     HUMAN = "human"
 
 
+def path_b_score(rules: Optional[float], ground_truth: Optional[float], w_rules: float,
+                 w_gt: float) -> Optional[float]:
+    """One run's score under Path B (ground-truth-judge-proposal.md): the
+    rules-based and ground-truth judges' scores weighted ``w_rules`` and
+    ``w_gt`` when both judged it; one judge's score alone when only it did;
+    None when neither did."""
+    if rules is not None and ground_truth is not None:
+        return w_rules * rules + w_gt * ground_truth
+    return rules if rules is not None else ground_truth
+
+
 class Scale(str, enum.Enum):
     """The declared scale of a score."""
 
