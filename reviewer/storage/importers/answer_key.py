@@ -79,9 +79,9 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
             if photo is None:
                 report.skip(path.name, "no photo of ground-truth.json is a prefix of its name")
                 continue
-            existing = repo.item_by_name(project, path.stem)
-            if existing:
-                item_ids[path.stem] = existing.id
+            item = repo.item_by_name(project, path.stem)
+            if item:
+                item_ids[path.stem] = item.id
                 report.count("items", False)
             else:
                 item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
@@ -91,12 +91,11 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 report.count("items", created)
                 if read.preview and store_preview(project, item.sha256, *read.preview):
                     report.count("previews", True)
-                existing = repo.item_by_name(project, path.stem)
             gt, width, height = truths[photo]
             if repo.ground_truth(project, item_ids[path.stem]).cards:
                 report.count("ground truths", False)
-            elif existing is not None and existing.width and width and height:
-                sx, sy = existing.width / width, (existing.height or height) / height
+            elif item.width and width and height:
+                sx, sy = item.width / width, (item.height or height) / height
                 repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
                 report.count("ground truths", True)
         prompt_ids = {}
