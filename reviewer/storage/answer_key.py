@@ -41,9 +41,12 @@ from reviewer.core.models import (
     ScoringConfig,
 )
 
-_PROMPTS = {
-    "piles": Prompt(name="piles", schema=AnswerSchema.PILES),
-    "cards": Prompt(name="cards", schema=AnswerSchema.CARDS, box_convention=BoxConvention.UNIT),
+#: The two prompts of an answer-key folder (no prompt text is given there).
+PROMPTS = {
+    "piles": Prompt(name="piles", schema=AnswerSchema.PILES,
+                    text="(answer-key folder: no prompt text; answers group cards into piles)"),
+    "cards": Prompt(name="cards", schema=AnswerSchema.CARDS, box_convention=BoxConvention.UNIT,
+                    text="(answer-key folder: no prompt text; answers list cards with 0-1 boxes)"),
 }
 
 
@@ -108,7 +111,7 @@ def load(folder: Path) -> tuple[list[KeyedAnswer], list[KeyRun]]:
         schema = entry["schema"]
         answers.append(KeyedAnswer(
             name=run_file, output=(folder / "runs" / run_file).read_text(encoding="utf-8"),
-            prompt=_PROMPTS[schema], ground_truth=gt, width=width, height=height,
+            prompt=PROMPTS[schema], ground_truth=gt, width=width, height=height,
             orientation=_orientation(folder, entry["image"], run_file, schema)))
         spatial = entry.get("spatial_range")
         key.append(KeyRun(

@@ -18,18 +18,12 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, GroundTruth, Prompt
+from reviewer.core.models import BBox, Card, GroundTruth
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
 from reviewer.storage.previews import store_preview
 
-_PROMPTS = {
-    "piles": Prompt(name="piles", schema=AnswerSchema.PILES,
-                    text="(answer-key folder: no prompt text; answers group cards into piles)"),
-    "cards": Prompt(name="cards", schema=AnswerSchema.CARDS, box_convention=BoxConvention.UNIT,
-                    text="(answer-key folder: no prompt text; answers list cards with 0-1 boxes)"),
-}
 
 
 def detect(source: Path) -> bool:
@@ -59,7 +53,7 @@ def _scaled(gt: GroundTruth, name: str, sx: float, sy: float) -> GroundTruth:
 def import_answer_key(project: Project, folder: Path, options: ImportOptions) -> ImportReport:
     """Import an answer-key folder (see module doc). Idempotent; answers whose
     name names no known image or schema are skipped with the reason."""
-    from reviewer.storage.answer_key import ground_truths  # with the scorer (scipy): only when used
+    from reviewer.storage.answer_key import PROMPTS, ground_truths  # with the scorer (scipy): only when used
 
     report = ImportReport(format="answer-key")
     try:
@@ -99,7 +93,7 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
                 report.count("ground truths", True)
         prompt_ids = {}
-        for name, prompt in _PROMPTS.items():
+        for name, prompt in PROMPTS.items():
             prompt_ids[name], created = repo.upsert_prompt(project, prompt, actor=options.actor)
             report.count("prompts", created)
         for path in sorted((folder / "runs").iterdir()):
