@@ -338,7 +338,7 @@ def _open_writable(path: Path, create: bool) -> Project:
     try:
         db = _connect(str(path))
         project = Project(path, db)
-        db.enable_wal()
+        _enable_wal(db)
         if create or MIGRATIONS.pending(db):
             with project.transaction():  # checked again under the write lock
                 tables = set(db.table_names())
@@ -355,6 +355,23 @@ def _open_writable(path: Path, create: bool) -> Project:
         if _is_busy(exc):
             raise ProjectBusy(f"the project {path} is locked by another program; try again") from exc
         raise ProjectError(f"{path} is not a reviewer project ({exc})") from exc
+
+
+def _enable_wal(db: sqlite_utils.Database) -> None:
+    """Put the file in WAL mode (once: the mode is kept in the file). Changing
+    the journal mode does not wait on SQLite's busy handler, so while another
+    program creates the same project it is retried for up to BUSY_TIMEOUT_S,
+    like every other write."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            if db.journal_mode != "wal":
+                db.enable_wal()
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.001, 0.004))
 
 
 def _open_copy(path: Path, why: str) -> Project:
