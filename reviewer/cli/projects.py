@@ -21,7 +21,7 @@ from reviewer.core.cards.report import (
     verdicts_csv,
 )
 from reviewer.storage.db import ProjectError, open_project
-from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
+from reviewer.storage.format_names import FORMAT_NAMES
 from reviewer.cli.common import _weights, FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
 
 @main.command()
@@ -39,7 +39,7 @@ def init(project: Path) -> None:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--model", help="Model name for runs whose source does not name one.")
-@click.option("--format", "fmt", metavar="FORMAT", help=f"Source format, detected if left out: {', '.join(FORMATS)}.")
+@click.option("--format", "fmt", metavar="FORMAT", help=f"Source format, detected if left out: {', '.join(FORMAT_NAMES)}.")
 @click.option("--schema", "schemas", multiple=True, metavar="PROMPT=piles|cards|free",
               help="Override the answer schema read from a prompt's text.")
 @click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
@@ -54,6 +54,8 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
+    from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
+
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
                             conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator)
     if not source.exists():
@@ -78,17 +80,17 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
 @click.option("--reviewed", is_flag=True, help="Show verdicts from reviewed (final) codes.")
 @click.option("--metrics", "metrics_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Rule metrics of test cases (TOML or YAML) to use instead of the CICADA preset; kept in the project.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes for scoring (used from 5,000 runs on).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for scoring, used from 5,000 runs on [default: the CPU cores].")
 @FAIL_ON
 @_friendly
 def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_file: Optional[Path] = None,
-          fail_on: Optional[str] = None, jobs: int = 1) -> None:
+          fail_on: Optional[str] = None, jobs: Optional[int] = None) -> None:
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
     from reviewer.storage import case_report, cases as case_store
-    from reviewer.storage.scores import score_project, scored_runs, summarize, verdicts
+    from reviewer.storage.scores import default_jobs, score_project, scored_runs, summarize, verdicts
 
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
@@ -96,7 +98,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     try:
         if metrics is not None:
             case_store.use_metrics(p, metrics)
-        score_project(p, strict=strict, jobs=jobs)
+        score_project(p, strict=strict, jobs=jobs or default_jobs())
         case_lines = case_report.case_score_lines(p)
         if as_json:
             runs = scored_runs(p, with_cards=False)

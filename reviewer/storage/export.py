@@ -31,7 +31,8 @@ from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
-from reviewer.storage.scores import iter_scored_runs, lean_metrics, score_project
+from reviewer.storage.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
+from reviewer.storage.scores import lean_metrics_of, score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
@@ -98,15 +99,15 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], lis
     enabled = gc.isenabled()
     gc.disable()
     try:
-        # one pass over the scored runs, a chunk at a time: only the rows are kept
-        run_rows, finding_rows, metric_rows = [], [], {"auto": [], "reviewed": []}
-        for r in iter_scored_runs(project, with_cards=False, with_output=False):
-            run_rows.append(_run_row(r))
-            finding_rows.extend(_finding_row(f) for f in r.findings)
-            if r.run["schema"] != AnswerSchema.FREE.value:
-                metric_rows["auto"].append((r.run["prompt"], r.run["item"], lean_metrics(r.auto), r.run["model"]))
-                metric_rows["reviewed"].append((r.run["prompt"], r.run["item"], lean_metrics(r.reviewed),
-                                                r.run["model"]))
+        # one pass over the metrics stored with the runs, one over their findings
+        counts = finding_counts(project)
+        run_rows, metric_rows = [], {"auto": [], "reviewed": []}
+        for r in iter_metric_rows(project, with_parse_error=True):
+            run_rows.append(_run_row(r, counts.get(r.run_id, (0, 0))))
+            if r.schema != AnswerSchema.FREE.value:
+                metric_rows["auto"].append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
+                metric_rows["reviewed"].append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
+        finding_rows = list(finding_export_rows(project))
         verdict_rows = []
         for basis in ("auto", "reviewed"):
             for v in prompt_verdicts(metric_rows[basis], config):
@@ -215,34 +216,26 @@ def export_project(
     return counts
 
 
-def _run_row(r) -> tuple:
-    run, rev, auto = r.run, r.reviewed, r.auto
+def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
+    """The export's row of one run (RUN_COLUMNS): reviewed metrics, with the
+    automatic ones beside them; ``counts`` = (findings, still proposed)."""
+    rev, auto = r.reviewed, r.auto
+    scored, auto_scored = rev["scored"], auto["scored"]
     row = {
-        "run_id": run["id"], "item": run["item"], "prompt": run["prompt"], "schema": run["schema"],
-        "model": run["model"], "repetition": run["repetition"], "timestamp": run["timestamp"],
-        "config_version": r.facts.config_version, "json_valid": int(rev.json_valid),
-        "repaired": int(rev.repaired),
-        "box_convention": rev.box_convention.value if rev.box_convention else None,
-        "cards_visible": rev.cards_visible if rev.scored else None,
-        "cards_reported": rev.cards_reported, "cards_correct": rev.cards_correct if rev.scored else None,
-        "text_accuracy": rev.text_accuracy, "spatial_accuracy": rev.spatial_accuracy,
-        "hallucinations": rev.hallucinations if rev.scored else None,
-        "auto_cards_correct": auto.cards_correct if auto.scored else None,
-        "auto_text_accuracy": auto.text_accuracy, "auto_spatial_accuracy": auto.spatial_accuracy,
-        "auto_hallucinations": auto.hallucinations if auto.scored else None,
-        "findings": len(r.findings), "reviewed": int(r.is_reviewed), "parse_error": r.facts.parse_error,
+        "run_id": r.run_id, "item": r.item, "prompt": r.prompt, "schema": r.schema,
+        "model": r.model, "repetition": r.repetition, "timestamp": r.timestamp,
+        "config_version": r.config_version, "json_valid": int(rev["json_valid"]),
+        "repaired": int(rev["repaired"]), "box_convention": rev["box_convention"],
+        "cards_visible": rev["cards_visible"] if scored else None,
+        "cards_reported": rev["cards_reported"], "cards_correct": rev["cards_correct"] if scored else None,
+        "text_accuracy": rev["text_accuracy"], "spatial_accuracy": rev["spatial_accuracy"],
+        "hallucinations": rev["hallucinations"] if scored else None,
+        "auto_cards_correct": auto["cards_correct"] if auto_scored else None,
+        "auto_text_accuracy": auto["text_accuracy"], "auto_spatial_accuracy": auto["spatial_accuracy"],
+        "auto_hallucinations": auto["hallucinations"] if auto_scored else None,
+        "findings": counts[0], "reviewed": int(counts[0] > 0 and counts[1] == 0), "parse_error": r.parse_error,
     }
     return tuple(row[c] for c in RUN_COLUMNS)
-
-
-def _finding_row(f) -> tuple:
-    status = f.status.value
-    return (
-        f.id, f.run_id, f.code.value,
-        (f.final_code or f.code).value if status != "rejected" else None,
-        status, f.source.value, f.gt_card, f.model_card, f.detail, f.reason, f.reviewer,
-        f.decided_at.isoformat() if f.decided_at else None,
-    )
 
 
 def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging import charts
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
@@ -298,6 +297,8 @@ def _slug(text: str) -> str:
 def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix]) -> list[Path]:
     """Write every distribution and confusion chart as SVG and PNG into
     ``folder`` (made when missing). Returns the files written, in order."""
+    from reviewer.core.judging import charts  # matplotlib: loaded only when charts are written
+
     folder.mkdir(parents=True, exist_ok=True)
     used: set[str] = set()
     out: list[Path] = []

@@ -328,3 +328,28 @@ def m0010_findings_status(db: sqlite_utils.Database) -> None:
     counts (one aggregate over every finding when a project opens) read the
     index alone (issue 9)."""
     db.execute("CREATE INDEX IF NOT EXISTS idx_findings_run_status ON findings(run_id, status)")
+
+
+#: The stored metrics of a run are a cache of run_metrics over its facts and
+#: findings: any change to a run's findings empties it (these triggers), so a
+#: reader recomputes exactly the runs whose findings changed since.
+_METRICS_STALE = ("UPDATE run_scores SET auto_metrics = NULL, reviewed_metrics = NULL "
+                  "WHERE run_id = {run} AND auto_metrics IS NOT NULL;")
+
+
+@MIGRATIONS(name="0011_run_metrics")
+def m0011_run_metrics(db: sqlite_utils.Database) -> None:
+    """The automatic and reviewed metrics of each scored run (RunMetrics as
+    JSON), written when the run is scored, so that report, export and the
+    window's verdicts read them instead of recomputing every run (issue 9).
+    NULL: not known (scored before this migration, or a finding of the run
+    changed since: the triggers below), recomputed on reading."""
+    db.execute("ALTER TABLE run_scores ADD COLUMN auto_metrics TEXT")
+    db.execute("ALTER TABLE run_scores ADD COLUMN reviewed_metrics TEXT")
+    db.execute("CREATE TRIGGER findings_metrics_insert AFTER INSERT ON findings BEGIN "
+               + _METRICS_STALE.format(run="NEW.run_id") + " END")
+    db.execute("CREATE TRIGGER findings_metrics_update AFTER UPDATE ON findings BEGIN "
+               + _METRICS_STALE.format(run="NEW.run_id")
+               + _METRICS_STALE.format(run="OLD.run_id") + " END")
+    db.execute("CREATE TRIGGER findings_metrics_delete AFTER DELETE ON findings BEGIN "
+               + _METRICS_STALE.format(run="OLD.run_id") + " END")

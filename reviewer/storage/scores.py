@@ -13,7 +13,9 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
@@ -38,6 +40,7 @@ from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.storage import repo
 from reviewer.storage.cases import score_cases
 from reviewer.storage.db import Project, now
+from reviewer.storage.metric_rows import code_counts, iter_metric_rows
 
 Progress = Callable[[int, int], None]
 STALE = STALE_PREFIX
@@ -74,10 +77,20 @@ _INSERT_FINDING = (
 _INSERT_AUDIT = ("INSERT INTO audit (at, actor, action, table_name, row_id, before, after) "
                  "VALUES (?, 'scorer', ?, 'findings', ?, ?, ?)")
 _UPSERT_SCORE = (
-    "INSERT INTO run_scores (run_id, config_version, strict, facts, cards, scored_at) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
+    "INSERT INTO run_scores (run_id, config_version, strict, facts, cards, scored_at, auto_metrics, "
+    "reviewed_metrics) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
     "config_version = excluded.config_version, strict = excluded.strict, "
-    "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at")
+    "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at, "
+    "auto_metrics = excluded.auto_metrics, reviewed_metrics = excluded.reviewed_metrics")
+
+
+def metrics_json(facts: RunFacts, findings: list[Finding]) -> tuple[str, str]:
+    """The automatic and reviewed RunMetrics of a run (run_metrics, T-P5
+    step 6) as the JSON stored in run_scores. While no finding is decided,
+    reclassified or stale both are the same, computed once."""
+    auto = run_metrics(facts, findings).model_dump_json()
+    untouched = all(f.status.value == "proposed" and f.final_code is None and not f.stale for f in findings)
+    return auto, auto if untouched else run_metrics(facts, findings, reviewed=True).model_dump_json()
 
 
 #: The model cards of a run as stored JSON, serialised in one call.
@@ -101,9 +114,11 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
     changed details, deletions, stale marks, run_scores)."""
     ids = [r["id"] for r in runs]
     old_by_run: dict[int, list[Finding]] = {}
-    for f in repo.findings_of_runs(project, ids, source=Source.AUTO):
-        if not isinstance(f.code, CaseCode):  # test-case checks are written by storage.cases
-            old_by_run.setdefault(f.run_id, []).append(f)
+    others: dict[int, list[Finding]] = {}  # human findings, test-case checks: kept as they are
+    for f in repo.findings_of_runs(project, ids):
+        # test-case checks are written by storage.cases
+        mine = f.source == Source.AUTO and not isinstance(f.code, CaseCode)
+        (old_by_run if mine else others).setdefault(f.run_id, []).append(f)
     next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
     stamp = now()
     inserts, audits, details, deletes, stale, score_rows = [], [], [], [], [], []
@@ -111,13 +126,17 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
         by_key: dict[tuple, list[Finding]] = {}
         for f in old_by_run.get(run["id"], []):
             by_key.setdefault(f.key(), []).append(f)
+        final = list(others.get(run["id"], ()))  # the run's findings once this chunk is written
         for f in score.findings:
-            same = by_key.get(f.key())
+            same = by_key.get(f.key()) if by_key else None
             if same:
                 kept = same.pop(0)
                 if kept.detail != f.detail:
                     details.append([f.detail, config.version, kept.id])
+                    kept = kept.model_copy(update={"detail": f.detail})
+                final.append(kept)
                 continue
+            final.append(f)
             data = f.model_dump(mode="json", exclude={"id", "run_id"})
             data.update(id=next_id, run_id=run["id"], config_version=config.version, created_at=stamp,
                         attrs=json.dumps(data["attrs"]) if data["attrs"] else "{}")
@@ -134,8 +153,12 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
                     # a decision is never thrown away: keep it, marked, until the
                     # scorer finds the same error again (e.g. a deleted card comes back)
                     stale.append([STALE + f.detail, f.id])
+                    final.append(f.model_copy(update={"detail": STALE + f.detail}))
+                else:
+                    final.append(f)
+        auto_json, reviewed_json = metrics_json(score.facts, final)
         score_rows.append([run["id"], config.version, int(strict), score.facts.model_dump_json(by_alias=True),
-                           _cards_json(score.cards), stamp])
+                           _cards_json(score.cards), stamp, auto_json, reviewed_json])
     db = project.db.conn
     if deletes:
         db.executemany("DELETE FROM findings WHERE id = ?", deletes)
@@ -158,13 +181,62 @@ def _worker_init(context: dict) -> None:
     _WORKER.update(context)
 
 
-def _score_in_worker(job: tuple) -> RunScore:
-    output, prompt_id, item_id = job
+def _score_one(output: str, prompt_id: int, item_id: int) -> RunScore:
     c = _WORKER
     item = c["items"][item_id]
     return score_run(output, c["prompts"][prompt_id], c["gts"][item_id], c["config"], width=item.width,
                      height=item.height, orientation=item.orientation, example=c["examples"][prompt_id],
                      strict=c["strict"])
+
+
+def _score_chunk(project: Project, ids: list[int]) -> int:
+    """Read, score and write the runs ``ids`` (one CHUNK) with the scoring
+    context in _WORKER; the writes in one short transaction. Returns the
+    number of runs."""
+    c = _WORKER
+    runs = repo.run_rows(project, ids)
+    for run in runs:
+        if run["item_id"] not in c["gts"]:
+            c["gts"][run["item_id"]] = repo.ground_truth(project, run["item_id"])
+    scores = [_score_one(r["output"], r["prompt_id"], r["item_id"]) for r in runs]
+    with project.transaction(derived=True):
+        _write_chunk(project, runs, scores, c["config"], c["strict"])
+    return len(runs)
+
+
+def _score_chunk_in_worker(ids: list[int]) -> int:
+    """In a pool worker: _score_chunk through the worker's own connection
+    to the project (opened at its first chunk)."""
+    project = _WORKER.get("project")
+    if project is None:
+        from reviewer.storage.db import open_project
+
+        project = _WORKER["project"] = open_project(_WORKER["path"])
+    gc.disable()
+    try:
+        return _score_chunk(project, ids)
+    finally:
+        gc.enable()
+
+
+def default_jobs() -> int:
+    """The CPU cores this process may use (its affinity mask where the
+    platform has one): the command line's default number of scoring
+    workers."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
+    """Scoring workers. Forked where the platform can and this process runs
+    no other thread (the context is inherited, nothing is imported again),
+    else spawned (the context is pickled once per worker)."""
+    fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    _worker_init(context)
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                               initializer=_worker_init, initargs=(context,))
 
 
 def score_project(
@@ -186,10 +258,12 @@ def score_project(
     in-memory copy.
 
     ``only_stale``: skip runs already scored with this config and strictness.
-    ``jobs``: worker processes for scoring (default 1: in this process; a
-    pool of ``jobs`` spawned workers is used only from POOL_MIN_RUNS runs
-    on; measured on 2 busy cores it was slower than one process, 7.7 s
-    against 4.7 s for 6,000 runs, so it is opt-in).
+    ``jobs``: worker processes for scoring (default 1: in this process; the
+    command line passes default_jobs()). A pool is used only from
+    POOL_MIN_RUNS runs on and for a project on disk that can be written:
+    each worker reads, scores and writes whole chunks through its own
+    connection (SQLite serialises the short write transactions), so no
+    scored run crosses between processes.
     ``progress(done, total)`` is called after each chunk. Returns the number
     of runs scored.
     """
@@ -218,41 +292,56 @@ def score_project(
     items = {i.id: i for i in repo.items(project)}
     context = {"prompts": prompts, "examples": {pid: prompt_example(p.text) for pid, p in prompts.items()},
                "items": items, "gts": {}, "config": config, "strict": strict}
-    workers = jobs if jobs is not None else 1
-    pool = None
-    if workers > 1 and len(ids) >= POOL_MIN_RUNS:
-        context["gts"] = {item_id: repo.ground_truth(project, item_id) for item_id in items}
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(context,))
+    chunks = [ids[start:start + CHUNK] for start in range(0, len(ids), CHUNK)]
+    workers = min(jobs or 1, len(chunks))
+    if workers > 1 and len(ids) >= POOL_MIN_RUNS and not project.read_only:
+        _score_in_pool(project, chunks, context, workers, progress)
     else:
-        _worker_init(context)
+        _score_here(project, chunks, context, progress)
+    return len(ids)
+
+
+def _score_here(project: Project, chunks: list[list[int]], context: dict, progress: Optional[Progress]) -> None:
+    """score_project's chunks in this process."""
+    _worker_init(context)
+    total = sum(map(len, chunks))
     done = 0
     gc_on = gc.isenabled()
     gc.disable()  # the chunk's garbage is collected young, after each chunk (_collect_young)
     try:
-        for start in range(0, len(ids), CHUNK):
-            runs = repo.run_rows(project, ids[start:start + CHUNK])
-            if pool is None:
-                for run in runs:
-                    if run["item_id"] not in _WORKER["gts"]:
-                        _WORKER["gts"][run["item_id"]] = repo.ground_truth(project, run["item_id"])
-            jobs_ = [(r["output"], r["prompt_id"], r["item_id"]) for r in runs]
-            scores = list(pool.map(_score_in_worker, jobs_, chunksize=25) if pool else map(_score_in_worker, jobs_))
-            with project.transaction(derived=True):
-                _write_chunk(project, runs, scores, config, strict)
-            done += len(runs)
-            del runs, scores, jobs_
+        for k, part in enumerate(chunks):
+            done += _score_chunk(project, part)
             if gc_on:
-                _collect_young(start // CHUNK)
+                _collect_young(k)
             if progress:
-                progress(done, len(ids))
+                progress(done, total)
     finally:
         if gc_on:
             gc.enable()
-        if pool is not None:
-            pool.shutdown()
         _WORKER.clear()
-    return len(ids)
+
+
+def _score_in_pool(project: Project, chunks: list[list[int]], context: dict, workers: int,
+                   progress: Optional[Progress]) -> None:
+    """score_project's chunks in ``workers`` processes (score_project doc);
+    the ground truth of every item is read here once and handed over."""
+    context = {**context, "path": str(project.path),
+               "gts": {item_id: repo.ground_truth(project, item_id) for item_id in context["items"]}}
+    total = sum(map(len, chunks))
+    done = 0
+    pool = _pool(workers, context)
+    futures: list = []
+    try:
+        futures = [pool.submit(_score_chunk_in_worker, part) for part in chunks]
+        for future in as_completed(futures):
+            done += future.result()
+            if progress:
+                progress(done, total)
+    finally:
+        for future in futures:  # after an error or an interrupt: start no further chunk
+            future.cancel()
+        pool.shutdown()
+        _WORKER.clear()
 
 
 #: Every this many chunks a full collection runs (cycles that outlived a chunk).
@@ -319,10 +408,13 @@ def verdicts(
 ) -> list[PromptVerdict]:
     """T-P1 verdicts per prompt and model, per item and over all items ('*'),
     from the automatic or the reviewed metrics. Free-text prompts are left
-    out. Without ``runs``, the runs are read a chunk at a time."""
+    out. Without ``runs``, the metrics stored with the runs are read
+    (metric_rows.iter_metric_rows)."""
     config = config or repo.current_config(project)
-    source = runs if runs is not None else iter_scored_runs(project, with_cards=False, with_output=False)
-    return prompt_verdicts(_verdict_rows(source, reviewed), config)
+    if runs is not None:
+        return prompt_verdicts(_verdict_rows(runs, reviewed), config)
+    return prompt_verdicts(((r.prompt, r.item, lean_metrics_of(r.reviewed if reviewed else r.auto), r.model)
+                            for r in iter_metric_rows(project) if r.schema != AnswerSchema.FREE.value), config)
 
 
 class _CodeOnly(NamedTuple):
@@ -349,38 +441,42 @@ class Summary:
 
 
 def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summary:
-    """The Summary of every scored run, from one pass over the runs a chunk
-    at a time (iter_scored_runs): memory holds two small metric objects per
-    run, never the runs, their answers or their findings."""
+    """The Summary of every scored run from the metrics stored with the runs
+    (metric_rows: one query, the few runs whose findings changed since
+    scoring recomputed first) and one aggregate of the findings' final
+    codes: memory holds two small metric tuples per run, never the runs,
+    their answers or their findings."""
     config = config or repo.current_config(project)
     auto_rows, reviewed_rows = [], []
     free: set[str] = set()
-    codes: dict[str, list] = {}
+    prompts: dict[str, None] = {}  # in the order the runs first show them
     n = 0
-    gc_on = gc.isenabled()
-    gc.disable()  # what is read makes no reference cycles: no collector scans over the caches
-    try:
-        for r in iter_scored_runs(project, with_cards=False, with_output=False):
-            n += 1
-            _summary_row(r, auto_rows, reviewed_rows, free, codes)
-    finally:
-        if gc_on:
-            gc.enable()
+    for r in iter_metric_rows(project):
+        n += 1
+        prompts.setdefault(r.prompt)
+        if r.schema == AnswerSchema.FREE.value:
+            free.add(r.prompt)
+            continue
+        auto_rows.append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
+        reviewed_rows.append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
+    counts = code_counts(project)
+    by_prompt = [(prompt, [_code_only(code) for code, k in counts.get(prompt, {}).items() for _ in range(k)])
+                 for prompt in prompts]
     return Summary(runs=n, free_prompts=sorted(free), auto=prompt_verdicts(auto_rows, config),
-                   reviewed=prompt_verdicts(reviewed_rows, config), findings_by_prompt=list(codes.items()))
+                   reviewed=prompt_verdicts(reviewed_rows, config), findings_by_prompt=by_prompt)
 
 
-def _summary_row(r: ScoredRun, auto_rows: list, reviewed_rows: list, free: set, codes: dict) -> None:
-    """Add what Summary keeps of one scored run."""
-    run = r.run
-    codes.setdefault(run["prompt"], []).extend(
-        _CODE_ONLY.setdefault(code, _CodeOnly(code))
-        for code in (f.effective_code for f in r.findings) if code is not None)
-    if run["schema"] == AnswerSchema.FREE.value:
-        free.add(run["prompt"])
-        return
-    auto_rows.append((run["prompt"], run["item"], lean_metrics(r.auto), run["model"]))
-    reviewed_rows.append((run["prompt"], run["item"], lean_metrics(r.reviewed), run["model"]))
+class _CodeValue(NamedTuple):
+    value: str
+
+
+def _code_only(code: str) -> "_CodeOnly":
+    """A shared stand-in of a finding that counts as ``code`` (what
+    report.findings_per_code reads of it)."""
+    found = _CODE_ONLY.get(code)
+    if found is None:
+        found = _CODE_ONLY[code] = _CodeOnly(_CodeValue(code))
+    return found
 
 
 class LeanMetrics(NamedTuple):
@@ -400,6 +496,13 @@ def lean_metrics(m: RunMetrics) -> LeanMetrics:
     """What prompt_verdicts needs of a run's metrics."""
     return LeanMetrics(m.scored, m.json_valid, m.cards_visible, m.cards_correct, m.spatial_accuracy,
                        m.cards_in_right_pile, m.hallucinations)
+
+
+def lean_metrics_of(m: dict) -> LeanMetrics:
+    """What prompt_verdicts needs of a run's metrics stored as JSON
+    (metric_rows.MetricRow.auto / reviewed)."""
+    return LeanMetrics(m["scored"], m["json_valid"], m["cards_visible"], m["cards_correct"],
+                       m["spatial_accuracy"], m["cards_in_right_pile"], m["hallucinations"])
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:
