@@ -52,7 +52,7 @@ from typing import Optional, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_scoring as synth  # noqa: E402  (synthetic runs, shared with the scoring benchmark)
-from bench_cli import timed_process  # noqa: E402
+from bench_cli import compile_sources, timed_process  # noqa: E402
 
 from reviewer.core.models import Code, Item, Status  # noqa: E402
 from reviewer.storage import repo  # noqa: E402
@@ -203,6 +203,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     n_runs = args.runs or (200 if args.quick else 5000)
     repeat = args.repeat or (1 if args.quick else 5)
+    compile_sources()  # as installing the wheel does
     cpu = None if args.quick else synth.pin_one_core()  # a smoke run may share the machine; children inherit
     pinned = f"pinned to CPU {cpu}" if cpu is not None else "not pinned"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
