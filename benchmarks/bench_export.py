@@ -41,7 +41,6 @@ import io
 import pstats
 import random
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -115,15 +114,6 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
 # --------------------------------------------------------------------------
 # Timing export_project, with a breakdown of where its time goes
 # --------------------------------------------------------------------------
-def time_export(project: Project, out: Path) -> tuple[float, dict[str, int], dict[str, float]]:
-    """Wall time of one export_project call, its row counts and its phases
-    (score, gather, write) as export_project reports them."""
-    timings: dict[str, float] = {}
-    t = time.perf_counter()
-    counts = export_project(project, out, timings=timings)
-    return time.perf_counter() - t, counts, timings
-
-
 # --------------------------------------------------------------------------
 # The two processes
 # --------------------------------------------------------------------------

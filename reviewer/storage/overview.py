@@ -15,12 +15,12 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
+from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import AnswerSchema, ModelCard, PromptVerdict, ScoringConfig
 from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
-from reviewer.storage.scores import ScoredRun, scored_runs
+from reviewer.storage.scores import ScoredRun, metrics_of, scored_runs
 
 _RUN_COLUMNS = ("SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
                 "r.model, r.repetition, r.output, r.timestamp FROM runs r "
@@ -67,8 +67,9 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
         return scored_runs(project, ids, with_cards=with_cards)
     marks = ",".join("?" * len(ids))
     rows = repo._rows(project, f"{_RUN_COLUMNS} WHERE r.id IN ({marks})", ids)
-    stored = {r[0]: (r[1], r[2]) for r in project.db.execute(
-        f"SELECT run_id, facts, cards FROM run_scores WHERE run_id IN ({marks})", ids)}
+    stored = {r[0]: r[1:] for r in project.db.execute(
+        f"SELECT run_id, facts, cards, auto_metrics, reviewed_metrics FROM run_scores WHERE run_id IN ({marks})",
+        ids)}
     by_run: dict[int, list] = {}
     for f in repo.findings_of_runs(project, ids):
         by_run.setdefault(f.run_id, []).append(f)
@@ -76,12 +77,13 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
     for run in rows:
         if run["id"] not in stored:
             continue
-        facts_json, cards_json = stored[run["id"]]
+        facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
         facts = RunFacts.model_validate_json(facts_json)
         fs = by_run.get(run["id"], [])
+        auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
         out.append(ScoredRun(
             run=run, facts=facts, cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-            findings=fs, auto=run_metrics(facts, fs), reviewed=run_metrics(facts, fs, reviewed=True)))
+            findings=fs, auto=auto, reviewed=reviewed))
     return out
 
 

@@ -404,22 +404,33 @@ def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, 
     for start in range(0, len(ids), CHUNK):
         part = ids[start:start + CHUNK]
         marks = ",".join("?" * len(part))
-        stored = {r[0]: (r[1], r[2]) for r in project.db.execute(
-            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'} FROM run_scores "
-            f"WHERE run_id IN ({marks})", part)}
+        stored = {r[0]: r[1:] for r in project.db.execute(
+            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
+            f"FROM run_scores WHERE run_id IN ({marks})", part)}
         if not stored:
             continue
         by_run: dict[int, list[Finding]] = {}
         for f in repo.findings_of_runs(project, [i for i in part if i in stored]):
             by_run.setdefault(f.run_id, []).append(f)
         for run in repo.run_rows(project, [i for i in part if i in stored], with_output=with_output):
-            facts_json, cards_json = stored[run["id"]]
+            facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
             facts = RunFacts.model_validate_json(facts_json)
             fs = by_run.get(run["id"], [])
+            auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
             yield ScoredRun(
                 run=run, facts=facts,
                 cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-                findings=fs, auto=run_metrics(facts, fs), reviewed=run_metrics(facts, fs, reviewed=True))
+                findings=fs, auto=auto, reviewed=reviewed)
+
+
+def metrics_of(facts: RunFacts, findings: list[Finding], auto_json: Optional[str],
+               reviewed_json: Optional[str]) -> tuple[RunMetrics, RunMetrics]:
+    """The automatic and reviewed RunMetrics of a run: the ones stored with
+    its score when there (never stale: see reviewer.storage.metric_rows;
+    a tenth of the time), else run_metrics over its facts and findings."""
+    if auto_json is not None and reviewed_json is not None:
+        return RunMetrics.model_validate_json(auto_json), RunMetrics.model_validate_json(reviewed_json)
+    return run_metrics(facts, findings), run_metrics(facts, findings, reviewed=True)
 
 
 def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
