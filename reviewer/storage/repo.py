@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
 from reviewer.core.models import (
     BBox,
@@ -263,6 +263,61 @@ def add_run(
         project.audit("insert", "runs", cur.lastrowid, None,
                       {k: v for k, v in data.items() if k != "output"}, actor)
     return cur.lastrowid, "added"
+
+
+class NumberedRun(NamedTuple):
+    """A run that carries its repetition number, as add_numbered_runs takes it."""
+
+    item_id: int
+    prompt_id: int
+    model: str
+    repetition: int
+    output: str
+    timestamp: Optional[str] = None
+    source: Optional[str] = None
+
+
+def add_numbered_runs(project: Project, runs: Sequence[NumberedRun],
+                      actor: Optional[str] = None) -> list[tuple[Optional[int], str]]:
+    """add_run for each of ``runs`` in order (each with its repetition: the
+    same key and output is 'exists', another output a conflict), in one
+    transaction: one indexed look-up per run, one executemany for
+    the new rows and one audit row listing them (id, item, prompt, model,
+    repetition, source). Returns add_run's (run id or None, status) per run."""
+    out: list[tuple[Optional[int], str]] = []
+    with project.transaction():
+        known: dict[tuple, tuple[int, str]] = {}
+        execute = project.db.conn.execute
+        for key in dict.fromkeys((r.item_id, r.prompt_id, r.model, r.repetition) for r in runs):
+            row = execute("SELECT id, output_sha256 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
+                          "AND repetition = ?", key).fetchone()  # the UNIQUE key's index
+            if row:
+                known[key] = row
+        next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM runs").fetchone()[0]
+        stamp = now()
+        inserts = []
+        for r in runs:
+            digest = sha256_text(r.output)
+            key = (r.item_id, r.prompt_id, r.model, r.repetition)
+            taken = known.get(key)
+            if taken:
+                out.append((taken[0], "exists") if taken[1] == digest else
+                           (None, f"conflict: repetition {r.repetition} exists with a different output"))
+                continue
+            known[key] = (next_id, digest)
+            inserts.append((next_id, r.item_id, r.prompt_id, r.model, r.repetition, r.output, digest, r.timestamp,
+                            r.source, stamp))
+            out.append((next_id, "added"))
+            next_id += 1
+        if inserts:
+            project.db.conn.executemany(
+                "INSERT INTO runs (id, item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
+                "source, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+            first, last = inserts[0][0], inserts[-1][0]
+            project.audit("insert", "runs", f"{first}-{last}" if last != first else str(first), None,
+                          {"imported_at": stamp, "runs": [[i[0], i[1], i[2], i[3], i[4], i[8]] for i in inserts]},
+                          actor)
+    return out
 
 
 def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str,

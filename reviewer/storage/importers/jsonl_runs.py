@@ -49,6 +49,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
     report = ImportReport(format="jsonl-runs")
     item_ids: dict[str, int] = {}  # items and prompts met on earlier lines: no look-up per line
     prompt_ids: dict[tuple, int] = {}
+    numbered: list[tuple[str, repo.NumberedRun]] = []  # waiting to be added as a group
     with project.batched(auto=True):
         for number, text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
@@ -82,12 +83,38 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                 prompt_ids[key] = prompt_id
                 if created:
                     report.count("prompts", True)
+            if line.repetition is not None:  # the common case: added in groups (repo.add_numbered_runs)
+                numbered.append((where, repo.NumberedRun(item_id, prompt_id, model, line.repetition, line.output,
+                                                         line.timestamp, f"{source.name}:{number}")))
+                if len(numbered) >= GROUP:
+                    _add_numbered(project, numbered, report, options)
+                continue
+            _add_numbered(project, numbered, report, options)  # earlier lines first: the next free repetition
             run_id, status = repo.add_run(project, item_id, prompt_id, model, line.output,
                                           repetition=line.repetition, timestamp=line.timestamp,
                                           source=f"{source.name}:{number}", actor=options.actor)
-            if status.startswith("conflict"):
-                report.skip(where, status)
-            else:
-                report.count("runs", status == "added")
+            _count(report, where, status)
+        _add_numbered(project, numbered, report, options)
         score_cases(project, only_stale=True)
     return report
+
+
+#: Numbered lines added per transaction.
+GROUP = 500
+
+
+def _add_numbered(project: Project, numbered: list, report: ImportReport, options: ImportOptions) -> None:
+    """Add the waiting numbered lines (and empty the list)."""
+    if not numbered:
+        return
+    results = repo.add_numbered_runs(project, [run for _, run in numbered], actor=options.actor)
+    for (where, _), (_, status) in zip(numbered, results):
+        _count(report, where, status)
+    numbered.clear()
+
+
+def _count(report: ImportReport, where: str, status: str) -> None:
+    if status.startswith("conflict"):
+        report.skip(where, status)
+    else:
+        report.count("runs", status == "added")
