@@ -18,7 +18,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import sqlite_utils
 
@@ -91,49 +91,50 @@ def _bool(v: Optional[bool]) -> Optional[int]:
     return None if v is None else int(v)
 
 
-def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
     """Every table of the export as (name, columns, primary key, rows as
-    tuples in column order). Reads the project and computes the metrics;
-    the cyclic garbage collector is paused meanwhile (many live objects)."""
+    tuples in column order). The runs and findings are generators, read
+    while write_tables writes them (memory O(chunk), not O(project)); the
+    prompt_verdicts rows are pooled from what the runs left (two small
+    metric tuples per run), so write the tables in this order."""
     config = repo.current_config(project)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        # one pass over the metrics stored with the runs, one over their findings
-        counts = finding_counts(project)
-        run_rows, metric_rows = [], {"auto": [], "reviewed": []}
+    counts = finding_counts(project)
+    metric_rows: dict[str, list] = {"auto": [], "reviewed": []}
+    runs_read = []
+
+    def run_rows() -> Iterator[tuple]:
         for r in iter_metric_rows(project, with_parse_error=True):
-            run_rows.append(_run_row(r, counts.get(r.run_id, (0, 0))))
+            yield _run_row(r, counts.get(r.run_id, (0, 0)))
             if r.schema != AnswerSchema.FREE.value:
                 metric_rows["auto"].append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
                 metric_rows["reviewed"].append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
-        finding_rows = list(finding_export_rows(project))
-        verdict_rows = []
+        runs_read.append(True)
+
+    def verdict_rows() -> Iterator[tuple]:
+        if not runs_read:
+            raise RuntimeError("prompt_verdicts are pooled from the runs: write the runs table first")
         for basis in ("auto", "reviewed"):
             for v in prompt_verdicts(metric_rows[basis], config):
-                verdict_rows.append({**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
-                                     "basis": basis, "spatial_ok": _bool(v.spatial_ok),
-                                     "json_ok": _bool(v.json_ok), "reasons": "; ".join(v.reasons)})
-        item_columns = {"item": str, "kind": str, "path": str, "width": int, "height": int,
-                        "orientation": int, "sha256": str}
-        tables = [
-            ("items", item_columns, "item",
-             [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)]),
-            ("runs", RUN_COLUMNS, "run_id", run_rows),
-            ("findings", FINDING_COLUMNS, "finding_id", finding_rows),
-            ("prompt_verdicts", VERDICT_COLUMNS, None,
-             [tuple(row[c] for c in VERDICT_COLUMNS) for row in verdict_rows]),
-            ("scoring_config", {"version": str, "name": str, "value": str}, None,
-             [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
-            *_judge_tables(project),
-            *case_tables(project),
-            *span_tables(project),
-            *gt_tables(project),
-        ]
-    finally:
-        if enabled:
-            gc.enable()
-    return tables
+                row = {**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
+                       "basis": basis, "spatial_ok": _bool(v.spatial_ok), "json_ok": _bool(v.json_ok),
+                       "reasons": "; ".join(v.reasons)}
+                yield tuple(row[c] for c in VERDICT_COLUMNS)
+
+    item_columns = {"item": str, "kind": str, "path": str, "width": int, "height": int,
+                    "orientation": int, "sha256": str}
+    return [
+        ("items", item_columns, "item",
+         [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)]),
+        ("runs", RUN_COLUMNS, "run_id", run_rows()),
+        ("findings", FINDING_COLUMNS, "finding_id", finding_export_rows(project)),
+        ("prompt_verdicts", VERDICT_COLUMNS, None, verdict_rows()),
+        ("scoring_config", {"version": str, "name": str, "value": str}, None,
+         [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
+        *_judge_tables(project),
+        *case_tables(project),
+        *span_tables(project),
+        *gt_tables(project),
+    ]
 
 
 def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> dict[str, int]:
@@ -154,8 +155,7 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> d
             for name, columns, pk, rows in tables:
                 db[name].create(columns, pk=pk)
                 marks = ", ".join("?" * len(columns))
-                db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows)
-                counts[name] = len(rows)
+                counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows).rowcount)
             for name, sql in (views or {}).items():
                 db.create_view(name, sql, replace=True)
         db.close()
@@ -205,11 +205,17 @@ def export_project(
             or annotators(project):
         refresh_disputes(project)
     t1 = time.perf_counter()
-    tables = collect_tables(project)
-    t2 = time.perf_counter()
-    counts = write_tables(out, tables, _VIEWS)
+    enabled = gc.isenabled()
+    gc.disable()  # many live rows, no reference cycles: no collector passes over them
+    try:
+        tables = collect_tables(project)
+        t2 = time.perf_counter()
+        counts = write_tables(out, tables, _VIEWS)
+    finally:
+        if enabled:
+            gc.enable()
     t3 = time.perf_counter()
-    if timings is not None:
+    if timings is not None:  # runs and findings are read while written: their reading counts as writing
         timings.update(score=t1 - t0, gather=t2 - t1, write=t3 - t2)
     if progress:
         progress(f"wrote {sum(counts.values())} rows")
