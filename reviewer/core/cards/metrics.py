@@ -44,51 +44,47 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
     accuracy = cards in the right pile / cards visible (None when the answer
     does not group cards); hallucinations = findings counting as HALLUC.
     """
-    active = [(f, _codes(f, reviewed)) for f in findings]
-    active = [(f, c) for f, c in active if c is not None]
-    metrics = RunMetrics(
-        scored=facts.scored,
-        json_valid=facts.json_valid,
-        repaired=facts.repaired,
-        box_convention=facts.box_convention,
-        cards_reported=facts.cards_reported,
-        hallucinations=sum(1 for _, c in active if c == Code.HALLUC),
-        findings=len(active),
-    )
-    if not facts.scored:
-        return metrics
-    per_card: dict[int, set[Code]] = defaultdict(set)
-    rejected: dict[int, set[Code]] = defaultdict(set)
+    active = 0
+    hallucinations = 0
+    per_card: dict[int, set[Code]] = {}
+    rejected: dict[int, set[Code]] = {}
     for f in findings:
-        if f.gt_card_id is None:
-            continue
         code = _codes(f, reviewed)
-        if code is not None:
-            per_card[f.gt_card_id].add(code)
-        elif reviewed and f.status == Status.REJECTED:
-            rejected[f.gt_card_id].add(f.code)
-    correct = 0
-    in_pile = 0
-    for out in facts.outcomes:
-        codes = per_card.get(out.gt_card_id, set())
-        if facts.parsed and not (codes & TEXT_ERROR_CODES):
-            correct += 1
-        if facts.spatial_scored and facts.parsed:
-            if codes & _PILE_ERROR_CODES:
-                ok = False
-            elif rejected.get(out.gt_card_id, set()) & _PILE_ERROR_CODES:
-                ok = True
-            else:
-                ok = bool(out.pile_ok)
-            in_pile += ok
-    visible = len(facts.outcomes)
-    metrics.cards_visible = visible
-    metrics.cards_correct = correct
-    metrics.text_accuracy = correct / visible if visible else None
-    if facts.spatial_scored:
-        metrics.cards_in_right_pile = in_pile
-        metrics.spatial_accuracy = in_pile / visible if visible else None
-    return metrics
+        if code is None:
+            if reviewed and f.gt_card_id is not None and f.status == Status.REJECTED:
+                rejected.setdefault(f.gt_card_id, set()).add(f.code)
+            continue
+        active += 1
+        if code == Code.HALLUC:
+            hallucinations += 1
+        if f.gt_card_id is not None:
+            per_card.setdefault(f.gt_card_id, set()).add(code)
+    values = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
+                  box_convention=facts.box_convention, cards_reported=facts.cards_reported,
+                  hallucinations=hallucinations, findings=active)
+    if facts.scored:
+        correct = 0
+        in_pile = 0
+        spatial = facts.spatial_scored and facts.parsed
+        empty: frozenset = frozenset()
+        for out in facts.outcomes:
+            codes = per_card.get(out.gt_card_id, empty)
+            if facts.parsed and not (codes & TEXT_ERROR_CODES):
+                correct += 1
+            if spatial:
+                if codes & _PILE_ERROR_CODES:
+                    ok = False
+                elif rejected.get(out.gt_card_id, empty) & _PILE_ERROR_CODES:
+                    ok = True
+                else:
+                    ok = bool(out.pile_ok)
+                in_pile += ok
+        visible = len(facts.outcomes)
+        values.update(cards_visible=visible, cards_correct=correct,
+                      text_accuracy=correct / visible if visible else None)
+        if facts.spatial_scored:
+            values.update(cards_in_right_pile=in_pile, spatial_accuracy=in_pile / visible if visible else None)
+    return RunMetrics(**values)
 
 
 def verdict_of(
