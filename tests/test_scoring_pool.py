@@ -20,7 +20,28 @@ def test_pool_and_single_process_agree(project, monkeypatch):
     scores.score_project(project, jobs=1)
     single = _findings(project)
     monkeypatch.setattr(scores, "POOL_MIN_RUNS", 1)
+    monkeypatch.setattr(scores, "CHUNK", 3)  # several chunks: a pool of two (one chunk would stay here)
+    used = []
+    monkeypatch.setattr(scores, "_score_in_pool", lambda *a, _orig=scores._score_in_pool: used.append(1) or _orig(*a))
     assert scores.score_project(project, ScoringConfig(version="pooled", box_fit=0.55), jobs=2) > 0
+    assert used == [1]
     assert _findings(project) == single
     assert project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'pooled'").fetchone()[0] \
         == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+def test_spawned_workers_score_and_write_their_chunks(project, monkeypatch):
+    """Where fork is not available (macOS, Windows, a process with threads)
+    the workers are spawned: the context is pickled to them and each opens
+    the project itself."""
+    import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    scores.score_project(project, jobs=1)
+    single = _findings(project)
+    monkeypatch.setattr(scores, "POOL_MIN_RUNS", 1)
+    monkeypatch.setattr(scores, "CHUNK", 3)  # several chunks, both workers write
+    monkeypatch.setattr(scores, "START_METHOD", "spawn")
+    assert scores.score_project(project, ScoringConfig(version="spawned", box_fit=0.55), jobs=2) > 0
+    assert _findings(project) == single
+    stored = project.db.execute("SELECT COUNT(*), COUNT(auto_metrics) FROM run_scores "
+                                "WHERE config_version = 'spawned'").fetchone()
+    assert stored[0] == stored[1] == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]

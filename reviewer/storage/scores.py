@@ -264,13 +264,18 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: The pool's start method; None: fork where it is safe, else spawn (_pool).
+START_METHOD: Optional[str] = None
+
+
 def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
     """Scoring workers. Forked where the platform can and this process runs
     no other thread (the context is inherited, nothing is imported again),
     else spawned (the context is pickled once per worker)."""
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    method = START_METHOD or ("fork" if fork else "spawn")
     _worker_init(context)
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                initializer=_worker_init, initargs=(context,))
 
 
