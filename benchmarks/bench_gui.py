@@ -203,6 +203,15 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
+def resident_mb() -> float:
+    """This process's resident memory now (Linux /proc; 0 elsewhere), MB."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return 0.0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 items / 2,000 runs")
@@ -234,7 +243,7 @@ def main(argv=None) -> int:
             ms, window = launch(app, paths[name])
             launches[name].append(ms)
             close(app, window)
-    results = {}
+    results, resident = {}, {}
     for name in ("small", "big"):
         ms, window = launch(app, paths[name])
         idle(app)
@@ -244,6 +253,7 @@ def main(argv=None) -> int:
         decisions = decision_ms(app, window, 3 * repeat)
         results[name] = (statistics.median(launches[name]), statistics.median(switches),
                          max(switches), statistics.median(decisions), max(decisions))
+        resident[name] = resident_mb()  # the summary of every run is in by now
         close(app, window)
     print(f"\nQT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}; medians of {repeat} launches, "
           f"{2 * repeat + 1} switches, {3 * repeat} decisions")
@@ -254,6 +264,8 @@ def main(argv=None) -> int:
               f"item switch {sw_med:6.1f} ms (max {sw_max:6.1f}) {verdict(sw_med < TARGET_SWITCH_MS)} "
               f"(target < {TARGET_SWITCH_MS:.0f} ms) | Y to idle {dec_med:6.1f} ms (max {dec_max:6.1f}) "
               f"{verdict(dec_med < TARGET_DECISION_MS)} (target < {TARGET_DECISION_MS:.0f} ms)")
+    print(f"resident memory of this process with the project open and summarised: small {resident['small']:.0f} MB, "
+          f"big {resident['big']:.0f} MB (informational: the window keeps a RunLine per run, whole runs per shown item)")
     ratio = results["big"][0] / results["small"][0]
     ok = (ratio <= TARGET_LAUNCH_RATIO and all(r[1] < TARGET_SWITCH_MS and r[3] < TARGET_DECISION_MS
                                                for r in results.values()))

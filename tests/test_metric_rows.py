@@ -102,3 +102,18 @@ def test_export_and_report_rows_follow_a_decision(sample, tmp_path):
         i: f"{'' if fresh[i][1]['text_accuracy'] is None else fresh[i][1]['text_accuracy']}/"
            f"{fresh[i][1]['hallucinations']}" for i in touched}
     assert set(reviewed.values()) <= {0, 1}
+
+
+def test_run_lines_are_what_the_scored_runs_give(sample):
+    """The window's RunLines read with three queries equal those made from
+    whole ScoredRuns, with decisions made (some metrics recomputed)."""
+    from reviewer.storage.overview import counts_of_lines, run_line, run_lines, ReviewCounts
+
+    _decide_some(sample)
+    runs = list(iter_scored_runs(sample))
+    ids = [r.run["id"] for r in runs]
+    lines = run_lines(sample, ids)
+    assert lines == [run_line(r) for r in runs]
+    assert {line.findings for line in lines} != {0} and any(line.open < line.findings for line in lines)
+    assert counts_of_lines(lines) == ReviewCounts.of(runs)
+    assert "ann" not in lines[0].text and lines[0].text == lines[0].text.casefold()

@@ -81,8 +81,8 @@ def stored(window, finding_id):
 
 
 def run_id(window, prompt, rep, model="m", item="table-01"):
-    return next(r.run["id"] for r in window.session.all_runs()
-                if (r.run["item"], r.run["prompt"], r.run["repetition"], r.run["model"]) == (item, prompt, rep, model))
+    return next(x.id for x in window.session.run_lines()
+                if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model))
 
 
 def test_a_ten_card_run_with_two_findings_is_done_and_the_next_run_shown_in_two_keys(qtbot, window):
@@ -291,7 +291,7 @@ def test_ctrl_i_imports_a_file_with_the_model_name_typed_inline(qtbot, window, e
     qtbot.keyClicks(bar.model, "typed-model")
     qtbot.keyClick(bar.model, Qt.Key_Return)
     assert not bar.isVisible()
-    assert any(r.run["model"] == "typed-model" for r in window.session.all_runs())
+    assert any(x.model == "typed-model" for x in window.session.run_lines())
     # a folder goes the same way
     key(qtbot, window, Qt.Key_I, Qt.ControlModifier)
     qtbot.keyClicks(bar.path, str(env / "missing-folder"))

@@ -46,8 +46,8 @@ def session(qtbot, tmp_path):
 
 
 def run_of(session, item, prompt, rep=1, model="m"):
-    return next(r for r in session.all_runs() if (r.run["item"], r.run["prompt"], r.run["repetition"],
-                                                   r.run["model"]) == (item, prompt, rep, model))
+    return session.scored_run(next(x.id for x in session.run_lines()
+                                   if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model)))
 
 
 def test_items_list_selects_and_follows(qtbot, session):
@@ -280,12 +280,12 @@ def test_legend_follows_the_taxonomy_of_the_run(qtbot, tmp_path):
     legend = LegendPanel(s, compact=True)
     qtbot.addWidget(legend)
     legend.show()
-    card_run = next(r for r in s.all_runs() if r.run["prompt"] == "spatial-grouping")
-    s.set_run(card_run.run["id"])
+    card_run = next(x for x in s.run_lines() if x.prompt == "spatial-grouping")
+    s.set_run(card_run.id)
     visible = [order for order, w in legend.tables.items() if w.isVisible()]
     assert len(visible) == 1 and visible[0][0].value == "OCR"
-    span_run = next(r for r in s.all_runs() if r.run["prompt"] == "span-labeling")
-    s.set_run(span_run.run["id"])
+    span_run = next(x for x in s.run_lines() if x.prompt == "span-labeling")
+    s.set_run(span_run.id)
     visible = [order for order, w in legend.tables.items() if w.isVisible()]
     assert visible == [tuple(SpanCode)]
     s.close()

@@ -44,7 +44,7 @@ def make_window(qtbot, tmp_path, monkeypatch):
 
 
 def model_runs(window, model):
-    return sorted((r.run["item"], r.run["repetition"]) for r in window.session.all_runs() if r.run["model"] == model)
+    return sorted((x.item, x.repetition) for x in window.session.run_lines() if x.model == model)
 
 
 def fill(form, endpoint, model, **extra):

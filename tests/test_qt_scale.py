@@ -45,7 +45,7 @@ def test_summary_is_computed_off_the_gui_thread_and_matches_storage(qtbot, tmp_p
     s = _open(tmp_path, qtbot)
     assert s.score_rows() is None and s.busy()  # nothing computed on the GUI thread yet
     assert s.runs()  # the current item's runs are there at once, read by item
-    assert len(s.all_runs()) < len(overview.scored_runs_of(s.project, [r[0] for r in
+    assert len(s.run_lines()) < len(overview.scored_runs_of(s.project, [r[0] for r in
                                                                       s.project.db.execute("SELECT id FROM runs")]))
     with qtbot.waitSignal(s.summaryChanged, timeout=20000):
         pass

@@ -124,7 +124,7 @@ def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     assert window.session.stack.undo_text().startswith("reject")
     assert s.run_id != run.run["id"]  # the run is reviewed: on to the next one that needs review
     # reviewed metrics follow: every error rejected -> every card correct
-    run = next(r for r in s.all_runs() if r.run["id"] == run.run["id"])
+    run = s.scored_run(run.run["id"])
     assert run.reviewed.cards_correct == run.reviewed.cards_visible
     assert run.auto.cards_correct < run.auto.cards_visible
 
@@ -261,8 +261,8 @@ def test_a_project_reopens_where_the_reviewer_left_off(qtbot, tmp_path):
     s = Session("ann")
     assert s.open(tmp_path / "p.db", create=True)
     s.import_source(SAMPLES, model="m")
-    target = next(r.run["id"] for r in s.all_runs() if r.run["item"] == "table-02"
-                  and r.run["prompt"] == "bounding-boxes" and r.run["repetition"] == 3)
+    target = next(x.id for x in s.run_lines() if x.item == "table-02"
+                  and x.prompt == "bounding-boxes" and x.repetition == 3)
     s.set_run(target)
     s.close()
     again = Session("ann")

@@ -151,37 +151,43 @@ class ReviewController(QObject):
         elif ids:
             s.select_findings([ids[0] if delta > 0 else ids[-1]])
             return
-        runs = [r for r in self._ordered_runs() if r.findings]
-        here = [r.run["id"] for r in runs]
-        if not runs:
+        lines = [x for x in self._ordered_runs() if x.findings]
+        here = [x.id for x in lines]
+        if not lines:
             return
         pos = here.index(s.run_id) if s.run_id in here else -1
-        target = runs[(pos + delta) % len(runs)]
-        s.set_run(target.run["id"])
-        if delta < 0:
-            s.select_findings([target.findings[-1].id])
+        target = lines[(pos + delta) % len(lines)]
+        s.set_run(target.id)
+        run = s.run()
+        if delta < 0 and run is not None and run.findings:
+            s.select_findings([run.findings[-1].id])
 
     def next_run_needing_review(self) -> None:
         """Go to the next run (in item, prompt, model, repetition order) that
         has a proposed finding; say so when every run is reviewed."""
         s = self.session
-        runs = self._ordered_runs()
-        ids = [r.run["id"] for r in runs]
-        start = ids.index(s.run_id) + 1 if s.run_id in ids else 0
-        for r in runs[start:] + runs[:start]:
-            undecided = [f for f in r.findings if f.status == Status.PROPOSED]
-            if undecided:
-                if r.run["id"] != s.run_id:
-                    s.set_run(r.run["id"])
-                else:
-                    s.message.emit("only this run still needs review")
-                s.select_findings([undecided[0].id])
-                return
+        lines = self._ordered_runs()
+        ids = [x.id for x in lines]
+        current = s.run_id
+        start = ids.index(current) + 1 if current in ids else 0
+        for x in lines[start:] + lines[:start]:
+            if not x.open:
+                continue
+            if x.id != s.run_id:
+                s.set_run(x.id)
+            run = s.run()
+            undecided = [f for f in run.findings if f.status == Status.PROPOSED] if run else []
+            if not undecided:
+                continue
+            if x.id == current:
+                s.message.emit("only this run still needs review")
+            s.select_findings([undecided[0].id])
+            return
         s.message.emit("every run is reviewed")
 
     def _ordered_runs(self):
-        return sorted(self.session.all_runs(),
-                      key=lambda r: (r.run["item"], r.run["prompt"], r.run["model"], r.run["repetition"]))
+        """The RunLines of every scored run by item, prompt, model and repetition."""
+        return sorted(self.session.run_lines(), key=lambda x: (x.item, x.prompt, x.model, x.repetition))
 
     def _advance(self, decided: list[int], finished: bool = True) -> None:
         """After a decision: select the next undecided finding of the run
@@ -213,7 +219,7 @@ class ReviewController(QObject):
             run_id, ids = command.run_id, [command.finding.id]
         else:
             run_id, ids = (command.before[0].run_id if command.before else None), list(command.ids)
-        if run_id is None or not any(r.run["id"] == run_id for r in s.all_runs()):
+        if run_id is None or not s.has_run(run_id):
             return
         if run_id != s.run_id:
             s.set_run(run_id)

@@ -91,8 +91,7 @@ def add_stored_runs(session, run_ids: list[int]) -> int:
     if session.project is None or not run_ids:
         return 0
     fresh = scored_runs(session.project, run_ids)
-    for r in fresh:
-        session._runs[r.run["id"]] = r  # the session's run cache (no full reload on a big project)
+    session.take_runs(fresh)  # into the session's caches: no full reload on a big project
     if fresh:
         session.findingsChanged.emit()
         if session.item_id is None:
@@ -237,7 +236,7 @@ class RunForm(QDialog):
         self.prompts.fill([x.name for x in repo.prompts(p)] if p else [])
         self.items.fill([x.name for x in repo.items(p)] if p else [])
         if self.kind == "judge":
-            models = sorted({r.run["model"] for r in self.controller.session.all_runs()})
+            models = sorted({x.model for x in self.controller.session.run_lines()})
             self.run_models.fill(models)
         self._show_key_state()
 

@@ -45,8 +45,8 @@ def matching_items(session, text: str) -> Optional[set[int]]:
         return None
     cards = session.card_texts()
     runs: dict[int, list[str]] = {}
-    for run in session.all_runs():
-        runs.setdefault(run.run["item_id"], []).extend(run_texts(run))
+    for line in session.run_lines():  # RunLine.text: run_texts, case-folded
+        runs.setdefault(line.item_id, []).append(line.text)
     return {st.item.id for st in session.items()
             if matches(words, [st.item.name, *cards.get(st.item.id, ()), *runs.get(st.item.id, ())])}
 

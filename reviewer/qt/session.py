@@ -29,6 +29,7 @@ from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
+from reviewer.storage.overview import RunLine
 from reviewer.storage.scores import ScoredRun, score_project, verdicts
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.history import History
@@ -217,11 +218,21 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         return {"findings": sum(c.findings for c in counts), "decided": sum(c.decided for c in counts),
                 "runs": sum(c.runs for c in counts), "runs_reviewed": sum(c.reviewed for c in counts)}
 
-    def all_runs(self) -> list[ScoredRun]:
-        """Every scored run of the project (by item, prompt, model and
-        repetition) once the summary is in (``summary_ready``); until then
-        the runs cached so far."""
-        return list(self._runs.values())
+    def run_lines(self) -> list[RunLine]:
+        """Every scored run of the project as a RunLine (who made it, its
+        metrics, findings and search text; reviewer.storage.overview) once
+        the summary is in (``summary_ready``); until then those of the runs
+        cached so far. A run's whole ScoredRun: ``run()`` / ``runs()``."""
+        return list(self._lines.values())
+
+    def scored_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
+        """The whole ScoredRun ``run_id`` (its item's runs read when not
+        cached), or None."""
+        return self._load_run(run_id)
+
+    def has_run(self, run_id: Optional[int]) -> bool:
+        """The run is one of the project's scored runs the session knows."""
+        return run_id in self._lines
 
     def run(self) -> Optional[ScoredRun]:
         """The current run."""

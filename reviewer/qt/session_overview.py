@@ -7,8 +7,10 @@ project reads its items, their ground-truth card counts and review counts
 scored runs are read when it is first shown (``_ensure_item``: by the runs'
 item index). What needs every run (the T-P1 verdicts of the scores panel,
 the search over run texts, the next run needing review across items) comes
-from the *summary*: every scored run and both verdict sets, computed on a
-worker thread (QThreadPool, its own read connection) for projects of more
+from the *summary*: a RunLine of every scored run (a few hundred bytes:
+who made it, its stored metrics, its findings and search text; the whole
+ScoredRun, about 35 KB, stays cached only for the items shown) and both
+verdict sets, computed on a worker thread (QThreadPool, its own read connection) for projects of more
 than SYNC_RUNS runs, at once for smaller ones; the result is applied on the
 GUI thread (``summaryChanged``, ``scoresChanged(None)``).
 
@@ -52,25 +54,25 @@ def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list
 
 
 def summarise(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
-    """(every scored run in run_rows order, T-P1 rows) of ``project``; read
-    in slices of SLICE runs with ``pause`` seconds between them; None when
-    ``cancelled()`` turns true."""
+    """(a RunLine of every scored run in run_rows order, T-P1 rows) of
+    ``project``; read in slices of SLICE runs with ``pause`` seconds between
+    them; None when ``cancelled()`` turns true."""
     ids = repo.run_ids(project)
-    runs: list[ScoredRun] = []
+    lines: list[overview.RunLine] = []
     for start in range(0, len(ids), SLICE):
         if cancelled():
             return None
-        part = ids[start:start + SLICE]
-        got = {r.run["id"]: r for r in overview.scored_runs_of(project, part)}
-        runs += [got[i] for i in part if i in got]
+        lines += overview.run_lines(project, ids[start:start + SLICE])
         if pause:
             time.sleep(pause)
-    config = repo.current_config(project)
-    rows = [(r.run["prompt"], r.run["item"], r.auto, r.reviewed, r.run["model"])
-            for r in runs if r.run["schema"] != AnswerSchema.FREE.value]
-    auto = prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config)
-    reviewed = prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config)
-    return runs, _pair_rows(auto, reviewed)
+    return lines, _rows_of(lines, repo.current_config(project))
+
+
+def _rows_of(lines: Iterable, config) -> list[Row]:
+    """The T-P1 rows (automatic, reviewed) of RunLines; free text left out."""
+    rows = [(x.prompt, x.item, x.auto, x.reviewed, x.model) for x in lines if x.schema != AnswerSchema.FREE.value]
+    return _pair_rows(prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
+                      prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config))
 
 
 class _Bridge(QObject):
@@ -111,6 +113,7 @@ class OverviewMixin:
         """Set up the caches and the worker (call once from __init__)."""
         self._by_item: dict[int, list[int]] = {}
         self._by_group: dict[tuple[str, str], list[int]] = {}
+        self._lines: dict[int, overview.RunLine] = {}
         self._counts: dict[int, overview.ReviewCounts] = {}
         self._statuses: list = []
         self._status_by_id: dict[int, object] = {}
@@ -139,6 +142,7 @@ class OverviewMixin:
         self._generation += 1
         self._start_timer.stop()
         self._runs, self._by_item, self._by_group, self._complete = {}, {}, {}, False
+        self._lines = {}
         self._score_rows, self._score_index, self._dirty_keys = None, {}, set()
         self.changed_runs = self.changed_items = None
         if self.project is None:
@@ -178,20 +182,17 @@ class OverviewMixin:
             self._rescore_rows()
 
     def _apply_summary(self, result) -> None:
-        """Take the summary's runs (the cached ones are as new or newer: they
-        stay) and its T-P1 rows."""
-        runs, rows = result
-        merged: dict[int, ScoredRun] = {}
-        by_item: dict[int, list[int]] = {}
+        """Take the summary's RunLines (those of the runs cached whole are as
+        new or newer: made from them) and its T-P1 rows. Whole runs stay
+        cached only for the items shown so far."""
+        lines, rows = result
+        merged: dict[int, overview.RunLine] = {x.id: x for x in lines}
+        for rid, r in self._runs.items():  # cached runs: as new as the summary or newer
+            merged[rid] = overview.run_line(r)
         by_group: dict[tuple[str, str], list[int]] = {}
-        read = {x.run["id"] for x in runs}
-        cached = [r for rid, r in self._runs.items() if rid not in read]
-        for r in runs + cached:  # cached runs not in the summary were added meanwhile
-            rid = r.run["id"]
-            merged[rid] = self._runs.get(rid, r)
-            by_item.setdefault(r.run["item_id"], []).append(rid)
-            by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
-        self._runs, self._by_item, self._by_group, self._complete = merged, by_item, by_group, True
+        for x in merged.values():
+            by_group.setdefault((x.prompt, x.model), []).append(x.id)
+        self._lines, self._by_group, self._complete = merged, by_group, True
         self._score_rows = rows
         self._score_index = {a.key(): k for k, (a, _) in enumerate(rows)}
 
@@ -210,7 +211,9 @@ class OverviewMixin:
             return
         runs = overview.item_runs(self.project, item_id)
         for r in runs:
-            self._runs.setdefault(r.run["id"], r)
+            if r.run["id"] not in self._runs:
+                self._runs[r.run["id"]] = r
+                self._lines[r.run["id"]] = overview.run_line(r)
         self._by_item[item_id] = [r.run["id"] for r in runs]
 
     def _load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
@@ -223,18 +226,24 @@ class OverviewMixin:
                 self._ensure_item(rows[0].run["item_id"])
         return self._runs.get(run_id)
 
+    def take_runs(self, runs: list[ScoredRun]) -> set[int]:
+        """Runs stored meanwhile by another connection (a model run on a
+        worker thread): cached, counted and scored like edited ones
+        (``_put_runs``); the caller tells the views."""
+        return self._put_runs(runs) if runs else set()
+
     def _put_runs(self, runs: Iterable[ScoredRun]) -> set[int]:
         """Cache the re-read ``runs``; recount their items, queue their T-P1
         rows; returns their ids (also in ``changed_runs``/``changed_items``)."""
         ids, items = set(), set()
         for r in runs:
             rid, item_id = r.run["id"], r.run["item_id"]
-            if rid not in self._runs:
-                if item_id in self._by_item:
-                    self._by_item[item_id].append(rid)
-                if self._complete:
-                    self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
+            if rid not in self._runs and item_id in self._by_item and rid not in self._by_item[item_id]:
+                self._by_item[item_id].append(rid)
+            if rid not in self._lines and self._complete:
+                self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
             self._runs[rid] = r
+            self._lines[rid] = overview.run_line(r)
             ids.add(rid)
             items.add(item_id)
         self._touched(ids)
@@ -279,15 +288,15 @@ class OverviewMixin:
         if not self._complete or not self._dirty_keys or self._score_rows is None:
             return
         keys, self._dirty_keys = self._dirty_keys, set()
-        groups = {(p, m): [self._runs[i] for i in self._by_group.get((p, m), [])] for p, m, _ in keys}
+        groups = {(p, m): [self._lines[i] for i in self._by_group.get((p, m), [])] for p, m, _ in keys}
         config = repo.current_config(self.project)
         changed, new = [], False
         for prompt, model, item in keys:
-            runs = [r for r in groups.get((prompt, model), []) if item == "*" or r.run["item"] == item]
-            if not runs:
+            lines = [x for x in groups.get((prompt, model), []) if item == "*" or x.item == item]
+            if not lines:
                 continue
-            auto = prompt_verdict(prompt, item, [r.auto for r in runs], config, model)
-            reviewed = prompt_verdict(prompt, item, [r.reviewed for r in runs], config, model)
+            auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
+            reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
             row = self._score_index.get(auto.key())
             if row is None:
                 new = True
@@ -301,10 +310,6 @@ class OverviewMixin:
             self.scoresChanged.emit(sorted(changed))
 
     def _summarise_rows_now(self) -> None:
-        """Every T-P1 row again from the cached runs (rare: a row appeared)."""
-        config = repo.current_config(self.project)
-        rows = [(r.run["prompt"], r.run["item"], r.auto, r.reviewed, r.run["model"])
-                for r in self._runs.values() if r.run["schema"] != AnswerSchema.FREE.value]
-        self._score_rows = _pair_rows(prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
-                                      prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config))
+        """Every T-P1 row again from the RunLines (rare: a row appeared)."""
+        self._score_rows = _rows_of(self._lines.values(), repo.current_config(self.project))
         self._score_index = {a.key(): k for k, (a, _) in enumerate(self._score_rows)}
