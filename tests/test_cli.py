@@ -104,3 +104,19 @@ def test_format_names_known_without_the_importers_match_the_importers():
     from reviewer.storage.importers import FORMATS
 
     assert tuple(FORMATS) == FORMAT_NAMES
+
+
+def test_score_table_keeps_all_items_only_when_there_are_too_many_items():
+    """A prompts x items grid of hundreds of items cannot be read in a
+    terminal: past max_items only the all-items column stays."""
+    from reviewer.core.cards.report import verdict_grid
+    from reviewer.core.models import PromptVerdict, Verdict
+
+    vs = [PromptVerdict(prompt="p", item=item, runs=1, cards_visible=10, cards_correct=9, text_accuracy=0.9,
+                        spatial_accuracy=None, hallucination_runs=0, json_valid_runs=1, verdict=Verdict.PASS, reasons=[],
+                        model="m")
+          for item in ("a", "b", "c", "*")]
+    assert verdict_grid(vs)[0] == ["prompt", "a", "b", "c", "all items"]
+    assert verdict_grid(vs, max_items=3)[0] == ["prompt", "a", "b", "c", "all items"]
+    header, rows = verdict_grid(vs, max_items=2)
+    assert header == ["prompt", "all items"] and rows[0][0] == "p" and len(rows[0]) == 2

@@ -73,6 +73,10 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     echo(report.summary())
 
 
+#: Items shown as columns by `reviewer score`; with more, only all items.
+GRID_ITEMS = 12
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print every run's metrics and findings as JSON.")
@@ -122,12 +126,15 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         }, indent=2))
         _gate(vs, fail_on)
         return
-    header, rows = verdict_grid(vs)
+    header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
     unscored = summary.free_prompts
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
     echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
                f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
     echo(text_table(header, rows) if rows else "no scored prompt")
+    items = len({v.item for v in vs if v.item != "*"})
+    if items > GRID_ITEMS:
+        echo(f"{items} items: per-item verdicts in 'reviewer report' and 'reviewer score --json'")
     if unscored:
         echo(f"not scored (free text): {', '.join(unscored)}")
     for line in case_lines:
@@ -296,6 +303,10 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("no charts: the project has no judge verdicts", err=True)
     if span_md:
         echo("\n" + span_md, nl=False)
+
+
+#: Items shown as columns by `reviewer score`; with more, only all items.
+GRID_ITEMS = 12
 
 
 @main.command()

@@ -35,11 +35,14 @@ def verdict_cell(v: PromptVerdict) -> str:
             f"h{v.hallucination_runs} j{v.json_signal}")
 
 
-def verdict_grid(verdicts: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
+def verdict_grid(verdicts: Sequence[PromptVerdict],
+                 max_items: Optional[int] = None) -> tuple[list[str], list[list[str]]]:
     """Prompts x items grid: (header, rows); the last column is all items
     ('*'). A row per prompt and model; the model is named when there are
-    several."""
-    items = sorted({v.item for v in verdicts if v.item != "*"}) + ["*"]
+    several. With more than ``max_items`` items only the all-items column
+    is kept (a terminal cannot show hundreds of columns)."""
+    items = sorted({v.item for v in verdicts if v.item != "*"})
+    items = (items if max_items is None or len(items) <= max_items else []) + ["*"]
     several = len({v.model for v in verdicts}) > 1
     lines = list(dict.fromkeys((v.prompt, v.model) for v in verdicts))
     cells = {v.key(): verdict_cell(v) for v in verdicts}
