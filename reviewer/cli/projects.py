@@ -73,6 +73,27 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     echo(report.summary())
 
 
+def _echo_runs_json(p, vs) -> None:
+    """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
+    run with both metric sets, its pile mapping and findings, streamed a
+    chunk of runs at a time (memory O(chunk) however many runs)."""
+    from reviewer.storage.scores import iter_scored_runs
+
+    echo('{\n  "runs": [', nl=False)
+    first = True
+    for r in iter_scored_runs(p, with_cards=False, with_output=False):
+        run = {"run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
+               "model": r.run["model"], "repetition": r.run["repetition"],
+               "metrics": r.auto.model_dump(mode="json"), "reviewed_metrics": r.reviewed.model_dump(mode="json"),
+               "pile_mapping": r.facts.pile_mapping,
+               "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings]}
+        text = json.dumps(run, indent=2).replace("\n", "\n    ")
+        echo(("\n    " if first else ",\n    ") + text, nl=False)
+        first = False
+    verdicts = json.dumps([v.model_dump(mode="json") for v in vs], indent=2).replace("\n", "\n  ")
+    echo(("" if first else "\n  ") + '],\n  "verdicts": ' + verdicts + "\n}")
+
+
 #: Items shown as columns by `reviewer score`; with more, only all items.
 GRID_ITEMS = 12
 
@@ -94,7 +115,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
     from reviewer.storage import case_report, cases as case_store
-    from reviewer.storage.scores import default_jobs, score_project, scored_runs, summarize, verdicts
+    from reviewer.storage.scores import default_jobs, score_project, summarize
 
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
@@ -104,26 +125,14 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs or default_jobs())
         case_lines = case_report.case_score_lines(p)
+        # the stored metrics, one pass: memory does not grow with the runs
+        summary = summarize(p)
+        vs = summary.reviewed if reviewed else summary.auto
         if as_json:
-            runs = scored_runs(p, with_cards=False)
-            vs = verdicts(p, reviewed=reviewed, runs=runs)
-        else:  # one pass a chunk at a time: memory does not grow with the runs
-            summary = summarize(p)
-            vs = summary.reviewed if reviewed else summary.auto
+            _echo_runs_json(p, vs)
     finally:
         p.close()
     if as_json:
-        echo(json.dumps({
-            "runs": [{
-                "run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
-                "model": r.run["model"], "repetition": r.run["repetition"],
-                "metrics": r.auto.model_dump(mode="json"),
-                "reviewed_metrics": r.reviewed.model_dump(mode="json"),
-                "pile_mapping": r.facts.pile_mapping,
-                "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings],
-            } for r in runs],
-            "verdicts": [v.model_dump(mode="json") for v in vs],
-        }, indent=2))
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
@@ -303,6 +312,27 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("no charts: the project has no judge verdicts", err=True)
     if span_md:
         echo("\n" + span_md, nl=False)
+
+
+def _echo_runs_json(p, vs) -> None:
+    """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
+    run with both metric sets, its pile mapping and findings, streamed a
+    chunk of runs at a time (memory O(chunk) however many runs)."""
+    from reviewer.storage.scores import iter_scored_runs
+
+    echo('{\n  "runs": [', nl=False)
+    first = True
+    for r in iter_scored_runs(p, with_cards=False, with_output=False):
+        run = {"run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
+               "model": r.run["model"], "repetition": r.run["repetition"],
+               "metrics": r.auto.model_dump(mode="json"), "reviewed_metrics": r.reviewed.model_dump(mode="json"),
+               "pile_mapping": r.facts.pile_mapping,
+               "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings]}
+        text = json.dumps(run, indent=2).replace("\n", "\n    ")
+        echo(("\n    " if first else ",\n    ") + text, nl=False)
+        first = False
+    verdicts = json.dumps([v.model_dump(mode="json") for v in vs], indent=2).replace("\n", "\n  ")
+    echo(("" if first else "\n  ") + '],\n  "verdicts": ' + verdicts + "\n}")
 
 
 #: Items shown as columns by `reviewer score`; with more, only all items.
