@@ -5,7 +5,7 @@ verdicts of a few (prompt, model) groups.
 
 The window loads the current item's runs only (``item_runs``), shows the
 counts of every item (``review_counts``), and computes what needs every run
-(``scored_runs`` of the whole project, its verdicts) on a worker thread
+(a RunLine of each, ``run_lines``, and their verdicts) on a worker thread
 through ``reader``.
 """
 
