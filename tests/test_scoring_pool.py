@@ -45,3 +45,35 @@ def test_spawned_workers_score_and_write_their_chunks(project, monkeypatch):
     stored = project.db.execute("SELECT COUNT(*), COUNT(auto_metrics) FROM run_scores "
                                 "WHERE config_version = 'spawned'").fetchone()
     assert stored[0] == stored[1] == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+def test_chunks_of_a_dead_worker_are_scored_here(project, monkeypatch):
+    """A worker that dies (killed, out of memory) loses no run: the chunks
+    it did not write are scored in the calling process."""
+    import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
+    scores.score_project(project, jobs=1)
+    single = _findings(project)
+    monkeypatch.setattr(scores, "POOL_MIN_RUNS", 1)
+    monkeypatch.setattr(scores, "CHUNK", 3)
+    monkeypatch.setattr(scores, "_score_chunk_in_worker", _die_on_second_chunk)
+    here = []
+    monkeypatch.setattr(scores, "_score_here", lambda p, chunks, *a, _orig=scores._score_here:
+                        here.append(len(chunks)) or _orig(p, chunks, *a))
+    assert scores.score_project(project, ScoringConfig(version="survived", box_fit=0.55), jobs=2) > 0
+    assert here and here[0] >= 1  # some chunks were left by the dead workers
+    assert _findings(project) == single
+    assert project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'survived'").fetchone()[0] \
+        == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+def _die_on_second_chunk(ids):
+    """In a (forked) worker: the first chunk of the worker is scored, the
+    next one kills the worker."""
+    import os
+
+    if scores._WORKER.get("project") is not None:
+        os._exit(9)
+    return _SCORE_CHUNK(ids)
+
+
+_SCORE_CHUNK = scores._score_chunk_in_worker

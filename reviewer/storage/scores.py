@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, NamedTuple, Optional
@@ -365,17 +366,24 @@ def _score_here(project: Project, chunks: list[list[int]], context: dict, progre
 def _score_in_pool(project: Project, chunks: list[list[int]], context: dict, workers: int,
                    progress: Optional[Progress]) -> None:
     """score_project's chunks in ``workers`` processes (score_project doc);
-    the ground truth of every item is read here once and handed over."""
+    the ground truth of every item is read here once and handed over. When
+    a worker dies (killed, out of memory), the chunks not written yet are
+    scored in this process: every written chunk is committed whole."""
     context = {**context, "path": str(project.path),
                "gts": {item_id: repo.ground_truth(project, item_id) for item_id in context["items"]}}
     total = sum(map(len, chunks))
     done = 0
     pool = _pool(workers, context)
-    futures: list = []
+    futures: dict = {}
+    left: list[list[int]] = []
     try:
-        futures = [pool.submit(_score_chunk_in_worker, part) for part in chunks]
+        futures = {pool.submit(_score_chunk_in_worker, part): k for k, part in enumerate(chunks)}
         for future in as_completed(futures):
-            done += future.result()
+            try:
+                done += future.result()
+            except BrokenProcessPool:
+                left.append(chunks[futures[future]])
+                continue
             if progress:
                 progress(done, total)
     finally:
@@ -383,6 +391,8 @@ def _score_in_pool(project: Project, chunks: list[list[int]], context: dict, wor
             future.cancel()
         pool.shutdown()
         _WORKER.clear()
+    if left:
+        _score_here(project, left, context, (lambda n, _: progress(done + n, total)) if progress else None)
 
 
 #: Every this many chunks a full collection runs (cycles that outlived a chunk).
