@@ -314,31 +314,6 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("\n" + span_md, nl=False)
 
 
-def _echo_runs_json(p, vs) -> None:
-    """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
-    run with both metric sets, its pile mapping and findings, streamed a
-    chunk of runs at a time (memory O(chunk) however many runs)."""
-    from reviewer.storage.scores import iter_scored_runs
-
-    echo('{\n  "runs": [', nl=False)
-    first = True
-    for r in iter_scored_runs(p, with_cards=False, with_output=False):
-        run = {"run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
-               "model": r.run["model"], "repetition": r.run["repetition"],
-               "metrics": r.auto.model_dump(mode="json"), "reviewed_metrics": r.reviewed.model_dump(mode="json"),
-               "pile_mapping": r.facts.pile_mapping,
-               "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings]}
-        text = json.dumps(run, indent=2).replace("\n", "\n    ")
-        echo(("\n    " if first else ",\n    ") + text, nl=False)
-        first = False
-    verdicts = json.dumps([v.model_dump(mode="json") for v in vs], indent=2).replace("\n", "\n  ")
-    echo(("" if first else "\n  ") + '],\n  "verdicts": ' + verdicts + "\n}")
-
-
-#: Items shown as columns by `reviewer score`; with more, only all items.
-GRID_ITEMS = 12
-
-
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
