@@ -159,7 +159,32 @@ class GtIndex:
             self.exact_at.setdefault(g, []).append(j)
         self.all_words = frozenset(text for text, k in self.groups if k == 1)
         self.equal_at = self.equal_keys(gt_words)
+        self.gt_words = gt_words
+        self._equal_evidence: dict[int, Evidence] = {}
+        self._words_read: dict[str, frozenset[str]] = {}
         self.readings: dict[str, TokenReadings] = {}
+
+    def equal_evidence(self, g: int) -> Evidence:
+        """The evidence of a §1 equal reading of card ``g``: every word read
+        exactly. One object per card, shared by the runs of the ground truth:
+        read only."""
+        ev = self._equal_evidence.get(g)
+        if ev is None:
+            words = self.gt_words[g]
+            ev = self._equal_evidence[g] = Evidence([2] * len(words), [(w, w) for w in words], True)
+        return ev
+
+    def words_read_by(self, token: str) -> frozenset[str]:
+        """The single card words of the ground truth that ``token`` reads
+        (``reading_mark`` > 0, §2 without the best-reading rule); cached."""
+        found = self._words_read.get(token)
+        if found is None:
+            if len(self._words_read) > _MEMO_LIMIT:
+                self._words_read.clear()
+            cfg = self.cfg
+            found = self._words_read[token] = frozenset(
+                w for w in self.all_words if reading_mark(token, w, 1, cfg))
+        return found
 
     @staticmethod
     def equal_keys(gt_words: Sequence[tuple[str, ...]]) -> dict[str, list[int]]:

@@ -62,9 +62,10 @@ def _overlap(a: Frac, b: Frac) -> bool:
 @dataclass
 class Pairing:
     """The §3 matching of one answer: ``pairs`` [(model index, gt index)],
-    the evidence of every related pair, the model cards whose box vetoed a
-    text relation, and the frame the boxes were read in (None: no box
-    evidence; 'upright'; or 'stored' when the reader ignored EXIF)."""
+    the evidence of every related pair (read only: a §1 pair's is shared by
+    the runs of the ground truth), the model cards whose box vetoed a text
+    relation, and the frame the boxes were read in (None: no box evidence;
+    'upright'; or 'stored' when the reader ignored EXIF)."""
 
     pairs: list[tuple[int, int]] = field(default_factory=list)
     evidence: dict[tuple[int, int], Evidence] = field(default_factory=dict)
@@ -137,7 +138,7 @@ def pair_cards(
     exact = _exact_pairs(mw, gw, index)
     out.exact = exact
     for m, g in exact:
-        out.evidence[m, g] = Evidence([2] * len(gw[g]), [(w, w) for w in gw[g]], True)
+        out.evidence[m, g] = index.equal_evidence(g)
     paired_m = {m for m, _ in exact}
     paired_g = {g for _, g in exact}
     rest_m = [m for m in range(len(mw)) if m not in paired_m]
@@ -304,57 +305,67 @@ def _clear_winners(weights: dict[tuple[int, int], float]) -> Optional[list[tuple
 def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[Optional[int]]:
     """Order-preserving alignment of card words to model tokens that reads
     the most words (exact ones preferred): card word -> token index or None.
-    A token may read up to ``kmax`` run-together words (§2)."""
+    A token may read up to ``kmax`` run-together words (§2). Among equal
+    alignments the dynamic programme prefers skipping a word, then skipping
+    a token, then the fewest run-together words."""
     n, m = len(words), len(tokens)
-    reads = table.reads
-    # marks[i][j][k-1]: token i reads words[j-k+1 .. j] (k words ending at j)
-    marks = []
+    mark, cfg = reading_mark, table.cfg
+    # a score (words read, words read exactly) is one int: words * base + exact
+    base = n + 1
+    # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
+    gains = []
     for t in tokens:
         lt = len(t)
         row = []
         for j in range(n):
-            cell = [reads(t, words[j], 1)]
+            cell = []
+            r = mark(t, words[j], 1, cfg)
+            if r:
+                cell.append((1, base + (1 if r == 2 else 0)))
             text = words[j]
             for k in range(2, kmax + 1):
                 if j - k + 1 < 0:
                     break
                 text = words[j - k + 1] + text
-                cell.append(reads(t, text, k) if abs(len(text) - lt) <= 1 else 0)
+                if abs(len(text) - lt) <= 1:
+                    r = mark(t, text, k, cfg)
+                    if r:
+                        cell.append((k, k * base + (k if r == 2 else 0)))
             row.append(cell)
-        marks.append(row)
-    score = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
-    back: list[list[Optional[tuple]]] = [[None] * (m + 1) for _ in range(n + 1)]
+        gains.append(row)
+    # back[j][i]: 0 skip word j, -1 skip token i, k: token i reads k words ending at j
+    score = [[0] * (m + 1) for _ in range(n + 1)]
+    back = [[0] * (m + 1) for _ in range(n + 1)]
     for j in range(n + 1):
         srow, brow = score[j], back[j]
+        above = score[j - 1] if j > 0 else None
         for i in range(m + 1):
             if i == 0 and j == 0:
                 continue
-            best, how = (-1, -1), None
-            if j > 0 and score[j - 1][i] > best:
-                best, how = score[j - 1][i], ("w",)
+            best, how = -1, 0
+            if above is not None and above[i] > best:
+                best, how = above[i], 0
             if i > 0 and srow[i - 1] > best:
-                best, how = srow[i - 1], ("t",)
+                best, how = srow[i - 1], -1
             if i > 0 and j > 0:
-                for k, r in enumerate(marks[i - 1][j - 1], 1):
-                    if r:
-                        prev = score[j - k][i - 1]
-                        cand = (prev[0] + k, prev[1] + (k if r == 2 else 0))
-                        if cand > best:
-                            best, how = cand, ("m", k)
+                for k, gain in gains[i - 1][j - 1]:
+                    cand = score[j - k][i - 1] + gain
+                    if cand > best:
+                        best, how = cand, k
             srow[i] = best
             brow[i] = how
     out: list[Optional[int]] = [None] * n
     j, i = n, m
     while j > 0 or i > 0:
         how = back[j][i]
-        if how[0] == "w":
+        if how == 0:
             j -= 1
-        elif how[0] == "t":
+        elif how < 0:
             i -= 1
         else:
-            for x in range(j - how[1], j):
+            for x in range(j - how, j):
                 out[x] = i - 1
-            j -= how[1]
+            j -= how
             i -= 1
     return out
 
@@ -411,4 +422,4 @@ def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config:
         return False
     if len(token) < len(word) and word.startswith(token):
         return False  # a truncation keeps only part of the word
-    return not any(table.reads(token, o) for o in table.all_words if o not in card)
+    return table.index.words_read_by(token).issubset(card)

@@ -119,11 +119,34 @@ def map_piles(
     labels = process.cdist(
         [normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio
     )
-    from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
-    rows, cols = linear_sum_assignment(shared + labels / 100.0 * 1e-3, maximize=True)
-    for r, c in zip(rows, cols):
+    weight = shared + labels / 100.0 * 1e-3
+    clear = _clear_assignment(weight.tolist())
+    if clear is None:
+        from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
+        clear = linear_sum_assignment(weight, maximize=True)
+    for r, c in zip(*clear):
         mapping[mp[r]] = gp[c]
     return mapping
+
+
+def _clear_assignment(weight: list[list[float]]) -> Optional[tuple[Sequence[int], Sequence[int]]]:
+    """The maximum-weight assignment of the rows to the columns of the small
+    matrix ``weight`` (or of its columns to its rows when it is tall) when
+    it needs no search: every row has one strictly largest entry and no
+    two rows pick the same column. Their sum bounds every assignment and
+    only this one reaches it, so scipy's linear_sum_assignment would give
+    the same (rows, cols). None otherwise."""
+    tall = len(weight) > len(weight[0])
+    lines = [list(col) for col in zip(*weight)] if tall else weight
+    picks = []
+    for line in lines:
+        best = max(line)
+        if line.count(best) != 1:
+            return None
+        picks.append(line.index(best))
+    if len(set(picks)) != len(picks):
+        return None
+    return (picks, range(len(lines))) if tall else (range(len(lines)), picks)
 
 
 def _pile_phrase(model_pile: Optional[str], mapping: dict[str, Optional[str]]) -> str:
@@ -238,37 +261,42 @@ def _classify(
     pairing = pair_cards([c.text for c in cards], [c.text for c in gt_cards], config,
                          model_boxes, gt_boxes, orientation)
     facts.box_frame = pairing.box_frame
-    by_gt = {g: m for m, g in pairing.pairs}
-    texts_ok = {g: squashed(cards[m].text) == squashed(gt_cards[g].text) for m, g in pairing.pairs}
+    mw, gw = pairing.model_words, pairing.gt_words
+    equal = set(pairing.exact)  # §1 pairs: equal texts
+    by_gt: dict[int, int] = {}
+    texts_ok: dict[int, bool] = {}
+    for m, g in pairing.pairs:
+        by_gt[g] = m
+        texts_ok[g] = (m, g) in equal or "".join(mw[m]) == "".join(gw[g])
     gt_piles = [c.pile for c in gt_cards]
     model_piles = [c.pile for c in cards]
-    facts.spatial_scored = parse.grouped and any(p is not None for p in gt_piles)
+    spatial = facts.spatial_scored = parse.grouped and any(p is not None for p in gt_piles)
     correct_pairs = [(m, g) for m, g in pairing.pairs if texts_ok[g]]
-    mapping = map_piles(correct_pairs, model_piles, gt_piles) if facts.spatial_scored else {}
+    mapping = map_piles(correct_pairs, model_piles, gt_piles) if spatial else {}
     facts.pile_mapping = mapping
     findings: list[Finding] = []
     outcomes: list[CardOutcome] = []
+    evidence = pairing.evidence
     for g, card in enumerate(gt_cards):
-        key = _card_key(card, g)
+        key = card.id if card.id is not None else g
         m = by_gt.get(g)
         if m is None:
-            outcomes.append(_outcome(key, card, None, None, 0.0, False,
-                                     False if facts.spatial_scored else None))
+            outcomes.append(_outcome(key, card, None, None, 0.0, False, False if spatial else None))
             findings.append(Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                                     detail=_miss_detail(pairing, g, cards)))
             continue
         mc = cards[m]
-        ev = pairing.evidence[m, g]
-        pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if facts.spatial_scored else None
-        out = _outcome(key, card, m, mc, round(100 * ev.share, 1), texts_ok[g], pile_ok)
-        outcomes.append(out)
-        if not texts_ok[g]:
+        ev = evidence[m, g]
+        pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if spatial else None
+        ok = texts_ok[g]
+        outcomes.append(_outcome(key, card, m, mc, round(100 * ev.share, 1), ok, pile_ok))
+        if not ok:
             code, detail = _text_code(pairing, m, g, config)
-            if facts.spatial_scored and not pile_ok:
+            if spatial and not pile_ok:
                 detail += f"; also {_pile_phrase(mc.pile, mapping)}, not SPATIAL: one code per card"
             findings.append(Finding(code=code, gt_card=card.text, gt_card_id=key,
                                     model_card=mc.text, model_index=m, detail=detail))
-        elif facts.spatial_scored and not pile_ok:
+        elif spatial and not pile_ok:
             findings.append(
                 Finding(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
                         model_card=mc.text, model_index=m,
