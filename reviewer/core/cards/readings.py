@@ -162,6 +162,9 @@ class GtIndex:
         self.gt_words = gt_words
         self._equal_evidence: dict[int, Evidence] = {}
         self._words_read: dict[str, frozenset[str]] = {}
+        self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
+        self.kmax, self.stop = kmax, stop
+        self._by_length: dict[int, tuple[list[int], list[str]]] = {}
         self.readings: dict[str, TokenReadings] = {}
 
     def equal_evidence(self, g: int) -> Evidence:
@@ -173,6 +176,16 @@ class GtIndex:
             words = self.gt_words[g]
             ev = self._equal_evidence[g] = Evidence([2] * len(words), [(w, w) for w in words], True)
         return ev
+
+    def content_keys(self, g: int) -> tuple[tuple[str, int], ...]:
+        """The (group text, k) of card ``g``'s groups that hold a content
+        word (§2), in ``card_groups`` order (repeats kept); cached."""
+        keys = self._content_keys.get(g)
+        if keys is None:
+            keys = self._content_keys[g] = tuple(
+                (text, k) for text, k, _j, content in card_groups(self.gt_words[g], self.kmax, self.stop)
+                if content)
+        return keys
 
     def words_read_by(self, token: str) -> frozenset[str]:
         """The single card words of the ground truth that ``token`` reads
@@ -196,23 +209,38 @@ class GtIndex:
                 where.setdefault("".join(w), []).append(g)
         return where
 
+    def _candidates(self, length: int) -> tuple[list[int], list[str]]:
+        """The groups a token of ``length`` letters can read (§2): every
+        single word, and the run-together groups within one letter of its
+        length (``mark_of`` gives 0 to the others), as (group indices in
+        order, their texts); cached per length."""
+        found = self._by_length.get(length)
+        if found is None:
+            at = [j for j, (text, k) in enumerate(self.groups) if k == 1 or abs(len(text) - length) <= 1]
+            found = self._by_length[length] = (at, [self.gstr[j] for j in at])
+        return found
+
     def read_tokens(self, tokens: Sequence[str]) -> None:
         """Add the readings of ``tokens`` (new to this ground truth) to
         ``readings``: one C scan per token (rapidfuzz ``process.extract``
         with LCSseq and a cut-off at the misreading floor, at most 3
-        letters) plus exact lookups for the short words under it, then
-        ``reading_mark``'s tests on the common letters found. Quality:
-        common letters, +0.5 when exact, +0.1 x Indel similarity, the order
-        of §2's "each model word stands for one card word only"."""
+        letters) over the groups it can read, plus exact lookups for the
+        short words under the cut-off, then ``reading_mark``'s tests on the
+        common letters found. Readings are listed most common letters
+        first, then in group order. Quality: common letters, +0.5 when
+        exact, +0.1 x Indel similarity, the order of §2's "each model word
+        stands for one card word only"."""
         if len(self.readings) > _MEMO_LIMIT:
             self.readings.clear()
         cfg = self.cfg
         cutoff = min(cfg[0], 3)
-        groups, gstr, exact_at = self.groups, self.gstr, self.exact_at
+        groups, exact_at = self.groups, self.exact_at
         for t in tokens:
             lt = len(t)
-            hits = {j: lcs for _g, lcs, j in process.extract(
-                t, gstr, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)}
+            at, texts = self._candidates(lt)
+            # extract lists equal scores in choice order, and ``at`` is ascending
+            hits = {at[i]: lcs for _g, lcs, i in process.extract(
+                t, texts, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)}
             for j in exact_at.get(t, ()):
                 hits[j] = lt
             found = []
@@ -312,22 +340,32 @@ class WordTable:
         each model token stands for one card word (or 2-3 run-together
         words), exact readings first, then longer groups."""
         where = _group_positions(words, self.config.max_run_together)
+        allowed = self.allowed
         cands = []
         for i, t in enumerate(tokens):
-            for g, k, mark in self.allowed.get(t, ()):
-                for j in where.get((g, k), ()):
-                    cands.append((-mark, -k, -len(g), i, j, k))
+            readings = allowed.get(t)
+            if readings:
+                for g, k, mark in readings:
+                    at = where.get((g, k))
+                    if at:
+                        for j in at:
+                            cands.append((-mark, -k, -len(g), i, j, k))
         cands.sort()
         used_t: set[int] = set()
         marks = [0] * len(words)
         placed: list[tuple[int, str, str]] = []
         for neg_r, _, _, i, j, k in cands:
-            if i in used_t or any(marks[x] for x in range(j, j + k)):
+            if i in used_t or (marks[j] if k == 1 else any(marks[j:j + k])):
                 continue
             used_t.add(i)
-            for x in range(j, j + k):
-                marks[x] = -neg_r
-            placed.append((j, tokens[i], " ".join(words[j:j + k])))
-        readings = [(t, w) for _, t, w in sorted(placed)]
-        content = any(r and w not in self.stop for w, r in zip(words, marks))
+            if k == 1:
+                marks[j] = -neg_r
+                placed.append((j, tokens[i], words[j]))
+            else:
+                marks[j:j + k] = [-neg_r] * k
+                placed.append((j, tokens[i], " ".join(words[j:j + k])))
+        placed.sort()
+        readings = [(t, w) for _, t, w in placed]
+        stop = self.stop
+        content = any(r and w not in stop for w, r in zip(words, marks))
         return Evidence(marks, readings, content)

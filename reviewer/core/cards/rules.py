@@ -215,16 +215,20 @@ def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[i
     model token has an allowed reading of a group of the card holding a
     content word (§2)."""
     by_group: dict[tuple[str, int], set[int]] = {}
+    content_keys = table.index.content_keys
     for g in rest_g:
-        words = gw[g]
-        for text, k, _j, content in card_groups(words, table.config.max_run_together, table.stop):
-            if content:
-                by_group.setdefault((text, k), set()).add(g)
+        for key in content_keys(g):
+            if key in by_group:
+                by_group[key].add(g)
+            else:
+                by_group[key] = {g}
     reads: dict[str, set[int]] = {}
     for t, readings in table.allowed.items():
         cards: set[int] = set()
         for text, k, _mark in readings:
-            cards |= by_group.get((text, k), set())
+            found = by_group.get((text, k))
+            if found:
+                cards |= found
         if cards:
             reads[t] = cards
     out: set[tuple[int, int]] = set()
@@ -251,6 +255,8 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
         ev = out.evidence[m, g]
         out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact,
                          ev.chars(out.gt_words[g]), n_model - m)
+    if len({m for m, _ in keys}) == len(keys) == len({g for _, g in keys}):
+        return keys  # no two related pairs share a card: every pair is in the matching
     levels = 6
     bounds = [0.0] * levels
     for col in range(levels):  # each card is in at most one pair

@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, content_groups, missing_words, pair_cards, squashed
+from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -377,7 +377,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
         if m in matched:
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
-        exact_reader = _exact_reader(pairing, m)
+        exact_reader = None if related else _exact_reader(pairing, m)
         if related:
             g = max(related, key=lambda gg: pairing.lex[m, gg])
             winner = by_gt.get(g)
@@ -414,14 +414,22 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     if table is None:
         return None
     tokens = pairing.model_words[m]
-    readable = {(g, k) for t in tokens for g, k, _mark in table.allowed.get(t, ())}
+    gw = pairing.gt_words
+    joined = "".join(tokens)
+    if joined in table.index.equal_at:  # the first §1 pair of the same text wins outright
+        for winner, g in pairing.exact:
+            if "".join(gw[g]) == joined:
+                return g, winner, " ".join(gw[g])
+    allowed = table.allowed
+    readable = {(g, k) for t in tokens for g, k, _mark in allowed.get(t, ())}
+    if not readable:
+        return None
+    content_keys = table.index.content_keys
     best = None
     for winner, g in pairing.exact:
-        words = pairing.gt_words[g]
-        if "".join(tokens) == "".join(words):
-            return g, winner, " ".join(words)
-        if readable.isdisjoint(content_groups(words, table.config.max_run_together, table.stop)):
+        if readable.isdisjoint(content_keys(g)):
             continue
+        words = gw[g]
         ev = table.evidence(tokens, words)
         if ev.content and (best is None or ev.recognised > best[0]):
             best = (ev.recognised, g, winner, ev.describe())
