@@ -115,22 +115,25 @@ def json_objects(text: str) -> list[tuple[int, int, Any]]:
     return found
 
 
+#: builds the model cards of an answer in one validation call (as ModelCard(**fields) each)
+_MODEL_CARDS = TypeAdapter(list[ModelCard])
+
+
 def _to_cards(answer: BaseModel) -> tuple[list[ModelCard], bool]:
     """Model cards of a validated answer, and whether they carry piles."""
     if isinstance(answer, _PilesAnswer):
-        cards = [
-            ModelCard(text=c, pile=p.label) for p in answer.piles for c in p.cards
-        ]
+        cards = _MODEL_CARDS.validate_python(
+            [{"text": c, "pile": p.label} for p in answer.piles for c in p.cards])
         return cards, True
-    cards = []
+    fields = []
     grouped = False
     for c in answer.cards:
         pile = c.pile if c.pile is not None else c.row
         if pile is not None:
             grouped = True
             pile = str(pile)
-        cards.append(ModelCard(text=c.text, pile=pile, bbox=c.bbox))
-    return cards, grouped
+        fields.append({"text": c.text, "pile": pile, "bbox": c.bbox})
+    return _MODEL_CARDS.validate_python(fields), grouped
 
 
 def _validation_detail(schema: AnswerSchema, exc: ValidationError) -> str:

@@ -126,8 +126,10 @@ def cfg_key(config: ScoringConfig) -> tuple:
 
 
 #: a token's readings in one ground truth: ([(group index, mark, quality)] in
-#: rapidfuzz ``extract`` order, best quality, the readings of best quality)
-TokenReadings = tuple[list[tuple[int, int, float]], float, list[tuple[int, int, float]]]
+#: rapidfuzz ``extract`` order, best quality, the readings of best quality,
+#: {(group text, k): mark} of every group it reads)
+TokenReadings = tuple[list[tuple[int, int, float]], float, list[tuple[int, int, float]],
+                      dict[tuple[str, int], int]]
 
 #: tokens whose readings a ground truth keeps before it forgets them all
 _MEMO_LIMIT = 50000
@@ -160,11 +162,18 @@ class GtIndex:
         self.all_words = frozenset(text for text, k in self.groups if k == 1)
         self.equal_at = self.equal_keys(gt_words)
         self.gt_words = gt_words
+        #: the cards' words, to test whether words are a card of this ground truth
+        self.cards = frozenset(gt_words)
         self._equal_evidence: dict[int, Evidence] = {}
         self._words_read: dict[str, frozenset[str]] = {}
         self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
         self.kmax, self.stop = kmax, stop
         self._by_length: dict[int, tuple[list[int], list[str]]] = {}
+        # Every reading has at least ``cutoff`` common letters (so the scan of
+        # read_tokens finds all of them) unless a truncation may have fewer.
+        min_letters, _short, trunc_min, trunc_share = cfg
+        #: ``readings`` hold every group a token reads (see ``marks_of``)
+        self.complete = trunc_share * trunc_min > min(min_letters, 3) - 1
         self.readings: dict[str, TokenReadings] = {}
 
     def equal_evidence(self, g: int) -> Evidence:
@@ -187,6 +196,24 @@ class GtIndex:
                 if content)
         return keys
 
+    def marks_of(self, token: str) -> dict[tuple[str, int], int]:
+        """{(group text, k): mark > 0} of every group of the ground truth
+        that ``token`` reads (§2 without the best-reading rule), from
+        ``readings`` (the token is read first if it is new). Complete, so a
+        group missing from it has mark 0, when ``complete``."""
+        found = self.readings.get(token)
+        if found is None:
+            self.read_tokens([token])
+            found = self.readings[token]
+        return found[3]
+
+    def mark(self, token: str, text: str, k: int) -> int:
+        """``reading_mark`` of ``token`` and the group (``text``, ``k``) of
+        this ground truth, looked up in ``marks_of`` when it is complete."""
+        if self.complete:
+            return self.marks_of(token).get((text, k), 0)
+        return reading_mark(token, text, k, self.cfg)
+
     def words_read_by(self, token: str) -> frozenset[str]:
         """The single card words of the ground truth that ``token`` reads
         (``reading_mark`` > 0, §2 without the best-reading rule); cached."""
@@ -194,9 +221,12 @@ class GtIndex:
         if found is None:
             if len(self._words_read) > _MEMO_LIMIT:
                 self._words_read.clear()
-            cfg = self.cfg
-            found = self._words_read[token] = frozenset(
-                w for w in self.all_words if reading_mark(token, w, 1, cfg))
+            if self.complete:
+                found = frozenset(text for text, k in self.marks_of(token) if k == 1)
+            else:
+                cfg = self.cfg
+                found = frozenset(w for w in self.all_words if reading_mark(token, w, 1, cfg))
+            self._words_read[token] = found
         return found
 
     @staticmethod
@@ -251,7 +281,8 @@ class GtIndex:
                     found.append((j, mark, lcs + (0.5 if mark == 2 else 0.0)
                                   + 0.1 * (2.0 * lcs / (lt + len(text)))))
             best = max((f[2] for f in found), default=0.0)
-            self.readings[t] = (found, best, [f for f in found if f[2] >= best - 1e-9])
+            self.readings[t] = (found, best, [f for f in found if f[2] >= best - 1e-9],
+                                {groups[j]: mark for j, mark, _q in found})
 
 
 @lru_cache(maxsize=1024)
@@ -317,13 +348,13 @@ class WordTable:
             self.index.read_tokens(new)
         per_token = [(t, memo[t]) for t in self.tokens]
         best_w: dict[int, float] = {}
-        for _t, (found, _best, _top) in per_token:
+        for _t, (found, _best, _top, _marks) in per_token:
             for j, _mark, quality in found:
                 if quality > best_w.get(j, 0.0):
                     best_w[j] = quality
         groups = self.groups
         allowed = self.allowed
-        for t, (_found, _best, top) in per_token:
+        for t, (_found, _best, top, _marks) in per_token:
             for j, mark, quality in top:
                 if quality >= best_w[j] - 1e-9:
                     text, k = groups[j]
@@ -333,6 +364,8 @@ class WordTable:
         """2/1/0: ``token`` is an exact / recognisable / no reading of the
         card word (or run-together group of ``k`` words) ``word`` (§2,
         without the best-reading rule)."""
+        if (word, k) in self.content:  # a group of the ground truth
+            return self.index.mark(token, word, k)
         return reading_mark(token, word, k, self.cfg)
 
     def evidence(self, tokens: Sequence[str], words: tuple[str, ...]) -> Evidence:

@@ -315,7 +315,11 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
     alignments the dynamic programme prefers skipping a word, then skipping
     a token, then the fewest run-together words."""
     n, m = len(words), len(tokens)
-    mark, cfg = reading_mark, table.cfg
+    index = table.index
+    if tuple(words) in index.cards:  # every run of its words is a group of the ground truth
+        mark = index.mark
+    else:
+        mark = lambda t, text, k: reading_mark(t, text, k, table.cfg)  # noqa: E731
     # a score (words read, words read exactly) is one int: words * base + exact
     base = n + 1
     # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
@@ -325,7 +329,7 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
         row = []
         for j in range(n):
             cell = []
-            r = mark(t, words[j], 1, cfg)
+            r = mark(t, words[j], 1)
             if r:
                 cell.append((1, base + (1 if r == 2 else 0)))
             text = words[j]
@@ -334,7 +338,7 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
                     break
                 text = words[j - k + 1] + text
                 if abs(len(text) - lt) <= 1:
-                    r = mark(t, text, k, cfg)
+                    r = mark(t, text, k)
                     if r:
                         cell.append((k, k * base + (k if r == 2 else 0)))
             row.append(cell)

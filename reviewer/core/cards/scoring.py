@@ -16,10 +16,11 @@ the words it recognised.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
@@ -112,21 +113,28 @@ def map_piles(
         return mapping
     mi = {p: i for i, p in enumerate(mp)}
     gi = {p: i for i, p in enumerate(gp)}
-    shared = np.zeros((len(mp), len(gp)), dtype=np.float64)
+    shared = [[0] * len(gp) for _ in mp]
     for m, g in pairs:
         if model_piles[m] is not None and gt_piles[g] is not None:
-            shared[mi[model_piles[m]], gi[gt_piles[g]]] += 1
-    labels = process.cdist(
-        [normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio
-    )
-    weight = shared + labels / 100.0 * 1e-3
-    clear = _clear_assignment(weight.tolist())
+            shared[mi[model_piles[m]]][gi[gt_piles[g]]] += 1
+    bonus = _label_bonus(tuple(mp), tuple(gp))
+    weight = [[n + b for n, b in zip(row, brow)] for row, brow in zip(shared, bonus)]
+    clear = _clear_assignment(weight)
     if clear is None:
         from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
-        clear = linear_sum_assignment(weight, maximize=True)
+        clear = linear_sum_assignment(np.array(weight, dtype=np.float64), maximize=True)
     for r, c in zip(*clear):
         mapping[mp[r]] = gp[c]
     return mapping
+
+
+@lru_cache(maxsize=4096)
+def _label_bonus(mp: tuple[str, ...], gp: tuple[str, ...]) -> tuple[tuple[float, ...], ...]:
+    """The tie-breaking weight of map_piles: rapidfuzz ``fuzz.ratio`` of the
+    normalised pile labels (``cdist``, float32) / 100 * 1e-3, per (model
+    pile, ground-truth pile); cached by the labels."""
+    labels = process.cdist([normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio)
+    return tuple(tuple(row) for row in (labels / 100.0 * 1e-3).tolist())
 
 
 def _clear_assignment(weight: list[list[float]]) -> Optional[tuple[Sequence[int], Sequence[int]]]:
@@ -275,7 +283,7 @@ def _classify(
     mapping = map_piles(correct_pairs, model_piles, gt_piles) if spatial else {}
     facts.pile_mapping = mapping
     findings: list[Finding] = []
-    outcomes: list[CardOutcome] = []
+    outcomes: list[dict[str, Any]] = []
     evidence = pairing.evidence
     for g, card in enumerate(gt_cards):
         key = card.id if card.id is not None else g
@@ -303,19 +311,22 @@ def _classify(
                         detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; "
                                f"belongs to '{card.pile}'")
             )
-    facts.outcomes = outcomes
+    facts.outcomes = _OUTCOMES.validate_python(outcomes)
     findings.extend(_hallucinations(pairing, cards, gt_cards))
     return findings
 
 
+#: builds a run's CardOutcomes in one validation call (as CardOutcome(**fields) each)
+_OUTCOMES = TypeAdapter(list[CardOutcome])
+
+
 def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
-             text_ok: bool, pile_ok: Optional[bool]) -> CardOutcome:
-    """The CardOutcome of ground-truth card ``card`` (matched to model card
-    ``m``/``mc``, or MISS when None)."""
-    return CardOutcome(
-        gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
-        model_text=mc.text if mc else None, model_pile=mc.pile if mc else None,
-        similarity=similarity, text_ok=text_ok, pile_ok=pile_ok)
+             text_ok: bool, pile_ok: Optional[bool]) -> dict[str, Any]:
+    """The fields of the CardOutcome of ground-truth card ``card`` (matched
+    to model card ``m``/``mc``, or MISS when None), for ``_OUTCOMES``."""
+    return {"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
+            "model_text": mc.text if mc else None, "model_pile": mc.pile if mc else None,
+            "similarity": similarity, "text_ok": text_ok, "pile_ok": pile_ok}
 
 
 def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple[Code, str]:
