@@ -167,6 +167,7 @@ class GtIndex:
         self._equal_evidence: dict[int, Evidence] = {}
         self._words_read: dict[str, frozenset[str]] = {}
         self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
+        self._holders: Optional[dict[tuple[str, int], tuple[int, ...]]] = None
         self.kmax, self.stop = kmax, stop
         self._by_length: dict[int, tuple[list[int], list[str]]] = {}
         # Every reading has at least ``cutoff`` common letters (so the scan of
@@ -213,6 +214,19 @@ class GtIndex:
         if self.complete:
             return self.marks_of(token).get((text, k), 0)
         return reading_mark(token, text, k, self.cfg)
+
+    def content_holders(self) -> dict[tuple[str, int], tuple[int, ...]]:
+        """{(group text, k): the cards (ascending) for which the group holds
+        a content word (``content_keys``)}; built once."""
+        if self._holders is None:
+            holders: dict[tuple[str, int], list[int]] = {}
+            for g in range(len(self.gt_words)):
+                for key in self.content_keys(g):
+                    at = holders.setdefault(key, [])
+                    if not at or at[-1] != g:
+                        at.append(g)
+            self._holders = {key: tuple(at) for key, at in holders.items()}
+        return self._holders
 
     def words_read_by(self, token: str) -> frozenset[str]:
         """The single card words of the ground truth that ``token`` reads
@@ -325,11 +339,12 @@ class WordTable:
     def __init__(self, tokens: Sequence[str], gt_words: Sequence[tuple[str, ...]],
                  config: ScoringConfig, index: Optional[GtIndex] = None) -> None:
         self.config = config
-        self.stop = frozenset(config.stop_words)
-        self.cfg = cfg_key(config)
-        #: the ground truth's card side (``gt_index`` of ``gt_words`` when None)
-        self.index = index if index is not None else gt_index(
-            tuple(gt_words), config.max_run_together, self.stop, self.cfg)
+        if index is None:
+            index = gt_index(tuple(gt_words), config.max_run_together, frozenset(config.stop_words),
+                             cfg_key(config))
+        #: the ground truth's card side (``gt_index`` of ``gt_words`` and ``config``)
+        self.index = index
+        self.stop, self.cfg = index.stop, index.cfg
         self.groups, self.content = self.index.groups, self.index.content
         #: every single word of the ground truth
         self.all_words = self.index.all_words

@@ -137,8 +137,10 @@ def pair_cards(
     index = gt_index(tuple(gw), config.max_run_together, stop, cfg_key(config))
     exact = _exact_pairs(mw, gw, index)
     out.exact = exact
+    equal_evidence = index.equal_evidence
+    evidence = out.evidence
     for m, g in exact:
-        out.evidence[m, g] = index.equal_evidence(g)
+        evidence[m, g] = equal_evidence(g)
     paired_m = {m for m, _ in exact}
     paired_g = {g for _, g in exact}
     rest_m = [m for m in range(len(mw)) if m not in paired_m]
@@ -214,19 +216,19 @@ def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[i
     """Candidate (model, gt) pairs among the cards §1 left unpaired: some
     model token has an allowed reading of a group of the card holding a
     content word (§2)."""
+    holders = table.index.content_holders()
+    rest = set(rest_g)
+    # by_group[(text, k)]: the unpaired cards holding the group with a content
+    # word, each set filled in card order (its iteration order is kept)
     by_group: dict[tuple[str, int], set[int]] = {}
-    content_keys = table.index.content_keys
-    for g in rest_g:
-        for key in content_keys(g):
-            if key in by_group:
-                by_group[key].add(g)
-            else:
-                by_group[key] = {g}
     reads: dict[str, set[int]] = {}
     for t, readings in table.allowed.items():
         cards: set[int] = set()
         for text, k, _mark in readings:
-            found = by_group.get((text, k))
+            key = (text, k)
+            found = by_group.get(key)
+            if found is None:
+                found = by_group[key] = {g for g in holders.get(key, ()) if g in rest}
             if found:
                 cards |= found
         if cards:
