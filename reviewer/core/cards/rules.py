@@ -317,30 +317,32 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
     alignments the dynamic programme prefers skipping a word, then skipping
     a token, then the fewest run-together words."""
     n, m = len(words), len(tokens)
-    index = table.index
-    if tuple(words) in index.cards:  # every run of its words is a group of the ground truth
-        mark = index.mark
-    else:
-        mark = lambda t, text, k: reading_mark(t, text, k, table.cfg)  # noqa: E731
+    index, cfg = table.index, table.cfg
+    # every run of a card's words is a group of its ground truth: look the marks up
+    lookup = index.complete and tuple(words) in index.cards
     # a score (words read, words read exactly) is one int: words * base + exact
     base = n + 1
     # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
     gains = []
     for t in tokens:
         lt = len(t)
+        marks = index.marks_of(t) if lookup else None
+        if marks is not None and not marks:
+            gains.append([()] * n)  # the token reads no group of the ground truth
+            continue
         row = []
         for j in range(n):
             cell = []
-            r = mark(t, words[j], 1)
+            text = words[j]
+            r = marks.get((text, 1), 0) if marks is not None else reading_mark(t, text, 1, cfg)
             if r:
                 cell.append((1, base + (1 if r == 2 else 0)))
-            text = words[j]
             for k in range(2, kmax + 1):
                 if j - k + 1 < 0:
                     break
                 text = words[j - k + 1] + text
                 if abs(len(text) - lt) <= 1:
-                    r = mark(t, text, k)
+                    r = marks.get((text, k), 0) if marks is not None else reading_mark(t, text, k, cfg)
                     if r:
                         cell.append((k, k * base + (k if r == 2 else 0)))
             row.append(cell)
