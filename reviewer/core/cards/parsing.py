@@ -259,24 +259,28 @@ def parse_answer(
             result.error = f'no JSON object found in the output (expected {{"{key}": [...]}})'
         return result
     start, end = region
-    _describe_json_error(raw, start, end, result)
+    state = _open_state(raw[start:end])
+    _describe_json_error(raw, start, end, result, state)
     if salvage:
-        _salvage(raw[start:end], schema, result, _open_state(raw[start:end])[1])
+        _salvage(raw[start:end], schema, result, state[1])
         if result.repaired:
             result.span = (start, end)
             result.error += f"; recovered {len(result.cards)} card(s) with json-repair"
     return result
 
 
-def _describe_json_error(raw: str, start: int, end: int, result: ParseResult) -> None:
+def _describe_json_error(raw: str, start: int, end: int, result: ParseResult,
+                         state: Optional[tuple[int, bool]] = None) -> None:
     """Set the FORMAT detail to the JSON error of raw[start:end] with its
-    line and column in the raw text."""
+    line and column in the raw text. ``state``: ``_open_state`` of
+    raw[start:end] when the caller has it."""
     try:
         json.loads(raw[start:end])
     except json.JSONDecodeError as exc:
         offset = start + exc.pos
         line, col = line_col(raw, offset)
-        truncated = _unclosed(raw[start:end])
+        depth, in_string = state if state is not None else _open_state(raw[start:end])
+        truncated = in_string or depth > 0  # still open at the end: cut off (max tokens)
         what = "truncated JSON" if truncated else "invalid JSON"
         result.error = f"{what} at line {line} column {col} (char {offset}): {exc.msg}"
         result.error_offset = offset
@@ -306,13 +310,6 @@ def _open_state(text: str) -> tuple[int, bool]:
         elif ch in "}]":
             depth -= 1
     return depth, in_string
-
-
-def _unclosed(text: str) -> bool:
-    """True when brackets or a string are still open at the end of ``text``
-    (the JSON was cut off, as when a model hits its max tokens)."""
-    depth, in_string = _open_state(text)
-    return in_string or depth > 0
 
 
 def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string: bool) -> None:

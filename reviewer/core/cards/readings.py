@@ -40,7 +40,7 @@ def squashed(text: str) -> str:
     return "".join(card_words(text))
 
 
-@dataclass
+@dataclass(slots=True)
 class Evidence:
     """What one model card shows of one ground-truth card (§2).
 
@@ -358,10 +358,11 @@ class WordTable:
         that are also the best reading of their group among this answer's
         tokens."""
         memo = self.index.readings
-        new = [t for t in self.tokens if t not in memo]
+        tokens = self.tokens
+        new = [t for t in tokens if t not in memo]
         if new:
             self.index.read_tokens(new)
-        per_token = [(t, memo[t]) for t in self.tokens]
+        per_token = [(t, memo[t]) for t in tokens]
         best_w: dict[int, float] = {}
         for _t, (found, _best, _top, _marks) in per_token:
             for j, _mark, quality in found:
@@ -373,7 +374,10 @@ class WordTable:
             for j, mark, quality in top:
                 if quality >= best_w[j] - 1e-9:
                     text, k = groups[j]
-                    allowed.setdefault(t, []).append((text, k, mark))
+                    if t in allowed:
+                        allowed[t].append((text, k, mark))
+                    else:
+                        allowed[t] = [(text, k, mark)]
 
     def reads(self, token: str, word: str, k: int = 1) -> int:
         """2/1/0: ``token`` is an exact / recognisable / no reading of the

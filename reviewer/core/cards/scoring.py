@@ -196,11 +196,11 @@ def score_run(
     facts.parsed, facts.json_valid, facts.repaired = parse.parsed, parse.json_valid, parse.repaired
     facts.parse_error, facts.error_offset, facts.span = parse.error, parse.error_offset, parse.span
     facts.cards_reported = len(parse.cards)
-    findings: list[Finding] = []
+    findings: list[dict[str, Any]] = []  # Finding fields, validated once (_FINDINGS)
     problems = ([parse.error] if parse.error else []) + \
         _convention_problems(parse, prompt, config, width, height, facts)
     if problems:  # §4 FORMAT: at most one per run
-        findings.append(Finding(code=Code.FORMAT, detail="; ".join(problems)))
+        findings.append(dict(code=Code.FORMAT, detail="; ".join(problems)))
     gt_cards = ground_truth.cards if ground_truth else []
     facts.scored = bool(gt_cards)
     # an unreadable answer to a grouping prompt put no card in the right pile
@@ -210,9 +210,9 @@ def score_run(
             CardOutcome(gt_card_id=_card_key(c, i), gt_text=c.text, gt_pile=c.pile)
             for i, c in enumerate(gt_cards)
         ]
-        return RunScore(facts=facts, cards=parse.cards, findings=findings)
+        return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
     findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
-    return RunScore(facts=facts, cards=parse.cards, findings=findings)
+    return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
 
 
 def _card_key(card: Any, index: int) -> int:
@@ -256,9 +256,10 @@ def _fractions(box: Optional[BBox], convention: Optional[BoxConvention],
 def _classify(
     parse: ParseResult, gt_cards: Sequence[Any], config: ScoringConfig, facts: RunFacts,
     width: Optional[int], height: Optional[int], orientation: int,
-) -> list[Finding]:
+) -> list[dict[str, Any]]:
     """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
-    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping."""
+    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping.
+    Returns the fields of the findings (``_FINDINGS`` builds them)."""
     cards = parse.cards
     model_boxes = gt_boxes = None
     if config.use_boxes and width and height and any(c.bbox for c in cards) and any(c.bbox for c in gt_cards):
@@ -282,7 +283,7 @@ def _classify(
     correct_pairs = [(m, g) for m, g in pairing.pairs if texts_ok[g]]
     mapping = map_piles(correct_pairs, model_piles, gt_piles) if spatial else {}
     facts.pile_mapping = mapping
-    findings: list[Finding] = []
+    findings: list[dict[str, Any]] = []
     outcomes: list[dict[str, Any]] = []
     evidence = pairing.evidence
     for g, card in enumerate(gt_cards):
@@ -290,23 +291,25 @@ def _classify(
         m = by_gt.get(g)
         if m is None:
             outcomes.append(_outcome(key, card, None, None, 0.0, False, False if spatial else None))
-            findings.append(Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
+            findings.append(dict(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                                     detail=_miss_detail(pairing, g, cards)))
             continue
         mc = cards[m]
         ev = evidence[m, g]
         pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if spatial else None
         ok = texts_ok[g]
-        outcomes.append(_outcome(key, card, m, mc, round(100 * ev.share, 1), ok, pile_ok))
+        outcomes.append({"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
+                         "model_text": mc.text, "model_pile": mc.pile,
+                         "similarity": round(100 * ev.share, 1), "text_ok": ok, "pile_ok": pile_ok})
         if not ok:
             code, detail = _text_code(pairing, m, g, config)
             if spatial and not pile_ok:
                 detail += f"; also {_pile_phrase(mc.pile, mapping)}, not SPATIAL: one code per card"
-            findings.append(Finding(code=code, gt_card=card.text, gt_card_id=key,
+            findings.append(dict(code=code, gt_card=card.text, gt_card_id=key,
                                     model_card=mc.text, model_index=m, detail=detail))
         elif spatial and not pile_ok:
             findings.append(
-                Finding(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
+                dict(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
                         model_card=mc.text, model_index=m,
                         detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; "
                                f"belongs to '{card.pile}'")
@@ -318,6 +321,8 @@ def _classify(
 
 #: builds a run's CardOutcomes in one validation call (as CardOutcome(**fields) each)
 _OUTCOMES = TypeAdapter(list[CardOutcome])
+#: builds a run's Findings in one validation call (as Finding(**fields) each)
+_FINDINGS = TypeAdapter(list[Finding])
 
 
 def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
@@ -377,10 +382,11 @@ _TIE_NAMES = ("", "more recognised words", "a larger share of the card's words",
               "more exactly read words", "more characters", "reading order")
 
 
-def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[Finding]:
+def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
+                    gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
-    on no card it reads (§6)."""
+    on no card it reads (§6). Returns the fields of the findings."""
     matched = {m: g for m, g in pairing.pairs}
     by_gt = {g: m for m, g in pairing.pairs}
     out = []
@@ -414,7 +420,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
                       f"by text alone it reads '{_short(gt_cards[g].text)}'")
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
-        out.append(Finding(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
+        out.append(dict(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
     return out
 
 
