@@ -32,8 +32,8 @@ def detect_convention(
     boxes = list(boxes)
     if not boxes:
         return None
-    max_x = max([max(b.x_min, b.x_max) for b in boxes])
-    max_y = max([max(b.y_min, b.y_max) for b in boxes])
+    max_x = max(max([b.x_min for b in boxes]), max([b.x_max for b in boxes]))
+    max_y = max(max([b.y_min for b in boxes]), max([b.y_max for b in boxes]))
     top = max(max_x, max_y)
     if top <= 1.0 + _EPS:
         return BoxConvention.UNIT

@@ -19,6 +19,7 @@ from typing import Any, Optional, Union
 
 import json_repair
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import Required, TypedDict  # pydantic needs typing_extensions' before 3.12
 
 from reviewer.core.models import AnswerSchema, BBox, ModelCard
 
@@ -50,6 +51,38 @@ class _CardsAnswer(BaseModel):
     cards: list[_CardIn]
 
 
+# The same schemas as TypedDicts: pydantic accepts exactly the same JSON values
+# with them (same fields, same coercions) and builds plain dicts, which is
+# cheaper; only their error messages differ, so an answer they reject is
+# validated again with the models above for its FORMAT detail.
+class _PileFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    label: str
+    cards: list[str]
+
+
+class _PilesFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    piles: list[_PileFields]
+
+
+class _CardFields(TypedDict, total=False):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    text: Required[str]
+    bbox: Optional[BBox]
+    pile: Optional[Union[str, int]]
+    row: Optional[Union[str, int]]
+
+
+class _CardsFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    cards: list[_CardFields]
+
+
+_FAST_ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
+    AnswerSchema.PILES: TypeAdapter(_PilesFields),
+    AnswerSchema.CARDS: TypeAdapter(_CardsFields),
+}
 _ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
     AnswerSchema.PILES: TypeAdapter(_PilesAnswer),
     AnswerSchema.CARDS: TypeAdapter(_CardsAnswer),
@@ -136,6 +169,26 @@ def _to_cards(answer: BaseModel) -> tuple[list[ModelCard], bool]:
     return _MODEL_CARDS.validate_python(fields), grouped
 
 
+def _fields_to_cards(fields: dict[str, Any]) -> tuple[list[ModelCard], bool]:
+    """``_to_cards`` of an answer validated as ``_PilesFields`` or
+    ``_CardsFields`` (plain dicts)."""
+    if "piles" in fields:
+        cards = _MODEL_CARDS.validate_python(
+            [{"text": c, "pile": p["label"]} for p in fields["piles"] for c in p["cards"]])
+        return cards, True
+    entries = []
+    grouped = False
+    for c in fields["cards"]:
+        pile = c.get("pile")
+        if pile is None:
+            pile = c.get("row")
+        if pile is not None:
+            grouped = True
+            pile = str(pile)
+        entries.append({"text": c["text"], "pile": pile, "bbox": c.get("bbox")})
+    return _MODEL_CARDS.validate_python(entries), grouped
+
+
 def _validation_detail(schema: AnswerSchema, exc: ValidationError) -> str:
     """One line naming the first schema errors by their pydantic path."""
     parts = []
@@ -220,13 +273,24 @@ def parse_answer(
     if not raw.strip():
         result.error = "the output is empty"
         return result
-    adapter = _ADAPTERS[schema]
+    adapter, fast = _ADAPTERS[schema], _FAST_ADAPTERS[schema]
     key = schema.value
     objects = json_objects(raw)
     mismatch: Optional[tuple[int, int, ValidationError]] = None
     for start, end, value in reversed(objects):
         if prompt_example is not None and _same_json(value, prompt_example):
             continue
+        try:
+            fields = fast.validate_python(value)
+        except Exception:  # the models below give the same verdict and the detail
+            fields = None
+        if fields is not None:
+            result.cards, result.grouped = _fields_to_cards(fields)
+            result.json_valid = True
+            result.span = (start, end)
+            result.data = value
+            result.error = None
+            return result
         try:
             answer = adapter.validate_python(value)
         except ValidationError as exc:
