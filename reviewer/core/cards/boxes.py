@@ -32,15 +32,15 @@ def detect_convention(
     boxes = list(boxes)
     if not boxes:
         return None
-    xs = [v for b in boxes for v in (b.x_min, b.x_max)]
-    ys = [v for b in boxes for v in (b.y_min, b.y_max)]
-    top = max(max(xs), max(ys))
+    max_x = max(max([b.x_min for b in boxes]), max([b.x_max for b in boxes]))
+    max_y = max(max([b.y_min for b in boxes]), max([b.y_max for b in boxes]))
+    top = max(max_x, max_y)
     if top <= 1.0 + _EPS:
         return BoxConvention.UNIT
     if top > 1000.0 + _EPS:
         return BoxConvention.PIXELS
     if width and height:
-        if max(xs) > width + _EPS or max(ys) > height + _EPS:
+        if max_x > width + _EPS or max_y > height + _EPS:
             return BoxConvention.GRID1000
         if width > 1000 or height > 1000:
             # Pixels on a large image would reach past 1000 somewhere unless

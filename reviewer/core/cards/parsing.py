@@ -19,6 +19,7 @@ from typing import Any, Optional, Union
 
 import json_repair
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import Required, TypedDict  # pydantic needs typing_extensions' before 3.12
 
 from reviewer.core.models import AnswerSchema, BBox, ModelCard
 
@@ -50,6 +51,38 @@ class _CardsAnswer(BaseModel):
     cards: list[_CardIn]
 
 
+# The same schemas as TypedDicts: pydantic accepts exactly the same JSON values
+# with them (same fields, same coercions) and builds plain dicts, which is
+# cheaper; only their error messages differ, so an answer they reject is
+# validated again with the models above for its FORMAT detail.
+class _PileFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    label: str
+    cards: list[str]
+
+
+class _PilesFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    piles: list[_PileFields]
+
+
+class _CardFields(TypedDict, total=False):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    text: Required[str]
+    bbox: Optional[BBox]
+    pile: Optional[Union[str, int]]
+    row: Optional[Union[str, int]]
+
+
+class _CardsFields(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+    cards: list[_CardFields]
+
+
+_FAST_ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
+    AnswerSchema.PILES: TypeAdapter(_PilesFields),
+    AnswerSchema.CARDS: TypeAdapter(_CardsFields),
+}
 _ADAPTERS: dict[AnswerSchema, TypeAdapter] = {
     AnswerSchema.PILES: TypeAdapter(_PilesAnswer),
     AnswerSchema.CARDS: TypeAdapter(_CardsAnswer),
@@ -115,22 +148,45 @@ def json_objects(text: str) -> list[tuple[int, int, Any]]:
     return found
 
 
+#: builds the model cards of an answer in one validation call (as ModelCard(**fields) each)
+_MODEL_CARDS = TypeAdapter(list[ModelCard])
+
+
 def _to_cards(answer: BaseModel) -> tuple[list[ModelCard], bool]:
     """Model cards of a validated answer, and whether they carry piles."""
     if isinstance(answer, _PilesAnswer):
-        cards = [
-            ModelCard(text=c, pile=p.label) for p in answer.piles for c in p.cards
-        ]
+        cards = _MODEL_CARDS.validate_python(
+            [{"text": c, "pile": p.label} for p in answer.piles for c in p.cards])
         return cards, True
-    cards = []
+    fields = []
     grouped = False
     for c in answer.cards:
         pile = c.pile if c.pile is not None else c.row
         if pile is not None:
             grouped = True
             pile = str(pile)
-        cards.append(ModelCard(text=c.text, pile=pile, bbox=c.bbox))
-    return cards, grouped
+        fields.append({"text": c.text, "pile": pile, "bbox": c.bbox})
+    return _MODEL_CARDS.validate_python(fields), grouped
+
+
+def _fields_to_cards(fields: dict[str, Any]) -> tuple[list[ModelCard], bool]:
+    """``_to_cards`` of an answer validated as ``_PilesFields`` or
+    ``_CardsFields`` (plain dicts)."""
+    if "piles" in fields:
+        cards = _MODEL_CARDS.validate_python(
+            [{"text": c, "pile": p["label"]} for p in fields["piles"] for c in p["cards"]])
+        return cards, True
+    entries = []
+    grouped = False
+    for c in fields["cards"]:
+        pile = c.get("pile")
+        if pile is None:
+            pile = c.get("row")
+        if pile is not None:
+            grouped = True
+            pile = str(pile)
+        entries.append({"text": c["text"], "pile": pile, "bbox": c.get("bbox")})
+    return _MODEL_CARDS.validate_python(entries), grouped
 
 
 def _validation_detail(schema: AnswerSchema, exc: ValidationError) -> str:
@@ -217,13 +273,24 @@ def parse_answer(
     if not raw.strip():
         result.error = "the output is empty"
         return result
-    adapter = _ADAPTERS[schema]
+    adapter, fast = _ADAPTERS[schema], _FAST_ADAPTERS[schema]
     key = schema.value
     objects = json_objects(raw)
     mismatch: Optional[tuple[int, int, ValidationError]] = None
     for start, end, value in reversed(objects):
         if prompt_example is not None and _same_json(value, prompt_example):
             continue
+        try:
+            fields = fast.validate_python(value)
+        except Exception:  # the models below give the same verdict and the detail
+            fields = None
+        if fields is not None:
+            result.cards, result.grouped = _fields_to_cards(fields)
+            result.json_valid = True
+            result.span = (start, end)
+            result.data = value
+            result.error = None
+            return result
         try:
             answer = adapter.validate_python(value)
         except ValidationError as exc:
@@ -256,24 +323,28 @@ def parse_answer(
             result.error = f'no JSON object found in the output (expected {{"{key}": [...]}})'
         return result
     start, end = region
-    _describe_json_error(raw, start, end, result)
+    state = _open_state(raw[start:end])
+    _describe_json_error(raw, start, end, result, state)
     if salvage:
-        _salvage(raw[start:end], schema, result, _open_state(raw[start:end])[1])
+        _salvage(raw[start:end], schema, result, state[1])
         if result.repaired:
             result.span = (start, end)
             result.error += f"; recovered {len(result.cards)} card(s) with json-repair"
     return result
 
 
-def _describe_json_error(raw: str, start: int, end: int, result: ParseResult) -> None:
+def _describe_json_error(raw: str, start: int, end: int, result: ParseResult,
+                         state: Optional[tuple[int, bool]] = None) -> None:
     """Set the FORMAT detail to the JSON error of raw[start:end] with its
-    line and column in the raw text."""
+    line and column in the raw text. ``state``: ``_open_state`` of
+    raw[start:end] when the caller has it."""
     try:
         json.loads(raw[start:end])
     except json.JSONDecodeError as exc:
         offset = start + exc.pos
         line, col = line_col(raw, offset)
-        truncated = _unclosed(raw[start:end])
+        depth, in_string = state if state is not None else _open_state(raw[start:end])
+        truncated = in_string or depth > 0  # still open at the end: cut off (max tokens)
         what = "truncated JSON" if truncated else "invalid JSON"
         result.error = f"{what} at line {line} column {col} (char {offset}): {exc.msg}"
         result.error_offset = offset
@@ -303,13 +374,6 @@ def _open_state(text: str) -> tuple[int, bool]:
         elif ch in "}]":
             depth -= 1
     return depth, in_string
-
-
-def _unclosed(text: str) -> bool:
-    """True when brackets or a string are still open at the end of ``text``
-    (the JSON was cut off, as when a model hits its max tokens)."""
-    depth, in_string = _open_state(text)
-    return in_string or depth > 0
 
 
 def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string: bool) -> None:

@@ -7,42 +7,43 @@ are paired one to one, as many as possible, with the tie order of §3; a
 matched card with wrong text is PARTIAL when a word of the card is missing and
 OCR when every word is there (§4).
 
-The letter tests use rapidfuzz (``LCSseq`` for the longest common letter
-subsequence, ``Indel`` to rank equal readings) on whole matrices at once, and
-the pairing uses scipy's ``linear_sum_assignment`` on a weight that encodes
-the §3 order lexicographically. Nothing here knows about storage or Qt.
+The letter tests (§1-2) are in reviewer.core.cards.readings, which builds
+the card side once per ground truth and compares new tokens with rapidfuzz
+(``LCSseq``) on whole matrices at once; the pairing uses scipy's
+``linear_sum_assignment`` on a weight that encodes the §3 order
+lexicographically, unless the related pairs form no conflict. Nothing here
+knows about storage or Qt.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Optional, Sequence
 
 import numpy as np
-from rapidfuzz import process
-from rapidfuzz.distance import LCSseq
 
 from reviewer.core.cards.gt_geometry import stored_to_upright
+from reviewer.core.cards.readings import (
+    Evidence,
+    GtIndex,
+    WordTable,
+    card_groups,
+    card_words,
+    cfg_key,
+    content_groups,
+    gt_index,
+    reading_mark,
+    squashed,
+)
 from reviewer.core.models import ScoringConfig
-from reviewer.core.text import normalize
+
+__all__ = [
+    "Evidence", "Frac", "Pairing", "WordTable", "card_groups", "card_words", "content_groups",
+    "missing_words", "pair_cards", "raw_to_upright", "reading_mark", "squashed",
+]
 
 #: A box as fractions of the upright image: (x_min, y_min, x_max, y_max).
 Frac = tuple[float, float, float, float]
-
-
-@lru_cache(maxsize=65536)
-def card_words(text: str) -> tuple[str, ...]:
-    """The words of a card text after §1 normalisation (NFKC, case folded,
-    punctuation dropped), in reading order. ``"L-lome Safe!"`` ->
-    ``("l", "lome", "safe")``."""
-    return tuple(normalize(text).split())
-
-
-def squashed(text: str) -> str:
-    """§1 equality key: the normalised text without any whitespace, so that
-    ``"To die athome"`` and ``"To die at home"`` are equal."""
-    return "".join(card_words(text))
 
 
 def raw_to_upright(box: Frac, orientation: int) -> Frac:
@@ -59,46 +60,12 @@ def _overlap(a: Frac, b: Frac) -> bool:
 
 
 @dataclass
-class Evidence:
-    """What one model card shows of one ground-truth card (§2).
-
-    ``marks[j]``: 2 when card word j is read exactly, 1 when recognisably
-    misread, truncated or run together, 0 when not read. ``readings``: the
-    (model token, card word or words) pairs behind the marks.
-    """
-
-    marks: list[int]
-    readings: list[tuple[str, str]]
-    content: bool
-    #: card words with a recognisable reading (§3, tie 1)
-    recognised: int = field(init=False)
-    #: card words read exactly (§3, tie 3)
-    exact: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.recognised = len(self.marks) - self.marks.count(0)
-        self.exact = self.marks.count(2)
-
-    @property
-    def share(self) -> float:
-        """Recognised words / card words (§3, tie 2)."""
-        return self.recognised / len(self.marks) if self.marks else 0.0
-
-    def chars(self, words: Sequence[str]) -> int:
-        """Characters of the recognised card words (§3, tie 4)."""
-        return sum(len(w) for w, r in zip(words, self.marks) if r)
-
-    def describe(self) -> str:
-        """The readings as ``token=word`` (``word`` alone when exact)."""
-        return ", ".join(w if t == w else f"{t}={w}" for t, w in self.readings)
-
-
-@dataclass
 class Pairing:
     """The §3 matching of one answer: ``pairs`` [(model index, gt index)],
-    the evidence of every related pair, the model cards whose box vetoed a
-    text relation, and the frame the boxes were read in (None: no box
-    evidence; 'upright'; or 'stored' when the reader ignored EXIF)."""
+    the evidence of every related pair (read only: a §1 pair's is shared by
+    the runs of the ground truth), the model cards whose box vetoed a text
+    relation, and the frame the boxes were read in (None: no box evidence;
+    'upright'; or 'stored' when the reader ignored EXIF)."""
 
     pairs: list[tuple[int, int]] = field(default_factory=list)
     evidence: dict[tuple[int, int], Evidence] = field(default_factory=dict)
@@ -110,182 +77,6 @@ class Pairing:
     table: Optional["WordTable"] = None
     #: the §1 pairs (equal texts), paired before §3
     exact: list[tuple[int, int]] = field(default_factory=list)
-
-
-@lru_cache(maxsize=4096)
-def card_groups(words: tuple[str, ...], kmax: int, stop: frozenset[str]) -> tuple:
-    """Every word and run-together group of 2..``kmax`` consecutive words of
-    a card: ((group text, k, j, holds a content word), ...) (§2)."""
-    out = []
-    for j in range(len(words)):
-        for k in range(1, kmax + 1):
-            if j + k > len(words):
-                break
-            part = words[j:j + k]
-            out.append(("".join(part), k, j, any(w not in stop for w in part)))
-    return tuple(out)
-
-
-@lru_cache(maxsize=262144)
-def reading_mark(token: str, group: str, k: int, cfg: tuple) -> int:
-    """2 when ``token`` reads ``group`` exactly, 1 when recognisably (a
-    misreading or truncation of a word, k = 1; words run together, k > 1),
-    else 0 (§2). ``cfg``: (misread_min_letters, short_word_letters,
-    truncation_min_letters, truncation_share). Scalar twin of WordTable."""
-    if token == group:
-        return 2
-    lt, lw = len(token), len(group)
-    lcs = LCSseq.similarity(token, group)
-    if k > 1:
-        return 1 if abs(lt - lw) <= 1 and lcs >= lw - 1 and lw >= 4 else 0
-    min_letters, short, trunc_min, trunc_share = cfg
-    if lw <= short:
-        return 0
-    if lcs >= min_letters and 2 * lcs >= lw and 2 * lcs >= lt:
-        return 1
-    if lt >= trunc_min and lt < lw and token[0] == group[0] and lcs >= trunc_share * lt:
-        return 1
-    return 0
-
-
-@lru_cache(maxsize=1024)
-def _gt_groups(gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset[str]):
-    """The groups of all cards of one ground truth, cached across its runs:
-    (groups [(text, k)], {group: holds a content word}, (group texts,
-    {text: group indices}, the single words), a memo of each token's
-    readings of them)."""
-    content: dict[tuple[str, int], bool] = {}
-    for words in gt_words:
-        for text, k, _j, has_content in card_groups(words, kmax, stop):
-            content[(text, k)] = content.get((text, k), False) or has_content
-    groups = list(content)
-    gstr = [g for g, _ in groups]
-    exact_at: dict[str, list[int]] = {}
-    for j, g in enumerate(gstr):
-        exact_at.setdefault(g, []).append(j)
-    arrays = (gstr, exact_at, frozenset(text for text, k in groups if k == 1))
-    return groups, content, arrays, {}
-
-
-@lru_cache(maxsize=65536)
-def _group_positions(words: tuple[str, ...], kmax: int) -> dict[tuple[str, int], list[int]]:
-    """{(group text, k): [start positions]} of a card's groups (read only)."""
-    where: dict[tuple[str, int], list[int]] = {}
-    for j in range(len(words)):
-        for k in range(1, kmax + 1):
-            if j + k > len(words):
-                break
-            where.setdefault(("".join(words[j:j + k]), k), []).append(j)
-    return where
-
-
-@lru_cache(maxsize=65536)
-def content_groups(words: tuple[str, ...], kmax: int, stop: frozenset[str]) -> frozenset:
-    """The (group text, k) of a card's groups that hold a content word (§2)."""
-    return frozenset((text, k) for text, k, _j, content in card_groups(words, kmax, stop) if content)
-
-
-def _cfg_key(config: ScoringConfig) -> tuple:
-    return (config.misread_min_letters, config.short_word_letters,
-            config.truncation_min_letters, config.truncation_share)
-
-
-class WordTable:
-    """Readings of one answer (§2): every model token against every
-    ground-truth word and run-together group of 2-3 consecutive words,
-    computed with one rapidfuzz ``cdist`` (LCSseq) over the whole answer.
-
-    ``allowed[token]`` lists the (group, k, mark) a token may stand for: a
-    reading that is both the token's best in the ground truth and the
-    group's best in the answer ("each model word stands for one card word
-    only"). ``reads`` answers the plain §2 test for one token and word.
-    """
-
-    def __init__(self, tokens: Sequence[str], gt_words: Sequence[tuple[str, ...]],
-                 config: ScoringConfig) -> None:
-        self.config = config
-        self.stop = frozenset(config.stop_words)
-        self.cfg = _cfg_key(config)
-        self.groups, self.content, self._gt_arrays, self._readings_memo = _gt_groups(
-            tuple(gt_words), config.max_run_together, self.stop)
-        #: every single word of the ground truth
-        self.all_words = self._gt_arrays[2]
-        self.tokens = list(dict.fromkeys(tokens))
-        self.allowed: dict[str, list[tuple[str, int, int]]] = {}
-        if self.tokens and self.groups:
-            self._compute()
-
-    def _compute(self) -> None:
-        """Marks and the best-reading gates, from one C scan per token
-        (rapidfuzz ``process.extract`` with LCSseq and a letter cut-off)
-        plus exact lookups for the short words under the cut-off."""
-        cfg = self.config
-        gstr, exact_at, _words = self._gt_arrays
-        cutoff = min(cfg.misread_min_letters, 3)
-        found: list[tuple[str, int, int, float]] = []  # token, group index, mark, quality
-        best_t: dict[str, float] = {}
-        best_w: dict[int, float] = {}
-        memo = self._readings_memo
-        for t in self.tokens:
-            key = (t, cutoff, self.cfg)
-            readings = memo.get(key)
-            if readings is None:
-                readings = []
-                lt = len(t)
-                hits = {j: lcs for _g, lcs, j in process.extract(
-                    t, gstr, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)}
-                for j in exact_at.get(t, ()):
-                    hits[j] = lt
-                for j, lcs in hits.items():
-                    text, k = self.groups[j]
-                    mark = reading_mark(t, text, k, self.cfg)
-                    if mark:
-                        readings.append((j, mark, lcs + (0.5 if mark == 2 else 0.0)
-                                         + 0.1 * (2.0 * lcs / (lt + len(text)))))
-                if len(memo) > 50000:
-                    memo.clear()
-                memo[key] = readings
-            for j, mark, quality in readings:
-                found.append((t, j, mark, quality))
-                if quality > best_t.get(t, 0.0):
-                    best_t[t] = quality
-                if quality > best_w.get(j, 0.0):
-                    best_w[j] = quality
-        for t, j, mark, quality in found:
-            if quality >= best_t[t] - 1e-9 and quality >= best_w[j] - 1e-9:
-                text, k = self.groups[j]
-                self.allowed.setdefault(t, []).append((text, k, mark))
-
-    def reads(self, token: str, word: str, k: int = 1) -> int:
-        """2/1/0: ``token`` is an exact / recognisable / no reading of the
-        card word (or run-together group of ``k`` words) ``word`` (§2,
-        without the best-reading rule)."""
-        return reading_mark(token, word, k, self.cfg)
-
-    def evidence(self, tokens: Sequence[str], words: tuple[str, ...]) -> Evidence:
-        """§2 evidence of a model card (``tokens``) for a card (``words``):
-        each model token stands for one card word (or 2-3 run-together
-        words), exact readings first, then longer groups."""
-        where = _group_positions(words, self.config.max_run_together)
-        cands = []
-        for i, t in enumerate(tokens):
-            for g, k, mark in self.allowed.get(t, ()):
-                for j in where.get((g, k), ()):
-                    cands.append((-mark, -k, -len(g), i, j, k))
-        cands.sort()
-        used_t: set[int] = set()
-        marks = [0] * len(words)
-        placed: list[tuple[int, str, str]] = []
-        for neg_r, _, _, i, j, k in cands:
-            if i in used_t or any(marks[x] for x in range(j, j + k)):
-                continue
-            used_t.add(i)
-            for x in range(j, j + k):
-                marks[x] = -neg_r
-            placed.append((j, tokens[i], " ".join(words[j:j + k])))
-        readings = [(t, w) for _, t, w in sorted(placed)]
-        content = any(r and w not in self.stop for w, r in zip(words, marks))
-        return Evidence(marks, readings, content)
 
 
 def _box_frame(out: "Pairing", model_boxes, gt_boxes, orientation: int, config: ScoringConfig):
@@ -342,10 +133,14 @@ def pair_cards(
     out = Pairing(model_words=mw, gt_words=gw)
     if not mw or not gw:
         return out
-    exact = _exact_pairs(mw, gw)
+    stop = frozenset(config.stop_words)
+    index = gt_index(tuple(gw), config.max_run_together, stop, cfg_key(config))
+    exact = _exact_pairs(mw, gw, index)
     out.exact = exact
+    equal_evidence = index.equal_evidence
+    evidence = out.evidence
     for m, g in exact:
-        out.evidence[m, g] = Evidence([2] * len(gw[g]), [(w, w) for w in gw[g]], True)
+        evidence[m, g] = equal_evidence(g)
     paired_m = {m for m, _ in exact}
     paired_g = {g for _, g in exact}
     rest_m = [m for m in range(len(mw)) if m not in paired_m]
@@ -353,7 +148,7 @@ def pair_cards(
     if not rest_m:
         out.pairs = sorted(exact)
         return out
-    table = WordTable([t for m in rest_m for t in mw[m]], gw, config)
+    table = WordTable([t for m in rest_m for t in mw[m]], gw, config, index)
     out.table = table
     for m, g in _related(table, mw, gw, rest_m, rest_g):
         ev = table.evidence(mw[m], gw[g])
@@ -375,19 +170,26 @@ def pair_cards(
     return out
 
 
-def _exact_pairs(mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]]) -> list[tuple[int, int]]:
+def _exact_pairs(mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]],
+                 index: Optional[GtIndex] = None) -> list[tuple[int, int]]:
     """§1 first: a model card equal to a ground-truth card (spacing and
     punctuation aside) is a correct reading of it, so it is paired with it
-    before §3 pairs the rest; equal texts pair in reading order."""
-    where: dict[str, list[int]] = {}
-    for g, w in enumerate(gw):
-        if w:
-            where.setdefault("".join(w), []).append(g)
+    before §3 pairs the rest; equal texts pair in reading order. ``index``:
+    the ground truth's ``GtIndex`` (its §1 keys), built from ``gw`` when
+    None."""
+    where = index.equal_at if index is not None else GtIndex.equal_keys(gw)
+    used: dict[str, int] = {}
     pairs = []
     for m, w in enumerate(mw):
-        free = where.get("".join(w)) if w else None
+        if not w:
+            continue
+        key = "".join(w)
+        free = where.get(key)
         if free:
-            pairs.append((m, free.pop(0)))
+            n = used.get(key, 0)
+            if n < len(free):
+                pairs.append((m, free[n]))
+                used[key] = n + 1
     return pairs
 
 
@@ -414,17 +216,21 @@ def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[i
     """Candidate (model, gt) pairs among the cards §1 left unpaired: some
     model token has an allowed reading of a group of the card holding a
     content word (§2)."""
+    holders = table.index.content_holders()
+    rest = set(rest_g)
+    # by_group[(text, k)]: the unpaired cards holding the group with a content
+    # word, each set filled in card order (its iteration order is kept)
     by_group: dict[tuple[str, int], set[int]] = {}
-    for g in rest_g:
-        words = gw[g]
-        for text, k, _j, content in card_groups(words, table.config.max_run_together, table.stop):
-            if content:
-                by_group.setdefault((text, k), set()).add(g)
     reads: dict[str, set[int]] = {}
     for t, readings in table.allowed.items():
         cards: set[int] = set()
         for text, k, _mark in readings:
-            cards |= by_group.get((text, k), set())
+            key = (text, k)
+            found = by_group.get(key)
+            if found is None:
+                found = by_group[key] = {g for g in holders.get(key, ()) if g in rest}
+            if found:
+                cards |= found
         if cards:
             reads[t] = cards
     out: set[tuple[int, int]] = set()
@@ -451,6 +257,8 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
         ev = out.evidence[m, g]
         out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact,
                          ev.chars(out.gt_words[g]), n_model - m)
+    if len({m for m, _ in keys}) == len(keys) == len({g for _, g in keys}):
+        return keys  # no two related pairs share a card: every pair is in the matching
     levels = 6
     bounds = [0.0] * levels
     for col in range(levels):  # each card is in at most one pair
@@ -465,68 +273,113 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
         if scale[0] <= 2.0 ** 52 or levels <= 2:
             break
         levels -= 1
+    weights = {k: sum(v * f for v, f in zip(out.lex[k][:levels], scale)) for k in keys}
+    clear = _clear_winners(weights) if sum(weights.values()) < 2.0 ** 52 else None
+    if clear is not None:
+        return clear
     weight = np.zeros((len(rest_m), len(rest_g)))
-    for k in keys:
-        weight[row_of[k[0]], col_of[k[1]]] = sum(v * f for v, f in zip(out.lex[k][:levels], scale))
+    for k, w in weights.items():
+        weight[row_of[k[0]], col_of[k[1]]] = w
     from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
     rows, cols = linear_sum_assignment(weight, maximize=True)
     return [(rest_m[r], rest_g[c]) for r, c in zip(rows, cols) if weight[r, c] > 0]
 
 
+def _clear_winners(weights: dict[tuple[int, int], float]) -> Optional[list[tuple[int, int]]]:
+    """The maximum-weight matching of the related pairs ``weights`` {(model,
+    gt): weight > 0} when it needs no search: every model card's heaviest
+    pair is strictly heavier than its others and no two model cards share
+    that card. Their sum bounds every matching and only these pairs reach
+    it, so linear_sum_assignment would return exactly them (in another
+    order; pair_cards sorts the pairs), as long as its sums are exact (the
+    caller checks the total is under 2**52). None when there is a conflict."""
+    best: dict[int, tuple[float, int, bool]] = {}
+    for (m, g), w in weights.items():
+        seen = best.get(m)
+        if seen is None or w > seen[0]:
+            best[m] = (w, g, True)
+        elif w == seen[0]:
+            best[m] = (w, seen[1], False)
+    taken: set[int] = set()
+    pairs = []
+    for m, (_w, g, unique) in best.items():
+        if not unique or g in taken:
+            return None
+        taken.add(g)
+        pairs.append((m, g))
+    return pairs
+
+
 def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[Optional[int]]:
     """Order-preserving alignment of card words to model tokens that reads
     the most words (exact ones preferred): card word -> token index or None.
-    A token may read up to ``kmax`` run-together words (§2)."""
+    A token may read up to ``kmax`` run-together words (§2). Among equal
+    alignments the dynamic programme prefers skipping a word, then skipping
+    a token, then the fewest run-together words."""
     n, m = len(words), len(tokens)
-    reads = table.reads
-    # marks[i][j][k-1]: token i reads words[j-k+1 .. j] (k words ending at j)
-    marks = []
+    index, cfg = table.index, table.cfg
+    # every run of a card's words is a group of its ground truth: look the marks up
+    lookup = index.complete and tuple(words) in index.cards
+    # a score (words read, words read exactly) is one int: words * base + exact
+    base = n + 1
+    # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
+    gains = []
     for t in tokens:
         lt = len(t)
+        marks = index.marks_of(t) if lookup else None
+        if marks is not None and not marks:
+            gains.append([()] * n)  # the token reads no group of the ground truth
+            continue
         row = []
         for j in range(n):
-            cell = [reads(t, words[j], 1)]
+            cell = []
             text = words[j]
+            r = marks.get((text, 1), 0) if marks is not None else reading_mark(t, text, 1, cfg)
+            if r:
+                cell.append((1, base + (1 if r == 2 else 0)))
             for k in range(2, kmax + 1):
                 if j - k + 1 < 0:
                     break
                 text = words[j - k + 1] + text
-                cell.append(reads(t, text, k) if abs(len(text) - lt) <= 1 else 0)
+                if abs(len(text) - lt) <= 1:
+                    r = marks.get((text, k), 0) if marks is not None else reading_mark(t, text, k, cfg)
+                    if r:
+                        cell.append((k, k * base + (k if r == 2 else 0)))
             row.append(cell)
-        marks.append(row)
-    score = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
-    back: list[list[Optional[tuple]]] = [[None] * (m + 1) for _ in range(n + 1)]
+        gains.append(row)
+    # back[j][i]: 0 skip word j, -1 skip token i, k: token i reads k words ending at j
+    score = [[0] * (m + 1) for _ in range(n + 1)]
+    back = [[0] * (m + 1) for _ in range(n + 1)]
     for j in range(n + 1):
         srow, brow = score[j], back[j]
+        above = score[j - 1] if j > 0 else None
         for i in range(m + 1):
             if i == 0 and j == 0:
                 continue
-            best, how = (-1, -1), None
-            if j > 0 and score[j - 1][i] > best:
-                best, how = score[j - 1][i], ("w",)
+            best, how = -1, 0
+            if above is not None and above[i] > best:
+                best, how = above[i], 0
             if i > 0 and srow[i - 1] > best:
-                best, how = srow[i - 1], ("t",)
+                best, how = srow[i - 1], -1
             if i > 0 and j > 0:
-                for k, r in enumerate(marks[i - 1][j - 1], 1):
-                    if r:
-                        prev = score[j - k][i - 1]
-                        cand = (prev[0] + k, prev[1] + (k if r == 2 else 0))
-                        if cand > best:
-                            best, how = cand, ("m", k)
+                for k, gain in gains[i - 1][j - 1]:
+                    cand = score[j - k][i - 1] + gain
+                    if cand > best:
+                        best, how = cand, k
             srow[i] = best
             brow[i] = how
     out: list[Optional[int]] = [None] * n
     j, i = n, m
     while j > 0 or i > 0:
         how = back[j][i]
-        if how[0] == "w":
+        if how == 0:
             j -= 1
-        elif how[0] == "t":
+        elif how < 0:
             i -= 1
         else:
-            for x in range(j - how[1], j):
+            for x in range(j - how, j):
                 out[x] = i - 1
-            j -= how[1]
+            j -= how
             i -= 1
     return out
 
@@ -583,4 +436,4 @@ def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config:
         return False
     if len(token) < len(word) and word.startswith(token):
         return False  # a truncation keeps only part of the word
-    return not any(table.reads(token, o) for o in table.all_words if o not in card)
+    return table.index.words_read_by(token).issubset(card)

@@ -16,15 +16,16 @@ the words it recognised.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, content_groups, missing_words, pair_cards, squashed
+from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -112,18 +113,48 @@ def map_piles(
         return mapping
     mi = {p: i for i, p in enumerate(mp)}
     gi = {p: i for i, p in enumerate(gp)}
-    shared = np.zeros((len(mp), len(gp)), dtype=np.float64)
+    shared = [[0] * len(gp) for _ in mp]
     for m, g in pairs:
         if model_piles[m] is not None and gt_piles[g] is not None:
-            shared[mi[model_piles[m]], gi[gt_piles[g]]] += 1
-    labels = process.cdist(
-        [normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio
-    )
-    from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
-    rows, cols = linear_sum_assignment(shared + labels / 100.0 * 1e-3, maximize=True)
-    for r, c in zip(rows, cols):
+            shared[mi[model_piles[m]]][gi[gt_piles[g]]] += 1
+    bonus = _label_bonus(tuple(mp), tuple(gp))
+    weight = [[n + b for n, b in zip(row, brow)] for row, brow in zip(shared, bonus)]
+    clear = _clear_assignment(weight)
+    if clear is None:
+        from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
+        clear = linear_sum_assignment(np.array(weight, dtype=np.float64), maximize=True)
+    for r, c in zip(*clear):
         mapping[mp[r]] = gp[c]
     return mapping
+
+
+@lru_cache(maxsize=4096)
+def _label_bonus(mp: tuple[str, ...], gp: tuple[str, ...]) -> tuple[tuple[float, ...], ...]:
+    """The tie-breaking weight of map_piles: rapidfuzz ``fuzz.ratio`` of the
+    normalised pile labels (``cdist``, float32) / 100 * 1e-3, per (model
+    pile, ground-truth pile); cached by the labels."""
+    labels = process.cdist([normalize(p) for p in mp], [normalize(p) for p in gp], scorer=fuzz.ratio)
+    return tuple(tuple(row) for row in (labels / 100.0 * 1e-3).tolist())
+
+
+def _clear_assignment(weight: list[list[float]]) -> Optional[tuple[Sequence[int], Sequence[int]]]:
+    """The maximum-weight assignment of the rows to the columns of the small
+    matrix ``weight`` (or of its columns to its rows when it is tall) when
+    it needs no search: every row has one strictly largest entry and no
+    two rows pick the same column. Their sum bounds every assignment and
+    only this one reaches it, so scipy's linear_sum_assignment would give
+    the same (rows, cols). None otherwise."""
+    tall = len(weight) > len(weight[0])
+    lines = [list(col) for col in zip(*weight)] if tall else weight
+    picks = []
+    for line in lines:
+        best = max(line)
+        if line.count(best) != 1:
+            return None
+        picks.append(line.index(best))
+    if len(set(picks)) != len(picks):
+        return None
+    return (picks, range(len(lines))) if tall else (range(len(lines)), picks)
 
 
 def _pile_phrase(model_pile: Optional[str], mapping: dict[str, Optional[str]]) -> str:
@@ -165,11 +196,11 @@ def score_run(
     facts.parsed, facts.json_valid, facts.repaired = parse.parsed, parse.json_valid, parse.repaired
     facts.parse_error, facts.error_offset, facts.span = parse.error, parse.error_offset, parse.span
     facts.cards_reported = len(parse.cards)
-    findings: list[Finding] = []
+    findings: list[dict[str, Any]] = []  # Finding fields, validated once (_FINDINGS)
     problems = ([parse.error] if parse.error else []) + \
         _convention_problems(parse, prompt, config, width, height, facts)
     if problems:  # §4 FORMAT: at most one per run
-        findings.append(Finding(code=Code.FORMAT, detail="; ".join(problems)))
+        findings.append(dict(code=Code.FORMAT, detail="; ".join(problems)))
     gt_cards = ground_truth.cards if ground_truth else []
     facts.scored = bool(gt_cards)
     # an unreadable answer to a grouping prompt put no card in the right pile
@@ -179,9 +210,9 @@ def score_run(
             CardOutcome(gt_card_id=_card_key(c, i), gt_text=c.text, gt_pile=c.pile)
             for i, c in enumerate(gt_cards)
         ]
-        return RunScore(facts=facts, cards=parse.cards, findings=findings)
+        return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
     findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
-    return RunScore(facts=facts, cards=parse.cards, findings=findings)
+    return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
 
 
 def _card_key(card: Any, index: int) -> int:
@@ -225,9 +256,10 @@ def _fractions(box: Optional[BBox], convention: Optional[BoxConvention],
 def _classify(
     parse: ParseResult, gt_cards: Sequence[Any], config: ScoringConfig, facts: RunFacts,
     width: Optional[int], height: Optional[int], orientation: int,
-) -> list[Finding]:
+) -> list[dict[str, Any]]:
     """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
-    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping."""
+    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping.
+    Returns the fields of the findings (``_FINDINGS`` builds them)."""
     cards = parse.cards
     model_boxes = gt_boxes = None
     if config.use_boxes and width and height and any(c.bbox for c in cards) and any(c.bbox for c in gt_cards):
@@ -238,56 +270,68 @@ def _classify(
     pairing = pair_cards([c.text for c in cards], [c.text for c in gt_cards], config,
                          model_boxes, gt_boxes, orientation)
     facts.box_frame = pairing.box_frame
-    by_gt = {g: m for m, g in pairing.pairs}
-    texts_ok = {g: squashed(cards[m].text) == squashed(gt_cards[g].text) for m, g in pairing.pairs}
+    mw, gw = pairing.model_words, pairing.gt_words
+    equal = set(pairing.exact)  # §1 pairs: equal texts
+    by_gt: dict[int, int] = {}
+    texts_ok: dict[int, bool] = {}
+    for m, g in pairing.pairs:
+        by_gt[g] = m
+        texts_ok[g] = (m, g) in equal or "".join(mw[m]) == "".join(gw[g])
     gt_piles = [c.pile for c in gt_cards]
     model_piles = [c.pile for c in cards]
-    facts.spatial_scored = parse.grouped and any(p is not None for p in gt_piles)
+    spatial = facts.spatial_scored = parse.grouped and any(p is not None for p in gt_piles)
     correct_pairs = [(m, g) for m, g in pairing.pairs if texts_ok[g]]
-    mapping = map_piles(correct_pairs, model_piles, gt_piles) if facts.spatial_scored else {}
+    mapping = map_piles(correct_pairs, model_piles, gt_piles) if spatial else {}
     facts.pile_mapping = mapping
-    findings: list[Finding] = []
-    outcomes: list[CardOutcome] = []
+    findings: list[dict[str, Any]] = []
+    outcomes: list[dict[str, Any]] = []
+    evidence = pairing.evidence
     for g, card in enumerate(gt_cards):
-        key = _card_key(card, g)
+        key = card.id if card.id is not None else g
         m = by_gt.get(g)
         if m is None:
-            outcomes.append(_outcome(key, card, None, None, 0.0, False,
-                                     False if facts.spatial_scored else None))
-            findings.append(Finding(code=Code.MISS, gt_card=card.text, gt_card_id=key,
+            outcomes.append(_outcome(key, card, None, None, 0.0, False, False if spatial else None))
+            findings.append(dict(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                                     detail=_miss_detail(pairing, g, cards)))
             continue
         mc = cards[m]
-        ev = pairing.evidence[m, g]
-        pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if facts.spatial_scored else None
-        out = _outcome(key, card, m, mc, round(100 * ev.share, 1), texts_ok[g], pile_ok)
-        outcomes.append(out)
-        if not texts_ok[g]:
+        ev = evidence[m, g]
+        pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if spatial else None
+        ok = texts_ok[g]
+        outcomes.append({"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
+                         "model_text": mc.text, "model_pile": mc.pile,
+                         "similarity": round(100 * ev.share, 1), "text_ok": ok, "pile_ok": pile_ok})
+        if not ok:
             code, detail = _text_code(pairing, m, g, config)
-            if facts.spatial_scored and not pile_ok:
+            if spatial and not pile_ok:
                 detail += f"; also {_pile_phrase(mc.pile, mapping)}, not SPATIAL: one code per card"
-            findings.append(Finding(code=code, gt_card=card.text, gt_card_id=key,
+            findings.append(dict(code=code, gt_card=card.text, gt_card_id=key,
                                     model_card=mc.text, model_index=m, detail=detail))
-        elif facts.spatial_scored and not pile_ok:
+        elif spatial and not pile_ok:
             findings.append(
-                Finding(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
+                dict(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
                         model_card=mc.text, model_index=m,
                         detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; "
                                f"belongs to '{card.pile}'")
             )
-    facts.outcomes = outcomes
+    facts.outcomes = _OUTCOMES.validate_python(outcomes)
     findings.extend(_hallucinations(pairing, cards, gt_cards))
     return findings
 
 
+#: builds a run's CardOutcomes in one validation call (as CardOutcome(**fields) each)
+_OUTCOMES = TypeAdapter(list[CardOutcome])
+#: builds a run's Findings in one validation call (as Finding(**fields) each)
+_FINDINGS = TypeAdapter(list[Finding])
+
+
 def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
-             text_ok: bool, pile_ok: Optional[bool]) -> CardOutcome:
-    """The CardOutcome of ground-truth card ``card`` (matched to model card
-    ``m``/``mc``, or MISS when None)."""
-    return CardOutcome(
-        gt_card_id=key, gt_text=card.text, gt_pile=card.pile, model_index=m,
-        model_text=mc.text if mc else None, model_pile=mc.pile if mc else None,
-        similarity=similarity, text_ok=text_ok, pile_ok=pile_ok)
+             text_ok: bool, pile_ok: Optional[bool]) -> dict[str, Any]:
+    """The fields of the CardOutcome of ground-truth card ``card`` (matched
+    to model card ``m``/``mc``, or MISS when None), for ``_OUTCOMES``."""
+    return {"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
+            "model_text": mc.text if mc else None, "model_pile": mc.pile if mc else None,
+            "similarity": similarity, "text_ok": text_ok, "pile_ok": pile_ok}
 
 
 def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple[Code, str]:
@@ -338,10 +382,11 @@ _TIE_NAMES = ("", "more recognised words", "a larger share of the card's words",
               "more exactly read words", "more characters", "reading order")
 
 
-def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[Finding]:
+def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
+                    gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
-    on no card it reads (§6)."""
+    on no card it reads (§6). Returns the fields of the findings."""
     matched = {m: g for m, g in pairing.pairs}
     by_gt = {g: m for m, g in pairing.pairs}
     out = []
@@ -349,7 +394,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
         if m in matched:
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
-        exact_reader = _exact_reader(pairing, m)
+        exact_reader = None if related else _exact_reader(pairing, m)
         if related:
             g = max(related, key=lambda gg: pairing.lex[m, gg])
             winner = by_gt.get(g)
@@ -375,7 +420,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
                       f"by text alone it reads '{_short(gt_cards[g].text)}'")
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
-        out.append(Finding(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
+        out.append(dict(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
     return out
 
 
@@ -386,14 +431,22 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     if table is None:
         return None
     tokens = pairing.model_words[m]
-    readable = {(g, k) for t in tokens for g, k, _mark in table.allowed.get(t, ())}
+    gw = pairing.gt_words
+    joined = "".join(tokens)
+    if joined in table.index.equal_at:  # the first §1 pair of the same text wins outright
+        for winner, g in pairing.exact:
+            if "".join(gw[g]) == joined:
+                return g, winner, " ".join(gw[g])
+    allowed = table.allowed
+    readable = {(g, k) for t in tokens for g, k, _mark in allowed.get(t, ())}
+    if not readable:
+        return None
+    content_keys = table.index.content_keys
     best = None
     for winner, g in pairing.exact:
-        words = pairing.gt_words[g]
-        if "".join(tokens) == "".join(words):
-            return g, winner, " ".join(words)
-        if readable.isdisjoint(content_groups(words, table.config.max_run_together, table.stop)):
+        if readable.isdisjoint(content_keys(g)):
             continue
+        words = gw[g]
         ev = table.evidence(tokens, words)
         if ev.content and (best is None or ev.recognised > best[0]):
             best = (ev.recognised, g, winner, ev.describe())
