@@ -94,16 +94,18 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
     keep = lambda row: ((items is None or row["item"] in set(items)) and (prompts is None or row["prompt"] in set(prompts))  # noqa: E731
                         and (models is None or row["model"] in set(models)))
     items, prompts, models = (list(x) if x is not None else None for x in (items, prompts, models))
-    runs = [r for r in repo.run_rows(project) if r["repetition"] == 1 and keep(r)]
     by_run: dict[int, dict[Method, list[float]]] = {}
     for v in judging.verdicts(project):
         if v.method in (Method.RULES, Method.GROUND_TRUTH) and v.run_id is not None and v.other_run_id is None:
             score = verdict_score(v)
             if score is not None:
                 by_run.setdefault(v.run_id, {}).setdefault(v.method, []).append(score)
-    facts = calls.run_calls(project, [r["id"] for r in runs]) if runs else {}
     failures: Counter = Counter((f["model"], f["prompt"]) for f in calls.failed_answers(project)
                                 if f["repetition"] == 1 and keep(f))
+    if not by_run and not failures:  # no row to show: the runs are not read (a big card project)
+        return []
+    runs = [r for r in repo.run_rows(project, with_output=False) if r["repetition"] == 1 and keep(r)]
+    facts = calls.run_calls(project, [r["id"] for r in runs]) if runs else {}
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in runs:
         groups.setdefault((r["model"], r["prompt"]), []).append(r)
