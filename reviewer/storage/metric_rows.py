@@ -27,8 +27,9 @@ _ORDER = " ORDER BY i.name, p.name, r.model, r.repetition"
 
 class MetricRow(NamedTuple):
     """One scored run: who made it, and its metrics as stored (RunMetrics
-    fields as a dict; ``box_convention`` is its string value). ``parse_error``
-    is read only when asked for (else None)."""
+    fields as a dict, shared by the runs with the same metrics: read it,
+    do not change it; ``box_convention`` is its string value).
+    ``parse_error`` is read only when asked for (else None)."""
 
     run_id: int
     item: str
@@ -73,7 +74,14 @@ def iter_metric_rows(project: Project, with_parse_error: bool = False) -> Iterat
         f"{parse_error}, s.auto_metrics, s.reviewed_metrics FROM runs r "
         "JOIN run_scores s ON s.run_id = r.id JOIN items i ON i.id = r.item_id "
         "JOIN prompts p ON p.id = r.prompt_id" + _ORDER)
-    loads = json.loads
+    parsed: dict[str, dict] = {}  # runs share few distinct metric texts: each is parsed once
+
+    def loads(text: str) -> dict:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = json.loads(text)
+        return found
+
     for row in cur:
         auto, reviewed = row[9], row[10]
         if auto is None or reviewed is None:  # another program changed a finding meanwhile
