@@ -251,6 +251,17 @@ def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Option
     return (brace, _region_end(raw, brace)) if brace != -1 else None
 
 
+def _accepted(result: "ParseResult", cards_grouped: tuple, start: int, end: int, value: Any) -> "ParseResult":
+    """``result`` with the answer found at ``start``-``end`` (JSON ``value``):
+    its (cards, grouped), valid JSON, no error."""
+    result.cards, result.grouped = cards_grouped
+    result.json_valid = True
+    result.span = (start, end)
+    result.data = value
+    result.error = None
+    return result
+
+
 def parse_answer(
     raw: str,
     schema: AnswerSchema,
@@ -285,12 +296,7 @@ def parse_answer(
         except Exception:  # the models below give the same verdict and the detail
             fields = None
         if fields is not None:
-            result.cards, result.grouped = _fields_to_cards(fields)
-            result.json_valid = True
-            result.span = (start, end)
-            result.data = value
-            result.error = None
-            return result
+            return _accepted(result, _fields_to_cards(fields), start, end, value)
         try:
             answer = adapter.validate_python(value)
         except ValidationError as exc:
@@ -300,12 +306,7 @@ def parse_answer(
         except (ValueError, TypeError, RecursionError) as exc:  # pragma: no cover
             result.error = f"JSON could not be validated: {exc}"
             continue
-        result.cards, result.grouped = _to_cards(answer)
-        result.json_valid = True
-        result.span = (start, end)
-        result.data = value
-        result.error = None
-        return result
+        return _accepted(result, _to_cards(answer), start, end, value)
     if mismatch is not None:
         start, end, exc = mismatch
         result.error = _validation_detail(schema, exc)
