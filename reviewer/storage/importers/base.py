@@ -89,6 +89,13 @@ def jsonl_lines(source: Path, model: type[M], report: ImportReport) -> Iterator[
         if not text.strip():
             continue
         where = f"line {number}"
+        try:  # pydantic parses and validates in one pass (twice as fast as json.loads first)
+            value = model.model_validate_json(text)
+        except ValidationError:
+            pass  # the line is read again below, for the same message as ever
+        else:
+            yield number, text, value
+            continue
         try:
             yield number, text, model.model_validate(json.loads(text))
         except json.JSONDecodeError as exc:
