@@ -141,3 +141,25 @@ def test_scores_model_answers_from_cache_in_batches(qtbot, big):
     assert model.rowCount() == min(2, total) and model.canFetchMore() == (total > 2)
     panel.proxy.sort(8)
     assert model.rowCount() == total  # sorting shows every row
+
+
+def test_run_order_is_sorted_once_and_again_only_when_runs_are_added(big, qtbot, tmp_path):
+    """Navigation (J/K past a run, the next run needing review) walks a run
+    order sorted once, not a sort of every run per key press; a run added
+    later (another import) takes its place in it."""
+    ids, pos = big.run_order()
+    lines = [big.line(i) for i in ids]
+    assert [(x.item, x.prompt, x.model, x.repetition) for x in lines] == \
+        sorted((x.item, x.prompt, x.model, x.repetition) for x in big.run_lines())
+    assert all(pos[i] == k for k, i in enumerate(ids))
+    assert big.run_order() is big.run_order()  # cached
+    src = tmp_path / "more.jsonl"
+    src.write_text('{"item": "table-01", "prompt": "spatial-grouping", "model": "a-first-model", '
+                   '"repetition": 1, "output": "no cards"}\n')
+    big.import_source(src)
+    qtbot.waitUntil(lambda: big.summary_ready(), timeout=20000)
+    ids2, pos2 = big.run_order()
+    assert len(ids2) == len(ids) + 1
+    new = next(i for i in ids2 if i not in pos)
+    assert big.line(new).model == "a-first-model"
+    assert [big.line(i).item for i in ids2] == sorted(big.line(i).item for i in ids2)

@@ -151,12 +151,9 @@ class ReviewController(QObject):
         elif ids:
             s.select_findings([ids[0] if delta > 0 else ids[-1]])
             return
-        lines = [x for x in self._ordered_runs() if x.findings]
-        here = [x.id for x in lines]
-        if not lines:
+        target = next((x for x in self._lines_from(s.run_id, delta, include_self=True) if x.findings), None)
+        if target is None:
             return
-        pos = here.index(s.run_id) if s.run_id in here else -1
-        target = lines[(pos + delta) % len(lines)]
         s.set_run(target.id)
         run = s.run()
         if delta < 0 and run is not None and run.findings:
@@ -166,11 +163,8 @@ class ReviewController(QObject):
         """Go to the next run (in item, prompt, model, repetition order) that
         has a proposed finding; say so when every run is reviewed."""
         s = self.session
-        lines = self._ordered_runs()
-        ids = [x.id for x in lines]
         current = s.run_id
-        start = ids.index(current) + 1 if current in ids else 0
-        for x in lines[start:] + lines[:start]:
+        for x in self._lines_from(current, 1, include_self=True):
             if not x.open:
                 continue
             if x.id != s.run_id:
@@ -185,9 +179,19 @@ class ReviewController(QObject):
             return
         s.message.emit("every run is reviewed")
 
-    def _ordered_runs(self):
-        """The RunLines of every scored run by item, prompt, model and repetition."""
-        return sorted(self.session.run_lines(), key=lambda x: (x.item, x.prompt, x.model, x.repetition))
+    def _lines_from(self, run_id: Optional[int], delta: int, include_self: bool = False):
+        """The RunLines of every run in item, prompt, model, repetition order,
+        from the one after ``run_id`` (before it, ``delta`` -1) round to
+        ``run_id`` itself (last, with ``include_self``); from the first run
+        when ``run_id`` is unknown. Lazy: a walk stops where it finds."""
+        s = self.session
+        ids, pos = s.run_order()
+        n = len(ids)
+        start = pos.get(run_id)
+        first = (start + delta) % n if start is not None and n else (0 if delta > 0 else n - 1)
+        count = n if start is None else (n if include_self else n - 1)
+        for k in range(count):
+            yield s.line(ids[(first + k * delta) % n])
 
     def _advance(self, decided: list[int], finished: bool = True) -> None:
         """After a decision: select the next undecided finding of the run

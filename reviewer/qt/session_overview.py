@@ -114,6 +114,7 @@ class OverviewMixin:
         self._by_item: dict[int, list[int]] = {}
         self._by_group: dict[tuple[str, str], list[int]] = {}
         self._lines: dict[int, overview.RunLine] = {}
+        self._order: Optional[tuple[list[int], dict[int, int]]] = None  # run_order(), made when asked
         self._counts: dict[int, overview.ReviewCounts] = {}
         self._statuses: list = []
         self._status_by_id: dict[int, object] = {}
@@ -142,7 +143,7 @@ class OverviewMixin:
         self._generation += 1
         self._start_timer.stop()
         self._runs, self._by_item, self._by_group, self._complete = {}, {}, {}, False
-        self._lines = {}
+        self._lines, self._order = {}, None
         self._score_rows, self._score_index, self._dirty_keys = None, {}, set()
         self.changed_runs = self.changed_items = None
         if self.project is None:
@@ -192,7 +193,7 @@ class OverviewMixin:
         by_group: dict[tuple[str, str], list[int]] = {}
         for x in merged.values():
             by_group.setdefault((x.prompt, x.model), []).append(x.id)
-        self._lines, self._by_group, self._complete = merged, by_group, True
+        self._lines, self._by_group, self._complete, self._order = merged, by_group, True, None
         self._score_rows = rows
         self._score_index = {a.key(): k for k, (a, _) in enumerate(rows)}
 
@@ -213,8 +214,25 @@ class OverviewMixin:
         for r in runs:
             if r.run["id"] not in self._runs:
                 self._runs[r.run["id"]] = r
+                if r.run["id"] not in self._lines:
+                    self._order = None
                 self._lines[r.run["id"]] = overview.run_line(r)
         self._by_item[item_id] = [r.run["id"] for r in runs]
+
+    def run_order(self) -> tuple[list[int], dict[int, int]]:
+        """(ids of every known run by item, prompt, model and repetition,
+        {id: position}); sorted once, again only when runs are added (a
+        run's place never changes), so navigation costs no sort of 100,000
+        runs per key."""
+        if self._order is None:
+            ids = sorted(self._lines, key=lambda i: (lambda x: (x.item, x.prompt, x.model, x.repetition))(
+                self._lines[i]))
+            self._order = (ids, {run_id: k for k, run_id in enumerate(ids)})
+        return self._order
+
+    def line(self, run_id: int) -> overview.RunLine:
+        """The RunLine of a known run (KeyError when unknown)."""
+        return self._lines[run_id]
 
     def _load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
         """The cached run ``run_id``, its item's runs read first when needed."""
@@ -240,8 +258,10 @@ class OverviewMixin:
             rid, item_id = r.run["id"], r.run["item_id"]
             if rid not in self._runs and item_id in self._by_item and rid not in self._by_item[item_id]:
                 self._by_item[item_id].append(rid)
-            if rid not in self._lines and self._complete:
-                self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
+            if rid not in self._lines:
+                self._order = None
+                if self._complete:
+                    self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
             self._runs[rid] = r
             self._lines[rid] = overview.run_line(r)
             ids.add(rid)
