@@ -313,8 +313,10 @@ def score_project(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
     score_cases(project, run_ids=run_ids, only_stale=only_stale)
-    if only_stale and run_ids is None:
-        # one query for the runs not scored with this config (opening a big project asks this)
+    if only_stale and run_ids is None and _all_scored(project, config, strict):
+        ids = []  # opening a big project asks this: two counts from indexes
+    elif only_stale and run_ids is None:
+        # one query for the runs not scored with this config
         stale = {r[0] for r in project.db.execute(
             "SELECT r.id FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
             "AND s.config_version = ? AND s.strict = ? WHERE s.run_id IS NULL",
@@ -340,6 +342,15 @@ def score_project(
     else:
         _score_here(project, chunks, context, progress)
     return len(ids)
+
+
+def _all_scored(project: Project, config: ScoringConfig, strict: bool) -> bool:
+    """Every run has a score of ``config`` and ``strict`` (a run has at most
+    one score, so the counts tell): idx_run_scores_config and the runs'
+    smallest index answer it without reading a row."""
+    scored = project.db.execute("SELECT count(*) FROM run_scores WHERE config_version = ? AND strict = ?",
+                                [config.version, int(strict)]).fetchone()[0]
+    return scored == project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
 
 
 def _score_here(project: Project, chunks: list[list[int]], context: dict, progress: Optional[Progress]) -> None:
