@@ -215,7 +215,10 @@ def _placed_stop_words(out: Pairing, table: WordTable, boxes, gt_boxes,
 def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[int]) -> set[tuple[int, int]]:
     """Candidate (model, gt) pairs among the cards §1 left unpaired: some
     model token has an allowed reading of a group of the card holding a
-    content word (§2)."""
+    content word (§2). The set is filled in answer order (model card, then
+    token position, then ground-truth order), never in the order of a set
+    of strings, so its iteration order (that of int pairs, which Python
+    does not salt) is the same in every process."""
     holders = table.index.content_holders()
     rest = set(rest_g)
     # by_group[(text, k)]: the unpaired cards holding the group with a content
@@ -235,7 +238,9 @@ def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[i
             reads[t] = cards
     out: set[tuple[int, int]] = set()
     for m in rest_m:
-        for t in set(mw[m]):
+        # the tokens in answer order, not set order: a set of strings would
+        # fill ``out`` in an order that changes with PYTHONHASHSEED
+        for t in dict.fromkeys(mw[m]):
             for g in reads.get(t, ()):
                 out.add((m, g))
     return out

@@ -386,7 +386,10 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
                     gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
-    on no card it reads (§6). Returns the fields of the findings."""
+    on no card it reads (§6). The card named is the one it reads best by
+    §3; of cards it reads equally well, the first in the ground truth (§3.5
+    reading order), so the detail never depends on set order. Returns the
+    fields of the findings."""
     matched = {m: g for m, g in pairing.pairs}
     by_gt = {g: m for m, g in pairing.pairs}
     out = []
@@ -396,7 +399,10 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
         related = [g for (mm, g) in pairing.evidence if mm == m]
         exact_reader = None if related else _exact_reader(pairing, m)
         if related:
-            g = max(related, key=lambda gg: pairing.lex[m, gg])
+            # the card it reads best by the §3 order (card-scoring-rules.md
+            # §3, criteria 1-4); on a tie in all of them, §3.5 reading order:
+            # the first of the tied cards in the ground truth
+            g = max(related, key=lambda gg: (pairing.lex[m, gg], -gg))
             winner = by_gt.get(g)
             ev = pairing.evidence[m, g]
             if winner is not None:
