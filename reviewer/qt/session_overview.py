@@ -225,8 +225,8 @@ class OverviewMixin:
         run's place never changes), so navigation costs no sort of 100,000
         runs per key."""
         if self._order is None:
-            ids = sorted(self._lines, key=lambda i: (lambda x: (x.item, x.prompt, x.model, x.repetition))(
-                self._lines[i]))
+            lines = self._lines
+            ids = sorted(lines, key=lambda i: (lines[i].item, lines[i].prompt, lines[i].model, lines[i].repetition))
             self._order = (ids, {run_id: k for k, run_id in enumerate(ids)})
         return self._order
 
