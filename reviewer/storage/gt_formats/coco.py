@@ -28,16 +28,9 @@ from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
-
-
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
 
 
 def is_coco(data: Any) -> bool:
@@ -47,7 +40,7 @@ def is_coco(data: Any) -> bool:
 
 def detect(source: Path) -> bool:
     """A .json file in COCO detection form (:func:`is_coco`)."""
-    return source.is_file() and source.suffix.lower() == ".json" and is_coco(_load(source))
+    return source.is_file() and source.suffix.lower() == ".json" and is_coco(read_json(source))
 
 
 def annotation_text(ann: dict) -> str:
@@ -122,7 +115,7 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
     beside the file (or in images/), one ground truth per image. Idempotent."""
     annotator = annotator_of(options)
     report = ImportReport(format="coco")
-    data = _load(source)
+    data = read_json(source)
     if not is_coco(data):
         report.skip(source.name, "not a COCO detection file (images, annotations, categories)")
         return report

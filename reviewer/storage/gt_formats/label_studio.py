@@ -37,17 +37,10 @@ from reviewer.core.cards.gt_agreement import CONSENSUS
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
 _LABEL_KEYS = ("rectanglelabels", "polygonlabels", "labels")
-
-
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
 
 
 def _tasks(data: Any) -> Optional[list]:
@@ -63,7 +56,7 @@ def _tasks(data: Any) -> Optional[list]:
 def detect(source: Path) -> bool:
     """A .json file holding a Label Studio task or a list of them (each with
     ``data`` and ``annotations``)."""
-    return source.is_file() and source.suffix.lower() == ".json" and _tasks(_load(source)) is not None
+    return source.is_file() and source.suffix.lower() == ".json" and _tasks(read_json(source)) is not None
 
 
 def _image_ref(task: dict) -> str:
@@ -168,7 +161,7 @@ def import_label_studio(project: Project, source: Path, options: ImportOptions) 
     """Import a Label Studio JSON export (module doc). Idempotent."""
     default = annotator_of(options)
     report = ImportReport(format="label-studio")
-    tasks = _tasks(_load(source))
+    tasks = _tasks(read_json(source))
     if tasks is None:
         report.skip(source.name, "not a Label Studio JSON export (tasks with data and annotations)")
         return report

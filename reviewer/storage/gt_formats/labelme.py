@@ -28,24 +28,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.cards.gt_geometry import bounds, rectangle_points
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
 from reviewer.storage.importers import card_folder
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 _PLACES = ("", "test-images", "images", "annotations")
-
-
-def _load(path: Path) -> Optional[dict]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def is_labelme(data: Any) -> bool:
@@ -68,8 +60,8 @@ def detect(source: Path) -> bool:
     """A labelme .json file, or a folder holding one (at its top, or in
     test-images/, images/ or annotations/)."""
     if source.is_file():
-        return source.suffix.lower() == ".json" and is_labelme(_load(source))
-    return source.is_dir() and any(is_labelme(_load(p)) for p in _files(source)[:50])
+        return source.suffix.lower() == ".json" and is_labelme(read_json(source))
+    return source.is_dir() and any(is_labelme(read_json(p)) for p in _files(source)[:50])
 
 
 def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTruth:
@@ -127,7 +119,7 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
         report = ImportReport(format="labelme")
     with project.batched(auto=True):
         for path in _files(source):
-            data = _load(path)
+            data = read_json(path)
             if not is_labelme(data):
                 continue
             ref = str(data.get("imagePath") or "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional, TypeVar
+from typing import Any, Iterator, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -60,6 +60,18 @@ class ImportReport:
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"skipped {w}: {why}" for w, why in self.skipped]
         return "\n".join(lines)
+
+
+def read_json(path: Path, max_bytes: Optional[int] = None) -> Any:
+    """The JSON value of the file at ``path``, or None when it cannot be read
+    as UTF-8 JSON (or is larger than ``max_bytes``): what a format's
+    detector and importer look at. Never raises."""
+    try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
 
 
 def photo_item(path: Path, name: str, stored_path: str, max_pixels: Optional[int] = None) -> tuple[Item, Photo]:

@@ -27,19 +27,10 @@ from reviewer.core.spans import golden as g
 from reviewer.storage import repo
 from reviewer.storage import spans as span_store
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage.importers.span_snapshots import PROMPT_TEXT
 
 _LIMIT = 64 * 1024 * 1024
-
-
-def _load(source: Path) -> Any:
-    try:
-        if source.stat().st_size > _LIMIT:
-            return None
-        return json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
 
 
 def _is_golden(data: Any) -> bool:
@@ -49,9 +40,9 @@ def _is_golden(data: Any) -> bool:
 
 def _golden_files(source: Path) -> list[Path]:
     if source.is_file():
-        return [source] if source.suffix.lower() == ".json" and _is_golden(_load(source)) else []
+        return [source] if source.suffix.lower() == ".json" and _is_golden(read_json(source, _LIMIT)) else []
     if source.is_dir():
-        return [f for f in sorted(source.glob("*.json")) if _is_golden(_load(f))]
+        return [f for f in sorted(source.glob("*.json")) if _is_golden(read_json(f, _LIMIT))]
     return []
 
 
@@ -68,7 +59,7 @@ def import_golden_set(project: Project, source: Path, options: ImportOptions) ->
         report.skip(source.name, "not a golden-set file (needs prompts with groundTruth)")
         return report
     for f in files:
-        metadata, prompts, problems = g.parse_golden_set(_load(f))
+        metadata, prompts, problems = g.parse_golden_set(read_json(f, _LIMIT))
         for problem in problems:
             report.skip(f"{f.name}: {problem}", "left out")
         counts = span_store.import_golden_prompts(project, f.stem, metadata, prompts, options.actor)
@@ -93,13 +84,13 @@ def _is_results(data: Any) -> bool:
 
 def detect_golden_results(source: Path) -> bool:
     """A .json file with ``perPrompt`` and ``report`` (golden-set results)."""
-    return source.is_file() and source.suffix.lower() == ".json" and _is_results(_load(source))
+    return source.is_file() and source.suffix.lower() == ".json" and _is_results(read_json(source, _LIMIT))
 
 
 def import_golden_results(project: Project, source: Path, options: ImportOptions) -> ImportReport:
     """Import golden-set results as span runs (see module doc)."""
     report = ImportReport(format="span-golden-results")
-    data = _load(source)
+    data = read_json(source, _LIMIT)
     if not _is_results(data):
         report.skip(source.name, "not golden-set results (needs perPrompt and report)")
         return report

@@ -42,23 +42,13 @@ from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
 from reviewer.storage import spans as span_store
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 PROMPT = "span-labeling"
 PROMPT_TEXT = ("Label the visual control points of a video prompt as spans: text, role "
                "(taxonomy category.attribute), confidence, start and end offsets.")
 #: Files larger than this are not opened to detect the format (bytes).
 _DETECT_LIMIT = 64 * 1024 * 1024
-
-
-def _load(source: Path) -> Optional[dict]:
-    try:
-        if source.stat().st_size > _DETECT_LIMIT:
-            return None
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _is_snapshot(data: Any) -> bool:
@@ -70,7 +60,7 @@ def _is_snapshot(data: Any) -> bool:
 def detect(source: Path) -> bool:
     """A .json file holding one object with ``judgeModel`` and a ``results``
     list whose entries have a ``promptId`` (a span-labeling snapshot)."""
-    return source.is_file() and source.suffix.lower() == ".json" and _is_snapshot(_load(source))
+    return source.is_file() and source.suffix.lower() == ".json" and _is_snapshot(read_json(source, _DETECT_LIMIT))
 
 
 def run_output(result: dict) -> str:
@@ -149,7 +139,7 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
     file again adds nothing. Results without a promptId or output are skipped
     with the reason; a failed judge call gives no verdict."""
     report = ImportReport(format="span-snapshot")
-    data = _load(source)
+    data = read_json(source, _DETECT_LIMIT)
     if not _is_snapshot(data):
         report.skip(source.name, "not a span-labeling snapshot (needs judgeModel and results with promptId)")
         return report
