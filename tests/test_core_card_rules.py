@@ -103,7 +103,6 @@ def test_matching_pairs_as_many_cards_as_possible() -> None:
 
 
 def test_exact_reading_wins_a_tie_over_a_misreading() -> None:
-    gt = truth("Stay Home", "Be Safe")
     # both one-word readings of a 2-word card: 'Safe' exact beats 'L-lome'
     p = pair_cards(["L-lome Safe"], ["Stay Home", "Be Safe"], CONFIG)
     assert p.pairs == [(0, 1)]

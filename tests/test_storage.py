@@ -294,7 +294,7 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     """summarize and iter_scored_runs read the runs a chunk at a time; with
     chunks of 2 runs, decisions made and a free-text prompt, they give what
     the whole list of scored runs gives."""
-    from reviewer.core.cards.report import findings_per_code
+    from reviewer.core.cards.report import code_count_table, findings_per_code
     from reviewer.storage import scores
 
     runs = scored_runs(sample)
@@ -302,7 +302,10 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     repo.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
     repo.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
     runs = scored_runs(sample)
-    monkeypatch.setattr(scores, "CHUNK", 2)
+    from reviewer.storage import metric_rows, scored
+
+    monkeypatch.setattr(scored, "CHUNK", 2)  # the readers' chunks
+    monkeypatch.setattr(metric_rows, "CHUNK", 2)
     chunked = list(scores.iter_scored_runs(sample))
     assert [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in chunked] == \
         [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in runs]
@@ -311,6 +314,6 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     assert summary.auto == verdicts(sample, runs=runs)
     assert summary.reviewed == verdicts(sample, reviewed=True, runs=runs)
     assert summary.auto == verdicts(sample)  # verdicts without runs reads them in chunks too
-    assert findings_per_code(summary.findings_by_prompt) == \
+    assert code_count_table(summary.code_counts) == \
         findings_per_code((r.run["prompt"], r.findings) for r in runs)
     assert summary.free_prompts == sorted({r.run["prompt"] for r in runs if r.run["schema"] == "free"})

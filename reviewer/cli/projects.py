@@ -13,7 +13,7 @@ from typing import Optional
 import click
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.report import (
-    findings_per_code,
+    code_count_table,
     markdown_table,
     text_table,
     verdict_grid,
@@ -295,7 +295,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("## T-P1 verdicts\n")
         echo(markdown_table(*verdict_rows(auto, rev)))
         echo("\n## Findings per code (final codes)\n")
-        echo(markdown_table(*findings_per_code(summary.findings_by_prompt)))
+        echo(markdown_table(*code_count_table(summary.code_counts)))
     if cases_md:
         echo(("\n" if cards else "") + cases_md, nl=False)
     if jr:

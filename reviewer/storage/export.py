@@ -32,7 +32,8 @@ from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
 from reviewer.storage.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
-from reviewer.storage.scores import lean_metrics_of, score_project
+from reviewer.storage.scored import lean_metrics_of
+from reviewer.storage.scores import score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
 from reviewer.storage.gt_formats import annotators, gt_tables

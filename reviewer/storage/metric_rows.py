@@ -18,6 +18,7 @@ from typing import Iterator, NamedTuple, Optional
 
 from reviewer.core.models import STALE_PREFIX
 from reviewer.storage.db import Project
+from reviewer.storage.scored import iter_scored_runs
 
 #: Runs whose metrics are recomputed per write transaction.
 CHUNK = 400
@@ -49,8 +50,6 @@ def fill_missing_metrics(project: Project) -> int:
     before migration 0011, or a finding changed since) and store them. Each
     chunk is read and written in one write transaction, so no decision can
     slip in between the read and the write. Returns the runs recomputed."""
-    from reviewer.storage.scores import iter_scored_runs  # scores imports this module's readers
-
     missing = [r[0] for r in project.db.execute("SELECT run_id FROM run_scores WHERE auto_metrics IS NULL")]
     for start in range(0, len(missing), CHUNK):
         part = missing[start:start + CHUNK]
@@ -90,8 +89,6 @@ def iter_metric_rows(project: Project, with_parse_error: bool = False) -> Iterat
 
 
 def _recompute(project: Project, run_id: int) -> tuple[str, str]:
-    from reviewer.storage.scores import iter_scored_runs
-
     for r in iter_scored_runs(project, [run_id], with_cards=False, with_output=False):
         return r.auto.model_dump_json(), r.reviewed.model_dump_json()
     raise KeyError(f"run {run_id} is no longer scored")

@@ -20,7 +20,7 @@ from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import AnswerSchema, ModelCard, PromptVerdict, ScoringConfig
 from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
-from reviewer.storage.scores import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
+from reviewer.storage.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
 
 _RUN_COLUMNS = ("SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
                 "r.model, r.repetition, r.output, r.timestamp FROM runs r "

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, NamedTuple, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
@@ -33,7 +33,6 @@ from reviewer.core.models import (
     ModelCard,
     Prompt,
     PromptVerdict,
-    RunMetrics,
     ScoringConfig,
     Source,
 )
@@ -43,26 +42,12 @@ from reviewer.storage import repo
 from reviewer.storage.cases import score_cases
 from reviewer.storage.db import Project, now
 from reviewer.storage.metric_rows import code_counts, iter_metric_rows
+from reviewer.storage.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
+    LeanMetrics, ScoredRun, iter_scored_runs, lean_metrics, lean_metrics_of, metrics_of, scored_runs,
+)
 
 Progress = Callable[[int, int], None]
 STALE = STALE_PREFIX
-
-
-@dataclass
-class ScoredRun:
-    """A run with its stored facts, findings and both metric sets."""
-
-    run: dict
-    facts: RunFacts
-    cards: list[ModelCard]
-    findings: list[Finding]
-    auto: RunMetrics
-    reviewed: RunMetrics
-
-    @property
-    def is_reviewed(self) -> bool:
-        """Every finding of the run has been decided by a person."""
-        return bool(self.findings) and all(f.status.value != "proposed" for f in self.findings)
 
 
 #: Runs scored and written per transaction (a window's decision gets in between).
@@ -419,56 +404,6 @@ def _collect_young(chunk: int) -> None:
     gc.collect(2 if chunk % _FULL_GC_CHUNKS == _FULL_GC_CHUNKS - 1 else 1)
 
 
-def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True,
-                     with_output: bool = True) -> Iterator[ScoredRun]:
-    """Every scored run (of ``run_ids``, or all) as scored_runs gives them,
-    in the same order, read CHUNK runs at a time (runs, stored scores,
-    findings: three queries per chunk), so memory stays O(chunk) however
-    many runs the project has. ``with_output=False`` leaves the answer text
-    out of ``run`` (for figures that do not show it)."""
-    ids = repo.run_ids(project, run_ids)
-    for start in range(0, len(ids), CHUNK):
-        part = ids[start:start + CHUNK]
-        marks = ",".join("?" * len(part))
-        stored = {r[0]: r[1:] for r in project.db.execute(
-            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
-            f"FROM run_scores WHERE run_id IN ({marks})", part)}
-        if not stored:
-            continue
-        by_run: dict[int, list[Finding]] = {}
-        for f in repo.findings_of_runs(project, [i for i in part if i in stored]):
-            by_run.setdefault(f.run_id, []).append(f)
-        for run in repo.run_rows(project, [i for i in part if i in stored], with_output=with_output):
-            facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
-            facts = RunFacts.model_validate_json(facts_json)
-            fs = by_run.get(run["id"], [])
-            auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
-            yield ScoredRun(
-                run=run, facts=facts,
-                cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-                findings=fs, auto=auto, reviewed=reviewed)
-
-
-def metrics_of(facts: RunFacts, findings: list[Finding], auto_json: Optional[str],
-               reviewed_json: Optional[str]) -> tuple[RunMetrics, RunMetrics]:
-    """The automatic and reviewed RunMetrics of a run: the ones stored with
-    its score when there (never stale: see reviewer.storage.metric_rows;
-    a tenth of the time), else run_metrics over its facts and findings."""
-    if auto_json is not None and reviewed_json is not None:
-        return RunMetrics.model_validate_json(auto_json), RunMetrics.model_validate_json(reviewed_json)
-    return run_metrics(facts, findings), run_metrics(facts, findings, reviewed=True)
-
-
-def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
-                with_cards: bool = True) -> list[ScoredRun]:
-    """Every scored run with facts, findings and automatic and reviewed
-    metrics (runs never scored are left out), by item, prompt, model and
-    repetition; ``with_cards=False`` leaves the model cards out (faster).
-    Holds every run in memory: for figures over all runs use
-    iter_scored_runs or summarize."""
-    return list(iter_scored_runs(project, run_ids, with_cards=with_cards))
-
-
 def _verdict_rows(runs: Iterable[ScoredRun], reviewed: bool) -> Iterator[tuple]:
     for r in runs:
         if r.run["schema"] != AnswerSchema.FREE.value:
@@ -490,27 +425,18 @@ def verdicts(
                             for r in iter_metric_rows(project) if r.schema != AnswerSchema.FREE.value), config)
 
 
-class _CodeOnly(NamedTuple):
-    """A finding reduced to its final code (shared, one per code)."""
-
-    effective_code: object
-
-
-_CODE_ONLY: dict = {}
-
-
 @dataclass
 class Summary:
     """What the score and report commands show of all scored runs:
     ``runs`` scored, the prompts of free-text runs (not scored), both sets
-    of verdicts, and per prompt the final codes of its findings (for
-    report.findings_per_code)."""
+    of verdicts, and per prompt (in the order the runs first show them) its
+    findings counted by final code (for report.code_count_table)."""
 
     runs: int
     free_prompts: list[str]
     auto: list[PromptVerdict]
     reviewed: list[PromptVerdict]
-    findings_by_prompt: list[tuple[str, list]]
+    code_counts: list[tuple[str, dict[str, int]]]
 
 
 def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summary:
@@ -533,49 +459,9 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summa
         auto_rows.append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
         reviewed_rows.append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
     counts = code_counts(project)
-    by_prompt = [(prompt, [_code_only(code) for code, k in counts.get(prompt, {}).items() for _ in range(k)])
-                 for prompt in prompts]
     return Summary(runs=n, free_prompts=sorted(free), auto=prompt_verdicts(auto_rows, config),
-                   reviewed=prompt_verdicts(reviewed_rows, config), findings_by_prompt=by_prompt)
-
-
-class _CodeValue(NamedTuple):
-    value: str
-
-
-def _code_only(code: str) -> "_CodeOnly":
-    """A shared stand-in of a finding that counts as ``code`` (what
-    report.findings_per_code reads of it)."""
-    found = _CODE_ONLY.get(code)
-    if found is None:
-        found = _CODE_ONLY[code] = _CodeOnly(_CodeValue(code))
-    return found
-
-
-class LeanMetrics(NamedTuple):
-    """The fields of RunMetrics that prompt_verdict pools, in a tuple (a
-    tenth of the memory of a RunMetrics, kept per run for the verdicts)."""
-
-    scored: bool
-    json_valid: bool
-    cards_visible: int
-    cards_correct: int
-    spatial_accuracy: Optional[float]
-    cards_in_right_pile: Optional[int]
-    hallucinations: int
-
-
-def lean_metrics(m: RunMetrics) -> LeanMetrics:
-    """What prompt_verdicts needs of a run's metrics."""
-    return LeanMetrics(m.scored, m.json_valid, m.cards_visible, m.cards_correct, m.spatial_accuracy,
-                       m.cards_in_right_pile, m.hallucinations)
-
-
-def lean_metrics_of(m: dict) -> LeanMetrics:
-    """What prompt_verdicts needs of a run's metrics stored as JSON
-    (metric_rows.MetricRow.auto / reviewed)."""
-    return LeanMetrics(m["scored"], m["json_valid"], m["cards_visible"], m["cards_correct"],
-                       m["spatial_accuracy"], m["cards_in_right_pile"], m["hallucinations"])
+                   reviewed=prompt_verdicts(reviewed_rows, config),
+                   code_counts=[(prompt, counts.get(prompt, {})) for prompt in prompts])
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:

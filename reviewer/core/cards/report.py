@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.models import PromptVerdict
 from reviewer.core.text import bounded, csv_row, display_name, visible
@@ -116,17 +116,25 @@ def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
 
 def findings_per_code(findings_by_prompt: Iterable[tuple[str, Sequence]]) -> tuple[list[str], list[list[str]]]:
     """Counts of findings by final code (rejected and stale ones left out)
-    per prompt: (header, rows). Columns are the T-P5 codes in review-key
-    order, then the span-labeling codes when any prompt has them."""
+    per prompt: (header, rows), as code_count_table gives them."""
     from collections import Counter
-
-    from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER
 
     counts: dict[str, Counter] = {}
     for prompt, findings in findings_by_prompt:
         c = counts.setdefault(prompt, Counter())
         c.update(f.effective_code.value for f in findings if f.effective_code)
-    seen = {code for c in counts.values() for code in c}
+    return code_count_table(counts.items())
+
+
+def code_count_table(counts: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of finding counts per prompt and final code, from
+    (prompt, {code: count}) in row order. Columns are the T-P5 codes in
+    review-key order, then the span-labeling codes when any prompt has
+    them."""
+    from reviewer.core.models import CODE_ORDER, SPAN_CODE_ORDER
+
+    counts = list(counts)
+    seen = {code for _, c in counts for code, n in c.items() if n}
     codes = [c.value for c in CODE_ORDER]
     codes += [c.value for c in SPAN_CODE_ORDER if c.value in seen]
-    return ["prompt"] + codes, [[p] + [str(c[k]) for k in codes] for p, c in counts.items()]
+    return ["prompt"] + codes, [[p] + [str(c.get(k, 0)) for k in codes] for p, c in counts]

@@ -27,7 +27,9 @@ from typing import Any, Optional
 from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
 from reviewer.storage.db import Project
-from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
+from reviewer.storage.gt_formats.common import (
+    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+)
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
@@ -166,21 +168,16 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[
                        "width": item.width, "height": item.height, "reviewer_item": item.name})
         counts["images"] += 1
         for pile in gt.piles:
-            cat(pile.label)
-            if not pile.region:
-                if not any(c.pile == pile.label for c in gt.cards):
-                    counts["skipped"].append(f"{item.name}: pile '{pile.label}' has no region and no card")
-                continue
+            cat(pile.label)  # every label a category, in order of first use
+        draw = drawable(item, gt, counts["skipped"])
+        for _, pile in draw.regions:
             b = bounds(pile.region)
             anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(pile.label),
                          "segmentation": [[v for p in pile.region for v in p]],
                          "bbox": [b.x_min, b.y_min, b.x_max - b.x_min, b.y_max - b.y_min],
                          "area": _area(pile.region), "iscrowd": 0, "attributes": {}})
             counts["piles"] += 1
-        for card in gt.cards:
-            if card.bbox is None:
-                counts["skipped"].append(f"{item.name}: card '{card.text}' has no box")
-                continue
+        for _, card in draw.cards:
             b = card.bbox
             w, h = b.x_max - b.x_min, b.y_max - b.y_min
             anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(card.pile or ""),

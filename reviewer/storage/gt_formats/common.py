@@ -196,3 +196,36 @@ def store_ground_truth(project: Project, item: Item, gt: GroundTruth, annotator:
             repo.ground_truth(project, item.id).piles:
         repo.set_ground_truth(project, item.id, gt, actor)
         report.notes.append(f"'{item.name}': {annotator}'s ground truth is also the consensus (the first annotator's)")
+
+
+@dataclass
+class Drawable:
+    """What an exporter can draw of one item's ground truth (drawable):
+    ``regions`` the piles with a region and ``cards`` the cards with a box,
+    each with its 1-based position in the ground truth; ``kept_piles`` the
+    piles that have a region or a card (a label in use)."""
+
+    regions: list[tuple[int, Pile]]
+    cards: list[tuple[int, Card]]
+    kept_piles: int
+
+
+def drawable(item: Item, gt: GroundTruth, skipped: list[str]) -> Drawable:
+    """The piles and cards of ``gt`` an export can draw; what it cannot is
+    named in ``skipped`` (a pile with no region and no card, a card with no
+    box), piles first. Shared by the labelme, COCO and Label Studio exports."""
+    regions, kept = [], 0
+    for k, pile in enumerate(gt.piles, 1):
+        if pile.region:
+            regions.append((k, pile))
+        elif not any(c.pile == pile.label for c in gt.cards):
+            skipped.append(f"{item.name}: pile '{pile.label}' has no region and no card")
+            continue
+        kept += 1
+    cards = []
+    for k, card in enumerate(gt.cards, 1):
+        if card.bbox is None:
+            skipped.append(f"{item.name}: card '{card.text}' has no box")
+        else:
+            cards.append((k, card))
+    return Drawable(regions, cards, kept)

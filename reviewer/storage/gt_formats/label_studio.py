@@ -36,7 +36,9 @@ from reviewer.core.cards.gt_geometry import Point, rotated_corners
 from reviewer.core.cards.gt_agreement import CONSENSUS
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
-from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
+from reviewer.storage.gt_formats.common import (
+    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+)
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
@@ -205,19 +207,13 @@ def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path) 
         w, h = item.width, item.height
         base = {"to_name": "image", "original_width": w, "original_height": h, "image_rotation": 0}
         results = []
-        for k, pile in enumerate(gt.piles, 1):
-            if not pile.region:
-                if not any(c.pile == pile.label for c in gt.cards):
-                    counts["skipped"].append(f"{item.name}: pile '{pile.label}' has no region and no card")
-                continue
+        draw = drawable(item, gt, counts["skipped"])
+        for k, pile in draw.regions:
             results.append({**base, "id": f"pile{k}", "type": "polygonlabels", "from_name": "pile",
                             "value": {"points": [[_pct(x, w), _pct(y, h)] for x, y in pile.region],
                                       "polygonlabels": [pile.label]}})
             counts["piles"] += 1
-        for k, card in enumerate(gt.cards, 1):
-            if card.bbox is None:
-                counts["skipped"].append(f"{item.name}: card '{card.text}' has no box")
-                continue
+        for k, card in draw.cards:
             b = card.bbox
             geo = {"x": _pct(b.x_min, w), "y": _pct(b.y_min, h), "width": _pct(b.x_max - b.x_min, w),
                    "height": _pct(b.y_max - b.y_min, h), "rotation": 0}

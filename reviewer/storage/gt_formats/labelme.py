@@ -33,7 +33,9 @@ from typing import Any
 from reviewer.core.cards.gt_geometry import bounds, rectangle_points
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
-from reviewer.storage.gt_formats.common import GtBuilder, annotator_of, ensure_item, store_ground_truth, upright
+from reviewer.storage.gt_formats.common import (
+    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+)
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
@@ -147,18 +149,12 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> di
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
     for item, photo, gt in items:
         shapes = []
-        for pile in gt.piles:
-            if pile.region:
-                shapes.append({"label": pile.label, "points": [list(p) for p in pile.region], "group_id": None,
-                               "description": "", "shape_type": "polygon", "flags": {}})
-            elif not any(c.pile == pile.label for c in gt.cards):
-                counts["skipped"].append(f"{item.name}: pile '{pile.label}' has no region and no card")
-                continue
-            counts["piles"] += 1
-        for card in gt.cards:
-            if card.bbox is None:
-                counts["skipped"].append(f"{item.name}: card '{card.text}' has no box")
-                continue
+        draw = drawable(item, gt, counts["skipped"])
+        for _, pile in draw.regions:
+            shapes.append({"label": pile.label, "points": [list(p) for p in pile.region], "group_id": None,
+                           "description": "", "shape_type": "polygon", "flags": {}})
+        counts["piles"] += draw.kept_piles
+        for _, card in draw.cards:
             b = card.bbox
             shapes.append({"label": card.pile or "", "points": [[b.x_min, b.y_min], [b.x_max, b.y_max]],
                            "group_id": None, "description": card.text, "shape_type": "rectangle", "flags": {}})
