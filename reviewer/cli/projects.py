@@ -125,6 +125,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs or default_jobs())
         case_lines = case_report.case_score_lines(p)
+        datasets = case_store.dataset_names(p)
         # the stored metrics, one pass: memory does not grow with the runs
         summary = summarize(p)
         vs = summary.reviewed if reviewed else summary.auto
@@ -136,11 +137,13 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
-    unscored = summary.free_prompts
+    # the answers of test cases are scored by the rule metrics (case_lines), not free text
+    unscored = [name for name in summary.free_prompts if name not in datasets]
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
-               f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
-    echo(text_table(header, rows) if rows else "no scored prompt")
+    if rows or not case_lines:
+        echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+             f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
+        echo(text_table(header, rows) if rows else "no scored prompt")
     items = len({v.item for v in vs if v.item != "*"})
     if items > GRID_ITEMS:
         echo(f"{items} items: per-item verdicts in 'reviewer report' and 'reviewer score --json'")
