@@ -249,6 +249,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
     from reviewer.storage import case_report
     from reviewer.storage import spans as span_store
+    from reviewer.storage.span_report import report_csv as span_csv
     from reviewer.storage.gt_annotators import gt_agreement_rows
     from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
     from reviewer.storage.judge_report import (
@@ -285,12 +286,14 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
         span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
+        span_rows = span_csv(p) if fmt == "csv" else ""
         gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
-    cards = bool(auto) or not (judged or cases_md)
+    cards = bool(auto) or not (judged or cases_md or span_rows)
     if fmt == "csv":
-        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
+        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
+            + ([span_rows] if span_rows else [])
         echo("\n".join(parts), nl=False)
         return
     echo(f"# reviewer report: {project.name}\n")
