@@ -157,7 +157,8 @@ def test_other_items_and_prompts_are_asked_as_before_beside_cases(tmp_path):
     with FakeOpenAI() as fake:  # --prompt names a dataset: that dataset's cases only
         r = cli("run", db, "--endpoint", fake.base_url, "--model", "n", "--prompt", "theory-twin")
         assert r.exit_code == 0
-        assert sorted(tag for tag, _, _ in fake.requests) == ["lc-theory-1|theory-twin|n|1", "lc-theory-2|theory-twin|n|1"]
+        assert sorted(tag for tag, _, _ in fake.requests) == ["lc-theory-1|theory-twin|n|1",
+                                                              "lc-theory-2|theory-twin|n|1"]
 
 
 def test_case_messages_fill_the_template_in_one_pass():

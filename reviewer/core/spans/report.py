@@ -48,7 +48,8 @@ def debug_markdown(s: Mapping, md: Callable[[str], str]) -> tuple[list[str], lis
     out += _table(["category", "count"], [[md(c), str(n)] for c, n in cats]) if cats else ["none"]
     out.append("")
     worst = ["**Worst performers** (lowest score first)", ""]
-    rows = [[f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])] for w in s.get("worstPerformers") or []]
+    rows = [[f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])]
+            for w in s.get("worstPerformers") or []]
     worst += (_table(["score", "prompt", "input", "notes"], rows) if rows else ["none"]) + [""]
     return out, worst
 
