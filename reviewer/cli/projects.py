@@ -125,6 +125,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs or default_jobs())
         case_lines = case_report.case_score_lines(p)
+        datasets = case_store.dataset_names(p)
         # the stored metrics, one pass: memory does not grow with the runs
         summary = summarize(p)
         vs = summary.reviewed if reviewed else summary.auto
@@ -136,11 +137,13 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
-    unscored = summary.free_prompts
+    # the answers of test cases are scored by the rule metrics (case_lines), not free text
+    unscored = [name for name in summary.free_prompts if name not in datasets]
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
-               f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
-    echo(text_table(header, rows) if rows else "no scored prompt")
+    if rows or not case_lines:
+        echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+             f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
+        echo(text_table(header, rows) if rows else "no scored prompt")
     items = len({v.item for v in vs if v.item != "*"})
     if items > GRID_ITEMS:
         echo(f"{items} items: per-item verdicts in 'reviewer report' and 'reviewer score --json'")
@@ -246,6 +249,7 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
     from reviewer.storage import case_report
     from reviewer.storage import spans as span_store
+    from reviewer.storage.span_report import report_csv as span_csv
     from reviewer.storage.gt_annotators import gt_agreement_rows
     from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
     from reviewer.storage.judge_report import (
@@ -282,12 +286,14 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
         span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
+        span_rows = span_csv(p) if fmt == "csv" else ""
         gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
-    cards = bool(auto) or not (judged or cases_md)
+    cards = bool(auto) or not (judged or cases_md or span_rows)
     if fmt == "csv":
-        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
+        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
+            + ([span_rows] if span_rows else [])
         echo("\n".join(parts), nl=False)
         return
     echo(f"# reviewer report: {project.name}\n")

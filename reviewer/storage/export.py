@@ -3,7 +3,8 @@
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, issue 11); the span
-tables (reviewer.storage.spans.export_tables); gt_piles and gt_cards
+tables (reviewer.storage.spans.export_tables, and the report's debugging
+sections: reviewer.storage.span_report.debug_tables); gt_piles and gt_cards
 (ground truth of every annotator and the consensus, issue 12); views
 code_counts and auto_code_counts.
 The export is written to a temporary file and moved into place, so a failed
@@ -36,6 +37,7 @@ from reviewer.storage.scored import lean_metrics_of
 from reviewer.storage.scores import score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
+from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
 
@@ -134,6 +136,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Ite
         *_judge_tables(project),
         *case_tables(project),
         *span_tables(project),
+        *span_debug_tables(project),
         *gt_tables(project),
     ]
 
