@@ -219,11 +219,11 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
            on_stored: Optional[Callable[[list[int]], None]] = None):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)
-        scale = ask.verdict.scale
+        scale = reading.scale or ask.verdict.scale
         scores = {k: (None if v is None else v if k in ask.own_range else normalise(v, scale))
                   for k, v in reading.scores.items()}
         verdict = ask.verdict.model_copy(update={
-            "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
+            "scale": scale, "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
             "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
             "raw": answer.content})
         with project.transaction():
@@ -241,7 +241,8 @@ def _fail(project: Project, ask: _Ask, endpoint: str):
     def store(exc: ChatError) -> None:
         calls.record_failure(project, "judge", endpoint, str(exc),
                              {"judge": v.judge, "subject": v.subject, "answer_order": v.answer_order,
-                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts)
+                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts,
+                             retry_errors=getattr(exc, "retry_errors", None))
     return store
 
 
