@@ -287,3 +287,22 @@ def test_one_reader_of_judge_replies(reply, score, scale):
         assert (normalise(reading.scores["score"], reading.scale), reading.scale) == (score, scale)
     else:
         assert reading.scores == {"score": None} and reading.rationale
+
+
+def test_artifacts_are_written_whole(tmp_path, monkeypatch):
+    import os
+
+    from reviewer.pipeline import failter_artifacts
+
+    target = tmp_path / "art" / "m_t" / "doc.md"
+    assert failter_artifacts.write_atomic(target, "first\n") is True
+    assert failter_artifacts.write_atomic(target, "first\n") is False  # unchanged: not touched
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        failter_artifacts.write_atomic(target, "second, longer\n")
+    assert target.read_text() == "first\n"
+    assert [p.name for p in target.parent.iterdir()] == ["doc.md"]  # no temporary file left

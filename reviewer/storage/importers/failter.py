@@ -24,14 +24,19 @@ folder given)::
 A trial output is a file named like an input. A leading YAML front matter
 written by Failter (keys 'filtered-by-model', 'filtered-by-template', ...)
 names the model and prompt (it wins over the folder names) and is not part
-of the run's output; one with 'error' is a failed trial: skipped. In layout
+of the run's output; one with 'error' is a failed trial: stored as a failed
+answer attempt (storage.calls) with its message, retries and time, which
+the Failter report counts in Trials and Errors. The front matter's
+execution-time-ms, total-trial-time-ms, token-usage, retry-attempts,
+errors-on-retry and estimated-cost become the run's call facts. In layout
 (b) the folder name is split before a known template name, else at the first
 '_'. Each output is a run (item = input doc, prompt = prompt name, model).
 
-An .eval is YAML, or plain 'key: value' lines when it is not valid YAML
+An .eval is read as a live judge's reply is (reviewer.core.judging.replies):
+YAML, a JSON object, or plain 'key: value' lines when it is not valid YAML
 (Failter's eval.clj writes 'score:', 'rationale:', 'evaluation-method:',
-'judge-model:'; only these keys, 'grade' and 'scale' start a line, so a
-rationale may run over several lines). Keys may use '-' or '_'. Forms:
+'judge-model:'; only the known keys start a line, so a rationale may run
+over several lines). Keys may use '-' or '_'. Forms:
 
     single   grade: A-F | score: N, rationale, evaluation-method: rules-based |
              ground-truth (missing: rules-based, noted), judge-model, scale?
@@ -64,10 +69,13 @@ when given; otherwise it is decided once per experiment from the values:
 all undeclared scores within 1..5 -> '1-5' (the rubric's grade-as-number
 form), any outside (0, or above 5) -> '0-100' (Failter's numeric-100
 strategy, where 0 marks a failed parse). The decision is noted in the report.
-A malformed .eval (not readable, no grade or score, a grade not A-F, a score
-off its scale, an unknown evaluation-method, a dual block that is not a
-mapping) is skipped with the reason; in the dual form a bad block does not
-spoil the good one. The raw text of the judgement is kept in Verdict.raw.
+A judgement without a readable score (nothing readable, no grade or score,
+a grade not A-F, a score off its scale, ``error:`` as reviewer writes a
+failed judgement, a dual block that is not a mapping) is an undecided
+verdict (score None, the reason in its rationale), as a live judge's
+unreadable reply is; in the dual form a bad block does not spoil the good
+one. An unknown evaluation-method is skipped with the reason. The raw text
+of the judgement is kept in Verdict.raw.
 """
 
 from __future__ import annotations
