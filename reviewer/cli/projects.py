@@ -248,7 +248,13 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     from reviewer.storage import case_report
     from reviewer.storage import spans as span_store
     from reviewer.storage.gt_annotators import gt_agreement_rows
-    from reviewer.storage.failter_report import failed_markdown, failter_json, failter_markdown, failter_rows, load_prices
+    from reviewer.storage.failter_report import (
+        failed_markdown,
+        failter_json,
+        failter_markdown,
+        failter_rows,
+        load_prices,
+    )
     from reviewer.storage.judge_report import (
         build_judge_report,
         has_verdicts,

@@ -172,7 +172,8 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
         cost = f.get("cost")
         if price is not None and f.get("prompt_tokens") is not None and f.get("completion_tokens") is not None:
             cost = f["prompt_tokens"] * price["input"] + f["completion_tokens"] * price["output"]
-        meta.update({"total-trial-time-ms": _number(f.get("total_ms")), "execution-time-ms": _number(f.get("latency_ms")),
+        meta.update({"total-trial-time-ms": _number(f.get("total_ms")),
+                     "execution-time-ms": _number(f.get("latency_ms")),
                      "retry-attempts": max(0, (f.get("attempts") or 1) - 1),
                      "errors-on-retry": list(f.get("retry_errors") or []), "token-usage": usage or None,
                      "estimated-cost": _number(cost)})

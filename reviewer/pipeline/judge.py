@@ -7,7 +7,9 @@ folder is the verdict's prompt_version):
 
 * ``failter``: Failter's rules-based judge on every selected run (item text
   = original input, prompt text = template, run output = generated
-  output). Judge 'rules-judge/<model>', method rules-based, scale A-F.
+  output). Judge 'rules-judge/<model>', method rules-based, scale A-F, or
+  0-100 when the judge answers a number (the reply's own scale wins:
+  llm_judges.read_failter_reply).
 * ``failter-gt``: Path A, the ground-truth judge ('gt-judge/<model>',
   method ground-truth) where the item has a reference from 'ground-truth',
   else the rules-based one. With ``dual`` (Path B) both: the rules-based
