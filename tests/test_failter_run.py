@@ -189,15 +189,16 @@ def test_numeric_judge_every_trial_counted_artifacts_written_and_imported_back(t
     assert "Errors: 1 of 12 trials: 1 failed at the model" in report.output
 
 
-def test_garbage_judge_errors_reported_trials_kept(tmp_path):
+@pytest.mark.parametrize("dual", [False, True], ids=["path-a", "path-b"])
+def test_garbage_judge_errors_reported_trials_kept(tmp_path, dual):
     spec = experiment(tmp_path)
     exp = spec.parent
     db = tmp_path / "garbage.db"
     with FakeOpenAI(answer=answers("I cannot judge this.")) as fake:
-        result = cli("run", db, spec, "--dual", "--endpoint", fake.base_url)
+        result = cli("run", db, spec, "--endpoint", fake.base_url, *(["--dual"] if dual else []))
     assert result.exit_code == 0, result.output
     assert rows(db, "SELECT count(*) FROM runs")[0][0] == 12  # the trials are kept
-    assert rows(db, "SELECT count(*) FROM verdicts WHERE scores = '{\"score\": null}'")[0][0] == 16
+    assert rows(db, "SELECT count(*) FROM verdicts WHERE scores = '{\"score\": null}'")[0][0] == (16 if dual else 12)
     numbers = table(db)
     assert sum(n[0] for n in numbers.values()) == 12 and sum(n[1] for n in numbers.values()) == 12
     assert all(n[2] == 0 for n in numbers.values())  # each error counts 0, as Failter's table reporter
@@ -207,7 +208,7 @@ def test_garbage_judge_errors_reported_trials_kept(tmp_path):
     usage = USAGE_REPORT.validate_json(result.stdout)
     assert all(u.score is None and "judge reply not read: no grade or score" in u.error for u in usage)
     eval_text = (exp / "artifacts" / "ollama-qwen3-8b_clean-a" / "doc1.md.eval").read_text()
-    block = yaml.safe_load(eval_text)["rules_based_eval"]
+    block = yaml.safe_load(eval_text)["rules_based_eval"] if dual else yaml.safe_load(eval_text)
     assert block["score"] is None and block["raw-reply"] == "I cannot judge this."
     back = tmp_path / "back.db"
     assert cli("import", back, exp / "artifacts").exit_code == 0
@@ -274,6 +275,8 @@ def test_report_json_of_a_failter_project(tmp_path):
     ("**Score:** 90/100\n**Rationale:** good", 90.0, Scale.PERCENT),
     ("Grade: C+", 60.0, Scale.GRADE),
     ("score: 4/5", 4.0, Scale.ORDINAL5),
+    ("Quoting it:\n```\nnote: kept\n```\ngrade: A", 100.0, Scale.GRADE),
+    ("score: .nan", None, None),
     ("grade: Excellent", None, None),
     ("score: 140", None, None),
     ("I cannot judge this.", None, None),

@@ -5,8 +5,9 @@ files alike (Failter's scoring strategies, scoring.clj; its eval.clj
 A reply (or an ``.eval`` text) is read into a mapping of lower-case keys
 ('_' read as '-') by the first of these that gives one:
 
-1. the last fenced block (```yaml / ```json / ```) when it holds a mapping;
-2. the whole text as YAML, when it is a mapping;
+1. the last fenced block (```yaml / ```json / ```) holding a mapping with
+   a known key (grade, score, rationale, ...);
+2. the whole text as YAML, when it is a mapping with a known key;
 3. the last JSON object in the text;
 4. plain ``key: value`` lines of the known keys (a leading '- ', '**' or
    '#' and a trailing '**' are allowed: ``**Score:** 80``); a line that
@@ -104,7 +105,7 @@ def reply_fields(text: Any) -> dict[str, Any]:
     fences = _FENCE.findall(text)
     for _, body in reversed(fences):
         found = _mapping(_yaml(body)) or _mapping(_json_object(body))
-        if found:
+        if found and any(k in PLAIN_KEYS for k in found):
             return found
     found = _mapping(_yaml(text))
     if found and any(k in PLAIN_KEYS for k in found):
