@@ -140,7 +140,8 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
             with _Progress("failter") as progress:
                 result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
                                   temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
-                                  retries=retries if given else None, models=models, templates=prompt_names)
+                                  retries=retries if given else None, models=models, templates=prompt_names,
+                                  notice=lambda line: echo(line, err=True))
             vs = verdicts(p)
         except SpecError as exc:
             raise click.ClickException(str(exc)) from None
@@ -149,8 +150,6 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         finally:
             p.close()
         # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
-        if result.overrides:
-            echo(result.overrides, err=True)
         echo(result.report, nl=False, err=True)
         echo("", err=True)
         for name, summary in (("trials", result.trials), ("judging", result.judging)):

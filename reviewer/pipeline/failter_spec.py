@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import yaml
 
@@ -168,14 +168,17 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
              progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
              retries: Optional[int] = None, models: tuple[str, ...] = (),
-             templates: tuple[str, ...] = ()) -> SpecResult:
+             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which
     override the spec (None / empty: not given); without either, retries
     are the spec's or Failter's default 0. Raises SpecError for a bad spec
     or prices file, OSError when the artifacts or output_file cannot be
-    written."""
+    written. ``notice(line)`` gets the overrides line before anything is
+    asked."""
     spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
+    if overrides and notice is not None:
+        notice(overrides)
     try:
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
