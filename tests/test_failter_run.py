@@ -207,12 +207,15 @@ def test_garbage_judge_errors_reported_trials_kept(tmp_path, dual):
         in result.output
     usage = USAGE_REPORT.validate_json(result.stdout)
     assert all(u.score is None and "judge reply not read: no grade or score" in u.error for u in usage)
+    assert 'exp1/doc1.md: judge reply not read: no grade or score in the reply (reply: "I cannot judge this.")' \
+        in usage[0].error  # the raw reply is shown
     eval_text = (exp / "artifacts" / "ollama-qwen3-8b_clean-a" / "doc1.md.eval").read_text()
     block = yaml.safe_load(eval_text)["rules_based_eval"] if dual else yaml.safe_load(eval_text)
     assert block["score"] is None and block["raw-reply"] == "I cannot judge this."
     back = tmp_path / "back.db"
     assert cli("import", back, exp / "artifacts").exit_code == 0
     assert table(back) == numbers
+    assert {r[0] for r in rows(back, "SELECT raw FROM verdicts")} == {"I cannot judge this."}
 
 
 def test_a_failed_judge_request_is_an_error_and_asked_again(tmp_path):

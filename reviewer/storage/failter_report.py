@@ -112,6 +112,17 @@ def _sum(xs: list) -> Optional[float]:
 
 
 _JUDGE_METHODS = {"rules-judge": Method.RULES, "gt-judge": Method.GROUND_TRUTH}
+#: Longest excerpt of an unreadable judge reply in an error message (characters).
+EXCERPT = 80
+
+
+def _excerpt(raw: Optional[str]) -> str:
+    """' (reply: "...")': the start of a judge's raw reply, white space
+    collapsed, for an error message; '' without one."""
+    text = " ".join((raw or "").split())
+    if not text:
+        return ""
+    return f' (reply: "{text[:EXCERPT]}{"..." if len(text) > EXCERPT else ""}")'
 
 
 def _judge_method(judge: Optional[str]) -> Optional[Method]:
@@ -140,7 +151,7 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
                 by_run.setdefault(v.run_id, {}).setdefault(v.method, []).append(score)
             else:
                 why = v.rationale.removeprefix("undecided:").strip() or "no readable score"
-                bad.setdefault(v.run_id, {}).setdefault(v.method, f"judge reply not read: {why}")
+                bad.setdefault(v.run_id, {}).setdefault(v.method, f"judge reply not read: {why}{_excerpt(v.raw)}")
     for f in calls.failed_judgements(project):
         method = _judge_method(f["judge"])
         if method is not None and (f["subject"] or "").startswith("run:") and f["subject"][4:].isdigit():

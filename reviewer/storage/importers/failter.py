@@ -160,6 +160,8 @@ def _judgement(block: dict[str, Any], method: Method, default_model: Optional[st
     j.grade, j.score, j.scale, j.problem = score.grade, score.value, score.scale, score.problem
     if not j.rationale and block.get("error"):
         j.rationale = str(block["error"]).strip()
+    if isinstance(block.get("raw-reply"), str) and block["raw-reply"].strip():
+        j.raw = block["raw-reply"]  # the judge's own reply, as reviewer writes an unreadable one
     return j
 
 
