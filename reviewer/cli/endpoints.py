@@ -134,7 +134,8 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         if item_names or repetitions != 1:
             raise click.UsageError("--item and --repetitions do not apply to a Failter spec (it asks every input "
                                    "once); --model, --prompt and --retries override the spec")
-        given = click.get_current_context().get_parameter_source("retries") == click.core.ParameterSource.COMMANDLINE
+        source = click.get_current_context().get_parameter_source("retries")
+        given = source == click.core.ParameterSource.COMMANDLINE
         p = open_project(project, create=True)
         try:
             with _Progress("failter") as progress:

@@ -140,8 +140,11 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
     total = sum(weights) or 1.0
     w_rules, w_gt = weights[0] / total, weights[1] / total
     items, prompts, models = (set(x) if x is not None else None for x in (items, prompts, models))
-    keep = lambda row: ((items is None or row["item"] in items) and (prompts is None or row["prompt"] in prompts)  # noqa: E731
-                        and (models is None or row["model"] in models))
+
+    def keep(row: Mapping) -> bool:
+        return ((items is None or row["item"] in items) and (prompts is None or row["prompt"] in prompts)
+                and (models is None or row["model"] in models))
+
     by_run: dict[int, dict[Method, list[float]]] = {}
     bad: dict[int, dict[Method, str]] = {}  # run -> method -> why its judgement failed or is unreadable
     for v in judging.verdicts(project):
