@@ -230,7 +230,8 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
-              help="json: the test-case report in the seed's shape, one report per model.")
+              help="json: the test-case report in the seed's shape, one report per model; in a project "
+                   "without test cases, the Failter table (one object per model and prompt).")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -251,7 +252,13 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     from reviewer.storage import spans as span_store
     from reviewer.storage.span_report import report_csv as span_csv
     from reviewer.storage.gt_annotators import gt_agreement_rows
-    from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
+    from reviewer.storage.failter_report import (
+        failed_markdown,
+        failter_json,
+        failter_markdown,
+        failter_rows,
+        load_prices,
+    )
     from reviewer.storage.judge_report import (
         build_judge_report,
         has_verdicts,
@@ -269,7 +276,14 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     try:
         score_project(p, only_stale=True)
         if fmt == "json":
-            echo(case_report.case_report_json(p, basis))
+            if case_report.has_cases(p):
+                echo(case_report.case_report_json(p, basis))
+                return
+            try:
+                price_table = load_prices(prices) if prices else None
+            except ValueError as exc:
+                raise click.ClickException(str(exc)) from None
+            echo(failter_json(failter_rows(p, weights, price_table)))
             return
         cases_md = case_report.case_report_markdown(p, pair)
         summary = summarize(p)

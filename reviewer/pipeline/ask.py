@@ -189,5 +189,6 @@ def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, ac
 
 def _on_failure(project, endpoint, labels):
     def store(exc: ChatError) -> None:
-        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts)
+        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts,
+                             retry_errors=getattr(exc, "retry_errors", None))
     return store

@@ -3,11 +3,14 @@ pipeline (issue 8 §4; failter-docs/docs/spec-format.md, Failter's run.clj):
 trials, then judging (Path A; Path B with ``dual``), then the report.
 
 The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
-``artifacts_dir`` (accepted; the trials are kept in the project, not
-there), ``templates`` (file names in templates_dir), ``models``,
-``judge_model``, optional ``retries`` (overrides --retries) and
-``output_file`` (the report rows are also written there as JSON). Relative
-paths are read from the spec file's folder.
+``artifacts_dir`` (the trials are kept in the project and written there
+in Failter's layout: reviewer.pipeline.failter_artifacts), ``templates``
+(file names in templates_dir), ``models``, ``judge_model``, optional
+``retries`` (Failter's default 0) and ``output_file`` (Failter's JSON
+report, USAGE.md's shape, also printed on stdout). Relative paths are read
+from the spec file's folder. Flags given on the command line (--retries,
+--model, --prompt) override the spec's retries, models and templates, and
+the run says so in one line.
 
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
@@ -24,15 +27,16 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import yaml
 
 from reviewer.pipeline.ask import RunOptions, run_models
+from reviewer.pipeline.failter_artifacts import Trial, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project
-from reviewer.storage.failter_report import failed_markdown, failter_json, failter_markdown, failter_rows, load_prices
+from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 
@@ -55,6 +59,7 @@ class Spec:
     judge_model: str
     retries: Optional[int] = None
     output_file: Optional[Path] = None
+    artifacts_dir: Optional[Path] = None
 
     @property
     def experiment(self) -> str:
@@ -85,7 +90,8 @@ def load_spec(path: Path) -> Spec:
                 templates=[str(t) for t in data["templates"]], models=[str(m) for m in data["models"]],
                 judge_model=str(data["judge_model"]),
                 retries=int(data["retries"]) if data.get("retries") is not None else None,
-                output_file=where(data["output_file"]) if data.get("output_file") else None)
+                output_file=where(data["output_file"]) if data.get("output_file") else None,
+                artifacts_dir=where(data["artifacts_dir"]) if data.get("artifacts_dir") else None)
     for folder in (spec.inputs_dir, spec.templates_dir):
         if not folder.is_dir():
             raise SpecError(f"{path}: no folder {folder}")
@@ -97,12 +103,42 @@ def load_spec(path: Path) -> Spec:
 
 @dataclass
 class SpecResult:
-    """What a spec run did: the trials' and the judging's summaries and the
-    report (Markdown)."""
+    """What a spec run did: the trials' and the judging's summaries, the
+    report (Markdown), Failter's JSON report (USAGE.md's shape), the line
+    saying what the command line overrode ('' when nothing) and how many
+    artifact files were written."""
 
     trials: Summary
     judging: Summary
     report: str
+    usage: str = "[]"
+    overrides: str = ""
+    artifacts_written: int = 0
+
+
+def apply_overrides(spec: Spec, retries: Optional[int], models: tuple[str, ...],
+                    templates: tuple[str, ...]) -> tuple[Spec, str]:
+    """The spec with the command line's flags in place of its values
+    (``retries`` None and empty tuples: not given) and the one line saying
+    so ('' when nothing was given). A template is named by its file name or
+    stem. Raises SpecError for a template not in templates_dir."""
+    said = []
+    if retries is not None:
+        said.append(f"retries {retries} (spec: {spec.retries if spec.retries is not None else 'not set'})")
+        spec = replace(spec, retries=retries)
+    if models:
+        said.append(f"models {', '.join(models)} (spec: {', '.join(spec.models)})")
+        spec = replace(spec, models=list(dict.fromkeys(models)))
+    if templates:
+        files = {p.name: p.name for p in spec.templates_dir.iterdir() if p.is_file()}
+        files.update({Path(n).stem: n for n in list(files)})
+        absent = [t for t in templates if t not in files]
+        if absent:
+            raise SpecError(f"no template(s) {', '.join(absent)} in {spec.templates_dir}")
+        chosen = list(dict.fromkeys(files[t] for t in templates))
+        said.append(f"templates {', '.join(chosen)} (spec: {', '.join(spec.templates)})")
+        spec = replace(spec, templates=chosen)
+    return spec, ("command line overrides the spec: " + "; ".join(said)) if said else ""
 
 
 def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
@@ -112,7 +148,7 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
     gt_dir = next((spec.inputs_dir.parent / d for d in GT_DIRS if (spec.inputs_dir.parent / d).is_dir()), None)
     items = []
     with project.transaction():
-        for path in sorted(p for p in spec.inputs_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _inputs(spec):
             name = f"{spec.experiment}/{path.name}"
             item_id = text_item(project, name, path.read_text(encoding="utf-8", errors="replace"), report)
             items.append(name)
@@ -130,16 +166,24 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
 def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: bool = False,
              weights: tuple[float, float] = (0.5, 0.5), prices: Optional[Path] = None,
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
-             progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None) -> SpecResult:
-    """Run the spec at ``spec_path`` into ``project`` (module doc). Raises
-    SpecError for a bad spec or prices file."""
-    spec = load_spec(spec_path)
+             progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
+             retries: Optional[int] = None, models: tuple[str, ...] = (),
+             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None) -> SpecResult:
+    """Run the spec at ``spec_path`` into ``project`` (module doc).
+    ``retries``, ``models``, ``templates``: the command line's flags, which
+    override the spec (None / empty: not given); without either, retries
+    are the spec's or Failter's default 0. Raises SpecError for a bad spec
+    or prices file, OSError when the artifacts or output_file cannot be
+    written. ``notice(line)`` gets the overrides line before anything is
+    asked."""
+    spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
+    if overrides and notice is not None:
+        notice(overrides)
     try:
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
-    if spec.retries is not None:
-        settings = replace(settings, retries=spec.retries)
+    settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
     items, prompts = _setup(project, spec)
     trials = Summary()
     for model in spec.models:
@@ -159,7 +203,20 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     failed = failed_markdown(project)
     if failed:
         text += "\n" + failed
+    written = 0
+    if spec.artifacts_dir is not None:
+        written = write_artifacts(project, spec.artifacts_dir, _trials(spec), spec.judge_model, dual, price_table)
+    usage = usage_json(rows, {Path(t).stem: t for t in spec.templates})
     if spec.output_file is not None:
-        spec.output_file.parent.mkdir(parents=True, exist_ok=True)
-        spec.output_file.write_text(failter_json(rows) + "\n", encoding="utf-8")
-    return SpecResult(trials, judged, text)
+        write_atomic(spec.output_file, usage + "\n")
+    return SpecResult(trials, judged, text, usage, overrides, written)
+
+
+def _inputs(spec: Spec) -> list[Path]:
+    return sorted(p for p in spec.inputs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _trials(spec: Spec) -> list[Trial]:
+    """Every input x template x model of the spec, as Failter's run.clj plans them."""
+    return [Trial(path, spec.templates_dir / template, model, f"{spec.experiment}/{path.name}", Path(template).stem)
+            for path in _inputs(spec) for template in spec.templates for model in spec.models]

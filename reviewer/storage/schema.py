@@ -356,3 +356,15 @@ def m0011_run_metrics(db: sqlite_utils.Database) -> None:
                + _METRICS_STALE.format(run="OLD.run_id") + " END")
     db.execute("CREATE TRIGGER findings_metrics_delete AFTER DELETE ON findings BEGIN "
                + _METRICS_STALE.format(run="OLD.run_id") + " END")
+
+
+@MIGRATIONS(name="0013_call_retries")
+def m0013_call_retries(db: sqlite_utils.Database) -> None:
+    """What Failter's front matter records of a trial and the calls table
+    lacked: the errors of the attempts that were retried (JSON list of
+    messages, oldest first), the whole time of the call with its retries
+    and waits (ms), and a cost the source reported (Failter's
+    ``estimated-cost``). NULL / '[]' when not known."""
+    db.execute("ALTER TABLE calls ADD COLUMN retry_errors TEXT NOT NULL DEFAULT '[]'")
+    db.execute("ALTER TABLE calls ADD COLUMN total_ms REAL")
+    db.execute("ALTER TABLE calls ADD COLUMN cost REAL")
