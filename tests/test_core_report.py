@@ -28,3 +28,5 @@ def test_markdown_renders_untrusted_text_literally():
         assert h.unescape(inner) == text, (text, html)
         table = md.render(markdown_table(["h"], [[text]]))
         assert "<script" not in table and "<a " not in table and "<em>" not in table and "<img" not in table
+    # hidden characters are shown as '<U+...>', which renders as that text
+    assert md.render(md_text("photo\u202egnp <b>")) == "<p>photo&lt;U+202E&gt;gnp &lt;b&gt;</p>\n"

@@ -79,21 +79,22 @@ def md_text(text: object, line_start: bool = True) -> str:
     Markdown with backslash escapes (CommonMark: a backslash-escaped
     character is literal), never HTML entities, so it reads as written in
     the Markdown source and when rendered: line breaks become spaces (it
-    stays in its table cell or list item); control and bidi characters are
-    made visible first (core.text.visible: '<U+202E>'); then every
+    stays in its table cell or list item); every
     backslash, backtick, '*', '[', ']', '<', '>', '&', '|' and '~', every
     underscore not inside a word get a backslash; with ``line_start`` (the
     text may begin a line or list item: not in a table cell) so do a
     leading '#', '+', '-', '=' and the '.' or ')' after a leading number.
+    Then control and bidi characters are made visible (core.text.visible:
+    '<U+202E>', which CommonMark reads as neither a tag nor an autolink).
     ``a > b`` becomes ``a \\> b``."""
-    s = visible(str(text).replace("\r", " ").replace("\n", " "))
+    s = str(text).replace("\r", " ").replace("\n", " ")
     s = _MD_INLINE.sub(r"\\\1", s)
     s = _MD_UNDERSCORE.sub(r"\\_", s)
     m = _MD_LINE_START.match(s) if line_start else None
     if m:
         at = m.end(1) if s[m.end(1) - 1].isdigit() else m.end(1) - 1
         s = s[:at] + "\\" + s[at:]
-    return s
+    return visible(s)
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
