@@ -2,7 +2,8 @@
 the judge gate measured against the readings' expectations, the
 judge-vs-metrics disputes with the rules each verdict broke, the
 expectations no verdict can show, and every field of the rubric verdicts
-(scores, flags such as safety_flag, issues_found, notes).
+(scores, flags such as safety_flag, issues_found, notes) of the rubric the
+rules are about.
 
 Readings are named by their item (and the run's model when an item has
 several judged runs). Every untrusted text goes through md_text.
@@ -20,6 +21,7 @@ from reviewer.core.judging.rubric_rules import (
     RubricRules,
     describe_value,
     gate_tallies,
+    rule_targets,
     unchecked_expectations,
 )
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
@@ -41,7 +43,7 @@ class RubricSection:
     gate: list[GateTally] = field(default_factory=list)
     disputes: list[Dispute] = field(default_factory=list)  # judge-vs-metrics
     unchecked: list[tuple[str, str, Any, bool]] = field(default_factory=list)  # subject, key, value, listed
-    verdicts: list[Verdict] = field(default_factory=list)  # verdicts with flags or issues_found
+    verdicts: list[Verdict] = field(default_factory=list)  # verdicts of the rules' rubric
     labels: dict = field(default_factory=dict)  # rater key -> display name
 
     def name(self, subject: str) -> str:
@@ -86,7 +88,8 @@ def build_rubric_section(rules: RubricRules, source: str, verdicts: Sequence[Ver
     unchecked = [(s, key, value, listed) for s in sorted(metrics, key=natural_key)
                  for key, value, listed in unchecked_expectations(rules, metrics[s])]
     own = [d for d in disputes if d.kind == DisputeKind.METRICS]
-    said = [v for v in verdicts if v.flags or v.issues_found]
+    targets = set(rule_targets(rules))
+    said = [v for v in verdicts if v.flags or targets & set(v.scores)]
     subjects = list(dict.fromkeys([s for (s, _) in primary] + [s for s, *_ in unchecked]
                                   + [d.subject for d in own] + [v.subject for v in said]))
     return RubricSection(rules=rules, source=source, names=_names(subjects, runs), gate=gate, disputes=own,
@@ -144,9 +147,10 @@ def _cell(text: Any, limit: int = 120) -> str:
 
 
 def rubric_verdicts_markdown(section: RubricSection) -> str:
-    """'## Rubric verdicts': every verdict with flags or issues_found, one
-    row each: reading, rater, every score, every flag, issues_found and
-    notes (long texts cut at TEXT_LIMIT characters). '' when none."""
+    """'## Rubric verdicts': every verdict of the rules' rubric (it has a
+    flag, or scores a dimension a rule checks), one row each: reading,
+    rater, every score, every flag, issues_found and notes (long texts cut
+    at TEXT_LIMIT characters). '' when none."""
     vs = section.verdicts
     if not vs:
         return ""

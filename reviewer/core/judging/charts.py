@@ -79,11 +79,12 @@ def wrap_title(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters: words are kept
     whole where they fit; a longer word (a judge or dimension name) starts a
     line and is broken after its last '/', '_' or '-' that fits, else at the
-    width. No character is dropped but the spaces at line breaks."""
+    width; a lone separator such as '/' stays on its line (up to 2 over). No
+    character is dropped but the spaces at line breaks."""
     lines: list[str] = []
     line = ""
     for word in re.findall(r"\S+\s*", text):
-        if len(line) + len(word.rstrip()) <= width:
+        if len(line) + len(word.rstrip()) <= width + (2 if len(word.strip()) == 1 else 0):
             line += word
             continue
         if line.strip():
