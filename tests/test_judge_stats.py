@@ -305,7 +305,8 @@ def test_export_has_the_judge_tables(tmp_path):
     con = sqlite3.connect(tmp_path / "out.db")
     cols = [r[1] for r in con.execute("PRAGMA table_info(verdicts)")]
     assert cols == ["verdict_id", "subject", "run_id", "other_run_id", "judge", "judge_model", "prompt_version",
-                    "method", "scale", "dimension", "value", "value_text", "rationale", "answer_order", "repetition"]
+                    "method", "scale", "dimension", "value", "value_text", "rationale", "answer_order", "repetition",
+                    "flags", "issues_found", "source", "raw"]
     assert con.execute("SELECT value, value_text FROM verdicts WHERE judge = 'llama'").fetchone() == (5.0, None)
     assert con.execute("SELECT count(*) FROM verdicts WHERE judge = 'A' AND value_text IS NULL").fetchone() == (1,)
     assert [r[1] for r in con.execute("PRAGMA table_info(disputes)")] == [

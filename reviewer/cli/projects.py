@@ -47,17 +47,21 @@ def init(project: Path) -> None:
 @click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
 @click.option("--annotator", metavar="NAME", help="Whose ground truth a labelme, COCO or Label Studio source "
               "holds (left out: the consensus).")
+@click.option("--human", is_flag=True, help="Every verdict of SOURCE is a person's label (hand labels), never a "
+              "judge: jsonl-verdicts, rubric-verdicts, tarot-readings.")
 @_friendly
 def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
                schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool,
-               annotator: Optional[str]) -> None:
+               annotator: Optional[str], human: bool = False) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
     from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
+    from reviewer.storage.importers.base import HUMAN_FORMATS
 
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator)
+                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator,
+                            human=human)
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
     if fmt is not None and fmt not in FORMATS:
@@ -65,6 +69,9 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     fmt = fmt or detect_format(source)
     if fmt is None:  # before the project file is made, so a failed import leaves none behind
         raise click.ClickException(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
+    if human and fmt not in HUMAN_FORMATS:
+        raise click.ClickException(f"--human marks verdicts as a person's; {fmt} is not a verdict format "
+                                   f"({', '.join(HUMAN_FORMATS)})")
     p = open_project(project, create=create)
     try:
         report = import_source(p, source, fmt, options)
@@ -242,9 +249,13 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
               help="Test cases: compare two models or two dates (YYYY-MM-DD) side by side, with the cases that flipped.")
 @click.option("--basis", type=click.Choice(["auto", "reviewed"]), default="auto", show_default=True,
               help="Test cases, --format json: the checks as fired or after the decisions.")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+                   "(resources/tarot-rules.toml); kept in the project.")
 @_friendly
 def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path],
-           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto") -> None:
+           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto",
+           rules_file: Optional[Path] = None) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
@@ -271,9 +282,11 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         pair = case_report.parse_compare(compare_pair) if compare_pair else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--compare") from None
+    rules = _read_rules(rules_file)
     p = open_project(project)
     _read_only_note(p)
     try:
+        _use_rules(p, rules, rules_file)
         score_project(p, only_stale=True)
         if fmt == "json":
             if case_report.has_cases(p):
@@ -334,19 +347,39 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("\n" + span_md, nl=False)
 
 
+def _read_rules(path: Optional[Path]):
+    """The rubric rules of --rules FILE (ProjectError, one line, when unusable), or None."""
+    from reviewer.storage.rubric_rules import read_rules_file
+
+    return read_rules_file(path) if path is not None else None
+
+
+def _use_rules(p, rules, path: Optional[Path]) -> None:
+    """Keep --rules in the project, so every later refresh of the disputes uses them."""
+    if rules is not None and path is not None:
+        from reviewer.storage.rubric_rules import use_rules
+
+        use_rules(p, rules, path.name)
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+                   "(resources/tarot-rules.toml); kept in the project.")
 @_friendly
-def agreement(project: Path, as_json: bool) -> None:
+def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications (undefined values: null in JSON)."""
     from reviewer.core.judging.verdicts import DisputeKind
     from reviewer.storage.judge_stats import agreement_table, refresh_disputes
 
+    rules = _read_rules(rules_file)
     p = open_project(project)
     _read_only_note(p)
     try:
+        _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
         rows = agreement_table(p)
     finally:

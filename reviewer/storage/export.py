@@ -62,7 +62,8 @@ VERDICT_COLUMNS = {
 JUDGE_VERDICT_COLUMNS = {
     "verdict_id": int, "subject": str, "run_id": int, "other_run_id": int, "judge": str, "judge_model": str,
     "prompt_version": str, "method": str, "scale": str, "dimension": str, "value": float, "value_text": str,
-    "rationale": str, "answer_order": str, "repetition": int,
+    "rationale": str, "answer_order": str, "repetition": int, "flags": str, "issues_found": str,
+    "source": str, "raw": str,
 }
 DISPUTE_COLUMNS = {
     "dispute_id": int, "kind": str, "subject": str, "dimension": str, "verdict_ids": str, "severity": float,
@@ -250,7 +251,9 @@ def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
 
 def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
     """The verdicts (one row per dimension; a verdict without scores gives one
-    row with dimension null), disputes (as stored: export_project refreshes
+    row with dimension null; every row carries the verdict's flags, e.g.
+    {"safety_flag": true}, and issues_found as JSON, its source and raw
+    answer), disputes (as stored: export_project refreshes
     them first), adjudications and agreement tables. Cheap when the project
     has no verdicts (four empty tables)."""
     vs = judging.verdicts(project) if has_verdicts(project) else []
@@ -259,7 +262,8 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
     for v in vs:
         head = (v.id, v.subject, v.run_id, v.other_run_id, v.judge, v.judge_model, v.prompt_version,
                 v.method.value, v.scale.value)
-        tail = (v.rationale, v.answer_order, v.repetition)
+        tail = (v.rationale, v.answer_order, v.repetition, json.dumps(v.flags, ensure_ascii=False),
+                json.dumps(v.issues_found, ensure_ascii=False), v.source, v.raw)
         for dim, value in (v.scores.items() if v.scores else [(None, None)]):
             number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             text = value if isinstance(value, str) else None

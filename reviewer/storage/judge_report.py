@@ -58,6 +58,8 @@ from reviewer.storage import judging, repo
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
 from reviewer.storage.judge_stats import refresh_disputes
+from reviewer.storage.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
+from reviewer.storage.rubric_rules import project_rules, rules_source
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -232,6 +234,7 @@ class JudgeReport:
     undecided: Counter
     charts: list[Path] = field(default_factory=list)
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
+    rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -263,6 +266,9 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     calibration and confusion matrices, and (with ``charts_dir``) write the
     charts there as SVG and PNG (the folder is made when missing).
 
+    The rubric section (reviewer.storage.rubric_report) measures the judge
+    gate and lists the disputes under the project's rubric rules.
+
     Confusion matrices: each judge against the adjudicated values and against
     the human reference (gold, else the human majority), per dimension, when
     such values exist. Chart files: ``distribution-<judge>-<dimension>`` and
@@ -283,7 +289,9 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     report = JudgeReport(
         weights=weights, verdict_rows=verdict_table(vs, runs, weights),
         agreement=agreement_rows(vs, adjudications), disputes=disputes, distributions=dists,
-        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured)
+        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured,
+        rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
+                                    judging.subject_metrics(project), disputes, runs))
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)
     return report
@@ -362,6 +370,10 @@ def judge_report_markdown(report: JudgeReport) -> str:
     by_kind = report.disputes_by_kind
     out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
                               + [["total", str(sum(by_kind.values()))]]))
+    if report.rubric is not None:
+        for part in (rubric_markdown(report.rubric), rubric_verdicts_markdown(report.rubric)):
+            if part:
+                out += ["", part.rstrip()]
     out += ["", "## Calibration (1-5 scores)", ""]
     if report.distributions:
         header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]

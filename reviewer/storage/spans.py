@@ -18,7 +18,7 @@ from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_loaded
 from reviewer.core.spans.report import snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
-from reviewer.core.text import visible
+from reviewer.core.cards.report import md_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError, default_actor, now
 
@@ -380,8 +380,8 @@ def has_span_data(project: Project) -> bool:
 
 
 def _md(text: Any) -> str:
-    return visible(str(text), keep_newlines=False).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_") \
-        .replace("`", "\\`").replace("<", "&lt;").replace("[", "\\[")
+    """Untrusted text inert in Markdown: backslash escapes (core.cards.report.md_text)."""
+    return md_text(text)
 
 
 def report_markdown(project: Project) -> str:
