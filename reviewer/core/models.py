@@ -251,7 +251,7 @@ class ScoringConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    version: str = "2026.11-2"
+    version: str = "2026.11-3"
     #: card-scoring-rules.md §2: words that are no evidence on their own.
     stop_words: tuple[str, ...] = (
         "a", "an", "the", "to", "of", "in", "on", "at", "by", "for", "from",

@@ -340,8 +340,8 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     words = pairing.gt_words[g]
     table = pairing.table
     assert table is not None  # texts differ, so the fast path was not taken
-    missing = missing_words(table, pairing.model_words[m], words, config)
     ev = pairing.evidence[m, g]
+    missing = missing_words(table, pairing.model_words[m], words, config, ev)
     read = ev.describe() or "none"
     if missing:
         return Code.PARTIAL, (
