@@ -354,8 +354,8 @@ class PromptVerdict(BaseModel):
     json_valid_runs: int
     verdict: Verdict
     spatial_ok: Optional[bool] = None
-    #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met, None
-    #: not decidable (fewer runs than the rule needs: not met either)
+    #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met (also
+    #: with fewer runs than the rule needs), None without runs
     json_ok: Optional[bool] = None
     #: runs the valid-JSON signal needs (ScoringConfig.json_runs_needed)
     json_runs_needed: int = 3
