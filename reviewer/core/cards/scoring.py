@@ -30,6 +30,7 @@ from reviewer.core.models import (
     AnswerSchema,
     BBox,
     BoxConvention,
+    Card,
     Code,
     Finding,
     GroundTruth,
@@ -201,7 +202,7 @@ def score_run(
         _convention_problems(parse, prompt, config, width, height, facts)
     if problems:  # §4 FORMAT: at most one per run
         findings.append(dict(code=Code.FORMAT, detail="; ".join(problems)))
-    gt_cards = ground_truth.cards if ground_truth else []
+    gt_cards = transcribed_cards(ground_truth)
     facts.scored = bool(gt_cards)
     # an unreadable answer to a grouping prompt put no card in the right pile
     facts.spatial_scored = schema == AnswerSchema.PILES and any(c.pile for c in gt_cards)
@@ -213,6 +214,25 @@ def score_run(
         return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
     findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
     return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
+
+
+def to_transcribe(card: Any) -> bool:
+    """A ground-truth card with no text yet (a box drawn or imported
+    without a transcription): left out of scoring until it is transcribed."""
+    return not card.text.strip()
+
+
+def transcribed_cards(ground_truth: Optional[GroundTruth]) -> list[Card]:
+    """The cards of ``ground_truth`` that scoring uses: those with text
+    (``to_transcribe``). A card without an id gets its position in the whole
+    ground truth as id, so outcomes still name it after others are left out."""
+    if ground_truth is None:
+        return []
+    cards = ground_truth.cards
+    if all(c.text.strip() for c in cards):
+        return cards
+    return [c if c.id is not None else c.model_copy(update={"id": i})
+            for i, c in enumerate(cards) if not to_transcribe(c)]
 
 
 def _card_key(card: Any, index: int) -> int:
