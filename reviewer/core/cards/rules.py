@@ -40,6 +40,7 @@ from reviewer.core.models import ScoringConfig
 __all__ = [
     "Evidence", "Frac", "Pairing", "WordTable", "card_groups", "card_words", "content_groups",
     "missing_words", "pair_cards", "raw_to_upright", "read_anywhere", "reading_mark", "squashed",
+    "word_presence",
 ]
 
 #: A box as fractions of the upright image: (x_min, y_min, x_max, y_max).
@@ -393,6 +394,14 @@ def missing_words(
     table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
     evidence: Optional[Evidence] = None,
 ) -> list[str]:
+    """§4: the card words that are not there (``word_presence``'s first part)."""
+    return word_presence(table, tokens, words, config, evidence)[0]
+
+
+def word_presence(
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    evidence: Optional[Evidence] = None,
+) -> tuple[list[str], set[int]]:
     """§4 OCR/PARTIAL test: the card words (``words``, in card order) that
     are not there in the model card (``tokens``).
 
@@ -403,14 +412,15 @@ def missing_words(
     card's word order the model card holds a token not used by a reading
     that is within ``length_slack`` letters of its length and is neither a
     truncation of it (a shorter beginning) nor a reading of a word of
-    another card of the ground truth (``_fills``). Returns the missing
-    words in card order (a repeated word once per missing occurrence)."""
+    another card of the ground truth (``_fills``). Returns (the missing
+    words in card order, a repeated word once per missing occurrence; the
+    indices of the tokens that stand for a card word)."""
     if len(tokens) == len(words) and all(
             table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)):
-        return []  # word for word in place: the common misread-a-word case
+        return [], set(range(len(tokens)))  # word for word in place: the common misread-a-word case
     present, used = read_anywhere(table, tokens, words, config, evidence)
     if all(present):
-        return []
+        return [], used
     anchors = _anchors(table, tokens, words, config.max_run_together)
     missing: list[str] = []
     n = len(words)
@@ -442,8 +452,10 @@ def missing_words(
             i = slots[pos] if slots else None
             if i is None or i in used or not _fills(table, tokens[i], words[w], words, config):
                 missing.append(words[w])
+            else:
+                used.add(i)
         j = k
-    return missing
+    return missing, used
 
 
 def read_anywhere(

@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
+from reviewer.core.cards.rules import Frac, Pairing, pair_cards, squashed, word_presence
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -361,14 +361,14 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     table = pairing.table
     assert table is not None  # texts differ, so the fast path was not taken
     ev = pairing.evidence[m, g]
-    missing = missing_words(table, pairing.model_words[m], words, config, ev)
+    tokens = pairing.model_words[m]
+    missing, used = word_presence(table, tokens, words, config, ev)
     read = ev.describe() or "none"
     if missing:
         return Code.PARTIAL, (
             f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); "
             f"missing: {', '.join(missing)}")
-    used = {t for t, _ in ev.readings}
-    extra = [t for t in pairing.model_words[m] if t not in used]
+    extra = [t for i, t in enumerate(tokens) if i not in used]
     tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
     return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
 
