@@ -3,9 +3,11 @@
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, issue 11); the span
-tables (reviewer.storage.spans.export_tables); gt_piles and gt_cards
-(ground truth of every annotator and the consensus, issue 12); views
-code_counts and auto_code_counts.
+tables (reviewer.storage.spans.export_tables) and span_runs; gt_piles and
+gt_cards (ground truth of every annotator and the consensus, issue 12);
+views code_counts and auto_code_counts; _tables and _columns describing
+them all, with their foreign keys (reviewer.storage.export_schema), and a
+Datasette metadata file beside the database.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
 """
