@@ -263,7 +263,7 @@ def test_report_json_of_a_failter_project(tmp_path):
         assert cli("run", db, spec, "--endpoint", fake.base_url).exit_code == 1
     result = cli("report", db, "--format", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["failter"]
     assert [(r["model"], r["prompt"]) for r in data] == [(m, p) for m in MODELS for p in ("clean-a", "clean-b")]
     row = data[1]
     assert list(row) == ["model", "prompt", "eval_method", "trials", "errors", "model_errors", "judge_errors",

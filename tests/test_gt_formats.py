@@ -53,12 +53,14 @@ def test_labelme_rectangle_polygon_group_id_description(project):
         ("To be free from pain", "left", box(286.8, 283.9, 679.2, 500.1)),
         # two rectangles with group_id 1: one card, descriptions joined, box around both
         ("To have my financial affairs in order", "right", box(921.6, 128.2, 1302.4, 319.8)),
+        # a rectangle without description: a card with no text yet, in the pile its label names
+        ("", "right", box(896.6, 103.2, 1370.1, 1079.4)),
         # x_max 1650 reaches past the 1600 px wide photo: clamped
         ("Wild Card", "right", box(931.3, 861.6, 1600.0, 1054.4)),
     ]
     assert piles == [
         ("left", [[234.4, 80.1], [711.6, 80.1], [711.6, 1068.1], [234.4, 1068.1]]),  # polygon without description
-        ("right", [[896.6, 103.2], [1370.1, 103.2], [1370.1, 1079.4], [896.6, 1079.4]]),  # rectangle: its corners
+        ("right", None),
     ]
     assert any("Wild Card" in n and "clamped" in n for n in report.notes)
     skipped = dict(report.skipped)
@@ -91,7 +93,7 @@ def test_a_labelme_folder_is_also_a_card_folder(tmp_path):
         report = import_source(p, folder, options=ImportOptions(model="m"))
         assert report.format == "labelme"
         assert report.added["runs"] == 14 and report.added["items"] == 2
-        assert len(cards(p, "table-01")[0]) == 4 and cards(p, "table-02") == ([], [])
+        assert len(cards(p, "table-01")[0]) == 5 and cards(p, "table-02") == ([], [])  # one to transcribe
     finally:
         p.close()
 
@@ -163,9 +165,11 @@ def test_coco_bbox_segmentation_categories(project):
         ("To die at home", "left", box(293.4, 105.1, 686.6, 322.9)),
         # no bbox, text in utf8_string: the bounds of the polygon segmentation
         ("To pray", "right", box(958.9, 315.6, 1345.1, 518.4)),
+        # a bbox without text or polygon (a detection box): a card with no text yet
+        ("", "left", box(234.4, 80.1, 711.6, 1068.1)),
     ]
     assert piles == [
-        ("left", [[234.4, 80.1], [711.6, 80.1], [711.6, 1068.1], [234.4, 1068.1]]),  # bbox corners, no text
+        ("left", None),
         ("right", [[896.6, 103.2], [1370.1, 103.2], [1370.1, 1079.4], [896.6, 1079.4]]),  # polygon, no text
     ]
     skipped = dict(report.skipped)

@@ -164,15 +164,23 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Per-token prices (JSON or YAML {model: {input, output}}) for the runs' cost.")
 @_friendly
-def export(project: Path, out: Path) -> None:
-    """Write the scored runs of PROJECT to the SQLite database OUT."""
+def export(project: Path, out: Path, prices: Optional[Path] = None) -> None:
+    """Write the scored runs of PROJECT to the SQLite database OUT, with a
+    Datasette metadata file OUT.metadata.json beside it."""
     from reviewer.storage.export import export_project
+    from reviewer.storage.failter_report import load_prices
 
+    try:
+        price_table = load_prices(prices) if prices else None
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     p = open_project(project)
     _read_only_note(p)
     try:
-        counts = export_project(p, out)
+        counts = export_project(p, out, prices=price_table)
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -237,8 +245,8 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
-              help="json: the test-case report in the seed's shape, one report per model; in a project "
-                   "without test cases, the Failter table (one object per model and prompt).")
+              help="json: the test-case report in the seed's shape, one report per model; without test "
+                   "cases, the project's sections, the Failter table among them (README: report --format json).")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -262,10 +270,11 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     from reviewer.storage import case_report
     from reviewer.storage import spans as span_store
     from reviewer.storage.span_report import report_csv as span_csv
+    from reviewer.storage.cases import has_cases
+    from reviewer.storage.project_report import project_report_json
     from reviewer.storage.gt_annotators import gt_agreement_rows
     from reviewer.storage.failter_report import (
         failed_markdown,
-        failter_json,
         failter_markdown,
         failter_rows,
         load_prices,
@@ -289,14 +298,14 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         _use_rules(p, rules, rules_file)
         score_project(p, only_stale=True)
         if fmt == "json":
-            if case_report.has_cases(p):
+            if has_cases(p):
                 echo(case_report.case_report_json(p, basis))
                 return
             try:
                 price_table = load_prices(prices) if prices else None
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
-            echo(failter_json(failter_rows(p, weights, price_table)))
+            echo(project_report_json(p, weights, price_table))
             return
         cases_md = case_report.case_report_markdown(p, pair)
         summary = summarize(p)

@@ -4,9 +4,11 @@ Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, issue 11); the span
 tables (reviewer.storage.spans.export_tables, and the report's debugging
-sections: reviewer.storage.span_report.debug_tables); gt_piles and gt_cards
-(ground truth of every annotator and the consensus, issue 12); views
-code_counts and auto_code_counts.
+sections: reviewer.storage.span_report.debug_tables) and span_runs; gt_piles
+and gt_cards (ground truth of every annotator and the consensus, issue 12);
+views code_counts and auto_code_counts; _tables and _columns describing
+them all, with their foreign keys (reviewer.storage.export_schema), and a
+Datasette metadata file beside the database.
 The export is written to a temporary file and moved into place, so a failed
 export never leaves a half-written database behind.
 """
@@ -40,6 +42,8 @@ from reviewer.storage.spans import export_tables as span_tables
 from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
+from reviewer.storage.calls import run_calls
+from reviewer.storage.export_schema import FOREIGN_KEYS, SPAN_RUN_COLUMNS, doc_tables, span_run_rows, write_metadata
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -48,6 +52,8 @@ RUN_COLUMNS = {
     "text_accuracy": float, "spatial_accuracy": float, "hallucinations": int,
     "auto_cards_correct": int, "auto_text_accuracy": float, "auto_spatial_accuracy": float,
     "auto_hallucinations": int, "findings": int, "reviewed": int, "parse_error": str,
+    "latency_ms": float, "prompt_tokens": int, "completion_tokens": int, "total_tokens": int,
+    "finish_reason": str, "truncated": int, "cost": float,
 }
 FINDING_COLUMNS = {
     "finding_id": int, "run_id": int, "code": str, "final_code": str, "status": str, "source": str,
@@ -95,20 +101,24 @@ def _bool(v: Optional[bool]) -> Optional[int]:
     return None if v is None else int(v)
 
 
-def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]]] = None,
+                   ) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
     """Every table of the export as (name, columns, primary key, rows as
     tuples in column order). The runs and findings are generators, read
     while write_tables writes them (memory O(chunk), not O(project)); the
     prompt_verdicts rows are pooled from what the runs left (two small
-    metric tuples per run), so write the tables in this order."""
+    metric tuples per run), so write the tables in this order. ``prices``:
+    {model: {"input": price per token, "output": price per token}} for the
+    runs' cost (failter_report.load_prices)."""
     config = repo.current_config(project)
     counts = finding_counts(project)
+    calls = run_calls(project)
     metric_rows: dict[str, list] = {"auto": [], "reviewed": []}
     runs_read = []
 
     def run_rows() -> Iterator[tuple]:
         for r in iter_metric_rows(project, with_parse_error=True):
-            yield _run_row(r, counts.get(r.run_id, (0, 0)))
+            yield _run_row(r, counts.get(r.run_id, (0, 0)), calls.get(r.run_id), (prices or {}).get(r.model))
             if r.schema != AnswerSchema.FREE.value:
                 metric_rows["auto"].append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
                 metric_rows["reviewed"].append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
@@ -138,6 +148,7 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Ite
         *case_tables(project),
         *span_tables(project),
         *span_debug_tables(project),
+        ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
     ]
 
@@ -156,9 +167,12 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> d
             tmp.unlink()
         db = sqlite_utils.Database(tmp)
         counts = {}
+        made: set[str] = set()
         with db.atomic():
             for name, columns, pk, rows in tables:
-                db[name].create(columns, pk=pk)
+                keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
+                db[name].create(columns, pk=pk, foreign_keys=keys or None)
+                made.add(name)
                 marks = ", ".join("?" * len(columns))
                 counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows).rowcount)
             for name, sql in (views or {}).items():
@@ -196,11 +210,14 @@ def _check_target(project: Project, out: Path) -> None:
 
 def export_project(
     project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
-    timings: Optional[dict[str, float]] = None,
+    timings: Optional[dict[str, float]] = None, prices: Optional[dict[str, dict[str, float]]] = None,
 ) -> dict[str, int]:
     """Score stale runs, refresh the judge disputes (when there are verdicts
     or disputes), then write the analysts' database to ``out``
-    (replacing it). Returns the number of rows per table; fills ``timings``
+    (replacing it), with its ``_tables`` and ``_columns`` descriptions and
+    foreign keys (export_schema), and a Datasette metadata file beside it
+    (``<out>.metadata.json``). ``prices``: per-token prices per model for the
+    runs' cost. Returns the number of rows per table; fills ``timings``
     with the seconds spent scoring, gathering and writing when given.
     Raises ProjectError when ``out`` cannot be written."""
     _check_target(project, Path(out))
@@ -213,9 +230,14 @@ def export_project(
     enabled = gc.isenabled()
     gc.disable()  # many live rows, no reference cycles: no collector passes over them
     try:
-        tables = collect_tables(project)
+        tables = collect_tables(project, prices)
+        doc = doc_tables(tables, _VIEWS)
         t2 = time.perf_counter()
-        counts = write_tables(out, tables, _VIEWS)
+        counts = write_tables(out, tables + doc, _VIEWS)
+        try:
+            write_metadata(Path(out), doc)
+        except OSError as exc:
+            raise ProjectError(f"cannot write the metadata beside {out}: {exc}") from exc
     finally:
         if enabled:
             gc.enable()
@@ -227,10 +249,17 @@ def export_project(
     return counts
 
 
-def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
+def _run_row(r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None,
+             price: Optional[dict[str, float]] = None) -> tuple:
     """The export's row of one run (RUN_COLUMNS): reviewed metrics, with the
-    automatic ones beside them; ``counts`` = (findings, still proposed)."""
+    automatic ones beside them; ``counts`` = (findings, still proposed);
+    ``call``: the runner's facts of the answer (calls.run_calls; None for
+    imported runs); ``price``: {"input", "output"} per token of its model."""
     rev, auto = r.reviewed, r.auto
+    call = call or {}
+    cost = None
+    if price is not None and call.get("prompt_tokens") is not None and call.get("completion_tokens") is not None:
+        cost = call["prompt_tokens"] * price["input"] + call["completion_tokens"] * price["output"]
     scored, auto_scored = rev["scored"], auto["scored"]
     row = {
         "run_id": r.run_id, "item": r.item, "prompt": r.prompt, "schema": r.schema,
@@ -245,6 +274,10 @@ def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
         "auto_text_accuracy": auto["text_accuracy"], "auto_spatial_accuracy": auto["spatial_accuracy"],
         "auto_hallucinations": auto["hallucinations"] if auto_scored else None,
         "findings": counts[0], "reviewed": int(counts[0] > 0 and counts[1] == 0), "parse_error": r.parse_error,
+        "latency_ms": call.get("latency_ms"), "prompt_tokens": call.get("prompt_tokens"),
+        "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
+        "finish_reason": call.get("finish_reason"),
+        "truncated": int(call["truncated"]) if "truncated" in call else None, "cost": cost,
     }
     return tuple(row[c] for c in RUN_COLUMNS)
 

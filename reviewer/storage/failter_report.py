@@ -278,10 +278,15 @@ JSON_KEYS = ("model", "prompt", "eval_method", "trials", "errors", "model_errors
              "rules_score", "gt_score", "avg_time_s", "avg_tokens", "avg_cost")
 
 
+def failter_objects(rows: list[FailterRow]) -> list[dict]:
+    """The table as one dict per row with the keys of JSON_KEYS, in order
+    (None for a missing figure; times in seconds, scores in points 0-100)."""
+    return [{k: getattr(r, k) for k in JSON_KEYS} for r in rows]
+
+
 def failter_json(rows: list[FailterRow]) -> str:
-    """The table as a JSON array, one object per row with the keys of
-    JSON_KEYS (None as null; times in seconds, scores in points 0-100)."""
-    return json.dumps([{k: getattr(r, k) for k in JSON_KEYS} for r in rows], indent=2)
+    """``failter_objects`` as an indented JSON array."""
+    return json.dumps(failter_objects(rows), indent=2)
 
 
 def usage_rows(rows: list[FailterRow], prompt_files: Optional[Mapping[str, str]] = None) -> list[dict]:

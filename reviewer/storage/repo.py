@@ -83,6 +83,13 @@ def card_counts(project: Project) -> dict[int, int]:
                                    "GROUP BY item_id").fetchall())
 
 
+def transcribe_counts(project: Project) -> dict[int, int]:
+    """{item id: number of ground-truth cards with no text yet (cards to
+    transcribe)} of items that have any."""
+    return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' "
+                                   "GROUP BY item_id").fetchall())
+
+
 def run_item_names(project: Project) -> dict[int, str]:
     """{run id: its item's name} of every run (one query)."""
     return dict(project.db.execute("SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())

@@ -144,6 +144,8 @@ def pile_colors(gt: GroundTruth) -> dict[Optional[str], str]:
 
 
 def _card_label(card: Card) -> str:
+    if not card.text.strip():
+        return cell(f"{card.pile[:CELL_CHARS]} \u00b7 to transcribe" if card.pile else "to transcribe")
     return cell(f"{card.pile[:CELL_CHARS]} \u00b7 {card.text[:CELL_CHARS]}" if card.pile else card.text)
 
 
@@ -294,6 +296,9 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
     legend = run_legend(run, convention) + unplaced_findings
     if unplaced:
         legend.append((f"{len(unplaced)} ground-truth card(s) without a box", NO_PILE_COLOR))
+    blank = sum(1 for c in gt.cards if not c.text.strip())
+    if blank:
+        legend.append((f"{blank} card{'s' if blank != 1 else ''} to transcribe (T)", NO_PILE_COLOR))
     others, differences, names = [], [], []
     if annotators is not None:
         if annotators.mode != CONSENSUS_NAME:

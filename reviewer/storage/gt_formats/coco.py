@@ -11,8 +11,11 @@ annotation with a transcription (``attributes.text`` as CVAT writes
 attributes, else ``utf8_string`` as COCO-Text, else ``text`` or
 ``description``) is a card, its box the ``bbox`` ([x, y, width, height] ->
 x_min = x, x_max = x + width), or the bounds of its polygon segmentation;
-an annotation without text is the region of its category's pile (its first
-polygon, else the bbox's corners). RLE masks without a bbox are skipped.
+an annotation without text is a card with no text yet (to transcribe) when
+it is a box (a bbox without polygon segmentation, as detection datasets
+have, or ``attributes.text`` present but empty, as reviewer writes such a
+card), else the region of its category's pile (its first polygon). RLE
+masks without a bbox are skipped.
 Coordinates are pixels of the image size the file declares (upright, or the
 stored frame when width and height are the stored sideways size).
 """
@@ -94,12 +97,16 @@ def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item,
         except (TypeError, ValueError):
             report.skip(f"{where}: {what}", "bbox or segmentation is not numbers")
             continue
-        if text:
+        attrs = ann.get("attributes")
+        a_box = not text and box_points is not None and (
+            not polygons or (isinstance(attrs, dict) and "text" in attrs))
+        if text or a_box:
             points = box_points or [p for poly in polygons for p in poly]
             if not points:
                 report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
                 continue
-            builder.card(text, label, [to_upright(p) for p in points], f"{what} ('{text}')")
+            builder.card(text, label, [to_upright(p) for p in points],
+                         f"{what} ('{text}')" if text else f"{what} (a box to transcribe)")
         else:
             points = polygons[0] if polygons else box_points
             if not points:
@@ -155,8 +162,9 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[
     order of first use; '' for cards in no pile), an image per item
     (``file_name`` relative to the file's folder, upright width and height,
     ``reviewer_item``), a polygon annotation per pile region and a bbox
-    annotation per card with a box (``attributes.text``, a rectangle
-    segmentation). Cards without a box are counted in ``skipped``."""
+    annotation per card with a box (``attributes.text``, '' for a card to
+    transcribe; a rectangle segmentation). Cards without a box are counted
+    in ``skipped``."""
     categories: dict[str, int] = {}
     images, anns = [], []
     counts: dict[str, Any] = {"images": 0, "piles": 0, "cards": 0, "skipped": []}

@@ -6,8 +6,10 @@ Mapping rules shared by labelme, COCO and Label Studio (README, "Ground
 truth formats"): the label or category of a shape is its **pile**; a shape
 with a transcription (labelme ``description``, COCO ``attributes.text``,
 Label Studio ``textarea``) is a **card** with that text and the shape's
-bounding box in upright pixels; a shape without one is the **region** of
-its pile. A box reaching outside the image is clamped, with a note.
+bounding box in upright pixels; a rectangle (box) without one is a card
+with no text yet, to transcribe (left out of scoring until it has text); a
+polygon without one is the **region** of its pile. A box reaching outside
+the image is clamped, with a note.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ region. A region with a ``textarea`` transcription is a card (text: its
 lines joined with a space; pile: its rectangle/polygon label or a ``labels``
 result of the same id; box: the bounds of the rectangle turned by
 ``value.rotation`` degrees clockwise about its top-left corner, or of the
-polygon). A labelled region without text is its pile's region. x, y,
+polygon). A rectangle without text is a card with no text yet (to
+transcribe) in the pile its label names; a labelled polygon without text is
+its pile's region. x, y,
 width, height and points are percent of ``original_width`` x
 ``original_height`` (else of the item's upright size); the result is rounded
 to 0.0001 px. A task with one annotation is the ``--annotator``'s (else the
@@ -133,8 +135,9 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
         if points is None:
             report.skip(f"{where}: region {rid}", "its value lacks x, y, width, height or points")
             continue
-        if text:
-            builder.card(text, region["label"], points, f"region {rid} ('{text}')")
+        if text or not shape[0].startswith("polygon"):
+            builder.card(text, region["label"], points,
+                         f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)")
         else:
             builder.pile(region["label"])
             builder.region(region["label"], points, f"region {rid}")

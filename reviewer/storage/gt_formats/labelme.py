@@ -13,8 +13,11 @@ Mapping (README, "Ground truth formats"):
 * shapes with the same label and ``group_id`` are one card (labelme's
   instance id): their descriptions joined with a space, the box around all
   their points;
-* a shape without a description is the region of the pile its label names
-  (a rectangle gives its four corners);
+* a ``rectangle`` without a description is a card with no text yet (to
+  transcribe) in the pile its label names, as labelme's object-detection
+  boxes are (``person``, ``bus``, ...): every box is kept;
+* a ``polygon`` without a description is the region of the pile its label
+  names;
 * other shape types (circle, line, linestrip, point, mask) are skipped.
 
 Points are pixels of the image labelme showed: upright (labelme applies the
@@ -30,7 +33,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.cards.gt_geometry import bounds, rectangle_points
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
@@ -91,10 +93,9 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
             report.skip(f"{where}: {what} ({label})", f"a {kind} with {len(points)} points")
             continue
         text = str(shape.get("description") or "").strip()
-        if not text:
-            corners = rectangle_points(bounds(points)) if kind == "rectangle" else points
+        if not text and kind == "polygon":
             builder.pile(label)
-            builder.region(label, corners, f"{what} ({label})")
+            builder.region(label, points, f"{what} ({label})")
             continue
         group = shape.get("group_id")
         key = (label, group) if group is not None else (label, None, n)
@@ -105,7 +106,8 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
         groups[key][1] += points
     for key in order:
         texts, points = groups[key]
-        builder.card(" ".join(texts), key[0], points, f"card '{' '.join(texts)}'")
+        text = " ".join(t for t in texts if t)
+        builder.card(text, key[0], points, f"card '{text}'" if text else f"a box to transcribe ({key[0]})")
     return builder.build()
 
 
@@ -142,7 +144,8 @@ def card_folder_stem(ref: str) -> str:
 def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
-    with a box (label = pile, '' for none; description = text). Cards
+    with a box (label = pile, '' for none; description = text, '' for a
+    card to transcribe, which imports back as one). Cards
     without a box cannot be drawn and are counted in ``skipped``. Returns
     counts."""
     out.mkdir(parents=True, exist_ok=True)
