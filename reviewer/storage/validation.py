@@ -24,11 +24,11 @@ from typing import Optional
 from reviewer.core.cards.report import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength, with_intervals
 from reviewer.core.judging.agreement_table import AgreementRow
-from reviewer.core.judging.alignment import Alignment, Figures, alignments, hash_split
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
-from reviewer.core.judging.verdicts import GRADE_POINTS
+from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
 from reviewer.storage import judging
 from reviewer.storage.db import Project
 from reviewer.storage.judge_stats import agreement_table
@@ -88,12 +88,12 @@ def _thresholds(project: Project) -> dict[str, float]:
 class Validation:
     """The alignments of a project's judges and their corrected pass rates."""
 
-    def __init__(self, items: list[Alignment], corrected: list[CorrectedRate], split_seed: int):
+    def __init__(self, items: list[Alignment], corrected: list[Optional[CorrectedRate]], split_seed: int):
         self.items = items
         self.corrected = corrected
         self.split_seed = split_seed
 
-    def find(self, judge: str, dimension: str) -> tuple[Alignment, CorrectedRate]:
+    def find(self, judge: str, dimension: str) -> tuple[Alignment, Optional[CorrectedRate]]:
         """The alignment of one judge on one dimension. Raises ValueError
         naming what there is when there is none."""
         for a, c in zip(self.items, self.corrected):
@@ -112,8 +112,11 @@ def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
     items = alignments(judging.verdicts(project), judging.adjudications(project), thresholds=_thresholds(project),
                        split_of=partial(hash_split, seed=split_seed), n_resamples=n_resamples, seed=seed)
-    corrected = []
+    corrected: list[Optional[CorrectedRate]] = []
     for a in items:
+        if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
+            corrected.append(None)
+            continue
         labelled = [(j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None]
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
         corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
@@ -140,7 +143,8 @@ def alignment_json(v: Validation) -> dict:
     for a, c in zip(v.items, v.corrected):
         out.append({"judge": a.judge, "dimension": a.dimension, "scale": a.scale.value,
                     "pass_threshold": a.threshold, "people": a.people,
-                    "splits": [f.as_dict() for f in a.splits], "corrected_pass_rate": c.as_dict()})
+                    "splits": [f.as_dict() for f in a.splits],
+                    "corrected_pass_rate": None if c is None else c.as_dict()})
     return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
 
 
@@ -152,9 +156,13 @@ def _ci(iv) -> str:
     return iv.formatted() + (f" {iv.method}" if iv.defined else "")
 
 
+def _with_ci(x: Optional[float], iv) -> str:
+    return "-" if x is None else f"{_f(x)} {_ci(iv)}"
+
+
 def _split_rows(a: Alignment) -> list[list[str]]:
-    return [[f.split, str(f.n), f"{_f(f.kappa)} {_ci(f.kappa_ci)}", _f(f.mae), _f(f.spearman),
-             f"{_f(f.tpr)} {_ci(f.tpr_ci)}", f"{_f(f.tnr)} {_ci(f.tnr_ci)}", str(len(f.dangerous)), str(f.undecided)]
+    return [[f.split, str(f.n), _with_ci(f.kappa, f.kappa_ci), _f(f.mae), _f(f.spearman),
+             _with_ci(f.tpr, f.tpr_ci), _with_ci(f.tnr, f.tnr_ci), str(len(f.dangerous)), str(f.undecided)]
             for f in a.splits]
 
 
@@ -169,7 +177,9 @@ def _title(a: Alignment) -> str:
     return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
 
 
-def _corrected_line(c: CorrectedRate) -> str:
+def _corrected_line(c: Optional[CorrectedRate]) -> str:
+    if c is None:
+        return "corrected pass rate: none (pairwise winners have no pass)"
     head = (f"corrected pass rate (TPR, TNR from the {RATES_FROM} split: {_f(c.tpr)}, {_f(c.tnr)} over "
             f"{c.labelled} labelled): observed {_f(c.observed)} on {c.unlabelled} unlabelled")
     if c.rate is None:

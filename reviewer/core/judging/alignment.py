@@ -226,7 +226,9 @@ class Alignment:
     ``people``: {source: labelled subjects}; ``splits``: figures for 'all'
     then each split with labelled subjects; ``unlabelled``: the judge's
     decided values on subjects people have not labelled, as
-    (subject, passes) (passes None on a winner scale).
+    (subject, passes) (passes None on a winner scale); ``labelled``: the
+    labelled subjects with a decided judge value, as (subject, split,
+    judge passes, people pass) (split 'all' without a split function).
     """
 
     judge: str

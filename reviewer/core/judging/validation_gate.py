@@ -60,12 +60,13 @@ def gate_checks(figures: Figures, *, min_kappa_lower: Optional[float] = None, mi
         ci = figures.kappa_ci
         what = f"{figures.kappa_statistic} 95 % lower bound ({ci.method or 'no interval'}, n = {figures.n})"
         out.append(_check("--min-kappa-lower", what, ci.low, min_kappa_lower, True, ci.note or "no interval"))
+    no_pass = figures.n > 0 and figures.positives + figures.negatives == 0
     if min_tpr is not None:
-        why = "no subject people pass" if figures.positives == 0 else "this scale has no pass"
+        why = "pairwise winners have no pass" if no_pass else "no subject people pass"
         out.append(_check("--min-tpr", f"TPR ({figures.positives} passed by people)", figures.tpr, min_tpr,
                           True, why))
     if min_tnr is not None:
-        why = "no subject people fail" if figures.negatives == 0 else "this scale has no pass"
+        why = "pairwise winners have no pass" if no_pass else "no subject people fail"
         out.append(_check("--min-tnr", f"TNR ({figures.negatives} failed by people)", figures.tnr, min_tnr,
                           True, why))
     if max_dangerous is not None:
