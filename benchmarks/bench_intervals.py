@@ -22,7 +22,7 @@ the 95 % intervals must cover the true kappa 93-97 % of the time.
 
 Usage:
     python benchmarks/bench_intervals.py            # timing + coverage (~1 min)
-    python benchmarks/bench_intervals.py --quick    # timing only, 2 rounds
+    python benchmarks/bench_intervals.py --quick    # timing only, 1 round
 """
 
 from __future__ import annotations
@@ -102,10 +102,10 @@ def coverage(pairs: int, resamples: int, n: int = 200, kappa: float = 0.6) -> fl
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="timing only, 2 rounds")
+    parser.add_argument("--quick", action="store_true", help="timing only, 1 round")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds, best kept (default 3)")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (2 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 3)
     a, b = make_pair(SUBJECTS)
     print(f"bootstrap intervals, {SUBJECTS:,} subjects, 2 raters on 1-5, {RESAMPLES:,} resamples, seed {SEED}; "
           f"best of {rounds} interleaved rounds")

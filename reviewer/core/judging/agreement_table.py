@@ -72,6 +72,7 @@ from reviewer.core.judging.count_stats import CountSample, pair_sample, proporti
 from reviewer.core.judging.disputes import (
     GOLD,
     NUMERIC_SCALES,
+    format_value,
     is_human,
     latest_by_order,
     natural_key,
@@ -251,14 +252,15 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
                       f"undecided_any={c['undecided_any']}")
             decided = [(x, y) for x, y in zip(ab, ba) if x is not None and y is not None]
             rows.append(AgreementRow(judge, name, r.statistic, _value(r), r.n, _note(counts, r.note),
-                                     sample=proportion_sample([x == y for x, y in decided], r.statistic)))
+                                     sample=proportion_sample([x == y for x, y in decided], r.statistic,
+                                                              _prevalence([v for p in decided for v in p]))))
             total = c["total"]
             strict = "position_swap_consistency_undecided_inconsistent"
             rows.append(AgreementRow(judge, name, strict,
                                      c["consistent"] / total if total else None, total,
                                      f"{c['undecided_any']} items undecided in an order counted as inconsistent",
                                      sample=proportion_sample([x is not None and x == y for x, y in zip(ab, ba)],
-                                                              strict)))
+                                                              strict, _prevalence([v for p in decided for v in p]))))
         orders_sample = _pair(ab, ba, cats, scale)
         if scale != Scale.WINNER:
             r = percent_agreement(ab, ba)
@@ -355,14 +357,22 @@ def _accuracy_rows(raters: str, name: str, statistic: str, r: AgreementResult, r
     with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
+    prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
     return [
         AgreementRow(raters, name, statistic, _value(r), r.n, _note(counts, ref_note, r.note),
-                     sample=proportion_sample(decided, statistic)),
+                     sample=proportion_sample(decided, statistic, prevalence)),
         AgreementRow(raters, name, strict,
                      c["correct"] / strict_n if strict_n else None, strict_n,
                      _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
-                     sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict)),
+                     sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence)),
     ]
+
+
+def _prevalence(values: Sequence[Any]) -> dict[str, float]:
+    """{class: share} of the values that are present, classes in natural order."""
+    present = [format_value(v) for v in values if v is not None]
+    counts = Counter(present)
+    return {k: counts[k] / len(present) for k in sorted(counts, key=natural_key)}
 
 
 def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
