@@ -236,3 +236,21 @@ def test_report_shows_intervals_and_alignment(db):
     assert "## Alignment with people" in out.output
     assert "| raters | dimension | statistic | value | 95 % CI | strength | n | prevalence | note |" in out.output
     assert "BCa" in out.output or "percentile" in out.output
+
+
+@pytest.mark.shared_data
+def test_gate_on_llmbar_gold_labels(tmp_path):
+    """The README's validation on real data: LLMBar Natural against its gold
+    labels (../shared/data; skipped when absent)."""
+    from tests.conftest import shared
+
+    folder = shared("pairwise-llmbar")
+    db = tmp_path / "llmbar.db"
+    assert invoke("import", db, folder, "--format", "pairwise-llmbar").exit_code == 0
+    out = invoke("gate", db, "--judge", "GPT-4/Vanilla", "--dimension", "winner", "--min-kappa-lower", "0.7")
+    assert out.exit_code == 0 and "(BCa, n = 100) 0.760 >= 0.7" in out.output, out.output
+    out = invoke("gate", db, "--judge", "ChatGPT/CoT", "--dimension", "winner", "--min-kappa-lower", "0.7")
+    assert out.exit_code == 1 and "(BCa, n = 99) 0.260 < 0.7" in out.output, out.output
+    data = json.loads(invoke("agreement", db, "--json").output)
+    row = next(r for r in data["agreement"] if r["raters"] == "ChatGPT/CoT vs gold" and r["statistic"] == "cohen_kappa")
+    assert (round(row["value"], 3), round(row["ci_low"], 3), round(row["ci_high"], 3)) == (0.434, 0.26, 0.589)

@@ -155,7 +155,7 @@ def test_intervals_equal_a_reference_bootstrap_within_monte_carlo_error():
     a, b = correlated_raters(rng, 120)
     pairs = np.array([a, b], dtype=float).T
     s = pair_sample(a, b, CATS)
-    found = s.intervals(["cohen_kappa_quadratic", "percent_agreement"], n_resamples=2000, seed=1)
+    found = s.intervals(["cohen_kappa_quadratic", "percent_agreement", "gwet_ac1"], n_resamples=2000, seed=1)
     low, high = reference_bca(_kappa_plain, pairs, 2000, seed=1)
     kappa = found["cohen_kappa_quadratic"]
     # Monte Carlo error of a 2.5 % quantile of 2,000 resamples: about 0.01 here (sd of kappa ~ 0.03)
@@ -163,6 +163,17 @@ def test_intervals_equal_a_reference_bootstrap_within_monte_carlo_error():
     low, high = reference_bca(lambda p: float(np.mean(p[:, 0] == p[:, 1])), pairs, 2000, seed=1)
     agree = found["percent_agreement"]
     assert agree.low == pytest.approx(low, abs=0.03) and agree.high == pytest.approx(high, abs=0.03)
+    low, high = reference_bca(_ac1_plain, pairs, 2000, seed=1)
+    ac1 = found["gwet_ac1"]
+    assert ac1.low == pytest.approx(low, abs=0.03) and ac1.high == pytest.approx(high, abs=0.03)
+
+
+def _ac1_plain(pairs):
+    """Gwet's AC1 from its definition, K = 5 categories."""
+    p_a = np.mean(pairs[:, 0] == pairs[:, 1])
+    pi = np.array([np.mean(pairs == c) for c in CATS])  # both raters pooled
+    p_e = np.sum(pi * (1 - pi)) / 4
+    return (p_a - p_e) / (1 - p_e)
 
 
 def test_alpha_interval_equals_a_reference_bootstrap():
