@@ -115,7 +115,7 @@ class AgreementRow:
     ci_low: Optional[float] = None
     ci_high: Optional[float] = None
     ci_method: str = ""
-    prevalence: Mapping[str, float] = field(default_factory=dict)
+    prevalence: Mapping[str, float] = field(default_factory=dict, hash=False)
     sample: Optional[CountSample] = field(default=None, compare=False, repr=False)
 
     def as_tuple(self) -> tuple:
