@@ -251,3 +251,18 @@ def test_population_kappa_of_the_simulation():
     a, b = known_kappa_pair(rng, 50_000, 0.6)
     assert cohen_kappa(a, b).value == pytest.approx(0.6, abs=0.02)
     assert math.isclose(np.mean(a), 0.3, abs_tol=0.01)
+
+
+def test_two_sample_bca_equals_scipys_bca():
+    """Two samples resampled on their own (the corrected pass rate's
+    labelled and unlabelled subjects): the same interval as scipy's BCa."""
+    rng = np.random.default_rng(23)
+    x = (rng.random(60) < 0.3).astype(int)
+    y = (rng.random(45) < 0.6).astype(int)
+    mine = bootstrap_counts([x, y], [2, 2], lambda c, d: (c[..., 1] / c.sum(-1) - d[..., 1] / d.sum(-1))[None],
+                            n_resamples=999, seed=5)[0]
+    ref = bootstrap((x, y), lambda a, b, axis=-1: a.mean(axis) - b.mean(axis), method="BCa", n_resamples=999,
+                    vectorized=True, batch=250, rng=np.random.default_rng(5))
+    assert mine.method == "BCa"
+    assert (mine.low, mine.high) == (pytest.approx(ref.confidence_interval.low, abs=1e-12),
+                                     pytest.approx(ref.confidence_interval.high, abs=1e-12))
