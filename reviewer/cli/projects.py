@@ -380,9 +380,12 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @_friendly
 def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
-    its judges, humans and adjudications (undefined values: null in JSON)."""
+    its judges, humans and adjudications with 95 % bootstrap intervals
+    (ci_low, ci_high, ci_method) and class prevalence (undefined values:
+    null in JSON)."""
     from reviewer.core.judging.verdicts import DisputeKind
-    from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+    from reviewer.storage.judge_stats import refresh_disputes
+    from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, agreement_with_intervals
 
     rules = _read_rules(rules_file)
     p = open_project(project)
@@ -390,7 +393,7 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
     try:
         _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
-        rows = agreement_table(p)
+        rows = agreement_with_intervals(p)
     finally:
         p.close()
     by_kind = Counter(d.kind.value for d in found)
@@ -399,8 +402,7 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
         echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
         return
     if rows:
-        echo(text_table(["raters", "dimension", "statistic", "value", "n", "note"],
-                              [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in rows]))
+        echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)))
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))

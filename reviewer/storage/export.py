@@ -30,6 +30,7 @@ from reviewer.core.judging.disputes import format_value
 from reviewer.storage import judging
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.judge_report import has_verdicts
+from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
@@ -79,7 +80,8 @@ ADJUDICATION_COLUMNS = {
     "subject": str, "dimension": str, "value": str, "rationale": str, "reviewer": str, "decided_at": str,
     "sided_with": str, "dispute_id": int,
 }
-AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str}
+AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str,
+                     "ci_low": float, "ci_high": float, "ci_method": str, "prevalence": str}
 
 _VIEWS = {
     "code_counts": """
@@ -306,7 +308,7 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
     adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
                           a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
                           a.dispute_id) for a in adjudications]
-    agreement = [r.as_tuple() for r in agreement_rows(vs, adjudications)] if vs else []
+    agreement = [r.as_tuple() for r in with_intervals(agreement_rows(vs, adjudications))] if vs else []
     agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
     return [
         ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),
