@@ -133,6 +133,10 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
     "agreement": ("Agreement statistics among judges, people and annotators.", {
         "raters": "Who is compared.", "dimension": "Dimension.", "statistic": "Statistic name.",
         "value": "Value (null when undefined).", "n": "Cases compared.", "note": "Note.",
+        "ci_low": "Lower end of the 95 % bootstrap interval (null when undefined).",
+        "ci_high": "Upper end of the 95 % bootstrap interval (null when undefined).",
+        "ci_method": "How the interval was made: BCa or percentile bootstrap over subjects.",
+        "prevalence": "Class prevalence among the compared values, as 'class share; ...'.",
     }),
     "case_results": ("Test cases: one row per run, metric and basis.", {
         "run_id": "The run (runs.run_id).", "case_id": "Test case id.", "model": "Model.",
