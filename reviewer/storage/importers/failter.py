@@ -45,15 +45,18 @@ each output with Failter's front matter naming its sources
 (runner.clj: ``source-input-path``, ``source-template-path``), as
 ``failter run spec.yml`` writes it. The folder is recognised by those keys
 in the outputs of its subfolders. Each output's input is read from
-``source-input-path``, as Failter's evaluator does: as written when it
-exists, else (a relative path, or a folder moved since) the path or its
-last two or three parts under the artifacts folder or one of its
-ancestors. The item is named '<experiment>/<input file>' (experiment: the
+``source-input-path``, inside the experiment folder holding the artifacts
+folder only (the nearest ancestor with ``inputs/`` or a spec file;
+reviewer.storage.importers.confine): as written when it lies inside, else
+(a relative path, a folder moved since, or a path outside, which is never
+read as written) the path or its last two or three parts under the
+artifacts folder or one of its ancestors up to the experiment folder. The item is named '<experiment>/<input file>' (experiment: the
 folder holding the inputs folder, as ``reviewer run spec.yml`` names it);
 the ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
 inputs folder (Failter: '/inputs/' made '/ground_truth/'); the prompt's
-text is the template at ``source-template-path``. An output whose input
-cannot be found is skipped with the path it named.
+text is the template at ``source-template-path`` (found the same way; when
+it is not, the prompt's text is left empty, with a note). An output whose
+input cannot be found is skipped with the path it named.
 
 Each judgement becomes a verdict on subject ``run:<run id>``: judge
 'rules-judge' (method rules-based) or 'gt-judge' (method ground-truth),
@@ -83,6 +86,7 @@ import yaml
 from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.confine import experiment_root, find_inside, inside
 from reviewer.storage.importers.pairwise import (
     answer_run,
     free_prompt,
@@ -341,20 +345,14 @@ def detect(source: Path) -> bool:
     return bool(_experiments(source)) or bool(_artifact_folders(source))
 
 
-def find_source(folder: Path, written: str) -> Optional[Path]:
-    """The file a Failter front matter path names (module doc): ``written``
-    as it is when it exists, else it or its last three or two parts under
-    ``folder`` or one of its ancestors; None when not found."""
-    path = Path(written)
-    if path.is_absolute() and path.is_file():
-        return path
-    tails = [path] if not path.is_absolute() else []
-    tails += [Path(*path.parts[-k:]) for k in (3, 2) if len(path.parts) > k]
-    for base in (folder, *folder.parents):
-        for tail in tails:
-            if (base / tail).is_file():
-                return base / tail
-    return None
+def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
+    """The file a Failter front matter path names (module doc), inside the
+    experiment folder ``root`` only (default: the one holding ``folder``,
+    reviewer.storage.importers.confine.experiment_root): ``written`` as it
+    is when it lies inside, else it or its last three or two parts under
+    ``folder`` or one of its ancestors up to ``root``; None when not found.
+    A path outside ``root`` is never read as written."""
+    return find_inside(root or experiment_root(folder), folder, written)
 
 
 def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
@@ -394,6 +392,9 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
     items: dict[Path, int] = {}  # trial output -> item id
     templates: dict[str, str] = {}
     inputs_seen: dict[Path, int] = {}
+    root = experiment_root(folder)
+    where = f"the experiment folder {root.name or root}"
+    missing_templates: set[str] = set()
     for path in _outputs(folder):
         rel = f"{folder.name}/{path.relative_to(folder).as_posix()}"
         meta = _head_meta(path)
@@ -403,22 +404,27 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
         trial = _trial(folder, folder, path, {}, report)
         if trial is None:
             continue
-        source = find_source(folder, str(meta["source-input-path"]))
+        source = find_source(folder, str(meta["source-input-path"]), root)
         if source is None:
-            report.skip(rel, f"its input {meta['source-input-path']} was not found")
+            report.skip(rel, f"its input (source-input-path) {meta['source-input-path']} was not found "
+                        f"inside {where}")
             continue
         source = source.resolve()
         if source not in inputs_seen:
             name = f"{source.parent.parent.name}/{source.name}"
             inputs_seen[source] = text_item(project, name, _read(source), report, actor)
             gt_dir = _first_dir(source.parent.parent, GT_DIRS)
-            if gt_dir is not None and (gt_dir / source.name).is_file():
+            if gt_dir is not None and (gt_dir / source.name).is_file() and inside(root, gt_dir / source.name):
                 store_reference(project, inputs_seen[source], _read(gt_dir / source.name), "ground-truth", report)
         items[path] = inputs_seen[source]
-        template = find_source(folder, str(meta["source-template-path"])) if meta.get("source-template-path") \
-            else None
+        written = meta.get("source-template-path")
+        template = find_source(folder, str(written), root) if written else None
         if template is not None and trial.prompt not in templates:
             templates[trial.prompt] = _read(template)
+        elif written and template is None and str(written) not in missing_templates:
+            missing_templates.add(str(written))
+            report.notes.append(f"{rel}: its template (source-template-path) {written} was not found inside "
+                                f"{where}; the prompt's text is left empty")
         trials.append(trial)
     _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
