@@ -111,3 +111,21 @@ def first_non_finite(value: Any, path: str = "") -> Optional[str]:
         elif isinstance(node, (list, tuple)):
             stack += [(v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node)))]
     return None
+
+
+def drawable_points(points: Any) -> Optional[list[tuple[float, float]]]:
+    """``points`` ([[x, y], ...]) as float pairs when every coordinate is a
+    pixel (:func:`pixel`), else None: the guard for values already stored
+    (a project imported before these checks), so that nothing downstream,
+    the canvas above all, meets NaN or infinity."""
+    try:
+        return [(pixel(p[0], "x"), pixel(p[1], "y")) for p in points]
+    except (BadValue, TypeError, IndexError, KeyError):
+        return None
+
+
+def drawable_box(x_min: Any, y_min: Any, x_max: Any, y_max: Any) -> Optional[tuple[float, float, float, float]]:
+    """The four values of a stored box as pixels, or None when any is
+    missing or not a pixel (:func:`drawable_points`)."""
+    pts = drawable_points([(x_min, y_min), (x_max, y_max)])
+    return None if pts is None else (pts[0][0], pts[0][1], pts[1][0], pts[1][1])

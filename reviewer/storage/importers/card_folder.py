@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
+from reviewer.core.bounds import pixel
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
@@ -60,7 +61,9 @@ def _images(folder: Path) -> list[Path]:
 
 def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
     """GroundTruth from one image's entry of ground-truth.json; raises
-    ValueError with the problem when it is malformed."""
+    ValueError with the problem when it is malformed, or when a region
+    point or a box value is not a pixel (reviewer.core.bounds.pixel:
+    finite, within +-MAX_PIXEL)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("piles"), list):
         raise ValueError("expected an object with a 'piles' list")
     piles, cards = [], []
@@ -69,13 +72,21 @@ def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
             raise ValueError(f"piles[{i}] needs 'label' and a 'cards' list")
         label = str(p.get("label") or f"pile {i + 1}")
         region = p.get("region")
-        piles.append(Pile(label=label, region=[tuple(pt) for pt in region] if region else None))
+        if region:
+            region = [(pixel(pt[0], f"piles[{i}].region x"), pixel(pt[1], f"piles[{i}].region y"))
+                      for pt in region]
+        piles.append(Pile(label=label, region=region or None))
         for c in p["cards"]:
             if isinstance(c, str):
                 cards.append(Card(text=c, pile=label))
             elif isinstance(c, dict) and isinstance(c.get("text"), str):
                 box = c.get("bbox")
-                cards.append(Card(text=c["text"], pile=label, bbox=BBox(**box) if box else None))
+                if box and not isinstance(box, dict):
+                    raise ValueError(f"piles[{i}] card '{c['text'][:40]}': bbox is not an object")
+                if box:
+                    box = BBox(**{k: pixel(box.get(k), f"piles[{i}] card '{c['text'][:40]}' bbox {k}")
+                                  for k in ("x_min", "y_min", "x_max", "y_max")})
+                cards.append(Card(text=c["text"], pile=label, bbox=box or None))
             else:
                 raise ValueError(f"piles[{i}] has a card that is neither text nor {{'text': ...}}")
     return GroundTruth(item=name, piles=piles, cards=cards)
@@ -146,7 +157,7 @@ def _import_ground_truth(project: Project, folder: Path, item_ids: dict[str, int
             continue
         try:
             gt = parse_ground_truth(name, entry)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, IndexError) as exc:
             report.skip(f"ground truth '{name}'", str(exc))
             continue
         current = repo.ground_truth(project, item_ids[name])
