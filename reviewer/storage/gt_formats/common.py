@@ -108,7 +108,8 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
         if points_outside(root, base, ref):
             report.skip(f"photo '{ref}'", str(outside(field, ref, root)))
         else:
-            report.skip(f"photo '{ref}'", "not found beside the annotation file (nor in images/ or test-images/)")
+            report.skip(f"photo '{ref}'", f"{field}: not found beside the annotation file (nor in images/ or "
+                        "test-images/) inside the folder imported")
         return None
     item, photo = photo_item(path, name, project.relative(path), options.max_pixels)
     if item.image_note:

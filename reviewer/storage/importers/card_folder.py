@@ -7,7 +7,8 @@
     <folder>/prompts/<prompt>.md        prompt texts (schema read from the text)
     <folder>/runs/<image>_<prompt>_<YYYYMMDD-HHMMSS>.txt   raw model outputs
 
-Boxes in ground-truth.json are in upright image pixels. Photos are read
+Boxes in ground-truth.json are in upright image pixels. A photo that is a
+link to a file outside the folder is skipped (reviewer.storage.importers.confine). Photos are read
 by reviewer.storage.images.read_photo (every format, EXIF orientation once,
 size limit, truncated files noted).
 """
@@ -26,6 +27,7 @@ from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.importers.confine import inside, source_root
 from reviewer.storage.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
@@ -117,8 +119,12 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
     report = ImportReport(format="card-folder")
     actor = options.actor
     item_ids: dict[str, int] = {}
+    root = source_root(folder)
     with project.batched(auto=True):
         for path in _images(folder):
+            if not inside(root, path):
+                report.skip(path.name, "a link to a file outside the folder imported: not read")
+                continue
             existing = repo.item_by_name(project, path.stem)
             if existing:
                 item_ids[path.stem] = existing.id
