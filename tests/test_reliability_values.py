@@ -162,3 +162,16 @@ def test_the_bounds():
             ident(bad, "id")
     assert first_non_finite({"a": [1, {"b": float("nan")}]}) == "a[1].b"
     assert first_non_finite({"a": 10 ** 20}) == "a" and first_non_finite({"a": [1.5, "x"]}) is None
+
+
+def test_jsonl_run_ids_and_repetitions_past_sqlite_integers(tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"item": "a", "prompt": "p", "model": "m", "repetition": 10 ** 20, "output": "x"})
+                    + "\n" + json.dumps({"item": "b", "prompt": "p", "model": "m", "output": "x"}) + "\n")
+    result = _cli_import(tmp_path, runs)
+    assert result.exit_code == 0 and "skipped line 1: repetition" in result.output, result.output
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(json.dumps({"run": 10 ** 20, "judge": "j", "dimension": "d", "value": 3, "scale": "1-5"})
+                        + "\n")
+    result = _cli_import(tmp_path, verdicts)
+    assert result.exit_code == 0 and "skipped line 1: run" in result.output, result.output

@@ -23,7 +23,9 @@ reason (``BadValue``'s message), never stored:
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Union
+from typing import Annotated, Any, Optional, Union
+
+from pydantic import Field
 
 #: The largest pixel coordinate or size taken from a file (pixels).
 MAX_PIXEL = 1_000_000.0
@@ -129,3 +131,9 @@ def drawable_box(x_min: Any, y_min: Any, x_max: Any, y_max: Any) -> Optional[tup
     missing or not a pixel (:func:`drawable_points`)."""
     pts = drawable_points([(x_min, y_min), (x_max, y_max)])
     return None if pts is None else (pts[0][0], pts[0][1], pts[1][0], pts[1][1])
+
+
+#: An integer field of a pydantic model read from a file: within SQLite's
+#: INTEGER (a run id, a repetition), so that storing or looking it up never
+#: overflows; pydantic's one-line message names the field.
+SqlInt = Annotated[int, Field(ge=-MAX_INT - 1, le=MAX_INT)]
