@@ -159,3 +159,18 @@ def test_failter_paths_climbing_out_through_a_symlink_are_refused(tmp_path):
     report, _ = _import(tmp_path, art)
     assert not report.added.get("items")
     assert any(what.endswith("doc1.md") and "source-input-path" in why for what, why in report.skipped)
+
+
+def test_fidelity_reads_no_run_named_outside_its_folder(tmp_path):
+    """`reviewer fidelity` reads the run files its expected.json names: only inside the folder."""
+    folder = tmp_path / "key"
+    (folder / "runs").mkdir(parents=True)
+    (folder / "images").mkdir()
+    h.secret_text(tmp_path)
+    (folder / "ground-truth.json").write_text(json.dumps({"photo": {"piles": [{"label": "a", "cards": ["A"]}],
+                                                                    "image_size": {"width": 10, "height": 10}}}))
+    (folder / "expected.json").write_text(json.dumps({"../../secret/id_rsa": {
+        "image": "photo", "schema": "piles", "findings": []}}))
+    result = CliRunner().invoke(main, ["fidelity", str(folder)])
+    assert result.exit_code != 0 and "climbs out of its folder" in result.output, result.output
+    assert "PRIVATE KEY" not in result.output and "Traceback" not in result.output
