@@ -147,6 +147,10 @@ def test_a_project_already_holding_nan_and_infinity_exports_valid_json(tmp_path)
     for args in (["report"], ["export", str(tmp_path / "out.db")], ["score"]):
         result = CliRunner().invoke(main, [args[0], str(tmp_path / "p.db"), *args[1:]])
         assert result.exit_code == 0 and result.exception is None, (args, result.output)
+    con = sqlite3.connect(tmp_path / "out.db")
+    for (region,) in con.execute("SELECT region FROM gt_piles WHERE region IS NOT NULL"):
+        json.loads(region, parse_constant=strict)  # the analysts' export: valid JSON too
+    con.close()
 
 
 def test_the_bounds():
