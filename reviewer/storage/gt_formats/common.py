@@ -121,7 +121,8 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
     return repo.item_by_name(project, name)
 
 
-def declared_size(width: object, height: object, where: str, report: ImportReport) -> tuple[Optional[float], Optional[float]]:
+def declared_size(width: object, height: object, where: str,
+                  report: ImportReport) -> tuple[Optional[float], Optional[float]]:
     """The image size a file declares, as pixels, or (None, None) with a
     note when either is missing or not an image size
     (reviewer.core.bounds.pixel_size): then the upright frame is assumed."""

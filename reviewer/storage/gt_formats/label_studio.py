@@ -179,7 +179,7 @@ def import_label_studio(project: Project, source: Path, options: ImportOptions) 
         for n, task in enumerate(tasks):
             ref = _image_ref(task)
             try:
-                where = f"task {ident(task['id'], 'id')}" if "id" in task else f"task {n + 1}"
+                where = f"task {ident(task['id'], 'id')}" if task.get("id") is not None else f"task {n + 1}"
             except BadValue as exc:
                 report.skip(f"task {n + 1}", f"{exc}: not stored")
                 continue

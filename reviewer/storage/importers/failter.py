@@ -50,9 +50,10 @@ folder only (the nearest ancestor with ``inputs/`` or a spec file;
 reviewer.storage.importers.confine): as written when it lies inside, else
 (a relative path, a folder moved since, or a path outside, which is never
 read as written) the path or its last two or three parts under the
-artifacts folder or one of its ancestors up to the experiment folder. The item is named '<experiment>/<input file>' (experiment: the
-folder holding the inputs folder, as ``reviewer run spec.yml`` names it);
-the ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
+artifacts folder or one of its ancestors up to the experiment folder.
+The item is named '<experiment>/<input file>' (experiment: the folder
+holding the inputs folder, as ``reviewer run spec.yml`` names it); the
+ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
 inputs folder (Failter: '/inputs/' made '/ground_truth/'); the prompt's
 text is the template at ``source-template-path`` (found the same way; when
 it is not, the prompt's text is left empty, with a note). An output whose
