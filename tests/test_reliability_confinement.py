@@ -174,3 +174,26 @@ def test_fidelity_reads_no_run_named_outside_its_folder(tmp_path):
     result = CliRunner().invoke(main, ["fidelity", str(folder)])
     assert result.exit_code != 0 and "climbs out of its folder" in result.output, result.output
     assert "PRIVATE KEY" not in result.output and "Traceback" not in result.output
+
+
+def test_a_failter_experiment_reads_no_link_leading_out(tmp_path):
+    """Files of an experiment folder that are symlinks to files outside it
+    (an input, a trial output) are skipped, never read."""
+    exp = tmp_path / "exp"
+    (exp / "inputs").mkdir(parents=True)
+    (exp / "inputs" / "doc1.md").write_text("# Doc 1\n")
+    (exp / "inputs" / "key.md").symlink_to(h.secret_text(tmp_path))
+    out = exp / "results" / "m" / "cleanup"
+    out.mkdir(parents=True)
+    (out / "doc1.md").symlink_to(tmp_path / "secret" / "id_rsa")
+    (out / "doc1.md.eval").write_text("score: 80\nevaluation-method: rules-based\n")
+    report, items = _import(tmp_path, exp)
+    assert [name for name, _ in items] == ["exp/doc1.md"]
+    skipped = dict(report.skipped)
+    assert "outside the folder imported" in skipped["exp/inputs/key.md"]
+    assert "outside the folder imported" in skipped["exp/results/m/cleanup/doc1.md"]
+    p = open_project(tmp_path / "p.db")
+    try:
+        assert not any("PRIVATE KEY" in r["output"] for r in repo.run_rows(p))
+    finally:
+        p.close()

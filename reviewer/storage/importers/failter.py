@@ -87,7 +87,7 @@ import yaml
 from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.importers.confine import experiment_root, find_inside, inside
+from reviewer.storage.importers.confine import experiment_root, find_inside, inside, source_root
 from reviewer.storage.importers.pairwise import (
     answer_run,
     free_prompt,
@@ -398,6 +398,9 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
     missing_templates: set[str] = set()
     for path in _outputs(folder):
         rel = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+        if not inside(root, path):
+            report.skip(rel, "a link to a file outside the folder imported: not read")
+            continue
         meta = _head_meta(path)
         if not meta or not meta.get("source-input-path"):
             report.skip(rel, "no Failter front matter naming its input (source-input-path)")
@@ -430,13 +433,29 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
     _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
 
+def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
+    """The files of ``folder`` (not hidden), sorted, that lie inside the
+    experiment folder ``exp`` after following symlinks; a link leading
+    out is skipped, never read (reviewer.storage.importers.confine)."""
+    root, out = source_root(exp), []
+    for p in sorted(folder.iterdir()):
+        if not p.is_file() or p.name.startswith("."):
+            continue
+        if inside(root, p):
+            out.append(p)
+        else:
+            report.skip(f"{exp.name}/{p.relative_to(exp).as_posix()}", "a link to a file outside the folder "
+                        "imported: not read")
+    return out
+
+
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
-    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir()) if p.is_file() and not p.name.startswith(".")}
+    inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
     item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
                 for name, path in inputs.items()}
     gt_dir = _first_dir(exp, GT_DIRS)
     if gt_dir is not None:
-        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _own_files(gt_dir, exp, report):
             if path.name not in item_ids:
                 report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
                 continue
@@ -444,7 +463,7 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     templates: dict[str, str] = {}  # prompt name -> text
     tdir = _first_dir(exp, TEMPLATE_DIRS)
     if tdir is not None:
-        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _own_files(tdir, exp, report):
             templates[path.stem] = _read(path)
     trials = _trials(exp, inputs, templates, report)
     _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
@@ -495,6 +514,7 @@ def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, te
 def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[_Trial]:
     roots = [exp / r for r in OUTPUT_ROOTS if (exp / r).is_dir()] or [exp]
     known = {sanitize(name): name for name in templates}
+    own = source_root(exp)
     trials: list[_Trial] = []
     evals: set[Path] = set()
     used: set[Path] = set()
@@ -509,6 +529,10 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
                 if name.endswith(".eval"):
                     evals.add(path)
                 if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
+                    continue
+                if not inside(own, path):
+                    report.skip(f"{exp.name}/{path.relative_to(exp).as_posix()}",
+                                "a link to a file outside the folder imported: not read")
                     continue
                 used.update(p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval"))
                             if p.is_file())
@@ -546,7 +570,7 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
         report.skip(rel, "cannot tell model and prompt: expected <model>/<prompt>/<doc> or <model>_<prompt>/<doc>")
         return None
     eval_path = next((p for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
-                      if p.is_file()), None)
+                      if p.is_file() and inside(source_root(exp), p)), None)
     trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path)
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
