@@ -70,6 +70,19 @@ def photo_candidates(base: Path, ref: str) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
+def _as_written(ref: str) -> str:
+    """The local path a photo reference names as written: a Label Studio
+    local-files URL's ``d``, else the reference itself; '' for a remote URL
+    (http, https, s3, gs), which names no local file."""
+    parsed = urlparse(ref or "")
+    query = parse_qs(parsed.query)
+    if "d" in query:
+        return unquote(query["d"][0])
+    if parsed.scheme in ("http", "https", "s3", "gs"):
+        return ""
+    return unquote(ref or "")
+
+
 def item_name(ref: str) -> str:
     """The item name of a photo reference: its file stem, without Label
     Studio's upload prefix (the name card-folder imports give a photo)."""
@@ -105,7 +118,7 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
     except ValueError:  # a NUL byte in the reference
         path = None
     if path is None:
-        if points_outside(root, base, ref):
+        if points_outside(root, base, _as_written(ref)):
             report.skip(f"photo '{ref}'", str(outside(field, ref, root)))
         else:
             report.skip(f"photo '{ref}'", f"{field}: not found beside the annotation file (nor in images/ or "
