@@ -111,6 +111,17 @@ def test_a_golden_span_offset_of_ten_to_the_twentieth(tmp_path):
     assert "added: 1 golden sets, 1 golden spans, 1 items" in result.output
 
 
+def test_a_span_snapshot_with_offsets_at_infinity_and_ten_to_the_twentieth(tmp_path):
+    """Judge output is untrusted: a span starting at Infinity or 10^20, a NaN
+    confidence: the snapshot imports, and report and export run (such a span
+    is in no section but 'main')."""
+    result = _cli_import(tmp_path, h.span_snapshot_bad_numbers(tmp_path))
+    assert result.exit_code == 0 and "format: span-snapshot" in result.output, result.output
+    for args in (["report"], ["export", str(tmp_path / "out.db")]):
+        result = CliRunner().invoke(main, [args[0], str(tmp_path / "p.db"), *args[1:]])
+        assert result.exit_code == 0 and result.exception is None, (args, result.output)
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
 def test_pass_nan_in_a_metrics_file_is_one_line(tmp_path, value):
     text = (SAMPLES.parents[1] / "resources" / "cicada-metrics.toml").read_text()

@@ -146,6 +146,25 @@ def golden_huge_offset(base: Path) -> Path:
     return write_json_text(base / "golden" / "golden-set.json", json.dumps(doc))
 
 
+def span_snapshot_bad_numbers(base: Path) -> Path:
+    """A span-labeling judge snapshot whose spans start at 10^20, at
+    Infinity and have a NaN confidence."""
+    output = "Medium Shot of a woman dribbling a basketball."
+    spans = [{"text": "Medium Shot", "role": "shot.type", "confidence": 1, "start": 0, "end": 11},
+             {"text": "woman", "role": "subject.identity", "confidence": "NaN", "start": 17, "end": 22},
+             {"text": "dribbling", "role": "action.movement", "confidence": 0.9, "start": 10 ** 20,
+              "end": 10 ** 20 + 9},
+             {"text": "basketball", "role": "subject.identity", "confidence": 0.9, "start": "Infinity", "end": 45}]
+    judge = {"scores": {"coverage": 4, "precision": 5, "granularity": 5, "taxonomy": 4, "technicalSpecs": 5},
+             "totalScore": 23, "missedElements": [], "falsePositives": [], "taxonomyErrors": [],
+             "granularityErrors": [], "notes": "fine"}
+    doc = {"timestamp": "2025-12-25T07:46:36.252Z", "promptCount": 1, "judgeModel": "gpt-4o-mini",
+           "results": [{"promptId": "p1", "input": "woman dribbling", "output": output, "spanCount": 4,
+                        "spans": spans, "judgeResult": judge, "error": None, "latencyMs": 100}]}
+    text = json.dumps(doc).replace('"NaN"', "NaN").replace('"Infinity"', "Infinity")
+    return write_json_text(base / "snapshots" / "baseline.json", text)
+
+
 def coco_reviewer_item_escape(base: Path) -> Path:
     """A COCO file whose image has "reviewer_item": "../../../../pwned"."""
     folder = folder_with_photo(base, "coco-escape")
@@ -213,6 +232,7 @@ HOSTILE = {
     "card-folder-nan": card_folder_nan_region,
     "cicada-nan": cicada_nan,
     "golden-offset": golden_huge_offset,
+    "span-snapshot-numbers": span_snapshot_bad_numbers,
     "coco-escape": coco_reviewer_item_escape,
     "label-studio-escape": label_studio_reviewer_item_escape,
     "labelme-absolute": lambda base: labelme_outside(base, "absolute"),
