@@ -27,7 +27,9 @@ from reviewer.core.models import BBox, Card, GroundTruth, Item, Pile
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.importers.confine import Refused, confined_file, outside, plain_name, points_outside
+from reviewer.storage.importers.confine import (
+    Refused, confined_file, outside, plain_name, points_outside, shown,
+)
 from reviewer.storage.previews import store_preview
 
 #: Label Studio prefixes uploaded files with 8 hex digits and a dash.
@@ -106,7 +108,7 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
         try:
             name = plain_name(name, name_field)
         except Refused as exc:
-            report.skip(f"photo '{ref}'", str(exc))
+            report.skip(f"photo '{shown(ref)}'", str(exc))
             return None
     name = name or item_name(ref)
     existing = repo.item_by_name(project, name)
@@ -119,9 +121,9 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
         path = None
     if path is None:
         if points_outside(root, base, _as_written(ref)):
-            report.skip(f"photo '{ref}'", str(outside(field, ref, root)))
+            report.skip(f"photo '{shown(ref)}'", str(outside(field, ref, root)))
         else:
-            report.skip(f"photo '{ref}'", f"{field}: not found beside the annotation file (nor in images/ or "
+            report.skip(f"photo '{shown(ref)}'", f"{field}: not found beside the annotation file (nor in images/ or "
                         "test-images/) inside the folder imported")
         return None
     item, photo = photo_item(path, name, project.relative(path), options.max_pixels)

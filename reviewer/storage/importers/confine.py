@@ -38,9 +38,15 @@ class Refused(ValueError):
     is one line naming the field."""
 
 
-def _shown(value: Any, limit: int = 80) -> str:
+def shown(value: Any, limit: int = 80) -> str:
+    """``value`` as one short line: non-printable characters as <U+XXXX>,
+    at most ``limit`` characters, its middle cut (a path keeps its file
+    name); what a refusal quotes."""
     text = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in str(value))
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    head = (limit - 3) // 2
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
 
 
 def _resolved(path: Path) -> Optional[Path]:
@@ -92,7 +98,7 @@ def points_outside(root: Path, base: Path, ref: str) -> bool:
 def outside(field: str, value: Any, root: Path) -> Refused:
     """The refusal of ``field``'s ``value``, a path that names nothing
     inside ``root`` (one line)."""
-    return Refused(f"{field} '{_shown(value)}' names a file outside {root.name or root} "
+    return Refused(f"{field} '{shown(value)}' names a file outside {root.name or root} "
                    "(only files inside the imported folder are read)")
 
 
@@ -104,17 +110,17 @@ def plain_name(value: Any, field: str) -> str:
     joined to (a text, not empty, not absolute, no '..' part, no control
     character); Refused naming ``field`` otherwise."""
     if not isinstance(value, str):
-        raise Refused(f"{field} {_shown(repr(value))} is not a text")
+        raise Refused(f"{field} {shown(repr(value))} is not a text")
     name = value.strip()
     if not name:
         raise Refused(f"{field} is empty")
     if _PARENT_OR_CONTROL.search(name):
-        raise Refused(f"{field} '{_shown(name)}' holds a control character")
+        raise Refused(f"{field} '{shown(name)}' holds a control character")
     posix, windows = PurePosixPath(name), PureWindowsPath(name)
     if posix.is_absolute() or windows.is_absolute() or windows.drive or name.startswith(("/", "\\")):
-        raise Refused(f"{field} '{_shown(name)}' is an absolute path, not a name")
+        raise Refused(f"{field} '{shown(name)}' is an absolute path, not a name")
     if ".." in posix.parts or ".." in windows.parts:
-        raise Refused(f"{field} '{_shown(name)}' climbs out of its folder ('..')")
+        raise Refused(f"{field} '{shown(name)}' climbs out of its folder ('..')")
     return name
 
 
@@ -202,9 +208,9 @@ def within(out: Path, name: str) -> Path:
     root = _resolved(Path(out))
     resolved = _resolved(target)
     if root is None or resolved is None or resolved.parent != root:
-        raise Refused(f"'{_shown(name)}' would be written outside {out}")
+        raise Refused(f"'{shown(name)}' would be written outside {out}")
     return target
 
 
 __all__ = ["Refused", "confined_file", "experiment_root", "find_inside", "inside", "outside", "plain_name",
-           "points_outside", "safe_file_name", "source_root", "within"]
+           "points_outside", "safe_file_name", "shown", "source_root", "within"]
