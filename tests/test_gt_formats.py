@@ -28,6 +28,18 @@ def box(x0, y0, x1, y1):
     return BBox(x_min=x0, y_min=y0, x_max=x1, y_max=y1)
 
 
+def beside_photos(tmp_path, fmt):
+    """The fixture folder of ``fmt`` copied with the sample photos in it: a
+    file named inside an imported file is read only inside the folder
+    imported, so the fixtures' '../../../../samples/...' paths are looked up
+    by name there."""
+    folder = tmp_path / fmt
+    shutil.copytree(FIX / fmt, folder)
+    for name in ("table-01.jpg", "table-02.jpg"):
+        shutil.copy(SAMPLES / "test-images" / name, folder / name)
+    return folder
+
+
 def cards(project, name, annotator=""):
     gt = repo.ground_truth(project, repo.item_by_name(project, name).id, annotator)
     return ([(c.text, c.pile, c.bbox) for c in gt.cards],
@@ -42,8 +54,8 @@ def test_formats_are_detected():
     assert detect_format(SAMPLES) == "card-folder"  # a photo folder without labelme files stays a card folder
 
 
-def test_labelme_rectangle_polygon_group_id_description(project):
-    report = import_source(project, FIX / "labelme")
+def test_labelme_rectangle_polygon_group_id_description(project, tmp_path):
+    report = import_source(project, beside_photos(tmp_path, "labelme"))
     assert report.format == "labelme"
     got, piles = cards(project, "table-01")
     assert got == [
@@ -75,9 +87,10 @@ def test_labelme_rectangle_polygon_group_id_description(project):
     assert piles == [("right", [[1520.4, 324.4], [1520.4, 760.9], [1081.2, 760.9], [1081.2, 324.4]])]
 
 
-def test_labelme_import_is_idempotent_and_keeps_the_projects_ground_truth(project):
-    import_source(project, FIX / "labelme")
-    again = import_source(project, FIX / "labelme")
+def test_labelme_import_is_idempotent_and_keeps_the_projects_ground_truth(project, tmp_path):
+    folder = beside_photos(tmp_path, "labelme")
+    import_source(project, folder)
+    again = import_source(project, folder)
     assert "ground truths" not in again.added and again.existing["ground truths"] == 2
 
 
@@ -156,8 +169,8 @@ def test_label_studio_several_annotations_are_several_annotators(tmp_path):
         p.close()
 
 
-def test_coco_bbox_segmentation_categories(project):
-    report = import_source(project, FIX / "coco" / "sample.json")
+def test_coco_bbox_segmentation_categories(project, tmp_path):
+    report = import_source(project, beside_photos(tmp_path, "coco") / "sample.json")
     assert report.format == "coco"
     got, piles = cards(project, "table-01")
     assert got == [
@@ -183,21 +196,28 @@ def test_the_annotator_name_consensus_is_reserved(project):
         import_source(project, FIX / "coco" / "sample.json", options=ImportOptions(annotator="Consensus"))
 
 
-def _sample_project(path):
+def _sample_project(path, sample=SAMPLES):
     p = open_project(path, create=True)
-    import_source(p, SAMPLES, options=ImportOptions(model="m"))
+    import_source(p, sample, options=ImportOptions(model="m"))
     return p
 
 
-@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "gt"), ("label-studio", "gt.json")])
+@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "test-images"),
+                                      ("label-studio", "gt.json")])
 def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
-    source = _sample_project(tmp_path / "a.db")
+    # the export is written where its photos are (beside them for labelme, their
+    # folder's parent for one COCO or Label Studio file): an import reads photos
+    # only inside the folder imported
+    folder = tmp_path / "cards"
+    shutil.copytree(SAMPLES, folder)
+    source = _sample_project(tmp_path / "a.db", folder)
+    (folder / "test-images" / "ground-truth.json").unlink()
     target = open_project(tmp_path / "b.db", create=True)
     try:
-        counts = export_ground_truth(source, tmp_path / name, fmt)
+        counts = export_ground_truth(source, folder / name, fmt)
         assert (counts["piles"], counts["cards"], counts["skipped"]) == (5, 16, [])
-        assert (tmp_path / name).is_dir() == (fmt == "labelme")
-        report = import_source(target, tmp_path / name)
+        assert (folder / name).is_dir() == (fmt == "labelme")
+        report = import_source(target, folder / name)
         assert report.format == fmt and report.added["ground truths"] == 2
         for item in repo.items(source):
             a = repo.ground_truth(source, item.id)

@@ -208,6 +208,10 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     (exp / "ground_truth" / "doc1.md").write_text("# Doc 1\ntext one\n")
     (exp / "templates" / "cleanup-v1.md").write_text("Remove images.\n\n{{INPUT_TEXT}}")
     art = tmp_path / "results" / "run-001" / "artifacts"
+    # the spec `failter run` was given: it makes tmp_path the experiment folder, the
+    # only place an output's source-input-path is looked up
+    (tmp_path / "spec.yml").write_text("version: 2\ninputs_dir: ./exp1/inputs\ntemplates_dir: ./exp1/templates\n"
+                                       "artifacts_dir: ./results/run-001/artifacts\n")
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
     for model, folder in (("openai/gpt-4o-mini", "openai-gpt-4o-mini_cleanup-v1"),
                           ("ollama/qwen3:8b", "ollama-qwen3-8b_cleanup-v1")):

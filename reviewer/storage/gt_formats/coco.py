@@ -31,9 +31,11 @@ from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
 )
+from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage.importers.confine import source_root
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
 
@@ -81,11 +83,15 @@ def _bbox_points(ann: dict) -> Optional[list[Point]]:
 def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item, where: str,
           report: ImportReport) -> GroundTruth:
     """The ground truth of one COCO image on ``item`` (module doc)."""
-    to_upright = upright(item, image.get("width"), image.get("height"))
+    to_upright = upright(item, *declared_size(image.get("width"), image.get("height"), where, report))
     builder = GtBuilder(item, where, report)
     for ann in anns:
         what = f"annotation {ann.get('id')}"
-        cat = ann.get("category_id")
+        try:
+            cat = ident(ann.get("category_id"), "category_id")
+        except BadValue as exc:
+            report.skip(f"{where}: {what}", str(exc))
+            continue
         if cat not in categories:
             report.skip(f"{where}: {what}", f"category {cat} is not in categories")
             continue
@@ -94,7 +100,7 @@ def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item,
         try:
             box_points = _bbox_points(ann)
             polygons = _polygons(ann)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             report.skip(f"{where}: {what}", "bbox or segmentation is not numbers")
             continue
         attrs = ann.get("attributes")
@@ -128,22 +134,48 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
     if not is_coco(data):
         report.skip(source.name, "not a COCO detection file (images, annotations, categories)")
         return report
-    categories = {c.get("id"): str(c.get("name") or "") for c in data["categories"] if isinstance(c, dict)}
+    categories = {}
+    for n, c in enumerate(data["categories"]):
+        if isinstance(c, dict):
+            try:
+                categories[ident(c.get("id"), "id")] = str(c.get("name") or "")
+            except BadValue as exc:
+                report.skip(f"category {n + 1}", f"{exc}: not stored")
     by_image: dict[Any, list[dict]] = {}
-    for ann in data["annotations"]:
+    for n, ann in enumerate(data["annotations"]):
         if isinstance(ann, dict):
-            by_image.setdefault(ann.get("image_id"), []).append(ann)
-    known = {im.get("id") for im in data["images"] if isinstance(im, dict)}
+            try:
+                ident(ann.get("id", 0), "id")
+                by_image.setdefault(ident(ann.get("image_id"), "image_id"), []).append(ann)
+            except BadValue as exc:
+                report.skip(f"annotation {n + 1}", f"{exc}: not stored")
+    known = set()
+    for image in data["images"]:
+        if isinstance(image, dict):
+            try:
+                known.add(ident(image.get("id"), "id"))
+            except BadValue:
+                pass  # reported with the image below
     for image_id in by_image:
         if image_id not in known:
             report.skip(f"annotations of image {image_id}", "no such image in images")
+    root = source_root(source)
     with project.batched(auto=True):
-        for image in data["images"]:
+        for n, image in enumerate(data["images"]):
             if not isinstance(image, dict) or not image.get("file_name"):
                 report.skip(f"image {image.get('id') if isinstance(image, dict) else image!r}", "no file_name")
                 continue
-            item = ensure_item(project, source.parent, str(image["file_name"]), image.get("reviewer_item"),
-                               options, report)
+            try:
+                ident(image.get("id"), "id")
+            except BadValue as exc:
+                report.skip(f"image {n + 1}", f"{exc}: not stored")
+                continue
+            if not isinstance(image["file_name"], str):
+                report.skip(f"image {image['id']}", "file_name is not a text")
+                continue
+            item = ensure_item(project, source.parent, image["file_name"], image.get("reviewer_item"),
+                               options, report, root, field=f"images[{n}].file_name",
+                               name_field=f"images[{n}].reviewer_item")
             if item is None:
                 continue
             gt = parse(image, by_image.get(image.get("id"), []), categories, item, str(image["file_name"]), report)

@@ -36,10 +36,12 @@ from typing import Any
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
 )
+from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage.importers.confine import Refused, safe_file_name, source_root, within
 
 _PLACES = ("", "test-images", "images", "annotations")
 
@@ -70,7 +72,7 @@ def detect(source: Path) -> bool:
 
 def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTruth:
     """The ground truth of one labelme file on ``item`` (module doc)."""
-    to_upright = upright(item, data.get("imageWidth"), data.get("imageHeight"))
+    to_upright = upright(item, *declared_size(data.get("imageWidth"), data.get("imageHeight"), where, report))
     builder = GtBuilder(item, where, report)
     groups: dict[tuple, list] = {}
     order: list[tuple] = []
@@ -83,7 +85,7 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
         label = str(shape.get("label") or "").strip()
         try:
             points = [to_upright((float(p[0]), float(p[1]))) for p in shape.get("points") or []]
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             report.skip(f"{where}: {what}", "points are not [x, y] numbers")
             continue
         if kind not in ("rectangle", "polygon"):
@@ -98,6 +100,12 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
             builder.region(label, points, f"{what} ({label})")
             continue
         group = shape.get("group_id")
+        if group is not None:
+            try:
+                group = ident(group, "group_id")
+            except BadValue as exc:
+                report.skip(f"{where}: {what} ({label})", str(exc))
+                continue
         key = (label, group) if group is not None else (label, None, n)
         if key not in groups:
             groups[key] = [[], []]
@@ -121,6 +129,7 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
         report.notes = [n for n in report.notes if not n.startswith("no ground-truth.json")]
     else:
         report = ImportReport(format="labelme")
+    root = source_root(source)
     with project.batched(auto=True):
         for path in _files(source):
             data = read_json(path)
@@ -128,7 +137,8 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
                 continue
             ref = str(data.get("imagePath") or "")
             name = card_folder_stem(ref) or path.stem
-            item = ensure_item(project, path.parent, ref or path.stem, name, options, report)
+            item = ensure_item(project, path.parent, ref or path.stem, name, options, report, root,
+                               field=f"{path.name} imagePath", name_field=f"{path.name} imagePath")
             if item is None:
                 continue
             gt = parse(data, item, path.name, report)
@@ -146,10 +156,12 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> di
     per pile region (label = pile, no description), a rectangle per card
     with a box (label = pile, '' for none; description = text, '' for a
     card to transcribe, which imports back as one). Cards
-    without a box cannot be drawn and are counted in ``skipped``. Returns
-    counts."""
+    without a box cannot be drawn and are counted in ``skipped``. Each file
+    is named after its item made a safe file name (reviewer.storage.importers.confine.safe_file_name:
+    no path separator or '..', one file per item) and lies inside ``out``. Returns counts."""
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
+    used: set[str] = set()
     for item, photo, gt in items:
         shapes = []
         draw = drawable(item, gt, counts["skipped"])
@@ -165,6 +177,11 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> di
         doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
                "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
                "imageHeight": item.height, "imageWidth": item.width}
-        (out / f"{item.name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        try:
+            target = within(out, safe_file_name(item.name, used) + ".json")
+        except Refused as exc:
+            counts["skipped"].append(f"{item.name}: {exc}")
+            continue
+        target.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
         counts["files"] += 1
     return counts

@@ -50,15 +50,19 @@ each output with Failter's front matter naming its sources
 (runner.clj: ``source-input-path``, ``source-template-path``), as
 ``failter run spec.yml`` writes it. The folder is recognised by those keys
 in the outputs of its subfolders. Each output's input is read from
-``source-input-path``, as Failter's evaluator does: as written when it
-exists, else (a relative path, or a folder moved since) the path or its
-last two or three parts under the artifacts folder or one of its
-ancestors. The item is named '<experiment>/<input file>' (experiment: the
-folder holding the inputs folder, as ``reviewer run spec.yml`` names it);
-the ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
+``source-input-path``, inside the experiment folder holding the artifacts
+folder only (the nearest ancestor with ``inputs/`` or a spec file;
+reviewer.storage.importers.confine): as written when it lies inside, else
+(a relative path, a folder moved since, or a path outside, which is never
+read as written) the path or its last two or three parts under the
+artifacts folder or one of its ancestors up to the experiment folder.
+The item is named '<experiment>/<input file>' (experiment: the folder
+holding the inputs folder, as ``reviewer run spec.yml`` names it); the
+ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
 inputs folder (Failter: '/inputs/' made '/ground_truth/'); the prompt's
-text is the template at ``source-template-path``. An output whose input
-cannot be found is skipped with the path it named.
+text is the template at ``source-template-path`` (found the same way; when
+it is not, the prompt's text is left empty, with a note). An output whose
+input cannot be found is skipped with the path it named.
 
 Each judgement becomes a verdict on subject ``run:<run id>``: judge
 'rules-judge' (method rules-based) or 'gt-judge' (method ground-truth),
@@ -94,6 +98,7 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import calls
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.confine import experiment_root, find_inside, inside, source_root
 from reviewer.storage.importers.pairwise import (
     answer_run,
     free_prompt,
@@ -305,20 +310,14 @@ def detect(source: Path) -> bool:
     return bool(_experiments(source)) or bool(_artifact_folders(source))
 
 
-def find_source(folder: Path, written: str) -> Optional[Path]:
-    """The file a Failter front matter path names (module doc): ``written``
-    as it is when it exists, else it or its last three or two parts under
-    ``folder`` or one of its ancestors; None when not found."""
-    path = Path(written)
-    if path.is_absolute() and path.is_file():
-        return path
-    tails = [path] if not path.is_absolute() else []
-    tails += [Path(*path.parts[-k:]) for k in (3, 2) if len(path.parts) > k]
-    for base in (folder, *folder.parents):
-        for tail in tails:
-            if (base / tail).is_file():
-                return base / tail
-    return None
+def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
+    """The file a Failter front matter path names (module doc), inside the
+    experiment folder ``root`` only (default: the one holding ``folder``,
+    reviewer.storage.importers.confine.experiment_root): ``written`` as it
+    is when it lies inside, else it or its last three or two parts under
+    ``folder`` or one of its ancestors up to ``root``; None when not found.
+    A path outside ``root`` is never read as written."""
+    return find_inside(root or experiment_root(folder), folder, written)
 
 
 def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
@@ -392,8 +391,14 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
     items: dict[Path, int] = {}  # trial output -> item id
     templates: dict[str, str] = {}
     inputs_seen: dict[Path, int] = {}
+    root = experiment_root(folder)
+    where = f"the experiment folder {root.name or root}"
+    missing_templates: set[str] = set()
     for path in _outputs(folder):
         rel = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+        if not inside(root, path):
+            report.skip(rel, "a link to a file outside the folder imported: not read")
+            continue
         meta = _head_meta(path)
         if not meta or not meta.get("source-input-path"):
             report.skip(rel, "no Failter front matter naming its input (source-input-path)")
@@ -401,33 +406,54 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
         trial = _trial(folder, folder, path, {}, report)
         if trial is None:
             continue
-        source = find_source(folder, str(meta["source-input-path"]))
+        source = find_source(folder, str(meta["source-input-path"]), root)
         if source is None:
-            report.skip(rel, f"its input {meta['source-input-path']} was not found")
+            report.skip(rel, f"its input (source-input-path) {meta['source-input-path']} was not found "
+                        f"inside {where}")
             continue
         source = source.resolve()
         if source not in inputs_seen:
             name = f"{source.parent.parent.name}/{source.name}"
             inputs_seen[source] = text_item(project, name, _read(source), report, actor)
             gt_dir = _first_dir(source.parent.parent, GT_DIRS)
-            if gt_dir is not None and (gt_dir / source.name).is_file():
+            if gt_dir is not None and (gt_dir / source.name).is_file() and inside(root, gt_dir / source.name):
                 store_reference(project, inputs_seen[source], _read(gt_dir / source.name), "ground-truth", report)
         items[path] = inputs_seen[source]
-        template = find_source(folder, str(meta["source-template-path"])) if meta.get("source-template-path") \
-            else None
+        written = meta.get("source-template-path")
+        template = find_source(folder, str(written), root) if written else None
         if template is not None and trial.prompt not in templates:
             templates[trial.prompt] = _read(template)
+        elif written and template is None and str(written) not in missing_templates:
+            missing_templates.add(str(written))
+            report.notes.append(f"{rel}: its template (source-template-path) {written} was not found inside "
+                                f"{where}; the prompt's text is left empty")
         trials.append(trial)
     _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
 
+def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
+    """The files of ``folder`` (not hidden), sorted, that lie inside the
+    experiment folder ``exp`` after following symlinks; a link leading
+    out is skipped, never read (reviewer.storage.importers.confine)."""
+    root, out = source_root(exp), []
+    for p in sorted(folder.iterdir()):
+        if not p.is_file() or p.name.startswith("."):
+            continue
+        if inside(root, p):
+            out.append(p)
+        else:
+            report.skip(f"{exp.name}/{p.relative_to(exp).as_posix()}", "a link to a file outside the folder "
+                        "imported: not read")
+    return out
+
+
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
-    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir()) if p.is_file() and not p.name.startswith(".")}
+    inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
     item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
                 for name, path in inputs.items()}
     gt_dir = _first_dir(exp, GT_DIRS)
     if gt_dir is not None:
-        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _own_files(gt_dir, exp, report):
             if path.name not in item_ids:
                 report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
                 continue
@@ -435,7 +461,7 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     templates: dict[str, str] = {}  # prompt name -> text
     tdir = _first_dir(exp, TEMPLATE_DIRS)
     if tdir is not None:
-        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _own_files(tdir, exp, report):
             templates[path.stem] = _read(path)
     trials = _trials(exp, inputs, templates, report)
     _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
@@ -500,6 +526,7 @@ def _item_name(project: Project, item_id: int) -> str:
 def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[_Trial]:
     roots = [exp / r for r in OUTPUT_ROOTS if (exp / r).is_dir()] or [exp]
     known = {sanitize(name): name for name in templates}
+    own = source_root(exp)
     trials: list[_Trial] = []
     evals: set[Path] = set()
     used: set[Path] = set()
@@ -514,6 +541,10 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
                 if name.endswith(".eval"):
                     evals.add(path)
                 if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
+                    continue
+                if not inside(own, path):
+                    report.skip(f"{exp.name}/{path.relative_to(exp).as_posix()}",
+                                "a link to a file outside the folder imported: not read")
                     continue
                 used.update(p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval"))
                             if p.is_file())
@@ -551,7 +582,7 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
         return _Trial(output=path, model=model, prompt=prompt, body="", eval_path=None, meta=meta,
                       error=str(meta["error"]).strip() or "error")
     eval_path = next((p for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
-                      if p.is_file()), None)
+                      if p.is_file() and inside(source_root(exp), p)), None)
     trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path, meta=meta or {})
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"

@@ -35,6 +35,7 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
+from reviewer.core.bounds import SqlInt
 from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import judging
@@ -48,11 +49,11 @@ class RunRef(BaseModel):
     item: str
     prompt: str
     model: str
-    repetition: Optional[int] = None
+    repetition: Optional[SqlInt] = None
 
 
 class _Line(BaseModel):
-    run: Union[int, RunRef]
+    run: Union[SqlInt, RunRef]
     judge: str
     dimension: str
     value: Any = None
@@ -61,7 +62,7 @@ class _Line(BaseModel):
     method: Optional[str] = None
     judge_model: Optional[str] = None
     answer_order: Optional[str] = None
-    other_run: Union[int, RunRef, None] = None
+    other_run: Union[SqlInt, RunRef, None] = None
     prompt_version: Optional[str] = None
     source: Optional[str] = None
 
