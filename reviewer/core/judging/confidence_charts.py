@@ -22,7 +22,6 @@ from reviewer.core.judging.charts import (
     _RC,
     EXPECTED_COLOUR,
     JUDGE_COLOUR,
-    _clean,
     _png,
     _set_title,
     _svg,
@@ -35,6 +34,8 @@ _GREY = "#555555"
 
 
 def _title(judge: str, dimension: str, source: str) -> str:
+    """The default title; _set_title cleans it (cleaning twice would double
+    the escape of '$')."""
     parts = [judge] + [p for p in (dimension, source) if p]
     return "Reliability: " + " / ".join(parts)
 
@@ -75,7 +76,7 @@ def _reliability(cal: Calibration, judge: str, dimension: str, source: str, titl
     bottom.set_xlabel("confidence")
     ticks = [k / 5 for k in range(6)]
     bottom.set_xticks(ticks, [f"{t:.1f}" for t in ticks])
-    _set_title(top, fig, title or _title(_clean(judge, 60), _clean(dimension, 40), _clean(source, 20)))
+    _set_title(top, fig, title or _title(str(judge), str(dimension), str(source)))
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 

@@ -65,7 +65,7 @@ METHODS = ("clopper-pearson", "wilson")
 #: Candidate thresholds, fixed before the data: 1.00, 0.99, ..., 0.00.
 DEFAULT_THRESHOLDS: tuple[float, ...] = tuple(round(k / 100, 2) for k in range(100, -1, -1))
 #: Fewest labelled verdicts at or above a threshold for it to be tested.
-MIN_N = 30
+MIN_N = 50
 
 
 @dataclass(frozen=True)
