@@ -9,13 +9,13 @@ For a 95 % interval (a setting) of half-width <= 0.1 (a setting):
   are ``ceil(z² V / h²)``;
 * TPR and TNR: the smallest number m of people's positives (negatives) whose
   Wilson (1927) interval around the current rate is no wider than h, and
-  from the current prevalence the labels it takes to meet m more of them:
-  ``ceil((m - m_now) / prevalence)``.
+  from the current prevalence the labels that hold m of them:
+  ``ceil(m / prevalence)``, of which ``ceil((m - m_now) / prevalence)`` more.
 
 The cross-check, :func:`simulate_budget`, draws many label sets of N subjects
 from the current labels' table (a multinomial on its cells), takes the
 spread of the statistic over them, and solves ``z * sd(N) = h`` for N by
-rescaling three times (sd shrinks as 1/sqrt(N)). It tests the large-sample
+rescaling (sd shrinks as 1/sqrt(N)). It tests the large-sample
 variance against the real sampling spread; near rates of 0 or 1 the Wilson
 interval is wider than z * sd and asks for more labels than the simulation.
 
@@ -59,6 +59,9 @@ LEVEL = 0.95
 STATISTICS = ("kappa", "tpr", "tnr")
 #: Largest number of labels ever asked for; more is reported as this.
 _CAP = 10**9
+#: Rescaling steps of the simulation; all but the first (from the current
+#: size) are averaged.
+_SIM_STEPS = 4
 
 Positive = Union[Hashable, Callable[[Any], bool]]
 
@@ -73,7 +76,8 @@ class Budget:
     ``prevalence``: that class's share (None for kappa); ``half_width``: the
     current interval's half-width (NaN when undefined); ``target``: the
     half-width wanted; ``level``: the interval's level; ``needed``: subjects
-    needed in all (None when it cannot be told yet, see ``note``);
+    needed in all, which may be fewer than ``n`` when the interval is
+    already narrow enough (None when it cannot be told yet, see ``note``);
     ``further``: ``needed - n``, at least 0 (None with ``needed``).
     """
 
@@ -160,9 +164,10 @@ def rate_budget(k: int, n_class: int, n: int, statistic: str = "tpr", half_width
     TNR over their negatives).
 
     ``m`` = the smallest class count whose Wilson half-width at the current
-    rate k / n_class is <= h; the class's prevalence n_class / n turns the
-    class members still missing into labels: ``further = ceil((m - n_class)
-    / prevalence)``, ``needed = n + further``.
+    rate k / n_class is <= h; the class's prevalence n_class / n turns it
+    into subjects: ``needed = ceil(m / prevalence)`` (the labels that hold
+    m class members on average; may be below n), ``further = max(0, needed
+    - n)``, i.e. ``ceil((m - n_class) / prevalence)`` more.
 
     Args:
         k: class members the judge got right (true positives or negatives);
@@ -185,8 +190,8 @@ def rate_budget(k: int, n_class: int, n: int, statistic: str = "tpr", half_width
     p, prevalence = k / n_class, n_class / n
     hw = wilson_half_width(p, n_class, level)
     m = _wilson_needed(p, half_width, level)
-    further = 0 if m <= n_class else min(_CAP, math.ceil((m - n_class) / prevalence - 1e-9))
-    return Budget(statistic, p, n, n_class, prevalence, hw, half_width, level, n + further, further)
+    needed = min(_CAP, math.ceil(m / prevalence - 1e-9))
+    return Budget(statistic, p, n, n_class, prevalence, hw, half_width, level, needed, max(0, needed - n))
 
 
 def _is_positive(positive: Positive) -> Callable[[Any], bool]:
@@ -263,7 +268,7 @@ def _statistic(statistic: str, weights: Optional[str], k: int) -> Callable[[np.n
 def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statistic: str = "kappa", *,
                     positive: Positive = "pass", half_width: float = HALF_WIDTH, level: float = LEVEL,
                     weights: Optional[str] = None, categories: Optional[Sequence[Hashable]] = None,
-                    n_sims: int = 2000, seed: int = 0) -> Optional[int]:
+                    n_sims: int = 4000, seed: int = 0) -> Optional[int]:
     """Subjects needed in all, by simulation from the current labels: the
     cross-check of :func:`label_budget`.
 
@@ -271,7 +276,8 @@ def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statis
     current table (K x K for kappa, the 2 x 2 of :func:`binary_table` for
     TPR and TNR); the statistic's spread over ``n_sims`` sets gives the
     half-width ``z * sd(N)``. Starting from N = n, N is rescaled by
-    ``N * (z * sd(N) / h)²`` three times. Sets on which the statistic is undefined
+    ``N * (z * sd(N) / h)²`` four times; the last three sizes, each from
+    fresh draws near the answer, are averaged. Sets on which the statistic is undefined
     (no member of the class, one category) are left out.
 
     Args:
@@ -303,8 +309,8 @@ def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statis
     stat = _statistic(statistic, weights, table.shape[0])
     probs = (table / n).ravel()
     rng = np.random.default_rng(seed)
-    size = float(n)
-    for _ in range(3):
+    size, estimates = float(n), []
+    for _ in range(_SIM_STEPS):
         draws = rng.multinomial(max(2, int(round(size))), probs, size=n_sims).reshape(n_sims, *table.shape)
         values = stat(draws.astype(float))
         values = values[np.isfinite(values)]
@@ -314,4 +320,5 @@ def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statis
         if sd == 0:
             return None
         size = min(float(_CAP), max(2.0, int(round(size))) * (z * sd / half_width) ** 2)
-    return int(math.ceil(size))
+        estimates.append(size)
+    return int(math.ceil(np.mean(estimates[1:])))
