@@ -14,6 +14,7 @@ from reviewer.core.judging.budget import (
     binary_table,
     kappa_budget,
     label_budget,
+    labelling_order,
     rate_budget,
     simulate_budget,
 )
@@ -117,3 +118,36 @@ def test_budget_as_dict_is_plain():
     d = label_budget(judge, human)["tpr"].as_dict()
     assert d["statistic"] == "tpr" and d["n_class"] == 15 and d["prevalence"] == pytest.approx(0.3)
     assert set(d) >= {"estimate", "half_width", "target", "level", "needed", "further", "note"}
+
+
+def test_labelling_order_is_stratified_with_disagreements_and_low_confidence_first():
+    # 60 'pass' subjects, 20 'fail'; budget 8 -> 6 pass, 2 fail
+    subjects = [f"run:{i}" for i in range(80)]
+    strata = ["pass"] * 60 + ["fail"] * 20
+    confidence = [0.5 + i / 200 for i in range(60)] + [0.9] * 20
+    disagreement = [i in (30, 70) for i in range(80)]
+    order = labelling_order(subjects, strata, 8, disagreement=disagreement, confidence=confidence)
+    assert len(order) == 8 and len(set(order)) == 8
+    picked = {s: strata[subjects.index(s)] for s in order}
+    assert sum(v == "pass" for v in picked.values()) == 6
+    # within 'pass': the disagreement first, then the lowest confidences 0.5, 0.505, ...
+    assert [s for s in order if picked[s] == "pass"] == ["run:30", "run:0", "run:1", "run:2", "run:3", "run:4"]
+    assert [s for s in order if picked[s] == "fail"][0] == "run:70"
+    # interleaved: the first four already hold both strata
+    assert {picked[s] for s in order[:4]} == {"pass", "fail"}
+    # never more than the budget, nor than the subjects
+    assert labelling_order(subjects, strata, 0) == []
+    assert len(labelling_order(subjects[:3], strata[:3], 10)) == 3
+
+
+def test_labelling_order_ties_are_seeded_and_stable_as_subjects_arrive():
+    subjects = [f"run:{i}" for i in range(40)]
+    first = labelling_order(subjects, ["pass"] * 40, 40, seed=7)
+    assert first == labelling_order(list(reversed(subjects)), ["pass"] * 40, 40, seed=7)
+    assert first != labelling_order(subjects, ["pass"] * 40, 40, seed=8)
+    more = labelling_order(subjects + ["run:99"], ["pass"] * 41, 41, seed=7)
+    assert [s for s in more if s != "run:99"] == first  # a new subject does not reshuffle the others
+    with pytest.raises(ValueError, match="unique"):
+        labelling_order(["a", "a"], [1, 1], 1)
+    with pytest.raises(ValueError, match="same length"):
+        labelling_order(["a"], [1, 2], 1)

@@ -25,6 +25,7 @@ Pure numpy/scipy.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional, Sequence, Union
@@ -47,6 +48,7 @@ __all__ = [
     "binary_table",
     "kappa_budget",
     "label_budget",
+    "labelling_order",
     "rate_budget",
     "simulate_budget",
 ]
@@ -322,3 +324,70 @@ def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statis
         size = min(float(_CAP), max(2.0, int(round(size))) * (z * sd / half_width) ** 2)
         estimates.append(size)
     return int(math.ceil(np.mean(estimates[1:])))
+
+
+def labelling_order(subjects: Sequence[str], strata: Sequence[Hashable], budget: int, *,
+                    disagreement: Optional[Sequence[bool]] = None,
+                    confidence: Optional[Sequence[Optional[float]]] = None, seed: int = 0) -> list[str]:
+    """Which unlabelled subjects to label next, in order, never more than
+    ``budget``: still stratified, disagreements and low confidence first.
+
+    Rule: the budget is shared among the strata (e.g. the judge's verdict)
+    in proportion to their sizes, by largest remainders (Hamilton), ties to
+    the stratum seen first. Within a stratum, subjects where judges disagree
+    come first, then by rising confidence (a subject without one after those
+    with one), then in a seeded order (SHA-256 of seed and subject, stable
+    as subjects are added). The strata's picks are interleaved so that
+    every prefix of the order stays close to proportional: the k-th pick of
+    a stratum given m places sorts at (k + 0.5) / m.
+
+    Note: putting disagreements and low confidence first makes the labels
+    no longer a simple random sample within a stratum; figures that need a
+    fair sample should weigh them by stratum or use the labels of the
+    whole stratum.
+
+    Args:
+        subjects: ids of the subjects left to label (unique), length n.
+        strata: each subject's stratum, length n.
+        budget: labels to hand out, >= 0 (from :func:`label_budget`, the
+            largest ``further``).
+        disagreement: length n, True where the judges disagree; default none.
+        confidence: length n, the judge's confidence (None when unknown).
+        seed: the seed of the order among equals.
+
+    Returns:
+        Up to ``budget`` subject ids in the order to label them.
+
+    Raises:
+        ValueError: lengths differ, duplicate subjects, budget < 0.
+    """
+    n = len(subjects)
+    if len(strata) != n or (disagreement is not None and len(disagreement) != n) or (
+            confidence is not None and len(confidence) != n):
+        raise ValueError("subjects, strata, disagreement and confidence must have the same length")
+    if len(set(subjects)) != n:
+        raise ValueError("subjects must be unique")
+    if budget < 0:
+        raise ValueError(f"budget must be >= 0, got {budget}")
+    budget = min(budget, n)
+    groups: dict[Hashable, list[int]] = {}
+    for i, s in enumerate(strata):
+        groups.setdefault(s, []).append(i)
+    shares = {s: budget * len(idx) / n for s, idx in groups.items()} if n else {}
+    places = {s: int(math.floor(v)) for s, v in shares.items()}
+    by_remainder = sorted(groups, key=lambda s: -(shares[s] - places[s]))  # stable: first seen wins ties
+    for s in by_remainder[: budget - sum(places.values())]:
+        places[s] += 1
+
+    def key(i: int) -> tuple:
+        c = None if confidence is None else confidence[i]
+        known = c is not None and math.isfinite(float(c))
+        tie = hashlib.sha256(f"{seed}:{subjects[i]}".encode()).hexdigest()
+        return (not (disagreement is not None and disagreement[i]), not known, float(c) if known else 0.0, tie)
+
+    picks: list[tuple[float, int, int]] = []
+    for rank, (s, idx) in enumerate(groups.items()):
+        m = places[s]
+        for k, i in enumerate(sorted(idx, key=key)[:m]):
+            picks.append(((k + 0.5) / m, rank, i))
+    return [subjects[i] for _, _, i in sorted(picks)]
