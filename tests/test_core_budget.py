@@ -151,3 +151,8 @@ def test_labelling_order_ties_are_seeded_and_stable_as_subjects_arrive():
         labelling_order(["a", "a"], [1, 1], 1)
     with pytest.raises(ValueError, match="same length"):
         labelling_order(["a"], [1, 2], 1)
+
+
+def test_undefined_figures_are_none_in_the_dict():
+    d = label_budget(["fail"] * 10, ["fail"] * 10)["tpr"].as_dict()
+    assert d["estimate"] is None and d["half_width"] is None and d["needed"] is None

@@ -259,3 +259,11 @@ def test_weighted_kappa_matches_cohen_kappa():
     assert kappa_fce(table).se == pytest.approx(_fce_by_loops(table)[1])
     assert kappa_fce(table, "quadratic").se > 0
     assert math.isnan(kappa_fce([[5, 0], [0, 0]]).kappa)
+
+
+def test_selection_as_dict_is_json():
+    import json
+
+    sel = select_threshold([0.9] * 40, ["pass"] * 40, ["pass"] * 40, metric="kappa", thresholds=[0.9], min_n=1)
+    d = json.loads(json.dumps(sel.as_dict(), allow_nan=False))
+    assert d["threshold"] is None and d["tests"][0]["estimate"] is None and "every verdict" in d["summary"]

@@ -96,8 +96,9 @@ class Budget:
     note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
-        return dataclasses.asdict(self)
+        """Plain JSON-ready dict (an undefined figure, NaN, as None)."""
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in dataclasses.asdict(self).items()}
 
 
 def _check(target: float, level: float) -> float:

@@ -135,7 +135,6 @@ def equal_mass_bins(confidence: Sequence[float], correct: Sequence[Any] = (), n_
 
 
 def _binned_gap(c: np.ndarray, y: np.ndarray, bins: np.ndarray, n_bins: int) -> float:
-    count = np.bincount(bins, minlength=n_bins).astype(float)
     conf_sum = np.bincount(bins, weights=c, minlength=n_bins)
     right = np.bincount(bins, weights=y.astype(float), minlength=n_bins)
     return float(np.abs(right - conf_sum).sum() / c.size)  # sum_b |B|/n |acc - conf|

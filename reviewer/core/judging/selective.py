@@ -33,11 +33,14 @@ Agreement is a parameter:
 Bounds: Clopper-Pearson (exact, the default) or Wilson for the two
 proportions; for kappa the normal bound ``kappa - z * se`` with the
 Fleiss-Cohen-Everitt standard error (:mod:`reviewer.core.judging.bounds`).
+That is a large-sample bound: verdicts in perfect agreement have se 0 and a
+bound of 1, so kappa wants a larger ``min_n`` than the proportions.
 Pure numpy/scipy.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Hashable, Optional, Sequence
 
@@ -121,12 +124,16 @@ class Selection:
                 f"n = {self.n})")
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
+        """Plain JSON-ready dict (an undefined figure, NaN, as None)."""
         return {"metric": self.metric, "target": self.target, "alpha": self.alpha, "method": self.method,
                 "threshold": self.threshold, "coverage": self.coverage, "estimate": self.estimate,
                 "lower": self.lower, "n": self.n, "summary": self.summary(),
-                "tests": [{"threshold": t.threshold, "n": t.n, "estimate": t.estimate, "lower": t.lower,
-                           "reached": t.reached} for t in self.tests]}
+                "tests": [{"threshold": t.threshold, "n": t.n, "estimate": _finite(t.estimate),
+                           "lower": _finite(t.lower), "reached": t.reached} for t in self.tests]}
+
+
+def _finite(x: float) -> Optional[float]:
+    return x if math.isfinite(x) else None
 
 
 def trusted(confidence: Sequence[float], threshold: Optional[float]) -> np.ndarray:
@@ -210,7 +217,8 @@ def select_threshold(
             highest); default :data:`DEFAULT_THRESHOLDS` (steps of 0.01).
             Choose them without looking at whether verdicts were right.
         min_n: thresholds with fewer labelled verdicts (precision: judge
-            positives) at or above them are skipped, not tested.
+            positives) at or above them are skipped, not tested (default
+            :data:`MIN_N`, 50).
         tolerance: for accuracy, the ordinal tolerance of
             :func:`reviewer.core.judging.confidence.correct_flags`.
         positive: for precision, the judge's positive value ('pass').
