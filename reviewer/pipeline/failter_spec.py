@@ -5,9 +5,13 @@ trials, then judging (Path A; Path B with ``dual``), then the report.
 The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
 ``artifacts_dir`` (accepted; the trials are kept in the project, not
 there), ``templates`` (file names in templates_dir), ``models``,
-``judge_model``, optional ``retries`` (overrides --retries) and
-``output_file`` (the report rows are also written there as JSON). Relative
-paths are read from the spec file's folder.
+``judge_model``, optional ``retries`` (overrides --retries), ``timeout``
+and ``concurrency`` (override --timeout and --concurrency; reviewer's,
+not Failter's) and ``output_file`` (the report rows are also written there
+as JSON). Relative paths are read from the spec file's folder. The spec is
+read by core.bounded_yaml (at most 1 MB, a few aliases) and its retries,
+timeout and concurrency obey the command line's bounds
+(pipeline.limits).
 
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
@@ -26,8 +30,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-import yaml
-
+from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
+from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
@@ -55,6 +59,8 @@ class Spec:
     judge_model: str
     retries: Optional[int] = None
     output_file: Optional[Path] = None
+    timeout: Optional[float] = None
+    concurrency: Optional[int] = None
 
     @property
     def experiment(self) -> str:
@@ -64,12 +70,13 @@ class Spec:
 
 def load_spec(path: Path) -> Spec:
     """Read and check a Failter v2 spec. Raises SpecError naming the
-    problem (not YAML, a missing key, version not 2, a missing folder or
-    template)."""
+    problem (not YAML, over 1 MB or an alias bomb, a missing key, version
+    not 2, retries, timeout or concurrency outside the command line's
+    bounds, a missing folder or template)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise SpecError(f"cannot read the spec {path}: {exc}") from None
+        data = read_yaml_file(path)
+    except (OSError, YAMLError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read the spec {path}: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise SpecError(f"{path} is not a Failter spec (a YAML mapping)")
     if data.get("version") not in (2, "2"):
@@ -84,7 +91,8 @@ def load_spec(path: Path) -> Spec:
     spec = Spec(inputs_dir=where(data["inputs_dir"]), templates_dir=where(data["templates_dir"]),
                 templates=[str(t) for t in data["templates"]], models=[str(m) for m in data["models"]],
                 judge_model=str(data["judge_model"]),
-                retries=int(data["retries"]) if data.get("retries") is not None else None,
+                retries=_bounded(data, limits.RETRIES, path), timeout=_bounded(data, limits.TIMEOUT_S, path),
+                concurrency=_bounded(data, limits.CONCURRENCY, path),
                 output_file=where(data["output_file"]) if data.get("output_file") else None)
     for folder in (spec.inputs_dir, spec.templates_dir):
         if not folder.is_dir():
@@ -93,6 +101,24 @@ def load_spec(path: Path) -> Spec:
     if absent:
         raise SpecError(f"{path}: no template(s) {', '.join(absent)} in {spec.templates_dir}")
     return spec
+
+
+def _bounded(data: dict, bound: limits.Bound, path: Path):
+    """The spec's value of ``bound.name`` (None when absent) within the
+    command line's bound; a number written as a string is read as one.
+    Raises SpecError naming the spec and the key."""
+    value = data.get(bound.name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = int(value) if bound.whole else float(value)
+        except ValueError:
+            pass
+    try:
+        return bound.check(value)
+    except ValueError as exc:
+        raise SpecError(f"{path}: {exc}") from None
 
 
 @dataclass
@@ -138,8 +164,8 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
-    if spec.retries is not None:
-        settings = replace(settings, retries=spec.retries)
+    overrides = {k: getattr(spec, k) for k in ("retries", "timeout", "concurrency") if getattr(spec, k) is not None}
+    settings = replace(settings, **overrides)
     items, prompts = _setup(project, spec)
     trials = Summary()
     for model in spec.models:

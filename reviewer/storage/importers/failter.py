@@ -80,6 +80,7 @@ from typing import Any, Optional
 
 import yaml
 
+from reviewer.core.bounded_yaml import MAX_YAML_BYTES, YAMLLimitError, load_yaml
 from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
@@ -147,10 +148,14 @@ def _plain_lines(text: str) -> dict[str, str]:
 def read_eval_text(text: str) -> dict[str, Any]:
     """The keys of an .eval text (lower case, '_' read as '-'): YAML when it
     parses to a mapping (```yaml fences dropped), else plain 'key: value'
-    lines. Raises ValueError when neither gives a key."""
+    lines. Raises ValueError when neither gives a key, and when the text is
+    refused by the YAML bounds (core.bounded_yaml: over 1 MB, an alias
+    bomb)."""
     body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
     try:
-        data = yaml.safe_load(body)
+        data = load_yaml(body)
+    except YAMLLimitError as exc:
+        raise ValueError(f"refused: {exc}") from None
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):
@@ -251,14 +256,18 @@ def sanitize(name: str) -> str:
 
 def front_matter(text: str) -> tuple[Optional[dict], str]:
     """(Failter's metadata, body) of a trial output: the leading '---' YAML
-    block when it holds Failter's keys, else (None, text)."""
+    block when it holds Failter's keys, else (None, text). Raises
+    ValueError when the block is refused by the YAML bounds
+    (core.bounded_yaml: over 1 MB, an alias bomb)."""
     if not text.startswith("---"):
         return None, text
     m = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.DOTALL)
     if not m:
         return None, text
     try:
-        meta = yaml.safe_load(m[1])
+        meta = load_yaml(m[1])
+    except YAMLLimitError as exc:
+        raise ValueError(f"front matter refused: {exc}") from None
     except yaml.YAMLError:
         return None, text
     if not isinstance(meta, dict) or not {_key(k) for k in meta} & _FAILTER_KEYS:
@@ -297,7 +306,10 @@ def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
             head = f.read(limit).decode("utf-8", errors="replace")
     except OSError:
         return None
-    return front_matter(head)[0]
+    try:
+        return front_matter(head)[0]
+    except ValueError:
+        return None
 
 
 def _outputs(folder: Path) -> list[Path]:
@@ -361,8 +373,16 @@ def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
+def _read(path: Path, limit: Optional[int] = None) -> str:
+    """The text of ``path``; with ``limit``, ValueError for a file over
+    ``limit`` bytes (read no further)."""
+    if limit is None:
+        return path.read_text(encoding="utf-8", errors="replace")
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit:,} bytes")
+    return data.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -516,7 +536,11 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
 def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[_Trial]:
     rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
     parts = path.relative_to(root).parts
-    meta, body = front_matter(_read(path))
+    try:
+        meta, body = front_matter(_read(path))
+    except ValueError as exc:
+        report.skip(rel, str(exc))
+        return None
     if meta and meta.get("error"):
         report.skip(rel, f"trial failed: {meta['error']}")
         return None
@@ -544,7 +568,7 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
         try:
-            trial.judgements, problems = parse_eval(_read(eval_path))
+            trial.judgements, problems = parse_eval(_read(eval_path, MAX_YAML_BYTES))
         except (ValueError, OSError) as exc:
             report.skip(eval_rel, f"malformed .eval: {exc}")
             return trial
