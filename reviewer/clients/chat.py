@@ -349,8 +349,8 @@ class ChatClient:
             async with asyncio.timeout(self.timeout):  # the deadline of the whole attempt
                 status, retry_after, body = await self._exchange(request, headers)
         except TimeoutError:
-            raise _Retryable(f"no complete answer within {self.timeout:g} s (the deadline of one attempt, "
-                             "--timeout)") from None
+            raise _Retryable(f"no complete answer within {self.timeout:g} s (the timeout of a whole attempt)") \
+                from None
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out after {self.timeout:g} s ({type(exc).__name__})") from None
         except httpx.TransportError as exc:

@@ -26,15 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
-from reviewer.clients.chat import (
-    DEFAULT_KEY_ENV,
-    DEFAULT_MAX_RESPONSE_BYTES,
-    ChatAnswer,
-    ChatClient,
-    ChatError,
-    ChatRequest,
-    api_key,
-)
+from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
+from reviewer.clients.chat import DEFAULT_MAX_RESPONSE_BYTES
 
 
 @dataclass(frozen=True)
@@ -120,6 +113,7 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
         queue.put_nowait(job)
     total = len(jobs)
     done = 0
+    key = api_key(settings.key_env)
 
     async def worker(client: ChatClient) -> None:
         nonlocal done
@@ -137,7 +131,8 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                 try:
                     job.on_answer(answer)
                 except UNUSABLE as exc:
-                    raise ChatError(f"unusable reply: {unusable_reason(exc)}", status=200,
+                    reason = unusable_reason(exc)
+                    raise ChatError(f"unusable reply: {reason.replace(key, '***') if key else reason}", status=200,
                                     attempts=answer.attempts) from None
             except ChatError as exc:
                 summary.failed += 1
@@ -152,7 +147,7 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
             if progress is not None:
                 progress(done, total, summary)
 
-    async with ChatClient(settings.endpoint, api_key(settings.key_env), concurrency=settings.concurrency,
+    async with ChatClient(settings.endpoint, key, concurrency=settings.concurrency,
                           retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff,
                           max_bytes=settings.max_response_bytes) as client:
         tasks = [asyncio.ensure_future(worker(client)) for _ in range(min(settings.concurrency, len(jobs)))]
