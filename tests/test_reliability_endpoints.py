@@ -83,7 +83,7 @@ def test_a_dripping_or_endless_answer_ends_at_the_deadline(tmp_path, how):
     assert r["rc"] == 1, r
     no_traceback(r)
     wall = float(re.search(r"wall time ([\d.]+) s", r["stdout"])[1])
-    assert 1.9 <= wall < 4, r["stdout"]  # both attempts ran side by side and ended at their deadline
+    assert 1.9 <= wall < 5, r["stdout"]  # both attempts ran side by side and ended at their deadline
     assert r["seconds"] < 30, r
     assert r["stderr"].count("no complete answer within 2 s") == 2, r["stderr"]
     assert rows(db, "SELECT count(*) FROM calls WHERE status = 'failed' AND error LIKE '%within 2 s%'") == [(2,)]
@@ -216,6 +216,10 @@ def test_a_bad_endpoint_is_one_line(tmp_path, url, command):
 
 
 def test_bad_numbers_on_the_command_line_are_refused(tmp_path):
+    for command in ("run", "judge"):
+        shown = cli(command, "--help")
+        assert shown.exit_code == 0 and "--retries INTEGER 0..20" in shown.output and \
+            "--max-response-mb FLOAT 0.001..1000" in shown.output, shown.output
     db = text_project(tmp_path, n=1)
     for option, value in (("--timeout", "nan"), ("--timeout", "inf"), ("--timeout", "0"), ("--retries", "21"),
                           ("--concurrency", "0"), ("--max-response-mb", "nan")):
@@ -397,6 +401,6 @@ def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_
         form.start()
         qtbot.waitUntil(lambda: not runner.running(), timeout=10_000)
         qtbot.waitUntil(lambda: runner.summary is not None, timeout=5_000)
-    assert runner.summary.failed == 2 and runner.summary.wall_s < 3, runner.summary
+    assert runner.summary.failed == 2 and runner.summary.wall_s < 4, runner.summary
     assert "no complete answer within 1 s" in form.status.text()
 

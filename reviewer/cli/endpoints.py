@@ -50,8 +50,9 @@ class _bounded(click.ParamType):
         self.bound = bound
         self.name = "integer" if bound.whole else "float"
 
-    def get_metavar(self, param, *args) -> str:  # click 8.1 and 8.2 signatures
-        return f"{'INTEGER' if self.bound.whole else 'FLOAT'} RANGE"
+    def get_metavar(self, param, ctx=None) -> str:  # click 8.1 (param) and 8.2+ (param, ctx)
+        """The type and its bound, as the help shows it ('INTEGER 0..20')."""
+        return f"{self.name.upper()} {self.bound.least:g}..{self.bound.most:g}"
 
     def convert(self, value, param, ctx):
         """``value`` checked by the bound; a usage error naming it otherwise."""
