@@ -243,7 +243,8 @@ def failter_spec(tmp_path: Path, extra: str = "", templates: str = "[t.md]") -> 
 
 @pytest.mark.parametrize("extra,message", [
     ("retries: 1000000", "retries must be a whole number from 0 to 20, got 1000000"),
-    ("retries: 99999999999999999999999999999999999999999", "retries must be a whole number from 0 to 20, got a number of more than 30 digits"),
+    ("retries: 99999999999999999999999999999999999999999",
+     "retries must be a whole number from 0 to 20, got a number of more than 30 digits"),
     ("retries: true", "retries must be a whole number from 0 to 20, got True"),
     ("retries: 2.5", "retries must be a whole number from 0 to 20, got 2.5"),
     ("timeout: .nan", "timeout must be a number from 0.1 to 86400, got nan"),

@@ -145,8 +145,8 @@ def _finish(summary, what: str) -> None:
 def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
             item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
             weights: tuple[float, float], endpoint: str, api_key_env: str, concurrency: int, retries: int,
-            timeout: float, max_response_mb: float, temperature: Optional[float], max_tokens: Optional[int], seed: Optional[int],
-            repetitions: int, fail_on: Optional[str]) -> None:
+            timeout: float, max_response_mb: float, temperature: Optional[float], max_tokens: Optional[int],
+            seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
