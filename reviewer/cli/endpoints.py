@@ -9,6 +9,7 @@ from typing import Optional
 import click
 from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
+from reviewer.pipeline import limits
 from reviewer.storage.db import open_project
 from reviewer.cli.common import _weights, DEFAULT_KEY_ENV, FAIL_ON, JUDGE_FAIL_ON, JUDGE_KINDS, _friendly, _gate, echo, main
 
@@ -21,16 +22,18 @@ def _endpoint_options(func, fail_on=FAIL_ON):
                           "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1)."),
         click.option("--api-key-env", default=DEFAULT_KEY_ENV, show_default=True, metavar="NAME",
                      help="Environment variable holding the API key (never stored or printed)."),
-        click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True,
+        click.option("--concurrency", type=_bounded(limits.CONCURRENCY), default=4, show_default=True,
                      help="Requests in flight at most."),
-        click.option("--retries", type=click.IntRange(0, 20), default=3, show_default=True,
+        click.option("--retries", type=_bounded(limits.RETRIES), default=3, show_default=True,
                      help="Retries of a request on connection errors, timeouts, 429 and 5xx."),
-        click.option("--timeout", type=click.FloatRange(0.1, None), default=120.0, show_default=True,
-                     help="Seconds per attempt."),
+        click.option("--timeout", type=_bounded(limits.TIMEOUT_S), default=120.0, show_default=True,
+                     help="Seconds one attempt may take in all, from connecting to the answer's last byte."),
+        click.option("--max-response-mb", type=_bounded(limits.MAX_RESPONSE_MB), default=10.0, show_default=True,
+                     help="The largest answer read, in MB of decompressed body; a larger one is a failed attempt."),
         click.option("--temperature", type=float, default=None, help="Sampling temperature (server default if left out)."),
         click.option("--max-tokens", type=click.IntRange(1, None), default=None, help="Longest answer in tokens."),
         click.option("--seed", type=int, default=None, help="Seed N; repetition k sends N + k - 1."),
-        click.option("--repetitions", type=click.IntRange(1, 1000), default=1, show_default=True,
+        click.option("--repetitions", type=_bounded(limits.REPETITIONS), default=1, show_default=True,
                      help="Ask each combination this many times (repetitions 1..N)."),
         fail_on,
     ]
@@ -39,15 +42,42 @@ def _endpoint_options(func, fail_on=FAIL_ON):
     return func
 
 
-def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float):
+class _bounded(click.ParamType):
+    """A click type for a setting of pipeline.limits: the same bound (and
+    message) as a Failter spec's value; NaN and infinity are refused."""
+
+    def __init__(self, bound: limits.Bound):
+        self.bound = bound
+        self.name = "integer" if bound.whole else "float"
+
+    def get_metavar(self, param, ctx=None) -> str:  # click 8.1 (param) and 8.2+ (param, ctx)
+        """The type and its bound, as the help shows it ('INTEGER 0..20')."""
+        return f"{self.name.upper()} {self.bound.least:g}..{self.bound.most:g}"
+
+    def convert(self, value, param, ctx):
+        """``value`` checked by the bound; a usage error naming it otherwise."""
+        if isinstance(value, str):
+            try:
+                value = int(value) if self.bound.whole else float(value)
+            except ValueError:
+                self.fail(f"{value!r} is not a {'whole ' if self.bound.whole else ''}number", param, ctx)
+        try:
+            return self.bound.check(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float,
+              max_response_mb: float):
     from reviewer.clients.chat import EndpointError, check_endpoint
     from reviewer.pipeline.execute import Settings
 
     try:
         base = check_endpoint(endpoint)
     except EndpointError as exc:
-        raise click.BadParameter(str(exc), param_hint="--endpoint") from None
-    return Settings(endpoint=base, key_env=api_key_env, concurrency=concurrency, retries=retries, timeout=timeout)
+        raise click.ClickException(f"--endpoint: {exc}") from None
+    return Settings(endpoint=base, key_env=api_key_env, concurrency=concurrency, retries=retries, timeout=timeout,
+                    max_response_bytes=int(max_response_mb * 1_000_000))
 
 
 class _Progress:
@@ -115,8 +145,8 @@ def _finish(summary, what: str) -> None:
 def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
             item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
             weights: tuple[float, float], endpoint: str, api_key_env: str, concurrency: int, retries: int,
-            timeout: float, temperature: Optional[float], max_tokens: Optional[int], seed: Optional[int],
-            repetitions: int, fail_on: Optional[str]) -> None:
+            timeout: float, max_response_mb: float, temperature: Optional[float], max_tokens: Optional[int],
+            seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging, the
@@ -127,13 +157,13 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     from reviewer.pipeline.ask import RunOptions, run_models
     from reviewer.storage.scores import verdicts
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
 
         if item_names or repetitions != 1:
             raise click.UsageError("--item and --repetitions do not apply to a Failter spec (it asks every input "
-                                   "once); --model, --prompt and --retries override the spec")
+                                   "once); --model, --prompt, --retries, --timeout and --concurrency override the spec")
         source = click.get_current_context().get_parameter_source("retries")
         given = source == click.core.ParameterSource.COMMANDLINE
         p = open_project(project, create=True)
@@ -142,7 +172,10 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
                 result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
                                   temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
                                   retries=retries if given else None, models=models, templates=prompt_names,
-                                  notice=lambda line: echo(line, err=True))
+                                  notice=lambda line: echo(line, err=True), given=tuple(
+                                      k for k in ("timeout", "concurrency")
+                                      if click.get_current_context().get_parameter_source(k)
+                                      == click.core.ParameterSource.COMMANDLINE))
             vs = verdicts(p)
         except SpecError as exc:
             raise click.ClickException(str(exc)) from None
@@ -209,7 +242,7 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
 @_friendly
 def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
               item_names: tuple[str, ...], run_model_names: tuple[str, ...], endpoint: str, api_key_env: str,
-              concurrency: int, retries: int, timeout: float, temperature: Optional[float],
+              concurrency: int, retries: int, timeout: float, max_response_mb: float, temperature: Optional[float],
               max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask a judge model about the runs of PROJECT and store its verdicts
     beside imported ones (disputes, agreement and calibration use them at
@@ -218,7 +251,7 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
     below the level, naming them."""
     from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
     options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
                            run_models=run_model_names, repetitions=repetitions, temperature=temperature,
                            max_tokens=max_tokens, seed=seed)

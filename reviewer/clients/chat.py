@@ -15,6 +15,15 @@ OpenAI serve it (issue 8 §1).
   ``Retry-After`` header (seconds or an HTTP date, capped at
   ``max_retry_after``) is honoured instead. Other 4xx and malformed bodies
   fail at once.
+* Bounds: ``timeout`` is the deadline of one whole attempt (connect,
+  send, wait and read the whole answer), so a server that drips a byte at
+  a time or never ends its body is cut off there (a timeout, retried); the
+  answer is read up to ``max_bytes`` decompressed bytes
+  (:mod:`reviewer.clients.bounded_body`; 10 MB by default), a larger one
+  fails at once.
+* A reply that cannot be an answer fails at once with the reason
+  (:class:`UnusableReply`): content that is not text (a number, a list of
+  numbers), token counts that are not counts (1e308, negative, NaN).
 
 Answers are untrusted text: nothing here interprets them.
 """
@@ -23,8 +32,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
+import math
 import os
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -34,9 +46,17 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from reviewer.clients.bounded_body import ACCEPT_ENCODING, BodyError, read_capped
+
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Longest excerpt of an error body kept in a message (characters).
 _BODY_EXCERPT = 200
+#: The largest answer read (decompressed bytes): 10 MB.
+DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
+#: How much of an error response (4xx, 5xx) is read for its excerpt (bytes).
+_ERROR_BODY_BYTES = 65_536
+#: The largest token count believed (usage.*_tokens); more is an unusable reply.
+MAX_TOKEN_COUNT = 10 ** 12
 
 
 class ChatError(Exception):
@@ -66,21 +86,49 @@ class EndpointError(ValueError):
     """An endpoint URL that cannot be used (message for the user)."""
 
 
+class UnusableReply(ValueError):
+    """A 200 reply that cannot be an answer (content not text, token counts
+    that are not counts); the message says why, in one line."""
+
+
 def public_url(url: str) -> str:
     """``url`` without user:password, query or fragment, and without a
-    trailing '/': the form that may be stored, printed or logged."""
-    parts = urlsplit(url.strip())
+    trailing '/': the form that may be stored, printed or logged. A URL
+    that cannot be split (a port that is not a number from 1 to 65535, an
+    unclosed '[') gives '' (never raises)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return ""
     host = parts.hostname or ""
     if ":" in host:  # IPv6
         host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
+    netloc = host + (f":{port}" if port else "")
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
+def _url_problem(url: str) -> Optional[str]:
+    """Why ``url`` cannot be split into scheme, host and port (a port that
+    is not a number from 1 to 65535, an unclosed IPv6 '['), or None."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        text = " ".join(str(exc).split())
+        return "the port must be a number from 1 to 65535" if "port" in text.lower() else text or "not a URL"
+    return "the port must be a number from 1 to 65535" if port == 0 else None
+
+
 def check_endpoint(url: str) -> str:
-    """The base URL to use for ``url``: http(s), a host, a path ending in
-    ``/v1`` (as http://localhost:11434/v1). Raises EndpointError otherwise.
-    Credentials in the URL are refused: put the key in the environment."""
+    """The base URL to use for ``url``: http(s), a host, a port from 1 to
+    65535 if any, a path ending in ``/v1`` (as http://localhost:11434/v1).
+    Raises EndpointError (one line) otherwise. Credentials in the URL are
+    refused: put the key in the environment."""
+    problem = _url_problem(url)
+    if problem is not None:
+        shown = re.sub(r"//[^/?#]*@", "//", " ".join(url.split()))[:100]  # never user:password
+        raise EndpointError(f"the endpoint '{shown}' is not a usable URL: {problem}")
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointError(f"the endpoint must be an http(s) URL such as http://localhost:11434/v1, got "
@@ -91,6 +139,10 @@ def check_endpoint(url: str) -> str:
     base = public_url(url)
     if not base.endswith("/v1"):
         raise EndpointError(f"the endpoint must be the API base ending in /v1 (e.g. {base}/v1), got '{base}'")
+    try:
+        httpx.URL(base)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise EndpointError(f"the endpoint '{base[:100]}' is not a usable URL: {' '.join(str(exc).split())}") from None
     return base
 
 
@@ -172,30 +224,60 @@ def retry_after_seconds(value: Optional[str], now: Optional[datetime] = None) ->
     return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
 
 
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", dict: "an object", list: "a list"}.get(
+        type(value), type(value).__name__)
+
+
+def _content(content: Any) -> str:
+    """The text of a message's content: a string, content parts
+    ({"type": "text", "text": ...}; parts without text, as images, add
+    nothing) or null (a refusal or tool call: ''). Raises UnusableReply
+    for anything else (a number must never become an empty answer)."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            text = part.get("text") if isinstance(part, dict) else part
+            if isinstance(part, dict) and text is None:
+                continue
+            if not isinstance(text, str):
+                raise UnusableReply(f"a content part is {_kind(text)}, not text")
+            texts.append(text)
+        return "".join(texts)
+    raise UnusableReply(f"the message content is {_kind(content)}, not text")
+
+
 def parse_completion(data: Any) -> ChatAnswer:
     """A ChatAnswer from a chat-completions JSON body (``choices[0].message.
     content``, ``finish_reason``, ``usage``, ``model``). Raises ValueError
-    when the body has no choice with a message; content null (a refusal or
-    tool call) is read as ''."""
+    when the body has no choice with a message; UnusableReply (a
+    ValueError) when the content is not text (content null, a refusal or
+    tool call, is read as '') or a token count in ``usage`` is a number
+    that cannot be one (not finite, negative, over MAX_TOKEN_COUNT);
+    counts of another type are read as unknown."""
     if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
         raise ValueError("no choices in the response")
     choice = data["choices"][0]
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(message, dict):
         raise ValueError("no message in the first choice")
-    content = message.get("content")
-    if isinstance(content, list):  # content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    content = _content(message.get("content"))
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
 
     def count(key: str) -> Optional[int]:
         v = usage.get(key)
-        return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            return None
+        if not (isinstance(v, int) or math.isfinite(v)) or not 0 <= v <= MAX_TOKEN_COUNT:
+            raise UnusableReply(f"usage.{key} is {str(v)[:40]}, not a token count (0 to {MAX_TOKEN_COUNT:.0e})")
+        return int(v)
 
     total = count("total_tokens")
     if total is None and count("prompt_tokens") is not None and count("completion_tokens") is not None:
         total = count("prompt_tokens") + count("completion_tokens")
-    return ChatAnswer(content=content if isinstance(content, str) else "",
+    return ChatAnswer(content=content,
                       finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str)
                       else None,
                       prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
@@ -226,25 +308,29 @@ class ChatClient:
         key: the API key, or None (no Authorization header).
         concurrency: requests in flight at most (>= 1).
         retries: extra attempts after the first (>= 0).
-        timeout: seconds for connect, read and write of one attempt.
+        timeout: seconds one attempt may take in all, from connecting to
+            the last byte of the answer (a deadline, not a per-read limit).
         backoff, max_backoff: first backoff ceiling and its cap (seconds).
         max_retry_after: the longest Retry-After honoured (seconds).
+        max_bytes: the largest answer read, in decompressed bytes.
     """
 
     def __init__(self, base_url: str, key: Optional[str] = None, *, concurrency: int = 4, retries: int = 3,
                  timeout: float = 120.0, backoff: float = 1.0, max_backoff: float = 30.0,
-                 max_retry_after: float = 120.0):
+                 max_retry_after: float = 120.0, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES):
         self.base_url = check_endpoint(base_url)
         self._key = key
         self.concurrency = max(1, int(concurrency))
         self.retries = max(0, int(retries))
         self.timeout = timeout
+        self.max_bytes = max(1, int(max_bytes))
         self._wait = _Wait(backoff, max_backoff, max_retry_after)
         self._semaphore = asyncio.Semaphore(self.concurrency)
         self._http: Optional[httpx.AsyncClient] = None
 
     async def __aenter__(self) -> "ChatClient":
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        headers["Accept-Encoding"] = ACCEPT_ENCODING  # what bounded_body decodes within the cap
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=self.timeout,
                                        limits=limits)
@@ -266,32 +352,47 @@ class ChatClient:
         headers = {"X-Reviewer-Request": quote(request.tag, safe="|/:@")} if request.tag else {}
         started = time.perf_counter()
         try:
-            response = await self._http.post("/chat/completions", json=request.body(), headers=headers)
+            async with asyncio.timeout(self.timeout):  # the deadline of the whole attempt
+                status, retry_after, body = await self._exchange(request, headers)
+        except TimeoutError:
+            raise _Retryable(f"no complete answer within {self.timeout:g} s (the timeout of a whole attempt)") \
+                from None
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out after {self.timeout:g} s ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
             raise _Retryable(f"cannot reach the endpoint: {self._redact(str(exc)) or type(exc).__name__}") from None
+        except BodyError as exc:
+            raise ChatError(f"{exc}", status=None) from None
         latency = (time.perf_counter() - started) * 1000
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _Retryable(f"HTTP {response.status_code}: {self._excerpt(response)}", response.status_code,
-                             retry_after_seconds(response.headers.get("retry-after")))
-        if response.status_code != 200:
-            raise ChatError(f"HTTP {response.status_code}: {self._excerpt(response)}", status=response.status_code)
+        if status == 429 or status >= 500:
+            raise _Retryable(f"HTTP {status}: {self._excerpt(body)}", status, retry_after_seconds(retry_after))
+        if status != 200:
+            raise ChatError(f"HTTP {status}: {self._excerpt(body)}", status=status)
         try:
-            answer = parse_completion(response.json())
-        except ValueError as exc:  # JSONDecodeError is a ValueError
-            raise ChatError(f"malformed response body: {self._redact(str(exc))[:_BODY_EXCERPT]} "
-                            f"(body: {self._excerpt(response)})", status=200) from None
+            answer = parse_completion(json.loads(body))
+        except UnusableReply as exc:
+            raise ChatError(f"unusable reply: {self._redact(str(exc))[:_BODY_EXCERPT]}", status=200) from None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else self._redact(str(exc))
+            raise ChatError(f"malformed response body: {reason[:_BODY_EXCERPT]} (body: {self._excerpt(body)})",
+                            status=200) from None
         answer.latency_ms = latency
         answer.params = request.params()
         return answer
 
-    def _excerpt(self, response: httpx.Response) -> str:
-        try:
-            text = response.text
-        except (UnicodeDecodeError, httpx.ResponseNotRead):
-            text = ""
-        text = self._redact(" ".join(text.split()))
+    async def _exchange(self, request: ChatRequest, headers: dict) -> tuple[int, Optional[str], bytes]:
+        """Send ``request`` and read the answer within the byte cap: (status,
+        Retry-After header, decompressed body; only the first 64 KB of an
+        error body)."""
+        assert self._http is not None
+        async with self._http.stream("POST", "/chat/completions", json=request.body(), headers=headers) as response:
+            ok = response.status_code == 200
+            body = await read_capped(response.aiter_raw(), response.headers.get("content-encoding"),
+                                     self.max_bytes if ok else _ERROR_BODY_BYTES, strict=ok)
+            return response.status_code, response.headers.get("retry-after"), body
+
+    def _excerpt(self, body: bytes) -> str:
+        text = self._redact(" ".join(body.decode("utf-8", errors="replace").split()))
         return (text[:_BODY_EXCERPT] + "...") if len(text) > _BODY_EXCERPT else (text or "(empty body)")
 
     async def chat(self, request: ChatRequest) -> ChatAnswer:

@@ -10,6 +10,12 @@ is taken and the requests in flight are abandoned (their answers are not
 stored, so they are asked again next time; the window's Cancel must not
 wait for a slow model). A KeyboardInterrupt stops at once too; what was
 stored stays stored.
+
+A reply that its ``on_answer`` cannot use (a value that overflows, a reply
+nested past Python's recursion limit, any ValueError or TypeError while
+reading or storing it) is a failed attempt with the reason, passed to
+``on_failure`` like a request that failed: the other jobs go on, and the
+answers in flight are stored as they arrive.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
+from reviewer.clients.chat import DEFAULT_MAX_RESPONSE_BYTES
 
 
 @dataclass(frozen=True)
 class Settings:
     """How to reach an endpoint: ``endpoint`` (base URL ending in /v1),
     ``key_env`` (the environment variable holding the key), concurrency,
-    retries (extra attempts), timeout and first backoff (seconds)."""
+    retries (extra attempts), timeout (the deadline of one attempt) and
+    first backoff (seconds), and the largest answer read
+    (``max_response_bytes``, decompressed; 10 MB)."""
 
     endpoint: str
     key_env: str = DEFAULT_KEY_ENV
@@ -35,6 +44,7 @@ class Settings:
     retries: int = 3
     timeout: float = 120.0
     backoff: float = 1.0
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
 
 @dataclass
@@ -103,6 +113,7 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
         queue.put_nowait(job)
     total = len(jobs)
     done = 0
+    key = api_key(settings.key_env)
 
     async def worker(client: ChatClient) -> None:
         nonlocal done
@@ -117,6 +128,12 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
             summary.asked += 1
             try:
                 answer = await client.chat(job.request)
+                try:
+                    job.on_answer(answer)
+                except UNUSABLE as exc:
+                    reason = unusable_reason(exc)
+                    raise ChatError(f"unusable reply: {reason.replace(key, '***') if key else reason}", status=200,
+                                    attempts=answer.attempts) from None
             except ChatError as exc:
                 summary.failed += 1
                 summary.errors.append((job.label, str(exc)))
@@ -126,13 +143,13 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                 summary.truncated += int(answer.truncated)
                 summary.prompt_tokens += answer.prompt_tokens or 0
                 summary.completion_tokens += answer.completion_tokens or 0
-                job.on_answer(answer)
             done += 1
             if progress is not None:
                 progress(done, total, summary)
 
-    async with ChatClient(settings.endpoint, api_key(settings.key_env), concurrency=settings.concurrency,
-                          retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff) as client:
+    async with ChatClient(settings.endpoint, key, concurrency=settings.concurrency,
+                          retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff,
+                          max_bytes=settings.max_response_bytes) as client:
         tasks = [asyncio.ensure_future(worker(client)) for _ in range(min(settings.concurrency, len(jobs)))]
         if cancel is None:
             await asyncio.gather(*tasks)
@@ -148,6 +165,18 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                     task.cancel()  # storing is synchronous: a task is never cancelled half-way through it
                 await asyncio.gather(*pending, return_exceptions=True)
                 return
+
+
+#: What an ``on_answer`` may raise for a reply it cannot use (module doc).
+UNUSABLE = (ValueError, TypeError, OverflowError, RecursionError)
+
+
+def unusable_reason(exc: BaseException) -> str:
+    """One line (at most 200 characters) saying why a reply could not be used."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def answer_facts(answer: ChatAnswer) -> dict:

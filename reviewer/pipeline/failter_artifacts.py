@@ -39,6 +39,7 @@ from typing import Mapping, Optional
 
 import yaml
 
+from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
 from reviewer.storage import calls, judging, repo
 from reviewer.storage.db import Project
@@ -97,7 +98,7 @@ def _input_front_matter(text: str) -> dict:
     if not m:
         return {}
     try:
-        data = yaml.safe_load(m[1])
+        data = load_yaml(m[1])
     except (yaml.YAMLError, RecursionError):
         return {}
     return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}

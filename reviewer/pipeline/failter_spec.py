@@ -6,11 +6,14 @@ The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
 ``artifacts_dir`` (the trials are kept in the project and written there
 in Failter's layout: reviewer.pipeline.failter_artifacts), ``templates``
 (file names in templates_dir), ``models``, ``judge_model``, optional
-``retries`` (Failter's default 0) and ``output_file`` (Failter's JSON
-report, USAGE.md's shape, also printed on stdout). Relative paths are read
-from the spec file's folder. Flags given on the command line (--retries,
---model, --prompt) override the spec's retries, models and templates, and
-the run says so in one line.
+``retries`` (Failter's default 0), ``timeout`` and ``concurrency``
+(reviewer's, not Failter's) and ``output_file`` (Failter's JSON report,
+USAGE.md's shape, also printed on stdout). Relative paths are read from the
+spec file's folder. Flags given on the command line (--retries, --model,
+--prompt, --timeout, --concurrency) override the spec's values, and the run
+says so in one line. The spec is read by core.bounded_yaml (at most 1 MB, a
+few aliases) and its retries, timeout and concurrency obey the command
+line's bounds (pipeline.limits).
 
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
@@ -29,8 +32,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional
 
-import yaml
-
+from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
+from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.failter_artifacts import Trial, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, Summary
@@ -60,6 +63,8 @@ class Spec:
     retries: Optional[int] = None
     output_file: Optional[Path] = None
     artifacts_dir: Optional[Path] = None
+    timeout: Optional[float] = None
+    concurrency: Optional[int] = None
 
     @property
     def experiment(self) -> str:
@@ -69,12 +74,13 @@ class Spec:
 
 def load_spec(path: Path) -> Spec:
     """Read and check a Failter v2 spec. Raises SpecError naming the
-    problem (not YAML, a missing key, version not 2, a missing folder or
-    template)."""
+    problem (not YAML, over 1 MB or an alias bomb, a missing key, version
+    not 2, retries, timeout or concurrency outside the command line's
+    bounds, a missing folder or template)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise SpecError(f"cannot read the spec {path}: {exc}") from None
+        data = read_yaml_file(path)
+    except (OSError, YAMLError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read the spec {path}: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise SpecError(f"{path} is not a Failter spec (a YAML mapping)")
     if data.get("version") not in (2, "2"):
@@ -89,7 +95,8 @@ def load_spec(path: Path) -> Spec:
     spec = Spec(inputs_dir=where(data["inputs_dir"]), templates_dir=where(data["templates_dir"]),
                 templates=[str(t) for t in data["templates"]], models=[str(m) for m in data["models"]],
                 judge_model=str(data["judge_model"]),
-                retries=int(data["retries"]) if data.get("retries") is not None else None,
+                retries=_bounded(data, limits.RETRIES, path), timeout=_bounded(data, limits.TIMEOUT_S, path),
+                concurrency=_bounded(data, limits.CONCURRENCY, path),
                 output_file=where(data["output_file"]) if data.get("output_file") else None,
                 artifacts_dir=where(data["artifacts_dir"]) if data.get("artifacts_dir") else None)
     for folder in (spec.inputs_dir, spec.templates_dir):
@@ -99,6 +106,24 @@ def load_spec(path: Path) -> Spec:
     if absent:
         raise SpecError(f"{path}: no template(s) {', '.join(absent)} in {spec.templates_dir}")
     return spec
+
+
+def _bounded(data: dict, bound: limits.Bound, path: Path):
+    """The spec's value of ``bound.name`` (None when absent) within the
+    command line's bound; a number written as a string is read as one.
+    Raises SpecError naming the spec and the key."""
+    value = data.get(bound.name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = int(value) if bound.whole else float(value)
+        except ValueError:
+            pass
+    try:
+        return bound.check(value)
+    except ValueError as exc:
+        raise SpecError(f"{path}: {exc}") from None
 
 
 @dataclass
@@ -168,15 +193,22 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
              progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
              retries: Optional[int] = None, models: tuple[str, ...] = (),
-             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None) -> SpecResult:
+             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None,
+             given: tuple[str, ...] = ()) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which
     override the spec (None / empty: not given); without either, retries
-    are the spec's or Failter's default 0. Raises SpecError for a bad spec
+    are the spec's or Failter's default 0. ``given`` names the settings
+    ("timeout", "concurrency") set on the command line, which the spec's
+    values do not replace. Raises SpecError for a bad spec
     or prices file, OSError when the artifacts or output_file cannot be
     written. ``notice(line)`` gets the overrides line before anything is
     asked."""
     spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
+    kept = [f"{k} {getattr(settings, k):g} (spec: {getattr(spec, k):g})" for k in ("timeout", "concurrency")
+            if k in given and getattr(spec, k) is not None]
+    if kept:
+        overrides = (overrides + "; " if overrides else "command line overrides the spec: ") + "; ".join(kept)
     if overrides and notice is not None:
         notice(overrides)
     try:
@@ -184,6 +216,8 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
     settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
+    settings = replace(settings, **{k: getattr(spec, k) for k in ("timeout", "concurrency")
+                                    if getattr(spec, k) is not None and k not in given})
     items, prompts = _setup(project, spec)
     trials = Summary()
     for model in spec.models:

@@ -30,8 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Optional
 
-import yaml
-
+from reviewer.core.bounded_yaml import YAMLError, load_yaml
 from reviewer.core.cases.metrics import MetricsError, MetricSet, evaluate, metric_set
 from reviewer.core.cases.model import TestCase, query_of
 from reviewer.core.cases.asking import DEFAULT_TEMPLATE
@@ -58,10 +57,10 @@ def read_metrics_file(path: Path) -> MetricSet:
         raise ProjectError(f"cannot read the metrics file {path}: {exc.strerror or exc}") from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(raw.decode("utf-8"))
+            data = load_yaml(raw)
         else:
             data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, yaml.YAMLError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, YAMLError, UnicodeDecodeError) as exc:
         raise ProjectError(f"{path}: not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'TOML'}: "
                            f"{' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):

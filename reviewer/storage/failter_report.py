@@ -39,8 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
-import yaml
-
+from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.core.cards.report import markdown_table
 from reviewer.core.judging.verdicts import Method, path_b_score
 from reviewer.storage import calls, judging, repo
@@ -53,8 +52,13 @@ HEADER = ["Model", "Prompt", "Eval_Method", "Trials", "Errors", "Avg_Score", "Ru
 
 def load_prices(path: Path) -> dict[str, dict[str, float]]:
     """Per-token prices from a JSON or YAML file {model: {input, output}}.
-    Raises ValueError when the file does not hold that shape."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    Raises ValueError when the file is not YAML or JSON (or is refused by
+    core.bounded_yaml: over 1 MB, an alias bomb) or does not hold that
+    shape; OSError when it cannot be read."""
+    try:
+        data = read_yaml_file(path)
+    except (YAMLError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a prices file: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected {{model: {{input: price, output: price}}}}")
     out = {}

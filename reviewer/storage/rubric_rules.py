@@ -16,6 +16,8 @@ from typing import Optional
 
 import yaml
 
+from reviewer.core.bounded_yaml import load_yaml
+
 from reviewer.core.judging.rubric_rules import RubricRules, RulesError, rubric_rules
 from reviewer.storage.db import Project, ProjectError
 
@@ -32,7 +34,7 @@ _SOURCE_TREE = Path(__file__).resolve().parents[2] / "resources"
 
 def _parse(text: str, where: str, yaml_file: bool) -> RubricRules:
     try:
-        data = yaml.safe_load(text) if yaml_file else tomllib.loads(text)
+        data = load_yaml(text) if yaml_file else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         raise ProjectError(f"{where}: not valid {'YAML' if yaml_file else 'TOML'}: {' '.join(str(exc).split())}") \
             from None

@@ -36,6 +36,7 @@ from typing import Any, Optional
 
 import yaml
 
+from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
 
 #: The keys a plain-lines reply may hold (others continue the last value).
@@ -62,7 +63,7 @@ def _mapping(value: Any) -> Optional[dict[str, Any]]:
 
 def _yaml(text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)  # bounded: an alias bomb or an over-long reply reads as nothing
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
 

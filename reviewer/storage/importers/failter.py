@@ -93,6 +93,7 @@ from typing import Any, Optional
 
 import yaml
 
+from reviewer.core.bounded_yaml import MAX_YAML_BYTES, YAMLLimitError, load_yaml
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import calls
@@ -143,15 +144,16 @@ class Judgement:
 _key = replies.key
 
 
-def read_eval_text(text: str) -> dict[str, Any]:
-    """The keys of an .eval text (lower case, '_' read as '-'), read as a
-    judge's reply is (replies.reply_fields). Raises ValueError when no key
-    can be read."""
-    data = replies.reply_fields(text)
-    if not data:
-        raise ValueError("neither YAML nor 'key: value' lines")
-    return data
-
+def _check_yaml_bounds(text: str) -> None:
+    """Raise ValueError('refused: ...') when ``text`` (fences dropped)
+    breaks the YAML bounds (core.bounded_yaml: over 1 MB, an alias bomb,
+    too deep); other YAML errors are left to the reply reader."""
+    try:
+        load_yaml("\n".join(line for line in text.splitlines() if not line.strip().startswith("```")))
+    except YAMLLimitError as exc:
+        raise ValueError(f"refused: {exc}") from None
+    except yaml.YAMLError:
+        pass
 
 def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str,
                name: str) -> Judgement:
@@ -175,7 +177,8 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
     module doc for the forms). A judgement without a readable score comes
     back with ``problem`` set (stored as an undecided verdict); a text with
     nothing readable is one such rules-based judgement. Raises ValueError
-    only for an unknown evaluation-method."""
+    for an unknown evaluation-method and for a text the YAML bounds refuse."""
+    _check_yaml_bounds(text)
     data = replies.reply_fields(text)
     if not data:
         return [Judgement(method=Method.RULES, raw=text.strip(), problem="no grade or score in the judge's reply")], \
@@ -220,14 +223,18 @@ def sanitize(name: str) -> str:
 
 def front_matter(text: str) -> tuple[Optional[dict], str]:
     """(Failter's metadata, body) of a trial output: the leading '---' YAML
-    block when it holds Failter's keys, else (None, text)."""
+    block when it holds Failter's keys, else (None, text). Raises
+    ValueError when the block is refused by the YAML bounds
+    (core.bounded_yaml: over 1 MB, an alias bomb)."""
     if not text.startswith("---"):
         return None, text
     m = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.DOTALL)
     if not m:
         return None, text
     try:
-        meta = yaml.safe_load(m[1])
+        meta = load_yaml(m[1])
+    except YAMLLimitError as exc:
+        raise ValueError(f"front matter refused: {exc}") from None
     except yaml.YAMLError:
         return None, text
     if not isinstance(meta, dict) or not {_key(k) for k in meta} & _FAILTER_KEYS:
@@ -266,7 +273,10 @@ def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
             head = f.read(limit).decode("utf-8", errors="replace")
     except OSError:
         return None
-    return front_matter(head)[0]
+    try:
+        return front_matter(head)[0]
+    except ValueError:
+        return None
 
 
 def _outputs(folder: Path) -> list[Path]:
@@ -324,8 +334,16 @@ def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
+def _read(path: Path, limit: Optional[int] = None) -> str:
+    """The text of ``path``; with ``limit``, ValueError for a file over
+    ``limit`` bytes (read no further)."""
+    if limit is None:
+        return path.read_text(encoding="utf-8", errors="replace")
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit:,} bytes")
+    return data.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -559,7 +577,11 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
 def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[_Trial]:
     rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
     parts = path.relative_to(root).parts
-    meta, body = front_matter(_read(path))
+    try:
+        meta, body = front_matter(_read(path))
+    except ValueError as exc:
+        report.skip(rel, str(exc))
+        return None
     model = prompt = None
     if len(parts) >= 3:
         model, prompt = "/".join(parts[:-2]), parts[-2]
@@ -587,7 +609,7 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
         try:
-            trial.judgements, notes = parse_eval(_read(eval_path))
+            trial.judgements, notes = parse_eval(_read(eval_path, MAX_YAML_BYTES))
         except (ValueError, OSError) as exc:
             report.skip(eval_rel, f"malformed .eval: {exc}")
             return trial
