@@ -231,7 +231,7 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
 
 def _add(a, b):
     """Two summaries added up."""
-    for name in ("planned", "skipped", "asked", "answered", "failed", "truncated", "prompt_tokens",
+    for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
                  "completion_tokens", "wall_s"):
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors += b.errors

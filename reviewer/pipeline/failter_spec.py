@@ -146,7 +146,7 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         s, _ = run_models(project, settings, RunOptions(model=model, prompts=tuple(prompts), items=tuple(items),
                                                         temperature=temperature, max_tokens=max_tokens, seed=seed),
                           progress=progress, cancel=cancel)
-        for name in ("planned", "skipped", "asked", "answered", "failed", "truncated", "prompt_tokens",
+        for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
                      "completion_tokens", "wall_s"):
             setattr(trials, name, getattr(trials, name) + getattr(s, name))
         trials.errors += s.errors
