@@ -110,13 +110,15 @@ def _finish(summary, what: str) -> None:
               help="Failter spec: per-token prices (JSON or YAML {model: {input, output}}) for Avg_Cost.")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=lambda c, p, v: _weights(c, p, v),
               metavar="RULES:GT", help="Failter spec: weights of the two judges in Avg_Score.")
+@click.option("--force", is_flag=True,
+              help="Failter spec: replace its output_file even when it is not a Failter report or lies in the inputs.")
 @_endpoint_options
 @_friendly
 def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
             item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
-            weights: tuple[float, float], endpoint: str, api_key_env: str, concurrency: int, retries: int,
-            timeout: float, temperature: Optional[float], max_tokens: Optional[int], seed: Optional[int],
-            repetitions: int, fail_on: Optional[str]) -> None:
+            weights: tuple[float, float], force: bool, endpoint: str, api_key_env: str, concurrency: int,
+            retries: int, timeout: float, temperature: Optional[float], max_tokens: Optional[int],
+            seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
@@ -132,7 +134,8 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         try:
             with _Progress("failter") as progress:
                 result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
-                                  temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress)
+                                  temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
+                                  force=force)
             vs = verdicts(p)
         except SpecError as exc:
             raise click.ClickException(str(exc)) from None

@@ -154,15 +154,18 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
+                                            "or inside what the project was imported from.")
 @_friendly
-def export(project: Path, out: Path) -> None:
-    """Write the scored runs of PROJECT to the SQLite database OUT."""
+def export(project: Path, out: Path, force: bool = False) -> None:
+    """Write the scored runs of PROJECT to the SQLite database OUT (replaced
+    whole; an earlier export, or a new file)."""
     from reviewer.storage.export import export_project
 
     p = open_project(project)
     _read_only_note(p)
     try:
-        counts = export_project(p, out)
+        counts = export_project(p, out, force=force)
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -174,14 +177,16 @@ def export(project: Path, out: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["coco", "labelme", "label-studio"]), required=True,
               help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.")
 @click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
+@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
+                                            "or inside what the project was imported from.")
 @_friendly
-def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str]) -> None:
+def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
     from reviewer.storage.gt_formats import export_ground_truth
 
     p = open_project(project)
     try:
-        counts = export_ground_truth(p, out, fmt, annotator)
+        counts = export_ground_truth(p, out, fmt, annotator, force=force)
     finally:
         p.close()
     skipped = counts.pop("skipped", [])
@@ -442,15 +447,17 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("name")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
+                                            "or inside what the project was imported from.")
 @_friendly
-def golden_export(project: Path, name: str, out: Path) -> None:
+def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
     to OUT in its own golden-set format, with the golden spans as edited."""
     from reviewer.storage import spans as span_store
 
     p = open_project(project)
     try:
-        n = span_store.write_golden_set(p, name, out)
+        n = span_store.write_golden_set(p, name, out, force=force)
     finally:
         p.close()
     echo(f"wrote {out}: {n} prompts")

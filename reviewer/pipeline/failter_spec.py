@@ -6,8 +6,11 @@ The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
 ``artifacts_dir`` (accepted; the trials are kept in the project, not
 there), ``templates`` (file names in templates_dir), ``models``,
 ``judge_model``, optional ``retries`` (overrides --retries) and
-``output_file`` (the report rows are also written there as JSON). Relative
-paths are read from the spec file's folder.
+``output_file`` (the report rows are also written there as JSON, replacing
+the file whole: reviewer.storage.safe_write; checked before any request,
+so a project, a file that is not a Failter report or a file inside the
+spec's inputs, ground truth or templates is refused unless ``force``).
+Relative paths are read from the spec file's folder.
 
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
@@ -32,6 +35,8 @@ from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project
+from reviewer.storage import safe_write
+from reviewer.storage.sources import import_sources
 from reviewer.storage.failter_report import failed_markdown, failter_json, failter_markdown, failter_rows, load_prices
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
@@ -127,13 +132,26 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
     return items, prompts
 
 
+#: The report rows a spec's output_file holds (a JSON list of objects), to
+#: check a file it would replace (reviewer.storage.safe_write).
+FAILTER_JSON = safe_write.json_format("Failter report JSON file",
+                                      lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v))
+
+
 def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: bool = False,
              weights: tuple[float, float] = (0.5, 0.5), prices: Optional[Path] = None,
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
-             progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None) -> SpecResult:
+             progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
+             force: bool = False) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc). Raises
-    SpecError for a bad spec or prices file."""
+    SpecError for a bad spec or prices file; ReadOnlyProject, or
+    TargetRefused for the spec's output_file (module doc; ``force``),
+    before any request."""
+    project.require_writable("run a Failter spec")
     spec = load_spec(spec_path)
+    sources = _spec_sources(spec) + import_sources(project)
+    if spec.output_file is not None:
+        safe_write.check_target(spec.output_file, FAILTER_JSON, sources=sources, force=force)
     try:
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
@@ -160,6 +178,12 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     if failed:
         text += "\n" + failed
     if spec.output_file is not None:
-        spec.output_file.parent.mkdir(parents=True, exist_ok=True)
-        spec.output_file.write_text(failter_json(rows) + "\n", encoding="utf-8")
+        safe_write.write_text(spec.output_file, failter_json(rows) + "\n", FAILTER_JSON, sources=sources,
+                              force=force)
     return SpecResult(trials, judged, text)
+
+
+def _spec_sources(spec: Spec) -> list[Path]:
+    """The folders a spec reads: inputs, templates and ground truth."""
+    return [spec.inputs_dir, spec.templates_dir] + [spec.inputs_dir.parent / d for d in GT_DIRS
+                                                    if (spec.inputs_dir.parent / d).is_dir()]

@@ -25,7 +25,6 @@ folder (photos, prompts, runs) plus the annotations; idempotent.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from reviewer.storage.gt_formats.common import (
 )
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage import safe_write
 
 _PLACES = ("", "test-images", "images", "annotations")
 
@@ -139,12 +139,24 @@ def card_folder_stem(ref: str) -> str:
     return Path(ref.replace("\\", "/")).stem if ref else ""
 
 
-def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+#: What export_labelme writes, to check a file it would replace (reviewer.storage.safe_write).
+LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
+
+
+def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(),
+                   force: bool = False) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
     with a box (label = pile, '' for none; description = text). Cards
     without a box cannot be drawn and are counted in ``skipped``. Returns
-    counts."""
+    counts. Every file is checked before any is written (TargetRefused:
+    ``out`` is a file, or a file inside a ``source``, a project or not a
+    labelme file, unless ``force``) and each is replaced whole
+    (reviewer.storage.safe_write)."""
+    if out.exists() and not out.is_dir():
+        raise safe_write.TargetRefused(f"{out} is a file; labelme ground truth is written to a folder")
+    for item, _, _ in items:
+        safe_write.check_target(out / f"{item.name}.json", LABELME_FORMAT, sources=sources, force=force)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
     for item, photo, gt in items:
@@ -162,6 +174,7 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> di
         doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
                "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
                "imageHeight": item.height, "imageWidth": item.width}
-        (out / f"{item.name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        safe_write.write_json(out / f"{item.name}.json", doc, LABELME_FORMAT, sources=sources, force=force,
+                              indent=2, newline=False)
         counts["files"] += 1
     return counts

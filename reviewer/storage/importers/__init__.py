@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.sources import record_source
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
 from reviewer.storage.importers import rubric, span_snapshots
@@ -59,7 +60,8 @@ def import_source(
     None). Raises ProjectError for a missing source or an unknown format,
     ReadOnlyProject (a ProjectError) for a project opened read-only. Long
     imports commit in short batches (``Project.batched``), so other writers
-    get in; an interrupted import is completed by importing again."""
+    get in; an interrupted import is completed by importing again. The
+    source is recorded (reviewer.storage.sources)."""
     source = Path(source)
     if not source.exists():
         raise ProjectError(f"no such file or folder: {source}")
@@ -72,7 +74,9 @@ def import_source(
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")
-    return FORMATS[fmt][1](project, source, options or ImportOptions())
+    report = FORMATS[fmt][1](project, source, options or ImportOptions())
+    record_source(project, source, fmt)  # no export writes into it (reviewer.storage.safe_write)
+    return report
 
 
 __all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source"]

@@ -81,7 +81,7 @@ from typing import Any, Optional
 import yaml
 
 from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
-from reviewer.storage.db import Project
+from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.pairwise import (
     answer_run,
@@ -306,7 +306,7 @@ def _outputs(folder: Path) -> list[Path]:
     out = []
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         out += sorted(f for f in sub.iterdir() if f.is_file() and not f.name.startswith(".")
-                      and not f.name.endswith(_IGNORED_SUFFIXES))
+                      and not f.name.endswith(_IGNORED_SUFFIXES) and not open_here(f))
     return out
 
 
@@ -318,7 +318,8 @@ def _is_artifacts(folder: Path) -> bool:
         return False
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))[:50]
     for sub in subs:
-        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES))[:3]
+        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES)
+                       and not open_here(f))[:3]  # a project open here is read only through SQLite
         for f in files:
             meta = _head_meta(f)
             if meta and meta.get("filtered-by-model") and meta.get("source-input-path"):
@@ -424,12 +425,14 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
 
 
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
-    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir()) if p.is_file() and not p.name.startswith(".")}
+    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir())
+              if p.is_file() and not p.name.startswith(".") and not open_here(p)}
     item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
                 for name, path in inputs.items()}
     gt_dir = _first_dir(exp, GT_DIRS)
     if gt_dir is not None:
-        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")
+                           and not open_here(p)):
             if path.name not in item_ids:
                 report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
                 continue
@@ -437,7 +440,8 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     templates: dict[str, str] = {}  # prompt name -> text
     tdir = _first_dir(exp, TEMPLATE_DIRS)
     if tdir is not None:
-        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")
+                           and not open_here(p)):
             templates[path.stem] = _read(path)
     trials = _trials(exp, inputs, templates, report)
     _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
