@@ -115,6 +115,28 @@ def json_format(name: str, test: Callable[[Any], bool]) -> FileFormat:
     return FileFormat(name, recognise)
 
 
+def magic_format(name: str, *starts: bytes) -> FileFormat:
+    """A FileFormat recognised by how a file begins: its first bytes (after
+    leading whitespace) start with one of ``starts`` (PNG's signature,
+    ``<svg`` ...)."""
+    longest = max(len(m) for m in starts) + 4096
+
+    def recognise(path: Path) -> bool:
+        try:
+            with open(path, "rb") as fh:  # not SQLite and not open here: check_target made sure
+                head = fh.read(longest).lstrip()
+        except OSError:
+            return False
+        return any(head.startswith(m) for m in starts)
+
+    return FileFormat(name, recognise)
+
+
+#: PNG and SVG images (charts).
+PNG_FORMAT = magic_format("PNG image", b"\x89PNG\r\n\x1a\n")
+SVG_FORMAT = magic_format("SVG image", b"<?xml", b"<svg", b"<!DOCTYPE svg")
+
+
 def inside(target: Path, source: Path) -> bool:
     """True when ``target`` is ``source`` or lies under the folder ``source``
     (both resolved)."""
@@ -255,5 +277,5 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["FileFormat", "MAX_RECOGNISE_BYTES", "TargetRefused", "check_target", "inside", "json_format",
-           "read_json_file", "replacing", "write_bytes", "write_json", "write_text"]
+__all__ = ["FileFormat", "MAX_RECOGNISE_BYTES", "PNG_FORMAT", "SVG_FORMAT", "TargetRefused", "check_target", "inside",
+           "json_format", "magic_format", "read_json_file", "replacing", "write_bytes", "write_json", "write_text"]
