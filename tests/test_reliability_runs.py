@@ -18,7 +18,7 @@ import time
 import pytest
 
 from reviewer.storage.db import open_project
-from reviewer.storage.reservations import Reservations, answer_key, process_alive
+from reviewer.storage.reservations import Reservations, answer_key, process_alive, process_started
 from tests.conftest import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.test_run_models import KEY, cli, rows, text_project
@@ -113,6 +113,22 @@ def test_a_dead_runs_reservation_is_taken_over_at_once(tmp_path):
             with Reservations(p) as other:  # a second run of a live process: held
                 assert other.claim(key) == "taken"
             assert live.claim(key, stored=lambda: True) == "stored"
+        # a live process of another run holds its keys; one that merely reuses a killed run's pid does not
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            for started, outcome in ((process_started(sleeper.pid), "taken"), ("1", "claimed")):
+                with p.transaction():
+                    p.db.execute("DELETE FROM reservations")
+                    p.db.execute("INSERT INTO reservations (key, owner, pid, started, host, claimed_at) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", [key, "other-run", sleeper.pid, started,
+                                                               socket.gethostname(), "2026-01-01T00:00:00+00:00"])
+                with Reservations(p) as live:
+                    assert live.claim(key) == outcome, started
+            with p.transaction():
+                p.db.execute("DELETE FROM reservations")
+        finally:
+            sleeper.kill()
+            sleeper.wait()
         assert rows(db, "SELECT count(*) FROM reservations") == [(0,)]  # the run's keys are given back
     finally:
         p.close()

@@ -12,10 +12,11 @@ on one project never ask the same thing twice, and no answer is thrown away.
   key until the run ends (another run at once does not retry it at the same
   moment; the next run does), and every key of a run is released when it
   ends (``close``: done, cancelled, Ctrl+C).
-* A key whose process is gone (killed) is taken over by the next claim:
-  ``pid`` is checked on this host (a process that no longer exists, or a
-  zombie, is gone; a run of this very process is gone once it closed). A
-  key of another host is honoured for STALE_AFTER_S.
+* A key whose process is gone (a kill) is taken over by the next claim:
+  ``pid`` is checked on this host (a process that no longer exists, a
+  zombie, or one started at another time than the recorded one, which
+  reused the pid, is gone; a run of this very process is gone once it
+  closed). A key of another host is honoured for STALE_AFTER_S.
 """
 
 from __future__ import annotations
@@ -48,26 +49,43 @@ def verdict_key(subject: str, judge: str, method: str, answer_order: Optional[st
     return f"judge|{subject}|{judge}|{method}|{answer_order or ''}|{repetition}"
 
 
-def process_alive(pid: int) -> bool:
-    """True when process ``pid`` exists on this host and is not a zombie
-    (a killed process its parent has not reaped yet)."""
+def _proc_stat(pid: int) -> Optional[list[bytes]]:
+    """The fields of /proc/PID/stat after the command (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_started(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, as text), or ''
+    where the system does not say (not Linux)."""
+    fields = _proc_stat(pid)
+    return fields[19].decode() if fields is not None and len(fields) > 19 else ""
+
+
+def process_alive(pid: int, started: str = "") -> bool:
+    """True when process ``pid`` exists on this host, is not a zombie (a
+    killed process its parent has not reaped yet) and, when ``started`` is
+    given and known, started then (else the pid was reused)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     except OSError:
         return False
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:  # Linux: state after the command's closing parenthesis
-            state = fh.read().rsplit(b")", 1)[1].split()[0]
-        return state not in (b"Z", b"X")
-    except (OSError, IndexError):
+    fields = _proc_stat(pid)
+    if fields is None:
         return True
+    if fields[0] in (b"Z", b"X"):
+        return False
+    return not started or len(fields) <= 19 or fields[19].decode() == started
 
 
-def holder_alive(owner: str, pid: int, host: str, claimed_at: str) -> bool:
+def holder_alive(owner: str, pid: int, started: str, host: str, claimed_at: str) -> bool:
     """Whether the run that made a reservation may still be going on (module doc)."""
     if host != _HOST:
         try:
@@ -78,7 +96,10 @@ def holder_alive(owner: str, pid: int, host: str, claimed_at: str) -> bool:
     if pid == os.getpid():
         with _ACTIVE_LOCK:
             return owner in _ACTIVE
-    return process_alive(pid)
+    return process_alive(pid, started)
+
+
+_STARTED = process_started(os.getpid())
 
 
 class Reservations:
@@ -89,6 +110,7 @@ class Reservations:
         self.project = project
         self.owner = uuid.uuid4().hex
         self.pid = os.getpid()
+        self.started = _STARTED
         with _ACTIVE_LOCK:
             _ACTIVE.add(self.owner)
 
@@ -107,15 +129,15 @@ class Reservations:
         with p.transaction():
             if stored is not None and stored():
                 return "stored"
-            row = p.db.execute("SELECT owner, pid, host, claimed_at FROM reservations WHERE key = ?",
+            row = p.db.execute("SELECT owner, pid, started, host, claimed_at FROM reservations WHERE key = ?",
                                [key]).fetchone()
             if row is not None and row[0] != self.owner and holder_alive(*row):
                 return "taken"
             p.db.execute(
-                "INSERT INTO reservations (key, owner, pid, host, claimed_at) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO reservations (key, owner, pid, started, host, claimed_at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, "
-                "host = excluded.host, claimed_at = excluded.claimed_at",
-                [key, self.owner, self.pid, _HOST, now()])
+                "started = excluded.started, host = excluded.host, claimed_at = excluded.claimed_at",
+                [key, self.owner, self.pid, self.started, _HOST, now()])
         return "claimed"
 
     def release(self, key: str) -> None:

@@ -364,7 +364,8 @@ def m0012_run_reservations(db: sqlite_utils.Database) -> None:
 
     ``reservations``: a request a run is about to send (``key``: what it
     asks, e.g. 'answer|item id|prompt id|model|repetition'), claimed by one
-    run (``owner``: a token of the run, ``pid`` and ``host`` of its process)
+    run (``owner``: a token of the run; ``pid``, ``started`` (its start
+    time, so a reused pid is told apart) and ``host`` of its process)
     in a short transaction before it is sent, so two runs at once never ask
     the same thing; removed when the run ends. A reservation whose process
     is gone (a kill) is taken over (reviewer.storage.reservations).
@@ -376,6 +377,7 @@ def m0012_run_reservations(db: sqlite_utils.Database) -> None:
         key TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
         pid INTEGER NOT NULL,
+        started TEXT NOT NULL DEFAULT '',
         host TEXT NOT NULL,
         claimed_at TEXT NOT NULL)""")
     db.execute("CREATE INDEX idx_reservations_owner ON reservations(owner)")
