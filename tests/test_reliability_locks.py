@@ -86,6 +86,28 @@ def test_a_read_only_look_at_a_project_open_here_copies_nothing(tmp_path, monkey
     assert integrity(db) == "ok"
 
 
+def test_importing_a_project_into_itself_reads_nothing_with_os_calls(tmp_path):
+    from reviewer.storage.db import ProjectError
+    from reviewer.storage.importers import import_source
+
+    db = tmp_path / "p.db"
+    p = open_project(db, create=True)
+    try:
+        with p.transaction():
+            p.set_meta("k", "v")
+        for source in (db, sidecars(db)[0]):
+            with pytest.raises(ProjectError) as refused:
+                import_source(p, source)
+            outside_read(db)
+            assert sidecars(db)[0].exists(), "detecting the format of the project read it with open()"
+            assert "is a project open here" in str(refused.value)
+        with p.transaction():
+            p.set_meta("k", "w")
+    finally:
+        p.close()
+    assert integrity(db) == "ok"
+
+
 @pytest.mark.gui
 def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qtbot, make_window):
     from PySide6.QtCore import Qt

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.db import Project, ProjectError, open_here
 from reviewer.storage.sources import record_source
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
@@ -65,6 +65,8 @@ def import_source(
     source = Path(source)
     if not source.exists():
         raise ProjectError(f"no such file or folder: {source}")
+    if source.is_file() and open_here(source):  # reading it with open() would drop SQLite's locks
+        raise ProjectError(f"{source} is a project open here, not a source to import")
     if fmt is None:
         fmt = detect_format(source)
         if fmt is None:
