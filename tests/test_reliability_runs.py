@@ -153,3 +153,38 @@ def test_a_read_only_project_is_refused_before_any_request(tmp_path):
             assert sum(fake.counts.values()) == 0
     finally:
         db.chmod(stat.S_IRUSR | stat.S_IWUSR)
+
+
+def test_two_judges_at_once_in_one_process_ask_every_verdict_once(tmp_path):
+    """The window's Run judge and another job in the same process (two
+    connections, two threads) share the work as two processes do."""
+    import threading
+
+    from reviewer.pipeline.execute import Settings
+    from reviewer.pipeline.judge import JudgeOptions, judge_runs
+    from tests.test_judge_models import judge_answer
+
+    db = text_project(tmp_path, n=12)
+    summaries, errors = [], []
+    with FakeOpenAI(answer=judge_answer, delay=0.05) as fake:
+        def job():
+            p = open_project(db)
+            try:
+                summaries.append(judge_runs(p, Settings(endpoint=fake.base_url, concurrency=2),
+                                            JudgeOptions(kind="failter", model="j", repetitions=2)))
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+            finally:
+                p.close()
+
+        threads = [threading.Thread(target=job) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    assert not errors, errors
+    assert len(fake.counts) == 24 and all(n == 1 for n in fake.counts.values())
+    assert sum(s.asked for s in summaries) == 24 and all(s.asked for s in summaries)
+    assert sum(s.taken + s.skipped for s in summaries) == 24
+    assert rows(db, "SELECT count(*) FROM verdicts WHERE judge = 'rules-judge/j'") == [(24,)]
+    assert rows(db, "SELECT count(*) FROM reservations") == [(0,)]
