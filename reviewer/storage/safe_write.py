@@ -15,8 +15,8 @@ Two steps, both here:
      to the written file to recognise it, so a golden set stays
      byte-identical). An empty file holds nothing and may be replaced;
    * a target inside (or equal to) a ``source`` the data was imported from
-     (a folder or file given by the caller; reviewer.storage.repo's
-     ``import_sources`` lists a project's).
+     (folders or files given by the caller;
+     reviewer.storage.sources.import_sources lists a project's).
 
    Refused even with ``force``: a folder where a file is written, a
    project this process holds open, and an SQLite file with a -wal or -shm
@@ -39,8 +39,13 @@ Use::
     GOLDEN = sw.json_format("golden set", lambda v: isinstance(v, dict) and "prompts" in v)
     sw.write_json(out, data, GOLDEN, sources=sources, force=force, indent=2)
 
-    with sw.replacing(out, SQLITE_EXPORT, force=force) as tmp:   # the writer writes tmp itself
+    with sw.replacing(out, EXPORT_FORMAT, force=force) as tmp:   # the writer writes tmp itself
         write_database(tmp)
+
+A new writer defines its FileFormat once (``json_format``, ``magic_format``
+or its own ``recognise``), passes the project's import sources (and any
+folder it reads) and the command's ``--force``, and lets TargetRefused /
+ProjectError reach the command line, which prints them as one line.
 
 Errors: ``TargetRefused`` for a refused target; ProjectError
 ("cannot write OUT: No space left on device") when writing fails.
@@ -50,6 +55,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -148,8 +154,8 @@ def check_target(target: os.PathLike | str, fmt: FileFormat, *, sources: Iterabl
                  force: bool = False) -> Path:
     """Check that ``target`` may be replaced by a file of ``fmt`` (module
     doc, step 1) and return it as a Path. Raises TargetRefused."""
-    target = Path(target)
     shown = str(target)
+    target = _real(Path(target))
     how = "; choose another file (or --force to replace it)"
     if target.is_dir():
         raise TargetRefused(f"{shown} is a folder; give a file name")
@@ -171,14 +177,19 @@ def check_target(target: os.PathLike | str, fmt: FileFormat, *, sources: Iterabl
         if not force:
             raise TargetRefused(f"{shown} is a reviewer project{how}")
         return target
-    is_sqlite = found.kind == "foreign" or (found.kind == "unreadable" and found.problem != "file is not a database")
     if force:
         return target
     if found.kind == "unreadable" and found.problem != "file is not a database":
         raise TargetRefused(f"{shown} exists and cannot be checked ({found.problem}){how}")
+    is_sqlite = found.kind == "foreign"  # else not SQLite at all: only now may it be read with open()
     if fmt.sqlite != is_sqlite or not fmt.recognise(target):
         raise TargetRefused(f"{shown} exists and is not {_article(fmt.name)}{how}")
     return target
+
+
+def _real(target: Path) -> Path:
+    """The file a symbolic link points to (it is the file replaced), else ``target``."""
+    return target.resolve() if target.is_symlink() else target
 
 
 def _article(name: str) -> str:
@@ -194,9 +205,9 @@ def replacing(target: os.PathLike | str, fmt: Optional[FileFormat] = None, *,
     error, the file is fsynced and renamed onto ``target``; on an error it
     is removed and the target is left as it was. OSError becomes
     ProjectError ("cannot write OUT: ...")."""
-    target = Path(target)
     if fmt is not None:
         check_target(target, fmt, sources=sources, force=force)
+    target = _real(Path(target))
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -206,8 +217,8 @@ def replacing(target: os.PathLike | str, fmt: Optional[FileFormat] = None, *,
     os.close(fd)
     tmp = Path(name)
     try:
-        try:
-            os.chmod(tmp, 0o666 & ~_UMASK)
+        try:  # the replaced file's permissions, or a new file's
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_UMASK)
             yield tmp
             _fsync_path(tmp)
             os.replace(tmp, target)
@@ -232,7 +243,6 @@ def write_bytes(target: os.PathLike | str, data: bytes, fmt: FileFormat, *,
             while view:
                 n = os.write(fd, view[:_CHUNK])
                 view = view[n:]
-            os.fsync(fd)
         finally:
             os.close(fd)
     return target
