@@ -81,9 +81,10 @@ class Summary:
 
     def line(self) -> str:
         """One line for the end of a command."""
+        taken = f", asked by another run {self.taken}" if self.taken else ""
         text = (f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
                 f"{f', truncated {self.truncated}' if self.truncated else ''}, "
-                f"already stored {self.skipped}{f', asked by another run {self.taken}' if self.taken else ''}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
+                f"already stored {self.skipped}{taken}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
                 f"wall time {self.wall_s:.1f} s")
         return text + (" (stopped early: run the same command again to continue)" if self.cancelled else "")
 

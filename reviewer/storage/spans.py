@@ -306,9 +306,10 @@ def write_golden_set(project: Project, name: str, out: Path, force: bool = False
     inside a source the project was imported from (the golden file itself
     included), unless ``force``; ProjectError when it cannot be written
     (the previous file is left whole)."""
-    safe_write.check_target(out, GOLDEN_FORMAT, sources=import_sources(project), force=force)
+    sources = import_sources(project)
+    safe_write.check_target(out, GOLDEN_FORMAT, sources=sources, force=force)
     data = golden_set_json(project, name)
-    safe_write.write_json(out, data, GOLDEN_FORMAT, sources=import_sources(project), force=force, indent=2)
+    safe_write.write_json(out, data, GOLDEN_FORMAT, sources=sources, force=force, indent=2)
     return len(data["prompts"])
 
 
