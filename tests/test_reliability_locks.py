@@ -143,3 +143,33 @@ def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qt
         assert p.db.execute("SELECT count(*) FROM reservations").fetchone()[0] == 0
     finally:
         p.close()
+
+
+@pytest.mark.gui
+def test_the_windows_file_dialogs_and_path_completion_never_read_the_project(qtbot, make_window):
+    """Qt's file system model reads every file of a folder it shows to tell
+    its type (MIME sniffing) unless told otherwise: shown the project's
+    folder, it dropped the window's locks."""
+    from reviewer.qt import file_dialogs
+
+    window, db = make_window(n=3)
+    window.import_dialog()  # the import bar's path completer watches the file system
+    model = window.import_bar.path.completer().model()
+    window.import_bar.path.setText(str(db.parent) + "/")
+    model.fetchMore(model.index(str(db.parent)))
+    qtbot.waitUntil(lambda: model.index(str(db)).isValid(), timeout=10_000)
+    model.data(model.index(str(db)))
+    qtbot.wait(500)  # the model's gatherer thread fetches icons and types meanwhile
+    outside_read(db)
+    assert sidecars(db)[0].exists(), "the completer's model read the project"
+    for accept in (file_dialogs.QFileDialog.AcceptMode.AcceptOpen, file_dialogs.QFileDialog.AcceptMode.AcceptSave):
+        d = file_dialogs.dialog(window, "pick", str(db.parent), accept=accept)
+        d.setViewMode(file_dialogs.QFileDialog.ViewMode.Detail)  # the Type column too
+        d.show()
+        qtbot.wait(1000)
+        d.reject()
+        outside_read(db)
+        assert sidecars(db)[0].exists(), "a file dialog read the project"
+    with window.session.project.transaction():
+        window.session.project.set_meta("k", "written after")
+    assert integrity(db) == "ok"

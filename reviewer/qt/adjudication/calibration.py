@@ -26,7 +26,6 @@ from PySide6.QtGui import QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -50,6 +49,7 @@ from reviewer.core.judging.calibration import (
 )
 from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
+from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
 from reviewer.storage import safe_write
 from reviewer.storage.db import ProjectError
@@ -257,7 +257,7 @@ class CalibrationPanel(QWidget):
         return None
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save chart", "score-distribution.png", "PNG images (*.png)")
+        path = file_dialogs.save_file_name(self, "Save chart", "score-distribution.png", "PNG images (*.png)")
         if path:
             problem = self.write_chart(Path(path))
             self.session.message.emit(f"saved {path}" if problem is None else f"could not save {path}: {problem}")
