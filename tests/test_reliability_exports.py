@@ -269,3 +269,19 @@ def test_failter_output_file_naming_a_project_is_refused_before_any_request(tmp_
         assert result.exit_code == 1 and "is a reviewer project" in result.output, result.output
         assert sum(fake.counts.values()) == 0
     assert project.read_bytes() == before and integrity(project) == "ok"
+
+
+def test_a_screenshot_never_replaces_the_project(golden, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
+           "REVIEWER_CONFIG_DIR": str(tmp_path / "config")}
+    runs = sqlite3.connect(golden).execute("SELECT count(*) FROM runs").fetchone()[0]
+    done = subprocess.run([sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(golden)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1 and "is the project itself" in done.stderr, (done.stdout, done.stderr)
+    assert integrity(golden) == "ok"  # still the project (the window itself writes to it: not byte for byte)
+    assert sqlite3.connect(golden).execute("SELECT count(*) FROM runs").fetchone()[0] == runs > 0
+    png = tmp_path / "shot.png"
+    done = subprocess.run([sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(png)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and leftovers(tmp_path) == []
