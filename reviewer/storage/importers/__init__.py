@@ -76,9 +76,8 @@ def import_source(
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")
-    report = FORMATS[fmt][1](project, source, options or ImportOptions())
-    record_source(project, source, fmt)  # no export writes into it (reviewer.storage.safe_write)
-    return report
+    record_source(project, source, fmt)  # first, so no export writes into it even after a killed import
+    return FORMATS[fmt][1](project, source, options or ImportOptions())
 
 
 __all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source"]
