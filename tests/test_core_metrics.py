@@ -384,7 +384,8 @@ def test_runs_of_different_models_are_never_pooled():
 def test_valid_json_signal_needs_three_runs() -> None:
     one = run_metrics(scored(LEFT, RIGHT).facts, [])
     v = prompt_verdict("p", "*", [one], CONFIG)
-    assert v.json_ok is None and v.json_signal == "1/1 (3 runs needed)"
+    # fewer runs than the rule needs cannot meet it: 0 in the export, never NULL
+    assert v.json_ok is False and v.json_signal == "1/1 (3 runs needed)"
     assert any("needs 3" in r and "not met" in r for r in v.reasons)
     three = prompt_verdict("p", "*", [one, one, one], CONFIG)
     assert three.json_ok is True and three.json_signal == "3/3"

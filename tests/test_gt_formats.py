@@ -18,6 +18,7 @@ from reviewer.core.models import BBox
 from reviewer.storage import repo
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.safe_write import TargetRefused
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from tests.conftest import ROOT, SAMPLES
 
@@ -26,6 +27,18 @@ FIX = ROOT / "tests" / "fixtures" / "gt"
 
 def box(x0, y0, x1, y1):
     return BBox(x_min=x0, y_min=y0, x_max=x1, y_max=y1)
+
+
+def beside_photos(tmp_path, fmt):
+    """The fixture folder of ``fmt`` copied with the sample photos in it: a
+    file named inside an imported file is read only inside the folder
+    imported, so the fixtures' '../../../../samples/...' paths are looked up
+    by name there."""
+    folder = tmp_path / fmt
+    shutil.copytree(FIX / fmt, folder)
+    for name in ("table-01.jpg", "table-02.jpg"):
+        shutil.copy(SAMPLES / "test-images" / name, folder / name)
+    return folder
 
 
 def cards(project, name, annotator=""):
@@ -42,8 +55,8 @@ def test_formats_are_detected():
     assert detect_format(SAMPLES) == "card-folder"  # a photo folder without labelme files stays a card folder
 
 
-def test_labelme_rectangle_polygon_group_id_description(project):
-    report = import_source(project, FIX / "labelme")
+def test_labelme_rectangle_polygon_group_id_description(project, tmp_path):
+    report = import_source(project, beside_photos(tmp_path, "labelme"))
     assert report.format == "labelme"
     got, piles = cards(project, "table-01")
     assert got == [
@@ -53,12 +66,14 @@ def test_labelme_rectangle_polygon_group_id_description(project):
         ("To be free from pain", "left", box(286.8, 283.9, 679.2, 500.1)),
         # two rectangles with group_id 1: one card, descriptions joined, box around both
         ("To have my financial affairs in order", "right", box(921.6, 128.2, 1302.4, 319.8)),
+        # a rectangle without description: a card with no text yet, in the pile its label names
+        ("", "right", box(896.6, 103.2, 1370.1, 1079.4)),
         # x_max 1650 reaches past the 1600 px wide photo: clamped
         ("Wild Card", "right", box(931.3, 861.6, 1600.0, 1054.4)),
     ]
     assert piles == [
         ("left", [[234.4, 80.1], [711.6, 80.1], [711.6, 1068.1], [234.4, 1068.1]]),  # polygon without description
-        ("right", [[896.6, 103.2], [1370.1, 103.2], [1370.1, 1079.4], [896.6, 1079.4]]),  # rectangle: its corners
+        ("right", None),
     ]
     assert any("Wild Card" in n and "clamped" in n for n in report.notes)
     skipped = dict(report.skipped)
@@ -73,9 +88,10 @@ def test_labelme_rectangle_polygon_group_id_description(project):
     assert piles == [("right", [[1520.4, 324.4], [1520.4, 760.9], [1081.2, 760.9], [1081.2, 324.4]])]
 
 
-def test_labelme_import_is_idempotent_and_keeps_the_projects_ground_truth(project):
-    import_source(project, FIX / "labelme")
-    again = import_source(project, FIX / "labelme")
+def test_labelme_import_is_idempotent_and_keeps_the_projects_ground_truth(project, tmp_path):
+    folder = beside_photos(tmp_path, "labelme")
+    import_source(project, folder)
+    again = import_source(project, folder)
     assert "ground truths" not in again.added and again.existing["ground truths"] == 2
 
 
@@ -91,7 +107,7 @@ def test_a_labelme_folder_is_also_a_card_folder(tmp_path):
         report = import_source(p, folder, options=ImportOptions(model="m"))
         assert report.format == "labelme"
         assert report.added["runs"] == 14 and report.added["items"] == 2
-        assert len(cards(p, "table-01")[0]) == 4 and cards(p, "table-02") == ([], [])
+        assert len(cards(p, "table-01")[0]) == 5 and cards(p, "table-02") == ([], [])  # one to transcribe
     finally:
         p.close()
 
@@ -154,8 +170,8 @@ def test_label_studio_several_annotations_are_several_annotators(tmp_path):
         p.close()
 
 
-def test_coco_bbox_segmentation_categories(project):
-    report = import_source(project, FIX / "coco" / "sample.json")
+def test_coco_bbox_segmentation_categories(project, tmp_path):
+    report = import_source(project, beside_photos(tmp_path, "coco") / "sample.json")
     assert report.format == "coco"
     got, piles = cards(project, "table-01")
     assert got == [
@@ -163,9 +179,11 @@ def test_coco_bbox_segmentation_categories(project):
         ("To die at home", "left", box(293.4, 105.1, 686.6, 322.9)),
         # no bbox, text in utf8_string: the bounds of the polygon segmentation
         ("To pray", "right", box(958.9, 315.6, 1345.1, 518.4)),
+        # a bbox without text or polygon (a detection box): a card with no text yet
+        ("", "left", box(234.4, 80.1, 711.6, 1068.1)),
     ]
     assert piles == [
-        ("left", [[234.4, 80.1], [711.6, 80.1], [711.6, 1068.1], [234.4, 1068.1]]),  # bbox corners, no text
+        ("left", None),
         ("right", [[896.6, 103.2], [1370.1, 103.2], [1370.1, 1079.4], [896.6, 1079.4]]),  # polygon, no text
     ]
     skipped = dict(report.skipped)
@@ -179,21 +197,31 @@ def test_the_annotator_name_consensus_is_reserved(project):
         import_source(project, FIX / "coco" / "sample.json", options=ImportOptions(annotator="Consensus"))
 
 
-def _sample_project(path):
+def _sample_project(path, sample=SAMPLES):
     p = open_project(path, create=True)
-    import_source(p, SAMPLES, options=ImportOptions(model="m"))
+    import_source(p, sample, options=ImportOptions(model="m"))
     return p
 
 
-@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "gt"), ("label-studio", "gt.json")])
+@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "test-images"),
+                                      ("label-studio", "gt.json")])
 def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
-    source = _sample_project(tmp_path / "a.db")
+    # the export is written where its photos are (beside them for labelme, their
+    # folder's parent for one COCO or Label Studio file): an import reads photos
+    # only inside the folder imported; that folder is an import source, so the
+    # export goes there only with force (reviewer.storage.safe_write)
+    folder = tmp_path / "cards"
+    shutil.copytree(SAMPLES, folder)
+    source = _sample_project(tmp_path / "a.db", folder)
+    (folder / "test-images" / "ground-truth.json").unlink()
     target = open_project(tmp_path / "b.db", create=True)
     try:
-        counts = export_ground_truth(source, tmp_path / name, fmt)
+        with pytest.raises(TargetRefused, match="which the project was imported from"):
+            export_ground_truth(source, folder / name, fmt)
+        counts = export_ground_truth(source, folder / name, fmt, force=True)
         assert (counts["piles"], counts["cards"], counts["skipped"]) == (5, 16, [])
-        assert (tmp_path / name).is_dir() == (fmt == "labelme")
-        report = import_source(target, tmp_path / name)
+        assert (folder / name).is_dir() == (fmt == "labelme")
+        report = import_source(target, folder / name)
         assert report.format == fmt and report.added["ground truths"] == 2
         for item in repo.items(source):
             a = repo.ground_truth(source, item.id)

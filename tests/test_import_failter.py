@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import judging, repo
+from reviewer.storage import calls, judging, repo
+from reviewer.storage.failter_report import failter_rows
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.failter import (
     front_matter,
@@ -43,7 +44,7 @@ def test_detection():
 def test_dual_judge_experiment(project):
     report = import_source(project, FIXTURE / "dual-judge")
     assert report.format == "failter"
-    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 6, "verdicts": 5}
+    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 6, "verdicts": 7}
     by_run = _verdicts_by_run(project)
     gpt = {doc: by_run[(f"dual-judge/{doc}", "openai/gpt-4o-mini", "cleanup-v1")] for doc in ("doc1.md", "doc2.md",
                                                                                              "doc3.md")}
@@ -60,14 +61,19 @@ def test_dual_judge_experiment(project):
     assert rules.rationale.startswith("Removed the image") and "grade: B" in rules.raw
     assert rules.source == "dual-judge/openai/gpt-4o-mini/cleanup-v1/doc1.md.eval#rules_based_eval"
 
-    # qwen: the bad ground-truth block is skipped, the rules block kept
+    # qwen: the unreadable ground-truth block is an undecided verdict (raw kept), the rules block kept
     qwen = by_run[("dual-judge/doc1.md", "qwen3-8b", "cleanup-v1")]
-    assert [(v.judge, v.scores["score"]) for v in qwen] == [("rules-judge", 40.0)]
+    assert [(v.judge, v.scores["score"]) for v in qwen] == [("rules-judge", 40.0), ("gt-judge", None)]
+    assert qwen[1].rationale == "undecided: grade 'Excellent' is not one of A, B, C, D, F"
+    assert "Excellent" in qwen[1].raw
+    # a reply that is no judgement at all: an undecided rules-based verdict with the reply as raw
+    [refusal] = by_run[("dual-judge/doc2.md", "qwen3-8b", "cleanup-v1")]
+    assert (refusal.judge, refusal.scores, refusal.raw) == (
+        "rules-judge", {"score": None}, "I am sorry, but I cannot evaluate this output without more context.")
     reasons = dict(report.skipped)
-    assert "ground_truth_eval: grade 'Excellent'" in reasons["dual-judge/qwen3-8b/cleanup-v1/doc1.md.eval"]
-    assert "malformed" in reasons["dual-judge/qwen3-8b/cleanup-v1/doc2.md.eval"]
     assert reasons["dual-judge/qwen3-8b/cleanup-v1/doc4.md.eval"] == "no trial output beside it"
-    assert len(report.skipped) == 3  # the .thoughts file is ignored, not skipped
+    assert len(report.skipped) == 1  # the .thoughts file is ignored, not skipped
+    assert any("2 judgement(s) without a readable score" in n for n in report.notes)
     assert any("1 trial output(s) without an .eval" in n for n in report.notes)
 
     items = {i.name: i for i in repo.items(project)}
@@ -78,12 +84,13 @@ def test_dual_judge_experiment(project):
     assert "{{INPUT_TEXT}}" in prompt.text and prompt.schema_.value == "free"
 
     again = import_source(project, FIXTURE / "dual-judge")
-    assert again.added == {} and again.existing["verdicts"] == 5
+    assert again.added == {} and again.existing["verdicts"] == 7
 
 
 def test_single_judge_experiment(project):
     report = import_source(project, FIXTURE / "single-judge")
-    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4}
+    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4,
+                            "failed trials": 1}
     runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
     # front matter names the model and is not part of the output
     gpt1 = runs[("single-judge/doc1.md", "openai/gpt-4o-mini")]
@@ -93,7 +100,9 @@ def test_single_judge_experiment(project):
     assert runs[("single-judge/doc1.md", "qwen3-8b")]["prompt"] == "cleanup_v2"
     assert ("single-judge/doc2.md", "qwen3-8b") not in runs
     reasons = dict(report.skipped)
-    assert reasons["single-judge/results/qwen3-8b_cleanup_v2/doc2.md"].startswith("trial failed: LLM call timed out")
+    [failed] = [f for f in calls.failed_answers(project)]
+    assert (failed["item"], failed["model"], failed["prompt"]) == ("single-judge/doc2.md", "ollama/qwen3:8b", "cleanup_v2")
+    assert failed["error"].startswith("LLM call timed out")
     assert "unknown evaluation-method 'vibes'" in reasons["single-judge/results/qwen3-8b_cleanup_v2/doc3.md.eval"]
 
     by_run = _verdicts_by_run(project)
@@ -113,7 +122,7 @@ def test_single_judge_experiment(project):
 
 def test_whole_fixture_folder_imports_both_experiments(project):
     report = import_source(project, FIXTURE)
-    assert report.added["items"] == 6 and report.added["verdicts"] == 9
+    assert report.added["items"] == 6 and report.added["verdicts"] == 11
     assert import_source(project, FIXTURE).added == {}
 
 
@@ -143,12 +152,11 @@ def test_score_scale_is_decided_per_experiment(project, tmp_path):
     assert (by_item["exp/a.md"].scale, by_item["exp/a.md"].scores) == (Scale.PERCENT, {"score": 85.0})
     assert (by_item["exp/b.md"].scale, by_item["exp/b.md"].scores) == (Scale.PERCENT, {"score": 4.0})
     assert (by_item["exp/c.md"].scale, by_item["exp/c.md"].scores) == (Scale.ORDINAL5, {"score": 4.0})
-    assert set(by_item) == {"exp/a.md", "exp/b.md", "exp/c.md"}
-    reasons = dict(report.skipped)
-    assert reasons["exp/outputs/m/p/d.md.eval"] == "score 140 is not on scale 0-100"
-    assert "off its declared scale 1-5" in reasons["exp/outputs/m/p/e.md.eval"]
-    assert reasons["exp/outputs/m/p/f.md.eval"] == "malformed .eval: no grade or score"
-    assert report.added["runs"] == 6
+    undecided = {name: v.rationale for name, v in by_item.items() if v.scores["score"] is None}
+    assert undecided == {"exp/d.md": "undecided: score 140 is off its scale 0-100",
+                         "exp/e.md": "undecided: score 9 is off its scale 1-5",
+                         "exp/f.md": "undecided: no grade or score"}
+    assert report.skipped == [] and report.added["runs"] == 6
 
 
 def test_parse_eval_forms():
@@ -160,14 +168,16 @@ def test_parse_eval_forms():
     assert (j.method, j.grade, j.scale) == (Method.RULES, "B", Scale.GRADE)
     assert problems == ["no evaluation-method: read as rules-based"]
     found, problems = parse_eval("rules_based_eval:\n  score: 70\n  judge_model: m1\nground_truth_eval: oops\n")
-    assert [(j.method, j.score, j.judge_model) for j in found] == [(Method.RULES, 70.0, "m1")]
-    assert problems == ["ground_truth_eval is not a mapping"]
+    assert [(j.method, j.score, j.judge_model, j.problem) for j in found] == [
+        (Method.RULES, 70.0, "m1", ""), (Method.GROUND_TRUTH, None, None, "ground_truth_eval is not a mapping")]
     with pytest.raises(ValueError, match="unknown evaluation-method"):
         parse_eval("grade: A\nevaluation-method: failed\n")
-    with pytest.raises(ValueError, match="not one of"):
-        parse_eval("grade: E\n")
-    with pytest.raises(ValueError):
-        parse_eval("")
+    (j,), _ = parse_eval("grade: E\n")
+    assert j.grade is None and "not one of" in j.problem
+    (j,), _ = parse_eval("")
+    assert j.method == Method.RULES and j.problem
+    (j,), _ = parse_eval("score: null\nerror: 'judge request failed: 500'\nevaluation-method: ground-truth\n")
+    assert (j.method, j.score, j.problem) == (Method.GROUND_TRUTH, None, "the judgement failed: judge request failed: 500")
     assert infer_score_scale([1, 5, 3.5]) == Scale.ORDINAL5
     assert infer_score_scale([0, 4]) == Scale.PERCENT
     assert sanitize("ollama/qwen3:8b") == "ollama-qwen3-8b" and sanitize("prompt_v1.md") == "prompt_v1"
@@ -198,6 +208,10 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     (exp / "ground_truth" / "doc1.md").write_text("# Doc 1\ntext one\n")
     (exp / "templates" / "cleanup-v1.md").write_text("Remove images.\n\n{{INPUT_TEXT}}")
     art = tmp_path / "results" / "run-001" / "artifacts"
+    # the spec `failter run` was given: it makes tmp_path the experiment folder, the
+    # only place an output's source-input-path is looked up
+    (tmp_path / "spec.yml").write_text("version: 2\ninputs_dir: ./exp1/inputs\ntemplates_dir: ./exp1/templates\n"
+                                       "artifacts_dir: ./results/run-001/artifacts\n")
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
     for model, folder in (("openai/gpt-4o-mini", "openai-gpt-4o-mini_cleanup-v1"),
                           ("ollama/qwen3:8b", "ollama-qwen3-8b_cleanup-v1")):
@@ -227,9 +241,16 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     assert detect_format(art) == "failter" and detect_format(art.parent) == "failter"
     report = import_source(project, art)
     assert report.format == "failter"
-    assert report.added == {"items": 2, "prompts": 1, "references": 1, "runs": 3, "verdicts": 3}, report.summary()
+    assert report.added == {"items": 2, "prompts": 1, "references": 1, "runs": 3, "verdicts": 3,
+                            "failed trials": 1}, report.summary()
     skipped = dict(report.skipped)
-    assert "trial failed: Read timed out" in skipped["artifacts/ollama-qwen3-8b_cleanup-v1/doc2.md"]
+    [failed] = calls.failed_answers(project)  # the failed trial: an error, with its message and retries
+    assert (failed["item"], failed["model"], failed["error"], failed["attempts"]) == (
+        "exp1/doc2.md", "ollama/qwen3:8b", "Read timed out", 2)
+    rows = {r.model: r for r in failter_rows(project)}
+    assert (rows["ollama/qwen3:8b"].trials, rows["ollama/qwen3:8b"].errors) == (2, 1)
+    assert rows["ollama/qwen3:8b"].avg_score == pytest.approx((60 + 0) / 2)  # the failed trial scores 0
+    assert (rows["openai/gpt-4o-mini"].avg_time_s, rows["openai/gpt-4o-mini"].avg_tokens) == (0.79, 120)
     assert "./exp1/inputs/doc9.md was not found" in skipped["artifacts/openai-gpt-4o-mini_cleanup-v1/doc9.md"]
     items = {i.name: i for i in repo.items(project)}
     assert set(items) == {"exp1/doc1.md", "exp1/doc2.md"}  # as `reviewer run spec.yml` names them

@@ -131,7 +131,10 @@ def test_failter_spec_end_to_end(tmp_path, dual):
         else:
             assert cells[2] == "mixed: rules-based 1, ground-truth 1, failed 1"
             assert float(cells[5]) == pytest.approx((100 + 60 + 0) / 3, abs=0.01)
-        assert json.loads((tmp_path / "exp1" / "report.json").read_text())[0]["trials"] == 3
+        usage = json.loads((tmp_path / "exp1" / "report.json").read_text())  # Failter's USAGE.md shape
+        row = next(o for o in usage if o["prompt_id"] == "clean-b.md" and o["usage"]["model_used"] == "ollama/qwen3:8b")
+        assert row["error"].startswith("exp1/doc2.md: Trial failed: HTTP 500") and row["score"] is not None
+        assert json.loads(first.stdout) == usage
         judged = sum(1 for t in fake.counts if t.startswith("judge|"))
         second = cli(*args)
         assert second.exit_code == 0, second.output  # the failed trial is asked again, then judged

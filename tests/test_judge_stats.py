@@ -287,7 +287,11 @@ def test_agreement_json(tmp_path):
     assert data["disputes"]["total"] > 0 and data["disputes"]["by_kind"]["position-flip"] == 1
     stats = {(r["raters"], r["statistic"]): r for r in data["agreement"]}
     assert stats[("A vs B", "percent_agreement")]["n"] == 3
-    assert set(data["agreement"][0]) == {"raters", "dimension", "statistic", "value", "n", "note"}
+    assert set(data["agreement"][0]) == {"raters", "dimension", "statistic", "value", "n", "note", "ci_low",
+                                         "ci_high", "ci_method", "prevalence"}
+    kappa = stats[("A vs B", "cohen_kappa")]
+    assert kappa["ci_method"] in ("BCa", "percentile") and kappa["ci_low"] <= kappa["value"] <= kappa["ci_high"]
+    assert sum(kappa["prevalence"].values()) == pytest.approx(1.0)
     text = invoke("agreement", tmp_path / "a.db").output
     assert "position_swap_consistency" in text and "disputes:" in text
 
@@ -305,16 +309,20 @@ def test_export_has_the_judge_tables(tmp_path):
     con = sqlite3.connect(tmp_path / "out.db")
     cols = [r[1] for r in con.execute("PRAGMA table_info(verdicts)")]
     assert cols == ["verdict_id", "subject", "run_id", "other_run_id", "judge", "judge_model", "prompt_version",
-                    "method", "scale", "dimension", "value", "value_text", "rationale", "answer_order", "repetition"]
+                    "method", "scale", "dimension", "value", "value_text", "rationale", "answer_order", "repetition",
+                    "flags", "issues_found", "source", "raw"]
     assert con.execute("SELECT value, value_text FROM verdicts WHERE judge = 'llama'").fetchone() == (5.0, None)
     assert con.execute("SELECT count(*) FROM verdicts WHERE judge = 'A' AND value_text IS NULL").fetchone() == (1,)
     assert [r[1] for r in con.execute("PRAGMA table_info(disputes)")] == [
         "dispute_id", "kind", "subject", "dimension", "verdict_ids", "severity", "detail"]
     assert con.execute("SELECT value, reviewer, sided_with FROM adjudications").fetchone() == ("2", "r", None)
     assert [r[1] for r in con.execute("PRAGMA table_info(agreement)")] == [
-        "raters", "dimension", "statistic", "value", "n", "note"]
-    assert con.execute("SELECT value FROM agreement WHERE raters = 'A vs B' AND statistic = 'percent_agreement'"
-                       ).fetchone()[0] == pytest.approx(2 / 3)
+        "raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method", "prevalence"]
+    value, low, high, method, prevalence = con.execute(
+        "SELECT value, ci_low, ci_high, ci_method, prevalence FROM agreement WHERE raters = 'A vs B' "
+        "AND statistic = 'percent_agreement'").fetchone()
+    assert value == pytest.approx(2 / 3) and low <= value <= high and method in ("BCa", "percentile")
+    assert prevalence.startswith("1 ")
     con.close()
 
 

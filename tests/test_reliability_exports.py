@@ -285,3 +285,85 @@ def test_a_screenshot_never_replaces_the_project(golden, tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and leftovers(tmp_path) == []
+
+
+def test_failter_artifacts_never_replace_a_project_or_a_foreign_file(tmp_path):
+    from tests.test_failter_run import answers, experiment
+
+    spec = experiment(tmp_path)
+    art = spec.parent / "artifacts"
+    db = tmp_path / "f.db"
+    run = ("run", db, spec)
+    # artifacts_dir naming a project: refused before any request, the project untouched
+    assert cli("init", art).exit_code == 0
+    before = art.read_bytes()
+    with FakeOpenAI(answer=answers("score: 80")) as fake:
+        result = cli(*run, "--endpoint", fake.base_url)
+        assert result.exit_code == 1 and "is a file; Failter's artifacts are written to a folder" in result.output, \
+            result.output
+        assert sum(fake.counts.values()) == 0
+    assert art.read_bytes() == before and integrity(art) == "ok"
+    art.unlink()
+    # a project, or a user's file, where a trial's output goes: refused before any request unless --force
+    trial = art / "ollama-qwen3-8b_clean-a" / "doc0.md"
+    trial.parent.mkdir(parents=True)
+    assert cli("init", trial).exit_code == 0
+    notes = art / "openai-gpt-4o-mini_clean-b" / "doc1.md.eval"
+    notes.parent.mkdir()
+    notes.write_text("my own notes\n")
+    with FakeOpenAI(answer=answers("score: 80")) as fake:
+        result = cli(*run, "--endpoint", fake.base_url)
+        assert result.exit_code == 1 and "is a reviewer project" in result.output, result.output
+        assert sum(fake.counts.values()) == 0
+        trial.unlink()
+        result = cli(*run, "--endpoint", fake.base_url)
+        assert result.exit_code == 1 and "is not a Failter .eval file" in result.output, result.output
+        assert sum(fake.counts.values()) == 0 and notes.read_text() == "my own notes\n"
+        forced = cli(*run, "--endpoint", fake.base_url, "--force")
+        assert forced.exit_code == 0, forced.output
+    assert yaml_score(notes) == 80 and trial.read_text().startswith("---\n") and leftovers(trial.parent) == []
+    # Failter's own files are replaced; unchanged ones are left as they are
+    stamps = {p: p.stat().st_mtime_ns for p in art.rglob("*") if p.is_file()}
+    with FakeOpenAI(answer=answers("score: 80")) as fake:
+        again = cli(*run, "--endpoint", fake.base_url)
+        assert again.exit_code == 0 and sum(fake.counts.values()) == 0, again.output
+    assert {p: p.stat().st_mtime_ns for p in art.rglob("*") if p.is_file()} == stamps
+
+
+def test_failter_artifacts_inside_the_inputs_are_refused(tmp_path):
+    from tests.test_failter_run import answers, experiment
+
+    spec = experiment(tmp_path)
+    spec.write_text(spec.read_text().replace("artifacts_dir: artifacts", "artifacts_dir: inputs/artifacts"))
+    with FakeOpenAI(answer=answers("score: 80")) as fake:
+        result = cli("run", tmp_path / "f.db", spec, "--endpoint", fake.base_url)
+        assert result.exit_code == 1 and "inputs, which the project was imported from" in result.output, \
+            result.output
+        assert sum(fake.counts.values()) == 0
+    assert not (spec.parent / "inputs" / "artifacts").exists()
+
+
+def yaml_score(path) -> float:
+    import yaml
+
+    return yaml.safe_load(path.read_text())["score"]
+
+
+def test_the_export_metadata_file_never_replaces_a_foreign_file(golden, tmp_path):
+    out = tmp_path / "out.db"
+    meta = tmp_path / "out.db.metadata.json"
+    meta.write_text('{"mine": true}\n')
+    result = cli("export", golden, out)
+    assert result.exit_code == 1 and "out.db.metadata.json exists and is not a Datasette metadata file" \
+        in result.output, result.output
+    assert not out.exists() and meta.read_text() == '{"mine": true}\n'  # refused before anything is written
+    meta.unlink()
+    assert cli("init", meta).exit_code == 0
+    result = cli("export", golden, out)
+    assert result.exit_code == 1 and "is a reviewer project" in result.output and integrity(meta) == "ok"
+    meta.unlink()
+    assert cli("export", golden, out).exit_code == 0
+    first = json.loads(meta.read_text())
+    assert "runs" in first["databases"]["out"]["tables"]
+    assert cli("export", golden, out).exit_code == 0  # its own metadata is replaced
+    assert json.loads(meta.read_text()) == first and leftovers(tmp_path) == []

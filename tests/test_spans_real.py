@@ -95,27 +95,31 @@ def test_gemini_summary_recomputed_without_its_block(data_dir, tmp_path, project
 
 
 def test_compare_category_deltas_are_the_difference_of_the_averages(data_dir, tmp_path):
+    # the current snapshot: the baseline's first 40 prompts, lighting coverage 5 in the first ten
+    data = json.loads((data_dir / "snapshots" / "baseline.json").read_text(encoding="utf-8"))
+    data.pop("summary")
+    data["results"] = data["results"][:40]
+    for r in data["results"][:10]:
+        r["judgeResult"]["categoryScores"]["lighting"]["coverage"] = 5
+    (tmp_path / "trimmed.json").write_text(json.dumps(data), encoding="utf-8")
     db = tmp_path / "c.db"
     runner = CliRunner()
-    for name in ("baseline.json", "latest-gemini.json"):
-        assert runner.invoke(main, ["import", str(db), str(data_dir / "snapshots" / name)]).exit_code == 0
-    result = runner.invoke(main, ["compare", str(db), "baseline", "latest-gemini", "--json"])
+    for path in (data_dir / "snapshots" / "baseline.json", tmp_path / "trimmed.json"):
+        assert runner.invoke(main, ["import", str(db), str(path)]).exit_code == 0
+    result = runner.invoke(main, ["compare", str(db), "baseline", "trimmed", "--json"])
     assert result.exit_code == 0, result.output
     c = json.loads(result.output)
     assert set(c) >= {"score_delta", "regressions", "improvements", "category_deltas", "new_confusions",
-                      "resolved_confusions", "section_deltas"}
+                      "resolved_confusions", "section_deltas", "shared_prompts", "warning"}
+    assert (c["shared_prompts"], c["warning"], c["only_shared"]) == (40, None, False)  # 40 of 40: the whole snapshots
     base = load_snapshot(json.loads((data_dir / "snapshots" / "baseline.json").read_text(encoding="utf-8")))
-    gem = load_snapshot(json.loads((data_dir / "snapshots" / "latest-gemini.json").read_text(encoding="utf-8")))
-    a, b = compute_summary(base)["avgCategoryScores"], compute_summary(gem)["avgCategoryScores"]
+    a, b = compute_summary(base)["avgCategoryScores"], compute_summary(load_snapshot(data))["avgCategoryScores"]
     for cat in a:
         for k in ("coverage", "precision"):
             assert c["category_deltas"][cat][k] == pytest.approx(b[cat][k] - a[cat][k])
-    assert c["category_deltas"]["camera"]["coverage"] == pytest.approx(4 - 3.41, abs=0.005)
-    assert c["score_delta"] == pytest.approx(23 - 20.69, abs=0.005)
-    assert c["new_confusions"] == [] and len(c["resolved_confusions"]) == 10
-    assert all(set(x) == {"assigned_role", "expected_role", "count"} for x in c["resolved_confusions"])
-    text = runner.invoke(main, ["compare", str(db), "baseline", "latest-gemini"])
-    assert text.exit_code == 0 and "category deltas" in text.output
+    assert c["category_deltas"]["lighting"]["coverage"] > 0
+    text = runner.invoke(main, ["compare", str(db), "baseline", "trimmed"])
+    assert text.exit_code == 0 and "category deltas" in text.output and "warning" not in text.output
     missing = runner.invoke(main, ["compare", str(db), "baseline", "nope"])
     assert missing.exit_code == 1 and "no span snapshot named 'nope'" in missing.output
 

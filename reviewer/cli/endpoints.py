@@ -111,7 +111,8 @@ def _finish(summary, what: str) -> None:
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=lambda c, p, v: _weights(c, p, v),
               metavar="RULES:GT", help="Failter spec: weights of the two judges in Avg_Score.")
 @click.option("--force", is_flag=True,
-              help="Failter spec: replace its output_file even when it is not a Failter report or lies in the inputs.")
+              help="Failter spec: replace its output_file and artifacts even when they are not Failter's files "
+                   "or lie in the inputs.")
 @_endpoint_options
 @_friendly
 def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
@@ -121,8 +122,11 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
             seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
-    asked again. With SPEC (a Failter v2 spec.yml): trials, judging and the
-    Failter report as one idempotent pipeline."""
+    asked again. With SPEC (a Failter v2 spec.yml): trials, judging, the
+    Failter report (table on stderr) and Failter's artifacts and JSON report
+    (on stdout and in output_file) as one idempotent pipeline; --model,
+    --prompt and --retries override the spec's models, templates and
+    retries."""
     from reviewer.pipeline.ask import RunOptions, run_models
     from reviewer.storage.scores import verdicts
 
@@ -130,21 +134,33 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
 
+        if item_names or repetitions != 1:
+            raise click.UsageError("--item and --repetitions do not apply to a Failter spec (it asks every input "
+                                   "once); --model, --prompt and --retries override the spec")
+        source = click.get_current_context().get_parameter_source("retries")
+        given = source == click.core.ParameterSource.COMMANDLINE
         p = open_project(project, create=True)
         try:
             with _Progress("failter") as progress:
                 result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
                                   temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
-                                  force=force)
+                                  retries=retries if given else None, models=models, templates=prompt_names,
+                                  notice=lambda line: echo(line, err=True), force=force)
             vs = verdicts(p)
         except SpecError as exc:
             raise click.ClickException(str(exc)) from None
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the artifacts or output_file: {exc}") from None
         finally:
             p.close()
-        echo(result.report, nl=False)
-        echo("")
+        # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
+        echo(result.report, nl=False, err=True)
+        echo("", err=True)
         for name, summary in (("trials", result.trials), ("judging", result.judging)):
-            echo(f"{name}: {summary.line()}")
+            echo(f"{name}: {summary.line()}", err=True)
+        if result.artifacts_written:
+            echo(f"artifacts: {result.artifacts_written} file(s) written", err=True)
+        echo(result.usage)
         failed = result.trials.failed + result.judging.failed
         if failed:
             echo(f"Error: {failed} request(s) failed after their retries; run the same command again to retry "

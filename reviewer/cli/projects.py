@@ -47,17 +47,21 @@ def init(project: Path) -> None:
 @click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
 @click.option("--annotator", metavar="NAME", help="Whose ground truth a labelme, COCO or Label Studio source "
               "holds (left out: the consensus).")
+@click.option("--human", is_flag=True, help="Every verdict of SOURCE is a person's label (hand labels), never a "
+              "judge: jsonl-verdicts, rubric-verdicts, tarot-readings.")
 @_friendly
 def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
                schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool,
-               annotator: Optional[str]) -> None:
+               annotator: Optional[str], human: bool = False) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
     from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
+    from reviewer.storage.importers.base import HUMAN_FORMATS
 
     options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator)
+                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator,
+                            human=human)
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
     if fmt is not None and fmt not in FORMATS:
@@ -65,6 +69,9 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     fmt = fmt or detect_format(source)
     if fmt is None:  # before the project file is made, so a failed import leaves none behind
         raise click.ClickException(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
+    if human and fmt not in HUMAN_FORMATS:
+        raise click.ClickException(f"--human marks verdicts as a person's; {fmt} is not a verdict format "
+                                   f"({', '.join(HUMAN_FORMATS)})")
     p = open_project(project, create=create)
     try:
         report = import_source(p, source, fmt, options)
@@ -125,6 +132,7 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
             case_store.use_metrics(p, metrics)
         score_project(p, strict=strict, jobs=jobs or default_jobs())
         case_lines = case_report.case_score_lines(p)
+        datasets = case_store.dataset_names(p)
         # the stored metrics, one pass: memory does not grow with the runs
         summary = summarize(p)
         vs = summary.reviewed if reviewed else summary.auto
@@ -136,11 +144,13 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
         _gate(vs, fail_on)
         return
     header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
-    unscored = summary.free_prompts
+    # the answers of test cases are scored by the rule metrics (case_lines), not free text
+    unscored = [name for name in summary.free_prompts if name not in datasets]
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
-    echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
-               f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
-    echo(text_table(header, rows) if rows else "no scored prompt")
+    if rows or not case_lines:
+        echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+             f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
+        echo(text_table(header, rows) if rows else "no scored prompt")
     items = len({v.item for v in vs if v.item != "*"})
     if items > GRID_ITEMS:
         echo(f"{items} items: per-item verdicts in 'reviewer report' and 'reviewer score --json'")
@@ -154,18 +164,26 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
-                                            "or inside what the project was imported from.")
+@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Per-token prices (JSON or YAML {model: {input, output}}) for the runs' cost.")
+@click.option("--force", is_flag=True, help="Replace OUT (and its metadata file) even when it is a project, a file "
+                                            "of another format or inside what the project was imported from.")
 @_friendly
-def export(project: Path, out: Path, force: bool = False) -> None:
+def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool = False) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT (replaced
-    whole; an earlier export, or a new file)."""
+    whole; an earlier export, or a new file), with a Datasette metadata file
+    OUT.metadata.json beside it."""
     from reviewer.storage.export import export_project
+    from reviewer.storage.failter_report import load_prices
 
+    try:
+        price_table = load_prices(prices) if prices else None
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     p = open_project(project)
     _read_only_note(p)
     try:
-        counts = export_project(p, out, force=force)
+        counts = export_project(p, out, prices=price_table, force=force)
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -232,7 +250,8 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
-              help="json: the test-case report in the seed's shape, one report per model.")
+              help="json: the test-case report in the seed's shape, one report per model; without test "
+                   "cases, the project's sections, the Failter table among them (README: report --format json).")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -243,16 +262,28 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
               help="Test cases: compare two models or two dates (YYYY-MM-DD) side by side, with the cases that flipped.")
 @click.option("--basis", type=click.Choice(["auto", "reviewed"]), default="auto", show_default=True,
               help="Test cases, --format json: the checks as fired or after the decisions.")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+                   "(resources/tarot-rules.toml); kept in the project.")
 @_friendly
 def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path],
-           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto") -> None:
+           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto",
+           rules_file: Optional[Path] = None) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
     from reviewer.storage import case_report
     from reviewer.storage import spans as span_store
+    from reviewer.storage.span_report import report_csv as span_csv
+    from reviewer.storage.cases import has_cases
+    from reviewer.storage.project_report import project_report_json
     from reviewer.storage.gt_annotators import gt_agreement_rows
-    from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices
+    from reviewer.storage.failter_report import (
+        failed_markdown,
+        failter_markdown,
+        failter_rows,
+        load_prices,
+    )
     from reviewer.storage.judge_report import (
         build_judge_report,
         has_verdicts,
@@ -265,12 +296,21 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         pair = case_report.parse_compare(compare_pair) if compare_pair else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--compare") from None
+    rules = _read_rules(rules_file)
     p = open_project(project)
     _read_only_note(p)
     try:
+        _use_rules(p, rules, rules_file)
         score_project(p, only_stale=True)
         if fmt == "json":
-            echo(case_report.case_report_json(p, basis))
+            if has_cases(p):
+                echo(case_report.case_report_json(p, basis))
+                return
+            try:
+                price_table = load_prices(prices) if prices else None
+            except ValueError as exc:
+                raise click.ClickException(str(exc)) from None
+            echo(project_report_json(p, weights, price_table))
             return
         cases_md = case_report.case_report_markdown(p, pair)
         summary = summarize(p)
@@ -287,12 +327,14 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         trials = failter_rows(p, weights, price_table)
         failed = failed_markdown(p)
         span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
+        span_rows = span_csv(p) if fmt == "csv" else ""
         gt_rows = gt_agreement_rows(p)
     finally:
         p.close()
-    cards = bool(auto) or not (judged or cases_md)
+    cards = bool(auto) or not (judged or cases_md or span_rows)
     if fmt == "csv":
-        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else [])
+        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
+            + ([span_rows] if span_rows else [])
         echo("\n".join(parts), nl=False)
         return
     echo(f"# reviewer report: {project.name}\n")
@@ -319,21 +361,44 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
         echo("\n" + span_md, nl=False)
 
 
+def _read_rules(path: Optional[Path]):
+    """The rubric rules of --rules FILE (ProjectError, one line, when unusable), or None."""
+    from reviewer.storage.rubric_rules import read_rules_file
+
+    return read_rules_file(path) if path is not None else None
+
+
+def _use_rules(p, rules, path: Optional[Path]) -> None:
+    """Keep --rules in the project, so every later refresh of the disputes uses them."""
+    if rules is not None and path is not None:
+        from reviewer.storage.rubric_rules import use_rules
+
+        use_rules(p, rules, path.name)
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+                   "(resources/tarot-rules.toml); kept in the project.")
 @_friendly
-def agreement(project: Path, as_json: bool) -> None:
+def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
-    its judges, humans and adjudications (undefined values: null in JSON)."""
+    its judges, humans and adjudications with 95 % bootstrap intervals
+    (ci_low, ci_high, ci_method) and class prevalence (undefined values:
+    null in JSON)."""
     from reviewer.core.judging.verdicts import DisputeKind
-    from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+    from reviewer.storage.judge_stats import refresh_disputes
+    from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, agreement_with_intervals
 
+    rules = _read_rules(rules_file)
     p = open_project(project)
     _read_only_note(p)
     try:
+        _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
-        rows = agreement_table(p)
+        rows = agreement_with_intervals(p)
     finally:
         p.close()
     by_kind = Counter(d.kind.value for d in found)
@@ -342,8 +407,7 @@ def agreement(project: Path, as_json: bool) -> None:
         echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
         return
     if rows:
-        echo(text_table(["raters", "dimension", "statistic", "value", "n", "note"],
-                              [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in rows]))
+        echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)))
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))

@@ -45,10 +45,12 @@ class ChatError(Exception):
     body); ``attempts``: how many requests were sent. The message never
     holds the key."""
 
-    def __init__(self, message: str, *, status: Optional[int] = None, attempts: int = 1):
+    def __init__(self, message: str, *, status: Optional[int] = None, attempts: int = 1,
+                 retry_errors: Optional[list[str]] = None):
         super().__init__(message)
         self.status = status
         self.attempts = attempts
+        self.retry_errors = list(retry_errors or [])  # the errors of the attempts before the last
 
 
 class _Retryable(Exception):
@@ -128,7 +130,9 @@ class ChatAnswer:
     ('stop', 'length' = cut off at max_tokens, ...), token usage (None when
     the server does not say), ``latency_ms`` of the successful attempt,
     ``server_model`` (the model name the server reports), the request
-    ``params`` and ``attempts`` (1 = no retry)."""
+    ``params`` and ``attempts`` (1 = no retry); ``retry_errors``: the
+    errors of the attempts that were retried, oldest first; ``total_ms``:
+    the whole call with its retries and waits."""
 
     content: str
     finish_reason: Optional[str] = None
@@ -139,6 +143,8 @@ class ChatAnswer:
     server_model: Optional[str] = None
     params: dict = field(default_factory=dict)
     attempts: int = 1
+    retry_errors: list = field(default_factory=list)
+    total_ms: Optional[float] = None
 
     @property
     def truncated(self) -> bool:
@@ -294,17 +300,27 @@ class ChatClient:
         retryable."""
         async with self._semaphore:
             attempts = 0
+            errors: list[str] = []
+            started = time.perf_counter()
             try:
                 async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries + 1),
                                                    retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
                                                    wait=self._wait, reraise=True):
                     with attempt:
                         attempts += 1
-                        answer = await self._attempt(request)
+                        try:
+                            answer = await self._attempt(request)
+                        except _Retryable as exc:
+                            errors.append(str(exc))
+                            raise
             except _Retryable as exc:
-                raise ChatError(f"{exc} (after {attempts} attempts)", status=exc.status, attempts=attempts) from None
+                raise ChatError(f"{exc} (after {attempts} attempts)", status=exc.status, attempts=attempts,
+                                retry_errors=errors[:-1]) from None
             except ChatError as exc:
                 exc.attempts = attempts
+                exc.retry_errors = errors
                 raise
             answer.attempts = attempts
+            answer.retry_errors = errors
+            answer.total_ms = (time.perf_counter() - started) * 1000
             return answer

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Protocol, Sequence
 
 from reviewer.core.cards.pre_annotation import boxes_from_run, draft_from_run
+from reviewer.core.cards.readings import squashed
 from reviewer.core.judging.verdicts import Adjudication, Value
 from reviewer.core.models import BBox, BoxConvention, Card, Code, Finding, GroundTruth, ModelCard, Pile, Source, Status
 
@@ -475,3 +476,22 @@ class UndoStack:
         """(done commands oldest first, undone commands in the order redo
         would take them from the end): copies, to look at without changing."""
         return list(self._done), list(self._undone)
+
+
+def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: Optional[str],
+              bbox: BBox) -> Command:
+    """The command for a card drawn with box ``bbox`` (upright pixels) and
+    typed ``text``: when an unplaced card of ``ground_truth`` (one without a
+    box) has that text by §1 equality (card-scoring-rules.md: case,
+    punctuation and spacing aside), that card gets the box (and ``pile`` if
+    it has none), so no second card and no MISS for it appear; the first
+    such card in ground-truth order. Otherwise a new card (AddCard)."""
+    key = squashed(text)
+    if key:
+        for card in ground_truth.cards:
+            if card.bbox is None and card.id is not None and squashed(card.text) == key:
+                change: dict[str, Any] = {"bbox": bbox}
+                if card.pile is None and pile is not None:
+                    change["pile"] = pile
+                return EditCards({card.id: change}, text=f"place card '{card.text}'")
+    return AddCard(item_id, text, pile=pile, bbox=bbox)

@@ -251,7 +251,7 @@ class ScoringConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    version: str = "2026.11-2"
+    version: str = "2026.11-3"
     #: card-scoring-rules.md §2: words that are no evidence on their own.
     stop_words: tuple[str, ...] = (
         "a", "an", "the", "to", "of", "in", "on", "at", "by", "for", "from",
@@ -354,8 +354,8 @@ class PromptVerdict(BaseModel):
     json_valid_runs: int
     verdict: Verdict
     spatial_ok: Optional[bool] = None
-    #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met, None
-    #: not decidable (fewer runs than the rule needs: not met either)
+    #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met (also
+    #: with fewer runs than the rule needs), None without runs
     json_ok: Optional[bool] = None
     #: runs the valid-JSON signal needs (ScoringConfig.json_runs_needed)
     json_runs_needed: int = 3

@@ -36,6 +36,23 @@ def load(folder: str, name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=16)
+def load_resource(name: str) -> str:
+    """The text of ``resources/<name>`` (UTF-8), a template shipped beside
+    the judge templates (the default test-case prompt). Raises
+    FileNotFoundError when there is none."""
+    try:
+        path = resources.files("reviewer.resources").joinpath(name)
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    except ModuleNotFoundError:
+        pass
+    path = _SOURCE_TREE / name
+    if not path.is_file():
+        raise FileNotFoundError(f"no template {name} in reviewer.resources")
+    return path.read_text(encoding="utf-8")
+
+
 def render(template: str, values: Mapping[str, object]) -> str:
     """``template`` with every ``{{NAME}}`` in ``values`` replaced by
     ``str(value)``, in one pass; unknown placeholders are left as they are."""

@@ -14,6 +14,13 @@
   part; for a text item, the prompt with ``{{INPUT_TEXT}}`` replaced by the
   item's text, or the prompt, a blank line and the item's text when the
   prompt has no placeholder.
+* A test case (reviewer.storage.cases) is asked once per model and
+  repetition, of its own dataset's prompt only (other prompts are not
+  asked for it, and a dataset's prompt is asked of that dataset's cases
+  only), as the design's runner does (``invokeModel(query, context)``): the
+  dataset's system prompt, if any, as the system message and the case
+  template (query, episode scope, context) as the user message
+  (reviewer.core.cases.asking).
 * ``seed`` N sends N + repetition - 1, so repetitions are different
   samples that can be reproduced.
 * New runs are scored at once (T-P5 for card prompts; free text is kept).
@@ -31,9 +38,11 @@ from typing import Callable, Optional, Sequence
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
+from reviewer.core.cases.asking import case_messages
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
 from reviewer.storage import calls, repo
+from reviewer.storage import cases as case_store
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, answer_key
 from reviewer.storage.scores import score_project
@@ -104,8 +113,14 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
     images: dict[int, str] = {}
     jobs: list[Job] = []
     batches = _Batches(project, on_stored)
+    the_cases = case_store.cases(project)
+    datasets = {c.dataset for c in the_cases.values()}
+    template = case_store.case_template() if the_cases else ""
     for item in items:
+        case = the_cases.get(item.id)
         for prompt in prompts:
+            if (prompt.name != case.dataset) if case is not None else (prompt.name in datasets):
+                continue  # a case is asked of its own dataset only (module doc)
             for rep in range(1, options.repetitions + 1):
                 summary.planned += 1
                 if (item.id, prompt.id, rep) in stored:
@@ -126,8 +141,9 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
                             continue
                     image = images[item.id]
                 seed = None if options.seed is None else options.seed + rep - 1
-                request = ChatRequest(model=options.model,
-                                      messages=[{"role": "user", "content": user_content(prompt, item, image)}],
+                messages = (case_messages(case, template, prompt.text) if case is not None
+                            else [{"role": "user", "content": user_content(prompt, item, image)}])
+                request = ChatRequest(model=options.model, messages=messages,
                                       temperature=options.temperature, max_tokens=options.max_tokens, seed=seed,
                                       tag=f"{item.name}|{prompt.name}|{options.model}|{rep}")
                 jobs.append(Job(request, _on_answer(project, item, prompt, options.model, rep, endpoint, labels,
@@ -188,5 +204,6 @@ def _stored(project: Project, item_id: int, prompt_id: int, model: str, rep: int
 
 def _on_failure(project, endpoint, labels):
     def store(exc: ChatError) -> None:
-        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts)
+        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts,
+                             retry_errors=getattr(exc, "retry_errors", None))
     return store

@@ -186,4 +186,5 @@ def answer_facts(answer: ChatAnswer) -> dict:
     return {"server_model": answer.server_model, "finish_reason": answer.finish_reason,
             "truncated": answer.truncated, "prompt_tokens": answer.prompt_tokens,
             "completion_tokens": answer.completion_tokens, "total_tokens": answer.total_tokens,
-            "latency_ms": answer.latency_ms, "attempts": answer.attempts, "params": answer.params}
+            "latency_ms": answer.latency_ms, "attempts": answer.attempts, "params": answer.params,
+            "retry_errors": list(getattr(answer, "retry_errors", None) or []), "total_ms": answer.total_ms}

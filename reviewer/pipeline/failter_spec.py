@@ -3,14 +3,21 @@ pipeline (issue 8 §4; failter-docs/docs/spec-format.md, Failter's run.clj):
 trials, then judging (Path A; Path B with ``dual``), then the report.
 
 The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
-``artifacts_dir`` (accepted; the trials are kept in the project, not
-there), ``templates`` (file names in templates_dir), ``models``,
-``judge_model``, optional ``retries`` (overrides --retries) and
-``output_file`` (the report rows are also written there as JSON, replacing
-the file whole: reviewer.storage.safe_write; checked before any request,
-so a project, a file that is not a Failter report or a file inside the
-spec's inputs, ground truth or templates is refused unless ``force``).
-Relative paths are read from the spec file's folder.
+``artifacts_dir`` (the trials are kept in the project and written there
+in Failter's layout: reviewer.pipeline.failter_artifacts), ``templates``
+(file names in templates_dir), ``models``, ``judge_model``, optional
+``retries`` (Failter's default 0) and ``output_file`` (Failter's JSON
+report, USAGE.md's shape, also printed on stdout). Relative paths are read
+from the spec file's folder. Flags given on the command line (--retries,
+--model, --prompt) override the spec's retries, models and templates, and
+the run says so in one line.
+
+The artifacts and output_file are written whole through
+reviewer.storage.safe_write and checked before any request: a reviewer
+project, a file that is not Failter's (a trial output, .thoughts, .eval, a
+Failter JSON report) or a file inside the spec's inputs, ground truth or
+templates or inside what the project was imported from is refused unless
+``force``.
 
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
@@ -27,17 +34,18 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import yaml
 
 from reviewer.pipeline.ask import RunOptions, run_models
+from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
-from reviewer.storage.db import Project
+from reviewer.storage.db import Project, open_here
 from reviewer.storage import safe_write
 from reviewer.storage.sources import import_sources
-from reviewer.storage.failter_report import failed_markdown, failter_json, failter_markdown, failter_rows, load_prices
+from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 
@@ -60,6 +68,7 @@ class Spec:
     judge_model: str
     retries: Optional[int] = None
     output_file: Optional[Path] = None
+    artifacts_dir: Optional[Path] = None
 
     @property
     def experiment(self) -> str:
@@ -90,7 +99,8 @@ def load_spec(path: Path) -> Spec:
                 templates=[str(t) for t in data["templates"]], models=[str(m) for m in data["models"]],
                 judge_model=str(data["judge_model"]),
                 retries=int(data["retries"]) if data.get("retries") is not None else None,
-                output_file=where(data["output_file"]) if data.get("output_file") else None)
+                output_file=where(data["output_file"]) if data.get("output_file") else None,
+                artifacts_dir=where(data["artifacts_dir"]) if data.get("artifacts_dir") else None)
     for folder in (spec.inputs_dir, spec.templates_dir):
         if not folder.is_dir():
             raise SpecError(f"{path}: no folder {folder}")
@@ -102,12 +112,42 @@ def load_spec(path: Path) -> Spec:
 
 @dataclass
 class SpecResult:
-    """What a spec run did: the trials' and the judging's summaries and the
-    report (Markdown)."""
+    """What a spec run did: the trials' and the judging's summaries, the
+    report (Markdown), Failter's JSON report (USAGE.md's shape), the line
+    saying what the command line overrode ('' when nothing) and how many
+    artifact files were written."""
 
     trials: Summary
     judging: Summary
     report: str
+    usage: str = "[]"
+    overrides: str = ""
+    artifacts_written: int = 0
+
+
+def apply_overrides(spec: Spec, retries: Optional[int], models: tuple[str, ...],
+                    templates: tuple[str, ...]) -> tuple[Spec, str]:
+    """The spec with the command line's flags in place of its values
+    (``retries`` None and empty tuples: not given) and the one line saying
+    so ('' when nothing was given). A template is named by its file name or
+    stem. Raises SpecError for a template not in templates_dir."""
+    said = []
+    if retries is not None:
+        said.append(f"retries {retries} (spec: {spec.retries if spec.retries is not None else 'not set'})")
+        spec = replace(spec, retries=retries)
+    if models:
+        said.append(f"models {', '.join(models)} (spec: {', '.join(spec.models)})")
+        spec = replace(spec, models=list(dict.fromkeys(models)))
+    if templates:
+        files = {p.name: p.name for p in spec.templates_dir.iterdir() if p.is_file()}
+        files.update({Path(n).stem: n for n in list(files)})
+        absent = [t for t in templates if t not in files]
+        if absent:
+            raise SpecError(f"no template(s) {', '.join(absent)} in {spec.templates_dir}")
+        chosen = list(dict.fromkeys(files[t] for t in templates))
+        said.append(f"templates {', '.join(chosen)} (spec: {', '.join(spec.templates)})")
+        spec = replace(spec, templates=chosen)
+    return spec, ("command line overrides the spec: " + "; ".join(said)) if said else ""
 
 
 def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
@@ -117,7 +157,7 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
     gt_dir = next((spec.inputs_dir.parent / d for d in GT_DIRS if (spec.inputs_dir.parent / d).is_dir()), None)
     items = []
     with project.transaction():
-        for path in sorted(p for p in spec.inputs_dir.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for path in _inputs(spec):
             name = f"{spec.experiment}/{path.name}"
             item_id = text_item(project, name, path.read_text(encoding="utf-8", errors="replace"), report)
             items.append(name)
@@ -142,22 +182,31 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
              weights: tuple[float, float] = (0.5, 0.5), prices: Optional[Path] = None,
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
              progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
+             retries: Optional[int] = None, models: tuple[str, ...] = (),
+             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None,
              force: bool = False) -> SpecResult:
-    """Run the spec at ``spec_path`` into ``project`` (module doc). Raises
-    SpecError for a bad spec or prices file; ReadOnlyProject, or
-    TargetRefused for the spec's output_file (module doc; ``force``),
-    before any request."""
+    """Run the spec at ``spec_path`` into ``project`` (module doc).
+    ``retries``, ``models``, ``templates``: the command line's flags, which
+    override the spec (None / empty: not given); without either, retries
+    are the spec's or Failter's default 0. Raises SpecError for a bad spec
+    or prices file; ReadOnlyProject, or TargetRefused for the spec's
+    output_file or artifacts (module doc; ``force``), before any request;
+    ProjectError when the artifacts or output_file cannot be written.
+    ``notice(line)`` gets the overrides line before anything is asked."""
     project.require_writable("run a Failter spec")
-    spec = load_spec(spec_path)
+    spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
     sources = _spec_sources(spec) + import_sources(project)
     if spec.output_file is not None:
         safe_write.check_target(spec.output_file, FAILTER_JSON, sources=sources, force=force)
+    if spec.artifacts_dir is not None:
+        check_artifacts(spec.artifacts_dir, _trials(spec), sources, force)
+    if overrides and notice is not None:
+        notice(overrides)
     try:
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError, Exception) as exc:  # yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
-    if spec.retries is not None:
-        settings = replace(settings, retries=spec.retries)
+    settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
     items, prompts = _setup(project, spec)
     trials = Summary()
     for model in spec.models:
@@ -177,13 +226,29 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     failed = failed_markdown(project)
     if failed:
         text += "\n" + failed
+    written = 0
+    if spec.artifacts_dir is not None:
+        written = write_artifacts(project, spec.artifacts_dir, _trials(spec), spec.judge_model, dual, price_table,
+                                  sources=sources, force=force)
+    usage = usage_json(rows, {Path(t).stem: t for t in spec.templates})
     if spec.output_file is not None:
-        safe_write.write_text(spec.output_file, failter_json(rows) + "\n", FAILTER_JSON, sources=sources,
-                              force=force)
-    return SpecResult(trials, judged, text)
+        write_atomic(spec.output_file, usage + "\n", FAILTER_JSON, sources=sources, force=force)
+    return SpecResult(trials, judged, text, usage, overrides, written)
 
 
 def _spec_sources(spec: Spec) -> list[Path]:
     """The folders a spec reads: inputs, templates and ground truth."""
     return [spec.inputs_dir, spec.templates_dir] + [spec.inputs_dir.parent / d for d in GT_DIRS
                                                     if (spec.inputs_dir.parent / d).is_dir()]
+
+
+def _inputs(spec: Spec) -> list[Path]:
+    """The input files of the spec (not hidden; not a project open here, which is read only through SQLite)."""
+    return sorted(p for p in spec.inputs_dir.iterdir()
+                  if p.is_file() and not p.name.startswith(".") and not open_here(p))
+
+
+def _trials(spec: Spec) -> list[Trial]:
+    """Every input x template x model of the spec, as Failter's run.clj plans them."""
+    return [Trial(path, spec.templates_dir / template, model, f"{spec.experiment}/{path.name}", Path(template).stem)
+            for path in _inputs(spec) for template in spec.templates for model in spec.models]

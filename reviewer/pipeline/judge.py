@@ -7,7 +7,9 @@ folder is the verdict's prompt_version):
 
 * ``failter``: Failter's rules-based judge on every selected run (item text
   = original input, prompt text = template, run output = generated
-  output). Judge 'rules-judge/<model>', method rules-based, scale A-F.
+  output). Judge 'rules-judge/<model>', method rules-based, scale A-F, or
+  0-100 when the judge answers a number (the reply's own scale wins:
+  llm_judges.read_failter_reply).
 * ``failter-gt``: Path A, the ground-truth judge ('gt-judge/<model>',
   method ground-truth) where the item has a reference from 'ground-truth',
   else the rules-based one. With ``dual`` (Path B) both: the rules-based
@@ -234,11 +236,11 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
            on_stored: Optional[Callable[[list[int]], None]] = None):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)
-        scale = ask.verdict.scale
+        scale = reading.scale or ask.verdict.scale
         scores = {k: (None if v is None else v if k in ask.own_range else normalise(v, scale))
                   for k, v in reading.scores.items()}
         verdict = ask.verdict.model_copy(update={
-            "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
+            "scale": scale, "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
             "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
             "raw": answer.content})
         with project.transaction():
@@ -256,7 +258,8 @@ def _fail(project: Project, ask: _Ask, endpoint: str):
     def store(exc: ChatError) -> None:
         calls.record_failure(project, "judge", endpoint, str(exc),
                              {"judge": v.judge, "subject": v.subject, "answer_order": v.answer_order,
-                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts)
+                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts,
+                             retry_errors=getattr(exc, "retry_errors", None))
     return store
 
 

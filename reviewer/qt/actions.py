@@ -20,18 +20,18 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
-from reviewer.qt import pre_annotate
+from reviewer.qt import pre_annotate, transcribe
 from reviewer.qt.annotators import ANNOTATOR_ACTIONS, annotator_actions
 
 #: Actions of card review only (disabled in adjudication mode).
 REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",
                "actual", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
-               "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
-               *(f"code_{n}" for n in range(1, 7)), *ANNOTATOR_ACTIONS)
+               "confirm_run", "reject_run", "add", "use_boxes", "accept_cards", "next_transcribe",
+               "prev_transcribe", *(f"code_{n}" for n in range(1, 7)), *ANNOTATOR_ACTIONS)
 #: Actions that change the project (disabled when it is read-only).
 EDITS = ("import", "delete", "next_pile", "prev_pile", "pile", "card", "confirm", "reject", "reason", "confirm_code",
-         "reject_code", "confirm_run", "reject_run", "add", "use_boxes", "accept_cards",
-         *(f"code_{n}" for n in range(1, 7)))
+         "reject_code", "confirm_run", "reject_run", "add", "use_boxes", "accept_cards", "next_transcribe",
+         "prev_transcribe", *(f"code_{n}" for n in range(1, 7)))
 #: Checkable settings: action name -> (QSettings key, default).
 SETTINGS = {"auto_advance": ("review/auto_advance", True), "blind": ("adjudication/blind", False)}
 
@@ -137,6 +137,9 @@ def build_actions(window) -> dict[str, QAction]:
          partial(review.decide_group, Status.REJECTED, False)),
         ("auto_advance", "&Review", "&Move on to the next run when a run is reviewed", [], None),
         ("add", "&Review", "&Add finding", ["A"], review.begin_add),
+        ("next_transcribe", "&Review", "Next card to &transcribe", ["T"], partial(transcribe.step, window, 1)),
+        ("prev_transcribe", "&Review", "Previous card to transcribe", ["Shift+T"],
+         partial(transcribe.step, window, -1)),
     ]
     for n, code in enumerate(CODE_ORDER, 1):
         spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)],

@@ -50,6 +50,8 @@ class ItemStatus:
     cards: int
     runs: int
     reviewed: int
+    #: ground-truth cards with no text yet (left out of scoring)
+    to_transcribe: int = 0
 
 
 class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):

@@ -151,7 +151,9 @@ class OverviewMixin:
             return
         self._counts = overview.review_counts(self.project)
         cards = repo.card_counts(self.project)
-        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0) for item in self._items]
+        blank = repo.transcribe_counts(self.project)
+        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0, blank.get(item.id, 0))
+                          for item in self._items]
         self._status_by_id = {st.item.id: st for st in self._statuses}
         for st in self._statuses:
             c = self._counts.get(st.item.id)
@@ -294,7 +296,9 @@ class OverviewMixin:
         """The ground truth of ``item_id`` changed: its card count again."""
         st = self._status_by_id.get(item_id)
         if st is not None and self.project is not None:
-            st.cards = len(self.ground_truth(item_id).cards)
+            cards = self.ground_truth(item_id).cards
+            st.cards = len(cards)
+            st.to_transcribe = sum(1 for c in cards if not c.text.strip())
 
     # -- T-P1 rows ----------------------------------------------------------------------------
     def score_rows(self) -> Optional[list[Row]]:

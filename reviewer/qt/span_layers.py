@@ -50,9 +50,9 @@ def apply_formats(doc, spans: Sequence[Mapping], marks: Sequence[Mark]) -> None:
         whole.setCharFormat(QTextCharFormat())
         tints: dict[str, QTextCharFormat] = {}
         for s in spans:
-            try:
+            try:  # NaN, infinity or a non-number in untrusted output: not drawn
                 start, end = int(s.get("start", 0)), int(s.get("end", 0))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 continue
             role = str(s.get("role") or "")
             fmt = tints.get(role)
@@ -209,9 +209,16 @@ def edge_at(golden: Sequence, pos: int) -> Optional[tuple[object, str]]:
 
 
 def span_at(spans: Sequence[Mapping], pos: int) -> Optional[int]:
-    """The index of the model span containing ``pos`` (the shortest), or None."""
-    inside = [(int(s.get("end", 0)) - int(s.get("start", 0)), i) for i, s in enumerate(spans)
-              if int(s.get("start", 0)) <= pos < int(s.get("end", 0))]
+    """The index of the model span containing ``pos`` (the shortest), or
+    None; a span whose offsets are not numbers (NaN, infinity) contains nothing."""
+    inside = []
+    for i, s in enumerate(spans):
+        try:
+            start, end = int(s.get("start", 0)), int(s.get("end", 0))
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if start <= pos < end:
+            inside.append((end - start, i))
     return min(inside)[1] if inside else None
 
 

@@ -28,6 +28,7 @@ from typing import Optional
 from PIL import Image
 
 from reviewer.core.cards.fidelity import FidelityReport, KeyRun, compare
+from reviewer.storage.importers.confine import inside, outside, plain_name, source_root
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.scoring import RunScore, score_run
 from reviewer.core.models import (
@@ -101,16 +102,22 @@ def _orientation(folder: Path, image: str, run_file: str, schema: str) -> int:
 
 def load(folder: Path) -> tuple[list[KeyedAnswer], list[KeyRun]]:
     """The answers of ``folder`` and its answer key, in the key's order.
-    Raises OSError / ValueError / KeyError on a malformed folder."""
+    Raises OSError / ValueError / KeyError on a malformed folder, and
+    Refused (a ValueError) for a run file named in expected.json that lies
+    outside ``folder`` (reviewer.storage.importers.confine)."""
     folder = Path(folder)
     truths = ground_truths(folder)
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     answers, key = [], []
+    root = source_root(folder)
     for run_file, entry in expected.items():
         gt, width, height = truths[entry["image"]]
         schema = entry["schema"]
+        run_path = folder / "runs" / plain_name(run_file, "expected.json run")
+        if not inside(root, run_path):  # a file named in expected.json is read only inside the folder
+            raise outside("expected.json run", run_file, root)
         answers.append(KeyedAnswer(
-            name=run_file, output=(folder / "runs" / run_file).read_text(encoding="utf-8"),
+            name=run_file, output=run_path.read_text(encoding="utf-8"),
             prompt=PROMPTS[schema], ground_truth=gt, width=width, height=height,
             orientation=_orientation(folder, entry["image"], run_file, schema)))
         spatial = entry.get("spatial_range")

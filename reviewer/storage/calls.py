@@ -7,7 +7,10 @@ its retries; ``error`` says why). ``kind`` is 'answer' (a model answering
 a prompt about an item: a run) or 'judge' (a judge's verdict). Facts are
 given as a dict with the column names: server_model, finish_reason,
 truncated, prompt_tokens, completion_tokens, total_tokens, latency_ms,
-attempts, params (dict: temperature, max_tokens, seed). The endpoint is
+attempts, params (dict: temperature, max_tokens, seed), and optionally
+retry_errors (the errors of the attempts retried, oldest first), total_ms
+(the call with its retries) and cost (a cost the source reported, as
+Failter's ``estimated-cost``). The endpoint is
 stored as given (the caller strips user:password); no key is ever passed
 here.
 """
@@ -31,6 +34,9 @@ def _insert_call(project: Project, kind: str, status: str, endpoint: str, facts:
     row = {k: facts.get(k) for k in FACT_KEYS}
     row["truncated"] = int(bool(row["truncated"]))
     row["attempts"] = int(row["attempts"] or 1)
+    row["retry_errors"] = json.dumps([str(e) for e in facts.get("retry_errors") or []])
+    row["total_ms"] = facts.get("total_ms")
+    row["cost"] = facts.get("cost")
     row.update({k: labels.get(k) for k in _LABEL_KEYS})
     row.update(kind=kind, status=status, run_id=run_id, verdict_id=verdict_id, endpoint=endpoint,
                params=json.dumps(facts.get("params") or {}, sort_keys=True), error=error, called_at=now())
@@ -73,13 +79,43 @@ def record_verdict(project: Project, verdict: Verdict, endpoint: str, facts: dic
 
 
 def record_failure(project: Project, kind: str, endpoint: str, error: str, labels: dict, attempts: int = 1,
-                   latency_ms: Optional[float] = None) -> int:
+                   latency_ms: Optional[float] = None, retry_errors: Optional[list] = None,
+                   total_ms: Optional[float] = None) -> int:
     """Record a failed attempt (the request failed after its retries);
     ``labels``: item, prompt, model, repetition (answers) or judge, subject,
-    answer_order (verdicts). Returns the call id."""
+    answer_order (verdicts); ``retry_errors``: the errors of the attempts
+    before the last. Returns the call id."""
     with project.transaction():
-        return _insert_call(project, kind, "failed", endpoint, {"attempts": attempts, "latency_ms": latency_ms},
-                            labels, error=error)
+        return _insert_call(project, kind, "failed", endpoint,
+                            {"attempts": attempts, "latency_ms": latency_ms, "retry_errors": retry_errors,
+                             "total_ms": total_ms}, labels, error=error)
+
+
+def record_imported_answer(project: Project, run_id: int, source: str, facts: dict, labels: dict) -> bool:
+    """The call facts of an imported answer (a Failter trial's front matter:
+    time, tokens, retries), unless the run has an answer call already.
+    ``source`` stands in the endpoint column. Returns True when written."""
+    with project.transaction():
+        if project.db.execute("SELECT 1 FROM calls WHERE run_id = ? AND kind = 'answer' AND status = 'ok'",
+                              [run_id]).fetchone():
+            return False
+        _insert_call(project, "answer", "ok", source, facts, labels, run_id=run_id)
+    return True
+
+
+def record_imported_failure(project: Project, source: str, error: str, labels: dict, facts: dict) -> bool:
+    """An imported failed trial (Failter's front matter ``error``) as a
+    failed answer attempt, unless the same one (labels and ``source``) is
+    there. Returns True when written."""
+    with project.transaction():
+        if project.db.execute(
+                "SELECT 1 FROM calls WHERE kind = 'answer' AND status = 'failed' AND endpoint = ? AND item = ? "
+                "AND prompt = ? AND model = ? AND coalesce(repetition, 1) = ?",
+                [source, labels.get("item"), labels.get("prompt"), labels.get("model"),
+                 labels.get("repetition") or 1]).fetchone():
+            return False
+        _insert_call(project, "answer", "failed", source, facts, labels, error=error)
+    return True
 
 
 def failed_calls(project: Project, open_only: bool = True) -> list[dict]:
@@ -106,10 +142,12 @@ def failed_calls(project: Project, open_only: bool = True) -> list[dict]:
 
 def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict[int, dict]:
     """{run id: its answer's call facts (latency_ms, tokens, finish_reason,
-    truncated, server_model, params as a dict)} for runs that came from an
-    endpoint."""
+    truncated, server_model, params as a dict, attempts, retry_errors,
+    total_ms, cost)} for runs that came from an endpoint or whose source
+    recorded them (Failter's front matter)."""
     sql = ("SELECT run_id, latency_ms, prompt_tokens, completion_tokens, total_tokens, finish_reason, truncated, "
-           "server_model, params, attempts FROM calls WHERE kind = 'answer' AND status = 'ok'")
+           "server_model, params, attempts, retry_errors, total_ms, cost FROM calls "
+           "WHERE kind = 'answer' AND status = 'ok'")
     params: list[Any] = []
     if run_ids is not None:
         ids = list(run_ids)
@@ -119,7 +157,8 @@ def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict
     for r in project.db.execute(sql, params):
         out[r[0]] = {"latency_ms": r[1], "prompt_tokens": r[2], "completion_tokens": r[3], "total_tokens": r[4],
                      "finish_reason": r[5], "truncated": bool(r[6]), "server_model": r[7],
-                     "params": json.loads(r[8] or "{}"), "attempts": r[9]}
+                     "params": json.loads(r[8] or "{}"), "attempts": r[9], "retry_errors": json.loads(r[10] or "[]"),
+                     "total_ms": r[11], "cost": r[12]}
     return out
 
 
@@ -127,3 +166,9 @@ def failed_answers(project: Project) -> list[dict]:
     """Open failed attempts of answers (no run came later), for reports
     that count failed trials (Failter: Errors, scored 0)."""
     return [r for r in failed_calls(project, open_only=True) if r["kind"] == "answer"]
+
+
+def failed_judgements(project: Project) -> list[dict]:
+    """Open failed attempts of judges (no verdict came later), for reports
+    that count a trial whose judging failed as an error (Failter)."""
+    return [r for r in failed_calls(project, open_only=True) if r["kind"] == "judge"]

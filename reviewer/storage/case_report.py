@@ -85,15 +85,21 @@ def case_report_json(project: Project, basis: str = "auto") -> str:
 
 
 def case_score_lines(project: Project) -> list[str]:
-    """What ``reviewer score`` prints about test cases: per model the
-    answers, passed and average score, automatic and reviewed ([] without
-    test-case answers)."""
+    """What ``reviewer score`` prints about test cases: one line per model
+    (its answers, the cases they answer, passed and average score,
+    automatic and reviewed), one line when no answer is scored yet, []
+    without test cases."""
     if not has_cases(project):
         return []
     metrics = project_metrics(project)
     results = case_results(project, metrics)
-    lines = [f"test cases: {len(results)} answers scored by the rule metrics '{metrics.name}'"]
+    if not results:
+        return ["test cases: no answer scored yet ('reviewer run' asks the models, or import answers as JSONL)"]
+    lines = []
     for a, r in zip(seed_reports(results, metrics, "auto"), seed_reports(results, metrics, "reviewed")):
-        lines.append(f"  {a.modelInfo.modelId}: passed {a.passedCases}/{a.totalCases}, average {a.averageScore:.2f} "
+        model = a.modelInfo.modelId
+        answered = len({x.case.id for x in results if x.run["model"] == model})
+        lines.append(f"test cases, {model}: {a.totalCases} answers to {answered} cases scored by the rule metrics "
+                     f"'{metrics.name}': passed {a.passedCases}/{a.totalCases}, average {a.averageScore:.2f} "
                      f"(reviewed: passed {r.passedCases}/{r.totalCases}, average {r.averageScore:.2f})")
     return lines

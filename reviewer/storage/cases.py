@@ -3,12 +3,14 @@ scoring the answers of cases, and reading back their results.
 
 A test case is a text item (named by the case id, its text the query) with
 a row in ``cases`` (dataset, context, expected behaviour, metadata). Its
-answers are ordinary runs, of the prompt named after the dataset.
+answers are ordinary runs, of the prompt named after the dataset (whose
+text is the dataset's system prompt, '' when it gives none).
 
 Scoring a case's run evaluates every check of the project's metric set
 (core.cases.metrics.evaluate), stores every outcome in ``case_run_scores``
-(for the window's highlights) and writes each fired check as an automatic
-finding (ERROR or WARNING). Scoring again keeps the review decisions, as for
+(for the window's highlights and the scores of the metrics that do not
+count for the case's category) and writes each fired check of a metric
+that counts as an automatic finding (ERROR or WARNING). Scoring again keeps the review decisions, as for
 cards (storage.scores): a fired check with the same code, metric and check
 keeps its finding; a finding no longer produced is deleted if undecided and
 kept, marked stale, if decided; a person's findings are never touched.
@@ -32,7 +34,8 @@ import yaml
 
 from reviewer.core.cases.metrics import MetricsError, MetricSet, evaluate, metric_set
 from reviewer.core.cases.model import TestCase, query_of
-from reviewer.core.cases.scoring import CaseScore, case_score, findings_of
+from reviewer.core.cases.asking import DEFAULT_TEMPLATE
+from reviewer.core.cases.scoring import CaseScore, case_score, counted_metrics, findings_of
 from reviewer.core.models import STALE_PREFIX, AnswerSchema, CaseCode, Finding, Item, Prompt, Source
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError, now
@@ -79,11 +82,17 @@ def preset_metrics() -> MetricSet:
     return metric_set(tomllib.loads(text), where=PRESET)
 
 
+#: How fired checks become findings, part of every score's version (scores
+#: made under other rules are stale): only checks of the metrics that count
+#: for the case's category are findings.
+FINDING_RULES = "findings: counted metrics only"
+
+
 def metrics_version(metrics: MetricSet) -> str:
-    """A short digest of a metric set, stored with every case score (scores
-    made by another set are stale)."""
+    """A short digest of a metric set and FINDING_RULES, stored with every
+    case score (scores made by another set or other rules are stale)."""
     blob = json.dumps(metrics.model_dump(mode="json", by_alias=True), sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+    return hashlib.sha256((FINDING_RULES + "\n" + blob).encode()).hexdigest()[:12]
 
 
 def project_metrics(project: Project) -> MetricSet:
@@ -151,6 +160,36 @@ def dataset_of(project: Project, item: str) -> Optional[str]:
     default prompt of its answers), or None when it is no test case."""
     row = project.db.execute("SELECT dataset FROM cases WHERE case_id = ?", [item]).fetchone()
     return row[0] if row else None
+
+
+def dataset_names(project: Project) -> set[str]:
+    """The datasets of the project's test cases (the prompts their answers belong to)."""
+    return {r[0] for r in project.db.execute("SELECT DISTINCT dataset FROM cases")}
+
+
+def case_template() -> str:
+    """The default case template (resources/case-prompt-v1.md, package
+    ``reviewer.resources``; see reviewer.core.cases.asking)."""
+    from reviewer.core.templates import load_resource
+
+    return load_resource(DEFAULT_TEMPLATE)
+
+
+def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor: Optional[str] = None) -> bool:
+    """Keep ``system_prompt`` (the dataset file's) as the text of the
+    dataset's prompt, which ``reviewer run`` sends as the system message of
+    the dataset's cases. Audited; True when it changed. A prompt that does
+    not exist yet is made (free text)."""
+    with project.transaction():
+        row = project.db.execute("SELECT id, text FROM prompts WHERE name = ?", [dataset]).fetchone()
+        if row is None:
+            repo.upsert_prompt(project, Prompt(name=dataset, text=system_prompt, schema=AnswerSchema.FREE), actor=actor)
+            return True
+        if (row[1] or "") == system_prompt:
+            return False
+        project.db.execute("UPDATE prompts SET text = ? WHERE id = ?", [system_prompt, row[0]])
+        project.audit("update", "prompts", row[0], {"text": row[1]}, {"text": system_prompt}, actor)
+        return True
 
 
 def upsert_case(project: Project, case: TestCase, source: Optional[str] = None,
@@ -247,7 +286,7 @@ def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
         for row in rows:
             run_id, output, case = row[0], row[1], _case(row[2:9])
             outcomes = evaluate(metrics, case, output)
-            _merge(project, run_id, findings_of(outcomes, output), version)
+            _merge(project, run_id, findings_of(outcomes, output, counted_metrics(metrics, case.category)), version)
             project.db.execute(
                 "INSERT INTO case_run_scores (run_id, metrics_version, outcomes, scored_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(run_id) DO UPDATE SET metrics_version = excluded.metrics_version, "
@@ -289,8 +328,8 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
     metrics = metrics or project_metrics(project)
     the_cases = cases(project)
     rows = project.db.execute(
-        "SELECT r.id, r.item_id, i.name, p.name, r.model, r.repetition, r.output, r.timestamp, r.imported_at "
-        "FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
+        "SELECT r.id, r.item_id, i.name, p.name, r.model, r.repetition, r.output, r.timestamp, r.imported_at, "
+        "s.outcomes FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
         "JOIN case_run_scores s ON s.run_id = r.id ORDER BY i.name, r.model, r.repetition, r.id").fetchall()
     by_run: dict[int, list[Finding]] = {}
     for f in repo.findings(project):
@@ -303,8 +342,10 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
         if case is None:
             continue
         fs = by_run.get(run["id"], [])
-        out.append(CaseResult(run=run, case=case, findings=fs, auto=case_score(case, fs, metrics),
-                              reviewed=case_score(case, fs, metrics, reviewed=True)))
+        outcomes = json.loads(row[-1] or "[]")
+        out.append(CaseResult(run=run, case=case, findings=fs,
+                              auto=case_score(case, fs, metrics, outcomes=outcomes),
+                              reviewed=case_score(case, fs, metrics, reviewed=True, outcomes=outcomes)))
     return out
 
 

@@ -3,14 +3,18 @@
 Tables (column docs in README.md, "Export"): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, issue 11); the span
-tables (reviewer.storage.spans.export_tables); gt_piles and gt_cards
-(ground truth of every annotator and the consensus, issue 12); views
-code_counts and auto_code_counts.
-The export is written to a temporary file and moved into place
-(reviewer.storage.safe_write), so a failed export never leaves a
+tables (reviewer.storage.spans.export_tables, and the report's debugging
+sections: reviewer.storage.span_report.debug_tables) and span_runs; gt_piles
+and gt_cards (ground truth of every annotator and the consensus, issue 12);
+views code_counts and auto_code_counts; _tables and _columns describing
+them all, with their foreign keys (reviewer.storage.export_schema), and a
+Datasette metadata file beside the database.
+The export and its metadata file are written to a temporary file and moved
+into place (reviewer.storage.safe_write), so a failed export never leaves a
 half-written database behind; the target must be an earlier export (or
 new), never a project, another program's database or a file inside what
-the project was imported from, unless ``force``.
+the project was imported from, unless ``force`` (the metadata file: earlier
+Datasette metadata or new, the same way).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from reviewer.storage import safe_write
 from reviewer.storage.recognise import read_only_uri
 from reviewer.storage.sources import import_sources
 from reviewer.storage.judge_report import has_verdicts
+from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
@@ -41,8 +46,13 @@ from reviewer.storage.scored import lean_metrics_of
 from reviewer.storage.scores import score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
+from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
+from reviewer.storage.calls import run_calls
+from reviewer.storage.export_schema import (
+    FOREIGN_KEYS, METADATA_FORMAT, SPAN_RUN_COLUMNS, doc_tables, metadata_path, span_run_rows, write_metadata,
+)
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -51,6 +61,8 @@ RUN_COLUMNS = {
     "text_accuracy": float, "spatial_accuracy": float, "hallucinations": int,
     "auto_cards_correct": int, "auto_text_accuracy": float, "auto_spatial_accuracy": float,
     "auto_hallucinations": int, "findings": int, "reviewed": int, "parse_error": str,
+    "latency_ms": float, "prompt_tokens": int, "completion_tokens": int, "total_tokens": int,
+    "finish_reason": str, "truncated": int, "cost": float,
 }
 FINDING_COLUMNS = {
     "finding_id": int, "run_id": int, "code": str, "final_code": str, "status": str, "source": str,
@@ -65,7 +77,8 @@ VERDICT_COLUMNS = {
 JUDGE_VERDICT_COLUMNS = {
     "verdict_id": int, "subject": str, "run_id": int, "other_run_id": int, "judge": str, "judge_model": str,
     "prompt_version": str, "method": str, "scale": str, "dimension": str, "value": float, "value_text": str,
-    "rationale": str, "answer_order": str, "repetition": int,
+    "rationale": str, "answer_order": str, "repetition": int, "flags": str, "issues_found": str,
+    "source": str, "raw": str,
 }
 DISPUTE_COLUMNS = {
     "dispute_id": int, "kind": str, "subject": str, "dimension": str, "verdict_ids": str, "severity": float,
@@ -75,7 +88,8 @@ ADJUDICATION_COLUMNS = {
     "subject": str, "dimension": str, "value": str, "rationale": str, "reviewer": str, "decided_at": str,
     "sided_with": str, "dispute_id": int,
 }
-AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str}
+AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str,
+                     "ci_low": float, "ci_high": float, "ci_method": str, "prevalence": str}
 
 _VIEWS = {
     "code_counts": """
@@ -97,20 +111,24 @@ def _bool(v: Optional[bool]) -> Optional[int]:
     return None if v is None else int(v)
 
 
-def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]]] = None,
+                   ) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
     """Every table of the export as (name, columns, primary key, rows as
     tuples in column order). The runs and findings are generators, read
     while write_tables writes them (memory O(chunk), not O(project)); the
     prompt_verdicts rows are pooled from what the runs left (two small
-    metric tuples per run), so write the tables in this order."""
+    metric tuples per run), so write the tables in this order. ``prices``:
+    {model: {"input": price per token, "output": price per token}} for the
+    runs' cost (failter_report.load_prices)."""
     config = repo.current_config(project)
     counts = finding_counts(project)
+    calls = run_calls(project)
     metric_rows: dict[str, list] = {"auto": [], "reviewed": []}
     runs_read = []
 
     def run_rows() -> Iterator[tuple]:
         for r in iter_metric_rows(project, with_parse_error=True):
-            yield _run_row(r, counts.get(r.run_id, (0, 0)))
+            yield _run_row(r, counts.get(r.run_id, (0, 0)), calls.get(r.run_id), (prices or {}).get(r.model))
             if r.schema != AnswerSchema.FREE.value:
                 metric_rows["auto"].append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
                 metric_rows["reviewed"].append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
@@ -139,6 +157,8 @@ def collect_tables(project: Project) -> list[tuple[str, dict, Optional[str], Ite
         *_judge_tables(project),
         *case_tables(project),
         *span_tables(project),
+        *span_debug_tables(project),
+        ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
     ]
 
@@ -172,7 +192,8 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
     """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
     database at ``out``, through a temporary file in its folder moved into
     place (safe_write.replacing; with ``check``, the target is checked
-    first: TargetRefused). Tables are made with sqlite-utils; rows go in
+    first: TargetRefused). Tables are made with sqlite-utils, with the
+    foreign keys of export_schema.FOREIGN_KEYS to tables made before them; rows go in
     with one executemany per table in one transaction. Returns rows per
     table; ProjectError when ``out`` cannot be written (the previous file
     is left as it was)."""
@@ -182,9 +203,12 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
         db = sqlite_utils.Database(tmp)
         try:
             counts = {}
+            made: set[str] = set()
             with db.atomic():
                 for name, columns, pk, rows in tables:
-                    db[name].create(columns, pk=pk)
+                    keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
+                    db[name].create(columns, pk=pk, foreign_keys=keys or None)
+                    made.add(name)
                     marks = ", ".join("?" * len(columns))
                     counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})",
                                                               rows).rowcount)
@@ -199,17 +223,23 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
 
 def export_project(
     project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
-    timings: Optional[dict[str, float]] = None, force: bool = False,
+    timings: Optional[dict[str, float]] = None, prices: Optional[dict[str, dict[str, float]]] = None,
+    force: bool = False,
 ) -> dict[str, int]:
     """Score stale runs, refresh the judge disputes (when there are verdicts
     or disputes), then write the analysts' database to ``out``
-    (replacing it). Returns the number of rows per table; fills ``timings``
+    (replacing it), with its ``_tables`` and ``_columns`` descriptions and
+    foreign keys (export_schema), and a Datasette metadata file beside it
+    (``<out>.metadata.json``). ``prices``: per-token prices per model for the
+    runs' cost. Returns the number of rows per table; fills ``timings``
     with the seconds spent scoring, gathering and writing when given.
-    Raises TargetRefused (before any work) when ``out`` is not a file an
-    export may replace (module doc; ``force`` replaces any but the project
-    itself), ProjectError when it cannot be written."""
+    Raises TargetRefused (before any work) when ``out`` or its metadata
+    file is not a file an export may replace (module doc; ``force``
+    replaces any but the project itself), ProjectError when it cannot be
+    written."""
     sources = import_sources(project)
     safe_write.check_target(out, EXPORT_FORMAT, sources=sources, force=force)
+    safe_write.check_target(metadata_path(Path(out)), METADATA_FORMAT, sources=sources, force=force)
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
     if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() \
@@ -219,9 +249,11 @@ def export_project(
     enabled = gc.isenabled()
     gc.disable()  # many live rows, no reference cycles: no collector passes over them
     try:
-        tables = collect_tables(project)
+        tables = collect_tables(project, prices)
+        doc = doc_tables(tables, _VIEWS)
         t2 = time.perf_counter()
-        counts = write_tables(out, tables, _VIEWS, check=True, sources=sources, force=force)
+        counts = write_tables(out, tables + doc, _VIEWS, check=True, sources=sources, force=force)
+        write_metadata(Path(out), doc, sources=sources, force=force)
     finally:
         if enabled:
             gc.enable()
@@ -233,10 +265,17 @@ def export_project(
     return counts
 
 
-def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
+def _run_row(r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None,
+             price: Optional[dict[str, float]] = None) -> tuple:
     """The export's row of one run (RUN_COLUMNS): reviewed metrics, with the
-    automatic ones beside them; ``counts`` = (findings, still proposed)."""
+    automatic ones beside them; ``counts`` = (findings, still proposed);
+    ``call``: the runner's facts of the answer (calls.run_calls; None for
+    imported runs); ``price``: {"input", "output"} per token of its model."""
     rev, auto = r.reviewed, r.auto
+    call = call or {}
+    cost = None
+    if price is not None and call.get("prompt_tokens") is not None and call.get("completion_tokens") is not None:
+        cost = call["prompt_tokens"] * price["input"] + call["completion_tokens"] * price["output"]
     scored, auto_scored = rev["scored"], auto["scored"]
     row = {
         "run_id": r.run_id, "item": r.item, "prompt": r.prompt, "schema": r.schema,
@@ -251,13 +290,19 @@ def _run_row(r: MetricRow, counts: tuple[int, int]) -> tuple:
         "auto_text_accuracy": auto["text_accuracy"], "auto_spatial_accuracy": auto["spatial_accuracy"],
         "auto_hallucinations": auto["hallucinations"] if auto_scored else None,
         "findings": counts[0], "reviewed": int(counts[0] > 0 and counts[1] == 0), "parse_error": r.parse_error,
+        "latency_ms": call.get("latency_ms"), "prompt_tokens": call.get("prompt_tokens"),
+        "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
+        "finish_reason": call.get("finish_reason"),
+        "truncated": int(call["truncated"]) if "truncated" in call else None, "cost": cost,
     }
     return tuple(row[c] for c in RUN_COLUMNS)
 
 
 def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
     """The verdicts (one row per dimension; a verdict without scores gives one
-    row with dimension null), disputes (as stored: export_project refreshes
+    row with dimension null; every row carries the verdict's flags, e.g.
+    {"safety_flag": true}, and issues_found as JSON, its source and raw
+    answer), disputes (as stored: export_project refreshes
     them first), adjudications and agreement tables. Cheap when the project
     has no verdicts (four empty tables)."""
     vs = judging.verdicts(project) if has_verdicts(project) else []
@@ -266,7 +311,8 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
     for v in vs:
         head = (v.id, v.subject, v.run_id, v.other_run_id, v.judge, v.judge_model, v.prompt_version,
                 v.method.value, v.scale.value)
-        tail = (v.rationale, v.answer_order, v.repetition)
+        tail = (v.rationale, v.answer_order, v.repetition, json.dumps(v.flags, ensure_ascii=False),
+                json.dumps(v.issues_found, ensure_ascii=False), v.source, v.raw)
         for dim, value in (v.scores.items() if v.scores else [(None, None)]):
             number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             text = value if isinstance(value, str) else None
@@ -276,7 +322,7 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
     adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
                           a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
                           a.dispute_id) for a in adjudications]
-    agreement = [r.as_tuple() for r in agreement_rows(vs, adjudications)] if vs else []
+    agreement = [r.as_tuple() for r in with_intervals(agreement_rows(vs, adjudications))] if vs else []
     agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
     return [
         ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),

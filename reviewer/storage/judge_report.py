@@ -58,6 +58,10 @@ from reviewer.storage import judging, repo, safe_write
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
 from reviewer.storage.judge_stats import refresh_disputes
+from reviewer.storage.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
+from reviewer.storage.rubric_rules import project_rules, rules_source
+from reviewer.core.judging.agreement_intervals import with_intervals
+from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -232,6 +236,8 @@ class JudgeReport:
     undecided: Counter
     charts: list[Path] = field(default_factory=list)
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
+    rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
+    alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.validation)
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -263,6 +269,9 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     calibration and confusion matrices, and (with ``charts_dir``) write the
     charts there as SVG and PNG (the folder is made when missing).
 
+    The rubric section (reviewer.storage.rubric_report) measures the judge
+    gate and lists the disputes under the project's rubric rules.
+
     Confusion matrices: each judge against the adjudicated values and against
     the human reference (gold, else the human majority), per dimension, when
     such values exist. Chart files: ``distribution-<judge>-<dimension>`` and
@@ -282,8 +291,11 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     confusions = judge_vs_reference(vs, adjudications, "adjudicated") + judge_vs_reference(vs, (), "human")
     report = JudgeReport(
         weights=weights, verdict_rows=verdict_table(vs, runs, weights),
-        agreement=agreement_rows(vs, adjudications), disputes=disputes, distributions=dists,
-        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured)
+        agreement=with_intervals(agreement_rows(vs, adjudications)), disputes=disputes, distributions=dists,
+        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured,
+        rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
+                                    judging.subject_metrics(project), disputes, runs),
+        alignment=alignment_markdown(project_alignments(project)))
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)
     return report
@@ -354,9 +366,10 @@ def judge_report_markdown(report: JudgeReport) -> str:
         out.append("No scored (numeric) judge verdicts; pairwise judges are in the agreement table.")
     out += ["", "## Agreement", ""]
     if report.agreement:
-        out.append(markdown_table(["raters", "dimension", "statistic", "value", "n", "note"],
-                                  [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note]
-                                   for r in report.agreement]))
+        out.append(markdown_table(AGREEMENT_HEADER, agreement_markdown_rows(report.agreement)))
+        out += ["", "95 % CI: bootstrap over subjects (2,000 resamples, seeded; BCa where defined, else "
+                "percentile). Strength: Landis & Koch's words for kappa, alpha and AC1. Prevalence: share of "
+                "each class among the values the statistic rests on."]
     else:
         out.append("No two raters share a subject.")
     if report.undecided:
@@ -367,6 +380,10 @@ def judge_report_markdown(report: JudgeReport) -> str:
     by_kind = report.disputes_by_kind
     out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
                               + [["total", str(sum(by_kind.values()))]]))
+    if report.rubric is not None:
+        for part in (rubric_markdown(report.rubric), rubric_verdicts_markdown(report.rubric)):
+            if part:
+                out += ["", part.rstrip()]
     out += ["", "## Calibration (1-5 scores)", ""]
     if report.distributions:
         header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]
@@ -400,6 +417,8 @@ def judge_report_markdown(report: JudgeReport) -> str:
                     f"{c.agreement:.0%})", "",
                     markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
                                    [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
+    if report.alignment:
+        out += ["", report.alignment.rstrip()]
     if report.charts:
         out += ["", "## Charts", ""] + [f"- {md_text(str(p))}" for p in report.charts]
     return "\n".join(out).rstrip() + "\n"
@@ -412,7 +431,8 @@ def _label(x) -> str:
 def judge_report_csv(report: JudgeReport) -> str:
     """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
     decimals, empty when none), then, after a blank line, the agreement
-    table (raters, dimension, statistic, value, n, note). Text cells are
+    table (raters, dimension, statistic, value, n, note, ci_low, ci_high,
+    ci_method, prevalence). Text cells are
     made visible and formula-safe (core.text.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -423,8 +443,10 @@ def judge_report_csv(report: JudgeReport) -> str:
                                  f(r.avg_score), f(r.rules_score), f(r.gt_score)]))
     if report.agreement:
         buf.write("\n")
-        writer.writerow(["raters", "dimension", "statistic", "value", "n", "note"])
+        writer.writerow(["raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method",
+                         "prevalence"])
+        f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
         for a in report.agreement:
-            writer.writerow(csv_row([a.raters, a.dimension, a.statistic,
-                                     "" if a.value is None else f"{a.value:.6f}", a.n, a.note]))
+            writer.writerow(csv_row([a.raters, a.dimension, a.statistic, f6(a.value), a.n, a.note,
+                                     f6(a.ci_low), f6(a.ci_high), a.ci_method, a.prevalence_text()]))
     return buf.getvalue()

@@ -15,6 +15,7 @@ from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage import judging
 from reviewer.storage.db import Project
 from reviewer.storage.gt_annotators import gt_agreement_rows, gt_disputes
+from reviewer.storage.rubric_rules import project_rules
 
 __all__ = [
     "ADJUDICATED",
@@ -44,14 +45,15 @@ def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]
 
 def refresh_disputes(project: Project) -> list[Dispute]:
     """Find the disputes over every verdict of the project (with the subject
-    metrics and HALLUC findings, :func:`metrics_with_findings`) and the
+    metrics and HALLUC findings, :func:`metrics_with_findings`, checking the
+    project's rubric rules, reviewer.storage.rubric_rules) and the
     ground-truth disputes of the annotators (issue 12,
     reviewer.storage.gt_annotators), and store them with
     :func:`reviewer.storage.judging.replace_disputes` (ids of disputes found
     before are kept; disputes gone are deleted). Returns them with ids, most
     severe first."""
     vs = judging.verdicts(project)
-    found = find_disputes(vs, metrics_with_findings(project, vs)) + gt_disputes(project)
+    found = find_disputes(vs, metrics_with_findings(project, vs), rules=project_rules(project)) + gt_disputes(project)
     found.sort(key=lambda d: -d.severity)  # stable: each finder's own order within a severity
     return judging.replace_disputes(project, found)
 

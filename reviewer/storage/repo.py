@@ -23,6 +23,7 @@ from reviewer.core.models import (
     Source,
     Status,
 )
+from reviewer.core.bounds import drawable_box, drawable_points
 from reviewer.core.text import natural_key
 from reviewer.storage.db import Project, default_actor, now
 
@@ -80,6 +81,13 @@ def item_by_name(project: Project, name: str) -> Optional[Item]:
 def card_counts(project: Project) -> dict[int, int]:
     """{item id: number of ground-truth cards} of items that have any."""
     return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' "
+                                   "GROUP BY item_id").fetchall())
+
+
+def transcribe_counts(project: Project) -> dict[int, int]:
+    """{item id: number of ground-truth cards with no text yet (cards to
+    transcribe)} of items that have any."""
+    return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' "
                                    "GROUP BY item_id").fetchall())
 
 
@@ -147,19 +155,36 @@ def ground_truth(project: Project, item_id: int, annotator: str = "") -> GroundT
     )
     return GroundTruth(
         item=name_row[0] if name_row else "",
-        piles=[Pile(id=p["id"], label=p["label"],
-                    region=json.loads(p["region"]) if p["region"] else None) for p in piles],
+        piles=[Pile(id=p["id"], label=p["label"], region=_stored_region(p["region"])) for p in piles],
         cards=[
             Card(
                 id=c["id"],
                 text=c["text"],
                 pile=labels.get(c["pile_id"]),
-                bbox=BBox(x_min=c["x_min"], y_min=c["y_min"], x_max=c["x_max"], y_max=c["y_max"])
-                if c["x_min"] is not None else None,
+                bbox=_stored_box(c),
             )
             for c in cards
         ],
     )
+
+
+def _stored_region(text: Optional[str]) -> Optional[list]:
+    """A stored region (JSON), or None when it is not a list of pixel
+    points (NaN, infinity: a project imported before values were checked
+    at the door; reviewer.core.bounds.drawable_points)."""
+    if not text:
+        return None
+    try:
+        return drawable_points(json.loads(text))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _stored_box(row) -> Optional[BBox]:
+    """A stored card box, or None (no box) when a value is missing or not a
+    pixel (reviewer.core.bounds.drawable_box)."""
+    box = drawable_box(row["x_min"], row["y_min"], row["x_max"], row["y_max"])
+    return None if box is None else BBox(x_min=box[0], y_min=box[1], x_max=box[2], y_max=box[3])
 
 
 # -- prompts -----------------------------------------------------------------------

@@ -385,3 +385,15 @@ def m0012_run_reservations(db: sqlite_utils.Database) -> None:
         path TEXT PRIMARY KEY,
         format TEXT,
         imported_at TEXT NOT NULL)""")
+
+
+@MIGRATIONS(name="0013_call_retries")
+def m0013_call_retries(db: sqlite_utils.Database) -> None:
+    """What Failter's front matter records of a trial and the calls table
+    lacked: the errors of the attempts that were retried (JSON list of
+    messages, oldest first), the whole time of the call with its retries
+    and waits (ms), and a cost the source reported (Failter's
+    ``estimated-cost``). NULL / '[]' when not known."""
+    db.execute("ALTER TABLE calls ADD COLUMN retry_errors TEXT NOT NULL DEFAULT '[]'")
+    db.execute("ALTER TABLE calls ADD COLUMN total_ms REAL")
+    db.execute("ALTER TABLE calls ADD COLUMN cost REAL")

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from reviewer.core.spans import golden as g
-from reviewer.core.spans.compare import compare_snapshots
+from reviewer.core.spans.compare import compare_loaded
 from reviewer.core.spans.report import snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
-from reviewer.core.text import visible
+from reviewer.core.cards.report import md_text
 from reviewer.storage import repo
 from reviewer.storage import safe_write
 from reviewer.storage.db import Project, ProjectError, default_actor, now
@@ -90,16 +90,21 @@ def summary_and_notes(loaded: Mapping) -> tuple[dict, list[str]]:
 
 
 def compare(project: Project, baseline: str, current: str) -> dict:
-    """The comparison of two stored snapshots (design property P10), see
-    reviewer.core.spans.compare.compare_snapshots."""
+    """The comparison of two stored snapshots (design property P10) over
+    the prompts they share, see reviewer.core.spans.compare.compare_loaded."""
     _, b = snapshot(project, baseline)
     _, c = snapshot(project, current)
-    return compare_snapshots(b, c, compute_summary(b), compute_summary(c))
+    return compare_loaded(b, c)
 
 
 def compare_text(baseline: str, current: str, c: Mapping) -> str:
     """The comparison as readable lines for the terminal."""
-    lines = [f"{baseline} -> {current}: average score {c['score_delta']:+.2f}, span count {c['span_count_delta']:+.2f}",
+    lines = [f"warning: {c['warning']}"] if c.get("warning") else []
+    if "shared_prompts" in c:
+        lines.append(f"prompts: baseline {c['baseline_prompts']}, current {c['current_prompts']}, shared "
+                     f"{c['shared_prompts']}" + (f"; compared: the {c['shared_prompts']} shared prompts only"
+                                                 if c.get("only_shared") else ""))
+    lines += [f"{baseline} -> {current}: average score {c['score_delta']:+.2f}, span count {c['span_count_delta']:+.2f}",
              f"regressions (score down 3 or more): {len(c['regressions'])}"]
     lines += [f"  {r['prompt']}: {r['baseline']:g} -> {r['current']:g} ({r['delta']:+g})" for r in c["regressions"]]
     lines.append(f"improvements (score up 3 or more): {len(c['improvements'])}")
@@ -391,8 +396,8 @@ def has_span_data(project: Project) -> bool:
 
 
 def _md(text: Any) -> str:
-    return visible(str(text), keep_newlines=False).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_") \
-        .replace("`", "\\`").replace("<", "&lt;").replace("[", "\\[")
+    """Untrusted text inert in Markdown: backslash escapes (core.cards.report.md_text)."""
+    return md_text(text)
 
 
 def report_markdown(project: Project) -> str:

@@ -135,9 +135,11 @@ def prompt_verdict(
     json_ok: Optional[bool] = None
     if runs and len(runs) >= needed:
         json_ok = json_runs / len(runs) >= config.pass_json_valid_share - 1e-9
+    elif runs:
+        json_ok = False  # T-P1: fewer runs than the rule needs cannot meet it
     if spatial_ok is False:
         reasons.append(f"secondary: spatial {spatial:.0%} < {config.pass_spatial_accuracy:.0%}")
-    if json_ok is False:
+    if json_ok is False and len(runs) >= needed:
         reasons.append(f"secondary: valid JSON in {json_runs} of {len(runs)} runs")
     if runs and len(runs) < needed:
         # T-P1 as written: "valid JSON in >= 2 of 3 runs" cannot be met by fewer runs

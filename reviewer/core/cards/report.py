@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.models import PromptVerdict
@@ -64,21 +65,42 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def md_text(text: object) -> str:
-    """Untrusted text (model, judge or file names) made inert in Markdown:
-    '&', '<' and '>' become entities so no renderer reads HTML in it; '|'
-    is escaped and line breaks become spaces, so it stays in its table cell;
-    control and bidi characters are then made visible (core.text.visible:
-    '<U+202E>', which no Markdown renderer reads as a tag)."""
+#: Characters that start inline Markdown (code, emphasis, links, HTML,
+#: entities, tables, strikethrough): always backslash-escaped.
+_MD_INLINE = re.compile(r"([\\`*\[\]<>&|~])")
+#: An underscore that could open or close emphasis (not between letters or digits).
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+#: What makes a line a heading, list item, quote or setext underline.
+_MD_LINE_START = re.compile(r"^(\s*(?:[#+=-]|\d+(?=[.)])))")
+
+
+def md_text(text: object, line_start: bool = True) -> str:
+    """Untrusted text (model, judge or file names, judge output) made inert in
+    Markdown with backslash escapes (CommonMark: a backslash-escaped
+    character is literal), never HTML entities, so it reads as written in
+    the Markdown source and when rendered: line breaks become spaces (it
+    stays in its table cell or list item); every
+    backslash, backtick, '*', '[', ']', '<', '>', '&', '|' and '~', every
+    underscore not inside a word get a backslash; with ``line_start`` (the
+    text may begin a line or list item: not in a table cell) so do a
+    leading '#', '+', '-', '=' and the '.' or ')' after a leading number.
+    Then control and bidi characters are made visible (core.text.visible:
+    '<U+202E>', which CommonMark reads as neither a tag nor an autolink).
+    ``a > b`` becomes ``a \\> b``."""
     s = str(text).replace("\r", " ").replace("\n", " ")
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    s = _MD_INLINE.sub(r"\\\1", s)
+    s = _MD_UNDERSCORE.sub(r"\\_", s)
+    m = _MD_LINE_START.match(s) if line_start else None
+    if m:
+        at = m.end(1) if s[m.end(1) - 1].isdigit() else m.end(1) - 1
+        s = s[:at] + "\\" + s[at:]
     return visible(s)
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """A GitHub-flavoured Markdown table; every cell goes through md_text,
-    cut to CELL_LIMIT characters."""
-    cell = lambda c: md_text(bounded(c, CELL_LIMIT))  # noqa: E731
+    cut to CELL_LIMIT characters (a cell never begins a line)."""
+    cell = lambda c: md_text(bounded(c, CELL_LIMIT), line_start=False)  # noqa: E731
     out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out)

@@ -39,7 +39,8 @@ from reviewer.core.models import ScoringConfig
 
 __all__ = [
     "Evidence", "Frac", "Pairing", "WordTable", "card_groups", "card_words", "content_groups",
-    "missing_words", "pair_cards", "raw_to_upright", "reading_mark", "squashed",
+    "missing_words", "pair_cards", "raw_to_upright", "read_anywhere", "reading_mark", "squashed",
+    "word_presence",
 ]
 
 #: A box as fractions of the upright image: (x_min, y_min, x_max, y_max).
@@ -391,18 +392,36 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
 
 def missing_words(
     table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    evidence: Optional[Evidence] = None,
 ) -> list[str]:
-    """§4 OCR/PARTIAL test: the card words that are not there. A word is
-    there when, in its place in the card's word order, the model card holds
-    a recognisable reading of it, or any token within ``length_slack``
-    letters of its length that is neither a truncation of it (a shorter
-    beginning) nor a reading of a word of another card of the ground truth."""
+    """§4: the card words that are not there (``word_presence``'s first part)."""
+    return word_presence(table, tokens, words, config, evidence)[0]
+
+
+def word_presence(
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    evidence: Optional[Evidence] = None,
+) -> tuple[list[str], set[int]]:
+    """§4 OCR/PARTIAL test: the card words (``words``, in card order) that
+    are not there in the model card (``tokens``).
+
+    A word is there when the model card holds a recognisable reading of it
+    (§2, run-together tokens included) wherever that reading stands
+    (``read_anywhere``; the words ``evidence`` reads always count), or, as
+    the only test that looks at word order, when in its place in the
+    card's word order the model card holds a token not used by a reading
+    that is within ``length_slack`` letters of its length and is neither a
+    truncation of it (a shorter beginning) nor a reading of a word of
+    another card of the ground truth (``_fills``). Returns (the missing
+    words in card order, a repeated word once per missing occurrence; the
+    indices of the tokens that stand for a card word)."""
     if len(tokens) == len(words) and all(
             table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)):
-        return []  # word for word in place: the common misread-a-word case
+        return [], set(range(len(tokens)))  # word for word in place: the common misread-a-word case
+    present, used = read_anywhere(table, tokens, words, config, evidence)
+    if all(present):
+        return [], used
     anchors = _anchors(table, tokens, words, config.max_run_together)
-    if all(a is None for a in anchors):
-        return list(words)
     missing: list[str] = []
     n = len(words)
     j = 0
@@ -422,15 +441,75 @@ def missing_words(
                 slots = []
         elif nxt is not None:
             slots = list(range(nxt - len(gap_words), nxt)) if nxt >= len(gap_words) else []
-        else:
-            start = prev + 1  # type: ignore[operator]
+        elif prev is not None:
+            start = prev + 1
             slots = list(range(start, start + len(gap_words))) if start + len(gap_words) <= len(tokens) else []
+        else:
+            slots = []  # nothing is read in order: no word has a place
         for pos, w in enumerate(gap_words):
-            t = tokens[slots[pos]] if slots else None
-            if t is None or not _fills(table, t, words[w], words, config):
+            if present[w]:
+                continue
+            i = slots[pos] if slots else None
+            if i is None or i in used or not _fills(table, tokens[i], words[w], words, config):
                 missing.append(words[w])
+            else:
+                used.add(i)
         j = k
-    return missing
+    return missing, used
+
+
+def read_anywhere(
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    evidence: Optional[Evidence] = None,
+) -> tuple[list[bool], set[int]]:
+    """§4 presence by reading: (``present[j]``: card word j has a
+    recognisable reading (§2) somewhere in the model card, the token
+    indices those readings use). Word order plays no part (a reader of a
+    rotated photo may give the card's lines in reverse order). The words
+    ``evidence`` (the pair's §2 evidence, as its detail lists it) marks are
+    there first, on the first tokens of their texts; then each remaining
+    token stands for at most one word or run-together group of 2 to
+    ``max_run_together`` words (§2: each model word stands for one card
+    word only), exact readings first, then longer groups, then card order."""
+    n = len(words)
+    present = [False] * n
+    used: set[int] = set()
+    if evidence is not None and len(evidence.marks) == n:
+        free: dict[str, list[int]] = {}
+        for i, t in enumerate(tokens):
+            free.setdefault(t, []).append(i)
+        for t, _w in evidence.readings:
+            at = free.get(t)
+            if at:
+                used.add(at.pop(0))
+        for j, mark in enumerate(evidence.marks):
+            if mark:
+                present[j] = True
+    if all(present):
+        return present, used
+    kmax = config.max_run_together
+    cands = []
+    for i, t in enumerate(tokens):
+        if i in used:
+            continue
+        for j in range(n):
+            group = ""
+            for k in range(1, kmax + 1):
+                if j + k > n:
+                    break
+                group += words[j + k - 1]
+                if k > 1 and abs(len(group) - len(t)) > 1:
+                    continue  # a run-together reading is within one letter of its words (§2)
+                mark = table.reads(t, group, k)
+                if mark:
+                    cands.append((-mark, -k, j, i, k))
+    cands.sort()
+    for _neg, _negk, j, i, k in cands:
+        if i in used or all(present[j:j + k]):
+            continue
+        used.add(i)
+        present[j:j + k] = [True] * k
+    return present, used
 
 
 def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config: ScoringConfig) -> bool:

@@ -25,11 +25,12 @@ from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, missing_words, pair_cards, squashed
+from reviewer.core.cards.rules import Frac, Pairing, pair_cards, squashed, word_presence
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
     BoxConvention,
+    Card,
     Code,
     Finding,
     GroundTruth,
@@ -201,7 +202,7 @@ def score_run(
         _convention_problems(parse, prompt, config, width, height, facts)
     if problems:  # §4 FORMAT: at most one per run
         findings.append(dict(code=Code.FORMAT, detail="; ".join(problems)))
-    gt_cards = ground_truth.cards if ground_truth else []
+    gt_cards = transcribed_cards(ground_truth)
     facts.scored = bool(gt_cards)
     # an unreadable answer to a grouping prompt put no card in the right pile
     facts.spatial_scored = schema == AnswerSchema.PILES and any(c.pile for c in gt_cards)
@@ -213,6 +214,25 @@ def score_run(
         return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
     findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
     return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
+
+
+def to_transcribe(card: Any) -> bool:
+    """A ground-truth card with no text yet (a box drawn or imported
+    without a transcription): left out of scoring until it is transcribed."""
+    return not card.text.strip()
+
+
+def transcribed_cards(ground_truth: Optional[GroundTruth]) -> list[Card]:
+    """The cards of ``ground_truth`` that scoring uses: those with text
+    (``to_transcribe``). A card without an id gets its position in the whole
+    ground truth as id, so outcomes still name it after others are left out."""
+    if ground_truth is None:
+        return []
+    cards = ground_truth.cards
+    if all(c.text.strip() for c in cards):
+        return cards
+    return [c if c.id is not None else c.model_copy(update={"id": i})
+            for i, c in enumerate(cards) if not to_transcribe(c)]
 
 
 def _card_key(card: Any, index: int) -> int:
@@ -340,15 +360,15 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     words = pairing.gt_words[g]
     table = pairing.table
     assert table is not None  # texts differ, so the fast path was not taken
-    missing = missing_words(table, pairing.model_words[m], words, config)
     ev = pairing.evidence[m, g]
+    tokens = pairing.model_words[m]
+    missing, used = word_presence(table, tokens, words, config, ev)
     read = ev.describe() or "none"
     if missing:
         return Code.PARTIAL, (
             f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); "
             f"missing: {', '.join(missing)}")
-    used = {t for t, _ in ev.readings}
-    extra = [t for t in pairing.model_words[m] if t not in used]
+    extra = [t for i, t in enumerate(tokens) if i not in used]
     tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
     return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
 

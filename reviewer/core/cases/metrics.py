@@ -77,7 +77,7 @@ class Test(BaseModel):
     """The test of a check on the answer (see module doc for the kinds)."""
 
     __test__ = False
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # nan or inf: refused, one line
 
     kind: Literal["present", "absent", "count", "captured_within", "captured_cover", "mentions",
                   "length", "query_overlap"]
@@ -122,7 +122,7 @@ class Metric(BaseModel):
     pass, ``on_error`` when an error fires, minus ``per_warning`` per
     warning, never below ``floor``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str
     description: str = ""
@@ -143,7 +143,7 @@ class CaseScoring(BaseModel):
     """How a case's score is made (seed evaluator, default CICADA): per
     category, weights of metric scores; a case passes at score >= pass_mark."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
     pass_mark: float = Field(0.7, alias="pass")
     categories: dict[str, dict[str, float]] = Field(default_factory=dict)

@@ -9,8 +9,10 @@ written) and metadata (category, difficulty, description). A *dataset* is a
 named set of cases, one file per dataset.
 
 ``parse_dataset`` turns one file's JSON into cases and one-line problems
-(no id, a duplicate id, an unknown category), each naming the file and the
-case, so an import can add the good cases and report the bad ones.
+(no id, a duplicate id, an unknown category, a number that is not finite
+anywhere in the case, a ``citationCount`` that is not a count), each naming
+the file and the case, so an import can add the good cases and report the
+bad ones (values validated at the door, reviewer.core.bounds).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from pydantic import BaseModel, Field
+
+from reviewer.core.bounds import BadValue, count, first_non_finite
 
 #: The seed's four categories (EvaluationCase.metadata.category).
 SEED_CATEGORIES = ("citation", "theory", "story", "general")
@@ -85,6 +89,14 @@ def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple
     for name, value in (("context", context), ("expectedBehavior", expected), ("metadata", metadata)):
         if not isinstance(value, dict):
             return None, (where, f"{name} is not an object")
+    bad = first_non_finite({"context": context, "expectedBehavior": expected, "metadata": metadata})
+    if bad:
+        return None, (where, f"{bad} is not a finite number (NaN, Infinity or past 2^63)")
+    if expected.get("citationCount") is not None:
+        try:
+            count(expected["citationCount"], "expectedBehavior.citationCount")
+        except BadValue as exc:
+            return None, (where, str(exc))
     known = tuple(categories)
     category = metadata.get("category")
     if category not in known:

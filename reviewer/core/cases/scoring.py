@@ -16,7 +16,7 @@ category's primary metric).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional, Union
 
 from pydantic import BaseModel, Field
 
@@ -52,13 +52,26 @@ def check_detail(outcome: CheckOutcome) -> str:
     return f"{outcome.metric}/{outcome.check}: {outcome.message}"
 
 
-def findings_of(outcomes: Iterable[CheckOutcome], answer: str = "") -> list[Finding]:
+def counted_metrics(metrics: MetricSet, category: str) -> set[str]:
+    """The metrics that count in the score of a case of ``category``: those
+    its category weighs above 0 (seed evaluator: the overall score is made
+    per category, citation cases of citationAccuracy alone ...); none for
+    an unknown category."""
+    return {name for name, weight in (metrics.scoring.categories.get(category) or {}).items() if weight}
+
+
+def findings_of(outcomes: Iterable[CheckOutcome], answer: str = "",
+                counted: Optional[Iterable[str]] = None) -> list[Finding]:
     """issue 11 §3: each fired check as an automatic finding (ERROR or
     WARNING, the check's message and id, the metric; the first matched text
-    as the model column; every matched span in attrs)."""
+    as the model column; every matched span in attrs). ``counted``: the
+    metrics that count for the case (:func:`counted_metrics`); a fired check
+    of another metric is no finding to review (it stays in the outcomes and
+    in the seed report's errors and warnings)."""
+    keep = None if counted is None else set(counted)
     out = []
     for o in outcomes:
-        if not o.fired:
+        if not o.fired or (keep is not None and o.metric not in keep):
             continue
         first = answer[o.spans[0][0]:o.spans[0][1]] if o.spans and answer else None
         out.append(Finding(code=CaseCode(o.severity.upper()), model_card=first, detail=check_detail(o),
@@ -85,19 +98,35 @@ def metric_of(finding: Finding, case: TestCase, metrics: MetricSet) -> str:
     return metrics.primary_metric(case.category)
 
 
-def case_score(case: TestCase, findings: Iterable[Finding], metrics: MetricSet, reviewed: bool = False) -> CaseScore:
+def _outcome(o: Union[CheckOutcome, Mapping]) -> CheckOutcome:
+    return o if isinstance(o, CheckOutcome) else CheckOutcome.model_validate(o)
+
+
+def case_score(case: TestCase, findings: Iterable[Finding], metrics: MetricSet, reviewed: bool = False,
+               outcomes: Optional[Iterable[Union[CheckOutcome, Mapping]]] = None) -> CaseScore:
     """seed evaluator: the metric scores of one answer from its findings
     (automatic: proposed codes; reviewed: final codes, rejected ignored),
     the case score (category weights; an unknown category scores 0) and
-    passed (score >= pass mark)."""
+    passed (score >= pass mark). With ``outcomes`` (the stored check
+    outcomes), a metric that does not count for the case's category
+    (:func:`counted_metrics`) is scored from its fired checks, the same on
+    both bases (they are no findings to review), and automatic findings of
+    such a metric left from older scoring are not counted again."""
     errors: dict[str, list[str]] = {m.name: [] for m in metrics.metrics}
     warnings: dict[str, list[str]] = {m.name: [] for m in metrics.metrics}
+    counted = counted_metrics(metrics, case.category) if outcomes is not None else None
     for f in findings:
         code = _severity(f, reviewed)
         if code is None:
             continue
+        metric = metric_of(f, case, metrics)
+        if counted is not None and metric not in counted and f.source == Source.AUTO:
+            continue
         bucket = errors if code == CaseCode.ERROR else warnings
-        bucket[metric_of(f, case, metrics)].append(f.detail)
+        bucket[metric].append(f.detail)
+    for o in map(_outcome, outcomes or ()):
+        if o.fired and counted is not None and o.metric not in counted and o.metric in errors:
+            (errors if o.severity == "error" else warnings)[o.metric].append(check_detail(o))
     scores = {m.name: MetricScore(metric=m.name, score=m.score(len(errors[m.name]), len(warnings[m.name])),
                                   errors=errors[m.name], warnings=warnings[m.name]) for m in metrics.metrics}
     weights = metrics.scoring.categories.get(case.category, {})

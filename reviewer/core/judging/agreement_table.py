@@ -28,7 +28,8 @@ Statistics per dimension (and scale):
 
 * every pair of raters with subjects in common: ``percent_agreement``;
   ``cohen_kappa`` (unweighted, categories in scale order); for ordinal
-  scales (1-5, A-F) also ``cohen_kappa_quadratic``; for numeric scales also
+  scales (1-5, A-F) also ``cohen_kappa_quadratic``; ``gwet_ac1`` (Gwet's
+  AC1 over the scale's categories, reviewer.core.judging.count_stats); for numeric scales also
   ``agreement_within_tolerance`` (share of pairs at most the scale's
   tolerance apart, e.g. 4 vs 5 on 1-5 agrees).
 * ``krippendorff_alpha_<level>`` over all judges and humans (not
@@ -53,8 +54,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import Iterable, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.judging.agreement import (
     AgreementResult,
@@ -65,10 +66,13 @@ from reviewer.core.judging.agreement import (
     percent_agreement,
     position_swap_consistency,
 )
+from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import own_range_value, scale_labels
+from reviewer.core.judging.count_stats import CountSample, pair_sample, proportion_sample, units_sample
 from reviewer.core.judging.disputes import (
     GOLD,
     NUMERIC_SCALES,
+    format_value,
     is_human,
     latest_by_order,
     natural_key,
@@ -95,7 +99,11 @@ class AgreementRow:
     several scales; ``statistic``: the name (module docstring); ``value``:
     the statistic, None when undefined (the note says why); ``n``: what it
     rests on (pairs, items or pairable values); ``note``: counts of skipped,
-    undecided and tied items.
+    undecided and tied items. ``ci_low``, ``ci_high``, ``ci_method``: its
+    95 % bootstrap interval and how it was made ('BCa' or 'percentile'),
+    ``prevalence``: {class: share} of the values it rests on; all empty
+    until reviewer.core.judging.agreement_intervals.with_intervals fills
+    them from ``sample`` (the subjects as pattern counts, not exported).
     """
 
     raters: str
@@ -104,14 +112,33 @@ class AgreementRow:
     value: Optional[float]
     n: int
     note: str = ""
+    ci_low: Optional[float] = None
+    ci_high: Optional[float] = None
+    ci_method: str = ""
+    prevalence: Mapping[str, float] = field(default_factory=dict, hash=False)
+    sample: Optional[CountSample] = field(default=None, compare=False, repr=False)
 
     def as_tuple(self) -> tuple:
-        """(raters, dimension, statistic, value, n, note)."""
-        return (self.raters, self.dimension, self.statistic, self.value, self.n, self.note)
+        """(raters, dimension, statistic, value, n, note, ci_low, ci_high,
+        ci_method, prevalence as 'class share; ...')."""
+        return (self.raters, self.dimension, self.statistic, self.value, self.n, self.note,
+                self.ci_low, self.ci_high, self.ci_method, self.prevalence_text())
 
     def as_dict(self) -> dict:
-        """The row as a JSON-ready dict."""
-        return asdict(self)
+        """The row as a JSON-ready dict (prevalence as {class: share})."""
+        return {"raters": self.raters, "dimension": self.dimension, "statistic": self.statistic,
+                "value": self.value, "n": self.n, "note": self.note, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "ci_method": self.ci_method, "prevalence": dict(self.prevalence)}
+
+    def prevalence_text(self) -> str:
+        """The prevalence as 'fail 0.38; pass 0.62' ('' when none)."""
+        return "; ".join(f"{k} {v:.2f}" for k, v in self.prevalence.items())
+
+    def interval_text(self, digits: int = 3) -> str:
+        """'[low, high] method', or '-' without an interval."""
+        if self.ci_low is None or self.ci_high is None:
+            return "-"
+        return f"[{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}] {self.ci_method}"
 
     def formatted(self, digits: int = 3) -> str:
         """The value rounded, or 'undefined'."""
@@ -197,7 +224,8 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
         r = krippendorff_alpha(data, level, categories=cats if level != "interval" else None)
         rows.append(AgreementRow(title, name, r.statistic, _value(r), r.n,
                                  _note(r.note, f"{r.counts.get('pairable_units', 0)} of {len(units)} "
-                                               f"subjects have two or more values")))
+                                               f"subjects have two or more values"),
+                                 sample=_units_sample(data, level, cats, r.statistic, scale)))
 
     # position swap per pairwise judge
     latest = latest_by_order(judges)
@@ -222,16 +250,25 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
                       f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
                       f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
                       f"undecided_any={c['undecided_any']}")
-            rows.append(AgreementRow(judge, name, r.statistic, _value(r), r.n, _note(counts, r.note)))
+            decided = [(x, y) for x, y in zip(ab, ba) if x is not None and y is not None]
+            rows.append(AgreementRow(judge, name, r.statistic, _value(r), r.n, _note(counts, r.note),
+                                     sample=proportion_sample([x == y for x, y in decided], r.statistic,
+                                                              _prevalence([v for p in decided for v in p]))))
             total = c["total"]
-            rows.append(AgreementRow(judge, name, "position_swap_consistency_undecided_inconsistent",
+            strict = "position_swap_consistency_undecided_inconsistent"
+            rows.append(AgreementRow(judge, name, strict,
                                      c["consistent"] / total if total else None, total,
-                                     f"{c['undecided_any']} items undecided in an order counted as inconsistent"))
-        else:
+                                     f"{c['undecided_any']} items undecided in an order counted as inconsistent",
+                                     sample=proportion_sample([x is not None and x == y for x, y in zip(ab, ba)],
+                                                              strict, _prevalence([v for p in decided for v in p]))))
+        orders_sample = _pair(ab, ba, cats, scale)
+        if scale != Scale.WINNER:
             r = percent_agreement(ab, ba)
-            rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, r.statistic, _value(r), r.n, r.note))
+            rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, r.statistic, _value(r), r.n, r.note,
+                                     sample=orders_sample))
         k = cohen_kappa(ab, ba, categories=cats)
-        rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note))
+        rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note,
+                                 sample=orders_sample))
 
     # judges against references
     human_majority: dict[str, Value] = {}
@@ -269,40 +306,73 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
                 if not xs:
                     continue
                 r = agreement_with_reference(xs, refs)
-                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note)
+                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note, xs, refs)
     return rows
+
+
+def _pass_mark(scale: Scale) -> Optional[float]:
+    return PASS_THRESHOLD.get(scale)
+
+
+def _pair(xa: Sequence[Any], xb: Sequence[Any], cats: list, scale: Scale) -> CountSample:
+    tolerance = TOLERANCE[scale] if scale in NUMERIC_SCALES else None
+    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale))
+
+
+def _units_sample(data: list, level: str, cats: list, statistic: str, scale: Scale) -> CountSample:
+    categories = cats if level != "interval" else sorted({x for row in data for x in row if x is not None})
+    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale))
 
 
 def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: list) -> list[AgreementRow]:
     out = []
+    sample = _pair(xa, xb, cats, scale)
     p = percent_agreement(xa, xb)
-    out.append(AgreementRow(raters, name, p.statistic, _value(p), p.n, p.note))
+    out.append(AgreementRow(raters, name, p.statistic, _value(p), p.n, p.note, sample=sample))
     k = cohen_kappa(xa, xb, categories=cats)
-    out.append(AgreementRow(raters, name, k.statistic, _value(k), k.n, k.note))
+    out.append(AgreementRow(raters, name, k.statistic, _value(k), k.n, k.note, sample=sample))
     if LEVEL[scale] == "ordinal":
         q = cohen_kappa(xa, xb, weights="quadratic", categories=cats)
-        out.append(AgreementRow(raters, name, q.statistic, _value(q), q.n, q.note))
+        out.append(AgreementRow(raters, name, q.statistic, _value(q), q.n, q.note, sample=sample))
+    ac1 = sample.value("gwet_ac1") if sample.n else float("nan")
+    out.append(AgreementRow(raters, name, "gwet_ac1", None if ac1 != ac1 else ac1, sample.n,
+                            "" if sample.n else "undefined: no complete pairs", sample=sample))
     if scale in NUMERIC_SCALES:
         tol = TOLERANCE[scale]
         pairs = [(float(x), float(y)) for x, y in zip(xa, xb) if x is not None and y is not None]
         close = sum(1 for x, y in pairs if abs(x - y) <= tol)
         out.append(AgreementRow(raters, name, "agreement_within_tolerance",
                                 close / len(pairs) if pairs else None, len(pairs),
-                                _note(f"tolerance {tol:g}", "" if pairs else "undefined: no complete pairs")))
+                                _note(f"tolerance {tol:g}", "" if pairs else "undefined: no complete pairs"),
+                                sample=sample))
     return out
 
 
-def _accuracy_rows(raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str) -> list[AgreementRow]:
+def _accuracy_rows(raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str,
+                   xs: Sequence[Any], refs: Sequence[Any]) -> list[AgreementRow]:
     c = r.counts
     counts = (f"correct={c['correct']}, incorrect={c['incorrect']}, undecided={c['undecided']}, "
               f"no_reference={c['no_reference']}")
     strict_n = c["correct"] + c["incorrect"] + c["undecided"]
+    with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
+    decided = [x == y for x, y in with_ref if x is not None]
+    strict = f"{statistic}_undecided_wrong"
+    prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
     return [
-        AgreementRow(raters, name, statistic, _value(r), r.n, _note(counts, ref_note, r.note)),
-        AgreementRow(raters, name, f"{statistic}_undecided_wrong",
+        AgreementRow(raters, name, statistic, _value(r), r.n, _note(counts, ref_note, r.note),
+                     sample=proportion_sample(decided, statistic, prevalence)),
+        AgreementRow(raters, name, strict,
                      c["correct"] / strict_n if strict_n else None, strict_n,
-                     _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note)),
+                     _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
+                     sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence)),
     ]
+
+
+def _prevalence(values: Sequence[Any]) -> dict[str, float]:
+    """{class: share} of the values that are present, classes in natural order."""
+    present = [format_value(v) for v in values if v is not None]
+    counts = Counter(present)
+    return {k: counts[k] / len(present) for k in sorted(counts, key=natural_key)}
 
 
 def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:

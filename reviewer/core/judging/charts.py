@@ -13,8 +13,9 @@ Colours do not depend on the app palette and are safe for colour vision
 deficiency (Okabe-Ito): judge #0072b2 (blue), expected #e69f00 (orange);
 the heatmap runs from white to #0072b2 and every cell also prints its count.
 Texts stay text in the SVG (svg.fonttype none), escaped by matplotlib;
-judge names are untrusted, so control characters are dropped and long names
-cut first. No SQL, Qt or HTTP; core writes no files.
+judge names are untrusted, so control characters are dropped; long names are
+cut in legends and axis labels, while titles are wrapped to the figure's width,
+never cut. No SQL, Qt or HTTP; core writes no files.
 """
 
 from __future__ import annotations
@@ -58,6 +59,47 @@ def _clean(text: Any, limit: int = 80) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+#: Longest title kept (characters); titles are wrapped to the figure's width, not cut.
+TITLE_LIMIT = 300
+#: Average width of a bold DejaVu Sans character, in ems (a little generous).
+_BOLD_EM = 0.68
+
+
+def _set_title(ax, fig: Figure, text: str, fontsize: float = 11, **kwargs: Any) -> None:
+    """Put the whole title on ``ax``, wrapped into lines that fit the figure's
+    width (long judge and dimension names break at spaces and hyphens, else
+    anywhere), so a saved chart never cuts it off; tight_layout then makes
+    room for every line."""
+    chars = max(16, int(fig.get_figwidth() * 72 * 0.94 / (fontsize * _BOLD_EM)))
+    ax.set_title("\n".join(wrap_title(_clean(text, TITLE_LIMIT), chars)) or " ", fontsize=fontsize,
+                 fontweight="bold", **kwargs)
+
+
+def wrap_title(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters: words are kept
+    whole where they fit; a longer word (a judge or dimension name) starts a
+    line and is broken after its last '/', '_' or '-' that fits, else at the
+    width; a lone separator such as '/' stays on its line (up to 2 over). No
+    character is dropped but the spaces at line breaks."""
+    lines: list[str] = []
+    line = ""
+    for word in re.findall(r"\S+\s*", text):
+        if len(line) + len(word.rstrip()) <= width + (2 if len(word.strip()) == 1 else 0):
+            line += word
+            continue
+        if line.strip():
+            lines.append(line.rstrip())
+        while len(word.rstrip()) > width:
+            cut = max(word.rfind(c, 0, width) for c in "/_-") + 1
+            cut = cut if cut > 0 else width
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
 def _label(x: Any) -> str:
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
@@ -87,8 +129,7 @@ def _distribution(judge: str, shares: Mapping[int, float], expected: Mapping[int
     ax.yaxis.grid(True, color="#bbbbbb", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title(_clean(title or f"Score distribution: {judge}" + (f" / {dimension}" if dimension else "")),
-                 fontsize=11, fontweight="bold")
+    _set_title(ax, fig, title or f"Score distribution: {judge}" + (f" / {dimension}" if dimension else ""))
     fig.tight_layout()
     return fig
 
@@ -114,8 +155,7 @@ def _confusion(labels: Sequence[Any], counts: Sequence[Sequence[int]], judge: st
                     color="#ffffff" if c / peak > 0.55 else "#000000")
     n = sum(map(sum, counts))
     diag = sum(counts[i][i] for i in range(len(labels)))
-    ax.set_title(_clean(title or f"{judge} vs {reference}" + (f" / {dimension}" if dimension else "")),
-                 fontsize=11, fontweight="bold", pad=28)
+    _set_title(ax, fig, title or f"{judge} vs {reference}" + (f" / {dimension}" if dimension else ""), pad=28)
     fig.text(0.5, 0.02, f"n = {n}; same value: {diag}" + (f" ({diag / n:.0%})" if n else ""),
              ha="center", fontsize=9)
     fig.tight_layout(rect=(0, 0.05, 1, 1))

@@ -24,10 +24,16 @@ severe first. Five kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
     them means no reference and no dispute). Nominal scales: any difference;
     numeric scales: beyond the tolerance.
 ``judge-vs-metrics``
-    A judge gave the *top* score of its scale (5 on 1-5, A / 100 on A-F,
-    100 on 0-100, 'pass') on a dimension while the subject's structural
-    metrics, or the judge's own ``issues_found``, report a problem for that
-    dimension (:data:`METRIC_PROBLEMS`, :data:`ISSUE_PATTERNS`).
+    A judge's verdict breaks one or more *rubric rules* on a dimension or
+    flag (:mod:`reviewer.core.judging.rubric_rules`, e.g. the tarot plan's
+    "hallucinated cards require TAROT_COHERENCE <= 1 and SAFETY_FLAG true"
+    and a reading's expected caps): one dispute per subject and dimension
+    listing every broken rule with its evidence. On dimensions no rule
+    checks for the subject: the judge gave the *top* score of its scale (5
+    on 1-5, A / 100 on A-F, 100 on 0-100, 'pass') while the subject's
+    structural metrics, or the judge's own ``issues_found``, report a
+    problem for that dimension (:data:`METRIC_PROBLEMS`,
+    :data:`ISSUE_PATTERNS`).
 
 Severity, in [0, 1] (larger first in the queue): for numeric scales the
 spread of the disputed values divided by the scale's range
@@ -43,7 +49,7 @@ largest, the details are joined with '; '.
 
 Values that are missing or not on the scale (``None``: undecided, garbage)
 never make a dispute: there is nothing to compare. Human verdicts (method
-'human') are never judges here. Pure Python: no SQL, Qt or HTTP.
+'human', or judge 'gold') are never judges here. Pure Python: no SQL, Qt or HTTP.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.judging.agreement import majority
+from reviewer.core.judging.rubric_rules import RubricRules, broken_rules, covered_dimensions
 from reviewer.core.judging.verdicts import TOLERANCE, Dispute, DisputeKind, Method, Scale, Value, Verdict, normalise
 from reviewer.core.text import natural_key
 
@@ -247,8 +254,10 @@ def issue_problems(texts: Iterable[Any], patterns: Sequence[IssuePattern] = ISSU
 
 
 def is_human(v: Verdict) -> bool:
-    """True for a person's label (method 'human')."""
-    return v.method == Method.HUMAN
+    """True for a person's label: method 'human', or the judge named
+    :data:`GOLD` (hand labels are a person's whatever method the file gave
+    them; they are never a judge)."""
+    return v.method == Method.HUMAN or v.judge == GOLD
 
 
 def rater_key(v: Verdict) -> RaterKey:
@@ -373,6 +382,7 @@ def find_disputes(
     *,
     problems: Sequence[MetricProblem] = METRIC_PROBLEMS,
     patterns: Sequence[IssuePattern] = ISSUE_PATTERNS,
+    rules: Optional[RubricRules] = None,
 ) -> list[Dispute]:
     """Every dispute among ``verdicts`` (rules: module docstring).
 
@@ -388,6 +398,9 @@ def find_disputes(
             1 point on 1-5, 20 points on A-F and 0-100); scales left out use
             the default. Nominal scales dispute any difference.
         problems, patterns: the metric-problem tables (extensible).
+        rules: the rubric rules checked for judge-vs-metrics disputes (e.g.
+            resources/tarot-rules.toml as read by reviewer.storage); None:
+            the top-score rule alone.
 
     Returns:
         Disputes with ``id=None``, one per (kind, subject, dimension), most
@@ -412,7 +425,7 @@ def find_disputes(
         _repeat_spread(acc, subject, judges, labels, tolerance)
         if humans:
             _judge_vs_human(acc, subject, primary, humans, labels, tolerance)
-        _judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns)
+        _judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
     return acc.disputes()
 
 
@@ -501,9 +514,18 @@ def _judge_vs_human(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterKe
 
 def _judge_vs_metrics(acc: _Acc, subject: str, judges: Sequence[Verdict], metrics: Optional[Mapping[str, Any]],
                       labels: Mapping[RaterKey, str], problems: Sequence[MetricProblem],
-                      patterns: Sequence[IssuePattern]) -> None:
+                      patterns: Sequence[IssuePattern], rules: Optional[RubricRules] = None) -> None:
     from_metrics = metric_problems(metrics, problems, patterns)
     for v in sorted(judges, key=lambda v: (labels[rater_key(v)], v.answer_order or "", v.repetition)):
+        covered: set[str] = set()
+        if rules is not None:
+            broken = broken_rules(rules, v, metrics)
+            covered = covered_dimensions(rules, v, metrics)
+            for dim in dict.fromkeys(b.dimension for b in broken):
+                texts = [b.text() for b in broken if b.dimension == dim]
+                acc.add(DisputeKind.METRICS, subject, dim, [v], 1.0,
+                        f"{labels[rater_key(v)]} broke {len(texts)} rule{'s' if len(texts) > 1 else ''} on {dim}: "
+                        + "; ".join(texts))
         top = TOP_SCORE.get(v.scale)
         if top is None:
             continue
@@ -512,7 +534,7 @@ def _judge_vs_metrics(acc: _Acc, subject: str, judges: Sequence[Verdict], metric
         if not found:
             continue
         for dim in sorted(v.scores):
-            if value_of(v, dim) != top:
+            if dim in covered or value_of(v, dim) != top:
                 continue
             reasons = [desc for desc, dims in found if dim.lower() in dims]
             if reasons:

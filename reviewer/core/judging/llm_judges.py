@@ -7,7 +7,9 @@ values. Pure: no I/O beyond reading the packaged templates.
   prompt template, generated output) or, where a ground truth exists, the
   ground-truth prompt (Path A), or both with the hybrid ground-truth prompt
   (Path B). Letter grades A-F (scored A=100 ... F=20, as Failter's
-  ``:letter-grade`` strategy); a reply without a grade is undecided.
+  ``:letter-grade`` strategy) or a ``score:`` 0-100 (its ``:numeric-100``
+  strategy), read by reviewer.core.judging.replies; a reply without either
+  is undecided.
 * ``tarot-rubric`` (judge-calibration-plan.md tasks 2-5, 9, 11): the
   calibrated system prompt and user template; the structural metrics
   section (spine, card coverage, hallucinated cards as CRITICAL, missing
@@ -25,6 +27,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from reviewer.core.judging import replies
+from reviewer.core.judging.verdicts import Scale
 from reviewer.core.templates import load, render
 
 FAILTER = "failter-v1"
@@ -77,6 +81,7 @@ class Reading:
     issues: list[str] = field(default_factory=list)
     rationale: str = ""
     decided: bool = True
+    scale: Optional[Scale] = None  # the scale the reply's score is on, when the reply decides it
 
 
 # -- Failter -----------------------------------------------------------------------
@@ -93,22 +98,25 @@ def failter_prompt(which: str, original: str, template: str, output: str, ground
         "GROUND_TRUTH_EXAMPLE": ground_truth, "GROUND_TRUTH_OUTPUT": ground_truth})
 
 
-_GRADE = re.compile(r"(?m)^\W*grade\W*:\s*\W*([A-DF])\b", re.IGNORECASE)
-_RATIONALE = re.compile(r"(?ms)^\W*rationale\W*:\s*(.*)", re.IGNORECASE)
-
-
 def read_failter_reply(text: str) -> Reading:
-    """A letter-grade reply ('grade: B' and 'rationale: ...' lines, fenced
-    YAML allowed): scores {'score': 'A'..'F' letter} or undecided (None)
-    when no grade is found. Failter's parse-raw-score scores a missing
-    grade 0; here it is undecided, with the raw text kept."""
-    text = text if isinstance(text, str) else ""
-    grade = _GRADE.search(text)
-    rationale = _RATIONALE.search(text)
-    why = rationale[1].split("```")[0].strip() if rationale else ""
-    if not grade:
-        return Reading(scores={"score": None}, rationale=why, decided=False)
-    return Reading(scores={"score": grade[1].upper()}, rationale=why)
+    """A Failter judge's reply, read by the one reader of judge replies
+    (reviewer.core.judging.replies, which imported .eval files use too):
+    a letter grade A-F (scale A-F), a ``score:`` 0-100 (Failter's
+    numeric-100 strategy; scale 0-100, or the scale the reply declares),
+    in YAML or JSON blocks or plain lines. Scores {'score': letter or
+    number} with ``scale`` set; undecided (None, the reason in the
+    rationale) when no score can be read. Failter's parse-raw-score scores
+    an unreadable reply 0; here it is undecided, with the raw text kept,
+    and the Failter report counts it as an error scored 0."""
+    fields = replies.reply_fields(text)
+    score = replies.read_score(fields) if fields else replies.Score(problem="no grade or score in the reply")
+    why = replies.rationale_of(fields) if fields else ""
+    if not score.decided:
+        return Reading(scores={"score": None}, rationale=f"{score.problem}; {why}".strip("; ") if why
+                       else score.problem, decided=False)
+    if score.grade is not None:
+        return Reading(scores={"score": score.grade}, rationale=why, scale=Scale.GRADE)
+    return Reading(scores={"score": score.value}, rationale=why, scale=score.scale or Scale.PERCENT)
 
 
 # -- tarot rubric --------------------------------------------------------------------

@@ -7,6 +7,12 @@ snapshots' own compare-snapshots.ts: a prompt whose totalScore changed by 3
 or more is a regression (down) or an improvement (up); section error deltas
 are given as counts and per prompt.
 
+Two snapshots are comparable only on the prompts they share (the same
+promptId, or the same input text). When they share fewer than half of the
+smaller one's prompts (SHARED_MIN), :func:`compare_loaded` warns and
+compares only the shared prompts (summaries recomputed from those), saying
+how many there are.
+
 Pure: no I/O.
 """
 
@@ -16,9 +22,41 @@ from typing import Any, Mapping
 
 from reviewer.core.spans.sections import SECTIONS
 from reviewer.core.spans.snapshots import CATEGORIES
+from reviewer.core.spans.summary import compute_summary
 
 #: A per-prompt totalScore change of at least this much is a regression or improvement.
 REGRESSION_DELTA = 3.0
+#: Below this share of the smaller snapshot's prompts in common, compare warns
+#: and compares the shared prompts only.
+SHARED_MIN = 0.5
+
+
+def _input_key(result: Mapping) -> str:
+    return " ".join(str(result.get("input") or "").split()).casefold()
+
+
+def shared_pairs(baseline: Mapping, current: Mapping) -> list[tuple[Mapping, Mapping]]:
+    """The results of two loaded snapshots that are the same prompt, in the
+    baseline's order: the same promptId, else the same input text (white
+    space and case aside; an empty input matches nothing); each current
+    result pairs once."""
+    now = list(current.get("results") or [])
+    by_id = {r["promptId"]: i for i, r in reversed(list(enumerate(now)))}
+    by_input: dict[str, int] = {}
+    for i, r in reversed(list(enumerate(now))):
+        if _input_key(r):
+            by_input[_input_key(r)] = i
+    used: set[int] = set()
+    pairs = []
+    for r in baseline.get("results") or []:
+        i = by_id.get(r["promptId"])
+        if i is None or i in used:
+            i = by_input.get(_input_key(r)) if _input_key(r) else None
+        if i is None or i in used:
+            continue
+        used.add(i)
+        pairs.append((r, now[i]))
+    return pairs
 
 
 def _total(result: Mapping) -> float:
@@ -32,15 +70,11 @@ def _total(result: Mapping) -> float:
 
 
 def prompt_deltas(baseline: Mapping, current: Mapping) -> list[dict]:
-    """Per-prompt score deltas over the prompts (by promptId) both loaded
-    snapshots hold, in the baseline's order: [{prompt, input, baseline,
-    current, delta}] with delta = current - baseline totalScore."""
-    now = {r["promptId"]: r for r in current.get("results") or []}
+    """Per-prompt score deltas over the prompts both loaded snapshots hold
+    (:func:`shared_pairs`), in the baseline's order: [{prompt, input,
+    baseline, current, delta}] with delta = current - baseline totalScore."""
     out = []
-    for r in baseline.get("results") or []:
-        other = now.get(r["promptId"])
-        if other is None:
-            continue
+    for r, other in shared_pairs(baseline, current):
         b, c = _total(r), _total(other)
         out.append({"prompt": r["promptId"], "input": r.get("input") or "", "baseline": b, "current": c,
                     "delta": c - b})
@@ -100,4 +134,28 @@ def compare_snapshots(baseline: Mapping, current: Mapping, baseline_summary: Map
     }
 
 
-__all__ = ["REGRESSION_DELTA", "compare_snapshots", "prompt_deltas"]
+def compare_loaded(baseline: Mapping, current: Mapping) -> dict:
+    """:func:`compare_snapshots` of two loaded snapshots with their summaries
+    recomputed, plus the prompts in common: baseline_prompts,
+    current_prompts, shared_prompts, only_shared and warning. When they
+    share fewer than SHARED_MIN of the smaller one's prompts, ``warning``
+    says so and the comparison is of the shared prompts only (``only_shared``
+    true; summaries recomputed from them); else ``warning`` is None and the
+    whole snapshots are compared."""
+    pairs = shared_pairs(baseline, current)
+    nb, nc = len(baseline.get("results") or []), len(current.get("results") or [])
+    smaller = min(nb, nc)
+    only_shared = len(pairs) < SHARED_MIN * smaller or (smaller == 0 and nb != nc)
+    warning = None
+    if only_shared:
+        baseline = {**baseline, "results": [b for b, _ in pairs]}
+        current = {**current, "results": [c for _, c in pairs]}
+        warning = (f"the snapshots share {len(pairs)} of {smaller} prompts of the smaller one (baseline "
+                   f"{nb}, current {nc}), fewer than half: only the {len(pairs)} shared prompts are compared")
+    out = compare_snapshots(baseline, current, compute_summary(baseline), compute_summary(current))
+    out.update({"baseline_prompts": nb, "current_prompts": nc, "shared_prompts": len(pairs),
+                "only_shared": only_shared, "warning": warning})
+    return out
+
+
+__all__ = ["REGRESSION_DELTA", "SHARED_MIN", "compare_loaded", "compare_snapshots", "prompt_deltas", "shared_pairs"]

@@ -107,11 +107,17 @@ class GoldenPrompt:
     key_order: tuple[str, ...] = ("id", "text", "groundTruth")
 
 
+#: The largest span offset taken from a file: UTF-16 code units of a text
+#: of 2 GiB, far past any golden-set text and within SQLite's INTEGER.
+MAX_OFFSET = 2 ** 31
+
+
 def parse_golden_set(data: Any) -> tuple[dict, list[GoldenPrompt], list[str]]:
     """(metadata, prompts, problems) of a golden-set file's JSON
     ({metadata, prompts: [{id, text, groundTruth: {spans}}]}); prompts
-    without an id or text and spans without numeric offsets are left out
-    with a problem line each."""
+    without an id or text and spans without numeric offsets, or with
+    offsets that no text has (negative, start after end, past
+    ``MAX_OFFSET``), are left out with a problem line each."""
     problems: list[str] = []
     if not isinstance(data, Mapping) or not isinstance(data.get("prompts"), list):
         return {}, [], ["not a golden-set file (needs prompts)"]
@@ -126,6 +132,10 @@ def parse_golden_set(data: Any) -> tuple[dict, list[GoldenPrompt], list[str]]:
             if not isinstance(s, Mapping) or not all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
                                                      for k in ("start", "end")):
                 problems.append(f"{p['id']} span {j}: no start and end")
+                continue
+            if not 0 <= s["start"] <= s["end"] <= MAX_OFFSET:  # values validated at the door (core.bounds)
+                problems.append(f"{p['id']} span {j}: offsets {s['start']}..{s['end']} are not 0 <= start <= end "
+                                f"<= {MAX_OFFSET}")
                 continue
             spans.append(GoldenSpan(start=s["start"], end=s["end"], role=str(s.get("role") or ""),
                                     text=str(s.get("text") if s.get("text") is not None else ""),

@@ -20,6 +20,15 @@ def _norm(text: str) -> str:
     return " ".join((text or "").lower().split())
 
 
+def _offsets(span: Mapping) -> Optional[tuple[int, int]]:
+    """A span's (start, end) as ints, or None when they are not numbers
+    (NaN, infinity: untrusted judge output)."""
+    try:
+        return int(span.get("start", 0)), int(span.get("end", 0))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def place(code: str, index: Optional[int], text: str, labelled: str,
           spans: Sequence[Mapping]) -> Optional[tuple[int, int, Optional[int]]]:
     """(start, end, span index or None) where a finding of ``code`` sits on
@@ -29,11 +38,12 @@ def place(code: str, index: Optional[int], text: str, labelled: str,
     if code != "MISSED":
         key = _norm(text)
         if index is not None and 0 <= index < len(spans) and (not key or _norm(str(spans[index].get("text", ""))) == key):
-            s = spans[index]
-            return int(s.get("start", 0)), int(s.get("end", 0)), index
+            at = _offsets(spans[index])
+            if at is not None:
+                return (*at, index)
         for i, s in enumerate(spans):
-            if key and _norm(str(s.get("text", ""))) == key:
-                return int(s.get("start", 0)), int(s.get("end", 0)), i
+            if key and _norm(str(s.get("text", ""))) == key and _offsets(s) is not None:
+                return (*_offsets(s), i)
     needle = (text or "").strip().lower()
     if not needle:
         return None

@@ -1,7 +1,8 @@
 """The span section of the report, shaped like the snapshots' own report
 (summary, score distribution, commonly missed, incorrect extractions,
-category scores, false-positive reasons, top confusions, granularity, errors
-by section, confidence error rates; span-labeling-evaluation-design.md,
+latency, missed elements by severity and by category, category scores,
+false-positive reasons, top confusions, granularity, errors by section,
+confidence error rates, worst performers; span-labeling-evaluation-design.md,
 "Reporting Layer"), from recomputed summaries. Text from the files (span
 texts, roles) is passed through ``md`` so it cannot break the Markdown.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Optional, Sequence
 
+from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.spans.sections import SECTIONS
 from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS
 
@@ -20,6 +22,36 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return out
+
+
+def ms(value) -> str:
+    """A latency in ms as the snapshots' report writes it (whole ms), '-' when unknown."""
+    return "-" if value is None else f"{value:.0f}"
+
+
+def debug_markdown(s: Mapping, md: Callable[[str], str]) -> tuple[list[str], list[str]]:
+    """Markdown lines of the report's debugging sections (reviewer.core.spans.
+    diagnostics): (latency, missed by severity and by category; worst
+    performers), the first placed after the incorrect extractions, the
+    second at the end, as in the snapshots' own report."""
+    out = ["**Latency** (ms, per model and stage; total: the whole evaluation of a prompt)", ""]
+    lat = s.get("latencyByModel") or []
+    out += _table(["model", "stage", "results", "avg", "p50", "p95", "p99"],
+                  [[md(r["model"]), md(r["stage"]), "from the file" if r["n"] is None else str(r["n"]),
+                    ms(r["avg"]), ms(r["p50"]), ms(r["p95"]), ms(r["p99"])] for r in lat]) if lat else ["none recorded"]
+    out += ["", "**Missed elements by severity**", ""]
+    sev = s.get("missedSeverity") or {}
+    out += _table(["severity", "count", "examples"],
+                  [[k, str(sev[k]["count"]), md(", ".join(sev[k]["examples"]))] for k in SEVERITIES if k in sev])
+    out += ["", "**Missed elements by category**", ""]
+    cats = categories_by_count(s.get("missedCountsByCategory") or {})
+    out += _table(["category", "count"], [[md(c), str(n)] for c, n in cats]) if cats else ["none"]
+    out.append("")
+    worst = ["**Worst performers** (lowest score first)", ""]
+    rows = [[f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])]
+            for w in s.get("worstPerformers") or []]
+    worst += (_table(["score", "prompt", "input", "notes"], rows) if rows else ["none"]) + [""]
+    return out, worst
 
 
 def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], str],
@@ -41,6 +73,8 @@ def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], 
         out += [f"**{title}**", ""]
         out += [f"- {md(t)} ({n}x)" for t, n in s[key]] or ["- none"]
         out.append("")
+    debug, worst = debug_markdown(s, md)
+    out += debug
     out += ["**Category scores** (average coverage / precision, 1-5)", ""]
     out += _table(["category", "coverage", "precision"],
                   [[c, f"{s['avgCategoryScores'][c]['coverage']:.2f}", f"{s['avgCategoryScores'][c]['precision']:.2f}"]
@@ -68,6 +102,7 @@ def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], 
                     f"{b['errorRate']:.1%}", md("; ".join(b["examples"]))] for k, b in ca["buckets"].items()])
     rec = ca["recommendedThreshold"]
     out += ["", f"Recommended minimum confidence: {'none' if rec is None else f'{rec:.2f}'}. {md(ca['notes'])}", ""]
+    out += worst
     if f1:
         out += ["**Span F1 against golden spans**", ""]
         rows = []
@@ -81,4 +116,4 @@ def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], 
     return out
 
 
-__all__ = ["snapshot_markdown"]
+__all__ = ["debug_markdown", "ms", "snapshot_markdown"]

@@ -23,6 +23,8 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
@@ -103,12 +105,12 @@ def span_section(start: int, sections: PromptSections) -> str:
 
 def tag_spans(spans: Iterable[Mapping], sections: PromptSections) -> list[dict]:
     """Copies of ``spans`` with ``section`` set from their start offset
-    (design tagSpansWithSections, property P4); a span without a numeric
-    start is tagged 'main'."""
+    (design tagSpansWithSections, property P4); a span without a finite
+    numeric start (NaN, infinity: untrusted judge output) is tagged 'main'."""
     out = []
     for span in spans:
         start = span.get("start")
-        ok = isinstance(start, (int, float)) and not isinstance(start, bool)
+        ok = isinstance(start, (int, float)) and not isinstance(start, bool) and math.isfinite(start)
         out.append({**span, "section": span_section(int(start), sections) if ok else "main"})
     return out
 

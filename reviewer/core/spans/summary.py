@@ -34,6 +34,7 @@ import math
 from typing import Any, Iterable, Mapping, Optional
 
 from reviewer.core.spans import snapshots as base
+from reviewer.core.spans.diagnostics import latency_by_model, missed_by_severity, worst_performers
 from reviewer.core.spans.sections import SECTIONS, detect_sections, tag_spans, text_section
 
 #: Score distribution bands (lowest score of each), as the snapshots write them.
@@ -141,6 +142,7 @@ def load_snapshot(data: Mapping) -> dict:
         "results": results,
         "summary": dict(data["summary"]) if isinstance(data.get("summary"), Mapping) else {},
         "categoryScores": data.get("categoryScores") if isinstance(data.get("categoryScores"), Mapping) else None,
+        "latencyStats": data.get("latencyStats") if isinstance(data.get("latencyStats"), Mapping) else None,
     }
 
 
@@ -247,7 +249,9 @@ def compute_summary(snapshot: Mapping) -> dict:
     avgCategoryScores, falsePositiveReasons, topTaxonomyErrors,
     topGranularityErrors, errorsBySection, confidenceAnalysis,
     missedBySeverity, missedCountsByCategory, pipelineSources, spanSources,
-    latencyStats, warnings."""
+    latencyStats, warnings; and the report's debugging sections
+    (reviewer.core.spans.diagnostics): latencyByModel, missedSeverity
+    ({severity: {count, examples}}), worstPerformers."""
     results = list(snapshot.get("results") or [])
     ok = successful_results(results)
     judges = [r["judgeResult"] for r in ok]
@@ -337,6 +341,9 @@ def compute_summary(snapshot: Mapping) -> dict:
         "pipelineSources": pipeline,
         "spanSources": sources,
         "latencyStats": latency,
+        "latencyByModel": latency_by_model(snapshot, snapshot.get("latencyStats")),
+        "missedSeverity": missed_by_severity(judges),
+        "worstPerformers": worst_performers(ok),
         "warnings": warnings,
     }
 

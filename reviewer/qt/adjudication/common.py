@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
-from reviewer.core.judging.disputes import format_value, is_human
+from reviewer.core.judging.disputes import format_value, is_human, value_of
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict
 
 #: Okabe-Ito colours (safe for colour vision deficiency).
@@ -55,6 +55,29 @@ def dimensions(verdicts: Iterable[Verdict], first: Optional[str] = None) -> list
     if first is not None:
         out = [first] + [d for d in out if d != first]
     return out
+
+
+def gives(v: Verdict, dimension: str) -> bool:
+    """True when the verdict scores ``dimension`` or carries it as a flag
+    (a rubric rule's dispute on safety_flag)."""
+    return dimension in v.scores or dimension in v.flags
+
+
+def said(v: Verdict, dimension: str) -> Value:
+    """What a verdict gave for ``dimension``: its normalised score, else its
+    flag as 'true' / 'false', else None."""
+    if dimension in v.scores:
+        return value_of(v, dimension)
+    if dimension in v.flags:
+        return "true" if v.flags[dimension] else "false"
+    return None
+
+
+def is_flag(verdicts: Iterable[Verdict], dimension: Optional[str]) -> bool:
+    """True when no verdict scores ``dimension`` and one carries it as a flag
+    (decided with T / F)."""
+    vs = list(verdicts)
+    return bool(dimension) and not any(dimension in v.scores for v in vs) and any(dimension in v.flags for v in vs)
 
 
 def scale_of(verdicts: Iterable[Verdict], dimension: str) -> Optional[Scale]:

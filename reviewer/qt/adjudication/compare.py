@@ -25,9 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.disputes import value_of
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.qt.adjudication.common import DIFFER_BACKGROUND, DIFFER_MARK, JUDGE_COLOUR, differing, show_value
+from reviewer.qt.adjudication.common import (
+    DIFFER_BACKGROUND,
+    DIFFER_MARK,
+    JUDGE_COLOUR,
+    differing,
+    gives,
+    said,
+    show_value,
+)
 
 CARD_WIDTH = 205
 
@@ -68,8 +75,7 @@ class VerdictCard(QFrame):
         self.value_labels: dict[str, QLabel] = {}
         for row, dim in enumerate(dims):
             name_label = _label(dim)
-            value_label = _label(show_value(value_of(verdict, dim), verdict.scale) if dim in verdict.scores
-                                 else "—")
+            value_label = _label(show_value(said(verdict, dim), verdict.scale) if gives(verdict, dim) else "—")
             value_label.setObjectName("value")
             value_label.setAlignment(Qt.AlignCenter)
             value_label.setMinimumWidth(64)
@@ -112,8 +118,7 @@ class VerdictCard(QFrame):
             font = self.dim_labels[dim].font()
             font.setBold(current)
             self.dim_labels[dim].setFont(font)
-            value = show_value(value_of(self.verdict, dim), self.verdict.scale) if dim in self.verdict.scores \
-                else "—"
+            value = show_value(said(self.verdict, dim), self.verdict.scale) if gives(self.verdict, dim) else "—"
             if current and differs:
                 label.setText(f"{DIFFER_MARK} {value}")
                 label.setStyleSheet(f"QLabel#value {{ background: {DIFFER_BACKGROUND}; color: black; "
@@ -154,8 +159,8 @@ class VerdictColumns(QScrollArea):
 
     def set_state(self, dimension: Optional[str], highlighted: Optional[int]) -> None:
         """Mark ``dimension``'s differing values and frame card ``highlighted``."""
-        scoring = [n for n, c in enumerate(self.cards) if dimension and dimension in c.verdict.scores]
-        flags = differing([value_of(self.cards[n].verdict, dimension) for n in scoring])
+        scoring = [n for n, c in enumerate(self.cards) if dimension and gives(c.verdict, dimension)]
+        flags = differing([said(self.cards[n].verdict, dimension) for n in scoring])
         marks = [False] * len(self.cards)
         for n, flag in zip(scoring, flags):
             marks[n] = flag

@@ -35,11 +35,10 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject
 
 from reviewer.core.commands import Adjudicate
-from reviewer.core.judging.disputes import value_of
 from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.adjudication import gt_sides
 from reviewer.qt.adjudication.bar import DecisionBar
-from reviewer.qt.adjudication.common import scale_of, show_value
+from reviewer.qt.adjudication.common import gives, is_flag, said, scale_of, show_value
 from reviewer.qt.adjudication.queue import DisputeQueue
 from reviewer.qt.adjudication.screen import DisputeScreen
 from reviewer.qt.session import Session
@@ -80,7 +79,7 @@ class AdjudicationController(QObject):
 
     def _scoring(self) -> list[int]:
         dim = self.dimension()
-        return [n for n, v in enumerate(self.screen.verdicts) if dim in v.scores]
+        return [n for n, v in enumerate(self.screen.verdicts) if dim is not None and gives(v, dim)]
 
     def _reset(self) -> None:
         self.dim_index, self._fresh = 0, False
@@ -112,7 +111,7 @@ class AdjudicationController(QObject):
             accept = f" · 1: side with {diff.annotator_a}, 2: side with {diff.annotator_b} (the consensus follows)"
         if self.judge_index is not None:
             v = self.screen.verdicts[self.judge_index]
-            accept = f" · Enter accepts {self.screen.names[self.judge_index]}: {show_value(value_of(v, dim), v.scale)}"
+            accept = f" · Enter accepts {self.screen.names[self.judge_index]}: {show_value(said(v, dim), v.scale)}"
         self.bar.show_state(f"{where} · {done}{accept}", scale, self.pending_rationale)
 
     def move_dimension(self, delta: int) -> None:
@@ -186,10 +185,13 @@ class AdjudicationController(QObject):
             self.session.message.emit(f"{n} is not a value on this scale ({scale.value if scale else 'none'})")
 
     def letter(self, key: str) -> None:
-        """A letter key: T tie, A-F grades, P/F pass and fail; any other
+        """A letter key: T tie, A-F grades, P/F pass and fail, T/F true and
+        false on a flag (safety_flag); any other
         letter starts the rationale with it."""
         scale, key = self.scale(), key.upper()
-        if scale == Scale.WINNER and key == "T":
+        if is_flag(self.screen.verdicts, self.dimension()) and key in "TF":
+            self.decide("true" if key == "T" else "false")  # a flag: T true, F false
+        elif scale == Scale.WINNER and key == "T":
             self.decide("tie")
         elif scale == Scale.GRADE and key in "ABCDF":
             self.decide(normalise(key, Scale.GRADE))
@@ -220,7 +222,7 @@ class AdjudicationController(QObject):
             self.session.message.emit("no judge scored this dimension")
             return
         v = self.screen.verdicts[self.judge_index]
-        value = value_of(v, self.dimension())
+        value = said(v, self.dimension())
         if value is None:
             self.session.message.emit(f"{v.judge} gave no usable value here; pick one with the value keys")
             return

@@ -27,6 +27,7 @@ from typing import Iterable, Optional
 
 from PySide6.QtCore import Qt
 
+from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME
 from reviewer.core.models import BBox, Card, Code, Finding, GroundTruth
@@ -144,6 +145,8 @@ def pile_colors(gt: GroundTruth) -> dict[Optional[str], str]:
 
 
 def _card_label(card: Card) -> str:
+    if not card.text.strip():
+        return cell(f"{card.pile[:CELL_CHARS]} \u00b7 to transcribe" if card.pile else "to transcribe")
     return cell(f"{card.pile[:CELL_CHARS]} \u00b7 {card.text[:CELL_CHARS]}" if card.pile else card.text)
 
 
@@ -274,6 +277,15 @@ def difference_shapes(view) -> list[Shape]:
     return out
 
 
+def paintable(shapes: list[Shape]) -> tuple[list[Shape], int]:
+    """The shapes whose rectangle and polygon are pixels (finite, within
+    reviewer.core.bounds.MAX_PIXEL), and how many were left out: the canvas
+    never paints a non-finite coordinate (Qt's raster engine crashes on NaN)."""
+    kept = [s for s in shapes if drawable_points((s.rect[:2], s.rect[2:])) is not None
+            and (not s.polygon or drawable_points(s.polygon) is not None)]
+    return kept, len(shapes) - len(kept)
+
+
 def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None,
                   annotators=None) -> Overlay:
     """The overlay of the session's current item and run. ``width`` and
@@ -294,6 +306,9 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
     legend = run_legend(run, convention) + unplaced_findings
     if unplaced:
         legend.append((f"{len(unplaced)} ground-truth card(s) without a box", NO_PILE_COLOR))
+    blank = sum(1 for c in gt.cards if not c.text.strip())
+    if blank:
+        legend.append((f"{blank} card{'s' if blank != 1 else ''} to transcribe (T)", NO_PILE_COLOR))
     others, differences, names = [], [], []
     if annotators is not None:
         if annotators.mode != CONSENSUS_NAME:
@@ -301,6 +316,12 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
             others = annotator_shapes(annotators.layers())
         differences = difference_shapes(annotators)
         names = annotators.legend()
+    dropped = 0
+    for layer in (piles, predicted, findings, cards, others, differences):
+        layer[:], left_out = paintable(layer)
+        dropped += left_out
+    if dropped:
+        legend.append((f"{dropped} shape(s) with a coordinate that is not a pixel left out", NO_PILE_COLOR))
     return Overlay(float(width), float(height), piles, predicted, findings, cards, legend,
                    handles=session.tool == "select", unplaced=tuple(unplaced), others=others,
                    differences=differences, annotators=names)

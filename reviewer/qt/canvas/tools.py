@@ -14,7 +14,8 @@ through ``session.execute`` (so it is undoable and written at once).
 - card: drag a rectangle; an inline editor asks for the text, and the card
   goes to the pile whose region holds the rectangle's centre. When an
   unplaced card (one without a box) is selected, the rectangle becomes its
-  box instead, with no question.
+  box instead, with no question; typing the text of an unplaced card (§1
+  equality) also places that card instead of adding another.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Callable, Optional, Protocol
 
 from PySide6.QtCore import Qt
 
-from reviewer.core.commands import AddCard, AddPile, EditCards
+from reviewer.core.commands import AddCard, AddPile, EditCards, draw_card
 from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.overlay import Overlay, Rect, Shape, bbox_of, polygon_rect
 from reviewer.qt.palette import SELECTED_COLOR
@@ -376,12 +377,19 @@ class CardTool(_DrawTool):
         self.canvas.refresh()
 
     def commit(self, text: str, shape: Shape) -> None:
-        """Execute AddCard with ``text``, the box and the pile whose region holds the box's
-        centre (none if no region does), then select the new card."""
+        """Execute core.commands.draw_card with ``text``, the box and the pile whose region holds
+        the box's centre (none if no region does): an unplaced card with that text (§1 equality)
+        gets the box, else a new card is added; then select the card."""
         pile = ht.pile_at(self.canvas.overlay().piles, *ht.center(shape.rect))
-        command = AddCard(self.session.item_id, text, pile=pile.label if pile else None, bbox=bbox_of(shape.rect))
-        if self.session.execute(command) and command.card.id is not None:  # queued: no id yet
-            self.session.select_cards([command.card.id])
+        command = draw_card(self.session.item_id, self.session.ground_truth(), text,
+                            pile.label if pile else None, bbox_of(shape.rect))
+        if not self.session.execute(command):
+            return
+        if isinstance(command, AddCard):
+            if command.card.id is not None:  # queued: no id yet
+                self.session.select_cards([command.card.id])
+        else:
+            self.session.select_cards(list(command.changes))
 
 
 TOOLS: dict[str, type[Tool]] = {"select": SelectTool, "pile": PileTool, "card": CardTool}

@@ -138,7 +138,8 @@ class CasePanel(QWidget):
             return
         metrics = project_metrics(s.project)
         outcomes = check_outcomes(s.project, run.run["id"])
-        auto, reviewed = case_score(case, run.findings, metrics), case_score(case, run.findings, metrics, True)
+        auto = case_score(case, run.findings, metrics, outcomes=outcomes)
+        reviewed = case_score(case, run.findings, metrics, True, outcomes=outcomes)
         self._scores(auto, reviewed, metrics.scoring.categories.get(case.category, {}))
         self._checks(outcomes)
         self._answer(run.run["output"], outcomes, [f for f in run.findings if f.id in set(s.selected_findings)])

@@ -47,18 +47,21 @@ THUMB = QSize(72, 54)
 #: Filter modes of the combo: (label, predicate on ItemStatus).
 FILTERS = [
     ("all", lambda s: True),
-    ("needs ground truth", lambda s: s.cards == 0),
+    ("needs ground truth", lambda s: s.cards == 0 or s.to_transcribe > 0),
     ("needs review", lambda s: s.reviewed < s.runs),
 ]
 
 
 def status_line(status: ItemStatus) -> str:
-    """'GT 10 cards · 3/6 runs reviewed', or 'no ground truth · 6 runs'."""
+    """'GT 10 cards · 3/6 runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs',
+    or 'no ground truth · 6 runs'."""
     runs = f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
     if status.cards == 0:
         return f"no ground truth · {status.runs} run{'s' if status.runs != 1 else ''}" if status.runs \
             else "no ground truth"
-    return f"GT {status.cards} card{'s' if status.cards != 1 else ''} · {runs}"
+    blank = status.to_transcribe
+    todo = f" · {blank} card{'s' if blank != 1 else ''} to transcribe" if blank else ""
+    return f"GT {status.cards} card{'s' if status.cards != 1 else ''}{todo} · {runs}"
 
 
 class _Bridge(QObject):

@@ -44,6 +44,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+Shift+Y / Ctrl+Shift+N", "confirm / reject every undecided finding of the run"),
     ("1-6", "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL"),
     ("A", "add a finding the classifier missed"),
+    ("T / Shift+T", "next / previous card to transcribe (a box without text): type its text, Enter"),
     ("Ctrl+F, Esc", "search items, runs and disputes; Esc clears"),
     ("Ctrl+O", "open a project"),
     ("Ctrl+I", "import a file or a folder (model name typed inline)"),

@@ -11,6 +11,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
@@ -95,8 +96,9 @@ def gt_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tup
     for pid, item_id, annotator, label, region in project.db.execute(
             "SELECT id, item_id, annotator, label, region FROM piles ORDER BY item_id, annotator, position, id"):
         labels[pid] = label
-        piles.append((names.get(item_id), shown(annotator), label,
-                      json.dumps(json.loads(region)) if region else None))
+        value = json.loads(region) if region else None
+        drawn = value is not None and drawable_points(value) is not None  # NaN or infinity stored: no region
+        piles.append((names.get(item_id), shown(annotator), label, json.dumps(value) if drawn else None))
     for item_id, annotator, pile_id, text, x0, y0, x1, y1 in project.db.execute(
             "SELECT item_id, annotator, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
             "ORDER BY item_id, annotator, position, id"):

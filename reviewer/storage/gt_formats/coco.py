@@ -11,8 +11,11 @@ annotation with a transcription (``attributes.text`` as CVAT writes
 attributes, else ``utf8_string`` as COCO-Text, else ``text`` or
 ``description``) is a card, its box the ``bbox`` ([x, y, width, height] ->
 x_min = x, x_max = x + width), or the bounds of its polygon segmentation;
-an annotation without text is the region of its category's pile (its first
-polygon, else the bbox's corners). RLE masks without a bbox are skipped.
+an annotation without text is a card with no text yet (to transcribe) when
+it is a box (a bbox without polygon segmentation, as detection datasets
+have, or ``attributes.text`` present but empty, as reviewer writes such a
+card), else the region of its category's pile (its first polygon). RLE
+masks without a bbox are skipped.
 Coordinates are pixels of the image size the file declares (upright, or the
 stored frame when width and height are the stored sideways size).
 """
@@ -27,10 +30,12 @@ from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
 )
+from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage import safe_write
+from reviewer.storage.importers.confine import source_root
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
 
@@ -78,11 +83,15 @@ def _bbox_points(ann: dict) -> Optional[list[Point]]:
 def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item, where: str,
           report: ImportReport) -> GroundTruth:
     """The ground truth of one COCO image on ``item`` (module doc)."""
-    to_upright = upright(item, image.get("width"), image.get("height"))
+    to_upright = upright(item, *declared_size(image.get("width"), image.get("height"), where, report))
     builder = GtBuilder(item, where, report)
     for ann in anns:
         what = f"annotation {ann.get('id')}"
-        cat = ann.get("category_id")
+        try:
+            cat = ident(ann.get("category_id"), "category_id")
+        except BadValue as exc:
+            report.skip(f"{where}: {what}", str(exc))
+            continue
         if cat not in categories:
             report.skip(f"{where}: {what}", f"category {cat} is not in categories")
             continue
@@ -91,15 +100,19 @@ def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item,
         try:
             box_points = _bbox_points(ann)
             polygons = _polygons(ann)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             report.skip(f"{where}: {what}", "bbox or segmentation is not numbers")
             continue
-        if text:
+        attrs = ann.get("attributes")
+        a_box = not text and box_points is not None and (
+            not polygons or (isinstance(attrs, dict) and "text" in attrs))
+        if text or a_box:
             points = box_points or [p for poly in polygons for p in poly]
             if not points:
                 report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
                 continue
-            builder.card(text, label, [to_upright(p) for p in points], f"{what} ('{text}')")
+            builder.card(text, label, [to_upright(p) for p in points],
+                         f"{what} ('{text}')" if text else f"{what} (a box to transcribe)")
         else:
             points = polygons[0] if polygons else box_points
             if not points:
@@ -121,22 +134,48 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
     if not is_coco(data):
         report.skip(source.name, "not a COCO detection file (images, annotations, categories)")
         return report
-    categories = {c.get("id"): str(c.get("name") or "") for c in data["categories"] if isinstance(c, dict)}
+    categories = {}
+    for n, c in enumerate(data["categories"]):
+        if isinstance(c, dict):
+            try:
+                categories[ident(c.get("id"), "id")] = str(c.get("name") or "")
+            except BadValue as exc:
+                report.skip(f"category {n + 1}", f"{exc}: not stored")
     by_image: dict[Any, list[dict]] = {}
-    for ann in data["annotations"]:
+    for n, ann in enumerate(data["annotations"]):
         if isinstance(ann, dict):
-            by_image.setdefault(ann.get("image_id"), []).append(ann)
-    known = {im.get("id") for im in data["images"] if isinstance(im, dict)}
+            try:
+                ident(ann.get("id", 0), "id")
+                by_image.setdefault(ident(ann.get("image_id"), "image_id"), []).append(ann)
+            except BadValue as exc:
+                report.skip(f"annotation {n + 1}", f"{exc}: not stored")
+    known = set()
+    for image in data["images"]:
+        if isinstance(image, dict):
+            try:
+                known.add(ident(image.get("id"), "id"))
+            except BadValue:
+                pass  # reported with the image below
     for image_id in by_image:
         if image_id not in known:
             report.skip(f"annotations of image {image_id}", "no such image in images")
+    root = source_root(source)
     with project.batched(auto=True):
-        for image in data["images"]:
+        for n, image in enumerate(data["images"]):
             if not isinstance(image, dict) or not image.get("file_name"):
                 report.skip(f"image {image.get('id') if isinstance(image, dict) else image!r}", "no file_name")
                 continue
-            item = ensure_item(project, source.parent, str(image["file_name"]), image.get("reviewer_item"),
-                               options, report)
+            try:
+                ident(image.get("id"), "id")
+            except BadValue as exc:
+                report.skip(f"image {n + 1}", f"{exc}: not stored")
+                continue
+            if not isinstance(image["file_name"], str):
+                report.skip(f"image {image['id']}", "file_name is not a text")
+                continue
+            item = ensure_item(project, source.parent, image["file_name"], image.get("reviewer_item"),
+                               options, report, root, field=f"images[{n}].file_name",
+                               name_field=f"images[{n}].reviewer_item")
             if item is None:
                 continue
             gt = parse(image, by_image.get(image.get("id"), []), categories, item, str(image["file_name"]), report)
@@ -159,8 +198,9 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=
     order of first use; '' for cards in no pile), an image per item
     (``file_name`` relative to the file's folder, upright width and height,
     ``reviewer_item``), a polygon annotation per pile region and a bbox
-    annotation per card with a box (``attributes.text``, a rectangle
-    segmentation). Cards without a box are counted in ``skipped``."""
+    annotation per card with a box (``attributes.text``, '' for a card to
+    transcribe; a rectangle segmentation). Cards without a box are counted
+    in ``skipped``."""
     categories: dict[str, int] = {}
     images, anns = [], []
     counts: dict[str, Any] = {"images": 0, "piles": 0, "cards": 0, "skipped": []}

@@ -6,8 +6,10 @@ Mapping rules shared by labelme, COCO and Label Studio (README, "Ground
 truth formats"): the label or category of a shape is its **pile**; a shape
 with a transcription (labelme ``description``, COCO ``attributes.text``,
 Label Studio ``textarea``) is a **card** with that text and the shape's
-bounding box in upright pixels; a shape without one is the **region** of
-its pile. A box reaching outside the image is clamped, with a note.
+bounding box in upright pixels; a rectangle (box) without one is a card
+with no text yet, to transcribe (left out of scoring until it has text); a
+polygon without one is the **region** of its pile. A box reaching outside
+the image is clamped, with a note.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
+from reviewer.core.bounds import BadValue, pixel, pixel_size
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, same_ground_truth
 from reviewer.core.cards.gt_geometry import (
     Point, bounds, clamp_box, clamp_points, drawn_on_stored_frame, is_empty, stored_to_upright,
@@ -26,6 +29,9 @@ from reviewer.core.models import BBox, Card, GroundTruth, Item, Pile
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.importers.confine import (
+    Refused, confined_file, outside, plain_name, points_outside, shown,
+)
 from reviewer.storage.previews import store_preview
 
 #: Label Studio prefixes uploaded files with 8 hex digits and a dash.
@@ -68,6 +74,19 @@ def photo_candidates(base: Path, ref: str) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
+def _as_written(ref: str) -> str:
+    """The local path a photo reference names as written: a Label Studio
+    local-files URL's ``d``, else the reference itself; '' for a remote URL
+    (http, https, s3, gs), which names no local file."""
+    parsed = urlparse(ref or "")
+    query = parse_qs(parsed.query)
+    if "d" in query:
+        return unquote(query["d"][0])
+    if parsed.scheme in ("http", "https", "s3", "gs"):
+        return ""
+    return unquote(ref or "")
+
+
 def item_name(ref: str) -> str:
     """The item name of a photo reference: its file stem, without Label
     Studio's upload prefix (the name card-folder imports give a photo)."""
@@ -78,19 +97,36 @@ def item_name(ref: str) -> str:
 
 
 def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], options: ImportOptions,
-                report: ImportReport) -> Optional[Item]:
+                report: ImportReport, root: Path, field: str = "image path",
+                name_field: str = "reviewer_item") -> Optional[Item]:
     """The item of the photo ``ref`` (named ``name`` or after the photo):
     the project's item of that name, else a new item from the photo found
-    (:func:`photo_candidates`); None (reported as skipped) when neither."""
+    (:func:`photo_candidates`) inside ``root``, the folder the import is
+    confined to (reviewer.storage.importers.confine); None (reported as
+    skipped, naming ``field`` or ``name_field``) when neither, when the
+    photo named lies outside ``root`` with none of its name inside, or when
+    ``name`` is not a plain name."""
+    if name is not None:
+        try:
+            name = plain_name(name, name_field)
+        except Refused as exc:
+            report.skip(f"photo '{shown(ref)}'", str(exc))
+            return None
     name = name or item_name(ref)
     existing = repo.item_by_name(project, name)
     if existing is not None:
         report.count("items", False)
         return existing
-    path = next((p for p in photo_candidates(base, ref) if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES),
-                None)
+    try:
+        path = confined_file(root, photo_candidates(base, ref), IMAGE_SUFFIXES)
+    except ValueError:  # a NUL byte in the reference
+        path = None
     if path is None:
-        report.skip(f"photo '{ref}'", "not found beside the annotation file (nor in images/ or test-images/)")
+        if points_outside(root, base, _as_written(ref)):
+            report.skip(f"photo '{shown(ref)}'", str(outside(field, ref, root)))
+        else:
+            report.skip(f"photo '{shown(ref)}'", f"{field}: not found beside the annotation file (nor in images/ or "
+                        "test-images/) inside the folder imported")
         return None
     item, photo = photo_item(path, name, project.relative(path), options.max_pixels)
     if item.image_note:
@@ -102,11 +138,30 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
     return repo.item_by_name(project, name)
 
 
+def declared_size(width: object, height: object, where: str,
+                  report: ImportReport) -> tuple[Optional[float], Optional[float]]:
+    """The image size a file declares, as pixels, or (None, None) with a
+    note when either is missing or not an image size
+    (reviewer.core.bounds.pixel_size): then the upright frame is assumed."""
+    if width is None and height is None:
+        return None, None
+    try:
+        return pixel_size(width, "width"), pixel_size(height, "height")
+    except BadValue as exc:
+        report.notes.append(f"{where}: declared {exc}; read as upright pixels")
+        return None, None
+
+
 def upright(item: Item, declared_w: Optional[float], declared_h: Optional[float]) -> Callable[[Point], Point]:
     """The map of a file's pixel coordinates to upright pixels of ``item``:
     identity, or the EXIF turn when the file declares the stored (sideways)
-    size (reviewer.core.cards.gt_geometry, Frame)."""
-    if drawn_on_stored_frame(declared_w, declared_h, item.orientation, item.width, item.height):
+    size (reviewer.core.cards.gt_geometry, Frame). A declared size that is
+    not an image size (see :func:`declared_size`) counts as none."""
+    try:
+        turned = drawn_on_stored_frame(declared_w, declared_h, item.orientation, item.width, item.height)
+    except (TypeError, ValueError, OverflowError):
+        turned = False
+    if turned:
         w, h = float(declared_w), float(declared_h)  # type: ignore[arg-type]
         return lambda p: stored_to_upright(p, item.orientation, w, h)
     return lambda p: (float(p[0]), float(p[1]))
@@ -132,9 +187,27 @@ class GtBuilder:
         self.piles.setdefault(label, None)
         return label
 
+    def valid(self, points: Iterable[Point], what: str) -> Optional[list[Point]]:
+        """``points`` when every coordinate is a pixel
+        (reviewer.core.bounds.pixel: finite, within +-MAX_PIXEL); else None,
+        with the shape skipped and the bad value named."""
+        try:
+            return [(pixel(x, "x"), pixel(y, "y")) for x, y in points]
+        except BadValue as exc:
+            self.report.skip(f"{self.where}: {what}", f"{exc}: not stored")
+            return None
+        except (TypeError, ValueError):
+            self.report.skip(f"{self.where}: {what}", "points are not [x, y] numbers")
+            return None
+
     def region(self, label: Optional[str], points: Sequence[Point], what: str) -> None:
         """The region polygon of pile ``label``; a second region of the same
-        pile, or one without a label, is skipped."""
+        pile, one without a label, or one with a coordinate that is not a
+        pixel is skipped."""
+        checked = self.valid(points, what)
+        if checked is None:
+            return
+        points = checked
         if not label:
             self.report.skip(f"{self.where}: {what}", "a shape with neither a label nor a transcription")
             return
@@ -154,8 +227,15 @@ class GtBuilder:
 
     def card(self, text: str, label: Optional[str], points: Iterable[Point], what: str) -> None:
         """A card with ``text`` in pile ``label`` and the bounding box of
-        ``points`` (upright pixels), clamped to the image."""
-        box: Optional[BBox] = bounds(points)
+        ``points`` (upright pixels), clamped to the image; skipped when a
+        coordinate is not a pixel."""
+        checked = self.valid(points, what)
+        if checked is None:
+            return
+        if not checked:
+            self.report.skip(f"{self.where}: {what}", "no points")
+            return
+        box: Optional[BBox] = bounds(checked)
         if self.item.width and self.item.height:
             box, changed = clamp_box(box, self.item.width, self.item.height)
             if is_empty(box):

@@ -16,7 +16,9 @@ region. A region with a ``textarea`` transcription is a card (text: its
 lines joined with a space; pile: its rectangle/polygon label or a ``labels``
 result of the same id; box: the bounds of the rectangle turned by
 ``value.rotation`` degrees clockwise about its top-left corner, or of the
-polygon). A labelled region without text is its pile's region. x, y,
+polygon). A rectangle without text is a card with no text yet (to
+transcribe) in the pile its label names; a labelled polygon without text is
+its pile's region. x, y,
 width, height and points are percent of ``original_width`` x
 ``original_height`` (else of the item's upright size); the result is rounded
 to 0.0001 px. A task with one annotation is the ``--annotator``'s (else the
@@ -36,10 +38,12 @@ from reviewer.core.cards.gt_agreement import CONSENSUS
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
 )
+from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage import safe_write
+from reviewer.storage.importers.confine import source_root
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
 _LABEL_KEYS = ("rectanglelabels", "polygonlabels", "labels")
@@ -95,7 +99,11 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
         if not isinstance(r, dict) or not isinstance(r.get("value"), dict):
             report.skip(f"{where}: result {k + 1}", "not an object with a value")
             continue
-        rid = str(r.get("id") or f"#{k}")
+        try:
+            rid = str(ident(r["id"], "id")) if r.get("id") is not None and r.get("id") != "" else f"#{k}"
+        except BadValue as exc:
+            report.skip(f"{where}: result {k + 1}", str(exc))
+            continue
         kind = r.get("type")
         region = regions.get(rid)
         if region is None:
@@ -129,21 +137,23 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
             if text or region["label"]:
                 report.skip(f"{where}: region {rid}", "a transcription or label without a rectangle or polygon")
             continue
-        points = _points(shape, region["size"], item)
+        points = _points(shape, region["size"], item, f"{where}: region {rid}", report)
         if points is None:
             report.skip(f"{where}: region {rid}", "its value lacks x, y, width, height or points")
             continue
-        if text:
-            builder.card(text, region["label"], points, f"region {rid} ('{text}')")
+        if text or not shape[0].startswith("polygon"):
+            builder.card(text, region["label"], points,
+                         f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)")
         else:
             builder.pile(region["label"])
             builder.region(region["label"], points, f"region {rid}")
     return builder.build()
 
 
-def _points(shape: tuple[str, dict], size, item: Item) -> Optional[list[Point]]:
+def _points(shape: tuple[str, dict], size, item: Item, where: str, report: ImportReport) -> Optional[list[Point]]:
     kind, value = shape
-    w, h = size if size and size[0] and size[1] else (item.width, item.height)
+    declared = declared_size(*size, where, report) if size and (size[0] or size[1]) else (None, None)
+    w, h = declared if declared[0] and declared[1] else (item.width, item.height)
     if not w or not h:
         return None
     to_upright = upright(item, w, h)
@@ -154,7 +164,7 @@ def _points(shape: tuple[str, dict], size, item: Item) -> Optional[list[Point]]:
             pts = rotated_corners(float(value["x"]) * w / 100.0, float(value["y"]) * h / 100.0,
                                   float(value["width"]) * w / 100.0, float(value["height"]) * h / 100.0,
                                   float(value.get("rotation") or 0.0))
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError):
         return None
     return [to_upright(p) for p in pts]
 
@@ -167,16 +177,22 @@ def import_label_studio(project: Project, source: Path, options: ImportOptions) 
     if tasks is None:
         report.skip(source.name, "not a Label Studio JSON export (tasks with data and annotations)")
         return report
+    root = source_root(source)
     with project.batched(auto=True):
-        for task in tasks:
+        for n, task in enumerate(tasks):
             ref = _image_ref(task)
-            where = f"task {task.get('id')}"
+            try:
+                where = f"task {ident(task['id'], 'id')}" if task.get("id") is not None else f"task {n + 1}"
+            except BadValue as exc:
+                report.skip(f"task {n + 1}", f"{exc}: not stored")
+                continue
             annotations = [a for a in task.get("annotations", task.get("completions")) or []
                            if isinstance(a, dict) and not a.get("was_cancelled")]
             if not annotations:
                 report.skip(where, "no annotation that is not cancelled")
                 continue
-            item = ensure_item(project, source.parent, ref, task["data"].get("reviewer_item"), options, report)
+            item = ensure_item(project, source.parent, ref, task["data"].get("reviewer_item"), options, report,
+                               root, field=f"{where} data.image", name_field=f"{where} data.reviewer_item")
             if item is None:
                 continue
             for annotation in annotations:

@@ -13,8 +13,11 @@ Mapping (README, "Ground truth formats"):
 * shapes with the same label and ``group_id`` are one card (labelme's
   instance id): their descriptions joined with a space, the box around all
   their points;
-* a shape without a description is the region of the pile its label names
-  (a rectangle gives its four corners);
+* a ``rectangle`` without a description is a card with no text yet (to
+  transcribe) in the pile its label names, as labelme's object-detection
+  boxes are (``person``, ``bus``, ...): every box is kept;
+* a ``polygon`` without a description is the region of the pile its label
+  names;
 * other shape types (circle, line, linestrip, point, mask) are skipped.
 
 Points are pixels of the image labelme showed: upright (labelme applies the
@@ -29,15 +32,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.cards.gt_geometry import bounds, rectangle_points
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
 )
+from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage import safe_write
+from reviewer.storage.importers.confine import Refused, safe_file_name, source_root, within
 
 _PLACES = ("", "test-images", "images", "annotations")
 
@@ -68,7 +72,7 @@ def detect(source: Path) -> bool:
 
 def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTruth:
     """The ground truth of one labelme file on ``item`` (module doc)."""
-    to_upright = upright(item, data.get("imageWidth"), data.get("imageHeight"))
+    to_upright = upright(item, *declared_size(data.get("imageWidth"), data.get("imageHeight"), where, report))
     builder = GtBuilder(item, where, report)
     groups: dict[tuple, list] = {}
     order: list[tuple] = []
@@ -81,7 +85,7 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
         label = str(shape.get("label") or "").strip()
         try:
             points = [to_upright((float(p[0]), float(p[1]))) for p in shape.get("points") or []]
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             report.skip(f"{where}: {what}", "points are not [x, y] numbers")
             continue
         if kind not in ("rectangle", "polygon"):
@@ -91,12 +95,17 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
             report.skip(f"{where}: {what} ({label})", f"a {kind} with {len(points)} points")
             continue
         text = str(shape.get("description") or "").strip()
-        if not text:
-            corners = rectangle_points(bounds(points)) if kind == "rectangle" else points
+        if not text and kind == "polygon":
             builder.pile(label)
-            builder.region(label, corners, f"{what} ({label})")
+            builder.region(label, points, f"{what} ({label})")
             continue
         group = shape.get("group_id")
+        if group is not None:
+            try:
+                group = ident(group, "group_id")
+            except BadValue as exc:
+                report.skip(f"{where}: {what} ({label})", str(exc))
+                continue
         key = (label, group) if group is not None else (label, None, n)
         if key not in groups:
             groups[key] = [[], []]
@@ -105,7 +114,8 @@ def parse(data: dict, item: Item, where: str, report: ImportReport) -> GroundTru
         groups[key][1] += points
     for key in order:
         texts, points = groups[key]
-        builder.card(" ".join(texts), key[0], points, f"card '{' '.join(texts)}'")
+        text = " ".join(t for t in texts if t)
+        builder.card(text, key[0], points, f"card '{text}'" if text else f"a box to transcribe ({key[0]})")
     return builder.build()
 
 
@@ -119,6 +129,7 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
         report.notes = [n for n in report.notes if not n.startswith("no ground-truth.json")]
     else:
         report = ImportReport(format="labelme")
+    root = source_root(source)
     with project.batched(auto=True):
         for path in _files(source):
             data = read_json(path)
@@ -126,7 +137,8 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
                 continue
             ref = str(data.get("imagePath") or "")
             name = card_folder_stem(ref) or path.stem
-            item = ensure_item(project, path.parent, ref or path.stem, name, options, report)
+            item = ensure_item(project, path.parent, ref or path.stem, name, options, report, root,
+                               field=f"{path.name} imagePath", name_field=f"{path.name} imagePath")
             if item is None:
                 continue
             gt = parse(data, item, path.name, report)
@@ -147,19 +159,30 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sourc
                    force: bool = False) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
-    with a box (label = pile, '' for none; description = text). Cards
-    without a box cannot be drawn and are counted in ``skipped``. Returns
-    counts. Every file is checked before any is written (TargetRefused:
-    ``out`` is a file, or a file inside a ``source``, a project or not a
-    labelme file, unless ``force``) and each is replaced whole
-    (reviewer.storage.safe_write)."""
+    with a box (label = pile, '' for none; description = text, '' for a
+    card to transcribe, which imports back as one). Cards
+    without a box cannot be drawn and are counted in ``skipped``. Each file
+    is named after its item made a safe file name (reviewer.storage.importers.confine.safe_file_name:
+    no path separator or '..', one file per item) and lies inside ``out``
+    (else the item is skipped). Returns counts. Every file is checked before
+    any is written (TargetRefused: ``out`` is a file, or a file inside a
+    ``source``, a project or not a labelme file, unless ``force``) and each
+    is replaced whole (reviewer.storage.safe_write)."""
     if out.exists() and not out.is_dir():
         raise safe_write.TargetRefused(f"{out} is a file; labelme ground truth is written to a folder")
+    used: set[str] = set()
+    targets: list[Path | Refused] = []
     for item, _, _ in items:
-        safe_write.check_target(out / f"{item.name}.json", LABELME_FORMAT, sources=sources, force=force)
+        try:
+            target = within(out, safe_file_name(item.name, used) + ".json")
+        except Refused as exc:
+            targets.append(exc)
+            continue
+        safe_write.check_target(target, LABELME_FORMAT, sources=sources, force=force)
+        targets.append(target)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
-    for item, photo, gt in items:
+    for (item, photo, gt), target in zip(items, targets):
         shapes = []
         draw = drawable(item, gt, counts["skipped"])
         for _, pile in draw.regions:
@@ -174,7 +197,9 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sourc
         doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
                "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
                "imageHeight": item.height, "imageWidth": item.width}
-        safe_write.write_json(out / f"{item.name}.json", doc, LABELME_FORMAT, sources=sources, force=force,
-                              indent=2, newline=False)
+        if isinstance(target, Refused):
+            counts["skipped"].append(f"{item.name}: {target}")
+            continue
+        safe_write.write_json(target, doc, LABELME_FORMAT, sources=sources, force=force, indent=2, newline=False)
         counts["files"] += 1
     return counts

@@ -22,7 +22,9 @@ class ImportOptions:
     the prompt text. ``actor``: who imports (audit). ``max_pixels``: photos
     larger than this are not decoded whole (default
     reviewer.storage.images.MAX_PIXELS). ``annotator``: whose ground truth
-    an annotation file holds (None: the consensus)."""
+    an annotation file holds (None: the consensus). ``human``: every verdict
+    of the source is a person's label (method human; verdict formats only,
+    :data:`HUMAN_FORMATS`)."""
 
     model: Optional[str] = None
     schemas: dict[str, AnswerSchema] = field(default_factory=dict)
@@ -30,6 +32,11 @@ class ImportOptions:
     actor: Optional[str] = None
     max_pixels: Optional[int] = None
     annotator: Optional[str] = None
+    human: bool = False
+
+
+#: Formats whose verdicts ``--human`` can mark as a person's.
+HUMAN_FORMATS = ("jsonl-verdicts", "rubric-verdicts", "tarot-readings")
 
 
 @dataclass

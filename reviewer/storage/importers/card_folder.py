@@ -7,7 +7,8 @@
     <folder>/prompts/<prompt>.md        prompt texts (schema read from the text)
     <folder>/runs/<image>_<prompt>_<YYYYMMDD-HHMMSS>.txt   raw model outputs
 
-Boxes in ground-truth.json are in upright image pixels. Photos are read
+Boxes in ground-truth.json are in upright image pixels. A photo that is a
+link to a file outside the folder is skipped (reviewer.storage.importers.confine). Photos are read
 by reviewer.storage.images.read_photo (every format, EXIF orientation once,
 size limit, truncated files noted).
 """
@@ -20,11 +21,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
+from reviewer.core.bounds import pixel
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.importers.confine import inside, source_root
 from reviewer.storage.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
@@ -60,7 +63,9 @@ def _images(folder: Path) -> list[Path]:
 
 def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
     """GroundTruth from one image's entry of ground-truth.json; raises
-    ValueError with the problem when it is malformed."""
+    ValueError with the problem when it is malformed, or when a region
+    point or a box value is not a pixel (reviewer.core.bounds.pixel:
+    finite, within +-MAX_PIXEL)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("piles"), list):
         raise ValueError("expected an object with a 'piles' list")
     piles, cards = [], []
@@ -69,13 +74,21 @@ def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
             raise ValueError(f"piles[{i}] needs 'label' and a 'cards' list")
         label = str(p.get("label") or f"pile {i + 1}")
         region = p.get("region")
-        piles.append(Pile(label=label, region=[tuple(pt) for pt in region] if region else None))
+        if region:
+            region = [(pixel(pt[0], f"piles[{i}].region x"), pixel(pt[1], f"piles[{i}].region y"))
+                      for pt in region]
+        piles.append(Pile(label=label, region=region or None))
         for c in p["cards"]:
             if isinstance(c, str):
                 cards.append(Card(text=c, pile=label))
             elif isinstance(c, dict) and isinstance(c.get("text"), str):
                 box = c.get("bbox")
-                cards.append(Card(text=c["text"], pile=label, bbox=BBox(**box) if box else None))
+                if box and not isinstance(box, dict):
+                    raise ValueError(f"piles[{i}] card '{c['text'][:40]}': bbox is not an object")
+                if box:
+                    box = BBox(**{k: pixel(box.get(k), f"piles[{i}] card '{c['text'][:40]}' bbox {k}")
+                                  for k in ("x_min", "y_min", "x_max", "y_max")})
+                cards.append(Card(text=c["text"], pile=label, bbox=box or None))
             else:
                 raise ValueError(f"piles[{i}] has a card that is neither text nor {{'text': ...}}")
     return GroundTruth(item=name, piles=piles, cards=cards)
@@ -106,8 +119,12 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
     report = ImportReport(format="card-folder")
     actor = options.actor
     item_ids: dict[str, int] = {}
+    root = source_root(folder)
     with project.batched(auto=True):
         for path in _images(folder):
+            if not inside(root, path):
+                report.skip(path.name, "a link to a file outside the folder imported: not read")
+                continue
             existing = repo.item_by_name(project, path.stem)
             if existing:
                 item_ids[path.stem] = existing.id
@@ -146,7 +163,7 @@ def _import_ground_truth(project: Project, folder: Path, item_ids: dict[str, int
             continue
         try:
             gt = parse_ground_truth(name, entry)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, IndexError) as exc:
             report.skip(f"ground truth '{name}'", str(exc))
             continue
         current = repo.ground_truth(project, item_ids[name])

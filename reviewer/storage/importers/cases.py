@@ -2,12 +2,14 @@
 "Test Case Format"), as in ../shared/data/cicada-test-cases.
 
 A source is one dataset file (``<dataset>.json``: a JSON list of cases, or
-an object with ``cases``) or a folder of them (its top level). Each case
-becomes a text item named by its id, its text the query, with its context,
-expected behaviour and metadata; the dataset (the file's stem) becomes the
-prompt its answers belong to. Answers come as JSONL runs
+an object with ``cases`` and optionally ``systemPrompt``) or a folder of
+them (its top level). Each case becomes a text item named by its id, its
+text the query, with its context, expected behaviour and metadata; the
+dataset (the file's stem) becomes the prompt its answers belong to, its
+text the dataset's system prompt. Answers come as JSONL runs
 (``{"item": "<case id>", "model", "repetition", "output"}``, the prompt the
-dataset by default) or from ``reviewer run``.
+dataset by default) or from ``reviewer run`` (one request per case,
+reviewer.core.cases.asking).
 
 A case without an id or query, with a duplicate id or an unknown category
 is skipped with one line naming the file and the case; the other cases are
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
 from reviewer.storage import cases as case_store
 from reviewer.storage.db import Project
@@ -68,6 +71,10 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
                     report.notes.append(f"{path.name} holds no test cases: left alone")
                 continue
             found, problems = parse_dataset(data, path.stem, path.name, categories)
+            system_prompt = system_prompt_of(data)
+            if found and system_prompt:
+                report.count("system prompts", case_store.set_system_prompt(project, path.stem, system_prompt,
+                                                                            options.actor))
             for where, why in problems:
                 report.skip(where, why)
             for n, case in enumerate(found, 1):

@@ -24,14 +24,19 @@ folder given)::
 A trial output is a file named like an input. A leading YAML front matter
 written by Failter (keys 'filtered-by-model', 'filtered-by-template', ...)
 names the model and prompt (it wins over the folder names) and is not part
-of the run's output; one with 'error' is a failed trial: skipped. In layout
+of the run's output; one with 'error' is a failed trial: stored as a failed
+answer attempt (storage.calls) with its message, retries and time, which
+the Failter report counts in Trials and Errors. The front matter's
+execution-time-ms, total-trial-time-ms, token-usage, retry-attempts,
+errors-on-retry and estimated-cost become the run's call facts. In layout
 (b) the folder name is split before a known template name, else at the first
 '_'. Each output is a run (item = input doc, prompt = prompt name, model).
 
-An .eval is YAML, or plain 'key: value' lines when it is not valid YAML
+An .eval is read as a live judge's reply is (reviewer.core.judging.replies):
+YAML, a JSON object, or plain 'key: value' lines when it is not valid YAML
 (Failter's eval.clj writes 'score:', 'rationale:', 'evaluation-method:',
-'judge-model:'; only these keys, 'grade' and 'scale' start a line, so a
-rationale may run over several lines). Keys may use '-' or '_'. Forms:
+'judge-model:'; only the known keys start a line, so a rationale may run
+over several lines). Keys may use '-' or '_'. Forms:
 
     single   grade: A-F | score: N, rationale, evaluation-method: rules-based |
              ground-truth (missing: rules-based, noted), judge-model, scale?
@@ -45,15 +50,19 @@ each output with Failter's front matter naming its sources
 (runner.clj: ``source-input-path``, ``source-template-path``), as
 ``failter run spec.yml`` writes it. The folder is recognised by those keys
 in the outputs of its subfolders. Each output's input is read from
-``source-input-path``, as Failter's evaluator does: as written when it
-exists, else (a relative path, or a folder moved since) the path or its
-last two or three parts under the artifacts folder or one of its
-ancestors. The item is named '<experiment>/<input file>' (experiment: the
-folder holding the inputs folder, as ``reviewer run spec.yml`` names it);
-the ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
+``source-input-path``, inside the experiment folder holding the artifacts
+folder only (the nearest ancestor with ``inputs/`` or a spec file;
+reviewer.storage.importers.confine): as written when it lies inside, else
+(a relative path, a folder moved since, or a path outside, which is never
+read as written) the path or its last two or three parts under the
+artifacts folder or one of its ancestors up to the experiment folder.
+The item is named '<experiment>/<input file>' (experiment: the folder
+holding the inputs folder, as ``reviewer run spec.yml`` names it); the
+ground truth is ``ground_truth/`` or ``ground-truth/`` beside the
 inputs folder (Failter: '/inputs/' made '/ground_truth/'); the prompt's
-text is the template at ``source-template-path``. An output whose input
-cannot be found is skipped with the path it named.
+text is the template at ``source-template-path`` (found the same way; when
+it is not, the prompt's text is left empty, with a note). An output whose
+input cannot be found is skipped with the path it named.
 
 Each judgement becomes a verdict on subject ``run:<run id>``: judge
 'rules-judge' (method rules-based) or 'gt-judge' (method ground-truth),
@@ -64,14 +73,18 @@ when given; otherwise it is decided once per experiment from the values:
 all undeclared scores within 1..5 -> '1-5' (the rubric's grade-as-number
 form), any outside (0, or above 5) -> '0-100' (Failter's numeric-100
 strategy, where 0 marks a failed parse). The decision is noted in the report.
-A malformed .eval (not readable, no grade or score, a grade not A-F, a score
-off its scale, an unknown evaluation-method, a dual block that is not a
-mapping) is skipped with the reason; in the dual form a bad block does not
-spoil the good one. The raw text of the judgement is kept in Verdict.raw.
+A judgement without a readable score (nothing readable, no grade or score,
+a grade not A-F, a score off its scale, ``error:`` as reviewer writes a
+failed judgement, a dual block that is not a mapping) is an undecided
+verdict (score None, the reason in its rationale), as a live judge's
+unreadable reply is; in the dual form a bad block does not spoil the good
+one. An unknown evaluation-method is skipped with the reason. The raw text
+of the judgement is kept in Verdict.raw.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -80,9 +93,12 @@ from typing import Any, Optional
 
 import yaml
 
-from reviewer.core.judging.verdicts import GRADE_POINTS, Method, Scale, Verdict, normalise
+from reviewer.core.judging import replies
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
+from reviewer.storage import calls
 from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.confine import experiment_root, find_inside, inside, source_root
 from reviewer.storage.importers.pairwise import (
     answer_run,
     free_prompt,
@@ -102,16 +118,14 @@ _METHODS = {"rules-based": Method.RULES, "rules": Method.RULES, "ground-truth": 
             "gt": Method.GROUND_TRUTH}
 _FAILTER_KEYS = {"filtered-by-model", "filtered-by-template", "model-name", "source-input-path",
                  "source-template-path", "execution-time-ms", "total-trial-time-ms", "token-usage", "error"}
-_PLAIN_KEYS = {"grade", "score", "rationale", "evaluation-method", "judge-model", "scale", *_DUAL}
-_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s?(.*)$")
-_GRADE = re.compile(r"^\s*([A-Fa-f])\s*[+-]?\s*$")
 
 
 @dataclass
 class Judgement:
     """One judgement read from an .eval file, before its score's scale is
     settled: ``grade`` (a letter) or ``score`` (a number) with the declared
-    ``scale`` if any; ``block``: '' for the single form, else the dual key."""
+    ``scale`` if any; ``block``: '' for the single form, else the dual key;
+    ``problem``: why no score could be read (an undecided verdict)."""
 
     method: Method
     grade: Optional[str] = None
@@ -122,118 +136,73 @@ class Judgement:
     issues_found: list[str] = field(default_factory=list)
     raw: str = ""
     block: str = ""
+    problem: str = ""
 
 
-# -- .eval parsing (pure) -------------------------------------------------------------
-def _key(name: Any) -> str:
-    return str(name).strip().lower().replace("_", "-")
-
-
-def _plain_lines(text: str) -> dict[str, str]:
-    """'key: value' lines of the known keys; other lines continue the last
-    value (a rationale may hold 'Note: ...' lines)."""
-    out: dict[str, str] = {}
-    last = None
-    for line in text.splitlines():
-        m = _LINE.match(line)
-        if m and _key(m[1]) in _PLAIN_KEYS:
-            last = _key(m[1])
-            out[last] = m[2].strip()
-        elif last is not None and line.strip():
-            out[last] = (out[last] + "\n" + line.strip()).strip()
-    return out
+# -- .eval parsing (pure; the reader is reviewer.core.judging.replies, as for live judging) --------
+_key = replies.key
 
 
 def read_eval_text(text: str) -> dict[str, Any]:
-    """The keys of an .eval text (lower case, '_' read as '-'): YAML when it
-    parses to a mapping (```yaml fences dropped), else plain 'key: value'
-    lines. Raises ValueError when neither gives a key."""
-    body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
-    try:
-        data = yaml.safe_load(body)
-    except yaml.YAMLError:
-        data = None
-    if isinstance(data, dict):
-        return {_key(k): v for k, v in data.items()}
-    data = _plain_lines(body)
+    """The keys of an .eval text (lower case, '_' read as '-'), read as a
+    judge's reply is (replies.reply_fields). Raises ValueError when no key
+    can be read."""
+    data = replies.reply_fields(text)
     if not data:
         raise ValueError("neither YAML nor 'key: value' lines")
     return data
 
 
-def _scale(value: Any) -> Optional[Scale]:
-    text = str(value).strip().lower().replace(" ", "")
-    return {"1-5": Scale.ORDINAL5, "1..5": Scale.ORDINAL5, "0-100": Scale.PERCENT, "0..100": Scale.PERCENT,
-            "a-f": Scale.GRADE}.get(text)
-
-
 def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str,
                name: str) -> Judgement:
     block = {_key(k): v for k, v in block.items()}
-    j = Judgement(method=method, raw=raw, block=name,
-                  rationale=str(block.get("rationale") or "").strip(),
+    j = Judgement(method=method, raw=raw, block=name, rationale=replies.rationale_of(block),
                   judge_model=str(block.get("judge-model") or default_model or "").strip() or None)
     issues = block.get("issues-found")
     if isinstance(issues, list):
         j.issues_found = [str(i) for i in issues]
-    if "scale" in block:
-        j.scale = _scale(block["scale"])
-        if j.scale is None:
-            raise ValueError(f"unknown scale {block['scale']!r} (1-5, 0-100 or A-F)")
-    grade, score = block.get("grade"), block.get("score")
-    if grade is not None and str(grade).strip():
-        m = _GRADE.match(str(grade))
-        if not m or m[1].upper() not in GRADE_POINTS:
-            raise ValueError(f"grade {grade!r} is not one of {', '.join(GRADE_POINTS)}")
-        j.grade, j.scale = m[1].upper(), Scale.GRADE
-        return j
-    if score is None or not str(score).strip():
-        raise ValueError("no grade or score")
-    if j.scale == Scale.GRADE:
-        m = _GRADE.match(str(score))
-        if not m or m[1].upper() not in GRADE_POINTS:
-            raise ValueError(f"score {score!r} is not a grade A-F")
-        j.grade = m[1].upper()
-        return j
-    try:
-        j.score = float(str(score).strip())
-    except ValueError:
-        raise ValueError(f"score {score!r} is not a number") from None
-    if j.scale is not None and normalise(j.score, j.scale) is None:
-        raise ValueError(f"score {score!r} is off its declared scale {j.scale.value}")
+    score = replies.read_score(block)
+    j.grade, j.score, j.scale, j.problem = score.grade, score.value, score.scale, score.problem
+    if not j.rationale and block.get("error"):
+        j.rationale = str(block["error"]).strip()
+    if isinstance(block.get("raw-reply"), str) and block["raw-reply"].strip():
+        j.raw = block["raw-reply"]  # the judge's own reply, as reviewer writes an unreadable one
     return j
 
 
 def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
-    """The judgements of an .eval text and the problems of the parts that
-    could not be read (see module doc for the forms). Raises ValueError when
-    the whole file is unusable."""
-    data = read_eval_text(text)
+    """The judgements of an .eval text and notes on how it was read (see
+    module doc for the forms). A judgement without a readable score comes
+    back with ``problem`` set (stored as an undecided verdict); a text with
+    nothing readable is one such rules-based judgement. Raises ValueError
+    only for an unknown evaluation-method."""
+    data = replies.reply_fields(text)
+    if not data:
+        return [Judgement(method=Method.RULES, raw=text.strip(), problem="no grade or score in the judge's reply")], \
+            ["nothing readable: an undecided rules-based verdict"]
     default_model = data.get("judge-model")
     dual = [k for k in _DUAL if k in data]
-    found, problems = [], []
+    found, notes = [], []
     if dual:
         for key in dual:
             block = data[key]
             name = key.replace("-", "_")
-            if not isinstance(block, dict):
-                problems.append(f"{name} is not a mapping")
-                continue
             raw = yaml.safe_dump({name: block}, sort_keys=False, allow_unicode=True).strip()
-            try:
-                found.append(_judgement(block, _DUAL[key], default_model, raw, name))
-            except ValueError as exc:
-                problems.append(f"{name}: {exc}")
-        return found, problems
+            if not isinstance(block, dict):
+                found.append(Judgement(method=_DUAL[key], raw=raw, block=name, problem=f"{name} is not a mapping",
+                                       judge_model=str(default_model).strip() if default_model else None))
+                continue
+            found.append(_judgement(block, _DUAL[key], default_model, raw, name))
+        return found, notes
     method_text = data.get("evaluation-method")
     if method_text is None:
         method = Method.RULES
-        problems.append("no evaluation-method: read as rules-based")
+        notes.append("no evaluation-method: read as rules-based")
     else:
         method = _METHODS.get(_key(method_text))
         if method is None:
             raise ValueError(f"unknown evaluation-method {method_text!r} (rules-based or ground-truth)")
-    return [_judgement(data, method, default_model, text.strip(), "")], problems
+    return [_judgement(data, method, default_model, text.strip(), "")], notes
 
 
 def infer_score_scale(scores: list[float]) -> Scale:
@@ -342,20 +311,14 @@ def detect(source: Path) -> bool:
     return bool(_experiments(source)) or bool(_artifact_folders(source))
 
 
-def find_source(folder: Path, written: str) -> Optional[Path]:
-    """The file a Failter front matter path names (module doc): ``written``
-    as it is when it exists, else it or its last three or two parts under
-    ``folder`` or one of its ancestors; None when not found."""
-    path = Path(written)
-    if path.is_absolute() and path.is_file():
-        return path
-    tails = [path] if not path.is_absolute() else []
-    tails += [Path(*path.parts[-k:]) for k in (3, 2) if len(path.parts) > k]
-    for base in (folder, *folder.parents):
-        for tail in tails:
-            if (base / tail).is_file():
-                return base / tail
-    return None
+def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
+    """The file a Failter front matter path names (module doc), inside the
+    experiment folder ``root`` only (default: the one holding ``folder``,
+    reviewer.storage.importers.confine.experiment_root): ``written`` as it
+    is when it lies inside, else it or its last three or two parts under
+    ``folder`` or one of its ancestors up to ``root``; None when not found.
+    A path outside ``root`` is never read as written."""
+    return find_inside(root or experiment_root(folder), folder, written)
 
 
 def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
@@ -374,6 +337,40 @@ class _Trial:
     body: str
     eval_path: Optional[Path]
     judgements: list[Judgement] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    error: Optional[str] = None
+
+
+def _count(value: Any) -> Optional[float]:
+    """A front-matter number (time, tokens, cost): finite and >= 0, else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) and 0 <= number < 1e15 else None
+
+
+def trial_facts(meta: dict) -> dict:
+    """The call facts (storage.calls) of Failter's front matter: execution-
+    time-ms (latency), total-trial-time-ms, token-usage (prompt_tokens,
+    completion_tokens, total_tokens), retry-attempts (attempts - 1),
+    errors-on-retry, estimated-cost. Values that are not finite, >= 0
+    numbers are left out."""
+    usage = meta.get("token-usage") if isinstance(meta.get("token-usage"), dict) else {}
+    usage = {_key(k).replace("-", "_"): v for k, v in usage.items()}
+    tokens = {k: (None if _count(usage.get(k)) is None else int(_count(usage.get(k))))
+              for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    if tokens["total_tokens"] is None and tokens["prompt_tokens"] is not None and \
+            tokens["completion_tokens"] is not None:
+        tokens["total_tokens"] = tokens["prompt_tokens"] + tokens["completion_tokens"]
+    retries = _count(meta.get("retry-attempts"))
+    errors = meta.get("errors-on-retry")
+    return {"latency_ms": _count(meta.get("execution-time-ms")), "total_ms": _count(meta.get("total-trial-time-ms")),
+            **tokens, "attempts": int(retries) + 1 if retries is not None and retries < 1000 else 1,
+            "retry_errors": [str(e) for e in errors] if isinstance(errors, list) else [],
+            "cost": _count(meta.get("estimated-cost"))}
 
 
 def import_failter(project: Project, source: Path, options: ImportOptions) -> ImportReport:
@@ -395,8 +392,14 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
     items: dict[Path, int] = {}  # trial output -> item id
     templates: dict[str, str] = {}
     inputs_seen: dict[Path, int] = {}
+    root = experiment_root(folder)
+    where = f"the experiment folder {root.name or root}"
+    missing_templates: set[str] = set()
     for path in _outputs(folder):
         rel = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+        if not inside(root, path):
+            report.skip(rel, "a link to a file outside the folder imported: not read")
+            continue
         meta = _head_meta(path)
         if not meta or not meta.get("source-input-path"):
             report.skip(rel, "no Failter front matter naming its input (source-input-path)")
@@ -404,35 +407,55 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
         trial = _trial(folder, folder, path, {}, report)
         if trial is None:
             continue
-        source = find_source(folder, str(meta["source-input-path"]))
+        source = find_source(folder, str(meta["source-input-path"]), root)
         if source is None:
-            report.skip(rel, f"its input {meta['source-input-path']} was not found")
+            report.skip(rel, f"its input (source-input-path) {meta['source-input-path']} was not found "
+                        f"inside {where}")
             continue
         source = source.resolve()
         if source not in inputs_seen:
             name = f"{source.parent.parent.name}/{source.name}"
             inputs_seen[source] = text_item(project, name, _read(source), report, actor)
             gt_dir = _first_dir(source.parent.parent, GT_DIRS)
-            if gt_dir is not None and (gt_dir / source.name).is_file():
+            if gt_dir is not None and (gt_dir / source.name).is_file() and inside(root, gt_dir / source.name):
                 store_reference(project, inputs_seen[source], _read(gt_dir / source.name), "ground-truth", report)
         items[path] = inputs_seen[source]
-        template = find_source(folder, str(meta["source-template-path"])) if meta.get("source-template-path") \
-            else None
+        written = meta.get("source-template-path")
+        template = find_source(folder, str(written), root) if written else None
         if template is not None and trial.prompt not in templates:
             templates[trial.prompt] = _read(template)
+        elif written and template is None and str(written) not in missing_templates:
+            missing_templates.add(str(written))
+            report.notes.append(f"{rel}: its template (source-template-path) {written} was not found inside "
+                                f"{where}; the prompt's text is left empty")
         trials.append(trial)
     _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
 
+def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
+    """The files of ``folder`` (not hidden, not a project open here: that
+    is read only through SQLite), sorted, that lie inside the experiment
+    folder ``exp`` after following symlinks; a link leading out is skipped,
+    never read (reviewer.storage.importers.confine)."""
+    root, out = source_root(exp), []
+    for p in sorted(folder.iterdir()):
+        if not p.is_file() or p.name.startswith(".") or open_here(p):
+            continue
+        if inside(root, p):
+            out.append(p)
+        else:
+            report.skip(f"{exp.name}/{p.relative_to(exp).as_posix()}", "a link to a file outside the folder "
+                        "imported: not read")
+    return out
+
+
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
-    inputs = {p.name: p for p in sorted((exp / "inputs").iterdir())
-              if p.is_file() and not p.name.startswith(".") and not open_here(p)}
+    inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
     item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
                 for name, path in inputs.items()}
     gt_dir = _first_dir(exp, GT_DIRS)
     if gt_dir is not None:
-        for path in sorted(p for p in gt_dir.iterdir() if p.is_file() and not p.name.startswith(".")
-                           and not open_here(p)):
+        for path in _own_files(gt_dir, exp, report):
             if path.name not in item_ids:
                 report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
                 continue
@@ -440,8 +463,7 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     templates: dict[str, str] = {}  # prompt name -> text
     tdir = _first_dir(exp, TEMPLATE_DIRS)
     if tdir is not None:
-        for path in sorted(p for p in tdir.iterdir() if p.is_file() and not p.name.startswith(".")
-                           and not open_here(p)):
+        for path in _own_files(tdir, exp, report):
             templates[path.stem] = _read(path)
     trials = _trials(exp, inputs, templates, report)
     _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
@@ -457,41 +479,56 @@ def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, te
         report.notes.append(f"{exp.name}: {len(undeclared)} score(s) without a declared scale read as "
                             f"{score_scale.value} (values {min(undeclared):g}..{max(undeclared):g})")
     prompt_ids: dict[str, int] = {}
-    unevaluated = 0
+    unevaluated = undecided = 0
     for trial in trials:
         item_id = item_of(trial)
         if item_id is None:
             continue
-        rel = trial.output.relative_to(exp).as_posix()
+        rel = f"{exp.name}/{trial.output.relative_to(exp).as_posix()}"
         if trial.prompt not in prompt_ids:
             prompt_ids[trial.prompt] = free_prompt(project, trial.prompt, templates.get(trial.prompt, ""), report,
                                                    actor)
-        run_id = answer_run(project, item_id, prompt_ids[trial.prompt], trial.model, trial.body,
-                            f"{exp.name}/{rel}", report, f"{exp.name}/{rel}", actor)
+        labels = {"item": _item_name(project, item_id), "prompt": trial.prompt, "model": trial.model,
+                  "repetition": 1}
+        if trial.error is not None:  # a failed trial: an error in the report, with its message
+            report.count("failed trials", calls.record_imported_failure(
+                project, f"import {rel}", trial.error, labels, trial_facts(trial.meta)))
+            continue
+        run_id = answer_run(project, item_id, prompt_ids[trial.prompt], trial.model, trial.body, rel, report, rel,
+                            actor)
         if run_id is None:
             continue
+        if trial.meta:
+            calls.record_imported_answer(project, run_id, f"import {rel}", trial_facts(trial.meta), labels)
         if trial.eval_path is None:
             unevaluated += 1
         eval_rel = f"{exp.name}/{trial.eval_path.relative_to(exp).as_posix()}" if trial.eval_path else ""
         for j in trial.judgements:
             scale = j.scale or (Scale.GRADE if j.grade else score_scale)
-            value = normalise(j.grade if j.grade else j.score, scale)
-            if value is None:
-                report.skip(eval_rel + (f" {j.block}" if j.block else ""),
-                            f"score {j.score:g} is not on scale {scale.value}")
-                continue
+            value = None if j.problem else normalise(j.grade if j.grade else j.score, scale)
+            problem = j.problem or ("" if value is not None else f"score {j.score:g} is not on scale {scale.value}")
+            undecided += bool(problem)
             store_verdict(project, Verdict(
                 subject=f"run:{run_id}", run_id=run_id, judge=JUDGES[j.method], judge_model=j.judge_model,
                 prompt_version=trial.prompt, method=j.method, scale=scale, scores={"score": value},
-                issues_found=j.issues_found, rationale=j.rationale, raw=j.raw,
-                source=eval_rel + (f"#{j.block}" if j.block else "")), report, actor)
+                issues_found=j.issues_found, rationale=f"undecided: {problem}" if problem else j.rationale,
+                raw=j.raw, source=eval_rel + (f"#{j.block}" if j.block else "")), report, actor)
     if unevaluated:
         report.notes.append(f"{exp.name}: {unevaluated} trial output(s) without an .eval (runs imported, no verdict)")
+    if undecided:
+        report.notes.append(f"{exp.name}: {undecided} judgement(s) without a readable score stored as undecided "
+                            "verdicts (raw reply kept; the report counts them as errors)")
+
+
+def _item_name(project: Project, item_id: int) -> str:
+    row = project.db.execute("SELECT name FROM items WHERE id = ?", [item_id]).fetchone()
+    return row[0] if row else ""
 
 
 def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[_Trial]:
     roots = [exp / r for r in OUTPUT_ROOTS if (exp / r).is_dir()] or [exp]
     known = {sanitize(name): name for name in templates}
+    own = source_root(exp)
     trials: list[_Trial] = []
     evals: set[Path] = set()
     used: set[Path] = set()
@@ -507,6 +544,10 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
                     evals.add(path)
                 if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
                     continue
+                if not inside(own, path):
+                    report.skip(f"{exp.name}/{path.relative_to(exp).as_posix()}",
+                                "a link to a file outside the folder imported: not read")
+                    continue
                 used.update(p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval"))
                             if p.is_file())
                 trial = _trial(exp, root, path, known, report)
@@ -521,9 +562,6 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
     rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
     parts = path.relative_to(root).parts
     meta, body = front_matter(_read(path))
-    if meta and meta.get("error"):
-        report.skip(rel, f"trial failed: {meta['error']}")
-        return None
     model = prompt = None
     if len(parts) >= 3:
         model, prompt = "/".join(parts[:-2]), parts[-2]
@@ -542,19 +580,19 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
     if not model or not prompt:
         report.skip(rel, "cannot tell model and prompt: expected <model>/<prompt>/<doc> or <model>_<prompt>/<doc>")
         return None
+    if meta and meta.get("error"):
+        return _Trial(output=path, model=model, prompt=prompt, body="", eval_path=None, meta=meta,
+                      error=str(meta["error"]).strip() or "error")
     eval_path = next((p for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
-                      if p.is_file()), None)
-    trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path)
+                      if p.is_file() and inside(source_root(exp), p)), None)
+    trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path, meta=meta or {})
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
         try:
-            trial.judgements, problems = parse_eval(_read(eval_path))
+            trial.judgements, notes = parse_eval(_read(eval_path))
         except (ValueError, OSError) as exc:
             report.skip(eval_rel, f"malformed .eval: {exc}")
             return trial
-        for problem in problems:
-            if problem.startswith("no evaluation-method"):
-                report.notes.append(f"{eval_rel}: {problem}")
-            else:
-                report.skip(eval_rel, f"malformed .eval: {problem}")
+        for note in notes:
+            report.notes.append(f"{eval_rel}: {note}")
     return trial

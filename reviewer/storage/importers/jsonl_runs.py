@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from reviewer.core.bounds import SqlInt
 from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
@@ -29,7 +30,7 @@ class _Line(BaseModel):
     item: str
     prompt: str | None = None
     model: str | None = None
-    repetition: int | None = None
+    repetition: SqlInt | None = None
     output: str
     prompt_text: str | None = None
     schema_: AnswerSchema | None = None

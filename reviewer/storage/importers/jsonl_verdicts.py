@@ -6,9 +6,13 @@
      "rationale": str?}
 
 Optional: "method" (rules-based, ground-truth, rubric, pairwise, human;
-default rubric, or pairwise when "other_run" is given), "judge_model",
+default rubric, or pairwise when "other_run" is given, or human for the
+judge named 'gold': hand labels), "judge_model",
 "answer_order" ('ab' | 'ba'), "other_run" (the second run of a pair, same
 forms as "run"), "prompt_version", "source".
+
+With ``ImportOptions.human`` (``reviewer import --human``) every verdict of
+the file is a person's (method human), whatever its lines say.
 
 Lines with the same run, other run, judge and answer order make ONE verdict
 with one score per dimension (a later line for a dimension already given
@@ -31,6 +35,8 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
+from reviewer.core.bounds import SqlInt
+from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import judging
 from reviewer.storage.db import Project
@@ -43,11 +49,11 @@ class RunRef(BaseModel):
     item: str
     prompt: str
     model: str
-    repetition: Optional[int] = None
+    repetition: Optional[SqlInt] = None
 
 
 class _Line(BaseModel):
-    run: Union[int, RunRef]
+    run: Union[SqlInt, RunRef]
     judge: str
     dimension: str
     value: Any = None
@@ -56,7 +62,7 @@ class _Line(BaseModel):
     method: Optional[str] = None
     judge_model: Optional[str] = None
     answer_order: Optional[str] = None
-    other_run: Union[int, RunRef, None] = None
+    other_run: Union[SqlInt, RunRef, None] = None
     prompt_version: Optional[str] = None
     source: Optional[str] = None
 
@@ -120,7 +126,7 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
                 report.skip(where, why)
                 continue
             scale = Scale(line.scale)
-            method = Method(line.method) if line.method else (Method.PAIRWISE if other_id else Method.RUBRIC)
+            method = _method(line, other_id, options.human)
             key = (run_id, other_id, line.judge, line.answer_order)
             group = groups.get(key)
             if group is None:
@@ -144,6 +150,19 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
         for (run_id, other_id, judge, order), group in groups.items():
             _store(project, source, run_id, other_id, judge, order, group, report, options.actor)
     return report
+
+
+def _method(line: _Line, other_id: Optional[int], human: bool) -> Method:
+    """A line's method: human for a file of hand labels (``human``) and,
+    unless the line says otherwise, for the judge 'gold'; else as given;
+    else pairwise for a pair, rubric for one run."""
+    if human:
+        return Method.HUMAN
+    if line.method:
+        return Method(line.method)
+    if line.judge == GOLD:
+        return Method.HUMAN
+    return Method.PAIRWISE if other_id else Method.RUBRIC
 
 
 def _check(line: _Line) -> str:

@@ -34,7 +34,9 @@ Mystic Tarot stores). Each record becomes a Verdict (method rubric, scale
 1-5, scores = the dimensions present, flags {'safety_flag': bool},
 issues_found, rationale = notes, raw = the record) on subject ``run:<id>`` of
 the reading's run; the judge is named by "judge", else the judge model, else
-the file's stem. Readings must be imported first.
+the file's stem. Readings must be imported first. With ``--human``
+(``ImportOptions.human``), a record with "method": "human", or the judge
+'gold', the verdict is a person's label (method human).
 
 Both are idempotent and report what they skipped and why.
 """
@@ -45,6 +47,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import judging, repo
@@ -112,10 +115,12 @@ def _flag(value: Any) -> Optional[bool]:
 
 
 def rubric_verdict(record: dict, run_id: int, default_judge: str, where: str, source: str,
-                   report: ImportReport) -> Optional[Verdict]:
+                   report: ImportReport, human: bool = False) -> Optional[Verdict]:
     """The Verdict of a record's rubric judge scores on run ``run_id``, or
     None (reported) when it holds none. Scores off the 1-5 scale and a
-    safety_flag that is not a boolean are stored as missing and reported."""
+    safety_flag that is not a boolean are stored as missing and reported.
+    Method human with ``human`` (hand labels, ``--human``), when the record
+    says "method": "human", or for the judge 'gold'; else rubric."""
     layers = judge_fields(record)
     if layers is None:
         report.skip(where, f"no judge scores (needs {MIN_DIMENSIONS} of {', '.join(DIMENSIONS)})")
@@ -152,7 +157,8 @@ def rubric_verdict(record: dict, run_id: int, default_judge: str, where: str, so
     return Verdict(subject=f"run:{run_id}", run_id=run_id, judge=str(judge),
                    judge_model=str(judge_model) if judge_model else None,
                    prompt_version=_str(_pick(layers, "prompt_version", "promptVersion")),
-                   method=Method.RUBRIC, scale=Scale.ORDINAL5, scores=scores, flags=flags,
+                   method=Method.HUMAN if human or record.get("method") == "human" or str(judge) == GOLD
+                   else Method.RUBRIC, scale=Scale.ORDINAL5, scores=scores, flags=flags,
                    issues_found=issues, rationale=str(_pick(layers, "notes", "rationale") or ""),
                    raw=json.dumps(record, ensure_ascii=False), repetition=repetition, source=source)
 
@@ -252,7 +258,8 @@ class _Readings:
     def verdict(self, record: dict, run_id: int, where: str, source: str) -> None:
         if judge_fields(record) is None:
             return
-        v = rubric_verdict(record, run_id, Path(source).stem, where, f"{source}#{record.get('id')}", self.report)
+        v = rubric_verdict(record, run_id, Path(source).stem, where, f"{source}#{record.get('id')}", self.report,
+                           self.options.human)
         if v is not None:
             self.report.count("verdicts", judging.add_verdict(self.project, v, self.options.actor)[1])
 
@@ -430,7 +437,7 @@ def _import_verdict_records(project: Project, source: Path, options: ImportOptio
         run_id = _only_run(index, str(name), report, where, record.get("run_model"))
         if run_id is None:
             continue
-        v = rubric_verdict(record, run_id, source.stem, where, where, report)
+        v = rubric_verdict(record, run_id, source.stem, where, where, report, options.human)
         if v is not None:
             report.count("verdicts", judging.add_verdict(project, v, options.actor)[1])
 

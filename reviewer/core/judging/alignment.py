@@ -1,0 +1,389 @@
+"""Alignment of a judge with people, per judge and dimension (and per split).
+
+*People's value* of a subject's dimension (:func:`people_values`): the
+adjudicated value when there is one (a person's final value), else the
+'gold' human label, else the majority of the human raters (a tie is no
+value). A judge's value is its primary verdict
+(reviewer.core.judging.disputes.primary_verdicts); an undecided verdict
+(garbage) on a labelled subject is counted and left out.
+
+Figures per judge x dimension x scale, over the labelled subjects of each
+split ('all', then 'train', 'dev', 'test' when a split function is given):
+
+* the confusion matrix (rows judge, columns people) and per-class
+  precision, recall and F1 (a class: a value of the scale);
+* Cohen's kappa with its 95 % bootstrap interval: quadratic weights by
+  value on numeric scales (1-5, A-F, 0-100), unweighted on pass/fail and
+  pairwise winners;
+* MAE and Spearman's rho on numeric scales;
+* TPR (share of what people pass that the judge passes) and TNR (share of
+  what people fail that the judge fails), with intervals. Pass/fail is
+  native; other numeric scales pass at a threshold (:data:`PASS_THRESHOLD`:
+  >= 4 on 1-5, >= B on A-F, >= 70 on 0-100; a setting per dimension).
+  Pairwise winners have no pass;
+* the **dangerous cells**: subjects the judge passes while people fail them
+  (pass/fail), or, on numeric scales, where the judge is at or above the
+  pass threshold while people are at or below the low mark
+  (:data:`LOW_MARK`: 2 on 1-5, D on A-F, 40 on 0-100).
+
+The splits: :func:`hash_split` puts each subject in train, dev or test by a
+seeded hash of its id, so a subject never moves as labels arrive; any
+``split_of(subject) -> name`` function plugs in instead. Pure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from reviewer.core.judging.agreement import majority
+from reviewer.core.judging.calibration import scale_labels
+from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights
+from reviewer.core.judging.disputes import (
+    GOLD,
+    NUMERIC_SCALES,
+    format_value,
+    is_human,
+    natural_key,
+    primary_verdicts,
+    rater_labels,
+    value_of,
+)
+from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
+from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
+
+__all__ = [
+    "LOW_MARK",
+    "PASS_THRESHOLD",
+    "SPLITS",
+    "Alignment",
+    "ClassScores",
+    "Dangerous",
+    "Figures",
+    "align",
+    "alignments",
+    "hash_split",
+    "is_pass",
+    "parse_threshold",
+    "people_values",
+]
+
+#: Default pass threshold per scored scale: a value at or above it passes.
+PASS_THRESHOLD: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: GRADE_POINTS["B"], Scale.PERCENT: 70.0}
+#: People's value at or below which a judge's pass is dangerous (numeric scales).
+LOW_MARK: dict[Scale, float] = {Scale.ORDINAL5: 2.0, Scale.GRADE: GRADE_POINTS["D"], Scale.PERCENT: 40.0}
+#: Split names in order, and the default shares of :func:`hash_split`.
+SPLITS: tuple[str, ...] = ("train", "dev", "test")
+DEFAULT_SHARES: tuple[float, float, float] = (0.2, 0.4, 0.4)
+
+
+def hash_split(subject: str, seed: int = 0, shares: Sequence[float] = DEFAULT_SHARES) -> str:
+    """'train', 'dev' or 'test' for a subject id: the first 8 bytes of
+    sha256('<seed>:<subject>') as a number in [0, 1), cut at the cumulative
+    ``shares`` (default 20 / 40 / 40 %). Depends only on the id and the seed,
+    so it never changes as labels arrive. Raises ValueError unless three
+    non-negative shares sum to 1."""
+    if len(shares) != 3 or min(shares) < 0 or abs(sum(shares) - 1.0) > 1e-9:
+        raise ValueError(f"split shares must be three non-negative numbers summing to 1, got {list(shares)}")
+    digest = hashlib.sha256(f"{seed}:{subject}".encode("utf-8")).digest()
+    u = int.from_bytes(digest[:8], "big") / 2**64
+    if u < shares[0]:
+        return SPLITS[0]
+    return SPLITS[1] if u < shares[0] + shares[1] else SPLITS[2]
+
+
+def parse_threshold(text: str, scale: Scale) -> float:
+    """A pass threshold as typed: a grade letter ('B') or points on A-F, a
+    number on 1-5 and 0-100. Raises ValueError when it is not on the scale
+    or the scale has no threshold (pass/fail, winner)."""
+    if scale not in PASS_THRESHOLD:
+        raise ValueError(f"a {scale.value} dimension takes no pass threshold")
+    value = normalise(text, scale)
+    if not isinstance(value, float):
+        raise ValueError(f"pass threshold {text!r} is not on the {scale.value} scale")
+    return value
+
+
+def is_pass(value: Value, scale: Scale, threshold: Optional[float] = None) -> Optional[bool]:
+    """Whether a value passes: 'pass' on pass/fail; >= the threshold
+    (default :data:`PASS_THRESHOLD`) on numeric scales; None for a missing
+    value or a pairwise winner."""
+    if value is None:
+        return None
+    if scale == Scale.PASS_FAIL:
+        return value == "pass"
+    if scale in PASS_THRESHOLD:
+        return float(value) >= (PASS_THRESHOLD[scale] if threshold is None else threshold)
+    return None
+
+
+def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional[float]) -> bool:
+    if scale == Scale.PASS_FAIL:
+        return judge == "pass" and people == "fail"
+    if scale in LOW_MARK:
+        return bool(is_pass(judge, scale, threshold)) and float(people) <= LOW_MARK[scale]
+    return False
+
+
+def people_values(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()
+                  ) -> dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]:
+    """{(subject, dimension): (people's value, source, scale)} (module doc);
+    source 'adjudicated', 'gold' or 'majority'. Adjudicated values are raw
+    with scale None (normalised later on the judge's scale); human values
+    are normalised on their verdict's scale, which is given."""
+    out: dict[tuple[str, str], tuple[Any, str, Optional[Scale]]] = {}
+    humans = primary_verdicts(v for v in verdicts if is_human(v))
+    by_key: dict[tuple[str, str], list[Verdict]] = {}
+    for (subject, _), h in humans.items():
+        for d in h.scores:
+            by_key.setdefault((subject, d), []).append(h)
+    for key, hs in by_key.items():
+        gold = [value_of(h, key[1]) for h in hs if h.judge == GOLD and value_of(h, key[1]) is not None]
+        if gold:
+            out[key] = (gold[0], "gold", hs[0].scale)
+            continue
+        m = majority(value_of(h, key[1]) for h in hs if h.judge != GOLD)
+        if m is not None:
+            out[key] = (m, "majority", hs[0].scale)
+    for a in adjudications:
+        if a.value is not None:
+            out[(a.subject, a.dimension)] = (a.value, "adjudicated", None)
+    return out
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    """Precision, recall and F1 of one class (None when 0/0); ``support``:
+    subjects people put in it."""
+
+    label: str
+    precision: Optional[float]
+    recall: Optional[float]
+    f1: Optional[float]
+    support: int
+
+
+@dataclass(frozen=True)
+class Dangerous:
+    """A dangerous cell's subject: the judge's and the people's value."""
+
+    subject: str
+    judge: str
+    people: str
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Alignment figures over the labelled subjects of one split (module doc)."""
+
+    split: str
+    n: int
+    undecided: int
+    labels: list[str]
+    counts: list[list[int]]
+    per_class: list[ClassScores]
+    kappa_statistic: str
+    kappa: Optional[float]
+    kappa_ci: Interval
+    mae: Optional[float]
+    spearman: Optional[float]
+    positives: int
+    negatives: int
+    tpr: Optional[float]
+    tnr: Optional[float]
+    tpr_ci: Interval
+    tnr_ci: Interval
+    dangerous: list[Dangerous]
+
+    def as_dict(self) -> dict:
+        """JSON-ready: intervals as {low, high, method}."""
+        def iv(i: Interval) -> dict:
+            return {"low": i.low, "high": i.high, "method": i.method}
+
+        return {
+            "split": self.split, "n": self.n, "undecided": self.undecided,
+            "confusion": {"labels": self.labels, "counts": self.counts, "rows": "judge", "columns": "people"},
+            "per_class": [vars(c) for c in self.per_class],
+            "kappa": {"statistic": self.kappa_statistic, "value": self.kappa, **{f"ci_{k}": v for k, v in
+                                                                                 iv(self.kappa_ci).items()}},
+            "mae": self.mae, "spearman": self.spearman,
+            "positives": self.positives, "negatives": self.negatives,
+            "tpr": {"value": self.tpr, **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()}},
+            "tnr": {"value": self.tnr, **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()}},
+            "dangerous": [vars(d) for d in self.dangerous],
+        }
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """One judge's alignment with people on one dimension (module doc).
+
+    ``threshold``: the pass threshold used (None: pass/fail or winner);
+    ``people``: {source: labelled subjects}; ``splits``: figures for 'all'
+    then each split with labelled subjects; ``unlabelled``: the judge's
+    decided values on subjects people have not labelled, as
+    (subject, passes) (passes None on a winner scale); ``labelled``: the
+    labelled subjects with a decided judge value, as (subject, split,
+    judge passes, people pass) (split 'all' without a split function).
+    """
+
+    judge: str
+    dimension: str
+    scale: Scale
+    threshold: Optional[float]
+    people: dict[str, int]
+    splits: list[Figures]
+    unlabelled: list[tuple[str, Optional[bool]]] = field(default_factory=list)
+    labelled: list[tuple[str, str, Optional[bool], Optional[bool]]] = field(default_factory=list)
+
+    def figures(self, split: str = "all") -> Optional[Figures]:
+        """The figures of one split, None when it has no labelled subject."""
+        return next((f for f in self.splits if f.split == split), None)
+
+
+def _safe(num: float, den: float) -> Optional[float]:
+    return num / den if den else None
+
+
+def _figures(split: str, rows: Sequence[tuple[str, Value, Value]], undecided: int, scale: Scale,
+             threshold: Optional[float], labels: list, n_resamples: int, seed: int) -> Figures:
+    index = {x: i for i, x in enumerate(labels)}
+    k = len(labels)
+    counts = [[0] * k for _ in labels]
+    for _, j, p in rows:
+        counts[index[j]][index[p]] += 1
+    per_class = []
+    for i, lab in enumerate(labels):
+        tp = counts[i][i]
+        said = sum(counts[i])
+        support = sum(counts[r][i] for r in range(k))
+        precision, recall = _safe(tp, said), _safe(tp, support)
+        f1 = 2 * precision * recall / (precision + recall) if precision and recall else (
+            0.0 if precision is not None and recall is not None else None)
+        if said or support:
+            per_class.append(ClassScores(format_value(lab), precision, recall, f1, support))
+    numeric = scale in NUMERIC_SCALES
+    judge_vals = [j for _, j, _ in rows]
+    people_vals = [p for _, _, p in rows]
+    weights = value_weights(labels) if numeric else None
+    sample = pair_sample(judge_vals, people_vals, labels, weights=weights)
+    kappa_name = "cohen_kappa_weighted" if numeric else "cohen_kappa"
+    none = Interval(None, None, "", note="no subjects")
+    kappa = sample.value(kappa_name) if rows else float("nan")
+    kappa_ci = sample.intervals([kappa_name], n_resamples=n_resamples, seed=seed)[kappa_name] if rows else none
+    mae = spearman = None
+    if numeric and rows:
+        a, b = np.asarray(judge_vals, float), np.asarray(people_vals, float)
+        mae = float(np.mean(np.abs(a - b)))
+        if len(rows) > 1 and a.std() > 0 and b.std() > 0:
+            spearman = float(spearmanr(a, b).statistic)
+    tpr = tnr = None
+    tpr_ci = tnr_ci = none
+    positives = negatives = 0
+    if scale in PASS_THRESHOLD or scale == Scale.PASS_FAIL:
+        codes = np.array([2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold))
+                          for _, j, p in rows], dtype=np.int64)
+        rates = CountSample(codes, 4, {
+            "tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])})
+        positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
+        tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None
+        if rows:
+            found = rates.intervals(["tpr", "tnr"], n_resamples=n_resamples, seed=seed)
+            tpr_ci, tnr_ci = found["tpr"], found["tnr"]
+    dangerous = [Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows
+                 if _is_dangerous(j, p, scale, threshold)]
+    return Figures(split, len(rows), undecided, [format_value(x) for x in labels], counts, per_class,
+                   kappa_name, _nan_none(kappa), kappa_ci, mae, spearman, positives, negatives, tpr, tnr,
+                   tpr_ci, tnr_ci, dangerous)
+
+
+def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    total = hit + miss
+    with np.errstate(all="ignore"):
+        return np.where(total > 0, hit / total, np.nan)
+
+
+def _nan_none(x: float) -> Optional[float]:
+    return None if x != x else float(x)
+
+
+def align(judge: str, dimension: str, scale: Scale, judge_values: Mapping[str, Value],
+          people: Mapping[str, tuple[Value, str]], *, threshold: Optional[float] = None,
+          split_of: Optional[Callable[[str], str]] = None, n_resamples: int = DEFAULT_RESAMPLES,
+          seed: int = DEFAULT_SEED) -> Alignment:
+    """The alignment of one judge on one dimension (module doc).
+
+    Args:
+        judge_values: {subject: the judge's normalised value} (None: undecided).
+        people: {subject: (people's value normalised on ``scale``, source)}.
+        threshold: pass threshold (default :data:`PASS_THRESHOLD` of the scale).
+        split_of: subject -> split name; None gives the figures of 'all' only.
+        n_resamples, seed: of the bootstrap intervals.
+    """
+    if threshold is None:
+        threshold = PASS_THRESHOLD.get(scale)
+    rows: list[tuple[str, Value, Value]] = []
+    undecided: list[str] = []
+    unlabelled: list[tuple[str, Optional[bool]]] = []
+    sources: dict[str, int] = {}
+    for subject in sorted(judge_values, key=natural_key):
+        value = judge_values[subject]
+        ref = people.get(subject)
+        if ref is None or ref[0] is None:
+            if value is not None:
+                unlabelled.append((subject, is_pass(value, scale, threshold)))
+            continue
+        sources[ref[1]] = sources.get(ref[1], 0) + 1
+        if value is None:
+            undecided.append(subject)
+        else:
+            rows.append((subject, value, ref[0]))
+    labels = scale_labels(scale, [x for _, j, p in rows for x in (j, p)])
+    splits = [_figures("all", rows, len(undecided), scale, threshold, labels, n_resamples, seed)]
+    if split_of is not None:
+        for name in SPLITS:
+            part = [r for r in rows if split_of(r[0]) == name]
+            lost = sum(1 for s in undecided if split_of(s) == name)
+            if part or lost:
+                splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed))
+    labelled = [(s, split_of(s) if split_of else "all", is_pass(j, scale, threshold), is_pass(p, scale, threshold))
+                for s, j, p in rows]
+    return Alignment(judge, dimension, scale, threshold if scale in PASS_THRESHOLD else None, sources, splits,
+                     unlabelled, labelled)
+
+
+def alignments(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = (), *,
+               thresholds: Optional[Mapping[str, float]] = None, split_of: Optional[Callable[[str], str]] = None,
+               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Alignment]:
+    """The alignment (:func:`align`) of every non-human judge on every
+    dimension it scored that people labelled, sorted by judge and
+    dimension. ``thresholds``: {dimension: pass threshold} overriding
+    :data:`PASS_THRESHOLD` (ignored on pass/fail and winner scales)."""
+    vs = list(verdicts)
+    people = people_values(vs, adjudications)
+    judges = [v for v in vs if not is_human(v)]
+    labels = rater_labels(judges)
+    values: dict[tuple[str, str, Scale], dict[str, Value]] = {}
+    for (subject, rater), v in primary_verdicts(judges).items():
+        for d in v.scores:
+            values.setdefault((labels[rater], d, v.scale), {})[subject] = value_of(v, d)
+    out = []
+    for (judge, dim, scale), vals in sorted(values.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1],
+                                                                            kv[0][2].value)):
+        refs = {}
+        for subject in vals:
+            ref = people.get((subject, dim))
+            if ref is not None and ref[2] in (None, scale):  # people on another scale are not comparable
+                value = normalise(ref[0], scale)
+                if value is not None:
+                    refs[subject] = (value, ref[1])
+        if not refs:
+            continue
+        threshold = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
+        out.append(align(judge, dim, scale, vals, refs, threshold=threshold, split_of=split_of,
+                         n_resamples=n_resamples, seed=seed))
+    return out
