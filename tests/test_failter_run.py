@@ -299,16 +299,18 @@ def test_artifacts_are_written_whole(tmp_path, monkeypatch):
     import os
 
     from reviewer.pipeline import failter_artifacts
+    from reviewer.storage.db import ProjectError
 
     target = tmp_path / "art" / "m_t" / "doc.md"
-    assert failter_artifacts.write_atomic(target, "first\n") is True
-    assert failter_artifacts.write_atomic(target, "first\n") is False  # unchanged: not touched
+    first = "---\nfiltered-by-model: m\n---\nfirst\n"
+    assert failter_artifacts.write_atomic(target, first) is True
+    assert failter_artifacts.write_atomic(target, first) is False  # unchanged: not touched
 
     def broken_replace(src, dst):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
-        failter_artifacts.write_atomic(target, "second, longer\n")
-    assert target.read_text() == "first\n"
+    with pytest.raises(ProjectError, match="No space left on device"):
+        failter_artifacts.write_atomic(target, "---\nfiltered-by-model: m\n---\nsecond, longer\n")
+    assert target.read_text() == first
     assert [p.name for p in target.parent.iterdir()] == ["doc.md"]  # no temporary file left

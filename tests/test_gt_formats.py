@@ -18,6 +18,7 @@ from reviewer.core.models import BBox
 from reviewer.storage import repo
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.safe_write import TargetRefused
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from tests.conftest import ROOT, SAMPLES
 
@@ -207,14 +208,17 @@ def _sample_project(path, sample=SAMPLES):
 def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
     # the export is written where its photos are (beside them for labelme, their
     # folder's parent for one COCO or Label Studio file): an import reads photos
-    # only inside the folder imported
+    # only inside the folder imported; that folder is an import source, so the
+    # export goes there only with force (reviewer.storage.safe_write)
     folder = tmp_path / "cards"
     shutil.copytree(SAMPLES, folder)
     source = _sample_project(tmp_path / "a.db", folder)
     (folder / "test-images" / "ground-truth.json").unlink()
     target = open_project(tmp_path / "b.db", create=True)
     try:
-        counts = export_ground_truth(source, folder / name, fmt)
+        with pytest.raises(TargetRefused, match="which the project was imported from"):
+            export_ground_truth(source, folder / name, fmt)
+        counts = export_ground_truth(source, folder / name, fmt, force=True)
         assert (counts["piles"], counts["cards"], counts["skipped"]) == (5, 16, [])
         assert (folder / name).is_dir() == (fmt == "labelme")
         report = import_source(target, folder / name)

@@ -140,12 +140,16 @@ def _finish(summary, what: str) -> None:
               help="Failter spec: per-token prices (JSON or YAML {model: {input, output}}) for Avg_Cost.")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=lambda c, p, v: _weights(c, p, v),
               metavar="RULES:GT", help="Failter spec: weights of the two judges in Avg_Score.")
+@click.option("--force", is_flag=True,
+              help="Failter spec: replace its output_file and artifacts even when they are not Failter's files "
+                   "or lie in the inputs.")
 @_endpoint_options
 @_friendly
 def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
             item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
-            weights: tuple[float, float], endpoint: str, api_key_env: str, concurrency: int, retries: int,
-            timeout: float, max_response_mb: float, temperature: Optional[float], max_tokens: Optional[int],
+            weights: tuple[float, float], force: bool, endpoint: str, api_key_env: str, concurrency: int,
+            retries: int, timeout: float, max_response_mb: float, temperature: Optional[float],
+            max_tokens: Optional[int],
             seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
@@ -172,7 +176,7 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
                 result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
                                   temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
                                   retries=retries if given else None, models=models, templates=prompt_names,
-                                  notice=lambda line: echo(line, err=True), given=tuple(
+                                  notice=lambda line: echo(line, err=True), force=force, given=tuple(
                                       k for k in ("timeout", "concurrency")
                                       if click.get_current_context().get_parameter_source(k)
                                       == click.core.ParameterSource.COMMANDLINE))
@@ -280,7 +284,7 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
 
 def _add(a, b):
     """Two summaries added up."""
-    for name in ("planned", "skipped", "asked", "answered", "failed", "truncated", "prompt_tokens",
+    for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
                  "completion_tokens", "wall_s"):
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors += b.errors

@@ -166,10 +166,13 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Per-token prices (JSON or YAML {model: {input, output}}) for the runs' cost.")
+@click.option("--force", is_flag=True, help="Replace OUT (and its metadata file) even when it is a project, a file "
+                                            "of another format or inside what the project was imported from.")
 @_friendly
-def export(project: Path, out: Path, prices: Optional[Path] = None) -> None:
-    """Write the scored runs of PROJECT to the SQLite database OUT, with a
-    Datasette metadata file OUT.metadata.json beside it."""
+def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool = False) -> None:
+    """Write the scored runs of PROJECT to the SQLite database OUT (replaced
+    whole; an earlier export, or a new file), with a Datasette metadata file
+    OUT.metadata.json beside it."""
     from reviewer.storage.export import export_project
     from reviewer.storage.failter_report import load_prices
 
@@ -180,7 +183,7 @@ def export(project: Path, out: Path, prices: Optional[Path] = None) -> None:
     p = open_project(project)
     _read_only_note(p)
     try:
-        counts = export_project(p, out, prices=price_table)
+        counts = export_project(p, out, prices=price_table, force=force)
     finally:
         p.close()
     echo(f"wrote {out}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -192,14 +195,16 @@ def export(project: Path, out: Path, prices: Optional[Path] = None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["coco", "labelme", "label-studio"]), required=True,
               help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.")
 @click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
+@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
+                                            "or inside what the project was imported from.")
 @_friendly
-def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str]) -> None:
+def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
     from reviewer.storage.gt_formats import export_ground_truth
 
     p = open_project(project)
     try:
-        counts = export_ground_truth(p, out, fmt, annotator)
+        counts = export_ground_truth(p, out, fmt, annotator, force=force)
     finally:
         p.close()
     skipped = counts.pop("skipped", [])
@@ -506,15 +511,17 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("name")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
+                                            "or inside what the project was imported from.")
 @_friendly
-def golden_export(project: Path, name: str, out: Path) -> None:
+def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
     to OUT in its own golden-set format, with the golden spans as edited."""
     from reviewer.storage import spans as span_store
 
     p = open_project(project)
     try:
-        n = span_store.write_golden_set(p, name, out)
+        n = span_store.write_golden_set(p, name, out, force=force)
     finally:
         p.close()
     echo(f"wrote {out}: {n} prompts")

@@ -6,6 +6,9 @@
   time and an interrupted job continues where it stopped.
 * A request that still fails after its retries is a failed attempt (calls
   table, with the error); it is asked again next time.
+* Runs at once do not ask twice: each request is reserved in the project
+  right before it is sent (reviewer.storage.reservations); a read-only
+  project is refused before any request.
 * What is sent: the prompt's text as the user message. For a photo, the
   text and the upright photo downscaled to ``max_side`` as an image_url
   part; for a text item, the prompt with ``{{INPUT_TEXT}}`` replaced by the
@@ -41,6 +44,7 @@ from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_f
 from reviewer.storage import calls, repo
 from reviewer.storage import cases as case_store
 from reviewer.storage.db import Project
+from reviewer.storage.reservations import Reservations, answer_key
 from reviewer.storage.scores import score_project
 
 PLACEHOLDER = "{{INPUT_TEXT}}"
@@ -95,7 +99,9 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
     runs (already scored). ``on_stored(run ids)``: called in the calling
     thread with each batch of new runs once they are scored (module doc),
     the last batch before returning. Raises ValueError for an unknown
-    prompt or item name or repetitions < 1."""
+    prompt or item name or repetitions < 1, ReadOnlyProject (before any
+    request) for a read-only project."""
+    project.require_writable("ask a model")
     if options.repetitions < 1:
         raise ValueError("repetitions must be at least 1")
     prompts = [p for p in _select(repo.prompts(project), options.prompts, "prompt")]
@@ -142,8 +148,10 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
                                       tag=f"{item.name}|{prompt.name}|{options.model}|{rep}")
                 jobs.append(Job(request, _on_answer(project, item, prompt, options.model, rep, endpoint, labels,
                                                     new_runs, actor, batches),
-                                _on_failure(project, endpoint, labels), label))
-    execute(jobs, settings, summary, progress, cancel)
+                                _on_failure(project, endpoint, labels), label,
+                                key=answer_key(item.id, prompt.id, options.model, rep),
+                                stored=_stored(project, item.id, prompt.id, options.model, rep)))
+    execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     if on_stored is not None:
         batches.flush()
     elif new_runs:
@@ -185,6 +193,13 @@ def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, ac
             new_runs.append(run_id)
             batches.add(run_id)
     return store
+
+
+def _stored(project: Project, item_id: int, prompt_id: int, model: str, rep: int) -> Callable[[], bool]:
+    def stored() -> bool:
+        return project.db.execute("SELECT 1 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
+                                  "AND repetition = ?", [item_id, prompt_id, model, rep]).fetchone() is not None
+    return stored
 
 
 def _on_failure(project, endpoint, labels):

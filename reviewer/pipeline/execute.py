@@ -16,6 +16,12 @@ nested past Python's recursion limit, any ValueError or TypeError while
 reading or storing it) is a failed attempt with the reason, passed to
 ``on_failure`` like a request that failed: the other jobs go on, and the
 answers in flight are stored as they arrive.
+
+With ``reservations`` (reviewer.storage.reservations), a job with a ``key``
+is claimed in the project right before its request is sent: a job another
+run holds, or whose answer another run stored meanwhile, is not sent
+(counted in ``taken`` / ``skipped``). A key is released once its answer is
+stored; every key of the run when it ends, however it ends.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Callable, Optional, Sequence
 
 from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
 from reviewer.clients.chat import DEFAULT_MAX_RESPONSE_BYTES
+from reviewer.storage.reservations import Reservations
 
 
 @dataclass(frozen=True)
@@ -50,23 +57,28 @@ class Settings:
 @dataclass
 class Job:
     """One request and what to do with its outcome. ``label``: for error
-    lines ('item/prompt rep 2')."""
+    lines ('item/prompt rep 2'); ``key``: its reservation key (module doc);
+    ``stored()``: True when its answer is in the project by now."""
 
     request: ChatRequest
     on_answer: Callable[[ChatAnswer], None]
     on_failure: Callable[[ChatError], None]
     label: str = ""
+    key: Optional[str] = None
+    stored: Optional[Callable[[], bool]] = None
 
 
 @dataclass
 class Summary:
     """What a job did: ``planned`` (all combinations), ``skipped`` (stored
-    before: not asked), ``asked`` (sent), ``answered``, ``failed``,
+    before: not asked), ``taken`` (another run at the same time asks
+    them: not asked), ``asked`` (sent), ``answered``, ``failed``,
     ``truncated`` (finish_reason length), tokens, wall time (s),
     ``cancelled``, and the failures as (label, error) lines."""
 
     planned: int = 0
     skipped: int = 0
+    taken: int = 0
     asked: int = 0
     answered: int = 0
     failed: int = 0
@@ -79,9 +91,10 @@ class Summary:
 
     def line(self) -> str:
         """One line for the end of a command."""
+        taken = f", asked by another run {self.taken}" if self.taken else ""
         text = (f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
                 f"{f', truncated {self.truncated}' if self.truncated else ''}, "
-                f"already stored {self.skipped}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
+                f"already stored {self.skipped}{taken}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
                 f"wall time {self.wall_s:.1f} s")
         return text + (" (stopped early: run the same command again to continue)" if self.cancelled else "")
 
@@ -92,22 +105,27 @@ CANCEL_POLL_S = 0.05
 
 
 def execute(jobs: Sequence[Job], settings: Settings, summary: Optional[Summary] = None,
-            progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None) -> Summary:
+            progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
+            reservations: Optional[Reservations] = None) -> Summary:
     """Send every job's request (see module doc) and return the summary
     (``summary`` is filled in when given: planned and skipped are the
-    caller's). ``progress(done, total, summary)`` after each outcome."""
+    caller's). ``progress(done, total, summary)`` after each outcome.
+    ``reservations``: claim each keyed job before sending it (module doc);
+    closed here when the jobs end."""
     summary = summary or Summary(planned=len(jobs))
     started = time.perf_counter()
     try:
         if jobs:
-            asyncio.run(_run(list(jobs), settings, summary, progress, cancel))
+            asyncio.run(_run(list(jobs), settings, summary, progress, cancel, reservations))
     finally:
         summary.wall_s = time.perf_counter() - started
+        if reservations is not None:
+            reservations.close()
     return summary
 
 
 async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: Optional[Progress],
-               cancel: Optional[threading.Event]) -> None:
+               cancel: Optional[threading.Event], reservations: Optional[Reservations] = None) -> None:
     queue: asyncio.Queue = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -125,6 +143,17 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                 job = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+            if reservations is not None and job.key is not None:
+                claim = reservations.claim(job.key, job.stored)  # storing is synchronous too: one connection
+                if claim != "claimed":
+                    if claim == "stored":
+                        summary.skipped += 1
+                    else:
+                        summary.taken += 1
+                    done += 1
+                    if progress is not None:
+                        progress(done, total, summary)
+                    continue
             summary.asked += 1
             try:
                 answer = await client.chat(job.request)
@@ -143,6 +172,8 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                 summary.truncated += int(answer.truncated)
                 summary.prompt_tokens += answer.prompt_tokens or 0
                 summary.completion_tokens += answer.completion_tokens or 0
+                if reservations is not None and job.key is not None:
+                    reservations.release(job.key)
             done += 1
             if progress is not None:
                 progress(done, total, summary)

@@ -24,25 +24,30 @@ by ``reviewer run spec.yml`` from what the project holds:
   Failter importer reads back as an undecided verdict.
 
 Writing is idempotent: a file whose text is unchanged is not touched, and
-every file is written whole through :func:`write_atomic`.
+every file is written whole through :func:`write_atomic`
+(reviewer.storage.safe_write: a temporary file, fsynced, renamed into
+place). A file is replaced only when it is new, empty or Failter's own
+(``OUTPUT_FORMAT``, ``THOUGHTS_FORMAT``, ``EVAL_FORMAT``): a reviewer
+project, a file of another kind or a file inside a ``source`` (the spec's
+inputs, templates and ground truth, what the project was imported from) is
+refused (TargetRefused) unless ``force``. :func:`check_artifacts` checks
+every file a spec's trials may write before anything is asked.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
 import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage import calls, judging, repo
-from reviewer.storage.db import Project
+from reviewer.storage import calls, judging, repo, safe_write
+from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.failter import sanitize
 from reviewer.storage.judge_report import verdict_score
 
@@ -52,33 +57,95 @@ _FRONT = re.compile(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
 _BLOCKS = {Method.RULES: "rules_based_eval", Method.GROUND_TRUTH: "ground_truth_eval"}
 
 
-def write_atomic(path: Path, text: str) -> bool:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all: a temporary
-    file in the same folder, flushed to disk, then renamed over ``path``
-    (os.replace). Folders are made; a file already holding ``text`` is not
-    touched. Returns True when written. Raises OSError."""
+#: Bytes of a trial output read to find its front matter.
+_HEAD_BYTES = 1 << 20
+
+
+def _is_output(path: Path) -> bool:
+    """A Failter trial output: front matter (a YAML mapping) naming
+    ``filtered-by-model`` or ``source-input-path``."""
+    try:
+        with open(path, "rb") as fh:  # not SQLite and not open here: safe_write.check_target made sure
+            head = fh.read(_HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    meta = _input_front_matter(head)
+    return "filtered-by-model" in meta or "source-input-path" in meta
+
+
+def _is_eval(path: Path) -> bool:
+    """A Failter .eval: a YAML mapping with a score, a judge model or Path B's blocks."""
+    try:
+        if path.stat().st_size > safe_write.MAX_RECOGNISE_BYTES:
+            return False
+        data = load_yaml(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return False
+    return isinstance(data, dict) and any(k in data for k in ("score", "judge-model", *_BLOCKS.values()))
+
+
+def _is_thoughts(path: Path) -> bool:
+    """A Failter .thoughts: UTF-8 text beside the trial output it belongs to."""
+    output = path.with_name(path.name.removesuffix(".thoughts"))
+    try:
+        if path.stat().st_size > safe_write.MAX_RECOGNISE_BYTES:
+            return False
+        path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return output != path and output.is_file() and not open_here(output) and _is_output(output)
+
+
+#: What the artifacts are, to check a file they would replace (reviewer.storage.safe_write).
+OUTPUT_FORMAT = safe_write.FileFormat("Failter trial output", _is_output)
+THOUGHTS_FORMAT = safe_write.FileFormat("Failter .thoughts file", _is_thoughts)
+EVAL_FORMAT = safe_write.FileFormat("Failter .eval file", _is_eval)
+
+
+def artifact_format(path: Path) -> safe_write.FileFormat:
+    """The FileFormat of the artifact at ``path``, by its name (.eval, .thoughts, else a trial output)."""
+    name = Path(path).name
+    return EVAL_FORMAT if name.endswith(".eval") else THOUGHTS_FORMAT if name.endswith(".thoughts") else OUTPUT_FORMAT
+
+
+def write_atomic(path: Path, text: str, fmt: Optional[safe_write.FileFormat] = None, *,
+                 sources: Iterable[Path] = (), force: bool = False) -> bool:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all through
+    reviewer.storage.safe_write (checked as ``fmt``, by default
+    ``artifact_format(path)``, against ``sources`` unless ``force``; a
+    temporary file in the same folder, fsynced, renamed over ``path``).
+    Folders are made; a file already holding ``text`` is not touched.
+    Returns True when written. Raises TargetRefused, or ProjectError when
+    it cannot be written."""
     path = Path(path)
     data = text.encode("utf-8")
     try:
-        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+        if path.is_file() and not open_here(path) and path.stat().st_size == len(data) \
+                and path.read_bytes() == data:
             return False
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    safe_write.write_bytes(path, data, fmt or artifact_format(path), sources=sources, force=force)
     return True
+
+
+def check_artifacts(artifacts_dir: Path, trials: list["Trial"], sources: Iterable[Path] = (),
+                    force: bool = False) -> None:
+    """Check, before anything is asked, every file ``write_artifacts`` may
+    write for ``trials`` (outputs, .thoughts, .eval; safe_write.check_target
+    with their formats). Raises TargetRefused: ``artifacts_dir`` is a file
+    (a reviewer project too), or a target is refused (module doc)."""
+    artifacts_dir = Path(artifacts_dir)
+    if artifacts_dir.exists() and not artifacts_dir.is_dir():
+        raise safe_write.TargetRefused(f"artifacts_dir {artifacts_dir} is a file; Failter's artifacts are "
+                                       "written to a folder")
+    sources = list(sources)
+    for t in trials:
+        out = trial_path(artifacts_dir, t.model, t.template_path.name, t.input_path.name)
+        if out.parent.exists() and not out.parent.is_dir():
+            raise safe_write.TargetRefused(f"{out.parent} is a file; Failter's artifacts are written to a folder")
+        for path in (out, out.with_name(out.name + ".thoughts"), out.with_name(out.name + ".eval")):
+            safe_write.check_target(path, artifact_format(path), sources=sources, force=force)
 
 
 def trial_path(artifacts_dir: Path, model: str, template: str, input_name: str) -> Path:
@@ -128,12 +195,17 @@ class Trial:
 
 
 def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], judge_model: str, dual: bool,
-                    prices: Optional[Mapping[str, Mapping[str, float]]] = None) -> int:
+                    prices: Optional[Mapping[str, Mapping[str, float]]] = None, sources: Iterable[Path] = (),
+                    force: bool = False) -> int:
     """Write the artifacts of ``trials`` (module doc) from the project's
     runs (repetition 1), failed attempts and the verdicts of the judges
     'rules-judge/<judge_model>' and 'gt-judge/<judge_model>'. A trial not
     asked yet gets nothing. Returns how many files were written (changed).
-    Raises OSError."""
+    Each file goes through :func:`write_atomic` (``sources``, ``force``).
+    Raises TargetRefused or ProjectError (write_atomic), OSError when an
+    input cannot be read."""
+    sources = list(sources)
+    put = lambda path, text: write_atomic(path, text, sources=sources, force=force)  # noqa: E731
     runs = {(r["item"], r["prompt"], r["model"]): r for r in repo.run_rows(project) if r["repetition"] == 1}
     facts = calls.run_calls(project, [r["id"] for r in runs.values()]) if runs else {}
     failed = {(f["item"], f["prompt"], f["model"]): f for f in calls.failed_answers(project)
@@ -165,7 +237,7 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
             meta.update({"total-trial-time-ms": _number(failure.get("total_ms")), "error": failure["error"] or "error",
                          "retry-attempts": max(0, (failure["attempts"] or 1) - 1),
                          "errors-on-retry": list(failure.get("retry_errors") or [])})
-            written += write_atomic(out, "---\n" + _dump(_clean(meta)) + "---\n")
+            written += put(out, "---\n" + _dump(_clean(meta)) + "---\n")
             continue
         f = facts.get(run["id"], {})
         usage = {k: f.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens") if f.get(k) is not None}
@@ -179,12 +251,12 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
                      "errors-on-retry": list(f.get("retry_errors") or []), "token-usage": usage or None,
                      "estimated-cost": _number(cost)})
         body, thoughts = split_thoughts(run["output"])
-        written += write_atomic(out, "---\n" + _dump(_clean(meta)) + "---\n" + body)
+        written += put(out, "---\n" + _dump(_clean(meta)) + "---\n" + body)
         if thoughts:
-            written += write_atomic(out.with_name(out.name + ".thoughts"), thoughts)
+            written += put(out.with_name(out.name + ".thoughts"), thoughts)
         blocks = _eval_blocks(verdicts.get(run["id"], {}), judge_failures.get(run["id"], {}), judge_model)
         if blocks:
-            written += write_atomic(out.with_name(out.name + ".eval"), _eval_text(blocks, judge_model, dual))
+            written += put(out.with_name(out.name + ".eval"), _eval_text(blocks, judge_model, dual))
     return written
 
 

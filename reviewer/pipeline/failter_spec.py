@@ -15,6 +15,13 @@ says so in one line. The spec is read by core.bounded_yaml (at most 1 MB, a
 few aliases) and its retries, timeout and concurrency obey the command
 line's bounds (pipeline.limits).
 
+The artifacts and output_file are written whole through
+reviewer.storage.safe_write and checked before any request: a reviewer
+project, a file that is not Failter's (a trial output, .thoughts, .eval, a
+Failter JSON report) or a file inside the spec's inputs, ground truth or
+templates or inside what the project was imported from is refused unless
+``force``.
+
 Inputs become text items named '<experiment>/<file>' (experiment: the
 folder holding inputs_dir, as the failter importer names them), the
 ground truth of an input is ``ground-truth/<file>`` or
@@ -35,10 +42,12 @@ from typing import Callable, Optional
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
-from reviewer.pipeline.failter_artifacts import Trial, write_artifacts, write_atomic
+from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
-from reviewer.storage.db import Project
+from reviewer.storage.db import Project, open_here
+from reviewer.storage import safe_write
+from reviewer.storage.sources import import_sources
 from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
@@ -188,27 +197,40 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
     return items, prompts
 
 
+#: The report rows a spec's output_file holds (a JSON list of objects), to
+#: check a file it would replace (reviewer.storage.safe_write).
+FAILTER_JSON = safe_write.json_format("Failter report JSON file",
+                                      lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v))
+
+
 def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: bool = False,
              weights: tuple[float, float] = (0.5, 0.5), prices: Optional[Path] = None,
              temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
              progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
              retries: Optional[int] = None, models: tuple[str, ...] = (),
              templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None,
-             given: tuple[str, ...] = ()) -> SpecResult:
+             force: bool = False, given: tuple[str, ...] = ()) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which
     override the spec (None / empty: not given); without either, retries
     are the spec's or Failter's default 0. ``given`` names the settings
     ("timeout", "concurrency") set on the command line, which the spec's
     values do not replace. Raises SpecError for a bad spec
-    or prices file, OSError when the artifacts or output_file cannot be
-    written. ``notice(line)`` gets the overrides line before anything is
-    asked."""
+    or prices file; ReadOnlyProject, or TargetRefused for the spec's
+    output_file or artifacts (module doc; ``force``), before any request;
+    ProjectError when the artifacts or output_file cannot be written.
+    ``notice(line)`` gets the overrides line before anything is asked."""
+    project.require_writable("run a Failter spec")
     spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
     kept = [f"{k} {getattr(settings, k):g} (spec: {getattr(spec, k):g})" for k in ("timeout", "concurrency")
             if k in given and getattr(spec, k) is not None]
     if kept:
         overrides = (overrides + "; " if overrides else "command line overrides the spec: ") + "; ".join(kept)
+    sources = _spec_sources(spec) + import_sources(project)
+    if spec.output_file is not None:
+        safe_write.check_target(spec.output_file, FAILTER_JSON, sources=sources, force=force)
+    if spec.artifacts_dir is not None:
+        check_artifacts(spec.artifacts_dir, _trials(spec), sources, force)
     if overrides and notice is not None:
         notice(overrides)
     try:
@@ -224,7 +246,7 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         s, _ = run_models(project, settings, RunOptions(model=model, prompts=tuple(prompts), items=tuple(items),
                                                         temperature=temperature, max_tokens=max_tokens, seed=seed),
                           progress=progress, cancel=cancel)
-        for name in ("planned", "skipped", "asked", "answered", "failed", "truncated", "prompt_tokens",
+        for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
                      "completion_tokens", "wall_s"):
             setattr(trials, name, getattr(trials, name) + getattr(s, name))
         trials.errors += s.errors
@@ -239,15 +261,24 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         text += "\n" + failed
     written = 0
     if spec.artifacts_dir is not None:
-        written = write_artifacts(project, spec.artifacts_dir, _trials(spec), spec.judge_model, dual, price_table)
+        written = write_artifacts(project, spec.artifacts_dir, _trials(spec), spec.judge_model, dual, price_table,
+                                  sources=sources, force=force)
     usage = usage_json(rows, {Path(t).stem: t for t in spec.templates})
     if spec.output_file is not None:
-        write_atomic(spec.output_file, usage + "\n")
+        write_atomic(spec.output_file, usage + "\n", FAILTER_JSON, sources=sources, force=force)
     return SpecResult(trials, judged, text, usage, overrides, written)
 
 
+def _spec_sources(spec: Spec) -> list[Path]:
+    """The folders a spec reads: inputs, templates and ground truth."""
+    return [spec.inputs_dir, spec.templates_dir] + [spec.inputs_dir.parent / d for d in GT_DIRS
+                                                    if (spec.inputs_dir.parent / d).is_dir()]
+
+
 def _inputs(spec: Spec) -> list[Path]:
-    return sorted(p for p in spec.inputs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+    """The input files of the spec (not hidden; not a project open here, which is read only through SQLite)."""
+    return sorted(p for p in spec.inputs_dir.iterdir()
+                  if p.is_file() and not p.name.startswith(".") and not open_here(p))
 
 
 def _trials(spec: Spec) -> list[Trial]:

@@ -27,7 +27,9 @@ folder is the verdict's prompt_version):
   ('ab', 'ba'; winners stored in the original order).
 
 A verdict already stored (subject, judge, method, answer order,
-repetition) is not asked again. A reply that cannot be read is stored as
+repetition) is not asked again, nor one another run asks at the same time
+(each request is reserved first: reviewer.storage.reservations); a
+read-only project is refused before any request. A reply that cannot be read is stored as
 an undecided verdict (values None) with the raw reply.
 """
 
@@ -48,6 +50,7 @@ from reviewer.pipeline.ask import user_content
 from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
 from reviewer.storage import calls, judging, repo
 from reviewer.storage.db import Project
+from reviewer.storage.reservations import Reservations, verdict_key
 
 KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
 GT_SOURCE = "ground-truth"
@@ -195,7 +198,9 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
     """Ask the judge for every verdict of :func:`plan` not yet stored and
     store each as it arrives (module doc). ``on_stored([verdict id])`` is
     called in the calling thread after each new verdict is stored (the
-    window shows them as they come). Returns the summary."""
+    window shows them as they come). Returns the summary. Raises
+    ReadOnlyProject (before any request) for a read-only project."""
+    project.require_writable("ask a judge")
     asks = plan(project, options)
     stored = _stored_keys(project)
     endpoint = public_url(settings.endpoint)
@@ -212,9 +217,19 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
                               tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
         jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
-                        label))
-    execute(jobs, settings, summary, progress, cancel)
+                        label, key=verdict_key(v.subject, v.judge, v.method.value, v.answer_order, v.repetition),
+                        stored=_verdict_stored(project, v)))
+    execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     return summary
+
+
+def _verdict_stored(project: Project, v: Verdict) -> Callable[[], bool]:
+    def stored() -> bool:
+        return project.db.execute(
+            "SELECT 1 FROM verdicts WHERE subject = ? AND judge = ? AND method = ? "
+            "AND coalesce(answer_order, '') = ? AND repetition = ?",
+            [v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition]).fetchone() is not None
+    return stored
 
 
 def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],

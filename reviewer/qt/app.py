@@ -18,11 +18,13 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QSettings, QStandardPaths, QTimer
+from PySide6.QtCore import QBuffer, QIODevice, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
 from reviewer.qt.main_window import MainWindow
 from reviewer.qt.session import Session
+from reviewer.storage import safe_write
+from reviewer.storage.db import ProjectError
 
 SCREENSHOT_SIZE = (1600, 1000)
 
@@ -145,6 +147,23 @@ def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 
         app.processEvents()
 
 
+def _save_screenshot(window: MainWindow, path: Path) -> Optional[str]:
+    """Write the window as PNG (JPEG for a .jpg / .jpeg name) to ``path``,
+    replacing the file whole and never a project or a file that is not such
+    an image (reviewer.storage.safe_write). Returns None, or why not."""
+    jpeg = path.suffix.lower() in (".jpg", ".jpeg")
+    buffer = QBuffer()
+    buffer.open(QIODevice.WriteOnly)
+    if not window.grab().save(buffer, "JPG" if jpeg else "PNG"):
+        return "the window could not be drawn"
+    fmt = safe_write.magic_format("JPEG image", b"\xff\xd8\xff") if jpeg else safe_write.PNG_FORMAT
+    try:
+        safe_write.write_bytes(path, bytes(buffer.data()), fmt)
+    except ProjectError as exc:
+        return str(exc)
+    return None
+
+
 def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
         item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
@@ -163,10 +182,11 @@ def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Opti
             for text in window.errors:
                 print(f"Error: {text}", file=sys.stderr)
             return 1
-        ok = window.grab().save(str(screenshot))
+        problem = _save_screenshot(window, Path(screenshot))
         window.close()
-        print(f"saved {screenshot}" if ok else f"could not save {screenshot}")
-        return 0 if ok else 1
+        print(f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",
+              file=sys.stdout if problem is None else sys.stderr)
+        return 0 if problem is None else 1
     window.show()
     QTimer.singleShot(0, window.canvas.fit)
     return app.exec()

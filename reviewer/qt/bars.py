@@ -20,8 +20,6 @@ from typing import Optional
 from PySide6.QtCore import QDir, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCompleter,
-    QFileDialog,
-    QFileSystemModel,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -30,6 +28,9 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+
+from reviewer.qt import file_dialogs
 
 
 def _plain(text: str) -> QLabel:
@@ -139,7 +140,7 @@ class ImportBar(_Bar):
     def ask(self) -> None:
         """Show the bar and put the keyboard in the path."""
         if self.path.completer() is None:  # the file system is watched only once asked
-            fs = QFileSystemModel(self)
+            fs = file_dialogs.file_system_model(self)  # never reads a file to tell its type: SQLite's locks stay
             fs.setRootPath(QDir.rootPath())
             completer = QCompleter(fs, self)
             completer.setCompletionMode(QCompleter.PopupCompletion)
@@ -149,12 +150,12 @@ class ImportBar(_Bar):
         self.path.selectAll()
 
     def _pick_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import a file", self.path.text(),
-                                              "runs and verdicts (*.jsonl *.ndjson *.json);;All files (*)")
+        path = file_dialogs.open_file_name(self, "Import a file", self.path.text(),
+                                           "runs and verdicts (*.jsonl *.ndjson *.json);;All files (*)")
         self._picked(path)
 
     def _pick_folder(self) -> None:
-        self._picked(QFileDialog.getExistingDirectory(self, "Import a folder", self.path.text()))
+        self._picked(file_dialogs.existing_directory(self, "Import a folder", self.path.text()))
 
     def _picked(self, path: str) -> None:
         if path:

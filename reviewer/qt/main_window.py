@@ -18,7 +18,6 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QSizePolicy,
@@ -44,7 +43,7 @@ from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
-from reviewer.qt import layout
+from reviewer.qt import file_dialogs, layout
 from reviewer.qt.runner_controller import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.span_pane import SpanPane
@@ -295,9 +294,8 @@ class MainWindow(QMainWindow):
 
     def open_dialog(self) -> None:
         """Ctrl+O: choose a project file to open (or create)."""
-        path, _ = QFileDialog.getSaveFileName(self, "Open or create a project", "",
-                                              "reviewer projects (*.db);;All files (*)",
-                                              options=QFileDialog.DontConfirmOverwrite)
+        path = file_dialogs.save_file_name(self, "Open or create a project", "",
+                                           "reviewer projects (*.db);;All files (*)", confirm_overwrite=False)
         if path:
             self.session.open(Path(path), create=not Path(path).exists())
 

@@ -25,6 +25,7 @@ import random
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -48,6 +49,33 @@ _TRY_MS = 2
 _PAUSE_S = (0.001, 0.004)
 #: Seconds of waiting for the write lock before ``on_wait`` is told.
 WAIT_NOTICE_S = 0.2
+
+
+#: (device, inode) of each project file this process holds a connection to,
+#: with how many: such a file (and its -wal / -shm) is read only through
+#: SQLite, never copied or hashed with OS calls (reviewer.storage.recognise).
+_LIVE: dict[tuple[int, int], int] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def _file_id(path: Path) -> Optional[tuple[int, int]]:
+    try:
+        st = os.stat(path)  # stat opens no descriptor
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def open_here(path: os.PathLike | str) -> bool:
+    """True when this process holds a connection to the file at ``path``
+    (or to the project whose -wal / -shm ``path`` is): it must then be read
+    only through SQLite (reviewer.storage.recognise, module doc)."""
+    path = Path(path)
+    candidates = [path]
+    for suffix in ("-wal", "-shm"):
+        if path.name.endswith(suffix):
+            candidates.append(path.with_name(path.name[: -len(suffix)]))
+    return any(_LIVE.get(_file_id(p) or (-1, -1)) for p in candidates)
 
 
 class ProjectError(Exception):
@@ -98,6 +126,12 @@ class Project:
         self.read_only = read_only
         self._depth = 0
         self._batch: Optional[Batch] = None
+        self._live: Optional[tuple[int, int]] = None
+        if read_only is None:
+            self._live = _file_id(path)
+            if self._live is not None:
+                with _LIVE_LOCK:
+                    _LIVE[self._live] = _LIVE.get(self._live, 0) + 1
 
     # -- transactions and audit -------------------------------------------
     def require_writable(self, action: str = "write to it") -> None:
@@ -249,8 +283,16 @@ class Project:
         )
 
     def close(self) -> None:
-        """Close the connection (checkpoints the WAL)."""
+        """Close the connection (checkpoints the WAL when it is the last)."""
         self.db.close()
+        if self._live is not None:
+            with _LIVE_LOCK:
+                left = _LIVE.get(self._live, 0) - 1
+                if left > 0:
+                    _LIVE[self._live] = left
+                else:
+                    _LIVE.pop(self._live, None)
+            self._live = None
 
 
 class Batch:
@@ -334,7 +376,7 @@ def open_project(path: os.PathLike | str, create: bool = False, read_only: bool 
 
 
 def _open_writable(path: Path, create: bool) -> Project:
-    db = None
+    db = project = None
     try:
         db = _connect(str(path))
         project = Project(path, db)
@@ -348,7 +390,9 @@ def _open_writable(path: Path, create: bool) -> Project:
                 MIGRATIONS.apply(db)
         return project
     except (ProjectError, sqlite3.DatabaseError) as exc:
-        if db is not None:
+        if project is not None:
+            project.close()
+        elif db is not None:
             db.close()
         if isinstance(exc, ProjectError):
             raise
@@ -378,11 +422,14 @@ def _open_copy(path: Path, why: str) -> Project:
     """The project at ``path`` copied into memory, creating nothing beside
     it: read through an immutable read-only connection, or, when a -wal with
     content is there, from a copy of the file and its -wal in a temporary
-    folder (SQLite replays the -wal there)."""
+    folder (SQLite replays the -wal there). A file this process holds a
+    connection to is never copied with OS calls (that would drop SQLite's
+    locks, see open_here): it is read through a read-only connection that
+    uses its -wal and -shm."""
     mem = _connect(":memory:")
     wal, _ = sidecars(path)
     try:
-        if wal.exists() and wal.stat().st_size:
+        if wal.exists() and wal.stat().st_size and not open_here(path):
             with tempfile.TemporaryDirectory(prefix="reviewer-ro-") as tmp:
                 copy = Path(tmp) / path.name
                 shutil.copyfile(path, copy)
@@ -392,8 +439,8 @@ def _open_copy(path: Path, why: str) -> Project:
                     src.backup(mem.conn)
                 finally:
                     src.close()
-        else:
-            src = sqlite3.connect(read_only_uri(path, immutable=True), uri=True)
+        else:  # a file this process holds open has its -wal and -shm: read them, no copy (open_here)
+            src = sqlite3.connect(read_only_uri(path, immutable=not open_here(path)), uri=True)
             try:
                 src.backup(mem.conn)
             finally:

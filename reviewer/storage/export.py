@@ -9,15 +9,18 @@ and gt_cards (ground truth of every annotator and the consensus, issue 12);
 views code_counts and auto_code_counts; _tables and _columns describing
 them all, with their foreign keys (reviewer.storage.export_schema), and a
 Datasette metadata file beside the database.
-The export is written to a temporary file and moved into place, so a failed
-export never leaves a half-written database behind.
+The export and its metadata file are written to a temporary file and moved
+into place (reviewer.storage.safe_write), so a failed export never leaves a
+half-written database behind; the target must be an earlier export (or
+new), never a project, another program's database or a file inside what
+the project was imported from, unless ``force`` (the metadata file: earlier
+Datasette metadata or new, the same way).
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import os
 import sqlite3
 import time
 from pathlib import Path
@@ -29,6 +32,9 @@ from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
 from reviewer.storage import judging
 from reviewer.storage.db import Project, ProjectError
+from reviewer.storage import safe_write
+from reviewer.storage.recognise import read_only_uri
+from reviewer.storage.sources import import_sources
 from reviewer.storage.judge_report import has_verdicts
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
@@ -44,7 +50,9 @@ from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
 from reviewer.storage.calls import run_calls
-from reviewer.storage.export_schema import FOREIGN_KEYS, SPAN_RUN_COLUMNS, doc_tables, span_run_rows, write_metadata
+from reviewer.storage.export_schema import (
+    FOREIGN_KEYS, METADATA_FORMAT, SPAN_RUN_COLUMNS, doc_tables, metadata_path, span_run_rows, write_metadata,
+)
 
 RUN_COLUMNS = {
     "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
@@ -155,64 +163,68 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
     ]
 
 
-def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None) -> dict[str, int]:
-    """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
-    database at ``out``, through a temporary file moved into place. Tables
-    are made with sqlite-utils; rows go in with one executemany per table in
-    one transaction. Returns rows per table; ProjectError when ``out`` cannot
-    be written."""
-    out = Path(out)
-    tmp = out.with_name(out.name + ".part")
-    db = None
+#: Tables every export has: an existing file without them is not an export.
+EXPORT_TABLES = {"items", "runs", "findings", "prompt_verdicts", "scoring_config"}
+
+
+def _is_export(path: Path) -> bool:
+    """True when the SQLite file at ``path`` is an earlier export: it has
+    EXPORT_TABLES and its runs have run_id and config_version (read through
+    SQLite, read-only; an MLflow store also has a runs table)."""
     try:
-        if tmp.exists():
-            tmp.unlink()
-        db = sqlite_utils.Database(tmp)
-        counts = {}
-        made: set[str] = set()
-        with db.atomic():
-            for name, columns, pk, rows in tables:
-                keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
-                db[name].create(columns, pk=pk, foreign_keys=keys or None)
-                made.add(name)
-                marks = ", ".join("?" * len(columns))
-                counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows).rowcount)
-            for name, sql in (views or {}).items():
-                db.create_view(name, sql, replace=True)
-        db.close()
-        db = None
-        os.replace(tmp, out)
-    except (OSError, sqlite3.Error) as exc:
-        if db is not None:
-            db.close()
-        tmp.unlink(missing_ok=True)  # no half-written file is left behind
-        raise ProjectError(f"cannot write {out}: {exc}") from exc
-    return counts
-
-
-def _check_target(project: Project, out: Path) -> None:
-    """Refuse to write the export over the project itself or over any other
-    reviewer project (an earlier export may be replaced)."""
-    if out.exists() and out.resolve() == project.path.resolve():
-        raise ProjectError(f"{out} is the project itself; export to another file")
-    if out.is_file() and out.stat().st_size:
+        con = sqlite3.connect(read_only_uri(path, immutable=True), uri=True)
         try:
-            con = sqlite3.connect(f"file:{out}?mode=ro", uri=True)
-            try:
-                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            finally:
-                con.close()
-        except sqlite3.Error:
-            raise ProjectError(f"{out} exists and is not an export; choose another file") from None
-        if "meta" in tables or "_sqlite_migrations" in tables:
-            raise ProjectError(f"{out} is a reviewer project; export to another file")
-        if "runs" not in tables:
-            raise ProjectError(f"{out} exists and is not a reviewer export; choose another file")
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return EXPORT_TABLES <= tables and {"run_id", "config_version"} <= cols
+
+
+#: What ``reviewer export`` writes, for safe_write's check of the target.
+EXPORT_FORMAT = safe_write.FileFormat("reviewer export (SQLite)", _is_export, sqlite=True)
+
+
+def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, check: bool = False,
+                 sources=(), force: bool = False) -> dict[str, int]:
+    """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
+    database at ``out``, through a temporary file in its folder moved into
+    place (safe_write.replacing; with ``check``, the target is checked
+    first: TargetRefused). Tables are made with sqlite-utils, with the
+    foreign keys of export_schema.FOREIGN_KEYS to tables made before them; rows go in
+    with one executemany per table in one transaction. Returns rows per
+    table; ProjectError when ``out`` cannot be written (the previous file
+    is left as it was)."""
+    out = Path(out)
+    fmt = EXPORT_FORMAT if check else None
+    with safe_write.replacing(out, fmt, sources=sources, force=force) as tmp:
+        db = sqlite_utils.Database(tmp)
+        try:
+            counts = {}
+            made: set[str] = set()
+            with db.atomic():
+                for name, columns, pk, rows in tables:
+                    keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
+                    db[name].create(columns, pk=pk, foreign_keys=keys or None)
+                    made.add(name)
+                    marks = ", ".join("?" * len(columns))
+                    counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})",
+                                                              rows).rowcount)
+                for name, sql in (views or {}).items():
+                    db.create_view(name, sql, replace=True)
+        except sqlite3.Error as exc:
+            raise ProjectError(f"cannot write {out}: {exc}") from exc
+        finally:
+            db.close()
+    return counts
 
 
 def export_project(
     project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
     timings: Optional[dict[str, float]] = None, prices: Optional[dict[str, dict[str, float]]] = None,
+    force: bool = False,
 ) -> dict[str, int]:
     """Score stale runs, refresh the judge disputes (when there are verdicts
     or disputes), then write the analysts' database to ``out``
@@ -221,8 +233,13 @@ def export_project(
     (``<out>.metadata.json``). ``prices``: per-token prices per model for the
     runs' cost. Returns the number of rows per table; fills ``timings``
     with the seconds spent scoring, gathering and writing when given.
-    Raises ProjectError when ``out`` cannot be written."""
-    _check_target(project, Path(out))
+    Raises TargetRefused (before any work) when ``out`` or its metadata
+    file is not a file an export may replace (module doc; ``force``
+    replaces any but the project itself), ProjectError when it cannot be
+    written."""
+    sources = import_sources(project)
+    safe_write.check_target(out, EXPORT_FORMAT, sources=sources, force=force)
+    safe_write.check_target(metadata_path(Path(out)), METADATA_FORMAT, sources=sources, force=force)
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
     if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() \
@@ -235,11 +252,8 @@ def export_project(
         tables = collect_tables(project, prices)
         doc = doc_tables(tables, _VIEWS)
         t2 = time.perf_counter()
-        counts = write_tables(out, tables + doc, _VIEWS)
-        try:
-            write_metadata(Path(out), doc)
-        except OSError as exc:
-            raise ProjectError(f"cannot write the metadata beside {out}: {exc}") from exc
+        counts = write_tables(out, tables + doc, _VIEWS, check=True, sources=sources, force=force)
+        write_metadata(Path(out), doc, sources=sources, force=force)
     finally:
         if enabled:
             gc.enable()

@@ -13,10 +13,10 @@ README.md, "Export", says the same in prose.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Iterable, Optional
 
+from reviewer.storage import safe_write
 from reviewer.storage.db import Project
 
 #: {table: [(column, other table, other column)]}
@@ -278,10 +278,24 @@ def datasette_metadata(doc: list[tuple[str, dict, str, list[tuple]]], title: str
     return {"title": title, "databases": {Path(title).stem: {"tables": tables}}}
 
 
-def write_metadata(out: Path, doc: list[tuple[str, dict, str, list[tuple]]]) -> Path:
+#: What write_metadata writes, to check a file it would replace (reviewer.storage.safe_write).
+METADATA_FORMAT = safe_write.json_format("Datasette metadata file",
+                                         lambda v: isinstance(v, dict) and isinstance(v.get("databases"), dict))
+
+
+def metadata_path(out: Path) -> Path:
+    """Where the Datasette metadata of the export ``out`` goes: ``<out>.metadata.json`` beside it."""
+    return Path(out).with_name(Path(out).name + ".metadata.json")
+
+
+def write_metadata(out: Path, doc: list[tuple[str, dict, str, list[tuple]]], sources: Iterable[Path] = (),
+                   force: bool = False) -> Path:
     """Write ``datasette_metadata`` beside the export ``out`` as
-    ``<out>.metadata.json``; returns its path. OSError when it cannot be
-    written."""
-    path = Path(out).with_name(Path(out).name + ".metadata.json")
-    path.write_text(json.dumps(datasette_metadata(doc, Path(out).name), indent=2), encoding="utf-8")
+    ``<out>.metadata.json`` through reviewer.storage.safe_write (checked:
+    not a project, a file that is not Datasette metadata or a file inside a
+    ``source``, unless ``force``; replaced whole); returns its path. Raises
+    TargetRefused, or ProjectError when it cannot be written."""
+    path = metadata_path(out)
+    safe_write.write_json(path, datasette_metadata(doc, Path(out).name), METADATA_FORMAT, sources=sources,
+                          force=force, indent=2, ensure_ascii=True, newline=False)
     return path

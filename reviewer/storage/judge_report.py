@@ -54,7 +54,7 @@ from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict, path_b_score
 from reviewer.core.cards.report import markdown_table, md_text
 from reviewer.core.text import csv_row
-from reviewer.storage import judging, repo
+from reviewer.storage import judging, repo, safe_write
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
 from reviewer.storage.judge_stats import refresh_disputes
@@ -308,7 +308,10 @@ def _slug(text: str) -> str:
 
 def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix]) -> list[Path]:
     """Write every distribution and confusion chart as SVG and PNG into
-    ``folder`` (made when missing). Returns the files written, in order."""
+    ``folder`` (made when missing), each replaced whole
+    (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
+    by a project or a file that is not such an image). Returns the files
+    written, in order."""
     from reviewer.core.judging import charts  # matplotlib: loaded only when charts are written
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -326,20 +329,22 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
     for d in dists:
         s = stem("distribution", d.judge, d.dimension)
         svg = folder / f"{s}.svg"
-        svg.write_text(charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n), encoding="utf-8")
+        safe_write.write_text(svg, charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n),
+                              safe_write.SVG_FORMAT)
         png = folder / f"{s}.png"
-        png.write_bytes(charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n))
+        safe_write.write_bytes(png, charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n),
+                               safe_write.PNG_FORMAT)
         out += [svg, png]
     for c in confusions:
         if not c.n:
             continue
         s = stem("confusion", c.judge, c.dimension, c.reference)
         svg = folder / f"{s}.svg"
-        svg.write_text(charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
-                                            dimension=c.dimension), encoding="utf-8")
+        safe_write.write_text(svg, charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                                        dimension=c.dimension), safe_write.SVG_FORMAT)
         png = folder / f"{s}.png"
-        png.write_bytes(charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference,
-                                             dimension=c.dimension))
+        safe_write.write_bytes(png, charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                                         dimension=c.dimension), safe_write.PNG_FORMAT)
         out += [svg, png]
     return out
 

@@ -10,6 +10,18 @@ changes a byte of it and leaves no ``-wal`` / ``-shm`` behind.
 
 A file is a project when it has a ``meta`` table and its
 ``_sqlite_migrations`` table records reviewer's first migration.
+
+SQLite's locks are kept: the file is read only through SQLite, never with
+``open()`` (nor are its -wal and -shm). POSIX advisory locks belong to the
+process, so closing *any* descriptor of the file would drop every lock the
+process's SQLite connections hold on it; another program would then take
+itself for the last user, checkpoint and delete the -wal under them
+("How To Corrupt An SQLite Database File", §2.2). SQLite keeps a descriptor
+it closes open while another of its connections in the process holds a lock
+(its inode table), so a connection is safe where ``open()`` is not. ``stat``
+and ``access`` open no descriptor and are used freely. ``look`` is the one
+path that tells what a file is; everything that needs to know (opening a
+project, refusing an export target) asks it.
 """
 
 from __future__ import annotations
@@ -23,7 +35,6 @@ from typing import Optional
 
 from reviewer.storage.schema import MIGRATIONS
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 FIRST_MIGRATION = "0001_initial"
 
 
@@ -35,13 +46,12 @@ class FileLook:
     SQLite database of another program) or 'unreadable' (not SQLite, or
     corrupt; ``problem`` says why). ``pending`` / ``unknown``: reviewer
     migrations not yet applied / applied but unknown to this version (a
-    newer reviewer wrote the file). ``wal``: the file is in WAL mode.
+    newer reviewer wrote the file).
     """
 
     kind: str
     pending: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
-    wal: bool = False
     problem: str = ""
 
 
@@ -62,18 +72,17 @@ def read_only_uri(path: Path, immutable: Optional[bool] = None) -> str:
 
 def look(path: Path) -> FileLook:
     """Look at the file at ``path`` (which exists) without writing to it and
-    say what it is (see FileLook). Never raises for a bad file: sqlite3 and
-    OS errors become kind 'unreadable' with the message in ``problem``."""
+    say what it is (see FileLook), through SQLite only (module doc: no
+    descriptor of the file is opened and closed outside SQLite). Never
+    raises for a bad file: sqlite3 and OS errors become kind 'unreadable'
+    with the message in ``problem`` ('file is not a database' for a file
+    that is not SQLite)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(100)
+        size = Path(path).stat().st_size  # stat opens no descriptor (module doc)
     except OSError as exc:
         return FileLook("unreadable", problem=exc.strerror or str(exc))
-    if not head:
+    if not size:
         return FileLook("empty")
-    if not head.startswith(SQLITE_HEADER) or len(head) < 100:
-        return FileLook("unreadable", problem="file is not a database")
-    wal = head[18] == 2 and head[19] == 2
     try:
         con = sqlite3.connect(read_only_uri(path), uri=True)
     except sqlite3.Error as exc:
@@ -81,7 +90,7 @@ def look(path: Path) -> FileLook:
     try:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
-            return FileLook("empty", wal=wal)
+            return FileLook("empty")
         applied: list[str] = []
         if "_sqlite_migrations" in tables:
             applied = [r[0] for r in con.execute(
@@ -91,10 +100,10 @@ def look(path: Path) -> FileLook:
     finally:
         con.close()
     if "meta" not in tables or FIRST_MIGRATION not in applied:
-        return FileLook("foreign", wal=wal)
+        return FileLook("foreign")
     known = [m.name for m in MIGRATIONS._migrations]
     return FileLook("project", pending=[n for n in known if n not in applied],
-                    unknown=sorted(set(applied) - set(known)), wal=wal)
+                    unknown=sorted(set(applied) - set(known)))
 
 
 def _no_write_bits(p: Path) -> bool:

@@ -358,6 +358,35 @@ def m0011_run_metrics(db: sqlite_utils.Database) -> None:
                + _METRICS_STALE.format(run="OLD.run_id") + " END")
 
 
+@MIGRATIONS(name="0012_run_reservations")
+def m0012_run_reservations(db: sqlite_utils.Database) -> None:
+    """Reservations of requests and the sources of imports.
+
+    ``reservations``: a request a run is about to send (``key``: what it
+    asks, e.g. 'answer|item id|prompt id|model|repetition'), claimed by one
+    run (``owner``: a token of the run; ``pid``, ``started`` (its start
+    time, so a reused pid is told apart) and ``host`` of its process)
+    in a short transaction before it is sent, so two runs at once never ask
+    the same thing; removed when the run ends. A reservation whose process
+    is gone (a kill) is taken over (reviewer.storage.reservations).
+
+    ``import_sources``: every file or folder imported (absolute path), so an
+    export never writes into what the project was imported from
+    (reviewer.storage.safe_write)."""
+    db.execute("""CREATE TABLE reservations (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started TEXT NOT NULL DEFAULT '',
+        host TEXT NOT NULL,
+        claimed_at TEXT NOT NULL)""")
+    db.execute("CREATE INDEX idx_reservations_owner ON reservations(owner)")
+    db.execute("""CREATE TABLE import_sources (
+        path TEXT PRIMARY KEY,
+        format TEXT,
+        imported_at TEXT NOT NULL)""")
+
+
 @MIGRATIONS(name="0013_call_retries")
 def m0013_call_retries(db: sqlite_utils.Database) -> None:
     """What Failter's front matter records of a trial and the calls table

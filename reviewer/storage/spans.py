@@ -20,7 +20,9 @@ from reviewer.core.spans.report import snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
 from reviewer.core.cards.report import md_text
 from reviewer.storage import repo
+from reviewer.storage import safe_write
 from reviewer.storage.db import Project, ProjectError, default_actor, now
+from reviewer.storage.sources import import_sources
 
 #: The prompt every span run belongs to (as the span-snapshot importer names it).
 SPAN_PROMPT = "span-labeling"
@@ -294,11 +296,25 @@ def golden_set_json(project: Project, name: str) -> dict:
     return g.golden_set_json(json.loads(row[0]), prompts)
 
 
-def write_golden_set(project: Project, name: str, out: Path) -> int:
+#: A golden-set file, to check a file golden-export would replace
+#: (reviewer.storage.safe_write): a JSON object with a list of prompts.
+GOLDEN_FORMAT = safe_write.json_format(
+    "golden-set file", lambda v: isinstance(v, dict) and isinstance(v.get("prompts"), list))
+
+
+def write_golden_set(project: Project, name: str, out: Path, force: bool = False) -> int:
     """Write golden set ``name`` to ``out`` in its own format (2-space
-    indent, UTF-8, newline at the end, as the files are); the number of prompts."""
+    indent, UTF-8, newline at the end, as the files are: nothing is added,
+    so an unedited set is byte-identical); the number of prompts. The file
+    is replaced whole (reviewer.storage.safe_write): TargetRefused, before
+    writing, for a project, a file that is not a golden set or a target
+    inside a source the project was imported from (the golden file itself
+    included), unless ``force``; ProjectError when it cannot be written
+    (the previous file is left whole)."""
+    sources = import_sources(project)
+    safe_write.check_target(out, GOLDEN_FORMAT, sources=sources, force=force)
     data = golden_set_json(project, name)
-    Path(out).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    safe_write.write_json(out, data, GOLDEN_FORMAT, sources=sources, force=force, indent=2)
     return len(data["prompts"])
 
 

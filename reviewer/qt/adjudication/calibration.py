@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCharts import QAbstractBarSeries, QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtGui import QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -50,7 +49,10 @@ from reviewer.core.judging.calibration import (
 )
 from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
+from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
+from reviewer.storage import safe_write
+from reviewer.storage.db import ProjectError
 from reviewer.core.judging.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
@@ -237,14 +239,28 @@ class CalibrationPanel(QWidget):
                              "(or has fewer than 5 scores).")
 
     def save_chart(self, path: Path) -> bool:
-        """Write the chart as PNG to ``path``."""
-        return self.chart_view.grab().save(str(path), "PNG")
+        """Write the chart as PNG to ``path`` (see write_chart); True when saved."""
+        return self.write_chart(path) is None
+
+    def write_chart(self, path: Path) -> Optional[str]:
+        """Write the chart as PNG to ``path``, replacing the file whole
+        (reviewer.storage.safe_write: never a project or a file that is not
+        a PNG image). Returns None, or why it could not be saved."""
+        buffer = QBuffer()
+        buffer.open(QIODevice.WriteOnly)
+        if not self.chart_view.grab().save(buffer, "PNG"):
+            return "the chart could not be drawn"
+        try:
+            safe_write.write_bytes(path, bytes(buffer.data()), safe_write.PNG_FORMAT)
+        except ProjectError as exc:
+            return str(exc)
+        return None
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save chart", "score-distribution.png", "PNG images (*.png)")
+        path = file_dialogs.save_file_name(self, "Save chart", "score-distribution.png", "PNG images (*.png)")
         if path:
-            ok = self.save_chart(Path(path))
-            self.session.message.emit(f"saved {path}" if ok else f"could not save {path}")
+            problem = self.write_chart(Path(path))
+            self.session.message.emit(f"saved {path}" if problem is None else f"could not save {path}: {problem}")
 
     # -- confusion matrix ---------------------------------------------------------------------
     def _show_matrix(self) -> None:

@@ -15,6 +15,7 @@ from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.sources import import_sources
 
 #: import format name -> (module, detector, importer) in reviewer.storage.gt_formats;
 #: reviewer.storage.importers tries them before the other formats
@@ -52,12 +53,17 @@ def annotators(project: Project, item_id: Optional[int] = None) -> list[str]:
     return sorted(r[0] for r in project.db.execute(sql.format(w=where), params))
 
 
-def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Optional[str] = None) -> dict[str, Any]:
+def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Optional[str] = None,
+                        force: bool = False) -> dict[str, Any]:
     """Write the ground truth of ``annotator`` (None or 'consensus': the
     consensus) of every photo item that has one to ``out`` in ``fmt``
     (coco and label-studio: one JSON file; labelme: a folder with one JSON
     per photo). Returns counts and what was skipped. ProjectError for an
-    unknown format or annotator, or when ``out`` cannot be written."""
+    unknown format or annotator, or when ``out`` cannot be written (the
+    previous file is left whole); TargetRefused, before anything is
+    written, for a project, a file of another format or a target inside a
+    source the project was imported from, unless ``force``
+    (reviewer.storage.safe_write)."""
     if fmt not in EXPORTERS:
         raise ProjectError(f"unknown ground-truth format '{fmt}' (known: {', '.join(EXPORTERS)})")
     who = CONSENSUS if annotator in (None, "", CONSENSUS_NAME) else annotator
@@ -72,7 +78,7 @@ def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Option
             items.append((item, project.resolve(item.path).resolve(), gt))
     out = Path(out).resolve()
     try:
-        counts = format_function(*EXPORTERS[fmt])(items, out)
+        counts = format_function(*EXPORTERS[fmt])(items, out, sources=import_sources(project), force=force)
     except OSError as exc:
         raise ProjectError(f"cannot write {out}: {exc}") from exc
     counts["annotator"] = shown(who)

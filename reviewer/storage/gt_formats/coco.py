@@ -22,7 +22,6 @@ stored frame when width and height are the stored sideways size).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Optional
@@ -35,6 +34,7 @@ from reviewer.storage.gt_formats.common import (
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage import safe_write
 from reviewer.storage.importers.confine import source_root
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
@@ -189,7 +189,11 @@ def _area(points: list) -> float:
                    for k in range(n))) / 2.0
 
 
-def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+#: What export_coco writes, to check a file it would replace (reviewer.storage.safe_write).
+COCO_FORMAT = safe_write.json_format("COCO JSON file", is_coco)
+
+
+def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False) -> dict[str, Any]:
     """Write one COCO detection file ``out``: a category per pile label (in
     order of first use; '' for cards in no pile), an image per item
     (``file_name`` relative to the file's folder, upright width and height,
@@ -228,5 +232,5 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[
     doc = {"info": {"description": "ground truth exported by reviewer"}, "licenses": [], "images": images,
            "annotations": anns, "categories": [{"id": i, "name": n, "supercategory": "pile"}
                                                for n, i in categories.items()]}
-    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+    safe_write.write_json(out, doc, COCO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

@@ -29,7 +29,6 @@ Cancelled annotations, predictions and other result types are skipped.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Optional
@@ -43,6 +42,7 @@ from reviewer.storage.gt_formats.common import (
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage import safe_write
 from reviewer.storage.importers.confine import source_root
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
@@ -210,7 +210,12 @@ def _pct(v: float, whole: Optional[int]) -> float:
     return v * 100.0 / whole if whole else 0.0
 
 
-def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+#: What export_label_studio writes, to check a file it would replace (reviewer.storage.safe_write).
+LABEL_STUDIO_FORMAT = safe_write.json_format("Label Studio JSON file", lambda data: _tasks(data) is not None)
+
+
+def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(),
+                        force: bool = False) -> dict[str, Any]:
     """Write one Label Studio JSON export ``out``: a task per item
     (``data.image`` a local-files URL relative to the file's folder,
     ``data.reviewer_item``) with one annotation marked ``ground_truth``: a
@@ -249,5 +254,5 @@ def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path) 
                                        "was_cancelled": False, "result": results}],
                       "predictions": []})
         counts["tasks"] += 1
-    out.write_text(json.dumps(tasks, indent=1, ensure_ascii=False), encoding="utf-8")
+    safe_write.write_json(out, tasks, LABEL_STUDIO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

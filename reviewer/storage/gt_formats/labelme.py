@@ -28,7 +28,6 @@ folder (photos, prompts, runs) plus the annotations; idempotent.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from reviewer.storage.gt_formats.common import (
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage import safe_write
 from reviewer.storage.importers.confine import Refused, safe_file_name, source_root, within
 
 _PLACES = ("", "test-images", "images", "annotations")
@@ -151,18 +151,38 @@ def card_folder_stem(ref: str) -> str:
     return Path(ref.replace("\\", "/")).stem if ref else ""
 
 
-def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> dict[str, Any]:
+#: What export_labelme writes, to check a file it would replace (reviewer.storage.safe_write).
+LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
+
+
+def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(),
+                   force: bool = False) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
     with a box (label = pile, '' for none; description = text, '' for a
     card to transcribe, which imports back as one). Cards
     without a box cannot be drawn and are counted in ``skipped``. Each file
     is named after its item made a safe file name (reviewer.storage.importers.confine.safe_file_name:
-    no path separator or '..', one file per item) and lies inside ``out``. Returns counts."""
+    no path separator or '..', one file per item) and lies inside ``out``
+    (else the item is skipped). Returns counts. Every file is checked before
+    any is written (TargetRefused: ``out`` is a file, or a file inside a
+    ``source``, a project or not a labelme file, unless ``force``) and each
+    is replaced whole (reviewer.storage.safe_write)."""
+    if out.exists() and not out.is_dir():
+        raise safe_write.TargetRefused(f"{out} is a file; labelme ground truth is written to a folder")
+    used: set[str] = set()
+    targets: list[Path | Refused] = []
+    for item, _, _ in items:
+        try:
+            target = within(out, safe_file_name(item.name, used) + ".json")
+        except Refused as exc:
+            targets.append(exc)
+            continue
+        safe_write.check_target(target, LABELME_FORMAT, sources=sources, force=force)
+        targets.append(target)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
-    used: set[str] = set()
-    for item, photo, gt in items:
+    for (item, photo, gt), target in zip(items, targets):
         shapes = []
         draw = drawable(item, gt, counts["skipped"])
         for _, pile in draw.regions:
@@ -177,11 +197,9 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path) -> di
         doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
                "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
                "imageHeight": item.height, "imageWidth": item.width}
-        try:
-            target = within(out, safe_file_name(item.name, used) + ".json")
-        except Refused as exc:
-            counts["skipped"].append(f"{item.name}: {exc}")
+        if isinstance(target, Refused):
+            counts["skipped"].append(f"{item.name}: {target}")
             continue
-        target.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        safe_write.write_json(target, doc, LABELME_FORMAT, sources=sources, force=force, indent=2, newline=False)
         counts["files"] += 1
     return counts

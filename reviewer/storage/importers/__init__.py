@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.db import Project, ProjectError, open_here
+from reviewer.storage.sources import record_source
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
 from reviewer.storage.importers import rubric, span_snapshots
@@ -59,10 +60,13 @@ def import_source(
     None). Raises ProjectError for a missing source or an unknown format,
     ReadOnlyProject (a ProjectError) for a project opened read-only. Long
     imports commit in short batches (``Project.batched``), so other writers
-    get in; an interrupted import is completed by importing again."""
+    get in; an interrupted import is completed by importing again. The
+    source is recorded (reviewer.storage.sources)."""
     source = Path(source)
     if not source.exists():
         raise ProjectError(f"no such file or folder: {source}")
+    if source.is_file() and open_here(source):  # reading it with open() would drop SQLite's locks
+        raise ProjectError(f"{source} is a project open here, not a source to import")
     if fmt is None:
         fmt = detect_format(source)
         if fmt is None:
@@ -72,6 +76,7 @@ def import_source(
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")
+    record_source(project, source, fmt)  # first, so no export writes into it even after a killed import
     return FORMATS[fmt][1](project, source, options or ImportOptions())
 
 

@@ -97,7 +97,7 @@ from reviewer.core.bounded_yaml import MAX_YAML_BYTES, YAMLLimitError, load_yaml
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage import calls
-from reviewer.storage.db import Project
+from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.confine import experiment_root, find_inside, inside, source_root
 from reviewer.storage.importers.pairwise import (
@@ -285,7 +285,7 @@ def _outputs(folder: Path) -> list[Path]:
     out = []
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         out += sorted(f for f in sub.iterdir() if f.is_file() and not f.name.startswith(".")
-                      and not f.name.endswith(_IGNORED_SUFFIXES))
+                      and not f.name.endswith(_IGNORED_SUFFIXES) and not open_here(f))
     return out
 
 
@@ -297,7 +297,8 @@ def _is_artifacts(folder: Path) -> bool:
         return False
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))[:50]
     for sub in subs:
-        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES))[:3]
+        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES)
+                       and not open_here(f))[:3]  # a project open here is read only through SQLite
         for f in files:
             meta = _head_meta(f)
             if meta and meta.get("filtered-by-model") and meta.get("source-input-path"):
@@ -450,12 +451,13 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
 
 
 def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
-    """The files of ``folder`` (not hidden), sorted, that lie inside the
-    experiment folder ``exp`` after following symlinks; a link leading
-    out is skipped, never read (reviewer.storage.importers.confine)."""
+    """The files of ``folder`` (not hidden, not a project open here: that
+    is read only through SQLite), sorted, that lie inside the experiment
+    folder ``exp`` after following symlinks; a link leading out is skipped,
+    never read (reviewer.storage.importers.confine)."""
     root, out = source_root(exp), []
     for p in sorted(folder.iterdir()):
-        if not p.is_file() or p.name.startswith("."):
+        if not p.is_file() or p.name.startswith(".") or open_here(p):
             continue
         if inside(root, p):
             out.append(p)
