@@ -33,7 +33,7 @@ from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
 from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
-                                      paint_sections, selections, span_at)
+                                      paint_sections, selections, shown_text, span_at)
 from reviewer.qt.span_style import SpanLegend
 from reviewer.qt.text import line
 from reviewer.storage import spans as span_store
@@ -54,12 +54,23 @@ class SpanTextView(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.document().setDocumentMargin(12)
+        self.source = ""  # the text shown (shown_text of it is in the document)
+        self.tinted = False  # character formats applied since the text was set
         self.golden: list = []
         self.golden_starts: list[int] = []
         self.bounds: list[tuple[str, int, int]] = []
         self.marks: list = []  # findings placed on the text (painted)
         self._drag: Optional[tuple[object, str]] = None
         self._drag_pos: Optional[int] = None
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` (as shown_text: long lines broken at a space, every
+        position the same); nothing happens when it is shown already."""
+        if text == self.source:
+            return
+        self.source = text
+        self.setPlainText(shown_text(text))
+        self.tinted = False
 
     def set_golden(self, golden: list) -> None:
         """The golden spans to paint (sorted by start)."""
@@ -195,6 +206,7 @@ class SpanPane(QWidget):
         super().__init__(parent)
         self.session = session
         self.labelled = ""
+        self.shown_prompt = ""
         self.spans: list[dict] = []
         self.marks: list[Mark] = []
         self.last_role: Optional[str] = None
@@ -243,10 +255,12 @@ class SpanPane(QWidget):
         parsed = span_store.parse_span_output(run.run["output"]) if run is not None else None
         prompt = (item.text or "") if item is not None else ""
         self.labelled, self.spans = parsed if parsed else (prompt, [])
-        if self.view.toPlainText() != self.labelled:
-            self.view.setPlainText(self.labelled)
-        self.prompt_view.setPlainText(prompt)
-        self.prompt_view.setVisible(bool(prompt) and prompt != self.labelled)
+        self.view.show_text(self.labelled)
+        shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
+        if self.shown_prompt != shown_prompt:
+            self.shown_prompt = shown_prompt
+            self.prompt_view.setPlainText(shown_text(shown_prompt))
+        self.prompt_view.setVisible(bool(shown_prompt))
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
         self.marks, apart = [], []
@@ -258,7 +272,9 @@ class SpanPane(QWidget):
                 apart.append(f"{code.value}: '{text}' · {f.status.value} · {f.detail}")
             else:
                 self.marks.append(Mark(where[0], where[1], f.id, f.status.value, where[2]))
-        apply_formats(self.view.document(), self.spans, self.marks)
+        if self.spans or self.view.tinted:  # a fresh text has no formats to clear
+            apply_formats(self.view.document(), self.spans, self.marks)
+            self.view.tinted = bool(self.spans)
         self.view.marks = self.marks
         self.view.viewport().update()
         self.apart.clear()
@@ -283,7 +299,7 @@ class SpanPane(QWidget):
         mark = next((m for m in self.marks if m.finding_id in chosen), None)
         if mark is not None:
             cursor = self.view.textCursor()
-            cursor.setPosition(min(mark.start, len(self.view.toPlainText())))
+            cursor.setPosition(min(mark.start, self.view.document().characterCount() - 1))
             self.view.setTextCursor(cursor)
             self.view.centerCursor()
 
