@@ -29,50 +29,6 @@ class Mark:
     span_index: Optional[int]
 
 
-#: lines longer than this are shown broken at a space (shown_text)
-LONG_LINE = 2000
-
-
-def shown_text(text: str, limit: int = LONG_LINE) -> str:
-    """``text`` as the view shows it: every line longer than ``limit``
-    characters broken at the first space at or after each ``limit``
-    characters, the space replaced by a line break, so that every document
-    position (UTF-16 offset) stays the same; a line without such a space is
-    left whole. Qt lays out one paragraph as a whole, so a 10 MB line would
-    take seconds on every open; lines of at most ``limit`` cost nothing.
-    O(n) with about n / limit steps."""
-    if len(text) <= limit:
-        return text
-    breaks = []
-    pos, n = 0, len(text)
-    line_end = -1  # where the long line being broken ends, once known
-    while n - pos > limit:
-        if pos > line_end:
-            newline = text.rfind("\n", pos, pos + limit + 1)
-            if newline != -1:  # the line at pos is short: go on after its end
-                pos = newline + 1
-                continue
-            line_end = text.find("\n", pos + limit)
-            line_end = n if line_end == -1 else line_end
-        elif line_end - pos <= limit:  # the rest of the long line is short
-            pos = line_end + 1
-            continue
-        space = text.find(" ", pos + limit, line_end)
-        if space == -1:
-            pos = line_end + 1
-        else:
-            breaks.append(space)
-            pos = space + 1
-    if not breaks:
-        return text
-    parts, last = [], 0
-    for b in breaks:
-        parts.append(text[last:b])
-        last = b + 1
-    parts.append(text[last:])
-    return "\n".join(parts)
-
-
 def _cursor(doc, start: int, end: int) -> QTextCursor:
     n = max(0, doc.characterCount() - 1)
     c = QTextCursor(doc)
@@ -292,5 +248,5 @@ def span_at(spans: Sequence[Mapping], pos: int) -> Optional[int]:
     return min(inside)[1] if inside else None
 
 
-__all__ = ["LONG_LINE", "Mark", "apply_formats", "shown_text", "paint_marks", "edge_at", "golden_at", "paint_golden", "paint_sections", "selections", "span_at",
+__all__ = ["Mark", "apply_formats", "paint_marks", "edge_at", "golden_at", "paint_golden", "paint_sections", "selections", "span_at",
            "visible_range"]

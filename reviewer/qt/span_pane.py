@@ -33,9 +33,9 @@ from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
 from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
-                                      paint_sections, selections, shown_text, span_at)
+                                      paint_sections, selections, span_at)
 from reviewer.qt.span_style import SpanLegend
-from reviewer.qt.text import line
+from reviewer.qt.text import break_at_spaces, line
 from reviewer.storage import spans as span_store
 
 
@@ -54,7 +54,7 @@ class SpanTextView(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.document().setDocumentMargin(12)
-        self.source = ""  # the text shown (shown_text of it is in the document)
+        self.source = ""  # the text shown (break_at_spaces of it is in the document)
         self.tinted = False  # character formats applied since the text was set
         self.golden: list = []
         self.golden_starts: list[int] = []
@@ -64,12 +64,12 @@ class SpanTextView(QPlainTextEdit):
         self._drag_pos: Optional[int] = None
 
     def show_text(self, text: str) -> None:
-        """Show ``text`` (as shown_text: long lines broken at a space, every
+        """Show ``text`` (as break_at_spaces: long lines broken at a space, every
         position the same); nothing happens when it is shown already."""
         if text == self.source:
             return
         self.source = text
-        self.setPlainText(shown_text(text))
+        self.setPlainText(break_at_spaces(text))
         self.tinted = False
 
     def set_golden(self, golden: list) -> None:
@@ -259,7 +259,7 @@ class SpanPane(QWidget):
         shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
         if self.shown_prompt != shown_prompt:
             self.shown_prompt = shown_prompt
-            self.prompt_view.setPlainText(shown_text(shown_prompt))
+            self.prompt_view.setPlainText(break_at_spaces(shown_prompt))
         self.prompt_view.setVisible(bool(shown_prompt))
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
