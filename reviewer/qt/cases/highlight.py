@@ -10,25 +10,23 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Sequence
 
+import numpy as np
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat
 
 
 def merged(spans: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    """``spans`` ((start, end) pairs) as sorted, disjoint ranges covering the
-    same positions; empty and reversed ones left out."""
-    out: list[tuple[int, int]] = []
-    end = None
-    for a, b in sorted(map(tuple, spans)):
-        if b <= a:
-            continue
-        if end is not None and a <= end:
-            if b > end:
-                end = b
-                out[-1] = (out[-1][0], b)
-        else:
-            out.append((a, b))
-            end = b
-    return out
+    """``spans`` ((start, end) pairs of integers) as sorted, disjoint ranges
+    covering the same positions (touching ones joined); empty and reversed
+    ones left out. Vectorised: a megabyte answer has 100,000 matches."""
+    arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    arr = arr[arr[:, 1] > arr[:, 0]]
+    if not len(arr):
+        return []
+    arr = arr[np.lexsort((arr[:, 1], arr[:, 0]))]
+    starts, reach = arr[:, 0], np.maximum.accumulate(arr[:, 1])
+    first = np.flatnonzero(np.r_[True, starts[1:] > reach[:-1]])  # where a new range begins
+    last = np.r_[first[1:] - 1, len(arr) - 1]
+    return list(zip(starts[first].tolist(), reach[last].tolist()))
 
 
 class MatchHighlighter(QSyntaxHighlighter):
