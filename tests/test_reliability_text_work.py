@@ -120,6 +120,33 @@ def test_a_10_mb_golden_text_opens_in_the_span_pane_in_under_2_s(qtbot, ten_mega
     assert per_frame < 0.2, per_frame
 
 
+@pytest.mark.gui
+def test_a_megabyte_line_without_spaces_opens_in_the_span_pane_in_under_2_s(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtGui import QTextOption
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer.storage.importers import import_source
+    from tests.helpers.window import open_window
+
+    source = tmp_path / "blob.json"
+    golden_set(source, "x" * 1_000_000, 100)
+    p = open_project(tmp_path / "p.db", create=True)
+    try:
+        import_source(p, source)
+    finally:
+        p.close()
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
+    wall, cpu = time.monotonic(), time.process_time()
+    w = open_window(qtbot, tmp_path / "p.db", wait_canvas=False, item="big-1", mode="review")
+    QApplication.processEvents()
+    w.span_pane.view.viewport().repaint()
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    view = w.span_pane.view
+    assert view.document().characterCount() == 1_000_001 and len(view.golden) == 100
+    assert view.wordWrapMode() == QTextOption.WrapAnywhere  # no word boundary to look for
+    assert cpu < 2.0 and wall < 20, (cpu, wall)
+
+
 @pytest.fixture(scope="module")
 def twenty_thousand_spans(tmp_path_factory):
     """A project with a 140 KB golden-set text, its 20,000 spans and a run predicting them in reverse."""
@@ -383,7 +410,8 @@ def test_merged_ranges_cover_the_same_positions(spans):
 def test_long_lines_are_broken_at_a_space_keeping_every_position(text, limit):
     from reviewer.qt.text import break_at_spaces
 
-    shown = break_at_spaces(text, limit)
+    shown, whole = break_at_spaces(text, limit)
+    assert whole == any(len(line) > 2 * limit for line in shown.split("\n"))
     assert len(shown) == len(text)
     assert all(a == b or (a, b) == (" ", "\n") for a, b in zip(text, shown))
     for line in shown.split("\n"):
@@ -395,6 +423,6 @@ def test_breaking_a_10_mb_line_is_linear():
 
     for text in ("a " * 5_000_000, "a" * 10_000_000, "\n" * 10_000_000, ("b" * 3000 + " ") * 3000):
         t = time.process_time()
-        shown = break_at_spaces(text)
-        assert len(shown) == len(text)
+        shown, whole = break_at_spaces(text)
+        assert len(shown) == len(text) and whole == (text[0] == "a" and " " not in text)
         assert time.process_time() - t < 0.5

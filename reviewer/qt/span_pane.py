@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, Signal
-from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter
+from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
 from PySide6.QtWidgets import (QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
                                QSplitter, QVBoxLayout, QWidget)
 
@@ -65,11 +65,14 @@ class SpanTextView(QPlainTextEdit):
 
     def show_text(self, text: str) -> None:
         """Show ``text`` (as break_at_spaces: long lines broken at a space, every
-        position the same); nothing happens when it is shown already."""
+        position the same; wrapping anywhere when a long line has no space);
+        nothing happens when it is shown already."""
         if text == self.source:
             return
         self.source = text
-        self.setPlainText(break_at_spaces(text))
+        shown, whole = break_at_spaces(text)
+        self.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
+        self.setPlainText(shown)
         self.tinted = False
 
     def set_golden(self, golden: list) -> None:
@@ -259,7 +262,10 @@ class SpanPane(QWidget):
         shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
         if self.shown_prompt != shown_prompt:
             self.shown_prompt = shown_prompt
-            self.prompt_view.setPlainText(break_at_spaces(shown_prompt))
+            shown, whole = break_at_spaces(shown_prompt)
+            self.prompt_view.setWordWrapMode(QTextOption.WrapAnywhere if whole
+                                             else QTextOption.WrapAtWordBoundaryOrAnywhere)
+            self.prompt_view.setPlainText(shown)
         self.prompt_view.setVisible(bool(shown_prompt))
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]

@@ -115,16 +115,19 @@ def doc_positions(raw: str, offsets: Sequence[int], breaks: list[int] = ()) -> l
     return pos.tolist()
 
 
-def break_at_spaces(text: str, limit: int = LONG_LINE) -> str:
-    """``text`` with every line longer than ``limit`` characters broken at
+def break_at_spaces(text: str, limit: int = LONG_LINE) -> tuple[str, bool]:
+    """(``text`` with every line longer than ``limit`` characters broken at
     the first space at or after each ``limit`` characters, the space
-    replaced by a line break: every document position (UTF-16 offset) stays
+    replaced by a line break, whether a line longer than twice ``limit`` is
+    left: one without such a space). Every document position (UTF-16 offset) stays
     the same, which views whose positions are offsets of the text need (the
-    span pane); a line without such a space is left whole. Qt lays out a
-    paragraph whole, so a 10 MB line would take seconds on every open.
-    O(n), about n / limit steps."""
+    span pane). Qt lays out a paragraph whole, so a 10 MB line takes it
+    seconds, and minutes without spaces unless it may wrap anywhere
+    (QTextOption.WrapAnywhere, for the lines left long). O(n), about
+    n / limit steps."""
     if len(text) <= limit:
-        return text
+        return text, False
+    whole = False
     breaks = []
     pos, n = 0, len(text)
     line_end = -1  # where the long line being broken ends, once known
@@ -140,16 +143,18 @@ def break_at_spaces(text: str, limit: int = LONG_LINE) -> str:
             pos = line_end + 1
             continue
         space = text.find(" ", pos + limit, line_end)
+        end = line_end if space == -1 else space
+        whole = whole or end - pos > 2 * limit
         if space == -1:
             pos = line_end + 1
         else:
             breaks.append(space)
             pos = space + 1
     if not breaks:
-        return text
+        return text, whole
     parts, last = [], 0
     for b in breaks:
         parts.append(text[last:b])
         last = b + 1
     parts.append(text[last:])
-    return "\n".join(parts)
+    return "\n".join(parts), whole
