@@ -39,6 +39,14 @@ from reviewer.qt.text import break_at_spaces, line
 from reviewer.storage import spans as span_store
 
 
+def show_plain(edit: QPlainTextEdit, text: str) -> None:
+    """Set ``text`` in ``edit`` as break_at_spaces shows it (every position
+    the same), wrapping anywhere when a long line has no space to break at."""
+    shown, whole = break_at_spaces(text)
+    edit.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
+    edit.setPlainText(shown)
+
+
 class SpanTextView(QPlainTextEdit):
     """The labelled text (read-only, selectable by mouse and keyboard) with
     the span layers; emits requests, holds no domain state."""
@@ -70,9 +78,7 @@ class SpanTextView(QPlainTextEdit):
         if text == self.source:
             return
         self.source = text
-        shown, whole = break_at_spaces(text)
-        self.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
-        self.setPlainText(shown)
+        show_plain(self, text)
         self.tinted = False
 
     def set_golden(self, golden: list) -> None:
@@ -262,10 +268,7 @@ class SpanPane(QWidget):
         shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
         if self.shown_prompt != shown_prompt:
             self.shown_prompt = shown_prompt
-            shown, whole = break_at_spaces(shown_prompt)
-            self.prompt_view.setWordWrapMode(QTextOption.WrapAnywhere if whole
-                                             else QTextOption.WrapAtWordBoundaryOrAnywhere)
-            self.prompt_view.setPlainText(shown)
+            show_plain(self.prompt_view, shown_prompt)
         self.prompt_view.setVisible(bool(shown_prompt))
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
@@ -356,4 +359,4 @@ class SpanPane(QWidget):
             self.session.select_findings([min(hits, key=lambda m: m.end - m.start).finding_id])
 
 
-__all__ = ["RoleBar", "SpanPane", "SpanTextView"]
+__all__ = ["RoleBar", "SpanPane", "SpanTextView", "show_plain"]
