@@ -42,7 +42,6 @@ import time
 from typing import Any, Literal, Optional, Union
 
 import regex as timed_re
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reviewer.core.cases.model import TestCase
