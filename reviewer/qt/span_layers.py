@@ -81,16 +81,49 @@ def selections(view: QPlainTextEdit, marks: Sequence[Mark], selected: Iterable[i
     return out
 
 
+def _first_line(view: QPlainTextEdit, block, offset, y: float) -> int:
+    """The index of the first line of ``block``'s layout whose bottom is
+    below ``y`` (viewport coordinates); its line count when none is
+    (binary search: a block may hold a very long paragraph)."""
+    layout = block.layout()
+    top = view.blockBoundingGeometry(block).translated(offset).top()
+    lo, hi = 0, layout.lineCount()
+    while lo < hi:
+        mid = (lo + hi) // 2
+        line = layout.lineAt(mid)
+        if top + line.y() + line.height() < y:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def visible_range(view: QPlainTextEdit) -> tuple[int, int]:
-    """The document positions [first, last) of the visible blocks."""
+    """The document positions [first, last) of the visible lines (of the
+    visible blocks, narrowed to the lines on screen in the first and the
+    last of them)."""
     block = view.firstVisibleBlock()
-    first = block.position() if block.isValid() else 0
+    if not block.isValid():
+        return 0, 0
     offset, height = view.contentOffset(), view.viewport().height()
+    first = block.position()
+    layout = block.layout()
+    i = _first_line(view, block, offset, 0)
+    if 0 < i < layout.lineCount():
+        first += layout.lineAt(i).textStart()
     last = first
     while block.isValid():
-        if view.blockBoundingGeometry(block).translated(offset).top() > height:
+        geo = view.blockBoundingGeometry(block).translated(offset)
+        if geo.top() > height:
             break
         last = block.position() + block.length()
+        if geo.bottom() > height:  # runs past the bottom: up to its last line on screen
+            layout = block.layout()
+            j = _first_line(view, block, offset, height)
+            if j < layout.lineCount():
+                line = layout.lineAt(j)
+                last = block.position() + line.textStart() + line.textLength()
+            break
         block = block.next()
     return first, last
 

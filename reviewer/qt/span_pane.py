@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, Signal
-from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter
+from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
 from PySide6.QtWidgets import (QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
                                QSplitter, QVBoxLayout, QWidget)
 
@@ -35,8 +35,16 @@ from reviewer.qt.session import Session
 from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
                                       paint_sections, selections, span_at)
 from reviewer.qt.span_style import SpanLegend
-from reviewer.qt.text import line
+from reviewer.qt.text import break_at_spaces, line
 from reviewer.storage import spans as span_store
+
+
+def show_plain(edit: QPlainTextEdit, text: str) -> None:
+    """Set ``text`` in ``edit`` as break_at_spaces shows it (every position
+    the same), wrapping anywhere when a long line has no space to break at."""
+    shown, whole = break_at_spaces(text)
+    edit.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
+    edit.setPlainText(shown)
 
 
 class SpanTextView(QPlainTextEdit):
@@ -54,12 +62,24 @@ class SpanTextView(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
         self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.document().setDocumentMargin(12)
+        self.source = ""  # the text shown (break_at_spaces of it is in the document)
+        self.tinted = False  # character formats applied since the text was set
         self.golden: list = []
         self.golden_starts: list[int] = []
         self.bounds: list[tuple[str, int, int]] = []
         self.marks: list = []  # findings placed on the text (painted)
         self._drag: Optional[tuple[object, str]] = None
         self._drag_pos: Optional[int] = None
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` (as break_at_spaces: long lines broken at a space, every
+        position the same; wrapping anywhere when a long line has no space);
+        nothing happens when it is shown already."""
+        if text == self.source:
+            return
+        self.source = text
+        show_plain(self, text)
+        self.tinted = False
 
     def set_golden(self, golden: list) -> None:
         """The golden spans to paint (sorted by start)."""
@@ -195,6 +215,7 @@ class SpanPane(QWidget):
         super().__init__(parent)
         self.session = session
         self.labelled = ""
+        self.shown_prompt = ""
         self.spans: list[dict] = []
         self.marks: list[Mark] = []
         self.last_role: Optional[str] = None
@@ -243,10 +264,12 @@ class SpanPane(QWidget):
         parsed = span_store.parse_span_output(run.run["output"]) if run is not None else None
         prompt = (item.text or "") if item is not None else ""
         self.labelled, self.spans = parsed if parsed else (prompt, [])
-        if self.view.toPlainText() != self.labelled:
-            self.view.setPlainText(self.labelled)
-        self.prompt_view.setPlainText(prompt)
-        self.prompt_view.setVisible(bool(prompt) and prompt != self.labelled)
+        self.view.show_text(self.labelled)
+        shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
+        if self.shown_prompt != shown_prompt:
+            self.shown_prompt = shown_prompt
+            show_plain(self.prompt_view, shown_prompt)
+        self.prompt_view.setVisible(bool(shown_prompt))
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
         self.marks, apart = [], []
@@ -258,7 +281,9 @@ class SpanPane(QWidget):
                 apart.append(f"{code.value}: '{text}' · {f.status.value} · {f.detail}")
             else:
                 self.marks.append(Mark(where[0], where[1], f.id, f.status.value, where[2]))
-        apply_formats(self.view.document(), self.spans, self.marks)
+        if self.spans or self.view.tinted:  # a fresh text has no formats to clear
+            apply_formats(self.view.document(), self.spans, self.marks)
+            self.view.tinted = bool(self.spans)
         self.view.marks = self.marks
         self.view.viewport().update()
         self.apart.clear()
@@ -283,7 +308,7 @@ class SpanPane(QWidget):
         mark = next((m for m in self.marks if m.finding_id in chosen), None)
         if mark is not None:
             cursor = self.view.textCursor()
-            cursor.setPosition(min(mark.start, len(self.view.toPlainText())))
+            cursor.setPosition(min(mark.start, self.view.document().characterCount() - 1))
             self.view.setTextCursor(cursor)
             self.view.centerCursor()
 
@@ -334,4 +359,4 @@ class SpanPane(QWidget):
             self.session.select_findings([min(hits, key=lambda m: m.end - m.start).finding_id])
 
 
-__all__ = ["RoleBar", "SpanPane", "SpanTextView"]
+__all__ = ["RoleBar", "SpanPane", "SpanTextView", "show_plain"]

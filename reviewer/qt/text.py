@@ -13,7 +13,12 @@ offset of the raw text to its place in what is shown.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import re
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
 
 from reviewer.core.text import display_name, shown
 
@@ -71,14 +76,85 @@ def wrap_long_lines(raw: str, width: int = LONG_LINE) -> tuple[str, list[int]]:
     return "\n".join(out), breaks
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+@lru_cache(maxsize=8)
+def _position_marks(raw: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(offsets of the characters of ``raw`` that take two UTF-16 units,
+    offsets of its CR LF pairs), ascending: one pass per text, kept for the
+    texts in use, so each doc_pos is O(log n)."""
+    if raw.isascii():
+        astral: tuple[int, ...] = ()
+    else:
+        astral = tuple(m.start() for m in _ASTRAL.finditer(raw))
+    crlf = tuple(m.start() for m in re.finditer("\r\n", raw)) if "\r" in raw else ()
+    return astral, crlf
+
+
 def doc_pos(raw: str, offset: int, breaks: list[int] = ()) -> int:
     """The QTextDocument position of Python string offset ``offset`` of
     ``raw`` once shown with setPlainText (after ``wrap_long_lines``, whose
     ``breaks`` each add one position): Qt counts UTF-16 units and turns
-    CR LF into one paragraph break."""
+    CR LF into one paragraph break (an offset between CR and LF is the
+    position of the break). O(log n) after one pass over ``raw``."""
     offset = max(0, min(offset, len(raw)))
-    prefix = raw[:offset]
-    pos = len(prefix.encode("utf-16-le")) // 2 - prefix.count("\r\n")
-    if prefix.endswith("\r") and raw[offset:offset + 1] == "\n":
-        pos -= 1
-    return pos + bisect_right(breaks, offset)
+    astral, crlf = _position_marks(raw)
+    return offset + bisect_left(astral, offset) - bisect_left(crlf, offset) + bisect_right(breaks, offset)
+
+
+def doc_positions(raw: str, offsets: Sequence[int], breaks: list[int] = ()) -> list[int]:
+    """``doc_pos`` of many offsets of ``raw`` at once (the same values),
+    vectorised."""
+    astral, crlf = _position_marks(raw)
+    at = np.clip(np.asarray(offsets, dtype=np.int64), 0, len(raw))
+    pos = at.copy()
+    for marks, side, sign in ((astral, "left", 1), (crlf, "left", -1), (breaks, "right", 1)):
+        if len(marks):
+            pos += sign * np.searchsorted(np.asarray(marks, dtype=np.int64), at, side=side)
+    return pos.tolist()
+
+
+def break_at_spaces(text: str, limit: int = LONG_LINE) -> tuple[str, bool]:
+    """(``text`` with every line longer than ``limit`` characters broken at
+    the first space at or after each ``limit`` characters, the space
+    replaced by a line break, whether a line longer than twice ``limit`` is
+    left: one without such a space). Every document position (UTF-16 offset) stays
+    the same, which views whose positions are offsets of the text need (the
+    span pane). Qt lays out a paragraph whole, so a 10 MB line takes it
+    seconds, and minutes without spaces unless it may wrap anywhere
+    (QTextOption.WrapAnywhere, for the lines left long). O(n), about
+    n / limit steps."""
+    if len(text) <= limit:
+        return text, False
+    whole = False
+    breaks = []
+    pos, n = 0, len(text)
+    line_end = -1  # where the long line being broken ends, once known
+    while n - pos > limit:
+        if pos > line_end:
+            newline = text.rfind("\n", pos, pos + limit + 1)
+            if newline != -1:  # the line at pos is short: go on after its end
+                pos = newline + 1
+                continue
+            line_end = text.find("\n", pos + limit)
+            line_end = n if line_end == -1 else line_end
+        elif line_end - pos <= limit:  # the rest of the long line is short
+            pos = line_end + 1
+            continue
+        space = text.find(" ", pos + limit, line_end)
+        end = line_end if space == -1 else space
+        whole = whole or end - pos > 2 * limit
+        if space == -1:
+            pos = line_end + 1
+        else:
+            breaks.append(space)
+            pos = space + 1
+    if not breaks:
+        return text, whole
+    parts, last = [], 0
+    for b in breaks:
+        parts.append(text[last:b])
+        last = b + 1
+    parts.append(text[last:])
+    return "\n".join(parts), whole

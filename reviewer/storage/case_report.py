@@ -18,7 +18,7 @@ from reviewer.core.cases.report import (
     seed_reports,
     summary_rows,
 )
-from reviewer.storage.cases import case_results, has_cases, project_metrics
+from reviewer.storage.cases import case_results, has_cases, not_run_notes, project_metrics
 from reviewer.storage.db import Project, ProjectError
 
 _DATE = re.compile(r"^\d{4}(-\d{2}){0,2}$")
@@ -102,4 +102,4 @@ def case_score_lines(project: Project) -> list[str]:
         lines.append(f"test cases, {model}: {a.totalCases} answers to {answered} cases scored by the rule metrics "
                      f"'{metrics.name}': passed {a.passedCases}/{a.totalCases}, average {a.averageScore:.2f} "
                      f"(reviewed: passed {r.passedCases}/{r.totalCases}, average {r.averageScore:.2f})")
-    return lines
+    return lines + not_run_notes(project)

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from reviewer.core.bounded_yaml import YAMLError, load_yaml
-from reviewer.core.cases.metrics import MetricsError, MetricSet, evaluate, metric_set
+from reviewer.core.cases.metrics import REGEX_TIMEOUT_S, MetricsError, MetricSet, evaluate, metric_set
 from reviewer.core.cases.model import TestCase, query_of
 from reviewer.core.cases.asking import DEFAULT_TEMPLATE
 from reviewer.core.cases.scoring import CaseScore, case_score, counted_metrics, findings_of
 from reviewer.core.models import STALE_PREFIX, AnswerSchema, CaseCode, Finding, Item, Prompt, Source
+from reviewer.core.text import visible
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError, now
 
@@ -90,7 +91,10 @@ FINDING_RULES = "findings: counted metrics only"
 def metrics_version(metrics: MetricSet) -> str:
     """A short digest of a metric set and FINDING_RULES, stored with every
     case score (scores made by another set or other rules are stale)."""
-    blob = json.dumps(metrics.model_dump(mode="json", by_alias=True), sort_keys=True)
+    data = metrics.model_dump(mode="json", by_alias=True)
+    if data.get("regex_timeout") == REGEX_TIMEOUT_S:  # the default limit: the digest sets had before it existed
+        del data["regex_timeout"]
+    blob = json.dumps(data, sort_keys=True)
     return hashlib.sha256((FINDING_RULES + "\n" + blob).encode()).hexdigest()[:12]
 
 
@@ -297,9 +301,35 @@ def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
 
 def check_outcomes(project: Project, run_id: int) -> list[dict]:
     """The stored outcome of every check of a case's run (metric, check,
-    severity, on, fired, message, spans), [] when not scored."""
+    severity, on, fired, message, spans; ran and note, when not run), []
+    when not scored."""
+    return json.loads(check_outcomes_text(project, run_id))
+
+
+def check_outcomes_text(project: Project, run_id: int) -> str:
+    """``check_outcomes`` as stored (JSON text, '[]' when not scored): a
+    reader can tell whether they changed without parsing them."""
     row = project.db.execute("SELECT outcomes FROM case_run_scores WHERE run_id = ?", [run_id]).fetchone()
-    return json.loads(row[0]) if row else []
+    return row[0] if row else "[]"
+
+
+def not_run_notes(project: Project, limit: int = 10) -> list[str]:
+    """One line per check not run on an answer (its regexes ran out of the
+    metric set's time limit: core.cases.metrics), naming the check, the case
+    and the model; at most ``limit`` lines and one counting the rest."""
+    rows = project.db.execute(
+        "SELECT s.outcomes, i.name, r.model, r.repetition FROM case_run_scores s JOIN runs r ON r.id = s.run_id "
+        "JOIN items i ON i.id = r.item_id WHERE s.outcomes LIKE '%\"ran\": false%' ORDER BY i.name, r.model, "
+        "r.repetition, r.id").fetchall()
+    lines = []
+    for outcomes, case_id, model, repetition in rows:
+        for o in json.loads(outcomes):
+            if o.get("ran", True) is False:
+                lines.append(f"note: check {visible(o['metric'], False)}/{visible(o['check'], False)} on case "
+                             f"{visible(case_id, False)} ({visible(model, False)} #{repetition}) {o.get('note') or 'not run'}")
+    if len(lines) > limit:
+        lines[limit:] = [f"note: {len(lines) - limit} more checks not run over their time limit"]
+    return lines
 
 
 # -- results --------------------------------------------------------------------------------------

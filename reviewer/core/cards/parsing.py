@@ -12,6 +12,7 @@ Nothing here raises on any input: random bytes give a FORMAT problem.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -226,7 +227,10 @@ def _region_end(raw: str, start: int) -> int:
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
+    """Whether ``pos`` lies in one of ``spans``: sorted, non-overlapping
+    (start, end) pairs, as ``json_objects`` gives them; O(log n)."""
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
 def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Optional[tuple[int, int]]:

@@ -25,16 +25,30 @@ match), ``count`` (matches >= n, n given or read from the case),
 least min_count mentioned), ``length`` (answer length >= n, surrounding
 white space not counted), ``query_overlap`` (share of the query's words of
 at least ``min_word_length`` letters found in the answer >= min_share).
+
+Answers are untrusted text and a regex can backtrack for minutes on one
+(the lookaheads of the shipped presets, which RE2 lacks, or ``(a+)+$`` in a
+user's file), so every regex on an answer runs through the ``regex``
+package with a time limit: the set's ``regex_timeout``, CPU seconds per
+check and answer (``REGEX_TIMEOUT_S`` by default). A check that runs out of
+it is *not run* on that answer (``ran`` false, a one-line ``note``): it does
+not fire, and scoring goes on.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Literal, Optional, Union
 
+import regex as timed_re
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reviewer.core.cases.model import TestCase
+
+
+#: CPU seconds the regexes of one check may take on one answer (a metric set's default regex_timeout)
+REGEX_TIMEOUT_S = 1.0
 
 
 class MetricsError(ValueError):
@@ -162,6 +176,8 @@ class MetricSet(BaseModel):
     episode_group: str = "episode"
     metrics: list[Metric]
     scoring: CaseScoring = Field(default_factory=CaseScoring)
+    #: CPU seconds a check's regexes may take on one answer; past it the check is not run (module doc)
+    regex_timeout: float = Field(REGEX_TIMEOUT_S, gt=0, le=60)
 
     @field_validator("metrics")
     @classmethod
@@ -185,12 +201,12 @@ class MetricSet(BaseModel):
                 raise ValueError(f"scoring.categories.{category}: unknown metric {', '.join(sorted(unknown))}")
         for name, text in self.patterns.items():
             try:
-                re.compile(text)
-            except re.error as exc:
+                timed_re.compile(text)
+            except timed_re.error as exc:
                 raise ValueError(f"pattern '{name}': broken regex: {exc}") from None
         return self
 
-    def _regex_of(self, metric: Metric, check: Check) -> Optional[re.Pattern]:
+    def _regex_of(self, metric: Metric, check: Check) -> Optional[timed_re.Pattern]:
         test = check.test
         needs = test.kind in ("present", "absent", "count", "captured_within", "captured_cover")
         if test.regex is None:
@@ -203,12 +219,13 @@ class MetricSet(BaseModel):
                 raise ValueError(f"metric {metric.name}, check {check.id}: no pattern named '{text[1:]}'")
             text = self.patterns[text[1:]]
         try:
-            return re.compile(text, re.IGNORECASE if test.ignore_case else 0)
-        except re.error as exc:
+            return timed_re.compile(text, timed_re.IGNORECASE if test.ignore_case else 0)
+        except timed_re.error as exc:
             raise ValueError(f"metric {metric.name}, check {check.id}: broken regex {test.regex!r}: {exc}") from None
 
-    def regex(self, metric: Metric, check: Check) -> Optional[re.Pattern]:
-        """The compiled regex of a check (named patterns resolved)."""
+    def regex(self, metric: Metric, check: Check) -> Optional[timed_re.Pattern]:
+        """The compiled regex of a check (named patterns resolved; the
+        ``regex`` package's, so that it runs with a time limit)."""
         return self._regex_of(metric, check)
 
     def metric(self, name: str) -> Metric:
@@ -278,6 +295,9 @@ class CheckOutcome(BaseModel):
     fired: bool
     message: str
     spans: list[tuple[int, int]] = Field(default_factory=list)
+    #: False when the check was on but not run: its regexes ran out of the time limit (``note`` says so)
+    ran: bool = True
+    note: str = ""
 
 
 def _fill(message: str, values: dict[str, Any]) -> str:
@@ -295,9 +315,24 @@ def _as_list(value: Any) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _captured(rx: re.Pattern, answer: str, group) -> list[tuple[str, tuple[int, int]]]:
+class _Clock:
+    """The CPU time left to one check on one answer (the ``regex`` package
+    counts its ``timeout=`` in CPU seconds too)."""
+
+    def __init__(self, limit: float):
+        self.end = time.process_time() + limit
+
+    def left(self) -> float:
+        """Seconds left; TimeoutError when none are."""
+        left = self.end - time.process_time()
+        if left <= 0:
+            raise TimeoutError("regex time limit")
+        return left
+
+
+def _captured(rx: timed_re.Pattern, answer: str, group, clock: _Clock) -> list[tuple[str, tuple[int, int]]]:
     out = []
-    for m in rx.finditer(answer):
+    for m in rx.finditer(answer, timeout=clock.left()):
         g = group if group is not None else (1 if rx.groups else 0)
         value = m.group(g)
         if value is not None:
@@ -305,22 +340,25 @@ def _captured(rx: re.Pattern, answer: str, group) -> list[tuple[str, tuple[int, 
     return out
 
 
-def _mention_spans(name: str, answer: str) -> list[tuple[int, int]]:
-    rx = re.compile(r"(?<!\w)" + re.escape(str(name)) + r"(?!\w)", re.IGNORECASE)
-    return [m.span() for m in rx.finditer(answer)]
+def _mention_spans(name: str, answer: str, clock: _Clock) -> list[tuple[int, int]]:
+    rx = timed_re.compile(r"(?<!\w)" + timed_re.escape(str(name)) + r"(?!\w)", timed_re.IGNORECASE)
+    return [m.span() for m in rx.finditer(answer, timeout=clock.left())]
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = timed_re.compile(r"\w+", timed_re.UNICODE)
 
 
 def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase,
-             answer: str) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
+             answer: str, timeout: Optional[float] = None) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
     """issue 11 §2: run one check's test on ``answer``; returns (passed,
-    values for the message, matched spans)."""
+    values for the message, matched spans). Its regexes together may take
+    ``timeout`` CPU seconds (the set's ``regex_timeout`` by default);
+    TimeoutError past that."""
+    clock = _Clock(metric_set_.regex_timeout if timeout is None else timeout)
     test = check.test
     rx = metric_set_.regex(metric, check)
     if test.kind in ("present", "absent", "count"):
-        spans = [m.span() for m in rx.finditer(answer)]
+        spans = [m.span() for m in rx.finditer(answer, timeout=clock.left())]
         if test.kind == "present":
             return bool(spans), {"count": len(spans)}, spans
         if test.kind == "absent":
@@ -329,7 +367,7 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
         n = int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else 0
         return len(spans) >= n, {"n": n, "count": len(spans)}, spans
     if test.kind in ("captured_within", "captured_cover"):
-        found = _captured(rx, answer, test.group)
+        found = _captured(rx, answer, test.group, clock)
         allowed = {_norm(v) for v in _as_list(case.lookup(test.source or ""))}
         if test.kind == "captured_within":
             outside = [(v, s) for v, s in found if _norm(v) not in allowed]
@@ -343,7 +381,7 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
         names = [str(v) for v in _as_list(case.lookup(test.source or ""))]
         spans, mentioned = [], []
         for name in names:
-            found = _mention_spans(name, answer)
+            found = _mention_spans(name, answer, clock)
             spans += found
             if found:
                 mentioned.append(name)
@@ -361,21 +399,35 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
         return length >= n, {"n": n, "count": length}, []
     # query_overlap
     query_words = {w.casefold() for w in _WORD.findall(case.query) if len(w) >= test.min_word_length}
-    spans = [m.span() for m in _WORD.finditer(answer) if m.group().casefold() in query_words]
+    spans = [m.span() for m in _WORD.finditer(answer, timeout=clock.left()) if m.group().casefold() in query_words]
     found = {answer[a:b].casefold() for a, b in spans}
     share = len(found) / len(query_words) if query_words else 1.0
     return share >= (test.min_share or 0) - 1e-9, {"share": f"{share:.0%}", "count": len(found)}, spans
 
 
+def not_run_note(metric_set_: MetricSet) -> str:
+    """The one-line note of a check that ran out of its time limit."""
+    return (f"not run: its regex took over {metric_set_.regex_timeout:g} s of CPU on this answer "
+            f"(the metric set's regex_timeout)")
+
+
 def evaluate(metric_set_: MetricSet, case: TestCase, answer: str) -> list[CheckOutcome]:
     """issue 11 §2: every check of every metric (all four run on every case)
     on one answer, in the set's order: on (its condition holds), fired (on
-    and its test failed), the message filled in, the matched spans."""
+    and its test failed), the message filled in, the matched spans; a check
+    whose regexes run out of the set's time limit is not run (``ran`` false,
+    its ``note``) and does not fire."""
     out = []
     for metric in metric_set_.metrics:
         for check in metric.checks:
             on = all(c.holds(case) for c in check.conditions())
-            passed, values, spans = run_test(metric_set_, metric, check, case, answer) if on else (True, {}, [])
+            try:
+                passed, values, spans = run_test(metric_set_, metric, check, case, answer) if on else (True, {}, [])
+            except TimeoutError:  # not run: no finding, the other checks go on (module doc)
+                out.append(CheckOutcome(metric=metric.name, check=check.id, severity=check.severity, on=on,
+                                        fired=False, message=_fill(check.message, {}), ran=False,
+                                        note=not_run_note(metric_set_)))
+                continue
             out.append(CheckOutcome(metric=metric.name, check=check.id, severity=check.severity, on=on,
                                     fired=on and not passed, message=_fill(check.message, values),
                                     spans=spans))

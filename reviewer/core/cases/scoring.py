@@ -15,9 +15,9 @@ category's primary metric).
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Mapping, Optional, Union
 
+import regex as timed_re
 from pydantic import BaseModel, Field
 
 from reviewer.core.cases.metrics import CheckOutcome, MetricSet
@@ -137,11 +137,15 @@ def case_score(case: TestCase, findings: Iterable[Finding], metrics: MetricSet, 
 
 def citations(metrics: MetricSet, answer: str) -> tuple[int, list[str]]:
     """seed details: citationsFound and episodesReferenced (distinct, in
-    order) of an answer, by the set's citation pattern ((0, []) without one)."""
+    order) of an answer, by the set's citation pattern ((0, []) without one,
+    or when it runs out of the set's regex_timeout on this answer)."""
     if not metrics.citation or metrics.citation not in metrics.patterns:
         return 0, []
-    rx = re.compile(metrics.patterns[metrics.citation], re.IGNORECASE)
-    found = list(rx.finditer(answer))
+    rx = timed_re.compile(metrics.patterns[metrics.citation], timed_re.IGNORECASE)
+    try:
+        found = list(rx.finditer(answer, timeout=metrics.regex_timeout))
+    except TimeoutError:  # the set's time limit, as for its checks: nothing counted
+        return 0, []
     episodes: list[str] = []
     for m in found:
         try:

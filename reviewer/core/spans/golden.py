@@ -12,9 +12,14 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import bisect
+import math
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from reviewer.core.spans.matching import matcher
 from reviewer.core.spans.snapshots import CATEGORIES
 
 #: The taxonomy's category.attribute roles (those the golden set, the
@@ -50,21 +55,43 @@ def complete_role(prefix: str) -> list[str]:
     return starts + [r for r in ROLES if p in r.lower() and r not in starts]
 
 
+#: characters outside the Basic Multilingual Plane: two UTF-16 code units each
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+@lru_cache(maxsize=16)
+def _astral_indices(text: str) -> tuple[int, ...]:
+    """Python indices of the characters of ``text`` that take two UTF-16
+    code units, ascending; one pass over the text, kept for the texts in use
+    so that converting many offsets of one text stays near-linear."""
+    if text.isascii():
+        return ()
+    return tuple(m.start() for m in _ASTRAL.finditer(text))
+
+
 def utf16_to_index(text: str, offset: int) -> int:
     """The Python string index of a UTF-16 offset into ``text`` (clamped to
-    the text)."""
-    units = 0
-    for i, ch in enumerate(text):
-        if units >= offset:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(text)
+    the text): the first index whose UTF-16 offset is at least ``offset``
+    (so an offset inside a surrogate pair gives the index after it).
+    O(log n) per call after one pass over ``text``."""
+    astral = _astral_indices(text)
+    if not astral:
+        return max(0, min(math.ceil(offset), len(text)))
+    lo, hi = 0, len(text)
+    while lo < hi:  # the first i with i + (astral characters before i) >= offset
+        mid = (lo + hi) // 2
+        if mid + bisect.bisect_left(astral, mid) >= offset:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def index_to_utf16(text: str, index: int) -> int:
-    """The UTF-16 offset of Python string index ``index`` into ``text``."""
+    """The UTF-16 offset of Python string index ``index`` into ``text``
+    (``index`` clamped to the text). O(log n) per call after one pass."""
     index = max(0, min(index, len(text)))
-    return index + sum(1 for ch in text[:index] if ord(ch) > 0xFFFF)
+    return index + bisect.bisect_left(_astral_indices(text), index)
 
 
 def utf16_slice(text: str, start: int, end: int) -> str:
@@ -218,14 +245,8 @@ def match_counts(predicted: Sequence[Mapping], golden: Sequence[Mapping], mode: 
     unmatched golden span it fits (``mode`` 'exact': same offsets and role;
     'relaxed': IoU above 0.5 and the same role), as RelaxedF1Evaluator.evaluateSpans."""
     fits = exact_match if mode == "exact" else relaxed_match
-    used: set[int] = set()
-    tp = 0
-    for p in predicted:
-        for j, g in enumerate(golden):
-            if j not in used and fits(p, g):
-                used.add(j)
-                tp += 1
-                break
+    index = matcher(golden, mode, fits)  # the plain loop's matches, through an index (spans.matching)
+    tp = sum(1 for p in predicted if index.take(p) is not None)
     return Counts(tp, len(predicted), len(golden))
 
 
@@ -242,10 +263,11 @@ def span_f1(pairs: Iterable[tuple[Sequence[Mapping], Sequence[Mapping]]], mode: 
     groups: dict[str, Counts] = {}
     for predicted, golden in pairs:
         total = total + match_counts(predicted, golden, mode)
-        names = {key(str(s.get("role") or "")) for s in list(predicted) + list(golden)}
-        for name in names:
-            p = [s for s in predicted if key(str(s.get("role") or "")) == name]
-            g = [s for s in golden if key(str(s.get("role") or "")) == name]
+        by_group: dict[str, tuple[list, list]] = {}
+        for side, spans in enumerate((predicted, golden)):
+            for s in spans:
+                by_group.setdefault(key(str(s.get("role") or "")), ([], []))[side].append(s)
+        for name, (p, g) in by_group.items():
             groups[name] = groups.get(name, Counts()) + match_counts(p, g, mode)
     out = {"all": total}
     out.update({k: v for k, v in sorted(groups.items()) if v.golden > 0})

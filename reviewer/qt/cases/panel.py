@@ -32,10 +32,11 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.cases.scoring import case_score
 from reviewer.core.models import CaseCode
+from reviewer.qt.cases.highlight import MatchHighlighter, merged
 from reviewer.qt.panels import plain_tooltip
-from reviewer.qt.panels.output import doc_pos
 from reviewer.qt.session import Session
-from reviewer.storage.cases import case_of_item, check_outcomes, project_metrics
+from reviewer.qt.text import doc_pos, doc_positions, wrap_long_lines
+from reviewer.storage.cases import case_of_item, check_outcomes_text, project_metrics
 
 #: Backgrounds of matched text: (light theme, dark theme).
 FIRED_ERROR = ("#F8C9C9", "#5A2222")
@@ -78,6 +79,10 @@ class CasePanel(QWidget):
         self.answer.setReadOnly(True)
         self.answer.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.answer.setPlaceholderText("no answer of this case selected")
+        self.highlighter = MatchHighlighter(self.answer.document())
+        self._shown: Optional[tuple] = None  # (answer, outcomes, dark) the answer view shows
+        self._breaks: list[int] = []
+        self._outcomes: tuple[str, list[dict]] = ("[]", [])  # the stored outcomes read last, parsed
         self.scores = QTableWidget(0, 3)
         self.scores.setHorizontalHeaderLabels(["metric", "automatic", "reviewed"])
         self.checks = QTableWidget(0, 4)
@@ -119,7 +124,7 @@ class CasePanel(QWidget):
             for w in (self.query, ):
                 w.clear()
             self.expected.clear()
-            self.answer.clear()
+            self._clear_answer()
             self.scores.setRowCount(0)
             self.checks.setRowCount(0)
             return
@@ -132,17 +137,24 @@ class CasePanel(QWidget):
                                               indent=2, ensure_ascii=False))
         run = s.run()
         if run is None or run.run["item_id"] != s.item_id:
-            self.answer.clear()
+            self._clear_answer()
             self.scores.setRowCount(0)
             self.checks.setRowCount(0)
             return
         metrics = project_metrics(s.project)
-        outcomes = check_outcomes(s.project, run.run["id"])
+        outcomes_text = check_outcomes_text(s.project, run.run["id"])
+        if outcomes_text != self._outcomes[0]:
+            self._outcomes = (outcomes_text, json.loads(outcomes_text))
+        outcomes = self._outcomes[1]
         auto = case_score(case, run.findings, metrics, outcomes=outcomes)
         reviewed = case_score(case, run.findings, metrics, True, outcomes=outcomes)
         self._scores(auto, reviewed, metrics.scoring.categories.get(case.category, {}))
         self._checks(outcomes)
-        self._answer(run.run["output"], outcomes, [f for f in run.findings if f.id in set(s.selected_findings)])
+        self._answer(run.run["output"], outcomes_text, outcomes, [f for f in run.findings if f.id in set(s.selected_findings)])
+
+    def _clear_answer(self) -> None:
+        self.answer.clear()
+        self._shown, self._breaks = None, []
 
     def _scores(self, auto, reviewed, weights: dict) -> None:
         rows = [(name, f"{m.score:.2f}", f"{reviewed.metrics[name].score:.2f}",
@@ -158,42 +170,63 @@ class CasePanel(QWidget):
     def _checks(self, outcomes: list[dict]) -> None:
         self.checks.setRowCount(len(outcomes))
         for r, o in enumerate(outcomes):
-            outcome = "off" if not o["on"] else "FIRED" if o["fired"] else "passed"
-            values = (f"{o['metric']}/{o['check']}", o["severity"], outcome, o["message"] if o["fired"] else "")
+            ran = o.get("ran", True)
+            outcome = "off" if not o["on"] else "not run" if not ran else "FIRED" if o["fired"] else "passed"
+            message = o["message"] if o["fired"] else "" if ran else o.get("note", "")
+            values = (f"{o['metric']}/{o['check']}", o["severity"], outcome, message)
             for c, text in enumerate(values):
-                self.checks.setItem(r, c, _cell(text, o["message"]))
+                self.checks.setItem(r, c, _cell(text, o["message"] if ran else o.get("note", "")))
 
-    def _answer(self, raw: str, outcomes: list[dict], selected) -> None:
-        self.answer.setPlainText(raw)
-        doc, dark = self.answer.document(), int(self._dark())
-        selections = []
-
-        def mark(span, color: Optional[str], underline: bool = False) -> QTextCursor:
-            sel = QTextEdit.ExtraSelection()
-            sel.cursor = QTextCursor(doc)
-            sel.cursor.setPosition(doc_pos(raw, span[0]))
-            sel.cursor.setPosition(doc_pos(raw, span[1]), QTextCursor.KeepAnchor)
-            if color:
-                sel.format.setBackground(QColor(color))
-            if underline:
-                sel.format.setUnderlineStyle(QTextCharFormat.SingleUnderline)
-                sel.format.setFontWeight(700)
-            selections.append(sel)
-            return sel.cursor
-
-        for o in outcomes:
-            if not o["on"]:
-                continue
-            color = (FIRED_ERROR if o["severity"] == "error" else FIRED_WARNING) if o["fired"] else PASSED_MATCH
-            for span in o["spans"]:
-                mark(span, color[dark])
-        first = None
+    def _answer(self, raw: str, outcomes_text: str, outcomes: list[dict], selected) -> None:
+        """The answer with what the checks matched as backgrounds (set once
+        per answer and outcomes: a refresh for a decision only moves the
+        selection) and the selected findings' spans as extra selections."""
+        dark = int(self._dark())
+        key = (raw, outcomes_text, dark)
+        if key != self._shown:
+            self._shown = key
+            shown, self._breaks = wrap_long_lines(raw)
+            self.highlighter.set_layers(self._layers(raw, outcomes, dark), rehighlight=False)
+            self.answer.setPlainText(shown)  # formats the text as it is laid out
+        doc, breaks = self.answer.document(), self._breaks
+        selections, first = [], None
         for f in selected:
             color = FIRED_ERROR if (f.final_code or f.code) == CaseCode.ERROR else FIRED_WARNING
             for span in f.attrs.get("spans", []):
-                cursor = mark(span, color[dark], underline=True)
-                first = first or cursor
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = _cursor(doc, doc_pos(raw, span[0], breaks), doc_pos(raw, span[1], breaks))
+                sel.format.setBackground(QColor(color[dark]))
+                sel.format.setUnderlineStyle(QTextCharFormat.SingleUnderline)
+                sel.format.setFontWeight(700)
+                selections.append(sel)
+                first = first or sel.cursor
         self.answer.setExtraSelections(selections)
         if first is not None:
             self.answer.setTextCursor(QTextCursor(first))
             self.answer.ensureCursorVisible()
+
+    def _layers(self, raw: str, outcomes: list[dict], dark: int) -> list[tuple[str, list[tuple[int, int]]]]:
+        """What passing checks found, then fired warnings, then fired errors
+        over them: per colour, the matched spans merged, in document positions."""
+        spans: dict[tuple, list] = {}
+        for o in outcomes:
+            if not o["on"] or not o.get("ran", True):
+                continue
+            color = (FIRED_ERROR if o["severity"] == "error" else FIRED_WARNING) if o["fired"] else PASSED_MATCH
+            spans.setdefault(color, []).extend(o["spans"])
+        layers = []
+        for palette in (PASSED_MATCH, FIRED_WARNING, FIRED_ERROR):
+            if palette in spans:
+                ranges = merged(spans[palette])
+                ends = doc_positions(raw, [x for r in ranges for x in r], self._breaks)
+                layers.append((palette[dark], list(zip(ends[::2], ends[1::2]))))
+        return layers
+
+
+def _cursor(doc, start: int, end: int) -> QTextCursor:
+    """A cursor selecting document positions [start, end) (clamped)."""
+    last = max(0, doc.characterCount() - 1)
+    cursor = QTextCursor(doc)
+    cursor.setPosition(max(0, min(start, last)))
+    cursor.setPosition(max(0, min(end, last)), QTextCursor.KeepAnchor)
+    return cursor
