@@ -116,3 +116,11 @@ def test_decision_index_lists_every_record():
         text = record.read_text(encoding="utf-8")
         for part in ("## Context", "## Decision", "## Consequences"):
             assert part in text, f"{record.name} has no {part}"
+
+
+def test_formats_page_names_every_import_format():
+    from reviewer.storage.format_names import FORMAT_NAMES
+
+    text = (DOCS / "formats.md").read_text(encoding="utf-8")
+    missing = [name for name in FORMAT_NAMES if f"`{name}`" not in text]
+    assert not missing, f"docs/formats.md does not name {missing}"
