@@ -1,4 +1,4 @@
-"""Issue 8: judges asked through an endpoint (a real HTTP server on
+"""Judges asked through an endpoint (a real HTTP server on
 127.0.0.1 started by the test), the Failter spec pipeline, and the key
 never written anywhere."""
 

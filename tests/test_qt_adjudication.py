@@ -1,4 +1,4 @@
-"""Issue 4 §3: the adjudication mode of the real main window, driven with
+"""The adjudication mode of the real main window, driven with
 keys offscreen, with the database, the audit table and the export checked
 after each step."""
 

@@ -1,4 +1,4 @@
-"""The annotator switch of the window (issue 12 §4): the canvas shows the
+"""The annotator switch of the window (docs/window.md): the canvas shows the
 consensus, one annotator's or every annotator's ground truth, each in its
 own colour; D steps through the item's differences; in adjudication mode a
 ground-truth dispute is settled with 1 / 2 (one undoable command that edits

@@ -1,4 +1,4 @@
-"""Ground-truth disputes (issue 12) sit in the adjudication queue beside
+"""Ground-truth disputes (docs/window.md#adjudication-mode) sit in the adjudication queue beside
 judge disputes: the window opens on them and walks the queue without
 verdicts to show."""
 

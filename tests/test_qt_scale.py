@@ -1,4 +1,4 @@
-"""Issue 9: the window stays interactive on big projects. What is measured
+"""The window stays interactive on big projects. What is measured
 here is what the window reads and redraws (rows, queries), never wall time
 (benchmarks/bench_gui.py measures that)."""
 

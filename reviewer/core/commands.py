@@ -352,7 +352,7 @@ class AddFinding(Command):
 
 
 class Adjudicate(Command):
-    """Set the final value of dimensions of a subject (issue 4 §1), with a
+    """Set the final value of dimensions of a subject (docs/judging.md), with a
     rationale and the judge it sides with; undo restores what was there.
 
     ``values``: {dimension: value}; ``sided_with``: {dimension: judge name}.

@@ -1,5 +1,5 @@
 """``reviewer run P spec.yml``: a Failter v2 experiment as one idempotent
-pipeline (issue 8 §4; failter-docs/docs/spec-format.md, Failter's run.clj):
+pipeline (docs/failter.md; failter-docs/docs/spec-format.md, Failter's run.clj):
 trials, then judging (Path A; Path B with ``dual``), then the report.
 
 The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,

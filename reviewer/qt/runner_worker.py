@@ -1,4 +1,4 @@
-"""The worker thread of the Run menu (issue 8): asks a model
+"""The worker thread of the Run menu (docs/runner.md#in-the-window): asks a model
 (reviewer.pipeline.ask.run_models) or a judge
 (reviewer.pipeline.judge.judge_runs) in a QThread, so the window never
 waits for the network.

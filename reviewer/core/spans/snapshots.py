@@ -369,7 +369,7 @@ __all__ = [
 
 
 def judge_findings(judge: Mapping) -> list:
-    """The judge's error lists as findings of the labeled run (issue 4 §2:
+    """The judge's error lists as findings of the labeled run (docs/spans.md:
     "the judge's error lists become findings"), one per error with exactly
     one SpanCode: missedElements -> MISSED, falsePositives -> FALSE_POSITIVE,
     taxonomyErrors -> TAXONOMY, granularityErrors -> GRANULARITY. Source is

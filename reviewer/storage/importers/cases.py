@@ -1,4 +1,4 @@
-"""Importer: test-case datasets (issue 11; test-case-evaluation-framework.md,
+"""Importer: test-case datasets (docs/test-cases.md; test-case-evaluation-framework.md,
 "Test Case Format"), as in ../shared/data/cicada-test-cases.
 
 A source is one dataset file (``<dataset>.json``: a JSON list of cases, or

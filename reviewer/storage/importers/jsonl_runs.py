@@ -3,7 +3,7 @@
     {"item": str, "prompt": str, "model": str, "repetition": int, "output": str}
 
 Test-case answers may leave "prompt" out: it is the case's dataset
-(issue 11 §1). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
+(docs/formats.md). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
 prompt the project does not have yet, "timestamp". Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
 their line number and the reason. A run is item, prompt, model and
