@@ -235,7 +235,7 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         notice(overrides)
     try:
         price_table = load_prices(prices) if prices else None
-    except (OSError, ValueError, Exception) as exc:  # yaml errors too
+    except (OSError, ValueError, Exception) as exc:  # noqa: BLE001 - yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
     settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
     settings = replace(settings, **{k: getattr(spec, k) for k in ("timeout", "concurrency")

@@ -86,7 +86,7 @@ class RunnerThread(QThread):
             self._last_progress = now
             self.progressed.emit(done, total, summary.answered, summary.failed)
 
-    def run(self) -> None:  # noqa: D401 (QThread's name)
+    def run(self) -> None:  # QThread's name
         """The thread's body: open the project, run the task, close."""
         task = self.task
         try:

@@ -52,7 +52,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
     prompt_ids: dict[tuple, int] = {}
     numbered: list[tuple[str, repo.NumberedRun]] = []  # waiting to be added as a group
     with project.batched(auto=True):
-        for number, text, line in jsonl_lines(source, _Line, report):
+        for number, _text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
             model = line.model or options.model
             if not model:
