@@ -147,7 +147,7 @@ def trusted(confidence: Sequence[float], threshold: Optional[float]) -> np.ndarr
         return c >= threshold
 
 
-def coverage(confidence: Sequence[float], threshold: Optional[float]) -> float:
+def coverage(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> float:
     """Share of verdicts trusted at ``threshold`` (:func:`trusted`), in
     [0, 1]; 0.0 for no verdicts or no threshold."""
     t = trusted(confidence, threshold)
