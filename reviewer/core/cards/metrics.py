@@ -12,7 +12,7 @@ error, a reclassified one counts as its new code.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from reviewer.core.models import (
     Code,
@@ -59,7 +59,7 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
             hallucinations += 1
         if f.gt_card_id is not None:
             per_card.setdefault(f.gt_card_id, set()).add(code)
-    values = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
+    values: dict[str, Any] = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
                   box_convention=facts.box_convention, cards_reported=facts.cards_reported,
                   hallucinations=hallucinations, findings=active)
     if facts.scored:

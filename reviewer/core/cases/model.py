@@ -136,6 +136,7 @@ def parse_dataset(data: Any, dataset: str, file_name: str,
         if problem:
             problems.append(problem)
             continue
+        assert case is not None  # _one gives a case or a problem
         if case.id in seen:
             problems.append((f"{file_name} case {n} ('{case.id}')", f"duplicate id '{case.id}' (an earlier case of the file has it)"))
             continue

@@ -87,7 +87,7 @@ def correct_flags(judge: Sequence[Any], human: Sequence[Any], tolerance: float =
     return out
 
 
-def _pairs(confidence: Sequence[float], correct: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(confidence, dtype=float).reshape(-1)
     y = np.asarray(correct).reshape(-1)
     if c.shape != y.shape:

@@ -136,7 +136,7 @@ def _finite(x: float) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
-def trusted(confidence: Sequence[float], threshold: Optional[float]) -> np.ndarray:
+def trusted(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> np.ndarray:
     """Which verdicts are trusted at ``threshold``: confidence >= threshold
     (boolean array, shape (n,)); all False when threshold is None. The others
     go to the review queue. NaN confidences are never trusted."""
