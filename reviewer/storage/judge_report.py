@@ -202,7 +202,7 @@ def verdict_table(
                 rules_scores.append(r)
             if g is not None:
                 gt_scores.append(g)
-            finals.append(path_b_score(r, g, w_rules, w_gt))  # type: ignore[arg-type]
+            finals.append(path_b_score(r, g, w_rules, w_gt))
             if r is not None and g is not None:
                 combos["rules-based+ground-truth"] += 1
             else:

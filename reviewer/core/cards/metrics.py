@@ -15,6 +15,7 @@ from collections import defaultdict
 from typing import Any, Iterable, Optional, Sequence
 
 from reviewer.core.models import (
+    AnyCode,
     Code,
     Finding,
     PromptVerdict,
@@ -29,7 +30,7 @@ from reviewer.core.cards.scoring import RunFacts
 _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
 
 
-def _codes(finding: Finding, reviewed: bool) -> Optional[Code]:
+def _codes(finding: Finding, reviewed: bool) -> Optional[AnyCode]:
     if finding.stale:
         return None
     return finding.effective_code if reviewed else finding.code
@@ -46,8 +47,8 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
     """
     active = 0
     hallucinations = 0
-    per_card: dict[int, set[Code]] = {}
-    rejected: dict[int, set[Code]] = {}
+    per_card: dict[int, set[AnyCode]] = {}
+    rejected: dict[int, set[AnyCode]] = {}
     for f in findings:
         code = _codes(f, reviewed)
         if code is None:

@@ -312,8 +312,8 @@ def parse_answer(
             continue
         return _accepted(result, _to_cards(answer), start, end, value)
     if mismatch is not None:
-        start, end, exc = mismatch
-        result.error = _validation_detail(schema, exc)
+        start, end, error = mismatch
+        result.error = _validation_detail(schema, error)
         result.error_offset = start
         result.span = (start, end)
         return result

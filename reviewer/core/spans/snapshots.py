@@ -197,12 +197,12 @@ def category_averages(results: Iterable[Mapping], digits: Optional[int] = 2) -> 
             sums[cat][0] += pair["coverage"]
             sums[cat][1] += pair["precision"]
             sums[cat][2] += 1
-    out = {}
+    out: dict[str, dict[str, float]] = {}
     for cat, (coverage, precision, count) in sums.items():
         if not count:
             out[cat] = {"coverage": 0, "precision": 0}
             continue
-        means = (coverage / count, precision / count)
+        means: tuple[float, ...] = (coverage / count, precision / count)
         if digits is not None:
             means = tuple(round_half_up(m, digits) for m in means)
         out[cat] = {"coverage": means[0], "precision": means[1]}
