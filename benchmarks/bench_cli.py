@@ -63,11 +63,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
-import bench_scoring as synth  # noqa: E402
+import bench_scoring as synth
 
-from reviewer.core.cards.prompts import prompt_example, prompt_from_text  # noqa: E402
-from reviewer.core.cards.scoring import score_run  # noqa: E402
-from reviewer.core.models import ScoringConfig  # noqa: E402
+from reviewer.core.cards.prompts import prompt_example, prompt_from_text
+from reviewer.core.cards.scoring import score_run
+from reviewer.core.models import ScoringConfig
 
 TARGET_RATIO = 0.7
 TARGET_LINEAR = 5.5  # import of 50k runs / import of 10k runs

@@ -44,19 +44,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
-from PySide6.QtCore import QThreadPool  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import numpy as np
+from PIL import Image
+from PySide6.QtCore import QThreadPool
+from PySide6.QtWidgets import QApplication
 
-import bench_export  # noqa: E402
-import bench_scoring as synth  # noqa: E402
+import bench_export
+import bench_scoring as synth
 
-from reviewer.core.models import Item, Status  # noqa: E402
-from reviewer.storage import previews, repo  # noqa: E402
-from reviewer.storage.db import now, open_project  # noqa: E402
-from reviewer.storage.images import file_sha256  # noqa: E402
-from reviewer.storage.scores import score_project  # noqa: E402
+from reviewer.core.models import Item, Status
+from reviewer.storage import previews, repo
+from reviewer.storage.db import now, open_project
+from reviewer.storage.images import file_sha256
+from reviewer.storage.scores import score_project
 
 TARGET_LAUNCH_RATIO = 1.5
 TARGET_DECISION_MS = 50.0
@@ -171,7 +171,7 @@ def switch_ms(app: QApplication, window, item_ids: list[int]) -> list[float]:
         before = canvas.photo.paints
         t = time.perf_counter()
         session.set_item(item_id)
-        idle(app, lambda: canvas.photo.has_image and canvas.photo.paints > before)
+        idle(app, lambda: canvas.photo.has_image and canvas.photo.paints > before)  # noqa: B023 - idle() runs it now
         out.append((time.perf_counter() - t) * 1000)
     return out
 

@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import httpx  # noqa: E402
+import httpx
 
-from reviewer.clients.chat import ChatClient, ChatRequest  # noqa: E402
-from tests.helpers.fake_openai import FakeOpenAI  # noqa: E402
+from reviewer.clients.chat import ChatClient, ChatRequest
+from tests.helpers.fake_openai import FakeOpenAI
 
 TARGET = 8.0
 

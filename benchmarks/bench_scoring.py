@@ -536,7 +536,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     head = f"{'case':<18} {'reviewer runs/s':>16} {'baseline runs/s':>16} {'ratio':>8} {'agree (correct cards)':>22}"
     print(head)
     print("-" * len(head))
-    for case, rev, base, same, compared, why in rows:
+    for case, rev, base, same, compared, _why in rows:
         print(f"{case.name:<18} {rev:>16,.0f} {base:>16,.0f} {rev / base:>7.2f}x "
               f"{100.0 * same / compared:>13.1f}% of {compared:<4}")
     print()

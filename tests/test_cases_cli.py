@@ -1,4 +1,4 @@
-"""Issue 11 acceptance on the command line: import the CICADA test cases,
+"""Test cases (docs/test-cases.md) on the command line: import the CICADA test cases,
 answers as JSONL, score by the seed's rules, report (JSON validated against
 the seed's report shape), export, bad input, a metrics file of one's own."""
 

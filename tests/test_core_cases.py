@@ -1,4 +1,4 @@
-"""Issue 11: the CICADA rule metrics as data, scored by hand.
+"""The CICADA rule metrics as data, scored by hand.
 
 Every expected score below is computed from the seed's scoring
 (test-case-evaluation-framework.md, "Metrics"), written out in the comment

@@ -1,4 +1,4 @@
-"""Issue 2 acceptance on the real go-wish-spike data (skipped when absent):
+"""Card scoring (docs/cards.md) on the real go-wish-spike data (skipped when absent):
 import, score and export six Qwen3-VL-2B runs end to end through the CLI."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Several annotators (issue 12): two annotators' ground truth of the
+"""Several annotators (docs/cards.md#several-annotators): two annotators' ground truth of the
 sample, one with 2 cards read differently and 1 box moved, give the
 hand-computed IoU-F1, CER and kappa and 3 ground-truth disputes in the
 judges' queue; adjudicating them writes the consensus, which scoring uses."""

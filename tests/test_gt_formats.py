@@ -1,4 +1,4 @@
-"""Ground truth in and out (issue 12): labelme, COCO and Label Studio files
+"""Ground truth in and out (docs/formats.md): labelme, COCO and Label Studio files
 of ours import with every box in upright pixels (checked against values
 computed by hand in the comments), and the bundled sample round-trips
 through all three formats with nothing lost."""

@@ -1,5 +1,5 @@
 """JSONL runs that carry their repetition are added in groups
-(repo.add_numbered_runs, issue 9); the outcome per line is the one
+(repo.add_numbered_runs, decision: big-projects-stay-interactive); the outcome per line is the one
 repo.add_run gives line by line."""
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def test_cli_imports_baseline(tmp_path, baseline_path):
 
 
 def test_judge_errors_become_findings(project):
-    """Issue 4: the judge's error lists become findings (one SpanCode each)."""
+    """The judge's error lists become findings (one SpanCode each)."""
     import json
     from collections import Counter
 

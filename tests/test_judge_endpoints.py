@@ -1,4 +1,4 @@
-"""Issue 8: the span and pairwise judges end to end against the fake
+"""The span and pairwise judges end to end against the fake
 OpenAI server on 127.0.0.1 (requests, stored verdicts and findings), and
 `reviewer judge --fail-on` (the judge gate)."""
 

@@ -1,4 +1,4 @@
-"""Issue 8: judges asked through an endpoint (a real HTTP server on
+"""Judges asked through an endpoint (a real HTTP server on
 127.0.0.1 started by the test), the Failter spec pipeline, and the key
 never written anywhere."""
 
@@ -120,7 +120,7 @@ def test_failter_spec_end_to_end(tmp_path, dual):
         for column in ("Eval_Method", "Trials", "Errors", "Avg_Score", "Rules_Score", "GT_Score", "Avg_Time",
                        "Avg_Tokens"):
             assert column in out
-        line = next(l for l in out.splitlines() if l.startswith("| ollama/qwen3:8b | clean-b"))
+        line = next(ln for ln in out.splitlines() if ln.startswith("| ollama/qwen3:8b | clean-b"))
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[3:5] == ["3", "1"]  # Trials, Errors
         # doc0 has a ground truth: A (100) from the gt judge; the rest C (60) from the rules judge
@@ -139,7 +139,7 @@ def test_failter_spec_end_to_end(tmp_path, dual):
         second = cli(*args)
         assert second.exit_code == 0, second.output  # the failed trial is asked again, then judged
         assert sum(1 for t in fake.counts if t.startswith("judge|")) == judged + 1
-        line = next(l for l in second.output.splitlines() if l.startswith("| ollama/qwen3:8b | clean-b"))
+        line = next(ln for ln in second.output.splitlines() if ln.startswith("| ollama/qwen3:8b | clean-b"))
         assert [c.strip() for c in line.strip("|").split("|")][3:5] == ["3", "0"]
         third = cli(*args)
         assert "asked 0" in third.output

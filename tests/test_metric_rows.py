@@ -1,5 +1,5 @@
 """The metrics stored with each scored run (run_scores.auto_metrics /
-reviewed_metrics, issue 9) are a cache that is never stale: whatever
+reviewed_metrics, decision: stored-metrics-never-stale) are a cache that is never stale: whatever
 happens to a run's findings, reading them gives what run_metrics over the
 stored facts and findings gives."""
 

@@ -1,4 +1,4 @@
-"""Issue 7 item 2: the scorer against the hand-checked answer key of
+"""Fidelity (docs/cards.md#fidelity): the scorer against the hand-checked answer key of
 ../shared/data/ocr-runs-dev (40 real tesseract answers; skipped when absent).
 
 The key was made with the photo in view (tesseract's word boxes say which

@@ -1,4 +1,4 @@
-"""Ground truth from a run (issue 7 item 5): the pure computations of
+"""Ground truth from a run (docs/window.md): the pure computations of
 reviewer.core.cards.pre_annotation and the two undoable commands, on the
 real project store with the bundled sample."""
 

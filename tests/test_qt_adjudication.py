@@ -1,4 +1,4 @@
-"""Issue 4 §3: the adjudication mode of the real main window, driven with
+"""The adjudication mode of the real main window, driven with
 keys offscreen, with the database, the audit table and the export checked
 after each step."""
 
@@ -10,16 +10,16 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict  # noqa: E402
-from reviewer.core.models import AnswerSchema, Item, Prompt  # noqa: E402
-from reviewer.qt.adjudication.common import DIFFER_MARK, differing, show_value  # noqa: E402
-from reviewer.qt.app import build  # noqa: E402
-from reviewer.storage import judging, repo  # noqa: E402
-from reviewer.storage.db import open_project  # noqa: E402
-from reviewer.storage.export import export_project  # noqa: E402
+from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
+from reviewer.core.models import AnswerSchema, Item, Prompt
+from reviewer.qt.adjudication.common import DIFFER_MARK, differing, show_value
+from reviewer.qt.app import build
+from reviewer.storage import judging, repo
+from reviewer.storage.db import open_project
+from reviewer.storage.export import export_project
 
 pytestmark = pytest.mark.gui
 

@@ -1,4 +1,4 @@
-"""The annotator switch of the window (issue 12 §4): the canvas shows the
+"""The annotator switch of the window (docs/window.md): the canvas shows the
 consensus, one annotator's or every annotator's ground truth, each in its
 own colour; D steps through the item's differences; in adjudication mode a
 ground-truth dispute is settled with 1 / 2 (one undoable command that edits
@@ -10,15 +10,15 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QColor  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
-from reviewer.core.annotators import GT_KINDS  # noqa: E402
-from reviewer.qt.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW  # noqa: E402
-from tests.helpers.window import open_window  # noqa: E402
-from reviewer.qt.canvas.painting import prepare  # noqa: E402
-from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
-from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
+from reviewer.core.annotators import GT_KINDS
+from reviewer.qt.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW
+from tests.helpers.window import open_window
+from reviewer.qt.canvas.painting import prepare
+from reviewer.storage.judge_stats import refresh_disputes
+from tests.test_gt_annotators import two  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gui
 

@@ -1,4 +1,4 @@
-"""Issue 11 §3 acceptance: a test case in the review window; rejecting a
+"""A test case (docs/test-cases.md) in the review window; rejecting a
 fired warning by key raises the reviewed score beside the automatic one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 3 acceptance on the real go-wish-spike data (skipped when absent):
+"""The review window (docs/window.md) on the real go-wish-spike data (skipped when absent):
 the 02-angled photo upright with the bounding-boxes run's predicted boxes
 (0-1000) over the notes and its findings; the --screenshot path works."""
 

@@ -1,4 +1,4 @@
-"""Ground-truth disputes (issue 12) sit in the adjudication queue beside
+"""Ground-truth disputes (docs/window.md#adjudication-mode) sit in the adjudication queue beside
 judge disputes: the window opens on them and walks the queue without
 verdicts to show."""
 
@@ -8,12 +8,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from tests.helpers.window import open_window  # noqa: E402
-from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
-from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
+from tests.helpers.window import open_window
+from tests.test_gt_annotators import two  # noqa: F401  (fixture)
+from reviewer.storage.judge_stats import refresh_disputes
 
 pytestmark = pytest.mark.gui
 

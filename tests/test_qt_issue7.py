@@ -1,4 +1,4 @@
-"""Issue 7 (items 4 and 5) acceptance: the real main window driven with
+"""The review window (docs/window.md): the real main window driven with
 keys, offscreen, on the bundled sample plus fixtures made here; the
 database is read through a second connection after each step."""
 

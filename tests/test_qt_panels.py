@@ -8,22 +8,22 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QItemSelectionModel, Qt  # noqa: E402
-from PySide6.QtGui import QTextCharFormat  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QTextCharFormat
 
-from reviewer.core.commands import AddCard, DecideFindings  # noqa: E402
-from reviewer.core.models import BoxConvention, Status  # noqa: E402
-from reviewer.qt.panels import IdRole, plain_tooltip  # noqa: E402
-from reviewer.qt.panels.findings import FindingsPanel  # noqa: E402
-from reviewer.qt.panels.items import ItemsPanel  # noqa: E402
-from reviewer.qt.panels.legend import LegendPanel  # noqa: E402
-from reviewer.qt.panels.output import OutputPanel, doc_pos, pretty_json  # noqa: E402
-from reviewer.qt.panels.runs import RunsPanel  # noqa: E402
-from reviewer.qt.panels.scores import ScoresPanel  # noqa: E402
-from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog  # noqa: E402
-from reviewer.qt.panels.unplaced import UnplacedPanel  # noqa: E402
-from reviewer.qt.session import Session  # noqa: E402
-from tests.conftest import SAMPLES  # noqa: E402
+from reviewer.core.commands import AddCard, DecideFindings
+from reviewer.core.models import BoxConvention, Status
+from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.panels.findings import FindingsPanel
+from reviewer.qt.panels.items import ItemsPanel
+from reviewer.qt.panels.legend import LegendPanel
+from reviewer.qt.panels.output import OutputPanel, doc_pos, pretty_json
+from reviewer.qt.panels.runs import RunsPanel
+from reviewer.qt.panels.scores import ScoresPanel
+from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
+from reviewer.qt.panels.unplaced import UnplacedPanel
+from reviewer.qt.session import Session
+from tests.conftest import SAMPLES
 
 HTML_OUTPUT = 'Here: <b>bold</b>\n```json\n{"cards": [{"text": "To pray"}]}\n```'
 

@@ -7,15 +7,15 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from reviewer.core.judging.verdicts import Method, Scale, Verdict  # noqa: E402
-from reviewer.core.models import AnswerSchema, Item, Prompt  # noqa: E402
-from reviewer.qt.adjudication.common import DIFFER_MARK  # noqa: E402
-from reviewer.qt.app import build  # noqa: E402
-from reviewer.storage import judging, repo  # noqa: E402
-from reviewer.storage.db import open_project  # noqa: E402
+from reviewer.core.judging.verdicts import Method, Scale, Verdict
+from reviewer.core.models import AnswerSchema, Item, Prompt
+from reviewer.qt.adjudication.common import DIFFER_MARK
+from reviewer.qt.app import build
+from reviewer.storage import judging, repo
+from reviewer.storage.db import open_project
 
 pytestmark = pytest.mark.gui
 

@@ -1,4 +1,4 @@
-"""Issue 8 in the window: the Run menu's "Run model…" and "Run judge…"
+"""The runner in the window (docs/runner.md#in-the-window): the Run menu's "Run model…" and "Run judge…"
 forms against the fake OpenAI server on 127.0.0.1 (tests/helpers/
 fake_openai.py): runs and verdicts appear while the job goes on, Cancel
 keeps what was stored and a second start continues, and the event loop

@@ -1,4 +1,4 @@
-"""Issue 9: the window stays interactive on big projects. What is measured
+"""The window stays interactive on big projects. What is measured
 here is what the window reads and redraws (rows, queries), never wall time
 (benchmarks/bench_gui.py measures that)."""
 
@@ -8,18 +8,18 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from reviewer.core.commands import DecideFindings  # noqa: E402
-from reviewer.core.models import Status  # noqa: E402
-from reviewer.qt import session_overview  # noqa: E402
-from reviewer.qt.panels.items import ItemsPanel  # noqa: E402
-from reviewer.qt.panels.runs import RunsPanel  # noqa: E402
-from reviewer.qt.panels.scores import ScoresPanel  # noqa: E402
-from reviewer.qt.session import Session  # noqa: E402
-from reviewer.storage import overview  # noqa: E402
-from reviewer.storage.scores import verdicts  # noqa: E402
-from tests.conftest import SAMPLES  # noqa: E402
+from reviewer.core.commands import DecideFindings
+from reviewer.core.models import Status
+from reviewer.qt import session_overview
+from reviewer.qt.panels.items import ItemsPanel
+from reviewer.qt.panels.runs import RunsPanel
+from reviewer.qt.panels.scores import ScoresPanel
+from reviewer.qt.session import Session
+from reviewer.storage import overview
+from reviewer.storage.scores import verdicts
+from tests.conftest import SAMPLES
 
 
 def _open(tmp_path, qtbot) -> Session:

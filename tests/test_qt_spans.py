@@ -1,4 +1,4 @@
-"""Issue 10 in the window: the span pane on a text item (plain text, spans by
+"""Spans in the window (docs/spans.md): the span pane on a text item (plain text, spans by
 role, judge findings on their spans), hand labelling of golden spans by keys
 with undo, the golden-set round trip, and scale (2,000 spans)."""
 

@@ -1,4 +1,4 @@
-"""Issue 3 acceptance: drive the real main window with keys and the mouse,
+"""The review window (docs/window.md): drive the real main window with keys and the mouse,
 offscreen, and check the database after each step."""
 
 from __future__ import annotations

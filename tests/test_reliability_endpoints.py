@@ -388,7 +388,7 @@ def test_a_prices_or_metrics_bomb_is_one_line(tmp_path):
 
 # -- the window: the same bounds and errors --------------------------------------------------------
 @pytest.mark.gui
-def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_bad_port(qtbot, make_window):
+def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_bad_port(qtbot, make_window):  # noqa: F811 - the fixture
     window, db = make_window(n=2)
     runner = window.runner
     form = runner.show_form("run")

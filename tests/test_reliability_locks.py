@@ -109,7 +109,7 @@ def test_importing_a_project_into_itself_reads_nothing_with_os_calls(tmp_path):
 
 
 @pytest.mark.gui
-def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qtbot, make_window):
+def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qtbot, make_window):  # noqa: F811 - the fixture
     from PySide6.QtCore import Qt
 
     from tests.helpers.fake_openai import FakeOpenAI
@@ -146,7 +146,7 @@ def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qt
 
 
 @pytest.mark.gui
-def test_the_windows_file_dialogs_and_path_completion_never_read_the_project(qtbot, make_window):
+def test_the_windows_file_dialogs_and_path_completion_never_read_the_project(qtbot, make_window):  # noqa: F811 - the fixture
     """Qt's file system model reads every file of a folder it shows to tell
     its type (MIME sniffing) unless told otherwise: shown the project's
     folder, it dropped the window's locks."""

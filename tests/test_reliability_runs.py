@@ -50,7 +50,7 @@ def test_two_runs_at_once_ask_every_request_once(tmp_path):
         procs = [subprocess.Popen(run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True) for _ in range(2)]
         outs = [p.communicate(timeout=120) for p in procs]
-    for p, (out, err) in zip(procs, outs):
+    for p, (_out, err) in zip(procs, outs):
         assert p.returncode == 0, err
     assert set(fake.counts) == everything(20)
     assert all(n == 1 for n in fake.counts.values()), {t: n for t, n in fake.counts.items() if n > 1}

@@ -328,7 +328,7 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
         canvas_ok = (full.width(), full.height()) == (W, H) and on_card(full, 1.0, box)
         got = []
         bridge = _Bridge()
-        bridge.done.connect(lambda _path, image: got.append(image))
+        bridge.done.connect(lambda _path, image: got.append(image))  # noqa: B023 - run() below is synchronous
         _ThumbJob(str(s.image_path()), THUMB, bridge, st.item.orientation).run()
         thumb = got[0]
         thumb_ok = thumb.width() > thumb.height() and on_card(thumb, thumb.width() / W, box)

@@ -200,7 +200,7 @@ def test_writes_from_threads_of_one_process_wait_too(tmp_path):
         try:
             src = write_runs(tmp_path / f"{model}.jsonl", model, 400)
             import_source(p, src)
-        except Exception as exc:  # pragma: no cover - the assertion below shows it
+        except Exception as exc:  # noqa: BLE001  pragma: no cover - the assertion below shows it
             errors.append(exc)
         finally:
             p.close()

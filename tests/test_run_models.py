@@ -1,4 +1,4 @@
-"""Issue 8: asking models through an OpenAI-compatible endpoint. Every
+"""Asking models through an OpenAI-compatible endpoint. Every
 network test talks to a real HTTP server on 127.0.0.1 that the test starts
 (tests/helpers/fake_openai.py), never to the outside."""
 

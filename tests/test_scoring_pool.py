@@ -1,5 +1,5 @@
 """score_project with a process pool gives the same findings as in-process
-scoring (issue 9: --jobs)."""
+scoring (--jobs; decision: big-projects-stay-interactive)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Golden-span commands (issue 10 §3) on the project store, with undo and
+"""Golden-span commands (docs/spans.md#keys) on the project store, with undo and
 redo, and where judge findings are placed on a labelled text (§2)."""
 
 from __future__ import annotations

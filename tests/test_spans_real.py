@@ -1,4 +1,4 @@
-"""Issue 10 acceptance on the real span-labeling data (MIT; read from
+"""Span labeling (docs/spans.md) on the real span-labeling data (MIT; read from
 ../shared/data, skipped when absent): recomputed summaries against the
 snapshots' own blocks and report files, ``reviewer compare``, golden sets,
 span F1, export tables and calibration."""

@@ -1,4 +1,4 @@
-"""Commands that ask models and judges (issue 8): run and judge."""
+"""Commands that ask models and judges (docs/runner.md): run and judge."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from reviewer.pipeline import limits
 from reviewer.storage.db import open_project
 from reviewer.cli.common import _weights, DEFAULT_KEY_ENV, FAIL_ON, JUDGE_FAIL_ON, JUDGE_KINDS, _friendly, _gate, echo, main
 
-# -- asking models and judges (issue 8) ----------------------------------------------
+# -- asking models and judges (docs/runner.md) ----------------------------------------------
 def _endpoint_options(func, fail_on=FAIL_ON):
     """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
     options = [

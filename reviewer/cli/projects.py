@@ -251,7 +251,7 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
               help="json: the test-case report in the seed's shape, one report per model; without test "
-                   "cases, the project's sections, the Failter table among them (README: report --format json).")
+                   "cases, the project's sections, the Failter table among them (docs/commands.md: report --format json).")
 @click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
               help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
 @click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),

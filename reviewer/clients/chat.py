@@ -1,6 +1,6 @@
 """An async client for the OpenAI chat-completions API (``POST
 {base}/chat/completions``), as vLLM, Ollama, llama.cpp server, LiteLLM and
-OpenAI serve it (issue 8 §1).
+OpenAI serve it (docs/runner.md).
 
 * The base URL ends in ``/v1``; user:password in it is refused for storage
   (:func:`public_url` gives the form that may be stored or printed).

@@ -2,7 +2,7 @@
 ``ImageOps.exif_transpose``), downscaled so the longer side is at most
 ``max_side`` pixels (never upscaled), encoded as JPEG (PNG when the photo
 has transparency) in a base64 ``data:`` URL for an ``image_url`` content
-part (issue 8 §1)."""
+part (docs/runner.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Several annotators of the ground truth (issue 12): agreement figures,
+"""Several annotators of the ground truth (docs/cards.md#several-annotators): agreement figures,
 ground-truth disputes and their adjudication.
 
 This module joins two core workflows that stay independent of each other:

@@ -49,7 +49,7 @@ class _BoundedLoader(yaml.SafeLoader):
         self._aliases = 0
         self._depth = 0
 
-    def compose_node(self, parent, index):  # noqa: D102 - PyYAML's hook
+    def compose_node(self, parent, index):  # PyYAML's hook
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:

@@ -128,6 +128,7 @@ class AddPile(Command):
 
     def undo(self, store: Store) -> Effect:
         """Delete the pile added; Effect with the item."""
+        assert self.pile.id is not None  # set by do()
         store.delete_pile(self.pile.id)
         return Effect(items={self.item_id})
 
@@ -151,6 +152,7 @@ class EditPile(Command):
 
     def undo(self, store: Store) -> Effect:
         """Write the recorded label and region back; Effect with the pile's item."""
+        assert self.before is not None  # recorded by do()
         store.update_pile(self.pile_id, self.before.label, self.before.region)
         return Effect(items={self.item_id})
 
@@ -170,6 +172,7 @@ class AddCard(Command):
 
     def undo(self, store: Store) -> Effect:
         """Delete the card added; Effect with the item."""
+        assert self.card.id is not None  # set by do()
         store.delete_card(self.card.id)
         return Effect(items={self.item_id})
 
@@ -273,6 +276,7 @@ class DeleteCards(Command):
         with their items."""
         for item_id, card in self.before:
             store.add_card(item_id, card)
+            assert card.id is not None  # read from the store by do()
             store.link_findings(self.links.get(card.id, []), card.id)  # decisions find their card again
         return Effect(items={i for i, _ in self.before})
 
@@ -347,12 +351,13 @@ class AddFinding(Command):
 
     def undo(self, store: Store) -> Effect:
         """Delete the finding added; Effect with its run."""
+        assert self.finding.id is not None  # set by do()
         store.delete_finding(self.finding.id)
         return Effect(runs={self.run_id})
 
 
 class Adjudicate(Command):
-    """Set the final value of dimensions of a subject (issue 4 §1), with a
+    """Set the final value of dimensions of a subject (docs/judging.md), with a
     rationale and the judge it sides with; undo restores what was there.
 
     ``values``: {dimension: value}; ``sided_with``: {dimension: judge name}.

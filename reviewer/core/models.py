@@ -53,7 +53,7 @@ class CaseCode(str, enum.Enum):
 CASE_CODE_ORDER: tuple[CaseCode, ...] = tuple(CaseCode)
 AnyCode = Union[Code, SpanCode, CaseCode]
 
-#: Codes in the order of the review keys 1-6 (issue 3: 1-6 reclassify).
+#: Codes in the order of the review keys 1-6 (1-6 reclassify; decision: review-keys-follow-code-order).
 CODE_ORDER: tuple[Code, ...] = (
     Code.OCR,
     Code.MISS,

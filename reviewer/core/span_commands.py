@@ -1,4 +1,4 @@
-"""Golden-span edits as core Commands (issue 10 §3: "Every edit is an
+"""Golden-span edits as core Commands (docs/spans.md#keys: "Every edit is an
 undoable command"): add a golden span on a labelled text, move its ends or
 change its role, delete it. They act on a store with the golden-span methods
 (reviewer.storage.spans.GoldenSpanStore, mixed into the project store); a
@@ -35,7 +35,7 @@ def _clean(labelled: str, start: int, end: int) -> tuple[int, int]:
 
 class AddGoldenSpan(Command):
     """Label [start, end) (UTF-16 offsets) of ``labelled`` on item ``item_id``
-    with ``role``: a golden span (issue 10 §3, hand labelling)."""
+    with ``role``: a golden span (docs/spans.md#keys, hand labelling)."""
 
     def __init__(self, item_id: int, labelled: str, start: int, end: int, role: str):
         start, end = _clean(labelled, start, end)

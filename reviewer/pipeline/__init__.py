@@ -1,4 +1,4 @@
-"""Asking models and judges and storing what they say (issue 8): the layer
+"""Asking models and judges and storing what they say (docs/runner.md): the layer
 between the endpoint client (reviewer.clients) and the project
 (reviewer.storage), used by the command line and the window alike.
 

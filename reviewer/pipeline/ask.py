@@ -1,5 +1,5 @@
 """``reviewer run``: ask a model every selected item x prompt, repetitions
-1..N, and store each answer as a run (issue 8 §2).
+1..N, and store each answer as a run (docs/runner.md).
 
 * Resumable: a run already stored (item, prompt, model, repetition) is
   never asked again, so the same command twice sends nothing the second

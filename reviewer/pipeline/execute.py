@@ -1,5 +1,5 @@
 """Send many chat requests with bounded concurrency and hand each answer
-or failure to a callback as it arrives (issue 8 §1-2).
+or failure to a callback as it arrives (docs/runner.md).
 
 ``execute(jobs, settings, progress, cancel)`` runs an asyncio loop in the
 calling thread: ``concurrency`` workers take jobs in order; each answer is

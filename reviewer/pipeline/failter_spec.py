@@ -1,5 +1,5 @@
 """``reviewer run P spec.yml``: a Failter v2 experiment as one idempotent
-pipeline (issue 8 §4; failter-docs/docs/spec-format.md, Failter's run.clj):
+pipeline (docs/failter.md; failter-docs/docs/spec-format.md, Failter's run.clj):
 trials, then judging (Path A; Path B with ``dual``), then the report.
 
 The spec: ``version`` 2, ``inputs_dir``, ``templates_dir``,
@@ -235,7 +235,7 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         notice(overrides)
     try:
         price_table = load_prices(prices) if prices else None
-    except (OSError, ValueError, Exception) as exc:  # yaml errors too
+    except (OSError, ValueError, Exception) as exc:  # noqa: BLE001 - yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
     settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
     settings = replace(settings, **{k: getattr(spec, k) for k in ("timeout", "concurrency")

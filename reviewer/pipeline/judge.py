@@ -1,5 +1,5 @@
 """``reviewer judge``: ask a judge model about the runs of a project and
-store its verdicts where imported ones go (issue 8 §3), so disputes,
+store its verdicts where imported ones go (docs/runner.md#judges), so disputes,
 agreement and calibration use them at once.
 
 Judges (``--judge KIND``; templates in resources/judges, the template

@@ -1,5 +1,5 @@
 """Whose ground truth the canvas shows, and the current item's ground-truth
-differences one key away (issue 12 §4, the window).
+differences one key away (docs/window.md).
 
 * ``AnnotatorView`` (a QObject beside the Session, view state only): the
   canvas shows the consensus (the default, the ground truth scoring uses and

@@ -28,14 +28,14 @@ class NameOnlyIconProvider(QAbstractFileIconProvider):
         super().__init__()
         self._mimes = QMimeDatabase()
 
-    def icon(self, what) -> QIcon:  # noqa: D401 (Qt name)
+    def icon(self, what) -> QIcon:  # Qt's name
         """A folder or file icon (a QFileInfo), or the icon of an IconType."""
         if isinstance(what, QFileInfo):
             kind = QAbstractFileIconProvider.IconType.Folder if what.isDir() else QAbstractFileIconProvider.IconType.File
             return super().icon(kind)
         return super().icon(what)
 
-    def type(self, info: QFileInfo) -> str:  # noqa: A003 (Qt name)
+    def type(self, info: QFileInfo) -> str:  # Qt's name
         """'Folder', or the MIME comment of the file's name (extension only)."""
         if info.isDir():
             return "Folder"

@@ -170,7 +170,7 @@ class History(QObject):
         self._queue.wait = wait
         try:
             written = self._queue.flush()
-        except Exception as exc:  # reported by ``failed``, never raised into the timer
+        except Exception as exc:  # noqa: BLE001 - reported by ``failed``, never raised into the timer
             dropped = self._sync()
             self._report()
             for op in dropped:

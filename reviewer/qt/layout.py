@@ -1,4 +1,4 @@
-"""The main window's layout on first start and its saved layout (issue 7:
+"""The main window's layout on first start and its saved layout (docs/window.md:
 a 1600x1000 window showing at least 6 runs and the findings' card columns)."""
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ class ReviewController(QObject):
         self.auto_advance = True
         self._rejected: list[int] = []
         self._rejection: Optional[Command] = None
-        #: () -> (span index, span text) of the span at the cursor in the span pane, or None (issue 10: A)
+        #: () -> (span index, span text) of the span at the cursor in the span pane, or None (docs/spans.md#keys: A)
         self.span_target = lambda: None
         reason_bar.committed.connect(self._reason_given)
         reason_bar.edit.installEventFilter(self)

@@ -1,4 +1,4 @@
-"""The Run menu's controller (issue 8): one job at a time in a worker thread
+"""The Run menu's controller (docs/runner.md#in-the-window): one job at a time in a worker thread
 (reviewer.qt.runner_worker), its progress and Cancel in the forms and the
 status bar (RunStatus), results added to the session as they arrive, and
 the job cancelled when the window closes. The forms are in

@@ -1,4 +1,4 @@
-"""The Run menu's forms (issue 8): "Run model…" and "Run judge…" ask an
+"""The Run menu's forms (docs/runner.md#in-the-window): "Run model…" and "Run judge…" ask an
 OpenAI-compatible endpoint from the window, as `reviewer run` and
 `reviewer judge` do on the command line.
 

@@ -1,4 +1,4 @@
-"""The worker thread of the Run menu (issue 8): asks a model
+"""The worker thread of the Run menu (docs/runner.md#in-the-window): asks a model
 (reviewer.pipeline.ask.run_models) or a judge
 (reviewer.pipeline.judge.judge_runs) in a QThread, so the window never
 waits for the network.
@@ -86,7 +86,7 @@ class RunnerThread(QThread):
             self._last_progress = now
             self.progressed.emit(done, total, summary.answered, summary.failed)
 
-    def run(self) -> None:  # noqa: D401 (QThread's name)
+    def run(self) -> None:  # QThread's name
         """The thread's body: open the project, run the task, close."""
         task = self.task
         try:

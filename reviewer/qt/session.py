@@ -8,7 +8,7 @@ own. Every edit goes through ``execute`` as a core Command
 announces it is emitted, or, while another program holds the project,
 queued in order and shown as waiting (reviewer.qt.history).
 
-Judging (issue 4): the disputes are found again (``refresh_disputes``) when a
+Judging (docs/window.md#adjudication-mode): the disputes are found again (``refresh_disputes``) when a
 project is opened and after an import; the judge verdicts are cached then
 (commands never change them). ``adjudicationsChanged`` follows every command
 whose Effect names subjects.

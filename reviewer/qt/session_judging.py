@@ -1,4 +1,4 @@
-"""The judging part of the Session (issue 4): disputes, verdicts,
+"""The judging part of the Session (docs/window.md#adjudication-mode): disputes, verdicts,
 adjudications and what the adjudication view shows beside them.
 
 A mixin of reviewer.qt.session.Session (which owns the signals and the

@@ -1,5 +1,5 @@
 """What the Session knows about the whole project, kept interactive on big
-projects (issue 9).
+projects (decision: big-projects-stay-interactive).
 
 A mixin of reviewer.qt.session.Session. The runs are a cache: opening a
 project reads its items, their ground-truth card counts and review counts

@@ -1,4 +1,4 @@
-"""The span pane (issue 10 §1-3): a text item's labelled text beside its
+"""The span pane (docs/spans.md): a text item's labelled text beside its
 prompt, plain text only (setPlainText; the spans are character formats on
 it, the rest painted lines, never HTML); the run's spans tinted by role,
 golden spans as thick role-coloured lines, the judge's findings as zigzags on

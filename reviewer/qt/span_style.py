@@ -1,4 +1,4 @@
-"""Colours of the span view: one per taxonomy category (issue 10 §1), the
+"""Colours of the span view: one per taxonomy category (docs/spans.md), the
 three sections, and the finding states; and the legend strip. Labels are our
 own constants, shown as plain text."""
 

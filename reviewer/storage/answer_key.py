@@ -1,4 +1,4 @@
-"""Score a folder of answers with a hand-checked answer key (issue 7 item 2).
+"""Score a folder of answers with a hand-checked answer key (docs/cards.md#fidelity).
 
 The layout is that of shared/data/ocr-runs-dev:
 

@@ -1,4 +1,4 @@
-"""Calls to model and judge endpoints (issue 8): what was asked, what came
+"""Calls to model and judge endpoints (docs/runner.md): what was asked, what came
 back and what failed, beside the runs and verdicts they made.
 
 A *call* row holds the facts of one answer or verdict (``status`` 'ok') or

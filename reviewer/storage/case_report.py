@@ -1,4 +1,4 @@
-"""The test-case part of ``reviewer report`` (issue 11 §4): per model the
+"""The test-case part of ``reviewer report`` (docs/test-cases.md): per model the
 seed's figures (automatic and reviewed), failures by check and a comparison
 of two models or two dates with the cases that flipped; and the seed's
 report shape as JSON (``--format json``)."""
@@ -50,7 +50,7 @@ def _comparison(project: Project, results, metrics, pair: Optional[tuple[str, st
 
 
 def case_report_markdown(project: Project, pair: Optional[tuple[str, str]] = None) -> str:
-    """issue 11 §4: the Markdown sections of the test-case report ('' when
+    """The Markdown sections of the test-case report ('' when
     the project has no test case)."""
     if not has_cases(project):
         return ""
@@ -76,7 +76,7 @@ def case_report_markdown(project: Project, pair: Optional[tuple[str, str]] = Non
 
 
 def case_report_json(project: Project, basis: str = "auto") -> str:
-    """issue 11 §4: the seed's report shape, one EvaluationReport per model,
+    """The seed's report shape, one EvaluationReport per model,
     as a JSON list ([] without test-case answers)."""
     metrics = project_metrics(project)
     results = case_results(project, metrics) if has_cases(project) else []

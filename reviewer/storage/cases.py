@@ -1,4 +1,4 @@
-"""Test cases in a project (issue 11): the cases, the metric set in use,
+"""Test cases in a project (docs/test-cases.md): the cases, the metric set in use,
 scoring the answers of cases, and reading back their results.
 
 A test case is a text item (named by the case id, its text the query) with
@@ -48,7 +48,7 @@ _SOURCE_TREE = Path(__file__).resolve().parents[2] / "resources"
 
 # -- metric sets ---------------------------------------------------------------------------------
 def read_metrics_file(path: Path) -> MetricSet:
-    """issue 11 §2: a metrics file (TOML, or YAML for .yaml/.yml) read as a
+    """A metrics file (TOML, or YAML for .yaml/.yml) read as a
     MetricSet; ProjectError with one line naming the file (and the metric
     and check) when it cannot be read or used (§5: a broken regex)."""
     path = Path(path)
@@ -73,7 +73,7 @@ def read_metrics_file(path: Path) -> MetricSet:
 
 
 def preset_metrics() -> MetricSet:
-    """issue 11 §2: the built-in CICADA preset (reviewer.resources, or the
+    """The built-in CICADA preset (reviewer.resources, or the
     source tree's resources/ folder)."""
     try:
         text = resources.files("reviewer.resources").joinpath(PRESET).read_text(encoding="utf-8")
@@ -152,14 +152,14 @@ def case_by_id(project: Project, case_id: str) -> Optional[TestCase]:
 
 
 def case_query(project: Project, item: str) -> Optional[str]:
-    """issue 11 §1: the query text a model is asked for the test-case item
+    """The query text a model is asked for the test-case item
     named ``item`` (for ``reviewer run``), or None when it is no test case."""
     case = case_by_id(project, item)
     return query_of(case) if case else None
 
 
 def dataset_of(project: Project, item: str) -> Optional[str]:
-    """issue 11 §1: the dataset of the test-case item named ``item`` (the
+    """The dataset of the test-case item named ``item`` (the
     default prompt of its answers), or None when it is no test case."""
     row = project.db.execute("SELECT dataset FROM cases WHERE case_id = ?", [item]).fetchone()
     return row[0] if row else None
@@ -200,7 +200,7 @@ def upsert_case(project: Project, case: TestCase, source: Optional[str] = None,
     """Add a test case (its text item, its dataset's prompt, its row).
     Returns 'added', 'exists' (same content), 'updated' (same id and dataset,
     edited in the file: audited, nothing else changes) or 'conflict: ...'
-    (issue 11 §5: the id is another dataset's case or an item that is no
+    (docs/test-cases.md: the id is another dataset's case or an item that is no
     test case; nothing is written)."""
     data = dict(case_id=case.id, dataset=case.dataset, query=case.query,
                 context=json.dumps(case.context, sort_keys=True), expected=json.dumps(case.expected, sort_keys=True),
@@ -266,7 +266,7 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
 
 def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
                 run_ids: Optional[Iterable[int]] = None, only_stale: bool = False) -> int:
-    """issue 11 §2-3: score the runs of test cases (all, or ``run_ids``)
+    """Score the runs of test cases (all, or ``run_ids``)
     with ``metrics`` (the project's set by default): every check's outcome
     stored, every fired check a finding (decisions kept). ``only_stale``:
     skip runs already scored with this set. Derived data, in short
@@ -352,7 +352,7 @@ class CaseResult:
 
 
 def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[CaseResult]:
-    """issue 11 §4: every scored run of a test case with its scores (by
+    """Every scored run of a test case with its scores (by
     case id, model, repetition)."""
     metrics = metrics or project_metrics(project)
     the_cases = cases(project)
@@ -385,7 +385,7 @@ CASE_SCORE_COLUMNS = {"run_id": int, "case_id": str, "model": str, "category": s
 
 
 def case_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
-    """issue 11 §4: the export's case_results (per run, metric and basis:
+    """The export's case_results (per run, metric and basis:
     score, errors and warnings as JSON lists) and case_scores (per run and
     basis: the case score and passed); [] when the project has no cases."""
     if not has_cases(project):

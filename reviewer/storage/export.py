@@ -1,11 +1,11 @@
 """Export scored runs to an SQLite database for analysts (Datasette, pandas).
 
-Tables (column docs in README.md, "Export"): items, runs, findings,
+Tables (column docs in docs/export-schema.md): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
-agreement; case_results and case_scores (test cases, issue 11); the span
+agreement; case_results and case_scores (test cases, docs/export-schema.md); the span
 tables (reviewer.storage.spans.export_tables, and the report's debugging
 sections: reviewer.storage.span_report.debug_tables) and span_runs; gt_piles
-and gt_cards (ground truth of every annotator and the consensus, issue 12);
+and gt_cards (ground truth of every annotator and the consensus, docs/export-schema.md);
 views code_counts and auto_code_counts; _tables and _columns describing
 them all, with their foreign keys (reviewer.storage.export_schema), and a
 Datasette metadata file beside the database.

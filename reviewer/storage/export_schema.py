@@ -8,7 +8,7 @@ snapshot's results became) and runs and ground truth to items, so
 every table and column; the export writes it as the ``_tables`` and
 ``_columns`` tables and as a Datasette metadata file beside the database
 (``<out>.metadata.json``: ``datasette serve OUT.db -m OUT.db.metadata.json``).
-README.md, "Export", says the same in prose.
+docs/export-schema.md says the same in prose.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ground truth of several annotators in a project (issue 12): reading each
+"""Ground truth of several annotators in a project (docs/cards.md#several-annotators): reading each
 annotator's ground truth, the agreement rows and ground-truth disputes of
 reviewer.core.annotators, and adjudicating a ground-truth dispute (which
 edits the consensus, the ground truth scoring uses, and re-scores the

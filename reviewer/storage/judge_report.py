@@ -1,5 +1,5 @@
 """The judge part of ``reviewer report``: verdict table, agreement, disputes,
-calibration and charts (issue 4; ground-truth-judge-proposal.md §3.2, §4.2).
+calibration and charts (docs/judging.md; ground-truth-judge-proposal.md §3.2, §4.2).
 
 Verdict table (one row per model x prompt x scale x judge family), in the form
 the ground-truth-judge proposal describes:
@@ -202,7 +202,7 @@ def verdict_table(
                 rules_scores.append(r)
             if g is not None:
                 gt_scores.append(g)
-            finals.append(path_b_score(r, g, w_rules, w_gt))  # type: ignore[arg-type]
+            finals.append(path_b_score(r, g, w_rules, w_gt))
             if r is not None and g is not None:
                 combos["rules-based+ground-truth"] += 1
             else:
@@ -249,7 +249,7 @@ class JudgeReport:
 def configured_expected(project: Project) -> dict:
     """Expected 1-5 distributions configured in the project (meta key
     ``calibration.expected``: JSON {dimension: {score: share}}), {} when none
-    or unreadable (issue 10 §5: span dimensions get one only when configured)."""
+    or unreadable (span dimensions get one only when configured; decision: calibration-per-rubric)."""
     row = project.db.execute("SELECT value FROM meta WHERE key = 'calibration.expected'").fetchone()
     try:
         data = json.loads(row[0]) if row else {}

@@ -1,4 +1,4 @@
-"""Disputes and agreement statistics of a project's judge verdicts (issue 4):
+"""Disputes and agreement statistics of a project's judge verdicts (docs/judging.md):
 :func:`refresh_disputes` finds the disputes over every verdict and stores
 them; :func:`agreement_table` computes the agreement statistics with
 :mod:`reviewer.core.judging.agreement_table` (whose docstring defines the raters,
@@ -47,7 +47,7 @@ def refresh_disputes(project: Project) -> list[Dispute]:
     """Find the disputes over every verdict of the project (with the subject
     metrics and HALLUC findings, :func:`metrics_with_findings`, checking the
     project's rubric rules, reviewer.storage.rubric_rules) and the
-    ground-truth disputes of the annotators (issue 12,
+    ground-truth disputes of the annotators (docs/cards.md#several-annotators,
     reviewer.storage.gt_annotators), and store them with
     :func:`reviewer.storage.judging.replace_disputes` (ids of disputes found
     before are kept; disputes gone are deleted). Returns them with ids, most

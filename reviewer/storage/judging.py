@@ -1,5 +1,5 @@
 """Reading and writing verdicts, references, subject metrics, disputes and
-adjudications (issue 4). SQL parameters only; every write is audited."""
+adjudications (docs/judging.md). SQL parameters only; every write is audited."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stored metrics of scored runs, read in one pass (issue 9).
+"""The stored metrics of scored runs, read in one pass (decision: stored-metrics-never-stale).
 
 Scoring stores each run's automatic and reviewed RunMetrics with its facts
 (run_scores.auto_metrics / reviewed_metrics, migration 0011). Any change to

@@ -1,4 +1,4 @@
-"""Reads that keep the review window interactive on big projects (issue 9):
+"""Reads that keep the review window interactive on big projects (decision: big-projects-stay-interactive):
 one item's scored runs by index, review counts per item in one aggregate
 query, a second connection for reading on another thread, and T-P1
 verdicts of a few (prompt, model) groups.

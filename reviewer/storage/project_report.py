@@ -1,5 +1,5 @@
 """`reviewer report --format json` for a project without test cases: its
-sections in one JSON object (README, "report --format json").
+sections in one JSON object (docs/commands.md, "report --format json").
 
 Shape (every key always present; a section the project has no data for is
 null):

@@ -12,7 +12,7 @@ several judged runs). Every untrusted text goes through md_text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Sequence
 
 from reviewer.core.cards.report import md_text
 from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels

@@ -169,7 +169,7 @@ _JUDGING = [
 @MIGRATIONS(name="0002_judging")
 def m0002_judging(db: sqlite_utils.Database) -> None:
     """Judge verdicts, reference answers, structural metrics per subject,
-    disputes and adjudications (issue 4)."""
+    disputes and adjudications (docs/judging.md)."""
     for statement in _JUDGING:
         db.execute(statement)
 
@@ -207,7 +207,7 @@ def m0005_reliability(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS(name="0006_calls")
 def m0006_calls(db: sqlite_utils.Database) -> None:
-    """Calls to model and judge endpoints (issue 8): per answer or verdict
+    """Calls to model and judge endpoints (docs/runner.md): per answer or verdict
     the facts of the call (finish reason, truncated, tokens, latency, the
     model name the server reported, the request parameters, attempts), and
     failed attempts (status 'failed', with the error and what was asked).
@@ -244,7 +244,7 @@ def m0006_calls(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS(name="0008_cases")
 def m0008_cases(db: sqlite_utils.Database) -> None:
-    """Test cases (issue 11): the query, context, expected behaviour and
+    """Test cases (docs/test-cases.md): the query, context, expected behaviour and
     metadata of a text item that is a test case, and per run of a case the
     outcome of every check of the rule metrics (the fired ones are findings)
     with the version of the metric set that made them."""
@@ -267,7 +267,7 @@ def m0008_cases(db: sqlite_utils.Database) -> None:
         scored_at TEXT NOT NULL)""")
 @MIGRATIONS(name="0007_spans")
 def m0007_spans(db: sqlite_utils.Database) -> None:
-    """Span labeling (issue 10): imported judge snapshots (named by file
+    """Span labeling (docs/spans.md): imported judge snapshots (named by file
     stem; the file's JSON kept so summaries are recomputed from its
     results), the runs each snapshot's results became, golden-set files
     (metadata and prompt order, for export in their own format) and golden
@@ -311,7 +311,7 @@ def m0007_spans(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS(name="0009_annotators")
 def m0009_annotators(db: sqlite_utils.Database) -> None:
-    """Several annotators (issue 12): each pile and card belongs to an
+    """Several annotators (decision: consensus-ground-truth): each pile and card belongs to an
     ``annotator`` (a reviewer name); '' is the consensus, the ground truth
     scoring uses, so ground truth stored before this migration is the
     consensus. Ground-truth disputes and their adjudications use the
@@ -326,7 +326,7 @@ def m0009_annotators(db: sqlite_utils.Database) -> None:
 def m0010_findings_status(db: sqlite_utils.Database) -> None:
     """A covering index of findings by run and status: the window's review
     counts (one aggregate over every finding when a project opens) read the
-    index alone (issue 9)."""
+    index alone (decision: big-projects-stay-interactive)."""
     db.execute("CREATE INDEX IF NOT EXISTS idx_findings_run_status ON findings(run_id, status)")
 
 
@@ -341,7 +341,7 @@ _METRICS_STALE = ("UPDATE run_scores SET auto_metrics = NULL, reviewed_metrics =
 def m0011_run_metrics(db: sqlite_utils.Database) -> None:
     """The automatic and reviewed metrics of each scored run (RunMetrics as
     JSON), written when the run is scored, so that report, export and the
-    window's verdicts read them instead of recomputing every run (issue 9).
+    window's verdicts read them instead of recomputing every run (decision: stored-metrics-never-stale).
     NULL: not known (scored before this migration, or a finding of the run
     changed since: the triggers below), recomputed on reading."""
     # which runs are scored with which config, read from an index (opening a project of 100,000

@@ -1,4 +1,4 @@
-"""Span labeling in the project (issue 10): imported snapshots, golden sets
+"""Span labeling in the project (docs/spans.md): imported snapshots, golden sets
 and golden spans, span F1 of runs, the span tables of the export and the
 span section of the report.
 
@@ -348,7 +348,7 @@ def f1_by_group(project: Project) -> dict[str, dict[str, dict[str, g.Counts]]]:
 
 # -- export and report ----------------------------------------------------------------
 def export_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
-    """The span tables of the export, keyed by snapshot (issue 10 §5):
+    """The span tables of the export, keyed by snapshot (docs/export-schema.md):
     span_summary, span_category_scores, span_fp_reasons,
     span_taxonomy_confusions, span_sections, span_confidence, golden_spans
     and span_f1. Empty tables when the project has no span data."""

@@ -8,11 +8,11 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
-from reviewer.qt.app import build  # noqa: E402
+from reviewer.qt.app import build
 
 app = QApplication([])
 window = build(Path(sys.argv[1]), ask_name=False)

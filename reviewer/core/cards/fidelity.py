@@ -4,7 +4,7 @@ An answer key lists, for every run, the findings a careful person would write
 (card-scoring-rules.md; shared/data/ocr-runs-dev/expected.json is one). This
 module compares the scorer's findings with it: per-code precision, recall and
 F1 over all findings, runs whose text accuracy differs by more than a
-tolerance, and key HALLUC findings the scorer missed (issue 7, item 2).
+tolerance, and key HALLUC findings the scorer missed (docs/cards.md#fidelity).
 
 A finding is identified by (code, ground-truth card text, model card text);
 SPATIAL findings of a run whose key gives a ``spatial_range`` [lo, hi] are
@@ -116,7 +116,7 @@ def compare(
     tolerance: float = 0.05,
 ) -> FidelityReport:
     """Compare the scorer's findings (``produced``, by run name) and text
-    accuracies (``accuracy``) with ``key`` (issue 7 item 2: per-code
+    accuracies (``accuracy``) with ``key`` (docs/cards.md#fidelity: per-code
     precision, recall, F1; runs off by more than ``tolerance``; HALLUC
     missed). Runs of the key missing from ``produced`` count as producing
     nothing."""

@@ -1,4 +1,4 @@
-"""CI gates on T-P1 verdicts (issue 8 §6), as promptfoo's command line
+"""CI gates on T-P1 verdicts (docs/runner.md), as promptfoo's command line
 fails a build: ``--fail-on fail`` fails when any prompt's verdict is fail,
 ``--fail-on ambiguous`` when any is ambiguous or fail. Unscored prompts
 (free text) never fail a gate."""

@@ -1,5 +1,5 @@
 """How two annotators' ground truth of one item agree, and where it differs
-(issue 12; CONTEXT.md: *annotator*, *consensus*, *ground-truth dispute*).
+(docs/cards.md#several-annotators; CONTEXT.md: *annotator*, *consensus*, *ground-truth dispute*).
 
 Rules:
 

@@ -12,9 +12,10 @@ error, a reclassified one counts as its new code.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from reviewer.core.models import (
+    AnyCode,
     Code,
     Finding,
     PromptVerdict,
@@ -29,7 +30,7 @@ from reviewer.core.cards.scoring import RunFacts
 _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
 
 
-def _codes(finding: Finding, reviewed: bool) -> Optional[Code]:
+def _codes(finding: Finding, reviewed: bool) -> Optional[AnyCode]:
     if finding.stale:
         return None
     return finding.effective_code if reviewed else finding.code
@@ -46,8 +47,8 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
     """
     active = 0
     hallucinations = 0
-    per_card: dict[int, set[Code]] = {}
-    rejected: dict[int, set[Code]] = {}
+    per_card: dict[int, set[AnyCode]] = {}
+    rejected: dict[int, set[AnyCode]] = {}
     for f in findings:
         code = _codes(f, reviewed)
         if code is None:
@@ -59,7 +60,7 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
             hallucinations += 1
         if f.gt_card_id is not None:
             per_card.setdefault(f.gt_card_id, set()).add(code)
-    values = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
+    values: dict[str, Any] = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
                   box_convention=facts.box_convention, cards_reported=facts.cards_reported,
                   hallucinations=hallucinations, findings=active)
     if facts.scored:

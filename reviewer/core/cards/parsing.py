@@ -297,7 +297,7 @@ def parse_answer(
             continue
         try:
             fields = fast.validate_python(value)
-        except Exception:  # the models below give the same verdict and the detail
+        except Exception:  # noqa: BLE001 - the models below give the same verdict and the detail
             fields = None
         if fields is not None:
             return _accepted(result, _fields_to_cards(fields), start, end, value)
@@ -312,8 +312,8 @@ def parse_answer(
             continue
         return _accepted(result, _to_cards(answer), start, end, value)
     if mismatch is not None:
-        start, end, exc = mismatch
-        result.error = _validation_detail(schema, exc)
+        start, end, error = mismatch
+        result.error = _validation_detail(schema, error)
         result.error_offset = start
         result.span = (start, end)
         return result
@@ -388,7 +388,7 @@ def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string
     not a misreading. The run is then marked repaired."""
     try:
         value = json_repair.loads(text)
-    except Exception:  # json-repair is untrusted code fed untrusted input
+    except Exception:  # noqa: BLE001 - json-repair is untrusted code fed untrusted input
         return
     entries = value.get(schema.value) if isinstance(value, dict) else None
     if not isinstance(entries, list):

@@ -1,4 +1,4 @@
-"""Read what a prompt expects from its own text (issue 2, importer (a))."""
+"""Read what a prompt expects from its own text (docs/formats.md, importer (a))."""
 
 from __future__ import annotations
 

@@ -417,7 +417,7 @@ class WordTable:
                 marks[j:j + k] = [-neg_r] * k
                 placed.append((j, tokens[i], " ".join(words[j:j + k])))
         placed.sort()
-        readings = [(t, w) for _, t, w in placed]
+        pairs = [(t, w) for _, t, w in placed]
         stop = self.stop
         content = any(r and w not in stop for w, r in zip(words, marks))
-        return Evidence(marks, readings, content)
+        return Evidence(marks, pairs, content)

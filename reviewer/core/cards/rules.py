@@ -329,14 +329,14 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
     # a score (words read, words read exactly) is one int: words * base + exact
     base = n + 1
     # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
-    gains = []
+    gains: list[list[Sequence[tuple[int, int]]]] = []
     for t in tokens:
         lt = len(t)
         marks = index.marks_of(t) if lookup else None
         if marks is not None and not marks:
             gains.append([()] * n)  # the token reads no group of the ground truth
             continue
-        row = []
+        row: list[Sequence[tuple[int, int]]] = []
         for j in range(n):
             cell = []
             text = words[j]

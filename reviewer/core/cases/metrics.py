@@ -1,4 +1,4 @@
-"""Rule metrics as data (issue 11 §2; test-case-evaluation-framework.md,
+"""Rule metrics as data (docs/test-cases.md; test-case-evaluation-framework.md,
 "Metrics").
 
 A *metric set* is what a metrics file (TOML or YAML; the built-in CICADA
@@ -66,7 +66,7 @@ class Condition(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> "Condition":
-        """issue 11 §2: the condition on the expected behaviour or context that turns a check on."""
+        """The condition on the expected behaviour or context that turns a check on."""
         text = text.strip()
         for sign, op in (("==", "eq"), ("!=", "ne")):
             if sign in text:
@@ -77,7 +77,7 @@ class Condition(BaseModel):
         return cls(path=text)
 
     def holds(self, case: TestCase) -> bool:
-        """issue 11 §2: whether the check is on for ``case`` (values compared as text, case-insensitive)."""
+        """Whether the check is on for ``case`` (values compared as text, case-insensitive)."""
         value = case.lookup(self.path)
         if self.op == "truthy":
             return bool(value)
@@ -243,7 +243,7 @@ class MetricSet(BaseModel):
     def primary_metric(self, category: str) -> str:
         """The metric of ``category`` with the largest weight (the first on a
         tie; the first metric for an unknown category): where a check a
-        person adds counts (issue 11 §3: adds checks)."""
+        person adds counts (docs/test-cases.md: adds checks)."""
         weights = self.scoring.categories.get(category) or {}
         if not weights:
             return self.metrics[0].name
@@ -252,7 +252,7 @@ class MetricSet(BaseModel):
 
 def metric_set(data: dict, where: str = "metrics") -> MetricSet:
     """A MetricSet from a metrics file's data; MetricsError with one line
-    naming ``where`` and the metric and check at fault (issue 11 §5: a
+    naming ``where`` and the metric and check at fault (docs/test-cases.md: a
     metrics file with a broken regex)."""
     try:
         return MetricSet.model_validate(data)
@@ -350,7 +350,7 @@ _WORD = timed_re.compile(r"\w+", timed_re.UNICODE)
 
 def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase,
              answer: str, timeout: Optional[float] = None) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
-    """issue 11 §2: run one check's test on ``answer``; returns (passed,
+    """Run one check's test on ``answer``; returns (passed,
     values for the message, matched spans). Its regexes together may take
     ``timeout`` CPU seconds (the set's ``regex_timeout`` by default);
     TimeoutError past that."""
@@ -412,7 +412,7 @@ def not_run_note(metric_set_: MetricSet) -> str:
 
 
 def evaluate(metric_set_: MetricSet, case: TestCase, answer: str) -> list[CheckOutcome]:
-    """issue 11 §2: every check of every metric (all four run on every case)
+    """Every check of every metric (all four run on every case)
     on one answer, in the set's order: on (its condition holds), fired (on
     and its test failed), the message filled in, the matched spans; a check
     whose regexes run out of the set's time limit is not run (``ran`` false,

@@ -54,7 +54,7 @@ class TestCase(BaseModel):
         """The value at ``path`` ('expected.citationCount',
         'context.episodeScope', 'metadata.difficulty', 'query'), or None when
         absent; the rule metrics' conditions and tests read the case through
-        it (issue 11 §2: a condition on the expected behaviour or context)."""
+        it (docs/test-cases.md: a condition on the expected behaviour or context)."""
         head, _, rest = path.partition(".")
         roots = {"expected": self.expected, "expectedBehavior": self.expected, "context": self.context,
                  "metadata": self.metadata, "query": self.query, "id": self.id, "dataset": self.dataset}
@@ -121,7 +121,7 @@ def parse_dataset(data: Any, dataset: str, file_name: str,
                   categories: Iterable[str] = SEED_CATEGORIES) -> tuple[list[TestCase], list[Problem]]:
     """The cases of one dataset file and the problems found as (where,
     why): where names ``file_name`` and the case ("citation-accuracy.json
-    case 3 ('cite-003')"), why is one line (issue 11 §5: no id, a duplicate
+    case 3 ('cite-003')"), why is one line (docs/test-cases.md: no id, a duplicate
     id, an unknown category). A case whose id repeats within the file is
     kept once (the first); the others are problems."""
     raw_cases = cases_of(data)
@@ -136,6 +136,7 @@ def parse_dataset(data: Any, dataset: str, file_name: str,
         if problem:
             problems.append(problem)
             continue
+        assert case is not None  # _one gives a case or a problem
         if case.id in seen:
             problems.append((f"{file_name} case {n} ('{case.id}')", f"duplicate id '{case.id}' (an earlier case of the file has it)"))
             continue

@@ -1,4 +1,4 @@
-"""Reports of test-case answers (issue 11 §4; test-case-evaluation-framework.md,
+"""Reports of test-case answers (docs/test-cases.md; test-case-evaluation-framework.md,
 "Evaluation Reports").
 
 Per model, the seed's report: totalCases (answers scored), passedCases,
@@ -151,14 +151,14 @@ def seed_report(results: Iterable[Result], model: str, metrics: MetricSet, basis
 
 def seed_reports(results: Sequence[Result], metrics: MetricSet, basis: str = "auto",
                  timestamp: Optional[str] = None) -> list[EvaluationReport]:
-    """issue 11 §4: the seed's report per model (by model name)."""
+    """The seed's report per model (by model name)."""
     models = sorted({r.run["model"] for r in results})
     return [seed_report(results, m, metrics, basis, timestamp) for m in models]
 
 
 # -- beside it ----------------------------------------------------------------------------------
 def failures_by_check(results: Iterable[Result], basis: str = "auto") -> list[tuple[str, str, str, int]]:
-    """issue 11 §4: (model, check 'metric/check', severity, answers it
+    """(model, check 'metric/check', severity, answers it
     fired on), most first. A check a person added counts as 'added by
     reviewer'."""
     counts: Counter = Counter()
@@ -200,7 +200,7 @@ def _side(results: Sequence[Result], by: str, value: str) -> list[Result]:
 
 def compare(results: Sequence[Result], metrics: MetricSet, a: str, b: str, by: str = "model",
             basis: str = "auto") -> Comparison:
-    """issue 11 §4: compare side ``a`` with ``b`` (two model names, or two
+    """Compare side ``a`` with ``b`` (two model names, or two
     dates as YYYY-MM-DD prefixes of the answers' time): pass rate, average
     score and metric averages of each, per case the mean score over its
     answers on each side (passed: mean >= pass mark), and the cases that
@@ -240,7 +240,7 @@ def _num(value: float) -> str:
 
 def summary_rows(auto: Sequence[EvaluationReport], reviewed: Sequence[EvaluationReport],
                  metrics: MetricSet) -> tuple[list[str], list[list[str]]]:
-    """issue 11 §4: per model the seed's figures, automatic and reviewed
+    """Per model the seed's figures, automatic and reviewed
     side by side (one row each)."""
     names = [m.name for m in metrics.metrics]
     header = ["model", "basis", "totalCases", "passedCases", "failedCases", "averageScore", *names]
@@ -254,12 +254,12 @@ def summary_rows(auto: Sequence[EvaluationReport], reviewed: Sequence[Evaluation
 
 
 def failure_rows(failures: Sequence[tuple[str, str, str, int]]) -> tuple[list[str], list[list[str]]]:
-    """issue 11 §4: failures by check as a table."""
+    """Failures by check as a table."""
     return ["model", "check", "severity", "answers"], [[m, c, s, str(n)] for m, c, s, n in failures]
 
 
 def comparison_rows(c: Comparison) -> tuple[tuple[list[str], list[list[str]]], tuple[list[str], list[list[str]]]]:
-    """issue 11 §4: the comparison as two tables: the figures side by side,
+    """The comparison as two tables: the figures side by side,
     and the cases (flipped ones marked)."""
     figures = (["figure", c.a, c.b], [[k, _num(x) if k not in ("answers", "passed") else str(int(x)),
                                        _num(y) if k not in ("answers", "passed") else str(int(y))]

@@ -1,4 +1,4 @@
-"""Scores of a test-case answer, automatic and reviewed (issue 11 §2-3).
+"""Scores of a test-case answer, automatic and reviewed (docs/test-cases.md).
 
 Every fired check is a finding with code ERROR or WARNING; its ``attrs``
 name the metric and the check and hold the matched spans. A metric's score
@@ -62,7 +62,7 @@ def counted_metrics(metrics: MetricSet, category: str) -> set[str]:
 
 def findings_of(outcomes: Iterable[CheckOutcome], answer: str = "",
                 counted: Optional[Iterable[str]] = None) -> list[Finding]:
-    """issue 11 §3: each fired check as an automatic finding (ERROR or
+    """Each fired check as an automatic finding (ERROR or
     WARNING, the check's message and id, the metric; the first matched text
     as the model column; every matched span in attrs). ``counted``: the
     metrics that count for the case (:func:`counted_metrics`); a fired check

@@ -1,4 +1,4 @@
-"""Agreement statistics of judge verdicts (issue 4), pure: :func:`agreement_rows`
+"""Agreement statistics of judge verdicts (docs/judging.md), pure: :func:`agreement_rows`
 computes the agreement statistics as rows of
 (raters, dimension, statistic, value, n, note), shown by ``reviewer
 agreement``, ``reviewer report`` and exported as the ``agreement`` table.

@@ -49,7 +49,7 @@ EXPECTED_MEAN: float = round(sum(s * p for s, p in EXPECTED_DISTRIBUTION.items()
 INFLATION_SHARE_TOLERANCE = 0.05
 #: Inflation rule: mean above the expected mean by more than this.
 INFLATION_MEAN_MARGIN = 0.5
-#: Each rubric's own expected distribution (issue 10 §5): the plan's
+#: Each rubric's own expected distribution (decision: calibration-per-rubric): the plan's
 #: distribution is the tarot rubric's (judge-calibration-plan.md); the
 #: span-labeling judge's dimensions have none unless one is configured.
 RUBRIC_EXPECTED: dict[str, tuple[tuple[str, ...], Optional[Mapping[int, float]]]] = {
@@ -97,8 +97,7 @@ def expected_for(dimension: str, configured: Optional[Mapping[str, Mapping[int, 
     """The expected 1-5 distribution of ``dimension``: the configured one
     when given, else its rubric's own (RUBRIC_EXPECTED; None for the span
     judge's dimensions), else the plan's (EXPECTED_DISTRIBUTION) for
-    dimensions of no known rubric. Issue 10 §5: "Calibration uses each
-    rubric's own expected distribution"."""
+    dimensions of no known rubric (decision: calibration-per-rubric)."""
     if configured and dimension in configured:
         return configured[dimension]
     for dims, dist in RUBRIC_EXPECTED.values():
@@ -163,7 +162,7 @@ def inflation_warning(
 ) -> Optional[str]:
     """A warning text when a judge's scores look inflated, else None.
 
-    Rule (documented in README "Calibration"): with at least ``min_n``
+    Rule (documented in docs/judging.md, "Calibration"): with at least ``min_n``
     scores, the judge is inflated when the share of 5s exceeds the expected
     share of 5s plus ``share_tolerance`` (0.10 + 0.05 = 15 %, the plan's
     target "Score 5 rate < 15 %"), or when its mean exceeds the expected mean

@@ -48,7 +48,7 @@ JUDGE_COLOUR = "#0072b2"
 EXPECTED_COLOUR = "#e69f00"
 _HEAT = LinearSegmentedColormap.from_list("judge", ["#ffffff", JUDGE_COLOUR])
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_RC = {"svg.fonttype": "none", "svg.hashsalt": "reviewer", "font.family": "DejaVu Sans",
+_RC: dict[Any, Any] = {"svg.fonttype": "none", "svg.hashsalt": "reviewer", "font.family": "DejaVu Sans",
        "axes.spines.top": False, "axes.spines.right": False}
 
 

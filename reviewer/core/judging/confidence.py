@@ -87,7 +87,7 @@ def correct_flags(judge: Sequence[Any], human: Sequence[Any], tolerance: float =
     return out
 
 
-def _pairs(confidence: Sequence[float], correct: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(confidence, dtype=float).reshape(-1)
     y = np.asarray(correct).reshape(-1)
     if c.shape != y.shape:
@@ -103,7 +103,7 @@ def _pairs(confidence: Sequence[float], correct: Sequence[Any]) -> tuple[np.ndar
     return c, y
 
 
-def equal_width_bins(confidence: Sequence[float], n_bins: int = N_BINS) -> np.ndarray:
+def equal_width_bins(confidence: Sequence[float] | np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
     """The equal-width bin of each confidence: bin b holds
     ``b/n_bins <= c < (b+1)/n_bins`` and the last bin also holds 1.0 (so 0
     and 1 each fall in a bin). Array of ints in [0, n_bins), shape (n,).
@@ -115,7 +115,7 @@ def equal_width_bins(confidence: Sequence[float], n_bins: int = N_BINS) -> np.nd
     return np.clip(np.searchsorted(edges, c, side="right") - 1, 0, n_bins - 1)
 
 
-def equal_mass_bins(confidence: Sequence[float], correct: Sequence[Any] = (), n_bins: int = N_BINS) -> np.ndarray:
+def equal_mass_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray = (), n_bins: int = N_BINS) -> np.ndarray:
     """The equal-mass bin of each verdict: sorted by confidence, the n
     verdicts are cut into ``n_bins`` runs whose sizes differ by at most one
     (``numpy.array_split``: the first ``n % n_bins`` bins get one more);
@@ -140,7 +140,7 @@ def _binned_gap(c: np.ndarray, y: np.ndarray, bins: np.ndarray, n_bins: int) -> 
     return float(np.abs(right - conf_sum).sum() / c.size)  # sum_b |B|/n |acc - conf|
 
 
-def ece(confidence: Sequence[float], correct: Sequence[Any], n_bins: int = N_BINS) -> float:
+def ece(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> float:
     """Expected calibration error with ``n_bins`` equal-width bins.
 
     ``ECE = sum_b |B_b|/n * |acc(B_b) - conf(B_b)|`` over the non-empty bins
@@ -162,7 +162,7 @@ def ece(confidence: Sequence[float], correct: Sequence[Any], n_bins: int = N_BIN
     return _binned_gap(c, y, equal_width_bins(c, n_bins), n_bins)
 
 
-def adaptive_ece(confidence: Sequence[float], correct: Sequence[Any], n_bins: int = N_BINS) -> float:
+def adaptive_ece(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> float:
     """Adaptive (equal-mass) ECE: the ECE sum over the ``n_bins`` bins of
     :func:`equal_mass_bins`, each holding n / n_bins verdicts (Nguyen &
     O'Connor 2015; AdaECE of Mukhoti et al. 2020). Inputs, result and
@@ -171,7 +171,7 @@ def adaptive_ece(confidence: Sequence[float], correct: Sequence[Any], n_bins: in
     return _binned_gap(c, y, equal_mass_bins(c, y, n_bins), n_bins)
 
 
-def brier_score(confidence: Sequence[float], correct: Sequence[Any]) -> float:
+def brier_score(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray) -> float:
     """Brier score of the confidence as a forecast that the verdict is right:
     ``mean((confidence - correct)²)`` (Brier 1950), in [0, 1], lower is
     better (0.25 for a constant 0.5). Inputs and errors as :func:`ece`."""
@@ -194,10 +194,10 @@ class ReliabilityBin:
     @property
     def gap(self) -> Optional[float]:
         """accuracy - mean confidence (negative: overconfident); None when empty."""
-        return None if self.count == 0 else self.accuracy - self.mean_confidence
+        return None if self.accuracy is None or self.mean_confidence is None else self.accuracy - self.mean_confidence
 
 
-def reliability_bins(confidence: Sequence[float], correct: Sequence[Any], n_bins: int = N_BINS) -> list[ReliabilityBin]:
+def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> list[ReliabilityBin]:
     """The data of a reliability diagram: one :class:`ReliabilityBin` per
     equal-width bin (all ``n_bins``, empty ones included), lowest first.
     Inputs and errors as :func:`ece`."""
@@ -250,7 +250,7 @@ class Calibration:
                           "mean_confidence": b.mean_confidence, "accuracy": b.accuracy} for b in self.bins]}
 
 
-def calibration(confidence: Sequence[float], correct: Sequence[Any], n_bins: int = N_BINS) -> Calibration:
+def calibration(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> Calibration:
     """Every calibration figure of one set of verdicts at once: ECE
     (:func:`ece`), adaptive ECE (:func:`adaptive_ece`), Brier
     (:func:`brier_score`), the mean confidence of right and of wrong

@@ -325,7 +325,7 @@ def severity_of(values: Sequence[Value], scale: Scale) -> float:
     if len(set(vals)) < 2:
         return 0.0
     if scale in NUMERIC_SCALES:
-        nums = [float(x) for x in vals]  # type: ignore[arg-type]
+        nums = [float(x) for x in vals]
         return min(1.0, (max(nums) - min(nums)) / SCALE_RANGE[scale])
     if scale == Scale.WINNER and "tie" in vals and len(set(vals) - {"tie"}) == 1:
         return 0.5
@@ -339,7 +339,7 @@ def _beyond(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, flo
     if len(set(vals)) < 2:
         return False
     if scale in NUMERIC_SCALES:
-        nums = [float(x) for x in vals]  # type: ignore[arg-type]
+        nums = [float(x) for x in vals]
         return max(nums) - min(nums) > tolerance.get(scale, TOLERANCE[scale])
     return True
 

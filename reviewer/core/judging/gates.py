@@ -1,5 +1,5 @@
 """CI gates on judge verdicts (`reviewer judge --fail-on fail|ambiguous`,
-issue 8): the judge-specific meaning of the card-reading gate
+decision: judge-gate-on-headline-score): the judge-specific meaning of the card-reading gate
 (reviewer.core.cards.gates).
 
 A **judged prompt** is one judge's verdicts on the runs of one prompt by

@@ -1,4 +1,4 @@
-"""Judges asked through an endpoint (issue 8 §3): building their prompts
+"""Judges asked through an endpoint (docs/runner.md#judges): building their prompts
 from the versioned templates and reading their replies into verdict
 values. Pure: no I/O beyond reading the packaged templates.
 

@@ -136,7 +136,7 @@ def _finite(x: float) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
-def trusted(confidence: Sequence[float], threshold: Optional[float]) -> np.ndarray:
+def trusted(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> np.ndarray:
     """Which verdicts are trusted at ``threshold``: confidence >= threshold
     (boolean array, shape (n,)); all False when threshold is None. The others
     go to the review queue. NaN confidences are never trusted."""
@@ -147,7 +147,7 @@ def trusted(confidence: Sequence[float], threshold: Optional[float]) -> np.ndarr
         return c >= threshold
 
 
-def coverage(confidence: Sequence[float], threshold: Optional[float]) -> float:
+def coverage(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> float:
     """Share of verdicts trusted at ``threshold`` (:func:`trusted`), in
     [0, 1]; 0.0 for no verdicts or no threshold."""
     t = trusted(confidence, threshold)

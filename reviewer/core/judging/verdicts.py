@@ -1,4 +1,4 @@
-"""Judge verdicts, disputes and adjudications (issue 4).
+"""Judge verdicts, disputes and adjudications (docs/judging.md).
 
 A *verdict* is one judge's scores of one run, or of a pair of runs for
 pairwise judging (ground-truth-judge-proposal.md: rules-based and
@@ -50,7 +50,7 @@ class Scale(str, enum.Enum):
     WINNER = "winner"  # pairwise: '1', '2' or 'tie' (nominal)
 
 
-#: Grade letters to points (issue 4 §1).
+#: Grade letters to points (docs/judging.md).
 GRADE_POINTS = {"A": 100.0, "B": 80.0, "C": 60.0, "D": 40.0, "F": 20.0}
 #: Default disagreement tolerance per scale: scores further apart than this
 #: make a dispute between judges (absolute difference of normalised values).
@@ -145,14 +145,14 @@ class Verdict(BaseModel):
 
 
 class DisputeKind(str, enum.Enum):
-    """Why verdicts are disputed (issue 4 §1)."""
+    """Why verdicts are disputed (docs/judging.md)."""
 
     JUDGES = "judges-disagree"
     POSITION = "position-flip"
     REPEAT = "repeat-spread"
     HUMAN = "judge-vs-human"
     METRICS = "judge-vs-metrics"
-    # ground-truth disputes (issue 12): two annotators' ground truth of an item differ
+    # ground-truth disputes (docs/cards.md#several-annotators): two annotators' ground truth of an item differ
     GT_MISSING = "gt-missing-card"
     GT_TEXT = "gt-text-differs"
     GT_PILE = "gt-pile-differs"

@@ -1,6 +1,6 @@
 """The enhanced span-labeling judge asked through an endpoint
 (span-labeling-evaluation-design.md: "Enhanced Judge Prompt", "Zod Schema
-Validation", "Span Formatting for Judge"; issue 8 §3).
+Validation", "Span Formatting for Judge"; docs/runner.md#judges).
 
 * Spans are shown as ``[i] 'text' (role, 0.95)`` (formatSpansForJudge).
 * The reply's JSON object is validated against the design's

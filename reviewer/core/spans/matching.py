@@ -122,8 +122,8 @@ class RelaxedMatcher(_Matcher):
                 queue = self.groups[(role, *offsets)] = deque()
                 self.keys.setdefault(role, []).append(offsets)
             queue.append(j)
-        for offsets in self.keys.values():
-            offsets.sort()
+        for keyed in self.keys.values():
+            keyed.sort()
 
     @staticmethod
     def _readable(span: Mapping) -> bool:

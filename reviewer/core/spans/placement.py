@@ -1,4 +1,4 @@
-"""Where the judge's findings sit on a labelled text (issue 10 §2):
+"""Where the judge's findings sit on a labelled text (docs/spans.md):
 FALSE_POSITIVE, TAXONOMY and GRANULARITY on the span they name by index
 when that span has the finding's text, else on the first span with that text
 (judges sometimes number a span list other than the stored one: on the

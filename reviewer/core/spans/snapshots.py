@@ -197,12 +197,12 @@ def category_averages(results: Iterable[Mapping], digits: Optional[int] = 2) -> 
             sums[cat][0] += pair["coverage"]
             sums[cat][1] += pair["precision"]
             sums[cat][2] += 1
-    out = {}
+    out: dict[str, dict[str, float]] = {}
     for cat, (coverage, precision, count) in sums.items():
         if not count:
             out[cat] = {"coverage": 0, "precision": 0}
             continue
-        means = (coverage / count, precision / count)
+        means: tuple[float, ...] = (coverage / count, precision / count)
         if digits is not None:
             means = tuple(round_half_up(m, digits) for m in means)
         out[cat] = {"coverage": means[0], "precision": means[1]}
@@ -369,7 +369,7 @@ __all__ = [
 
 
 def judge_findings(judge: Mapping) -> list:
-    """The judge's error lists as findings of the labeled run (issue 4 §2:
+    """The judge's error lists as findings of the labeled run (docs/spans.md:
     "the judge's error lists become findings"), one per error with exactly
     one SpanCode: missedElements -> MISSED, falsePositives -> FALSE_POSITIVE,
     taxonomyErrors -> TAXONOMY, granularityErrors -> GRANULARITY. Source is

@@ -1,4 +1,4 @@
-"""The adjudication mode (issue 4 §3): settle disputed judge verdicts.
+"""The adjudication mode (docs/window.md#adjudication-mode): settle disputed judge verdicts.
 
 * ``view.AdjudicationView``: the mode's widget (queue, dispute screen,
   decision bar, agreement and calibration) and its keys;

@@ -16,7 +16,7 @@ reviewer.qt.adjudication.view):
 * Ctrl+Z / Ctrl+Shift+Z: the view goes to the dispute (and dimension) whose
   adjudication was undone or redone.
 
-A ground-truth dispute (issue 12): 1 / 2 (or the side-picker's buttons)
+A ground-truth dispute (docs/window.md#adjudication-mode): 1 / 2 (or the side-picker's buttons)
 side with annotator A or B: the command of ``reviewer adjudicate-gt``
 (the adjudication and the consensus edit, one undo step; the item's runs
 are re-scored), see reviewer.qt.adjudication.gt_sides. A rationale typed

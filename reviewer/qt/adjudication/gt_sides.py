@@ -1,4 +1,4 @@
-"""Ground-truth disputes on the dispute screen (issue 12 §4): the two
+"""Ground-truth disputes on the dispute screen (docs/window.md#adjudication-mode): the two
 annotators' sides of a difference (card text, pile and box, plain text),
 the photo with both boxes marked, and the side-picker: 1 / 2 (or its
 buttons) side with annotator A or B.

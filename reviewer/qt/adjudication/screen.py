@@ -4,7 +4,7 @@ name), the output or both outputs of a pair side by side, the reference
 answers, the subject's structural metrics and every verdict of the subject
 side by side (reviewer.qt.adjudication.compare).
 
-A ground-truth dispute (issue 12) shows instead the photo cut to both
+A ground-truth dispute (docs/window.md#adjudication-mode) shows instead the photo cut to both
 annotators' boxes, each side's card (text, pile, box) and the side-picker
 (reviewer.qt.adjudication.gt_sides); ``difference`` is its difference.
 

@@ -251,7 +251,7 @@ class ImageLoader(QObject):
                 result = decode_preview(path, *preview) if preview else decode(path, side, orientation)
                 if result.image is None and preview:  # a bad preview: decode the photo
                     result = decode(path, side, orientation)
-            except Exception as exc:  # a decoder must never take the app down
+            except Exception as exc:  # noqa: BLE001 - a decoder must never take the app down
                 result = Decoded(str(path), error=f"{type(exc).__name__}: {exc}")
             relay.done.emit((result, key), ticket, stage)
 

@@ -11,7 +11,7 @@ truth and their highlighted differences. The legend holds what has no place
 on the photo: the run, its box convention, the pile mapping (for SPATIAL),
 FORMAT findings and findings on cards without a box.
 
-Annotators (issue 12): given an annotator view (reviewer.qt.annotators),
+Annotators (docs/window.md): given an annotator view (reviewer.qt.annotators),
 the consensus piles and cards (the ones the tools edit and hit-testing
 sees) are drawn only in the consensus view; in another view the annotators'
 piles and cards are ``others`` (kind 'pile' and 'annotator', no ids, so no

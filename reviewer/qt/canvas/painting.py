@@ -158,7 +158,7 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
     painter.setBrush(Qt.NoBrush)
     labels: list[Shape] = []
     painter.setRenderHint(QPainter.Antialiasing, True)
-    for shape, poly, pen, brush in prepared.piles:
+    for _shape, poly, pen, brush in prepared.piles:
         painter.setPen(pen)
         painter.setBrush(brush)
         painter.drawPolygon(poly)

@@ -1,1 +1,1 @@
-"""The review window's part for test cases (issue 11 §3): the case panel."""
+"""The review window's part for test cases (docs/test-cases.md): the case panel."""

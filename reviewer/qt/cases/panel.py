@@ -1,4 +1,4 @@
-"""The test case of the current item (issue 11 §3): its query, context and
+"""The test case of the current item (docs/test-cases.md): its query, context and
 expected behaviour; the answer of the current run as plain text with the
 text each check matched highlighted (fired errors and warnings strongly,
 the selected finding underlined, what passing checks found faintly); every

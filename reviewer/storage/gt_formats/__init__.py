@@ -1,7 +1,7 @@
-"""Ground truth in and out of annotation tools (issue 12): labelme, COCO
+"""Ground truth in and out of annotation tools (docs/formats.md): labelme, COCO
 and Label Studio files import as piles and cards of an annotator (or the
 consensus), and export back; the analysts' export gains gt_piles and
-gt_cards. The mapping is in README.md ("Ground truth formats") and in each
+gt_cards. The mapping is in docs/formats.md ("Ground truth formats") and in each
 module's docstring."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
                       "attributes": {"text": str}}],
      "categories": [{"id", "name", "supercategory"}]}
 
-Mapping (README, "Ground truth formats"): the category is the pile; an
+Mapping (docs/formats.md, "Ground truth formats"): the category is the pile; an
 annotation with a transcription (``attributes.text`` as CVAT writes
 attributes, else ``utf8_string`` as COCO-Text, else ``text`` or
 ``description``) is a card, its box the ``bbox`` ([x, y, width, height] ->

@@ -2,7 +2,7 @@
 file names, making its item, taking coordinates to upright pixels, building
 piles and cards, and storing them for an annotator idempotently.
 
-Mapping rules shared by labelme, COCO and Label Studio (README, "Ground
+Mapping rules shared by labelme, COCO and Label Studio (docs/formats.md, "Ground
 truth formats"): the label or category of a shape is its **pile**; a shape
 with a transcription (labelme ``description``, COCO ``attributes.text``,
 Label Studio ``textarea``) is a **card** with that text and the shape's

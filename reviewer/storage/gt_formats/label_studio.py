@@ -11,7 +11,7 @@
            "value": {"x": ..., "text": ["To die at home"]}},
           {"id": "p1", "type": "polygonlabels", "value": {"points": [[x, y], ...], "polygonlabels": ["left"]}}]}]}]
 
-Mapping (README, "Ground truth formats"): results sharing an ``id`` are one
+Mapping (docs/formats.md, "Ground truth formats"): results sharing an ``id`` are one
 region. A region with a ``textarea`` transcription is a card (text: its
 lines joined with a space; pile: its rectangle/polygon label or a ``labels``
 result of the same id; box: the bounds of the rectangle turned by

@@ -5,7 +5,7 @@
       "flags": {}}], "imagePath": str, "imageData": str | null,
       "imageHeight": int, "imageWidth": int}
 
-Mapping (README, "Ground truth formats"):
+Mapping (docs/formats.md, "Ground truth formats"):
 
 * a ``rectangle`` or ``polygon`` with a ``description`` is a card: the
   description is its text, the label its pile, its box the bounding box of

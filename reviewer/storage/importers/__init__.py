@@ -28,7 +28,7 @@ def _gt_format(module: str, detector: str, importer: str) -> tuple:
 
 #: format name -> (detector, importer)
 FORMATS = {
-    **{name: _gt_format(*where) for name, where in GT_IMPORTERS.items()},  # labelme, coco, label-studio (issue 12): before card-folder, which takes any photo folder
+    **{name: _gt_format(*where) for name, where in GT_IMPORTERS.items()},  # labelme, coco, label-studio (docs/formats.md): before card-folder, which takes any photo folder
     "test-cases": (cases.detect, cases.import_cases),
     "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
     "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),

@@ -1,4 +1,4 @@
-"""Importer: test-case datasets (issue 11; test-case-evaluation-framework.md,
+"""Importer: test-case datasets (docs/test-cases.md; test-case-evaluation-framework.md,
 "Test Case Format"), as in ../shared/data/cicada-test-cases.
 
 A source is one dataset file (``<dataset>.json``: a JSON list of cases, or
@@ -77,7 +77,7 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
                                                                             options.actor))
             for where, why in problems:
                 report.skip(where, why)
-            for n, case in enumerate(found, 1):
+            for case in found:
                 where = f"{path.name} case '{case.id}'"
                 if case.id in seen:
                     report.skip(where, f"duplicate id '{case.id}' (also in {seen[case.id]})")

@@ -6,7 +6,7 @@ Imported files come from other people and tools; the paths they name
 (labelme ``imagePath``, COCO ``file_name``, Label Studio ``data.image``,
 Failter's ``source-input-path`` / ``source-template-path``) and the item
 names they give (COCO ``reviewer_item``, Label Studio
-``data.reviewer_item``) are untrusted. The rules (README, Reliability):
+``data.reviewer_item``) are untrusted. The rules (docs/reliability.md):
 
 * The **source root** is the folder given to ``import``, or the folder
   holding the file given (:func:`source_root`); for a bare Failter

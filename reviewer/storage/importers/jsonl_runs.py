@@ -3,7 +3,7 @@
     {"item": str, "prompt": str, "model": str, "repetition": int, "output": str}
 
 Test-case answers may leave "prompt" out: it is the case's dataset
-(issue 11 §1). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
+(docs/formats.md). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
 prompt the project does not have yet, "timestamp". Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
 their line number and the reason. A run is item, prompt, model and
@@ -52,7 +52,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
     prompt_ids: dict[tuple, int] = {}
     numbered: list[tuple[str, repo.NumberedRun]] = []  # waiting to be added as a group
     with project.batched(auto=True):
-        for number, text, line in jsonl_lines(source, _Line, report):
+        for number, _text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
             model = line.model or options.model
             if not model:
