@@ -49,6 +49,7 @@ from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_f
 from reviewer.storage import repo
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 
 KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")

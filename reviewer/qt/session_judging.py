@@ -24,7 +24,7 @@ class JudgingMixin:
 
     def refresh_disputes(self) -> None:
         """Find the disputes over every verdict again and store them
-        (reviewer.storage.judging.disputes.refresh_disputes; skipped when the
+        (reviewer.storage.dispute_queue.refresh_disputes; skipped when the
         project has neither verdicts nor disputes), cache the verdicts and
         emit disputesChanged. Called on open and after an import."""
         self._verdicts = []
