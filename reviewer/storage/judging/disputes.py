@@ -11,22 +11,14 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from reviewer.core.judging.agreement_table import ADJUDICATED, AgreementRow, agreement_rows, undecided_counts
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
 from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.judging.rubric_rules import project_rules
 
-__all__ = [
-    "ADJUDICATED",
-    "AgreementRow",
-    "agreement_rows",
-    "metrics_with_findings",
-    "undecided_counts",
-    "verdict_agreement",
-    "verdict_disputes",
-]
+__all__ = ["metrics_with_findings", "verdict_agreement", "verdict_disputes"]
 
 
 def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]] = None) -> dict[str, dict]:
