@@ -44,6 +44,7 @@ from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
 from reviewer.storage.calls import run_calls
+from reviewer.storage.labels import label_tables
 from reviewer.storage.export_schema import FOREIGN_KEYS, SPAN_RUN_COLUMNS, doc_tables, span_run_rows, write_metadata
 
 RUN_COLUMNS = {
@@ -152,6 +153,7 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
         *span_debug_tables(project),
         ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
+        *label_tables(project),
     ]
 
 
