@@ -249,8 +249,8 @@ def test_changing_a_judge_template_marks_its_comparison_stale(tmp_path, monkeypa
     p.close()
     text = invoke("agreement", tmp_path / "t.db").output
     assert re.search(r"STALE tarot-rubric/jm / safety .*'safety' needs labels again", text)
-    assert re.search(r"STALE tarot-rubric/jm / tone .*labels that still apply: " + re.escape(subjects[0]) + " \\(bob\\)",
-                     text)
+    still = r"STALE tarot-rubric/jm / tone .*labels that still apply: " + re.escape(f"{subjects[0]} (bob)")
+    assert re.search(still, text)
 
 
 # -- the terminal flow -----------------------------------------------------------------------------
