@@ -109,7 +109,8 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
         "verdict_id": "Verdict id.", "subject": "run:<run_id> or pair:<run_id>:<other_run_id>.",
         "run_id": "The run judged (runs.run_id).", "other_run_id": "The second run of a pairwise verdict.",
         "judge": "Judge name.", "judge_model": "Model behind the judge.",
-        "prompt_version": "Version of the judge's prompt.",
+        "prompt_version": "Version of the judge's prompt; for judges run by reviewer the rubric version, "
+                          "'<template folder>@<hash of the template text and dimension list>'.",
         "method": "rules-based, ground-truth, rubric, pairwise or human.",
         "scale": "1-5, A-F, 0-100, pass/fail or winner.", "dimension": "Scored dimension (null without scores).",
         "value": "Numeric value (1-5, grade points, 0-100).",
