@@ -1,5 +1,5 @@
 """Label first (reviewer.core.judging.label_first, anchoring, rubrics, the
-label commands, reviewer.storage.labels) and `reviewer label`: the fair
+label commands, reviewer.storage.judging.labels) and `reviewer label`: the fair
 queue and its splits stay put as labels arrive, anchoring equals a hand
 computation, a changed judge template makes its figures stale, and the
 terminal flow shows no verdict before the first label is committed."""
@@ -23,9 +23,11 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.judge import JudgeOptions, plan
-from reviewer.storage import judging, labels, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import labels
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
-from reviewer.storage.validation import alignment_json, project_alignments
+from reviewer.storage.judging.validation import alignment_json, project_alignments
 
 D = "ok"
 

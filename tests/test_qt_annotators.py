@@ -17,7 +17,7 @@ from reviewer.core.annotators import GT_KINDS  # noqa: E402
 from reviewer.qt.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW  # noqa: E402
 from tests.helpers.window import open_window  # noqa: E402
 from reviewer.qt.canvas.painting import prepare  # noqa: E402
-from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
+from reviewer.storage.dispute_queue import refresh_disputes  # noqa: E402
 from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
 
 pytestmark = pytest.mark.gui

@@ -1,5 +1,5 @@
 """``reviewer label``: label first in a terminal. Walks the fair queue of a
-judge and dimension (reviewer.storage.labels); per subject it shows only
+judge and dimension (reviewer.storage.judging.labels); per subject it shows only
 the item, the output(s) and the rubric, reads the first label, then shows
 the judges' verdicts and reads keep or change. Every answer is written at
 once (core label commands on the project), so quitting loses nothing."""
@@ -51,7 +51,7 @@ def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Op
     from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
     from reviewer.core.judging.rubrics import rubric_text
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
-    from reviewer.storage import labels
+    from reviewer.storage.judging import labels
     from reviewer.storage.db import default_actor
 
     who = reviewer_name or default_actor()

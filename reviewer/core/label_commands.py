@@ -1,7 +1,7 @@
 """Label-first edits as core Commands (every user edit has do and undo):
 commit a first label (before any verdict is shown), then keep it or change
 it as the final value (after the verdicts are shown). They act on a store
-with the human-label methods (reviewer.storage.labels.LabelStore); undo
+with the human-label methods (reviewer.storage.judging.labels.LabelStore); undo
 puts back exactly what was there.
 """
 

@@ -24,9 +24,7 @@ The controller that runs the jobs is reviewer.qt.runner_controller.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -50,10 +48,8 @@ from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
 from reviewer.qt.runner_worker import Task
 from reviewer.storage import repo
-from reviewer.storage.scores import scored_runs
+from reviewer.storage.cards.scores import scored_runs
 
-if TYPE_CHECKING:
-    from reviewer.qt.runner_controller import RunnerController
 
 #: Shortest time between two updates of the views with new runs (ms).
 FLUSH_MS = 300
@@ -142,9 +138,11 @@ class _CheckList(QListWidget):
 class RunForm(QDialog):
     """The "Run model…" (``kind`` 'run') or "Run judge…" ('judge') form (see
     module doc). It reads the project's names from ``controller.session``
-    and hands Start and Cancel to the controller."""
+    and hands Start and Cancel to the controller (a
+    reviewer.qt.runner_controller.RunnerController, which imports this module:
+    named here only by its base class, so the two do not import each other)."""
 
-    def __init__(self, controller: "RunnerController", kind: str):
+    def __init__(self, controller: QObject, kind: str):
         super().__init__(controller.window)
         self.controller, self.kind = controller, kind
         self.settings = controller.window.settings

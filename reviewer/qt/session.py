@@ -17,7 +17,6 @@ whose Effect names subjects.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -29,29 +28,18 @@ from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.overview import RunLine
-from reviewer.storage.scores import ScoredRun, score_project, verdicts
+from reviewer.storage.cards.overview import RunLine
+from reviewer.storage.scoring import score_project
+from reviewer.storage.cards.scores import ScoredRun, verdicts
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.history import History
 from reviewer.qt.session_editing import EditingMixin
 from reviewer.qt.session_judging import JudgingMixin
-from reviewer.qt.session_overview import OverviewMixin
+from reviewer.qt.session_overview import ItemStatus, OverviewMixin  # noqa: F401  (ItemStatus: long imported from here)
 
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400
-
-
-@dataclass
-class ItemStatus:
-    """An item with its review progress, for the items list."""
-
-    item: Item
-    cards: int
-    runs: int
-    reviewed: int
-    #: ground-truth cards with no text yet (left out of scoring)
-    to_transcribe: int = 0
 
 
 class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
@@ -222,7 +210,7 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
 
     def run_lines(self) -> list[RunLine]:
         """Every scored run of the project as a RunLine (who made it, its
-        metrics, findings and search text; reviewer.storage.overview) once
+        metrics, findings and search text; reviewer.storage.cards.overview) once
         the summary is in (``summary_ready``); until then those of the runs
         cached so far. A run's whole ScoredRun: ``run()`` / ``runs()``."""
         return list(self._lines.values())

@@ -21,8 +21,9 @@ from typing import Optional
 
 from reviewer.core.commands import Command, Effect
 from reviewer.storage.db import ProjectError
-from reviewer.storage.overview import scored_runs_of
-from reviewer.storage.scores import score_project, scored_runs
+from reviewer.storage.cards.overview import scored_runs_of
+from reviewer.storage.scoring import score_project
+from reviewer.storage.cards.scores import scored_runs
 from reviewer.qt.history import Op, play_pending, runs_of
 
 #: Seconds opening another project (or closing) waits for edits still queued.

@@ -3,7 +3,7 @@ projects (issue 9).
 
 A mixin of reviewer.qt.session.Session. The runs are a cache: opening a
 project reads its items, their ground-truth card counts and review counts
-(one aggregate query, reviewer.storage.overview.review_counts); an item's
+(one aggregate query, reviewer.storage.cards.overview.review_counts); an item's
 scored runs are read when it is first shown (``_ensure_item``: by the runs'
 item index). What needs every run (the T-P1 verdicts of the scores panel,
 the search over run texts, the next run needing review across items) comes
@@ -28,15 +28,17 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts
-from reviewer.core.models import AnswerSchema, PromptVerdict
-from reviewer.storage import overview, repo
+from reviewer.core.models import AnswerSchema, Item, PromptVerdict
+from reviewer.storage import repo
+from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
-from reviewer.storage.scores import ScoredRun
+from reviewer.storage.cards.scores import ScoredRun
 
 #: Projects with at most this many runs are summarised at once, on the GUI thread.
 SYNC_RUNS = 500
@@ -73,6 +75,18 @@ def _rows_of(lines: Iterable, config) -> list[Row]:
     rows = [(x.prompt, x.item, x.auto, x.reviewed, x.model) for x in lines if x.schema != AnswerSchema.FREE.value]
     return _pair_rows(prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
                       prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config))
+
+
+@dataclass
+class ItemStatus:
+    """An item with its review progress, for the items list."""
+
+    item: Item
+    cards: int
+    runs: int
+    reviewed: int
+    #: ground-truth cards with no text yet (left out of scoring)
+    to_transcribe: int = 0
 
 
 class _Bridge(QObject):
@@ -136,8 +150,6 @@ class OverviewMixin:
     # -- opening ----------------------------------------------------------------------------
     def _reset_overview(self) -> None:
         """Forget every cached run; read items, card and review counts; summarise (module doc)."""
-        from reviewer.qt.session import ItemStatus
-
         self._cancel.set()
         self._cancel = threading.Event()
         self._generation += 1

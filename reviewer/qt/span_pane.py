@@ -36,7 +36,7 @@ from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, pa
                                       paint_sections, selections, span_at)
 from reviewer.qt.span_style import SpanLegend
 from reviewer.qt.text import line
-from reviewer.storage import spans as span_store
+from reviewer.storage.spans import spans as span_store
 
 
 class SpanTextView(QPlainTextEdit):

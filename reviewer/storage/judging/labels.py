@@ -29,7 +29,7 @@ from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel, QueueEntry, draw, queue_order, shown_order
 from reviewer.core.judging.rubrics import Staleness, staleness
 from reviewer.core.judging.verdicts import Scale, Value, Verdict
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, default_actor, now
 
 __all__ = [
