@@ -201,10 +201,15 @@ def queue_order(entries: Sequence[QueueEntry], labelled: Iterable[str] = ()) -> 
     left = {s: sorted((e for e in es if e.subject not in done), key=lambda e: (e.rank, e.subject))
             for s, es in by_stratum.items()}
     taken = sum(count.values())
+    at = dict.fromkeys(left, 0)  # next unpicked entry of each stratum
+    names = sorted(left)
     out: list[QueueEntry] = []
-    while any(left.values()):
+    while True:
+        open_ = [s for s in names if at[s] < len(left[s])]
+        if not open_:
+            return out
         t = taken + len(out) + 1
-        stratum = max((s for s in sorted(left) if left[s]), key=lambda s: size[s] / total * t - count[s])
-        out.append(left[stratum].pop(0))
+        stratum = max(open_, key=lambda s: size[s] / total * t - count[s])
+        out.append(left[stratum][at[stratum]])
+        at[stratum] += 1
         count[stratum] += 1
-    return out
