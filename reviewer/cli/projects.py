@@ -316,11 +316,14 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications with 95 % bootstrap intervals
     (ci_low, ci_high, ci_method) and class prevalence (undefined values:
-    null in JSON)."""
+    null in JSON); then the anchoring of label-first labels per reviewer
+    (first vs final, judge vs first, judge vs final) and which judges'
+    figures with people are stale (a changed template or model)."""
     from reviewer.core.judging.verdicts import DisputeKind
     from reviewer.storage.dispute_queue import refresh_disputes
     from reviewer.storage.dispute_queue import agreement_with_intervals
     from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows
+    from reviewer.storage.judging import labels
 
     rules = _read_rules(rules_file)
     p = open_project(project)
@@ -329,18 +332,26 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
         _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
         rows = agreement_with_intervals(p)
+        anchoring, anchoring_rows = labels.anchoring_figures(p)
+        stale = labels.stale_figures(p)
     finally:
         p.close()
     by_kind = Counter(d.kind.value for d in found)
     disputes = {"total": len(found), "by_kind": {k.value: by_kind.get(k.value, 0) for k in DisputeKind}}
     if as_json:
-        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
+        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes,
+                         **labels.anchoring_json(anchoring, anchoring_rows, stale)}, indent=2))
         return
     if rows:
         echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)))
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
+    if anchoring:
+        echo("\nAnchoring (label-first labels; the gap judge vs final minus judge vs first measures it):")
+        echo(text_table(labels.ANCHORING_HEADER, labels.anchoring_table(anchoring, anchoring_rows)))
+    for st in stale:
+        echo(st.text())
 
 
 @main.command("adjudicate-gt")

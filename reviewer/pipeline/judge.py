@@ -2,8 +2,10 @@
 store its verdicts where imported ones go (issue 8 §3), so disputes,
 agreement and calibration use them at once.
 
-Judges (``--judge KIND``; templates in resources/judges, the template
-folder is the verdict's prompt_version):
+Judges (``--judge KIND``; templates in resources/judges). A verdict's
+prompt_version is its rubric version, '<template folder>@<hash of the
+template files' text and the dimension list>'
+(reviewer.core.judging.rubrics.rubric_version), beside its judge_model:
 
 * ``failter``: Failter's rules-based judge on every selected run (item text
   = original input, prompt text = template, run output = generated
@@ -43,6 +45,7 @@ from typing import Callable, Optional
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
+from reviewer.core.judging.rubrics import rubric_version
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
@@ -55,6 +58,8 @@ from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, verdict_key
 
+#: The template files of the chat judges (system and user message).
+_TWO = ("system.md", "user.md")
 KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
 GT_SOURCE = "ground-truth"
 
@@ -128,14 +133,16 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 name = ("rules-judge/" if method == Method.RULES else "gt-judge/") + m
                 text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
                 for rep in reps:
-                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, lj.FAILTER, rep),
+                    version = rubric_version(lj.FAILTER, (f"{template}.md", "letter-grade.md"), ("score",))
+                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, version, rep),
                                     [{"role": "user", "content": text}], lj.read_failter_reply))
     elif options.kind == "tarot-rubric":
         metrics = judging.subject_metrics(project)
         for run in _runs(project, options, "tarot-reading"):
             case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
             for rep in reps:
-                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, lj.TAROT, rep),
+                version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
+                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
                                 lj.tarot_messages(case), lj.read_tarot_reply))
     elif options.kind == "span":
         for run in _runs(project, options, "span-labeling"):
@@ -163,8 +170,8 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
                     swapped = order == "ba"
                     for rep in reps:
-                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER, lj.PAIRWISE,
-                                              rep, order, rb),
+                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER,
+                                              rubric_version(lj.PAIRWISE, _TWO, ("winner",)), rep, order, rb),
                                         lj.pairwise_messages(instruction, first["output"], second["output"]),
                                         lambda text, s=swapped: lj.read_pairwise_reply(text, s)))
     return out
@@ -184,7 +191,8 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
     def after(verdict_id: int, raw: str) -> None:
         store_judge_findings(project, run["id"], verdict_id, holder.get("result"), "judge")
 
-    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, span_judge.SPAN, rep),
+    version = rubric_version(span_judge.SPAN, _TWO, (*span_judge.SCORE_KEYS, "totalScore"))
+    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, version, rep),
                 span_judge.span_messages(prompt_text, spans), read, after, frozenset({"totalScore"}))
 
 

@@ -51,6 +51,7 @@ from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.gt_formats import gt_tables
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.judging.calls import run_calls
+from reviewer.storage.judging.labels import label_tables
 from reviewer.storage.export_schema import (
     FOREIGN_KEYS, METADATA_FORMAT, SPAN_RUN_COLUMNS, doc_tables, metadata_path, span_run_rows, write_metadata,
 )
@@ -161,6 +162,7 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
         *span_debug_tables(project),
         ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
+        *label_tables(project),
     ]
 
 

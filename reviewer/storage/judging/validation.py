@@ -18,18 +18,18 @@ The corrected pass rate takes the judge's TPR and TNR from the test split.
 from __future__ import annotations
 
 import json
-from functools import partial
-from typing import Optional
+from typing import Callable, Optional
 
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
-from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging import labels
 from reviewer.storage.db import Project
 
 __all__ = [
@@ -79,10 +79,17 @@ def _thresholds(project: Project) -> dict[str, float]:
 class Validation:
     """The alignments of a project's judges and their corrected pass rates."""
 
-    def __init__(self, items: list[Alignment], corrected: list[Optional[CorrectedRate]], split_seed: int):
+    def __init__(self, items: list[Alignment], corrected: list[Optional[CorrectedRate]], split_seed: int,
+                 stale: Optional[dict] = None):
         self.items = items
         self.corrected = corrected
         self.split_seed = split_seed
+        self.stale = stale or {}  # {(judge, dimension): Staleness} where fair-sample labels were made with it
+
+    def stale_line(self, a: Alignment) -> str:
+        """The staleness line of an alignment whose figures are stale ('' otherwise)."""
+        st = self.stale.get((a.judge, a.dimension))
+        return st.text() if st is not None and st.stale else ""
 
     def find(self, judge: str, dimension: str) -> tuple[Alignment, Optional[CorrectedRate]]:
         """The alignment of one judge on one dimension. Raises ValueError
@@ -95,14 +102,31 @@ class Validation:
                          f"(judge / dimension with people's values: {there})")
 
 
+def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, Callable[[str], str]]:
+    """People's values and the split function where label-first labels
+    exist: on a dimension with fair-sample final values
+    (reviewer.storage.judging.labels.fair_people) only those (labels made in the
+    dispute queue, adjudications and human verdicts are no fair sample);
+    elsewhere ``people`` as given. Splits: the stored split of a subject
+    that entered a fair queue, else hash_split with ``split_seed``."""
+    fair = labels.fair_people(project)
+    dims = {d for _, d in fair}
+    out = {k: v for k, v in people.items() if k[1] not in dims}
+    out.update(fair)
+    stored = labels.stored_splits(project)
+    return out, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
+
+
 def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES,
                        seed: int = DEFAULT_SEED) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc)."""
     split_seed = _meta(project, "alignment.split_seed")
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
-    items = alignments(judging.verdicts(project), judging.adjudications(project), thresholds=_thresholds(project),
-                       split_of=partial(hash_split, seed=split_seed), n_resamples=n_resamples, seed=seed)
+    vs, adjudications = judging.verdicts(project), judging.adjudications(project)
+    people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
+    items = alignments(vs, adjudications, thresholds=_thresholds(project), split_of=split_of,
+                       n_resamples=n_resamples, seed=seed, people=people)
     corrected: list[Optional[CorrectedRate]] = []
     for a in items:
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
@@ -111,7 +135,8 @@ def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES
         labelled = [(j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None]
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
         corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
-    return Validation(items, corrected, split_seed)
+    return Validation(items, corrected, split_seed,
+                      {(st.judge, st.dimension): st for st in labels.stale_figures(project)})
 
 
 def run_gate(project: Project, judge: str, dimension: str, *, split: str = "all", n_resamples: int = DEFAULT_RESAMPLES,
@@ -135,8 +160,14 @@ def alignment_json(v: Validation) -> dict:
         out.append({"judge": a.judge, "dimension": a.dimension, "scale": a.scale.value,
                     "pass_threshold": a.threshold, "people": a.people,
                     "splits": [f.as_dict() for f in a.splits],
-                    "corrected_pass_rate": None if c is None else c.as_dict()})
+                    "corrected_pass_rate": None if c is None else c.as_dict(),
+                    "stale": _stale_dict(v, a)})
     return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
+
+
+def _stale_dict(v: Validation, a: Alignment) -> Optional[dict]:
+    st = v.stale.get((a.judge, a.dimension))
+    return None if st is None else st.as_dict()
 
 
 def _f(x: Optional[float], digits: int = 3) -> str:
@@ -195,7 +226,8 @@ def alignment_text(v: Validation) -> str:
     out = []
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
-        out += [_title(a), text_table(SPLIT_HEADER, _split_rows(a)), "", text_table(*_confusion(f)), "",
+        out += [_title(a)] + ([v.stale_line(a)] if v.stale_line(a) else [])
+        out += [text_table(SPLIT_HEADER, _split_rows(a)), "", text_table(*_confusion(f)), "",
                 text_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
         if f.dangerous:
             out += ["dangerous: " + ", ".join(f"{d.subject} (judge {d.judge}, people {d.people})"
@@ -210,11 +242,13 @@ def alignment_markdown(v: Validation) -> str:
     if not v.items:
         return ""
     out = ["## Alignment with people", "",
-           "Judge vs people's final values (adjudicated, else gold, else the human majority), per split "
+           "Judge vs people's final values (label-first final values where a dimension has them, else "
+           "adjudicated, else gold, else the human majority), per split "
            f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals."]
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
-        out += ["", f"**{md_text(_title(a))}**", "", markdown_table(SPLIT_HEADER, _split_rows(a)), "",
+        out += ["", f"**{md_text(_title(a))}**"] + (["", md_text(v.stale_line(a))] if v.stale_line(a) else [])
+        out += ["", markdown_table(SPLIT_HEADER, _split_rows(a)), "",
                 markdown_table(*_confusion(f)), "",
                 markdown_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
         if f.dangerous:
