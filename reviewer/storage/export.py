@@ -40,6 +40,7 @@ from reviewer.storage.scored import lean_metrics_of
 from reviewer.storage.scores import score_project
 from reviewer.storage.cases import case_tables
 from reviewer.storage.spans import export_tables as span_tables
+from reviewer.storage.confidences import export_tables as confidence_tables
 from reviewer.storage.span_report import debug_tables as span_debug_tables
 from reviewer.storage.gt_formats import annotators, gt_tables
 from reviewer.storage.gt_annotators import gt_agreement_rows
@@ -147,6 +148,7 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
         ("scoring_config", {"version": str, "name": str, "value": str}, None,
          [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
         *_judge_tables(project),
+        *confidence_tables(project),
         *case_tables(project),
         *span_tables(project),
         *span_debug_tables(project),

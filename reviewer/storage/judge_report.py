@@ -61,6 +61,7 @@ from reviewer.storage.judge_stats import refresh_disputes
 from reviewer.storage.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
 from reviewer.storage.rubric_rules import project_rules, rules_source
 from reviewer.core.judging.agreement_intervals import with_intervals
+from reviewer.storage.calibration_report import calibration_markdown, calibration_rows, write_reliability_charts
 from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
 
 __all__ = [
@@ -238,6 +239,7 @@ class JudgeReport:
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
     rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
     alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.validation)
+    calibration: str = ""  # the '## Calibration of judge confidence' section (reviewer.storage.calibration_report)
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -296,8 +298,11 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
         rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
                                     judging.subject_metrics(project), disputes, runs),
         alignment=alignment_markdown(project_alignments(project)))
+    calibrated = calibration_rows(project)
+    report.calibration = calibration_markdown(calibrated)
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)
+        report.charts += write_reliability_charts(Path(charts_dir), calibrated)
     return report
 
 
@@ -414,6 +419,8 @@ def judge_report_markdown(report: JudgeReport) -> str:
                                    [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
     if report.alignment:
         out += ["", report.alignment.rstrip()]
+    if report.calibration:
+        out += ["", report.calibration.rstrip()]
     if report.charts:
         out += ["", "## Charts", ""] + [f"- {md_text(str(p))}" for p in report.charts]
     return "\n".join(out).rstrip() + "\n"
