@@ -94,7 +94,8 @@ def test_runner_stores_exp_logprob_of_each_value_token_and_the_stated_confidence
     exported = rows(out, "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences "
                          "WHERE source = 'logprob' ORDER BY verdict_id, dimension")
     assert len(exported) == 15 and all(0 < c < 1 for *_, c in exported)
-    assert rows(out, "SELECT count(*) FROM _columns WHERE [table] = 'verdict_confidences' AND description != ''")[0][0] == 4
+    described = "SELECT count(*) FROM _columns WHERE [table] = 'verdict_confidences' AND description != ''"
+    assert rows(out, described)[0][0] == 4
 
 
 def test_an_endpoint_refusing_logprobs_is_asked_without_them(tmp_path):
@@ -329,3 +330,16 @@ def test_alignment_gives_the_label_budget(cal_db):
     assert wide["alignments"][0]["label_budget"]["further"] <= budget["further"]
     text = invoke("alignment", cal_db, "--resamples", "200").output
     assert "label budget (95 % interval, half-width <= 0.1):" in text and "judge / ok: kappa" in text
+
+
+def test_calibration_without_confidences_says_so(tmp_path):
+    path = tmp_path / "e.db"
+    p = open_project(path, create=True)
+    judging.add_verdict(p, Verdict(subject="run:1", judge="judge", method=Method.RUBRIC, scale=Scale.PASS_FAIL,
+                                   scores={"ok": "pass"}))
+    p.close()
+    out = invoke("calibration", path)
+    assert out.exit_code == 0 and out.output.startswith("no calibration: no judge verdict with a confidence")
+    assert json.loads(invoke("calibration", path, "--json").output)["calibrations"] == []
+    gate = invoke("gate", path, "--judge", "judge", "--dimension", "ok", "--min-coverage", "0.5")
+    assert gate.exit_code == 1 and "Error: failed --min-coverage 0.5: coverage undefined" in gate.output
