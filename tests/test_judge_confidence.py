@@ -343,3 +343,30 @@ def test_calibration_without_confidences_says_so(tmp_path):
     assert json.loads(invoke("calibration", path, "--json").output)["calibrations"] == []
     gate = invoke("gate", path, "--judge", "judge", "--dimension", "ok", "--min-coverage", "0.5")
     assert gate.exit_code == 1 and "Error: failed --min-coverage 0.5: coverage undefined" in gate.output
+
+
+def test_the_judge_can_be_asked_to_state_its_confidence(tmp_path):
+    db = text_project(tmp_path, n=2)
+
+    def answer(body, tag):
+        asked = "add a field `confidence`" in body["messages"][-1]["content"]
+        return json.dumps({**{d: 4 for d in DIMS}, **({"confidence": 0.65} if asked else {})})
+
+    with FakeOpenAI(answer=answer) as fake:
+        result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "pairwise",
+                     "--no-logprobs")  # one model: no pairs, nothing asked
+        assert result.exit_code == 0 and not fake.requests
+        result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric",
+                     "--no-logprobs", "--ask-confidence")
+        assert result.exit_code == 0, result.output
+        assert len(fake.requests) == 2
+    p = open_project(db)
+    try:
+        stored = confidences(p)
+        for v in judging.verdicts(p):
+            assert v.prompt_version == f"{lj.TAROT}+{lj.STATED_CONFIDENCE}"
+            assert stored[v.id] == {"stated": {d: 0.65 for d in DIMS}}
+    finally:
+        p.close()
+    assert lj.ask_confidence([{"role": "user", "content": [{"type": "image_url"}]}])[0]["content"][-1]["type"] \
+        == "text"

@@ -33,6 +33,7 @@ an undecided verdict (values None) with the raw reply.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from typing import Callable, Optional
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
+from reviewer.core.judging import replies
 from reviewer.core.judging.verdict_confidence import value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
@@ -61,7 +63,8 @@ class JudgeOptions:
     ``repetitions`` of each verdict, sampling parameters; ``top_logprobs``:
     logprobs are asked for (with this many alternatives a token; None: not),
     and each dimension's value token's probability is stored as its
-    'logprob' confidence."""
+    'logprob' confidence; ``ask_confidence``: the judge is asked to state
+    its confidence (llm_judges.ask_confidence), stored as 'stated'."""
 
     kind: str
     model: str
@@ -74,6 +77,7 @@ class JudgeOptions:
     max_tokens: Optional[int] = None
     seed: Optional[int] = None
     top_logprobs: Optional[int] = 1  # ask for logprobs (None: do not)
+    ask_confidence: bool = False  # ask the judge to state its confidence (prompt version gets '+stated-confidence-v1')
 
 
 #: Keys a reply may give a dimension's value under (Failter's score comes as a grade or a score).
@@ -197,8 +201,10 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
         holder["result"] = result
         if result is None:
             return lj.Reading(scores=span_judge.span_scores(None), rationale=how, decided=False)
-        return lj.Reading(scores=span_judge.span_scores(result), issues=issue_lines(result),
-                          rationale=f"{result.get('notes') or ''} [{how}]".strip())
+        scores = span_judge.span_scores(result)
+        return lj.Reading(scores=scores, issues=issue_lines(result),
+                          rationale=f"{result.get('notes') or ''} [{how}]".strip(),
+                          confidence=replies.stated_confidence(lj.last_json_object(text) or {}, list(scores)))
 
     def after(verdict_id: int, raw: str) -> None:
         for finding in judge_findings(holder.get("result") or {}):
@@ -231,6 +237,9 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
         if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) in stored:
             summary.skipped += 1
             continue
+        if options.ask_confidence:
+            v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
+            ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
         seed = None if options.seed is None else options.seed + v.repetition - 1
         request = ChatRequest(model=options.model, messages=ask.messages, temperature=options.temperature,
                               max_tokens=options.max_tokens, seed=seed, top_logprobs=options.top_logprobs,

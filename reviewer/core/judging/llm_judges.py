@@ -35,6 +35,7 @@ FAILTER = "failter-v1"
 TAROT = "tarot-rubric-v2.0.0"
 PAIRWISE = "pairwise-v1"
 TAROT_DIMENSIONS = ("personalization", "tarot_coherence", "tone", "safety", "overall")
+STATED_CONFIDENCE = "stated-confidence-v1"
 NOTES_LIMIT = 200
 ISSUES_LIMIT = 10
 
@@ -83,6 +84,24 @@ class Reading:
     decided: bool = True
     scale: Optional[Scale] = None  # the scale the reply's score is on, when the reply decides it
     confidence: dict[str, float] = field(default_factory=dict)  # stated by the judge, {dimension: 0..1}
+
+
+def ask_confidence(messages: list[dict]) -> list[dict]:
+    """``messages`` with the stated-confidence request (template
+    judges/stated-confidence-v1/request.md) appended to the last message's
+    text, so the judge states a ``confidence`` 0-1 in its verdict (read by
+    reviewer.core.judging.replies.stated_confidence). A last message whose
+    content is not text (image parts) gets the request as one more text part."""
+    request = load(STATED_CONFIDENCE, "request.md").strip()
+    out = [dict(m) for m in messages]
+    if not out:
+        return [{"role": "user", "content": request}]
+    content = out[-1].get("content")
+    if isinstance(content, str):
+        out[-1]["content"] = f"{content.rstrip()}\n\n{request}"
+    else:
+        out[-1]["content"] = list(content or []) + [{"type": "text", "text": request}]
+    return out
 
 
 # -- Failter -----------------------------------------------------------------------
