@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.clients.chat import ChatRequest, parse_completion
 from reviewer.core.judging import llm_judges as lj
-from reviewer.core.judging.budget import label_budget
+from reviewer.core.judging.budget import label_budget, simulate_budget
 from reviewer.core.judging.confidence import calibration, correct_flags
 from reviewer.core.judging.selective import select_threshold
 from reviewer.core.judging.verdict_confidence import read_confidence, value_token_confidences
@@ -326,6 +326,11 @@ def test_alignment_gives_the_label_budget(cal_db):
         assert budget["statistics"][name]["further"] == core[name].further, name
         assert budget["statistics"][name]["estimate"] == pytest.approx(core[name].estimate)
     assert budget["further"] == max(b.further for b in core.values())
+    for name in ("kappa", "tpr", "tnr"):
+        sim = simulate_budget(judge, human, name, categories=["fail", "pass"])
+        assert budget["statistics"][name]["simulated_needed"] == sim, name
+        analytic = budget["statistics"][name]["needed"]
+        assert abs(sim - analytic) <= 0.15 * analytic, name  # the cross-check agrees
     wide = json.loads(invoke("alignment", cal_db, "--json", "--resamples", "200", "--half-width", "0.3").output)
     assert wide["alignments"][0]["label_budget"]["further"] <= budget["further"]
     text = invoke("alignment", cal_db, "--resamples", "200").output

@@ -9,7 +9,9 @@ Kappa is sized on the alignment's confusion matrix, with quadratic weights
 by the scale's order on numeric scales (the alignment weighs by value; on
 1-5 and A-F the two are the same) and unweighted on pass/fail and winners.
 TPR and TNR use the pass threshold of the alignment; pairwise winners have
-none, so only kappa is sized there. Reads only.
+none, so only kappa is sized there. The JSON also gives the simulation's
+answer beside each analytic one (budget.simulate_budget, from the current
+labels' table). Reads only.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import Optional
 import numpy as np
 
 from reviewer.core.judging.alignment import Alignment
-from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, kappa_budget, rate_budget
+from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, kappa_budget, rate_budget, simulate_budget
 from reviewer.core.judging.disputes import NUMERIC_SCALES
 
-__all__ = ["alignment_budget", "budget_json", "budget_text"]
+__all__ = ["alignment_budget", "budget_json", "budget_text", "simulated_needed"]
 
 
 def alignment_budget(a: Alignment, half_width: float = HALF_WIDTH, level: float = LEVEL) -> dict[str, Budget]:
@@ -44,6 +46,29 @@ def alignment_budget(a: Alignment, half_width: float = HALF_WIDTH, level: float 
     return out
 
 
+def simulated_needed(a: Alignment, half_width: float = HALF_WIDTH, level: float = LEVEL,
+                     seed: int = 0) -> dict[str, Optional[int]]:
+    """The cross-check of :func:`alignment_budget`: {statistic: subjects
+    needed in all by simulation from the current labels}
+    (budget.simulate_budget; None when it cannot be told), for the same
+    statistics."""
+    out: dict[str, Optional[int]] = {}
+    f = a.figures("all")
+    if f is None or f.n == 0:
+        return {"kappa": None}
+    judge = [f.labels[i] for i, row in enumerate(f.counts) for j, c in enumerate(row) for _ in range(c)]
+    human = [f.labels[j] for i, row in enumerate(f.counts) for j, c in enumerate(row) for _ in range(c)]
+    weights = "quadratic" if a.scale in NUMERIC_SCALES else None
+    out["kappa"] = simulate_budget(judge, human, "kappa", half_width=half_width, level=level, weights=weights,
+                                   categories=f.labels, seed=seed)
+    pairs = [(j, p) for _, _, j, p in a.labelled]
+    if pairs and all(j is not None and p is not None for j, p in pairs):
+        for name in ("tpr", "tnr"):
+            out[name] = simulate_budget([j for j, _ in pairs], [p for _, p in pairs], name, positive=True,
+                                        half_width=half_width, level=level, seed=seed)
+    return out
+
+
 def _further(budgets: dict[str, Budget]) -> Optional[int]:
     known = [b.further for b in budgets.values() if b.further is not None]
     return max(known) if known else None
@@ -52,12 +77,14 @@ def _further(budgets: dict[str, Budget]) -> Optional[int]:
 def budget_json(items: list[Alignment], half_width: float = HALF_WIDTH, level: float = LEVEL) -> list[dict]:
     """Per alignment (same order): {"half_width", "level", "further": the
     most any statistic needs (None when none can be sized yet),
-    "statistics": {name: Budget.as_dict()}}."""
+    "statistics": {name: Budget.as_dict() with "simulated_needed", the
+    simulation's cross-check of "needed"}}."""
     out = []
     for a in items:
         b = alignment_budget(a, half_width, level)
+        sim = simulated_needed(a, half_width, level)
         out.append({"half_width": half_width, "level": level, "further": _further(b),
-                    "statistics": {k: v.as_dict() for k, v in b.items()}})
+                    "statistics": {k: {**v.as_dict(), "simulated_needed": sim.get(k)} for k, v in b.items()}})
     return out
 
 
