@@ -37,6 +37,7 @@ an undecided verdict (values None) with the raw reply.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from dataclasses import dataclass
@@ -45,7 +46,9 @@ from typing import Callable, Optional
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
+from reviewer.core.judging import replies
 from reviewer.core.judging.rubrics import rubric_version
+from reviewer.core.judging.verdict_confidence import value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
@@ -68,7 +71,11 @@ GT_SOURCE = "ground-truth"
 class JudgeOptions:
     """``kind`` (KINDS), judge ``model``, ``dual`` (Path B), runs selected
     by ``prompts`` / ``items`` / ``run_models`` names (empty: all),
-    ``repetitions`` of each verdict, sampling parameters."""
+    ``repetitions`` of each verdict, sampling parameters; ``top_logprobs``:
+    logprobs are asked for (with this many alternatives a token; None: not),
+    and each dimension's value token's probability is stored as its
+    'logprob' confidence; ``ask_confidence``: the judge is asked to state
+    its confidence (llm_judges.ask_confidence), stored as 'stated'."""
 
     kind: str
     model: str
@@ -80,6 +87,28 @@ class JudgeOptions:
     temperature: Optional[float] = None
     max_tokens: Optional[int] = None
     seed: Optional[int] = None
+    top_logprobs: Optional[int] = 1  # ask for logprobs (None: do not)
+    ask_confidence: bool = False  # ask the judge to state its confidence (prompt version gets '+stated-confidence-v1')
+
+
+#: Keys a reply may give a dimension's value under (Failter's score comes as a grade or a score).
+VALUE_KEYS = {"score": ("grade", "score")}
+
+
+def confidences_of(reading: lj.Reading, answer: ChatAnswer, scores: dict) -> dict[str, dict[str, float]]:
+    """{source: {dimension: confidence}} of a verdict just read: 'logprob',
+    exp(logprob) of the token carrying each decided dimension's value where
+    the endpoint returned logprobs (verdict_confidence.value_token_confidences),
+    and 'stated', what the reply says (reviewer.core.judging.replies)."""
+    dims = [d for d, v in scores.items() if v is not None]
+    out: dict[str, dict[str, float]] = {}
+    logprob = value_token_confidences(answer.content, answer.tokens, dims, VALUE_KEYS)
+    if logprob:
+        out["logprob"] = logprob
+    stated = {d: c for d, c in reading.confidence.items() if d in dims}
+    if stated:
+        out["stated"] = stated
+    return out
 
 
 @dataclass
@@ -185,8 +214,10 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
         holder["result"] = result
         if result is None:
             return lj.Reading(scores=span_judge.span_scores(None), rationale=how, decided=False)
-        return lj.Reading(scores=span_judge.span_scores(result), issues=issue_lines(result),
-                          rationale=f"{result.get('notes') or ''} [{how}]".strip())
+        scores = span_judge.span_scores(result)
+        return lj.Reading(scores=scores, issues=issue_lines(result),
+                          rationale=f"{result.get('notes') or ''} [{how}]".strip(),
+                          confidence=replies.stated_confidence(lj.last_json_object(text) or {}, list(scores)))
 
     def after(verdict_id: int, raw: str) -> None:
         store_judge_findings(project, run["id"], verdict_id, holder.get("result"), "judge")
@@ -220,9 +251,12 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
         if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) in stored:
             summary.skipped += 1
             continue
+        if options.ask_confidence:
+            v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
+            ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
         seed = None if options.seed is None else options.seed + v.repetition - 1
         request = ChatRequest(model=options.model, messages=ask.messages, temperature=options.temperature,
-                              max_tokens=options.max_tokens, seed=seed,
+                              max_tokens=options.max_tokens, seed=seed, top_logprobs=options.top_logprobs,
                               tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
         jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
@@ -251,7 +285,7 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
         verdict = ask.verdict.model_copy(update={
             "scale": scale, "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
             "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
-            "raw": answer.content})
+            "raw": answer.content, "confidences": confidences_of(reading, answer, scores)})
         with project.transaction():
             verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
             if created and ask.after is not None:

@@ -46,6 +46,7 @@ from reviewer.storage.cards.scored import lean_metrics_of
 from reviewer.storage.scoring import score_project
 from reviewer.storage.cases.cases import case_tables
 from reviewer.storage.spans.spans import export_tables as span_tables
+from reviewer.storage.judging.confidences import export_tables as confidence_tables
 from reviewer.storage.spans.report import debug_tables as span_debug_tables
 from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.gt_formats import gt_tables
@@ -157,6 +158,7 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
         ("scoring_config", {"version": str, "name": str, "value": str}, None,
          [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
         *_judge_tables(project),
+        *confidence_tables(project),
         *case_tables(project),
         *span_tables(project),
         *span_debug_tables(project),

@@ -121,6 +121,13 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
         "source": "Where the verdict came from (the imported file, or the judge run).",
         "raw": "The judge's reply as it came, for verdicts read from a reply.",
     }),
+    "verdict_confidences": ("A judge's confidence per verdict, dimension and source (join verdicts on "
+                            "verdict_id and dimension).", {
+        "verdict_id": "Verdict id (verdicts.verdict_id).", "dimension": "Dimension of the verdict.",
+        "source": "logprob (exp of the value token's logprob from the endpoint), stated (the judge's reply "
+                  "said it) or imported (the imported file gave it).",
+        "confidence": "The judge's probability that its value is right, 0-1.",
+    }),
     "disputes": ("Disagreements among judges and people (refreshed by the export).", {
         "dispute_id": "Dispute id.", "kind": "Kind of dispute.", "subject": "What is disputed.",
         "dimension": "Dimension.", "verdict_ids": "The verdicts involved (JSON list).",

@@ -56,6 +56,7 @@ from reviewer.storage.judging.report import (
 )
 from reviewer.storage.scoring import score_project
 from reviewer.storage.spans import spans as span_store
+from reviewer.storage.spans.confidences import span_confidences
 from reviewer.storage.spans.report import report_csv as span_csv
 from reviewer.storage.spans.spans import export_tables, has_span_data
 
@@ -171,7 +172,8 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     auto, rev = summary.auto, summary.reviewed
     judged = has_verdicts(project)
     try:
-        jr = build_judge_report(project, refresh_disputes(project), weights, options.charts_dir) if judged else None
+        jr = build_judge_report(project, refresh_disputes(project), weights, options.charts_dir,
+                                span_confidences(project)) if judged else None
     except OSError as exc:
         raise ProjectError(f"cannot write the charts to {options.charts_dir}: {exc}") from None
     price_table = _prices(options)

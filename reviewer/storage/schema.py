@@ -434,3 +434,17 @@ def m0021_human_labels(db: sqlite_utils.Database) -> None:
         rank TEXT NOT NULL,
         drawn_at TEXT NOT NULL,
         PRIMARY KEY (judge, dimension, subject))""")
+
+
+@MIGRATIONS(name="0022_verdict_confidences")
+def m0022_verdict_confidences(db: sqlite_utils.Database) -> None:
+    """A judge's confidence in each dimension of a verdict, with its source:
+    'logprob' (exp of the logprob of the token carrying the value, from the
+    endpoint), 'stated' (the judge's reply says it) or 'imported' (the file
+    gave it). One row per verdict, dimension and source; 0..1."""
+    db.execute("""CREATE TABLE verdict_confidences (
+        verdict_id INTEGER NOT NULL REFERENCES verdicts(id) ON DELETE CASCADE,
+        dimension TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('logprob', 'stated', 'imported')),
+        confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+        PRIMARY KEY (verdict_id, dimension, source))""")

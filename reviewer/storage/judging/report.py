@@ -60,6 +60,9 @@ from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, 
 from reviewer.storage.judging.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
 from reviewer.storage.judging.rubric_rules import project_rules, rules_source
 from reviewer.core.judging.agreement_intervals import with_intervals
+from reviewer.storage.judging.calibration_report import (
+    SpanConfidences, calibration_markdown, calibration_rows, write_reliability_charts,
+)
 from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
 
 __all__ = [
@@ -237,6 +240,7 @@ class JudgeReport:
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
     rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
     alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.judging.validation)
+    calibration: str = ""  # the '## Calibration of judge confidence' section (reviewer.storage.judging.calibration_report)
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -263,12 +267,16 @@ def has_verdicts(project: Project) -> bool:
 
 
 def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: tuple[float, float] = DEFAULT_WEIGHTS,
-                       charts_dir: Optional[Path] = None) -> JudgeReport:
+                       charts_dir: Optional[Path] = None, span_confidences: SpanConfidences = {}) -> JudgeReport:
     """With the project's ``disputes`` as the dispute queue just refreshed
     them (reviewer.storage.dispute_queue.refresh_disputes: verdict and
     ground-truth disputes, most severe first), compute the verdict table, agreement,
     calibration and confusion matrices, and (with ``charts_dir``) write the
     charts there as SVG and PNG (the folder is made when missing).
+
+    The calibration of judge confidence (reviewer.storage.judging.
+    calibration_report) takes the spans' confidences the caller passes
+    (reviewer.storage.spans.confidences.span_confidences) as source 'span'.
 
     The rubric section (reviewer.storage.judging.rubric_report) measures the judge
     gate and lists the disputes under the project's rubric rules.
@@ -297,8 +305,11 @@ def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: t
         rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
                                     judging.subject_metrics(project), disputes, runs),
         alignment=alignment_markdown(project_alignments(project)))
+    calibrated = calibration_rows(project, span_confidences=span_confidences)
+    report.calibration = calibration_markdown(calibrated)
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)
+        report.charts += write_reliability_charts(Path(charts_dir), calibrated)
     return report
 
 
@@ -420,6 +431,8 @@ def judge_report_markdown(report: JudgeReport) -> str:
                                    [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
     if report.alignment:
         out += ["", report.alignment.rstrip()]
+    if report.calibration:
+        out += ["", report.calibration.rstrip()]
     if report.charts:
         out += ["", "## Charts", ""] + [f"- {md_text(str(p))}" for p in report.charts]
     return "\n".join(out).rstrip() + "\n"

@@ -40,6 +40,7 @@ __all__ = [
     "alignment_json",
     "alignment_markdown",
     "alignment_text",
+    "pass_thresholds",
     "project_alignments",
     "run_gate",
 ]
@@ -74,6 +75,11 @@ def _thresholds(project: Project) -> dict[str, float]:
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 out[str(dim)] = float(value)
     return out
+
+
+def pass_thresholds(project: Project) -> dict[str, float]:
+    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``)."""
+    return _thresholds(project)
 
 
 class Validation:

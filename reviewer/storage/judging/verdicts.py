@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Iterable, Optional
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
+from reviewer.storage.judging.confidences import put_confidences
 from reviewer.storage.db import Project, now
 
 _VERDICT_COLS = ("id, subject, run_id, other_run_id, judge, judge_model, prompt_version, method, scale, "
@@ -42,6 +43,8 @@ def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tu
             data)
         project.audit("insert", "verdicts", cur.lastrowid, None,
                       {k: data[k] for k in ("subject", "judge", "method", "scores")}, actor)
+        if v.confidences:
+            put_confidences(project, cur.lastrowid, v.confidences)
     return cur.lastrowid, True
 
 
