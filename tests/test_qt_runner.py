@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from reviewer.qt.app import build
-from reviewer.qt.runner_forms import eta_text
+from reviewer.qt.runner.forms import eta_text
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.test_run_models import KEY, rows, text_project
 

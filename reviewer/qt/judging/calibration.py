@@ -48,7 +48,7 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
+from reviewer.qt.judging.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.core.judging.agreement_table import agreement_rows

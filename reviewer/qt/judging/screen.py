@@ -2,11 +2,11 @@
 severity, detail), the input (a text item's text, a photo item's preview or
 name), the output or both outputs of a pair side by side, the reference
 answers, the subject's structural metrics and every verdict of the subject
-side by side (reviewer.qt.adjudication.compare).
+side by side (reviewer.qt.judging.compare).
 
 A ground-truth dispute (issue 12) shows instead the photo cut to both
 annotators' boxes, each side's card (text, pile, box) and the side-picker
-(reviewer.qt.adjudication.gt_sides); ``difference`` is its difference.
+(reviewer.qt.judging.gt_sides); ``difference`` is its difference.
 
 Everything shown comes from the session when the current dispute changes;
 model and judge text is plain text only. In blind mode (``set_blind``) the
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QV
 
 from reviewer.core.judging.disputes import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
-from reviewer.qt.adjudication.common import KIND_SHORT, dimensions, subject_runs
-from reviewer.qt.adjudication.compare import VerdictColumns
-from reviewer.qt.adjudication.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
-from reviewer.qt.annotators import color_of, style_of
+from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
+from reviewer.qt.judging.compare import VerdictColumns
+from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
+from reviewer.qt.cards.annotators import color_of, style_of
 from reviewer.qt.canvas.painting import marked_crop
 from reviewer.storage.gt_annotators import annotators
 from reviewer.qt.session import Session

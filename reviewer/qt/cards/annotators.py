@@ -19,7 +19,7 @@ differences one key away (issue 12 §4, the window).
 
 Everything is read through reviewer.storage.gt_annotators (no SQL here);
 nothing is edited here: a ground-truth dispute is settled in adjudication
-mode (reviewer.qt.adjudication.gt_sides).
+mode (reviewer.qt.judging.gt_sides).
 """
 
 from __future__ import annotations

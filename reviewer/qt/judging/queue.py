@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.judging.disputes import natural_key, rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute
-from reviewer.qt.adjudication.common import DONE_COLOUR, KIND_SHORT
+from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.qt.search import matches, terms
 from reviewer.qt.session import Session
