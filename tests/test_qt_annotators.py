@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
 from reviewer.core.annotators import GT_KINDS  # noqa: E402
-from reviewer.qt.cards.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW  # noqa: E402
+from reviewer.qt.cards.annotators import ALL_VIEW, CONSENSUS_VIEW  # noqa: E402
+from reviewer.qt.palette import ANNOTATOR_COLORS  # noqa: E402
 from tests.helpers.window import open_window  # noqa: E402
 from reviewer.qt.canvas.painting import prepare  # noqa: E402
 from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from reviewer.core.cases.scoring import case_score
 from reviewer.core.models import CaseCode
 from reviewer.qt.panels import plain_tooltip
-from reviewer.qt.panels.output import doc_pos
+from reviewer.qt.text import doc_pos
 from reviewer.qt.session import Session
 from reviewer.storage.cases import case_of_item, check_outcomes, project_metrics
 

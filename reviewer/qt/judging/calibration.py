@@ -170,7 +170,7 @@ class CalibrationPanel(QWidget):
         """Recompute the distributions, matrices and agreement table."""
         self.stale = False
         s = self.session
-        vs, adj = s.judge_verdicts(), s.adjudications()
+        vs, adj = s.judging.judge_verdicts(), s.adjudications()
         self.distributions = score_distribution(vs)
         self.matrices = judge_vs_reference(vs, adj, "adjudicated") + judge_vs_reference(vs, (), "human")
         for combo, texts in ((self.dist_combo, [f"{d.judge} · {d.dimension}" for d in self.distributions]),

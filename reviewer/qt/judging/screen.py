@@ -28,7 +28,7 @@ from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
-from reviewer.qt.cards.annotators import color_of, style_of
+from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.canvas.painting import marked_crop
 from reviewer.storage.gt_annotators import annotators
 from reviewer.qt.session import Session
@@ -154,7 +154,7 @@ class DisputeScreen(QWidget):
             self.verdicts, self.names, self.dims = [], [], []
             if s.disputes():
                 text = "No dispute selected"
-            elif s.judge_verdicts():
+            elif s.judging.judge_verdicts():
                 text = ("No disputes: the judges agree within tolerance, or there is one judge and no "
                         "human label or metric to compare it with")
             else:
@@ -168,13 +168,13 @@ class DisputeScreen(QWidget):
             self.columns.set_verdicts([], [], [], [])
             self.refreshed.emit()
             return
-        mine = s.judge_verdicts(d.subject)
-        labels = rater_labels(s.judge_verdicts())
+        mine = s.judging.judge_verdicts(d.subject)
+        labels = rater_labels(s.judging.judge_verdicts())
         disputed = [v for v in mine if v.id in d.verdict_ids]
         self.verdicts = disputed + [v for v in mine if v.id not in d.verdict_ids]
         self.names = [labels.get(rater_key(v), v.judge) for v in self.verdicts]
         self.dims = dimensions(self.verdicts, d.dimension)
-        runs = [s.run_by_id(r) for r in subject_runs(d.subject, mine)]
+        runs = [s.judging.run_by_id(r) for r in subject_runs(d.subject, mine)]
         runs = [r for r in runs if r is not None]
         item = f"{runs[0]['item']} · " if runs else ""
         self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
@@ -183,7 +183,7 @@ class DisputeScreen(QWidget):
         self.detail.setVisible(bool(d.detail))
         self._show_input(runs[0] if runs else None)
         self._show_outputs(runs)
-        refs = s.references(runs[0]["item_id"]) if runs else []
+        refs = s.judging.references(runs[0]["item_id"]) if runs else []
         self.reference_box.setVisible(bool(refs))
         if refs:
             self.reference_box.show_text(
@@ -191,7 +191,7 @@ class DisputeScreen(QWidget):
                 "\n\n".join(f"[{src}]\n{text}" if len(refs) > 1 else text for src, text in refs))
             if len(refs) == 1:
                 self.reference_box.title.setText(f"Reference answer ({refs[0][0]})")
-        metrics = s.subject_metrics(d.subject)
+        metrics = s.judging.subject_metrics(d.subject)
         self.metrics_box.setVisible(bool(metrics))
         if metrics:
             self.metrics_box.show_text("Structural metrics", "\n".join(

@@ -223,7 +223,7 @@ class RunnerController(QObject):
         now = time.monotonic()
         if self._verdicts and (final or now - self._disputes_at >= max(DISPUTES_EVERY_S, 10 * self._disputes_cost)):
             self._verdicts = 0
-            self.session.refresh_disputes()
+            self.session.judging.refresh()
             self._disputes_at = time.monotonic()
             self._disputes_cost = self._disputes_at - now
 

@@ -8,7 +8,8 @@ another's (see docs/decisions/session-composed-of-parts.md):
 * ``summariser``: the Summariser (reviewer.qt.session.summary): the
   summary of a big project on a worker thread;
 * ``judging``: the DisputeState (reviewer.qt.session.disputes): disputes,
-  judge verdicts and the dispute being adjudicated;
+  judge verdicts and the dispute being adjudicated (the adjudication view
+  reads verdicts, references and metrics from it directly);
 * ``editor``: the Editor (reviewer.qt.session.editor): every edit a core
   Command through the queued history (reviewer.qt.session.history), in
   the database before the signal that announces it is emitted, or, while
@@ -30,12 +31,12 @@ from typing import Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, Effect
-from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
+from reviewer.core.judging.verdicts import Adjudication, Dispute
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import overview, previews, repo
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.scores import ScoredRun, score_project, scored_runs, verdicts
+from reviewer.storage.scores import ScoredRun, score_project, verdicts
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
@@ -313,10 +314,6 @@ class Session(QObject):
         """The dispute being adjudicated (None: none)."""
         return self.judging.current_dispute_id
 
-    def refresh_disputes(self) -> None:
-        """Find the disputes again (DisputeState.refresh)."""
-        self.judging.refresh()
-
     def disputes(self) -> list[Dispute]:
         """The stored disputes, most severe first."""
         return self.judging.disputes()
@@ -329,29 +326,9 @@ class Session(QObject):
         """Make ``dispute_id`` the dispute being adjudicated."""
         self.judging.set_dispute(dispute_id)
 
-    def judge_verdicts(self, subject: Optional[str] = None) -> list[Verdict]:
-        """Judge (and human) verdicts of one subject, or all (DisputeState.judge_verdicts)."""
-        return self.judging.judge_verdicts(subject)
-
     def adjudications(self) -> list[Adjudication]:
         """Every adjudication of the project."""
         return self.judging.adjudications()
-
-    def references(self, item_id: int) -> list[tuple[str, str]]:
-        """(source, text) of an item's reference answers."""
-        return self.judging.references(item_id)
-
-    def subject_metrics(self, subject: str) -> dict:
-        """Structural metrics of a subject ({} when none)."""
-        return self.judging.subject_metrics(subject)
-
-    def run_items(self) -> dict[int, str]:
-        """{run id: its item's name} of every run (one query)."""
-        return self.judging.run_items()
-
-    def run_by_id(self, run_id: Optional[int]) -> Optional[dict]:
-        """A run row with its item's kind, text and path (DisputeState.run_by_id)."""
-        return self.judging.run_by_id(run_id)
 
     # -- editing (the editor) ---------------------------------------------------------------
     @property
