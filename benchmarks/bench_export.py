@@ -57,7 +57,7 @@ from reviewer.core.models import Code, Item, Status  # noqa: E402
 from reviewer.storage import repo  # noqa: E402
 from reviewer.storage.db import Project, now, open_project  # noqa: E402
 from reviewer.storage.export import export_project  # noqa: E402
-from reviewer.storage.scores import score_project  # noqa: E402
+from reviewer.storage.scoring import score_project  # noqa: E402
 
 TARGET_RATIO = 0.8
 MODELS = ("qwen2.5-vl-7b-q4km", "qwen3-vl-2b-q4km", "gemma3-4b-q4km", "minicpm-v-2.6-q4km", "llava-1.6-7b-q4km")

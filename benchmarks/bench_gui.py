@@ -56,7 +56,7 @@ from reviewer.core.models import Item, Status  # noqa: E402
 from reviewer.storage import previews, repo  # noqa: E402
 from reviewer.storage.db import now, open_project  # noqa: E402
 from reviewer.storage.images import file_sha256  # noqa: E402
-from reviewer.storage.scores import score_project  # noqa: E402
+from reviewer.storage.scoring import score_project  # noqa: E402
 
 TARGET_LAUNCH_RATIO = 1.5
 TARGET_DECISION_MS = 50.0

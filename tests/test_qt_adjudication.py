@@ -17,7 +17,8 @@ from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict  
 from reviewer.core.models import AnswerSchema, Item, Prompt  # noqa: E402
 from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value  # noqa: E402
 from reviewer.qt.app import build  # noqa: E402
-from reviewer.storage import judging, repo  # noqa: E402
+from reviewer.storage import repo  # noqa: E402
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project  # noqa: E402
 from reviewer.storage.export import export_project  # noqa: E402
 

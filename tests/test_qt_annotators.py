@@ -18,7 +18,7 @@ from reviewer.qt.cards.annotators import ALL_VIEW, CONSENSUS_VIEW  # noqa: E402
 from reviewer.qt.palette import ANNOTATOR_COLORS  # noqa: E402
 from tests.helpers.window import open_window  # noqa: E402
 from reviewer.qt.canvas.painting import prepare  # noqa: E402
-from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
+from reviewer.storage.dispute_queue import refresh_disputes  # noqa: E402
 from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
 
 pytestmark = pytest.mark.gui

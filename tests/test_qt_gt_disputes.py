@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from tests.helpers.window import open_window  # noqa: E402
 from tests.test_gt_annotators import two  # noqa: E402,F401  (fixture)
-from reviewer.storage.judge_stats import refresh_disputes  # noqa: E402
+from reviewer.storage.dispute_queue import refresh_disputes  # noqa: E402
 
 pytestmark = pytest.mark.gui
 

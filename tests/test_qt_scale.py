@@ -17,8 +17,8 @@ from reviewer.qt.panels.items import ItemsPanel  # noqa: E402
 from reviewer.qt.panels.runs import RunsPanel  # noqa: E402
 from reviewer.qt.panels.scores import ScoresPanel  # noqa: E402
 from reviewer.qt.session import Session  # noqa: E402
-from reviewer.storage import overview  # noqa: E402
-from reviewer.storage.scores import verdicts  # noqa: E402
+from reviewer.storage.cards import overview  # noqa: E402
+from reviewer.storage.cards.scores import verdicts  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
 

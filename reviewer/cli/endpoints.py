@@ -125,7 +125,7 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     --prompt and --retries override the spec's models, templates and
     retries."""
     from reviewer.pipeline.ask import RunOptions, run_models
-    from reviewer.storage.scores import verdicts
+    from reviewer.storage.cards.scores import verdicts
 
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout)
     if spec is not None:

@@ -1,5 +1,5 @@
 """Commands that validate judges against people: alignment and gate
-(reviewer.storage.validation assembles, these print)."""
+(reviewer.storage.judging.validation assembles, these print)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def alignment(project: Path, as_json: bool, resamples: int, seed: int) -> None:
     with its 95 % interval, MAE and Spearman's rho, TPR and TNR, the
     dangerous cells with their subjects, and the pass rate on unlabelled
     subjects corrected for the judge's errors (Rogan-Gladen)."""
-    from reviewer.storage.validation import alignment_json, alignment_text, project_alignments
+    from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
 
     p = open_project(project)
     try:
@@ -57,7 +57,7 @@ def gate(project: Path, judge: str, dimension: str, min_kappa_lower: Optional[fl
          min_tnr: Optional[float], max_dangerous: Optional[int], split: str, resamples: int, seed: int) -> None:
     """CI gate: exit 1 naming each bound JUDGE fails on DIMENSION of PROJECT
     against people, with its figure; exit 0 printing the bounds that held."""
-    from reviewer.storage.validation import run_gate
+    from reviewer.storage.judging.validation import run_gate
 
     p = open_project(project)
     try:

@@ -40,10 +40,12 @@ from typing import Mapping, Optional
 import yaml
 
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage import calls, judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.failter import sanitize
-from reviewer.storage.judge_report import verdict_score
+from reviewer.storage.judging.report import verdict_score
 
 _THOUGHTS = re.compile(r"(?s)<(?:think|scratchpad)>(.*?)</(?:think|scratchpad)>")
 _MONOLOGUE = re.compile(r"(?s)(<think>.*?</think>|<scratchpad>.*?</scratchpad>)\s*")

@@ -36,7 +36,7 @@ from reviewer.pipeline.failter_artifacts import Trial, write_artifacts, write_at
 from reviewer.pipeline.execute import Progress, Settings, Summary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project
-from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
+from reviewer.storage.judging.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 

@@ -43,10 +43,13 @@ from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
-from reviewer.core.spans.snapshots import issue_lines, judge_findings
+from reviewer.core.spans.snapshots import issue_lines
 from reviewer.pipeline.ask import user_content
 from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
-from reviewer.storage import calls, judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 
 KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
@@ -176,9 +179,7 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
                           rationale=f"{result.get('notes') or ''} [{how}]".strip())
 
     def after(verdict_id: int, raw: str) -> None:
-        for finding in judge_findings(holder.get("result") or {}):
-            repo.insert_finding(project, run["id"], finding.model_copy(update={"verdict_id": verdict_id}),
-                                actor="judge")
+        store_judge_findings(project, run["id"], verdict_id, holder.get("result"), "judge")
 
     return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, span_judge.SPAN, rep),
                 span_judge.span_messages(prompt_text, spans), read, after, frozenset({"totalScore"}))

@@ -17,7 +17,7 @@ differences one key away (issue 12 §4, the window).
 * ``annotator_actions``: the menu entries and keys (E / Shift+E cycle the
   view, D / Shift+D the differences) for reviewer.qt.actions.
 
-Everything is read through reviewer.storage.gt_annotators (no SQL here);
+Everything is read through reviewer.storage.annotators.ground_truth (no SQL here);
 nothing is edited here: a ground-truth dispute is settled in adjudication
 mode (reviewer.qt.judging.gt_sides).
 """
@@ -33,8 +33,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from reviewer.core.annotators import GT_KINDS, KIND
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, Difference
 from reviewer.core.models import GroundTruth
-from reviewer.storage.gt_annotators import annotators as project_annotators
-from reviewer.storage.gt_annotators import item_comparisons, item_ground_truths
+from reviewer.storage.annotators.ground_truth import annotators as project_annotators
+from reviewer.storage.annotators.ground_truth import item_comparisons, item_ground_truths
 from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.text import cell, line
 

@@ -35,7 +35,7 @@ from reviewer.core.models import CaseCode
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.text import doc_pos
 from reviewer.qt.session import Session
-from reviewer.storage.cases import case_of_item, check_outcomes, project_metrics
+from reviewer.storage.cases.cases import case_of_item, check_outcomes, project_metrics
 
 #: Backgrounds of matched text: (light theme, dark theme).
 FIRED_ERROR = ("#F8C9C9", "#5A2222")

@@ -2,7 +2,7 @@
 expected one (reviewer.core.judging.calibration.EXPECTED_DISTRIBUTION) as a QtCharts
 bar chart with the inflation warning, a confusion matrix of a judge against
 the adjudicated (or human) values as a small heatmap, and the agreement
-table (reviewer.storage.judge_stats.agreement_table).
+table (reviewer.storage.dispute_queue.agreement_table).
 
 Colours are safe for colour vision deficiency: judge #0072B2, expected
 #E69F00, the heatmap white to #0072B2 with the count printed in every cell.

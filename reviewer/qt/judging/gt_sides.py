@@ -4,7 +4,7 @@ the photo with both boxes marked, and the side-picker: 1 / 2 (or its
 buttons) side with annotator A or B.
 
 Siding is the same core command as ``reviewer adjudicate-gt``
-(reviewer.storage.gt_annotators.adjudication_command: the adjudication and
+(reviewer.storage.gt_adjudication.adjudication_command: the adjudication and
 the consensus edit, one undo step) done through ``Session.execute``, so
 the item's runs are re-scored and Ctrl+Z takes it back. Nothing here keeps
 domain state: the difference is read again from the project each time.
@@ -22,7 +22,8 @@ from reviewer.core.cards.gt_agreement import SUBJECT_PREFIX, Difference, shown
 from reviewer.core.commands import Adjudicate, Batch, Command
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.storage.db import ProjectError
-from reviewer.storage.gt_annotators import adjudication_command, item_comparisons
+from reviewer.storage.annotators.ground_truth import item_comparisons
+from reviewer.storage.gt_adjudication import adjudication_command
 from reviewer.qt.text import cell
 
 

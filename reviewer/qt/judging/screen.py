@@ -30,7 +30,7 @@ from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
 from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.canvas.painting import marked_crop
-from reviewer.storage.gt_annotators import annotators
+from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.qt.session import Session
 
 

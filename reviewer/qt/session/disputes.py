@@ -16,7 +16,8 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
-from reviewer.storage import judge_stats, judging, repo
+from reviewer.storage import dispute_queue, repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, ProjectError
 
 
@@ -39,14 +40,14 @@ class DisputeState(QObject):
 
     def refresh(self) -> None:
         """Find the disputes over every verdict again and store them
-        (reviewer.storage.judge_stats.refresh_disputes; skipped when the
+        (reviewer.storage.dispute_queue.refresh_disputes; skipped when the
         project has neither verdicts nor disputes), cache the verdicts and
         emit disputesChanged. Called on open and after an import."""
         self._verdicts = []
         if self.project is not None:
             try:
                 if judging.has_judging(self.project):
-                    judge_stats.refresh_disputes(self.project)
+                    dispute_queue.refresh_disputes(self.project)
                 self._verdicts = judging.verdicts(self.project)
             except (ProjectError, sqlite3.Error) as exc:
                 self.error.emit(f"could not find disputes: {exc}")

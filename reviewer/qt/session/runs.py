@@ -3,7 +3,7 @@ items and runs, kept interactive on big projects. Plain Python, no Qt: it
 emits nothing; its methods return what changed and the Session announces it.
 
 Opening a project reads its items, their ground-truth card counts and
-review counts (one aggregate query, reviewer.storage.overview.review_counts);
+review counts (one aggregate query, reviewer.storage.cards.overview.review_counts);
 an item's scored runs are read when it is first shown (``ensure_item``: by
 the runs' item index). What needs every run (the T-P1 verdicts of the scores
 panel, the search over run texts, the next run needing review across items)
@@ -31,9 +31,11 @@ from typing import Iterable, Optional
 
 from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts
 from reviewer.core.models import AnswerSchema, GroundTruth, Item, PromptVerdict
-from reviewer.storage import overview, repo
+from reviewer.storage import repo
+from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
-from reviewer.storage.scores import ScoredRun, score_project, scored_runs
+from reviewer.storage.cards.scores import ScoredRun, scored_runs
+from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
 
 #: Runs read per slice by ``summarise``, which pauses between slices so the GUI thread gets the GIL.

@@ -33,10 +33,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
-from reviewer.storage import overview, previews, repo
+from reviewer.storage import previews, repo
+from reviewer.storage.cards import overview
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.scores import ScoredRun, score_project, verdicts
+from reviewer.storage.cards.scores import ScoredRun, verdicts
+from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
@@ -235,7 +237,7 @@ class Session(QObject):
 
     def run_lines(self) -> list[overview.RunLine]:
         """Every scored run of the project as a RunLine (who made it, its
-        metrics, findings and search text; reviewer.storage.overview) once
+        metrics, findings and search text; reviewer.storage.cards.overview) once
         the summary is in (``summary_ready``); until then those of the runs
         cached so far. A run's whole ScoredRun: ``run()`` / ``runs()``."""
         return self.cache.run_lines()

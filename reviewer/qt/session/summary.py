@@ -1,7 +1,7 @@
 """The summary of a big project, computed off the GUI thread.
 
 ``Summariser`` runs reviewer.qt.session.runs.summarise on a QThreadPool
-thread through its own read connection (reviewer.storage.overview.reader),
+thread through its own read connection (reviewer.storage.cards.overview.reader),
 START_DELAY_MS after it is asked to (so the first photo is shown first), and
 emits ``done`` on the GUI thread with the result (None when it failed). A
 newer ``start`` or ``cancel`` makes an older result be dropped. Projects of
@@ -16,7 +16,7 @@ from typing import Optional
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from reviewer.storage import overview
+from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
 from reviewer.qt.session.runs import summarise
 

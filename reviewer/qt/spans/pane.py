@@ -36,7 +36,7 @@ from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, p
                                       paint_sections, selections, span_at)
 from reviewer.qt.spans.style import SpanLegend
 from reviewer.qt.text import line
-from reviewer.storage import spans as span_store
+from reviewer.storage.spans import spans as span_store
 
 
 class SpanTextView(QPlainTextEdit):

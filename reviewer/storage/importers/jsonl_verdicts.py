@@ -38,7 +38,7 @@ from pydantic import BaseModel
 from reviewer.core.bounds import SqlInt
 from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 

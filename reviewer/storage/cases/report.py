@@ -9,7 +9,7 @@ import json
 import re
 from typing import Optional
 
-from reviewer.core.cards.report import markdown_table
+from reviewer.core.tables import markdown_table
 from reviewer.core.cases.report import (
     compare,
     comparison_rows,
@@ -18,7 +18,7 @@ from reviewer.core.cases.report import (
     seed_reports,
     summary_rows,
 )
-from reviewer.storage.cases import case_results, has_cases, project_metrics
+from reviewer.storage.cases.cases import case_results, has_cases, project_metrics
 from reviewer.storage.db import Project, ProjectError
 
 _DATE = re.compile(r"^\d{4}(-\d{2}){0,2}$")

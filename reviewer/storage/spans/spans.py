@@ -18,7 +18,7 @@ from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_loaded
 from reviewer.core.spans.report import snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
-from reviewer.core.cards.report import md_text
+from reviewer.core.tables import markdown_rows, md_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError, default_actor, now
 
@@ -380,7 +380,7 @@ def has_span_data(project: Project) -> bool:
 
 
 def _md(text: Any) -> str:
-    """Untrusted text inert in Markdown: backslash escapes (core.cards.report.md_text)."""
+    """Untrusted text inert in Markdown: backslash escapes (core.tables.md_text)."""
     return md_text(text)
 
 
@@ -399,8 +399,8 @@ def report_markdown(project: Project) -> str:
         out += [f"### Span F1 of {_md(group)} against golden spans", ""]
         rows = [[mode, _md(k), str(c.golden), str(c.predicted), str(c.tp), f"{c.precision:.3f}", f"{c.recall:.3f}",
                  f"{c.f1:.3f}"] for mode, groups in modes.items() for k, c in groups.items()]
-        out += ["| match | category | golden | predicted | matched | precision | recall | F1 |",
-                "|---|---|---|---|---|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in rows] + [""]
+        out += markdown_rows(["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"],
+                             rows) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -52,16 +52,15 @@ from reviewer.core.judging.calibration import (
 )
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict, path_b_score
-from reviewer.core.cards.report import markdown_table, md_text
-from reviewer.core.text import csv_row
-from reviewer.storage import judging, repo
+from reviewer.core.tables import csv_row, markdown_table, md_text
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
-from reviewer.storage.judge_stats import refresh_disputes
-from reviewer.storage.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
-from reviewer.storage.rubric_rules import project_rules, rules_source
+from reviewer.storage.judging.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
+from reviewer.storage.judging.rubric_rules import project_rules, rules_source
 from reviewer.core.judging.agreement_intervals import with_intervals
-from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
+from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -237,7 +236,7 @@ class JudgeReport:
     charts: list[Path] = field(default_factory=list)
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
     rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
-    alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.validation)
+    alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.judging.validation)
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -263,13 +262,15 @@ def has_verdicts(project: Project) -> bool:
     return project.db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() is not None
 
 
-def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
+def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: tuple[float, float] = DEFAULT_WEIGHTS,
                        charts_dir: Optional[Path] = None) -> JudgeReport:
-    """Refresh the disputes, compute the verdict table, agreement,
+    """With the project's ``disputes`` as the dispute queue just refreshed
+    them (reviewer.storage.dispute_queue.refresh_disputes: verdict and
+    ground-truth disputes, most severe first), compute the verdict table, agreement,
     calibration and confusion matrices, and (with ``charts_dir``) write the
     charts there as SVG and PNG (the folder is made when missing).
 
-    The rubric section (reviewer.storage.rubric_report) measures the judge
+    The rubric section (reviewer.storage.judging.rubric_report) measures the judge
     gate and lists the disputes under the project's rubric rules.
 
     Confusion matrices: each judge against the adjudicated values and against
@@ -280,7 +281,7 @@ def build_judge_report(project: Project, weights: tuple[float, float] = DEFAULT_
     are untrusted), numbered when two would clash. Raises OSError when the
     folder or a file cannot be written.
     """
-    disputes = refresh_disputes(project)
+    disputes = list(disputes)
     vs = judging.verdicts(project)
     adjudications = judging.adjudications(project)
     run_ids = {v.run_id for v in vs if v.run_id is not None}

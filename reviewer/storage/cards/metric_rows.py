@@ -18,7 +18,7 @@ from typing import Iterator, NamedTuple, Optional
 
 from reviewer.core.models import STALE_PREFIX
 from reviewer.storage.db import Project
-from reviewer.storage.scored import iter_scored_runs
+from reviewer.storage.cards.scored import iter_scored_runs
 
 #: Runs whose metrics are recomputed per write transaction.
 CHUNK = 400

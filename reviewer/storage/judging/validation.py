@@ -21,24 +21,22 @@ import json
 from functools import partial
 from typing import Optional
 
-from reviewer.core.cards.report import markdown_table, md_text, text_table
-from reviewer.core.judging.agreement_intervals import strength, with_intervals
+from reviewer.core.tables import markdown_table, md_text, text_table
+from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.storage.judge_stats import agreement_table
 
 __all__ = [
     "AGREEMENT_HEADER",
     "RATES_FROM",
     "Validation",
     "agreement_markdown_rows",
-    "agreement_with_intervals",
     "alignment_json",
     "alignment_markdown",
     "alignment_text",
@@ -49,13 +47,6 @@ __all__ = [
 #: The split whose TPR and TNR correct the pass rate.
 RATES_FROM = "test"
 AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "95 % CI", "strength", "n", "prevalence", "note"]
-
-
-def agreement_with_intervals(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES,
-                             seed: int = DEFAULT_SEED) -> list[AgreementRow]:
-    """The agreement table (reviewer.storage.judge_stats.agreement_table)
-    with 95 % bootstrap intervals and prevalence (agreement_intervals.with_intervals)."""
-    return with_intervals(agreement_table(project), n_resamples=n_resamples, seed=seed)
 
 
 def agreement_markdown_rows(rows: list[AgreementRow]) -> list[list[str]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
-from reviewer.core.cards.report import md_text
+from reviewer.core.tables import markdown_cell, markdown_rows, md_text
 from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels
 from reviewer.core.judging.rubric_rules import (
     GateTally,
@@ -25,7 +25,6 @@ from reviewer.core.judging.rubric_rules import (
     unchecked_expectations,
 )
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
-from reviewer.core.text import bounded
 
 __all__ = ["RubricSection", "build_rubric_section", "rubric_markdown", "rubric_verdicts_markdown"]
 
@@ -143,7 +142,7 @@ def rubric_markdown(section: RubricSection) -> str:
 
 
 def _cell(text: Any, limit: int = 120) -> str:
-    return md_text(bounded(text, limit), line_start=False)
+    return markdown_cell(text, limit)
 
 
 def rubric_verdicts_markdown(section: RubricSection) -> str:
@@ -159,8 +158,9 @@ def rubric_verdicts_markdown(section: RubricSection) -> str:
     header = ["reading", "rater", *dims, *flags, "issues_found", "notes"]
     out = ["## Rubric verdicts", "", "Everything the rubric judges (and hand labels) said: scores, flags, "
            "issues_found and notes.", "",
-           "| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+           ]
     rows = sorted(vs, key=lambda v: (natural_key(section.name(v.subject)), natural_key(v.judge), v.repetition))
+    table = []
     for v in rows:
         scores = ["-" if v.scores.get(d) is None else describe_value(v.scores[d]) if d in v.scores else ""
                   for d in dims]
@@ -168,5 +168,5 @@ def rubric_verdicts_markdown(section: RubricSection) -> str:
         cells = [_cell(section.name(v.subject)), _cell(section.labels.get(rater_key(v), v.judge))]
         cells += [_cell(c) for c in scores + flag_cells]
         cells += [_cell("; ".join(v.issues_found) or "none", TEXT_LIMIT), _cell(v.rationale, TEXT_LIMIT)]
-        out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
+        table.append(cells)
+    return "\n".join(out + markdown_rows([_cell(h) for h in header], table)) + "\n"

@@ -21,7 +21,8 @@ import json
 from typing import Any, Iterable, Optional
 
 from reviewer.core.judging.verdicts import Verdict
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, now
 
 FACT_KEYS = ("server_model", "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "total_tokens",

@@ -11,7 +11,7 @@ Scoring a case's run evaluates every check of the project's metric set
 (for the window's highlights and the scores of the metrics that do not
 count for the case's category) and writes each fired check of a metric
 that counts as an automatic finding (ERROR or WARNING). Scoring again keeps the review decisions, as for
-cards (storage.scores): a fired check with the same code, metric and check
+cards (storage.cards.scores): a fired check with the same code, metric and check
 keeps its finding; a finding no longer produced is deleted if undecided and
 kept, marked stale, if decided; a person's findings are never touched.
 

@@ -20,7 +20,7 @@ from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import AnswerSchema, ModelCard, PromptVerdict, ScoringConfig
 from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
-from reviewer.storage.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
+from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
 
 _RUN_COLUMNS = ("SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
                 "r.model, r.repetition, r.output, r.timestamp FROM runs r "
@@ -61,7 +61,7 @@ def item_runs(project: Project, item_id: int, with_cards: bool = True) -> list[S
 
 
 def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) -> list[ScoredRun]:
-    """reviewer.storage.scores.scored_runs of a few runs, their findings read
+    """reviewer.storage.cards.scores.scored_runs of a few runs, their findings read
     in one query (not one per run)."""
     if len(ids) <= 1:
         return scored_runs(project, ids, with_cards=with_cards)

@@ -2,7 +2,7 @@
 and stage, missed elements by severity and by category, worst performers;
 reviewer.core.spans.diagnostics), keyed by snapshot: tables of the export
 and the span part of ``reviewer report --format csv``. The Markdown report
-(reviewer.storage.spans.report_markdown) shows the same figures."""
+(reviewer.storage.spans.spans.report_markdown) shows the same figures."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import io
 from typing import Optional
 
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
-from reviewer.core.text import csv_row
+from reviewer.core.tables import csv_row
 from reviewer.storage.db import Project
-from reviewer.storage.spans import snapshot, snapshot_names, summary_and_notes
+from reviewer.storage.spans.spans import snapshot, snapshot_names, summary_and_notes
 
 LATENCY_COLUMNS = {"snapshot": str, "model": str, "stage": str, "source": str, "results": int, "avg_ms": float,
                    "p50_ms": float, "p95_ms": float, "p99_ms": float}

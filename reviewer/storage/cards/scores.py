@@ -39,10 +39,9 @@ from reviewer.core.models import (
 from reviewer.core.cards.prompts import prompt_example
 from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.storage import repo
-from reviewer.storage.cases import score_cases
 from reviewer.storage.db import Project, now
-from reviewer.storage.metric_rows import code_counts, iter_metric_rows
-from reviewer.storage.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
+from reviewer.storage.cards.metric_rows import code_counts, iter_metric_rows
+from reviewer.storage.cards.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
     LeanMetrics, ScoredRun, iter_scored_runs, lean_metrics, lean_metrics_of, metrics_of, scored_runs,
 )
 
@@ -118,7 +117,7 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
     old_by_run: dict[int, list[Finding]] = {}
     others: dict[int, list[Finding]] = {}  # human findings, test-case checks: kept as they are
     for f in repo.findings_of_runs(project, ids):
-        # test-case checks are written by storage.cases
+        # test-case checks are written by storage.cases.cases
         mine = f.source == Source.AUTO and not isinstance(f.code, CaseCode)
         (old_by_run if mine else others).setdefault(f.run_id, []).append(f)
     next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
@@ -265,7 +264,7 @@ def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
                                initializer=_worker_init, initargs=(context,))
 
 
-def score_project(
+def score_runs(
     project: Project,
     config: Optional[ScoringConfig] = None,
     *,
@@ -275,7 +274,7 @@ def score_project(
     progress: Optional[Progress] = None,
     jobs: Optional[int] = None,
 ) -> int:
-    """Score runs of the project (all, or ``run_ids``) with ``config`` (the
+    """Score runs of the project (all, or ``run_ids``) against their cards with ``config`` (the
     project's current one by default). Runs are read and scored in chunks of
     CHUNK, and each chunk is written in one short transaction with
     executemany (findings and their audit rows), so memory stays O(chunk)
@@ -297,7 +296,6 @@ def score_project(
     if repo.stored_config_version(project) != config.version or not project.db.execute(
             "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
         repo.save_config(project, config)
-    score_cases(project, run_ids=run_ids, only_stale=only_stale)
     if only_stale and run_ids is None and _all_scored(project, config, strict):
         ids = []  # opening a big project asks this: two counts from indexes
     elif only_stale and run_ids is None:
@@ -339,7 +337,7 @@ def _all_scored(project: Project, config: ScoringConfig, strict: bool) -> bool:
 
 
 def _score_here(project: Project, chunks: list[list[int]], context: dict, progress: Optional[Progress]) -> None:
-    """score_project's chunks in this process."""
+    """score_runs's chunks in this process."""
     _worker_init(context)
     total = sum(map(len, chunks))
     done = 0
@@ -361,7 +359,7 @@ def _score_here(project: Project, chunks: list[list[int]], context: dict, progre
 
 def _score_in_pool(project: Project, chunks: list[list[int]], context: dict, workers: int,
                    progress: Optional[Progress]) -> None:
-    """score_project's chunks in ``workers`` processes (score_project doc);
+    """score_runs's chunks in ``workers`` processes (score_runs doc);
     the ground truth of every item is read here once and handed over. When
     a worker dies (killed, out of memory), the chunks not written yet are
     scored in this process: every written chunk is committed whole."""

@@ -1,8 +1,8 @@
 """Scored runs read back from a project: each run with its stored facts,
 model cards, findings and both metric sets (ScoredRun), a chunk at a time;
 the metrics stored with a run are used when there (see
-reviewer.storage.metric_rows), else computed (T-P5 step 6). Reading only:
-scoring and writing are in reviewer.storage.scores.
+reviewer.storage.cards.metric_rows), else computed (T-P5 step 6). Reading only:
+scoring and writing are in reviewer.storage.cards.scores.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, 
 def metrics_of(facts: RunFacts, findings: list[Finding], auto_json: Optional[str],
                reviewed_json: Optional[str]) -> tuple[RunMetrics, RunMetrics]:
     """The automatic and reviewed RunMetrics of a run: the ones stored with
-    its score when there (never stale: see reviewer.storage.metric_rows;
+    its score when there (never stale: see reviewer.storage.cards.metric_rows;
     a tenth of the time), else run_metrics over its facts and findings."""
     if auto_json is not None and reviewed_json is not None:
         return RunMetrics.model_validate_json(auto_json), RunMetrics.model_validate_json(reviewed_json)

@@ -41,11 +41,13 @@ from typing import Iterable, Mapping, Optional
 
 import yaml
 
-from reviewer.core.cards.report import markdown_table
+from reviewer.core.tables import markdown_table
 from reviewer.core.judging.verdicts import Method, path_b_score
-from reviewer.storage import calls, judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.storage.judge_report import verdict_score
+from reviewer.storage.judging.report import verdict_score
 
 HEADER = ["Model", "Prompt", "Eval_Method", "Trials", "Errors", "Avg_Score", "Rules_Score", "GT_Score",
           "Avg_Time", "Avg_Tokens", "Avg_Cost"]
