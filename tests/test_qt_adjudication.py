@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict  # noqa: E402
 from reviewer.core.models import AnswerSchema, Item, Prompt  # noqa: E402
-from reviewer.qt.adjudication.common import DIFFER_MARK, differing, show_value  # noqa: E402
+from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value  # noqa: E402
 from reviewer.qt.app import build  # noqa: E402
 from reviewer.storage import repo  # noqa: E402
 from reviewer.storage.judging import verdicts as judging

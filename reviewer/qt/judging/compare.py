@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.qt.adjudication.common import (
+from reviewer.qt.judging.common import (
     DIFFER_BACKGROUND,
     DIFFER_MARK,
     JUDGE_COLOUR,

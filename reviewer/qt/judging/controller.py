@@ -1,5 +1,5 @@
 """Adjudicate with the keyboard (the keys are bound in
-reviewer.qt.adjudication.view):
+reviewer.qt.judging.view):
 
 * 1 / 2 / T pick the winner of a pair ('1', '2', 'tie'); 1-5 set a 1-5
   score; A B C D F set a grade (core.judging.verdicts.normalise maps them to points);
@@ -19,7 +19,7 @@ reviewer.qt.adjudication.view):
 A ground-truth dispute (issue 12): 1 / 2 (or the side-picker's buttons)
 side with annotator A or B: the command of ``reviewer adjudicate-gt``
 (the adjudication and the consensus edit, one undo step; the item's runs
-are re-scored), see reviewer.qt.adjudication.gt_sides. A rationale typed
+are re-scored), see reviewer.qt.judging.gt_sides. A rationale typed
 first goes with it (it cannot be amended afterwards).
 
 Every other decision is one core ``Adjudicate`` command through
@@ -36,11 +36,11 @@ from PySide6.QtCore import QObject
 
 from reviewer.core.commands import Adjudicate
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.qt.adjudication import gt_sides
-from reviewer.qt.adjudication.bar import DecisionBar
-from reviewer.qt.adjudication.common import gives, is_flag, said, scale_of, show_value
-from reviewer.qt.adjudication.queue import DisputeQueue
-from reviewer.qt.adjudication.screen import DisputeScreen
+from reviewer.qt.judging import gt_sides
+from reviewer.qt.judging.bar import DecisionBar
+from reviewer.qt.judging.common import gives, is_flag, said, scale_of, show_value
+from reviewer.qt.judging.queue import DisputeQueue
+from reviewer.qt.judging.screen import DisputeScreen
 from reviewer.qt.session import Session
 
 

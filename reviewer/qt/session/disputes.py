@@ -1,10 +1,11 @@
-"""The judging part of the Session (issue 4): disputes, verdicts,
-adjudications and what the adjudication view shows beside them.
+"""The judging part of the Session: disputes, the judge verdicts, the
+dispute being adjudicated, and the reads the adjudication view shows beside
+them.
 
-A mixin of reviewer.qt.session.Session (which owns the signals and the
-project); kept apart so each module stays small. The disputes are found
-again when a project is opened and after an import, and the judge verdicts
-are cached then (commands never change them).
+``DisputeState`` is owned by the Session, which forwards its signals. The
+disputes are found again when a project is opened and after an import
+(``refresh``), and the judge verdicts are cached then (commands never
+change them).
 """
 
 from __future__ import annotations
@@ -12,17 +13,32 @@ from __future__ import annotations
 import sqlite3
 from typing import Optional
 
+from PySide6.QtCore import QObject, Signal
+
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
-from reviewer.storage import repo
-from reviewer.storage import dispute_queue
+from reviewer.storage import dispute_queue, repo
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import ProjectError
+from reviewer.storage.db import Project, ProjectError
 
 
-class JudgingMixin:
-    """Judging state and reads of a Session (see module doc)."""
+class DisputeState(QObject):
+    """Disputes, cached verdicts and the current dispute of the open project."""
 
-    def refresh_disputes(self) -> None:
+    disputesChanged = Signal()  # disputes found again (open, import)
+    disputeChanged = Signal()  # current dispute changed
+    error = Signal(str)
+
+    def __init__(self, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.project: Optional[Project] = None
+        self.current_dispute_id: Optional[int] = None
+        self._verdicts: list[Verdict] = []
+
+    def attach(self, project: Optional[Project]) -> None:
+        """Work on ``project`` (None: none); no dispute is current, no verdict cached."""
+        self.project, self.current_dispute_id, self._verdicts = project, None, []
+
+    def refresh(self) -> None:
         """Find the disputes over every verdict again and store them
         (reviewer.storage.dispute_queue.refresh_disputes; skipped when the
         project has neither verdicts nor disputes), cache the verdicts and
@@ -93,4 +109,3 @@ class JudgingMixin:
         row.update(item_kind=item.kind if item else None, item_text=item.text if item else None,
                    item_path=item.path if item else None)
         return row
-

@@ -8,23 +8,25 @@ OpenAI-compatible endpoint from the window, as `reviewer run` and
   set), the model, the prompts and items (none ticked: all), repetitions,
   temperature, max tokens, concurrency, retries and timeout; the judge form
   adds the judge kind, Path B (dual) and the models whose runs are judged.
-* Start runs the job in a worker thread (reviewer.qt.runner_worker); the
+* Start runs the job in a worker thread (reviewer.qt.runner.worker); the
   form and the status bar show a progress bar, the ETA and Cancel. Cancel
   stops at once; what was stored stays, and starting again continues (a
   stored run or verdict is never asked again).
 * Results appear as they arrive: new runs are added to the session (only
-  those runs are read, never a full reload) at most every FLUSH_MS, new
+  those runs are read, never a full reload) at most every FLUSH_MS (reviewer.qt.runner.settings), new
   verdicts are shown by finding the disputes again at most every few
   seconds (longer on a project where that is slow) and once at the end.
 * One job at a time; closing the window cancels it and waits for the thread.
 
 Model output and server errors are untrusted text: every label is plain text.
-The controller that runs the jobs is reviewer.qt.runner_controller.
+The controller that runs the jobs is reviewer.qt.runner.controller.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -46,16 +48,22 @@ from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, api_key, check
 from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
-from reviewer.qt.runner_worker import Task
+from reviewer.qt.runner.worker import Task
 from reviewer.storage import repo
-from reviewer.storage.cards.scores import scored_runs
 
 
-#: Shortest time between two updates of the views with new runs (ms).
-FLUSH_MS = 300
-#: Shortest time between two refreshes of the disputes while a judge runs (s);
-#: it grows to 10x the time the last refresh took.
-DISPUTES_EVERY_S = 2.0
+class JobRunner(Protocol):
+    """What a form needs of whoever runs its job (reviewer.qt.runner.controller.RunnerController):
+    the form imports no controller, so the two modules do not import each other."""
+
+    window: Any  # the main window (its ``settings``: QSettings)
+    session: Any  # the Session (project, run lines, reviewer)
+
+    def start(self, task: Task, form: "RunForm") -> None:
+        """Run ``task``, showing progress in ``form``."""
+
+    def cancel(self) -> None:
+        """Cancel the running job."""
 
 
 def plain_label(text: str = "") -> QLabel:
@@ -78,21 +86,6 @@ def eta_text(elapsed_s: float, done: int, total: int) -> str:
         return f"about {minutes} min {seconds} s left"
     hours, minutes = divmod(minutes, 60)
     return f"about {hours} h {minutes} min left"
-
-
-def add_stored_runs(session, run_ids: list[int]) -> int:
-    """Add runs stored meanwhile by another connection (the worker thread)
-    to the session, reading only those runs, and tell the views
-    (findingsChanged). Returns how many were added."""
-    if session.project is None or not run_ids:
-        return 0
-    fresh = scored_runs(session.project, run_ids)
-    session.take_runs(fresh)  # into the session's caches: no full reload on a big project
-    if fresh:
-        session.findingsChanged.emit()
-        if session.item_id is None:
-            session.set_item(fresh[0].run["item_id"])
-    return len(fresh)
 
 
 def _spin(low, high, value, step=1, real=False):
@@ -138,11 +131,9 @@ class _CheckList(QListWidget):
 class RunForm(QDialog):
     """The "Run model…" (``kind`` 'run') or "Run judge…" ('judge') form (see
     module doc). It reads the project's names from ``controller.session``
-    and hands Start and Cancel to the controller (a
-    reviewer.qt.runner_controller.RunnerController, which imports this module:
-    named here only by its base class, so the two do not import each other)."""
+    and hands Start and Cancel to the controller."""
 
-    def __init__(self, controller: QObject, kind: str):
+    def __init__(self, controller: JobRunner, kind: str):
         super().__init__(controller.window)
         self.controller, self.kind = controller, kind
         self.settings = controller.window.settings

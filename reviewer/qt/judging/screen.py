@@ -2,11 +2,11 @@
 severity, detail), the input (a text item's text, a photo item's preview or
 name), the output or both outputs of a pair side by side, the reference
 answers, the subject's structural metrics and every verdict of the subject
-side by side (reviewer.qt.adjudication.compare).
+side by side (reviewer.qt.judging.compare).
 
 A ground-truth dispute (issue 12) shows instead the photo cut to both
 annotators' boxes, each side's card (text, pile, box) and the side-picker
-(reviewer.qt.adjudication.gt_sides); ``difference`` is its difference.
+(reviewer.qt.judging.gt_sides); ``difference`` is its difference.
 
 Everything shown comes from the session when the current dispute changes;
 model and judge text is plain text only. In blind mode (``set_blind``) the
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QV
 
 from reviewer.core.judging.disputes import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
-from reviewer.qt.adjudication.common import KIND_SHORT, dimensions, subject_runs
-from reviewer.qt.adjudication.compare import VerdictColumns
-from reviewer.qt.adjudication.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
-from reviewer.qt.annotators import color_of, style_of
+from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
+from reviewer.qt.judging.compare import VerdictColumns
+from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
+from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.canvas.painting import marked_crop
 from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.qt.session import Session
@@ -154,7 +154,7 @@ class DisputeScreen(QWidget):
             self.verdicts, self.names, self.dims = [], [], []
             if s.disputes():
                 text = "No dispute selected"
-            elif s.judge_verdicts():
+            elif s.judging.judge_verdicts():
                 text = ("No disputes: the judges agree within tolerance, or there is one judge and no "
                         "human label or metric to compare it with")
             else:
@@ -168,13 +168,13 @@ class DisputeScreen(QWidget):
             self.columns.set_verdicts([], [], [], [])
             self.refreshed.emit()
             return
-        mine = s.judge_verdicts(d.subject)
-        labels = rater_labels(s.judge_verdicts())
+        mine = s.judging.judge_verdicts(d.subject)
+        labels = rater_labels(s.judging.judge_verdicts())
         disputed = [v for v in mine if v.id in d.verdict_ids]
         self.verdicts = disputed + [v for v in mine if v.id not in d.verdict_ids]
         self.names = [labels.get(rater_key(v), v.judge) for v in self.verdicts]
         self.dims = dimensions(self.verdicts, d.dimension)
-        runs = [s.run_by_id(r) for r in subject_runs(d.subject, mine)]
+        runs = [s.judging.run_by_id(r) for r in subject_runs(d.subject, mine)]
         runs = [r for r in runs if r is not None]
         item = f"{runs[0]['item']} · " if runs else ""
         self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
@@ -183,7 +183,7 @@ class DisputeScreen(QWidget):
         self.detail.setVisible(bool(d.detail))
         self._show_input(runs[0] if runs else None)
         self._show_outputs(runs)
-        refs = s.references(runs[0]["item_id"]) if runs else []
+        refs = s.judging.references(runs[0]["item_id"]) if runs else []
         self.reference_box.setVisible(bool(refs))
         if refs:
             self.reference_box.show_text(
@@ -191,7 +191,7 @@ class DisputeScreen(QWidget):
                 "\n\n".join(f"[{src}]\n{text}" if len(refs) > 1 else text for src, text in refs))
             if len(refs) == 1:
                 self.reference_box.title.setText(f"Reference answer ({refs[0][0]})")
-        metrics = s.subject_metrics(d.subject)
+        metrics = s.judging.subject_metrics(d.subject)
         self.metrics_box.setVisible(bool(metrics))
         if metrics:
             self.metrics_box.show_text("Structural metrics", "\n".join(

@@ -1,17 +1,25 @@
 """The session: the one model every widget observes.
 
-It owns the open project, the undo stack and what is selected (item, run,
-findings, cards, tool, box convention shown, the dispute being adjudicated).
-Widgets read from it and call its methods; they keep no domain state of their
-own. Every edit goes through ``execute`` as a core Command
-(reviewer.qt.session_editing): it is in the database before the signal that
-announces it is emitted, or, while another program holds the project,
-queued in order and shown as waiting (reviewer.qt.history).
+It is composed of owned parts, each with its own state, none changing
+another's (see docs/decisions/session-composed-of-parts.md):
 
-Judging (issue 4): the disputes are found again (``refresh_disputes``) when a
-project is opened and after an import; the judge verdicts are cached then
-(commands never change them). ``adjudicationsChanged`` follows every command
-whose Effect names subjects.
+* ``cache``: the RunCache (reviewer.qt.session.runs, no Qt): items,
+  ground truth, scored runs, review counts and T-P1 rows, read when asked;
+* ``summariser``: the Summariser (reviewer.qt.session.summary): the
+  summary of a big project on a worker thread;
+* ``judging``: the DisputeState (reviewer.qt.session.disputes): disputes,
+  judge verdicts and the dispute being adjudicated (the adjudication view
+  reads verdicts, references and metrics from it directly);
+* ``editor``: the Editor (reviewer.qt.session.editor): every edit a core
+  Command through the queued history (reviewer.qt.session.history), in
+  the database before the signal that announces it is emitted, or, while
+  another program holds the project, queued in order and shown as waiting.
+
+The Session owns the open project and what is selected (item, run,
+findings, cards, tool, box convention shown, search), forwards the parts'
+signals and reads to the widgets, and ties them together: after an edit is
+written it re-scores and re-reads what the edit touched into the cache and
+tells the views. Widgets keep no domain state of their own.
 """
 
 from __future__ import annotations
@@ -22,27 +30,28 @@ from typing import Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from reviewer.core.commands import Command
-from reviewer.core.judging.verdicts import Verdict
+from reviewer.core.commands import Command, Effect
+from reviewer.core.judging.verdicts import Adjudication, Dispute
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
+from reviewer.storage.cards import overview
 from reviewer.storage.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.cards.overview import RunLine
-from reviewer.storage.scoring import score_project
 from reviewer.storage.cards.scores import ScoredRun, verdicts
+from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
-from reviewer.qt.history import History
-from reviewer.qt.session_editing import EditingMixin
-from reviewer.qt.session_judging import JudgingMixin
-from reviewer.qt.session_overview import ItemStatus, OverviewMixin  # noqa: F401  (ItemStatus: long imported from here)
-
+from reviewer.qt.session import summary
+from reviewer.qt.session.disputes import DisputeState
+from reviewer.qt.session.editor import SETTLE_S, Editor
+from reviewer.qt.session.runs import ItemStatus, RunCache, Row, summarise
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400
 
+__all__ = ["ItemStatus", "REMEMBER_MS", "Session"]
 
-class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
+
+class Session(QObject):
     """Observable state of the review window (see module doc)."""
 
     projectChanged = Signal()
@@ -63,7 +72,7 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
     walked = Signal(object)  # the command just undone or redone (views go to what it changed)
     searchChanged = Signal(str)  # the search text changed
     reviewerChanged = Signal(str)  # the reviewer's name changed
-    summaryChanged = Signal()  # every run is cached now (reviewer.qt.session_overview)
+    summaryChanged = Signal()  # every run is cached now (reviewer.qt.session.summary)
     scoresChanged = Signal(object)  # T-P1 rows changed: their indexes in score_rows(), None for all
 
     def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
@@ -71,29 +80,28 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         self.reviewer = reviewer
         self.project: Optional[Project] = None
         self.store: Optional[ProjectStore] = None
+        self.cache = RunCache()
+        self.summariser = summary.Summariser(self)
+        self.judging = DisputeState(self)
+        self.editor = Editor(self)
         #: The undo history, its writes queued while the project is busy
         #: (``stack`` is the same object, for the undo actions and tests).
-        self.history = self.stack = History(self)
+        self.history = self.stack = self.editor.history
         self.item_id: Optional[int] = None
         self.run_id: Optional[int] = None
         self.selected_findings: list[int] = []
         self.selected_cards: list[int] = []
         self.tool = "select"
         self.convention_override: Optional[BoxConvention] = None
-        self._runs: dict[int, ScoredRun] = {}
-        self._items: list[Item] = []
-        self._items_by_id: dict[int, Item] = {}
-        self._gt: dict[int, GroundTruth] = {}
-        self.current_dispute_id: Optional[int] = None
-        #: The command ``execute`` did last; None after undo or redo (so a
-        #: view can amend its own last decision, e.g. to add a rationale).
-        self.last_command: Optional[Command] = None
-        self._verdicts: list[Verdict] = []
         #: What the search box holds (view state: filters items, runs, disputes).
         self.search = ""
-        self._quiet = False
-        self._wire_history()
-        self._init_overview()
+        self.summariser.done.connect(self._summary_done)
+        for part, names in ((self.judging, ("disputesChanged", "disputeChanged", "error")),
+                            (self.editor, ("undoChanged", "walked", "message", "error"))):
+            for name in names:
+                getattr(part, name).connect(getattr(self, name))
+        self.editor.written.connect(self._written)
+        self.editor.queued.connect(self._show_pending)
         self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
 
     # -- project ------------------------------------------------------------------
@@ -117,18 +125,17 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
                 return False
             self.project.close()
         self.project, self.store = project, ProjectStore(project, self.reviewer)
-        self.history.attach(project, self.store)
-        self._previewed = set()
-        self.last_command = None
-        self._reload()
+        self.editor.attach(project, self.store)
+        self.cache.forget_previewed()
+        self.reload()
         self.item_id = self.run_id = None
         self.selected_findings, self.selected_cards = [], []
-        self.current_dispute_id = None
-        self.refresh_disputes()
+        self.judging.attach(project)
+        self.judging.refresh()
         self.projectChanged.emit()
         self.undoChanged.emit()
         last = self.project.meta("view.run")
-        if last and last.isdigit() and self._load_run(int(last)) is not None:
+        if last and last.isdigit() and self.cache.load_run(int(last)) is not None:
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
             self.set_item(self.items()[0].item.id)
@@ -145,32 +152,58 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         except ProjectError as exc:
             self.error.emit(str(exc))
             return None
-        self._reload()
-        self.refresh_disputes()
+        self.reload()
+        self.judging.refresh()
         self.projectChanged.emit()
         if self.item_id is None and self.items():
             self.set_item(self.items()[0].item.id)
         self.message.emit(report.summary().replace("\n", "; "))
         return report
 
-    def _reload(self) -> None:
-        """Read the items again and forget the cached runs (reviewer.qt.session_overview)."""
-        self._items = repo.items(self.project) if self.project else []  # items change only by import
-        self._items_by_id = {i.id: i for i in self._items}
-        self._gt.clear()
-        self._reset_overview()
+    def reload(self) -> None:
+        """Read the project's items again and forget every cached run and
+        ground truth (after an import, or a write by another path); the
+        summary is computed again (at once for up to summary.SYNC_RUNS runs,
+        else on the worker). Views are not told: emit what changed."""
+        self.summariser.cancel()
+        self.cache.reset(self.project, self.item_id)
+        if self.project is None:
+            return
+        if self.cache.total_runs() <= summary.SYNC_RUNS:
+            self.cache.apply_summary(summarise(self.project))
+        else:
+            self.summariser.start(self.project)
 
-    # -- reading ------------------------------------------------------------------------
+    def _summary_done(self, result) -> None:
+        if self.project is None:
+            return
+        if result is None:
+            self.error.emit("could not read every run for the scores; they show once the project is opened again")
+            return
+        self.cache.apply_summary(result)
+        self.summaryChanged.emit()
+        self.scoresChanged.emit(None)
+        self._announce_scores()
+
+    def busy(self) -> bool:
+        """The summary is still being computed (on the worker, or waiting to start)."""
+        return self.summariser.busy()
+
+    def summary_ready(self) -> bool:
+        """Every run is cached and the T-P1 rows are there."""
+        return self.cache.complete()
+
+    # -- reading (the run cache) -------------------------------------------------------------
     def items(self) -> list[ItemStatus]:
         """Every item with counts of ground-truth cards, runs and reviewed runs
         (kept up to date by edits: no query)."""
-        return list(self._statuses) if self.project is not None else []
+        return self.cache.items() if self.project is not None else []
 
     def item(self) -> Optional[Item]:
         """The current item."""
         if self.project is None or self.item_id is None:
             return None
-        return self._items_by_id.get(self.item_id)
+        return self.cache.item(self.item_id)
 
     def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
         """Absolute path of an item's photo (the current one by default)."""
@@ -190,43 +223,46 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         item_id = self.item_id if item_id is None else item_id
         if item_id is None or self.project is None:
             return GroundTruth(item="")
-        if item_id not in self._gt:
-            self._gt[item_id] = repo.ground_truth(self.project, item_id)
-        return self._gt[item_id]
+        return self.cache.ground_truth(item_id)
 
     def runs(self, item_id: Optional[int] = None) -> list[ScoredRun]:
         """Scored runs of an item (the current one by default), read by
         item when first asked for, then cached."""
-        item_id = self.item_id if item_id is None else item_id
-        self._ensure_item(item_id)
-        return [self._runs[i] for i in self._by_item.get(item_id, [])]
+        return self.cache.runs(self.item_id if item_id is None else item_id)
 
     def progress(self) -> dict[str, int]:
         """Review progress of the project: findings, decided findings, runs,
         and runs reviewed (every finding decided, or none to decide)."""
-        counts = self._counts.values()
-        return {"findings": sum(c.findings for c in counts), "decided": sum(c.decided for c in counts),
-                "runs": sum(c.runs for c in counts), "runs_reviewed": sum(c.reviewed for c in counts)}
+        return self.cache.progress()
 
-    def run_lines(self) -> list[RunLine]:
+    def run_lines(self) -> list[overview.RunLine]:
         """Every scored run of the project as a RunLine (who made it, its
         metrics, findings and search text; reviewer.storage.cards.overview) once
         the summary is in (``summary_ready``); until then those of the runs
         cached so far. A run's whole ScoredRun: ``run()`` / ``runs()``."""
-        return list(self._lines.values())
+        return self.cache.run_lines()
 
     def scored_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
         """The whole ScoredRun ``run_id`` (its item's runs read when not
         cached), or None."""
-        return self._load_run(run_id)
+        return self.cache.load_run(run_id)
 
     def has_run(self, run_id: Optional[int]) -> bool:
         """The run is one of the project's scored runs the session knows."""
-        return run_id in self._lines
+        return self.cache.has_run(run_id)
+
+    def line(self, run_id: int) -> overview.RunLine:
+        """The RunLine of a known run (KeyError when unknown)."""
+        return self.cache.line(run_id)
+
+    def run_order(self) -> tuple[list[int], dict[int, int]]:
+        """(ids of every known run by item, prompt, model and repetition,
+        {id: position}), sorted once (RunCache.run_order)."""
+        return self.cache.run_order()
 
     def run(self) -> Optional[ScoredRun]:
         """The current run."""
-        return self._runs.get(self.run_id) if self.run_id in self._runs else self._load_run(self.run_id)
+        return self.cache.load_run(self.run_id)
 
     def convention(self) -> Optional[BoxConvention]:
         """The box convention the predicted boxes are drawn in: the user's
@@ -234,13 +270,144 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
         run = self.run()
         return self.convention_override or (run.facts.box_convention if run else None)
 
+    def score_rows(self) -> Optional[list[Row]]:
+        """(automatic, reviewed) T-P1 verdicts per prompt, model and item ('*':
+        all items), or None while the summary is being computed."""
+        return self.cache.score_rows()
+
     def verdicts(self, reviewed: bool) -> list[PromptVerdict]:
         """T-P1 verdicts of the project (automatic or reviewed)."""
         if self.project is None:
             return []
-        if self._score_rows is not None:
-            return [r if reviewed else a for a, r in self._score_rows if not reviewed or r is not None]
+        rows = self.cache.score_rows()
+        if rows is not None:
+            return [r if reviewed else a for a, r in rows if not reviewed or r is not None]
         return verdicts(self.project, reviewed=reviewed)
+
+    @property
+    def changed_runs(self) -> Optional[set[int]]:
+        """Runs the last ``findingsChanged`` touched (None: any)."""
+        return self.cache.changed_runs
+
+    @property
+    def changed_items(self) -> Optional[set[int]]:
+        """Items the last ``findingsChanged`` touched (None: any)."""
+        return self.cache.changed_items
+
+    def take_runs(self, runs: list[ScoredRun]) -> set[int]:
+        """Runs stored meanwhile by another connection (a model run on a
+        worker thread): cached, counted and scored like edited ones; the
+        caller tells the views."""
+        if not runs:
+            return set()
+        ids = self.cache.put_runs(runs)
+        self._announce_scores()
+        return ids
+
+    def _announce_scores(self) -> None:
+        """Compute the T-P1 rows queued by the cache and say which changed."""
+        rows = self.cache.rescore()
+        if rows is None or rows:
+            self.scoresChanged.emit(rows)
+
+    # -- judging (the dispute state) --------------------------------------------------------
+    @property
+    def current_dispute_id(self) -> Optional[int]:
+        """The dispute being adjudicated (None: none)."""
+        return self.judging.current_dispute_id
+
+    def disputes(self) -> list[Dispute]:
+        """The stored disputes, most severe first."""
+        return self.judging.disputes()
+
+    def dispute(self) -> Optional[Dispute]:
+        """The current dispute, or None."""
+        return self.judging.dispute()
+
+    def set_dispute(self, dispute_id: Optional[int]) -> None:
+        """Make ``dispute_id`` the dispute being adjudicated."""
+        self.judging.set_dispute(dispute_id)
+
+    def adjudications(self) -> list[Adjudication]:
+        """Every adjudication of the project."""
+        return self.judging.adjudications()
+
+    # -- editing (the editor) ---------------------------------------------------------------
+    @property
+    def last_command(self) -> Optional[Command]:
+        """The command ``execute`` did last; None after undo or redo."""
+        return self.editor.last_command
+
+    @property
+    def read_only(self) -> Optional[str]:
+        """Why the open project takes no edits (None when it does)."""
+        return self.editor.read_only
+
+    def settle(self, wait: float = SETTLE_S) -> bool:
+        """Write the edits still waiting (Editor.settle); True when none is left."""
+        return self.editor.settle(wait)
+
+    def execute(self, command: Command) -> bool:
+        """Do a command (Editor.execute): True when written or queued."""
+        return self.editor.execute(command)
+
+    def undo(self) -> None:
+        """Undo the last edit; ``walked`` names it, so views can show it."""
+        self.editor.undo()
+
+    def redo(self) -> None:
+        """Redo the last undone edit; ``walked`` names it."""
+        self.editor.redo()
+
+    def replace_last(self, command: Command) -> bool:
+        """Undo the last edit and do ``command`` in its place (one undo step)."""
+        return self.editor.replace_last(command)
+
+    def _written(self, effect: Optional[Effect]) -> None:
+        """An operation is in the project: refresh what it touched, and
+        show the decisions still waiting on top."""
+        if effect is not None:
+            self._after(effect)
+        if self.history.pending or self.cache.previewed:
+            self._show_pending()
+        self.undoChanged.emit()
+
+    def _show_pending(self) -> None:
+        """Show the waiting decisions on the cached runs (RunCache.show_waiting); tell the views."""
+        if self.project is None:
+            return
+        changed = self.cache.show_waiting(self.history.pending_ops())
+        self._announce_scores()
+        if changed:
+            self._keep_live_findings()
+            self.findingsChanged.emit()
+        self.cache.clear_changes()
+        self.undoChanged.emit()
+
+    def _after(self, effect: Effect) -> None:
+        """Re-score runs of items whose ground truth changed, reload the
+        runs whose findings changed (RunCache.refresh), and tell the views."""
+        runs = set(effect.runs)
+        try:
+            self.cache.refresh(effect.items, runs)
+            self._announce_scores()
+        except (ProjectError, sqlite3.Error) as exc:
+            # the edit itself is written; only the derived scores lag behind
+            self.error.emit(f"the edit is saved, but re-scoring failed: {exc}")
+        if runs:
+            self._keep_live_findings()
+        for item_id in effect.items:
+            self.groundTruthChanged.emit(item_id)
+        if runs:
+            self.findingsChanged.emit()
+        self.cache.clear_changes()
+        if effect.subjects:
+            self.adjudicationsChanged.emit()
+        self.undoChanged.emit()
+
+    def _keep_live_findings(self) -> None:
+        live = {f.id for f in (self.run().findings if self.run() else [])}
+        self.selected_findings = [i for i in self.selected_findings if i in live]
 
     # -- selection ------------------------------------------------------------------------
     def set_item(self, item_id: Optional[int]) -> None:
@@ -259,7 +426,7 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
 
     def set_run(self, run_id: Optional[int]) -> None:
         """Make ``run_id`` current (its item too) and select its first finding."""
-        run = self._load_run(run_id)
+        run = self.cache.load_run(run_id)
         if run and run.run["item_id"] != self.item_id:
             self.item_id = run.run["item_id"]
             self.selected_cards = []
@@ -326,7 +493,7 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
 
     def close(self) -> None:
         """Close the project (after writing the edits still waiting, for up
-        to editing.SETTLE_S seconds; what is still waiting then is lost and
+        to editor.SETTLE_S seconds; what is still waiting then is lost and
         said on the error signal)."""
         if self.project is not None:
             if self._remember_timer.isActive():
@@ -335,8 +502,8 @@ class Session(EditingMixin, JudgingMixin, OverviewMixin, QObject):
                 self.error.emit(f"{self.history.waiting_text()}: not saved")
             self.project.close()
             self.project = self.store = None
-            self._runs, self._items, self._items_by_id, self.item_id, self.run_id = {}, [], {}, None, None
-            self._reset_overview()
-            self._verdicts, self.current_dispute_id, self.last_command = [], None, None
-            self.history.attach(None, None)
+            self.item_id = self.run_id = None
+            self.reload()
+            self.judging.attach(None)
+            self.editor.attach(None, None)
             self.projectChanged.emit()

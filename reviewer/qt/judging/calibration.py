@@ -47,7 +47,7 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.qt.adjudication.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
+from reviewer.qt.judging.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
@@ -172,7 +172,7 @@ class CalibrationPanel(QWidget):
         """Recompute the distributions, matrices and agreement table."""
         self.stale = False
         s = self.session
-        vs, adj = s.judge_verdicts(), s.adjudications()
+        vs, adj = s.judging.judge_verdicts(), s.adjudications()
         self.distributions = score_distribution(vs)
         self.matrices = judge_vs_reference(vs, adj, "adjudicated") + judge_vs_reference(vs, (), "human")
         for combo, texts in ((self.dist_combo, [f"{d.judge} · {d.dimension}" for d in self.distributions]),

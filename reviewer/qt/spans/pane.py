@@ -32,9 +32,9 @@ from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
-from reviewer.qt.span_layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
+from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
                                       paint_sections, selections, span_at)
-from reviewer.qt.span_style import SpanLegend
+from reviewer.qt.spans.style import SpanLegend
 from reviewer.qt.text import break_at_spaces, line
 from reviewer.storage.spans import spans as span_store
 

@@ -17,6 +17,6 @@ Like the panels, the widgets keep no domain state: they read the Session
 and rebuild on its signals. Judge and model text is shown as plain text.
 """
 
-from reviewer.qt.adjudication.view import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.judging.view import ADJUDICATION_SHORTCUTS, AdjudicationView
 
 __all__ = ["ADJUDICATION_SHORTCUTS", "AdjudicationView"]

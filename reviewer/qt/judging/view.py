@@ -1,5 +1,5 @@
 """The adjudication mode of the main window: the dispute queue on the left;
-on the right two tabs, the dispute (reviewer.qt.adjudication.screen) with
+on the right two tabs, the dispute (reviewer.qt.judging.screen) with
 the decision bar under it, and agreement and calibration.
 
 Its keys are QShortcuts with Qt.WidgetWithChildrenShortcut on this widget,
@@ -17,11 +17,11 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from reviewer.qt.adjudication.bar import DecisionBar
-from reviewer.qt.adjudication.calibration import CalibrationPanel
-from reviewer.qt.adjudication.controller import AdjudicationController
-from reviewer.qt.adjudication.queue import DisputeQueue
-from reviewer.qt.adjudication.screen import DisputeScreen
+from reviewer.qt.judging.bar import DecisionBar
+from reviewer.qt.judging.calibration import CalibrationPanel
+from reviewer.qt.judging.controller import AdjudicationController
+from reviewer.qt.judging.queue import DisputeQueue
+from reviewer.qt.judging.screen import DisputeScreen
 from reviewer.qt.session import Session
 
 #: (keys, action) of the adjudication mode, for the '?' sheet.

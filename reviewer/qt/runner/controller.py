@@ -1,8 +1,8 @@
 """The Run menu's controller (issue 8): one job at a time in a worker thread
-(reviewer.qt.runner_worker), its progress and Cancel in the forms and the
+(reviewer.qt.runner.worker), its progress and Cancel in the forms and the
 status bar (RunStatus), results added to the session as they arrive, and
 the job cancelled when the window closes. The forms are in
-reviewer.qt.runner_forms; see its module doc for what they do.
+reviewer.qt.runner.forms; see its module doc for what they do.
 """
 
 from __future__ import annotations
@@ -22,9 +22,27 @@ from PySide6.QtWidgets import (
 
 from reviewer.clients.chat import public_url
 from reviewer.pipeline.execute import Summary
-from reviewer.qt.runner_worker import RunnerThread, Task
+from reviewer.qt.runner.worker import RunnerThread, Task
 
-from reviewer.qt.runner_forms import DISPUTES_EVERY_S, FLUSH_MS, RunForm, add_stored_runs, eta_text, plain_label
+from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
+from reviewer.qt.runner.settings import DISPUTES_EVERY_S, FLUSH_MS
+from reviewer.storage.cards.scores import scored_runs
+
+
+def add_stored_runs(session, run_ids: list[int]) -> int:
+    """Add runs stored meanwhile by another connection (the worker thread)
+    to the session, reading only those runs, and tell the views
+    (findingsChanged). Returns how many were added."""
+    if session.project is None or not run_ids:
+        return 0
+    fresh = scored_runs(session.project, run_ids)
+    session.take_runs(fresh)  # into the session's caches: no full reload on a big project
+    if fresh:
+        session.findingsChanged.emit()
+        if session.item_id is None:
+            session.set_item(fresh[0].run["item_id"])
+    return len(fresh)
+
 
 
 class RunStatus(QWidget):
@@ -205,7 +223,7 @@ class RunnerController(QObject):
         now = time.monotonic()
         if self._verdicts and (final or now - self._disputes_at >= max(DISPUTES_EVERY_S, 10 * self._disputes_cost)):
             self._verdicts = 0
-            self.session.refresh_disputes()
+            self.session.judging.refresh()
             self._disputes_at = time.monotonic()
             self._disputes_cost = self._disputes_at - now
 

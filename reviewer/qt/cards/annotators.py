@@ -5,7 +5,7 @@ differences one key away (issue 12 §4, the window).
   canvas shows the consensus (the default, the ground truth scoring uses and
   the editing tools change), one annotator's ground truth, or every
   annotator's at once, each annotator in its own colour and line style
-  (``ANNOTATOR_COLORS``, by the annotator's place among the project's
+  (reviewer.qt.palette ``ANNOTATOR_COLORS``, by the annotator's place among the project's
   annotators, so a name keeps its colour from item to item). It also keeps
   which of the current item's differences (reviewer.core.cards.gt_agreement:
   missing card, text, pile, box IoU < 0.5) is highlighted; D / Shift+D
@@ -19,7 +19,7 @@ differences one key away (issue 12 §4, the window).
 
 Everything is read through reviewer.storage.annotators.ground_truth (no SQL here);
 nothing is edited here: a ground-truth dispute is settled in adjudication
-mode (reviewer.qt.adjudication.gt_sides).
+mode (reviewer.qt.judging.gt_sides).
 """
 
 from __future__ import annotations
@@ -35,27 +35,12 @@ from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, Difference
 from reviewer.core.models import GroundTruth
 from reviewer.storage.annotators.ground_truth import annotators as project_annotators
 from reviewer.storage.annotators.ground_truth import item_comparisons, item_ground_truths
+from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.text import cell, line
 
 #: The view of the consensus and of every annotator at once (combo entries).
 CONSENSUS_VIEW = CONSENSUS_NAME
 ALL_VIEW = "all annotators"
-#: Annotator colours (Paul Tol's 'vibrant', apart from the pile colours' blues and greens).
-ANNOTATOR_COLORS = ["#EE7733", "#33BBEE", "#EE3377", "#009988", "#CC3311", "#0077BB", "#BBBBBB"]
-#: Annotator line styles, so two annotators' boxes on the same card both show.
-ANNOTATOR_STYLES = [Qt.SolidLine, Qt.DashLine, Qt.DotLine, Qt.DashDotLine]
-
-
-def color_of(names: list[str], name: str) -> str:
-    """The colour of annotator ``name`` among the project's annotators ``names`` (by name)."""
-    n = names.index(name) if name in names else len(names)
-    return ANNOTATOR_COLORS[n % len(ANNOTATOR_COLORS)]
-
-
-def style_of(names: list[str], name: str) -> Qt.PenStyle:
-    """The line style of annotator ``name`` among the project's annotators ``names``."""
-    n = names.index(name) if name in names else len(names)
-    return ANNOTATOR_STYLES[n % len(ANNOTATOR_STYLES)]
 
 
 class AnnotatorView(QObject):

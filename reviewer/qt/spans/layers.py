@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
-from reviewer.qt.span_style import SECTION_COLORS, STATUS_COLORS, TINT_ALPHA, role_color
+from reviewer.qt.spans.style import SECTION_COLORS, STATUS_COLORS, TINT_ALPHA, role_color
 
 
 @dataclass(frozen=True)

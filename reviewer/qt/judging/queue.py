@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.judging.disputes import natural_key, rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute
-from reviewer.qt.adjudication.common import DONE_COLOUR, KIND_SHORT
+from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.qt.search import matches, terms
 from reviewer.qt.session import Session
@@ -97,7 +97,7 @@ class DisputeQueue(QWidget):
         """Fill the filter combos from the disputes, then the table."""
         s = self.session
         disputes = s.disputes()
-        by_id = {v.id: v for v in s.judge_verdicts()}
+        by_id = {v.id: v for v in s.judging.judge_verdicts()}
         labels = rater_labels(by_id.values())
         self._judges_of = {d.id: {labels[rater_key(by_id[i])] for i in d.verdict_ids if i in by_id}
                            for d in disputes}
@@ -130,8 +130,8 @@ class DisputeQueue(QWidget):
         s = self.session
         disputes = s.disputes()
         decided = {(a.subject, a.dimension): a for a in s.adjudications()}
-        items = s.run_items()
-        by_subject = {v.subject: v for v in s.judge_verdicts()}
+        items = s.judging.run_items()
+        by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
         self._rebuilding = True
         self.model.removeRows(0, self.model.rowCount())
         for d in disputes:
