@@ -50,14 +50,14 @@ from typing import Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_scoring as synth  # synthetic runs, shared with the scoring benchmark
+import bench_scoring as synth
 from bench_cli import compile_sources, timed_process
 
 from reviewer.core.models import Code, Item, Status
 from reviewer.storage import repo
 from reviewer.storage.db import Project, now, open_project
 from reviewer.storage.export import export_project
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 
 TARGET_RATIO = 0.8
 MODELS = ("qwen2.5-vl-7b-q4km", "qwen3-vl-2b-q4km", "gemma3-4b-q4km", "minicpm-v-2.6-q4km", "llava-1.6-7b-q4km")

@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 
 from reviewer.core.cards.fidelity import diff_lines
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.answer_key import fidelity
+from reviewer.storage.cards.answer_key import fidelity
 
 TARGET_F1 = 0.97
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ocr-runs-dev"

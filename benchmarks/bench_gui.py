@@ -56,7 +56,7 @@ from reviewer.core.models import Item, Status
 from reviewer.storage import previews, repo
 from reviewer.storage.db import now, open_project
 from reviewer.storage.images import file_sha256
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 
 TARGET_LAUNCH_RATIO = 1.5
 TARGET_DECISION_MS = 50.0

@@ -14,7 +14,7 @@ from reviewer.cli import main
 from reviewer.core.judging.alignment import align, alignments, hash_split, is_pass, people_values
 from reviewer.core.judging.corrected_rate import corrected_pass_rate, rogan_gladen
 from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 
 D = "quality"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.cases.report import EvaluationReport
 from reviewer.storage import repo
-from reviewer.storage.cases import case_query, case_results
+from reviewer.storage.cases.cases import case_query, case_results
 from reviewer.storage.db import open_project
 from tests.conftest import shared
 

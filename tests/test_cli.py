@@ -100,7 +100,7 @@ def test_cli_constants_agree_with_the_modules_it_does_not_import_at_start():
 def test_format_names_known_without_the_importers_match_the_importers():
     """The command line names the formats without importing the importers
     (start-up time, decision: big-projects-stay-interactive): the names are those of FORMATS, in order."""
-    from reviewer.storage.format_names import FORMAT_NAMES
+    from reviewer.storage.formats import FORMAT_NAMES
     from reviewer.storage.importers import FORMATS
 
     assert tuple(FORMATS) == FORMAT_NAMES

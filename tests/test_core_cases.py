@@ -17,7 +17,7 @@ from reviewer.core.cases.metrics import Condition, MetricsError, evaluate, metri
 from reviewer.core.cases.model import TestCase, parse_dataset, query_of
 from reviewer.core.cases.scoring import case_score, citations, findings_of
 from reviewer.core.models import CaseCode, Finding, Source, Status
-from reviewer.storage.cases import preset_metrics
+from reviewer.storage.cases.cases import preset_metrics
 
 M = preset_metrics()
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewer.core.cards.report import markdown_table, md_text
+from reviewer.core.tables import markdown_table, md_text
 
 
 def test_html_in_untrusted_text_is_escaped():

@@ -22,7 +22,7 @@ from reviewer.core.judging.rubric_rules import (
     unchecked_expectations,
 )
 from reviewer.core.judging.verdicts import DisputeKind, Method, Verdict
-from reviewer.storage.rubric_rules import preset_rules
+from reviewer.storage.judging.rubric_rules import preset_rules
 
 RULES = preset_rules()
 _IDS = itertools.count(1)

@@ -119,7 +119,7 @@ def test_decision_index_lists_every_record():
 
 
 def test_formats_page_names_every_import_format():
-    from reviewer.storage.format_names import FORMAT_NAMES
+    from reviewer.storage.formats import FORMAT_NAMES
 
     text = (DOCS / "formats.md").read_text(encoding="utf-8")
     missing = [name for name in FORMAT_NAMES if f"`{name}`" not in text]

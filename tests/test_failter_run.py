@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 from reviewer.core.judging.llm_judges import read_failter_reply
 from reviewer.core.judging.verdicts import Scale
 from reviewer.storage.db import open_project
-from reviewer.storage.failter_report import FAILTER_COMMIT, failter_rows
+from reviewer.storage.judging.failter_report import FAILTER_COMMIT, failter_rows
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.test_run_models import cli, rows
 

@@ -13,13 +13,15 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging.verdicts import DisputeKind
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import ProjectError, open_project
-from reviewer.storage.gt_annotators import adjudicate
-from reviewer.storage.gt_formats import annotators, export_ground_truth
+from reviewer.storage.gt_adjudication import adjudicate
+from reviewer.storage.annotators.ground_truth import annotators
+from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.judge_stats import agreement_table, refresh_disputes
-from reviewer.storage.scores import score_project
+from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
+from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
 from tests.conftest import SAMPLES
 

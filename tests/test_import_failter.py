@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import calls, judging, repo
-from reviewer.storage.failter_report import failter_rows
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.failter_report import failter_rows
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.failter import (
     front_matter,

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.pairwise import llmbar_final_result, pandalm_models
 from tests.conftest import SAMPLES, shared

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from reviewer.storage.importers.rubric import judge_fields
 from tests.conftest import SAMPLES, shared

@@ -13,7 +13,8 @@ from reviewer.cli import main
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.core.models import Item
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.span_snapshots import run_output
 from tests.conftest import shared

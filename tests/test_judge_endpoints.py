@@ -9,7 +9,9 @@ import sqlite3
 
 from reviewer.core.judging.gates import JudgedPrompt, failing_judged, headline, judged_prompts
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
-from reviewer.storage import judge_stats, judging, repo
+from reviewer.storage import repo
+from reviewer.storage import dispute_queue
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.test_run_models import cli, rows
@@ -83,7 +85,7 @@ def test_span_judge_end_to_end(tmp_path):
         undecided = [v for v in verdicts.values() if v.scores.get("coverage") is None]
         assert len(decided) == len(undecided) == 1
         v = decided[0]
-        assert v.method == Method.RUBRIC and v.scale == Scale.ORDINAL5 and v.prompt_version == "span-v1"
+        assert v.method == Method.RUBRIC and v.scale == Scale.ORDINAL5 and v.prompt_version.startswith("span-v1@")
         assert v.scores == {"coverage": 4.0, "precision": 3.0, "granularity": 4.0, "taxonomy": 2.0,
                             "technicalSpecs": 5.0, "totalScore": 18.0}
         assert "1 spanIndex out of range marked -1" in v.rationale
@@ -133,7 +135,7 @@ def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_orde
                 f"pair:{first['id']}:{second['id']}"
             got[(first["item"], v.answer_order)] = v.scores["winner"]
         assert got == {("doc0", "ab"): "2", ("doc0", "ba"): "2", ("doc1", "ab"): "1", ("doc1", "ba"): "2"}
-        flips = [d for d in judge_stats.refresh_disputes(p) if d.kind == DisputeKind.POSITION]
+        flips = [d for d in dispute_queue.refresh_disputes(p) if d.kind == DisputeKind.POSITION]
         assert len(flips) == 1 and runs[int(flips[0].subject.split(":")[1])]["item"] == "doc1"
     finally:
         p.close()

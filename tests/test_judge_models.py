@@ -55,7 +55,7 @@ def test_tarot_rubric_judge_on_the_real_readings(tmp_path):
         assert set(scores) == {"personalization", "tarot_coherence", "tone", "safety", "overall"}
         assert scores["safety"] == 5  # 7 clamped to 1-5
         assert json.loads(flags) == {"safety_flag": False} and json.loads(issues) == ["generic"]
-        assert len(notes) == 200 and version == "tarot-rubric-v2.0.0"
+        assert len(notes) == 200 and version.startswith("tarot-rubric-v2.0.0@")
     report = cli("report", db).output
     assert "## Calibration (1-5 scores)" in report and "expected (plan)" in report
     assert "tarot-rubric/judge-70b" in report

@@ -25,7 +25,7 @@ import pytest
 from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.storage import repo
 from reviewer.storage.importers import FORMATS, ImportOptions, import_source
-from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 from tests.conftest import shared
 
 pytestmark = pytest.mark.shared_data

@@ -16,11 +16,12 @@ from reviewer.cli import main
 from reviewer.core.judging.agreement import krippendorff_alpha
 from reviewer.core.judging.verdicts import Adjudication, DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import Code, Finding, Item, Prompt
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 from reviewer.storage.export import export_project
-from reviewer.storage.judge_report import parse_weights, verdict_score, verdict_table
-from reviewer.storage.judge_stats import agreement_table, refresh_disputes
+from reviewer.storage.judging.report import parse_weights, verdict_score, verdict_table
+from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 
 W = "winner"
 

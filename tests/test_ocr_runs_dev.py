@@ -12,7 +12,7 @@ alone can tell a heading from a note.
 from __future__ import annotations
 
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.answer_key import fidelity, load, score_answers
+from reviewer.storage.cards.answer_key import fidelity, load, score_answers
 from tests.conftest import shared
 
 
@@ -56,7 +56,8 @@ def test_the_folder_imports_and_scores_as_the_key_says(tmp_path):
     from reviewer.storage.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.importers.base import ImportOptions
-    from reviewer.storage.scores import score_project, scored_runs
+    from reviewer.storage.scoring import score_project
+    from reviewer.storage.cards.scores import scored_runs
 
     folder = shared("ocr-runs-dev")
     p = open_project(tmp_path / "p.db", create=True)

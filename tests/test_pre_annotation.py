@@ -12,7 +12,8 @@ from reviewer.core.commands import Batch, UndoStack, accept_run_cards, use_run_b
 from reviewer.core.models import BBox, BoxConvention, GroundTruth, ModelCard
 from reviewer.storage import repo
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scores import score_project, scored_runs
+from reviewer.storage.scoring import score_project
+from reviewer.storage.cards.scores import scored_runs
 from reviewer.storage.store import ProjectStore
 from tests.conftest import SAMPLES
 

@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QApplication
 
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.qt.adjudication.common import DIFFER_MARK, differing, show_value
+from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value
 from reviewer.qt.app import build
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 from reviewer.storage.export import export_project
 

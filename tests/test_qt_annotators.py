@@ -14,10 +14,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from reviewer.core.annotators import GT_KINDS
-from reviewer.qt.annotators import ALL_VIEW, ANNOTATOR_COLORS, CONSENSUS_VIEW
+from reviewer.qt.cards.annotators import ALL_VIEW, CONSENSUS_VIEW
+from reviewer.qt.palette import ANNOTATOR_COLORS
 from tests.helpers.window import open_window
 from reviewer.qt.canvas.painting import prepare
-from reviewer.storage.judge_stats import refresh_disputes
+from reviewer.storage.dispute_queue import refresh_disputes
 from tests.test_gt_annotators import two  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gui
@@ -135,7 +136,7 @@ def test_deciding_a_ground_truth_dispute_edits_the_consensus_and_undo_restores_i
     assert screen.output_boxes[1].text.toPlainText().startswith("text: To be kept clear")
     assert not screen.input_box.image.pixmap().isNull()  # the photo cut to both boxes
     runs = [r.run["id"] for r in s.runs(table)]
-    gt_cards = lambda: {f.gt_card for r in runs for f in s._runs[r].findings}  # noqa: E731
+    gt_cards = lambda: {f.gt_card for r in runs for f in s.scored_run(r).findings}  # noqa: E731
     assert "To be kept clear" not in gt_cards()
     w.adjudication.focus_queue()
     qtbot.keyClick(w.adjudication.queue.view, Qt.Key_2)  # bob's side

@@ -151,7 +151,7 @@ def test_corrupt_and_missing_photos_show_a_message(qtbot, tmp_path, session):
 
 def test_text_item_shows_its_text(qtbot, session):
     repo.upsert_item(session.project, Item(name="a-text", kind="text", text="To be <b>plain</b> text"))
-    session._reload()
+    session.reload()  # the item was written past the session: read the items again
     view = show(qtbot, session)
     session.set_item(item_id(session, "a-text"))
     qtbot.waitUntil(lambda: view.ready, timeout=10_000)
@@ -228,7 +228,7 @@ def test_two_thousand_boxes_are_one_item(qtbot, session, view):
     cards = [Card(text=f"c{i}", bbox=BBox(x_min=(i % 50) * 32, y_min=(i // 50) * 30,
                                           x_max=(i % 50) * 32 + 28, y_max=(i // 50) * 30 + 26)) for i in range(2000)]
     repo.set_ground_truth(session.project, session.item_id, GroundTruth(item="table-01", cards=cards))
-    session._gt.clear()
+    session.cache.forget_ground_truth(session.item_id)
     session.groundTruthChanged.emit(session.item_id)
     assert len(view.overlay().cards) == 2000
     assert len(view.scene().items()) < 10

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.helpers.window import open_window
 from tests.test_gt_annotators import two  # noqa: F401  (fixture)
-from reviewer.storage.judge_stats import refresh_disputes
+from reviewer.storage.dispute_queue import refresh_disputes
 
 pytestmark = pytest.mark.gui
 

@@ -12,9 +12,10 @@ from PySide6.QtWidgets import QApplication
 
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.qt.adjudication.common import DIFFER_MARK
+from reviewer.qt.judging.common import DIFFER_MARK
 from reviewer.qt.app import build
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 
 pytestmark = pytest.mark.gui

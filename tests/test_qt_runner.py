@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from reviewer.qt.app import build
-from reviewer.qt.runner_forms import eta_text
+from reviewer.qt.runner.forms import eta_text
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.test_run_models import KEY, rows, text_project
 
@@ -180,7 +180,7 @@ def test_run_judge_form_stores_verdicts_that_appear_in_the_window(qtbot, make_wi
         qtbot.waitUntil(lambda: not runner.running(), timeout=30_000)
         qtbot.waitUntil(lambda: runner.summary is not None, timeout=5_000)
         assert runner.summary.answered == 4 and len(fake.requests) == 4
-        vs = [v for v in window.session.judge_verdicts() if v.judge == "rules-judge/j1"]
+        vs = [v for v in window.session.judging.judge_verdicts() if v.judge == "rules-judge/j1"]
         assert len(vs) == 4 and {v.scores["score"] for v in vs} == {80.0}
         form.start()  # again: nothing is asked
         qtbot.waitUntil(lambda: not runner.running() and runner.summary is not None, timeout=10_000)

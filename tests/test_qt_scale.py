@@ -12,13 +12,13 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.commands import DecideFindings
 from reviewer.core.models import Status
-from reviewer.qt import session_overview
+from reviewer.qt.session import summary
 from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.session import Session
-from reviewer.storage import overview
-from reviewer.storage.scores import verdicts
+from reviewer.storage.cards import overview
+from reviewer.storage.cards.scores import verdicts
 from tests.conftest import SAMPLES
 
 
@@ -32,8 +32,8 @@ def _open(tmp_path, qtbot) -> Session:
 @pytest.fixture
 def big(qtbot, tmp_path, monkeypatch):
     """The sample project handled as a big one: summarised on the worker."""
-    monkeypatch.setattr(session_overview, "SYNC_RUNS", 0)
-    monkeypatch.setattr(session_overview, "START_DELAY_MS", 0)
+    monkeypatch.setattr(summary, "SYNC_RUNS", 0)
+    monkeypatch.setattr(summary, "START_DELAY_MS", 0)
     s = _open(tmp_path, qtbot)
     qtbot.waitUntil(lambda: s.summary_ready(), timeout=20000)
     yield s
@@ -41,7 +41,7 @@ def big(qtbot, tmp_path, monkeypatch):
 
 
 def test_summary_is_computed_off_the_gui_thread_and_matches_storage(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr(session_overview, "SYNC_RUNS", 0)
+    monkeypatch.setattr(summary, "SYNC_RUNS", 0)
     s = _open(tmp_path, qtbot)
     assert s.score_rows() is None and s.busy()  # nothing computed on the GUI thread yet
     assert s.runs()  # the current item's runs are there at once, read by item
@@ -56,8 +56,8 @@ def test_summary_is_computed_off_the_gui_thread_and_matches_storage(qtbot, tmp_p
 
 
 def test_item_switch_reads_one_item_by_index(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr(session_overview, "SYNC_RUNS", 0)
-    monkeypatch.setattr(session_overview, "START_DELAY_MS", 60000)  # no summary during the test
+    monkeypatch.setattr(summary, "SYNC_RUNS", 0)
+    monkeypatch.setattr(summary, "START_DELAY_MS", 60000)  # no summary during the test
     s = _open(tmp_path, qtbot)
     read: list[int] = []
     real = overview.item_runs
@@ -100,14 +100,13 @@ def test_a_decision_updates_only_its_rows(qtbot, big):
         calls.append(len(ids))
         return monkeypatch_reads(project, ids, **kw)
 
-    import reviewer.qt.session_editing as editing
-    editing.scored_runs_of, saved = spy, editing.scored_runs_of
+    overview.scored_runs_of = spy  # every read of whole runs by id, wherever the session makes it
     try:
         ids = [f.id for f in run.findings if f.status == Status.PROPOSED]
         assert s.execute(DecideFindings(ids, Status.REJECTED, "tester"))
         qtbot.wait(10)
     finally:
-        editing.scored_runs_of = saved
+        overview.scored_runs_of = monkeypatch_reads
     assert resets == []
     assert calls == [1]  # the decided run is read again, nothing else
     assert len(set(changed["runs"])) == 1

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from reviewer.core.models import SpanCode, Status
 from reviewer.qt.app import build
-from reviewer.storage import spans as span_store
+from reviewer.storage.spans import spans as span_store
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from tests.conftest import shared

@@ -15,7 +15,7 @@ from reviewer.qt.panels.items import status_line
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 from tests.conftest import SAMPLES
 from tests.test_qt_canvas import at, drag, type_and_enter
 

@@ -1,7 +1,7 @@
 """Reliability: a file named inside an imported file is read only inside
 the source the user named, and every export stays inside its OUT (issue
 "Every input bounded and confined", Confinement of imported files;
-reviewer.storage.importers.confine)."""
+reviewer.storage.confine)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from reviewer.core.models import BBox, Card, GroundTruth, Item
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
-from reviewer.storage.importers.confine import Refused, plain_name, safe_file_name, within
+from reviewer.storage.confine import Refused, plain_name, safe_file_name, within
 from tests.helpers import hostile_imports as h
 
 

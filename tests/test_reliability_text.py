@@ -13,7 +13,8 @@ import sqlite3
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.core.text import bounded, csv_cell, display_name, visible
+from reviewer.core.tables import csv_cell
+from reviewer.core.text import bounded, display_name, visible
 from tests.conftest import SAMPLES
 
 ESC = "\x1b[31mred\x1b[0m"

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from reviewer.core.cases.metrics import evaluate, metric_set
 from reviewer.core.cases.model import TestCase
 from reviewer.core.spans.golden import exact_match, index_to_utf16, match_counts, relaxed_match, utf16_to_index
-from reviewer.storage.cases import check_outcomes, preset_metrics
+from reviewer.storage.cases.cases import check_outcomes, preset_metrics
 from reviewer.storage.db import open_project
 
 ROOT = Path(__file__).resolve().parents[1]

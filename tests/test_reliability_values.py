@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.bounds import BadValue, MAX_PIXEL, count, first_non_finite, ident, pixel
 from reviewer.storage import repo
-from reviewer.storage.cases import read_metrics_file
+from reviewer.storage.cases.cases import read_metrics_file
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from tests.conftest import SAMPLES

@@ -24,7 +24,7 @@ from tests.helpers.window import open_window
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 from tests.conftest import ROOT, SAMPLES
 
 pytestmark = pytest.mark.gui

@@ -19,7 +19,7 @@ from reviewer.core.models import Status
 from reviewer.storage import repo
 from reviewer.storage.db import ProjectBusy, now, open_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 from reviewer.storage.writes import WriteQueue, write_retrying
 from tests.conftest import ROOT, SAMPLES
 

@@ -11,7 +11,7 @@ from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGol
 from reviewer.core.spans.golden import complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.storage import repo
-from reviewer.storage import spans as span_store
+from reviewer.storage.spans import spans as span_store
 from reviewer.storage.store import ProjectStore
 
 TEXT = "A fox 🦊 runs at dawn.\n\n**TECHNICAL SPECS**\n- 8s"

@@ -12,7 +12,8 @@ from reviewer.storage import repo
 from reviewer.storage.db import NewerProjectError, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scores import score_project, scored_runs, verdicts
+from reviewer.storage.scoring import score_project
+from reviewer.storage.cards.scores import scored_runs, verdicts
 from tests.conftest import SAMPLES
 
 
@@ -295,14 +296,15 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     chunks of 2 runs, decisions made and a free-text prompt, they give what
     the whole list of scored runs gives."""
     from reviewer.core.cards.report import code_count_table, findings_per_code
-    from reviewer.storage import scores
+    from reviewer.storage.cards import scores
 
     runs = scored_runs(sample)
     found = [f for r in runs for f in r.findings]
     repo.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
     repo.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
     runs = scored_runs(sample)
-    from reviewer.storage import metric_rows, scored
+    from reviewer.storage.cards import metric_rows
+    from reviewer.storage.cards import scored
 
     monkeypatch.setattr(scored, "CHUNK", 2)  # the readers' chunks
     monkeypatch.setattr(metric_rows, "CHUNK", 2)

@@ -47,7 +47,7 @@ def main(out: Path) -> int:
     from reviewer.storage.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.importers.base import ImportOptions
-    from reviewer.storage.scores import score_project
+    from reviewer.storage.scoring import score_project
 
     out.mkdir(parents=True, exist_ok=True)
     db = Path(tempfile.mkdtemp()) / "sample.db"

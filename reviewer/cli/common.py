@@ -97,7 +97,7 @@ def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
 
 
 def _weights(ctx, param, value: str) -> tuple[float, float]:
-    from reviewer.storage.judge_report import parse_weights
+    from reviewer.storage.judging.report import parse_weights
 
     try:
         return parse_weights(value)
@@ -112,6 +112,5 @@ def main(ctx: click.Context) -> None:
     """reviewer: check how well language and vision-language models did
     their job. Without a command, opens the window on the bundled sample."""
     if ctx.invoked_subcommand is None:
-        from reviewer.cli.projects import open_cmd
-
-        ctx.invoke(open_cmd, project=None, screenshot=None)
+        # the 'open' command registers on this group (reviewer.cli.projects): found by name, not imported
+        ctx.invoke(ctx.command.get_command(ctx, "open"), project=None, screenshot=None)

@@ -159,7 +159,7 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
     --prompt and --retries override the spec's models, templates and
     retries."""
     from reviewer.pipeline.ask import RunOptions, run_models
-    from reviewer.storage.scores import verdicts
+    from reviewer.storage.cards.scores import verdicts
 
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
     if spec is not None:
@@ -242,10 +242,18 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
 @click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only runs of this prompt.")
 @click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only runs of this item.")
 @click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
+@click.option("--top-logprobs", type=click.IntRange(0, 20), default=1, show_default=True,
+              help="Ask for logprobs with this many alternatives a token; each value's token probability is "
+                   "stored as the verdict's confidence (endpoints that refuse logprobs are asked without).")
+@click.option("--no-logprobs", is_flag=True, help="Do not ask for logprobs.")
+@click.option("--ask-confidence", is_flag=True,
+              help="Ask the judge to state its confidence (0-1) in each verdict; stored as a stated confidence.")
 @functools.partial(_endpoint_options, fail_on=JUDGE_FAIL_ON)
 @_friendly
 def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
-              item_names: tuple[str, ...], run_model_names: tuple[str, ...], endpoint: str, api_key_env: str,
+              item_names: tuple[str, ...], run_model_names: tuple[str, ...], top_logprobs: int, no_logprobs: bool,
+              ask_confidence: bool,
+              endpoint: str, api_key_env: str,
               concurrency: int, retries: int, timeout: float, max_response_mb: float, temperature: Optional[float],
               max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
     """Ask a judge model about the runs of PROJECT and store its verdicts
@@ -258,7 +266,8 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
     options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
                            run_models=run_model_names, repetitions=repetitions, temperature=temperature,
-                           max_tokens=max_tokens, seed=seed)
+                           max_tokens=max_tokens, seed=seed, top_logprobs=None if no_logprobs else top_logprobs,
+                           ask_confidence=ask_confidence)
     p = open_project(project)
     try:
         try:

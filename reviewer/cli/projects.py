@@ -12,16 +12,10 @@ from pathlib import Path
 from typing import Optional
 import click
 from reviewer.core.models import AnswerSchema, BoxConvention
-from reviewer.core.cards.report import (
-    code_count_table,
-    markdown_table,
-    text_table,
-    verdict_grid,
-    verdict_rows,
-    verdicts_csv,
-)
+from reviewer.core.cards.report import verdict_grid
+from reviewer.core.tables import text_table
 from reviewer.storage.db import ProjectError, open_project
-from reviewer.storage.format_names import FORMAT_NAMES
+from reviewer.storage.formats import FORMAT_NAMES
 from reviewer.cli.common import _weights, FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
 
 @main.command()
@@ -84,7 +78,7 @@ def _echo_runs_json(p, vs) -> None:
     """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
     run with both metric sets, its pile mapping and findings, streamed a
     chunk of runs at a time (memory O(chunk) however many runs)."""
-    from reviewer.storage.scores import iter_scored_runs
+    from reviewer.storage.cards.scores import iter_scored_runs
 
     echo('{\n  "runs": [', nl=False)
     first = True
@@ -121,8 +115,10 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
-    from reviewer.storage import case_report, cases as case_store
-    from reviewer.storage.scores import default_jobs, score_project, summarize
+    from reviewer.storage.cases import report as case_report
+    from reviewer.storage.cases import cases as case_store
+    from reviewer.storage.scoring import score_project
+    from reviewer.storage.cards.scores import default_jobs, summarize
 
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
@@ -174,7 +170,7 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
     whole; an earlier export, or a new file), with a Datasette metadata file
     OUT.metadata.json beside it."""
     from reviewer.storage.export import export_project
-    from reviewer.storage.failter_report import load_prices
+    from reviewer.storage.judging.failter_report import load_prices
 
     try:
         price_table = load_prices(prices) if prices else None
@@ -222,7 +218,7 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
     """Score the answers of an answer-key FOLDER (as ocr-runs-dev) and compare
     them with its hand-checked key: per-code precision, recall and F1, runs
     whose text accuracy is off by more than 0.05, HALLUC missed."""
-    from reviewer.storage.answer_key import fidelity as run_fidelity
+    from reviewer.storage.cards.answer_key import fidelity as run_fidelity
 
     try:
         rep = run_fidelity(folder)
@@ -272,98 +268,31 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
-    from reviewer.storage import case_report
-    from reviewer.storage import spans as span_store
-    from reviewer.storage.span_report import report_csv as span_csv
-    from reviewer.storage.cases import has_cases
-    from reviewer.storage.project_report import project_report_json
-    from reviewer.storage.gt_annotators import gt_agreement_rows
-    from reviewer.storage.failter_report import (
-        failed_markdown,
-        failter_markdown,
-        failter_rows,
-        load_prices,
-    )
-    from reviewer.storage.judge_report import (
-        build_judge_report,
-        has_verdicts,
-        judge_report_csv,
-        judge_report_markdown,
-    )
-    from reviewer.storage.scores import score_project, summarize
+    from reviewer.storage.cases.report import parse_compare
+    from reviewer.storage.report import ReportOptions, build_report
 
     try:
-        pair = case_report.parse_compare(compare_pair) if compare_pair else None
+        pair = parse_compare(compare_pair) if compare_pair else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--compare") from None
     rules = _read_rules(rules_file)
+    options = ReportOptions(fmt=fmt, weights=weights, charts_dir=charts_dir, prices=prices, compare=pair,
+                            basis=basis, title=project.name)
     p = open_project(project)
     _read_only_note(p)
     try:
         _use_rules(p, rules, rules_file)
-        score_project(p, only_stale=True)
-        if fmt == "json":
-            if has_cases(p):
-                echo(case_report.case_report_json(p, basis))
-                return
-            try:
-                price_table = load_prices(prices) if prices else None
-            except ValueError as exc:
-                raise click.ClickException(str(exc)) from None
-            echo(project_report_json(p, weights, price_table))
-            return
-        cases_md = case_report.case_report_markdown(p, pair)
-        summary = summarize(p)
-        auto, rev = summary.auto, summary.reviewed
-        judged = has_verdicts(p)
-        try:
-            jr = build_judge_report(p, weights, charts_dir) if judged else None
-        except OSError as exc:
-            raise click.ClickException(f"cannot write the charts to {charts_dir}: {exc}") from None
-        try:
-            price_table = load_prices(prices) if prices else None
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        trials = failter_rows(p, weights, price_table)
-        failed = failed_markdown(p)
-        span_md = span_store.report_markdown(p) if fmt == "md" and span_store.has_span_data(p) else ""
-        span_rows = span_csv(p) if fmt == "csv" else ""
-        gt_rows = gt_agreement_rows(p)
+        built = build_report(p, options)
     finally:
         p.close()
-    cards = bool(auto) or not (judged or cases_md or span_rows)
-    if fmt == "csv":
-        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
-            + ([span_rows] if span_rows else [])
-        echo("\n".join(parts), nl=False)
-        return
-    echo(f"# reviewer report: {project.name}\n")
-    if cards:
-        echo("## T-P1 verdicts\n")
-        echo(markdown_table(*verdict_rows(auto, rev)))
-        echo("\n## Findings per code (final codes)\n")
-        echo(markdown_table(*code_count_table(summary.code_counts)))
-    if cases_md:
-        echo(("\n" if cards else "") + cases_md, nl=False)
-    if jr:
-        echo(("\n" if cards or cases_md else "") + judge_report_markdown(jr), nl=False)
-    if gt_rows:
-        echo("\n## Ground-truth agreement\n")
-        echo(markdown_table(["raters", "dimension", "statistic", "value", "n", "note"],
-                            [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in gt_rows]))
-    if trials:
-        echo("\n" + failter_markdown(trials, weights, price_table is not None), nl=False)
-    if failed:
-        echo("\n" + failed, nl=False)
-    if not jr and charts_dir is not None:
-        echo("no charts: the project has no judge verdicts", err=True)
-    if span_md:
-        echo("\n" + span_md, nl=False)
+    echo(built.text, nl=False)
+    for note in built.notes:
+        echo(note, err=True)
 
 
 def _read_rules(path: Optional[Path]):
     """The rubric rules of --rules FILE (ProjectError, one line, when unusable), or None."""
-    from reviewer.storage.rubric_rules import read_rules_file
+    from reviewer.storage.judging.rubric_rules import read_rules_file
 
     return read_rules_file(path) if path is not None else None
 
@@ -371,7 +300,7 @@ def _read_rules(path: Optional[Path]):
 def _use_rules(p, rules, path: Optional[Path]) -> None:
     """Keep --rules in the project, so every later refresh of the disputes uses them."""
     if rules is not None and path is not None:
-        from reviewer.storage.rubric_rules import use_rules
+        from reviewer.storage.judging.rubric_rules import use_rules
 
         use_rules(p, rules, path.name)
 
@@ -387,10 +316,14 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications with 95 % bootstrap intervals
     (ci_low, ci_high, ci_method) and class prevalence (undefined values:
-    null in JSON)."""
+    null in JSON); then the anchoring of label-first labels per reviewer
+    (first vs final, judge vs first, judge vs final) and which judges'
+    figures with people are stale (a changed template or model)."""
     from reviewer.core.judging.verdicts import DisputeKind
-    from reviewer.storage.judge_stats import refresh_disputes
-    from reviewer.storage.validation import AGREEMENT_HEADER, agreement_markdown_rows, agreement_with_intervals
+    from reviewer.storage.dispute_queue import refresh_disputes
+    from reviewer.storage.dispute_queue import agreement_with_intervals
+    from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows
+    from reviewer.storage.judging import labels
 
     rules = _read_rules(rules_file)
     p = open_project(project)
@@ -399,18 +332,26 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
         _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
         rows = agreement_with_intervals(p)
+        anchoring, anchoring_rows = labels.anchoring_figures(p)
+        stale = labels.stale_figures(p)
     finally:
         p.close()
     by_kind = Counter(d.kind.value for d in found)
     disputes = {"total": len(found), "by_kind": {k.value: by_kind.get(k.value, 0) for k in DisputeKind}}
     if as_json:
-        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes}, indent=2))
+        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes,
+                         **labels.anchoring_json(anchoring, anchoring_rows, stale)}, indent=2))
         return
     if rows:
         echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)))
     else:
         echo("no agreement statistics: no two raters share a subject")
     echo(f"\n{len(found)} disputes: " + ", ".join(f"{n} {k}" for k, n in disputes["by_kind"].items()))
+    if anchoring:
+        echo("\nAnchoring (label-first labels; the gap judge vs final minus judge vs first measures it):")
+        echo(text_table(labels.ANCHORING_HEADER, labels.anchoring_table(anchoring, anchoring_rows)))
+    for st in stale:
+        echo(st.text())
 
 
 @main.command("adjudicate-gt")
@@ -424,8 +365,8 @@ def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: O
     """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
     --json or the export's disputes) for one annotator: the consensus, which
     scoring uses, takes that side, and the item's runs are re-scored."""
-    from reviewer.storage.gt_annotators import adjudicate as adjudicate_ground_truth
-    from reviewer.storage.judge_stats import refresh_disputes
+    from reviewer.storage.gt_adjudication import adjudicate as adjudicate_ground_truth
+    from reviewer.storage.dispute_queue import refresh_disputes
 
     p = open_project(project)
     try:
@@ -494,7 +435,7 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
     """Compare two span-labeling snapshots of PROJECT, named by file stem
     (design property P10): score delta, regressions and improvements,
     category deltas, new and resolved taxonomy confusions, section deltas."""
-    from reviewer.storage import spans as span_store
+    from reviewer.storage.spans import spans as span_store
 
     p = open_project(project)
     try:
@@ -517,7 +458,7 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
 def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
     to OUT in its own golden-set format, with the golden spans as edited."""
-    from reviewer.storage import spans as span_store
+    from reviewer.storage.spans import spans as span_store
 
     p = open_project(project)
     try:

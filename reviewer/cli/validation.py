@@ -1,5 +1,5 @@
 """Commands that validate judges against people: alignment and gate
-(reviewer.storage.validation assembles, these print)."""
+(reviewer.storage.judging.validation assembles, these print)."""
 
 from __future__ import annotations
 
@@ -18,26 +18,98 @@ RESAMPLES = click.option("--resamples", type=click.IntRange(min=100), default=20
 SEED = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 
 
+def _trust_options(f):
+    """Selective judging's settings (reviewer.core.judging.selective)."""
+    for option in reversed([
+        click.option("--tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
+                     help="Numeric scales: a value within this of people's counts as right."),
+        click.option("--metric", type=click.Choice(["accuracy", "precision", "kappa"]), default="accuracy",
+                     show_default=True, help="Selective judging: the agreement with people to reach."),
+        click.option("--target", type=click.FloatRange(-1, 1), default=0.8, show_default=True,
+                     help="Selective judging: the agreement the lower bound must reach."),
+        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                     show_default=True, help="Selective judging: error level of the one-sided bound."),
+        click.option("--min-n", type=click.IntRange(min=1), default=50, show_default=True,
+                     help="Selective judging: fewest labelled verdicts above a threshold to test it."),
+    ]):
+        f = option(f)
+    return f
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
+@click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each reliability diagram as PNG into this folder.")
+@_trust_options
+@_friendly
+def calibration(project: Path, as_json: bool, charts_dir: Optional[Path], tolerance: float, metric: str,
+                target: float, alpha: float, min_n: int) -> None:
+    """Print how honest each judge's confidence is, per judge, dimension and
+    confidence source (logprob, stated, imported; span confidences too),
+    against people's values: ECE (15 equal-width bins), adaptive ECE (15
+    equal-mass bins), Brier, the mean confidence of right and wrong
+    verdicts; and selective judging: the lowest confidence above which the
+    judge reaches --target with a one-sided bound, and the share of runs it
+    then covers."""
+    from reviewer.storage.judging.calibration_report import (
+        CalibrationSettings,
+        calibration_json,
+        calibration_rows,
+        calibration_text,
+        write_reliability_charts,
+    )
+    from reviewer.storage.spans.confidences import span_confidences
+
+    settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
+    p = open_project(project)
+    try:
+        rows = calibration_rows(p, settings, span_confidences(p))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    written = write_reliability_charts(charts_dir, rows) if charts_dir is not None else []
+    if as_json:
+        data = calibration_json(rows, settings)
+        data["charts"] = [str(w) for w in written]
+        echo(json.dumps(data, indent=2))
+    else:
+        echo(calibration_text(rows, settings) + "".join(f"chart: {w}\n" for w in written), nl=False)
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the alignment as JSON.")
+@click.option("--half-width", type=click.FloatRange(min=0, min_open=True, max=1), default=0.1, show_default=True,
+              help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.")
 @RESAMPLES
 @SEED
 @_friendly
-def alignment(project: Path, as_json: bool, resamples: int, seed: int) -> None:
+def alignment(project: Path, as_json: bool, half_width: float, resamples: int, seed: int) -> None:
     """Print how well each judge of PROJECT agrees with people, per dimension
     and split: confusion matrix, per-class precision / recall / F1, kappa
     with its 95 % interval, MAE and Spearman's rho, TPR and TNR, the
     dangerous cells with their subjects, and the pass rate on unlabelled
-    subjects corrected for the judge's errors (Rogan-Gladen)."""
-    from reviewer.storage.validation import alignment_json, alignment_text, project_alignments
+    subjects corrected for the judge's errors (Rogan-Gladen), and the label
+    budget: the further labels for a 95 % interval of half-width
+    --half-width on kappa, TPR and TNR."""
+    from reviewer.storage.judging.label_budget import budget_json, budget_text
+    from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
 
     p = open_project(project)
     try:
         v = project_alignments(p, n_resamples=resamples, seed=seed)
     finally:
         p.close()
-    echo(json.dumps(alignment_json(v), indent=2) if as_json else alignment_text(v), nl=as_json)
+    if as_json:
+        data = alignment_json(v)
+        for entry, budget in zip(data["alignments"], budget_json(v.items, half_width)):
+            entry["label_budget"] = budget
+        echo(json.dumps(data, indent=2))
+    else:
+        budget = budget_text(v.items, half_width)
+        echo(alignment_text(v) + (budget if budget else ""), nl=False)
 
 
 @main.command()
@@ -50,20 +122,37 @@ def alignment(project: Path, as_json: bool, resamples: int, seed: int) -> None:
 @click.option("--max-dangerous", type=click.IntRange(min=0), help="Most dangerous cells allowed.")
 @click.option("--split", type=click.Choice(["all", "train", "dev", "test"]), default="all", show_default=True,
               help="The labelled subjects the figures rest on.")
+@click.option("--min-coverage", type=click.FloatRange(0, 1), help="Selective judging: fail unless a confidence "
+              "threshold reaches the trust target and trusts at least this share of the judge's verdicts.")
+@click.option("--confidence-source", type=click.Choice(["logprob", "stated", "imported", "span"]),
+              help="--min-coverage: the confidence used (default the first the judge has, in this order).")
+@_trust_options
 @RESAMPLES
 @SEED
 @_friendly
 def gate(project: Path, judge: str, dimension: str, min_kappa_lower: Optional[float], min_tpr: Optional[float],
-         min_tnr: Optional[float], max_dangerous: Optional[int], split: str, resamples: int, seed: int) -> None:
+         min_tnr: Optional[float], max_dangerous: Optional[int], split: str, min_coverage: Optional[float],
+         confidence_source: Optional[str], tolerance: float, metric: str, target: float, alpha: float, min_n: int,
+         resamples: int, seed: int) -> None:
     """CI gate: exit 1 naming each bound JUDGE fails on DIMENSION of PROJECT
-    against people, with its figure; exit 0 printing the bounds that held."""
-    from reviewer.storage.validation import run_gate
+    against people, with its figure; exit 0 printing the bounds that held.
+    --min-coverage checks selective judging (reviewer calibration)."""
+    from reviewer.storage.judging.calibration_report import CalibrationSettings, coverage_check
+    from reviewer.storage.judging.validation import run_gate
+    from reviewer.storage.spans.confidences import span_confidences
 
+    bounds = dict(min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr, max_dangerous=max_dangerous)
     p = open_project(project)
     try:
-        figures, checks = run_gate(p, judge, dimension, split=split, n_resamples=resamples, seed=seed,
-                                   min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr,
-                                   max_dangerous=max_dangerous)
+        figures, checks = None, []
+        if min_coverage is None or any(b is not None for b in bounds.values()):
+            figures, checks = run_gate(p, judge, dimension, split=split, n_resamples=resamples, seed=seed,
+                                       **bounds)
+        if min_coverage is not None:
+            settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha,
+                                           min_n=min_n)
+            checks.append(coverage_check(p, judge, dimension, min_coverage, source=confidence_source,
+                                         settings=settings, span_confidences=span_confidences(p)))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -76,5 +165,5 @@ def gate(project: Path, judge: str, dimension: str, min_kappa_lower: Optional[fl
         for c in failed:
             echo(f"Error: failed {c.text}", err=True)
         sys.exit(1)
-    echo(f"gate passed: {judge} / {dimension}, {len(checks)} bound(s) held on {figures.n} labelled subjects "
-         f"({split})")
+    where = f" on {figures.n} labelled subjects ({split})" if figures is not None else ""
+    echo(f"gate passed: {judge} / {dimension}, {len(checks)} bound(s) held{where}")

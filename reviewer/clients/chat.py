@@ -38,7 +38,7 @@ import os
 import random
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Optional
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -164,6 +164,7 @@ class ChatRequest:
     max_tokens: Optional[int] = None
     seed: Optional[int] = None
     tag: str = ""
+    top_logprobs: Optional[int] = None  # ask for logprobs (and this many alternatives a token); None: not
 
     def params(self) -> dict:
         """The sampling parameters sent (None ones left out): temperature,
@@ -172,8 +173,12 @@ class ChatRequest:
         return {k: v for k, v in out.items() if v is not None}
 
     def body(self) -> dict:
-        """The JSON body of the request."""
-        return {"model": self.model, "messages": self.messages, **self.params()}
+        """The JSON body of the request (with ``logprobs: true,
+        top_logprobs: N`` when ``top_logprobs`` is set)."""
+        body = {"model": self.model, "messages": self.messages, **self.params()}
+        if self.top_logprobs is not None:
+            body.update(logprobs=True, top_logprobs=self.top_logprobs)
+        return body
 
 
 @dataclass
@@ -184,7 +189,9 @@ class ChatAnswer:
     ``server_model`` (the model name the server reports), the request
     ``params`` and ``attempts`` (1 = no retry); ``retry_errors``: the
     errors of the attempts that were retried, oldest first; ``total_ms``:
-    the whole call with its retries and waits."""
+    the whole call with its retries and waits; ``tokens``: the reply's
+    token stream with logprobs, [(token, logprob)], when the endpoint
+    returned one (else empty)."""
 
     content: str
     finish_reason: Optional[str] = None
@@ -197,6 +204,7 @@ class ChatAnswer:
     attempts: int = 1
     retry_errors: list = field(default_factory=list)
     total_ms: Optional[float] = None
+    tokens: list = field(default_factory=list)
 
     @property
     def truncated(self) -> bool:
@@ -277,12 +285,33 @@ def parse_completion(data: Any) -> ChatAnswer:
     total = count("total_tokens")
     if total is None and count("prompt_tokens") is not None and count("completion_tokens") is not None:
         total = count("prompt_tokens") + count("completion_tokens")
-    return ChatAnswer(content=content,
+    return ChatAnswer(content=content, tokens=token_logprobs(choice),
                       finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str)
                       else None,
                       prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
                       total_tokens=total,
                       server_model=data.get("model") if isinstance(data.get("model"), str) else None)
+
+
+def token_logprobs(choice: Any) -> list[tuple[str, float]]:
+    """The token stream of a choice, ``choice.logprobs.content`` as
+    [(token, logprob)] (OpenAI chat-completions logprobs). Untrusted: the
+    whole stream is dropped ([]) when it is missing, longer than
+    MAX_TOKEN_COUNT, or any entry lacks a text token or a finite logprob <= 0
+    (a gap would shift every position after it)."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    entries = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(entries, list) or len(entries) > MAX_TOKEN_COUNT:
+        return []
+    out = []
+    for e in entries:
+        token = e.get("token") if isinstance(e, dict) else None
+        lp = e.get("logprob") if isinstance(e, dict) else None
+        if not isinstance(token, str) or not isinstance(lp, (int, float)) or isinstance(lp, bool) \
+                or not math.isfinite(lp) or lp > 0:
+            return []
+        out.append((token, float(lp)))
+    return out
 
 
 class _Wait:
@@ -398,7 +427,17 @@ class ChatClient:
     async def chat(self, request: ChatRequest) -> ChatAnswer:
         """Send ``request`` (waiting for a free slot) with retries; the answer
         or ChatError once the retries are spent or the failure is not
-        retryable."""
+        retryable. A request asking for logprobs that the endpoint refuses
+        (HTTP 400 or 422) is sent once more without them: logprobs are
+        asked for where the endpoint supports them."""
+        try:
+            return await self._chat(request)
+        except ChatError as exc:
+            if request.top_logprobs is None or exc.status not in (400, 422):
+                raise
+        return await self._chat(replace(request, top_logprobs=None))
+
+    async def _chat(self, request: ChatRequest) -> ChatAnswer:
         async with self._semaphore:
             attempts = 0
             errors: list[str] = []

@@ -1,7 +1,7 @@
 """Golden-span edits as core Commands (docs/spans.md#keys: "Every edit is an
 undoable command"): add a golden span on a labelled text, move its ends or
 change its role, delete it. They act on a store with the golden-span methods
-(reviewer.storage.spans.GoldenSpanStore, mixed into the project store); a
+(reviewer.storage.spans.spans.GoldenSpanStore, mixed into the project store); a
 re-added span keeps its id on redo.
 """
 

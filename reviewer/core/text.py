@@ -106,26 +106,3 @@ def shown(text: object, limit: int, keep_newlines: bool = True) -> str:
     """
     s = str(text)
     return bounded(visible(s[: limit + 1], keep_newlines=keep_newlines), limit)
-
-
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: object) -> object:
-    """A CSV cell that a spreadsheet will not run as a formula (OWASP "CSV
-    injection"): text beginning with '=', '+', '-', '@', tab or carriage
-    return gets a leading apostrophe ("'=HYPERLINK(...)"); numbers (also as
-    text, like '-0.5' or '+3%') and other values are returned unchanged."""
-    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
-        return value
-    if _NUMBER.match(value):
-        return value
-    return "'" + value
-
-
-def csv_row(values) -> list:
-    """A row for ``csv.writer`` with every text cell made visible
-    (:func:`visible`, line breaks kept) and neutralised (:func:`csv_cell`);
-    numbers and None pass unchanged."""
-    return [csv_cell(visible(v)) if isinstance(v, str) else v for v in values]

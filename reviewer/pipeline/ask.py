@@ -14,7 +14,7 @@
   part; for a text item, the prompt with ``{{INPUT_TEXT}}`` replaced by the
   item's text, or the prompt, a blank line and the item's text when the
   prompt has no placeholder.
-* A test case (reviewer.storage.cases) is asked once per model and
+* A test case (reviewer.storage.cases.cases) is asked once per model and
   repetition, of its own dataset's prompt only (other prompts are not
   asked for it, and a dataset's prompt is asked of that dataset's cases
   only), as the design's runner does (``invokeModel(query, context)``): the
@@ -41,11 +41,12 @@ from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
 from reviewer.core.cases.asking import case_messages
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
-from reviewer.storage import calls, repo
-from reviewer.storage import cases as case_store
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.cases import cases as case_store
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, answer_key
-from reviewer.storage.scores import score_project
+from reviewer.storage.scoring import score_project
 
 PLACEHOLDER = "{{INPUT_TEXT}}"
 #: With ``on_stored``: the shortest time between two scoring batches (seconds).

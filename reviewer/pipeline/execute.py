@@ -211,7 +211,7 @@ def unusable_reason(exc: BaseException) -> str:
 
 
 def answer_facts(answer: ChatAnswer) -> dict:
-    """The facts of an answer as storage.calls takes them."""
+    """The facts of an answer as storage.judging.calls takes them."""
     return {"server_model": answer.server_model, "finish_reason": answer.finish_reason,
             "truncated": answer.truncated, "prompt_tokens": answer.prompt_tokens,
             "completion_tokens": answer.completion_tokens, "total_tokens": answer.total_tokens,

@@ -46,10 +46,12 @@ import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage import calls, judging, repo, safe_write
+from reviewer.storage import repo, safe_write
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.failter import sanitize
-from reviewer.storage.judge_report import verdict_score
+from reviewer.storage.judging.report import verdict_score
 
 _THOUGHTS = re.compile(r"(?s)<(?:think|scratchpad)>(.*?)</(?:think|scratchpad)>")
 _MONOLOGUE = re.compile(r"(?s)(<think>.*?</think>|<scratchpad>.*?</scratchpad>)\s*")

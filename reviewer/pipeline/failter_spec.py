@@ -48,7 +48,7 @@ from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, open_here
 from reviewer.storage import safe_write
 from reviewer.storage.sources import import_sources
-from reviewer.storage.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
+from reviewer.storage.judging.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 

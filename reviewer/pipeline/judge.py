@@ -2,8 +2,10 @@
 store its verdicts where imported ones go (docs/runner.md#judges), so disputes,
 agreement and calibration use them at once.
 
-Judges (``--judge KIND``; templates in resources/judges, the template
-folder is the verdict's prompt_version):
+Judges (``--judge KIND``; templates in resources/judges). A verdict's
+prompt_version is its rubric version, '<template folder>@<hash of the
+template files' text and the dimension list>'
+(reviewer.core.judging.rubrics.rubric_version), beside its judge_model:
 
 * ``failter``: Failter's rules-based judge on every selected run (item text
   = original input, prompt text = template, run output = generated
@@ -35,6 +37,7 @@ an undecided verdict (values None) with the raw reply.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from dataclasses import dataclass
@@ -43,15 +46,23 @@ from typing import Callable, Optional
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
+from reviewer.core.judging import replies
+from reviewer.core.judging.rubrics import rubric_version
+from reviewer.core.judging.verdict_confidence import value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
-from reviewer.core.spans.snapshots import issue_lines, judge_findings
+from reviewer.core.spans.snapshots import issue_lines
 from reviewer.pipeline.ask import user_content
 from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
-from reviewer.storage import calls, judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import calls
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, verdict_key
 
+#: The template files of the chat judges (system and user message).
+_TWO = ("system.md", "user.md")
 KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
 GT_SOURCE = "ground-truth"
 
@@ -60,7 +71,11 @@ GT_SOURCE = "ground-truth"
 class JudgeOptions:
     """``kind`` (KINDS), judge ``model``, ``dual`` (Path B), runs selected
     by ``prompts`` / ``items`` / ``run_models`` names (empty: all),
-    ``repetitions`` of each verdict, sampling parameters."""
+    ``repetitions`` of each verdict, sampling parameters; ``top_logprobs``:
+    logprobs are asked for (with this many alternatives a token; None: not),
+    and each dimension's value token's probability is stored as its
+    'logprob' confidence; ``ask_confidence``: the judge is asked to state
+    its confidence (llm_judges.ask_confidence), stored as 'stated'."""
 
     kind: str
     model: str
@@ -72,6 +87,28 @@ class JudgeOptions:
     temperature: Optional[float] = None
     max_tokens: Optional[int] = None
     seed: Optional[int] = None
+    top_logprobs: Optional[int] = 1  # ask for logprobs (None: do not)
+    ask_confidence: bool = False  # ask the judge to state its confidence (prompt version gets '+stated-confidence-v1')
+
+
+#: Keys a reply may give a dimension's value under (Failter's score comes as a grade or a score).
+VALUE_KEYS = {"score": ("grade", "score")}
+
+
+def confidences_of(reading: lj.Reading, answer: ChatAnswer, scores: dict) -> dict[str, dict[str, float]]:
+    """{source: {dimension: confidence}} of a verdict just read: 'logprob',
+    exp(logprob) of the token carrying each decided dimension's value where
+    the endpoint returned logprobs (verdict_confidence.value_token_confidences),
+    and 'stated', what the reply says (reviewer.core.judging.replies)."""
+    dims = [d for d, v in scores.items() if v is not None]
+    out: dict[str, dict[str, float]] = {}
+    logprob = value_token_confidences(answer.content, answer.tokens, dims, VALUE_KEYS)
+    if logprob:
+        out["logprob"] = logprob
+    stated = {d: c for d, c in reading.confidence.items() if d in dims}
+    if stated:
+        out["stated"] = stated
+    return out
 
 
 @dataclass
@@ -125,14 +162,16 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 name = ("rules-judge/" if method == Method.RULES else "gt-judge/") + m
                 text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
                 for rep in reps:
-                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, lj.FAILTER, rep),
+                    version = rubric_version(lj.FAILTER, (f"{template}.md", "letter-grade.md"), ("score",))
+                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, version, rep),
                                     [{"role": "user", "content": text}], lj.read_failter_reply))
     elif options.kind == "tarot-rubric":
         metrics = judging.subject_metrics(project)
         for run in _runs(project, options, "tarot-reading"):
             case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
             for rep in reps:
-                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, lj.TAROT, rep),
+                version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
+                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
                                 lj.tarot_messages(case), lj.read_tarot_reply))
     elif options.kind == "span":
         for run in _runs(project, options, "span-labeling"):
@@ -160,8 +199,8 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
                     swapped = order == "ba"
                     for rep in reps:
-                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER, lj.PAIRWISE,
-                                              rep, order, rb),
+                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER,
+                                              rubric_version(lj.PAIRWISE, _TWO, ("winner",)), rep, order, rb),
                                         lj.pairwise_messages(instruction, first["output"], second["output"]),
                                         lambda text, s=swapped: lj.read_pairwise_reply(text, s)))
     return out
@@ -175,15 +214,16 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
         holder["result"] = result
         if result is None:
             return lj.Reading(scores=span_judge.span_scores(None), rationale=how, decided=False)
-        return lj.Reading(scores=span_judge.span_scores(result), issues=issue_lines(result),
-                          rationale=f"{result.get('notes') or ''} [{how}]".strip())
+        scores = span_judge.span_scores(result)
+        return lj.Reading(scores=scores, issues=issue_lines(result),
+                          rationale=f"{result.get('notes') or ''} [{how}]".strip(),
+                          confidence=replies.stated_confidence(lj.last_json_object(text) or {}, list(scores)))
 
     def after(verdict_id: int, raw: str) -> None:
-        for finding in judge_findings(holder.get("result") or {}):
-            repo.insert_finding(project, run["id"], finding.model_copy(update={"verdict_id": verdict_id}),
-                                actor="judge")
+        store_judge_findings(project, run["id"], verdict_id, holder.get("result"), "judge")
 
-    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, span_judge.SPAN, rep),
+    version = rubric_version(span_judge.SPAN, _TWO, (*span_judge.SCORE_KEYS, "totalScore"))
+    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, version, rep),
                 span_judge.span_messages(prompt_text, spans), read, after, frozenset({"totalScore"}))
 
 
@@ -211,9 +251,12 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
         if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) in stored:
             summary.skipped += 1
             continue
+        if options.ask_confidence:
+            v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
+            ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
         seed = None if options.seed is None else options.seed + v.repetition - 1
         request = ChatRequest(model=options.model, messages=ask.messages, temperature=options.temperature,
-                              max_tokens=options.max_tokens, seed=seed,
+                              max_tokens=options.max_tokens, seed=seed, top_logprobs=options.top_logprobs,
                               tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
         jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
@@ -242,7 +285,7 @@ def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
         verdict = ask.verdict.model_copy(update={
             "scale": scale, "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
             "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
-            "raw": answer.content})
+            "raw": answer.content, "confidences": confidences_of(reading, answer, scores)})
         with project.transaction():
             verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
             if created and ask.after is not None:

@@ -20,8 +20,8 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
-from reviewer.qt import pre_annotate, transcribe
-from reviewer.qt.annotators import ANNOTATOR_ACTIONS, annotator_actions
+from reviewer.qt.cards import pre_annotate, transcribe
+from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, annotator_actions
 
 #: Actions of card review only (disabled in adjudication mode).
 REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",

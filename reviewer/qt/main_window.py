@@ -2,7 +2,7 @@
 session together. It holds no domain logic of its own.
 
 Two modes share the window (``set_mode``): card review (the canvas and the
-docks) and adjudication (reviewer.qt.adjudication, in place of the canvas,
+docks) and adjudication (reviewer.qt.judging, in place of the canvas,
 docks hidden). Switching saves and restores the dock layout and enables the
 card-review actions only in card review.
 
@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
-from reviewer.qt.adjudication import ADJUDICATION_SHORTCUTS, AdjudicationView
-from reviewer.qt.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
+from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
@@ -44,9 +44,9 @@ from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt import file_dialogs, layout
-from reviewer.qt.runner_controller import RunnerController
+from reviewer.qt.runner.controller import RunnerController
 from reviewer.qt.session import Session
-from reviewer.qt.span_pane import SpanPane
+from reviewer.qt.spans.pane import SpanPane
 from reviewer.qt.text import line
 
 MAX_RECENT = 8

@@ -1,7 +1,8 @@
 """One colour per finding code everywhere (canvas, lists, charts), readable
 with colour-vision deficiency: the Okabe-Ito palette, plus a distinct line
 style per code so no code is told by colour alone; and pile colours from
-Paul Tol's 'bright' scheme."""
+Paul Tol's 'bright' scheme; and one colour and line style per annotator
+(shared by the canvas and the adjudication screen)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,21 @@ def code_color(code) -> QColor:
 def pile_color(index: int) -> QColor:
     """The colour of the pile at ``index`` (cycling)."""
     return QColor(PILE_COLORS[index % len(PILE_COLORS)])
+
+
+#: Annotator colours (Paul Tol's 'vibrant', apart from the pile colours' blues and greens).
+ANNOTATOR_COLORS = ["#EE7733", "#33BBEE", "#EE3377", "#009988", "#CC3311", "#0077BB", "#BBBBBB"]
+#: Annotator line styles, so two annotators' boxes on the same card both show.
+ANNOTATOR_STYLES = [Qt.SolidLine, Qt.DashLine, Qt.DotLine, Qt.DashDotLine]
+
+
+def color_of(names: list[str], name: str) -> str:
+    """The colour of annotator ``name`` among the project's annotators ``names`` (by name)."""
+    n = names.index(name) if name in names else len(names)
+    return ANNOTATOR_COLORS[n % len(ANNOTATOR_COLORS)]
+
+
+def style_of(names: list[str], name: str) -> Qt.PenStyle:
+    """The line style of annotator ``name`` among the project's annotators ``names``."""
+    n = names.index(name) if name in names else len(names)
+    return ANNOTATOR_STYLES[n % len(ANNOTATOR_STYLES)]

@@ -3,8 +3,8 @@
 Tables (column docs in docs/export-schema.md): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
 agreement; case_results and case_scores (test cases, docs/export-schema.md); the span
-tables (reviewer.storage.spans.export_tables, and the report's debugging
-sections: reviewer.storage.span_report.debug_tables) and span_runs; gt_piles
+tables (reviewer.storage.spans.spans.export_tables, and the report's debugging
+sections: reviewer.storage.spans.report.debug_tables) and span_runs; gt_piles
 and gt_cards (ground truth of every annotator and the consensus, docs/export-schema.md);
 views code_counts and auto_code_counts; _tables and _columns describing
 them all, with their foreign keys (reviewer.storage.export_schema), and a
@@ -30,26 +30,29 @@ import sqlite_utils
 
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage import safe_write
 from reviewer.storage.recognise import read_only_uri
 from reviewer.storage.sources import import_sources
-from reviewer.storage.judge_report import has_verdicts
+from reviewer.storage.judging.report import has_verdicts
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
-from reviewer.storage.judge_stats import refresh_disputes
+from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
-from reviewer.storage.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
-from reviewer.storage.scored import lean_metrics_of
-from reviewer.storage.scores import score_project
-from reviewer.storage.cases import case_tables
-from reviewer.storage.spans import export_tables as span_tables
-from reviewer.storage.span_report import debug_tables as span_debug_tables
-from reviewer.storage.gt_formats import annotators, gt_tables
-from reviewer.storage.gt_annotators import gt_agreement_rows
-from reviewer.storage.calls import run_calls
+from reviewer.storage.cards.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
+from reviewer.storage.cards.scored import lean_metrics_of
+from reviewer.storage.scoring import score_project
+from reviewer.storage.cases.cases import case_tables
+from reviewer.storage.spans.spans import export_tables as span_tables
+from reviewer.storage.judging.confidences import export_tables as confidence_tables
+from reviewer.storage.spans.report import debug_tables as span_debug_tables
+from reviewer.storage.annotators.ground_truth import annotators
+from reviewer.storage.gt_formats import gt_tables
+from reviewer.storage.annotators.ground_truth import gt_agreement_rows
+from reviewer.storage.judging.calls import run_calls
+from reviewer.storage.judging.labels import label_tables
 from reviewer.storage.export_schema import (
     FOREIGN_KEYS, METADATA_FORMAT, SPAN_RUN_COLUMNS, doc_tables, metadata_path, span_run_rows, write_metadata,
 )
@@ -155,11 +158,13 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
         ("scoring_config", {"version": str, "name": str, "value": str}, None,
          [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
         *_judge_tables(project),
+        *confidence_tables(project),
         *case_tables(project),
         *span_tables(project),
         *span_debug_tables(project),
         ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
+        *label_tables(project),
     ]
 
 

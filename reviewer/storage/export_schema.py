@@ -109,7 +109,8 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
         "verdict_id": "Verdict id.", "subject": "run:<run_id> or pair:<run_id>:<other_run_id>.",
         "run_id": "The run judged (runs.run_id).", "other_run_id": "The second run of a pairwise verdict.",
         "judge": "Judge name.", "judge_model": "Model behind the judge.",
-        "prompt_version": "Version of the judge's prompt.",
+        "prompt_version": "Version of the judge's prompt; for judges run by reviewer the rubric version, "
+                          "'<template folder>@<hash of the template text and dimension list>'.",
         "method": "rules-based, ground-truth, rubric, pairwise or human.",
         "scale": "1-5, A-F, 0-100, pass/fail or winner.", "dimension": "Scored dimension (null without scores).",
         "value": "Numeric value (1-5, grade points, 0-100).",
@@ -120,6 +121,13 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
         "source": "Where the verdict came from (the imported file, or the judge run).",
         "raw": "The judge's reply as it came, for verdicts read from a reply.",
     }),
+    "verdict_confidences": ("A judge's confidence per verdict, dimension and source (join verdicts on "
+                            "verdict_id and dimension).", {
+        "verdict_id": "Verdict id (verdicts.verdict_id).", "dimension": "Dimension of the verdict.",
+        "source": "logprob (exp of the value token's logprob from the endpoint), stated (the judge's reply "
+                  "said it) or imported (the imported file gave it).",
+        "confidence": "The judge's probability that its value is right, 0-1.",
+    }),
     "disputes": ("Disagreements among judges and people (refreshed by the export).", {
         "dispute_id": "Dispute id.", "kind": "Kind of dispute.", "subject": "What is disputed.",
         "dimension": "Dimension.", "verdict_ids": "The verdicts involved (JSON list).",
@@ -129,6 +137,20 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
         "subject": "What was settled.", "dimension": "Dimension.", "value": "Value as text ('4', 'tie').",
         "rationale": "Why.", "reviewer": "Who.", "decided_at": "When (ISO 8601).",
         "sided_with": "The judge sided with, if any.", "dispute_id": "The dispute settled (disputes.dispute_id).",
+    }),
+    "human_labels": ("People's labels: the first label (made before any judge verdict was shown) and the "
+                     "final value (kept or changed after), per subject, dimension, reviewer and queue.", {
+        "subject": "What was labelled.", "dimension": "Dimension.", "reviewer": "Who labelled.",
+        "queue": "Where: 'label-first' (the fair sample) or 'dispute' (made while settling a dispute, "
+                 "with the judges in view; not a fair sample).",
+        "judge": "The judge whose verdicts were shown after the first label.",
+        "rubric_version": "The rubric version the label was made under (the judge's prompt_version).",
+        "answer_order": "How a pair was shown: 'ab' or 'ba' (seeded per subject); null for one output.",
+        "split": "The subject's split (train, dev, test by a seeded hash of its id), set once.",
+        "first_value": "First label as text ('4', 'pass', '1' = the pair's first run won).",
+        "first_at": "When the first label was committed (ISO 8601).",
+        "final_value": "Final value as text (null until kept or changed).",
+        "final_at": "When the final value was set (ISO 8601).",
     }),
     "agreement": ("Agreement statistics among judges, people and annotators.", {
         "raters": "Who is compared.", "dimension": "Dimension.", "statistic": "Statistic name.",

@@ -397,3 +397,54 @@ def m0013_call_retries(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE calls ADD COLUMN retry_errors TEXT NOT NULL DEFAULT '[]'")
     db.execute("ALTER TABLE calls ADD COLUMN total_ms REAL")
     db.execute("ALTER TABLE calls ADD COLUMN cost REAL")
+
+
+@MIGRATIONS(name="0021_human_labels")
+def m0021_human_labels(db: sqlite_utils.Database) -> None:
+    """Label first (reviewer.core.judging.label_first): human labels with
+    their first label and final value (JSON), times, reviewer, queue
+    ('label-first' or 'dispute'), the judge shown and the rubric version;
+    each labelled subject's split and pairwise order, set once; the fair
+    queue per judge and dimension (stratum and rank set once)."""
+    db.execute("""CREATE TABLE human_labels (
+        id INTEGER PRIMARY KEY,
+        subject TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        queue TEXT NOT NULL DEFAULT 'label-first',
+        judge TEXT,
+        rubric_version TEXT,
+        answer_order TEXT,
+        first_value TEXT,
+        first_at TEXT NOT NULL,
+        final_value TEXT,
+        final_at TEXT,
+        UNIQUE (subject, dimension, reviewer, queue))""")
+    db.execute("""CREATE TABLE label_subjects (
+        subject TEXT PRIMARY KEY,
+        split TEXT NOT NULL,
+        answer_order TEXT,
+        seed INTEGER NOT NULL,
+        assigned_at TEXT NOT NULL)""")
+    db.execute("""CREATE TABLE label_queue (
+        judge TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        stratum TEXT NOT NULL,
+        rank TEXT NOT NULL,
+        drawn_at TEXT NOT NULL,
+        PRIMARY KEY (judge, dimension, subject))""")
+
+
+@MIGRATIONS(name="0022_verdict_confidences")
+def m0022_verdict_confidences(db: sqlite_utils.Database) -> None:
+    """A judge's confidence in each dimension of a verdict, with its source:
+    'logprob' (exp of the logprob of the token carrying the value, from the
+    endpoint), 'stated' (the judge's reply says it) or 'imported' (the file
+    gave it). One row per verdict, dimension and source; 0..1."""
+    db.execute("""CREATE TABLE verdict_confidences (
+        verdict_id INTEGER NOT NULL REFERENCES verdicts(id) ON DELETE CASCADE,
+        dimension TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('logprob', 'stated', 'imported')),
+        confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+        PRIMARY KEY (verdict_id, dimension, source))""")

@@ -11,9 +11,10 @@ from typing import Optional
 
 from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, default_actor
-from reviewer.storage.spans import GoldenSpanStore
+from reviewer.storage.spans.spans import GoldenSpanStore
 
 
 class ProjectStore(GoldenSpanStore):

@@ -12,6 +12,12 @@ Script actions, consumed one per request of that tag (then 'ok'):
 'sleep:<seconds>' (answer late: a client timeout), 'malformed' (200 with a
 body that is not JSON), 'length' (finish_reason 'length'),
 'nochoices' (200 JSON without choices).
+
+Logprobs: with ``logprobs(content) -> [(token, logprob)]`` given, a request
+asking ``logprobs: true`` gets ``choices[0].logprobs.content`` (OpenAI's
+shape: token, logprob, bytes, top_logprobs of ``top_logprobs`` entries);
+with ``refuse_logprobs`` such a request gets HTTP 400, as an endpoint that
+does not support them.
 """
 
 from __future__ import annotations
@@ -36,8 +42,11 @@ class FakeOpenAI:
     (tag, body, headers) in arrival order."""
 
     def __init__(self, answer: Callable[[dict, str], str] = default_answer, delay: float = 0.0,
-                 log_requests: bool = True):
+                 log_requests: bool = True, logprobs: Optional[Callable[[str], list]] = None,
+                 refuse_logprobs: bool = False):
         self.answer = answer
+        self.logprobs = logprobs
+        self.refuse_logprobs = refuse_logprobs
         self.delay = delay
         self.log_requests = log_requests
         self.script: dict[str, list[str]] = defaultdict(list)
@@ -88,6 +97,8 @@ class FakeOpenAI:
                     return self._send_raw(200, b"<html>not json</html>", "text/html")
                 if action == "nochoices":
                     return self._send(200, {"id": "x", "object": "chat.completion"})
+                if body.get("logprobs") and fake.refuse_logprobs:
+                    return self._send(400, {"error": {"message": "logprobs are not supported"}})
                 content = fake.answer(body, tag)
                 finish = "length" if action == "length" else "stop"
                 words = len(str(body.get("messages")).split())
@@ -98,6 +109,12 @@ class FakeOpenAI:
                     "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()),
                               "total_tokens": words + len(content.split())},
                 }
+                if body.get("logprobs") and fake.logprobs is not None:
+                    top = int(body.get("top_logprobs") or 0)
+                    out["choices"][0]["logprobs"] = {"content": [
+                        {"token": t, "logprob": lp, "bytes": list(t.encode()),
+                         "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:top]}
+                        for t, lp in fake.logprobs(content)]}
                 return self._send(200, out)
 
             def _send(self, status, payload, headers=None):

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from typing import Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.models import PromptVerdict
-from reviewer.core.text import bounded, csv_row, display_name, visible
-
-#: Longest name (characters) shown in a table cell; longer ones end in '…'.
-CELL_LIMIT = 120
+from reviewer.core.tables import csv_row
 
 _VERDICT_FIELDS = [
     "prompt", "model", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
@@ -52,60 +48,6 @@ def verdict_grid(verdicts: Sequence[PromptVerdict],
     return header, rows
 
 
-def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A fixed-width text table with a rule under the header; every cell
-    goes through display_name (control and bidi characters made visible,
-    at most CELL_LIMIT characters), so names from files cannot drive the
-    terminal or stretch the table."""
-    header = [display_name(h, CELL_LIMIT) for h in header]
-    rows = [[display_name(c, CELL_LIMIT) for c in r] for r in rows]
-    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h))
-              for i, h in enumerate(header)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
-
-
-#: Characters that start inline Markdown (code, emphasis, links, HTML,
-#: entities, tables, strikethrough): always backslash-escaped.
-_MD_INLINE = re.compile(r"([\\`*\[\]<>&|~])")
-#: An underscore that could open or close emphasis (not between letters or digits).
-_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-#: What makes a line a heading, list item, quote or setext underline.
-_MD_LINE_START = re.compile(r"^(\s*(?:[#+=-]|\d+(?=[.)])))")
-
-
-def md_text(text: object, line_start: bool = True) -> str:
-    """Untrusted text (model, judge or file names, judge output) made inert in
-    Markdown with backslash escapes (CommonMark: a backslash-escaped
-    character is literal), never HTML entities, so it reads as written in
-    the Markdown source and when rendered: line breaks become spaces (it
-    stays in its table cell or list item); every
-    backslash, backtick, '*', '[', ']', '<', '>', '&', '|' and '~', every
-    underscore not inside a word get a backslash; with ``line_start`` (the
-    text may begin a line or list item: not in a table cell) so do a
-    leading '#', '+', '-', '=' and the '.' or ')' after a leading number.
-    Then control and bidi characters are made visible (core.text.visible:
-    '<U+202E>', which CommonMark reads as neither a tag nor an autolink).
-    ``a > b`` becomes ``a \\> b``."""
-    s = str(text).replace("\r", " ").replace("\n", " ")
-    s = _MD_INLINE.sub(r"\\\1", s)
-    s = _MD_UNDERSCORE.sub(r"\\_", s)
-    m = _MD_LINE_START.match(s) if line_start else None
-    if m:
-        at = m.end(1) if s[m.end(1) - 1].isdigit() else m.end(1) - 1
-        s = s[:at] + "\\" + s[at:]
-    return visible(s)
-
-
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table; every cell goes through md_text,
-    cut to CELL_LIMIT characters (a cell never begins a line)."""
-    cell = lambda c: md_text(bounded(c, CELL_LIMIT), line_start=False)  # noqa: E731
-    out = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> tuple[list[str], list[list[str]]]:
     """Rows of the report: every (prompt, item) with automatic and reviewed
     text accuracy and verdict side by side."""
@@ -124,7 +66,7 @@ def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
 
 def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> str:
     """CSV of every verdict, one row per (basis, prompt, item), numbers raw;
-    text cells made visible and safe from spreadsheet formulas (core.text.csv_row)."""
+    text cells made visible and safe from spreadsheet formulas (core.tables.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["basis"] + _VERDICT_FIELDS + ["reasons"])

@@ -10,7 +10,7 @@ decisions).
 
 The results given are objects with ``case`` (TestCase), ``run`` (a dict
 with id, model, output, timestamp), ``date`` (text), ``auto`` and
-``reviewed`` (CaseScore), as storage.cases.CaseResult.
+``reviewed`` (CaseScore), as storage.cases.cases.CaseResult.
 """
 
 from __future__ import annotations

@@ -358,13 +358,17 @@ def align(judge: str, dimension: str, scale: Scale, judge_values: Mapping[str, V
 
 def alignments(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = (), *,
                thresholds: Optional[Mapping[str, float]] = None, split_of: Optional[Callable[[str], str]] = None,
-               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Alignment]:
+               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+               people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None
+               ) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
     dimension. ``thresholds``: {dimension: pass threshold} overriding
-    :data:`PASS_THRESHOLD` (ignored on pass/fail and winner scales)."""
+    :data:`PASS_THRESHOLD` (ignored on pass/fail and winner scales).
+    ``people``: people's values in the form of :func:`people_values`
+    (default: :func:`people_values` of the verdicts and adjudications)."""
     vs = list(verdicts)
-    people = people_values(vs, adjudications)
+    people = people_values(vs, adjudications) if people is None else people
     judges = [v for v in vs if not is_human(v)]
     labels = rater_labels(judges)
     values: dict[tuple[str, str, Scale], dict[str, Value]] = {}

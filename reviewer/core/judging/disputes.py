@@ -166,7 +166,7 @@ _HALLUC_DIMS = ("tarot_coherence", "overall", "accuracy", "faithfulness")
 #: story spine; rubric: "1: Hallucinated cards" for TAROT_COHERENCE,
 #: "deterministic language" for TONE) and the card-reading taxonomy (HALLUC
 #: findings of a run: ``halluc_findings``, filled in by
-#: reviewer.storage.judge_stats from confirmed or proposed findings).
+#: reviewer.storage.judging.disputes from confirmed or proposed findings).
 #: Extend by passing ``problems=METRIC_PROBLEMS + (...)`` to find_disputes.
 METRIC_PROBLEMS: tuple[MetricProblem, ...] = (
     MetricProblem("hallucinatedCards", _HALLUC_DIMS,

@@ -35,6 +35,7 @@ FAILTER = "failter-v1"
 TAROT = "tarot-rubric-v2.0.0"
 PAIRWISE = "pairwise-v1"
 TAROT_DIMENSIONS = ("personalization", "tarot_coherence", "tone", "safety", "overall")
+STATED_CONFIDENCE = "stated-confidence-v1"
 NOTES_LIMIT = 200
 ISSUES_LIMIT = 10
 
@@ -82,6 +83,25 @@ class Reading:
     rationale: str = ""
     decided: bool = True
     scale: Optional[Scale] = None  # the scale the reply's score is on, when the reply decides it
+    confidence: dict[str, float] = field(default_factory=dict)  # stated by the judge, {dimension: 0..1}
+
+
+def ask_confidence(messages: list[dict]) -> list[dict]:
+    """``messages`` with the stated-confidence request (template
+    judges/stated-confidence-v1/request.md) appended to the last message's
+    text, so the judge states a ``confidence`` 0-1 in its verdict (read by
+    reviewer.core.judging.replies.stated_confidence). A last message whose
+    content is not text (image parts) gets the request as one more text part."""
+    request = load(STATED_CONFIDENCE, "request.md").strip()
+    out = [dict(m) for m in messages]
+    if not out:
+        return [{"role": "user", "content": request}]
+    content = out[-1].get("content")
+    if isinstance(content, str):
+        out[-1]["content"] = f"{content.rstrip()}\n\n{request}"
+    else:
+        out[-1]["content"] = list(content or []) + [{"type": "text", "text": request}]
+    return out
 
 
 # -- Failter -----------------------------------------------------------------------
@@ -114,9 +134,11 @@ def read_failter_reply(text: str) -> Reading:
     if not score.decided:
         return Reading(scores={"score": None}, rationale=f"{score.problem}; {why}".strip("; ") if why
                        else score.problem, decided=False)
+    stated = replies.stated_confidence(fields, ["score"])
     if score.grade is not None:
-        return Reading(scores={"score": score.grade}, rationale=why, scale=Scale.GRADE)
-    return Reading(scores={"score": score.value}, rationale=why, scale=score.scale or Scale.PERCENT)
+        return Reading(scores={"score": score.grade}, rationale=why, scale=Scale.GRADE, confidence=stated)
+    return Reading(scores={"score": score.value}, rationale=why, scale=score.scale or Scale.PERCENT,
+                   confidence=stated)
 
 
 # -- tarot rubric --------------------------------------------------------------------
@@ -262,9 +284,11 @@ def read_tarot_reply(text: str) -> Reading:
     issues = data.get("issues_found")
     issues = [str(i) for i in issues][:ISSUES_LIMIT] if isinstance(issues, list) else []
     notes = data.get("notes")
-    return Reading(scores={d: clamp_score(data.get(d)) for d in TAROT_DIMENSIONS},
+    scores = {d: clamp_score(data.get(d)) for d in TAROT_DIMENSIONS}
+    return Reading(scores=scores,
                    flags={"safety_flag": bool(data.get("safety_flag"))}, issues=issues,
-                   rationale=notes[:NOTES_LIMIT] if isinstance(notes, str) else "")
+                   rationale=notes[:NOTES_LIMIT] if isinstance(notes, str) else "",
+                   confidence=replies.stated_confidence(data, [d for d, v in scores.items() if v is not None]))
 
 
 # -- pairwise ----------------------------------------------------------------------
@@ -295,4 +319,5 @@ def read_pairwise_reply(text: str, swapped: bool) -> Reading:
         return Reading(scores={"winner": None}, rationale=rationale, decided=False)
     if swapped and winner != "tie":
         winner = {"1": "2", "2": "1"}[winner]
-    return Reading(scores={"winner": winner}, rationale=rationale)
+    return Reading(scores={"winner": winner}, rationale=rationale,
+                   confidence=replies.stated_confidence(data or {}, ["winner"]))

@@ -24,6 +24,10 @@ A score is then read from a mapping (:func:`read_score`):
 * ``error`` (a judgement that failed, as reviewer writes it into an
   ``.eval``) or nothing readable: no score, with the reason.
 
+A template may ask the judge for a stated ``confidence`` (0-1, or a
+percentage) in its verdict: :func:`stated_confidence` reads it (one number
+for the verdict, or {dimension: number}).
+
 Pure: no I/O.
 """
 
@@ -37,11 +41,12 @@ from typing import Any, Optional
 import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
+from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
 
 #: The keys a plain-lines reply may hold (others continue the last value).
 PLAIN_KEYS = {"grade", "score", "rationale", "evaluation-method", "judge-model", "scale", "error", "raw-reply",
-              "rules-based-eval", "ground-truth-eval"}
+              "rules-based-eval", "ground-truth-eval", "confidence"}
 _FENCE = re.compile(r"```[ \t]*([A-Za-z]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _LINE = re.compile(r"^[\s>#*_`-]*([A-Za-z][\w-]*)[*_`]*\s*:[*_`]*\s?(.*)$")
 _GRADE = re.compile(r"^([A-DF])[+-]?(?![A-Za-z])", re.IGNORECASE)
@@ -187,3 +192,14 @@ def rationale_of(block: dict[str, Any]) -> str:
     """The rationale of a judgement's mapping ('' when none), fences cut."""
     value = {key(k): v for k, v in block.items()}.get("rationale")
     return "" if value is None else str(value).split("```")[0].strip()
+
+
+def stated_confidence(block: Any, dimensions: list[str]) -> dict[str, float]:
+    """{dimension: the confidence the judge states} from a reply's mapping
+    (its ``confidence`` key: a number 0-1 or a percentage for every
+    dimension, or {dimension: number}); {} when there is none or it cannot
+    be read (reviewer.core.judging.verdict_confidence.read_confidence)."""
+    if not isinstance(block, dict):
+        return {}
+    value = {key(k): v for k, v in block.items()}.get("confidence")
+    return stated_confidences(value, dimensions) if value is not None else {}

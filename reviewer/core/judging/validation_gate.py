@@ -54,7 +54,8 @@ def gate_checks(figures: Figures, *, min_kappa_lower: Optional[float] = None, mi
         ValueError: no bound given.
     """
     if all(b is None for b in (min_kappa_lower, min_tpr, min_tnr, max_dangerous)):
-        raise ValueError("give at least one bound: --min-kappa-lower, --min-tpr, --min-tnr or --max-dangerous")
+        raise ValueError("give at least one bound: --min-kappa-lower, --min-tpr, --min-tnr, --max-dangerous "
+                         "or --min-coverage")
     out = []
     if min_kappa_lower is not None:
         ci = figures.kappa_ci

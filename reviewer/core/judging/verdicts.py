@@ -142,6 +142,10 @@ class Verdict(BaseModel):
     answer_order: Optional[str] = None
     repetition: int = 1
     source: Optional[str] = None
+    #: {source: {dimension: confidence 0..1}}, source 'logprob', 'stated' or
+    #: 'imported'; written with a new verdict (reviewer.storage.judging.confidences
+    #: reads them back), not part of the verdicts row.
+    confidences: dict[str, dict[str, float]] = Field(default_factory=dict)
 
 
 class DisputeKind(str, enum.Enum):

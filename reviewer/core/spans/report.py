@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Optional, Sequence
 
+from reviewer.core.tables import markdown_rows
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.spans.sections import SECTIONS
 from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return out
+    return markdown_rows(header, rows)  # cells made inert by the caller's ``md``
 
 
 def ms(value) -> str:

@@ -11,7 +11,7 @@ truth and their highlighted differences. The legend holds what has no place
 on the photo: the run, its box convention, the pile mapping (for SPATIAL),
 FORMAT findings and findings on cards without a box.
 
-Annotators (docs/window.md): given an annotator view (reviewer.qt.annotators),
+Annotators (docs/window.md): given an annotator view (reviewer.qt.cards.annotators),
 the consensus piles and cards (the ones the tools edit and hit-testing
 sees) are drawn only in the consensus view; in another view the annotators'
 piles and cards are ``others`` (kind 'pile' and 'annotator', no ids, so no
@@ -290,7 +290,7 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
                   annotators=None) -> Overlay:
     """The overlay of the session's current item and run. ``width`` and
     ``height``: upright image size in pixels (the item's recorded size when
-    None). ``annotators``: the annotator view (reviewer.qt.annotators.AnnotatorView;
+    None). ``annotators``: the annotator view (reviewer.qt.cards.annotators.AnnotatorView;
     None: the consensus only)."""
     item = session.item()
     if item is None:

@@ -5,7 +5,7 @@ mouse tools (tools.py) end every edit in one command. Scene coordinates are
 upright image pixels. Nothing is painted over the photo but the overlay
 (the run's details are in the findings panel); selecting a finding pans
 (and zooms out when needed) so its card or box is in view. Given an
-annotator view (``set_annotators``, reviewer.qt.annotators) it draws whose
+annotator view (``set_annotators``, reviewer.qt.cards.annotators) it draws whose
 ground truth that view shows and pans to its highlighted difference."""
 
 from __future__ import annotations

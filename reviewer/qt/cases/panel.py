@@ -36,7 +36,7 @@ from reviewer.qt.cases.highlight import MatchHighlighter, merged
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.qt.text import doc_pos, doc_positions, wrap_long_lines
-from reviewer.storage.cases import case_of_item, check_outcomes_text, project_metrics
+from reviewer.storage.cases.cases import case_of_item, check_outcomes_text, project_metrics
 
 #: Backgrounds of matched text: (light theme, dark theme).
 FIRED_ERROR = ("#F8C9C9", "#5A2222")

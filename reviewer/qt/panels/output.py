@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.qt.session import Session
-from reviewer.qt.span_text import span_output_text
+from reviewer.qt.spans.text import span_output_text
 from reviewer.qt.text import block, doc_pos, wrap_long_lines
 
 __all__ = ["CONVENTIONS", "HIGHLIGHT_CHARS", "JsonHighlighter", "OutputPanel", "doc_pos", "pretty_json"]

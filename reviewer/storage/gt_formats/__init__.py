@@ -14,16 +14,10 @@ from typing import Any, Callable, Optional
 from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
 from reviewer.storage import repo
+from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.sources import import_sources
 
-#: import format name -> (module, detector, importer) in reviewer.storage.gt_formats;
-#: reviewer.storage.importers tries them before the other formats
-IMPORTERS = {
-    "labelme": ("labelme", "detect", "import_labelme"),
-    "coco": ("coco", "detect", "import_coco"),
-    "label-studio": ("label_studio", "detect", "import_label_studio"),
-}
 #: export format name -> (module, writer(items, out))
 EXPORTERS = {
     "coco": ("coco", "export_coco"),
@@ -34,23 +28,12 @@ EXPORTERS = {
 
 def format_function(module: str, name: str) -> Callable:
     """The function ``name`` of format module ``module``, imported when
-    first asked (the format modules use the importers package, whose
-    registry names them)."""
+    first asked (the format modules use the importers' base module)."""
     return getattr(import_module(f"reviewer.storage.gt_formats.{module}"), name)
 
 GT_PILE_COLUMNS = {"item": str, "annotator": str, "pile": str, "region": str}
 GT_CARD_COLUMNS = {"item": str, "annotator": str, "pile": str, "text": str,
                    "x_min": float, "y_min": float, "x_max": float, "y_max": float}
-
-
-def annotators(project: Project, item_id: Optional[int] = None) -> list[str]:
-    """The named annotators with ground truth (of one item, or any), by
-    name; the consensus ('') is not among them."""
-    sql = ("SELECT DISTINCT annotator FROM cards WHERE annotator != ''{w} UNION "
-           "SELECT DISTINCT annotator FROM piles WHERE annotator != ''{w}")
-    where = " AND item_id = ?" if item_id is not None else ""
-    params = [item_id, item_id] if item_id is not None else []
-    return sorted(r[0] for r in project.db.execute(sql.format(w=where), params))
 
 
 def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Optional[str] = None,
@@ -106,5 +89,5 @@ def gt_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tup
     return [("gt_piles", GT_PILE_COLUMNS, None, piles), ("gt_cards", GT_CARD_COLUMNS, None, cards)]
 
 
-__all__ = ["EXPORTERS", "format_function", "GT_CARD_COLUMNS", "GT_PILE_COLUMNS", "IMPORTERS", "annotators", "export_ground_truth",
+__all__ = ["EXPORTERS", "format_function", "GT_CARD_COLUMNS", "GT_PILE_COLUMNS", "export_ground_truth",
            "gt_tables"]

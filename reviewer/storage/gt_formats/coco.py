@@ -35,7 +35,7 @@ from reviewer.storage.gt_formats.common import (
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage import safe_write
-from reviewer.storage.importers.confine import source_root
+from reviewer.storage.confine import source_root
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
 

@@ -29,7 +29,7 @@ from reviewer.core.models import BBox, Card, GroundTruth, Item, Pile
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.importers.confine import (
+from reviewer.storage.confine import (
     Refused, confined_file, outside, plain_name, points_outside, shown,
 )
 from reviewer.storage.previews import store_preview
@@ -102,7 +102,7 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
     """The item of the photo ``ref`` (named ``name`` or after the photo):
     the project's item of that name, else a new item from the photo found
     (:func:`photo_candidates`) inside ``root``, the folder the import is
-    confined to (reviewer.storage.importers.confine); None (reported as
+    confined to (reviewer.storage.confine); None (reported as
     skipped, naming ``field`` or ``name_field``) when neither, when the
     photo named lies outside ``root`` with none of its name inside, or when
     ``name`` is not a plain name."""

@@ -41,7 +41,7 @@ from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage import safe_write
-from reviewer.storage.importers.confine import Refused, safe_file_name, source_root, within
+from reviewer.storage.confine import Refused, safe_file_name, source_root, within
 
 _PLACES = ("", "test-images", "images", "annotations")
 
@@ -162,7 +162,7 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sourc
     with a box (label = pile, '' for none; description = text, '' for a
     card to transcribe, which imports back as one). Cards
     without a box cannot be drawn and are counted in ``skipped``. Each file
-    is named after its item made a safe file name (reviewer.storage.importers.confine.safe_file_name:
+    is named after its item made a safe file name (reviewer.storage.confine.safe_file_name:
     no path separator or '..', one file per item) and lies inside ``out``
     (else the item is skipped). Returns counts. Every file is checked before
     any is written (TargetRefused: ``out`` is a file, or a file inside a

@@ -11,38 +11,19 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.storage.db import Project, ProjectError, open_here
+from reviewer.storage.formats import IMPORT_FORMATS, format_function
 from reviewer.storage.sources import record_source
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.importers import answer_key, card_folder, jsonl_runs
-from reviewer.storage.importers import rubric, span_snapshots
-from reviewer.storage.importers import failter, jsonl_verdicts, pairwise
-from reviewer.storage.importers import cases
-from reviewer.storage.importers import span_golden
-from reviewer.storage.gt_formats import IMPORTERS as GT_IMPORTERS, format_function
 
 
-def _gt_format(module: str, detector: str, importer: str) -> tuple:
-    """(detector, importer) of a ground-truth format, imported at first use."""
-    return (lambda source: format_function(module, detector)(source),
-            lambda project, source, options: format_function(module, importer)(project, source, options))
+def _format(name: str) -> tuple:
+    """(detector, importer) of import format ``name``, its module imported at first use."""
+    return (lambda source: format_function(name, "detect")(source),
+            lambda project, source, options: format_function(name, "import")(project, source, options))
 
-#: format name -> (detector, importer)
-FORMATS = {
-    **{name: _gt_format(*where) for name, where in GT_IMPORTERS.items()},  # labelme, coco, label-studio (docs/formats.md): before card-folder, which takes any photo folder
-    "test-cases": (cases.detect, cases.import_cases),
-    "pairwise-pandalm": (pairwise.detect_pandalm, pairwise.import_pandalm),
-    "pairwise-llmbar": (pairwise.detect_llmbar, pairwise.import_llmbar),
-    "failter": (failter.detect, failter.import_failter),
-    "answer-key": (answer_key.detect, answer_key.import_answer_key),
-    "card-folder": (card_folder.detect, card_folder.import_folder),
-    "tarot-readings": (rubric.detect_folder, rubric.import_readings),
-    "span-snapshot": (span_snapshots.detect, span_snapshots.import_snapshot),
-    "span-golden-set": (span_golden.detect_golden_set, span_golden.import_golden_set),
-    "span-golden-results": (span_golden.detect_golden_results, span_golden.import_golden_results),
-    "rubric-verdicts": (rubric.detect_verdicts, rubric.import_verdicts),
-    "jsonl-verdicts": (jsonl_verdicts.detect, jsonl_verdicts.import_jsonl_verdicts),
-    "jsonl-runs": (jsonl_runs.detect, jsonl_runs.import_jsonl),
-}
+
+#: format name -> (detector, importer), in detection order (the list: reviewer.storage.formats)
+FORMATS = {name: _format(name) for name in IMPORT_FORMATS}
 
 
 def detect_format(source: Path) -> Optional[str]:

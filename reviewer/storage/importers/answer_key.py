@@ -1,5 +1,5 @@
 """Importer: a folder of answers with a hand-checked answer key, laid out as
-shared/data/ocr-runs-dev (see reviewer.storage.answer_key):
+shared/data/ocr-runs-dev (see reviewer.storage.cards.answer_key):
 
     <folder>/images/<photo>_<variant>.jpg      what the reader saw (one item each)
     <folder>/ground-truth.json                 per photo: piles, image_size, boxes
@@ -53,7 +53,7 @@ def _scaled(gt: GroundTruth, name: str, sx: float, sy: float) -> GroundTruth:
 def import_answer_key(project: Project, folder: Path, options: ImportOptions) -> ImportReport:
     """Import an answer-key folder (see module doc). Idempotent; answers whose
     name names no known image or schema are skipped with the reason."""
-    from reviewer.storage.answer_key import PROMPTS, ground_truths  # with the scorer (scipy): only when used
+    from reviewer.storage.cards.answer_key import PROMPTS, ground_truths  # with the scorer (scipy): only when used
 
     report = ImportReport(format="answer-key")
     try:

@@ -8,7 +8,7 @@
     <folder>/runs/<image>_<prompt>_<YYYYMMDD-HHMMSS>.txt   raw model outputs
 
 Boxes in ground-truth.json are in upright image pixels. A photo that is a
-link to a file outside the folder is skipped (reviewer.storage.importers.confine). Photos are read
+link to a file outside the folder is skipped (reviewer.storage.confine). Photos are read
 by reviewer.storage.images.read_photo (every format, EXIF orientation once,
 size limit, truncated files noted).
 """
@@ -27,7 +27,7 @@ from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.importers.confine import inside, source_root
+from reviewer.storage.confine import inside, source_root
 from reviewer.storage.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")

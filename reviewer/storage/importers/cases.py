@@ -24,7 +24,7 @@ from pathlib import Path
 
 from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
-from reviewer.storage import cases as case_store
+from reviewer.storage.cases import cases as case_store
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 

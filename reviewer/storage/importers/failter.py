@@ -25,7 +25,7 @@ A trial output is a file named like an input. A leading YAML front matter
 written by Failter (keys 'filtered-by-model', 'filtered-by-template', ...)
 names the model and prompt (it wins over the folder names) and is not part
 of the run's output; one with 'error' is a failed trial: stored as a failed
-answer attempt (storage.calls) with its message, retries and time, which
+answer attempt (storage.judging.calls) with its message, retries and time, which
 the Failter report counts in Trials and Errors. The front matter's
 execution-time-ms, total-trial-time-ms, token-usage, retry-attempts,
 errors-on-retry and estimated-cost become the run's call facts. In layout
@@ -52,7 +52,7 @@ each output with Failter's front matter naming its sources
 in the outputs of its subfolders. Each output's input is read from
 ``source-input-path``, inside the experiment folder holding the artifacts
 folder only (the nearest ancestor with ``inputs/`` or a spec file;
-reviewer.storage.importers.confine): as written when it lies inside, else
+reviewer.storage.confine): as written when it lies inside, else
 (a relative path, a folder moved since, or a path outside, which is never
 read as written) the path or its last two or three parts under the
 artifacts folder or one of its ancestors up to the experiment folder.
@@ -96,10 +96,10 @@ import yaml
 from reviewer.core.bounded_yaml import MAX_YAML_BYTES, YAMLLimitError, load_yaml
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
-from reviewer.storage import calls
+from reviewer.storage.judging import calls
 from reviewer.storage.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.importers.confine import experiment_root, find_inside, inside, source_root
+from reviewer.storage.confine import experiment_root, find_inside, inside, source_root
 from reviewer.storage.importers.pairwise import (
     answer_run,
     free_prompt,
@@ -324,7 +324,7 @@ def detect(source: Path) -> bool:
 def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
     """The file a Failter front matter path names (module doc), inside the
     experiment folder ``root`` only (default: the one holding ``folder``,
-    reviewer.storage.importers.confine.experiment_root): ``written`` as it
+    reviewer.storage.confine.experiment_root): ``written`` as it
     is when it lies inside, else it or its last three or two parts under
     ``folder`` or one of its ancestors up to ``root``; None when not found.
     A path outside ``root`` is never read as written."""
@@ -371,7 +371,7 @@ def _count(value: Any) -> Optional[float]:
 
 
 def trial_facts(meta: dict) -> dict:
-    """The call facts (storage.calls) of Failter's front matter: execution-
+    """The call facts (storage.judging.calls) of Failter's front matter: execution-
     time-ms (latency), total-trial-time-ms, token-usage (prompt_tokens,
     completion_tokens, total_tokens), retry-attempts (attempts - 1),
     errors-on-retry, estimated-cost. Values that are not finite, >= 0
@@ -454,7 +454,7 @@ def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
     """The files of ``folder`` (not hidden, not a project open here: that
     is read only through SQLite), sorted, that lie inside the experiment
     folder ``exp`` after following symlinks; a link leading out is skipped,
-    never read (reviewer.storage.importers.confine)."""
+    never read (reviewer.storage.confine)."""
     root, out = source_root(exp), []
     for p in sorted(folder.iterdir()):
         if not p.is_file() or p.name.startswith(".") or open_here(p):

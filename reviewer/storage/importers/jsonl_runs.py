@@ -21,7 +21,7 @@ from reviewer.core.bounds import SqlInt
 from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
-from reviewer.storage.cases import dataset_of, score_cases
+from reviewer.storage.cases.cases import dataset_of, score_cases
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 

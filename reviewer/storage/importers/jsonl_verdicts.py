@@ -9,7 +9,9 @@ Optional: "method" (rules-based, ground-truth, rubric, pairwise, human;
 default rubric, or pairwise when "other_run" is given, or human for the
 judge named 'gold': hand labels), "judge_model",
 "answer_order" ('ab' | 'ba'), "other_run" (the second run of a pair, same
-forms as "run"), "prompt_version", "source".
+forms as "run"), "prompt_version", "source", "confidence" (the judge's
+confidence in this value, 0-1 or a percentage; kept with source
+'imported', an unreadable one noted and left out).
 
 With ``ImportOptions.human`` (``reviewer import --human``) every verdict of
 the file is a person's (method human), whatever its lines say.
@@ -37,8 +39,9 @@ from pydantic import BaseModel
 
 from reviewer.core.bounds import SqlInt
 from reviewer.core.judging.disputes import GOLD
+from reviewer.core.judging.verdict_confidence import read_confidence
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
-from reviewer.storage import judging
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
@@ -65,6 +68,7 @@ class _Line(BaseModel):
     other_run: Union[SqlInt, RunRef, None] = None
     prompt_version: Optional[str] = None
     source: Optional[str] = None
+    confidence: Any = None
 
     model_config = {"extra": "ignore"}
 
@@ -143,6 +147,12 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
             if line.dimension in group["scores"]:
                 report.notes.append(f"{where}: dimension '{line.dimension}' given again; the later value is kept")
             group["scores"][line.dimension] = value
+            if line.confidence is not None:
+                confidence = read_confidence(line.confidence)
+                if confidence is None:
+                    report.notes.append(f"{where}: confidence {line.confidence!r} is not within 0-1; left out")
+                else:
+                    group.setdefault("confidence", {})[line.dimension] = confidence
             if line.rationale:
                 group["rationales"].append((line.dimension, line.rationale))
             group["raw"].append(text.strip())
@@ -192,6 +202,7 @@ def _store(project: Project, source: Path, run_id: int, other_id: Optional[int],
         run_id=run_id, other_run_id=other_id, judge=judge, judge_model=first.judge_model,
         prompt_version=first.prompt_version, method=group["method"], scale=group["scale"],
         scores=group["scores"], rationale=rationale, raw="\n".join(group["raw"]), answer_order=order,
+        confidences={"imported": group["confidence"]} if group.get("confidence") else {},
         source=first.source or f"{source.name}:{numbers[0]}" + (f"-{numbers[-1]}" if len(numbers) > 1 else ""))
     _, created = judging.add_verdict(project, verdict, actor)
     report.count("verdicts", created)

@@ -56,7 +56,8 @@ from typing import Any, Optional
 
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 

@@ -28,7 +28,7 @@ verdicts too.
 records ``{"id" | "reading_id" | "reading": <reading id>, "personalization",
 "tarot_coherence", "tone", "safety", "overall" (1-5), "safety_flag",
 "issues_found", "notes", "judge"?, "judge_model"?, "prompt_version"?,
-"repetition"?, "run_model"?}``; the judge fields may also sit in "scores" or
+"repetition"?, "run_model"?, "confidence"?}``; the judge fields may also sit in "scores" or
 in an "eval" object ({"model", "promptVersion", "scores": {...}}, the shape
 Mystic Tarot stores). Each record becomes a Verdict (method rubric, scale
 1-5, scores = the dimensions present, flags {'safety_flag': bool},
@@ -36,7 +36,8 @@ issues_found, rationale = notes, raw = the record) on subject ``run:<id>`` of
 the reading's run; the judge is named by "judge", else the judge model, else
 the file's stem. Readings must be imported first. With ``--human``
 (``ImportOptions.human``), a record with "method": "human", or the judge
-'gold', the verdict is a person's label (method human).
+'gold', the verdict is a person's label (method human). A "confidence"
+(0-1 for the verdict, or {dimension: 0-1}) is kept with source 'imported'.
 
 Both are idempotent and report what they skipped and why.
 """
@@ -48,9 +49,11 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from reviewer.core.judging.disputes import GOLD
+from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import judging, repo
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 
@@ -160,7 +163,16 @@ def rubric_verdict(record: dict, run_id: int, default_judge: str, where: str, so
                    method=Method.HUMAN if human or record.get("method") == "human" or str(judge) == GOLD
                    else Method.RUBRIC, scale=Scale.ORDINAL5, scores=scores, flags=flags,
                    issues_found=issues, rationale=str(_pick(layers, "notes", "rationale") or ""),
-                   raw=json.dumps(record, ensure_ascii=False), repetition=repetition, source=source)
+                   raw=json.dumps(record, ensure_ascii=False), repetition=repetition, source=source,
+                   confidences=_confidences(layers, scores))
+
+
+def _confidences(layers: list, scores: dict) -> dict:
+    """{'imported': {dimension: confidence}} from a record's ``confidence``
+    (one number for the verdict or {dimension: number}), for the dimensions
+    with a value; {} when there is none."""
+    stated = stated_confidences(_pick(layers, "confidence"), [d for d, v in scores.items() if v is not None])
+    return {"imported": stated} if stated else {}
 
 
 def _str(value: Any) -> Optional[str]:

@@ -25,7 +25,7 @@ from typing import Any
 from reviewer.core.models import AnswerSchema, Prompt
 from reviewer.core.spans import golden as g
 from reviewer.storage import repo
-from reviewer.storage import spans as span_store
+from reviewer.storage.spans import spans as span_store
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage.importers.span_snapshots import PROMPT_TEXT

@@ -22,7 +22,7 @@ declared scale), issues_found = the error lists as readable lines
 Span counts per section and the pipeline's meta go to the subject's metrics.
 
 The judge's error lists become findings (one SpanCode each). The snapshot
-itself is stored under its file stem (reviewer.storage.spans) with the runs
+itself is stored under its file stem (reviewer.storage.spans.spans) with the runs
 its results became, so ``reviewer compare`` and the report recompute its
 summary from the results; the file's own summary block is only compared
 against, and any difference is reported as a note. Results of the compact
@@ -39,8 +39,10 @@ from typing import Any, Optional
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import judging, repo
-from reviewer.storage import spans as span_store
+from reviewer.storage import repo
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.spans import spans as span_store
+from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
@@ -195,9 +197,8 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
                 verdict_id, created = judging.add_verdict(project, verdict, options.actor)
                 report.count("verdicts", created)
                 if created:
-                    for finding in spans.judge_findings(result.get("judgeResult") or {}):
-                        repo.insert_finding(project, run_id, finding.model_copy(update={"verdict_id": verdict_id}),
-                                            actor=options.actor)
+                    stored = store_judge_findings(project, run_id, verdict_id, result.get("judgeResult"), options.actor)
+                    for _ in range(stored):
                         report.count("findings", True)
     _compare_summary(data, report)
     return report

@@ -1,0 +1,132 @@
+"""``reviewer label``: label first in a terminal. Walks the fair queue of a
+judge and dimension (reviewer.storage.judging.labels); per subject it shows only
+the item, the output(s) and the rubric, reads the first label, then shows
+the judges' verdicts and reads keep or change. Every answer is written at
+once (core label commands on the project), so quitting loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+import click
+
+from reviewer.cli.common import _friendly, echo, main
+from reviewer.storage.db import open_project
+
+
+def _ask(text: str, parse: Callable[[str], object]) -> Optional[object]:
+    """A value read until it parses; None for quit (q or end of input)."""
+    while True:
+        try:
+            answer = click.prompt(text, default="", show_default=False)
+        except click.Abort:
+            return None
+        if answer.strip().lower() == "q":
+            return None
+        value = parse(answer)
+        if value is not None:
+            return value
+        echo(f"not a value here: {answer!r}")
+
+
+@main.command()
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--judge", required=True, help="The judge whose fair queue to label (as reviewer alignment names it).")
+@click.option("--dimension", help="The dimension (needed when the judge scores several).")
+@click.option("--reviewer", "reviewer_name", help="Who labels (default: the user name).")
+@click.option("--limit", type=click.IntRange(min=1), help="Label at most this many subjects.")
+@_friendly
+def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Optional[str],
+          limit: Optional[int]) -> None:
+    """Label the fair queue of JUDGE in PROJECT first, then see the judges.
+
+    For each subject: the item, output(s) and rubric only (no verdict,
+    rationale, score or model name); type the label (1-5, A-F, 0-100, p/f,
+    or a/b/t for the output shown first / second / a tie; s skips, q
+    quits). Then the verdicts are shown: k keeps the label, c changes it.
+    First label and final value are stored with their times."""
+    from reviewer.core.commands import UndoStack
+    from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+    from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
+    from reviewer.core.judging.rubrics import rubric_text
+    from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
+    from reviewer.storage.judging import labels
+    from reviewer.storage.db import default_actor
+
+    who = reviewer_name or default_actor()
+    p = open_project(project)
+    try:
+        by_judge = labels.judge_verdicts(p)
+        mine = by_judge.get(judge)
+        if not mine:
+            raise click.ClickException(f"no judge '{judge}' (judges: {', '.join(sorted(by_judge)) or 'none'})")
+        dims = sorted({d for v in mine for d in v.scores})
+        if dimension is None:
+            if len(dims) != 1:
+                raise click.ClickException(f"judge '{judge}' scores several dimensions; pick one with --dimension "
+                                           f"({', '.join(dims)})")
+            dimension = dims[0]
+        try:
+            labels.refresh_queue(p, judge, dimension)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        latest = max(mine, key=lambda v: v.id or 0)
+        version, scale = latest.prompt_version, next(v.scale for v in mine if dimension in v.scores)
+        rubric = rubric_text(version) or f"Score '{dimension}' on the {scale.value} scale."
+        todo = labels.next_entries(p, judge, dimension, who)
+        if limit is not None:
+            todo = todo[:limit]
+        if not todo:
+            echo(f"nothing to label: every subject of the queue has a first label by {who}")
+            return
+        store, stack = labels.LabelStore(p, who), UndoStack()
+        done = 0
+        for n, entry in enumerate(todo, 1):
+            subject = entry.subject
+            order = labels.subject_order(p, subject)
+            name, item_text, outputs = labels.subject_view(p, subject, judge)
+            echo(f"\n[{n}/{len(todo)}] {subject}")
+            echo(f"Item: {name or '-'}\n{item_text}")
+            if len(outputs) == 2:
+                echo(f"Output A:\n{outputs[0]}\nOutput B:\n{outputs[1]}")
+            elif outputs:
+                echo(f"Output:\n{outputs[0]}")
+            echo(f"Rubric ({dimension}):\n{rubric}")
+            first = _ask(f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
+                         lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order))
+            if first is None:
+                break
+            if first == "skip":
+                continue
+            stack.push(CommitFirstLabel(subject, dimension, first, who, queue=LABEL_FIRST, judge=judge,
+                                        rubric_version=version, answer_order=order), store)
+            echo(f"first label committed: {_shown(format_value(first), order)}")
+            echo("Verdicts:")
+            for (_, _), v in sorted(primary_verdicts(v for vs in by_judge.values() for v in vs
+                                                     if v.subject == subject and dimension in v.scores).items()):
+                value = format_value(value_of(v, dimension))
+                echo(f"  {v.judge} (model {v.judge_model or '-'}): {_shown(value, order)}"
+                     + (f"; rationale: {v.rationale}" if v.rationale else ""))
+            keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
+            if keep is None:
+                break
+            final = None
+            if keep == "change":
+                final = _ask(f"New {dimension} [{choices_text(scale)}]", lambda t, order=order: parse_label(t, scale, order))
+                if final is None:
+                    break
+            stack.push(SetFinalValue(subject, dimension, who, final, queue=LABEL_FIRST), store)
+            echo(f"final value: {_shown(format_value(first if final is None else final), order)}")
+            done += 1
+        echo(f"\n{done} subject(s) labelled by {who}")
+    finally:
+        p.close()
+
+
+def _shown(value: str, order: Optional[str]) -> str:
+    """A stored winner as shown ('1' -> 'A' when shown 'ab'), other values as they are."""
+    if value not in ("1", "2") or order is None:
+        return value
+    first_shown = "1" if order == "ab" else "2"
+    return "A" if value == first_shown else "B"

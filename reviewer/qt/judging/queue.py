@@ -1,0 +1,200 @@
+"""The queue of disputes: most severe first, filtered by kind, judge,
+dimension and status and by the window's search (subject, item, kind,
+dimension, judges, detail; reviewer.qt.search), with the progress (adjudicated / total, and per
+reviewer). Selecting a row makes it the session's current dispute.
+
+The rows are a cache of what the session says, rebuilt on its signals; the
+filters are view settings, not domain state.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.core.judging.disputes import natural_key, rater_key, rater_labels
+from reviewer.core.judging.verdicts import Dispute
+from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
+from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.search import matches, terms
+from reviewer.qt.session import Session
+
+ALL = "(all)"
+#: Item-data role: True when the row's dispute is adjudicated.
+DoneRole = Qt.UserRole + 3
+STATUSES = ("(all)", "to do", "adjudicated")
+COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
+
+
+class DisputeQueue(QWidget):
+    """Filter combos, the dispute table and the progress line."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self._rebuilding = False
+        self._judges_of: dict[int, set[str]] = {}
+        self.kind_combo, self.judge_combo = QComboBox(), QComboBox()
+        self.dimension_combo, self.status_combo = QComboBox(), QComboBox()
+        self.status_combo.addItems(STATUSES)
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for n, (label, combo) in enumerate((("Kind", self.kind_combo), ("Judge", self.judge_combo),
+                                            ("Dimension", self.dimension_combo), ("Status", self.status_combo))):
+            caption = QLabel(label)
+            caption.setTextFormat(Qt.PlainText)
+            grid.addWidget(caption, n // 2, (n % 2) * 2)
+            grid.addWidget(combo, n // 2, (n % 2) * 2 + 1)
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
+            combo.currentIndexChanged.connect(self._refill)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        self.model = QStandardItemModel(0, len(COLUMNS))
+        self.model.setHorizontalHeaderLabels(list(COLUMNS))
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setTabKeyNavigation(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        self.view.setWordWrap(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.Stretch)
+        self.progress = QLabel()
+        self.progress.setTextFormat(Qt.PlainText)
+        self.progress.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(grid)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.progress)
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        session.projectChanged.connect(self.rebuild)
+        session.disputesChanged.connect(self.rebuild)
+        session.adjudicationsChanged.connect(self._refill)
+        session.searchChanged.connect(self._refill)
+        session.disputeChanged.connect(self._follow)
+        self.rebuild()
+
+    # -- filling -------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Fill the filter combos from the disputes, then the table."""
+        s = self.session
+        disputes = s.disputes()
+        by_id = {v.id: v for v in s.judging.judge_verdicts()}
+        labels = rater_labels(by_id.values())
+        self._judges_of = {d.id: {labels[rater_key(by_id[i])] for i in d.verdict_ids if i in by_id}
+                           for d in disputes}
+        self._rebuilding = True
+        for combo, values in ((self.kind_combo, {KIND_SHORT.get(d.kind.value, d.kind.value) for d in disputes}),
+                              (self.judge_combo, {j for js in self._judges_of.values() for j in js}),
+                              (self.dimension_combo, {d.dimension for d in disputes})):
+            keep = combo.currentText()
+            combo.clear()
+            combo.addItems([ALL] + sorted(values, key=natural_key))
+            combo.setCurrentIndex(max(0, combo.findText(keep)))
+        self._rebuilding = False
+        self._refill()
+
+    def _matches(self, d: Dispute, done: bool, item: Optional[str] = None) -> bool:
+        kind, judge = self.kind_combo.currentText(), self.judge_combo.currentText()
+        dim, status = self.dimension_combo.currentText(), self.status_combo.currentText()
+        words = terms(self.session.search)
+        if words and not matches(words, [d.subject, item, d.kind.value, KIND_SHORT.get(d.kind.value), d.dimension,
+                                         d.detail, *self._judges_of.get(d.id, ())]):
+            return False
+        return ((kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
+                and (judge in ("", ALL) or judge in self._judges_of.get(d.id, ()))
+                and (dim in ("", ALL) or d.dimension == dim)
+                and (status == ALL or (status == "adjudicated") == done))
+
+    def _refill(self) -> None:
+        if self._rebuilding:
+            return
+        s = self.session
+        disputes = s.disputes()
+        decided = {(a.subject, a.dimension): a for a in s.adjudications()}
+        items = s.judging.run_items()
+        by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
+        self._rebuilding = True
+        self.model.removeRows(0, self.model.rowCount())
+        for d in disputes:
+            done = (d.subject, d.dimension) in decided
+            v = by_subject.get(d.subject)
+            item = items.get(v.run_id) if v is not None and v.run_id is not None else None
+            if not self._matches(d, done, item):
+                continue
+            subject = f"{item} · {d.subject}" if item else d.subject
+            cells = ["✓" if done else "", KIND_SHORT.get(d.kind.value, d.kind.value), subject, d.dimension,
+                     f"{d.severity:.2f}"]
+            row = [QStandardItem(c) for c in cells]
+            for cell in row:
+                cell.setData(d.id, IdRole)
+                cell.setData(done, DoneRole)
+                cell.setToolTip(plain_tooltip(d.detail))
+            if done:
+                row[0].setForeground(QBrush(QColor(DONE_COLOUR)))
+            row[4].setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            self.model.appendRow(row)
+        self._rebuilding = False
+        self._update_progress(disputes, decided)
+        self._follow()
+
+    def _update_progress(self, disputes: list[Dispute], decided: dict) -> None:
+        done = [d for d in disputes if (d.subject, d.dimension) in decided]
+        per: dict[str, int] = {}  # disputes settled per reviewer
+        for d in done:
+            name = decided[(d.subject, d.dimension)].reviewer
+            per[name] = per.get(name, 0) + 1
+        people = " · ".join(f"{name} {n}" for name, n in sorted(per.items(), key=lambda kv: (-kv[1], kv[0])))
+        shown = self.model.rowCount()
+        self.progress.setText(f"adjudicated {len(done)} / {len(disputes)} disputes"
+                              + (f" ({people})" if people else "")
+                              + (f" · {shown} shown" if shown != len(disputes) else ""))
+
+    # -- selection -----------------------------------------------------------------------
+    def ordered_ids(self) -> list[int]:
+        """The ids of the disputes shown, in queue order."""
+        return [self.model.item(r, 0).data(IdRole) for r in range(self.model.rowCount())]
+
+    def undecided_ids(self) -> list[int]:
+        """The ids of the shown disputes not adjudicated yet, in queue order."""
+        return [self.model.item(r, 0).data(IdRole) for r in range(self.model.rowCount())
+                if not self.model.item(r, 0).data(DoneRole)]
+
+    def _follow(self) -> None:
+        """Select the session's current dispute (or the first shown)."""
+        ids = self.ordered_ids()
+        current = self.session.current_dispute_id
+        if current not in ids:
+            if current is None and ids:
+                self.session.set_dispute(ids[0])
+            return
+        row = ids.index(current)
+        if self.view.currentIndex().row() != row:
+            self._rebuilding = True
+            self.view.selectionModel().setCurrentIndex(
+                self.model.index(row, 0), QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+            self._rebuilding = False
+        self.view.scrollTo(self.model.index(row, 0))
+
+    def _row_changed(self, current, _previous) -> None:
+        if self._rebuilding or not current.isValid():
+            return
+        self.session.set_dispute(self.model.item(current.row(), 0).data(IdRole))

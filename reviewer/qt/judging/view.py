@@ -1,0 +1,130 @@
+"""The adjudication mode of the main window: the dispute queue on the left;
+on the right two tabs, the dispute (reviewer.qt.judging.screen) with
+the decision bar under it, and agreement and calibration.
+
+Its keys are QShortcuts with Qt.WidgetWithChildrenShortcut on this widget,
+so they work only while it is shown and has the focus; the main window
+disables the card-review actions (J/K/Y/N/1-6/A...) in this mode so the two
+never fight. A letter that is no key starts the inline rationale.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from reviewer.qt.judging.bar import DecisionBar
+from reviewer.qt.judging.calibration import CalibrationPanel
+from reviewer.qt.judging.controller import AdjudicationController
+from reviewer.qt.judging.queue import DisputeQueue
+from reviewer.qt.judging.screen import DisputeScreen
+from reviewer.qt.session import Session
+
+#: (keys, action) of the adjudication mode, for the '?' sheet.
+ADJUDICATION_SHORTCUTS: list[tuple[str, str]] = [
+    ("F2 / F3", "card review mode / adjudication mode"),
+    ("1 / 2 / T", "adjudication: output 1 wins, output 2 wins, tie (pairwise)"),
+    ("1-5", "adjudication: set a 1-5 score"),
+    ("A B C D F", "adjudication: set a grade (A-F scale)"),
+    ("P / F", "adjudication: pass / fail"),
+    ("0-9, Enter", "adjudication: type a 0-100 value"),
+    ("Enter", "adjudication: accept the framed judge's value"),
+    ("Left / Right, [ / ]", "adjudication: frame the previous / next judge"),
+    ("Tab / Shift+Tab", "adjudication: next / previous dimension"),
+    ("R (or typing)", "adjudication: rationale, inline (Tab: last or next decision)"),
+    ("J / K", "adjudication: next / previous dispute"),
+]
+
+
+class AdjudicationView(QWidget):
+    """See module doc."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.queue = DisputeQueue(session)
+        self.screen = DisputeScreen(session)
+        self.bar = DecisionBar()
+        self.calibration = CalibrationPanel(session)
+        dispute_page = QWidget()
+        box = QVBoxLayout(dispute_page)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.screen, 1)
+        box.addWidget(self.bar)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(dispute_page, "Dispute")
+        self.tabs.addTab(self.calibration, "Agreement && calibration")
+        splitter = QSplitter(Qt.Horizontal)
+        splitter.addWidget(self.queue)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([500, 1100])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self.controller = AdjudicationController(session, self.queue, self.screen, self.bar, self.focus_queue, self)
+        self.shortcuts: dict[str, QShortcut] = {}
+        self._bind()
+        self.queue.view.installEventFilter(self)
+
+    def _bind(self) -> None:
+        c = self.controller
+        keys = {
+            "next_dispute": (["J"], partial(c.step, 1)),
+            "previous_dispute": (["K"], partial(c.step, -1)),
+            "next_dimension": (["Tab"], partial(c.move_dimension, 1)),
+            "previous_dimension": (["Shift+Tab", "Backtab"], partial(c.move_dimension, -1)),
+            "previous_judge": (["Left", "["], partial(c.move_judge, -1)),
+            "next_judge": (["Right", "]"], partial(c.move_judge, 1)),
+            "accept": (["Return", "Enter"], c.accept),
+            "rationale": (["R"], c.begin_rationale),
+            "escape": (["Esc"], c.escape),
+        }
+        for n in range(10):
+            keys[f"digit_{n}"] = ([str(n)], partial(c.digit, n))
+        for letter in "TABCDFP":
+            keys[f"letter_{letter}"] = ([letter], partial(c.letter, letter))
+        for name, (sequences, slot) in keys.items():
+            for k, seq in enumerate(sequences):
+                shortcut = QShortcut(QKeySequence(seq), self)
+                shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+                shortcut.setAutoRepeat(False)
+                shortcut.activated.connect(lambda f=slot: f())
+                self.shortcuts[name if k == 0 else f"{name}_{k}"] = shortcut
+
+    # -- focus and typing -------------------------------------------------------------------
+    def focus_queue(self) -> None:
+        """Give the focus back to the queue (keys work from there)."""
+        self.queue.view.setFocus(Qt.OtherFocusReason)
+
+    def enter(self) -> None:
+        """Called when the window switches to this mode."""
+        self.tabs.setCurrentIndex(0)
+        self.focus_queue()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
+        """Consume a key press on the queue view that types a letter (it starts the rationale,
+        see ``_typed``); pass every other event to the default filter."""
+        if event.type() == QEvent.KeyPress and self._typed(event):
+            return True
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """A printable non-digit key without Ctrl/Alt/Meta starts the rationale with it;
+        other keys go to QWidget."""
+        if not self._typed(event):
+            super().keyPressEvent(event)
+
+    def _typed(self, event) -> bool:
+        """A printable letter that is no key starts the rationale with it."""
+        text = event.text()
+        if (text and text.isprintable() and text.strip() and not text.isdigit()
+                and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)):
+            self.controller.begin_rationale(text)
+            return True
+        return False

@@ -1,0 +1,1 @@
+"""The Run menu: forms, their controller, the worker thread and their settings."""

@@ -1,0 +1,371 @@
+"""The run cache of the Session: what the window knows about the project's
+items and runs, kept interactive on big projects. Plain Python, no Qt: it
+emits nothing; its methods return what changed and the Session announces it.
+
+Opening a project reads its items, their ground-truth card counts and
+review counts (one aggregate query, reviewer.storage.cards.overview.review_counts);
+an item's scored runs are read when it is first shown (``ensure_item``: by
+the runs' item index). What needs every run (the T-P1 verdicts of the scores
+panel, the search over run texts, the next run needing review across items)
+comes from the *summary* (``summarise``): a RunLine of every scored run (a few
+hundred bytes: who made it, its stored metrics, its findings and search
+text; the whole ScoredRun, about 35 KB, stays cached only for the items
+shown) and both verdict sets. The Session computes it at once for small
+projects and on a worker thread for big ones (reviewer.qt.session.summary)
+and hands it over with ``apply_summary``.
+
+An edit replaces only the runs it touched (``put_runs``): their items'
+counts are recounted from the cache, and the T-P1 rows of their (prompt,
+model, item) and (prompt, model, '*') are queued; ``rescore`` computes them
+again (cheap: one prompt's runs of one model, ~1 ms for 2,000 runs) and
+returns which rows changed. ``changed_runs`` / ``changed_items`` name what
+the last change touched (None: anything), so views update those rows only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts
+from reviewer.core.models import AnswerSchema, GroundTruth, Item, PromptVerdict
+from reviewer.storage import repo
+from reviewer.storage.cards import overview
+from reviewer.storage.db import ProjectError
+from reviewer.storage.cards.scores import ScoredRun, scored_runs
+from reviewer.storage.scoring import score_project
+from reviewer.qt.session.pending import play_pending, runs_of
+
+#: Runs read per slice by ``summarise``, which pauses between slices so the GUI thread gets the GIL.
+SLICE = 250
+
+Row = tuple  # (automatic PromptVerdict, reviewed PromptVerdict or None)
+
+
+@dataclass
+class ItemStatus:
+    """An item with its review progress, for the items list."""
+
+    item: Item
+    cards: int
+    runs: int
+    reviewed: int
+    #: ground-truth cards with no text yet (left out of scoring)
+    to_transcribe: int = 0
+
+
+def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list[Row]:
+    by_key = {v.key(): v for v in reviewed}
+    return [(v, by_key.get(v.key())) for v in auto]
+
+
+def summarise(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
+    """(a RunLine of every scored run in run_rows order, T-P1 rows) of
+    ``project``; read in slices of SLICE runs with ``pause`` seconds between
+    them; None when ``cancelled()`` turns true."""
+    ids = repo.run_ids(project)
+    lines: list[overview.RunLine] = []
+    for start in range(0, len(ids), SLICE):
+        if cancelled():
+            return None
+        lines += overview.run_lines(project, ids[start:start + SLICE])
+        if pause:
+            time.sleep(pause)
+    return lines, _rows_of(lines, repo.current_config(project))
+
+
+def _rows_of(lines: Iterable, config) -> list[Row]:
+    """The T-P1 rows (automatic, reviewed) of RunLines; free text left out."""
+    rows = [(x.prompt, x.item, x.auto, x.reviewed, x.model) for x in lines if x.schema != AnswerSchema.FREE.value]
+    return _pair_rows(prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
+                      prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config))
+
+
+class RunCache:
+    """Items, ground truth, scored runs, review counts and T-P1 rows of the
+    open project, read when first asked for (module doc)."""
+
+    def __init__(self):
+        self.project = None
+        self.changed_runs: Optional[set[int]] = None
+        self.changed_items: Optional[set[int]] = None
+        #: runs shown with waiting decisions played on them (``play``)
+        self.previewed: set[int] = set()
+        self._items: list[Item] = []
+        self._items_by_id: dict[int, Item] = {}
+        self._gt: dict[int, GroundTruth] = {}
+        self._clear()
+        self._counts: dict[int, overview.ReviewCounts] = {}
+        self._statuses: list[ItemStatus] = []
+        self._status_by_id: dict[int, ItemStatus] = {}
+
+    def _clear(self) -> None:
+        self._runs: dict[int, ScoredRun] = {}
+        self._by_item: dict[int, list[int]] = {}
+        self._by_group: dict[tuple[str, str], list[int]] = {}
+        self._lines: dict[int, overview.RunLine] = {}
+        self._order: Optional[tuple[list[int], dict[int, int]]] = None  # run_order(), made when asked
+        self._complete = False
+        self._score_rows: Optional[list[Row]] = None
+        self._score_index: dict[tuple, int] = {}
+        self._dirty_keys: set[tuple] = set()
+        self.changed_runs = self.changed_items = None
+
+    # -- opening ----------------------------------------------------------------------------
+    def reset(self, project, item_id: Optional[int] = None) -> None:
+        """Forget every cached run and ground truth; read the items, card
+        and review counts of ``project`` (None: empty) and the runs of
+        ``item_id``. The summary is the caller's (``apply_summary``)."""
+        self.project = project
+        self._items = repo.items(project) if project else []  # items change only by import
+        self._items_by_id = {i.id: i for i in self._items}
+        self._gt.clear()
+        self._clear()
+        if project is None:
+            self._counts, self._statuses, self._status_by_id = {}, [], {}
+            return
+        self._counts = overview.review_counts(project)
+        cards = repo.card_counts(project)
+        blank = repo.transcribe_counts(project)
+        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0, blank.get(item.id, 0))
+                          for item in self._items]
+        self._status_by_id = {st.item.id: st for st in self._statuses}
+        for st in self._statuses:
+            c = self._counts.get(st.item.id)
+            st.runs, st.reviewed = (c.runs, c.reviewed) if c else (0, 0)
+        self.ensure_item(item_id)
+
+    def forget_previewed(self) -> None:
+        """No run is shown with waiting decisions any more (a new project)."""
+        self.previewed = set()
+
+    def total_runs(self) -> int:
+        """Scored runs of the project, from the review counts."""
+        return sum(c.runs for c in self._counts.values())
+
+    def apply_summary(self, result) -> None:
+        """Take the summary's RunLines (those of the runs cached whole are as
+        new or newer: made from them) and its T-P1 rows. Whole runs stay
+        cached only for the items shown so far."""
+        lines, rows = result
+        merged: dict[int, overview.RunLine] = {x.id: x for x in lines}
+        for rid, r in self._runs.items():  # cached runs: as new as the summary or newer
+            merged[rid] = overview.run_line(r)
+        by_group: dict[tuple[str, str], list[int]] = {}
+        for x in merged.values():
+            by_group.setdefault((x.prompt, x.model), []).append(x.id)
+        self._lines, self._by_group, self._complete, self._order = merged, by_group, True, None
+        self._score_rows = rows
+        self._score_index = {a.key(): k for k, (a, _) in enumerate(rows)}
+
+    def complete(self) -> bool:
+        """Every run is known and the T-P1 rows are there."""
+        return self._complete
+
+    # -- items and ground truth ---------------------------------------------------------------
+    def items(self) -> list[ItemStatus]:
+        """Every item with its counts (kept up to date by ``put_runs``)."""
+        return list(self._statuses)
+
+    def item(self, item_id: Optional[int]) -> Optional[Item]:
+        """The item ``item_id``, or None."""
+        return self._items_by_id.get(item_id)
+
+    def ground_truth(self, item_id: int) -> GroundTruth:
+        """Ground truth of an item, read once then cached."""
+        if item_id not in self._gt:
+            self._gt[item_id] = repo.ground_truth(self.project, item_id)
+        return self._gt[item_id]
+
+    def forget_ground_truth(self, item_id: Optional[int] = None) -> None:
+        """Read the ground truth of ``item_id`` (None: every item) again when next asked for."""
+        if item_id is None:
+            self._gt.clear()
+        else:
+            self._gt.pop(item_id, None)
+
+    def recard(self, item_id: int) -> None:
+        """The ground truth of ``item_id`` changed: its card counts again."""
+        st = self._status_by_id.get(item_id)
+        if st is not None and self.project is not None:
+            cards = self.ground_truth(item_id).cards
+            st.cards = len(cards)
+            st.to_transcribe = sum(1 for c in cards if not c.text.strip())
+
+    # -- runs ---------------------------------------------------------------------------------
+    def ensure_item(self, item_id: Optional[int]) -> None:
+        """Read the scored runs of ``item_id`` unless they are cached."""
+        if item_id is None or item_id in self._by_item or self.project is None:
+            return
+        runs = overview.item_runs(self.project, item_id)
+        for r in runs:
+            if r.run["id"] not in self._runs:
+                self._runs[r.run["id"]] = r
+                if r.run["id"] not in self._lines:
+                    self._order = None
+                self._lines[r.run["id"]] = overview.run_line(r)
+        self._by_item[item_id] = [r.run["id"] for r in runs]
+
+    def runs(self, item_id: Optional[int]) -> list[ScoredRun]:
+        """Scored runs of an item, read when first asked for."""
+        self.ensure_item(item_id)
+        return [self._runs[i] for i in self._by_item.get(item_id, [])]
+
+    def load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
+        """The cached run ``run_id``, its item's runs read first when needed."""
+        if run_id is None:
+            return None
+        if run_id not in self._runs and self.project is not None:
+            rows = overview.scored_runs_of(self.project, [run_id], with_cards=False)
+            if rows:
+                self.ensure_item(rows[0].run["item_id"])
+        return self._runs.get(run_id)
+
+    def has_run(self, run_id: Optional[int]) -> bool:
+        """The run is one of the scored runs known so far."""
+        return run_id in self._lines
+
+    def line(self, run_id: int) -> overview.RunLine:
+        """The RunLine of a known run (KeyError when unknown)."""
+        return self._lines[run_id]
+
+    def run_lines(self) -> list[overview.RunLine]:
+        """The RunLine of every known run."""
+        return list(self._lines.values())
+
+    def run_order(self) -> tuple[list[int], dict[int, int]]:
+        """(ids of every known run by item, prompt, model and repetition,
+        {id: position}); sorted once, again only when runs are added (a
+        run's place never changes), so navigation costs no sort of 100,000
+        runs per key."""
+        if self._order is None:
+            lines = self._lines
+            ids = sorted(lines, key=lambda i: (lines[i].item, lines[i].prompt, lines[i].model, lines[i].repetition))
+            self._order = (ids, {run_id: k for k, run_id in enumerate(ids)})
+        return self._order
+
+    def progress(self) -> dict[str, int]:
+        """Findings, decided findings, runs and reviewed runs of the project."""
+        counts = self._counts.values()
+        return {"findings": sum(c.findings for c in counts), "decided": sum(c.decided for c in counts),
+                "runs": sum(c.runs for c in counts), "runs_reviewed": sum(c.reviewed for c in counts)}
+
+    # -- changes ------------------------------------------------------------------------------
+    def put_runs(self, runs: Iterable[ScoredRun]) -> set[int]:
+        """Cache the re-read ``runs``; recount their items, queue their T-P1
+        rows (``rescore``); returns their ids (also in ``changed_runs``)."""
+        ids = set()
+        for r in runs:
+            rid, item_id = r.run["id"], r.run["item_id"]
+            if rid not in self._runs and item_id in self._by_item and rid not in self._by_item[item_id]:
+                self._by_item[item_id].append(rid)
+            if rid not in self._lines:
+                self._order = None
+                if self._complete:
+                    self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
+            self._runs[rid] = r
+            self._lines[rid] = overview.run_line(r)
+            ids.add(rid)
+        self.touched(ids)
+        return ids
+
+    def waiting_runs(self, ops: list) -> set[int]:
+        """Cached runs the decisions of the waiting ``ops`` touch, and those
+        shown with waiting decisions before."""
+        return runs_of(self._runs, ops) | self.previewed
+
+    def play(self, ops: list) -> set[int]:
+        """Show the waiting decisions of ``ops`` on the cached runs
+        (reviewer.qt.session.pending); returns the runs now shown so."""
+        self.previewed = play_pending(self._runs, ops)
+        return self.previewed
+
+    def touched(self, run_ids: set[int]) -> None:
+        """Runs changed in the cache (re-read, or waiting decisions played on
+        them): recount their items and queue their T-P1 rows."""
+        runs = [self._runs[i] for i in run_ids if i in self._runs]
+        items = {r.run["item_id"] for r in runs}
+        for item_id in items:
+            self._recount(item_id)
+        self.changed_runs, self.changed_items = set(run_ids), items
+        self._dirty_keys |= {(r.run["prompt"], r.run["model"], key) for r in runs
+                             for key in (r.run["item"], "*") if r.run["schema"] != AnswerSchema.FREE.value}
+
+    def refresh(self, items: Iterable[int], runs: set[int]) -> None:
+        """An edit is written: re-score the runs of ``items`` (their ground
+        truth changed; counted again) and re-read them and ``runs`` (their
+        findings changed). ``runs`` gains the ids re-scored as it goes, so
+        the caller knows what changed even when a read fails midway
+        (ProjectError, sqlite3.Error are raised)."""
+        for item_id in items:
+            self.forget_ground_truth(item_id)
+            self.recard(item_id)
+            ids = [r.run["id"] for r in self.runs(item_id)]
+            if ids:
+                score_project(self.project, run_ids=ids)
+                runs.update(ids)
+        if runs:
+            self.put_runs(overview.scored_runs_of(self.project, sorted(runs)))
+
+    def show_waiting(self, ops: list) -> set[int]:
+        """Re-read the runs the waiting ``ops`` touch (and those shown with
+        waiting decisions before) and play the waiting decisions on them;
+        returns the runs changed."""
+        runs = self.waiting_runs(ops)
+        try:
+            self.put_runs(scored_runs(self.project, runs))
+        except (ProjectError, sqlite3.Error):
+            pass  # the cache stays as it is; the decisions are shown on it
+        previewed = self.play(ops)
+        self.touched(runs | previewed)
+        return runs | previewed
+
+    def clear_changes(self) -> None:
+        """The views were told: the next change names its own runs and items."""
+        self.changed_runs = self.changed_items = None
+
+    def _recount(self, item_id: int) -> None:
+        if item_id not in self._by_item and self.project is not None:
+            self.ensure_item(item_id)
+        counts = overview.ReviewCounts.of(self._runs[i] for i in self._by_item.get(item_id, []))
+        self._counts[item_id] = counts
+        st = self._status_by_id.get(item_id)
+        if st is not None:
+            st.runs, st.reviewed = counts.runs, counts.reviewed
+
+    # -- T-P1 rows ----------------------------------------------------------------------------
+    def score_rows(self) -> Optional[list[Row]]:
+        """(automatic, reviewed) T-P1 verdicts per prompt, model and item ('*':
+        all items), or None until the summary is in."""
+        return self._score_rows
+
+    def rescore(self) -> Optional[list[int]]:
+        """Compute the queued (prompt, model, item) rows again from the cache
+        (once the summary is in); returns the indexes of the rows changed
+        ([] when none), or None when a row appeared and every row was
+        computed again."""
+        if not self._complete or not self._dirty_keys or self._score_rows is None:
+            return []
+        keys, self._dirty_keys = self._dirty_keys, set()
+        groups = {(p, m): [self._lines[i] for i in self._by_group.get((p, m), [])] for p, m, _ in keys}
+        config = repo.current_config(self.project)
+        changed, new = [], False
+        for prompt, model, item in keys:
+            lines = [x for x in groups.get((prompt, model), []) if item == "*" or x.item == item]
+            if not lines:
+                continue
+            auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
+            reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
+            row = self._score_index.get(auto.key())
+            if row is None:
+                new = True
+                continue
+            self._score_rows[row] = (auto, reviewed)
+            changed.append(row)
+        if new:
+            self._score_rows = _rows_of(self._lines.values(), repo.current_config(self.project))
+            self._score_index = {a.key(): k for k, (a, _) in enumerate(self._score_rows)}
+            return None
+        return sorted(changed)

@@ -1,0 +1,1 @@
+"""The span workflow of the window: the span pane, what it draws, its colours, and a span run as text."""

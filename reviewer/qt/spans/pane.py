@@ -1,0 +1,362 @@
+"""The span pane (docs/spans.md): a text item's labelled text beside its
+prompt, plain text only (setPlainText; the spans are character formats on
+it, the rest painted lines, never HTML); the run's spans tinted by role,
+golden spans as thick role-coloured lines, the judge's findings as zigzags on
+their span (a MISSED element where its text occurs, else in the list below),
+section stripes, and hand labelling:
+
+* select text with the mouse or Shift+arrows, press L or Enter, type a role
+  (completion over the taxonomy's category.attribute roles), Enter: a golden
+  span; Shift+Enter labels the selection with the last role used;
+* drag a golden span's end to fix it; Delete removes the golden span at the
+  cursor; every edit is a core command (Ctrl+Z undoes).
+
+The review keys (J/K, Y, N, 1-4, Shift+Y/N, A) are the window's: J/K select
+a finding and the pane scrolls to it; A adds a finding on the span at the
+cursor. The pane keeps only view state (what is drawn), read from the
+session on every change.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QStringListModel, Qt, Signal
+from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
+from PySide6.QtWidgets import (QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
+                               QSplitter, QVBoxLayout, QWidget)
+
+from reviewer.core.models import SpanCode
+from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGoldenSpan
+from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
+from reviewer.core.spans.placement import place
+from reviewer.core.spans.sections import detect_sections
+from reviewer.qt.session import Session
+from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
+                                      paint_sections, selections, span_at)
+from reviewer.qt.spans.style import SpanLegend
+from reviewer.qt.text import break_at_spaces, line
+from reviewer.storage.spans import spans as span_store
+
+
+def show_plain(edit: QPlainTextEdit, text: str) -> None:
+    """Set ``text`` in ``edit`` as break_at_spaces shows it (every position
+    the same), wrapping anywhere when a long line has no space to break at."""
+    shown, whole = break_at_spaces(text)
+    edit.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
+    edit.setPlainText(shown)
+
+
+class SpanTextView(QPlainTextEdit):
+    """The labelled text (read-only, selectable by mouse and keyboard) with
+    the span layers; emits requests, holds no domain state."""
+
+    labelRequested = Signal(bool)  # True: with the last role (Shift+Enter)
+    deleteRequested = Signal(int)  # document position
+    dragFinished = Signal(int, str, int)  # golden span id, 'start' | 'end', new position
+    clickedAt = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.document().setDocumentMargin(12)
+        self.source = ""  # the text shown (break_at_spaces of it is in the document)
+        self.tinted = False  # character formats applied since the text was set
+        self.golden: list = []
+        self.golden_starts: list[int] = []
+        self.bounds: list[tuple[str, int, int]] = []
+        self.marks: list = []  # findings placed on the text (painted)
+        self._drag: Optional[tuple[object, str]] = None
+        self._drag_pos: Optional[int] = None
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` (as break_at_spaces: long lines broken at a space, every
+        position the same; wrapping anywhere when a long line has no space);
+        nothing happens when it is shown already."""
+        if text == self.source:
+            return
+        self.source = text
+        show_plain(self, text)
+        self.tinted = False
+
+    def set_golden(self, golden: list) -> None:
+        """The golden spans to paint (sorted by start)."""
+        self.golden = sorted(golden, key=lambda g: (g.start, g.end))
+        self.golden_starts = [g.start for g in self.golden]
+        self.viewport().update()
+
+    def _dragging(self) -> Optional[tuple[int, int, int]]:
+        if not self._drag or self._drag_pos is None:
+            return None
+        g, side = self._drag
+        return (g.id, self._drag_pos, g.end) if side == "start" else (g.id, g.start, self._drag_pos)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """The text, then the section stripes and golden spans over it."""
+        super().paintEvent(event)
+        painter = QPainter(self.viewport())
+        try:
+            paint_sections(painter, self, self.bounds)
+            paint_golden(painter, self, self.golden, self.golden_starts, self._dragging())
+            paint_marks(painter, self, self.marks)
+        finally:
+            painter.end()
+
+    def event(self, event) -> bool:
+        """Take Delete, Backspace, Enter and L from the window's shortcuts
+        while labelling here (the other review keys stay the window's)."""
+        if event.type() == QEvent.ShortcutOverride:
+            if event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo):
+                event.ignore()  # the window's undo (golden-span commands), not the text's
+                return False
+            key = event.key()
+            if key in (Qt.Key_Delete, Qt.Key_Backspace) and golden_at(self.golden, self.textCursor().position()):
+                event.accept()
+                return True
+            if key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_L) and self.textCursor().hasSelection():
+                event.accept()
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """L / Enter: label the selection; Shift+Enter: with the last role; Delete: remove the golden span."""
+        key = event.key()
+        if key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_L) and self.textCursor().hasSelection():
+            self.labelRequested.emit(bool(event.modifiers() & Qt.ShiftModifier) and key != Qt.Key_L)
+            return
+        if key in (Qt.Key_Delete, Qt.Key_Backspace):
+            self.deleteRequested.emit(self.textCursor().position())
+            return
+        super().keyPressEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """On a golden span's end: start dragging it; else select as usual."""
+        pos = self.cursorForPosition(event.position().toPoint()).position()
+        edge = edge_at(self.golden, pos) if event.button() == Qt.LeftButton else None
+        if edge is not None and not event.modifiers():
+            self._drag, self._drag_pos = edge, pos
+            return
+        super().mousePressEvent(event)
+        self.clickedAt.emit(pos)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """While dragging an end: follow the mouse."""
+        if self._drag:
+            self._drag_pos = self.cursorForPosition(event.position().toPoint()).position()
+            self.viewport().update()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """End a drag: ask for the move (one command)."""
+        if self._drag:
+            (g, side), pos = self._drag, self._drag_pos
+            self._drag = self._drag_pos = None
+            self.viewport().update()
+            if pos is not None and pos != (g.start if side == "start" else g.end):
+                self.dragFinished.emit(g.id, side, pos)
+            return
+        super().mouseReleaseEvent(event)
+
+
+class RoleBar(QWidget):
+    """The inline role field with completion over the taxonomy's roles."""
+
+    committed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(4, 2, 4, 2)
+        self.label = QLabel("role:")
+        self.label.setTextFormat(Qt.PlainText)
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("category.attribute, Enter labels, Esc cancels")
+        self.completer = QCompleter(QStringListModel(list(ROLES)), self.edit)
+        self.completer.setCaseSensitivity(Qt.CaseInsensitive)
+        self.completer.setFilterMode(Qt.MatchContains)
+        self.edit.setCompleter(self.completer)
+        row.addWidget(self.label)
+        row.addWidget(self.edit, 1)
+        self.edit.returnPressed.connect(self._commit)
+        self.edit.installEventFilter(self)
+        self.hide()
+
+    def ask(self, text: str) -> None:
+        """Show the bar for labelling ``text`` and focus the field."""
+        self.label.setText(f"role of '{text[:40]}':")
+        self.edit.clear()
+        self.show()
+        self.edit.setFocus()
+
+    def _commit(self) -> None:
+        typed = self.edit.text().strip()
+        role = typed if typed in ROLES else (complete_role(typed)[:1] or [typed])[0]
+        self.hide()
+        if role:
+            self.committed.emit(role)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
+        """Escape closes the bar."""
+        if event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress) and event.key() == Qt.Key_Escape:
+            if event.type() == QEvent.KeyPress:
+                self.hide()
+            event.accept()
+            return True
+        return super().eventFilter(watched, event)
+
+
+class SpanPane(QWidget):
+    """The span pane over a Session (see module doc)."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.labelled = ""
+        self.shown_prompt = ""
+        self.spans: list[dict] = []
+        self.marks: list[Mark] = []
+        self.last_role: Optional[str] = None
+        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.PlainText)
+        self.prompt_view = QPlainTextEdit()
+        self.prompt_view.setReadOnly(True)
+        self.prompt_view.setMaximumHeight(48)
+        self.view = SpanTextView()
+        self.view.setFont(mono)
+        self.apart = QListWidget()
+        self.apart.setMaximumHeight(90)
+        self.role_bar = RoleBar()
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.view)
+        split.addWidget(self.apart)
+        split.setStretchFactor(0, 1)
+        split.setSizes([800, 60])
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(2)
+        for w in (self.header, SpanLegend(), self.prompt_view):
+            box.addWidget(w)
+        box.addWidget(split, 1)
+        box.addWidget(self.role_bar)
+        self.view.labelRequested.connect(self._label)
+        self.view.deleteRequested.connect(self._delete)
+        self.view.dragFinished.connect(self._dragged)
+        self.view.clickedAt.connect(self._clicked)
+        self.role_bar.committed.connect(self._labelled_as)
+        for signal in (session.itemChanged, session.runChanged, session.findingsChanged, session.projectChanged):
+            signal.connect(self.refresh)
+        session.groundTruthChanged.connect(lambda _item: self.refresh_golden())
+        session.findingSelectionChanged.connect(self._show_selection)
+
+    # -- session -> view ----------------------------------------------------------------
+    def applies(self) -> bool:
+        """True when the current item is a text item (the pane replaces the photo)."""
+        item = self.session.item()
+        return item is not None and item.kind == "text"
+
+    def refresh(self) -> None:
+        """Read the current item and run and redraw everything."""
+        item, run = self.session.item(), self.session.run()
+        parsed = span_store.parse_span_output(run.run["output"]) if run is not None else None
+        prompt = (item.text or "") if item is not None else ""
+        self.labelled, self.spans = parsed if parsed else (prompt, [])
+        self.view.show_text(self.labelled)
+        shown_prompt = prompt if prompt != self.labelled else ""  # the same text is not shown twice
+        if self.shown_prompt != shown_prompt:
+            self.shown_prompt = shown_prompt
+            show_plain(self.prompt_view, shown_prompt)
+        self.prompt_view.setVisible(bool(shown_prompt))
+        sections = detect_sections(self.labelled)
+        self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
+        self.marks, apart = [], []
+        for f in (run.findings if run is not None else []):
+            code = (f.final_code or f.code)
+            text = f.gt_card if code == SpanCode.MISSED else (f.model_card or "")
+            where = place(code.value, f.model_index, text or "", self.labelled, self.spans)
+            if where is None:
+                apart.append(f"{code.value}: '{text}' · {f.status.value} · {f.detail}")
+            else:
+                self.marks.append(Mark(where[0], where[1], f.id, f.status.value, where[2]))
+        if self.spans or self.view.tinted:  # a fresh text has no formats to clear
+            apply_formats(self.view.document(), self.spans, self.marks)
+            self.view.tinted = bool(self.spans)
+        self.view.marks = self.marks
+        self.view.viewport().update()
+        self.apart.clear()
+        self.apart.addItems(apart or ["every finding sits on the text"])
+        self.refresh_golden()
+        who = f"{line(run.run['model'])} · " if run is not None else ""
+        self.header.setText(f"{line(item.name) if item else ''} · {who}{len(self.spans)} spans · "
+                            f"{len(self.view.golden)} golden · {len(self.marks) + len(apart)} findings "
+                            f"({len(apart)} not in the text)")
+        self._show_selection()
+
+    def refresh_golden(self) -> None:
+        """Read the golden spans of this item's labelled text."""
+        item = self.session.item()
+        project = self.session.project
+        golden = span_store.golden_spans(project, item.id, self.labelled) if item and project else []
+        self.view.set_golden(golden)
+
+    def _show_selection(self) -> None:
+        chosen = set(self.session.selected_findings)
+        self.view.setExtraSelections(selections(self.view, self.marks, chosen))
+        mark = next((m for m in self.marks if m.finding_id in chosen), None)
+        if mark is not None:
+            cursor = self.view.textCursor()
+            cursor.setPosition(min(mark.start, self.view.document().characterCount() - 1))
+            self.view.setTextCursor(cursor)
+            self.view.centerCursor()
+
+    # -- view -> commands -----------------------------------------------------------------
+    def span_target(self) -> Optional[tuple[int, str]]:
+        """(index, text) of the run's span at the cursor, for A (add a finding)."""
+        index = span_at(self.spans, self.view.textCursor().position())
+        return (index, str(self.spans[index].get("text", ""))) if index is not None else None
+
+    def _selection(self) -> tuple[int, int]:
+        c = self.view.textCursor()
+        return c.selectionStart(), c.selectionEnd()
+
+    def _label(self, with_last: bool) -> None:
+        start, end = self._selection()
+        if start == end:
+            return
+        if with_last and self.last_role:
+            self._labelled_as(self.last_role)
+            return
+        self.role_bar.ask(utf16_slice(self.labelled, start, end))
+
+    def _labelled_as(self, role: str) -> None:
+        item = self.session.item()
+        start, end = self._selection()
+        if item is None or start == end:
+            return
+        self.last_role = role
+        if self.session.execute(AddGoldenSpan(item.id, self.labelled, start, end, role)):
+            cursor = self.view.textCursor()
+            cursor.setPosition(end)
+            self.view.setTextCursor(cursor)
+        self.view.setFocus()
+
+    def _delete(self, pos: int) -> None:
+        g = golden_at(self.view.golden, pos)
+        if g is None:
+            self.session.message.emit("no golden span at the cursor")
+            return
+        self.session.execute(DeleteGoldenSpan(g.id, self.labelled))
+
+    def _dragged(self, span_id: int, side: str, pos: int) -> None:
+        self.session.execute(EditGoldenSpan(span_id, self.labelled, **{side: pos}))
+
+    def _clicked(self, pos: int) -> None:
+        hits = [m for m in self.marks if m.start <= pos < m.end]
+        if hits:
+            self.session.select_findings([min(hits, key=lambda m: m.end - m.start).finding_id])
+
+
+__all__ = ["RoleBar", "SpanPane", "SpanTextView", "show_plain"]

@@ -1,0 +1,468 @@
+"""The judge part of ``reviewer report``: verdict table, agreement, disputes,
+calibration and charts (docs/judging.md; ground-truth-judge-proposal.md §3.2, §4.2).
+
+Verdict table (one row per model x prompt x scale x judge family), in the form
+the ground-truth-judge proposal describes:
+
+* ``Avg_Score``: the mean over the group's runs of each run's score. A run's
+  score from one verdict is :func:`verdict_score`. For the *dual judges*
+  (methods 'rules-based' and 'ground-truth', Failter Path B) a run judged by
+  both scores ``w_rules x Rules + w_gt x GT`` with the ``--weights rules:gt``
+  normalised to sum 1 (default 0.5:0.5); a run judged by one of them scores
+  that judge's value (Path A, and Path B without a ground-truth file).
+  Several verdicts of one method on a run (repetitions, judges) are averaged
+  first.
+* ``Rules_Score`` / ``GT_Score``: the mean rules-based / ground-truth score
+  over the runs that have one ('-' when none).
+* ``Eval_Method``: which methods the row's scores come from:
+  'rules-based', 'ground-truth', 'rules-based+ground-truth' (both on every
+  run), 'mixed: ...' with run counts per combination (scores of different
+  methods are not directly comparable, proposal §3.2), or the method of other
+  judges (e.g. 'rubric'), which get one row per judge.
+* Human and pairwise verdicts and verdicts without a numeric score are not in
+  this table (pairwise judges are in the agreement table).
+
+Model and prompt come from the verdict's run (``run_id``); a verdict without
+a known run is listed under model '-' and its subject.
+"""
+
+from __future__ import annotations
+
+import json
+
+import csv
+import io
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
+
+from reviewer.core.judging.calibration import (
+    EXPECTED_DISTRIBUTION,
+    EXPECTED_MEAN,
+    SCORES,
+    ConfusionMatrix,
+    Distribution,
+    expected_for,
+    inflation_warning,
+    judge_vs_reference,
+    score_distribution,
+)
+from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
+from reviewer.core.judging.verdicts import Dispute, DisputeKind, Method, Verdict, path_b_score
+from reviewer.core.tables import csv_row, markdown_table, md_text
+from reviewer.storage import repo, safe_write
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.db import Project
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
+from reviewer.storage.judging.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
+from reviewer.storage.judging.rubric_rules import project_rules, rules_source
+from reviewer.core.judging.agreement_intervals import with_intervals
+from reviewer.storage.judging.calibration_report import (
+    SpanConfidences, calibration_markdown, calibration_rows, write_reliability_charts,
+)
+from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "SCORE_DIMENSIONS",
+    "JudgeReport",
+    "VerdictRow",
+    "build_judge_report",
+    "has_verdicts",
+    "judge_report_csv",
+    "judge_report_markdown",
+    "parse_weights",
+    "verdict_score",
+    "verdict_table",
+    "write_charts",
+    "VERDICT_HEADER",
+]
+
+#: Default --weights (rules:gt).
+DEFAULT_WEIGHTS = (0.5, 0.5)
+#: The dimension that is a verdict's score, first present wins.
+SCORE_DIMENSIONS = ("overall", "score", "grade")
+_DUAL = (Method.RULES, Method.GROUND_TRUTH)
+VERDICT_HEADER = ["Model", "Prompt", "Judge", "Eval_Method", "Scale", "Runs", "Avg_Score", "Rules_Score", "GT_Score"]
+
+
+def parse_weights(text: str) -> tuple[float, float]:
+    """``'0.4:0.6'`` -> (0.4, 0.6): the rules:gt weights normalised to sum 1.
+
+    Raises:
+        ValueError: not two numbers separated by ':', a negative, NaN or
+            infinite number, or both zero.
+    """
+    parts = str(text).strip().split(":")
+    if len(parts) != 2:
+        raise ValueError(f"weights must be RULES:GT, two numbers such as 0.4:0.6, got '{text}'")
+    try:
+        rules, gt = (float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"weights must be two numbers such as 0.4:0.6, got '{text}'") from None
+    if not (math.isfinite(rules) and math.isfinite(gt)) or rules < 0 or gt < 0:
+        raise ValueError(f"weights must be non-negative numbers, got '{text}'")
+    total = rules + gt
+    if total == 0:
+        raise ValueError("weights must not both be 0")
+    return rules / total, gt / total
+
+
+def verdict_score(v: Verdict) -> Optional[float]:
+    """The one number that stands for a verdict in the verdict table: the
+    first of :data:`SCORE_DIMENSIONS` ('overall', 'score', 'grade') with a
+    value, else the mean of its numeric dimensions; None for scales without
+    numbers (pass/fail, winner) or when every value is missing. Grades are in
+    points (A=100 ... F=20), 1-5 and 0-100 as they are."""
+    if v.scale not in NUMERIC_SCALES:
+        return None
+    for dim in SCORE_DIMENSIONS:
+        x = value_of(v, dim)
+        if x is not None:
+            return float(x)
+    values = [value_of(v, d) for d in v.scores]
+    nums = [float(x) for x in values if x is not None]
+    return sum(nums) / len(nums) if nums else None
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One row of the verdict table (module docstring); scores None = '-'."""
+
+    model: str
+    prompt: str
+    judge: str
+    eval_method: str
+    scale: str
+    runs: int
+    avg_score: Optional[float]
+    rules_score: Optional[float] = None
+    gt_score: Optional[float] = None
+
+    def cells(self, digits: int = 2) -> list[str]:
+        """The row as text cells in VERDICT_HEADER order."""
+        f = lambda x: "-" if x is None else f"{x:.{digits}f}"  # noqa: E731
+        return [self.model, self.prompt, self.judge, self.eval_method, self.scale, str(self.runs),
+                f(self.avg_score), f(self.rules_score), f(self.gt_score)]
+
+
+def _mean(xs: Sequence[float]) -> Optional[float]:
+    return sum(xs) / len(xs) if xs else None
+
+
+def verdict_table(
+    verdicts: Iterable[Verdict],
+    runs: Mapping[int, Mapping[str, str]],
+    weights: tuple[float, float] = DEFAULT_WEIGHTS,
+) -> list[VerdictRow]:
+    """The verdict table (module docstring) of ``verdicts``.
+
+    Args:
+        verdicts: any verdicts (human, pairwise and non-numeric ones are
+            left out).
+        runs: {run id: {'model': ..., 'prompt': ...}}.
+        weights: (rules, gt), non-negative; normalised here to sum 1.
+
+    Returns:
+        Rows sorted by model, prompt, scale and judge.
+    """
+    total = sum(weights) or 1.0
+    w_rules, w_gt = weights[0] / total, weights[1] / total
+    vs = [v for v in verdicts if not is_human(v) and v.method != Method.PAIRWISE and v.other_run_id is None]
+    labels = rater_labels(vs)
+    # group -> run key -> method -> scores
+    groups: dict[tuple, dict[object, dict[Method, list[float]]]] = {}
+    judges: dict[tuple, dict[Method, set]] = {}
+    for v in vs:
+        score = verdict_score(v)
+        if score is None:
+            continue
+        run = runs.get(v.run_id) if v.run_id is not None else None
+        model, prompt = (run["model"], run["prompt"]) if run else ("-", v.subject)
+        family = "" if v.method in _DUAL else labels[rater_key(v)]
+        key = (model, prompt, v.scale.value, family)
+        run_key = v.run_id if run else v.subject
+        groups.setdefault(key, {}).setdefault(run_key, {}).setdefault(v.method, []).append(score)
+        judges.setdefault(key, {}).setdefault(v.method, set()).add(labels[rater_key(v)])
+    rows = []
+    for key in sorted(groups, key=lambda k: (natural_key(k[0]), natural_key(k[1]), k[2], k[3])):
+        model, prompt, scale, family = key
+        per_run = groups[key]
+        if family:
+            method = next(iter(judges[key]))
+            finals = [_mean([x for scores in by.values() for x in scores]) for by in per_run.values()]
+            rows.append(VerdictRow(model, prompt, family, method.value, scale, len(per_run), _mean(finals)))
+            continue
+        finals, rules_scores, gt_scores = [], [], []
+        combos: Counter = Counter()
+        for by in per_run.values():
+            r, g = _mean(by.get(Method.RULES, [])), _mean(by.get(Method.GROUND_TRUTH, []))
+            if r is not None:
+                rules_scores.append(r)
+            if g is not None:
+                gt_scores.append(g)
+            finals.append(path_b_score(r, g, w_rules, w_gt))
+            if r is not None and g is not None:
+                combos["rules-based+ground-truth"] += 1
+            else:
+                combos["rules-based" if r is not None else "ground-truth"] += 1
+        if len(combos) == 1:
+            eval_method = next(iter(combos))
+        else:
+            order = ["rules-based+ground-truth", "rules-based", "ground-truth"]
+            eval_method = "mixed: " + ", ".join(f"{m} {combos[m]}" for m in order if combos[m])
+        names = [n for m in _DUAL for n in sorted(judges[key].get(m, ()), key=natural_key)]
+        rows.append(VerdictRow(model, prompt, "+".join(dict.fromkeys(names)), eval_method, scale, len(per_run),
+                               _mean(finals), _mean(rules_scores), _mean(gt_scores)))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# the whole judge report
+
+
+@dataclass
+class JudgeReport:
+    """Everything the judge sections of the report show."""
+
+    weights: tuple[float, float]
+    verdict_rows: list[VerdictRow]
+    agreement: list[AgreementRow]
+    disputes: list[Dispute]
+    distributions: list[Distribution]
+    warnings: list[str]
+    confusions: list[ConfusionMatrix]
+    undecided: Counter
+    charts: list[Path] = field(default_factory=list)
+    expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
+    rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
+    alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.judging.validation)
+    calibration: str = ""  # the '## Calibration of judge confidence' section (reviewer.storage.judging.calibration_report)
+
+    @property
+    def disputes_by_kind(self) -> dict[str, int]:
+        """{kind: count} in DisputeKind order, every kind present."""
+        c = Counter(d.kind.value for d in self.disputes)
+        return {k.value: c.get(k.value, 0) for k in DisputeKind}
+
+
+def configured_expected(project: Project) -> dict:
+    """Expected 1-5 distributions configured in the project (meta key
+    ``calibration.expected``: JSON {dimension: {score: share}}), {} when none
+    or unreadable (span dimensions get one only when configured; decision: calibration-per-rubric)."""
+    row = project.db.execute("SELECT value FROM meta WHERE key = 'calibration.expected'").fetchone()
+    try:
+        data = json.loads(row[0]) if row else {}
+        return {str(d): {int(k): float(v) for k, v in dist.items()} for d, dist in data.items()}
+    except (TypeError, ValueError, AttributeError):
+        return {}
+
+
+def has_verdicts(project: Project) -> bool:
+    """True when the project has at least one verdict."""
+    return project.db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() is not None
+
+
+def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: tuple[float, float] = DEFAULT_WEIGHTS,
+                       charts_dir: Optional[Path] = None, span_confidences: Optional[SpanConfidences] = None) -> JudgeReport:
+    """With the project's ``disputes`` as the dispute queue just refreshed
+    them (reviewer.storage.dispute_queue.refresh_disputes: verdict and
+    ground-truth disputes, most severe first), compute the verdict table, agreement,
+    calibration and confusion matrices, and (with ``charts_dir``) write the
+    charts there as SVG and PNG (the folder is made when missing).
+
+    The calibration of judge confidence (reviewer.storage.judging.
+    calibration_report) takes the spans' confidences the caller passes
+    (reviewer.storage.spans.confidences.span_confidences) as source 'span'.
+
+    The rubric section (reviewer.storage.judging.rubric_report) measures the judge
+    gate and lists the disputes under the project's rubric rules.
+
+    Confusion matrices: each judge against the adjudicated values and against
+    the human reference (gold, else the human majority), per dimension, when
+    such values exist. Chart files: ``distribution-<judge>-<dimension>`` and
+    ``confusion-<judge>-<dimension>-<reference>`` with ``.svg`` and ``.png``;
+    names are made of letters, digits, '.', '_' and '-' only (judge names
+    are untrusted), numbered when two would clash. Raises OSError when the
+    folder or a file cannot be written.
+    """
+    if span_confidences is None:
+        span_confidences = {}
+    disputes = list(disputes)
+    vs = judging.verdicts(project)
+    adjudications = judging.adjudications(project)
+    run_ids = {v.run_id for v in vs if v.run_id is not None}
+    runs = {r["id"]: r for r in repo.run_rows(project, run_ids)} if run_ids else {}
+    dists = score_distribution(vs)
+    configured = configured_expected(project)
+    warnings = [w for w in (inflation_warning(d, expected_for(d.dimension, configured)) for d in dists) if w]
+    confusions = judge_vs_reference(vs, adjudications, "adjudicated") + judge_vs_reference(vs, (), "human")
+    report = JudgeReport(
+        weights=weights, verdict_rows=verdict_table(vs, runs, weights),
+        agreement=with_intervals(agreement_rows(vs, adjudications)), disputes=disputes, distributions=dists,
+        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured,
+        rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
+                                    judging.subject_metrics(project), disputes, runs),
+        alignment=alignment_markdown(project_alignments(project)))
+    calibrated = calibration_rows(project, span_confidences=span_confidences)
+    report.calibration = calibration_markdown(calibrated)
+    if charts_dir is not None:
+        report.charts = write_charts(Path(charts_dir), dists, confusions)
+        report.charts += write_reliability_charts(Path(charts_dir), calibrated)
+    return report
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip(".-")[:60]
+    return s or "x"
+
+
+def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix]) -> list[Path]:
+    """Write every distribution and confusion chart as SVG and PNG into
+    ``folder`` (made when missing), each replaced whole
+    (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
+    by a project or a file that is not such an image). Returns the files
+    written, in order."""
+    from reviewer.core.judging import charts  # matplotlib: loaded only when charts are written
+
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    out: list[Path] = []
+
+    def stem(*parts: str) -> str:
+        base = "-".join(_slug(p) for p in parts)
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}-{k}", k + 1
+        used.add(name)
+        return name
+
+    for d in dists:
+        s = stem("distribution", d.judge, d.dimension)
+        svg = folder / f"{s}.svg"
+        safe_write.write_text(svg, charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n),
+                              safe_write.SVG_FORMAT)
+        png = folder / f"{s}.png"
+        safe_write.write_bytes(png, charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n),
+                               safe_write.PNG_FORMAT)
+        out += [svg, png]
+    for c in confusions:
+        if not c.n:
+            continue
+        s = stem("confusion", c.judge, c.dimension, c.reference)
+        svg = folder / f"{s}.svg"
+        safe_write.write_text(svg, charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                                        dimension=c.dimension), safe_write.SVG_FORMAT)
+        png = folder / f"{s}.png"
+        safe_write.write_bytes(png, charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference,
+                                                         dimension=c.dimension), safe_write.PNG_FORMAT)
+        out += [svg, png]
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def judge_report_markdown(report: JudgeReport) -> str:
+    """The judge sections of the Markdown report (no top title)."""
+    w_rules, w_gt = report.weights
+    out = ["## Judge verdicts", "",
+           f"Avg_Score per run: rules-based and ground-truth judges weighted "
+           f"{w_rules:g} x Rules_Score + {w_gt:g} x GT_Score (--weights rules:gt) when a run has both, "
+           "else the one score it has; grades in points (A=100 ... F=20).", ""]
+    if report.verdict_rows:
+        out.append(markdown_table(VERDICT_HEADER, [r.cells() for r in report.verdict_rows]))
+    else:
+        out.append("No scored (numeric) judge verdicts; pairwise judges are in the agreement table.")
+    out += ["", "## Agreement", ""]
+    if report.agreement:
+        out.append(markdown_table(AGREEMENT_HEADER, agreement_markdown_rows(report.agreement)))
+        out += ["", "95 % CI: bootstrap over subjects (2,000 resamples, seeded; BCa where defined, else "
+                "percentile). Strength: Landis & Koch's words for kappa, alpha and AC1. Prevalence: share of "
+                "each class among the values the statistic rests on."]
+    else:
+        out.append("No two raters share a subject.")
+    if report.undecided:
+        out += ["", "Undecided (missing or garbage) values per judge: "
+                + ", ".join(f"{md_text(j)} {n}" for j, n in sorted(report.undecided.items(),
+                                                                 key=lambda kv: natural_key(kv[0])))]
+    out += ["", "## Disputes", ""]
+    by_kind = report.disputes_by_kind
+    out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
+                              + [["total", str(sum(by_kind.values()))]]))
+    if report.rubric is not None:
+        for part in (rubric_markdown(report.rubric), rubric_verdicts_markdown(report.rubric)):
+            if part:
+                out += ["", part.rstrip()]
+    out += ["", "## Calibration (1-5 scores)", ""]
+    if report.distributions:
+        header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]
+        warned = {(d.judge, d.dimension) for d in report.distributions
+                  if inflation_warning(d, expected_for(d.dimension, report.expected))}
+        rows = [["expected (plan)", "", ""] + [_pct(EXPECTED_DISTRIBUTION[s]) for s in SCORES]
+                + [f"{EXPECTED_MEAN:.2f}", ""]]
+        for d in report.distributions:
+            expected = expected_for(d.dimension, report.expected)
+            flag = ("yes" if (d.judge, d.dimension) in warned else "") if expected is not None else "no expected"
+            rows.append([d.judge, d.dimension, str(d.n)] + [_pct(d.shares[s]) for s in SCORES]
+                        + ["-" if d.mean is None else f"{d.mean:.2f}", flag])
+        out.append(markdown_table(header, rows))
+        out += ["", "Each rubric is compared with its own expected distribution: the plan's is the tarot "
+                "rubric's; the span-labeling judge's dimensions have none (\"no expected\") unless one is "
+                "configured (meta key calibration.expected); totalScore (0-25) is not a 1-5 score."]
+        if report.warnings:
+            out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, "
+                    "with 5 or more scores):", ""]
+            out += [f"- {md_text(w)}" for w in report.warnings]
+    else:
+        out.append("No 1-5 judge scores.")
+    confusions = [c for c in report.confusions if c.n]
+    if confusions:
+        out += ["", "## Judge vs reference", "",
+                "Rows: the judge's value; columns: the adjudicated value or the human reference "
+                "(gold, else the human majority)."]
+        for c in confusions:
+            labels = [_label(x) for x in c.labels]
+            out += ["", f"**{md_text(c.judge)} vs {md_text(c.reference)} / {md_text(c.dimension)}** (n = {c.n}, same value "
+                    f"{c.agreement:.0%})", "",
+                    markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
+                                   [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
+    if report.alignment:
+        out += ["", report.alignment.rstrip()]
+    if report.calibration:
+        out += ["", report.calibration.rstrip()]
+    if report.charts:
+        out += ["", "## Charts", ""] + [f"- {md_text(str(p))}" for p in report.charts]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _label(x) -> str:
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def judge_report_csv(report: JudgeReport) -> str:
+    """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
+    decimals, empty when none), then, after a blank line, the agreement
+    table (raters, dimension, statistic, value, n, note, ci_low, ci_high,
+    ci_method, prevalence). Text cells are
+    made visible and formula-safe (core.text.csv_row)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(csv_row(VERDICT_HEADER))
+    f = lambda x: "" if x is None else f"{x:.4f}"  # noqa: E731
+    for r in report.verdict_rows:
+        writer.writerow(csv_row([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
+                                 f(r.avg_score), f(r.rules_score), f(r.gt_score)]))
+    if report.agreement:
+        buf.write("\n")
+        writer.writerow(["raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method",
+                         "prevalence"])
+        f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
+        for a in report.agreement:
+            writer.writerow(csv_row([a.raters, a.dimension, a.statistic, f6(a.value), a.n, a.note,
+                                     f6(a.ci_low), f6(a.ci_high), a.ci_method, a.prevalence_text()]))
+    return buf.getvalue()

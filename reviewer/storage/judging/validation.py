@@ -1,0 +1,264 @@
+"""Validating judges against people, for a project: agreement with intervals,
+alignment per judge and dimension, the corrected pass rate and the CI gate
+(reviewer.core.judging: agreement_intervals, alignment, corrected_rate,
+validation_gate). Reads only; the command line and the report print what
+this assembles.
+
+Settings (the project's ``meta`` table, JSON values):
+
+* ``alignment.pass_threshold``: {dimension: threshold} overriding the
+  default pass threshold (>= 4 on 1-5, >= B on A-F, >= 70 on 0-100); a
+  threshold is a number, or a grade letter on A-F.
+* ``alignment.split_seed``: the seed of the train/dev/test split by hash
+  of the subject id (default 0).
+
+The corrected pass rate takes the judge's TPR and TNR from the test split.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Optional
+
+from reviewer.core.tables import markdown_table, md_text, text_table
+from reviewer.core.judging.agreement_intervals import strength
+from reviewer.core.judging.agreement_table import AgreementRow
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
+from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
+from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
+from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
+from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging import labels
+from reviewer.storage.db import Project
+
+__all__ = [
+    "AGREEMENT_HEADER",
+    "RATES_FROM",
+    "Validation",
+    "agreement_markdown_rows",
+    "alignment_json",
+    "alignment_markdown",
+    "alignment_text",
+    "pass_thresholds",
+    "project_alignments",
+    "run_gate",
+]
+
+#: The split whose TPR and TNR correct the pass rate.
+RATES_FROM = "test"
+AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "95 % CI", "strength", "n", "prevalence", "note"]
+
+
+def agreement_markdown_rows(rows: list[AgreementRow]) -> list[list[str]]:
+    """Cells of AGREEMENT_HEADER per row: the interval with its method, the
+    Landis-Koch strength of chance-corrected statistics, the prevalence."""
+    return [[r.raters, r.dimension, r.statistic, r.formatted(), r.interval_text(), strength(r), str(r.n),
+             r.prevalence_text(), r.note] for r in rows]
+
+
+def _meta(project: Project, key: str) -> object:
+    row = project.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    try:
+        return json.loads(row[0]) if row else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _thresholds(project: Project) -> dict[str, float]:
+    data = _meta(project, "alignment.pass_threshold")
+    out = {}
+    if isinstance(data, dict):
+        for dim, value in data.items():
+            if isinstance(value, str) and value.strip().upper() in GRADE_POINTS:
+                out[str(dim)] = GRADE_POINTS[value.strip().upper()]
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[str(dim)] = float(value)
+    return out
+
+
+def pass_thresholds(project: Project) -> dict[str, float]:
+    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``)."""
+    return _thresholds(project)
+
+
+class Validation:
+    """The alignments of a project's judges and their corrected pass rates."""
+
+    def __init__(self, items: list[Alignment], corrected: list[Optional[CorrectedRate]], split_seed: int,
+                 stale: Optional[dict] = None):
+        self.items = items
+        self.corrected = corrected
+        self.split_seed = split_seed
+        self.stale = stale or {}  # {(judge, dimension): Staleness} where fair-sample labels were made with it
+
+    def stale_line(self, a: Alignment) -> str:
+        """The staleness line of an alignment whose figures are stale ('' otherwise)."""
+        st = self.stale.get((a.judge, a.dimension))
+        return st.text() if st is not None and st.stale else ""
+
+    def find(self, judge: str, dimension: str) -> tuple[Alignment, Optional[CorrectedRate]]:
+        """The alignment of one judge on one dimension. Raises ValueError
+        naming what there is when there is none."""
+        for a, c in zip(self.items, self.corrected):
+            if a.judge == judge and a.dimension == dimension:
+                return a, c
+        there = ", ".join(f"{a.judge} / {a.dimension}" for a in self.items) or "none"
+        raise ValueError(f"no alignment of judge '{judge}' on dimension '{dimension}' with people "
+                         f"(judge / dimension with people's values: {there})")
+
+
+def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, Callable[[str], str]]:
+    """People's values and the split function where label-first labels
+    exist: on a dimension with fair-sample final values
+    (reviewer.storage.judging.labels.fair_people) only those (labels made in the
+    dispute queue, adjudications and human verdicts are no fair sample);
+    elsewhere ``people`` as given. Splits: the stored split of a subject
+    that entered a fair queue, else hash_split with ``split_seed``."""
+    fair = labels.fair_people(project)
+    dims = {d for _, d in fair}
+    out = {k: v for k, v in people.items() if k[1] not in dims}
+    out.update(fair)
+    stored = labels.stored_splits(project)
+    return out, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
+
+
+def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES,
+                       seed: int = DEFAULT_SEED) -> Validation:
+    """Every judge's alignment with people per dimension and split, and its
+    corrected pass rate (module doc)."""
+    split_seed = _meta(project, "alignment.split_seed")
+    split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
+    vs, adjudications = judging.verdicts(project), judging.adjudications(project)
+    people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
+    items = alignments(vs, adjudications, thresholds=_thresholds(project), split_of=split_of,
+                       n_resamples=n_resamples, seed=seed, people=people)
+    corrected: list[Optional[CorrectedRate]] = []
+    for a in items:
+        if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
+            corrected.append(None)
+            continue
+        labelled = [(j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None]
+        unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
+        corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
+    return Validation(items, corrected, split_seed,
+                      {(st.judge, st.dimension): st for st in labels.stale_figures(project)})
+
+
+def run_gate(project: Project, judge: str, dimension: str, *, split: str = "all", n_resamples: int = DEFAULT_RESAMPLES,
+             seed: int = DEFAULT_SEED, **bounds) -> tuple[Figures, list[BoundCheck]]:
+    """The gate's checks (validation_gate.gate_checks) of one judge and
+    dimension on one split. Raises ValueError when there is no such
+    alignment or split, or no bound."""
+    a, _ = project_alignments(project, n_resamples=n_resamples, seed=seed).find(judge, dimension)
+    figures = a.figures(split)
+    if figures is None:
+        raise ValueError(f"judge '{judge}' on '{dimension}' has no labelled subject in split '{split}'")
+    return figures, gate_checks(figures, **bounds)
+
+
+def alignment_json(v: Validation) -> dict:
+    """{"split_seed", "rates_from", "alignments": [...]}: per judge and
+    dimension its scale, threshold, people's sources, figures per split and
+    corrected pass rate."""
+    out = []
+    for a, c in zip(v.items, v.corrected):
+        out.append({"judge": a.judge, "dimension": a.dimension, "scale": a.scale.value,
+                    "pass_threshold": a.threshold, "people": a.people,
+                    "splits": [f.as_dict() for f in a.splits],
+                    "corrected_pass_rate": None if c is None else c.as_dict(),
+                    "stale": _stale_dict(v, a)})
+    return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
+
+
+def _stale_dict(v: Validation, a: Alignment) -> Optional[dict]:
+    st = v.stale.get((a.judge, a.dimension))
+    return None if st is None else st.as_dict()
+
+
+def _f(x: Optional[float], digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(iv) -> str:
+    return iv.formatted() + (f" {iv.method}" if iv.defined else "")
+
+
+def _with_ci(x: Optional[float], iv) -> str:
+    return "-" if x is None else f"{_f(x)} {_ci(iv)}"
+
+
+def _split_rows(a: Alignment) -> list[list[str]]:
+    return [[f.split, str(f.n), _with_ci(f.kappa, f.kappa_ci), _f(f.mae), _f(f.spearman),
+             _with_ci(f.tpr, f.tpr_ci), _with_ci(f.tnr, f.tnr_ci), str(len(f.dangerous)), str(f.undecided)]
+            for f in a.splits]
+
+
+SPLIT_HEADER = ["split", "n", "kappa [95 % CI]", "MAE", "rho", "TPR [95 % CI]", "TNR [95 % CI]", "dangerous",
+                "undecided"]
+
+
+def _title(a: Alignment) -> str:
+    people = ", ".join(f"{n} {s}" for s, n in sorted(a.people.items()))
+    mark = f", pass >= {a.threshold:g}" if a.threshold is not None else ""
+    kappa = a.splits[0].kappa_statistic
+    return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
+
+
+def _corrected_line(c: Optional[CorrectedRate]) -> str:
+    if c is None:
+        return "corrected pass rate: none (pairwise winners have no pass)"
+    head = (f"corrected pass rate (TPR, TNR from the {RATES_FROM} split: {_f(c.tpr)}, {_f(c.tnr)} over "
+            f"{c.labelled} labelled): observed {_f(c.observed)} on {c.unlabelled} unlabelled")
+    if c.rate is None:
+        return f"{head}; {c.note}"
+    return f"{head}; corrected {_f(c.rate)} {_ci(c.interval)}" + (f" ({c.note})" if c.note else "")
+
+
+def _confusion(f: Figures) -> tuple[list[str], list[list[str]]]:
+    return (["judge \\ people"] + f.labels, [[lab] + [str(x) for x in row] for lab, row in zip(f.labels, f.counts)])
+
+
+def _class_rows(f: Figures) -> list[list[str]]:
+    return [[c.label, _f(c.precision), _f(c.recall), _f(c.f1), str(c.support)] for c in f.per_class]
+
+
+def alignment_text(v: Validation) -> str:
+    """Plain text for the terminal: per judge and dimension the split
+    table, the confusion matrix and per-class scores of all labelled
+    subjects, the dangerous cells' subjects and the corrected pass rate."""
+    if not v.items:
+        return "no alignment: no judge verdict on a subject people labelled (human verdicts or adjudications)\n"
+    out = []
+    for a, c in zip(v.items, v.corrected):
+        f = a.splits[0]
+        out += [_title(a)] + ([v.stale_line(a)] if v.stale_line(a) else [])
+        out += [text_table(SPLIT_HEADER, _split_rows(a)), "", text_table(*_confusion(f)), "",
+                text_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
+        if f.dangerous:
+            out += ["dangerous: " + ", ".join(f"{d.subject} (judge {d.judge}, people {d.people})"
+                                              for d in f.dangerous)]
+        out += [_corrected_line(c), ""]
+    return "\n".join(out)
+
+
+def alignment_markdown(v: Validation) -> str:
+    """The report's '## Alignment with people' section ('' when there is
+    no alignment)."""
+    if not v.items:
+        return ""
+    out = ["## Alignment with people", "",
+           "Judge vs people's final values (label-first final values where a dimension has them, else "
+           "adjudicated, else gold, else the human majority), per split "
+           f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals."]
+    for a, c in zip(v.items, v.corrected):
+        f = a.splits[0]
+        out += ["", f"**{md_text(_title(a))}**"] + (["", md_text(v.stale_line(a))] if v.stale_line(a) else [])
+        out += ["", markdown_table(SPLIT_HEADER, _split_rows(a)), "",
+                markdown_table(*_confusion(f)), "",
+                markdown_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
+        if f.dangerous:
+            out += ["", "Dangerous: " + md_text(", ".join(f"{d.subject} (judge {d.judge}, people {d.people})"
+                                                          for d in f.dangerous))]
+        out += ["", md_text(_corrected_line(c))]
+    return "\n".join(out) + "\n"

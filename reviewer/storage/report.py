@@ -1,0 +1,209 @@
+"""`reviewer report`: the project's report assembled from the workflows'
+sections in one place, :func:`build_report` (decision record
+"report-assembled-in-storage"); the command line only reads its options and
+prints the text.
+
+Markdown: a title, then the sections the project has data for: card
+verdicts and findings per code (cards), the test-case report (cases), the
+judge report (judging; the dispute queue refreshed first), the ground-truth
+agreement (annotators), the Failter table and the open failed calls
+(judging), the span section (spans). CSV: the card verdicts, the judge
+verdict table and the span tables. JSON: with test cases the seed's
+test-case report only (case_report.case_report_json: the seed fixes that
+shape); otherwise the object below.
+
+JSON shape without test cases (every key always present; a section the
+project has no data for is null):
+
+    {"project": "<file name>",
+     "cards": {"verdicts": {"auto": [PromptVerdict...], "reviewed": [...]},
+               "code_counts": [{"prompt": p, "codes": {code: findings}}...],
+               "free_prompts": [...]},
+     "judges": {"weights": [rules, gt], "verdicts": [VerdictRow...],
+                "agreement": [AgreementRow...], "disputes": {kind: count},
+                "warnings": [...]},
+     "spans": {table: [row...]} (the export's span tables, rows as objects),
+     "failter": [{model, prompt, eval_method, trials, errors, model_errors,
+                  judge_errors, avg_score, rules_score, gt_score, avg_time_s,
+                  avg_tokens, avg_cost}...] (the Failter table, one object per
+                  model and prompt: failter_report.JSON_KEYS),
+     "ground_truth_agreement": [AgreementRow...]}
+
+A project with test cases keeps the seed's report shape
+(case_report.case_report_json).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from reviewer.core.cards.report import code_count_table, verdict_rows, verdicts_csv
+from reviewer.core.tables import markdown_table
+from reviewer.storage.annotators.ground_truth import gt_agreement_rows
+from reviewer.storage.cards.scores import summarize
+from reviewer.storage.cases import report as case_report
+from reviewer.storage.cases.cases import has_cases
+from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.dispute_queue import refresh_disputes
+from reviewer.storage.judging.failter_report import (
+    failed_markdown, failter_markdown, failter_objects, failter_rows, load_prices,
+)
+from reviewer.storage.judging.report import (
+    DEFAULT_WEIGHTS, build_judge_report, has_verdicts, judge_report_csv, judge_report_markdown,
+)
+from reviewer.storage.scoring import score_project
+from reviewer.storage.spans import spans as span_store
+from reviewer.storage.spans.confidences import span_confidences
+from reviewer.storage.spans.report import report_csv as span_csv
+from reviewer.storage.spans.spans import export_tables, has_span_data
+
+__all__ = ["FORMATS", "BuiltReport", "ReportOptions", "build_report", "project_report", "project_report_json"]
+
+#: The report's output formats.
+FORMATS = ("md", "csv", "json")
+#: The columns of the ground-truth agreement table in Markdown.
+GT_AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "n", "note"]
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What `reviewer report` was asked for. ``fmt``: one of FORMATS;
+    ``weights``: (rules, gt) of the dual judges, normalised to sum 1;
+    ``charts_dir``: where the judge charts go (SVG and PNG), None for none;
+    ``prices``: a JSON or YAML file {model: {input, output}} per token for
+    the Failter table's avg_cost; ``compare``: two models or dates (A, B)
+    of the test-case report; ``basis``: 'auto' or 'reviewed' checks in the
+    test-case JSON; ``title``: the name in the Markdown title."""
+
+    fmt: str = "md"
+    weights: tuple[float, float] = DEFAULT_WEIGHTS
+    charts_dir: Optional[Path] = None
+    prices: Optional[Path] = None
+    compare: Optional[tuple[str, str]] = None
+    basis: str = "auto"
+    title: str = ""
+
+
+@dataclass
+class BuiltReport:
+    """The report's ``text`` (printed as it is) and ``notes`` for the user
+    (one line each, for the error stream)."""
+
+    text: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _cards(project: Project) -> Optional[dict[str, Any]]:
+    """The card verdicts (automatic and reviewed) and final codes per
+    prompt, or None when no run is scored against cards."""
+    summary = summarize(project)
+    if not summary.auto and not summary.code_counts:
+        return None
+    return {
+        "verdicts": {"auto": [v.model_dump(mode="json") for v in summary.auto],
+                     "reviewed": [v.model_dump(mode="json") for v in summary.reviewed]},
+        "code_counts": [{"prompt": p, "codes": dict(c)} for p, c in summary.code_counts if c],
+        "free_prompts": summary.free_prompts,
+    }
+
+
+def _judges(project: Project, weights: tuple[float, float]) -> Optional[dict[str, Any]]:
+    """The judge tables (verdict table, agreement, disputes by kind,
+    inflation warnings), or None without verdicts."""
+    if not has_verdicts(project):
+        return None
+    jr = build_judge_report(project, refresh_disputes(project), weights)
+    return {"weights": list(jr.weights), "verdicts": [asdict(r) for r in jr.verdict_rows],
+            "agreement": [r.as_dict() for r in jr.agreement], "disputes": jr.disputes_by_kind,
+            "warnings": list(jr.warnings)}
+
+
+def _spans(project: Project) -> Optional[dict[str, list[dict]]]:
+    """The span summaries (the export's span tables, each row an object),
+    or None without span data."""
+    if not has_span_data(project):
+        return None
+    return {name: [dict(zip(columns, row)) for row in rows] for name, columns, _pk, rows in export_tables(project)}
+
+
+def project_report(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
+                   prices: Optional[Mapping[str, Mapping[str, float]]] = None) -> dict[str, Any]:
+    """The sections of ``project`` as the module docstring shows them;
+    ``prices`` ({model: {input, output}} per token) fill the Failter
+    table's avg_cost. Scores nothing: the caller scores stale runs first."""
+    gt = gt_agreement_rows(project)
+    return {"project": project.path.name, "cards": _cards(project), "judges": _judges(project, weights),
+            "spans": _spans(project), "failter": failter_objects(failter_rows(project, weights, prices)) or None,
+            "ground_truth_agreement": [r.as_dict() for r in gt] or None}
+
+
+def project_report_json(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
+                        prices: Optional[Mapping[str, Mapping[str, float]]] = None) -> str:
+    """``project_report`` as indented JSON text."""
+    return json.dumps(project_report(project, weights, prices), indent=2, default=str)
+
+
+def _prices(options: ReportOptions) -> Optional[dict[str, dict[str, float]]]:
+    """The price table of ``options.prices``; ProjectError (one line) when unusable."""
+    try:
+        return load_prices(options.prices) if options.prices else None
+    except ValueError as exc:
+        raise ProjectError(str(exc)) from None
+
+
+def build_report(project: Project, options: ReportOptions) -> BuiltReport:
+    """The report of ``project`` as ``options`` ask (module docstring: the
+    sections and formats). Scores stale runs first (reviewer.storage.scoring)
+    and refreshes the dispute queue (reviewer.storage.dispute_queue) when
+    there are verdicts; writes the charts when ``options.charts_dir`` is set.
+    ProjectError (one line) when the prices file is unusable or the charts
+    cannot be written."""
+    score_project(project, only_stale=True)
+    if options.fmt == "json":
+        if has_cases(project):
+            return BuiltReport(case_report.case_report_json(project, options.basis) + "\n")
+        return BuiltReport(project_report_json(project, options.weights, _prices(options)) + "\n")
+    weights = options.weights
+    cases_md = case_report.case_report_markdown(project, options.compare)
+    summary = summarize(project)
+    auto, rev = summary.auto, summary.reviewed
+    judged = has_verdicts(project)
+    try:
+        jr = build_judge_report(project, refresh_disputes(project), weights, options.charts_dir,
+                                span_confidences(project)) if judged else None
+    except OSError as exc:
+        raise ProjectError(f"cannot write the charts to {options.charts_dir}: {exc}") from None
+    price_table = _prices(options)
+    notes = ["no charts: the project has no judge verdicts"] if not jr and options.charts_dir is not None else []
+    span_rows = span_csv(project) if options.fmt == "csv" else ""
+    cards = bool(auto) or not (judged or cases_md or span_rows)
+    if options.fmt == "csv":
+        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
+            + ([span_rows] if span_rows else [])
+        return BuiltReport("\n".join(parts), notes)
+    trials = failter_rows(project, weights, price_table)
+    failed = failed_markdown(project)
+    span_md = span_store.report_markdown(project) if span_store.has_span_data(project) else ""
+    gt_rows = gt_agreement_rows(project)
+    out = [f"# reviewer report: {options.title}\n\n"]
+    if cards:
+        out += ["## T-P1 verdicts\n\n", markdown_table(*verdict_rows(auto, rev)) + "\n",
+                "\n## Findings per code (final codes)\n\n", markdown_table(*code_count_table(summary.code_counts)) + "\n"]
+    if cases_md:
+        out.append(("\n" if cards else "") + cases_md)
+    if jr:
+        out.append(("\n" if cards or cases_md else "") + judge_report_markdown(jr))
+    if gt_rows:
+        out += ["\n## Ground-truth agreement\n\n", markdown_table(
+            GT_AGREEMENT_HEADER, [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note]
+                                  for r in gt_rows]) + "\n"]
+    if trials:
+        out.append("\n" + failter_markdown(trials, weights, price_table is not None))
+    if failed:
+        out.append("\n" + failed)
+    if span_md:
+        out.append("\n" + span_md)
+    return BuiltReport("".join(out), notes)
