@@ -376,7 +376,9 @@ def trial_facts(meta: dict) -> dict:
     completion_tokens, total_tokens), retry-attempts (attempts - 1),
     errors-on-retry, estimated-cost. Values that are not finite, >= 0
     numbers are left out."""
-    usage = meta.get("token-usage") if isinstance(meta.get("token-usage"), dict) else {}
+    usage = meta.get("token-usage")
+    if not isinstance(usage, dict):
+        usage = {}
     usage = {_key(k).replace("-", "_"): v for k, v in usage.items()}
     tokens = {k: (None if _count(usage.get(k)) is None else int(_count(usage.get(k))))
               for k in ("prompt_tokens", "completion_tokens", "total_tokens")}

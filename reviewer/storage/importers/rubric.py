@@ -288,7 +288,9 @@ def import_readings(project: Project, source: Path, options: ImportOptions) -> I
             if error or not isinstance(samples, list):
                 report.skip(SAMPLES, error or "no samples list")
             else:
-                stamp = data.get("generatedAt") if isinstance(data.get("generatedAt"), str) else None
+                stamp = data.get("generatedAt")
+                if not isinstance(stamp, str):
+                    stamp = None
                 for i, sample in enumerate(samples):
                     model = (sample.get("model") if isinstance(sample, dict) else None) or data.get("model") \
                         or options.model or "unknown"
@@ -341,7 +343,9 @@ def _import_failures(path: Path, readings: _Readings, options: ImportOptions, re
     if error or not isinstance(cases, list):
         report.skip(FAILURES, error or "no cases list")
         return
-    stamp = data.get("generatedAt") if isinstance(data.get("generatedAt"), str) else None
+    stamp = data.get("generatedAt")
+    if not isinstance(stamp, str):
+        stamp = None
     for i, case in enumerate(cases):
         where = f"{FAILURES} case {i}"
         model = (case.get("model") if isinstance(case, dict) else None) or options.model or "synthetic"

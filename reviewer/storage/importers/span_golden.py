@@ -95,7 +95,9 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
         report.skip(source.name, "not golden-set results (needs perPrompt and report)")
         return report
     model = str(data.get("provider") or options.model or "unknown")
-    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
+    timestamp = data.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = None
     prompt_id, created = repo.upsert_prompt(project, Prompt(name=span_store.SPAN_PROMPT, text=PROMPT_TEXT,
                                                             schema=AnswerSchema.FREE), actor=options.actor)
     report.count("prompts", created)
