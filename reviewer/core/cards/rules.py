@@ -158,7 +158,7 @@ def pair_cards(
             out.evidence[m, g] = ev
     use_boxes = config.use_boxes and model_boxes is not None and gt_boxes is not None \
         and any(b is not None for b in model_boxes) and any(b is not None for b in gt_boxes)
-    if use_boxes:
+    if use_boxes and gt_boxes is not None:  # use_boxes implies gt_boxes
         out.box_frame, boxes = _box_frame(out, model_boxes, gt_boxes, orientation, config)
         if boxes is not None:
             for (m, g) in list(out.evidence):
