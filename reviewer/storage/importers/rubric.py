@@ -248,6 +248,7 @@ class _Readings:
         if item is None:
             item_id, _ = repo.upsert_item(self.project, Item(name=name, kind="text", text=text), self.options.actor)
         else:
+            assert item.id is not None  # read from the database
             item_id = item.id
         self.report.count("items", item is None)
         run_id, status = repo.add_run(self.project, item_id, self.prompt_id, model, output, timestamp=timestamp,

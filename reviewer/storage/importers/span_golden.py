@@ -115,6 +115,7 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
             continue
         predicted = [s for s in entry.get("predicted") or [] if isinstance(s, dict)]
         output = json.dumps({"text": item.text or "", "spans": predicted}, ensure_ascii=False, indent=1)
+        assert item.id is not None  # read from the database
         run_id, status = repo.add_run(project, item.id, prompt_id, model, output, timestamp=timestamp,
                                       source=f"{source.name}#{name}", actor=options.actor)
         if run_id is None:
