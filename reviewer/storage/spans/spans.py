@@ -335,7 +335,7 @@ def f1_by_group(project: Project) -> dict[str, dict[str, dict[str, g.Counts]]]:
         if golden is None:
             continue
         pairs.setdefault(_group(run), []).append((run["spans"], golden))
-    out = {}
+    out: dict[str, dict[str, dict[str, g.Counts]]] = {}
     for group, ps in pairs.items():
         out[group] = {}
         for mode in ("exact", "relaxed"):
