@@ -80,7 +80,8 @@ def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Op
         if not todo:
             echo(f"nothing to label: every subject of the queue has a first label by {who}")
             return
-        store, stack = labels.LabelStore(p, who), UndoStack()
+        store = labels.LabelStore(p, who)
+        stack: UndoStack[labels.LabelStore] = UndoStack()
         done = 0
         for n, entry in enumerate(todo, 1):
             subject = entry.subject

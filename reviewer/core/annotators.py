@@ -32,7 +32,7 @@ from typing import Mapping, Optional, Sequence
 from reviewer.core.cards.gt_agreement import (
     CONSENSUS, ConsensusEdit, Difference, ItemAgreement, compare, consensus_edit, shown,
 )
-from reviewer.core.commands import Adjudicate, AddCard, AddPile, Batch, Command, DeleteCards, EditCards
+from reviewer.core.commands import Adjudicate, AddCard, AddPile, Batch, Command, DeleteCards, EditCards, Store
 from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute, DisputeKind
@@ -122,8 +122,8 @@ def find_difference(found: Sequence[ItemAgreement], subject: str, dimension: str
                 None)
 
 
-def _edit_commands(item_id: int, edit: ConsensusEdit) -> list[Command]:
-    steps: list[Command] = []
+def _edit_commands(item_id: int, edit: ConsensusEdit) -> list[Command[Store]]:
+    steps: list[Command[Store]] = []
     if edit.pile is not None:
         steps.append(AddPile(item_id, edit.pile[0], edit.pile[1]))
     if edit.op == "add" and edit.card is not None:
@@ -137,7 +137,7 @@ def _edit_commands(item_id: int, edit: ConsensusEdit) -> list[Command]:
 
 def adjudicate_difference(item_id: int, consensus: GroundTruth, difference: Difference, annotator: str,
                           reviewer: str, rationale: str = "", dispute_id: Optional[int] = None,
-                          pile_regions: Optional[dict[str, Optional[list]]] = None) -> Batch:
+                          pile_regions: Optional[dict[str, Optional[list]]] = None) -> Batch[Store]:
     """The command (one undo step) that sides with ``annotator`` on
     ``difference``: the adjudication of its dispute and the edit that makes
     the consensus of item ``item_id`` agree with that side (module doc).

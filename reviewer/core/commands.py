@@ -13,7 +13,7 @@ import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Generic, Optional, Protocol, Sequence, TypeVar
 
 from reviewer.core.cards.pre_annotation import boxes_from_run, draft_from_run
 from reviewer.core.cards.readings import squashed
@@ -62,6 +62,15 @@ class Store(Protocol):
         """Remove the adjudication of (``subject``, ``dimension``); no error when there is none."""
 
 
+S = TypeVar("S", contravariant=True)
+"""The store a command acts on. Contravariant: a command that needs only a
+narrow store (golden spans, labels) runs on any store that has those methods,
+such as the project store."""
+
+T = TypeVar("T")
+"""The store an UndoStack's commands act on."""
+
+
 @dataclass
 class Effect:
     """What a command touched, so views refresh and runs are re-scored:
@@ -73,33 +82,35 @@ class Effect:
     subjects: set[str] = field(default_factory=set)
 
 
-class Command(ABC):
-    """One user edit. ``text`` names it in the undo history."""
+class Command(ABC, Generic[S]):
+    """One user edit on a store of type ``S`` (Store for ground truth,
+    findings and adjudications; narrower protocols for span and label
+    commands). ``text`` names it in the undo history."""
 
     text: str = "edit"
 
     @abstractmethod
-    def do(self, store: Store) -> Effect:
+    def do(self, store: S) -> Effect:
         """Apply the edit (first time or redo)."""
 
     @abstractmethod
-    def undo(self, store: Store) -> Effect:
+    def undo(self, store: S) -> Effect:
         """Revert the edit."""
 
 
-class Batch(Command):
+class Batch(Command[S]):
     """Several commands as one edit (one undo step): done in order, undone
     in reverse; the Effect is the union of theirs."""
 
-    def __init__(self, commands: Sequence[Command], text: str):
+    def __init__(self, commands: Sequence[Command[S]], text: str):
         self.commands = list(commands)
         self.text = text
 
-    def do(self, store: Store) -> Effect:
+    def do(self, store: S) -> Effect:
         """Do every command in order; Effect with everything they touched."""
         return _union(c.do(store) for c in self.commands)
 
-    def undo(self, store: Store) -> Effect:
+    def undo(self, store: S) -> Effect:
         """Undo every command in reverse order; Effect with everything they touched."""
         return _union(c.undo(store) for c in reversed(self.commands))
 
@@ -114,7 +125,7 @@ def _union(effects) -> Effect:
 
 
 # -- ground truth -------------------------------------------------------------
-class AddPile(Command):
+class AddPile(Command[Store]):
     """Add a ground-truth pile (label, optional region polygon in pixels)."""
 
     def __init__(self, item_id: int, label: str, region: Optional[list] = None):
@@ -133,7 +144,7 @@ class AddPile(Command):
         return Effect(items={self.item_id})
 
 
-class EditPile(Command):
+class EditPile(Command[Store]):
     """Change a pile's label and/or region."""
 
     def __init__(self, pile_id: int, label: Optional[str] = None, region: Optional[list] = None):
@@ -157,7 +168,7 @@ class EditPile(Command):
         return Effect(items={self.item_id})
 
 
-class AddCard(Command):
+class AddCard(Command[Store]):
     """Add a ground-truth card (text, pile label, optional box in pixels)."""
 
     def __init__(self, item_id: int, text: str, pile: Optional[str] = None, bbox: Optional[BBox] = None):
@@ -177,7 +188,7 @@ class AddCard(Command):
         return Effect(items={self.item_id})
 
 
-class EditCards(Command):
+class EditCards(Command[Store]):
     """Change text, pile and/or box of one or more cards.
 
     ``changes``: {card id: {"text"?, "pile"?, "bbox"?}} (bbox a BBox or None).
@@ -252,7 +263,7 @@ def accept_run_cards(item_id: int, ground_truth: GroundTruth, cards: Sequence[Mo
     return Batch(steps, text=f"accept {run_name}'s {len(draft.cards)} card(s) as draft ground truth")
 
 
-class DeleteCards(Command):
+class DeleteCards(Command[Store]):
     """Delete ground-truth cards; undo puts them back with the same ids."""
 
     def __init__(self, card_ids: Sequence[int]):
@@ -286,7 +297,7 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class DecideFindings(Command):
+class DecideFindings(Command[Store]):
     """Confirm, reject or reclassify findings (one step for many).
 
     ``status``: CONFIRMED or REJECTED; ``final_code``: the new code when
@@ -318,20 +329,29 @@ class DecideFindings(Command):
                 "reviewer": self.reviewer,
                 "decided_at": self.at,
             })
+            assert old.id is not None  # read from the store above
             store.update_finding(old.id, new)
-        return Effect(runs={f.run_id for f in self.before})
+        return Effect(runs=_runs_of(self.before))
 
     def undo(self, store: Store) -> Effect:
         """Write the recorded findings back, skipping any that are gone; Effect with their runs."""
         for old in self.before:
+            assert old.id is not None  # read from the store by do()
             try:
                 store.update_finding(old.id, old)
             except KeyError:  # the finding is gone (its run was re-imported): nothing to restore
                 continue
-        return Effect(runs={f.run_id for f in self.before})
+        return Effect(runs=_runs_of(self.before))
 
 
-class AddFinding(Command):
+def _runs_of(findings: Sequence[Finding]) -> set[int]:
+    """The run ids of findings read from the store (each has one)."""
+    runs = {f.run_id for f in findings}
+    assert None not in runs  # stored findings belong to a run
+    return {r for r in runs if r is not None}
+
+
+class AddFinding(Command[Store]):
     """Add a finding the classifier missed (source human, confirmed)."""
 
     def __init__(self, run_id: int, code: Code, reviewer: str, gt_card_id: Optional[int] = None,
@@ -356,7 +376,7 @@ class AddFinding(Command):
         return Effect(runs={self.run_id})
 
 
-class Adjudicate(Command):
+class Adjudicate(Command[Store]):
     """Set the final value of dimensions of a subject (docs/judging.md), with a
     rationale and the judge it sides with; undo restores what was there.
 
@@ -395,22 +415,23 @@ class Adjudicate(Command):
         return Effect(subjects={self.subject})
 
 
-def _atomic(store: Store):
+def _atomic(store: object):
     """The store's transaction, so a command touching several rows is
     written whole or not at all; a no-op for stores without one."""
     begin = getattr(store, "transaction", None)
     return begin() if begin is not None else contextlib.nullcontext()
 
 
-class UndoStack:
-    """A linear undo history: push does a command; undo/redo walk it."""
+class UndoStack(Generic[T]):
+    """A linear undo history of commands on a store of type ``T``: push does
+    a command; undo/redo walk it."""
 
     def __init__(self, limit: int = 100_000):
-        self._done: list[Command] = []
-        self._undone: list[Command] = []
+        self._done: list[Command[T]] = []
+        self._undone: list[Command[T]] = []
         self.limit = limit
 
-    def push(self, command: Command, store: Store) -> Effect:
+    def push(self, command: Command[T], store: T) -> Effect:
         """Do ``command`` and record it; clears the redo history. If doing
         it raises, nothing is recorded (and, with a store that has
         ``transaction()``, nothing of it is written)."""
@@ -422,7 +443,7 @@ class UndoStack:
         self._undone.clear()
         return effect
 
-    def undo(self, store: Store) -> Optional[Effect]:
+    def undo(self, store: T) -> Optional[Effect]:
         """Undo the last command; None when there is nothing to undo."""
         if not self._done:
             return None
@@ -432,7 +453,7 @@ class UndoStack:
         self._undone.append(self._done.pop())
         return effect
 
-    def redo(self, store: Store) -> Optional[Effect]:
+    def redo(self, store: T) -> Optional[Effect]:
         """Redo the last undone command; None when there is none."""
         if not self._undone:
             return None
@@ -457,11 +478,11 @@ class UndoStack:
         """There is a command to redo."""
         return bool(self._undone)
 
-    def next_undo(self) -> Optional[Command]:
+    def next_undo(self) -> Optional[Command[T]]:
         """The command undo would revert (None when none)."""
         return self._done[-1] if self._done else None
 
-    def next_redo(self) -> Optional[Command]:
+    def next_redo(self) -> Optional[Command[T]]:
         """The command redo would do again (None when none)."""
         return self._undone[-1] if self._undone else None
 
@@ -477,14 +498,14 @@ class UndoStack:
         """Names of the done commands, oldest first."""
         return [c.text for c in self._done]
 
-    def commands(self) -> tuple[list[Command], list[Command]]:
+    def commands(self) -> tuple[list[Command[T]], list[Command[T]]]:
         """(done commands oldest first, undone commands in the order redo
         would take them from the end): copies, to look at without changing."""
         return list(self._done), list(self._undone)
 
 
 def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: Optional[str],
-              bbox: BBox) -> Command:
+              bbox: BBox) -> Command[Store]:
     """The command for a card drawn with box ``bbox`` (upright pixels) and
     typed ``text``: when an unplaced card of ``ground_truth`` (one without a
     box) has that text by §1 equality (card-scoring-rules.md: case,

@@ -30,7 +30,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class _LabelCommand(Command):
+class _LabelCommand(Command[LabelStore]):
     def __init__(self, subject: str, dimension: str, reviewer: str, queue: str):
         if queue not in QUEUES:
             raise ValueError(f"unknown queue '{queue}' (known: {', '.join(QUEUES)})")
@@ -44,7 +44,7 @@ class _LabelCommand(Command):
             self.recorded = True
         return self.before
 
-    def undo(self, store: LabelStore) -> Effect:  # type: ignore[override]  # a label store, as span commands take a span store
+    def undo(self, store: LabelStore) -> Effect:
         """Put back the label as it was (delete it when there was none); Effect with the subject."""
         if self.before is None:
             store.delete_label(self.subject, self.dimension, self.reviewer, self.queue)
@@ -71,7 +71,7 @@ class CommitFirstLabel(_LabelCommand):
                                 first_at=_now())
         self.text = f"first label {dimension} of {subject}"
 
-    def do(self, store: LabelStore) -> Effect:  # type: ignore[override]  # see undo above
+    def do(self, store: LabelStore) -> Effect:
         """Store the first label (same id on redo); Effect with the subject."""
         before = self._record(store)
         if self.label.id is None and before is not None:
@@ -92,7 +92,7 @@ class SetFinalValue(_LabelCommand):
         self.at = _now()
         self.text = f"{'keep' if value is None else 'change'} {dimension} of {subject}"
 
-    def do(self, store: LabelStore) -> Effect:  # type: ignore[override]  # see undo above
+    def do(self, store: LabelStore) -> Effect:
         """Write the final value and its time; Effect with the subject."""
         before = self._record(store)
         if before is None or before.first_value is None:

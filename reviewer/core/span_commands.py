@@ -33,7 +33,7 @@ def _clean(labelled: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-class AddGoldenSpan(Command):
+class AddGoldenSpan(Command[GoldenStore]):
     """Label [start, end) (UTF-16 offsets) of ``labelled`` on item ``item_id``
     with ``role``: a golden span (docs/spans.md#keys, hand labelling)."""
 
@@ -50,17 +50,18 @@ class AddGoldenSpan(Command):
 
     def undo(self, store: GoldenStore) -> Effect:
         """Delete the span added; Effect with its item."""
+        assert self.span.id is not None  # set by do()
         store.delete_golden_span(self.span.id)
         return Effect(items={self.item_id})
 
 
-class EditGoldenSpan(Command):
+class EditGoldenSpan(Command[GoldenStore]):
     """Move a golden span's ends (drag) and/or change its role."""
 
     def __init__(self, span_id: int, labelled: str, start: Optional[int] = None, end: Optional[int] = None,
                  role: Optional[str] = None):
         self.span_id, self.labelled = span_id, labelled
-        self.changes = {"start": start, "end": end, "role": role}
+        self.start, self.end, self.role = start, end, role
         self.before: Optional[GoldenSpan] = None
         self.item_id: Optional[int] = None
         self.text = "change golden span role" if role is not None and start is None and end is None \
@@ -71,21 +72,22 @@ class EditGoldenSpan(Command):
         self.item_id, before = store.get_golden_span(self.span_id)
         if self.before is None:
             self.before = before
-        start = self.changes["start"] if self.changes["start"] is not None else before.start
-        end = self.changes["end"] if self.changes["end"] is not None else before.end
+        start = self.start if self.start is not None else before.start
+        end = self.end if self.end is not None else before.end
         start, end = _clean(self.labelled, start, end)
-        role = self.changes["role"].strip() if self.changes["role"] is not None else before.role
+        role = self.role.strip() if self.role is not None else before.role
         store.update_golden_span(self.span_id, GoldenSpan(start=start, end=end, role=role,
                                                           text=utf16_slice(self.labelled, start, end)))
         return Effect(items={self.item_id})
 
     def undo(self, store: GoldenStore) -> Effect:
         """Put the old ends and role back; Effect with its item."""
+        assert self.before is not None and self.item_id is not None  # set by do()
         store.update_golden_span(self.span_id, self.before)
         return Effect(items={self.item_id})
 
 
-class DeleteGoldenSpan(Command):
+class DeleteGoldenSpan(Command[GoldenStore]):
     """Remove a golden span (Delete)."""
 
     def __init__(self, span_id: int, labelled: str):
@@ -102,6 +104,7 @@ class DeleteGoldenSpan(Command):
 
     def undo(self, store: GoldenStore) -> Effect:
         """Put the span back with its id; Effect with its item."""
+        assert self.span is not None and self.item_id is not None  # set by do()
         self.span.id = self.span_id
         store.add_golden_span(self.item_id, self.labelled, self.span)
         return Effect(items={self.item_id})

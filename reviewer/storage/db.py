@@ -100,6 +100,15 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The row id an INSERT through ``cursor`` gave its new row. sqlite3 types
+    ``lastrowid`` as optional (None before any INSERT); after one it is the
+    new row's id, so None here is a programming error (RuntimeError)."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("no row id: the cursor ran no INSERT")
+    return cursor.lastrowid
+
+
 def default_actor() -> str:
     """Who is making changes: $REVIEWER_NAME, else the login name."""
     return os.environ.get("REVIEWER_NAME") or os.environ.get("USER") or "unknown"

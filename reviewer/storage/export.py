@@ -212,7 +212,7 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
             with db.atomic():
                 for name, columns, pk, rows in tables:
                     keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
-                    db[name].create(columns, pk=pk, foreign_keys=keys or None)
+                    db.table(name).create(columns, pk=pk, foreign_keys=keys or None)  # a table, never a view
                     made.add(name)
                     marks = ", ".join("?" * len(columns))
                     counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})",

@@ -269,7 +269,7 @@ _TYPES = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
 
 
 def doc_tables(tables: Iterable[tuple[str, dict, Optional[str], object]],
-               views: Iterable[str]) -> list[tuple[str, dict, str, list[tuple]]]:
+               views: Iterable[str]) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
     """The ``_tables`` and ``_columns`` tables describing ``tables`` (as
     export.collect_tables gives them: name, {column: type}, pk, rows) and
     ``views``, themselves included. A table or column missing from
@@ -289,7 +289,7 @@ def doc_tables(tables: Iterable[tuple[str, dict, Optional[str], object]],
             ("_columns", {"table": str, "column": str, "type": str, "description": str}, None, column_rows)]
 
 
-def datasette_metadata(doc: list[tuple[str, dict, str, list[tuple]]], title: str) -> dict:
+def datasette_metadata(doc: list[tuple[str, dict, Optional[str], list[tuple]]], title: str) -> dict:
     """Datasette metadata (``-m``) of an export from its ``doc_tables``:
     every table's description and column descriptions."""
     tables: dict[str, dict] = {}
@@ -310,7 +310,7 @@ def metadata_path(out: Path) -> Path:
     return Path(out).with_name(Path(out).name + ".metadata.json")
 
 
-def write_metadata(out: Path, doc: list[tuple[str, dict, str, list[tuple]]], sources: Iterable[Path] = (),
+def write_metadata(out: Path, doc: list[tuple[str, dict, Optional[str], list[tuple]]], sources: Iterable[Path] = (),
                    force: bool = False) -> Path:
     """Write ``datasette_metadata`` beside the export ``out`` as
     ``<out>.metadata.json`` through reviewer.storage.safe_write (checked:

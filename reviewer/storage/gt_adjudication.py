@@ -13,7 +13,7 @@ from typing import Optional
 
 from reviewer.core.annotators import GT_KINDS, adjudicate_difference, find_difference
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, SUBJECT_PREFIX
-from reviewer.core.commands import Command, Effect, UndoStack
+from reviewer.core.commands import Command, Effect, Store, UndoStack
 from reviewer.storage import repo
 from reviewer.storage.annotators.ground_truth import gt_comparisons
 from reviewer.storage.db import Project, ProjectError, default_actor
@@ -24,7 +24,7 @@ __all__ = ["adjudicate", "adjudication_command"]
 
 
 def adjudication_command(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
-                         rationale: str = "") -> tuple[Command, int]:
+                         rationale: str = "") -> tuple[Command[Store], int]:
     """(the command, item id) that sides with ``annotator`` on the
     ground-truth dispute ``dispute_id`` (reviewer.core.annotators.adjudicate_difference:
     the adjudication and the consensus edit, one undo step), not done yet.
@@ -49,7 +49,7 @@ def adjudication_command(project: Project, dispute_id: int, annotator: str, revi
 
 
 def adjudicate(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
-               rationale: str = "", stack: Optional[UndoStack] = None) -> Effect:
+               rationale: str = "", stack: Optional[UndoStack[Store]] = None) -> Effect:
     """Side with ``annotator`` ('consensus' not allowed) on the
     ground-truth dispute ``dispute_id``: record the adjudication and make
     the consensus agree (one command, on ``stack`` when given so it can be

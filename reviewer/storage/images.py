@@ -91,11 +91,13 @@ def _orientation(im: Image.Image, header_only: bool) -> Optional[int]:
     if header_only and im.format == "PNG" and "exif" not in im.info:
         return None
     try:
-        value = im.getexif().get(_ORIENTATION_TAG)
+        tag = im.getexif().get(_ORIENTATION_TAG)
     except (OSError, ValueError, TypeError, SyntaxError):
         return None
+    if tag is None:  # int(None) is a TypeError: no orientation
+        return None
     try:
-        value = int(value)
+        value = int(tag)
     except (TypeError, ValueError):
         return None
     return value if 1 <= value <= 8 else None
@@ -119,9 +121,9 @@ def _to_rgb(im: Image.Image) -> Image.Image:
     if im.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
         if im.mode != "F":
             im = im.convert("I") if im.mode != "I" else im
-        lo, hi = im.getextrema()
-        hi = hi if hi and hi > 0 else 1
-        im = im.point(lambda v: v * (255.0 / hi)).convert("L") if hi > 255 or im.mode == "F" \
+        lo, hi = im.getextrema()  # one band here: two numbers (Pillow types it for any band count)
+        top = hi if isinstance(hi, (int, float)) and hi > 0 else 1
+        im = im.point(lambda v: v * (255.0 / top)).convert("L") if top > 255 or im.mode == "F" \
             else im.convert("L")
     if im.mode == "1":
         im = im.convert("L")

@@ -25,7 +25,7 @@ from reviewer.core.models import (
 )
 from reviewer.core.bounds import drawable_box, drawable_points
 from reviewer.core.text import natural_key
-from reviewer.storage.db import Project, default_actor, now
+from reviewer.storage.db import Project, default_actor, inserted_id, now
 
 _FINDING_COLUMNS = (
     "id, run_id, code, final_code, status, source, gt_card_id, gt_card, model_index, "
@@ -60,7 +60,7 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
             ":added_at, :image_note)",
             data,
         )
-        item_id = cur.lastrowid
+        item_id = inserted_id(cur)
         project.audit("insert", "items", item_id, None, data, actor)
     return item_id, True
 
@@ -126,7 +126,7 @@ def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Opt
                 "INSERT INTO piles (item_id, label, region, position, annotator) VALUES (?, ?, ?, ?, ?)",
                 [item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos, annotator],
             )
-            pile_ids[pile.label] = cur.lastrowid
+            pile_ids[pile.label] = inserted_id(cur)
         for pos, card in enumerate(gt.cards):
             box = card.bbox
             project.db.execute(
@@ -208,8 +208,8 @@ def upsert_prompt(project: Project, prompt: Prompt, override: bool = False,
         cur = project.db.execute(
             "INSERT INTO prompts (name, text, schema, box_convention, schema_source) VALUES (?, ?, ?, ?, ?)",
             [prompt.name, prompt.text, prompt.schema_.value, conv, "override" if override else "auto"])
-        project.audit("insert", "prompts", cur.lastrowid, None, prompt.model_dump(mode="json", by_alias=True), actor)
-        return cur.lastrowid, True
+        project.audit("insert", "prompts", inserted_id(cur), None, prompt.model_dump(mode="json", by_alias=True), actor)
+        return inserted_id(cur), True
 
 
 def prompts(project: Project) -> list[Prompt]:
@@ -285,9 +285,9 @@ def add_run(
             "INSERT INTO runs (item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
             "source, imported_at) VALUES (:item_id, :prompt_id, :model, :repetition, :output, "
             ":output_sha256, :timestamp, :source, :imported_at)", data)
-        project.audit("insert", "runs", cur.lastrowid, None,
+        project.audit("insert", "runs", inserted_id(cur), None,
                       {k: v for k, v in data.items() if k != "output"}, actor)
-    return cur.lastrowid, "added"
+    return inserted_id(cur), "added"
 
 
 class NumberedRun(NamedTuple):
@@ -470,8 +470,8 @@ def insert_finding(project: Project, run_id: int, f: Finding, config_version: Op
             ":model_card, :detail, :reason, :reviewer, :decided_at, :config_version, :created_at, "
             ":verdict_id, :attrs)",
             data)
-        project.audit("insert", "findings", cur.lastrowid, None, data, actor)
-    return cur.lastrowid
+        project.audit("insert", "findings", inserted_id(cur), None, data, actor)
+    return inserted_id(cur)
 
 
 def delete_finding(project: Project, finding_id: int, actor: Optional[str] = None) -> Finding:

@@ -13,7 +13,7 @@ from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, default_actor
+from reviewer.storage.db import Project, default_actor, inserted_id
 from reviewer.storage.spans.spans import GoldenSpanStore
 
 
@@ -43,8 +43,8 @@ class ProjectStore(GoldenSpanStore):
             cur = p.db.execute(
                 "INSERT INTO piles (id, item_id, label, region, position) VALUES (?, ?, ?, ?, ?)",
                 [pile.id, item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos])
-            p.audit("insert", "piles", cur.lastrowid, None, pile.model_dump(mode="json"), self.actor)
-        return cur.lastrowid
+            p.audit("insert", "piles", inserted_id(cur), None, pile.model_dump(mode="json"), self.actor)
+        return inserted_id(cur)
 
     def get_pile(self, pile_id: int) -> tuple[int, Pile]:
         """(item id, pile) of ``pile_id``; KeyError when absent."""
@@ -94,8 +94,8 @@ class ProjectStore(GoldenSpanStore):
                 [card.id, item_id, self._pile_id(item_id, card.pile), card.text,
                  b.x_min if b else None, b.y_min if b else None, b.x_max if b else None,
                  b.y_max if b else None, pos])
-            p.audit("insert", "cards", cur.lastrowid, None, card.model_dump(mode="json"), self.actor)
-        return cur.lastrowid
+            p.audit("insert", "cards", inserted_id(cur), None, card.model_dump(mode="json"), self.actor)
+        return inserted_id(cur)
 
     def get_card(self, card_id: int) -> tuple[int, Card]:
         """(item id, card) of ``card_id``; KeyError when absent."""

@@ -153,7 +153,7 @@ def json_objects(text: str) -> list[tuple[int, int, Any]]:
 _MODEL_CARDS = TypeAdapter(list[ModelCard])
 
 
-def _to_cards(answer: BaseModel) -> tuple[list[ModelCard], bool]:
+def _to_cards(answer: Union[_PilesAnswer, _CardsAnswer]) -> tuple[list[ModelCard], bool]:
     """Model cards of a validated answer, and whether they carry piles."""
     if isinstance(answer, _PilesAnswer):
         cards = _MODEL_CARDS.validate_python(
@@ -334,6 +334,7 @@ def parse_answer(
         _salvage(raw[start:end], schema, result, state[1])
         if result.repaired:
             result.span = (start, end)
+            assert result.error is not None  # set by _describe_json_error: the region does not parse
             result.error += f"; recovered {len(result.cards)} card(s) with json-repair"
     return result
 
@@ -411,7 +412,7 @@ def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string
         else:
             kept.pop()
     if schema == AnswerSchema.PILES:
-        answer: BaseModel = _PilesAnswer(piles=kept)
+        answer: Union[_PilesAnswer, _CardsAnswer] = _PilesAnswer(piles=kept)
     else:
         answer = _CardsAnswer(cards=kept)
     cards, grouped = _to_cards(answer)

@@ -100,10 +100,11 @@ def _box_frame(out: "Pairing", model_boxes, gt_boxes, orientation: int, config: 
     frames = [("upright", 1)]
     if orientation not in (None, 1):
         frames.append(("stored", orientation))
-    best = (None, None, 0.0)
+    best: tuple[Optional[str], Optional[list[Optional[Frac]]], float] = (None, None, 0.0)
     for name, o in frames:
         boxes = [raw_to_upright(b, o) if b is not None else None for b in model_boxes]
-        hit = sum(1 for m, cards in best_cards.items() if any(_overlap(boxes[m], gt_boxes[g]) for g in cards))
+        hit = sum(1 for m, cards in best_cards.items()  # every model card here has a box (see above)
+                  if (box := boxes[m]) is not None and any(_overlap(box, gt_boxes[g]) for g in cards))
         fit = hit / len(best_cards) if best_cards else 0.0
         if best_cards and fit >= config.box_fit and fit > best[2]:
             best = (name, boxes, fit)
@@ -157,13 +158,14 @@ def pair_cards(
             out.evidence[m, g] = ev
     use_boxes = config.use_boxes and model_boxes is not None and gt_boxes is not None \
         and any(b is not None for b in model_boxes) and any(b is not None for b in gt_boxes)
-    if use_boxes:
+    if use_boxes and gt_boxes is not None:  # use_boxes implies gt_boxes
         out.box_frame, boxes = _box_frame(out, model_boxes, gt_boxes, orientation, config)
         if boxes is not None:
             for (m, g) in list(out.evidence):
                 if m in paired_m:
                     continue  # an equal text is that card wherever its box is
-                if boxes[m] is not None and gt_boxes[g] is not None and not _overlap(boxes[m], gt_boxes[g]):
+                box, gt_box = boxes[m], gt_boxes[g]
+                if box is not None and gt_box is not None and not _overlap(box, gt_box):
                     out.box_vetoed.setdefault(m, []).append(g)
                     del out.evidence[m, g]
             _placed_stop_words(out, table, boxes, gt_boxes, rest_m, rest_g)

@@ -116,8 +116,9 @@ def map_piles(
     gi = {p: i for i, p in enumerate(gp)}
     shared = [[0] * len(gp) for _ in mp]
     for m, g in pairs:
-        if model_piles[m] is not None and gt_piles[g] is not None:
-            shared[mi[model_piles[m]]][gi[gt_piles[g]]] += 1
+        model_pile, gt_pile = model_piles[m], gt_piles[g]
+        if model_pile is not None and gt_pile is not None:
+            shared[mi[model_pile]][gi[gt_pile]] += 1
     bonus = _label_bonus(tuple(mp), tuple(gp))
     weight = [[n + b for n, b in zip(row, brow)] for row, brow in zip(shared, bonus)]
     clear = _clear_assignment(weight)
@@ -308,12 +309,13 @@ def _classify(
     evidence = pairing.evidence
     for g, card in enumerate(gt_cards):
         key = card.id if card.id is not None else g
-        m = by_gt.get(g)
-        if m is None:
+        paired = by_gt.get(g)
+        if paired is None:
             outcomes.append(_outcome(key, card, None, None, 0.0, False, False if spatial else None))
             findings.append(dict(code=Code.MISS, gt_card=card.text, gt_card_id=key,
                                     detail=_miss_detail(pairing, g, cards)))
             continue
+        m = paired
         mc = cards[m]
         ev = evidence[m, g]
         pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if spatial else None

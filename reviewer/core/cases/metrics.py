@@ -358,6 +358,7 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
     test = check.test
     rx = metric_set_.regex(metric, check)
     if test.kind in ("present", "absent", "count"):
+        assert rx is not None  # _regex_of raises for these kinds without a regex
         spans = [m.span() for m in rx.finditer(answer, timeout=clock.left())]
         if test.kind == "present":
             return bool(spans), {"count": len(spans)}, spans
@@ -381,9 +382,9 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
         names = [str(v) for v in _as_list(case.lookup(test.source or ""))]
         spans, mentioned = [], []
         for name in names:
-            found = _mention_spans(name, answer, clock)
-            spans += found
-            if found:
+            hits = _mention_spans(name, answer, clock)
+            spans += hits
+            if hits:
                 mentioned.append(name)
         missing = [n for n in names if n not in mentioned]
         share = len(mentioned) / len(names) if names else 1.0
@@ -400,9 +401,9 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
     # query_overlap
     query_words = {w.casefold() for w in _WORD.findall(case.query) if len(w) >= test.min_word_length}
     spans = [m.span() for m in _WORD.finditer(answer, timeout=clock.left()) if m.group().casefold() in query_words]
-    found = {answer[a:b].casefold() for a, b in spans}
-    share = len(found) / len(query_words) if query_words else 1.0
-    return share >= (test.min_share or 0) - 1e-9, {"share": f"{share:.0%}", "count": len(found)}, spans
+    words = {answer[a:b].casefold() for a, b in spans}
+    share = len(words) / len(query_words) if query_words else 1.0
+    return share >= (test.min_share or 0) - 1e-9, {"share": f"{share:.0%}", "count": len(words)}, spans
 
 
 def not_run_note(metric_set_: MetricSet) -> str:

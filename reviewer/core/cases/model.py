@@ -89,6 +89,7 @@ def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple
     for name, value in (("context", context), ("expectedBehavior", expected), ("metadata", metadata)):
         if not isinstance(value, dict):
             return None, (where, f"{name} is not an object")
+    assert isinstance(expected, dict)  # checked in the loop above
     bad = first_non_finite({"context": context, "expectedBehavior": expected, "metadata": metadata})
     if bad:
         return None, (where, f"{bad} is not a finite number (NaN, Infinity or past 2^63)")

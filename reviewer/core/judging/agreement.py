@@ -270,7 +270,7 @@ def _counts_from_numeric(arr: np.ndarray, categories: Optional[Sequence[Any]]) -
     missing = np.isnan(arr)
     if categories is None and arr.size:
         n_uc, cat_values = _small_int_counts(arr, missing)
-        if n_uc is not None:
+        if n_uc is not None and cat_values is not None:  # both or neither
             return n_uc, cat_values
     present = ~missing
     unit_of = np.broadcast_to(np.arange(units)[:, None], arr.shape)[present]

@@ -125,7 +125,10 @@ def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional
     if scale == Scale.PASS_FAIL:
         return judge == "pass" and people == "fail"
     if scale in LOW_MARK:
-        return bool(is_pass(judge, scale, threshold)) and float(people) <= LOW_MARK[scale]
+        if not is_pass(judge, scale, threshold):
+            return False
+        assert people is not None  # a judge and a person decided every row
+        return float(people) <= LOW_MARK[scale]
     return False
 
 

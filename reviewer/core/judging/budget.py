@@ -384,7 +384,7 @@ def labelling_order(subjects: Sequence[str], strata: Sequence[Hashable], budget:
         c = None if confidence is None else confidence[i]
         known = c is not None and math.isfinite(float(c))
         tie = hashlib.sha256(f"{seed}:{subjects[i]}".encode()).hexdigest()
-        return (not (disagreement is not None and disagreement[i]), not known, float(c) if known else 0.0, tie)
+        return (not (disagreement is not None and disagreement[i]), not known, float(c) if known and c is not None else 0.0, tie)
 
     picks: list[tuple[float, int, int]] = []
     for rank, (s, idx) in enumerate(groups.items()):

@@ -119,6 +119,7 @@ def corrected_pass_rate(labelled: Sequence[tuple[bool, bool]], unlabelled: Seque
                                         "than chance at telling pass from fail, so its pass rate cannot be corrected")
     unclipped = (observed + tnr - 1.0) / den
     rate = rogan_gladen(observed, tpr, tnr)
+    assert rate is not None  # defined: den > 0 above
     interval = bootstrap_counts([codes_l, codes_u], [4, 2], _vectorised, n_resamples=n_resamples, seed=seed,
                                 confidence_level=confidence_level)[0]
     notes = []

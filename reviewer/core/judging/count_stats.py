@@ -31,7 +31,7 @@ Rules, for a confusion matrix O (K x K, n pairs, rows r, columns c):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Mapping, Optional, Sequence
+from typing import Any, Callable, Hashable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -258,7 +258,7 @@ def alpha_from_coincidences(o: np.ndarray, level: str, values: np.ndarray) -> np
         return np.where((n > 0) & (d_e > 0), 1.0 - (n - 1.0) * d_o / d_e, np.nan)
 
 
-def units_sample(rows: Sequence[Sequence[Any]], level: str, categories: Sequence[Hashable],
+def units_sample(rows: Sequence[Sequence[Any]], level: str, categories: Sequence[Union[float, str]],
                  statistic: str, threshold: Optional[float] = None) -> CountSample:
     """Units (subjects) x raters, ``None`` missing, coded by their count of
     values per category; every unit is a subject (units with fewer than two

@@ -493,6 +493,7 @@ def _judge_vs_human(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterKe
         for scale in dict.fromkeys(h.scale for h in hs if dim in h.scores):
             rated = [(h, value_of(h, dim)) for h in hs if h.scale == scale and dim in h.scores]
             gold = [(h, x) for h, x in rated if h.judge == GOLD and x is not None]
+            ref: Value
             if gold:
                 refs, ref, what = [gold[0][0]], gold[0][1], f"gold {format_value(gold[0][1])}"
             else:

@@ -10,7 +10,7 @@ silently.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence, Union
 
 from reviewer.core.judging.stats import (
     PAIRWISE_VERDICTS,
@@ -30,7 +30,7 @@ def _verdict(value: Any, where: str) -> Optional[str]:
 
 
 def position_swap_consistency(
-    verdict_ab: Sequence[Optional[str]], verdict_ba: Sequence[Optional[str]]
+    verdict_ab: Sequence[Union[str, float, None]], verdict_ba: Sequence[Union[str, float, None]]
 ) -> AgreementResult:
     """How often a pairwise judge gives the same verdict when the answers swap places.
 

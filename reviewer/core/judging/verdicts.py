@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import math
 from datetime import datetime
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, Field
 
@@ -62,7 +62,7 @@ TOLERANCE = {
     Scale.WINNER: 0.0,
 }
 #: Statistic level of a scale for agreement (Krippendorff's alpha).
-LEVEL = {
+LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval", "ratio"]] = {
     Scale.ORDINAL5: "ordinal",
     Scale.GRADE: "ordinal",
     Scale.PERCENT: "interval",

@@ -63,7 +63,9 @@ def model_of(result: Mapping, snapshot: Mapping) -> str:
     """The model that labelled a result, as the span-snapshot importer names
     its run: the snapshot's extractionModel, else the result's meta.version,
     else 'unknown'."""
-    meta = result.get("meta") if isinstance(result.get("meta"), Mapping) else {}
+    meta = result.get("meta")
+    if not isinstance(meta, Mapping):
+        meta = {}
     return str(snapshot.get("extractionModel") or meta.get("version") or "unknown")
 
 
@@ -77,7 +79,9 @@ def latency_by_model(snapshot: Mapping, file_stats: Optional[Mapping] = None) ->
     values: dict[tuple[str, str], list[float]] = {}
     for result in snapshot.get("results") or []:
         model = model_of(result, snapshot)
-        meta = result.get("meta") if isinstance(result.get("meta"), Mapping) else {}
+        meta = result.get("meta")
+        if not isinstance(meta, Mapping):
+            meta = {}
         for stage, where, key in LATENCY_STAGES:
             x = _num((result if where == "result" else meta).get(key))
             if x is not None:
@@ -100,7 +104,7 @@ def missed_by_severity(judges: Iterable[Mapping]) -> dict[str, dict]:
     """{severity: {count, examples}} over normalised judge results, for the
     three severities (an unknown severity is not counted); examples: the
     first five as 'text (category)'."""
-    out = {s: {"count": 0, "examples": []} for s in SEVERITIES}
+    out: dict[str, dict[str, Any]] = {s: {"count": 0, "examples": []} for s in SEVERITIES}
     for judge in judges:
         for m in judge.get("missedElements") or []:
             entry = out.get(m.get("severity"))

@@ -153,7 +153,9 @@ def parse_golden_set(data: Any) -> tuple[dict, list[GoldenPrompt], list[str]]:
         if not isinstance(p, Mapping) or not isinstance(p.get("id"), str) or not isinstance(p.get("text"), str):
             problems.append(f"prompt {i}: no id or text")
             continue
-        truth = p.get("groundTruth") if isinstance(p.get("groundTruth"), Mapping) else {}
+        truth = p.get("groundTruth")
+        if not isinstance(truth, Mapping):
+            truth = {}
         spans = []
         for j, s in enumerate(truth.get("spans") or []):
             if not isinstance(s, Mapping) or not all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)

@@ -53,6 +53,10 @@ class _Matcher:
         self.used: set[int] = set()
         self.slow: list[int] = []  # golden spans only the plain loop can match
 
+    def take(self, pred: Mapping) -> Optional[int]:
+        """The golden span ``pred`` matches first, marked used (each subclass's index)."""
+        raise NotImplementedError
+
     def _plain(self, pred: Mapping, among) -> Optional[int]:
         for j in among:
             if j not in self.used and self.fits(pred, self.golden[j]):

@@ -38,12 +38,14 @@ def place(code: str, index: Optional[int], text: str, labelled: str,
     if code != "MISSED":
         key = _norm(text)
         if index is not None and 0 <= index < len(spans) and (not key or _norm(str(spans[index].get("text", ""))) == key):
-            at = _offsets(spans[index])
-            if at is not None:
-                return (*at, index)
+            offsets = _offsets(spans[index])
+            if offsets is not None:
+                return (*offsets, index)
         for i, s in enumerate(spans):
-            if key and _norm(str(s.get("text", ""))) == key and _offsets(s) is not None:
-                return (*_offsets(s), i)
+            if key and _norm(str(s.get("text", ""))) == key:
+                offsets = _offsets(s)
+                if offsets is not None:
+                    return (*offsets, i)
     needle = (text or "").strip().lower()
     if not needle:
         return None

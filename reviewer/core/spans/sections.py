@@ -110,8 +110,11 @@ def tag_spans(spans: Iterable[Mapping], sections: PromptSections) -> list[dict]:
     out = []
     for span in spans:
         start = span.get("start")
-        ok = isinstance(start, (int, float)) and not isinstance(start, bool) and math.isfinite(start)
-        out.append({**span, "section": span_section(int(start), sections) if ok else "main"})
+        if isinstance(start, (int, float)) and not isinstance(start, bool) and math.isfinite(start):
+            section = span_section(int(start), sections)
+        else:
+            section = "main"
+        out.append({**span, "section": section})
     return out
 
 

@@ -127,7 +127,9 @@ def normalise_judge_result(judge: Mapping) -> dict:
     (design property P7 and convertBasicToEnhanced). ``totalScore`` is kept as the
     judge gave it when it is a number, else the sum of the scores. Never
     raises for a mapping."""
-    raw_scores = judge.get("scores") if isinstance(judge.get("scores"), Mapping) else {}
+    raw_scores = judge.get("scores")
+    if not isinstance(raw_scores, Mapping):
+        raw_scores = {}
     scores = {k: _clamp_score(raw_scores.get(k)) for k in SCORE_KEYS}
     total = _number(judge.get(TOTAL_KEY))
     out: dict[str, Any] = {
@@ -139,7 +141,9 @@ def normalise_judge_result(judge: Mapping) -> dict:
         for key in ("missedElements", "falsePositives", "taxonomyErrors", "granularityErrors"):
             value = judge.get(key)
             out[key] = [e for e in value if isinstance(e, Mapping)] if isinstance(value, list) else []
-        raw_cats = judge.get("categoryScores") if isinstance(judge.get("categoryScores"), Mapping) else {}
+        raw_cats = judge.get("categoryScores")
+        if not isinstance(raw_cats, Mapping):
+            raw_cats = {}
         out["categoryScores"] = {
             cat: {"coverage": _clamp_score(raw_cats[cat].get("coverage")),
                   "precision": _clamp_score(raw_cats[cat].get("precision"))}
@@ -147,8 +151,12 @@ def normalise_judge_result(judge: Mapping) -> dict:
             for cat in CATEGORIES
         }
         return out
-    missed = judge.get("missedElements") if isinstance(judge.get("missedElements"), list) else []
-    wrong = judge.get("incorrectExtractions") if isinstance(judge.get("incorrectExtractions"), list) else []
+    missed = judge.get("missedElements")
+    if not isinstance(missed, list):
+        missed = []
+    wrong = judge.get("incorrectExtractions")
+    if not isinstance(wrong, list):
+        wrong = []
     out["missedElements"] = [{"text": str(t), "expectedRole": "unknown", "category": "unknown", "severity": "minor"}
                              for t in missed]
     out["falsePositives"] = [{"text": str(t), "assignedRole": "unknown", "reason": "other"} for t in wrong]
@@ -348,9 +356,11 @@ def score_range(judge: Mapping) -> Optional[str]:
     is within 0-5 (0 is the judge's "not scored"), '0-100' when within 0-100,
     None when a score is outside both or no score is a number. The value is a
     :class:`reviewer.core.judging.verdicts.Scale` value."""
-    raw = judge.get("scores") if isinstance(judge.get("scores"), Mapping) else {}
-    values = [_number(raw.get(k)) for k in SCORE_KEYS if k in raw]
-    values = [v for v in values if v is not None]
+    raw = judge.get("scores")
+    if not isinstance(raw, Mapping):
+        raw = {}
+    numbers = [_number(raw.get(k)) for k in SCORE_KEYS if k in raw]
+    values = [v for v in numbers if v is not None]
     if not values:
         return None
     if all(0 <= v <= 5 for v in values):

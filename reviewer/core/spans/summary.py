@@ -79,7 +79,9 @@ def _compact_judge(result: Mapping, snapshot: Mapping, single: bool) -> Optional
     if single:
         if isinstance(snapshot.get("categoryScores"), Mapping):
             judge["categoryScores"] = dict(snapshot["categoryScores"])
-        common = snapshot.get("commonErrors") if isinstance(snapshot.get("commonErrors"), Mapping) else {}
+        common = snapshot.get("commonErrors")
+        if not isinstance(common, Mapping):
+            common = {}
         for key, fields in (("missedElements", ("category",)), ("falsePositives", ("reason",)),
                             ("taxonomyErrors", ("assignedRole", "expectedRole"))):
             for entry in common.get(key) or []:
@@ -99,13 +101,17 @@ def load_snapshot(data: Mapping) -> dict:
     compact Gemini format (results with only ``score``) gets a judge result
     from it. ``summary`` is the file's own block (or {}), kept only to
     compare against. Never raises for a mapping."""
-    raw_results = data.get("results") if isinstance(data.get("results"), list) else []
+    raw_results = data.get("results")
+    if not isinstance(raw_results, list):
+        raw_results = []
     single = len(raw_results) == 1
     results = []
     for index, raw in enumerate(raw_results):
         if not isinstance(raw, Mapping):
             continue
-        output = raw.get("output") if isinstance(raw.get("output"), str) else ""
+        output = raw.get("output")
+        if not isinstance(output, str):
+            output = ""
         sections = detect_sections(output)
         spans = [s for s in raw.get("spans") or [] if isinstance(s, Mapping)] if isinstance(raw.get("spans"), list) else []
         judge = raw.get("judgeResult")
@@ -206,7 +212,7 @@ def confidence_analysis(results: Iterable[Mapping]) -> dict:
     errors, errorRate, examples}}, recommendedThreshold, notes}; errorRate is
     errors / total (0 when empty); examples are up to 3 error spans as
     '"text" (role)'."""
-    buckets = {name: {"range": list(rng), "total": 0, "errors": 0, "errorRate": 0.0, "examples": []}
+    buckets: dict[str, dict[str, Any]] = {name: {"range": list(rng), "total": 0, "errors": 0, "errorRate": 0.0, "examples": []}
                for name, _, rng in BUCKETS}
     for result in results:
         if not isinstance(result.get("judgeResult"), Mapping):

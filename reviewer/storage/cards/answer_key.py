@@ -74,7 +74,7 @@ def ground_truths(folder: Path) -> dict[str, tuple[GroundTruth, int, int]]:
         boxes: dict[tuple[str, str], list[BBox]] = {}
         for b in entry.get("boxes", []):
             boxes.setdefault((b["text"], b.get("pile")), []).append(BBox(**b["bbox"]))
-        cards = []
+        cards: list[Card] = []
         for pile in entry["piles"]:
             for text in pile["cards"]:
                 found = boxes.get((text, pile["label"])) or []

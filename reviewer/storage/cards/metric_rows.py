@@ -85,7 +85,7 @@ def iter_metric_rows(project: Project, with_parse_error: bool = False) -> Iterat
         auto, reviewed = row[9], row[10]
         if auto is None or reviewed is None:  # another program changed a finding meanwhile
             auto, reviewed = _recompute(project, row[0])
-        yield MetricRow(*row[:9], loads(auto), loads(reviewed))
+        yield MetricRow._make((*row[:9], loads(auto), loads(reviewed)))
 
 
 def _recompute(project: Project, run_id: int) -> tuple[str, str]:

@@ -72,6 +72,7 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
         ids)}
     by_run: dict[int, list] = {}
     for f in repo.findings_of_runs(project, ids):
+        assert f.run_id is not None  # stored findings belong to a run
         by_run.setdefault(f.run_id, []).append(f)
     out = []
     for run in rows:

@@ -56,6 +56,7 @@ def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, 
             continue
         by_run: dict[int, list[Finding]] = {}
         for f in repo.findings_of_runs(project, [i for i in part if i in stored]):
+            assert f.run_id is not None  # stored findings belong to a run
             by_run.setdefault(f.run_id, []).append(f)
         for run in repo.run_rows(project, [i for i in part if i in stored], with_output=with_output):
             facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]

@@ -119,6 +119,7 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
     for f in repo.findings_of_runs(project, ids):
         # test-case checks are written by storage.cases.cases
         mine = f.source == Source.AUTO and not isinstance(f.code, CaseCode)
+        assert f.run_id is not None  # stored findings belong to a run
         (old_by_run if mine else others).setdefault(f.run_id, []).append(f)
     next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
     stamp = now()

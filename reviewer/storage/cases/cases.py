@@ -259,6 +259,7 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
     for rest in by_key.values():
         for f in rest:
             if f.status.value == "proposed":
+                assert f.id is not None  # read from the database
                 repo.delete_finding(project, f.id, actor="scorer")
             elif not f.stale:
                 project.db.execute("UPDATE findings SET detail = ? WHERE id = ?", [STALE_PREFIX + f.detail, f.id])
@@ -362,6 +363,7 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
         "JOIN case_run_scores s ON s.run_id = r.id ORDER BY i.name, r.model, r.repetition, r.id").fetchall()
     by_run: dict[int, list[Finding]] = {}
     for f in repo.findings(project):
+        assert f.run_id is not None  # stored findings belong to a run
         by_run.setdefault(f.run_id, []).append(f)
     out = []
     names = ("id", "item_id", "item", "prompt", "model", "repetition", "output", "timestamp", "imported_at")

@@ -56,6 +56,7 @@ def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Option
     for item in repo.items(project):
         if item.kind != "photo" or not item.path:
             continue
+        assert item.id is not None  # read from the database
         gt = repo.ground_truth(project, item.id, who)
         if gt.cards or gt.piles:
             items.append((item, project.resolve(item.path).resolve(), gt))

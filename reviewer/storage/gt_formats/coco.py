@@ -114,14 +114,14 @@ def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item,
             builder.card(text, label, [to_upright(p) for p in points],
                          f"{what} ('{text}')" if text else f"{what} (a box to transcribe)")
         else:
-            points = polygons[0] if polygons else box_points
-            if not points:
+            outline = polygons[0] if polygons else box_points
+            if not outline:
                 report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
                 continue
             if len(polygons) > 1:
                 report.notes.append(f"{where}: {what}: the region of pile '{label}' is its first polygon")
             builder.pile(label)
-            builder.region(label, [to_upright(p) for p in points], f"{what} ({label})")
+            builder.region(label, [to_upright(p) for p in outline], f"{what} ({label})")
     return builder.build()
 
 
@@ -202,7 +202,8 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=
     transcribe; a rectangle segmentation). Cards without a box are counted
     in ``skipped``."""
     categories: dict[str, int] = {}
-    images, anns = [], []
+    images: list[dict[str, Any]] = []
+    anns: list[dict[str, Any]] = []
     counts: dict[str, Any] = {"images": 0, "piles": 0, "cards": 0, "skipped": []}
 
     def cat(label: str) -> int:
@@ -215,14 +216,17 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=
             cat(pile.label)  # every label a category, in order of first use
         draw = drawable(item, gt, counts["skipped"])
         for _, pile in draw.regions:
-            b = bounds(pile.region)
+            region = pile.region
+            assert region is not None  # drawable keeps the piles with a region
+            box = bounds(region)
             anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(pile.label),
-                         "segmentation": [[v for p in pile.region for v in p]],
-                         "bbox": [b.x_min, b.y_min, b.x_max - b.x_min, b.y_max - b.y_min],
-                         "area": _area(pile.region), "iscrowd": 0, "attributes": {}})
+                         "segmentation": [[v for p in region for v in p]],
+                         "bbox": [box.x_min, box.y_min, box.x_max - box.x_min, box.y_max - box.y_min],
+                         "area": _area(region), "iscrowd": 0, "attributes": {}})
             counts["piles"] += 1
         for _, card in draw.cards:
             b = card.bbox
+            assert b is not None  # drawable keeps the cards with a box
             w, h = b.x_max - b.x_min, b.y_max - b.y_min
             anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(card.pile or ""),
                          "segmentation": [[v for p in rectangle_points(b) for v in p]],

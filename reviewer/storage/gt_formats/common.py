@@ -25,7 +25,7 @@ from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, same_gro
 from reviewer.core.cards.gt_geometry import (
     Point, bounds, clamp_box, clamp_points, drawn_on_stored_frame, is_empty, stored_to_upright,
 )
-from reviewer.core.models import BBox, Card, GroundTruth, Item, Pile
+from reviewer.core.models import Card, GroundTruth, Item, Pile
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
@@ -235,7 +235,7 @@ class GtBuilder:
         if not checked:
             self.report.skip(f"{self.where}: {what}", "no points")
             return
-        box: Optional[BBox] = bounds(checked)
+        box = bounds(checked)
         if self.item.width and self.item.height:
             box, changed = clamp_box(box, self.item.width, self.item.height)
             if is_empty(box):
@@ -261,6 +261,7 @@ def store_ground_truth(project: Project, item: Item, gt: GroundTruth, annotator:
     annotator's ground truth of an item without a consensus is also its
     consensus (until adjudications change it)."""
     who = annotator or CONSENSUS_NAME
+    assert item.id is not None  # a stored item
     current = repo.ground_truth(project, item.id, annotator)
     if current.cards or current.piles:
         report.count("ground truths", False)

@@ -152,7 +152,7 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
 
 def _points(shape: tuple[str, dict], size, item: Item, where: str, report: ImportReport) -> Optional[list[Point]]:
     kind, value = shape
-    declared = declared_size(*size, where, report) if size and (size[0] or size[1]) else (None, None)
+    declared = declared_size(size[0], size[1], where, report) if size and (size[0] or size[1]) else (None, None)
     w, h = declared if declared[0] and declared[1] else (item.width, item.height)
     if not w or not h:
         return None
@@ -227,21 +227,25 @@ def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path, 
     for task_id, (item, photo, gt) in enumerate(items, 1):
         w, h = item.width, item.height
         base = {"to_name": "image", "original_width": w, "original_height": h, "image_rotation": 0}
-        results = []
+        results: list[dict[str, object]] = []
         draw = drawable(item, gt, counts["skipped"])
         for k, pile in draw.regions:
+            region = pile.region
+            assert region is not None  # drawable keeps the piles with a region
             results.append({**base, "id": f"pile{k}", "type": "polygonlabels", "from_name": "pile",
-                            "value": {"points": [[_pct(x, w), _pct(y, h)] for x, y in pile.region],
+                            "value": {"points": [[_pct(x, w), _pct(y, h)] for x, y in region],
                                       "polygonlabels": [pile.label]}})
             counts["piles"] += 1
         for k, card in draw.cards:
             b = card.bbox
+            assert b is not None  # drawable keeps the cards with a box
             geo = {"x": _pct(b.x_min, w), "y": _pct(b.y_min, h), "width": _pct(b.x_max - b.x_min, w),
                    "height": _pct(b.y_max - b.y_min, h), "rotation": 0}
-            rect = {**base, "id": f"card{k}", "from_name": "pile", "value": dict(geo)}
+            value: dict[str, object] = dict(geo)
+            rect: dict[str, object] = {**base, "id": f"card{k}", "from_name": "pile", "value": value}
             if card.pile:
                 rect.update(type="rectanglelabels")
-                rect["value"]["rectanglelabels"] = [card.pile]
+                value["rectanglelabels"] = [card.pile]
             else:
                 rect.update(type="rectangle", from_name="box")
             results.append(rect)

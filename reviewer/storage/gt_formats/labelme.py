@@ -174,27 +174,30 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sourc
     targets: list[Path | Refused] = []
     for item, _, _ in items:
         try:
-            target = within(out, safe_file_name(item.name, used) + ".json")
+            path = within(out, safe_file_name(item.name, used) + ".json")
         except Refused as exc:
             targets.append(exc)
             continue
-        safe_write.check_target(target, LABELME_FORMAT, sources=sources, force=force)
-        targets.append(target)
+        safe_write.check_target(path, LABELME_FORMAT, sources=sources, force=force)
+        targets.append(path)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
     for (item, photo, gt), target in zip(items, targets):
-        shapes = []
+        shapes: list[dict[str, Any]] = []
         draw = drawable(item, gt, counts["skipped"])
         for _, pile in draw.regions:
-            shapes.append({"label": pile.label, "points": [list(p) for p in pile.region], "group_id": None,
+            region = pile.region
+            assert region is not None  # drawable keeps the piles with a region
+            shapes.append({"label": pile.label, "points": [list(p) for p in region], "group_id": None,
                            "description": "", "shape_type": "polygon", "flags": {}})
         counts["piles"] += draw.kept_piles
         for _, card in draw.cards:
             b = card.bbox
+            assert b is not None  # drawable keeps the cards with a box
             shapes.append({"label": card.pile or "", "points": [[b.x_min, b.y_min], [b.x_max, b.y_max]],
                            "group_id": None, "description": card.text, "shape_type": "rectangle", "flags": {}})
             counts["cards"] += 1
-        doc = {"version": "5.5.0", "flags": {}, "shapes": shapes,
+        doc: dict[str, Any] = {"version": "5.5.0", "flags": {}, "shapes": shapes,
                "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
                "imageHeight": item.height, "imageWidth": item.width}
         if isinstance(target, Refused):

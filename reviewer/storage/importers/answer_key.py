@@ -75,6 +75,7 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 continue
             item = repo.item_by_name(project, path.stem)
             if item:
+                assert item.id is not None  # read from the database
                 item_ids[path.stem] = item.id
                 report.count("items", False)
             else:

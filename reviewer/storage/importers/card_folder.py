@@ -127,6 +127,7 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
                 continue
             existing = repo.item_by_name(project, path.stem)
             if existing:
+                assert existing.id is not None  # read from the database
                 item_ids[path.stem] = existing.id
                 report.count("items", False)
                 continue

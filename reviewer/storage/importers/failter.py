@@ -185,7 +185,8 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
             ["nothing readable: an undecided rules-based verdict"]
     default_model = data.get("judge-model")
     dual = [k for k in _DUAL if k in data]
-    found, notes = [], []
+    found: list[Judgement] = []
+    notes: list[str] = []
     if dual:
         for key in dual:
             block = data[key]
@@ -198,6 +199,7 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
             found.append(_judgement(block, _DUAL[key], default_model, raw, name))
         return found, notes
     method_text = data.get("evaluation-method")
+    method: Optional[Method]
     if method_text is None:
         method = Method.RULES
         notes.append("no evaluation-method: read as rules-based")
@@ -376,9 +378,11 @@ def trial_facts(meta: dict) -> dict:
     completion_tokens, total_tokens), retry-attempts (attempts - 1),
     errors-on-retry, estimated-cost. Values that are not finite, >= 0
     numbers are left out."""
-    usage = meta.get("token-usage") if isinstance(meta.get("token-usage"), dict) else {}
+    usage = meta.get("token-usage")
+    if not isinstance(usage, dict):
+        usage = {}
     usage = {_key(k).replace("-", "_"): v for k, v in usage.items()}
-    tokens = {k: (None if _count(usage.get(k)) is None else int(_count(usage.get(k))))
+    tokens = {k: (None if (n := _count(usage.get(k))) is None else int(n))
               for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
     if tokens["total_tokens"] is None and tokens["prompt_tokens"] is not None and \
             tokens["completion_tokens"] is not None:

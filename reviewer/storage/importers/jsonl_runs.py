@@ -67,6 +67,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
             if item_id is None:
                 item = repo.item_by_name(project, line.item)
                 if item:
+                    assert item.id is not None  # read from the database
                     item_id = item.id
                 else:
                     item_id, made = repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)

@@ -78,6 +78,7 @@ def text_item(project: Project, name: str, text: str, report: ImportReport,
     existing = repo.item_by_name(project, name)
     if existing:
         report.count("items", False)
+        assert existing.id is not None  # read from the database
         return existing.id
     item_id, created = repo.upsert_item(project, Item(name=name, kind="text", text=text), actor)
     report.count("items", created)
@@ -209,9 +210,9 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
             runs = [answer_run(project, item_id, prompt_id, model, as_text(output), PANDALM_TESTSET,
                                report, f"{where} {key}", actor)
                     for model, key, output in zip(models, ("response1", "response2"), outputs, strict=True)]
-            if None in runs:
-                continue
             run_a, run_b = runs
+            if run_a is None or run_b is None:
+                continue
             pairs[idx] = (item_id, run_a, run_b)
             for annotator in PANDALM_ANNOTATORS:
                 if annotator not in rec:
@@ -385,9 +386,9 @@ def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: Import
         item_id = text_item(project, f"llmbar-{split}-{i}", rec["input"], report, actor)
         runs = [answer_run(project, item_id, prompt_id, model, rec[model], f"{split}/dataset.json", report,
                            f"{where} {model}", actor) for model in LLMBAR_MODELS]
-        if None in runs:
-            continue
         run_a, run_b = runs
+        if run_a is None or run_b is None:
+            continue
         pairs.setdefault((rec["input"], rec["output_1"], rec["output_2"]), (run_a, run_b))
         if "label" in rec:
             label = rec["label"]

@@ -248,6 +248,7 @@ class _Readings:
         if item is None:
             item_id, _ = repo.upsert_item(self.project, Item(name=name, kind="text", text=text), self.options.actor)
         else:
+            assert item.id is not None  # read from the database
             item_id = item.id
         self.report.count("items", item is None)
         run_id, status = repo.add_run(self.project, item_id, self.prompt_id, model, output, timestamp=timestamp,
@@ -288,7 +289,9 @@ def import_readings(project: Project, source: Path, options: ImportOptions) -> I
             if error or not isinstance(samples, list):
                 report.skip(SAMPLES, error or "no samples list")
             else:
-                stamp = data.get("generatedAt") if isinstance(data.get("generatedAt"), str) else None
+                stamp = data.get("generatedAt")
+                if not isinstance(stamp, str):
+                    stamp = None
                 for i, sample in enumerate(samples):
                     model = (sample.get("model") if isinstance(sample, dict) else None) or data.get("model") \
                         or options.model or "unknown"
@@ -341,7 +344,9 @@ def _import_failures(path: Path, readings: _Readings, options: ImportOptions, re
     if error or not isinstance(cases, list):
         report.skip(FAILURES, error or "no cases list")
         return
-    stamp = data.get("generatedAt") if isinstance(data.get("generatedAt"), str) else None
+    stamp = data.get("generatedAt")
+    if not isinstance(stamp, str):
+        stamp = None
     for i, case in enumerate(cases):
         where = f"{FAILURES} case {i}"
         model = (case.get("model") if isinstance(case, dict) else None) or options.model or "synthetic"

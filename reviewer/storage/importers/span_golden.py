@@ -95,7 +95,9 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
         report.skip(source.name, "not golden-set results (needs perPrompt and report)")
         return report
     model = str(data.get("provider") or options.model or "unknown")
-    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
+    timestamp = data.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = None
     prompt_id, created = repo.upsert_prompt(project, Prompt(name=span_store.SPAN_PROMPT, text=PROMPT_TEXT,
                                                             schema=AnswerSchema.FREE), actor=options.actor)
     report.count("prompts", created)
@@ -113,6 +115,7 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
             continue
         predicted = [s for s in entry.get("predicted") or [] if isinstance(s, dict)]
         output = json.dumps({"text": item.text or "", "spans": predicted}, ensure_ascii=False, indent=1)
+        assert item.id is not None  # read from the database
         run_id, status = repo.add_run(project, item.id, prompt_id, model, output, timestamp=timestamp,
                                       source=f"{source.name}#{name}", actor=options.actor)
         if run_id is None:

@@ -146,7 +146,9 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
         report.skip(source.name, "not a span-labeling snapshot (needs judgeModel and results with promptId)")
         return report
     judge_name = str(data.get("judgeModel") or "unknown-judge")
-    timestamp = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
+    timestamp = data.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = None
     known_metrics = judging.subject_metrics(project)
     snapshot_id, snap_status = span_store.save_snapshot(project, source.stem, source.name, data, options.actor)
     report.count("snapshots", snap_status == "added")
@@ -175,7 +177,9 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
                 report.skip(where, status)
                 continue
             report.count("items", status == "added")
-            meta = result.get("meta") if isinstance(result.get("meta"), dict) else {}
+            meta = result.get("meta")
+            if not isinstance(meta, dict):
+                meta = {}
             model = data.get("extractionModel") or meta.get("version") or options.model or "unknown"
             run_id, run_status = repo.add_run(project, item_id, prompt_id, str(model), run_output(result),
                                               timestamp=timestamp, source=f"{source.name}#{result['promptId']}",

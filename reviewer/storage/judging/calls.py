@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional
 from reviewer.core.judging.verdicts import Verdict
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, now
+from reviewer.storage.db import Project, inserted_id, now
 
 FACT_KEYS = ("server_model", "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "total_tokens",
              "latency_ms", "attempts")
@@ -43,7 +43,7 @@ def _insert_call(project: Project, kind: str, status: str, endpoint: str, facts:
                params=json.dumps(facts.get("params") or {}, sort_keys=True), error=error, called_at=now())
     cols = ", ".join(row)
     cur = project.db.execute(f"INSERT INTO calls ({cols}) VALUES ({', '.join(':' + k for k in row)})", row)
-    return cur.lastrowid
+    return inserted_id(cur)
 
 
 def stored_repetitions(project: Project, model: str) -> set[tuple[int, int, int]]:

@@ -37,7 +37,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, TypeVar
 
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.core.tables import markdown_table
@@ -113,7 +113,10 @@ def _mean(xs: list[float]) -> Optional[float]:
     return sum(xs) / len(xs) if xs else None
 
 
-def _sum(xs: list) -> Optional[float]:
+N = TypeVar("N", int, float)
+
+
+def _sum(xs: list[N]) -> Optional[N]:
     return sum(xs) if xs else None
 
 
@@ -191,7 +194,8 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
 def _row(model: str, prompt: str, group: list[dict], failed: list[dict], by_run: dict, bad: dict, facts: dict,
          weights: tuple[float, float], prices: Optional[Mapping[str, Mapping[str, float]]]) -> FailterRow:
     """One row of :func:`failter_rows` (module doc)."""
-    finals, rules, gts, combos, messages = [], [], [], Counter(), []
+    finals, rules, gts, messages = [], [], [], []
+    combos: Counter[str] = Counter()
     judge_errors = read = 0
     for r in group:
         by, wrong = by_run.get(r["id"], {}), bad.get(r["id"], {})

@@ -153,6 +153,12 @@ def _mean(xs: Sequence[float]) -> Optional[float]:
     return sum(xs) / len(xs) if xs else None
 
 
+def _run_mean(by: Mapping[Method, list[float]]) -> float:
+    """The mean of a run's scores over all its methods (every run grouped has one)."""
+    scores = [x for xs in by.values() for x in xs]
+    return sum(scores) / len(scores)
+
+
 def verdict_table(
     verdicts: Iterable[Verdict],
     runs: Mapping[int, Mapping[str, str]],
@@ -193,10 +199,12 @@ def verdict_table(
         per_run = groups[key]
         if family:
             method = next(iter(judges[key]))
-            finals = [_mean([x for scores in by.values() for x in scores]) for by in per_run.values()]
+            finals = [_run_mean(by) for by in per_run.values()]
             rows.append(VerdictRow(model, prompt, family, method.value, scale, len(per_run), _mean(finals)))
             continue
-        finals, rules_scores, gt_scores = [], [], []
+        finals = []
+        rules_scores: list[float] = []
+        gt_scores: list[float] = []
         combos: Counter = Counter()
         for by in per_run.values():
             r, g = _mean(by.get(Method.RULES, [])), _mean(by.get(Method.GROUND_TRUTH, []))
@@ -204,7 +212,9 @@ def verdict_table(
                 rules_scores.append(r)
             if g is not None:
                 gt_scores.append(g)
-            finals.append(path_b_score(r, g, w_rules, w_gt))
+            final = path_b_score(r, g, w_rules, w_gt)
+            assert final is not None  # r or g: every run grouped has a score
+            finals.append(final)
             if r is not None and g is not None:
                 combos["rules-based+ground-truth"] += 1
             else:

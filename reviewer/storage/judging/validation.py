@@ -138,7 +138,8 @@ def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
             corrected.append(None)
             continue
-        labelled = [(j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None]
+        labelled = [(j, p) for _, split, j, p in a.labelled
+                    if split == RATES_FROM and j is not None and p is not None]  # p: a person labelled it
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
         corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
     return Validation(items, corrected, split_seed,

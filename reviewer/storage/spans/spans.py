@@ -21,7 +21,7 @@ from reviewer.core.spans.summary import compare_block, compute_summary, load_sna
 from reviewer.core.tables import markdown_rows, md_text
 from reviewer.storage import repo
 from reviewer.storage import safe_write
-from reviewer.storage.db import Project, ProjectError, default_actor, now
+from reviewer.storage.db import Project, ProjectError, default_actor, inserted_id, now
 from reviewer.storage.sources import import_sources
 
 #: The prompt every span run belongs to (as the span-snapshot importer names it).
@@ -49,8 +49,8 @@ def save_snapshot(project: Project, name: str, source: str, data: Mapping, actor
         cur = project.db.execute("INSERT INTO span_snapshots (name, source, sha256, timestamp, judge_model, "
                                  "extraction_model, data, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                  [name] + values)
-        project.audit("insert", "span_snapshots", cur.lastrowid, None, {"name": name, "source": source}, actor)
-        return cur.lastrowid, "added"
+        project.audit("insert", "span_snapshots", inserted_id(cur), None, {"name": name, "source": source}, actor)
+        return inserted_id(cur), "added"
 
 
 def link_run(project: Project, snapshot_id: int, prompt_key: str, run_id: Optional[int]) -> None:
@@ -192,8 +192,8 @@ class GoldenSpanStore:
                 "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [span.id, item_id, sha, span.start, span.end, span.role, span.text,
                  json.dumps(span.extra), position, self.actor, now()])
-            p.audit("insert", "golden_spans", cur.lastrowid, None, span.to_json(), self.actor)
-            return cur.lastrowid
+            p.audit("insert", "golden_spans", inserted_id(cur), None, span.to_json(), self.actor)
+            return inserted_id(cur)
 
     def get_golden_span(self, span_id: int) -> tuple[int, g.GoldenSpan]:
         """(item id, span) of ``span_id``; KeyError when absent."""
@@ -335,7 +335,7 @@ def f1_by_group(project: Project) -> dict[str, dict[str, dict[str, g.Counts]]]:
         if golden is None:
             continue
         pairs.setdefault(_group(run), []).append((run["spans"], golden))
-    out = {}
+    out: dict[str, dict[str, dict[str, g.Counts]]] = {}
     for group, ps in pairs.items():
         out[group] = {}
         for mode in ("exact", "relaxed"):
