@@ -3,7 +3,7 @@ and reviewer/storage may report no more errors in any file than
 .mypy-baseline.json records, so the count only shrinks (docs/contributing.md).
 
 After fixing type errors, lower the baseline with
-``python tests/test_typecheck.py --update``; the update refuses to raise a
+``python tests/project/test_typecheck.py --update``; the update refuses to raise a
 file's count (``--allow-growth`` for a file that moved or was split).
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / ".mypy-baseline.json"
 CHECKED = ("reviewer/core", "reviewer/storage")
 ERROR = re.compile(r"^(?P<path>[^:\s]+\.py):\d+: error: ")
@@ -78,5 +78,5 @@ def update(allow_growth: bool = False) -> int:
 
 if __name__ == "__main__":
     if "--update" not in sys.argv[1:]:
-        sys.exit("usage: python tests/test_typecheck.py --update [--allow-growth]")
+        sys.exit("usage: python tests/project/test_typecheck.py --update [--allow-growth]")
     sys.exit(update(allow_growth="--allow-growth" in sys.argv[1:]))
