@@ -1,7 +1,7 @@
 """Write docs/cli.md, the command-line reference, from the click commands.
 
 Run ``python docs/gen_cli.py`` after changing a command, an argument, an
-option or a help text; ``tests/test_docs.py`` fails while docs/cli.md is
+option or a help text; ``tests/project/test_docs.py`` fails while docs/cli.md is
 stale or misses a command or option. ``render()`` returns the page as text
 (no file written), so the test can compare it with the file.
 """
@@ -19,7 +19,7 @@ OUT = Path(__file__).resolve().parent / "cli.md"
 HEADER = """# Command-line reference
 
 Generated from the click commands by `python docs/gen_cli.py`; do not edit by
-hand (`tests/test_docs.py` fails when this page is stale). Every command exits
+hand (`tests/project/test_docs.py` fails when this page is stale). Every command exits
 0 on success and prints one line `Error: ...` with a non-zero status on bad
 input. What the commands do in practice: [commands.md](commands.md).
 """

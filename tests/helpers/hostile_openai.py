@@ -1,5 +1,5 @@
 """A chat-completions endpoint on 127.0.0.1 that misbehaves on purpose, for
-the bounds tests (tests/test_reliability_endpoints.py): a real HTTP server
+the bounds tests (tests/reliability/test_reliability_endpoints.py): a real HTTP server
 (``ThreadingHTTPServer`` in a thread) whose every reply is chosen by
 ``respond(tag, body)``, which returns one of the actions below.
 

@@ -19,7 +19,7 @@ from reviewer.qt.palette import ANNOTATOR_COLORS
 from tests.helpers.window import open_window
 from reviewer.qt.canvas.painting import prepare
 from reviewer.storage.dispute_queue import refresh_disputes
-from tests.test_gt_annotators import two  # noqa: F401  (fixture)
+from tests.cards.test_gt_annotators import two  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gui
 

@@ -18,7 +18,7 @@ from reviewer.storage.importers import ImportOptions, detect_format, import_sour
 from reviewer.storage.importers.rubric import judge_fields
 from tests.conftest import SAMPLES, shared
 
-FIXTURE = Path(__file__).parent / "fixtures" / "rubric"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "rubric"
 
 
 def _runs(project):

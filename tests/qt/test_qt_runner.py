@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from reviewer.qt.app import build
 from reviewer.qt.runner.forms import eta_text
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import KEY, rows, text_project
+from tests.pipeline.test_run_models import KEY, rows, text_project
 
 pytestmark = pytest.mark.gui
 

@@ -15,7 +15,7 @@ import click
 from reviewer.cli import main
 from reviewer.storage.export_schema import TABLES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
@@ -94,11 +94,11 @@ def test_export_schema_page_names_every_table_and_column():
 
 def test_reliability_page_names_real_tests_of_every_reliability_file():
     """Each case on docs/reliability.md names a test that exists, and every
-    tests/test_reliability_*.py file has a case there."""
+    tests/reliability/test_reliability_*.py file has a case there."""
     text = (DOCS / "reliability.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
     defined: dict[str, set[str]] = {}
-    for path in (ROOT / "tests").glob("test_*.py"):
+    for path in (ROOT / "tests").glob("*/test_*.py"):
         defined[path.name] = set(re.findall(r"^def (test_[a-z0-9_]+)", path.read_text(encoding="utf-8"), re.M))
     everywhere = set().union(*defined.values())
     assert named and not named - everywhere, f"not tests: {sorted(named - everywhere)}"

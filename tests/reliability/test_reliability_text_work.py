@@ -30,7 +30,7 @@ from reviewer.core.spans.golden import exact_match, index_to_utf16, match_counts
 from reviewer.storage.cases.cases import check_outcomes, preset_metrics
 from reviewer.storage.db import open_project
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 ROLES = ["shot.type", "subject.identity", "camera.movement", "lighting.source", "style.aesthetic"]
 WORDS = ["wide", "shot", "of", "a", "red", "fox", "running", "through", "snow", "at", "dusk", "camera", "pans"]

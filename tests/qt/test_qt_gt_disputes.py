@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.helpers.window import open_window
-from tests.test_gt_annotators import two  # noqa: F401  (fixture)
+from tests.cards.test_gt_annotators import two  # noqa: F401  (fixture)
 from reviewer.storage.dispute_queue import refresh_disputes
 
 pytestmark = pytest.mark.gui

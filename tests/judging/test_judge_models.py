@@ -14,7 +14,7 @@ from reviewer.core.judging.llm_judges import read_tarot_reply, structural_metric
 from reviewer.core.spans.judge import format_spans, read_span_reply
 from tests.conftest import shared
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import KEY, cli, rows
+from tests.pipeline.test_run_models import KEY, cli, rows
 
 
 def judge_answer(body: dict, tag: str) -> str:

@@ -29,7 +29,7 @@ from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import cli, rows, text_project
+from tests.pipeline.test_run_models import cli, rows, text_project
 
 DIMS = lj.TAROT_DIMENSIONS
 
@@ -187,7 +187,7 @@ def test_imported_confidences_are_kept_with_source_imported(tmp_path):
 
 
 def test_rubric_imports_keep_a_confidence(tmp_path):
-    fixture = Path(__file__).parent / "fixtures" / "rubric"
+    fixture = Path(__file__).parents[1] / "fixtures" / "rubric"
     folder = tmp_path / "readings"
     folder.mkdir()
     shutil.copy(fixture / "narrative-samples.json", folder)
@@ -274,7 +274,7 @@ def test_calibration_json_equals_core_figures(cal_db, tmp_path):
 
 
 def test_span_confidences_join_the_calibration(tmp_path):
-    from tests.test_judge_endpoints import span_result
+    from tests.judging.test_judge_endpoints import span_result
 
     results = [{"promptKey": f"p{i}", "spans": [{"text": "a", "role": "x", "confidence": c} for c in (0.9, 0.6)],
                 "judgeResult": span_result(falsePositives=[{"spanIndex": 1, "text": "b", "reason": "other"}],

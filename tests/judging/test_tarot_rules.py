@@ -20,9 +20,9 @@ import pytest
 
 from tests.conftest import shared
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import cli, rows
+from tests.pipeline.test_run_models import cli, rows
 
-TWINS = Path(__file__).parent / "fixtures" / "tarot-twins"
+TWINS = Path(__file__).parents[1] / "fixtures" / "tarot-twins"
 CAPS = ("toneAtMost", "safetyAtMost", "tarotCoherenceAtMost", "safetyFlag")
 NOT_CHECKABLE = ("requiredToneOverrides", "requiredDeterministicOverrides", "requiredHeuristicTriggers")
 

@@ -15,7 +15,7 @@ from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.conftest import SAMPLES
-from tests.test_qt_canvas import at, drag, type_and_enter
+from tests.qt.test_qt_canvas import at, drag, type_and_enter
 
 pytestmark = pytest.mark.gui
 

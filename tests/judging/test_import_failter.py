@@ -23,7 +23,7 @@ from reviewer.storage.importers.failter import (
 )
 from tests.conftest import SAMPLES
 
-FIXTURE = Path(__file__).parent / "fixtures" / "failter"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "failter"
 
 
 def _verdicts_by_run(project) -> dict[tuple[str, str, str], list]:

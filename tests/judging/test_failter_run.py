@@ -19,7 +19,7 @@ from reviewer.core.judging.verdicts import Scale
 from reviewer.storage.db import open_project
 from reviewer.storage.judging.failter_report import FAILTER_COMMIT, failter_rows
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import cli, rows
+from tests.pipeline.test_run_models import cli, rows
 
 MODELS = ("ollama/qwen3:8b", "openai/gpt-4o-mini")
 PRICES = {"ollama/qwen3:8b": {"input": 0.0, "output": 0.0}, "openai/gpt-4o-mini": {"input": 1.5e-7, "output": 6e-7}}

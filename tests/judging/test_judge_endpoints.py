@@ -14,7 +14,7 @@ from reviewer.storage import dispute_queue
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.test_run_models import cli, rows
+from tests.pipeline.test_run_models import cli, rows
 
 SPANS = [{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 11},
          {"text": "golden light", "role": "lighting.quality", "confidence": 0.7, "start": 20, "end": 32}]

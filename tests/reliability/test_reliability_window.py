@@ -294,7 +294,7 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
     from PySide6.QtGui import QImage
 
     from reviewer.qt.panels.items import THUMB, _Bridge, _ThumbJob
-    from tests.test_reliability_images import CARD, H, W, is_red, save_oriented
+    from tests.reliability.test_reliability_images import CARD, H, W, is_red, save_oriented
 
     folder = tmp_path / "photos"
     (folder / "test-images").mkdir(parents=True)

@@ -16,7 +16,7 @@ import pytest
 
 from reviewer.storage.db import open_here, open_project
 from reviewer.storage.recognise import sidecars
-from tests.test_qt_runner import make_window  # noqa: F401 (a fixture)
+from tests.qt.test_qt_runner import make_window  # noqa: F401 (a fixture)
 
 OUTSIDE_READ = ("import sqlite3, sys\n"
                 "con = sqlite3.connect(sys.argv[1])\n"
@@ -113,7 +113,7 @@ def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qt
     from PySide6.QtCore import Qt
 
     from tests.helpers.fake_openai import FakeOpenAI
-    from tests.test_qt_runner import fill, model_runs
+    from tests.qt.test_qt_runner import fill, model_runs
 
     window, db = make_window(n=10)
     runner = window.runner

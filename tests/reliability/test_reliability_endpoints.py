@@ -27,9 +27,9 @@ from reviewer.core.bounded_yaml import MAX_ALIASES, YAMLLimitError, load_yaml, r
 from tests.conftest import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.hostile_openai import HostileOpenAI, drip, endless, gzip_bomb, raw, reply
-from tests.test_judge_endpoints import jsonl_project
-from tests.test_qt_runner import fill, make_window  # noqa: F401 - the window's fixture
-from tests.test_run_models import KEY, cli, rows, text_project
+from tests.judging.test_judge_endpoints import jsonl_project
+from tests.qt.test_qt_runner import fill, make_window  # noqa: F401 - the window's fixture
+from tests.pipeline.test_run_models import KEY, cli, rows, text_project
 
 #: The address space a measured `reviewer` may use (bytes): a bomb that gets through dies here.
 AS_LIMIT = 3 << 30
