@@ -9,7 +9,7 @@ It imports samples/cards into a fresh project, scores it, opens the real
 window at 1600x1000, drives it by keys as a reviewer would and saves:
 review-findings.png (a spatial-grouping run with OCR, PARTIAL and SPATIAL),
 boxes-exif-upright.png (a bounding-boxes run on the photo stored sideways),
-review-keys.png (N rejected a finding, J moved to the next one, zoomed in).
+review-keys.png (J, then N rejected a finding: the reason bar offers R; zoomed in).
 Look at every PNG before committing it.
 """
 
@@ -78,7 +78,7 @@ def main(out: Path) -> int:
     shot("review-findings.png", "table-01", "spatial-grouping")
     shot("boxes-exif-upright.png", "table-02", "bounding-boxes")
     shot("review-keys.png", "table-01", "spatial-grouping",
-         [Qt.Key_J, Qt.Key_N, Qt.Key_J, Qt.Key_Plus, Qt.Key_Plus])
+         [Qt.Key_J, Qt.Key_N, Qt.Key_Plus, Qt.Key_Plus])
     return 0
 
 

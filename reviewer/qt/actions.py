@@ -22,10 +22,12 @@ from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
 from reviewer.qt.cards import pre_annotate, transcribe
 from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, annotator_actions
+from reviewer.qt.panels import plain_tooltip
+from reviewer.qt.panels.shortcuts import close_sheets
 
 #: Actions of card review only (disabled in adjudication mode).
 REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",
-               "actual", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
+               "actual", "labels", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
                "confirm_run", "reject_run", "add", "use_boxes", "accept_cards", "next_transcribe",
                "prev_transcribe", *(f"code_{n}" for n in range(1, 7)), *ANNOTATOR_ACTIONS)
 #: Actions that change the project (disabled when it is read-only).
@@ -58,10 +60,10 @@ def set_mode_actions(actions: dict[str, QAction], mode: str, read_only: bool = F
 
 
 def _escape(window) -> None:
-    """Escape, innermost first: close the reason bar; cancel the canvas's
-    inline editor or the drawing under way; else leave add mode and go back
-    to the select tool."""
-    if window.review.close_reason():
+    """Escape, innermost first: close the '?' sheet; the reason bar; cancel
+    the canvas's inline editor or the drawing under way; else leave add mode
+    and go back to the select tool."""
+    if close_sheets(window) or window.review.close_reason():
         return
     if window.import_bar.isVisible():
         window.import_bar.close_bar()
@@ -74,6 +76,16 @@ def _escape(window) -> None:
         return
     window.review.cancel()
     window.session.set_tool("select")
+
+
+#: What the status bar says for each model-card label mode (key L).
+LABEL_MESSAGES = {"on": "model-card labels: on", "hover": "model-card labels: on hover (point at a model box)",
+                  "off": "model-card labels: off"}
+
+
+def _cycle_labels(window) -> None:
+    """L: model-card labels on -> on hover -> off -> on."""
+    window.session.message.emit(LABEL_MESSAGES[window.canvas.labels.cycle()])
 
 
 def _delete(window) -> None:
@@ -116,6 +128,7 @@ def build_actions(window) -> dict[str, QAction]:
         ("zoom_in", "&View", "Zoom &in", ["+", "="], partial(canvas.zoom_by, 1.25)),
         ("zoom_out", "&View", "Zoom &out", ["-"], partial(canvas.zoom_by, 0.8)),
         ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
+        ("labels", "&View", "Model-card &labels: on / on hover / off", ["L"], partial(_cycle_labels, window)),
         ("mode_review", "&View", "Card &review mode", ["F2"], partial(window.set_mode, "review")),
         ("mode_adjudication", "&View", "A&djudication mode", ["F3", "Ctrl+Shift+A"],
          partial(window.set_mode, "adjudication")),
@@ -165,14 +178,20 @@ def build_actions(window) -> dict[str, QAction]:
         actions[name] = action
     actions["undo"].setEnabled(False)
     actions["redo"].setEnabled(False)
+    for name in ("undo", "redo"):
+        actions[name].setIconText(name.title())
 
     def refresh_undo() -> None:
-        """Enable Undo/Redo by the stack and name the command each would act on ('&' escaped)."""
-        actions["undo"].setEnabled(s.stack.can_undo)
-        actions["redo"].setEnabled(s.stack.can_redo)
-        # '&' in a card text would be read as a mnemonic
-        actions["undo"].setText(f"&Undo {s.stack.undo_text().replace('&', '&&')}".rstrip())
-        actions["redo"].setText(f"&Redo {s.stack.redo_text().replace('&', '&&')}".rstrip())
+        """Enable Undo/Redo by the stack and name the command each would act
+        on in the menu and the tooltip ('&' escaped); the toolbar buttons
+        keep their short text, so the toolbar never moves."""
+        for name, what in (("undo", s.stack.undo_text()), ("redo", s.stack.redo_text())):
+            action = actions[name]
+            action.setEnabled(s.stack.can_undo if name == "undo" else s.stack.can_redo)
+            # '&' in a card text would be read as a mnemonic
+            action.setText(f"&{name.title()} {what.replace('&', '&&')}".rstrip())
+            action.setIconText(name.title())
+            action.setToolTip(plain_tooltip(f"{name.title()} {what}".rstrip()))
 
     s.undoChanged.connect(refresh_undo)
     for name in SETTINGS:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -35,6 +36,16 @@ def settings() -> QSettings:
     if folder:
         return QSettings(str(Path(folder) / "reviewer.ini"), QSettings.IniFormat)
     return QSettings("reviewer", "reviewer")
+
+
+def scratch_copy(store: QSettings, folder: Path) -> QSettings:
+    """A copy of ``store`` in an INI file under ``folder``: the window reads
+    the user's settings from it and writes its own (recent list, layout)
+    there, so the user's ``store`` is never written (a screenshot run)."""
+    copy = QSettings(str(Path(folder) / "reviewer.ini"), QSettings.IniFormat)
+    for key in store.allKeys():
+        copy.setValue(key, store.value(key))
+    return copy
 
 
 def login_name() -> str:
@@ -102,11 +113,13 @@ def default_mode(session: Session) -> str:
 
 
 def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool = True,
-          item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> MainWindow:
+          item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None,
+          store: Optional[QSettings] = None) -> MainWindow:
     """Make the window and open ``project`` (or the sample), showing ``item``
     and its run of ``prompt`` when given, in ``mode`` ('review' or
-    'adjudication'). The caller owns the QApplication."""
-    store = settings()
+    'adjudication'), keeping its settings in ``store`` (default: the
+    user's, settings()). The caller owns the QApplication."""
+    store = store if store is not None else settings()
     name, unknown = reviewer_name(store)
     session = Session(name)
     window = MainWindow(session, store)
@@ -167,26 +180,37 @@ def _save_screenshot(window: MainWindow, path: Path) -> Optional[str]:
 def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
         item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
-    window at 1600x1000 to that PNG and exit. Returns the exit status."""
+    window at 1600x1000 to that PNG and exit, leaving the user's settings
+    untouched (the window keeps its own in a scratch copy). Returns the
+    exit status."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("reviewer")
-    window = build(project, sample, ask_name=screenshot is None, item=item, prompt=prompt, mode=mode)
     if screenshot is not None:
-        window.resize(*SCREENSHOT_SIZE)
-        window.show()
-        _wait_until_ready(window, app)
-        window.canvas.fit()
-        app.processEvents()
-        if window.errors:  # nothing worth a picture: say why instead
-            window.close()
-            for text in window.errors:
-                print(f"Error: {text}", file=sys.stderr)
-            return 1
-        problem = _save_screenshot(window, Path(screenshot))
-        window.close()
-        print(f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",
-              file=sys.stdout if problem is None else sys.stderr)
-        return 0 if problem is None else 1
+        with tempfile.TemporaryDirectory(prefix="reviewer-screenshot-") as folder:
+            return _screenshot(app, project, Path(screenshot), sample, item, prompt, mode, Path(folder))
+    window = build(project, sample, item=item, prompt=prompt, mode=mode)
     window.show()
     QTimer.singleShot(0, window.canvas.fit)
     return app.exec()
+
+
+def _screenshot(app: QApplication, project: Optional[Path], screenshot: Path, sample: Optional[Path],
+                item: Optional[str], prompt: Optional[str], mode: Optional[str], scratch: Path) -> int:
+    """run()'s screenshot mode, its settings kept under ``scratch``."""
+    store = scratch_copy(settings(), scratch)
+    window = build(project, sample, ask_name=False, item=item, prompt=prompt, mode=mode, store=store)
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    _wait_until_ready(window, app)
+    window.canvas.fit()
+    app.processEvents()
+    if window.errors:  # nothing worth a picture: say why instead
+        window.close()
+        for text in window.errors:
+            print(f"Error: {text}", file=sys.stderr)
+        return 1
+    problem = _save_screenshot(window, screenshot)
+    window.close()
+    print(f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",
+          file=sys.stdout if problem is None else sys.stderr)
+    return 0 if problem is None else 1

@@ -9,6 +9,9 @@
 
 Enter commits, Escape or × closes. The bars hold only what is being typed.
 
+``MessageField`` is the status bar's own field for messages: a long one is
+elided (the whole text on hover), never running into the permanent text.
+
 ``SearchBox`` is the window's search (Ctrl+F): it sets ``Session.search``
 as it is typed; Escape clears it and Enter hands the keyboard back.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QDir, QEvent, Qt, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QCompleter,
     QFrame,
@@ -31,6 +35,27 @@ from PySide6.QtWidgets import (
 
 
 from reviewer.qt import file_dialogs
+
+
+class MessageField(QLabel):
+    """The status bar's message field (see module doc): plain text on one
+    line, elided at the right with a gap before the next field."""
+
+    GAP_PX = 12
+
+    def __init__(self, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.PlainText)
+        self.setContentsMargins(0, 0, self.GAP_PX, 0)
+        self.setMinimumWidth(40)
+
+    def paintEvent(self, _event) -> None:  # noqa: N802 (Qt)
+        """Draw the text elided to the field's width (less the gap)."""
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.ElideRight, rect.width())
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(rect, int(Qt.AlignLeft | Qt.AlignVCenter), text)
 
 
 def _plain(text: str) -> QLabel:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
-from reviewer.qt.bars import ImportBar, NameBar, SearchBox
+from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
 from reviewer.qt.panels import plain_tooltip
@@ -145,8 +145,7 @@ class MainWindow(QMainWindow):
         self.search_box.done.connect(self._back_to_work)
         self.compact_legend = LegendPanel(session, compact=True)
         self.compact_legend.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
-        self.message_label = QLabel()
-        self.message_label.setTextFormat(Qt.PlainText)
+        self.message_label = MessageField()  # messages in their own field, elided before the permanent text
         self.message_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self._message_timer = QTimer(self, singleShot=True, timeout=self.message_label.clear)
         self.progress_label = QLabel()

@@ -134,6 +134,20 @@ class ReviewController(QObject):
         reason_bar.committed.connect(self._reason_given)
         reason_bar.edit.installEventFilter(self)
         session.walked.connect(self._walked)
+        self._deciding = False  # a decision under way (it may move on to the next run)
+        self._run_seen = session.run_id
+        session.runChanged.connect(self._run_changed)
+
+    def _run_changed(self) -> None:
+        """Another run is shown: the reason bar of the run left closes and R
+        forgets its rejection; a decision that moved on to the next run
+        itself keeps its hint."""
+        if self.session.run_id == self._run_seen:
+            return
+        self._run_seen = self.session.run_id
+        if not self._deciding:
+            self._rejected, self._rejection = [], None
+            self.reason_bar.close_bar()
 
     # -- navigation -------------------------------------------------------------------
     def step(self, delta: int) -> None:
@@ -244,12 +258,16 @@ class ReviewController(QObject):
         run = self.session.run()
         was_open = any(f.id in set(ids) and f.status == Status.PROPOSED for f in (run.findings if run else []))
         command = DecideFindings(ids, status, self.session.reviewer, what=what, **kw)
-        if not self.session.execute(command):
-            return False
-        if status == Status.REJECTED and kw.get("final_code") is None:
-            self._rejected, self._rejection = ids, command
-            self.reason_bar.show_hint(f"rejected {len(ids)} finding(s) · R: add a reason")
-        self._advance(ids, finished=was_open)
+        self._deciding = True
+        try:
+            if not self.session.execute(command):
+                return False
+            if status == Status.REJECTED and kw.get("final_code") is None:
+                self._rejected, self._rejection = ids, command
+                self.reason_bar.show_hint(f"rejected {len(ids)} finding(s) · R: add a reason")
+            self._advance(ids, finished=was_open)
+        finally:
+            self._deciding = False
         return True
 
     def confirm(self) -> None:

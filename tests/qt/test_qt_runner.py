@@ -121,7 +121,8 @@ def test_cancel_keeps_what_was_stored_and_a_second_start_continues(qtbot, make_w
         qtbot.mouseClick(form.cancel_button, Qt.LeftButton)
         qtbot.waitUntil(lambda: not runner.running(), timeout=5_000)  # in-flight requests are abandoned
         qtbot.waitUntil(lambda: runner.summary is not None, timeout=5_000)
-        assert runner.summary.cancelled and form.status.text().startswith("Cancelled:")
+        assert runner.summary.cancelled and form.status.text().startswith("Cancelled after ") \
+            and "; Start resumes" in form.status.text() and "command" not in form.status.text()
         stored = {f"{item}|summarise|m|{rep}" for item, rep in
                   rows(db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id "
                            "WHERE r.model = 'm'")}

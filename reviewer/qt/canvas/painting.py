@@ -11,7 +11,7 @@ size on screen at any zoom.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -32,6 +32,8 @@ DENSE_BOXES = 400  # more boxes of a layer in view than this: 1 px outlines (2 p
 HANDLE_PX = 7.0
 _LABEL_ORDER = {"finding": 0, "difference": 0, "pile": 1, "card": 2, "annotator": 2, "predicted": 3}  # priority
 FINDING_GAP_PX = 3.0
+#: How model-card (predicted box) labels show, in the order the L key cycles them.
+LABEL_MODES = ("on", "hover", "off")
 
 
 def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.SolidLine, alpha: int = 255) -> QPen:
@@ -149,9 +151,12 @@ def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list)
 
 
 def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale: float,
-                  preview: Sequence[Shape] = ()) -> int:
+                  preview: Sequence[Shape] = (), model_labels: str = "on", hovered: Optional[Shape] = None) -> int:
     """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
-    (screen px per image px). Returns the number of boxes painted."""
+    (screen px per image px). Model-card labels (``model_labels``, one of
+    LABEL_MODES): 'on' every one that fits outside its box, 'hover' only
+    the ``hovered`` model box's, 'off' none. Returns the number of boxes
+    painted."""
     o = prepared.overlay
     m = 4.0 / max(scale, 1e-6)  # pen width; labels are culled on screen
     view = (exposed.left() - m, exposed.top() - m, exposed.right() + m, exposed.bottom() + m)
@@ -182,9 +187,13 @@ def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale:
         big: list[Shape] = []
         for layer in prepared.layers[kind]:
             drawn += _draw_layer(painter, layer, view, scale, big)
+        if kind == "predicted" and model_labels != "on":
+            continue
         if len(big) <= budget:  # all of a kind or none: no arbitrary half
             labels.extend(big)
             budget -= len(big)
+    if hovered is not None and hovered.kind == "predicted" and model_labels != "off":
+        labels = [s for s in labels if s is not hovered] + [replace(hovered, selected=True)]
     drawn += _paint_differences(painter, o.differences, scale)
     labels.extend(s for s in o.differences if s.selected)
     _paint_preview(painter, preview)
@@ -279,8 +288,8 @@ def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list
                 (br.x() - 2 - w, tl.y() + 2)]
     if kind == "pile":
         return [(tl.x(), tl.y() - h - 2), (tl.x() + 2, tl.y() + 2)]
-    if kind == "predicted":
-        return [(tl.x() + 1, br.y() - h - 1), (br.x() - 1 - w, br.y() - h - 1), (tl.x(), br.y() + 1)]
+    if kind == "predicted":  # outside the box: never over the card text it names
+        return [(tl.x(), br.y() + 1), (tl.x(), tl.y() - h - 1), (br.x() - w, br.y() + 1), (br.x() - w, tl.y() - h - 1)]
     return [(tl.x() + 2, tl.y() + 2), (br.x() - 2 - w, tl.y() + 2), (tl.x() + 2, br.y() - h - 2)]
 
 
@@ -305,7 +314,7 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         spots = [QRectF(x, y, w, h) for x, y in _candidates(s.kind, tl, br, w, h)]
         box = next((r for r in spots if placed.free(r)), None)
         if box is None:
-            if s.kind == "predicted":
+            if s.kind == "predicted" and not s.selected:  # a hovered one shows anyway
                 continue
             box = spots[0]
         placed.add(box)
@@ -364,6 +373,8 @@ class OverlayItem(QGraphicsItem):
         self._rect = QRectF()
         self.setFlag(QGraphicsItem.ItemUsesExtendedStyleOption, True)
         self.paints = 0
+        self.model_labels = LABEL_MODES[0]  # see paint_overlay
+        self.hovered: Optional[Shape] = None  # the model box under the mouse
 
     def set_rect(self, rect: QRectF) -> None:
         """The area overlays may cover (the photo, grown for labels)."""
@@ -389,5 +400,5 @@ class OverlayItem(QGraphicsItem):
         prepared = self.prepared()
         _, preview = self._source()
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
-        paint_overlay(painter, prepared, option.exposedRect, scale, preview)
+        paint_overlay(painter, prepared, option.exposedRect, scale, preview, self.model_labels, self.hovered)
         self.paints += 1

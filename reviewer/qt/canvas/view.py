@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, 
 from reviewer.core.commands import DeleteCards
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
+from reviewer.qt.canvas.labels import ModelLabels
 from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
 from reviewer.qt.canvas.navigation import Navigation
@@ -57,6 +58,7 @@ class CanvasView(Navigation, QGraphicsView):
         self._defer_overlay = False
         self.overlay_item = OverlayItem(lambda: (self._overlay_for_paint(), self.tool().preview()))
         self.overlay_item.setZValue(10)
+        self.labels = ModelLabels(self.overlay_item)  # model-card labels: on / on hover / off (key L)
         self._paper = TextPaper()
         self._message = QGraphicsTextItem()
         self._message.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
@@ -249,6 +251,7 @@ class CanvasView(Navigation, QGraphicsView):
 
     def _invalidate(self) -> None:
         self._model = None
+        self.labels.forget()
         self.overlay_item.update()
         self.viewport().update()
 
@@ -324,7 +327,7 @@ class CanvasView(Navigation, QGraphicsView):
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Pan while panning, else feed the tool's ``move`` while the left button is down, else
-        set the tool's cursor for the point (not while Space is held)."""
+        set the tool's cursor for the point and tag the model box under it (not while Space is held)."""
         if self._pan is not None:
             self._scroll(event.position() - self._pan)
             self._pan = event.position()
@@ -334,6 +337,7 @@ class CanvasView(Navigation, QGraphicsView):
             self.tool().move(p.x(), p.y())
         elif not self._space:
             self.viewport().setCursor(self.tool().cursor_at(p.x(), p.y()))
+            self.labels.hover(self._model, p.x(), p.y())
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
         """End panning, or give a pressed left button's release to the tool's ``release``."""

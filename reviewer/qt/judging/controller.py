@@ -41,6 +41,7 @@ from reviewer.qt.judging.bar import DecisionBar
 from reviewer.qt.judging.common import gives, is_flag, said, scale_of, show_value
 from reviewer.qt.judging.queue import DisputeQueue
 from reviewer.qt.judging.screen import DisputeScreen
+from reviewer.qt.panels.shortcuts import close_sheets
 from reviewer.qt.session import Session
 
 
@@ -321,6 +322,8 @@ class AdjudicationController(QObject):
             self._show()
 
     def escape(self) -> None:
-        """Esc: close the inline edits."""
+        """Esc: close the '?' sheet, else the inline edits."""
+        if close_sheets(self.bar):
+            return
         self.bar.close_editors()
         self.refocus()

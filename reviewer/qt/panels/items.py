@@ -274,7 +274,8 @@ class ItemsPanel(QWidget):
 
         self._syncing = False
         self.filter_combo.currentIndexChanged.connect(self._filter)
-        session.searchChanged.connect(self._filter)
+        session.searchChanged.connect(self._searched)
+        self._before_search: Optional[int] = None  # the item shown when a search hid it
         self.view.selectionModel().currentChanged.connect(self._picked)
         session.projectChanged.connect(self._project)
         session.groundTruthChanged.connect(lambda item_id: self._changed({item_id}))
@@ -319,6 +320,26 @@ class ItemsPanel(QWidget):
         finally:
             self._syncing = False
         self.follow()
+
+    def _searched(self, *_args) -> None:
+        """The search filters the photo too: when it hides the item shown,
+        the first item it keeps is shown (none when it keeps none); clearing
+        the search brings back the item shown before, if nothing was picked
+        meanwhile."""
+        self._filter()
+        s = self.session
+        if not s.search:
+            if s.item_id is None and self._before_search is not None:
+                s.set_item(self._before_search)
+            self._before_search = None
+            return
+        row = self.model.row_by_id.get(s.item_id)
+        if s.item_id is None or (row is not None and self.proxy.mapFromSource(self.model.index(row)).isValid()):
+            return
+        if self._before_search is None:
+            self._before_search = s.item_id
+        first = self.proxy.index(0, 0)
+        s.set_item(first.data(IdRole) if first.isValid() else None)
 
     def follow(self) -> None:
         """Select the session's current item (if it passes the filter)."""

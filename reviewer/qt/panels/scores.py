@@ -1,6 +1,7 @@
 """T-P1 verdicts per prompt (per item and over all items), automatic and
 reviewed side by side. Verdict cells are coloured (pass green, ambiguous
-amber, fail red) and always carry the word too."""
+amber, fail red) and always carry the word too. Names too long for their
+column are elided in the middle, the whole name on hover."""
 
 from __future__ import annotations
 
@@ -146,6 +147,10 @@ class ScoresModel(RowsModel):
         if role == Qt.ToolTipRole and column in VERDICT_COLUMNS:
             v = a if column == 8 else r
             return plain_tooltip("\n".join(v.reasons)) if v else None
+        if role == Qt.ToolTipRole and column == 0:  # the whole name (the cell elides in the middle)
+            return plain_tooltip(a.label(self.several))
+        if role == Qt.ToolTipRole and column == 1 and a.item != "*":
+            return plain_tooltip(a.item)
         if role == Qt.ToolTipRole and column in (3, 4):
             v = a if column == 3 else r
             return f"{v.cards_correct} of {v.cards_visible} cards read correctly" if v else None
@@ -169,6 +174,7 @@ class ScoresPanel(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.ElideMiddle)  # model names differ at their ends; the whole on hover
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
@@ -224,6 +230,8 @@ class ScoresPanel(QWidget):
         bold = QFontMetrics(self.model.bold)
         for column in range(len(COLUMNS)):
             texts = [self.model.cells(row)[column][0] for row in range(min(sample, len(self.model.rows)))]
+            if column in VERDICT_COLUMNS:  # any verdict fits, whichever the sample holds
+                texts += [v.value for v in Verdict]
             head = max(metrics.horizontalAdvance(part) for part in HEADERS[column].split("\n"))
             widest = max([bold.horizontalAdvance(t) for t in texts] + [head])
             self.view.setColumnWidth(column, min(widest + 16, 320))

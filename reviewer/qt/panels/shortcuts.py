@@ -27,6 +27,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("F", "fit the photo to the window"),
     ("Ctrl+1", "actual size (1:1)"),
     ("Space+drag, middle-drag", "pan the photo"),
+    ("L", "model-card labels: on / on hover / off"),
     ("P", "pile tool: draw a pile region"),
     ("C", "card tool: draw a card box"),
     ("V, Esc", "select tool"),
@@ -49,7 +50,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+O", "open a project"),
     ("Ctrl+I", "import a file or a folder (model name typed inline)"),
     ("Ctrl+B", "blind adjudication: hide model names"),
-    ("?", "this sheet"),
+    ("?", "this sheet (Esc closes it)"),
 ]
 
 
@@ -91,3 +92,14 @@ class ShortcutsDialog(QDialog):
         keys_w = max((QFontMetrics(bold).horizontalAdvance(k) for k, _ in rows), default=100)
         action_w = max((self.table.fontMetrics().horizontalAdvance(a) for _, a in rows), default=200)
         self.resize(min(keys_w + action_w + 80, 900), min(height + 70, 760))
+
+
+def close_sheets(widget: Optional[QWidget]) -> bool:
+    """Esc, first of all: close the sheets open beside ``widget``'s window
+    (the '?' key sheet). Returns True when one was open."""
+    if widget is None:
+        return False
+    sheets = [d for d in widget.window().findChildren(ShortcutsDialog) if d.isVisible()]
+    for sheet in sheets:
+        sheet.close()
+    return bool(sheets)

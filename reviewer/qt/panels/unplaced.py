@@ -17,6 +17,21 @@ from reviewer.qt.text import cell
 HINT = "draw its box on the photo"
 
 
+def title(item, cards: int, unplaced: int) -> str:
+    """The panel's line for ``item`` (None: no item) with ``cards``
+    ground-truth cards, ``unplaced`` of them without a box: a message that
+    fits the state (a text item, no ground truth yet, all placed)."""
+    if item is None:
+        return "no item"
+    if item.kind != "photo":
+        return "a text item: no cards to place"
+    if unplaced:
+        return f"{unplaced} card{'s' if unplaced != 1 else ''} without a box"
+    if not cards:
+        return "no ground truth yet: draw cards on the photo (C)"
+    return "every ground-truth card has a box"
+
+
 class UnplacedPanel(QWidget):
     """The cards without a box (see module doc)."""
 
@@ -63,7 +78,8 @@ class UnplacedPanel(QWidget):
 
     def refresh(self) -> None:
         """Re-read the current item's ground truth."""
-        cards = [c for c in self.session.ground_truth().cards if c.bbox is None]
+        every = self.session.ground_truth().cards
+        cards = [c for c in every if c.bbox is None]
         self._syncing = True
         try:
             self.model.clear()
@@ -74,12 +90,7 @@ class UnplacedPanel(QWidget):
                 self.model.appendRow(row)
         finally:
             self._syncing = False
-        if self.session.item_id is None:
-            self.title.setText("no item")
-        elif cards:
-            self.title.setText(f"{len(cards)} card{'s' if len(cards) != 1 else ''} without a box")
-        else:
-            self.title.setText("every ground-truth card has a box")
+        self.title.setText(title(self.session.item(), len(every), len(cards)))
         self.title.setForegroundRole(QPalette.WindowText if cards else QPalette.PlaceholderText)
         self.view.setVisible(bool(cards))
         self.follow()

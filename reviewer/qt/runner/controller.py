@@ -44,6 +44,19 @@ def add_stored_runs(session, run_ids: list[int]) -> int:
     return len(fresh)
 
 
+def stopped_at(summary: Summary) -> int:
+    """How many of the run's ``planned`` requests were settled when it
+    stopped: stored before or by another run, answered, or failed."""
+    return summary.skipped + summary.taken + summary.answered + summary.failed
+
+
+def cancelled_text(summary: Summary) -> str:
+    """The run form's line after Cancel: 'Cancelled after N of M; Start
+    resumes' (N: stopped_at, M: planned), then what was asked, answered
+    and failed this time."""
+    return (f"Cancelled after {stopped_at(summary)} of {summary.planned}; Start resumes "
+            f"(asked {summary.asked}, answered {summary.answered}, failed {summary.failed})")
+
 
 class RunStatus(QWidget):
     """The status bar's share of a job: what runs, a progress bar, the ETA
@@ -236,7 +249,13 @@ class RunnerController(QObject):
     def _finished(self) -> None:
         self.flush_timer.stop()
         self.flush(final=True)
+        s = self.summary
+        cancelled = self.error is None and s is not None and s.cancelled
         for bar in self._bars():
+            if cancelled:  # the bar stays where the run stopped
+                bar.setRange(0, max(s.planned, 1))
+                bar.setValue(min(stopped_at(s), s.planned))
+                continue
             if bar.maximum() == 0:
                 bar.setRange(0, 1)
             bar.setValue(bar.maximum())
@@ -244,13 +263,13 @@ class RunnerController(QObject):
         if self.error is not None:
             text = f"Error: {self.error}"
             self.session.error.emit(self.error)
+        elif cancelled:
+            text = cancelled_text(s)
         else:
-            s = self.summary
             text = s.line() if s is not None else "stopped"
-            if s is not None and s.cancelled:
-                text = "Cancelled: " + text
-            if s is not None and s.errors:
-                text += "\n" + "\n".join(f"failed: {label}: {error}" for label, error in s.errors[:5])
+        if self.error is None and s is not None and s.errors:
+            text += "\n" + "\n".join(f"failed: {label}: {error}" for label, error in s.errors[:5])
+        if self.error is None:
             self.session.message.emit(text.splitlines()[0])
         self.status.eta.setText("cancelled" if self.summary is not None and self.summary.cancelled else "done")
         self._hide_timer.start()
