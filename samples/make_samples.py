@@ -407,7 +407,7 @@ def write_failter(out: Path) -> None:
     front matter and .eval files (a ground-truth score, grades)."""
     shutil.rmtree(out, ignore_errors=True)
     put(out / "templates" / "cleanup.md", FAILTER_TEMPLATE)
-    for name, (text, clean) in FAILTER_INPUTS.items():
+    for name, (text, _clean) in FAILTER_INPUTS.items():
         put(out / "inputs" / name, text)
     put(out / "ground_truth" / "pond.md", FAILTER_INPUTS["pond.md"][1])
     pond_text, pond_clean = FAILTER_INPUTS["pond.md"]
