@@ -4,10 +4,12 @@ project in the demo folder, with one summary line per workflow."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from reviewer.storage import repo
 from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.cases.report import case_report_json
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans import spans as span_store
@@ -25,7 +27,8 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
     """Import the ``workflow`` sample (a key of TEXT_SAMPLES) from the
     ``samples`` folder into project ``db`` (created if missing; importing
     again adds nothing) and return its summary line: items, runs, verdicts,
-    and for spans the relaxed span F1 of each labeler. Raises ProjectError
+    for spans the relaxed span F1 of each labeler, for cases each model's
+    passed and total cases (the seed report). Raises ProjectError
     when a sample file is missing."""
     project = open_project(db, create=True)
     try:
@@ -39,6 +42,10 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
         if workflow == "spans":
             for group, f1 in sorted(span_store.f1_by_group(project).items()):
                 parts.append(f"relaxed span F1 {f1['relaxed']['all'].f1:.3f} ({group})")
+        if workflow == "cases":
+            for r in json.loads(case_report_json(project)):  # runId: reviewer-<model>-auto
+                model = str(r.get("runId", "")).removeprefix("reviewer-").removesuffix("-auto")
+                parts.append(f"passed {r.get('passedCases')}/{r.get('totalCases')} cases ({model})")
     finally:
         project.close()
     return f"{workflow}: {db.name}: " + ", ".join(parts)

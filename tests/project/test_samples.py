@@ -107,6 +107,7 @@ def test_demo_prints_one_line_per_workflow(tmp_path):
         assert " 0 items" not in line and " 0 runs" not in line
     assert "relaxed span F1 0.733 (model:sample-labeler)" in result.output
     assert "rubric: rubric.db: 3 items, 3 runs, 6 verdicts" in lines
+    assert "passed 3/4 cases (careful-model), passed 1/4 cases (hasty-model)" in result.output
     # a second demo in the same folder adds nothing and prints the same lines
     again = CliRunner().invoke(main, ["demo", str(tmp_path / "demo")])
     assert again.exit_code == 0
