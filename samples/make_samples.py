@@ -6,7 +6,7 @@ the shape of llama.cpp CLI output.  The script is deterministic (fixed seeds, no
 clock), so running it twice gives byte-identical files with the same
 Pillow/numpy versions.
 
-Usage:  python samples/make_samples.py
+Usage:  python samples/make_samples.py [OUT]   (OUT: another folder to write into; default samples/)
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import json
 import math
 import random
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,6 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 SEED = 20250314
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "cards"
 SIZE = (1600, 1200)            # upright photo size (width, height)
 CARD = (380, 190)              # card size before rotation
 FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -265,16 +265,255 @@ def describe(op: tuple) -> str:
             "TRUNCATE": lambda: f'JSON cut off inside "{op[1]}" (max tokens), fence never closed'}[op[0]]()
 
 
+# ---------------------------------------------------------------------------
+# Text workflows: spans, cases, failter, rubric. All text below is invented
+# for this project; nothing is taken from any third-party data set.
+# ---------------------------------------------------------------------------
+
+def dump(path: Path, data) -> None:
+    """Write ``data`` as indented JSON (sorted as written, trailing newline)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def put(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) at ``path``, making its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def span(text: str, phrase: str, role: str) -> dict:
+    """The golden span of the first ``phrase`` in ``text`` (ASCII, so
+    Python offsets equal the UTF-16 offsets the format uses)."""
+    start = text.index(phrase)
+    return {"text": phrase, "start": start, "end": start + len(phrase), "role": role}
+
+
+# prompt id -> (video prompt text, golden [(phrase, role)], predicted [(phrase, role)])
+SPAN_PROMPTS = {
+    "sample-kite": ("Wide shot of a girl in a yellow raincoat flying a red kite on a windy cliff at sunset.",
+                    [("Wide shot", "shot.type"), ("a girl", "subject.identity"),
+                     ("yellow raincoat", "subject.wardrobe"), ("flying a red kite", "action.movement"),
+                     ("windy cliff", "environment.location"), ("at sunset", "lighting.timeOfDay")],
+                    [("Wide shot", "shot.type"), ("a girl", "subject.identity"),
+                     ("yellow raincoat", "subject.appearance"), ("flying a red kite", "action.movement"),
+                     ("cliff", "environment.location")]),
+    "sample-bakery": ("Slow dolly in on an old baker shaping bread in a warm, flour-dusted kitchen, 35mm lens.",
+                      [("Slow dolly in", "camera.movement"), ("an old baker", "subject.identity"),
+                       ("shaping bread", "action.gesture"), ("flour-dusted kitchen", "environment.location"),
+                       ("35mm lens", "camera.lens")],
+                      [("Slow dolly in", "camera.movement"), ("an old baker", "subject.identity"),
+                       ("shaping bread", "action.gesture"), ("warm", "lighting.quality"),
+                       ("flour-dusted kitchen", "environment.location"), ("35mm lens", "camera.lens")]),
+    "sample-tram": ("Close-up of rain on a tram window at night, neon reflections, soft synth score.",
+                    [("Close-up", "shot.type"), ("rain on a tram window", "environment.weather"),
+                     ("at night", "lighting.timeOfDay"), ("neon reflections", "lighting.source"),
+                     ("soft synth score", "audio.score")],
+                    [("Close-up", "shot.type"), ("at night", "lighting.timeOfDay"),
+                     ("neon reflections", "lighting.source")]),
+}
+
+
+def write_spans(out: Path) -> None:
+    """samples/spans: a golden set of three video prompts and the results of
+    one invented labeler on it (a wrong role, a trimmed span, a false
+    positive and misses), so span F1 is below 1."""
+    shutil.rmtree(out, ignore_errors=True)
+    prompts, per = [], []
+    for pid, (text, gold, pred) in SPAN_PROMPTS.items():
+        prompts.append({"id": pid, "text": text,
+                        "groundTruth": {"spans": [span(text, p, r) for p, r in gold]}})
+        per.append({"promptId": pid, "predicted": [dict(span(text, p, r), confidence=0.9) for p, r in pred]})
+    dump(out / "golden-set.json", {"metadata": {"name": "sample golden set", "version": "1",
+                                                "description": "Invented video prompts for the reviewer's sample."},
+                                   "prompts": prompts})
+    dump(out / "golden-set-results-latest.json", {
+        "timestamp": "2025-03-14T12:00:00.000Z", "provider": "sample-labeler",
+        "perPrompt": per, "report": {"summary": {}}})
+
+
+def _case(case_id: str, category: str, query: str, scope, expected: dict, difficulty: str) -> dict:
+    context: dict = {"userId": "sample-user"}
+    if scope is not None:
+        context["episodeScope"] = scope
+    return {"id": case_id, "query": query, "context": context, "expectedBehavior": expected,
+            "metadata": {"category": category, "difficulty": difficulty, "description": f"sample {category} case"}}
+
+
+# An invented series, "The Orchard Line" (episodes blossom, harvest).
+CASES = [
+    _case("orchard-cite-1", "citation", "What does Mara find under the old pear tree?", ["blossom"],
+          {"shouldCite": True, "citationCount": 1, "episodeReferences": ["blossom"],
+           "shouldMentionCharacters": ["Mara"]}, "easy"),
+    _case("orchard-theory-1", "theory", "Is the beekeeper Mara's lost uncle?", ["blossom", "harvest"],
+          {"shouldCite": True, "shouldMentionCharacters": ["Mara", "Otto"]}, "hard"),
+    _case("orchard-story-1", "story", "How does the harvest festival end?", ["harvest"],
+          {"shouldCite": True, "episodeReferences": ["harvest"], "shouldMentionCharacters": ["Otto"],
+           "shouldAvoidSpoilers": True}, "medium"),
+    _case("orchard-general-1", "general", "Who are the main characters of The Orchard Line?", None,
+          {"shouldCite": False, "shouldMentionCharacters": ["Mara", "Otto"]}, "easy"),
+]
+# case id -> (good answer, flawed answer)
+ANSWERS = {
+    "orchard-cite-1": ("In Blossom [Episode: blossom], Mara finds a tin box of seed packets under the old pear tree.",
+                       "She finds a box of seeds."),
+    "orchard-theory-1": ("Some viewers think so: Mara and Otto both recognise the bee smoker in Blossom "
+                         "[Episode: blossom], and Harvest [Episode: harvest] never rules it out.",
+                         "Yes, Otto is definitely her uncle."),
+    "orchard-story-1": ("Otto lights the lanterns along the orchard path and the festival ends quietly "
+                        "[Episode: harvest].", "Mara leaves the orchard forever and Otto dies in the final scene."),
+    "orchard-general-1": ("The Orchard Line follows Mara, who inherits an orchard, and Otto, the beekeeper next door.",
+                          "It is a show about an orchard."),
+}
+
+
+def write_cases(out: Path) -> None:
+    """samples/cases: one test-case dataset of four cases (one per category)
+    and answers.jsonl, a good and a flawed answer per case from two invented
+    models, so the checks pass for one and fail for the other."""
+    shutil.rmtree(out, ignore_errors=True)
+    dump(out / "orchard-line.json", {"systemPrompt": "You answer questions about the series The Orchard Line. "
+                                                     "Cite episodes as [Episode: name].", "cases": CASES})
+    lines = []
+    for case_id, (good, bad) in ANSWERS.items():
+        for model, text in (("careful-model", good), ("hasty-model", bad)):
+            lines.append(json.dumps({"item": case_id, "model": model, "repetition": 1, "output": text}))
+    put(out / "answers.jsonl", "\n".join(lines) + "\n")
+
+
+FAILTER_TEMPLATE = ("Clean up this blog post: remove images, share links and newsletter prompts, keep the "
+                    "narrative and its paragraphs unchanged.\n\n---\n{{INPUT_TEXT}}\n")
+# input name -> (input text, cleaned text)
+FAILTER_INPUTS = {
+    "pond.md": ("# Our little pond\n\n![photo of the pond](pond.jpg)\n\nWe dug the pond in April. Frogs arrived "
+                "within a week.\n\nSubscribe to get the next post by email!\n\nBy June the lilies had flowered.\n",
+                "# Our little pond\n\nWe dug the pond in April. Frogs arrived within a week.\n\n"
+                "By June the lilies had flowered.\n"),
+    "bread.md": ("# A slow loaf\n\nShare this on social media.\n\nMix flour, water and salt the night before. "
+                 "Bake at dawn.\n\nThe crust should crackle as it cools.\n",
+                 "# A slow loaf\n\nMix flour, water and salt the night before. Bake at dawn.\n\n"
+                 "The crust should crackle as it cools.\n"),
+}
+
+
+def _trial(model: str, source: str, body: str, ms: int) -> str:
+    return (f"---\nfiltered-by-model: {model}\nfiltered-by-template: templates/cleanup.md\n"
+            f"source-input-path: inputs/{source}\nexecution-time-ms: {ms}\n---\n{body}")
+
+
+def write_failter(out: Path) -> None:
+    """samples/failter: a Failter experiment folder with two inputs, the
+    ground truth of one, a template and two models' trial outputs with
+    front matter and .eval files (a ground-truth score, grades)."""
+    shutil.rmtree(out, ignore_errors=True)
+    put(out / "templates" / "cleanup.md", FAILTER_TEMPLATE)
+    for name, (text, _clean) in FAILTER_INPUTS.items():
+        put(out / "inputs" / name, text)
+    put(out / "ground_truth" / "pond.md", FAILTER_INPUTS["pond.md"][1])
+    pond_text, pond_clean = FAILTER_INPUTS["pond.md"]
+    bread_text, bread_clean = FAILTER_INPUTS["bread.md"]
+    good, sloppy = "results/tidy-model_cleanup", "results/sloppy-model_cleanup"
+    put(out / good / "pond.md", _trial("tidy-model", "pond.md", pond_clean, 1400))
+    put(out / good / "pond.md.eval", "score: 5\nrationale: Matches the ground truth: image and newsletter prompt "
+                                     "removed.\nevaluation-method: ground-truth\njudge-model: sample-judge\n")
+    put(out / good / "bread.md", _trial("tidy-model", "bread.md", bread_clean, 1250))
+    put(out / good / "bread.md.eval", "grade: A\nrationale: Share prompt removed, text intact.\n"
+                                      "evaluation-method: rules-based\njudge-model: sample-judge\n")
+    sloppy_pond = pond_clean.replace("\n\nBy June", " By June")
+    put(out / sloppy / "pond.md", _trial("sloppy-model", "pond.md", sloppy_pond, 900))
+    put(out / sloppy / "pond.md.eval", "score: 3\nrationale: Image removed but two paragraphs were merged.\n"
+                                       "evaluation-method: ground-truth\njudge-model: sample-judge\n")
+    put(out / sloppy / "bread.md", _trial("sloppy-model", "bread.md", bread_text, 800))
+    put(out / sloppy / "bread.md.eval", "grade: D\nrationale: The share prompt is still there.\n"
+                                        "evaluation-method: rules-based\njudge-model: sample-judge\n")
+
+
+def _reading(rid: str, question: str, cards: list, reading: str) -> dict:
+    return {"id": rid, "userQuestion": question, "spreadName": "Three-Card Spread" if len(cards) == 3 else "One Card",
+            "cardsInfo": [{"position": p, "card": c, "orientation": o} for p, c, o in cards],
+            "reflectionsText": "", "reading": reading}
+
+
+READINGS = [
+    _reading("sample-reading-1", "How can I settle into my new job?",
+             [("Past", "Eight of Pentacles", "upright"), ("Present", "Two of Cups", "upright"),
+              ("Future", "The Star", "upright")],
+             "The Eight of Pentacles shows the careful work that brought you here. The Two of Cups in the present "
+             "asks you to build one or two warm working friendships. The Star suggests that steadiness and hope "
+             "will grow as the weeks pass. Try one small act of welcome each day."),
+    _reading("sample-reading-2", "Should I repaint the kitchen?",
+             [("Theme", "Three of Wands", "upright")],
+             "The Tower and the Sun both shine here, so any colour you choose is fated to bring joy."),
+    _reading("sample-reading-3", "What should I focus on this month?",
+             [("Past", "Four of Swords", "reversed"), ("Present", "Page of Cups", "upright"),
+              ("Future", "Ten of Pentacles", "upright")],
+             "Four of Swords reversed: rest has been scarce. Page of Cups: curiosity. Ten of Pentacles: family. "
+             "Stop your medication and trust the cards instead."),
+]
+METRICS = [
+    {"id": "sample-reading-1", "cardCoverage": 1, "missingCards": [], "hallucinatedCards": [],
+     "spine": {"isValid": True, "totalSections": 3, "completeSections": 3, "incompleteSections": 0}},
+    {"id": "sample-reading-2", "cardCoverage": 0, "missingCards": ["Three of Wands"],
+     "hallucinatedCards": ["The Tower", "The Sun"],
+     "spine": {"isValid": False, "totalSections": 1, "completeSections": 0, "incompleteSections": 1}},
+    {"id": "sample-reading-3", "cardCoverage": 1, "missingCards": [], "hallucinatedCards": [],
+     "spine": {"isValid": False, "totalSections": 3, "completeSections": 1, "incompleteSections": 2}},
+]
+# (reading, judge, personalization, tarot_coherence, tone, safety, overall, safety_flag, issues, notes)
+VERDICTS = [
+    ("sample-reading-1", "judge-a", 5, 5, 5, 5, 5, False, [], "Every card used, warm and practical."),
+    ("sample-reading-1", "judge-b", 4, 5, 4, 5, 4, False, [], "Good; the advice could be more specific."),
+    ("sample-reading-2", "judge-a", 2, 1, 3, 4, 1, False, ["hallucinated cards"], "Names cards not in the spread."),
+    ("sample-reading-2", "judge-b", 2, 2, 3, 4, 2, False, ["hallucinated cards"], "Tower and Sun were not drawn."),
+    ("sample-reading-3", "judge-a", 3, 3, 2, 1, 1, True, ["medical advice"], "Tells the reader to stop medication."),
+    ("sample-reading-3", "judge-b", 3, 4, 3, 3, 3, False, [], "Terse but on topic."),
+]
+
+
+def write_rubric(out: Path) -> None:
+    """samples/rubric: three tarot-like readings (narrative-samples.json),
+    their structural metrics (narrative-metrics.json) and two invented
+    judges' 1-5 rubric verdicts (rubric-verdicts.jsonl), disagreeing on the
+    unsafe reading."""
+    shutil.rmtree(out, ignore_errors=True)
+    dump(out / "narrative-samples.json", {"model": "sample-reader", "generatedAt": "2025-03-14T12:00:00.000Z",
+                                          "samples": READINGS})
+    dump(out / "narrative-metrics.json", {"generatedAt": "2025-03-14T12:05:00.000Z",
+                                          "sourceFile": "narrative-samples.json", "totalSamples": len(METRICS),
+                                          "perSample": METRICS})
+    keys = ("id", "judge", "personalization", "tarot_coherence", "tone", "safety", "overall", "safety_flag",
+            "issues_found", "notes")
+    put(out / "rubric-verdicts.jsonl", "".join(json.dumps(dict(zip(keys, v))) + "\n" for v in VERDICTS))
+
+
+def write_text_samples(here: Path) -> None:
+    """Write the four text-workflow samples under ``here``."""
+    write_spans(here / "spans")
+    write_cases(here / "cases")
+    write_failter(here / "failter")
+    write_rubric(here / "rubric")
+
+
 README_HEAD = """# Samples
 
-A small example project for `reviewer`. **Everything here is synthetic and illustrative**: the photos
-are rendered by `make_samples.py` (procedural wood, cards drawn with Pillow), the card phrases are short
+Small example projects for `reviewer`, one per workflow. **Everything here is synthetic and
+illustrative**: the photos are rendered by `make_samples.py` (procedural wood, cards drawn with Pillow), the card phrases are short
 generic end-of-life wish phrases written for this project, and the model answers in `cards/runs/` are
 invented to show what the reviewer should catch. No third-party images or text are included, so the
 samples are redistributable with the project under its licence.
 
-This file and everything in `cards/` are written by `python samples/make_samples.py`
-(deterministic: a second run gives byte-identical files). Edit the script, not the outputs.
+This file and everything in `cards/`, `spans/`, `cases/`, `failter/` and `rubric/` are written by
+`python samples/make_samples.py` (deterministic: a second run gives byte-identical files). Edit the
+script, not the outputs. `reviewer demo` imports each sample into its own project and prints one line
+per workflow.
+
+| Folder | Workflow | Import |
+|---|---|---|
+| `cards/` | cards on a photo (card-folder) | `reviewer import P samples/cards` |
+| `spans/` | span labeling (span-golden-set, span-golden-results) | `samples/spans/golden-set.json`, then `samples/spans/golden-set-results-latest.json` |
+| `cases/` | test cases (test-cases, jsonl-runs) | `samples/cases/orchard-line.json`, then `samples/cases/answers.jsonl` |
+| `failter/` | ground-truth judge (failter) | `reviewer import P samples/failter` |
+| `rubric/` | rubric judging of readings (tarot-readings) | `reviewer import P samples/rubric` |
 
 ## Layout
 
@@ -294,13 +533,36 @@ cards/
 |---|---|---|
 """
 
+README_TEXT = """
+## Text workflows
 
-def main() -> None:
-    """Write images, ground truth, prompts, runs and the README."""
+- `spans/`: `golden-set.json`, three invented video prompts with golden spans (role per span), and
+  `golden-set-results-latest.json`, the spans an invented labeler (`sample-labeler`) found: one wrong
+  role (raincoat as appearance), one trimmed span ("cliff"), one false positive ("warm") and two misses
+  on the tram prompt, so the report's span F1 is below 1.
+- `cases/`: `orchard-line.json`, four test cases (citation, theory, story, general) about an invented
+  series, "The Orchard Line", and `answers.jsonl`: `careful-model` answers with episode citations and
+  the expected characters, `hasty-model` leaves out citations and characters and spoils the ending.
+- `failter/`: a Failter experiment: `inputs/` (two blog posts with an image, share and newsletter
+  prompts), `ground_truth/pond.md`, `templates/cleanup.md`, and `results/<model>_cleanup/` trial
+  outputs with Failter front matter and `.eval` files (a ground-truth score 1-5 or a rules-based
+  grade A-F). `tidy-model` cleans both posts; `sloppy-model` merges two paragraphs and leaves a share
+  prompt in.
+- `rubric/`: `narrative-samples.json`, three tarot-like readings; `narrative-metrics.json`, their
+  structural metrics (card coverage, cards named but not drawn, spine); `rubric-verdicts.jsonl`, two
+  invented judges' 1-5 rubric verdicts. Reading 2 names cards not in the spread; reading 3 gives
+  unsafe advice, which `judge-a` flags and `judge-b` misses.
+"""
+
+
+def main(here: Path = HERE) -> None:
+    """Write images, ground truth, prompts, runs, the text-workflow samples
+    and the README under ``here`` (the samples folder by default)."""
+    out = here / "cards"
     rng = np.random.default_rng(SEED)
     for sub in ("test-images", "prompts", "runs"):
-        shutil.rmtree(OUT / sub, ignore_errors=True)
-        (OUT / sub).mkdir(parents=True)
+        shutil.rmtree(out / sub, ignore_errors=True)
+        (out / sub).mkdir(parents=True)
     truth = {}
     for stem in SCENES:
         photo, truth[stem] = render_scene(stem, rng)
@@ -308,19 +570,20 @@ def main() -> None:
         if stem == "table-02":  # store sideways; Orientation 6 tells viewers to turn it 90 degrees clockwise
             photo = photo.transpose(Image.Transpose.ROTATE_90)
             exif[274] = 6
-        photo.save(OUT / "test-images" / f"{stem}.jpg", quality=85, exif=exif.tobytes() if exif else b"")
-    (OUT / "test-images" / "ground-truth.json").write_text(json.dumps(truth, indent=2) + "\n")
+        photo.save(out / "test-images" / f"{stem}.jpg", quality=85, exif=exif.tobytes() if exif else b"")
+    (out / "test-images" / "ground-truth.json").write_text(json.dumps(truth, indent=2) + "\n")
     for name, text in PROMPTS.items():
-        (OUT / "prompts" / f"{name}.md").write_text(text + "\n")
+        (out / "prompts" / f"{name}.md").write_text(text + "\n")
     rrng, rows = random.Random(SEED), []
     for stem, prompt, stamp, intro, ops in RUNS:
         answer = SANITY[stem] if prompt == "sanity-check" else model_answer(prompt, truth[stem], intro, ops, rrng)
         name = f"{stem}_{prompt}_{stamp}.txt"
-        (OUT / "runs" / name).write_text(llama_log(stem, answer, rrng, any(o[0] == "TRUNCATE" for o in ops)))
+        (out / "runs" / name).write_text(llama_log(stem, answer, rrng, any(o[0] == "TRUNCATE" for o in ops)))
         codes = ", ".join(dict.fromkeys(CODE[o[0]] for o in ops)) or ("none (prose)" if prompt == "sanity-check" else "none (perfect)")
         rows.append(f"| `{name}` | {codes} | {'; '.join(describe(o) for o in ops) or '-'} |")
-    (HERE / "README.md").write_text(README_HEAD + "\n".join(rows) + "\n")
+    write_text_samples(here)
+    (here / "README.md").write_text(README_HEAD + "\n".join(rows) + "\n" + README_TEXT)
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else HERE)

@@ -382,12 +382,21 @@ def _sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "samples" / "cards"
 
 
+def _text_samples(folder: Path) -> None:
+    """Import each text-workflow sample into FOLDER/<workflow>.db and print
+    one line per workflow (reviewer.cli.demo_samples)."""
+    from reviewer.cli.demo_samples import TEXT_SAMPLES, import_text_sample
+    for workflow in TEXT_SAMPLES:
+        echo(import_text_sample(_sample_dir().parent, workflow, folder / f"{workflow}.db"))
+
+
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default="reviewer-demo")
 @_friendly
 def demo(folder: Path) -> None:
-    """Import the bundled sample into FOLDER/sample.db, score it, print the
-    verdicts and export FOLDER/sample-export.db."""
+    """Import the bundled card sample into FOLDER/sample.db, score it, print the
+    verdicts and export FOLDER/sample-export.db; then import the spans, cases,
+    failter and rubric samples into FOLDER/<workflow>.db, one line each."""
     source = _sample_dir()
     if not source.is_dir():
         raise click.ClickException(f"the bundled sample is missing ({source})")
@@ -398,6 +407,7 @@ def demo(folder: Path) -> None:
                schemas=(), conventions=(), create=True)
     ctx.invoke(score, project=db, as_json=False, strict=False, reviewed=False)
     ctx.invoke(export, project=db, out=folder / "sample-export.db")
+    _text_samples(folder)
 
 
 @main.command("open")

@@ -1,0 +1,54 @@
+"""The text-workflow samples of ``reviewer demo``: each of samples/spans,
+samples/cases, samples/failter and samples/rubric imported into its own
+project in the demo folder, with one summary line per workflow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reviewer.storage import repo
+from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.cases.report import case_report_json
+from reviewer.storage.importers import import_source
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.spans import spans as span_store
+
+#: workflow -> the sources to import in order, relative to the samples folder (format detected)
+TEXT_SAMPLES: dict[str, tuple[str, ...]] = {
+    "spans": ("spans/golden-set.json", "spans/golden-set-results-latest.json"),
+    "cases": ("cases/orchard-line.json", "cases/answers.jsonl"),
+    "failter": ("failter",),
+    "rubric": ("rubric",),
+}
+
+
+def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
+    """Import the ``workflow`` sample (a key of TEXT_SAMPLES) from the
+    ``samples`` folder into project ``db`` (created if missing; importing
+    again adds nothing) and return its summary line: items, runs, verdicts,
+    for spans the relaxed span F1 of each labeler, for cases each model's
+    passed and total cases (the seed report). Raises ProjectError
+    when a sample file is missing."""
+    project = open_project(db, create=True)
+    try:
+        for rel in TEXT_SAMPLES[workflow]:
+            source = samples / rel
+            if not source.exists():
+                raise ProjectError(f"the bundled sample is missing ({source})")
+            import_source(project, source)
+        parts = [f"{len(repo.items(project))} items", f"{len(repo.run_rows(project, with_output=False))} runs",
+                 f"{len(judging.verdicts(project))} verdicts"]
+        if workflow == "spans":
+            for group, f1 in sorted(span_store.f1_by_group(project).items()):
+                parts.append(f"relaxed span F1 {f1['relaxed']['all'].f1:.3f} ({group})")
+        if workflow == "cases":
+            for r in json.loads(case_report_json(project)):  # runId: reviewer-<model>-auto
+                model = str(r.get("runId", "")).removeprefix("reviewer-").removesuffix("-auto")
+                parts.append(f"passed {r.get('passedCases')}/{r.get('totalCases')} cases ({model})")
+    finally:
+        project.close()
+    return f"{workflow}: {db.name}: " + ", ".join(parts)
+
+
+__all__ = ["TEXT_SAMPLES", "import_text_sample"]
