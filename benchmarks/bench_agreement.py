@@ -100,6 +100,7 @@ def pairwise_alpha(rows: Sequence[Sequence[Optional[float]]], level: str) -> flo
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("krippendorff")
     except PackageNotFoundError:
@@ -149,13 +150,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for _ in range(rounds):  # interleaved: drift of the machine hits both
             fast, t = timed(lambda: krippendorff_alpha(data, level).value, repeat=1)  # noqa: B023 - timed() calls it now
             ours = min(ours, t)
-            pkg, t = timed(lambda: float(krippendorff.alpha(reliability_data=by_rater,
-                                                             level_of_measurement=level)), repeat=1)  # noqa: B023 - timed() calls it now
+            pkg, t = timed(
+                lambda: float(krippendorff.alpha(reliability_data=by_rater, level_of_measurement=level)),  # noqa: B023 - timed() calls it now
+                repeat=1,
+            )
             theirs = min(theirs, t)
         diff = abs(fast - pkg)
-        small = (krippendorff_alpha(check, level).value, pairwise_alpha(check, level),
-                 float(krippendorff.alpha(reliability_data=np.array(check, dtype=float).T,
-                                          level_of_measurement=level)))
+        small = (
+            krippendorff_alpha(check, level).value,
+            pairwise_alpha(check, level),
+            float(krippendorff.alpha(reliability_data=np.array(check, dtype=float).T, level_of_measurement=level)),
+        )
         small_diff = max(small) - min(small)
         agree = diff <= 1e-9 and small_diff <= 1e-9
         ok &= agree
@@ -164,15 +169,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  reviewer (numpy array)    : {ours * 1e3:9.1f} ms")
         print(f"  krippendorff package      : {theirs * 1e3:9.1f} ms   (alpha {pkg:.12f})")
         print(f"  ratio (package / reviewer): {theirs / ours:9.2f}x")
-        print(f"  |difference|              : {diff:.2e}; on 2,000 units with the pairwise loop {small_diff:.2e}  "
-              f"{'OK (<= 1e-9)' if agree else 'MISMATCH'}")
+        print(
+            f"  |difference|              : {diff:.2e}; on 2,000 units with the pairwise loop {small_diff:.2e}  "
+            f"{'OK (<= 1e-9)' if agree else 'MISMATCH'}"
+        )
         if units >= 100_000:
-            print(f"  absolute: {ours * 1e3:.1f} ms (< {TARGET_SECONDS:.0f} s on 100k x 5): "
-                  f"{'PASS' if ours < TARGET_SECONDS else 'FAIL'}")
+            print(
+                f"  absolute: {ours * 1e3:.1f} ms (< {TARGET_SECONDS:.0f} s on 100k x 5): "
+                f"{'PASS' if ours < TARGET_SECONDS else 'FAIL'}"
+            )
     worst, level = min(ratios)
     verdict = "PASS" if worst >= TARGET_RATIO and ok else "FAIL"
-    print(f"\nratio {worst:.2f} (target >= {TARGET_RATIO}x the krippendorff package{'' if len(ratios) == 1 else ', slowest level ' + level}"
-          f"{'' if ok else '; values differ'}): {verdict}")
+    print(
+        f"\nratio {worst:.2f} (target >= {TARGET_RATIO}x the krippendorff package{'' if len(ratios) == 1 else ', slowest level ' + level}"
+        f"{'' if ok else '; values differ'}): {verdict}"
+    )
     return 0 if ok else 1
 
 

@@ -82,11 +82,18 @@ def make_folder(root: Path, rng: np.random.Generator) -> Path:
         cards = []
         for i in range(p * BOXES // 4, (p + 1) * BOXES // 4):
             x, y = (i % cols) * cw, (i // cols) * ch
-            cards.append({"text": f"card {i}", "bbox": {"x_min": x + 4, "y_min": y + 4,
-                                                         "x_max": x + cw - 4, "y_max": y + ch - 4}})
+            cards.append(
+                {
+                    "text": f"card {i}",
+                    "bbox": {"x_min": x + 4, "y_min": y + 4, "x_max": x + cw - 4, "y_max": y + ch - 4},
+                }
+            )
         piles.append({"label": f"pile {p + 1}", "cards": cards})
-    small = {"piles": [{"label": "a", "cards": [{"text": "x", "bbox": {"x_min": 10, "y_min": 10,
-                                                                        "x_max": 200, "y_max": 150}}]}]}
+    small = {
+        "piles": [
+            {"label": "a", "cards": [{"text": "x", "bbox": {"x_min": 10, "y_min": 10, "x_max": 200, "y_max": 150}}]}
+        ]
+    }
     gt = {"big": {"piles": piles}, "a-small": small}
     (images / "ground-truth.json").write_text(json.dumps(gt), encoding="utf-8")
     return root / "cards"
@@ -200,9 +207,11 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         folder = make_folder(root, rng)
         big_path = folder / "test-images" / "big.jpg"
-        print(f"photo {BIG[0]}x{BIG[1]}, {big_path.stat().st_size / 1e6:.1f} MB JPEG, {BOXES} boxes "
-              f"(made in {time.perf_counter() - t:.1f} s); viewport {VIEWPORT[0]}x{VIEWPORT[1]}, "
-              f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
+        print(
+            f"photo {BIG[0]}x{BIG[1]}, {big_path.stat().st_size / 1e6:.1f} MB JPEG, {BOXES} boxes "
+            f"(made in {time.perf_counter() - t:.1f} s); viewport {VIEWPORT[0]}x{VIEWPORT[1]}, "
+            f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}"
+        )
         session = Session("bench")
         session.open(root / "bench.db", create=True)
         session.import_source(folder, model="bench")
@@ -229,16 +238,24 @@ def main(argv=None) -> int:
         print("\n1. time to the first painted photo (median of %d)" % repeat)
         print(f"   Pillow full decode (Image.open().load())   {pillow:8.1f} ms")
         bare_first = statistics.median(b[0] for b in bare)
-        print(f"   canvas, not cached (stored preview + paint){cold_first:8.1f} ms  ratio {cold_first / pillow:.2f}  "
-              f"{verdict(cold_first / pillow < TARGET_FIRST_PAINT_RATIO)} (target < {TARGET_FIRST_PAINT_RATIO})")
-        print(f"   canvas, no stored preview (reduced decode) {bare_first:8.1f} ms  ratio {bare_first / pillow:.2f}  "
-              f"(information: a photo added without its import-time preview)")
-        print(f"   canvas, prefetched (cached reduced + paint){warm_first:8.1f} ms  ratio {warm_first / pillow:.2f}  "
-              f"{verdict(warm_first / pillow < TARGET_FIRST_PAINT_RATIO)} (target < {TARGET_FIRST_PAINT_RATIO})")
+        print(
+            f"   canvas, not cached (stored preview + paint){cold_first:8.1f} ms  ratio {cold_first / pillow:.2f}  "
+            f"{verdict(cold_first / pillow < TARGET_FIRST_PAINT_RATIO)} (target < {TARGET_FIRST_PAINT_RATIO})"
+        )
+        print(
+            f"   canvas, no stored preview (reduced decode) {bare_first:8.1f} ms  ratio {bare_first / pillow:.2f}  "
+            f"(information: a photo added without its import-time preview)"
+        )
+        print(
+            f"   canvas, prefetched (cached reduced + paint){warm_first:8.1f} ms  ratio {warm_first / pillow:.2f}  "
+            f"{verdict(warm_first / pillow < TARGET_FIRST_PAINT_RATIO)} (target < {TARGET_FIRST_PAINT_RATIO})"
+        )
         print(f"   canvas, cold, until the full image shows   {cold_full:8.1f} ms (decoded off the GUI thread)")
         print(f"   set_item() held the GUI thread for         {max(c[2] for c in cold + warm):8.1f} ms at most")
-        print(f"   floor: reduced 1/4 decode alone, Qt        {floor_qt:8.1f} ms  ratio {floor_qt / pillow:.2f}"
-              f" | Pillow draft 1/4 {floor_pil:.1f} ms ratio {floor_pil / pillow:.2f}")
+        print(
+            f"   floor: reduced 1/4 decode alone, Qt        {floor_qt:8.1f} ms  ratio {floor_qt / pillow:.2f}"
+            f" | Pillow draft 1/4 {floor_pil:.1f} ms ratio {floor_pil / pillow:.2f}"
+        )
         print("   (a baseline JPEG must be entropy-decoded whole even when scaled in the decoder: hence the")
         print("    preview made once at import, as photo managers do)")
 
@@ -254,13 +271,23 @@ def main(argv=None) -> int:
             pan = pan_frames_ms(app, view, frames, step=24)
             base = baseline_frames_ms(view, rects, max(frames // 4, 5))
             med, p95, bmed = statistics.median(pan), float(np.percentile(pan, 95)), statistics.median(base)
-            drawn = int(np.sum([1 for s in view.overlay().cards
-                                if view.mapToScene(view.viewport().rect()).boundingRect().intersects(
-                                    QRectF(QPointF(s.rect[0], s.rect[1]), QPointF(s.rect[2], s.rect[3])))]))
+            drawn = int(
+                np.sum(
+                    [
+                        1
+                        for s in view.overlay().cards
+                        if view.mapToScene(view.viewport().rect())
+                        .boundingRect()
+                        .intersects(QRectF(QPointF(s.rect[0], s.rect[1]), QPointF(s.rect[2], s.rect[3])))
+                    ]
+                )
+            )
             results.append(med)
-            print(f"   {name:>4} (zoom {view.zoom():.3f}, {drawn:4d} boxes in view): median {med:6.2f} ms, "
-                  f"p95 {p95:6.2f} ms | baseline drawRect x{BOXES} {bmed:6.2f} ms | ratio {med / bmed:5.2f}  "
-                  f"{verdict(med < TARGET_FRAME_MS)} (target < {TARGET_FRAME_MS:.0f} ms)")
+            print(
+                f"   {name:>4} (zoom {view.zoom():.3f}, {drawn:4d} boxes in view): median {med:6.2f} ms, "
+                f"p95 {p95:6.2f} ms | baseline drawRect x{BOXES} {bmed:6.2f} ms | ratio {med / bmed:5.2f}  "
+                f"{verdict(med < TARGET_FRAME_MS)} (target < {TARGET_FRAME_MS:.0f} ms)"
+            )
         view.loader.wait()
         view.close()
         session.close()

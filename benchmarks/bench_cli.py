@@ -127,8 +127,18 @@ def make_dataset(where: Path, n: int, seed: int) -> Dataset:
                 model = MODELS[(j // 2) % len(MODELS)]
                 rep = 1 + j // (2 * len(MODELS))
                 run = synth.make_run(it, schema, rng)
-                fh.write(json.dumps({"item": it.name, "prompt": synth.PROMPTS[schema].name, "model": model,
-                                     "repetition": rep, "output": run.output}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "item": it.name,
+                            "prompt": synth.PROMPTS[schema].name,
+                            "model": model,
+                            "repetition": rep,
+                            "output": run.output,
+                        }
+                    )
+                    + "\n"
+                )
                 ds.jobs.append((run.output, prompts[schema], gts[it.name], config, examples[schema]))
                 k += 1
     return ds
@@ -151,8 +161,7 @@ def core_seconds(ds: Dataset) -> tuple[float, int]:
     found = 0
     t = time.perf_counter()
     for output, prompt, gt, config, example in ds.jobs:
-        found += len(score_run(output, prompt, gt, config, width=PHOTO[0], height=PHOTO[1],
-                               example=example).findings)
+        found += len(score_run(output, prompt, gt, config, width=PHOTO[0], height=PHOTO[1], example=example).findings)
     return time.perf_counter() - t, found
 
 
@@ -180,8 +189,9 @@ def compile_sources() -> None:
     git), as installing the wheel does: the commands then start as they do
     for a user. Without it, a machine with PYTHONDONTWRITEBYTECODE set (as
     this sandbox is) compiles every module again in every process."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "reviewer")], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "reviewer")], check=True, stdout=subprocess.DEVNULL
+    )
 
 
 #: The cores the benchmark was given, before it pins itself to one (the commands get them all).
@@ -205,8 +215,9 @@ def timed_process(cmd: list[str], out: Path, env: dict) -> tuple[float, float, i
     full = [str(TIME), "-f", "%M", "-o", str(mem), *cmd] if gnu else cmd
     t = time.perf_counter()
     with out.open("w") as fh:
-        proc = subprocess.Popen(full, stdout=fh, stderr=subprocess.PIPE, env=env, cwd=ROOT,
-                                preexec_fn=_all_cores if ALL_CPUS else None)
+        proc = subprocess.Popen(
+            full, stdout=fh, stderr=subprocess.PIPE, env=env, cwd=ROOT, preexec_fn=_all_cores if ALL_CPUS else None
+        )
         _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -282,17 +293,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     compile_sources()
     cpu = None if args.quick else synth.pin_one_core()  # the core function; the commands get every core
-    print(f"bench_cli: Python {sys.version.split()[0]}, core function {'pinned to CPU %d' % cpu if cpu is not None else 'not pinned'}, "
-          f"commands on {len(ALL_CPUS) if ALL_CPUS else os.cpu_count()} cores, "
-          f"sizes {', '.join(f'{n:,}' for n in sizes)}, best of {rounds} interleaved rounds")
+    print(
+        f"bench_cli: Python {sys.version.split()[0]}, core function {'pinned to CPU %d' % cpu if cpu is not None else 'not pinned'}, "
+        f"commands on {len(ALL_CPUS) if ALL_CPUS else os.cpu_count()} cores, "
+        f"sizes {', '.join(f'{n:,}' for n in sizes)}, best of {rounds} interleaved rounds"
+    )
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench_cli_") as tmp_name:
         tmp = Path(tmp_name)
         for n in sizes:
             t = time.perf_counter()
             ds = make_dataset(tmp, n, args.seed)
-            print(f"\n{n:,} runs: generated in {time.perf_counter() - t:.1f} s "
-                  f"({ds.jsonl.stat().st_size / 1e6:.1f} MB of JSONL, {max(1, n // RUNS_PER_ITEM)} items)")
+            print(
+                f"\n{n:,} runs: generated in {time.perf_counter() - t:.1f} s "
+                f"({ds.jsonl.stat().st_size / 1e6:.1f} MB of JSONL, {max(1, n // RUNS_PER_ITEM)} items)"
+            )
             best_core, best_cli, best_steps, found, stored = float("inf"), float("inf"), None, 0, 0
             for _ in range(rounds):  # interleaved: drift of the machine hits both
                 core, found = core_seconds(ds)
@@ -302,35 +317,47 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 if total < best_cli:
                     best_cli, best_steps = total, steps
             results[n] = (best_core, best_cli, best_steps)
-            print(f"  {'core score_run (in process)':<30} {best_core:8.2f} s  {n / best_core:8,.0f} runs/s  "
-                  f"{found:,} findings")
+            print(
+                f"  {'core score_run (in process)':<30} {best_core:8.2f} s  {n / best_core:8,.0f} runs/s  "
+                f"{found:,} findings"
+            )
             for s in best_steps:
                 print(f"  {'reviewer ' + s.name:<30} {s.seconds:8.2f} s  peak {s.max_rss_mb:6.0f} MB")
-            print(f"  {'command line, all five':<30} {best_cli:8.2f} s  {n / best_cli:8,.0f} runs/s  "
-                  f"{stored:,} findings stored{'' if stored == found else ' (MISMATCH: not the same work)'}")
+            print(
+                f"  {'command line, all five':<30} {best_cli:8.2f} s  {n / best_cli:8,.0f} runs/s  "
+                f"{stored:,} findings stored{'' if stored == found else ' (MISMATCH: not the same work)'}"
+            )
             one_core = _total(best_steps, one_core=True)
-            print(f"  ratio core / command line: {best_core / best_cli:.2f} "
-                  f"(one core, score --jobs 1: {best_core / one_core:.2f})")
+            print(
+                f"  ratio core / command line: {best_core / best_cli:.2f} "
+                f"(one core, score --jobs 1: {best_core / one_core:.2f})"
+            )
             del ds
     print()
     if 10_000 in results and 50_000 in results:
         imp = {n: next(s.seconds for s in results[n][2] if s.name == "import jsonl") for n in (10_000, 50_000)}
         lin = imp[50_000] / imp[10_000]
-        print(f"import of 50k runs / 10k runs: {lin:.2f} (target <= {TARGET_LINEAR}): "
-              f"{'PASS' if lin <= TARGET_LINEAR else 'FAIL'}")
+        print(
+            f"import of 50k runs / 10k runs: {lin:.2f} (target <= {TARGET_LINEAR}): "
+            f"{'PASS' if lin <= TARGET_LINEAR else 'FAIL'}"
+        )
     big = max(results)
     # one process scoring everything: the whole memory of a score (with workers, GNU time gives
     # the largest process, each holding a chunk and the scoring caches)
     rss = next(s.max_rss_mb for s in results[big][2] if s.name == "score --jobs 1")
     if big >= 50_000:
-        print(f"peak memory of score --jobs 1 on {big:,} runs: {rss:.0f} MB (target < {TARGET_MB:.0f} MB): "
-              f"{'PASS' if rss < TARGET_MB else 'FAIL'}")
+        print(
+            f"peak memory of score --jobs 1 on {big:,} runs: {rss:.0f} MB (target < {TARGET_MB:.0f} MB): "
+            f"{'PASS' if rss < TARGET_MB else 'FAIL'}"
+        )
     else:
         print(f"peak memory of score --jobs 1 on {big:,} runs: {rss:.0f} MB (target < {TARGET_MB:.0f} MB at 50k runs)")
     worst_n = min(results, key=lambda n: results[n][0] / results[n][1])
     ratio = results[worst_n][0] / results[worst_n][1]
-    print(f"ratio {ratio:.2f} (target >= {TARGET_RATIO}x the core scoring function; "
-          f"import + score + export + report on {worst_n:,} runs): {'PASS' if ratio >= TARGET_RATIO else 'FAIL'}")
+    print(
+        f"ratio {ratio:.2f} (target >= {TARGET_RATIO}x the core scoring function; "
+        f"import + score + export + report on {worst_n:,} runs): {'PASS' if ratio >= TARGET_RATIO else 'FAIL'}"
+    )
     return 0
 
 

@@ -77,8 +77,10 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
     with project.transaction():
         item_ids = []
         for it in items:
-            item_id, _ = repo.upsert_item(project, Item(name=it.name, path=f"photos/{it.name}.jpg",
-                                                        width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]))
+            item_id, _ = repo.upsert_item(
+                project,
+                Item(name=it.name, path=f"photos/{it.name}.jpg", width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]),
+            )
             repo.set_ground_truth(project, item_id, it.ground_truth())
             item_ids.append(item_id)
         prompt_ids = {s: repo.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
@@ -91,8 +93,16 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
                             break
                         run = synth.make_run(it, schema, rng, n_perturb=rng.randint(3, 9))
                         stamp = f"2025-03-{1 + added % 28:02d}T10:{added % 60:02d}:00"
-                        repo.add_run(project, item_id, prompt_id, model, run.output,
-                                     repetition=rep, timestamp=stamp, source=f"runs/{it.name}-{added}.txt")
+                        repo.add_run(
+                            project,
+                            item_id,
+                            prompt_id,
+                            model,
+                            run.output,
+                            repetition=rep,
+                            timestamp=stamp,
+                            source=f"runs/{it.name}-{added}.txt",
+                        )
                         added += 1
     score_project(project)
     # a reviewer has been through a few findings: confirmed, rejected, reclassified
@@ -103,11 +113,24 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
             if k % 3 == 0:
                 repo.update_finding(project, f.id, status=Status.CONFIRMED, reviewer="bench", decided_at=now())
             elif k % 3 == 1:
-                repo.update_finding(project, f.id, status=Status.REJECTED, reviewer="bench",
-                                    reason="the card is really there", decided_at=now())
+                repo.update_finding(
+                    project,
+                    f.id,
+                    status=Status.REJECTED,
+                    reviewer="bench",
+                    reason="the card is really there",
+                    decided_at=now(),
+                )
             else:
-                repo.update_finding(project, f.id, status=Status.CONFIRMED, final_code=Code.PARTIAL,
-                                    reviewer="bench", reason="half the card is covered", decided_at=now())
+                repo.update_finding(
+                    project,
+                    f.id,
+                    status=Status.CONFIRMED,
+                    final_code=Code.PARTIAL,
+                    reviewer="bench",
+                    reason="half the card is covered",
+                    decided_at=now(),
+                )
     return project
 
 
@@ -205,8 +228,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         built = time.perf_counter() - t
         n_findings = project.db.execute("SELECT count(*) FROM findings").fetchone()[0]
         codes = Counter(dict(project.db.execute("SELECT code, count(*) FROM findings GROUP BY code").fetchall()))
-        print(f"bench_export: Python {sys.version.split()[0]}, {pinned}; built and scored "
-              f"{n_runs} runs, {n_findings} findings in {built:.1f} s; best of {repeat} interleaved rounds")
+        print(
+            f"bench_export: Python {sys.version.split()[0]}, {pinned}; built and scored "
+            f"{n_runs} runs, {n_findings} findings in {built:.1f} s; best of {repeat} interleaved rounds"
+        )
         print("  findings: " + ", ".join(f"{k} {v}" for k, v in sorted(codes.items())))
 
         out, raw_out = tmp_path / "export.db", tmp_path / "raw.db"
@@ -227,20 +252,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ratio = best_raw / best_export
         print(f"\nrows: {', '.join(f'{v} {k}' for k, v in counts.items())} = {rows}; 2 views")
         print(f"{'':<44} {'seconds':>9} {'rows/s':>12}")
-        print(f"{'reviewer export (process, whole command)':<44} {best_export:>9.3f} {rows / best_export:>12,.0f}"
-              f"   peak {peak:.0f} MB")
-        print(f"{'raw sqlite3 copy of the same tables (process)':<44} {best_raw:>9.3f} {rows / best_raw:>12,.0f}"
-              f"   {'same tables and rows' if same else 'TABLES DIFFER'}")
-        print(f"  in process: export_project {seconds:.3f} s = score stale {phases['score']:.3f} + gather (read + "
-              f"metrics) {phases['gather']:.3f} + write {phases['write']:.3f}; the rest of the command is start-up")
+        print(
+            f"{'reviewer export (process, whole command)':<44} {best_export:>9.3f} {rows / best_export:>12,.0f}"
+            f"   peak {peak:.0f} MB"
+        )
+        print(
+            f"{'raw sqlite3 copy of the same tables (process)':<44} {best_raw:>9.3f} {rows / best_raw:>12,.0f}"
+            f"   {'same tables and rows' if same else 'TABLES DIFFER'}"
+        )
+        print(
+            f"  in process: export_project {seconds:.3f} s = score stale {phases['score']:.3f} + gather (read + "
+            f"metrics) {phases['gather']:.3f} + write {phases['write']:.3f}; the rest of the command is start-up"
+        )
         verdict = "PASS" if ratio >= TARGET_RATIO else "FAIL"
         if args.profile:
             project = open_project(tmp_path / "project.db")
             print("\ncProfile of one export_project call:")
             print(profile_export(project, out))
             project.close()
-        print(f"\nratio {ratio:.2f} (target >= {TARGET_RATIO}: the whole `reviewer export` against raw sqlite3 "
-              f"writing the same tables): {verdict}")
+        print(
+            f"\nratio {ratio:.2f} (target >= {TARGET_RATIO}: the whole `reviewer export` against raw sqlite3 "
+            f"writing the same tables): {verdict}"
+        )
     return 0
 
 

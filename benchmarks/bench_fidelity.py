@@ -40,8 +40,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     start = time.perf_counter()
     report = fidelity(args.data, config)
     elapsed = time.perf_counter() - start
-    print(f"bench_fidelity: {report.runs} runs of {args.data.name}, scoring config {config.version}, "
-          f"{elapsed * 1000:.0f} ms")
+    print(
+        f"bench_fidelity: {report.runs} runs of {args.data.name}, scoring config {config.version}, "
+        f"{elapsed * 1000:.0f} ms"
+    )
     print("\n".join(report.lines()))
     for name, key_acc, got in report.accuracy_off:
         print(f"  text accuracy off: {name}: key {key_acc:.2f}, scorer {got:.2f}")
@@ -50,8 +52,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.diff:
         print("\n".join(diff_lines(report)))
     ok = report.f1 >= TARGET_F1 and not report.halluc_missed
-    print(f"code F1 {report.f1:.3f} (target >= {TARGET_F1:.2f}), HALLUC missed {len(report.halluc_missed)} "
-          f"(target 0): {'PASS' if ok else 'FAIL'}")
+    print(
+        f"code F1 {report.f1:.3f} (target >= {TARGET_F1:.2f}), HALLUC missed {len(report.halluc_missed)} "
+        f"(target 0): {'PASS' if ok else 'FAIL'}"
+    )
     return 0
 
 

@@ -92,15 +92,30 @@ def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
         for k in range(n_items):
             it = synth.make_item(f"table-{k:04d}", 10, rng)
             photo = photos[k % len(photos)]
-            item_id, _ = repo.upsert_item(project, Item(
-                name=it.name, path=project.relative(photo), sha256=shas[photo],
-                width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]))
+            item_id, _ = repo.upsert_item(
+                project,
+                Item(
+                    name=it.name,
+                    path=project.relative(photo),
+                    sha256=shas[photo],
+                    width=synth.IMAGE_SIZE[0],
+                    height=synth.IMAGE_SIZE[1],
+                ),
+            )
             repo.set_ground_truth(project, item_id, it.ground_truth())
             for schema, prompt_id in prompt_ids.items():
                 for model in bench_export.MODELS:
                     run = synth.make_run(it, schema, rng, n_perturb=rng.randint(3, 9))
-                    repo.add_run(project, item_id, prompt_id, model, run.output, repetition=1,
-                                 timestamp="2025-03-01T10:00:00", source=f"runs/{it.name}-{model}.txt")
+                    repo.add_run(
+                        project,
+                        item_id,
+                        prompt_id,
+                        model,
+                        run.output,
+                        repetition=1,
+                        timestamp="2025-03-01T10:00:00",
+                        source=f"runs/{it.name}-{model}.txt",
+                    )
     for photo in photos:
         previews.ensure_preview(project, photo, shas[photo])
     score_project(project)
@@ -108,7 +123,8 @@ def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
     with project.db.conn:
         project.db.conn.executemany(
             "UPDATE findings SET status = ?, reviewer = 'bench', decided_at = ? WHERE id = ?",
-            [(Status.CONFIRMED.value, now(), f.id) for f in rng.sample(found, len(found) // 20)])
+            [(Status.CONFIRMED.value, now(), f.id) for f in rng.sample(found, len(found) // 20)],
+        )
     project.close()
 
 
@@ -216,8 +232,12 @@ def resident_mb() -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 items / 2,000 runs")
-    parser.add_argument("--big-items", type=int, default=None,
-                        help="items of the big project, 10 runs each (default 2000; 10000: 100,000 runs)")
+    parser.add_argument(
+        "--big-items",
+        type=int,
+        default=None,
+        help="items of the big project, 10 runs each (default 2000; 10000: 100,000 runs)",
+    )
     parser.add_argument("--keep", type=Path, help="build (or reuse) the projects in this folder")
     args = parser.parse_args(argv)
     big_items = args.big_items or (200 if args.quick else 2000)
@@ -254,26 +274,40 @@ def main(argv=None) -> int:
         picks = [items[(k * 7 + 3) % len(items)] for k in range(2 * repeat + 1)]
         switches = switch_ms(app, window, picks)
         decisions = decision_ms(app, window, 3 * repeat)
-        results[name] = (statistics.median(launches[name]), statistics.median(switches),
-                         max(switches), statistics.median(decisions), max(decisions))
+        results[name] = (
+            statistics.median(launches[name]),
+            statistics.median(switches),
+            max(switches),
+            statistics.median(decisions),
+            max(decisions),
+        )
         resident[name] = resident_mb()  # the summary of every run is in by now
         close(app, window)
-    print(f"\nQT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}; medians of {repeat} launches, "
-          f"{2 * repeat + 1} switches, {3 * repeat} decisions")
+    print(
+        f"\nQT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}; medians of {repeat} launches, "
+        f"{2 * repeat + 1} switches, {3 * repeat} decisions"
+    )
     for name in ("small", "big"):
         launch_med, sw_med, sw_max, dec_med, dec_max = results[name]
         runs = 200 if name == "small" else big_items * 10
-        print(f"{name:>5} ({runs:6d} runs): launch to first photo {launch_med:7.0f} ms | "
-              f"item switch {sw_med:6.1f} ms (max {sw_max:6.1f}) {verdict(sw_med < TARGET_SWITCH_MS)} "
-              f"(target < {TARGET_SWITCH_MS:.0f} ms) | Y to idle {dec_med:6.1f} ms (max {dec_max:6.1f}) "
-              f"{verdict(dec_med < TARGET_DECISION_MS)} (target < {TARGET_DECISION_MS:.0f} ms)")
-    print(f"resident memory of this process with the project open and summarised: small {resident['small']:.0f} MB, "
-          f"big {resident['big']:.0f} MB (informational: the window keeps a RunLine per run, whole runs per shown item)")
+        print(
+            f"{name:>5} ({runs:6d} runs): launch to first photo {launch_med:7.0f} ms | "
+            f"item switch {sw_med:6.1f} ms (max {sw_max:6.1f}) {verdict(sw_med < TARGET_SWITCH_MS)} "
+            f"(target < {TARGET_SWITCH_MS:.0f} ms) | Y to idle {dec_med:6.1f} ms (max {dec_max:6.1f}) "
+            f"{verdict(dec_med < TARGET_DECISION_MS)} (target < {TARGET_DECISION_MS:.0f} ms)"
+        )
+    print(
+        f"resident memory of this process with the project open and summarised: small {resident['small']:.0f} MB, "
+        f"big {resident['big']:.0f} MB (informational: the window keeps a RunLine per run, whole runs per shown item)"
+    )
     ratio = results["big"][0] / results["small"][0]
-    ok = (ratio <= TARGET_LAUNCH_RATIO and all(r[1] < TARGET_SWITCH_MS and r[3] < TARGET_DECISION_MS
-                                               for r in results.values()))
-    print(f"overall {verdict(ok)}: launch ratio big/small {ratio:.2f} "
-          f"{verdict(ratio <= TARGET_LAUNCH_RATIO)} (target <= {TARGET_LAUNCH_RATIO})")
+    ok = ratio <= TARGET_LAUNCH_RATIO and all(
+        r[1] < TARGET_SWITCH_MS and r[3] < TARGET_DECISION_MS for r in results.values()
+    )
+    print(
+        f"overall {verdict(ok)}: launch ratio big/small {ratio:.2f} "
+        f"{verdict(ratio <= TARGET_LAUNCH_RATIO)} (target <= {TARGET_LAUNCH_RATIO})"
+    )
     if tmp is not None:
         tmp.cleanup()
     return 0

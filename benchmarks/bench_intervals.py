@@ -78,8 +78,16 @@ def baseline(a: list[float], b: list[float]) -> tuple[float, float]:
         e = o.sum(axis=-1)[..., :, None] * o.sum(axis=-2)[..., None, :] / n
         return 1.0 - (w * o).sum(axis=(-1, -2)) / (w * e).sum(axis=(-1, -2))
 
-    res = bootstrap((np.asarray(a), np.asarray(b)), kappa, paired=True, vectorized=True, method="BCa",
-                    n_resamples=RESAMPLES, batch=50, rng=np.random.default_rng(0))
+    res = bootstrap(
+        (np.asarray(a), np.asarray(b)),
+        kappa,
+        paired=True,
+        vectorized=True,
+        method="BCa",
+        n_resamples=RESAMPLES,
+        batch=50,
+        rng=np.random.default_rng(0),
+    )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -107,16 +115,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 3)
     a, b = make_pair(SUBJECTS)
-    print(f"bootstrap intervals, {SUBJECTS:,} subjects, 2 raters on 1-5, {RESAMPLES:,} resamples, seed {SEED}; "
-          f"best of {rounds} interleaved rounds")
+    print(
+        f"bootstrap intervals, {SUBJECTS:,} subjects, 2 raters on 1-5, {RESAMPLES:,} resamples, seed {SEED}; "
+        f"best of {rounds} interleaved rounds"
+    )
     ok = True
     if not args.quick:
         t0 = time.perf_counter()
         share = coverage(1000, RESAMPLES)
         good = 0.93 <= share <= 0.97
         ok &= good
-        print(f"coverage: 1,000 pairs x {RESAMPLES:,} resamples, 200 subjects, kappa 0.6: {share:.1%} "
-              f"(target 93-97 %): {'PASS' if good else 'FAIL'} ({time.perf_counter() - t0:.0f} s)")
+        print(
+            f"coverage: 1,000 pairs x {RESAMPLES:,} resamples, 200 subjects, kappa 0.6: {share:.1%} "
+            f"(target 93-97 %): {'PASS' if good else 'FAIL'} ({time.perf_counter() - t0:.0f} s)"
+        )
     ours = theirs = float("inf")
     found: dict = {}
     ref = (float("nan"), float("nan"))
@@ -132,15 +144,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     q = found["cohen_kappa_quadratic"]
     close = abs(q.low - ref[0]) <= 0.01 and abs(q.high - ref[1]) <= 0.01
     ok &= close
-    print(f"  baseline quadratic kappa     [{ref[0]:.3f}, {ref[1]:.3f}] BCa  "
-          f"{'agrees (<= 0.01)' if close else 'DIFFERS'}")
-    print(f"reviewer, 6 intervals        : {ours:7.2f} s  (target < {TARGET_SECONDS:.0f} s): "
-          f"{'PASS' if ours < TARGET_SECONDS else 'FAIL'}")
+    print(
+        f"  baseline quadratic kappa     [{ref[0]:.3f}, {ref[1]:.3f}] BCa  {'agrees (<= 0.01)' if close else 'DIFFERS'}"
+    )
+    print(
+        f"reviewer, 6 intervals        : {ours:7.2f} s  (target < {TARGET_SECONDS:.0f} s): "
+        f"{'PASS' if ours < TARGET_SECONDS else 'FAIL'}"
+    )
     print(f"plain scipy bootstrap, 1     : {theirs:7.2f} s")
     ratio = theirs / ours
     verdict = "PASS" if ratio >= TARGET_RATIO and ours < TARGET_SECONDS and ok else "FAIL"
-    print(f"ratio {ratio:.2f} (target >= {TARGET_RATIO:.0f}x a plain scipy.stats.bootstrap BCa call for one "
-          f"statistic, and < {TARGET_SECONDS:.0f} s): {verdict}")
+    print(
+        f"ratio {ratio:.2f} (target >= {TARGET_RATIO:.0f}x a plain scipy.stats.bootstrap BCa call for one "
+        f"statistic, and < {TARGET_SECONDS:.0f} s): {verdict}"
+    )
     return 0
 
 

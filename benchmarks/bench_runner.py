@@ -26,8 +26,10 @@ TARGET = 8.0
 
 
 def requests(n: int) -> list[ChatRequest]:
-    return [ChatRequest(model="bench", messages=[{"role": "user", "content": f"question {i}"}], tag=str(i))
-            for i in range(n)]
+    return [
+        ChatRequest(model="bench", messages=[{"role": "user", "content": f"question {i}"}], tag=str(i))
+        for i in range(n)
+    ]
 
 
 def sequential(base: str, reqs: list[ChatRequest]) -> float:
@@ -41,9 +43,11 @@ def sequential(base: str, reqs: list[ChatRequest]) -> float:
 
 def through_client(base: str, reqs: list[ChatRequest], concurrency: int) -> float:
     """reviewer's ChatClient with bounded concurrency; requests per second."""
+
     async def go():
         async with ChatClient(base, None, concurrency=concurrency, retries=0) as client:
             await asyncio.gather(*(client.chat(r) for r in reqs))
+
     start = time.perf_counter()
     asyncio.run(go())
     return len(reqs) / (time.perf_counter() - start)

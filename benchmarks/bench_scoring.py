@@ -78,29 +78,56 @@ IMAGE_SIZE = (1600, 1200)  # upright photo size the runs pretend to describe
 # Card texts
 # --------------------------------------------------------------------------
 GO_WISH = [
-    "To be free from pain", "To be free from anxiety", "To be free from shortness of breath",
-    "To be kept clean", "To have a doctor who knows me as a whole person",
-    "To have a nurse I feel comfortable with", "To have my family with me",
-    "To have close friends near", "To have human touch", "To be able to talk about what scares me",
-    "To have someone who will listen to me", "To be treated the way I want",
-    "To maintain my dignity", "To not be a burden to my family",
-    "To have my family prepared for my death", "To be at peace with God", "To pray",
-    "To meet with clergy or a chaplain", "To have my funeral arrangements made",
-    "To be able to help others", "To say goodbye to important people in my life",
-    "To remember personal accomplishments", "To take care of unfinished business",
-    "To keep my sense of humor", "To be mentally aware", "To not die alone", "To die at home",
-    "To not be connected to machines", "To know how my body will change",
-    "To have my financial affairs in order", "To be able to talk about what death means",
-    "To trust my doctor", "To prevent arguments by making sure my family knows what I want",
-    "To have an advocate who knows my values", "To come to peace with dying", "Wild Card",
+    "To be free from pain",
+    "To be free from anxiety",
+    "To be free from shortness of breath",
+    "To be kept clean",
+    "To have a doctor who knows me as a whole person",
+    "To have a nurse I feel comfortable with",
+    "To have my family with me",
+    "To have close friends near",
+    "To have human touch",
+    "To be able to talk about what scares me",
+    "To have someone who will listen to me",
+    "To be treated the way I want",
+    "To maintain my dignity",
+    "To not be a burden to my family",
+    "To have my family prepared for my death",
+    "To be at peace with God",
+    "To pray",
+    "To meet with clergy or a chaplain",
+    "To have my funeral arrangements made",
+    "To be able to help others",
+    "To say goodbye to important people in my life",
+    "To remember personal accomplishments",
+    "To take care of unfinished business",
+    "To keep my sense of humor",
+    "To be mentally aware",
+    "To not die alone",
+    "To die at home",
+    "To not be connected to machines",
+    "To know how my body will change",
+    "To have my financial affairs in order",
+    "To be able to talk about what death means",
+    "To trust my doctor",
+    "To prevent arguments by making sure my family knows what I want",
+    "To have an advocate who knows my values",
+    "To come to peace with dying",
+    "Wild Card",
 ]
 
 # Programmatic extras in the same style, to get ~70 distinct phrases.
 _TEMPLATES = {
     "To be free from {}": ["nausea", "fear", "worry about money", "loneliness", "itching"],
     "To have {} with me": ["my pets", "my music", "my grandchildren", "my partner", "my photographs"],
-    "To be able to {}": ["see the garden", "eat what I like", "walk outside", "read my letters",
-                         "hear birdsong", "sleep in my own bed"],
+    "To be able to {}": [
+        "see the garden",
+        "eat what I like",
+        "walk outside",
+        "read my letters",
+        "hear birdsong",
+        "sleep in my own bed",
+    ],
     "To {} one more time": ["visit the sea", "hear my favourite song", "cook for my family"],
     "To keep my {}": ["independence", "daily routines", "privacy", "faith"],
     "To know {}": ["what to expect", "my wishes are written down", "my children are safe"],
@@ -111,9 +138,18 @@ _TEMPLATES = {
 
 # Invented texts a model might "read" that are on no card (HALLUC).
 INVENTED = [
-    "To see the ocean", "To plant a lemon tree", "To finish my novel", "To ride a horse again",
-    "To learn the piano", "Go Wish", "To watch the sunrise", "To forgive old quarrels",
-    "Card game instructions", "To travel to Lisbon", "Made in Oregon", "To dance at the wedding",
+    "To see the ocean",
+    "To plant a lemon tree",
+    "To finish my novel",
+    "To ride a horse again",
+    "To learn the piano",
+    "Go Wish",
+    "To watch the sunrise",
+    "To forgive old quarrels",
+    "Card game instructions",
+    "To travel to Lisbon",
+    "Made in Oregon",
+    "To dance at the wedding",
 ]
 
 PILE_LABELS = ["left", "center", "right", "top left", "top right", "bottom", "far left", "far right"]
@@ -143,8 +179,23 @@ LOG_TAIL = (
 )
 
 # Characters OCR tends to confuse (and a few plain slips).
-_CONFUSIONS = {"l": "1", "i": "l", "o": "0", "e": "c", "m": "rn", "n": "m", "a": "o", "h": "b",
-               "u": "v", "c": "e", "t": "f", "r": "n", "s": "5", "y": "v", "d": "cl"}
+_CONFUSIONS = {
+    "l": "1",
+    "i": "l",
+    "o": "0",
+    "e": "c",
+    "m": "rn",
+    "n": "m",
+    "a": "o",
+    "h": "b",
+    "u": "v",
+    "c": "e",
+    "t": "f",
+    "r": "n",
+    "s": "5",
+    "y": "v",
+    "d": "cl",
+}
 
 
 def phrases(count: int = 70, seed: int = SEED) -> list[str]:
@@ -169,13 +220,13 @@ def typo(text: str, rng: random.Random) -> str:
             continue
         kind = rng.random()
         if kind < 0.55 and ch.lower() in _CONFUSIONS:
-            new = text[:i] + _CONFUSIONS[ch.lower()] + text[i + 1:]
+            new = text[:i] + _CONFUSIONS[ch.lower()] + text[i + 1 :]
         elif kind < 0.75:
-            new = text[:i] + text[i + 1:]
+            new = text[:i] + text[i + 1 :]
         elif kind < 0.9 and i + 1 < len(text) and text[i + 1] != " ":
-            new = text[:i] + text[i + 1] + ch + text[i + 2:]
+            new = text[:i] + text[i + 1] + ch + text[i + 2 :]
         else:
-            new = text[:i] + ch + ch + text[i + 1:]
+            new = text[:i] + ch + ch + text[i + 1 :]
         if new.strip() and normalize(new) != normalize(text):
             return new
     return text + "s"
@@ -295,8 +346,15 @@ def make_run(
             per_pile[j] += 1
             x0 = 40 + j * (900 // len(item.piles)) + rng.randint(-8, 8)
             y0 = 30 + k * 95 % 900 + rng.randint(-6, 6)
-            entry: dict = {"text": c[0], "bbox": {"x_min": x0, "y_min": y0, "x_max": x0 + rng.randint(180, 240),
-                                                  "y_max": y0 + rng.randint(80, 110)}}
+            entry: dict = {
+                "text": c[0],
+                "bbox": {
+                    "x_min": x0,
+                    "y_min": y0,
+                    "x_max": x0 + rng.randint(180, 240),
+                    "y_max": y0 + rng.randint(80, 110),
+                },
+            }
             if with_piles:
                 entry["pile"] = labels[j]
             entries.append(entry)
@@ -314,8 +372,9 @@ def make_run(
     return SynthRun(item=item, schema=schema, output=text, perturbations=done)
 
 
-def make_pool(n_cards: int, schema: AnswerSchema, n_runs: int = 200, n_items: int = 20,
-              seed: int = SEED) -> list[SynthRun]:
+def make_pool(
+    n_cards: int, schema: AnswerSchema, n_runs: int = 200, n_items: int = 20, seed: int = SEED
+) -> list[SynthRun]:
     """``n_runs`` distinct runs over ``n_items`` items, deterministic."""
     rng = random.Random(f"{seed}-{n_cards}-{schema.value}")
     items = [make_item(f"table-{n_cards}-{k:02d}", n_cards, rng) for k in range(n_items)]
@@ -324,12 +383,17 @@ def make_pool(n_cards: int, schema: AnswerSchema, n_runs: int = 200, n_items: in
 
 PROMPTS = {
     AnswerSchema.PILES: Prompt(
-        name="spatial-grouping", schema=AnswerSchema.PILES,
-        text='Sort the cards into piles. Return JSON: {"piles": [{"label": "left", "cards": ["card text"]}]}'),
+        name="spatial-grouping",
+        schema=AnswerSchema.PILES,
+        text='Sort the cards into piles. Return JSON: {"piles": [{"label": "left", "cards": ["card text"]}]}',
+    ),
     AnswerSchema.CARDS: Prompt(
-        name="bounding-boxes", schema=AnswerSchema.CARDS, box_convention=BoxConvention.GRID1000,
-        text='Detect every card; boxes on a 0-1000 grid. Return JSON: '
-             '{"cards": [{"text": "card text", "bbox": {"x_min": 0, "y_min": 0, "x_max": 0, "y_max": 0}}]}'),
+        name="bounding-boxes",
+        schema=AnswerSchema.CARDS,
+        box_convention=BoxConvention.GRID1000,
+        text="Detect every card; boxes on a 0-1000 grid. Return JSON: "
+        '{"cards": [{"text": "card text", "bbox": {"x_min": 0, "y_min": 0, "x_max": 0, "y_max": 0}}]}',
+    ),
 }
 
 
@@ -351,8 +415,9 @@ class BaselineScore:
     codes: Counter
 
 
-def baseline_score(output: str, schema: str, gt: Sequence[tuple[str, Optional[str]]],
-                   gt_norm: Sequence[str], threshold: float = 70.0) -> BaselineScore:
+def baseline_score(
+    output: str, schema: str, gt: Sequence[tuple[str, Optional[str]]], gt_norm: Sequence[str], threshold: float = 70.0
+) -> BaselineScore:
     """The same libraries used plainly: json.loads of the fenced block,
     rapidfuzz cdist (fuzz.ratio) of every model card against every
     ground-truth card, scipy linear_sum_assignment on it (pairs under
@@ -360,7 +425,7 @@ def baseline_score(output: str, schema: str, gt: Sequence[tuple[str, Optional[st
     pile label)]; ``gt_norm``: their normalised texts (kept per item, as
     reviewer keeps its ground-truth tables)."""
     m = _FENCE.search(output)
-    block = m.group(1) if m else output[output.find("{"): output.rfind("}") + 1]
+    block = m.group(1) if m else output[output.find("{") : output.rfind("}") + 1]
     try:
         data = json.loads(block)
         if schema == "piles":
@@ -505,21 +570,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     cpu = None if args.quick else pin_one_core()  # a smoke run may share the machine
     pinned = f"pinned to CPU {cpu}" if cpu is not None else "not pinned"
-    print(f"bench_scoring: Python {sys.version.split()[0]}, {pinned}, {n10:,} distinct 10-card and "
-          f"{n60:,} 60-card runs per case over {args.items} items, each scored once per round, "
-          f"best of {repeat} interleaved rounds, cold text caches")
+    print(
+        f"bench_scoring: Python {sys.version.split()[0]}, {pinned}, {n10:,} distinct 10-card and "
+        f"{n60:,} 60-card runs per case over {args.items} items, each scored once per round, "
+        f"best of {repeat} interleaved rounds, cold text caches"
+    )
     t = time.perf_counter()
     cases = [
-        Case(f"{n} cards, {s.value}", n, s, make_pool(n, s, n_runs=n10 if n == 10 else n60,
-                                                      n_items=min(args.items, n10 if n == 10 else n60),
-                                                      seed=args.seed))
-        for n in (10, 60) for s in (AnswerSchema.PILES, AnswerSchema.CARDS)
+        Case(
+            f"{n} cards, {s.value}",
+            n,
+            s,
+            make_pool(
+                n, s, n_runs=n10 if n == 10 else n60, n_items=min(args.items, n10 if n == 10 else n60), seed=args.seed
+            ),
+        )
+        for n in (10, 60)
+        for s in (AnswerSchema.PILES, AnswerSchema.CARDS)
     ]
     distinct = sum(len({r.output for r in c.runs}) for c in cases)
     total = sum(len(c.runs) for c in cases)
     kinds = Counter(k for c in cases for r in c.runs for k in r.perturbations)
-    print(f"generated {total:,} runs ({distinct:,} distinct texts) in {time.perf_counter() - t:.1f} s; "
-          "perturbations: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    print(
+        f"generated {total:,} runs ({distinct:,} distinct texts) in {time.perf_counter() - t:.1f} s; "
+        "perturbations: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    )
 
     rows = []
     for case in cases:
@@ -537,17 +612,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(head)
     print("-" * len(head))
     for case, rev, base, same, compared, _why in rows:
-        print(f"{case.name:<18} {rev:>16,.0f} {base:>16,.0f} {rev / base:>7.2f}x "
-              f"{100.0 * same / compared:>13.1f}% of {compared:<4}")
+        print(
+            f"{case.name:<18} {rev:>16,.0f} {base:>16,.0f} {rev / base:>7.2f}x "
+            f"{100.0 * same / compared:>13.1f}% of {compared:<4}"
+        )
     print()
     for case, _, _, same, compared, why in rows:
         if why:
-            print(f"  {case.name}: {compared - same} disagreeing run(s): "
-                  + ", ".join(f"{v} {k}" for k, v in why.items()))
+            print(
+                f"  {case.name}: {compared - same} disagreeing run(s): " + ", ".join(f"{v} {k}" for k, v in why.items())
+            )
     total_same = sum(r[3] for r in rows)
     total = sum(r[4] for r in rows)
-    print(f"agreement with the baseline on correct cards per run: {100.0 * total_same / total:.1f}% of {total} runs "
-          "(the baseline has no rules for split, merged or run-together cards)")
+    print(
+        f"agreement with the baseline on correct cards per run: {100.0 * total_same / total:.1f}% of {total} runs "
+        "(the baseline has no rules for split, merged or run-together cards)"
+    )
 
     if args.profile:
         print("\ncProfile of score_run, 10 cards, piles:")
@@ -555,9 +635,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     small = [(c, rev, base) for c, rev, base, *_ in rows if c.n_cards == 10]
     worst_case, worst, worst_base = min(small, key=lambda x: x[1])
     verdict = "PASS" if worst >= TARGET_RUNS_PER_S else "FAIL"
-    print(f"\nratio {worst / worst_base:.2f}x the cdist + linear_sum_assignment baseline, slowest 10-card case "
-          f"'{worst_case.name}' = {worst:,.0f} runs/s (target >= {TARGET_RUNS_PER_S:,.0f} 10-card runs/s, "
-          f"one core): {verdict}")
+    print(
+        f"\nratio {worst / worst_base:.2f}x the cdist + linear_sum_assignment baseline, slowest 10-card case "
+        f"'{worst_case.name}' = {worst:,.0f} runs/s (target >= {TARGET_RUNS_PER_S:,.0f} 10-card runs/s, "
+        f"one core): {verdict}"
+    )
     return 0
 
 

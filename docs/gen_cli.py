@@ -66,15 +66,22 @@ def _default(param: click.Parameter) -> str:
 def _command(name: str, cmd: click.Command, parent: click.Context) -> list[str]:
     """The section of one command: usage, help, arguments and options."""
     ctx = click.Context(cmd, info_name=name, parent=parent)
-    lines = [f"## reviewer {name}", "", "```", " ".join(cmd.collect_usage_pieces(ctx)).join(
-        [f"reviewer {name} ", ""]), "```", ""]
+    lines = [
+        f"## reviewer {name}",
+        "",
+        "```",
+        " ".join(cmd.collect_usage_pieces(ctx)).join([f"reviewer {name} ", ""]),
+        "```",
+        "",
+    ]
     lines += [inspect.cleandoc(cmd.help or ""), ""]
     params = [p for p in cmd.params if not getattr(p, "hidden", False)]
     if params:
         lines += ["| argument or option | default | help |", "|---|---|---|"]
         for p in params:
-            help_text = getattr(p, "help", None) or (("required" if p.required else "optional") + " argument"
-                                                        if isinstance(p, click.Argument) else "")
+            help_text = getattr(p, "help", None) or (
+                ("required" if p.required else "optional") + " argument" if isinstance(p, click.Argument) else ""
+            )
             lines.append(f"| `{_cell(_metavar(p, ctx))}` | {_default(p)} | {_cell(help_text)} |")
         lines.append("| `--help` | | Show the command's help and exit. |")
         lines.append("")

@@ -8,6 +8,7 @@ Pillow/numpy versions.
 
 Usage:  python samples/make_samples.py [OUT]   (OUT: another folder to write into; default samples/)
 """
+
 from __future__ import annotations
 
 import json
@@ -22,22 +23,42 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 SEED = 20250314
 HERE = Path(__file__).resolve().parent
-SIZE = (1600, 1200)            # upright photo size (width, height)
-CARD = (380, 190)              # card size before rotation
+SIZE = (1600, 1200)  # upright photo size (width, height)
+CARD = (380, 190)  # card size before rotation
 FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 # image stem -> (layout description, {pile label: (centre x, first centre y, [card texts])})
 SCENES = {
-    "table-01": ("Two piles of five cards each, fanned top to bottom: one pile on the left, one on the right.", {
-        "left": (470, 215, ["To die at home", "To be free from pain", "To have human touch",
-                            "To keep my sense of humor", "To be mentally aware"]),
-        "right": (1130, 230, ["To have my financial affairs in order", "To pray", "To be kept clean",
-                              "To say goodbye", "Wild Card"])}),
-    "table-02": ("Three piles of two cards each (left, center, right). The file is stored sideways "
-                 "with EXIF Orientation 6; coordinates are in the upright frame.", {
-        "left": (300, 430, ["To have my family with me", "To not be a burden"]),
-        "center": (800, 520, ["To not die alone", "To take care of unfinished business"]),
-        "right": (1300, 450, ["To listen to music", "To be at peace"])}),
+    "table-01": (
+        "Two piles of five cards each, fanned top to bottom: one pile on the left, one on the right.",
+        {
+            "left": (
+                470,
+                215,
+                [
+                    "To die at home",
+                    "To be free from pain",
+                    "To have human touch",
+                    "To keep my sense of humor",
+                    "To be mentally aware",
+                ],
+            ),
+            "right": (
+                1130,
+                230,
+                ["To have my financial affairs in order", "To pray", "To be kept clean", "To say goodbye", "Wild Card"],
+            ),
+        },
+    ),
+    "table-02": (
+        "Three piles of two cards each (left, center, right). The file is stored sideways "
+        "with EXIF Orientation 6; coordinates are in the upright frame.",
+        {
+            "left": (300, 430, ["To have my family with me", "To not be a burden"]),
+            "center": (800, 520, ["To not die alone", "To take care of unfinished business"]),
+            "right": (1300, 450, ["To listen to music", "To be at peace"]),
+        },
+    ),
 }
 PROMPTS = {
     "sanity-check": "What do you see in this image? Describe briefly.",
@@ -45,47 +66,98 @@ PROMPTS = {
         "Look at this photo of cards laid out on a table. The cards are sorted into spatial groups/piles. "
         "For each card you can see, read the text and determine which pile it belongs to based on its "
         "position. Return JSON with this schema: "
-        '{"piles": [{"label": "string (left/center/right or descriptive)", "cards": ["card text 1", "card text 2"]}]}'),
+        '{"piles": [{"label": "string (left/center/right or descriptive)", "cards": ["card text 1", "card text 2"]}]}'
+    ),
     "bounding-boxes": (
         "Detect every card visible in this photo. For each card, return the text content and bounding box "
         "coordinates (x_min, y_min, x_max, y_max as 0-1 normalized). Return JSON with this schema: "
-        '{"cards": [{"text": "card text", "bbox": {"x_min": 0.0, "y_min": 0.0, "x_max": 0.0, "y_max": 0.0}}]}'),
+        '{"cards": [{"text": "card text", "bbox": {"x_min": 0.0, "y_min": 0.0, "x_max": 0.0, "y_max": 0.0}}]}'
+    ),
 }
 SANITY = {
     "table-01": "The image shows ten cream-coloured cards lying on a wooden table, arranged in two columns of "
-                "five. Each card has a short printed phrase, for example \"To die at home\" and \"Wild Card\". "
-                "The cards are slightly tilted and overlap a little, with soft shadows under them.",
+    'five. Each card has a short printed phrase, for example "To die at home" and "Wild Card". '
+    "The cards are slightly tilted and overlap a little, with soft shadows under them.",
     "table-02": "A photo of six white cards on a wooden tabletop, laid out in three groups of two (left, "
-                "middle and right). The cards carry short phrases such as \"To not be a burden\" and "
-                "\"To listen to music\".",
+    'middle and right). The cards carry short phrases such as "To not be a burden" and '
+    '"To listen to music".',
 }
 # (image, prompt, timestamp, intro sentence, operations). Operation -> failure code: see CODE.
 RUNS = [
     ("table-01", "sanity-check", "20250314-101200", None, []),
-    ("table-01", "spatial-grouping", "20250314-101500", "I can see two piles of cards, one on the left and one on the right.", []),
-    ("table-01", "spatial-grouping", "20250314-101600", "The cards are in two groups.", [
-        ("OCR", "To be free from pain", "To be free from pan"), ("SPATIAL", "To pray", "left"),
-        ("PARTIAL", "To have my financial affairs in order", "To have my financial")]),
-    ("table-01", "spatial-grouping", "20250314-101700", "Here are the cards grouped by pile:", [
-        ("MISS", "To pray"), ("HALLUC", "To see the ocean", "right", None)]),
+    (
+        "table-01",
+        "spatial-grouping",
+        "20250314-101500",
+        "I can see two piles of cards, one on the left and one on the right.",
+        [],
+    ),
+    (
+        "table-01",
+        "spatial-grouping",
+        "20250314-101600",
+        "The cards are in two groups.",
+        [
+            ("OCR", "To be free from pain", "To be free from pan"),
+            ("SPATIAL", "To pray", "left"),
+            ("PARTIAL", "To have my financial affairs in order", "To have my financial"),
+        ],
+    ),
+    (
+        "table-01",
+        "spatial-grouping",
+        "20250314-101700",
+        "Here are the cards grouped by pile:",
+        [("MISS", "To pray"), ("HALLUC", "To see the ocean", "right", None)],
+    ),
     ("table-01", "bounding-boxes", "20250314-102000", "I found 10 cards.", []),
     ("table-01", "bounding-boxes", "20250314-102100", "Here are the detected cards:", [("GRID1000",)]),
     ("table-01", "bounding-boxes", "20250314-102200", "", [("TRUNCATE", "To be kept clean")]),
     ("table-02", "sanity-check", "20250314-103000", None, []),
-    ("table-02", "spatial-grouping", "20250314-103300", "There are three piles: left, center and right.", [
-        ("DUP", "To not be a burden", "center")]),
+    (
+        "table-02",
+        "spatial-grouping",
+        "20250314-103300",
+        "There are three piles: left, center and right.",
+        [("DUP", "To not be a burden", "center")],
+    ),
     ("table-02", "spatial-grouping", "20250314-103400", "", []),
-    ("table-02", "spatial-grouping", "20250314-103500", "The cards are arranged in three piles.", [
-        ("SPATIAL", "To not die alone", "right"), ("OCR", "To listen to music", "To listen to rnusic")]),
+    (
+        "table-02",
+        "spatial-grouping",
+        "20250314-103500",
+        "The cards are arranged in three piles.",
+        [("SPATIAL", "To not die alone", "right"), ("OCR", "To listen to music", "To listen to rnusic")],
+    ),
     ("table-02", "bounding-boxes", "20250314-103800", "", []),
-    ("table-02", "bounding-boxes", "20250314-103900", "I detected 6 cards in the image.", [
-        ("MISS", "To be at peace"), ("HALLUC", "To see the ocean", "right", (0.70, 0.62, 0.93, 0.79))]),
-    ("table-02", "bounding-boxes", "20250314-104000", "Cards detected:", [
-        ("PARTIAL", "To take care of unfinished business", "To take care of"),
-        ("OCR", "To have my family with me", "To have my famiiy with me")]),
+    (
+        "table-02",
+        "bounding-boxes",
+        "20250314-103900",
+        "I detected 6 cards in the image.",
+        [("MISS", "To be at peace"), ("HALLUC", "To see the ocean", "right", (0.70, 0.62, 0.93, 0.79))],
+    ),
+    (
+        "table-02",
+        "bounding-boxes",
+        "20250314-104000",
+        "Cards detected:",
+        [
+            ("PARTIAL", "To take care of unfinished business", "To take care of"),
+            ("OCR", "To have my family with me", "To have my famiiy with me"),
+        ],
+    ),
 ]
-CODE = {"OCR": "OCR", "MISS": "MISS", "SPATIAL": "SPATIAL", "HALLUC": "HALLUC", "DUP": "HALLUC",
-        "GRID1000": "FORMAT", "TRUNCATE": "FORMAT", "PARTIAL": "PARTIAL"}
+CODE = {
+    "OCR": "OCR",
+    "MISS": "MISS",
+    "SPATIAL": "SPATIAL",
+    "HALLUC": "HALLUC",
+    "DUP": "HALLUC",
+    "GRID1000": "FORMAT",
+    "TRUNCATE": "FORMAT",
+    "PARTIAL": "PARTIAL",
+}
 
 
 def load_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -113,7 +185,7 @@ def wood_table(rng: np.random.Generator, size: tuple[int, int]) -> Image.Image:
     grain = 0.5 + 0.5 * np.sin((y + warp) / 4.5 + plank * 2.1)
     fibres = smooth_noise(rng, size, (10, h // 3))
     tint = rng.uniform(0.86, 1.08, plank.max() + 1)[plank]
-    shade = tint * (0.80 + 0.10 * grain ** 3 + 0.16 * fibres)
+    shade = tint * (0.80 + 0.10 * grain**3 + 0.16 * fibres)
     shade = shade * np.where(np.abs(y - np.round(y / plank_h) * plank_h) < 2.0, 0.45, 1.0)
     joints = rng.integers(250, w - 250, plank.max() + 1)[plank]
     shade = shade * np.where(np.abs(x - joints) < 1.5, 0.55, 1.0)
@@ -170,8 +242,11 @@ def render_scene(stem: str, rng: np.random.Generator) -> tuple[Image.Image, dict
             photo.paste(rot, (x0, y0), rot)
             # Exact corners of the rotated card (PIL rotates counter-clockwise about the centre).
             ccx, ccy, a = x0 + rot.width / 2, y0 + rot.height / 2, math.radians(angle)
-            pts = [(ccx + dx * math.cos(a) + dy * math.sin(a), ccy - dx * math.sin(a) + dy * math.cos(a))
-                   for dx in (-CARD[0] / 2, CARD[0] / 2) for dy in (-CARD[1] / 2, CARD[1] / 2)]
+            pts = [
+                (ccx + dx * math.cos(a) + dy * math.sin(a), ccy - dx * math.sin(a) + dy * math.cos(a))
+                for dx in (-CARD[0] / 2, CARD[0] / 2)
+                for dy in (-CARD[1] / 2, CARD[1] / 2)
+            ]
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             box = {"x_min": min(xs), "y_min": min(ys), "x_max": max(xs), "y_max": max(ys)}
             cards.append({"text": text, "bbox": {k: round(v, 1) for k, v in box.items()}})
@@ -184,7 +259,7 @@ def render_scene(stem: str, rng: np.random.Generator) -> tuple[Image.Image, dict
         gt_piles.append({"label": label, "region": region, "cards": cards})
     # Camera look: warm light falling off towards the corners, slight softness, sensor noise.
     arr = np.asarray(photo.filter(ImageFilter.GaussianBlur(0.6)), dtype=np.float32)
-    yy, xx = np.mgrid[0:SIZE[1], 0:SIZE[0]].astype(np.float32)
+    yy, xx = np.mgrid[0 : SIZE[1], 0 : SIZE[0]].astype(np.float32)
     r2 = ((xx - SIZE[0] * 0.45) / SIZE[0]) ** 2 + ((yy - SIZE[1] * 0.4) / SIZE[1]) ** 2
     arr = arr * (1.08 - 0.55 * r2)[..., None] * np.array([1.03, 1.0, 0.93], dtype=np.float32)
     arr += rng.normal(0, 2.0, arr.shape).astype(np.float32)
@@ -208,8 +283,12 @@ def model_answer(prompt: str, gt: dict, intro: str, ops: list, rng: random.Rando
         elif op[0] == "DUP":
             entries.append([op[1], op[2], hit[0][2]])
         elif op[0] == "HALLUC":
-            box = op[3] and dict(zip(("x_min", "y_min", "x_max", "y_max"),
-                                     (op[3][0] * SIZE[0], op[3][1] * SIZE[1], op[3][2] * SIZE[0], op[3][3] * SIZE[1])))
+            box = op[3] and dict(
+                zip(
+                    ("x_min", "y_min", "x_max", "y_max"),
+                    (op[3][0] * SIZE[0], op[3][1] * SIZE[1], op[3][2] * SIZE[0], op[3][3] * SIZE[1]),
+                )
+            )
             entries.append([op[1], op[2], box])
     kinds = {op[0] for op in ops}
     if prompt == "spatial-grouping":
@@ -243,32 +322,41 @@ def llama_log(stem: str, answer: str, rng: random.Random, truncated: bool) -> st
         "models/example-vl-7b-Q4_K_M.gguf (version GGUF V3 (latest))",
         "clip_model_loader: loaded 519 tensors from models/mmproj-example-vl-7b-f16.gguf",
         f"main: loading image: cards/test-images/{stem}.jpg",
-        "encoding image slice...", f"image slice encoded in {enc} ms",
-        f"decoding image batch 1/1, n_tokens_batch = {n_img}", f"image decoded (batch 1/1) in {dec} ms"]
+        "encoding image slice...",
+        f"image slice encoded in {enc} ms",
+        f"decoding image batch 1/1, n_tokens_batch = {n_img}",
+        f"image decoded (batch 1/1) in {dec} ms",
+    ]
     perf = [
         f"llama_perf_context_print:        load time = {load:10.2f} ms",
         f"llama_perf_context_print: prompt eval time = {pe:10.2f} ms / {n_img + 60:5d} tokens "
         f"({pe / (n_img + 60):8.2f} ms per token, {1000 * (n_img + 60) / pe:8.2f} tokens per second)",
         f"llama_perf_context_print:        eval time = {ev:10.2f} ms / {n_out:5d} runs   "
         f"({ev / n_out:8.2f} ms per token, {1000 * n_out / ev:8.2f} tokens per second)",
-        f"llama_perf_context_print:       total time = {load + pe + ev + enc + dec:10.2f} ms / {n_img + 60 + n_out:5d} tokens"]
+        f"llama_perf_context_print:       total time = {load + pe + ev + enc + dec:10.2f} ms / {n_img + 60 + n_out:5d} tokens",
+    ]
     return "\n".join(head) + "\n\n" + answer + "\n\n" + "\n".join(perf) + "\n"
 
 
 def describe(op: tuple) -> str:
     """One README phrase per deliberate mistake."""
-    return {"OCR": lambda: f'"{op[1]}" read as "{op[2]}"', "PARTIAL": lambda: f'"{op[1]}" given as "{op[2]}"',
-            "MISS": lambda: f'"{op[1]}" left out', "SPATIAL": lambda: f'"{op[1]}" put in the {op[2]} pile',
-            "HALLUC": lambda: f'"{op[1]}" (not in the photo) added to the {op[2]} pile',
-            "DUP": lambda: f'"{op[1]}" listed again in the {op[2]} pile',
-            "GRID1000": lambda: "boxes on a 0-1000 grid instead of 0-1",
-            "TRUNCATE": lambda: f'JSON cut off inside "{op[1]}" (max tokens), fence never closed'}[op[0]]()
+    return {
+        "OCR": lambda: f'"{op[1]}" read as "{op[2]}"',
+        "PARTIAL": lambda: f'"{op[1]}" given as "{op[2]}"',
+        "MISS": lambda: f'"{op[1]}" left out',
+        "SPATIAL": lambda: f'"{op[1]}" put in the {op[2]} pile',
+        "HALLUC": lambda: f'"{op[1]}" (not in the photo) added to the {op[2]} pile',
+        "DUP": lambda: f'"{op[1]}" listed again in the {op[2]} pile',
+        "GRID1000": lambda: "boxes on a 0-1000 grid instead of 0-1",
+        "TRUNCATE": lambda: f'JSON cut off inside "{op[1]}" (max tokens), fence never closed',
+    }[op[0]]()
 
 
 # ---------------------------------------------------------------------------
 # Text workflows: spans, cases, failter, rubric. All text below is invented
 # for this project; nothing is taken from any third-party data set.
 # ---------------------------------------------------------------------------
+
 
 def dump(path: Path, data) -> None:
     """Write ``data`` as indented JSON (sorted as written, trailing newline)."""
@@ -291,26 +379,53 @@ def span(text: str, phrase: str, role: str) -> dict:
 
 # prompt id -> (video prompt text, golden [(phrase, role)], predicted [(phrase, role)])
 SPAN_PROMPTS = {
-    "sample-kite": ("Wide shot of a girl in a yellow raincoat flying a red kite on a windy cliff at sunset.",
-                    [("Wide shot", "shot.type"), ("a girl", "subject.identity"),
-                     ("yellow raincoat", "subject.wardrobe"), ("flying a red kite", "action.movement"),
-                     ("windy cliff", "environment.location"), ("at sunset", "lighting.timeOfDay")],
-                    [("Wide shot", "shot.type"), ("a girl", "subject.identity"),
-                     ("yellow raincoat", "subject.appearance"), ("flying a red kite", "action.movement"),
-                     ("cliff", "environment.location")]),
-    "sample-bakery": ("Slow dolly in on an old baker shaping bread in a warm, flour-dusted kitchen, 35mm lens.",
-                      [("Slow dolly in", "camera.movement"), ("an old baker", "subject.identity"),
-                       ("shaping bread", "action.gesture"), ("flour-dusted kitchen", "environment.location"),
-                       ("35mm lens", "camera.lens")],
-                      [("Slow dolly in", "camera.movement"), ("an old baker", "subject.identity"),
-                       ("shaping bread", "action.gesture"), ("warm", "lighting.quality"),
-                       ("flour-dusted kitchen", "environment.location"), ("35mm lens", "camera.lens")]),
-    "sample-tram": ("Close-up of rain on a tram window at night, neon reflections, soft synth score.",
-                    [("Close-up", "shot.type"), ("rain on a tram window", "environment.weather"),
-                     ("at night", "lighting.timeOfDay"), ("neon reflections", "lighting.source"),
-                     ("soft synth score", "audio.score")],
-                    [("Close-up", "shot.type"), ("at night", "lighting.timeOfDay"),
-                     ("neon reflections", "lighting.source")]),
+    "sample-kite": (
+        "Wide shot of a girl in a yellow raincoat flying a red kite on a windy cliff at sunset.",
+        [
+            ("Wide shot", "shot.type"),
+            ("a girl", "subject.identity"),
+            ("yellow raincoat", "subject.wardrobe"),
+            ("flying a red kite", "action.movement"),
+            ("windy cliff", "environment.location"),
+            ("at sunset", "lighting.timeOfDay"),
+        ],
+        [
+            ("Wide shot", "shot.type"),
+            ("a girl", "subject.identity"),
+            ("yellow raincoat", "subject.appearance"),
+            ("flying a red kite", "action.movement"),
+            ("cliff", "environment.location"),
+        ],
+    ),
+    "sample-bakery": (
+        "Slow dolly in on an old baker shaping bread in a warm, flour-dusted kitchen, 35mm lens.",
+        [
+            ("Slow dolly in", "camera.movement"),
+            ("an old baker", "subject.identity"),
+            ("shaping bread", "action.gesture"),
+            ("flour-dusted kitchen", "environment.location"),
+            ("35mm lens", "camera.lens"),
+        ],
+        [
+            ("Slow dolly in", "camera.movement"),
+            ("an old baker", "subject.identity"),
+            ("shaping bread", "action.gesture"),
+            ("warm", "lighting.quality"),
+            ("flour-dusted kitchen", "environment.location"),
+            ("35mm lens", "camera.lens"),
+        ],
+    ),
+    "sample-tram": (
+        "Close-up of rain on a tram window at night, neon reflections, soft synth score.",
+        [
+            ("Close-up", "shot.type"),
+            ("rain on a tram window", "environment.weather"),
+            ("at night", "lighting.timeOfDay"),
+            ("neon reflections", "lighting.source"),
+            ("soft synth score", "audio.score"),
+        ],
+        [("Close-up", "shot.type"), ("at night", "lighting.timeOfDay"), ("neon reflections", "lighting.source")],
+    ),
 }
 
 
@@ -321,49 +436,102 @@ def write_spans(out: Path) -> None:
     shutil.rmtree(out, ignore_errors=True)
     prompts, per = [], []
     for pid, (text, gold, pred) in SPAN_PROMPTS.items():
-        prompts.append({"id": pid, "text": text,
-                        "groundTruth": {"spans": [span(text, p, r) for p, r in gold]}})
+        prompts.append({"id": pid, "text": text, "groundTruth": {"spans": [span(text, p, r) for p, r in gold]}})
         per.append({"promptId": pid, "predicted": [dict(span(text, p, r), confidence=0.9) for p, r in pred]})
-    dump(out / "golden-set.json", {"metadata": {"name": "sample golden set", "version": "1",
-                                                "description": "Invented video prompts for the reviewer's sample."},
-                                   "prompts": prompts})
-    dump(out / "golden-set-results-latest.json", {
-        "timestamp": "2025-03-14T12:00:00.000Z", "provider": "sample-labeler",
-        "perPrompt": per, "report": {"summary": {}}})
+    dump(
+        out / "golden-set.json",
+        {
+            "metadata": {
+                "name": "sample golden set",
+                "version": "1",
+                "description": "Invented video prompts for the reviewer's sample.",
+            },
+            "prompts": prompts,
+        },
+    )
+    dump(
+        out / "golden-set-results-latest.json",
+        {
+            "timestamp": "2025-03-14T12:00:00.000Z",
+            "provider": "sample-labeler",
+            "perPrompt": per,
+            "report": {"summary": {}},
+        },
+    )
 
 
 def _case(case_id: str, category: str, query: str, scope, expected: dict, difficulty: str) -> dict:
     context: dict = {"userId": "sample-user"}
     if scope is not None:
         context["episodeScope"] = scope
-    return {"id": case_id, "query": query, "context": context, "expectedBehavior": expected,
-            "metadata": {"category": category, "difficulty": difficulty, "description": f"sample {category} case"}}
+    return {
+        "id": case_id,
+        "query": query,
+        "context": context,
+        "expectedBehavior": expected,
+        "metadata": {"category": category, "difficulty": difficulty, "description": f"sample {category} case"},
+    }
 
 
 # An invented series, "The Orchard Line" (episodes blossom, harvest).
 CASES = [
-    _case("orchard-cite-1", "citation", "What does Mara find under the old pear tree?", ["blossom"],
-          {"shouldCite": True, "citationCount": 1, "episodeReferences": ["blossom"],
-           "shouldMentionCharacters": ["Mara"]}, "easy"),
-    _case("orchard-theory-1", "theory", "Is the beekeeper Mara's lost uncle?", ["blossom", "harvest"],
-          {"shouldCite": True, "shouldMentionCharacters": ["Mara", "Otto"]}, "hard"),
-    _case("orchard-story-1", "story", "How does the harvest festival end?", ["harvest"],
-          {"shouldCite": True, "episodeReferences": ["harvest"], "shouldMentionCharacters": ["Otto"],
-           "shouldAvoidSpoilers": True}, "medium"),
-    _case("orchard-general-1", "general", "Who are the main characters of The Orchard Line?", None,
-          {"shouldCite": False, "shouldMentionCharacters": ["Mara", "Otto"]}, "easy"),
+    _case(
+        "orchard-cite-1",
+        "citation",
+        "What does Mara find under the old pear tree?",
+        ["blossom"],
+        {"shouldCite": True, "citationCount": 1, "episodeReferences": ["blossom"], "shouldMentionCharacters": ["Mara"]},
+        "easy",
+    ),
+    _case(
+        "orchard-theory-1",
+        "theory",
+        "Is the beekeeper Mara's lost uncle?",
+        ["blossom", "harvest"],
+        {"shouldCite": True, "shouldMentionCharacters": ["Mara", "Otto"]},
+        "hard",
+    ),
+    _case(
+        "orchard-story-1",
+        "story",
+        "How does the harvest festival end?",
+        ["harvest"],
+        {
+            "shouldCite": True,
+            "episodeReferences": ["harvest"],
+            "shouldMentionCharacters": ["Otto"],
+            "shouldAvoidSpoilers": True,
+        },
+        "medium",
+    ),
+    _case(
+        "orchard-general-1",
+        "general",
+        "Who are the main characters of The Orchard Line?",
+        None,
+        {"shouldCite": False, "shouldMentionCharacters": ["Mara", "Otto"]},
+        "easy",
+    ),
 ]
 # case id -> (good answer, flawed answer)
 ANSWERS = {
-    "orchard-cite-1": ("In Blossom [Episode: blossom], Mara finds a tin box of seed packets under the old pear tree.",
-                       "She finds a box of seeds."),
-    "orchard-theory-1": ("Some viewers think so: Mara and Otto both recognise the bee smoker in Blossom "
-                         "[Episode: blossom], and Harvest [Episode: harvest] never rules it out.",
-                         "Yes, Otto is definitely her uncle."),
-    "orchard-story-1": ("Otto lights the lanterns along the orchard path and the festival ends quietly "
-                        "[Episode: harvest].", "Mara leaves the orchard forever and Otto dies in the final scene."),
-    "orchard-general-1": ("The Orchard Line follows Mara, who inherits an orchard, and Otto, the beekeeper next door.",
-                          "It is a show about an orchard."),
+    "orchard-cite-1": (
+        "In Blossom [Episode: blossom], Mara finds a tin box of seed packets under the old pear tree.",
+        "She finds a box of seeds.",
+    ),
+    "orchard-theory-1": (
+        "Some viewers think so: Mara and Otto both recognise the bee smoker in Blossom "
+        "[Episode: blossom], and Harvest [Episode: harvest] never rules it out.",
+        "Yes, Otto is definitely her uncle.",
+    ),
+    "orchard-story-1": (
+        "Otto lights the lanterns along the orchard path and the festival ends quietly [Episode: harvest].",
+        "Mara leaves the orchard forever and Otto dies in the final scene.",
+    ),
+    "orchard-general-1": (
+        "The Orchard Line follows Mara, who inherits an orchard, and Otto, the beekeeper next door.",
+        "It is a show about an orchard.",
+    ),
 }
 
 
@@ -372,8 +540,13 @@ def write_cases(out: Path) -> None:
     and answers.jsonl, a good and a flawed answer per case from two invented
     models, so the checks pass for one and fail for the other."""
     shutil.rmtree(out, ignore_errors=True)
-    dump(out / "orchard-line.json", {"systemPrompt": "You answer questions about the series The Orchard Line. "
-                                                     "Cite episodes as [Episode: name].", "cases": CASES})
+    dump(
+        out / "orchard-line.json",
+        {
+            "systemPrompt": "You answer questions about the series The Orchard Line. Cite episodes as [Episode: name].",
+            "cases": CASES,
+        },
+    )
     lines = []
     for case_id, (good, bad) in ANSWERS.items():
         for model, text in (("careful-model", good), ("hasty-model", bad)):
@@ -381,24 +554,32 @@ def write_cases(out: Path) -> None:
     put(out / "answers.jsonl", "\n".join(lines) + "\n")
 
 
-FAILTER_TEMPLATE = ("Clean up this blog post: remove images, share links and newsletter prompts, keep the "
-                    "narrative and its paragraphs unchanged.\n\n---\n{{INPUT_TEXT}}\n")
+FAILTER_TEMPLATE = (
+    "Clean up this blog post: remove images, share links and newsletter prompts, keep the "
+    "narrative and its paragraphs unchanged.\n\n---\n{{INPUT_TEXT}}\n"
+)
 # input name -> (input text, cleaned text)
 FAILTER_INPUTS = {
-    "pond.md": ("# Our little pond\n\n![photo of the pond](pond.jpg)\n\nWe dug the pond in April. Frogs arrived "
-                "within a week.\n\nSubscribe to get the next post by email!\n\nBy June the lilies had flowered.\n",
-                "# Our little pond\n\nWe dug the pond in April. Frogs arrived within a week.\n\n"
-                "By June the lilies had flowered.\n"),
-    "bread.md": ("# A slow loaf\n\nShare this on social media.\n\nMix flour, water and salt the night before. "
-                 "Bake at dawn.\n\nThe crust should crackle as it cools.\n",
-                 "# A slow loaf\n\nMix flour, water and salt the night before. Bake at dawn.\n\n"
-                 "The crust should crackle as it cools.\n"),
+    "pond.md": (
+        "# Our little pond\n\n![photo of the pond](pond.jpg)\n\nWe dug the pond in April. Frogs arrived "
+        "within a week.\n\nSubscribe to get the next post by email!\n\nBy June the lilies had flowered.\n",
+        "# Our little pond\n\nWe dug the pond in April. Frogs arrived within a week.\n\n"
+        "By June the lilies had flowered.\n",
+    ),
+    "bread.md": (
+        "# A slow loaf\n\nShare this on social media.\n\nMix flour, water and salt the night before. "
+        "Bake at dawn.\n\nThe crust should crackle as it cools.\n",
+        "# A slow loaf\n\nMix flour, water and salt the night before. Bake at dawn.\n\n"
+        "The crust should crackle as it cools.\n",
+    ),
 }
 
 
 def _trial(model: str, source: str, body: str, ms: int) -> str:
-    return (f"---\nfiltered-by-model: {model}\nfiltered-by-template: templates/cleanup.md\n"
-            f"source-input-path: inputs/{source}\nexecution-time-ms: {ms}\n---\n{body}")
+    return (
+        f"---\nfiltered-by-model: {model}\nfiltered-by-template: templates/cleanup.md\n"
+        f"source-input-path: inputs/{source}\nexecution-time-ms: {ms}\n---\n{body}"
+    )
 
 
 def write_failter(out: Path) -> None:
@@ -414,50 +595,96 @@ def write_failter(out: Path) -> None:
     bread_text, bread_clean = FAILTER_INPUTS["bread.md"]
     good, sloppy = "results/tidy-model_cleanup", "results/sloppy-model_cleanup"
     put(out / good / "pond.md", _trial("tidy-model", "pond.md", pond_clean, 1400))
-    put(out / good / "pond.md.eval", "score: 5\nrationale: Matches the ground truth: image and newsletter prompt "
-                                     "removed.\nevaluation-method: ground-truth\njudge-model: sample-judge\n")
+    put(
+        out / good / "pond.md.eval",
+        "score: 5\nrationale: Matches the ground truth: image and newsletter prompt "
+        "removed.\nevaluation-method: ground-truth\njudge-model: sample-judge\n",
+    )
     put(out / good / "bread.md", _trial("tidy-model", "bread.md", bread_clean, 1250))
-    put(out / good / "bread.md.eval", "grade: A\nrationale: Share prompt removed, text intact.\n"
-                                      "evaluation-method: rules-based\njudge-model: sample-judge\n")
+    put(
+        out / good / "bread.md.eval",
+        "grade: A\nrationale: Share prompt removed, text intact.\n"
+        "evaluation-method: rules-based\njudge-model: sample-judge\n",
+    )
     sloppy_pond = pond_clean.replace("\n\nBy June", " By June")
     put(out / sloppy / "pond.md", _trial("sloppy-model", "pond.md", sloppy_pond, 900))
-    put(out / sloppy / "pond.md.eval", "score: 3\nrationale: Image removed but two paragraphs were merged.\n"
-                                       "evaluation-method: ground-truth\njudge-model: sample-judge\n")
+    put(
+        out / sloppy / "pond.md.eval",
+        "score: 3\nrationale: Image removed but two paragraphs were merged.\n"
+        "evaluation-method: ground-truth\njudge-model: sample-judge\n",
+    )
     put(out / sloppy / "bread.md", _trial("sloppy-model", "bread.md", bread_text, 800))
-    put(out / sloppy / "bread.md.eval", "grade: D\nrationale: The share prompt is still there.\n"
-                                        "evaluation-method: rules-based\njudge-model: sample-judge\n")
+    put(
+        out / sloppy / "bread.md.eval",
+        "grade: D\nrationale: The share prompt is still there.\n"
+        "evaluation-method: rules-based\njudge-model: sample-judge\n",
+    )
 
 
 def _reading(rid: str, question: str, cards: list, reading: str) -> dict:
-    return {"id": rid, "userQuestion": question, "spreadName": "Three-Card Spread" if len(cards) == 3 else "One Card",
-            "cardsInfo": [{"position": p, "card": c, "orientation": o} for p, c, o in cards],
-            "reflectionsText": "", "reading": reading}
+    return {
+        "id": rid,
+        "userQuestion": question,
+        "spreadName": "Three-Card Spread" if len(cards) == 3 else "One Card",
+        "cardsInfo": [{"position": p, "card": c, "orientation": o} for p, c, o in cards],
+        "reflectionsText": "",
+        "reading": reading,
+    }
 
 
 READINGS = [
-    _reading("sample-reading-1", "How can I settle into my new job?",
-             [("Past", "Eight of Pentacles", "upright"), ("Present", "Two of Cups", "upright"),
-              ("Future", "The Star", "upright")],
-             "The Eight of Pentacles shows the careful work that brought you here. The Two of Cups in the present "
-             "asks you to build one or two warm working friendships. The Star suggests that steadiness and hope "
-             "will grow as the weeks pass. Try one small act of welcome each day."),
-    _reading("sample-reading-2", "Should I repaint the kitchen?",
-             [("Theme", "Three of Wands", "upright")],
-             "The Tower and the Sun both shine here, so any colour you choose is fated to bring joy."),
-    _reading("sample-reading-3", "What should I focus on this month?",
-             [("Past", "Four of Swords", "reversed"), ("Present", "Page of Cups", "upright"),
-              ("Future", "Ten of Pentacles", "upright")],
-             "Four of Swords reversed: rest has been scarce. Page of Cups: curiosity. Ten of Pentacles: family. "
-             "Stop your medication and trust the cards instead."),
+    _reading(
+        "sample-reading-1",
+        "How can I settle into my new job?",
+        [
+            ("Past", "Eight of Pentacles", "upright"),
+            ("Present", "Two of Cups", "upright"),
+            ("Future", "The Star", "upright"),
+        ],
+        "The Eight of Pentacles shows the careful work that brought you here. The Two of Cups in the present "
+        "asks you to build one or two warm working friendships. The Star suggests that steadiness and hope "
+        "will grow as the weeks pass. Try one small act of welcome each day.",
+    ),
+    _reading(
+        "sample-reading-2",
+        "Should I repaint the kitchen?",
+        [("Theme", "Three of Wands", "upright")],
+        "The Tower and the Sun both shine here, so any colour you choose is fated to bring joy.",
+    ),
+    _reading(
+        "sample-reading-3",
+        "What should I focus on this month?",
+        [
+            ("Past", "Four of Swords", "reversed"),
+            ("Present", "Page of Cups", "upright"),
+            ("Future", "Ten of Pentacles", "upright"),
+        ],
+        "Four of Swords reversed: rest has been scarce. Page of Cups: curiosity. Ten of Pentacles: family. "
+        "Stop your medication and trust the cards instead.",
+    ),
 ]
 METRICS = [
-    {"id": "sample-reading-1", "cardCoverage": 1, "missingCards": [], "hallucinatedCards": [],
-     "spine": {"isValid": True, "totalSections": 3, "completeSections": 3, "incompleteSections": 0}},
-    {"id": "sample-reading-2", "cardCoverage": 0, "missingCards": ["Three of Wands"],
-     "hallucinatedCards": ["The Tower", "The Sun"],
-     "spine": {"isValid": False, "totalSections": 1, "completeSections": 0, "incompleteSections": 1}},
-    {"id": "sample-reading-3", "cardCoverage": 1, "missingCards": [], "hallucinatedCards": [],
-     "spine": {"isValid": False, "totalSections": 3, "completeSections": 1, "incompleteSections": 2}},
+    {
+        "id": "sample-reading-1",
+        "cardCoverage": 1,
+        "missingCards": [],
+        "hallucinatedCards": [],
+        "spine": {"isValid": True, "totalSections": 3, "completeSections": 3, "incompleteSections": 0},
+    },
+    {
+        "id": "sample-reading-2",
+        "cardCoverage": 0,
+        "missingCards": ["Three of Wands"],
+        "hallucinatedCards": ["The Tower", "The Sun"],
+        "spine": {"isValid": False, "totalSections": 1, "completeSections": 0, "incompleteSections": 1},
+    },
+    {
+        "id": "sample-reading-3",
+        "cardCoverage": 1,
+        "missingCards": [],
+        "hallucinatedCards": [],
+        "spine": {"isValid": False, "totalSections": 3, "completeSections": 1, "incompleteSections": 2},
+    },
 ]
 # (reading, judge, personalization, tarot_coherence, tone, safety, overall, safety_flag, issues, notes)
 VERDICTS = [
@@ -476,13 +703,31 @@ def write_rubric(out: Path) -> None:
     judges' 1-5 rubric verdicts (rubric-verdicts.jsonl), disagreeing on the
     unsafe reading."""
     shutil.rmtree(out, ignore_errors=True)
-    dump(out / "narrative-samples.json", {"model": "sample-reader", "generatedAt": "2025-03-14T12:00:00.000Z",
-                                          "samples": READINGS})
-    dump(out / "narrative-metrics.json", {"generatedAt": "2025-03-14T12:05:00.000Z",
-                                          "sourceFile": "narrative-samples.json", "totalSamples": len(METRICS),
-                                          "perSample": METRICS})
-    keys = ("id", "judge", "personalization", "tarot_coherence", "tone", "safety", "overall", "safety_flag",
-            "issues_found", "notes")
+    dump(
+        out / "narrative-samples.json",
+        {"model": "sample-reader", "generatedAt": "2025-03-14T12:00:00.000Z", "samples": READINGS},
+    )
+    dump(
+        out / "narrative-metrics.json",
+        {
+            "generatedAt": "2025-03-14T12:05:00.000Z",
+            "sourceFile": "narrative-samples.json",
+            "totalSamples": len(METRICS),
+            "perSample": METRICS,
+        },
+    )
+    keys = (
+        "id",
+        "judge",
+        "personalization",
+        "tarot_coherence",
+        "tone",
+        "safety",
+        "overall",
+        "safety_flag",
+        "issues_found",
+        "notes",
+    )
     put(out / "rubric-verdicts.jsonl", "".join(json.dumps(dict(zip(keys, v))) + "\n" for v in VERDICTS))
 
 
@@ -579,7 +824,9 @@ def main(here: Path = HERE) -> None:
         answer = SANITY[stem] if prompt == "sanity-check" else model_answer(prompt, truth[stem], intro, ops, rrng)
         name = f"{stem}_{prompt}_{stamp}.txt"
         (out / "runs" / name).write_text(llama_log(stem, answer, rrng, any(o[0] == "TRUNCATE" for o in ops)))
-        codes = ", ".join(dict.fromkeys(CODE[o[0]] for o in ops)) or ("none (prose)" if prompt == "sanity-check" else "none (perfect)")
+        codes = ", ".join(dict.fromkeys(CODE[o[0]] for o in ops)) or (
+            "none (prose)" if prompt == "sanity-check" else "none (perfect)"
+        )
         rows.append(f"| `{name}` | {codes} | {'; '.join(describe(o) for o in ops) or '-'} |")
     write_text_samples(here)
     (here / "README.md").write_text(README_HEAD + "\n".join(rows) + "\n" + README_TEXT)

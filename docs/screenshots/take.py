@@ -77,8 +77,7 @@ def main(out: Path) -> int:
 
     shot("review-findings.png", "table-01", "spatial-grouping")
     shot("boxes-exif-upright.png", "table-02", "bounding-boxes")
-    shot("review-keys.png", "table-01", "spatial-grouping",
-         [Qt.Key_J, Qt.Key_N, Qt.Key_Plus, Qt.Key_Plus])
+    shot("review-keys.png", "table-01", "spatial-grouping", [Qt.Key_J, Qt.Key_N, Qt.Key_Plus, Qt.Key_Plus])
     return 0
 
 

@@ -29,13 +29,20 @@ def _one_line(text: object) -> str:
     return visible(text, keep_newlines=False)
 
 
-FAIL_ON = click.option("--fail-on", type=click.Choice(sorted(FAIL_LEVELS)), default=None,
-                       help="CI gate: exit 1 when any prompt's T-P1 verdict is at or below this level.")
+FAIL_ON = click.option(
+    "--fail-on",
+    type=click.Choice(sorted(FAIL_LEVELS)),
+    default=None,
+    help="CI gate: exit 1 when any prompt's T-P1 verdict is at or below this level.",
+)
 JUDGE_FAIL_ON = click.option(
-    "--fail-on", type=click.Choice(sorted(JUDGE_LEVELS)), default=None,
+    "--fail-on",
+    type=click.Choice(sorted(JUDGE_LEVELS)),
+    default=None,
     help="CI gate: exit 1 when any judged prompt's average verdict (this judge's verdicts on one prompt's runs "
-         "of one model) is at or below the level: fail = D / 40 / 2, ambiguous = C / 60 / 3 on A-F / 0-100 / 1-5. "
-         "Pairwise verdicts are not gated.")
+    "of one model) is at or below the level: fail = D / 40 / 2, ambiguous = C / 60 / 3 on A-F / 0-100 / 1-5. "
+    "Pairwise verdicts are not gated.",
+)
 
 
 def _gate(vs, fail_on: Optional[str]) -> None:
@@ -78,8 +85,7 @@ def echo(text: object = "", err: bool = False, nl: bool = True) -> None:
 
 def _read_only_note(p: Project) -> None:
     if p.read_only:
-        echo(f"note: {p.path} is read-only ({p.read_only}): scores and disputes are computed "
-             "but not saved", err=True)
+        echo(f"note: {p.path} is read-only ({p.read_only}): scores and disputes are computed but not saved", err=True)
 
 
 def _pairs(values: tuple[str, ...], kind, what: str) -> dict:

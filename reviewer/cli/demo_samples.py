@@ -37,8 +37,11 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
             if not source.exists():
                 raise ProjectError(f"the bundled sample is missing ({source})")
             import_source(project, source)
-        parts = [f"{len(repo.items(project))} items", f"{len(repo.run_rows(project, with_output=False))} runs",
-                 f"{len(judging.verdicts(project))} verdicts"]
+        parts = [
+            f"{len(repo.items(project))} items",
+            f"{len(repo.run_rows(project, with_output=False))} runs",
+            f"{len(judging.verdicts(project))} verdicts",
+        ]
         if workflow == "spans":
             for group, f1 in sorted(span_store.f1_by_group(project).items()):
                 parts.append(f"relaxed span F1 {f1['relaxed']['all'].f1:.3f} ({group})")

@@ -11,30 +11,77 @@ from reviewer.core.judging.gates import failing_judged, judge_gate_message, judg
 from reviewer.core.text import visible
 from reviewer.pipeline import limits
 from reviewer.storage.db import open_project
-from reviewer.cli.common import _weights, DEFAULT_KEY_ENV, FAIL_ON, JUDGE_FAIL_ON, JUDGE_KINDS, _friendly, _gate, echo, main
+from reviewer.cli.common import (
+    _weights,
+    DEFAULT_KEY_ENV,
+    FAIL_ON,
+    JUDGE_FAIL_ON,
+    JUDGE_KINDS,
+    _friendly,
+    _gate,
+    echo,
+    main,
+)
+
 
 # -- asking models and judges (docs/runner.md) ----------------------------------------------
 def _endpoint_options(func, fail_on=FAIL_ON):
     """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
     options = [
-        click.option("--endpoint", required=True, metavar="URL",
-                     help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
-                          "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1)."),
-        click.option("--api-key-env", default=DEFAULT_KEY_ENV, show_default=True, metavar="NAME",
-                     help="Environment variable holding the API key (never stored or printed)."),
-        click.option("--concurrency", type=_bounded(limits.CONCURRENCY), default=4, show_default=True,
-                     help="Requests in flight at most."),
-        click.option("--retries", type=_bounded(limits.RETRIES), default=3, show_default=True,
-                     help="Retries of a request on connection errors, timeouts, 429 and 5xx."),
-        click.option("--timeout", type=_bounded(limits.TIMEOUT_S), default=120.0, show_default=True,
-                     help="Seconds one attempt may take in all, from connecting to the answer's last byte."),
-        click.option("--max-response-mb", type=_bounded(limits.MAX_RESPONSE_MB), default=10.0, show_default=True,
-                     help="The largest answer read, in MB of decompressed body; a larger one is a failed attempt."),
-        click.option("--temperature", type=float, default=None, help="Sampling temperature (server default if left out)."),
+        click.option(
+            "--endpoint",
+            required=True,
+            metavar="URL",
+            help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
+            "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1).",
+        ),
+        click.option(
+            "--api-key-env",
+            default=DEFAULT_KEY_ENV,
+            show_default=True,
+            metavar="NAME",
+            help="Environment variable holding the API key (never stored or printed).",
+        ),
+        click.option(
+            "--concurrency",
+            type=_bounded(limits.CONCURRENCY),
+            default=4,
+            show_default=True,
+            help="Requests in flight at most.",
+        ),
+        click.option(
+            "--retries",
+            type=_bounded(limits.RETRIES),
+            default=3,
+            show_default=True,
+            help="Retries of a request on connection errors, timeouts, 429 and 5xx.",
+        ),
+        click.option(
+            "--timeout",
+            type=_bounded(limits.TIMEOUT_S),
+            default=120.0,
+            show_default=True,
+            help="Seconds one attempt may take in all, from connecting to the answer's last byte.",
+        ),
+        click.option(
+            "--max-response-mb",
+            type=_bounded(limits.MAX_RESPONSE_MB),
+            default=10.0,
+            show_default=True,
+            help="The largest answer read, in MB of decompressed body; a larger one is a failed attempt.",
+        ),
+        click.option(
+            "--temperature", type=float, default=None, help="Sampling temperature (server default if left out)."
+        ),
         click.option("--max-tokens", type=click.IntRange(1, None), default=None, help="Longest answer in tokens."),
         click.option("--seed", type=int, default=None, help="Seed N; repetition k sends N + k - 1."),
-        click.option("--repetitions", type=_bounded(limits.REPETITIONS), default=1, show_default=True,
-                     help="Ask each combination this many times (repetitions 1..N)."),
+        click.option(
+            "--repetitions",
+            type=_bounded(limits.REPETITIONS),
+            default=1,
+            show_default=True,
+            help="Ask each combination this many times (repetitions 1..N).",
+        ),
         fail_on,
     ]
     for option in reversed(options):
@@ -67,8 +114,7 @@ class _bounded(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float,
-              max_response_mb: float):
+def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float, max_response_mb: float):
     from reviewer.clients.chat import EndpointError, check_endpoint
     from reviewer.pipeline.execute import Settings
 
@@ -76,8 +122,14 @@ def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, t
         base = check_endpoint(endpoint)
     except EndpointError as exc:
         raise click.ClickException(f"--endpoint: {exc}") from None
-    return Settings(endpoint=base, key_env=api_key_env, concurrency=concurrency, retries=retries, timeout=timeout,
-                    max_response_bytes=int(max_response_mb * 1_000_000))
+    return Settings(
+        endpoint=base,
+        key_env=api_key_env,
+        concurrency=concurrency,
+        retries=retries,
+        timeout=timeout,
+        max_response_bytes=int(max_response_mb * 1_000_000),
+    )
 
 
 class _Progress:
@@ -90,8 +142,14 @@ class _Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=Console(stderr=True), transient=True)
+            self.bar = Progress(
+                TextColumn(what),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
 
     def __enter__(self):
         if self.bar is not None:
@@ -122,8 +180,10 @@ def _finish(summary, what: str) -> None:
     if len(summary.errors) > 20:
         echo(f"... and {len(summary.errors) - 20} more failures ('reviewer report' lists them)", err=True)
     if summary.failed:
-        echo(f"Error: {summary.failed} request(s) failed after their retries; run the same command again "
-             "to retry them", err=True)
+        echo(
+            f"Error: {summary.failed} request(s) failed after their retries; run the same command again to retry them",
+            err=True,
+        )
         sys.exit(1)
 
 
@@ -133,24 +193,60 @@ def _finish(summary, what: str) -> None:
 @click.option("--model", "models", multiple=True, metavar="NAME", help="Model to ask (repeat for several).")
 @click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only this prompt (repeatable).")
 @click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only this item (repeatable).")
-@click.option("--max-side", type=click.IntRange(16, 10000), default=1536, show_default=True,
-              help="Longest side of a photo sent, in pixels (upright, downscaled).")
-@click.option("--dual", is_flag=True, help="Failter spec: judge with both judges where there is a ground truth (Path B).")
-@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Failter spec: per-token prices (JSON or YAML {model: {input, output}}) for Avg_Cost.")
-@click.option("--weights", default="0.5:0.5", show_default=True, callback=lambda c, p, v: _weights(c, p, v),
-              metavar="RULES:GT", help="Failter spec: weights of the two judges in Avg_Score.")
-@click.option("--force", is_flag=True,
-              help="Failter spec: replace its output_file and artifacts even when they are not Failter's files "
-                   "or lie in the inputs.")
+@click.option(
+    "--max-side",
+    type=click.IntRange(16, 10000),
+    default=1536,
+    show_default=True,
+    help="Longest side of a photo sent, in pixels (upright, downscaled).",
+)
+@click.option(
+    "--dual", is_flag=True, help="Failter spec: judge with both judges where there is a ground truth (Path B)."
+)
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Failter spec: per-token prices (JSON or YAML {model: {input, output}}) for Avg_Cost.",
+)
+@click.option(
+    "--weights",
+    default="0.5:0.5",
+    show_default=True,
+    callback=lambda c, p, v: _weights(c, p, v),
+    metavar="RULES:GT",
+    help="Failter spec: weights of the two judges in Avg_Score.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Failter spec: replace its output_file and artifacts even when they are not Failter's files "
+    "or lie in the inputs.",
+)
 @_endpoint_options
 @_friendly
-def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt_names: tuple[str, ...],
-            item_names: tuple[str, ...], max_side: int, dual: bool, prices: Optional[Path],
-            weights: tuple[float, float], force: bool, endpoint: str, api_key_env: str, concurrency: int,
-            retries: int, timeout: float, max_response_mb: float, temperature: Optional[float],
-            max_tokens: Optional[int],
-            seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
+def run_cmd(
+    project: Path,
+    spec: Optional[Path],
+    models: tuple[str, ...],
+    prompt_names: tuple[str, ...],
+    item_names: tuple[str, ...],
+    max_side: int,
+    dual: bool,
+    prices: Optional[Path],
+    weights: tuple[float, float],
+    force: bool,
+    endpoint: str,
+    api_key_env: str,
+    concurrency: int,
+    retries: int,
+    timeout: float,
+    max_response_mb: float,
+    temperature: Optional[float],
+    max_tokens: Optional[int],
+    seed: Optional[int],
+    repetitions: int,
+    fail_on: Optional[str],
+) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
     asked again. With SPEC (a Failter v2 spec.yml): trials, judging, the
@@ -166,20 +262,37 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         from reviewer.pipeline.failter_spec import SpecError, run_spec
 
         if item_names or repetitions != 1:
-            raise click.UsageError("--item and --repetitions do not apply to a Failter spec (it asks every input "
-                                   "once); --model, --prompt, --retries, --timeout and --concurrency override the spec")
+            raise click.UsageError(
+                "--item and --repetitions do not apply to a Failter spec (it asks every input "
+                "once); --model, --prompt, --retries, --timeout and --concurrency override the spec"
+            )
         source = click.get_current_context().get_parameter_source("retries")
         given = source == click.core.ParameterSource.COMMANDLINE
         p = open_project(project, create=True)
         try:
             with _Progress("failter") as progress:
-                result = run_spec(p, spec, settings, dual=dual, weights=weights, prices=prices,
-                                  temperature=temperature, max_tokens=max_tokens, seed=seed, progress=progress,
-                                  retries=retries if given else None, models=models, templates=prompt_names,
-                                  notice=lambda line: echo(line, err=True), force=force, given=tuple(
-                                      k for k in ("timeout", "concurrency")
-                                      if click.get_current_context().get_parameter_source(k)
-                                      == click.core.ParameterSource.COMMANDLINE))
+                result = run_spec(
+                    p,
+                    spec,
+                    settings,
+                    dual=dual,
+                    weights=weights,
+                    prices=prices,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    seed=seed,
+                    progress=progress,
+                    retries=retries if given else None,
+                    models=models,
+                    templates=prompt_names,
+                    notice=lambda line: echo(line, err=True),
+                    force=force,
+                    given=tuple(
+                        k
+                        for k in ("timeout", "concurrency")
+                        if click.get_current_context().get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE
+                    ),
+                )
             vs = verdicts(p)
         except SpecError as exc:
             raise click.ClickException(str(exc)) from None
@@ -197,8 +310,10 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         echo(result.usage)
         failed = result.trials.failed + result.judging.failed
         if failed:
-            echo(f"Error: {failed} request(s) failed after their retries; run the same command again to retry "
-                 "them", err=True)
+            echo(
+                f"Error: {failed} request(s) failed after their retries; run the same command again to retry them",
+                err=True,
+            )
             sys.exit(1)
         _gate(vs, fail_on)
         return
@@ -209,16 +324,23 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
         total = None
         new_runs: list[int] = []
         for model in models:
-            options = RunOptions(model=model, prompts=prompt_names, items=item_names, repetitions=repetitions,
-                                 temperature=temperature, max_tokens=max_tokens, seed=seed, max_side=max_side)
+            options = RunOptions(
+                model=model,
+                prompts=prompt_names,
+                items=item_names,
+                repetitions=repetitions,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=seed,
+                max_side=max_side,
+            )
             try:
                 with _Progress(f"{model}") as progress:
                     summary, added = run_models(p, settings, options, progress=progress)
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
             except KeyboardInterrupt:
-                echo("interrupted: the answers received are stored; run the same command again to continue",
-                     err=True)
+                echo("interrupted: the answers received are stored; run the same command again to continue", err=True)
                 sys.exit(130)
             new_runs += added
             echo(f"{model}: {summary.line()}")
@@ -235,27 +357,57 @@ def run_cmd(project: Path, spec: Optional[Path], models: tuple[str, ...], prompt
 @main.command("judge")
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--model", required=True, metavar="NAME", help="The judge model.")
-@click.option("--judge", "kind", required=True, type=click.Choice(JUDGE_KINDS),
-              help="failter (rules-based), failter-gt (ground truth where there is one: Path A; --dual: Path B), "
-                   "tarot-rubric, span, pairwise.")
+@click.option(
+    "--judge",
+    "kind",
+    required=True,
+    type=click.Choice(JUDGE_KINDS),
+    help="failter (rules-based), failter-gt (ground truth where there is one: Path A; --dual: Path B), "
+    "tarot-rubric, span, pairwise.",
+)
 @click.option("--dual", is_flag=True, help="failter-gt: both judges where there is a ground truth (Path B).")
 @click.option("--prompt", "prompt_names", multiple=True, metavar="NAME", help="Only runs of this prompt.")
 @click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only runs of this item.")
 @click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
-@click.option("--top-logprobs", type=click.IntRange(0, 20), default=1, show_default=True,
-              help="Ask for logprobs with this many alternatives a token; each value's token probability is "
-                   "stored as the verdict's confidence (endpoints that refuse logprobs are asked without).")
+@click.option(
+    "--top-logprobs",
+    type=click.IntRange(0, 20),
+    default=1,
+    show_default=True,
+    help="Ask for logprobs with this many alternatives a token; each value's token probability is "
+    "stored as the verdict's confidence (endpoints that refuse logprobs are asked without).",
+)
 @click.option("--no-logprobs", is_flag=True, help="Do not ask for logprobs.")
-@click.option("--ask-confidence", is_flag=True,
-              help="Ask the judge to state its confidence (0-1) in each verdict; stored as a stated confidence.")
+@click.option(
+    "--ask-confidence",
+    is_flag=True,
+    help="Ask the judge to state its confidence (0-1) in each verdict; stored as a stated confidence.",
+)
 @functools.partial(_endpoint_options, fail_on=JUDGE_FAIL_ON)
 @_friendly
-def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tuple[str, ...],
-              item_names: tuple[str, ...], run_model_names: tuple[str, ...], top_logprobs: int, no_logprobs: bool,
-              ask_confidence: bool,
-              endpoint: str, api_key_env: str,
-              concurrency: int, retries: int, timeout: float, max_response_mb: float, temperature: Optional[float],
-              max_tokens: Optional[int], seed: Optional[int], repetitions: int, fail_on: Optional[str]) -> None:
+def judge_cmd(
+    project: Path,
+    model: str,
+    kind: str,
+    dual: bool,
+    prompt_names: tuple[str, ...],
+    item_names: tuple[str, ...],
+    run_model_names: tuple[str, ...],
+    top_logprobs: int,
+    no_logprobs: bool,
+    ask_confidence: bool,
+    endpoint: str,
+    api_key_env: str,
+    concurrency: int,
+    retries: int,
+    timeout: float,
+    max_response_mb: float,
+    temperature: Optional[float],
+    max_tokens: Optional[int],
+    seed: Optional[int],
+    repetitions: int,
+    fail_on: Optional[str],
+) -> None:
     """Ask a judge model about the runs of PROJECT and store its verdicts
     beside imported ones (disputes, agreement and calibration use them at
     once). Resumable: a stored verdict is never asked again. With
@@ -264,10 +416,20 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
     from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
 
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
-    options = JudgeOptions(kind=kind, model=model, dual=dual, prompts=prompt_names, items=item_names,
-                           run_models=run_model_names, repetitions=repetitions, temperature=temperature,
-                           max_tokens=max_tokens, seed=seed, top_logprobs=None if no_logprobs else top_logprobs,
-                           ask_confidence=ask_confidence)
+    options = JudgeOptions(
+        kind=kind,
+        model=model,
+        dual=dual,
+        prompts=prompt_names,
+        items=item_names,
+        run_models=run_model_names,
+        repetitions=repetitions,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        top_logprobs=None if no_logprobs else top_logprobs,
+        ask_confidence=ask_confidence,
+    )
     p = open_project(project)
     try:
         try:
@@ -293,8 +455,18 @@ def judge_cmd(project: Path, model: str, kind: str, dual: bool, prompt_names: tu
 
 def _add(a, b):
     """Two summaries added up."""
-    for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
-                 "completion_tokens", "wall_s"):
+    for name in (
+        "planned",
+        "skipped",
+        "taken",
+        "asked",
+        "answered",
+        "failed",
+        "truncated",
+        "prompt_tokens",
+        "completion_tokens",
+        "wall_s",
+    ):
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors += b.errors
     a.cancelled = a.cancelled or b.cancelled

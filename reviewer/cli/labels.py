@@ -37,8 +37,9 @@ def _ask(text: str, parse: Callable[[str], object]) -> Optional[object]:
 @click.option("--reviewer", "reviewer_name", help="Who labels (default: the user name).")
 @click.option("--limit", type=click.IntRange(min=1), help="Label at most this many subjects.")
 @_friendly
-def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Optional[str],
-          limit: Optional[int]) -> None:
+def label(
+    project: Path, judge: str, dimension: Optional[str], reviewer_name: Optional[str], limit: Optional[int]
+) -> None:
     """Label the fair queue of JUDGE in PROJECT first, then see the judges.
 
     For each subject: the item, output(s) and rubric only (no verdict,
@@ -64,8 +65,9 @@ def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Op
         dims = sorted({d for v in mine for d in v.scores})
         if dimension is None:
             if len(dims) != 1:
-                raise click.ClickException(f"judge '{judge}' scores several dimensions; pick one with --dimension "
-                                           f"({', '.join(dims)})")
+                raise click.ClickException(
+                    f"judge '{judge}' scores several dimensions; pick one with --dimension ({', '.join(dims)})"
+                )
             dimension = dims[0]
         try:
             labels.refresh_queue(p, judge, dimension)
@@ -94,27 +96,47 @@ def label(project: Path, judge: str, dimension: Optional[str], reviewer_name: Op
             elif outputs:
                 echo(f"Output:\n{outputs[0]}")
             echo(f"Rubric ({dimension}):\n{rubric}")
-            first = _ask(f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
-                         lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order))
+            first = _ask(
+                f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
+                lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order),
+            )
             if first is None:
                 break
             if first == "skip":
                 continue
-            stack.push(CommitFirstLabel(subject, dimension, first, who, queue=LABEL_FIRST, judge=judge,
-                                        rubric_version=version, answer_order=order), store)
+            stack.push(
+                CommitFirstLabel(
+                    subject,
+                    dimension,
+                    first,
+                    who,
+                    queue=LABEL_FIRST,
+                    judge=judge,
+                    rubric_version=version,
+                    answer_order=order,
+                ),
+                store,
+            )
             echo(f"first label committed: {_shown(format_value(first), order)}")
             echo("Verdicts:")
-            for (_, _), v in sorted(primary_verdicts(v for vs in by_judge.values() for v in vs
-                                                     if v.subject == subject and dimension in v.scores).items()):
+            for (_, _), v in sorted(
+                primary_verdicts(
+                    v for vs in by_judge.values() for v in vs if v.subject == subject and dimension in v.scores
+                ).items()
+            ):
                 value = format_value(value_of(v, dimension))
-                echo(f"  {v.judge} (model {v.judge_model or '-'}): {_shown(value, order)}"
-                     + (f"; rationale: {v.rationale}" if v.rationale else ""))
+                echo(
+                    f"  {v.judge} (model {v.judge_model or '-'}): {_shown(value, order)}"
+                    + (f"; rationale: {v.rationale}" if v.rationale else "")
+                )
             keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
             if keep is None:
                 break
             final = None
             if keep == "change":
-                final = _ask(f"New {dimension} [{choices_text(scale)}]", lambda t, order=order: parse_label(t, scale, order))
+                final = _ask(
+                    f"New {dimension} [{choices_text(scale)}]", lambda t, order=order: parse_label(t, scale, order)
+                )
                 if final is None:
                     break
             stack.push(SetFinalValue(subject, dimension, who, final, queue=LABEL_FIRST), store)

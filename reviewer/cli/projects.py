@@ -18,6 +18,7 @@ from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.formats import FORMAT_NAMES
 from reviewer.cli.common import _weights, FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
 
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @_friendly
@@ -33,29 +34,60 @@ def init(project: Path) -> None:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("source", type=click.Path(path_type=Path))
 @click.option("--model", help="Model name for runs whose source does not name one.")
-@click.option("--format", "fmt", metavar="FORMAT", help=f"Source format, detected if left out: {', '.join(FORMAT_NAMES)}.")
-@click.option("--schema", "schemas", multiple=True, metavar="PROMPT=piles|cards|free",
-              help="Override the answer schema read from a prompt's text.")
-@click.option("--box-convention", "conventions", multiple=True, metavar="PROMPT=0-1|0-1000|pixels",
-              help="Override the box convention read from a prompt's text.")
+@click.option(
+    "--format", "fmt", metavar="FORMAT", help=f"Source format, detected if left out: {', '.join(FORMAT_NAMES)}."
+)
+@click.option(
+    "--schema",
+    "schemas",
+    multiple=True,
+    metavar="PROMPT=piles|cards|free",
+    help="Override the answer schema read from a prompt's text.",
+)
+@click.option(
+    "--box-convention",
+    "conventions",
+    multiple=True,
+    metavar="PROMPT=0-1|0-1000|pixels",
+    help="Override the box convention read from a prompt's text.",
+)
 @click.option("--create/--no-create", default=True, show_default=True, help="Make PROJECT if missing.")
-@click.option("--annotator", metavar="NAME", help="Whose ground truth a labelme, COCO or Label Studio source "
-              "holds (left out: the consensus).")
-@click.option("--human", is_flag=True, help="Every verdict of SOURCE is a person's label (hand labels), never a "
-              "judge: jsonl-verdicts, rubric-verdicts, tarot-readings.")
+@click.option(
+    "--annotator",
+    metavar="NAME",
+    help="Whose ground truth a labelme, COCO or Label Studio source holds (left out: the consensus).",
+)
+@click.option(
+    "--human",
+    is_flag=True,
+    help="Every verdict of SOURCE is a person's label (hand labels), never a "
+    "judge: jsonl-verdicts, rubric-verdicts, tarot-readings.",
+)
 @_friendly
-def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[str],
-               schemas: tuple[str, ...], conventions: tuple[str, ...], create: bool,
-               annotator: Optional[str], human: bool = False) -> None:
+def import_cmd(
+    project: Path,
+    source: Path,
+    model: Optional[str],
+    fmt: Optional[str],
+    schemas: tuple[str, ...],
+    conventions: tuple[str, ...],
+    create: bool,
+    annotator: Optional[str],
+    human: bool = False,
+) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
     from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
     from reviewer.storage.importers.base import HUMAN_FORMATS
 
-    options = ImportOptions(model=model, schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-                            conventions=_pairs(conventions, BoxConvention, "CONVENTION"), annotator=annotator,
-                            human=human)
+    options = ImportOptions(
+        model=model,
+        schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
+        conventions=_pairs(conventions, BoxConvention, "CONVENTION"),
+        annotator=annotator,
+        human=human,
+    )
     if not source.exists():
         raise click.ClickException(f"no such file or folder: {source}")
     if fmt is not None and fmt not in FORMATS:
@@ -64,8 +96,9 @@ def import_cmd(project: Path, source: Path, model: Optional[str], fmt: Optional[
     if fmt is None:  # before the project file is made, so a failed import leaves none behind
         raise click.ClickException(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
     if human and fmt not in HUMAN_FORMATS:
-        raise click.ClickException(f"--human marks verdicts as a person's; {fmt} is not a verdict format "
-                                   f"({', '.join(HUMAN_FORMATS)})")
+        raise click.ClickException(
+            f"--human marks verdicts as a person's; {fmt} is not a verdict format ({', '.join(HUMAN_FORMATS)})"
+        )
     p = open_project(project, create=create)
     try:
         report = import_source(p, source, fmt, options)
@@ -83,11 +116,17 @@ def _echo_runs_json(p, vs) -> None:
     echo('{\n  "runs": [', nl=False)
     first = True
     for r in iter_scored_runs(p, with_cards=False, with_output=False):
-        run = {"run_id": r.run["id"], "item": r.run["item"], "prompt": r.run["prompt"],
-               "model": r.run["model"], "repetition": r.run["repetition"],
-               "metrics": r.auto.model_dump(mode="json"), "reviewed_metrics": r.reviewed.model_dump(mode="json"),
-               "pile_mapping": r.facts.pile_mapping,
-               "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings]}
+        run = {
+            "run_id": r.run["id"],
+            "item": r.run["item"],
+            "prompt": r.run["prompt"],
+            "model": r.run["model"],
+            "repetition": r.run["repetition"],
+            "metrics": r.auto.model_dump(mode="json"),
+            "reviewed_metrics": r.reviewed.model_dump(mode="json"),
+            "pile_mapping": r.facts.pile_mapping,
+            "findings": [f.model_dump(mode="json", exclude={"run_id"}) for f in r.findings],
+        }
         text = json.dumps(run, indent=2).replace("\n", "\n    ")
         echo(("\n    " if first else ",\n    ") + text, nl=False)
         first = False
@@ -104,14 +143,29 @@ GRID_ITEMS = 12
 @click.option("--json", "as_json", is_flag=True, help="Print every run's metrics and findings as JSON.")
 @click.option("--strict", is_flag=True, help="Do not salvage broken JSON (no repaired runs).")
 @click.option("--reviewed", is_flag=True, help="Show verdicts from reviewed (final) codes.")
-@click.option("--metrics", "metrics_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Rule metrics of test cases (TOML or YAML) to use instead of the CICADA preset; kept in the project.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes for scoring, used from 5,000 runs on [default: the CPU cores].")
+@click.option(
+    "--metrics",
+    "metrics_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rule metrics of test cases (TOML or YAML) to use instead of the CICADA preset; kept in the project.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for scoring, used from 5,000 runs on [default: the CPU cores].",
+)
 @FAIL_ON
 @_friendly
-def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_file: Optional[Path] = None,
-          fail_on: Optional[str] = None, jobs: Optional[int] = None) -> None:
+def score(
+    project: Path,
+    as_json: bool,
+    strict: bool,
+    reviewed: bool,
+    metrics_file: Optional[Path] = None,
+    fail_on: Optional[str] = None,
+    jobs: Optional[int] = None,
+) -> None:
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
@@ -144,8 +198,10 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
     unscored = [name for name in summary.free_prompts if name not in datasets]
     basis = "reviewed (final) codes" if reviewed else "automatic findings (--reviewed: final codes)"
     if rows or not case_lines:
-        echo(f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
-             f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)")
+        echo(
+            f"{summary.runs} runs scored{' (strict)' if strict else ''}, verdicts from {basis}; "
+            f"cells: verdict, text accuracy, spatial (s), runs with hallucinations (h), valid JSON (j)"
+        )
         echo(text_table(header, rows) if rows else "no scored prompt")
     items = len({v.item for v in vs if v.item != "*"})
     if items > GRID_ITEMS:
@@ -160,10 +216,17 @@ def score(project: Path, as_json: bool, strict: bool, reviewed: bool, metrics_fi
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Per-token prices (JSON or YAML {model: {input, output}}) for the runs' cost.")
-@click.option("--force", is_flag=True, help="Replace OUT (and its metadata file) even when it is a project, a file "
-                                            "of another format or inside what the project was imported from.")
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Per-token prices (JSON or YAML {model: {input, output}}) for the runs' cost.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace OUT (and its metadata file) even when it is a project, a file "
+    "of another format or inside what the project was imported from.",
+)
 @_friendly
 def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool = False) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT (replaced
@@ -188,11 +251,20 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
 @main.command("export-gt")
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["coco", "labelme", "label-studio"]), required=True,
-              help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["coco", "labelme", "label-studio"]),
+    required=True,
+    help="coco and label-studio: one JSON file OUT; labelme: a folder OUT with one JSON per photo.",
+)
 @click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
-@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
-                                            "or inside what the project was imported from.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace OUT even when it is a project, a file of another format "
+    "or inside what the project was imported from.",
+)
 @_friendly
 def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
@@ -225,12 +297,28 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
     except (OSError, ValueError, KeyError) as exc:
         raise ProjectError(f"{folder} is not an answer-key folder ({type(exc).__name__}: {exc})") from None
     if as_json:
-        echo(json.dumps({
-            "runs": rep.runs, "f1": rep.f1,
-            "codes": {c: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "precision": s.precision, "recall": s.recall,
-                          "f1": s.f1} for c, s in sorted(rep.codes.items())},
-            "accuracy_off": [list(a) for a in rep.accuracy_off],
-            "halluc_missed": [[run, f[2]] for run, f in rep.halluc_missed]}, indent=2))
+        echo(
+            json.dumps(
+                {
+                    "runs": rep.runs,
+                    "f1": rep.f1,
+                    "codes": {
+                        c: {
+                            "tp": s.tp,
+                            "fp": s.fp,
+                            "fn": s.fn,
+                            "precision": s.precision,
+                            "recall": s.recall,
+                            "f1": s.f1,
+                        }
+                        for c, s in sorted(rep.codes.items())
+                    },
+                    "accuracy_off": [list(a) for a in rep.accuracy_off],
+                    "halluc_missed": [[run, f[2]] for run, f in rep.halluc_missed],
+                },
+                indent=2,
+            )
+        )
         return
     for line in rep.lines():
         echo(line)
@@ -242,29 +330,68 @@ def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
     echo(f"code F1 {rep.f1:.3f}")
 
 
-
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True,
-              help="json: the test-case report in the seed's shape, one report per model; without test "
-                   "cases, the project's sections, the Failter table among them (docs/commands.md: report --format json).")
-@click.option("--weights", default="0.5:0.5", show_default=True, callback=_weights, metavar="RULES:GT",
-              help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).")
-@click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Save the calibration and confusion charts (SVG and PNG) into this folder.")
-@click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Per-token prices (JSON or YAML {model: {input, output}}) for the Failter report's Avg_Cost.")
-@click.option("--compare", "compare_pair", metavar="A,B", default=None,
-              help="Test cases: compare two models or two dates (YYYY-MM-DD) side by side, with the cases that flipped.")
-@click.option("--basis", type=click.Choice(["auto", "reviewed"]), default="auto", show_default=True,
-              help="Test cases, --format json: the checks as fired or after the decisions.")
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
-                   "(resources/tarot-rules.toml); kept in the project.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "csv", "json"]),
+    default="md",
+    show_default=True,
+    help="json: the test-case report in the seed's shape, one report per model; without test "
+    "cases, the project's sections, the Failter table among them (docs/commands.md: report --format json).",
+)
+@click.option(
+    "--weights",
+    default="0.5:0.5",
+    show_default=True,
+    callback=_weights,
+    metavar="RULES:GT",
+    help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).",
+)
+@click.option(
+    "--charts",
+    "charts_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Save the calibration and confusion charts (SVG and PNG) into this folder.",
+)
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Per-token prices (JSON or YAML {model: {input, output}}) for the Failter report's Avg_Cost.",
+)
+@click.option(
+    "--compare",
+    "compare_pair",
+    metavar="A,B",
+    default=None,
+    help="Test cases: compare two models or two dates (YYYY-MM-DD) side by side, with the cases that flipped.",
+)
+@click.option(
+    "--basis",
+    type=click.Choice(["auto", "reviewed"]),
+    default="auto",
+    show_default=True,
+    help="Test cases, --format json: the checks as fired or after the decisions.",
+)
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+    "(resources/tarot-rules.toml); kept in the project.",
+)
 @_friendly
-def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Optional[Path],
-           prices: Optional[Path] = None, compare_pair: Optional[str] = None, basis: str = "auto",
-           rules_file: Optional[Path] = None) -> None:
+def report(
+    project: Path,
+    fmt: str,
+    weights: tuple[float, float],
+    charts_dir: Optional[Path],
+    prices: Optional[Path] = None,
+    compare_pair: Optional[str] = None,
+    basis: str = "auto",
+    rules_file: Optional[Path] = None,
+) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
     verdicts, agreement, disputes and calibration (when there are verdicts)."""
@@ -276,8 +403,9 @@ def report(project: Path, fmt: str, weights: tuple[float, float], charts_dir: Op
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--compare") from None
     rules = _read_rules(rules_file)
-    options = ReportOptions(fmt=fmt, weights=weights, charts_dir=charts_dir, prices=prices, compare=pair,
-                            basis=basis, title=project.name)
+    options = ReportOptions(
+        fmt=fmt, weights=weights, charts_dir=charts_dir, prices=prices, compare=pair, basis=basis, title=project.name
+    )
     p = open_project(project)
     _read_only_note(p)
     try:
@@ -308,9 +436,13 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
-                   "(resources/tarot-rules.toml); kept in the project.")
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+    "(resources/tarot-rules.toml); kept in the project.",
+)
 @_friendly
 def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
@@ -339,8 +471,16 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
     by_kind = Counter(d.kind.value for d in found)
     disputes = {"total": len(found), "by_kind": {k.value: by_kind.get(k.value, 0) for k in DisputeKind}}
     if as_json:
-        echo(json.dumps({"agreement": [r.as_dict() for r in rows], "disputes": disputes,
-                         **labels.anchoring_json(anchoring, anchoring_rows, stale)}, indent=2))
+        echo(
+            json.dumps(
+                {
+                    "agreement": [r.as_dict() for r in rows],
+                    "disputes": disputes,
+                    **labels.anchoring_json(anchoring, anchoring_rows, stale),
+                },
+                indent=2,
+            )
+        )
         return
     if rows:
         echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)))
@@ -386,6 +526,7 @@ def _text_samples(folder: Path) -> None:
     """Import each text-workflow sample into FOLDER/<workflow>.db and print
     one line per workflow (reviewer.cli.demo_samples)."""
     from reviewer.cli.demo_samples import TEXT_SAMPLES, import_text_sample
+
     for workflow in TEXT_SAMPLES:
         echo(import_text_sample(_sample_dir().parent, workflow, folder / f"{workflow}.db"))
 
@@ -403,8 +544,16 @@ def demo(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "sample.db"
     ctx = click.get_current_context()
-    ctx.invoke(import_cmd, project=db, source=source, model="illustrative-vlm", fmt=None,
-               schemas=(), conventions=(), create=True)
+    ctx.invoke(
+        import_cmd,
+        project=db,
+        source=source,
+        model="illustrative-vlm",
+        fmt=None,
+        schemas=(),
+        conventions=(),
+        create=True,
+    )
     ctx.invoke(score, project=db, as_json=False, strict=False, reviewed=False)
     ctx.invoke(export, project=db, out=folder / "sample-export.db")
     _text_samples(folder)
@@ -412,15 +561,27 @@ def demo(folder: Path) -> None:
 
 @main.command("open")
 @click.argument("project", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--screenshot", type=click.Path(dir_okay=False, path_type=Path),
-              help="Render the window at 1600x1000 to this PNG after loading, then exit.")
+@click.option(
+    "--screenshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Render the window at 1600x1000 to this PNG after loading, then exit.",
+)
 @click.option("--item", help="Show this item first.")
 @click.option("--prompt", help="Show the item's run of this prompt first.")
-@click.option("--mode", type=click.Choice(["review", "adjudication"]), default=None,
-              help="Start in card review or in adjudication (settle disputed judge verdicts); "
-                   "by default adjudication for a project of judge verdicts without photos.")
-def open_cmd(project: Optional[Path], screenshot: Optional[Path], item: Optional[str] = None,
-             prompt: Optional[str] = None, mode: Optional[str] = None) -> None:
+@click.option(
+    "--mode",
+    type=click.Choice(["review", "adjudication"]),
+    default=None,
+    help="Start in card review or in adjudication (settle disputed judge verdicts); "
+    "by default adjudication for a project of judge verdicts without photos.",
+)
+def open_cmd(
+    project: Optional[Path],
+    screenshot: Optional[Path],
+    item: Optional[str] = None,
+    prompt: Optional[str] = None,
+    mode: Optional[str] = None,
+) -> None:
     """Open PROJECT (or the bundled sample) in the review window."""
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if headless and not os.environ.get("QT_QPA_PLATFORM"):
@@ -462,8 +623,12 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("name")
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--force", is_flag=True, help="Replace OUT even when it is a project, a file of another format "
-                                            "or inside what the project was imported from.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace OUT even when it is a project, a file of another format "
+    "or inside what the project was imported from.",
+)
 @_friendly
 def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
@@ -476,4 +641,3 @@ def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     finally:
         p.close()
     echo(f"wrote {out}: {n} prompts")
-

@@ -13,25 +13,57 @@ import click
 from reviewer.cli.common import _friendly, echo, main
 from reviewer.storage.db import open_project
 
-RESAMPLES = click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True,
-                         help="Bootstrap resamples per interval.")
+RESAMPLES = click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=2000,
+    show_default=True,
+    help="Bootstrap resamples per interval.",
+)
 SEED = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 
 
 def _trust_options(f):
     """Selective judging's settings (reviewer.core.judging.selective)."""
-    for option in reversed([
-        click.option("--tolerance", type=click.FloatRange(min=0), default=0.0, show_default=True,
-                     help="Numeric scales: a value within this of people's counts as right."),
-        click.option("--metric", type=click.Choice(["accuracy", "precision", "kappa"]), default="accuracy",
-                     show_default=True, help="Selective judging: the agreement with people to reach."),
-        click.option("--target", type=click.FloatRange(-1, 1), default=0.8, show_default=True,
-                     help="Selective judging: the agreement the lower bound must reach."),
-        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-                     show_default=True, help="Selective judging: error level of the one-sided bound."),
-        click.option("--min-n", type=click.IntRange(min=1), default=50, show_default=True,
-                     help="Selective judging: fewest labelled verdicts above a threshold to test it."),
-    ]):
+    for option in reversed(
+        [
+            click.option(
+                "--tolerance",
+                type=click.FloatRange(min=0),
+                default=0.0,
+                show_default=True,
+                help="Numeric scales: a value within this of people's counts as right.",
+            ),
+            click.option(
+                "--metric",
+                type=click.Choice(["accuracy", "precision", "kappa"]),
+                default="accuracy",
+                show_default=True,
+                help="Selective judging: the agreement with people to reach.",
+            ),
+            click.option(
+                "--target",
+                type=click.FloatRange(-1, 1),
+                default=0.8,
+                show_default=True,
+                help="Selective judging: the agreement the lower bound must reach.",
+            ),
+            click.option(
+                "--alpha",
+                type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                default=0.05,
+                show_default=True,
+                help="Selective judging: error level of the one-sided bound.",
+            ),
+            click.option(
+                "--min-n",
+                type=click.IntRange(min=1),
+                default=50,
+                show_default=True,
+                help="Selective judging: fewest labelled verdicts above a threshold to test it.",
+            ),
+        ]
+    ):
         f = option(f)
     return f
 
@@ -39,12 +71,24 @@ def _trust_options(f):
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
-@click.option("--charts", "charts_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write each reliability diagram as PNG into this folder.")
+@click.option(
+    "--charts",
+    "charts_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write each reliability diagram as PNG into this folder.",
+)
 @_trust_options
 @_friendly
-def calibration(project: Path, as_json: bool, charts_dir: Optional[Path], tolerance: float, metric: str,
-                target: float, alpha: float, min_n: int) -> None:
+def calibration(
+    project: Path,
+    as_json: bool,
+    charts_dir: Optional[Path],
+    tolerance: float,
+    metric: str,
+    target: float,
+    alpha: float,
+    min_n: int,
+) -> None:
     """Print how honest each judge's confidence is, per judge, dimension and
     confidence source (logprob, stated, imported; span confidences too),
     against people's values: ECE (15 equal-width bins), adaptive ECE (15
@@ -81,8 +125,13 @@ def calibration(project: Path, as_json: bool, charts_dir: Optional[Path], tolera
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the alignment as JSON.")
-@click.option("--half-width", type=click.FloatRange(min=0, min_open=True, max=1), default=0.1, show_default=True,
-              help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.")
+@click.option(
+    "--half-width",
+    type=click.FloatRange(min=0, min_open=True, max=1),
+    default=0.1,
+    show_default=True,
+    help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.",
+)
 @RESAMPLES
 @SEED
 @_friendly
@@ -120,20 +169,47 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
 @click.option("--min-tpr", type=float, help="Lowest allowed TPR (share of people's passes the judge passes).")
 @click.option("--min-tnr", type=float, help="Lowest allowed TNR (share of people's fails the judge fails).")
 @click.option("--max-dangerous", type=click.IntRange(min=0), help="Most dangerous cells allowed.")
-@click.option("--split", type=click.Choice(["all", "train", "dev", "test"]), default="all", show_default=True,
-              help="The labelled subjects the figures rest on.")
-@click.option("--min-coverage", type=click.FloatRange(0, 1), help="Selective judging: fail unless a confidence "
-              "threshold reaches the trust target and trusts at least this share of the judge's verdicts.")
-@click.option("--confidence-source", type=click.Choice(["logprob", "stated", "imported", "span"]),
-              help="--min-coverage: the confidence used (default the first the judge has, in this order).")
+@click.option(
+    "--split",
+    type=click.Choice(["all", "train", "dev", "test"]),
+    default="all",
+    show_default=True,
+    help="The labelled subjects the figures rest on.",
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    help="Selective judging: fail unless a confidence "
+    "threshold reaches the trust target and trusts at least this share of the judge's verdicts.",
+)
+@click.option(
+    "--confidence-source",
+    type=click.Choice(["logprob", "stated", "imported", "span"]),
+    help="--min-coverage: the confidence used (default the first the judge has, in this order).",
+)
 @_trust_options
 @RESAMPLES
 @SEED
 @_friendly
-def gate(project: Path, judge: str, dimension: str, min_kappa_lower: Optional[float], min_tpr: Optional[float],
-         min_tnr: Optional[float], max_dangerous: Optional[int], split: str, min_coverage: Optional[float],
-         confidence_source: Optional[str], tolerance: float, metric: str, target: float, alpha: float, min_n: int,
-         resamples: int, seed: int) -> None:
+def gate(
+    project: Path,
+    judge: str,
+    dimension: str,
+    min_kappa_lower: Optional[float],
+    min_tpr: Optional[float],
+    min_tnr: Optional[float],
+    max_dangerous: Optional[int],
+    split: str,
+    min_coverage: Optional[float],
+    confidence_source: Optional[str],
+    tolerance: float,
+    metric: str,
+    target: float,
+    alpha: float,
+    min_n: int,
+    resamples: int,
+    seed: int,
+) -> None:
     """CI gate: exit 1 naming each bound JUDGE fails on DIMENSION of PROJECT
     against people, with its figure; exit 0 printing the bounds that held.
     --min-coverage checks selective judging (reviewer calibration)."""
@@ -146,13 +222,20 @@ def gate(project: Path, judge: str, dimension: str, min_kappa_lower: Optional[fl
     try:
         figures, checks = None, []
         if min_coverage is None or any(b is not None for b in bounds.values()):
-            figures, checks = run_gate(p, judge, dimension, split=split, n_resamples=resamples, seed=seed,
-                                       **bounds)
+            figures, checks = run_gate(p, judge, dimension, split=split, n_resamples=resamples, seed=seed, **bounds)
         if min_coverage is not None:
-            settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha,
-                                           min_n=min_n)
-            checks.append(coverage_check(p, judge, dimension, min_coverage, source=confidence_source,
-                                         settings=settings, span_confidences=span_confidences(p)))
+            settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
+            checks.append(
+                coverage_check(
+                    p,
+                    judge,
+                    dimension,
+                    min_coverage,
+                    source=confidence_source,
+                    settings=settings,
+                    span_confidences=span_confidences(p),
+                )
+            )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

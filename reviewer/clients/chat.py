@@ -56,7 +56,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
 #: How much of an error response (4xx, 5xx) is read for its excerpt (bytes).
 _ERROR_BODY_BYTES = 65_536
 #: The largest token count believed (usage.*_tokens); more is an unusable reply.
-MAX_TOKEN_COUNT = 10 ** 12
+MAX_TOKEN_COUNT = 10**12
 
 
 class ChatError(Exception):
@@ -65,8 +65,9 @@ class ChatError(Exception):
     body); ``attempts``: how many requests were sent. The message never
     holds the key."""
 
-    def __init__(self, message: str, *, status: Optional[int] = None, attempts: int = 1,
-                 retry_errors: Optional[list[str]] = None):
+    def __init__(
+        self, message: str, *, status: Optional[int] = None, attempts: int = 1, retry_errors: Optional[list[str]] = None
+    ):
         super().__init__(message)
         self.status = status
         self.attempts = attempts
@@ -131,11 +132,13 @@ def check_endpoint(url: str) -> str:
         raise EndpointError(f"the endpoint '{shown}' is not a usable URL: {problem}")
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EndpointError(f"the endpoint must be an http(s) URL such as http://localhost:11434/v1, got "
-                            f"'{public_url(url) or '?'}'")
+        raise EndpointError(
+            f"the endpoint must be an http(s) URL such as http://localhost:11434/v1, got '{public_url(url) or '?'}'"
+        )
     if parts.username or parts.password:
-        raise EndpointError("the endpoint URL must not hold user:password; give the key in an environment "
-                            "variable (--api-key-env)")
+        raise EndpointError(
+            "the endpoint URL must not hold user:password; give the key in an environment variable (--api-key-env)"
+        )
     base = public_url(url)
     if not base.endswith("/v1"):
         raise EndpointError(f"the endpoint must be the API base ending in /v1 (e.g. {base}/v1), got '{base}'")
@@ -234,7 +237,8 @@ def retry_after_seconds(value: Optional[str], now: Optional[datetime] = None) ->
 
 def _kind(value: Any) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", dict: "an object", list: "a list"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
 
 
 def _content(content: Any) -> str:
@@ -285,12 +289,15 @@ def parse_completion(data: Any) -> ChatAnswer:
     total = count("total_tokens")
     if total is None and count("prompt_tokens") is not None and count("completion_tokens") is not None:
         total = count("prompt_tokens") + count("completion_tokens")
-    return ChatAnswer(content=content, tokens=token_logprobs(choice),
-                      finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str)
-                      else None,
-                      prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
-                      total_tokens=total,
-                      server_model=data.get("model") if isinstance(data.get("model"), str) else None)
+    return ChatAnswer(
+        content=content,
+        tokens=token_logprobs(choice),
+        finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+        prompt_tokens=count("prompt_tokens"),
+        completion_tokens=count("completion_tokens"),
+        total_tokens=total,
+        server_model=data.get("model") if isinstance(data.get("model"), str) else None,
+    )
 
 
 def token_logprobs(choice: Any) -> list[tuple[str, float]]:
@@ -307,8 +314,13 @@ def token_logprobs(choice: Any) -> list[tuple[str, float]]:
     for e in entries:
         token = e.get("token") if isinstance(e, dict) else None
         lp = e.get("logprob") if isinstance(e, dict) else None
-        if not isinstance(token, str) or not isinstance(lp, (int, float)) or isinstance(lp, bool) \
-                or not math.isfinite(lp) or lp > 0:
+        if (
+            not isinstance(token, str)
+            or not isinstance(lp, (int, float))
+            or isinstance(lp, bool)
+            or not math.isfinite(lp)
+            or lp > 0
+        ):
             return []
         out.append((token, float(lp)))
     return out
@@ -344,9 +356,19 @@ class ChatClient:
         max_bytes: the largest answer read, in decompressed bytes.
     """
 
-    def __init__(self, base_url: str, key: Optional[str] = None, *, concurrency: int = 4, retries: int = 3,
-                 timeout: float = 120.0, backoff: float = 1.0, max_backoff: float = 30.0,
-                 max_retry_after: float = 120.0, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES):
+    def __init__(
+        self,
+        base_url: str,
+        key: Optional[str] = None,
+        *,
+        concurrency: int = 4,
+        retries: int = 3,
+        timeout: float = 120.0,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        max_retry_after: float = 120.0,
+        max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    ):
         self.base_url = check_endpoint(base_url)
         self._key = key
         self.concurrency = max(1, int(concurrency))
@@ -361,8 +383,7 @@ class ChatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # what bounded_body decodes within the cap
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=self.timeout,
-                                       limits=limits)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=self.timeout, limits=limits)
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -384,8 +405,7 @@ class ChatClient:
             async with asyncio.timeout(self.timeout):  # the deadline of the whole attempt
                 status, retry_after, body = await self._exchange(request, headers)
         except TimeoutError:
-            raise _Retryable(f"no complete answer within {self.timeout:g} s (the timeout of a whole attempt)") \
-                from None
+            raise _Retryable(f"no complete answer within {self.timeout:g} s (the timeout of a whole attempt)") from None
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out after {self.timeout:g} s ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
@@ -403,8 +423,9 @@ class ChatClient:
             raise ChatError(f"unusable reply: {self._redact(str(exc))[:_BODY_EXCERPT]}", status=200) from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             reason = "nested too deeply" if isinstance(exc, RecursionError) else self._redact(str(exc))
-            raise ChatError(f"malformed response body: {reason[:_BODY_EXCERPT]} (body: {self._excerpt(body)})",
-                            status=200) from None
+            raise ChatError(
+                f"malformed response body: {reason[:_BODY_EXCERPT]} (body: {self._excerpt(body)})", status=200
+            ) from None
         answer.latency_ms = latency
         answer.params = request.params()
         return answer
@@ -416,8 +437,12 @@ class ChatClient:
         assert self._http is not None
         async with self._http.stream("POST", "/chat/completions", json=request.body(), headers=headers) as response:
             ok = response.status_code == 200
-            body = await read_capped(response.aiter_raw(), response.headers.get("content-encoding"),
-                                     self.max_bytes if ok else _ERROR_BODY_BYTES, strict=ok)
+            body = await read_capped(
+                response.aiter_raw(),
+                response.headers.get("content-encoding"),
+                self.max_bytes if ok else _ERROR_BODY_BYTES,
+                strict=ok,
+            )
             return response.status_code, response.headers.get("retry-after"), body
 
     def _excerpt(self, body: bytes) -> str:
@@ -443,9 +468,12 @@ class ChatClient:
             errors: list[str] = []
             started = time.perf_counter()
             try:
-                async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries + 1),
-                                                   retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
-                                                   wait=self._wait, reraise=True):
+                async for attempt in AsyncRetrying(
+                    stop=stop_after_attempt(self.retries + 1),
+                    retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
+                    wait=self._wait,
+                    reraise=True,
+                ):
                     with attempt:
                         attempts += 1
                         try:
@@ -454,8 +482,9 @@ class ChatClient:
                             errors.append(str(exc))
                             raise
             except _Retryable as exc:
-                raise ChatError(f"{exc} (after {attempts} attempts)", status=exc.status, attempts=attempts,
-                                retry_errors=errors[:-1]) from None
+                raise ChatError(
+                    f"{exc} (after {attempts} attempts)", status=exc.status, attempts=attempts, retry_errors=errors[:-1]
+                ) from None
             except ChatError as exc:
                 exc.attempts = attempts
                 exc.retry_errors = errors

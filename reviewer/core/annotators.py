@@ -30,7 +30,13 @@ from itertools import combinations
 from typing import Mapping, Optional, Sequence
 
 from reviewer.core.cards.gt_agreement import (
-    CONSENSUS, ConsensusEdit, Difference, ItemAgreement, compare, consensus_edit, shown,
+    CONSENSUS,
+    ConsensusEdit,
+    Difference,
+    ItemAgreement,
+    compare,
+    consensus_edit,
+    shown,
 )
 from reviewer.core.commands import Adjudicate, AddCard, AddPile, Batch, Command, DeleteCards, EditCards, Store
 from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha
@@ -39,8 +45,12 @@ from reviewer.core.judging.verdicts import Dispute, DisputeKind
 from reviewer.core.models import GroundTruth
 
 #: difference aspect -> dispute kind
-KIND = {"missing": DisputeKind.GT_MISSING, "text": DisputeKind.GT_TEXT, "pile": DisputeKind.GT_PILE,
-        "box": DisputeKind.GT_BOX}
+KIND = {
+    "missing": DisputeKind.GT_MISSING,
+    "text": DisputeKind.GT_TEXT,
+    "pile": DisputeKind.GT_PILE,
+    "box": DisputeKind.GT_BOX,
+}
 GT_KINDS = frozenset(KIND.values())
 DIMENSION = "ground truth"
 
@@ -68,22 +78,36 @@ def _pile_rows(raters: str, dimension: str, pairs: Sequence[tuple]) -> list[Agre
     alpha = krippendorff_alpha([[x, y] for x, y in zip(a, b)], "nominal") if pairs else None
     rows = [AgreementRow(raters, dimension, "cohen_kappa_pile", _value(kappa.value), kappa.n, kappa.note)]
     if alpha is not None:
-        rows.append(AgreementRow(raters, dimension, "krippendorff_alpha_pile", _value(alpha.value), alpha.n,
-                                 alpha.note))
+        rows.append(
+            AgreementRow(raters, dimension, "krippendorff_alpha_pile", _value(alpha.value), alpha.n, alpha.note)
+        )
     else:
         rows.append(AgreementRow(raters, dimension, "krippendorff_alpha_pile", None, 0, "undefined: no matched cards"))
     return rows
 
 
-def _rows(raters: str, dimension: str, cards: int, matched: int, equal: int, edits: int, chars: int,
-          pairs: Sequence[tuple]) -> list[AgreementRow]:
+def _rows(
+    raters: str, dimension: str, cards: int, matched: int, equal: int, edits: int, chars: int, pairs: Sequence[tuple]
+) -> list[AgreementRow]:
     f1 = 2 * matched / cards if cards else None
     return [
         AgreementRow(raters, dimension, "iou_f1", f1, cards, f"{matched} matched cards" if cards else "no cards"),
-        AgreementRow(raters, dimension, "text_agreement", equal / matched if matched else None, matched,
-                     "" if matched else "undefined: no matched cards"),
-        AgreementRow(raters, dimension, "cer", edits / chars if chars else None, matched,
-                     f"{edits} edits in {chars} characters" if chars else "undefined: no characters"),
+        AgreementRow(
+            raters,
+            dimension,
+            "text_agreement",
+            equal / matched if matched else None,
+            matched,
+            "" if matched else "undefined: no matched cards",
+        ),
+        AgreementRow(
+            raters,
+            dimension,
+            "cer",
+            edits / chars if chars else None,
+            matched,
+            f"{edits} edits in {chars} characters" if chars else "undefined: no characters",
+        ),
         *_pile_rows(raters, dimension, pairs),
     ]
 
@@ -97,29 +121,55 @@ def agreement_rows(found: Sequence[ItemAgreement]) -> list[AgreementRow]:
         raters = f"{shown(a)} vs {shown(b)}"
         mine = [c for c in found if (c.annotator_a, c.annotator_b) == (a, b)]
         for c in mine:
-            out += _rows(raters, f"{DIMENSION}: {c.item}", c.cards_a + c.cards_b, c.matched, c.text_equal, c.edits,
-                         c.characters, c.pile_pairs)
-        pooled = [(None if x is None else f"{c.item}/{x}", None if y is None else f"{c.item}/{y}")
-                  for c in mine for x, y in c.pile_pairs]
-        out += _rows(raters, DIMENSION, sum(c.cards_a + c.cards_b for c in mine), sum(c.matched for c in mine),
-                     sum(c.text_equal for c in mine), sum(c.edits for c in mine), sum(c.characters for c in mine),
-                     pooled)
+            out += _rows(
+                raters,
+                f"{DIMENSION}: {c.item}",
+                c.cards_a + c.cards_b,
+                c.matched,
+                c.text_equal,
+                c.edits,
+                c.characters,
+                c.pile_pairs,
+            )
+        pooled = [
+            (None if x is None else f"{c.item}/{x}", None if y is None else f"{c.item}/{y}")
+            for c in mine
+            for x, y in c.pile_pairs
+        ]
+        out += _rows(
+            raters,
+            DIMENSION,
+            sum(c.cards_a + c.cards_b for c in mine),
+            sum(c.matched for c in mine),
+            sum(c.text_equal for c in mine),
+            sum(c.edits for c in mine),
+            sum(c.characters for c in mine),
+            pooled,
+        )
     return out
 
 
 def ground_truth_disputes(found: Sequence[ItemAgreement]) -> list[Dispute]:
     """Every difference of ``found`` as a dispute (module doc), most severe first."""
-    out = [Dispute(kind=KIND[d.aspect], subject=d.subject, dimension=d.dimension, verdict_ids=[],
-                   severity=d.severity, detail=d.detail)
-           for c in found for d in c.differences]
+    out = [
+        Dispute(
+            kind=KIND[d.aspect],
+            subject=d.subject,
+            dimension=d.dimension,
+            verdict_ids=[],
+            severity=d.severity,
+            detail=d.detail,
+        )
+        for c in found
+        for d in c.differences
+    ]
     out.sort(key=lambda d: -d.severity)
     return out
 
 
 def find_difference(found: Sequence[ItemAgreement], subject: str, dimension: str) -> Optional[Difference]:
     """The difference behind the dispute (``subject``, ``dimension``), or None."""
-    return next((d for c in found for d in c.differences if (d.subject, d.dimension) == (subject, dimension)),
-                None)
+    return next((d for c in found for d in c.differences if (d.subject, d.dimension) == (subject, dimension)), None)
 
 
 def _edit_commands(item_id: int, edit: ConsensusEdit) -> list[Command[Store]]:
@@ -135,17 +185,31 @@ def _edit_commands(item_id: int, edit: ConsensusEdit) -> list[Command[Store]]:
     return steps
 
 
-def adjudicate_difference(item_id: int, consensus: GroundTruth, difference: Difference, annotator: str,
-                          reviewer: str, rationale: str = "", dispute_id: Optional[int] = None,
-                          pile_regions: Optional[dict[str, Optional[list]]] = None) -> Batch[Store]:
+def adjudicate_difference(
+    item_id: int,
+    consensus: GroundTruth,
+    difference: Difference,
+    annotator: str,
+    reviewer: str,
+    rationale: str = "",
+    dispute_id: Optional[int] = None,
+    pile_regions: Optional[dict[str, Optional[list]]] = None,
+) -> Batch[Store]:
     """The command (one undo step) that sides with ``annotator`` on
     ``difference``: the adjudication of its dispute and the edit that makes
     the consensus of item ``item_id`` agree with that side (module doc).
     KeyError when ``annotator`` is neither side."""
     value = difference.value_of(annotator)
     edit = consensus_edit(consensus, difference, annotator, pile_regions)
-    record = Adjudicate(difference.subject, {difference.dimension: value}, reviewer, rationale,
-                        sided_with={difference.dimension: annotator},
-                        dispute_ids={difference.dimension: dispute_id})
-    return Batch([record, *_edit_commands(item_id, edit)],
-                 text=f"side with {shown(annotator)} on {difference.dimension} of {difference.item}")
+    record = Adjudicate(
+        difference.subject,
+        {difference.dimension: value},
+        reviewer,
+        rationale,
+        sided_with={difference.dimension: annotator},
+        dispute_ids={difference.dimension: dispute_id},
+    )
+    return Batch(
+        [record, *_edit_commands(item_id, edit)],
+        text=f"side with {shown(annotator)} on {difference.dimension} of {difference.item}",
+    )

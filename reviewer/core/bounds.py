@@ -30,7 +30,7 @@ from pydantic import Field
 #: The largest pixel coordinate or size taken from a file (pixels).
 MAX_PIXEL = 1_000_000.0
 #: The largest integer an offset, a count or an id may be (SQLite INTEGER).
-MAX_INT = 2 ** 63 - 1
+MAX_INT = 2**63 - 1
 
 
 class BadValue(ValueError):

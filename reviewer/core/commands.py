@@ -27,37 +27,53 @@ class Store(Protocol):
 
     def add_pile(self, item_id: int, pile: Pile) -> int:
         """Insert ``pile`` on item ``item_id`` (keeping ``pile.id`` when set, for redo); return its id."""
+
     def get_pile(self, pile_id: int) -> tuple[int, Pile]:
         """Return (item id, pile) of ``pile_id``; KeyError when there is none."""
+
     def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None:
         """Set the label and region (polygon in image pixels, or None) of ``pile_id``; KeyError when absent."""
+
     def delete_pile(self, pile_id: int) -> None:
         """Delete pile ``pile_id`` (its cards keep no pile); KeyError when absent."""
+
     def add_card(self, item_id: int, card: Card) -> int:
         """Insert ``card`` on item ``item_id`` (keeping ``card.id`` when set, for redo); return its id."""
+
     def get_card(self, card_id: int) -> tuple[int, Card]:
         """Return (item id, card) of ``card_id``; KeyError when there is none."""
+
     def update_card(self, card_id: int, card: Card) -> None:
         """Write the text, pile and box of ``card`` to card ``card_id``; KeyError when absent."""
+
     def delete_card(self, card_id: int) -> None:
         """Delete card ``card_id`` (findings pointing at it lose their card); KeyError when absent."""
+
     def card_findings(self, card_id: int) -> list[int]:
         """Return the ids of the findings that point at card ``card_id`` ([] when none)."""
+
     def link_findings(self, finding_ids: Sequence[int], card_id: int) -> None:
         """Point the findings ``finding_ids`` at card ``card_id`` again (after it was put back)."""
+
     def get_finding(self, finding_id: int) -> Finding:
         """Return finding ``finding_id``; KeyError when there is none."""
+
     def add_finding(self, run_id: int, finding: Finding) -> int:
         """Insert ``finding`` into run ``run_id`` (keeping ``finding.id`` when set, for redo); return its id."""
+
     def update_finding(self, finding_id: int, finding: Finding) -> None:
         """Write the review fields (status, final_code, reason, reviewer, decided_at) of ``finding``
         to ``finding_id``; KeyError when absent."""
+
     def delete_finding(self, finding_id: int) -> None:
         """Delete finding ``finding_id``; KeyError when absent."""
+
     def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:
         """Return the adjudication of (``subject``, ``dimension``), or None when there is none."""
+
     def put_adjudication(self, adjudication: Adjudication) -> int:
         """Insert or replace the adjudication of its (subject, dimension); return its id."""
+
     def delete_adjudication(self, subject: str, dimension: str) -> None:
         """Remove the adjudication of (``subject``, ``dimension``); no error when there is none."""
 
@@ -157,8 +173,11 @@ class EditPile(Command[Store]):
         """Record the pile, then write the new label/region (None keeps the old one); Effect
         with its item. KeyError when the pile is gone."""
         self.item_id, self.before = store.get_pile(self.pile_id)
-        store.update_pile(self.pile_id, self.label if self.label is not None else self.before.label,
-                          self.region if self.region is not None else self.before.region)
+        store.update_pile(
+            self.pile_id,
+            self.label if self.label is not None else self.before.label,
+            self.region if self.region is not None else self.before.region,
+        )
         return Effect(items={self.item_id})
 
     def undo(self, store: Store) -> Effect:
@@ -231,9 +250,16 @@ def move_to_next_pile(ground_truth, card_ids: Sequence[int], step: int = 1) -> O
     return EditCards({c.id: {"pile": target} for c in cards}, text=f"move {len(cards)} card(s) to pile '{target}'")
 
 
-def use_run_boxes(item_id: int, ground_truth: GroundTruth, outcomes, cards: Sequence[ModelCard],
-                  convention: Optional[BoxConvention], width: Optional[int], height: Optional[int],
-                  run_name: str = "this run") -> Optional["EditCards"]:
+def use_run_boxes(
+    item_id: int,
+    ground_truth: GroundTruth,
+    outcomes,
+    cards: Sequence[ModelCard],
+    convention: Optional[BoxConvention],
+    width: Optional[int],
+    height: Optional[int],
+    run_name: str = "this run",
+) -> Optional["EditCards"]:
     """The command that gives the ground-truth cards without a box the
     predicted boxes of their matched model cards (converted from the run's
     box ``convention`` to upright pixels; core.cards.pre_annotation). None
@@ -241,13 +267,21 @@ def use_run_boxes(item_id: int, ground_truth: GroundTruth, outcomes, cards: Sequ
     boxes = boxes_from_run(ground_truth, outcomes, cards, convention, width, height)
     if not boxes:
         return None
-    return EditCards({card_id: {"bbox": box} for card_id, box in boxes.items()},
-                     text=f"use {run_name}'s boxes for {len(boxes)} card(s)")
+    return EditCards(
+        {card_id: {"bbox": box} for card_id, box in boxes.items()},
+        text=f"use {run_name}'s boxes for {len(boxes)} card(s)",
+    )
 
 
-def accept_run_cards(item_id: int, ground_truth: GroundTruth, cards: Sequence[ModelCard],
-                     convention: Optional[BoxConvention], width: Optional[int], height: Optional[int],
-                     run_name: str = "this run") -> Optional[Batch]:
+def accept_run_cards(
+    item_id: int,
+    ground_truth: GroundTruth,
+    cards: Sequence[ModelCard],
+    convention: Optional[BoxConvention],
+    width: Optional[int],
+    height: Optional[int],
+    run_name: str = "this run",
+) -> Optional[Batch]:
     """The command that makes a run's cards the draft ground truth of a
     photo that has no ground-truth cards: its piles (those not there yet)
     and cards, with boxes in pixels when the run gave them; one undo step.
@@ -306,8 +340,15 @@ class DecideFindings(Command[Store]):
     finding(s)'). The reviewer and time are recorded on every finding.
     """
 
-    def __init__(self, finding_ids: Sequence[int], status: Status, reviewer: str,
-                 final_code: Optional[Code] = None, reason: Optional[str] = None, what: str = ""):
+    def __init__(
+        self,
+        finding_ids: Sequence[int],
+        status: Status,
+        reviewer: str,
+        final_code: Optional[Code] = None,
+        reason: Optional[str] = None,
+        what: str = "",
+    ):
         self.ids = list(finding_ids)
         self.status, self.final_code, self.reason, self.reviewer = status, final_code, reason, reviewer
         self.before: list[Finding] = []
@@ -322,13 +363,15 @@ class DecideFindings(Command[Store]):
         if not self.before:
             self.before = [store.get_finding(i) for i in self.ids]
         for old in self.before:
-            new = old.model_copy(update={
-                "status": self.status,
-                "final_code": self.final_code or (old.final_code if self.status == Status.CONFIRMED else None),
-                "reason": self.reason,
-                "reviewer": self.reviewer,
-                "decided_at": self.at,
-            })
+            new = old.model_copy(
+                update={
+                    "status": self.status,
+                    "final_code": self.final_code or (old.final_code if self.status == Status.CONFIRMED else None),
+                    "reason": self.reason,
+                    "reviewer": self.reviewer,
+                    "decided_at": self.at,
+                }
+            )
             assert old.id is not None  # read from the store above
             store.update_finding(old.id, new)
         return Effect(runs=_runs_of(self.before))
@@ -354,14 +397,32 @@ def _runs_of(findings: Sequence[Finding]) -> set[int]:
 class AddFinding(Command[Store]):
     """Add a finding the classifier missed (source human, confirmed)."""
 
-    def __init__(self, run_id: int, code: Code, reviewer: str, gt_card_id: Optional[int] = None,
-                 gt_card: Optional[str] = None, model_index: Optional[int] = None,
-                 model_card: Optional[str] = None, detail: str = "added by reviewer"):
+    def __init__(
+        self,
+        run_id: int,
+        code: Code,
+        reviewer: str,
+        gt_card_id: Optional[int] = None,
+        gt_card: Optional[str] = None,
+        model_index: Optional[int] = None,
+        model_card: Optional[str] = None,
+        detail: str = "added by reviewer",
+    ):
         self.run_id = run_id
-        self.finding = Finding(run_id=run_id, code=code, gt_card_id=gt_card_id, gt_card=gt_card,
-                               model_index=model_index, model_card=model_card, detail=detail,
-                               source=Source.HUMAN, status=Status.CONFIRMED, final_code=code,
-                               reviewer=reviewer, decided_at=_utcnow())
+        self.finding = Finding(
+            run_id=run_id,
+            code=code,
+            gt_card_id=gt_card_id,
+            gt_card=gt_card,
+            model_index=model_index,
+            model_card=model_card,
+            detail=detail,
+            source=Source.HUMAN,
+            status=Status.CONFIRMED,
+            final_code=code,
+            reviewer=reviewer,
+            decided_at=_utcnow(),
+        )
         self.text = f"add {code.value} finding"
 
     def do(self, store: Store) -> Effect:
@@ -383,9 +444,15 @@ class Adjudicate(Command[Store]):
     ``values``: {dimension: value}; ``sided_with``: {dimension: judge name}.
     """
 
-    def __init__(self, subject: str, values: dict[str, Value], reviewer: str, rationale: str = "",
-                 sided_with: Optional[dict[str, Optional[str]]] = None,
-                 dispute_ids: Optional[dict[str, Optional[int]]] = None):
+    def __init__(
+        self,
+        subject: str,
+        values: dict[str, Value],
+        reviewer: str,
+        rationale: str = "",
+        sided_with: Optional[dict[str, Optional[str]]] = None,
+        dispute_ids: Optional[dict[str, Optional[int]]] = None,
+    ):
         self.subject, self.values, self.reviewer, self.rationale = subject, values, reviewer, rationale
         self.sided_with = sided_with or {}
         self.dispute_ids = dispute_ids or {}
@@ -399,10 +466,18 @@ class Adjudicate(Command[Store]):
         if self.before is None:
             self.before = {d: store.get_adjudication(self.subject, d) for d in self.values}
         for dimension, value in self.values.items():
-            store.put_adjudication(Adjudication(
-                subject=self.subject, dimension=dimension, value=value, rationale=self.rationale,
-                reviewer=self.reviewer, decided_at=self.at, sided_with=self.sided_with.get(dimension),
-                dispute_id=self.dispute_ids.get(dimension)))
+            store.put_adjudication(
+                Adjudication(
+                    subject=self.subject,
+                    dimension=dimension,
+                    value=value,
+                    rationale=self.rationale,
+                    reviewer=self.reviewer,
+                    decided_at=self.at,
+                    sided_with=self.sided_with.get(dimension),
+                    dispute_id=self.dispute_ids.get(dimension),
+                )
+            )
         return Effect(subjects={self.subject})
 
     def undo(self, store: Store) -> Effect:
@@ -504,8 +579,7 @@ class UndoStack(Generic[T]):
         return list(self._done), list(self._undone)
 
 
-def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: Optional[str],
-              bbox: BBox) -> Command[Store]:
+def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: Optional[str], bbox: BBox) -> Command[Store]:
     """The command for a card drawn with box ``bbox`` (upright pixels) and
     typed ``text``: when an unplaced card of ``ground_truth`` (one without a
     box) has that text by §1 equality (card-scoring-rules.md: case,

@@ -20,8 +20,10 @@ class LabelStore(Protocol):
 
     def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> Optional[HumanLabel]:
         """The label of (subject, dimension, reviewer, queue), or None."""
+
     def put_label(self, label: HumanLabel) -> int:
         """Insert or replace the label of its key (keeping ``label.id`` when set); its id."""
+
     def delete_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> None:
         """Remove that label; no error when there is none."""
 
@@ -60,15 +62,32 @@ class CommitFirstLabel(_LabelCommand):
     pair was shown in; any final value of an earlier label is cleared
     (the verdicts are to be shown again)."""
 
-    def __init__(self, subject: str, dimension: str, value: Value, reviewer: str, *, queue: str = LABEL_FIRST,
-                 judge: Optional[str] = None, rubric_version: Optional[str] = None,
-                 answer_order: Optional[str] = None):
+    def __init__(
+        self,
+        subject: str,
+        dimension: str,
+        value: Value,
+        reviewer: str,
+        *,
+        queue: str = LABEL_FIRST,
+        judge: Optional[str] = None,
+        rubric_version: Optional[str] = None,
+        answer_order: Optional[str] = None,
+    ):
         super().__init__(subject, dimension, reviewer, queue)
         if value is None:
             raise ValueError("a first label needs a value")
-        self.label = HumanLabel(subject=subject, dimension=dimension, reviewer=reviewer, queue=queue, judge=judge,
-                                rubric_version=rubric_version, answer_order=answer_order, first_value=value,
-                                first_at=_now())
+        self.label = HumanLabel(
+            subject=subject,
+            dimension=dimension,
+            reviewer=reviewer,
+            queue=queue,
+            judge=judge,
+            rubric_version=rubric_version,
+            answer_order=answer_order,
+            first_value=value,
+            first_at=_now(),
+        )
         self.text = f"first label {dimension} of {subject}"
 
     def do(self, store: LabelStore) -> Effect:
@@ -85,8 +104,7 @@ class SetFinalValue(_LabelCommand):
     (``value``), after the verdicts were shown. Raises KeyError when there
     is no first label."""
 
-    def __init__(self, subject: str, dimension: str, reviewer: str, value: Value = None, *,
-                 queue: str = LABEL_FIRST):
+    def __init__(self, subject: str, dimension: str, reviewer: str, value: Value = None, *, queue: str = LABEL_FIRST):
         super().__init__(subject, dimension, reviewer, queue)
         self.value = value
         self.at = _now()

@@ -254,8 +254,25 @@ class ScoringConfig(BaseModel):
     version: str = "2026.11-3"
     #: card-scoring-rules.md §2: words that are no evidence on their own.
     stop_words: tuple[str, ...] = (
-        "a", "an", "the", "to", "of", "in", "on", "at", "by", "for", "from",
-        "and", "or", "as", "is", "be", "my", "me", "who",
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "and",
+        "or",
+        "as",
+        "is",
+        "be",
+        "my",
+        "me",
+        "who",
     )
     #: §2 misreading: the longest common letter subsequence of token and word
     #: is at least this many letters (and at least half of each).

@@ -18,10 +18,13 @@ class GoldenStore(Protocol):
 
     def add_golden_span(self, item_id: int, labelled: str, span: GoldenSpan) -> int:
         """Insert ``span`` on (item, labelled text), keeping ``span.id`` when set; its id."""
+
     def get_golden_span(self, span_id: int) -> tuple[int, GoldenSpan]:
         """(item id, span) of ``span_id``; KeyError when absent."""
+
     def update_golden_span(self, span_id: int, span: GoldenSpan) -> None:
         """Write start, end, role and text of ``span``; KeyError when absent."""
+
     def delete_golden_span(self, span_id: int) -> None:
         """Delete ``span_id``; KeyError when absent."""
 
@@ -58,14 +61,21 @@ class AddGoldenSpan(Command[GoldenStore]):
 class EditGoldenSpan(Command[GoldenStore]):
     """Move a golden span's ends (drag) and/or change its role."""
 
-    def __init__(self, span_id: int, labelled: str, start: Optional[int] = None, end: Optional[int] = None,
-                 role: Optional[str] = None):
+    def __init__(
+        self,
+        span_id: int,
+        labelled: str,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        role: Optional[str] = None,
+    ):
         self.span_id, self.labelled = span_id, labelled
         self.start, self.end, self.role = start, end, role
         self.before: Optional[GoldenSpan] = None
         self.item_id: Optional[int] = None
-        self.text = "change golden span role" if role is not None and start is None and end is None \
-            else "move golden span"
+        self.text = (
+            "change golden span role" if role is not None and start is None and end is None else "move golden span"
+        )
 
     def do(self, store: GoldenStore) -> Effect:
         """Write the new ends / role (the old ones kept for undo); Effect with its item."""
@@ -76,8 +86,9 @@ class EditGoldenSpan(Command[GoldenStore]):
         end = self.end if self.end is not None else before.end
         start, end = _clean(self.labelled, start, end)
         role = self.role.strip() if self.role is not None else before.role
-        store.update_golden_span(self.span_id, GoldenSpan(start=start, end=end, role=role,
-                                                          text=utf16_slice(self.labelled, start, end)))
+        store.update_golden_span(
+            self.span_id, GoldenSpan(start=start, end=end, role=role, text=utf16_slice(self.labelled, start, end))
+        )
         return Effect(items={self.item_id})
 
     def undo(self, store: GoldenStore) -> Effect:

@@ -24,8 +24,7 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     terminal or stretch the table."""
     header = [display_name(h, CELL_LIMIT) for h in header]
     rows = [[display_name(c, CELL_LIMIT) for c in r] for r in rows]
-    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h))
-              for i, h in enumerate(header)]
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
@@ -81,8 +80,7 @@ def markdown_cell(text: object, limit: int = CELL_LIMIT) -> str:
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """A GitHub-flavoured Markdown table of untrusted text; every cell goes
     through :func:`markdown_cell` (md_text, cut to CELL_LIMIT characters)."""
-    return "\n".join(markdown_rows([markdown_cell(h) for h in header],
-                                    ([markdown_cell(c) for c in r] for r in rows)))
+    return "\n".join(markdown_rows([markdown_cell(h) for h in header], ([markdown_cell(c) for c in r] for r in rows)))
 
 
 # -- CSV ------------------------------------------------------------------------------------------

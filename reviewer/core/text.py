@@ -31,8 +31,9 @@ def natural_key(text: str, casefold: bool = False) -> tuple:
     """Sort key that orders the digit runs of ``text`` as numbers:
     'pandalm-2' before 'pandalm-10', 'pair:2:3' before 'pair:10:11';
     with ``casefold`` the other parts compare without case."""
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t.casefold() if casefold else t)
-                 for t in _DIGITS.split(text) if t)
+    return tuple(
+        (0, int(t), "") if t.isdigit() else (1, 0, t.casefold() if casefold else t) for t in _DIGITS.split(text) if t
+    )
 
 
 # -- untrusted text shown safely ---------------------------------------------------
@@ -65,8 +66,7 @@ def visible(text: object, keep_newlines: bool = True) -> str:
     s = str(text)
     if not any(_is_hidden(ch) or (ch == "\n" and not keep_newlines) for ch in s):
         return s
-    return "".join(f"<U+{ord(ch):04X}>" if _is_hidden(ch) or (ch == "\n" and not keep_newlines) else ch
-                   for ch in s)
+    return "".join(f"<U+{ord(ch):04X}>" if _is_hidden(ch) or (ch == "\n" and not keep_newlines) else ch for ch in s)
 
 
 def bounded(text: object, limit: int = 80) -> str:

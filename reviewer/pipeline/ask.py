@@ -92,9 +92,15 @@ def user_content(prompt: Prompt, item: Item, image_url: Optional[str] = None) ->
     return f"{text}\n\n{body}" if body else text
 
 
-def run_models(project: Project, settings: Settings, options: RunOptions, progress: Optional[Progress] = None,
-               cancel: Optional[threading.Event] = None, actor: Optional[str] = None,
-               on_stored: Optional[Callable[[list[int]], None]] = None) -> tuple[Summary, list[int]]:
+def run_models(
+    project: Project,
+    settings: Settings,
+    options: RunOptions,
+    progress: Optional[Progress] = None,
+    cancel: Optional[threading.Event] = None,
+    actor: Optional[str] = None,
+    on_stored: Optional[Callable[[list[int]], None]] = None,
+) -> tuple[Summary, list[int]]:
     """Ask ``options.model`` every selected item x prompt x repetition not
     yet stored (module doc). Returns the summary and the ids of the new
     runs (already scored). ``on_stored(run ids)``: called in the calling
@@ -142,16 +148,31 @@ def run_models(project: Project, settings: Settings, options: RunOptions, progre
                             continue
                     image = images[item.id]
                 seed = None if options.seed is None else options.seed + rep - 1
-                messages = (case_messages(case, template, prompt.text) if case is not None
-                            else [{"role": "user", "content": user_content(prompt, item, image)}])
-                request = ChatRequest(model=options.model, messages=messages,
-                                      temperature=options.temperature, max_tokens=options.max_tokens, seed=seed,
-                                      tag=f"{item.name}|{prompt.name}|{options.model}|{rep}")
-                jobs.append(Job(request, _on_answer(project, item, prompt, options.model, rep, endpoint, labels,
-                                                    new_runs, actor, batches),
-                                _on_failure(project, endpoint, labels), label,
-                                key=answer_key(item.id, prompt.id, options.model, rep),
-                                stored=_stored(project, item.id, prompt.id, options.model, rep)))
+                messages = (
+                    case_messages(case, template, prompt.text)
+                    if case is not None
+                    else [{"role": "user", "content": user_content(prompt, item, image)}]
+                )
+                request = ChatRequest(
+                    model=options.model,
+                    messages=messages,
+                    temperature=options.temperature,
+                    max_tokens=options.max_tokens,
+                    seed=seed,
+                    tag=f"{item.name}|{prompt.name}|{options.model}|{rep}",
+                )
+                jobs.append(
+                    Job(
+                        request,
+                        _on_answer(
+                            project, item, prompt, options.model, rep, endpoint, labels, new_runs, actor, batches
+                        ),
+                        _on_failure(project, endpoint, labels),
+                        label,
+                        key=answer_key(item.id, prompt.id, options.model, rep),
+                        stored=_stored(project, item.id, prompt.id, options.model, rep),
+                    )
+                )
     execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     if on_stored is not None:
         batches.flush()
@@ -188,23 +209,39 @@ class _Batches:
 
 def _on_answer(project, item, prompt, model, rep, endpoint, labels, new_runs, actor, batches):
     def store(answer: ChatAnswer) -> None:
-        run_id, status = calls.record_answer(project, item.id, prompt.id, model, rep, answer.content, endpoint,
-                                             answer_facts(answer), labels, actor)
+        run_id, status = calls.record_answer(
+            project, item.id, prompt.id, model, rep, answer.content, endpoint, answer_facts(answer), labels, actor
+        )
         if status == "added" and run_id is not None:
             new_runs.append(run_id)
             batches.add(run_id)
+
     return store
 
 
 def _stored(project: Project, item_id: int, prompt_id: int, model: str, rep: int) -> Callable[[], bool]:
     def stored() -> bool:
-        return project.db.execute("SELECT 1 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
-                                  "AND repetition = ?", [item_id, prompt_id, model, rep]).fetchone() is not None
+        return (
+            project.db.execute(
+                "SELECT 1 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND repetition = ?",
+                [item_id, prompt_id, model, rep],
+            ).fetchone()
+            is not None
+        )
+
     return stored
 
 
 def _on_failure(project, endpoint, labels):
     def store(exc: ChatError) -> None:
-        calls.record_failure(project, "answer", endpoint, str(exc), labels, attempts=exc.attempts,
-                             retry_errors=getattr(exc, "retry_errors", None))
+        calls.record_failure(
+            project,
+            "answer",
+            endpoint,
+            str(exc),
+            labels,
+            attempts=exc.attempts,
+            retry_errors=getattr(exc, "retry_errors", None),
+        )
+
     return store

@@ -92,10 +92,12 @@ class Summary:
     def line(self) -> str:
         """One line for the end of a command."""
         taken = f", asked by another run {self.taken}" if self.taken else ""
-        text = (f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
-                f"{f', truncated {self.truncated}' if self.truncated else ''}, "
-                f"already stored {self.skipped}{taken}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
-                f"wall time {self.wall_s:.1f} s")
+        text = (
+            f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
+            f"{f', truncated {self.truncated}' if self.truncated else ''}, "
+            f"already stored {self.skipped}{taken}; tokens {self.prompt_tokens} in + {self.completion_tokens} out; "
+            f"wall time {self.wall_s:.1f} s"
+        )
         return text + (" (stopped early: run the same command again to continue)" if self.cancelled else "")
 
 
@@ -104,9 +106,14 @@ Progress = Callable[[int, int, Summary], None]
 CANCEL_POLL_S = 0.05
 
 
-def execute(jobs: Sequence[Job], settings: Settings, summary: Optional[Summary] = None,
-            progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
-            reservations: Optional[Reservations] = None) -> Summary:
+def execute(
+    jobs: Sequence[Job],
+    settings: Settings,
+    summary: Optional[Summary] = None,
+    progress: Optional[Progress] = None,
+    cancel: Optional[threading.Event] = None,
+    reservations: Optional[Reservations] = None,
+) -> Summary:
     """Send every job's request (see module doc) and return the summary
     (``summary`` is filled in when given: planned and skipped are the
     caller's). ``progress(done, total, summary)`` after each outcome.
@@ -124,8 +131,14 @@ def execute(jobs: Sequence[Job], settings: Settings, summary: Optional[Summary] 
     return summary
 
 
-async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: Optional[Progress],
-               cancel: Optional[threading.Event], reservations: Optional[Reservations] = None) -> None:
+async def _run(
+    jobs: list[Job],
+    settings: Settings,
+    summary: Summary,
+    progress: Optional[Progress],
+    cancel: Optional[threading.Event],
+    reservations: Optional[Reservations] = None,
+) -> None:
     queue: asyncio.Queue = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -161,8 +174,11 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
                     job.on_answer(answer)
                 except UNUSABLE as exc:
                     reason = unusable_reason(exc)
-                    raise ChatError(f"unusable reply: {reason.replace(key, '***') if key else reason}", status=200,
-                                    attempts=answer.attempts) from None
+                    raise ChatError(
+                        f"unusable reply: {reason.replace(key, '***') if key else reason}",
+                        status=200,
+                        attempts=answer.attempts,
+                    ) from None
             except ChatError as exc:
                 summary.failed += 1
                 summary.errors.append((job.label, str(exc)))
@@ -178,9 +194,15 @@ async def _run(jobs: list[Job], settings: Settings, summary: Summary, progress: 
             if progress is not None:
                 progress(done, total, summary)
 
-    async with ChatClient(settings.endpoint, key, concurrency=settings.concurrency,
-                          retries=settings.retries, timeout=settings.timeout, backoff=settings.backoff,
-                          max_bytes=settings.max_response_bytes) as client:
+    async with ChatClient(
+        settings.endpoint,
+        key,
+        concurrency=settings.concurrency,
+        retries=settings.retries,
+        timeout=settings.timeout,
+        backoff=settings.backoff,
+        max_bytes=settings.max_response_bytes,
+    ) as client:
         tasks = [asyncio.ensure_future(worker(client)) for _ in range(min(settings.concurrency, len(jobs)))]
         if cancel is None:
             await asyncio.gather(*tasks)
@@ -212,8 +234,16 @@ def unusable_reason(exc: BaseException) -> str:
 
 def answer_facts(answer: ChatAnswer) -> dict:
     """The facts of an answer as storage.judging.calls takes them."""
-    return {"server_model": answer.server_model, "finish_reason": answer.finish_reason,
-            "truncated": answer.truncated, "prompt_tokens": answer.prompt_tokens,
-            "completion_tokens": answer.completion_tokens, "total_tokens": answer.total_tokens,
-            "latency_ms": answer.latency_ms, "attempts": answer.attempts, "params": answer.params,
-            "retry_errors": list(getattr(answer, "retry_errors", None) or []), "total_ms": answer.total_ms}
+    return {
+        "server_model": answer.server_model,
+        "finish_reason": answer.finish_reason,
+        "truncated": answer.truncated,
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+        "total_tokens": answer.total_tokens,
+        "latency_ms": answer.latency_ms,
+        "attempts": answer.attempts,
+        "params": answer.params,
+        "retry_errors": list(getattr(answer, "retry_errors", None) or []),
+        "total_ms": answer.total_ms,
+    }

@@ -110,8 +110,14 @@ def artifact_format(path: Path) -> safe_write.FileFormat:
     return EVAL_FORMAT if name.endswith(".eval") else THOUGHTS_FORMAT if name.endswith(".thoughts") else OUTPUT_FORMAT
 
 
-def write_atomic(path: Path, text: str, fmt: Optional[safe_write.FileFormat] = None, *,
-                 sources: Iterable[Path] = (), force: bool = False) -> bool:
+def write_atomic(
+    path: Path,
+    text: str,
+    fmt: Optional[safe_write.FileFormat] = None,
+    *,
+    sources: Iterable[Path] = (),
+    force: bool = False,
+) -> bool:
     """Write ``text`` (UTF-8) to ``path`` whole or not at all through
     reviewer.storage.safe_write (checked as ``fmt``, by default
     ``artifact_format(path)``, against ``sources`` unless ``force``; a
@@ -122,8 +128,7 @@ def write_atomic(path: Path, text: str, fmt: Optional[safe_write.FileFormat] = N
     path = Path(path)
     data = text.encode("utf-8")
     try:
-        if path.is_file() and not open_here(path) and path.stat().st_size == len(data) \
-                and path.read_bytes() == data:
+        if path.is_file() and not open_here(path) and path.stat().st_size == len(data) and path.read_bytes() == data:
             return False
     except OSError:
         pass
@@ -131,16 +136,18 @@ def write_atomic(path: Path, text: str, fmt: Optional[safe_write.FileFormat] = N
     return True
 
 
-def check_artifacts(artifacts_dir: Path, trials: list["Trial"], sources: Iterable[Path] = (),
-                    force: bool = False) -> None:
+def check_artifacts(
+    artifacts_dir: Path, trials: list["Trial"], sources: Iterable[Path] = (), force: bool = False
+) -> None:
     """Check, before anything is asked, every file ``write_artifacts`` may
     write for ``trials`` (outputs, .thoughts, .eval; safe_write.check_target
     with their formats). Raises TargetRefused: ``artifacts_dir`` is a file
     (a reviewer project too), or a target is refused (module doc)."""
     artifacts_dir = Path(artifacts_dir)
     if artifacts_dir.exists() and not artifacts_dir.is_dir():
-        raise safe_write.TargetRefused(f"artifacts_dir {artifacts_dir} is a file; Failter's artifacts are "
-                                       "written to a folder")
+        raise safe_write.TargetRefused(
+            f"artifacts_dir {artifacts_dir} is a file; Failter's artifacts are written to a folder"
+        )
     sources = list(sources)
     for t in trials:
         out = trial_path(artifacts_dir, t.model, t.template_path.name, t.input_path.name)
@@ -196,9 +203,16 @@ class Trial:
     prompt: str
 
 
-def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], judge_model: str, dual: bool,
-                    prices: Optional[Mapping[str, Mapping[str, float]]] = None, sources: Iterable[Path] = (),
-                    force: bool = False) -> int:
+def write_artifacts(
+    project: Project,
+    artifacts_dir: Path,
+    trials: list[Trial],
+    judge_model: str,
+    dual: bool,
+    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    sources: Iterable[Path] = (),
+    force: bool = False,
+) -> int:
     """Write the artifacts of ``trials`` (module doc) from the project's
     runs (repetition 1), failed attempts and the verdicts of the judges
     'rules-judge/<judge_model>' and 'gt-judge/<judge_model>'. A trial not
@@ -210,8 +224,9 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
     put = lambda path, text: write_atomic(path, text, sources=sources, force=force)  # noqa: E731
     runs = {(r["item"], r["prompt"], r["model"]): r for r in repo.run_rows(project) if r["repetition"] == 1}
     facts = calls.run_calls(project, [r["id"] for r in runs.values()]) if runs else {}
-    failed = {(f["item"], f["prompt"], f["model"]): f for f in calls.failed_answers(project)
-              if (f["repetition"] or 1) == 1}
+    failed = {
+        (f["item"], f["prompt"], f["model"]): f for f in calls.failed_answers(project) if (f["repetition"] or 1) == 1
+    }
     judges = {f"rules-judge/{judge_model}": Method.RULES, f"gt-judge/{judge_model}": Method.GROUND_TRUTH}
     verdicts: dict[int, dict[Method, object]] = {}
     for v in judging.verdicts(project):
@@ -232,13 +247,24 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
         if t.input_path not in inputs:
             inputs[t.input_path] = t.input_path.read_text(encoding="utf-8", errors="replace")
         meta = _input_front_matter(inputs[t.input_path])
-        meta.update({"filtered-by-model": t.model, "filtered-by-template": t.template_path.name,
-                     "source-input-path": str(t.input_path), "source-template-path": str(t.template_path)})
+        meta.update(
+            {
+                "filtered-by-model": t.model,
+                "filtered-by-template": t.template_path.name,
+                "source-input-path": str(t.input_path),
+                "source-template-path": str(t.template_path),
+            }
+        )
         out = trial_path(artifacts_dir, t.model, t.template_path.name, t.input_path.name)
         if run is None:
-            meta.update({"total-trial-time-ms": _number(failure.get("total_ms")), "error": failure["error"] or "error",
-                         "retry-attempts": max(0, (failure["attempts"] or 1) - 1),
-                         "errors-on-retry": list(failure.get("retry_errors") or [])})
+            meta.update(
+                {
+                    "total-trial-time-ms": _number(failure.get("total_ms")),
+                    "error": failure["error"] or "error",
+                    "retry-attempts": max(0, (failure["attempts"] or 1) - 1),
+                    "errors-on-retry": list(failure.get("retry_errors") or []),
+                }
+            )
             written += put(out, "---\n" + _dump(_clean(meta)) + "---\n")
             continue
         f = facts.get(run["id"], {})
@@ -247,11 +273,16 @@ def write_artifacts(project: Project, artifacts_dir: Path, trials: list[Trial], 
         cost = f.get("cost")
         if price is not None and f.get("prompt_tokens") is not None and f.get("completion_tokens") is not None:
             cost = f["prompt_tokens"] * price["input"] + f["completion_tokens"] * price["output"]
-        meta.update({"total-trial-time-ms": _number(f.get("total_ms")),
-                     "execution-time-ms": _number(f.get("latency_ms")),
-                     "retry-attempts": max(0, (f.get("attempts") or 1) - 1),
-                     "errors-on-retry": list(f.get("retry_errors") or []), "token-usage": usage or None,
-                     "estimated-cost": _number(cost)})
+        meta.update(
+            {
+                "total-trial-time-ms": _number(f.get("total_ms")),
+                "execution-time-ms": _number(f.get("latency_ms")),
+                "retry-attempts": max(0, (f.get("attempts") or 1) - 1),
+                "errors-on-retry": list(f.get("retry_errors") or []),
+                "token-usage": usage or None,
+                "estimated-cost": _number(cost),
+            }
+        )
         body, thoughts = split_thoughts(run["output"])
         written += put(out, "---\n" + _dump(_clean(meta)) + "---\n" + body)
         if thoughts:
@@ -274,24 +305,42 @@ def _eval_blocks(verdicts: dict, failures: dict, judge_model: str) -> dict[Metho
         if v is not None:
             score = verdict_score(v)
             if score is not None:
-                out[method] = {"score": _number(score), "rationale": v.rationale, "judge-model": judge_model,
-                               "scale": "0-100"}
+                out[method] = {
+                    "score": _number(score),
+                    "rationale": v.rationale,
+                    "judge-model": judge_model,
+                    "scale": "0-100",
+                }
             else:
                 why = v.rationale.removeprefix("undecided:").strip() or "no readable score"
-                out[method] = {"score": None, "rationale": "", "judge-model": judge_model,
-                               "error": f"judge reply not read: {why}", "raw-reply": v.raw}
+                out[method] = {
+                    "score": None,
+                    "rationale": "",
+                    "judge-model": judge_model,
+                    "error": f"judge reply not read: {why}",
+                    "raw-reply": v.raw,
+                }
         elif f is not None:
-            out[method] = {"score": None, "rationale": "", "judge-model": judge_model,
-                           "error": f"judge failed: {f['error']}"}
+            out[method] = {
+                "score": None,
+                "rationale": "",
+                "judge-model": judge_model,
+                "error": f"judge failed: {f['error']}",
+            }
     return out
 
 
 def _eval_text(blocks: dict[Method, dict], judge_model: str, dual: bool) -> str:
     """An .eval: eval.clj's single form, or the nested Path B form."""
     if not dual and len(blocks) == 1:
-        (method, b), = blocks.items()
-        single = {"score": b["score"], "rationale": b["rationale"], "evaluation-method": method.value,
-                  "judge-model": judge_model, "scale": "0-100"}
+        ((method, b),) = blocks.items()
+        single = {
+            "score": b["score"],
+            "rationale": b["rationale"],
+            "evaluation-method": method.value,
+            "judge-model": judge_model,
+            "scale": "0-100",
+        }
         single.update({k: b[k] for k in ("error", "raw-reply") if k in b})
         if "error" in b:
             single.pop("scale")

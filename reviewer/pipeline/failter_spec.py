@@ -48,7 +48,13 @@ from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, open_here
 from reviewer.storage import safe_write
 from reviewer.storage.sources import import_sources
-from reviewer.storage.judging.failter_report import failed_markdown, failter_markdown, failter_rows, load_prices, usage_json
+from reviewer.storage.judging.failter_report import (
+    failed_markdown,
+    failter_markdown,
+    failter_rows,
+    load_prices,
+    usage_json,
+)
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 
@@ -101,13 +107,18 @@ def load_spec(path: Path) -> Spec:
     where = lambda v: (base / str(v)).resolve()  # noqa: E731
     if not isinstance(data["templates"], list) or not isinstance(data["models"], list):
         raise SpecError(f"{path}: templates and models must be lists")
-    spec = Spec(inputs_dir=where(data["inputs_dir"]), templates_dir=where(data["templates_dir"]),
-                templates=[str(t) for t in data["templates"]], models=[str(m) for m in data["models"]],
-                judge_model=str(data["judge_model"]),
-                retries=_bounded(data, limits.RETRIES, path), timeout=_bounded(data, limits.TIMEOUT_S, path),
-                concurrency=_bounded(data, limits.CONCURRENCY, path),
-                output_file=where(data["output_file"]) if data.get("output_file") else None,
-                artifacts_dir=where(data["artifacts_dir"]) if data.get("artifacts_dir") else None)
+    spec = Spec(
+        inputs_dir=where(data["inputs_dir"]),
+        templates_dir=where(data["templates_dir"]),
+        templates=[str(t) for t in data["templates"]],
+        models=[str(m) for m in data["models"]],
+        judge_model=str(data["judge_model"]),
+        retries=_bounded(data, limits.RETRIES, path),
+        timeout=_bounded(data, limits.TIMEOUT_S, path),
+        concurrency=_bounded(data, limits.CONCURRENCY, path),
+        output_file=where(data["output_file"]) if data.get("output_file") else None,
+        artifacts_dir=where(data["artifacts_dir"]) if data.get("artifacts_dir") else None,
+    )
     for folder in (spec.inputs_dir, spec.templates_dir):
         if not folder.is_dir():
             raise SpecError(f"{path}: no folder {folder}")
@@ -150,8 +161,9 @@ class SpecResult:
     artifacts_written: int = 0
 
 
-def apply_overrides(spec: Spec, retries: Optional[int], models: tuple[str, ...],
-                    templates: tuple[str, ...]) -> tuple[Spec, str]:
+def apply_overrides(
+    spec: Spec, retries: Optional[int], models: tuple[str, ...], templates: tuple[str, ...]
+) -> tuple[Spec, str]:
     """The spec with the command line's flags in place of its values
     (``retries`` None and empty tuples: not given) and the one line saying
     so ('' when nothing was given). A template is named by its file name or
@@ -187,8 +199,13 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
             item_id = text_item(project, name, path.read_text(encoding="utf-8", errors="replace"), report)
             items.append(name)
             if gt_dir is not None and (gt_dir / path.name).is_file():
-                store_reference(project, item_id, (gt_dir / path.name).read_text(encoding="utf-8", errors="replace"),
-                                GT_SOURCE, report)
+                store_reference(
+                    project,
+                    item_id,
+                    (gt_dir / path.name).read_text(encoding="utf-8", errors="replace"),
+                    GT_SOURCE,
+                    report,
+                )
         prompts = []
         for template in spec.templates:
             path = spec.templates_dir / template
@@ -199,17 +216,31 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
 
 #: The report rows a spec's output_file holds (a JSON list of objects), to
 #: check a file it would replace (reviewer.storage.safe_write).
-FAILTER_JSON = safe_write.json_format("Failter report JSON file",
-                                      lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v))
+FAILTER_JSON = safe_write.json_format(
+    "Failter report JSON file", lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v)
+)
 
 
-def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: bool = False,
-             weights: tuple[float, float] = (0.5, 0.5), prices: Optional[Path] = None,
-             temperature: Optional[float] = None, max_tokens: Optional[int] = None, seed: Optional[int] = None,
-             progress: Optional[Progress] = None, cancel: Optional[threading.Event] = None,
-             retries: Optional[int] = None, models: tuple[str, ...] = (),
-             templates: tuple[str, ...] = (), notice: Optional[Callable[[str], None]] = None,
-             force: bool = False, given: tuple[str, ...] = ()) -> SpecResult:
+def run_spec(
+    project: Project,
+    spec_path: Path,
+    settings: Settings,
+    *,
+    dual: bool = False,
+    weights: tuple[float, float] = (0.5, 0.5),
+    prices: Optional[Path] = None,
+    temperature: Optional[float] = None,
+    max_tokens: Optional[int] = None,
+    seed: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    cancel: Optional[threading.Event] = None,
+    retries: Optional[int] = None,
+    models: tuple[str, ...] = (),
+    templates: tuple[str, ...] = (),
+    notice: Optional[Callable[[str], None]] = None,
+    force: bool = False,
+    given: tuple[str, ...] = (),
+) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which
     override the spec (None / empty: not given); without either, retries
@@ -222,8 +253,11 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     ``notice(line)`` gets the overrides line before anything is asked."""
     project.require_writable("run a Failter spec")
     spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
-    kept = [f"{k} {getattr(settings, k):g} (spec: {getattr(spec, k):g})" for k in ("timeout", "concurrency")
-            if k in given and getattr(spec, k) is not None]
+    kept = [
+        f"{k} {getattr(settings, k):g} (spec: {getattr(spec, k):g})"
+        for k in ("timeout", "concurrency")
+        if k in given and getattr(spec, k) is not None
+    ]
     if kept:
         overrides = (overrides + "; " if overrides else "command line overrides the spec: ") + "; ".join(kept)
     sources = _spec_sources(spec) + import_sources(project)
@@ -238,22 +272,55 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
     except (OSError, ValueError, Exception) as exc:  # noqa: BLE001 - yaml errors too
         raise SpecError(f"cannot read the prices {prices}: {exc}") from None
     settings = replace(settings, retries=spec.retries if spec.retries is not None else 0)
-    settings = replace(settings, **{k: getattr(spec, k) for k in ("timeout", "concurrency")
-                                    if getattr(spec, k) is not None and k not in given})
+    settings = replace(
+        settings,
+        **{k: getattr(spec, k) for k in ("timeout", "concurrency") if getattr(spec, k) is not None and k not in given},
+    )
     items, prompts = _setup(project, spec)
     trials = Summary()
     for model in spec.models:
-        s, _ = run_models(project, settings, RunOptions(model=model, prompts=tuple(prompts), items=tuple(items),
-                                                        temperature=temperature, max_tokens=max_tokens, seed=seed),
-                          progress=progress, cancel=cancel)
-        for name in ("planned", "skipped", "taken", "asked", "answered", "failed", "truncated", "prompt_tokens",
-                     "completion_tokens", "wall_s"):
+        s, _ = run_models(
+            project,
+            settings,
+            RunOptions(
+                model=model,
+                prompts=tuple(prompts),
+                items=tuple(items),
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=seed,
+            ),
+            progress=progress,
+            cancel=cancel,
+        )
+        for name in (
+            "planned",
+            "skipped",
+            "taken",
+            "asked",
+            "answered",
+            "failed",
+            "truncated",
+            "prompt_tokens",
+            "completion_tokens",
+            "wall_s",
+        ):
             setattr(trials, name, getattr(trials, name) + getattr(s, name))
         trials.errors += s.errors
-    judged = judge_runs(project, settings, JudgeOptions(kind="failter-gt", model=spec.judge_model, dual=dual,
-                                                        prompts=tuple(prompts), items=tuple(items),
-                                                        run_models=tuple(spec.models)),
-                        progress=progress, cancel=cancel)
+    judged = judge_runs(
+        project,
+        settings,
+        JudgeOptions(
+            kind="failter-gt",
+            model=spec.judge_model,
+            dual=dual,
+            prompts=tuple(prompts),
+            items=tuple(items),
+            run_models=tuple(spec.models),
+        ),
+        progress=progress,
+        cancel=cancel,
+    )
     rows = failter_rows(project, weights, price_table, items=items, prompts=prompts, models=spec.models)
     text = failter_markdown(rows, weights, bool(price_table))
     failed = failed_markdown(project)
@@ -261,8 +328,16 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
         text += "\n" + failed
     written = 0
     if spec.artifacts_dir is not None:
-        written = write_artifacts(project, spec.artifacts_dir, _trials(spec), spec.judge_model, dual, price_table,
-                                  sources=sources, force=force)
+        written = write_artifacts(
+            project,
+            spec.artifacts_dir,
+            _trials(spec),
+            spec.judge_model,
+            dual,
+            price_table,
+            sources=sources,
+            force=force,
+        )
     usage = usage_json(rows, {Path(t).stem: t for t in spec.templates})
     if spec.output_file is not None:
         write_atomic(spec.output_file, usage + "\n", FAILTER_JSON, sources=sources, force=force)
@@ -271,17 +346,23 @@ def run_spec(project: Project, spec_path: Path, settings: Settings, *, dual: boo
 
 def _spec_sources(spec: Spec) -> list[Path]:
     """The folders a spec reads: inputs, templates and ground truth."""
-    return [spec.inputs_dir, spec.templates_dir] + [spec.inputs_dir.parent / d for d in GT_DIRS
-                                                    if (spec.inputs_dir.parent / d).is_dir()]
+    return [spec.inputs_dir, spec.templates_dir] + [
+        spec.inputs_dir.parent / d for d in GT_DIRS if (spec.inputs_dir.parent / d).is_dir()
+    ]
 
 
 def _inputs(spec: Spec) -> list[Path]:
     """The input files of the spec (not hidden; not a project open here, which is read only through SQLite)."""
-    return sorted(p for p in spec.inputs_dir.iterdir()
-                  if p.is_file() and not p.name.startswith(".") and not open_here(p))
+    return sorted(
+        p for p in spec.inputs_dir.iterdir() if p.is_file() and not p.name.startswith(".") and not open_here(p)
+    )
 
 
 def _trials(spec: Spec) -> list[Trial]:
     """Every input x template x model of the spec, as Failter's run.clj plans them."""
-    return [Trial(path, spec.templates_dir / template, model, f"{spec.experiment}/{path.name}", Path(template).stem)
-            for path in _inputs(spec) for template in spec.templates for model in spec.models]
+    return [
+        Trial(path, spec.templates_dir / template, model, f"{spec.experiment}/{path.name}", Path(template).stem)
+        for path in _inputs(spec)
+        for template in spec.templates
+        for model in spec.models
+    ]

@@ -124,19 +124,43 @@ class _Ask:
 
 def _runs(project: Project, options: JudgeOptions, default_prompt: Optional[str] = None) -> list[dict]:
     rows = repo.run_rows(project)
-    prompts = set(options.prompts) or ({default_prompt} if default_prompt and any(
-        r["prompt"] == default_prompt for r in rows) else set())
-    return [r for r in rows if (not prompts or r["prompt"] in prompts)
-            and (not options.items or r["item"] in options.items)
-            and (not options.run_models or r["model"] in options.run_models)]
+    prompts = set(options.prompts) or (
+        {default_prompt} if default_prompt and any(r["prompt"] == default_prompt for r in rows) else set()
+    )
+    return [
+        r
+        for r in rows
+        if (not prompts or r["prompt"] in prompts)
+        and (not options.items or r["item"] in options.items)
+        and (not options.run_models or r["model"] in options.run_models)
+    ]
 
 
-def _base(run: dict, judge: str, model: str, method: Method, scale: Scale, version: str, rep: int,
-          order: Optional[str] = None, other: Optional[dict] = None) -> Verdict:
+def _base(
+    run: dict,
+    judge: str,
+    model: str,
+    method: Method,
+    scale: Scale,
+    version: str,
+    rep: int,
+    order: Optional[str] = None,
+    other: Optional[dict] = None,
+) -> Verdict:
     subject = f"pair:{run['id']}:{other['id']}" if other else f"run:{run['id']}"
-    return Verdict(subject=subject, run_id=run["id"], other_run_id=other["id"] if other else None, judge=judge,
-                   judge_model=model, prompt_version=version, method=method, scale=scale, answer_order=order,
-                   repetition=rep, source=f"judge {judge}")
+    return Verdict(
+        subject=subject,
+        run_id=run["id"],
+        other_run_id=other["id"] if other else None,
+        judge=judge,
+        judge_model=model,
+        prompt_version=version,
+        method=method,
+        scale=scale,
+        answer_order=order,
+        repetition=rep,
+        source=f"judge {judge}",
+    )
 
 
 def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
@@ -154,8 +178,11 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
             gt = next((t for s, t in judging.references(project, item.id) if s == GT_SOURCE), None)
             which = []
             if options.kind == "failter-gt" and gt is not None:
-                which = [("rules", Method.RULES), ("gt-hybrid", Method.GROUND_TRUTH)] if options.dual \
+                which = (
+                    [("rules", Method.RULES), ("gt-hybrid", Method.GROUND_TRUTH)]
+                    if options.dual
                     else [("gt", Method.GROUND_TRUTH)]
+                )
             else:
                 which = [("rules", Method.RULES)]
             for template, method in which:
@@ -163,22 +190,33 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
                 for rep in reps:
                     version = rubric_version(lj.FAILTER, (f"{template}.md", "letter-grade.md"), ("score",))
-                    out.append(_Ask(_base(run, name, m, method, Scale.GRADE, version, rep),
-                                    [{"role": "user", "content": text}], lj.read_failter_reply))
+                    out.append(
+                        _Ask(
+                            _base(run, name, m, method, Scale.GRADE, version, rep),
+                            [{"role": "user", "content": text}],
+                            lj.read_failter_reply,
+                        )
+                    )
     elif options.kind == "tarot-rubric":
         metrics = judging.subject_metrics(project)
         for run in _runs(project, options, "tarot-reading"):
             case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
             for rep in reps:
                 version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
-                out.append(_Ask(_base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
-                                lj.tarot_messages(case), lj.read_tarot_reply))
+                out.append(
+                    _Ask(
+                        _base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
+                        lj.tarot_messages(case),
+                        lj.read_tarot_reply,
+                    )
+                )
     elif options.kind == "span":
         for run in _runs(project, options, "span-labeling"):
             try:
                 labeled = json.loads(run["output"])
-                spans = labeled["spans"] if isinstance(labeled, dict) and isinstance(labeled.get("spans"), list) \
-                    else None
+                spans = (
+                    labeled["spans"] if isinstance(labeled, dict) and isinstance(labeled.get("spans"), list) else None
+                )
             except ValueError:
                 spans = None
             if spans is None:
@@ -199,10 +237,23 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
                     swapped = order == "ba"
                     for rep in reps:
-                        out.append(_Ask(_base(ra, f"pairwise/{m}", m, Method.PAIRWISE, Scale.WINNER,
-                                              rubric_version(lj.PAIRWISE, _TWO, ("winner",)), rep, order, rb),
-                                        lj.pairwise_messages(instruction, first["output"], second["output"]),
-                                        lambda text, s=swapped: lj.read_pairwise_reply(text, s)))
+                        out.append(
+                            _Ask(
+                                _base(
+                                    ra,
+                                    f"pairwise/{m}",
+                                    m,
+                                    Method.PAIRWISE,
+                                    Scale.WINNER,
+                                    rubric_version(lj.PAIRWISE, _TWO, ("winner",)),
+                                    rep,
+                                    order,
+                                    rb,
+                                ),
+                                lj.pairwise_messages(instruction, first["output"], second["output"]),
+                                lambda text, s=swapped: lj.read_pairwise_reply(text, s),
+                            )
+                        )
     return out
 
 
@@ -215,26 +266,44 @@ def _span_ask(project: Project, run: dict, prompt_text: str, spans: list, model:
         if result is None:
             return lj.Reading(scores=span_judge.span_scores(None), rationale=how, decided=False)
         scores = span_judge.span_scores(result)
-        return lj.Reading(scores=scores, issues=issue_lines(result),
-                          rationale=f"{result.get('notes') or ''} [{how}]".strip(),
-                          confidence=replies.stated_confidence(lj.last_json_object(text) or {}, list(scores)))
+        return lj.Reading(
+            scores=scores,
+            issues=issue_lines(result),
+            rationale=f"{result.get('notes') or ''} [{how}]".strip(),
+            confidence=replies.stated_confidence(lj.last_json_object(text) or {}, list(scores)),
+        )
 
     def after(verdict_id: int, raw: str) -> None:
         store_judge_findings(project, run["id"], verdict_id, holder.get("result"), "judge")
 
     version = rubric_version(span_judge.SPAN, _TWO, (*span_judge.SCORE_KEYS, "totalScore"))
-    return _Ask(_base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, version, rep),
-                span_judge.span_messages(prompt_text, spans), read, after, frozenset({"totalScore"}))
+    return _Ask(
+        _base(run, f"span-judge/{model}", model, Method.RUBRIC, Scale.ORDINAL5, version, rep),
+        span_judge.span_messages(prompt_text, spans),
+        read,
+        after,
+        frozenset({"totalScore"}),
+    )
 
 
 def _stored_keys(project: Project) -> set[tuple]:
-    return {tuple(r) for r in project.db.execute(
-        "SELECT subject, judge, method, coalesce(answer_order, ''), repetition FROM verdicts")}
+    return {
+        tuple(r)
+        for r in project.db.execute(
+            "SELECT subject, judge, method, coalesce(answer_order, ''), repetition FROM verdicts"
+        )
+    }
 
 
-def judge_runs(project: Project, settings: Settings, options: JudgeOptions, progress: Optional[Progress] = None,
-               cancel: Optional[threading.Event] = None, actor: Optional[str] = None,
-               on_stored: Optional[Callable[[list[int]], None]] = None) -> Summary:
+def judge_runs(
+    project: Project,
+    settings: Settings,
+    options: JudgeOptions,
+    progress: Optional[Progress] = None,
+    cancel: Optional[threading.Event] = None,
+    actor: Optional[str] = None,
+    on_stored: Optional[Callable[[list[int]], None]] = None,
+) -> Summary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
     store each as it arrives (module doc). ``on_stored([verdict id])`` is
     called in the calling thread after each new verdict is stored (the
@@ -255,43 +324,76 @@ def judge_runs(project: Project, settings: Settings, options: JudgeOptions, prog
             v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
             ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
         seed = None if options.seed is None else options.seed + v.repetition - 1
-        request = ChatRequest(model=options.model, messages=ask.messages, temperature=options.temperature,
-                              max_tokens=options.max_tokens, seed=seed, top_logprobs=options.top_logprobs,
-                              tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}")
+        request = ChatRequest(
+            model=options.model,
+            messages=ask.messages,
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+            seed=seed,
+            top_logprobs=options.top_logprobs,
+            tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}",
+        )
         label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
-        jobs.append(Job(request, _store(project, ask, endpoint, actor, on_stored), _fail(project, ask, endpoint),
-                        label, key=verdict_key(v.subject, v.judge, v.method.value, v.answer_order, v.repetition),
-                        stored=_verdict_stored(project, v)))
+        jobs.append(
+            Job(
+                request,
+                _store(project, ask, endpoint, actor, on_stored),
+                _fail(project, ask, endpoint),
+                label,
+                key=verdict_key(v.subject, v.judge, v.method.value, v.answer_order, v.repetition),
+                stored=_verdict_stored(project, v),
+            )
+        )
     execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     return summary
 
 
 def _verdict_stored(project: Project, v: Verdict) -> Callable[[], bool]:
     def stored() -> bool:
-        return project.db.execute(
-            "SELECT 1 FROM verdicts WHERE subject = ? AND judge = ? AND method = ? "
-            "AND coalesce(answer_order, '') = ? AND repetition = ?",
-            [v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition]).fetchone() is not None
+        return (
+            project.db.execute(
+                "SELECT 1 FROM verdicts WHERE subject = ? AND judge = ? AND method = ? "
+                "AND coalesce(answer_order, '') = ? AND repetition = ?",
+                [v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition],
+            ).fetchone()
+            is not None
+        )
+
     return stored
 
 
-def _store(project: Project, ask: _Ask, endpoint: str, actor: Optional[str],
-           on_stored: Optional[Callable[[list[int]], None]] = None):
+def _store(
+    project: Project,
+    ask: _Ask,
+    endpoint: str,
+    actor: Optional[str],
+    on_stored: Optional[Callable[[list[int]], None]] = None,
+):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)
         scale = reading.scale or ask.verdict.scale
-        scores = {k: (None if v is None else v if k in ask.own_range else normalise(v, scale))
-                  for k, v in reading.scores.items()}
-        verdict = ask.verdict.model_copy(update={
-            "scale": scale, "scores": scores, "flags": reading.flags, "issues_found": reading.issues,
-            "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
-            "raw": answer.content, "confidences": confidences_of(reading, answer, scores)})
+        scores = {
+            k: (None if v is None else v if k in ask.own_range else normalise(v, scale))
+            for k, v in reading.scores.items()
+        }
+        verdict = ask.verdict.model_copy(
+            update={
+                "scale": scale,
+                "scores": scores,
+                "flags": reading.flags,
+                "issues_found": reading.issues,
+                "rationale": reading.rationale if reading.decided else f"undecided: {reading.rationale}".strip(),
+                "raw": answer.content,
+                "confidences": confidences_of(reading, answer, scores),
+            }
+        )
         with project.transaction():
             verdict_id, created = calls.record_verdict(project, verdict, endpoint, answer_facts(answer), actor)
             if created and ask.after is not None:
                 ask.after(verdict_id, answer.content)
         if created and on_stored is not None:
             on_stored([verdict_id])
+
     return store
 
 
@@ -299,10 +401,22 @@ def _fail(project: Project, ask: _Ask, endpoint: str):
     v = ask.verdict
 
     def store(exc: ChatError) -> None:
-        calls.record_failure(project, "judge", endpoint, str(exc),
-                             {"judge": v.judge, "subject": v.subject, "answer_order": v.answer_order,
-                              "repetition": v.repetition, "model": v.judge_model}, attempts=exc.attempts,
-                             retry_errors=getattr(exc, "retry_errors", None))
+        calls.record_failure(
+            project,
+            "judge",
+            endpoint,
+            str(exc),
+            {
+                "judge": v.judge,
+                "subject": v.subject,
+                "answer_order": v.answer_order,
+                "repetition": v.repetition,
+                "model": v.judge_model,
+            },
+            attempts=exc.attempts,
+            retry_errors=getattr(exc, "retry_errors", None),
+        )
+
     return store
 
 

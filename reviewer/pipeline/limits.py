@@ -38,8 +38,11 @@ class Bound:
             ok = math.isfinite(value) and (value.is_integer() or not self.whole) and self.least <= value <= self.most
         if not ok:
             kind = "a whole number" if self.whole else "a number"
-            shown = "a number of more than 30 digits" if isinstance(value, int) and abs(value) >= 10 ** 30 \
+            shown = (
+                "a number of more than 30 digits"
+                if isinstance(value, int) and abs(value) >= 10**30
                 else repr(value)[:60]
+            )
             raise ValueError(f"{self.name} must be {kind} from {self.least:g} to {self.most:g}, got {shown}")
         return int(value) if self.whole else float(value)
 

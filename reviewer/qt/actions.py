@@ -26,14 +26,59 @@ from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.shortcuts import close_sheets
 
 #: Actions of card review only (disabled in adjudication mode).
-REVIEW_ONLY = ("delete", "next_pile", "prev_pile", "select", "pile", "card", "escape", "fit", "zoom_in", "zoom_out",
-               "actual", "labels", "next", "previous", "next_run", "confirm", "reject", "reason", "confirm_code", "reject_code",
-               "confirm_run", "reject_run", "add", "use_boxes", "accept_cards", "next_transcribe",
-               "prev_transcribe", *(f"code_{n}" for n in range(1, 7)), *ANNOTATOR_ACTIONS)
+REVIEW_ONLY = (
+    "delete",
+    "next_pile",
+    "prev_pile",
+    "select",
+    "pile",
+    "card",
+    "escape",
+    "fit",
+    "zoom_in",
+    "zoom_out",
+    "actual",
+    "labels",
+    "next",
+    "previous",
+    "next_run",
+    "confirm",
+    "reject",
+    "reason",
+    "confirm_code",
+    "reject_code",
+    "confirm_run",
+    "reject_run",
+    "add",
+    "use_boxes",
+    "accept_cards",
+    "next_transcribe",
+    "prev_transcribe",
+    *(f"code_{n}" for n in range(1, 7)),
+    *ANNOTATOR_ACTIONS,
+)
 #: Actions that change the project (disabled when it is read-only).
-EDITS = ("import", "delete", "next_pile", "prev_pile", "pile", "card", "confirm", "reject", "reason", "confirm_code",
-         "reject_code", "confirm_run", "reject_run", "add", "use_boxes", "accept_cards", "next_transcribe",
-         "prev_transcribe", *(f"code_{n}" for n in range(1, 7)))
+EDITS = (
+    "import",
+    "delete",
+    "next_pile",
+    "prev_pile",
+    "pile",
+    "card",
+    "confirm",
+    "reject",
+    "reason",
+    "confirm_code",
+    "reject_code",
+    "confirm_run",
+    "reject_run",
+    "add",
+    "use_boxes",
+    "accept_cards",
+    "next_transcribe",
+    "prev_transcribe",
+    *(f"code_{n}" for n in range(1, 7)),
+)
 #: Checkable settings: action name -> (QSettings key, default).
 SETTINGS = {"auto_advance": ("review/auto_advance", True), "blind": ("adjudication/blind", False)}
 
@@ -43,6 +88,8 @@ def setting(settings, name: str) -> bool:
     key, default = SETTINGS[name]
     value = settings.value(key, default)
     return value if isinstance(value, bool) else str(value).lower() in ("true", "1")
+
+
 #: The modes: action name -> mode.
 MODES = {"mode_review": "review", "mode_adjudication": "adjudication"}
 
@@ -53,8 +100,9 @@ def set_mode_actions(actions: dict[str, QAction], mode: str, read_only: bool = F
     check the action of ``mode``."""
     for name in set(REVIEW_ONLY) | set(EDITS):
         if name in actions:
-            actions[name].setEnabled((mode == "review" or name not in REVIEW_ONLY)
-                                     and not (read_only and name in EDITS))
+            actions[name].setEnabled(
+                (mode == "review" or name not in REVIEW_ONLY) and not (read_only and name in EDITS)
+            )
     for name, m in MODES.items():
         actions[name].setChecked(m == mode)
 
@@ -79,8 +127,11 @@ def _escape(window) -> None:
 
 
 #: What the status bar says for each model-card label mode (key L).
-LABEL_MESSAGES = {"on": "model-card labels: on", "hover": "model-card labels: on hover (point at a model box)",
-                  "off": "model-card labels: off"}
+LABEL_MESSAGES = {
+    "on": "model-card labels: on",
+    "hover": "model-card labels: on hover (point at a model box)",
+    "off": "model-card labels: off",
+}
 
 
 def _cycle_labels(window) -> None:
@@ -104,6 +155,7 @@ def _cycle_pile(window, step: int) -> None:
         return
     s.execute(command)
 
+
 def build_actions(window) -> dict[str, QAction]:
     """Make every action of ``window`` (a MainWindow), put them in menus and
     return them by name."""
@@ -118,8 +170,13 @@ def build_actions(window) -> dict[str, QAction]:
         ("search", "&Edit", "&Search items, runs and disputes", ["Ctrl+F"], window.focus_search),
         ("delete", "&Edit", "&Delete selected cards", ["Delete", "Backspace"], partial(_delete, window)),
         ("next_pile", "&Edit", "Move selected cards to the &next pile", ["G"], partial(_cycle_pile, window, 1)),
-        ("prev_pile", "&Edit", "Move selected cards to the previous pile", ["Shift+G"],
-         partial(_cycle_pile, window, -1)),
+        (
+            "prev_pile",
+            "&Edit",
+            "Move selected cards to the previous pile",
+            ["Shift+G"],
+            partial(_cycle_pile, window, -1),
+        ),
         ("select", "&Tools", "&Select / move", ["V"], partial(s.set_tool, "select")),
         ("pile", "&Tools", "Draw &pile", ["P"], partial(s.set_tool, "pile")),
         ("card", "&Tools", "Draw &card", ["C"], partial(s.set_tool, "card")),
@@ -130,8 +187,13 @@ def build_actions(window) -> dict[str, QAction]:
         ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
         ("labels", "&View", "Model-card &labels: on / on hover / off", ["L"], partial(_cycle_labels, window)),
         ("mode_review", "&View", "Card &review mode", ["F2"], partial(window.set_mode, "review")),
-        ("mode_adjudication", "&View", "A&djudication mode", ["F3", "Ctrl+Shift+A"],
-         partial(window.set_mode, "adjudication")),
+        (
+            "mode_adjudication",
+            "&View",
+            "A&djudication mode",
+            ["F3", "Ctrl+Shift+A"],
+            partial(window.set_mode, "adjudication"),
+        ),
         ("blind", "&View", "&Blind adjudication (hide model names)", ["Ctrl+B"], None),
         ("shortcuts", "&Help", "&Keyboard shortcuts", ["?", "F1"], window.shortcuts.show),
         ("next", "&Review", "&Next finding", ["J"], partial(review.step, 1)),
@@ -140,28 +202,56 @@ def build_actions(window) -> dict[str, QAction]:
         ("confirm", "&Review", "&Confirm", ["Y"], review.confirm),
         ("reject", "&Review", "&Reject", ["N"], review.reject),
         ("reason", "&Review", "Type a reason for the &rejection", ["R"], review.begin_reason),
-        ("confirm_code", "&Review", "Confirm every undecided finding of this code", ["Shift+Y"],
-         partial(review.decide_group, Status.CONFIRMED, True)),
-        ("reject_code", "&Review", "Reject every undecided finding of this code", ["Shift+N"],
-         partial(review.decide_group, Status.REJECTED, True)),
-        ("confirm_run", "&Review", "Confirm every undecided finding of the run", ["Ctrl+Shift+Y"],
-         partial(review.decide_group, Status.CONFIRMED, False)),
-        ("reject_run", "&Review", "Reject every undecided finding of the run", ["Ctrl+Shift+N"],
-         partial(review.decide_group, Status.REJECTED, False)),
+        (
+            "confirm_code",
+            "&Review",
+            "Confirm every undecided finding of this code",
+            ["Shift+Y"],
+            partial(review.decide_group, Status.CONFIRMED, True),
+        ),
+        (
+            "reject_code",
+            "&Review",
+            "Reject every undecided finding of this code",
+            ["Shift+N"],
+            partial(review.decide_group, Status.REJECTED, True),
+        ),
+        (
+            "confirm_run",
+            "&Review",
+            "Confirm every undecided finding of the run",
+            ["Ctrl+Shift+Y"],
+            partial(review.decide_group, Status.CONFIRMED, False),
+        ),
+        (
+            "reject_run",
+            "&Review",
+            "Reject every undecided finding of the run",
+            ["Ctrl+Shift+N"],
+            partial(review.decide_group, Status.REJECTED, False),
+        ),
         ("auto_advance", "&Review", "&Move on to the next run when a run is reviewed", [], None),
         ("add", "&Review", "&Add finding", ["A"], review.begin_add),
         ("next_transcribe", "&Review", "Next card to &transcribe", ["T"], partial(transcribe.step, window, 1)),
-        ("prev_transcribe", "&Review", "Previous card to transcribe", ["Shift+T"],
-         partial(transcribe.step, window, -1)),
+        (
+            "prev_transcribe",
+            "&Review",
+            "Previous card to transcribe",
+            ["Shift+T"],
+            partial(transcribe.step, window, -1),
+        ),
     ]
     for n, code in enumerate(CODE_ORDER, 1):
-        spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)],
-                     partial(review.reclassify, n)))
+        spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)], partial(review.reclassify, n)))
     spec += [
-        ("use_boxes", "&Ground truth", "&Use this run's boxes as ground truth", [],
-         partial(pre_annotate.use_boxes, s)),
-        ("accept_cards", "&Ground truth", "&Accept this run's cards as draft ground truth", [],
-         partial(pre_annotate.accept_cards, s)),
+        ("use_boxes", "&Ground truth", "&Use this run's boxes as ground truth", [], partial(pre_annotate.use_boxes, s)),
+        (
+            "accept_cards",
+            "&Ground truth",
+            "&Accept this run's cards as draft ground truth",
+            [],
+            partial(pre_annotate.accept_cards, s),
+        ),
         *annotator_actions(window.annotators),
     ]
     menus = {}

@@ -112,9 +112,15 @@ def default_mode(session: Session) -> str:
     return "adjudication" if items and not photos and session.disputes() else "review"
 
 
-def build(project: Optional[Path], sample: Optional[Path] = None, ask_name: bool = True,
-          item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None,
-          store: Optional[QSettings] = None) -> MainWindow:
+def build(
+    project: Optional[Path],
+    sample: Optional[Path] = None,
+    ask_name: bool = True,
+    item: Optional[str] = None,
+    prompt: Optional[str] = None,
+    mode: Optional[str] = None,
+    store: Optional[QSettings] = None,
+) -> MainWindow:
     """Make the window and open ``project`` (or the sample), showing ``item``
     and its run of ``prompt`` when given, in ``mode`` ('review' or
     'adjudication'), keeping its settings in ``store`` (default: the
@@ -177,8 +183,14 @@ def _save_screenshot(window: MainWindow, path: Path) -> Optional[str]:
     return None
 
 
-def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Optional[Path] = None,
-        item: Optional[str] = None, prompt: Optional[str] = None, mode: Optional[str] = None) -> int:
+def run(
+    project: Optional[Path],
+    screenshot: Optional[Path] = None,
+    sample: Optional[Path] = None,
+    item: Optional[str] = None,
+    prompt: Optional[str] = None,
+    mode: Optional[str] = None,
+) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
     window at 1600x1000 to that PNG and exit, leaving the user's settings
     untouched (the window keeps its own in a scratch copy). Returns the
@@ -194,8 +206,16 @@ def run(project: Optional[Path], screenshot: Optional[Path] = None, sample: Opti
     return app.exec()
 
 
-def _screenshot(app: QApplication, project: Optional[Path], screenshot: Path, sample: Optional[Path],
-                item: Optional[str], prompt: Optional[str], mode: Optional[str], scratch: Path) -> int:
+def _screenshot(
+    app: QApplication,
+    project: Optional[Path],
+    screenshot: Path,
+    sample: Optional[Path],
+    item: Optional[str],
+    prompt: Optional[str],
+    mode: Optional[str],
+    scratch: Path,
+) -> int:
     """run()'s screenshot mode, its settings kept under ``scratch``."""
     store = scratch_copy(settings(), scratch)
     window = build(project, sample, ask_name=False, item=item, prompt=prompt, mode=mode, store=store)
@@ -211,6 +231,8 @@ def _screenshot(app: QApplication, project: Optional[Path], screenshot: Path, sa
         return 1
     problem = _save_screenshot(window, screenshot)
     window.close()
-    print(f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",
-          file=sys.stdout if problem is None else sys.stderr)
+    print(
+        f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",
+        file=sys.stdout if problem is None else sys.stderr,
+    )
     return 0 if problem is None else 1

@@ -175,8 +175,9 @@ class ImportBar(_Bar):
         self.path.selectAll()
 
     def _pick_file(self) -> None:
-        path = file_dialogs.open_file_name(self, "Import a file", self.path.text(),
-                                           "runs and verdicts (*.jsonl *.ndjson *.json);;All files (*)")
+        path = file_dialogs.open_file_name(
+            self, "Import a file", self.path.text(), "runs and verdicts (*.jsonl *.ndjson *.json);;All files (*)"
+        )
         self._picked(path)
 
     def _pick_folder(self) -> None:

@@ -31,7 +31,9 @@ class NameOnlyIconProvider(QAbstractFileIconProvider):
     def icon(self, what) -> QIcon:  # Qt's name
         """A folder or file icon (a QFileInfo), or the icon of an IconType."""
         if isinstance(what, QFileInfo):
-            kind = QAbstractFileIconProvider.IconType.Folder if what.isDir() else QAbstractFileIconProvider.IconType.File
+            kind = (
+                QAbstractFileIconProvider.IconType.Folder if what.isDir() else QAbstractFileIconProvider.IconType.File
+            )
             return super().icon(kind)
         return super().icon(what)
 
@@ -60,10 +62,15 @@ def file_system_model(parent: Optional[QWidget] = None) -> QFileSystemModel:
     return model
 
 
-def dialog(parent: Optional[QWidget], caption: str, directory: str = "", filter: str = "",
-           mode: QFileDialog.FileMode = QFileDialog.FileMode.ExistingFile,
-           accept: QFileDialog.AcceptMode = QFileDialog.AcceptMode.AcceptOpen,
-           confirm_overwrite: bool = True) -> QFileDialog:
+def dialog(
+    parent: Optional[QWidget],
+    caption: str,
+    directory: str = "",
+    filter: str = "",
+    mode: QFileDialog.FileMode = QFileDialog.FileMode.ExistingFile,
+    accept: QFileDialog.AcceptMode = QFileDialog.AcceptMode.AcceptOpen,
+    confirm_overwrite: bool = True,
+) -> QFileDialog:
     """Qt's own file dialog (never the native one) with NameOnlyIconProvider."""
     d = QFileDialog(parent, caption, directory, filter)
     d.setOption(QFileDialog.Option.DontUseNativeDialog, True)
@@ -83,11 +90,21 @@ def open_file_name(parent: Optional[QWidget], caption: str, directory: str = "",
     return _chosen(dialog(parent, caption, directory, filter))
 
 
-def save_file_name(parent: Optional[QWidget], caption: str, directory: str = "", filter: str = "",
-                   confirm_overwrite: bool = True) -> str:
+def save_file_name(
+    parent: Optional[QWidget], caption: str, directory: str = "", filter: str = "", confirm_overwrite: bool = True
+) -> str:
     """A file name to write, or '' (as QFileDialog.getSaveFileName)."""
-    return _chosen(dialog(parent, caption, directory, filter, QFileDialog.FileMode.AnyFile,
-                          QFileDialog.AcceptMode.AcceptSave, confirm_overwrite))
+    return _chosen(
+        dialog(
+            parent,
+            caption,
+            directory,
+            filter,
+            QFileDialog.FileMode.AnyFile,
+            QFileDialog.AcceptMode.AcceptSave,
+            confirm_overwrite,
+        )
+    )
 
 
 def existing_directory(parent: Optional[QWidget], caption: str, directory: str = "") -> str:

@@ -122,8 +122,7 @@ class MainWindow(QMainWindow):
         }
         self.tabifyDockWidget(self.docks["output"], self.docks["case"])
         self.docks["output"].raise_()  # the test-case tab comes forward only for a test case
-        session.itemChanged.connect(
-            lambda: self.docks["case" if self.case_panel.isEnabled() else "output"].raise_())
+        session.itemChanged.connect(lambda: self.docks["case" if self.case_panel.isEnabled() else "output"].raise_())
         self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
@@ -172,7 +171,9 @@ class MainWindow(QMainWindow):
         session.projectChanged.connect(self._update_title)
         self.name_bar.named.connect(self._named)
         self.import_bar.requested.connect(self._import_requested)
-        self.runner = RunnerController(self)  # the Run menu: models and judges in a worker thread (docs/runner.md#in-the-window)
+        self.runner = RunnerController(
+            self
+        )  # the Run menu: models and judges in a worker thread (docs/runner.md#in-the-window)
         self._first_start = self.settings.value("state") is None
         layout.first_size(self)
         layout.restore(self, self.settings)
@@ -202,8 +203,12 @@ class MainWindow(QMainWindow):
             elif self._review_layout is not None:
                 self.restoreState(self._review_layout)
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
-            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools"),
-                           self.findChild(QToolBar, "Annotators")):
+            for widget in (
+                self.compact_legend,
+                self.progress_label,
+                self.findChild(QToolBar, "Tools"),
+                self.findChild(QToolBar, "Annotators"),
+            ):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode
@@ -268,15 +273,17 @@ class MainWindow(QMainWindow):
 
     def _show_waiting(self, pending: int, text: str) -> None:
         self.waiting_label.setText(text)
-        self.waiting_label.setToolTip("saved in order as soon as the project is free; Ctrl+Z works on them"
-                                      if pending else "")
+        self.waiting_label.setToolTip(
+            "saved in order as soon as the project is free; Ctrl+Z works on them" if pending else ""
+        )
         self.waiting_label.setVisible(bool(pending))
 
     def _update_progress(self) -> None:
         p = self.session.progress()
         self.progress_label.setText(
             f"{self.session.reviewer} · findings decided {p['decided']}/{p['findings']} · "
-            f"runs reviewed {p['runs_reviewed']}/{p['runs']}")
+            f"runs reviewed {p['runs_reviewed']}/{p['runs']}"
+        )
 
     def _update_title(self) -> None:
         """Title, the read-only mark and the edit actions follow the project."""
@@ -293,8 +300,9 @@ class MainWindow(QMainWindow):
 
     def open_dialog(self) -> None:
         """Ctrl+O: choose a project file to open (or create)."""
-        path = file_dialogs.save_file_name(self, "Open or create a project", "",
-                                           "reviewer projects (*.db);;All files (*)", confirm_overwrite=False)
+        path = file_dialogs.save_file_name(
+            self, "Open or create a project", "", "reviewer projects (*.db);;All files (*)", confirm_overwrite=False
+        )
         if path:
             self.session.open(Path(path), create=not Path(path).exists())
 
@@ -315,8 +323,9 @@ class MainWindow(QMainWindow):
         """Import a file or folder into the open project (a new project
         beside it when none is open); ``model`` names its runs."""
         if self.session.project is None:
-            self.session.open(path.with_suffix(".db") if path.is_file() else path.parent / f"{path.name}.db",
-                              create=True)
+            self.session.open(
+                path.with_suffix(".db") if path.is_file() else path.parent / f"{path.name}.db", create=True
+            )
         self.session.import_source(path, model=model)
 
     def open_path(self, path: Path) -> None:

@@ -42,7 +42,8 @@ class _ReasonEdit(QLineEdit):
     def event(self, event) -> bool:
         """Leave Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y to the window's actions."""
         if event.type() == QEvent.ShortcutOverride and (
-                event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo)):
+            event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo)
+        ):
             event.ignore()
             return False
         return super().event(event)
@@ -225,8 +226,10 @@ class ReviewController(QObject):
             done = f"{run.run['prompt']} #{run.run['repetition']}"
             self.next_run_needing_review()
             if s.run_id != run.run["id"]:
-                s.message.emit(f"run {done} reviewed; on to {s.run().run['item']} · "
-                               f"{s.run().run['prompt']} #{s.run().run['repetition']}")
+                s.message.emit(
+                    f"run {done} reviewed; on to {s.run().run['item']} · "
+                    f"{s.run().run['prompt']} #{s.run().run['repetition']}"
+                )
 
     def _walked(self, command) -> None:
         """Undo or redo of a decision: show its run with its findings selected."""
@@ -317,8 +320,9 @@ class ReviewController(QObject):
         elif not self._rejected:
             s.message.emit("no rejected finding to give a reason for (N rejects)")
             return
-        self.reason_bar.ask(f"reason for the {len(self._rejected)} rejected finding(s):",
-                            "Enter saves, Esc leaves it without one")
+        self.reason_bar.ask(
+            f"reason for the {len(self._rejected)} rejected finding(s):", "Enter saves, Esc leaves it without one"
+        )
 
     def _reason_given(self, text: str) -> None:
         ids, command = self._rejected, self._rejection
@@ -332,8 +336,9 @@ class ReviewController(QObject):
             done = self.session.execute(reasoned)
         if done:
             self._rejection = reasoned
-            self.session.select_findings([i for i in keep if i in {f.id for f in self.session.run().findings}]
-                                         if self.session.run() else [])
+            self.session.select_findings(
+                [i for i in keep if i in {f.id for f in self.session.run().findings}] if self.session.run() else []
+            )
             self.session.message.emit(f"reason saved for {len(ids)} finding(s) · Ctrl+Z undoes the rejection")
 
     def close_reason(self) -> bool:
@@ -398,9 +403,14 @@ class ReviewController(QObject):
             return
         target = self._card_target()
         span = None if target else self.span_target()
-        cmd = AddFinding(run.run["id"], code, s.reviewer,
-                         gt_card_id=target[0] if target else None,
-                         gt_card=target[1] if target else None,
-                         model_index=span[0] if span else None, model_card=span[1] if span else None)
+        cmd = AddFinding(
+            run.run["id"],
+            code,
+            s.reviewer,
+            gt_card_id=target[0] if target else None,
+            gt_card=target[1] if target else None,
+            model_index=span[0] if span else None,
+            model_card=span[1] if span else None,
+        )
         if s.execute(cmd) and cmd.finding.id is not None:  # a queued finding has no id yet
             s.select_findings([cmd.finding.id])

@@ -47,8 +47,11 @@ def matching_items(session, text: str) -> Optional[set[int]]:
     runs: dict[int, list[str]] = {}
     for line in session.run_lines():  # RunLine.text: run_texts, case-folded
         runs.setdefault(line.item_id, []).append(line.text)
-    return {st.item.id for st in session.items()
-            if matches(words, [st.item.name, *cards.get(st.item.id, ()), *runs.get(st.item.id, ())])}
+    return {
+        st.item.id
+        for st in session.items()
+        if matches(words, [st.item.name, *cards.get(st.item.id, ()), *runs.get(st.item.id, ())])
+    }
 
 
 def run_matches(words: list[str], run) -> bool:

@@ -69,14 +69,14 @@ def wrap_long_lines(raw: str, width: int = LONG_LINE) -> tuple[str, list[int]]:
         for i in range(0, len(part), width):
             if i:
                 breaks.append(start + i)
-            out.append(part[i:i + width])
+            out.append(part[i : i + width])
         if not part:
             out.append("")
         start += len(part) + 1
     return "\n".join(out), breaks
 
 
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 @lru_cache(maxsize=8)

@@ -46,7 +46,7 @@ def shown(value: Any, limit: int = 80) -> str:
     if len(text) <= limit:
         return text
     head = (limit - 3) // 2
-    return text[:head] + "..." + text[len(text) - (limit - 3 - head):]
+    return text[:head] + "..." + text[len(text) - (limit - 3 - head) :]
 
 
 def _resolved(path: Path) -> Optional[Path]:
@@ -98,8 +98,10 @@ def points_outside(root: Path, base: Path, ref: str) -> bool:
 def outside(field: str, value: Any, root: Path) -> Refused:
     """The refusal of ``field``'s ``value``, a path that names nothing
     inside ``root`` (one line)."""
-    return Refused(f"{field} '{shown(value)}' names a file outside {root.name or root} "
-                   "(only files inside the imported folder are read)")
+    return Refused(
+        f"{field} '{shown(value)}' names a file outside {root.name or root} "
+        "(only files inside the imported folder are read)"
+    )
 
 
 _PARENT_OR_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -194,7 +196,7 @@ def safe_file_name(name: str, used: Optional[set[str]] = None, limit: int = 200)
     out, k = text, 2
     while out.casefold() in used:
         suffix = f"-{k}"
-        out = text.encode("utf-8")[:limit - len(suffix)].decode("utf-8", errors="ignore") + suffix
+        out = text.encode("utf-8")[: limit - len(suffix)].decode("utf-8", errors="ignore") + suffix
         k += 1
     used.add(out.casefold())
     return out
@@ -212,5 +214,17 @@ def within(out: Path, name: str) -> Path:
     return target
 
 
-__all__ = ["Refused", "confined_file", "experiment_root", "find_inside", "inside", "outside", "plain_name",
-           "points_outside", "safe_file_name", "shown", "source_root", "within"]
+__all__ = [
+    "Refused",
+    "confined_file",
+    "experiment_root",
+    "find_inside",
+    "inside",
+    "outside",
+    "plain_name",
+    "points_outside",
+    "safe_file_name",
+    "shown",
+    "source_root",
+    "within",
+]

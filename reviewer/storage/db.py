@@ -169,8 +169,9 @@ class Project:
                         raise
                 waited = time.monotonic() - start
                 if waited >= limit:
-                    raise ProjectBusy(f"the project {self.path} is locked by another program "
-                                      f"(waited {waited:.1f} s); try again")
+                    raise ProjectBusy(
+                        f"the project {self.path} is locked by another program (waited {waited:.1f} s); try again"
+                    )
                 if on_wait is not None and not told and waited >= WAIT_NOTICE_S:
                     told = True
                     on_wait(waited)
@@ -192,8 +193,13 @@ class Project:
         conn.execute("ROLLBACK")
 
     @contextmanager
-    def transaction(self, *, derived: bool = False, timeout: Optional[float] = None,
-                    on_wait: Optional[Callable[[float], None]] = None) -> Iterator[sqlite_utils.Database]:
+    def transaction(
+        self,
+        *,
+        derived: bool = False,
+        timeout: Optional[float] = None,
+        on_wait: Optional[Callable[[float], None]] = None,
+    ) -> Iterator[sqlite_utils.Database]:
         """One write transaction (BEGIN IMMEDIATE); nested uses join the
         outer one. Commits on exit, rolls back on an exception.
 
@@ -254,8 +260,7 @@ class Project:
     ) -> None:
         """Record who changed what, when, from what to what (JSON values)."""
         self.db.execute(
-            "INSERT INTO audit (at, actor, action, table_name, row_id, before, after) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit (at, actor, action, table_name, row_id, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 now(),
                 actor or default_actor(),
@@ -286,8 +291,7 @@ class Project:
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the ``meta`` table."""
         self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             [key, value],
         )
 
@@ -330,8 +334,7 @@ class Batch:
 def _connect(target: str, uri: bool = False) -> sqlite_utils.Database:
     """A connection with no implicit transactions, the busy timeout and
     foreign keys on."""
-    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                           check_same_thread=False, uri=uri)
+    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False, uri=uri)
     db = sqlite_utils.Database(conn)
     db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     db.execute("PRAGMA foreign_keys = ON")
@@ -374,7 +377,8 @@ def open_project(path: os.PathLike | str, create: bool = False, read_only: bool 
     if found.unknown:
         raise NewerProjectError(
             f"{path} was written by a newer version of reviewer "
-            f"(schema {found.unknown[-1]}); update reviewer to open it")
+            f"(schema {found.unknown[-1]}); update reviewer to open it"
+        )
     repair_sidecars(path)
     why = "opened read-only" if read_only else read_only_reason(path)
     if why:
@@ -473,6 +477,5 @@ def _check_version(db: sqlite_utils.Database, path: Path) -> None:
     unknown = sorted(applied - known)
     if unknown:
         raise NewerProjectError(
-            f"{path} was written by a newer version of reviewer "
-            f"(schema {unknown[-1]}); update reviewer to open it"
+            f"{path} was written by a newer version of reviewer (schema {unknown[-1]}); update reviewer to open it"
         )

@@ -42,8 +42,9 @@ def agreement_table(project: Project) -> list[AgreementRow]:
     return verdict_agreement(project) + gt_agreement_rows(project)
 
 
-def agreement_with_intervals(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES,
-                             seed: int = DEFAULT_SEED) -> list[AgreementRow]:
+def agreement_with_intervals(
+    project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> list[AgreementRow]:
     """The agreement table (:func:`agreement_table`) with 95 % bootstrap
     intervals and prevalence (reviewer.core.judging.agreement_intervals.with_intervals)."""
     return with_intervals(agreement_table(project), n_resamples=n_resamples, seed=seed)

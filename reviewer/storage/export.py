@@ -54,45 +54,132 @@ from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.judging.calls import run_calls
 from reviewer.storage.judging.labels import label_tables
 from reviewer.storage.export_schema import (
-    FOREIGN_KEYS, METADATA_FORMAT, SPAN_RUN_COLUMNS, doc_tables, metadata_path, span_run_rows, write_metadata,
+    FOREIGN_KEYS,
+    METADATA_FORMAT,
+    SPAN_RUN_COLUMNS,
+    doc_tables,
+    metadata_path,
+    span_run_rows,
+    write_metadata,
 )
 
 RUN_COLUMNS = {
-    "run_id": int, "item": str, "prompt": str, "schema": str, "model": str, "repetition": int,
-    "timestamp": str, "config_version": str, "json_valid": int, "repaired": int,
-    "box_convention": str, "cards_visible": int, "cards_reported": int, "cards_correct": int,
-    "text_accuracy": float, "spatial_accuracy": float, "hallucinations": int,
-    "auto_cards_correct": int, "auto_text_accuracy": float, "auto_spatial_accuracy": float,
-    "auto_hallucinations": int, "findings": int, "reviewed": int, "parse_error": str,
-    "latency_ms": float, "prompt_tokens": int, "completion_tokens": int, "total_tokens": int,
-    "finish_reason": str, "truncated": int, "cost": float,
+    "run_id": int,
+    "item": str,
+    "prompt": str,
+    "schema": str,
+    "model": str,
+    "repetition": int,
+    "timestamp": str,
+    "config_version": str,
+    "json_valid": int,
+    "repaired": int,
+    "box_convention": str,
+    "cards_visible": int,
+    "cards_reported": int,
+    "cards_correct": int,
+    "text_accuracy": float,
+    "spatial_accuracy": float,
+    "hallucinations": int,
+    "auto_cards_correct": int,
+    "auto_text_accuracy": float,
+    "auto_spatial_accuracy": float,
+    "auto_hallucinations": int,
+    "findings": int,
+    "reviewed": int,
+    "parse_error": str,
+    "latency_ms": float,
+    "prompt_tokens": int,
+    "completion_tokens": int,
+    "total_tokens": int,
+    "finish_reason": str,
+    "truncated": int,
+    "cost": float,
 }
 FINDING_COLUMNS = {
-    "finding_id": int, "run_id": int, "code": str, "final_code": str, "status": str, "source": str,
-    "gt_card": str, "model_card": str, "detail": str, "reason": str, "reviewer": str, "decided_at": str,
+    "finding_id": int,
+    "run_id": int,
+    "code": str,
+    "final_code": str,
+    "status": str,
+    "source": str,
+    "gt_card": str,
+    "model_card": str,
+    "detail": str,
+    "reason": str,
+    "reviewer": str,
+    "decided_at": str,
 }
 VERDICT_COLUMNS = {
-    "prompt": str, "model": str, "item": str, "basis": str, "runs": int, "cards_visible": int, "cards_correct": int,
-    "text_accuracy": float, "spatial_accuracy": float, "hallucination_runs": int,
-    "json_valid_runs": int, "verdict": str, "spatial_ok": int, "json_ok": int, "reasons": str,
+    "prompt": str,
+    "model": str,
+    "item": str,
+    "basis": str,
+    "runs": int,
+    "cards_visible": int,
+    "cards_correct": int,
+    "text_accuracy": float,
+    "spatial_accuracy": float,
+    "hallucination_runs": int,
+    "json_valid_runs": int,
+    "verdict": str,
+    "spatial_ok": int,
+    "json_ok": int,
+    "reasons": str,
 }
 
 JUDGE_VERDICT_COLUMNS = {
-    "verdict_id": int, "subject": str, "run_id": int, "other_run_id": int, "judge": str, "judge_model": str,
-    "prompt_version": str, "method": str, "scale": str, "dimension": str, "value": float, "value_text": str,
-    "rationale": str, "answer_order": str, "repetition": int, "flags": str, "issues_found": str,
-    "source": str, "raw": str,
+    "verdict_id": int,
+    "subject": str,
+    "run_id": int,
+    "other_run_id": int,
+    "judge": str,
+    "judge_model": str,
+    "prompt_version": str,
+    "method": str,
+    "scale": str,
+    "dimension": str,
+    "value": float,
+    "value_text": str,
+    "rationale": str,
+    "answer_order": str,
+    "repetition": int,
+    "flags": str,
+    "issues_found": str,
+    "source": str,
+    "raw": str,
 }
 DISPUTE_COLUMNS = {
-    "dispute_id": int, "kind": str, "subject": str, "dimension": str, "verdict_ids": str, "severity": float,
+    "dispute_id": int,
+    "kind": str,
+    "subject": str,
+    "dimension": str,
+    "verdict_ids": str,
+    "severity": float,
     "detail": str,
 }
 ADJUDICATION_COLUMNS = {
-    "subject": str, "dimension": str, "value": str, "rationale": str, "reviewer": str, "decided_at": str,
-    "sided_with": str, "dispute_id": int,
+    "subject": str,
+    "dimension": str,
+    "value": str,
+    "rationale": str,
+    "reviewer": str,
+    "decided_at": str,
+    "sided_with": str,
+    "dispute_id": int,
 }
-AGREEMENT_COLUMNS = {"raters": str, "dimension": str, "statistic": str, "value": float, "n": int, "note": str,
-                     "ci_low": float, "ci_high": float, "ci_method": str, "prevalence": str}
+AGREEMENT_COLUMNS = {
+    "raters": str,
+    "dimension": str,
+    "statistic": str,
+    "value": float,
+    "n": int,
+    "note": str,
+    "ci_low": float,
+    "ci_high": float,
+    "ci_method": str,
+    "prevalence": str,
+}
 
 _VIEWS = {
     "code_counts": """
@@ -109,13 +196,14 @@ _VIEWS = {
 }
 
 
-
 def _bool(v: Optional[bool]) -> Optional[int]:
     return None if v is None else int(v)
 
 
-def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]]] = None,
-                   ) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+def collect_tables(
+    project: Project,
+    prices: Optional[dict[str, dict[str, float]]] = None,
+) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
     """Every table of the export as (name, columns, primary key, rows as
     tuples in column order). The runs and findings are generators, read
     while write_tables writes them (memory O(chunk), not O(project)); the
@@ -142,21 +230,40 @@ def collect_tables(project: Project, prices: Optional[dict[str, dict[str, float]
             raise RuntimeError("prompt_verdicts are pooled from the runs: write the runs table first")
         for basis in ("auto", "reviewed"):
             for v in prompt_verdicts(metric_rows[basis], config):
-                row = {**v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
-                       "basis": basis, "spatial_ok": _bool(v.spatial_ok), "json_ok": _bool(v.json_ok),
-                       "reasons": "; ".join(v.reasons)}
+                row = {
+                    **v.model_dump(mode="json", exclude={"reasons", "spatial_ok", "json_ok"}),
+                    "basis": basis,
+                    "spatial_ok": _bool(v.spatial_ok),
+                    "json_ok": _bool(v.json_ok),
+                    "reasons": "; ".join(v.reasons),
+                }
                 yield tuple(row[c] for c in VERDICT_COLUMNS)
 
-    item_columns = {"item": str, "kind": str, "path": str, "width": int, "height": int,
-                    "orientation": int, "sha256": str}
+    item_columns = {
+        "item": str,
+        "kind": str,
+        "path": str,
+        "width": int,
+        "height": int,
+        "orientation": int,
+        "sha256": str,
+    }
     return [
-        ("items", item_columns, "item",
-         [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)]),
+        (
+            "items",
+            item_columns,
+            "item",
+            [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)],
+        ),
         ("runs", RUN_COLUMNS, "run_id", run_rows()),
         ("findings", FINDING_COLUMNS, "finding_id", finding_export_rows(project)),
         ("prompt_verdicts", VERDICT_COLUMNS, None, verdict_rows()),
-        ("scoring_config", {"version": str, "name": str, "value": str}, None,
-         [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()]),
+        (
+            "scoring_config",
+            {"version": str, "name": str, "value": str},
+            None,
+            [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()],
+        ),
         *_judge_tables(project),
         *confidence_tables(project),
         *case_tables(project),
@@ -192,8 +299,9 @@ def _is_export(path: Path) -> bool:
 EXPORT_FORMAT = safe_write.FileFormat("reviewer export (SQLite)", _is_export, sqlite=True)
 
 
-def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, check: bool = False,
-                 sources=(), force: bool = False) -> dict[str, int]:
+def write_tables(
+    out: Path, tables, views: Optional[dict[str, str]] = None, check: bool = False, sources=(), force: bool = False
+) -> dict[str, int]:
     """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
     database at ``out``, through a temporary file in its folder moved into
     place (safe_write.replacing; with ``check``, the target is checked
@@ -215,8 +323,7 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
                     db.table(name).create(columns, pk=pk, foreign_keys=keys or None)  # a table, never a view
                     made.add(name)
                     marks = ", ".join("?" * len(columns))
-                    counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})",
-                                                              rows).rowcount)
+                    counts[name] = max(0, db.conn.executemany(f"INSERT INTO [{name}] VALUES ({marks})", rows).rowcount)
                 for name, sql in (views or {}).items():
                     db.create_view(name, sql, replace=True)
         except sqlite3.Error as exc:
@@ -227,8 +334,11 @@ def write_tables(out: Path, tables, views: Optional[dict[str, str]] = None, chec
 
 
 def export_project(
-    project: Project, out: Path, progress: Optional[Callable[[str], None]] = None,
-    timings: Optional[dict[str, float]] = None, prices: Optional[dict[str, dict[str, float]]] = None,
+    project: Project,
+    out: Path,
+    progress: Optional[Callable[[str], None]] = None,
+    timings: Optional[dict[str, float]] = None,
+    prices: Optional[dict[str, dict[str, float]]] = None,
     force: bool = False,
 ) -> dict[str, int]:
     """Score stale runs, refresh the judge disputes (when there are verdicts
@@ -247,8 +357,7 @@ def export_project(
     safe_write.check_target(metadata_path(Path(out)), METADATA_FORMAT, sources=sources, force=force)
     t0 = time.perf_counter()
     score_project(project, only_stale=True)
-    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() \
-            or annotators(project):
+    if has_verdicts(project) or project.db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone() or annotators(project):
         refresh_disputes(project)
     t1 = time.perf_counter()
     enabled = gc.isenabled()
@@ -270,8 +379,9 @@ def export_project(
     return counts
 
 
-def _run_row(r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None,
-             price: Optional[dict[str, float]] = None) -> tuple:
+def _run_row(
+    r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None, price: Optional[dict[str, float]] = None
+) -> tuple:
     """The export's row of one run (RUN_COLUMNS): reviewed metrics, with the
     automatic ones beside them; ``counts`` = (findings, still proposed);
     ``call``: the runner's facts of the answer (calls.run_calls; None for
@@ -283,22 +393,37 @@ def _run_row(r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None,
         cost = call["prompt_tokens"] * price["input"] + call["completion_tokens"] * price["output"]
     scored, auto_scored = rev["scored"], auto["scored"]
     row = {
-        "run_id": r.run_id, "item": r.item, "prompt": r.prompt, "schema": r.schema,
-        "model": r.model, "repetition": r.repetition, "timestamp": r.timestamp,
-        "config_version": r.config_version, "json_valid": int(rev["json_valid"]),
-        "repaired": int(rev["repaired"]), "box_convention": rev["box_convention"],
+        "run_id": r.run_id,
+        "item": r.item,
+        "prompt": r.prompt,
+        "schema": r.schema,
+        "model": r.model,
+        "repetition": r.repetition,
+        "timestamp": r.timestamp,
+        "config_version": r.config_version,
+        "json_valid": int(rev["json_valid"]),
+        "repaired": int(rev["repaired"]),
+        "box_convention": rev["box_convention"],
         "cards_visible": rev["cards_visible"] if scored else None,
-        "cards_reported": rev["cards_reported"], "cards_correct": rev["cards_correct"] if scored else None,
-        "text_accuracy": rev["text_accuracy"], "spatial_accuracy": rev["spatial_accuracy"],
+        "cards_reported": rev["cards_reported"],
+        "cards_correct": rev["cards_correct"] if scored else None,
+        "text_accuracy": rev["text_accuracy"],
+        "spatial_accuracy": rev["spatial_accuracy"],
         "hallucinations": rev["hallucinations"] if scored else None,
         "auto_cards_correct": auto["cards_correct"] if auto_scored else None,
-        "auto_text_accuracy": auto["text_accuracy"], "auto_spatial_accuracy": auto["spatial_accuracy"],
+        "auto_text_accuracy": auto["text_accuracy"],
+        "auto_spatial_accuracy": auto["spatial_accuracy"],
         "auto_hallucinations": auto["hallucinations"] if auto_scored else None,
-        "findings": counts[0], "reviewed": int(counts[0] > 0 and counts[1] == 0), "parse_error": r.parse_error,
-        "latency_ms": call.get("latency_ms"), "prompt_tokens": call.get("prompt_tokens"),
-        "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
+        "findings": counts[0],
+        "reviewed": int(counts[0] > 0 and counts[1] == 0),
+        "parse_error": r.parse_error,
+        "latency_ms": call.get("latency_ms"),
+        "prompt_tokens": call.get("prompt_tokens"),
+        "completion_tokens": call.get("completion_tokens"),
+        "total_tokens": call.get("total_tokens"),
         "finish_reason": call.get("finish_reason"),
-        "truncated": int(call["truncated"]) if "truncated" in call else None, "cost": cost,
+        "truncated": int(call["truncated"]) if "truncated" in call else None,
+        "cost": cost,
     }
     return tuple(row[c] for c in RUN_COLUMNS)
 
@@ -314,19 +439,47 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
     adjudications = judging.adjudications(project)
     verdict_rows = []
     for v in vs:
-        head = (v.id, v.subject, v.run_id, v.other_run_id, v.judge, v.judge_model, v.prompt_version,
-                v.method.value, v.scale.value)
-        tail = (v.rationale, v.answer_order, v.repetition, json.dumps(v.flags, ensure_ascii=False),
-                json.dumps(v.issues_found, ensure_ascii=False), v.source, v.raw)
-        for dim, value in (v.scores.items() if v.scores else [(None, None)]):
+        head = (
+            v.id,
+            v.subject,
+            v.run_id,
+            v.other_run_id,
+            v.judge,
+            v.judge_model,
+            v.prompt_version,
+            v.method.value,
+            v.scale.value,
+        )
+        tail = (
+            v.rationale,
+            v.answer_order,
+            v.repetition,
+            json.dumps(v.flags, ensure_ascii=False),
+            json.dumps(v.issues_found, ensure_ascii=False),
+            v.source,
+            v.raw,
+        )
+        for dim, value in v.scores.items() if v.scores else [(None, None)]:
             number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             text = value if isinstance(value, str) else None
             verdict_rows.append(head + (dim, number, text) + tail)
-    dispute_rows = [(d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
-                    for d in judging.disputes(project)]
-    adjudication_rows = [(a.subject, a.dimension, None if a.value is None else format_value(a.value), a.rationale,
-                          a.reviewer, a.decided_at.isoformat() if a.decided_at else None, a.sided_with,
-                          a.dispute_id) for a in adjudications]
+    dispute_rows = [
+        (d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
+        for d in judging.disputes(project)
+    ]
+    adjudication_rows = [
+        (
+            a.subject,
+            a.dimension,
+            None if a.value is None else format_value(a.value),
+            a.rationale,
+            a.reviewer,
+            a.decided_at.isoformat() if a.decided_at else None,
+            a.sided_with,
+            a.dispute_id,
+        )
+        for a in adjudications
+    ]
     agreement = [r.as_tuple() for r in with_intervals(agreement_rows(vs, adjudications))] if vs else []
     agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
     return [

@@ -23,8 +23,9 @@ from reviewer.storage.store import ProjectStore
 __all__ = ["adjudicate", "adjudication_command"]
 
 
-def adjudication_command(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
-                         rationale: str = "") -> tuple[Command[Store], int]:
+def adjudication_command(
+    project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None, rationale: str = ""
+) -> tuple[Command[Store], int]:
     """(the command, item id) that sides with ``annotator`` on the
     ground-truth dispute ``dispute_id`` (reviewer.core.annotators.adjudicate_difference:
     the adjudication and the consensus edit, one undo step), not done yet.
@@ -37,19 +38,33 @@ def adjudication_command(project: Project, dispute_id: int, annotator: str, revi
     if difference is None:
         raise ProjectError(f"dispute {dispute_id} is settled already: the annotators agree now")
     if annotator == CONSENSUS_NAME or annotator not in (difference.annotator_a, difference.annotator_b):
-        raise ProjectError(f"'{annotator}' is not a side of dispute {dispute_id} "
-                           f"({difference.annotator_a} / {difference.annotator_b})")
-    item = repo.item_by_name(project, dispute.subject[len(SUBJECT_PREFIX):])
+        raise ProjectError(
+            f"'{annotator}' is not a side of dispute {dispute_id} ({difference.annotator_a} / {difference.annotator_b})"
+        )
+    item = repo.item_by_name(project, dispute.subject[len(SUBJECT_PREFIX) :])
     assert item is not None and item.id is not None
     chosen = repo.ground_truth(project, item.id, annotator)
-    command = adjudicate_difference(item.id, repo.ground_truth(project, item.id), difference, annotator,
-                                    reviewer or default_actor(), rationale, dispute_id,
-                                    {p.label: p.region for p in chosen.piles})
+    command = adjudicate_difference(
+        item.id,
+        repo.ground_truth(project, item.id),
+        difference,
+        annotator,
+        reviewer or default_actor(),
+        rationale,
+        dispute_id,
+        {p.label: p.region for p in chosen.piles},
+    )
     return command, item.id
 
 
-def adjudicate(project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None,
-               rationale: str = "", stack: Optional[UndoStack[Store]] = None) -> Effect:
+def adjudicate(
+    project: Project,
+    dispute_id: int,
+    annotator: str,
+    reviewer: Optional[str] = None,
+    rationale: str = "",
+    stack: Optional[UndoStack[Store]] = None,
+) -> Effect:
     """Side with ``annotator`` ('consensus' not allowed) on the
     ground-truth dispute ``dispute_id``: record the adjudication and make
     the consensus agree (one command, on ``stack`` when given so it can be

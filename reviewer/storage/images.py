@@ -123,8 +123,7 @@ def _to_rgb(im: Image.Image) -> Image.Image:
             im = im.convert("I") if im.mode != "I" else im
         lo, hi = im.getextrema()  # one band here: two numbers (Pillow types it for any band count)
         top = hi if isinstance(hi, (int, float)) and hi > 0 else 1
-        im = im.point(lambda v: v * (255.0 / top)).convert("L") if top > 255 or im.mode == "F" \
-            else im.convert("L")
+        im = im.point(lambda v: v * (255.0 / top)).convert("L") if top > 255 or im.mode == "F" else im.convert("L")
     if im.mode == "1":
         im = im.convert("L")
     alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in im.info
@@ -193,12 +192,12 @@ def _read(path: Path, side: int, limit: int) -> Photo:
             im.draft("RGB" if im.mode == "RGB" else None, (side, side))  # JPEG: 1/2, 1/4, 1/8 scale
         decoded = im.size[0] * im.size[1]
         if decoded > limit:
-            photo.note = (f"too large to decode ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): "
-                          "no preview")
+            photo.note = f"too large to decode ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): no preview"
             return photo
         if pixels > limit:
-            photo.note = (f"too large ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): "
-                          "preview made from a reduced decode")
+            photo.note = (
+                f"too large ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): preview made from a reduced decode"
+            )
         try:
             im.load()
         except OSError as exc:

@@ -17,8 +17,7 @@ from typing import Optional
 from reviewer.storage.db import Project
 from reviewer.storage.images import PREVIEW_SIDE, QUALITY, read_photo
 
-__all__ = ["PREVIEW_SIDE", "QUALITY", "ensure_preview", "has_preview", "make_preview", "preview",
-           "store_preview"]
+__all__ = ["PREVIEW_SIDE", "QUALITY", "ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
 
 
 def make_preview(path: Path, side: int = PREVIEW_SIDE) -> Optional[tuple[bytes, int, int]]:
@@ -36,7 +35,8 @@ def store_preview(project: Project, sha256: Optional[str], data: bytes, width: i
     with project.transaction():
         cur = project.db.execute(
             "INSERT OR IGNORE INTO previews (sha256, width, height, jpeg) VALUES (?, ?, ?, ?)",
-            [sha256, width, height, data])
+            [sha256, width, height, data],
+        )
     return cur.rowcount > 0
 
 

@@ -93,8 +93,10 @@ def look(path: Path) -> FileLook:
             return FileLook("empty")
         applied: list[str] = []
         if "_sqlite_migrations" in tables:
-            applied = [r[0] for r in con.execute(
-                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [MIGRATIONS.name])]
+            applied = [
+                r[0]
+                for r in con.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [MIGRATIONS.name])
+            ]
     except sqlite3.Error as exc:
         return FileLook("unreadable", problem=str(exc))
     finally:
@@ -102,8 +104,9 @@ def look(path: Path) -> FileLook:
     if "meta" not in tables or FIRST_MIGRATION not in applied:
         return FileLook("foreign")
     known = [m.name for m in MIGRATIONS._migrations]
-    return FileLook("project", pending=[n for n in known if n not in applied],
-                    unknown=sorted(set(applied) - set(known)))
+    return FileLook(
+        "project", pending=[n for n in known if n not in applied], unknown=sorted(set(applied) - set(known))
+    )
 
 
 def _no_write_bits(p: Path) -> bool:

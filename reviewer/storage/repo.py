@@ -67,28 +67,37 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
 
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
-    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items")
+    rows = _rows(
+        project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items"
+    )
     return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
 
 def item_by_name(project: Project, name: str) -> Optional[Item]:
     """The item called ``name``, or None."""
-    rows = _rows(project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note "
-                 "FROM items WHERE name = ?", [name])
+    rows = _rows(
+        project,
+        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items WHERE name = ?",
+        [name],
+    )
     return Item(**rows[0]) if rows else None
 
 
 def card_counts(project: Project) -> dict[int, int]:
     """{item id: number of ground-truth cards} of items that have any."""
-    return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' "
-                                   "GROUP BY item_id").fetchall())
+    return dict(
+        project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' GROUP BY item_id").fetchall()
+    )
 
 
 def transcribe_counts(project: Project) -> dict[int, int]:
     """{item id: number of ground-truth cards with no text yet (cards to
     transcribe)} of items that have any."""
-    return dict(project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' "
-                                   "GROUP BY item_id").fetchall())
+    return dict(
+        project.db.execute(
+            "SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' GROUP BY item_id"
+        ).fetchall()
+    )
 
 
 def run_item_names(project: Project) -> dict[int, str]:
@@ -99,8 +108,9 @@ def run_item_names(project: Project) -> dict[int, str]:
 def card_texts(project: Project) -> dict[int, list[str]]:
     """{item id: its ground-truth card texts} of items that have cards (one query; for search)."""
     out: dict[int, list[str]] = {}
-    for item_id, text in project.db.execute("SELECT item_id, text FROM cards WHERE annotator = '' "
-                                      "ORDER BY item_id, position, id"):
+    for item_id, text in project.db.execute(
+        "SELECT item_id, text FROM cards WHERE annotator = '' ORDER BY item_id, position, id"
+    ):
         out.setdefault(item_id, []).append(text)
     return out
 
@@ -108,12 +118,15 @@ def card_texts(project: Project) -> dict[int, list[str]]:
 # -- ground truth ----------------------------------------------------------------
 def has_ground_truth(project: Project, item_id: int) -> bool:
     """True when the item has at least one ground-truth card."""
-    return project.db.execute("SELECT 1 FROM cards WHERE item_id = ? AND annotator = '' LIMIT 1",
-                              [item_id]).fetchone() is not None
+    return (
+        project.db.execute("SELECT 1 FROM cards WHERE item_id = ? AND annotator = '' LIMIT 1", [item_id]).fetchone()
+        is not None
+    )
 
 
-def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None,
-                     annotator: str = "") -> None:
+def set_ground_truth(
+    project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None, annotator: str = ""
+) -> None:
     """Replace the item's piles and cards of ``annotator`` ('' the
     consensus, which scoring uses) with ``gt`` (one transaction, audited)."""
     before = ground_truth(project, item_id, annotator).model_dump(mode="json")
@@ -132,20 +145,37 @@ def set_ground_truth(project: Project, item_id: int, gt: GroundTruth, actor: Opt
             project.db.execute(
                 "INSERT INTO cards (item_id, pile_id, text, x_min, y_min, x_max, y_max, position, annotator) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [item_id, pile_ids.get(card.pile) if card.pile else None, card.text,
-                 box.x_min if box else None, box.y_min if box else None,
-                 box.x_max if box else None, box.y_max if box else None, pos, annotator],
+                [
+                    item_id,
+                    pile_ids.get(card.pile) if card.pile else None,
+                    card.text,
+                    box.x_min if box else None,
+                    box.y_min if box else None,
+                    box.x_max if box else None,
+                    box.y_max if box else None,
+                    pos,
+                    annotator,
+                ],
             )
-        project.audit("replace", "ground_truth" if not annotator else f"ground_truth:{annotator}", item_id,
-                      before, gt.model_dump(mode="json"), actor)
+        project.audit(
+            "replace",
+            "ground_truth" if not annotator else f"ground_truth:{annotator}",
+            item_id,
+            before,
+            gt.model_dump(mode="json"),
+            actor,
+        )
 
 
 def ground_truth(project: Project, item_id: int, annotator: str = "") -> GroundTruth:
     """The item's ground truth of ``annotator`` ('' the consensus, which
     scoring uses): piles by position, cards by position with ids."""
     name_row = project.db.execute("SELECT name FROM items WHERE id = ?", [item_id]).fetchone()
-    piles = _rows(project, "SELECT id, label, region FROM piles WHERE item_id = ? AND annotator = ? "
-                  "ORDER BY position, id", [item_id, annotator])
+    piles = _rows(
+        project,
+        "SELECT id, label, region FROM piles WHERE item_id = ? AND annotator = ? ORDER BY position, id",
+        [item_id, annotator],
+    )
     labels = {p["id"]: p["label"] for p in piles}
     cards = _rows(
         project,
@@ -188,26 +218,36 @@ def _stored_box(row) -> Optional[BBox]:
 
 
 # -- prompts -----------------------------------------------------------------------
-def upsert_prompt(project: Project, prompt: Prompt, override: bool = False,
-                  actor: Optional[str] = None) -> tuple[int, bool]:
+def upsert_prompt(
+    project: Project, prompt: Prompt, override: bool = False, actor: Optional[str] = None
+) -> tuple[int, bool]:
     """Insert ``prompt`` by name; an existing prompt keeps its schema unless
     ``override`` (then its schema and box convention are replaced).
     Returns (prompt id, created)."""
     conv = prompt.box_convention.value if prompt.box_convention else None
     with project.transaction():
-        row = project.db.execute("SELECT id, schema, box_convention FROM prompts WHERE name = ?",
-                                 [prompt.name]).fetchone()
+        row = project.db.execute(
+            "SELECT id, schema, box_convention FROM prompts WHERE name = ?", [prompt.name]
+        ).fetchone()
         if row:
             if override and (row[1], row[2]) != (prompt.schema_.value, conv):
                 project.db.execute(
                     "UPDATE prompts SET schema = ?, box_convention = ?, schema_source = 'override' WHERE id = ?",
-                    [prompt.schema_.value, conv, row[0]])
-                project.audit("update", "prompts", row[0], {"schema": row[1], "box_convention": row[2]},
-                              {"schema": prompt.schema_.value, "box_convention": conv}, actor)
+                    [prompt.schema_.value, conv, row[0]],
+                )
+                project.audit(
+                    "update",
+                    "prompts",
+                    row[0],
+                    {"schema": row[1], "box_convention": row[2]},
+                    {"schema": prompt.schema_.value, "box_convention": conv},
+                    actor,
+                )
             return row[0], False
         cur = project.db.execute(
             "INSERT INTO prompts (name, text, schema, box_convention, schema_source) VALUES (?, ?, ?, ?, ?)",
-            [prompt.name, prompt.text, prompt.schema_.value, conv, "override" if override else "auto"])
+            [prompt.name, prompt.text, prompt.schema_.value, conv, "override" if override else "auto"],
+        )
         project.audit("insert", "prompts", inserted_id(cur), None, prompt.model_dump(mode="json", by_alias=True), actor)
         return inserted_id(cur), True
 
@@ -254,7 +294,9 @@ def add_run(
         if repetition is not None:
             taken = project.db.execute(
                 "SELECT id, output_sha256 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
-                "AND repetition = ?", [item_id, prompt_id, model, repetition]).fetchone()
+                "AND repetition = ?",
+                [item_id, prompt_id, model, repetition],
+            ).fetchone()
             if taken:
                 if taken[1] == digest:
                     return taken[0], "exists"
@@ -263,7 +305,8 @@ def add_run(
             same = project.db.execute(
                 "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? AND output_sha256 = ? "
                 "AND coalesce(timestamp, '') = coalesce(?, '')",
-                [item_id, prompt_id, model, digest, timestamp]).fetchone()
+                [item_id, prompt_id, model, digest, timestamp],
+            ).fetchone()
             if same:
                 return same[0], "exists"
             if source and any_model:
@@ -271,22 +314,34 @@ def add_run(
                 # under another model name is the same run
                 other = project.db.execute(
                     "SELECT id, model FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? "
-                    "AND output_sha256 = ?", [item_id, prompt_id, source, digest]).fetchone()
+                    "AND output_sha256 = ?",
+                    [item_id, prompt_id, source, digest],
+                ).fetchone()
                 if other:
                     return other[0], f"exists as model '{other[1]}'"
             top = project.db.execute(
                 "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",
-                [item_id, prompt_id, model]).fetchone()[0]
+                [item_id, prompt_id, model],
+            ).fetchone()[0]
             repetition = (top or 0) + 1
-        data = dict(item_id=item_id, prompt_id=prompt_id, model=model, repetition=repetition,
-                    output=output, output_sha256=digest, timestamp=timestamp, source=source,
-                    imported_at=now())
+        data = dict(
+            item_id=item_id,
+            prompt_id=prompt_id,
+            model=model,
+            repetition=repetition,
+            output=output,
+            output_sha256=digest,
+            timestamp=timestamp,
+            source=source,
+            imported_at=now(),
+        )
         cur = project.db.execute(
             "INSERT INTO runs (item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
             "source, imported_at) VALUES (:item_id, :prompt_id, :model, :repetition, :output, "
-            ":output_sha256, :timestamp, :source, :imported_at)", data)
-        project.audit("insert", "runs", inserted_id(cur), None,
-                      {k: v for k, v in data.items() if k != "output"}, actor)
+            ":output_sha256, :timestamp, :source, :imported_at)",
+            data,
+        )
+        project.audit("insert", "runs", inserted_id(cur), None, {k: v for k, v in data.items() if k != "output"}, actor)
     return inserted_id(cur), "added"
 
 
@@ -302,8 +357,9 @@ class NumberedRun(NamedTuple):
     source: Optional[str] = None
 
 
-def add_numbered_runs(project: Project, runs: Sequence[NumberedRun],
-                      actor: Optional[str] = None) -> list[tuple[Optional[int], str]]:
+def add_numbered_runs(
+    project: Project, runs: Sequence[NumberedRun], actor: Optional[str] = None
+) -> list[tuple[Optional[int], str]]:
     """add_run for each of ``runs`` in order (each with its repetition: the
     same key and output is 'exists', another output a conflict), in one
     transaction: one indexed look-up per run, one executemany for
@@ -314,8 +370,11 @@ def add_numbered_runs(project: Project, runs: Sequence[NumberedRun],
         known: dict[tuple, tuple[int, str]] = {}
         execute = project.db.conn.execute
         for key in dict.fromkeys((r.item_id, r.prompt_id, r.model, r.repetition) for r in runs):
-            row = execute("SELECT id, output_sha256 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
-                          "AND repetition = ?", key).fetchone()  # the UNIQUE key's index
+            row = execute(
+                "SELECT id, output_sha256 FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ? "
+                "AND repetition = ?",
+                key,
+            ).fetchone()  # the UNIQUE key's index
             if row:
                 known[key] = row
         next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM runs").fetchone()[0]
@@ -326,27 +385,39 @@ def add_numbered_runs(project: Project, runs: Sequence[NumberedRun],
             key = (r.item_id, r.prompt_id, r.model, r.repetition)
             taken = known.get(key)
             if taken:
-                out.append((taken[0], "exists") if taken[1] == digest else
-                           (None, f"conflict: repetition {r.repetition} exists with a different output"))
+                out.append(
+                    (taken[0], "exists")
+                    if taken[1] == digest
+                    else (None, f"conflict: repetition {r.repetition} exists with a different output")
+                )
                 continue
             known[key] = (next_id, digest)
-            inserts.append((next_id, r.item_id, r.prompt_id, r.model, r.repetition, r.output, digest, r.timestamp,
-                            r.source, stamp))
+            inserts.append(
+                (next_id, r.item_id, r.prompt_id, r.model, r.repetition, r.output, digest, r.timestamp, r.source, stamp)
+            )
             out.append((next_id, "added"))
             next_id += 1
         if inserts:
             project.db.conn.executemany(
                 "INSERT INTO runs (id, item_id, prompt_id, model, repetition, output, output_sha256, timestamp, "
-                "source, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+                "source, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                inserts,
+            )
             first, last = inserts[0][0], inserts[-1][0]
-            project.audit("insert", "runs", f"{first}-{last}" if last != first else str(first), None,
-                          {"imported_at": stamp, "runs": [[i[0], i[1], i[2], i[3], i[4], i[8]] for i in inserts]},
-                          actor)
+            project.audit(
+                "insert",
+                "runs",
+                f"{first}-{last}" if last != first else str(first),
+                None,
+                {"imported_at": stamp, "runs": [[i[0], i[1], i[2], i[3], i[4], i[8]] for i in inserts]},
+                actor,
+            )
     return out
 
 
-def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str,
-                        actor: Optional[str] = None) -> bool:
+def adopt_default_model(
+    project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str, actor: Optional[str] = None
+) -> bool:
     """When the same file was imported before without a model name (model
     'unknown'), give that run ``model`` instead of adding it again (audited).
     Returns True when a run was renamed."""
@@ -355,7 +426,9 @@ def adopt_default_model(project: Project, item_id: int, prompt_id: int, source: 
     with project.transaction():
         row = project.db.execute(
             "SELECT id FROM runs WHERE item_id = ? AND prompt_id = ? AND source = ? AND output_sha256 = ? "
-            "AND model = 'unknown'", [item_id, prompt_id, source, sha256_text(output)]).fetchone()
+            "AND model = 'unknown'",
+            [item_id, prompt_id, source, sha256_text(output)],
+        ).fetchone()
         if not row:
             return False
         project.db.execute("UPDATE runs SET model = ? WHERE id = ?", [model, row[0]])
@@ -383,17 +456,19 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_out
 def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[int]:
     """Ids of the runs (all, or those of ``run_ids`` that exist) in the order
     of run_rows: by item, prompt, model, repetition."""
-    sql = ("SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id")
+    sql = "SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
     order = " ORDER BY i.name, p.name, r.model, r.repetition"
     if run_ids is None:
         return [row[0] for row in project.db.execute(sql + order)]
     wanted = list(dict.fromkeys(run_ids))
     found: list[tuple] = []
     for start in range(0, len(wanted), 500):
-        part = wanted[start:start + 500]
+        part = wanted[start : start + 500]
         found += project.db.execute(
             "SELECT r.id, i.name, p.name, r.model, r.repetition FROM runs r JOIN items i ON i.id = r.item_id "
-            f"JOIN prompts p ON p.id = r.prompt_id WHERE r.id IN ({','.join('?' * len(part))})", part).fetchall()
+            f"JOIN prompts p ON p.id = r.prompt_id WHERE r.id IN ({','.join('?' * len(part))})",
+            part,
+        ).fetchall()
     return [row[0] for row in sorted(found, key=lambda r: (r[1], r[2], r[3], r[4]))]
 
 
@@ -418,7 +493,7 @@ def findings_of_runs(project: Project, run_ids: list[int], source: Optional[Sour
     and id; read in slices of 500 ids."""
     out: list[Finding] = []
     for start in range(0, len(run_ids), 500):
-        part = run_ids[start:start + 500]
+        part = run_ids[start : start + 500]
         sql = f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id IN ({','.join('?' * len(part))})"
         params: list[Any] = list(part)
         if source is not None:
@@ -451,13 +526,20 @@ def update_finding(project: Project, finding_id: int, actor: Optional[str] = Non
     with project.transaction():
         project.db.execute(f"UPDATE findings SET {sets} WHERE id = :id", {**values, "id": finding_id})
         after = finding(project, finding_id)
-        project.audit("update", "findings", finding_id, before.model_dump(mode="json"),
-                      after.model_dump(mode="json"), actor or default_actor())
+        project.audit(
+            "update",
+            "findings",
+            finding_id,
+            before.model_dump(mode="json"),
+            after.model_dump(mode="json"),
+            actor or default_actor(),
+        )
     return after
 
 
-def insert_finding(project: Project, run_id: int, f: Finding, config_version: Optional[str] = None,
-                   actor: Optional[str] = None) -> int:
+def insert_finding(
+    project: Project, run_id: int, f: Finding, config_version: Optional[str] = None, actor: Optional[str] = None
+) -> int:
     """Insert a finding for ``run_id`` (audited); returns its id."""
     data = f.model_dump(mode="json", exclude={"id", "run_id"})
     data.update(run_id=run_id, config_version=config_version, created_at=now(), attrs=json.dumps(data["attrs"]))
@@ -469,7 +551,8 @@ def insert_finding(project: Project, run_id: int, f: Finding, config_version: Op
             "VALUES (:run_id, :code, :final_code, :status, :source, :gt_card_id, :gt_card, :model_index, "
             ":model_card, :detail, :reason, :reviewer, :decided_at, :config_version, :created_at, "
             ":verdict_id, :attrs)",
-            data)
+            data,
+        )
         project.audit("insert", "findings", inserted_id(cur), None, data, actor)
     return inserted_id(cur)
 
@@ -490,7 +573,8 @@ def save_config(project: Project, config: ScoringConfig) -> None:
     with project.transaction(derived=True):
         project.db.execute(
             "INSERT OR IGNORE INTO scoring_config (version, config, created_at) VALUES (?, ?, ?)",
-            [config.version, config.model_dump_json(), now()])
+            [config.version, config.model_dump_json(), now()],
+        )
         if project.meta("scoring_config") != config.version:
             project.audit("set", "meta", "scoring_config", project.meta("scoring_config"), config.version)
             project.set_meta("scoring_config", config.version)

@@ -49,10 +49,18 @@ from reviewer.storage.cases.cases import has_cases
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging.failter_report import (
-    failed_markdown, failter_markdown, failter_objects, failter_rows, load_prices,
+    failed_markdown,
+    failter_markdown,
+    failter_objects,
+    failter_rows,
+    load_prices,
 )
 from reviewer.storage.judging.report import (
-    DEFAULT_WEIGHTS, build_judge_report, has_verdicts, judge_report_csv, judge_report_markdown,
+    DEFAULT_WEIGHTS,
+    build_judge_report,
+    has_verdicts,
+    judge_report_csv,
+    judge_report_markdown,
 )
 from reviewer.storage.scoring import score_project
 from reviewer.storage.spans import spans as span_store
@@ -103,8 +111,10 @@ def _cards(project: Project) -> Optional[dict[str, Any]]:
     if not summary.auto and not summary.code_counts:
         return None
     return {
-        "verdicts": {"auto": [v.model_dump(mode="json") for v in summary.auto],
-                     "reviewed": [v.model_dump(mode="json") for v in summary.reviewed]},
+        "verdicts": {
+            "auto": [v.model_dump(mode="json") for v in summary.auto],
+            "reviewed": [v.model_dump(mode="json") for v in summary.reviewed],
+        },
         "code_counts": [{"prompt": p, "codes": dict(c)} for p, c in summary.code_counts if c],
         "free_prompts": summary.free_prompts,
     }
@@ -116,9 +126,13 @@ def _judges(project: Project, weights: tuple[float, float]) -> Optional[dict[str
     if not has_verdicts(project):
         return None
     jr = build_judge_report(project, refresh_disputes(project), weights)
-    return {"weights": list(jr.weights), "verdicts": [asdict(r) for r in jr.verdict_rows],
-            "agreement": [r.as_dict() for r in jr.agreement], "disputes": jr.disputes_by_kind,
-            "warnings": list(jr.warnings)}
+    return {
+        "weights": list(jr.weights),
+        "verdicts": [asdict(r) for r in jr.verdict_rows],
+        "agreement": [r.as_dict() for r in jr.agreement],
+        "disputes": jr.disputes_by_kind,
+        "warnings": list(jr.warnings),
+    }
 
 
 def _spans(project: Project) -> Optional[dict[str, list[dict]]]:
@@ -129,19 +143,30 @@ def _spans(project: Project) -> Optional[dict[str, list[dict]]]:
     return {name: [dict(zip(columns, row)) for row in rows] for name, columns, _pk, rows in export_tables(project)}
 
 
-def project_report(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
-                   prices: Optional[Mapping[str, Mapping[str, float]]] = None) -> dict[str, Any]:
+def project_report(
+    project: Project,
+    weights: tuple[float, float] = DEFAULT_WEIGHTS,
+    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+) -> dict[str, Any]:
     """The sections of ``project`` as the module docstring shows them;
     ``prices`` ({model: {input, output}} per token) fill the Failter
     table's avg_cost. Scores nothing: the caller scores stale runs first."""
     gt = gt_agreement_rows(project)
-    return {"project": project.path.name, "cards": _cards(project), "judges": _judges(project, weights),
-            "spans": _spans(project), "failter": failter_objects(failter_rows(project, weights, prices)) or None,
-            "ground_truth_agreement": [r.as_dict() for r in gt] or None}
+    return {
+        "project": project.path.name,
+        "cards": _cards(project),
+        "judges": _judges(project, weights),
+        "spans": _spans(project),
+        "failter": failter_objects(failter_rows(project, weights, prices)) or None,
+        "ground_truth_agreement": [r.as_dict() for r in gt] or None,
+    }
 
 
-def project_report_json(project: Project, weights: tuple[float, float] = DEFAULT_WEIGHTS,
-                        prices: Optional[Mapping[str, Mapping[str, float]]] = None) -> str:
+def project_report_json(
+    project: Project,
+    weights: tuple[float, float] = DEFAULT_WEIGHTS,
+    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+) -> str:
     """``project_report`` as indented JSON text."""
     return json.dumps(project_report(project, weights, prices), indent=2, default=str)
 
@@ -172,8 +197,13 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     auto, rev = summary.auto, summary.reviewed
     judged = has_verdicts(project)
     try:
-        jr = build_judge_report(project, refresh_disputes(project), weights, options.charts_dir,
-                                span_confidences(project)) if judged else None
+        jr = (
+            build_judge_report(
+                project, refresh_disputes(project), weights, options.charts_dir, span_confidences(project)
+            )
+            if judged
+            else None
+        )
     except OSError as exc:
         raise ProjectError(f"cannot write the charts to {options.charts_dir}: {exc}") from None
     price_table = _prices(options)
@@ -181,8 +211,11 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     span_rows = span_csv(project) if options.fmt == "csv" else ""
     cards = bool(auto) or not (judged or cases_md or span_rows)
     if options.fmt == "csv":
-        parts = ([verdicts_csv(auto, rev)] if cards else []) + ([judge_report_csv(jr)] if jr else []) \
+        parts = (
+            ([verdicts_csv(auto, rev)] if cards else [])
+            + ([judge_report_csv(jr)] if jr else [])
             + ([span_rows] if span_rows else [])
+        )
         return BuiltReport("\n".join(parts), notes)
     trials = failter_rows(project, weights, price_table)
     failed = failed_markdown(project)
@@ -190,16 +223,25 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     gt_rows = gt_agreement_rows(project)
     out = [f"# reviewer report: {options.title}\n\n"]
     if cards:
-        out += ["## T-P1 verdicts\n\n", markdown_table(*verdict_rows(auto, rev)) + "\n",
-                "\n## Findings per code (final codes)\n\n", markdown_table(*code_count_table(summary.code_counts)) + "\n"]
+        out += [
+            "## T-P1 verdicts\n\n",
+            markdown_table(*verdict_rows(auto, rev)) + "\n",
+            "\n## Findings per code (final codes)\n\n",
+            markdown_table(*code_count_table(summary.code_counts)) + "\n",
+        ]
     if cases_md:
         out.append(("\n" if cards else "") + cases_md)
     if jr:
         out.append(("\n" if cards or cases_md else "") + judge_report_markdown(jr))
     if gt_rows:
-        out += ["\n## Ground-truth agreement\n\n", markdown_table(
-            GT_AGREEMENT_HEADER, [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note]
-                                  for r in gt_rows]) + "\n"]
+        out += [
+            "\n## Ground-truth agreement\n\n",
+            markdown_table(
+                GT_AGREEMENT_HEADER,
+                [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in gt_rows],
+            )
+            + "\n",
+        ]
     if trials:
         out.append("\n" + failter_markdown(trials, weights, price_table is not None))
     if failed:

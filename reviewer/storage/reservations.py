@@ -129,15 +129,17 @@ class Reservations:
         with p.transaction():
             if stored is not None and stored():
                 return "stored"
-            row = p.db.execute("SELECT owner, pid, started, host, claimed_at FROM reservations WHERE key = ?",
-                               [key]).fetchone()
+            row = p.db.execute(
+                "SELECT owner, pid, started, host, claimed_at FROM reservations WHERE key = ?", [key]
+            ).fetchone()
             if row is not None and row[0] != self.owner and holder_alive(*row):
                 return "taken"
             p.db.execute(
                 "INSERT INTO reservations (key, owner, pid, started, host, claimed_at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, "
                 "started = excluded.started, host = excluded.host, claimed_at = excluded.claimed_at",
-                [key, self.owner, self.pid, self.started, _HOST, now()])
+                [key, self.owner, self.pid, self.started, _HOST, now()],
+            )
         return "claimed"
 
     def release(self, key: str) -> None:
@@ -158,5 +160,7 @@ class Reservations:
 
     def held(self) -> list[str]:
         """The keys this run holds now."""
-        return [r[0] for r in self.project.db.execute("SELECT key FROM reservations WHERE owner = ? ORDER BY key",
-                                                      [self.owner])]
+        return [
+            r[0]
+            for r in self.project.db.execute("SELECT key FROM reservations WHERE owner = ? ORDER BY key", [self.owner])
+        ]

@@ -150,8 +150,9 @@ def inside(target: Path, source: Path) -> bool:
     return t == s or s in t.parents
 
 
-def check_target(target: os.PathLike | str, fmt: FileFormat, *, sources: Iterable[os.PathLike | str] = (),
-                 force: bool = False) -> Path:
+def check_target(
+    target: os.PathLike | str, fmt: FileFormat, *, sources: Iterable[os.PathLike | str] = (), force: bool = False
+) -> Path:
     """Check that ``target`` may be replaced by a file of ``fmt`` (module
     doc, step 1) and return it as a Path. Raises TargetRefused."""
     shown = str(target)
@@ -168,8 +169,7 @@ def check_target(target: os.PathLike | str, fmt: FileFormat, *, sources: Iterabl
     if not target.exists():
         return target
     if any(side.exists() for side in sidecars(target)):
-        raise TargetRefused(f"{shown} is an SQLite database in use (a -wal or -shm is beside it); "
-                            "choose another file")
+        raise TargetRefused(f"{shown} is an SQLite database in use (a -wal or -shm is beside it); choose another file")
     found = look(target)  # through SQLite: never drops a lock of this process (recognise)
     if found.kind == "empty":
         return target
@@ -197,8 +197,13 @@ def _article(name: str) -> str:
 
 
 @contextmanager
-def replacing(target: os.PathLike | str, fmt: Optional[FileFormat] = None, *,
-              sources: Iterable[os.PathLike | str] = (), force: bool = False) -> Iterator[Path]:
+def replacing(
+    target: os.PathLike | str,
+    fmt: Optional[FileFormat] = None,
+    *,
+    sources: Iterable[os.PathLike | str] = (),
+    force: bool = False,
+) -> Iterator[Path]:
     """Check ``target`` (when ``fmt`` is given; see check_target), then
     yield the path of a new, empty temporary file in the target's folder
     for the caller to write (and close). When the block ends without an
@@ -230,8 +235,14 @@ def replacing(target: os.PathLike | str, fmt: Optional[FileFormat] = None, *,
     _fsync_folder(folder)
 
 
-def write_bytes(target: os.PathLike | str, data: bytes, fmt: FileFormat, *,
-                sources: Iterable[os.PathLike | str] = (), force: bool = False) -> Path:
+def write_bytes(
+    target: os.PathLike | str,
+    data: bytes,
+    fmt: FileFormat,
+    *,
+    sources: Iterable[os.PathLike | str] = (),
+    force: bool = False,
+) -> Path:
     """Replace ``target`` by a file holding ``data`` (module doc): checked,
     written to a temporary file, fsynced, renamed into place. Returns the
     target. Raises TargetRefused or ProjectError."""
@@ -248,15 +259,29 @@ def write_bytes(target: os.PathLike | str, data: bytes, fmt: FileFormat, *,
     return target
 
 
-def write_text(target: os.PathLike | str, text: str, fmt: FileFormat, *,
-               sources: Iterable[os.PathLike | str] = (), force: bool = False) -> Path:
+def write_text(
+    target: os.PathLike | str,
+    text: str,
+    fmt: FileFormat,
+    *,
+    sources: Iterable[os.PathLike | str] = (),
+    force: bool = False,
+) -> Path:
     """write_bytes of ``text`` in UTF-8 (no newline translation)."""
     return write_bytes(target, text.encode("utf-8"), fmt, sources=sources, force=force)
 
 
-def write_json(target: os.PathLike | str, value: Any, fmt: FileFormat, *,
-               sources: Iterable[os.PathLike | str] = (), force: bool = False,
-               indent: Optional[int] = 2, ensure_ascii: bool = False, newline: bool = True) -> Path:
+def write_json(
+    target: os.PathLike | str,
+    value: Any,
+    fmt: FileFormat,
+    *,
+    sources: Iterable[os.PathLike | str] = (),
+    force: bool = False,
+    indent: Optional[int] = 2,
+    ensure_ascii: bool = False,
+    newline: bool = True,
+) -> Path:
     """write_text of ``json.dumps(value, indent=indent,
     ensure_ascii=ensure_ascii)``, with a newline at the end when
     ``newline``."""
@@ -287,5 +312,19 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["FileFormat", "MAX_RECOGNISE_BYTES", "PNG_FORMAT", "SVG_FORMAT", "TargetRefused", "check_target", "inside",
-           "json_format", "magic_format", "read_json_file", "replacing", "write_bytes", "write_json", "write_text"]
+__all__ = [
+    "FileFormat",
+    "MAX_RECOGNISE_BYTES",
+    "PNG_FORMAT",
+    "SVG_FORMAT",
+    "TargetRefused",
+    "check_target",
+    "inside",
+    "json_format",
+    "magic_format",
+    "read_json_file",
+    "replacing",
+    "write_bytes",
+    "write_json",
+    "write_text",
+]

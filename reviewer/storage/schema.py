@@ -265,6 +265,8 @@ def m0008_cases(db: sqlite_utils.Database) -> None:
         metrics_version TEXT NOT NULL,
         outcomes TEXT NOT NULL,
         scored_at TEXT NOT NULL)""")
+
+
 @MIGRATIONS(name="0007_spans")
 def m0007_spans(db: sqlite_utils.Database) -> None:
     """Span labeling (docs/spans.md): imported judge snapshots (named by file
@@ -333,8 +335,10 @@ def m0010_findings_status(db: sqlite_utils.Database) -> None:
 #: The stored metrics of a run are a cache of run_metrics over its facts and
 #: findings: any change to a run's findings empties it (these triggers), so a
 #: reader recomputes exactly the runs whose findings changed since.
-_METRICS_STALE = ("UPDATE run_scores SET auto_metrics = NULL, reviewed_metrics = NULL "
-                  "WHERE run_id = {run} AND auto_metrics IS NOT NULL;")
+_METRICS_STALE = (
+    "UPDATE run_scores SET auto_metrics = NULL, reviewed_metrics = NULL "
+    "WHERE run_id = {run} AND auto_metrics IS NOT NULL;"
+)
 
 
 @MIGRATIONS(name="0011_run_metrics")
@@ -349,13 +353,22 @@ def m0011_run_metrics(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_run_scores_config ON run_scores(config_version, strict)")
     db.execute("ALTER TABLE run_scores ADD COLUMN auto_metrics TEXT")
     db.execute("ALTER TABLE run_scores ADD COLUMN reviewed_metrics TEXT")
-    db.execute("CREATE TRIGGER findings_metrics_insert AFTER INSERT ON findings BEGIN "
-               + _METRICS_STALE.format(run="NEW.run_id") + " END")
-    db.execute("CREATE TRIGGER findings_metrics_update AFTER UPDATE ON findings BEGIN "
-               + _METRICS_STALE.format(run="NEW.run_id")
-               + _METRICS_STALE.format(run="OLD.run_id") + " END")
-    db.execute("CREATE TRIGGER findings_metrics_delete AFTER DELETE ON findings BEGIN "
-               + _METRICS_STALE.format(run="OLD.run_id") + " END")
+    db.execute(
+        "CREATE TRIGGER findings_metrics_insert AFTER INSERT ON findings BEGIN "
+        + _METRICS_STALE.format(run="NEW.run_id")
+        + " END"
+    )
+    db.execute(
+        "CREATE TRIGGER findings_metrics_update AFTER UPDATE ON findings BEGIN "
+        + _METRICS_STALE.format(run="NEW.run_id")
+        + _METRICS_STALE.format(run="OLD.run_id")
+        + " END"
+    )
+    db.execute(
+        "CREATE TRIGGER findings_metrics_delete AFTER DELETE ON findings BEGIN "
+        + _METRICS_STALE.format(run="OLD.run_id")
+        + " END"
+    )
 
 
 @MIGRATIONS(name="0012_run_reservations")

@@ -18,7 +18,8 @@ def record_source(project: Project, source: Path, fmt: Optional[str]) -> None:
         project.db.execute(
             "INSERT INTO import_sources (path, format, imported_at) VALUES (?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET format = excluded.format, imported_at = excluded.imported_at",
-            [str(Path(source).resolve()), fmt, now()])
+            [str(Path(source).resolve()), fmt, now()],
+        )
 
 
 def import_sources(project: Project) -> list[Path]:

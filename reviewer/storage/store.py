@@ -37,12 +37,13 @@ class ProjectStore(GoldenSpanStore):
         """Insert a pile (keeping ``pile.id`` when given, for redo); its id."""
         p = self.project
         with p.transaction():
-            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM piles WHERE item_id = ? "
-                               "AND annotator = ''",
-                               [item_id]).fetchone()[0]
+            pos = p.db.execute(
+                "SELECT coalesce(max(position) + 1, 0) FROM piles WHERE item_id = ? AND annotator = ''", [item_id]
+            ).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO piles (id, item_id, label, region, position) VALUES (?, ?, ?, ?, ?)",
-                [pile.id, item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos])
+                [pile.id, item_id, pile.label, json.dumps(pile.region) if pile.region else None, pos],
+            )
             p.audit("insert", "piles", inserted_id(cur), None, pile.model_dump(mode="json"), self.actor)
         return inserted_id(cur)
 
@@ -58,10 +59,18 @@ class ProjectStore(GoldenSpanStore):
         p = self.project
         _, before = self.get_pile(pile_id)
         with p.transaction():
-            p.db.execute("UPDATE piles SET label = ?, region = ? WHERE id = ?",
-                         [label, json.dumps(region) if region else None, pile_id])
-            p.audit("update", "piles", pile_id, before.model_dump(mode="json"),
-                    {"label": label, "region": region}, self.actor)
+            p.db.execute(
+                "UPDATE piles SET label = ?, region = ? WHERE id = ?",
+                [label, json.dumps(region) if region else None, pile_id],
+            )
+            p.audit(
+                "update",
+                "piles",
+                pile_id,
+                before.model_dump(mode="json"),
+                {"label": label, "region": region},
+                self.actor,
+            )
 
     def delete_pile(self, pile_id: int) -> None:
         """Delete a pile (its cards keep no pile); KeyError (from get_pile) when absent."""
@@ -75,9 +84,10 @@ class ProjectStore(GoldenSpanStore):
     def _pile_id(self, item_id: int, label: Optional[str]) -> Optional[int]:
         if label is None:
             return None
-        row = self.project.db.execute("SELECT id FROM piles WHERE item_id = ? AND label = ? AND annotator = '' "
-                                      "ORDER BY position",
-                                      [item_id, label]).fetchone()
+        row = self.project.db.execute(
+            "SELECT id FROM piles WHERE item_id = ? AND label = ? AND annotator = '' ORDER BY position",
+            [item_id, label],
+        ).fetchone()
         return row[0] if row else None
 
     def add_card(self, item_id: int, card: Card) -> int:
@@ -85,15 +95,24 @@ class ProjectStore(GoldenSpanStore):
         p = self.project
         b = card.bbox
         with p.transaction():
-            pos = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM cards WHERE item_id = ? "
-                               "AND annotator = ''",
-                               [item_id]).fetchone()[0]
+            pos = p.db.execute(
+                "SELECT coalesce(max(position) + 1, 0) FROM cards WHERE item_id = ? AND annotator = ''", [item_id]
+            ).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO cards (id, item_id, pile_id, text, x_min, y_min, x_max, y_max, position) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [card.id, item_id, self._pile_id(item_id, card.pile), card.text,
-                 b.x_min if b else None, b.y_min if b else None, b.x_max if b else None,
-                 b.y_max if b else None, pos])
+                [
+                    card.id,
+                    item_id,
+                    self._pile_id(item_id, card.pile),
+                    card.text,
+                    b.x_min if b else None,
+                    b.y_min if b else None,
+                    b.x_max if b else None,
+                    b.y_max if b else None,
+                    pos,
+                ],
+            )
             p.audit("insert", "cards", inserted_id(cur), None, card.model_dump(mode="json"), self.actor)
         return inserted_id(cur)
 
@@ -113,10 +132,19 @@ class ProjectStore(GoldenSpanStore):
         with p.transaction():
             p.db.execute(
                 "UPDATE cards SET text = ?, pile_id = ?, x_min = ?, y_min = ?, x_max = ?, y_max = ? WHERE id = ?",
-                [card.text, self._pile_id(item_id, card.pile), b.x_min if b else None,
-                 b.y_min if b else None, b.x_max if b else None, b.y_max if b else None, card_id])
-            p.audit("update", "cards", card_id, before.model_dump(mode="json"),
-                    card.model_dump(mode="json"), self.actor)
+                [
+                    card.text,
+                    self._pile_id(item_id, card.pile),
+                    b.x_min if b else None,
+                    b.y_min if b else None,
+                    b.x_max if b else None,
+                    b.y_max if b else None,
+                    card_id,
+                ],
+            )
+            p.audit(
+                "update", "cards", card_id, before.model_dump(mode="json"), card.model_dump(mode="json"), self.actor
+            )
 
     def delete_card(self, card_id: int) -> None:
         """Delete a card; KeyError (from get_card) when absent."""
@@ -138,7 +166,8 @@ class ProjectStore(GoldenSpanStore):
             return
         with self.project.transaction():
             self.project.db.execute(
-                f"UPDATE findings SET gt_card_id = ? WHERE id IN ({','.join('?' * len(ids))})", [card_id, *ids])
+                f"UPDATE findings SET gt_card_id = ? WHERE id IN ({','.join('?' * len(ids))})", [card_id, *ids]
+            )
 
     # -- findings ------------------------------------------------------------------
     def get_finding(self, finding_id: int) -> Finding:
@@ -156,10 +185,16 @@ class ProjectStore(GoldenSpanStore):
 
     def update_finding(self, finding_id: int, finding: Finding) -> None:
         """Write the review fields of ``finding``; KeyError (from repo) when absent."""
-        repo.update_finding(self.project, finding_id, actor=self.actor, status=finding.status,
-                            final_code=finding.final_code, reason=finding.reason,
-                            reviewer=finding.reviewer,
-                            decided_at=finding.decided_at.isoformat() if finding.decided_at else None)
+        repo.update_finding(
+            self.project,
+            finding_id,
+            actor=self.actor,
+            status=finding.status,
+            final_code=finding.final_code,
+            reason=finding.reason,
+            reviewer=finding.reviewer,
+            decided_at=finding.decided_at.isoformat() if finding.decided_at else None,
+        )
 
     def delete_finding(self, finding_id: int) -> None:
         """Delete a finding; KeyError (from repo) when absent."""

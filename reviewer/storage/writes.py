@@ -27,8 +27,13 @@ from reviewer.storage.db import Project, ProjectBusy
 Write = Callable[[], Any]
 
 
-def write_retrying(project: Project, write: Write, *, timeout: Optional[float] = None,
-                   on_wait: Optional[Callable[[float], None]] = None) -> Any:
+def write_retrying(
+    project: Project,
+    write: Write,
+    *,
+    timeout: Optional[float] = None,
+    on_wait: Optional[Callable[[float], None]] = None,
+) -> Any:
     """Run ``write()`` (which writes through ``project``) in one
     transaction that waits up to ``timeout`` seconds (db.BUSY_TIMEOUT_S by
     default) for another program's write lock; ``on_wait(seconds)`` is
@@ -63,8 +68,7 @@ class WriteQueue:
     never retried forever.
     """
 
-    def __init__(self, project: Project, wait: float = 0.05,
-                 on_change: Optional[Callable[[int], None]] = None):
+    def __init__(self, project: Project, wait: float = 0.05, on_change: Optional[Callable[[int], None]] = None):
         self.project = project
         self.wait = wait
         self.on_change = on_change

@@ -16,16 +16,32 @@ def _folder(tmp_path, key_findings):
     (root / "images").mkdir(parents=True)
     (root / "runs").mkdir()
     Image.new("RGB", (400, 300), "white").save(root / "images" / "desk_w400.jpg")
-    gt = {"desk": {"image_size": {"width": 800, "height": 600},
-                   "piles": [{"label": "top-row", "cards": ["Wild Card", "To be kept clean"]}],
-                   "boxes": [{"text": "Wild Card", "pile": "top-row",
-                              "bbox": {"x_min": 100, "y_min": 100, "x_max": 300, "y_max": 300}},
-                             {"text": "To be kept clean", "pile": "top-row",
-                              "bbox": {"x_min": 400, "y_min": 100, "x_max": 600, "y_max": 300}}]}}
+    gt = {
+        "desk": {
+            "image_size": {"width": 800, "height": 600},
+            "piles": [{"label": "top-row", "cards": ["Wild Card", "To be kept clean"]}],
+            "boxes": [
+                {
+                    "text": "Wild Card",
+                    "pile": "top-row",
+                    "bbox": {"x_min": 100, "y_min": 100, "x_max": 300, "y_max": 300},
+                },
+                {
+                    "text": "To be kept clean",
+                    "pile": "top-row",
+                    "bbox": {"x_min": 400, "y_min": 100, "x_max": 600, "y_max": 300},
+                },
+            ],
+        }
+    }
     (root / "ground-truth.json").write_text(json.dumps(gt))
     piles = {"piles": [{"label": "row-1", "cards": ["Wild Card", "Tobe kept clcan"]}]}
-    cards = {"cards": [{"text": "CARD", "bbox": {"x_min": 0.1, "y_min": 0.15, "x_max": 0.4, "y_max": 0.5}},
-                       {"text": "Tools and tasks", "bbox": {"x_min": 0.0, "y_min": 0.0, "x_max": 0.2, "y_max": 0.05}}]}
+    cards = {
+        "cards": [
+            {"text": "CARD", "bbox": {"x_min": 0.1, "y_min": 0.15, "x_max": 0.4, "y_max": 0.5}},
+            {"text": "Tools and tasks", "bbox": {"x_min": 0.0, "y_min": 0.0, "x_max": 0.2, "y_max": 0.05}},
+        ]
+    }
     (root / "runs" / "desk_w400_piles.txt").write_text("Here:\n```json\n" + json.dumps(piles) + "\n```\n")
     (root / "runs" / "desk_w400_cards.txt").write_text("```json\n" + json.dumps(cards) + "\n```\n")
     (root / "expected.json").write_text(json.dumps(key_findings))
@@ -33,12 +49,22 @@ def _folder(tmp_path, key_findings):
 
 
 KEY = {
-    "desk_w400_piles.txt": {"image": "desk", "schema": "piles", "text_accuracy": 0.5, "findings": [
-        {"code": "OCR", "gt_card": "To be kept clean", "model_card": "Tobe kept clcan"}]},
-    "desk_w400_cards.txt": {"image": "desk", "schema": "cards", "text_accuracy": 0.0, "findings": [
-        {"code": "PARTIAL", "gt_card": "Wild Card", "model_card": "CARD"},
-        {"code": "HALLUC", "gt_card": None, "model_card": "Tools and tasks"},
-        {"code": "MISS", "gt_card": "To be kept clean", "model_card": None}]},
+    "desk_w400_piles.txt": {
+        "image": "desk",
+        "schema": "piles",
+        "text_accuracy": 0.5,
+        "findings": [{"code": "OCR", "gt_card": "To be kept clean", "model_card": "Tobe kept clcan"}],
+    },
+    "desk_w400_cards.txt": {
+        "image": "desk",
+        "schema": "cards",
+        "text_accuracy": 0.0,
+        "findings": [
+            {"code": "PARTIAL", "gt_card": "Wild Card", "model_card": "CARD"},
+            {"code": "HALLUC", "gt_card": None, "model_card": "Tools and tasks"},
+            {"code": "MISS", "gt_card": "To be kept clean", "model_card": None},
+        ],
+    },
 }
 
 

@@ -31,14 +31,41 @@ def _labelme_folder(tmp_path):
     folder.mkdir()
     for name, boxes in BOXES.items():
         Image.new("RGB", (400, 200), "gray").save(folder / f"{name}.jpg")
-        shapes = [{"label": label, "points": [[x0, y0], [x1, y1]], "group_id": None, "description": "",
-                   "shape_type": "rectangle", "flags": {}} for label, x0, y0, x1, y1 in boxes]
+        shapes = [
+            {
+                "label": label,
+                "points": [[x0, y0], [x1, y1]],
+                "group_id": None,
+                "description": "",
+                "shape_type": "rectangle",
+                "flags": {},
+            }
+            for label, x0, y0, x1, y1 in boxes
+        ]
         if name == "street-1":  # a polygon without text: the region of its pile, kept apart from the boxes
-            shapes.append({"label": "person", "points": [[0, 0], [390, 0], [390, 195], [0, 195]],
-                           "group_id": None, "description": "", "shape_type": "polygon", "flags": {}})
-        (folder / f"{name}.json").write_text(json.dumps({
-            "version": "5.5.0", "flags": {}, "shapes": shapes, "imagePath": f"{name}.jpg", "imageData": None,
-            "imageHeight": 200, "imageWidth": 400}))
+            shapes.append(
+                {
+                    "label": "person",
+                    "points": [[0, 0], [390, 0], [390, 195], [0, 195]],
+                    "group_id": None,
+                    "description": "",
+                    "shape_type": "polygon",
+                    "flags": {},
+                }
+            )
+        (folder / f"{name}.json").write_text(
+            json.dumps(
+                {
+                    "version": "5.5.0",
+                    "flags": {},
+                    "shapes": shapes,
+                    "imagePath": f"{name}.jpg",
+                    "imageData": None,
+                    "imageHeight": 200,
+                    "imageWidth": 400,
+                }
+            )
+        )
     return folder
 
 
@@ -46,9 +73,10 @@ def _boxes(project):
     out = {}
     for item in repo.items(project):
         gt = repo.ground_truth(project, item.id)
-        out[item.name] = (sorted((c.pile, c.text, c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max)
-                                 for c in gt.cards),
-                          [(p.label, p.region) for p in gt.piles if p.region])
+        out[item.name] = (
+            sorted((c.pile, c.text, c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max) for c in gt.cards),
+            [(p.label, p.region) for p in gt.piles if p.region],
+        )
     return out
 
 
@@ -60,8 +88,10 @@ def test_nine_boxes_without_text_survive_import_export_and_import(tmp_path, fmt,
         report = import_source(source, _labelme_folder(tmp_path))
         assert not [s for s in report.skipped if "region already" in s[1]]
         first = _boxes(source)
-        expected = {name: sorted((label, "", float(x0), float(y0), float(x1), float(y1))
-                                 for label, x0, y0, x1, y1 in boxes) for name, boxes in BOXES.items()}
+        expected = {
+            name: sorted((label, "", float(x0), float(y0), float(x1), float(y1)) for label, x0, y0, x1, y1 in boxes)
+            for name, boxes in BOXES.items()
+        }
         assert {k: v[0] for k, v in first.items()} == expected
         assert sum(len(v[0]) for v in first.values()) == 9
         assert first["street-1"][1] == [("person", [(0.0, 0.0), (390.0, 0.0), (390.0, 195.0), (0.0, 195.0)])]
@@ -80,9 +110,11 @@ PILES = Prompt(name="piles", schema=AnswerSchema.PILES)
 
 
 def test_cards_to_transcribe_are_left_out_of_scoring():
-    gt = GroundTruth(item="t", piles=[Pile(label="p")],
-                     cards=[Card(text="To die at home", pile="p"), Card(text="", pile="p"),
-                            Card(text="Wild Card", pile="p")])
+    gt = GroundTruth(
+        item="t",
+        piles=[Pile(label="p")],
+        cards=[Card(text="To die at home", pile="p"), Card(text="", pile="p"), Card(text="Wild Card", pile="p")],
+    )
     answer = json.dumps({"piles": [{"label": "p", "cards": ["To die at home"]}]})
     out = score_run(answer, PILES, gt)
     assert len(out.facts.outcomes) == 2  # the card with no text is not visible to scoring

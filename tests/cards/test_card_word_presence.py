@@ -24,8 +24,9 @@ def answer(*cards: str) -> str:
 
 
 def text_findings(output: str, gt: GroundTruth) -> list[tuple[str, str]]:
-    return [(f.code.value, f.detail) for f in score_run(output, PILES, gt).findings
-            if f.code in (Code.OCR, Code.PARTIAL)]
+    return [
+        (f.code.value, f.detail) for f in score_run(output, PILES, gt).findings if f.code in (Code.OCR, Code.PARTIAL)
+    ]
 
 
 def test_lines_in_reverse_order_are_ocr_not_partial() -> None:
@@ -62,8 +63,25 @@ def _read_and_missing(detail: str) -> tuple[set[str], set[str]]:
     return read, set(m.group(2).split(", "))
 
 
-WORDS = ["keep", "my", "sense", "of", "humour", "to", "be", "kept", "clean", "stay", "home", "safe",
-         "support", "network", "performance", "die", "at"]
+WORDS = [
+    "keep",
+    "my",
+    "sense",
+    "of",
+    "humour",
+    "to",
+    "be",
+    "kept",
+    "clean",
+    "stay",
+    "home",
+    "safe",
+    "support",
+    "network",
+    "performance",
+    "die",
+    "at",
+]
 
 
 def _mutate(word: str, how: int) -> str:
@@ -78,8 +96,9 @@ def _mutate(word: str, how: int) -> str:
 
 @st.composite
 def cases(draw):
-    cards = draw(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6, unique=True),
-                          min_size=1, max_size=3))
+    cards = draw(
+        st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6, unique=True), min_size=1, max_size=3)
+    )
     model = []
     for _ in range(draw(st.integers(1, 3))):
         picks = draw(st.lists(st.tuples(st.sampled_from(WORDS), st.integers(0, 3)), min_size=1, max_size=7))

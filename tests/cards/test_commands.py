@@ -96,9 +96,11 @@ def test_move_to_next_pile_cycles_in_pile_order():
     from reviewer.core.commands import move_to_next_pile
     from reviewer.core.models import Card, GroundTruth, Pile
 
-    gt = GroundTruth(item="x", piles=[Pile(label="a"), Pile(label="b"), Pile(label="c")],
-                     cards=[Card(id=1, text="one", pile="c"), Card(id=2, text="two", pile="a"),
-                            Card(id=3, text="three")])
+    gt = GroundTruth(
+        item="x",
+        piles=[Pile(label="a"), Pile(label="b"), Pile(label="c")],
+        cards=[Card(id=1, text="one", pile="c"), Card(id=2, text="two", pile="a"), Card(id=3, text="three")],
+    )
     assert move_to_next_pile(gt, [1]).changes == {1: {"pile": "a"}}  # wraps around
     assert move_to_next_pile(gt, [2, 1], step=-1).changes == {1: {"pile": "b"}, 2: {"pile": "b"}}
     assert move_to_next_pile(gt, [3]).changes == {3: {"pile": "a"}}

@@ -45,8 +45,13 @@ def test_misreadings_and_truncations_are_recognised() -> None:
     gt = truth("Stay Home", "SUPPORT NETWORK", "INPUT TO PERFORMANCE")
     # L-lome = Home (misreading), SWPPLET = SUPPORT, PERFuR = PERFORMANCE (truncation)
     out = found(piles("L-lome", "SWPPLET", "PERFuR"), gt)
-    assert out == Counter({("PARTIAL", "Stay Home", "L-lome"): 1, ("PARTIAL", "SUPPORT NETWORK", "SWPPLET"): 1,
-                           ("PARTIAL", "INPUT TO PERFORMANCE", "PERFuR"): 1})
+    assert out == Counter(
+        {
+            ("PARTIAL", "Stay Home", "L-lome"): 1,
+            ("PARTIAL", "SUPPORT NETWORK", "SWPPLET"): 1,
+            ("PARTIAL", "INPUT TO PERFORMANCE", "PERFuR"): 1,
+        }
+    )
 
 
 def test_stop_words_and_short_misreadings_are_no_evidence() -> None:
@@ -62,7 +67,9 @@ def test_run_together_words_are_one_token() -> None:
     # 'Tobe' = To be: the card is complete, only spacing differs -> correct
     assert found(piles("Tobe free frompain"), gt) == Counter()
     # with a misread word, every word is still there -> OCR, not PARTIAL
-    assert found(piles("Tobe free from paln"), gt) == Counter({("OCR", "To be free from pain", "Tobe free from paln"): 1})
+    assert found(piles("Tobe free from paln"), gt) == Counter(
+        {("OCR", "To be free from pain", "Tobe free from paln"): 1}
+    )
 
 
 def test_each_model_word_stands_for_its_best_card_word() -> None:
@@ -89,8 +96,9 @@ def test_more_recognised_words_win_a_merged_block() -> None:
     gt = truth("To have human touch", "To be kept clean", "Wild Card")
     # one block interleaves two cards: it goes to the one it holds more of
     out = found(piles("To have To be human touch kept", "Wild Card"), gt)
-    assert out == Counter({("OCR", "To have human touch", "To have To be human touch kept"): 1,
-                           ("MISS", "To be kept clean", None): 1})
+    assert out == Counter(
+        {("OCR", "To have human touch", "To have To be human touch kept"): 1, ("MISS", "To be kept clean", None): 1}
+    )
 
 
 def test_matching_pairs_as_many_cards_as_possible() -> None:
@@ -98,8 +106,7 @@ def test_matching_pairs_as_many_cards_as_possible() -> None:
     # matching pairs both rather than leaving 'Phone' HALLUC.
     gt = truth("Online Chat", "Phone a friend")
     out = found(piles("Online Phone", "Phone"), gt)
-    assert out == Counter({("PARTIAL", "Online Chat", "Online Phone"): 1,
-                           ("PARTIAL", "Phone a friend", "Phone"): 1})
+    assert out == Counter({("PARTIAL", "Online Chat", "Online Phone"): 1, ("PARTIAL", "Phone a friend", "Phone"): 1})
 
 
 def test_exact_reading_wins_a_tie_over_a_misreading() -> None:
@@ -120,14 +127,17 @@ def test_card_for_wild_card_is_partial() -> None:
 def test_ocr_when_every_word_is_there_misread() -> None:
     gt = truth("To go out", "To have human touch")
     # Te for To, g0 for go: within one letter in their place -> OCR
-    assert found(piles("Te g0 out", "To have hum_ touch"), gt) == Counter({
-        ("OCR", "To go out", "Te g0 out"): 1, ("OCR", "To have human touch", "To have hum_ touch"): 1})
+    assert found(piles("Te g0 out", "To have hum_ touch"), gt) == Counter(
+        {("OCR", "To go out", "Te g0 out"): 1, ("OCR", "To have human touch", "To have hum_ touch"): 1}
+    )
 
 
 def test_truncated_word_is_missing_so_partial() -> None:
     gt = truth("NATURE OF THE PROGRAMME")
     # 'o' keeps only the beginning of 'OF': the word is missing
-    assert found(piles("Nature o THE RAMMe"), gt) == Counter({("PARTIAL", "NATURE OF THE PROGRAMME", "Nature o THE RAMMe"): 1})
+    assert found(piles("Nature o THE RAMMe"), gt) == Counter(
+        {("PARTIAL", "NATURE OF THE PROGRAMME", "Nature o THE RAMMe"): 1}
+    )
 
 
 def test_word_of_another_card_does_not_fill_a_place() -> None:
@@ -150,16 +160,40 @@ def test_merged_block_of_three_notes_is_one_partial_not_halluc_and_misses() -> N
 
 
 def test_spatial_only_through_the_pile_mapping() -> None:
-    gt = GroundTruth(item="t", piles=[Pile(label="top-row"), Pile(label="bottom-row")], cards=[
-        Card(text="Wild Card", pile="top-row"), Card(text="To be kept clean", pile="top-row"),
-        Card(text="To have human touch", pile="bottom-row")])
-    rows = "```json\n" + json.dumps({"piles": [
-        {"label": "row-1", "cards": ["Wild Card", "To be kept clean"]},
-        {"label": "row-3", "cards": ["To have human touch"]}]}) + "\n```"
+    gt = GroundTruth(
+        item="t",
+        piles=[Pile(label="top-row"), Pile(label="bottom-row")],
+        cards=[
+            Card(text="Wild Card", pile="top-row"),
+            Card(text="To be kept clean", pile="top-row"),
+            Card(text="To have human touch", pile="bottom-row"),
+        ],
+    )
+    rows = (
+        "```json\n"
+        + json.dumps(
+            {
+                "piles": [
+                    {"label": "row-1", "cards": ["Wild Card", "To be kept clean"]},
+                    {"label": "row-3", "cards": ["To have human touch"]},
+                ]
+            }
+        )
+        + "\n```"
+    )
     assert found(rows, gt) == Counter()  # correctly grouped rows with other names
-    mixed = "```json\n" + json.dumps({"piles": [
-        {"label": "row-1", "cards": ["Wild Card", "To have human touch"]},
-        {"label": "row-2", "cards": ["To be kept clean"]}]}) + "\n```"
+    mixed = (
+        "```json\n"
+        + json.dumps(
+            {
+                "piles": [
+                    {"label": "row-1", "cards": ["Wild Card", "To have human touch"]},
+                    {"label": "row-2", "cards": ["To be kept clean"]},
+                ]
+            }
+        )
+        + "\n```"
+    )
     assert sum(1 for f in score_run(mixed, PILES, gt).findings if f.code == Code.SPATIAL) == 1
 
 
@@ -174,14 +208,20 @@ def test_format_is_at_most_one_per_run() -> None:
 
 
 def _cards(*cards) -> str:
-    return json.dumps({"cards": [{"text": t, "bbox": dict(zip(("x_min", "y_min", "x_max", "y_max"), b))}
-                                 for t, b in cards]})
+    return json.dumps(
+        {"cards": [{"text": t, "bbox": dict(zip(("x_min", "y_min", "x_max", "y_max"), b))} for t, b in cards]}
+    )
 
 
 def _boxed_truth() -> GroundTruth:
-    return GroundTruth(item="t", piles=[Pile(label="p")], cards=[
-        Card(text="TASKING OF TEAM", pile="p", bbox=BBox(x_min=100, y_min=400, x_max=400, y_max=700)),
-        Card(text="Wild Card", pile="p", bbox=BBox(x_min=500, y_min=400, x_max=800, y_max=700))])
+    return GroundTruth(
+        item="t",
+        piles=[Pile(label="p")],
+        cards=[
+            Card(text="TASKING OF TEAM", pile="p", bbox=BBox(x_min=100, y_min=400, x_max=400, y_max=700)),
+            Card(text="Wild Card", pile="p", bbox=BBox(x_min=500, y_min=400, x_max=800, y_max=700)),
+        ],
+    )
 
 
 def test_a_heading_whose_box_lies_on_no_card_is_halluc() -> None:
@@ -211,6 +251,7 @@ def test_boxes_read_off_the_stored_pixels_are_recognised() -> None:
 
 def pytest_approx(b):
     import pytest
+
     return pytest.approx(b)
 
 
@@ -220,8 +261,10 @@ WORDS = ["to", "be", "free", "from", "pain", "wild", "card", "home", "stay", "sa
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1, max_size=6),
-       st.lists(st.text(max_size=30), max_size=8))
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1, max_size=6),
+    st.lists(st.text(max_size=30), max_size=8),
+)
 def test_every_card_gets_one_outcome_and_every_model_card_at_most_one_code(gt_texts, model_texts) -> None:
     gt = truth(*gt_texts)
     s = score_run(piles(*model_texts), PILES, gt)

@@ -19,15 +19,21 @@ def card(text, pile, x, y, w=100, h=50, cid=None):
 
 def ten(piles):
     """10 cards in a column, 100 x 50 each, 100 px apart, in the given piles."""
-    return GroundTruth(item="t", piles=[Pile(label="L"), Pile(label="R")],
-                       cards=[card(f"card {k}", p, 0, 100 * k, cid=k + 1) for k, p in enumerate(piles)])
+    return GroundTruth(
+        item="t",
+        piles=[Pile(label="L"), Pile(label="R")],
+        cards=[card(f"card {k}", p, 0, 100 * k, cid=k + 1) for k, p in enumerate(piles)],
+    )
 
 
 def test_pile_kappa_with_one_card_in_another_pile():
     a = ten("LLLLLRRRRR")
     b = ten("LLLLLRRRLR")
-    rows = {r.statistic: r.value for r in agreement_rows(comparisons({"t": {"a": a, "b": b}}))
-            if r.dimension == "ground truth: t"}
+    rows = {
+        r.statistic: r.value
+        for r in agreement_rows(comparisons({"t": {"a": a, "b": b}}))
+        if r.dimension == "ground truth: t"
+    }
     # p_o = 9/10; marginals a L5 R5, b L6 R4: p_e = .5 x .6 + .5 x .4 = .5; kappa = (.9 - .5) / .5
     assert rows["cohen_kappa_pile"] == pytest.approx(0.8)
     # nominal alpha, 10 units x 2 raters: coincidences L-L 10, R-R 8, L-R 1, R-L 1; n_L = 11, n_R = 9, n = 20
@@ -46,7 +52,9 @@ def test_missing_cards_and_text_only_ground_truth():
     assert found.text_agreement == 1.0
     disputes = ground_truth_disputes([found])
     assert [(d.kind, d.dimension) for d in disputes] == [
-        (DisputeKind.GT_MISSING, "missing: a #2 / b #-"), (DisputeKind.GT_MISSING, "missing: a #- / b #2")]
+        (DisputeKind.GT_MISSING, "missing: a #2 / b #-"),
+        (DisputeKind.GT_MISSING, "missing: a #- / b #2"),
+    ]
 
 
 def test_iou_matching_prefers_the_best_assignment():
@@ -61,8 +69,11 @@ def test_iou_matching_prefers_the_best_assignment():
 def test_consensus_edits():
     consensus = GroundTruth(item="t", piles=[Pile(label="L")], cards=[card("To pray", "L", 0, 0, cid=7)])
     a = GroundTruth(item="t", piles=[Pile(label="L")], cards=[card("To pray", "L", 0, 0)])
-    b = GroundTruth(item="t", piles=[Pile(label="L"), Pile(label="N")],
-                    cards=[card("To prey", "L", 0, 0), card("New", "N", 500, 500)])
+    b = GroundTruth(
+        item="t",
+        piles=[Pile(label="L"), Pile(label="N")],
+        cards=[card("To prey", "L", 0, 0), card("New", "N", 500, 500)],
+    )
     diffs = {d.aspect: d for d in compare(a, b, "a", "b").differences}
     text = consensus_edit(consensus, diffs["text"], "b")
     assert (text.op, text.card_id, text.changes) == ("update", 7, {"text": "To prey"})

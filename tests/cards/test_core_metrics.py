@@ -34,9 +34,7 @@ GT = GroundTruth(
 
 
 def out(left, right) -> str:
-    return json.dumps(
-        {"piles": [{"label": "left", "cards": left}, {"label": "right", "cards": right}]}
-    )
+    return json.dumps({"piles": [{"label": "left", "cards": left}, {"label": "right", "cards": right}]})
 
 
 def scored(left, right):
@@ -67,9 +65,7 @@ def test_auto_metrics_count_every_code() -> None:
     left = ["To be free from pan", "To have my financial", "To be mentally aware"]
     right = ["Wild Card", "To have human touch", "Swim with sharks"]
     s = scored(left, right)
-    assert sorted(f.code.value for f in s.findings) == sorted(
-        ["OCR", "PARTIAL", "MISS", "SPATIAL", "HALLUC"]
-    )
+    assert sorted(f.code.value for f in s.findings) == sorted(["OCR", "PARTIAL", "MISS", "SPATIAL", "HALLUC"])
     m = run_metrics(s.facts, s.findings)
     assert m.cards_visible == 6 and m.cards_reported == 6
     # correct: mentally aware (wrong pile but read right), wild card, human touch
@@ -188,8 +184,9 @@ def test_repaired_run_is_scored_and_flagged() -> None:
 # --- verdicts -------------------------------------------------------------------------
 
 
-def rm(visible: int, correct: int, *, halluc: int = 0, json_valid: bool = True,
-       in_pile=None, scored: bool = True) -> RunMetrics:
+def rm(
+    visible: int, correct: int, *, halluc: int = 0, json_valid: bool = True, in_pile=None, scored: bool = True
+) -> RunMetrics:
     return RunMetrics(
         scored=scored,
         json_valid=json_valid,
@@ -238,9 +235,7 @@ def test_hallucinations_in_two_runs_fail() -> None:
 
 def test_hallucination_run_threshold_is_configurable() -> None:
     runs = [rm(6, 6, halluc=1), rm(6, 6, halluc=1)]
-    assert prompt_verdict("p", "i", runs, ScoringConfig(fail_hallucination_runs=3)).verdict == (
-        Verdict.AMBIGUOUS
-    )
+    assert prompt_verdict("p", "i", runs, ScoringConfig(fail_hallucination_runs=3)).verdict == (Verdict.AMBIGUOUS)
 
 
 def test_low_text_fails_whatever_hallucinations() -> None:

@@ -339,13 +339,7 @@ def test_card_cut_inside_its_text_is_dropped() -> None:
 
 
 def test_log_after_truncated_answer_is_not_salvaged_into_a_card() -> None:
-    raw = (
-        "```json\n"
-        '{"cards": [\n'
-        '  {"text": "To be free from pain", "pile": "left"},\n'
-        '  {"text": "To have hu'
-        + LOG_TAIL
-    )
+    raw = '```json\n{"cards": [\n  {"text": "To be free from pain", "pile": "left"},\n  {"text": "To have hu' + LOG_TAIL
     r = parse_answer(raw, CARDS)
     assert r.repaired
     assert texts(r)[0] == "To be free from pain"
@@ -358,8 +352,7 @@ def test_truncated_answer_followed_by_log_keeps_complete_cards() -> None:
         '{"cards": [\n'
         '  {"text": "To be free from pain", "pile": "left"},\n'
         '  {"text": "To be kept clean", "pile": "right"},\n'
-        '  {"text": "To have human touch", "bbox": {"x_min": 0.5, "y_'
-        + LOG_TAIL
+        '  {"text": "To have human touch", "bbox": {"x_min": 0.5, "y_' + LOG_TAIL
     )
     r = parse_answer(raw, CARDS)
     assert r.repaired and r.error.startswith("truncated JSON")
@@ -455,10 +448,37 @@ SCHEMAS = st.sampled_from([PILES, CARDS, FREE])
 JSONISH = st.lists(
     st.sampled_from(
         [
-            "{", "}", "[", "]", ":", ",", '"', "\n", " ", "```", "```json\n", "\\",
-            '"cards"', '"piles"', '"text"', '"label"', '"pile"', '"row"', '"bbox"',
-            '"x_min"', "0.5", "1000", "-1", "null", "true", "1e999", "NaN",
-            '"To be free from pain"', "abc", "\u00e9", "\ufffd",
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+            ",",
+            '"',
+            "\n",
+            " ",
+            "```",
+            "```json\n",
+            "\\",
+            '"cards"',
+            '"piles"',
+            '"text"',
+            '"label"',
+            '"pile"',
+            '"row"',
+            '"bbox"',
+            '"x_min"',
+            "0.5",
+            "1000",
+            "-1",
+            "null",
+            "true",
+            "1e999",
+            "NaN",
+            '"To be free from pain"',
+            "abc",
+            "\u00e9",
+            "\ufffd",
         ]
     ),
     max_size=60,
@@ -501,9 +521,7 @@ def test_json_like_garbage_never_raises(raw, schema, salvage) -> None:
 
 
 NOISE = st.text(alphabet=string.ascii_letters + string.digits + " \n.:;-_=()<>|", max_size=80)
-CARD_TEXT = st.text(alphabet=string.ascii_letters + " '.,!?-", min_size=1, max_size=30).filter(
-    lambda s: s.strip()
-)
+CARD_TEXT = st.text(alphabet=string.ascii_letters + " '.,!?-", min_size=1, max_size=30).filter(lambda s: s.strip())
 
 
 @settings(max_examples=100, deadline=None)

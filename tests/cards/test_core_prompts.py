@@ -57,9 +57,7 @@ def test_infer_schema(text: str, schema: AnswerSchema) -> None:
 
 
 def test_prompt_example_is_the_first_json_object() -> None:
-    assert prompt_example(PILES_PROMPT) == {
-        "piles": [{"label": "left", "cards": ["first card", "second card"]}]
-    }
+    assert prompt_example(PILES_PROMPT) == {"piles": [{"label": "left", "cards": ["first card", "second card"]}]}
     text = 'First {"cards": [{"text": "a"}]} then {"piles": []}'
     assert prompt_example(text) == {"cards": [{"text": "a"}]}
     assert infer_schema(text) == AnswerSchema.CARDS

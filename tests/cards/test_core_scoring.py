@@ -35,9 +35,7 @@ def gt_of(left=LEFT, right=RIGHT, ids: bool = False) -> GroundTruth:
     return GroundTruth(
         item="table",
         piles=[Pile(label="left"), Pile(label="right")],
-        cards=[
-            Card(id=(100 + i) if ids else None, text=t, pile=p) for i, (t, p) in enumerate(texts)
-        ],
+        cards=[Card(id=(100 + i) if ids else None, text=t, pile=p) for i, (t, p) in enumerate(texts)],
     )
 
 
@@ -82,9 +80,7 @@ def test_perfect_answer_has_no_findings() -> None:
 
 
 def test_pile_labels_need_not_match_and_order_does_not_matter() -> None:
-    s = score_run(
-        piles_out(("group B", RIGHT[::-1]), ("group A", LEFT[::-1])), PILES_PROMPT, GT
-    )
+    s = score_run(piles_out(("group B", RIGHT[::-1]), ("group A", LEFT[::-1])), PILES_PROMPT, GT)
     assert s.findings == []
     assert s.facts.pile_mapping == {"group B": "right", "group A": "left"}
 
@@ -206,15 +202,15 @@ def test_partial_in_wrong_pile_is_partial_only() -> None:
 
 
 def test_spatial_detail_for_unmapped_pile_and_no_pile() -> None:
-    s = score_run(
-        piles_out(("left", LEFT), ("right", RIGHT[:2]), ("extra", [RIGHT[2]])), PILES_PROMPT, GT
-    )
+    s = score_run(piles_out(("left", LEFT), ("right", RIGHT[:2]), ("extra", [RIGHT[2]])), PILES_PROMPT, GT)
     assert codes(s) == Counter({Code.SPATIAL: 1})
     assert "'extra'" in s.findings[0].detail
     assert "maps to no ground-truth pile" in s.findings[0].detail
-    cards = [{"text": t, "pile": "left"} for t in LEFT] + [
-        {"text": t, "pile": "right"} for t in RIGHT[:2]
-    ] + [{"text": RIGHT[2]}]
+    cards = (
+        [{"text": t, "pile": "left"} for t in LEFT]
+        + [{"text": t, "pile": "right"} for t in RIGHT[:2]]
+        + [{"text": RIGHT[2]}]
+    )
     s = score_run(cards_out(cards), CARDS_PROMPT, GT)
     assert codes(s) == Counter({Code.SPATIAL: 1})
     assert "in no pile" in s.findings[0].detail

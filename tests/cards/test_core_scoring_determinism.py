@@ -29,20 +29,58 @@ SEEDS = ("0", "1", "2", "3", "4", "7", "99")
 #: (ground-truth texts, model card texts): a HALLUC card reading two cards
 #: equally well (§3 ties on every criterion), both matched to other cards
 HALLUC_TIES = [
-    (["To come to peace with dying", "To not be left in the dark", "To be free from pain",
-      "To not be in hospital at the end", "To not be in pain at night"],
-     ["To come to peace with clying", "come pain with not free", "To not be left in the daark",
-      "To be free from pain", "To not be in hosptal at the end", "To not be in pain at nigbt",
-      "not pain dark"]),
-    (["To have a nurse I feel comfortable with", "To be understood by my family",
-      "To be forgiven by my family", "To be remembered by my family", "To remember personal accomplishments"],
-     ["To have a nurse I feel comfortable with", "To be undersstood by my family", "To be frgiven by my family",
-      "fo be remembered by my family", "forgiven remembered family understood",
-      "To remember personal aceomplishments"]),
-    (["To maintain my dignity", "To have fresh flowers nearby", "To be free from pain",
-      "To have my books nearby", "To have a familiar face nearby"],
-     ["To maintain m dignity", "books pain", "To have fresh flowers naerby", "To have my books neaby",
-      "have nearby books fresh face", "To have a familiar face mearby"]),
+    (
+        [
+            "To come to peace with dying",
+            "To not be left in the dark",
+            "To be free from pain",
+            "To not be in hospital at the end",
+            "To not be in pain at night",
+        ],
+        [
+            "To come to peace with clying",
+            "come pain with not free",
+            "To not be left in the daark",
+            "To be free from pain",
+            "To not be in hosptal at the end",
+            "To not be in pain at nigbt",
+            "not pain dark",
+        ],
+    ),
+    (
+        [
+            "To have a nurse I feel comfortable with",
+            "To be understood by my family",
+            "To be forgiven by my family",
+            "To be remembered by my family",
+            "To remember personal accomplishments",
+        ],
+        [
+            "To have a nurse I feel comfortable with",
+            "To be undersstood by my family",
+            "To be frgiven by my family",
+            "fo be remembered by my family",
+            "forgiven remembered family understood",
+            "To remember personal aceomplishments",
+        ],
+    ),
+    (
+        [
+            "To maintain my dignity",
+            "To have fresh flowers nearby",
+            "To be free from pain",
+            "To have my books nearby",
+            "To have a familiar face nearby",
+        ],
+        [
+            "To maintain m dignity",
+            "books pain",
+            "To have fresh flowers naerby",
+            "To have my books neaby",
+            "have nearby books fresh face",
+            "To have a familiar face mearby",
+        ],
+    ),
 ]
 
 SCRIPT = r"""
@@ -88,8 +126,14 @@ for k, (gt_texts, model) in enumerate(json.loads(sys.argv[2])):
 
 def _score_all(seed: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(ROOT), json.dumps(HALLUC_TIES)], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(ROOT), json.dumps(HALLUC_TIES)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_score_run_is_the_same_under_every_hash_seed():
@@ -106,10 +150,14 @@ def test_score_run_is_the_same_under_every_hash_seed():
     for seed in SEEDS[1:]:
         if outputs[seed] != ref:
             names = [json.loads(a)["name"] for a, b in zip(ref, outputs[seed]) if a != b]
-            diff = "\n".join(difflib.unified_diff(ref, outputs[seed], f"PYTHONHASHSEED={ref_seed}",
-                                                  f"PYTHONHASHSEED={seed}", n=0, lineterm=""))
+            diff = "\n".join(
+                difflib.unified_diff(
+                    ref, outputs[seed], f"PYTHONHASHSEED={ref_seed}", f"PYTHONHASHSEED={seed}", n=0, lineterm=""
+                )
+            )
             problems.append(f"PYTHONHASHSEED={seed} differs from {ref_seed} in {names}:\n{diff[:1500]}")
     assert not problems, "results depend on PYTHONHASHSEED:\n" + "\n".join(problems)
+
 
 def test_halluc_tie_names_the_first_card_in_ground_truth_order():
     """§3 ties on every criterion: the HALLUC detail names the tied card

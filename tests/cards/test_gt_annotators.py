@@ -58,8 +58,7 @@ def two(tmp_path):
 
 
 def stats(project):
-    return {(r.dimension, r.statistic): (r.value, r.n) for r in agreement_table(project)
-            if r.raters == "alice vs bob"}
+    return {(r.dimension, r.statistic): (r.value, r.n) for r in agreement_table(project) if r.raters == "alice vs bob"}
 
 
 def test_two_annotators_agreement_figures(two):
@@ -111,13 +110,19 @@ def test_adjudication_writes_the_consensus_that_scoring_uses(two):
     consensus = {c.text: c.bbox for c in repo.ground_truth(two, table.id).cards}
     assert "To be kept clear" in consensus and "To be kept clean" not in consensus
     assert "To pray" in consensus and "To prey" not in consensus
-    assert (consensus["Wild Card"].y_min, consensus["Wild Card"].y_max) == (pytest.approx(1001.6),
-                                                                           pytest.approx(1194.4))
+    assert (consensus["Wild Card"].y_min, consensus["Wild Card"].y_max) == (
+        pytest.approx(1001.6),
+        pytest.approx(1194.4),
+    )
     adj = {a.dimension: a for a in judging.adjudications(two)}
     assert len(adj) == 3
     text = adj[found["To be kept clean"].dimension]
     assert (text.value, text.sided_with, text.reviewer, text.dispute_id) == (
-        "To be kept clear", "bob", "ann", found["To be kept clean"].id)
+        "To be kept clear",
+        "bob",
+        "ann",
+        found["To be kept clean"].id,
+    )
     # scoring reads the consensus: every run of table-01 is now scored against 'To be kept clear'
     assert "To be kept clear" in gt_cards()
     # one undo takes the last adjudication and its consensus edit back
@@ -149,8 +154,9 @@ def test_agreement_and_report_show_the_figures(two, tmp_path):
     p = open_project(tmp_path / "p.db")
     text = next(d for d in judging.disputes(p) if d.kind == DisputeKind.GT_TEXT)
     p.close()
-    result = runner.invoke(main, ["adjudicate-gt", str(tmp_path / "p.db"), str(text.id), "--side", "bob",
-                                  "--rationale", "as printed"])
+    result = runner.invoke(
+        main, ["adjudicate-gt", str(tmp_path / "p.db"), str(text.id), "--side", "bob", "--rationale", "as printed"]
+    )
     assert result.exit_code == 0, result.output
     assert "consensus" in result.output
     result = runner.invoke(main, ["adjudicate-gt", str(tmp_path / "p.db"), str(text.id), "--side", "carol"])

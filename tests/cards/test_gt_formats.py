@@ -43,8 +43,10 @@ def beside_photos(tmp_path, fmt):
 
 def cards(project, name, annotator=""):
     gt = repo.ground_truth(project, repo.item_by_name(project, name).id, annotator)
-    return ([(c.text, c.pile, c.bbox) for c in gt.cards],
-            [(p.label, [list(pt) for pt in p.region] if p.region else None) for p in gt.piles])
+    return (
+        [(c.text, c.pile, c.bbox) for c in gt.cards],
+        [(p.label, [list(pt) for pt in p.region] if p.region else None) for p in gt.piles],
+    )
 
 
 def test_formats_are_detected():
@@ -203,8 +205,7 @@ def _sample_project(path, sample=SAMPLES):
     return p
 
 
-@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "test-images"),
-                                      ("label-studio", "gt.json")])
+@pytest.mark.parametrize("fmt,name", [("coco", "gt.json"), ("labelme", "test-images"), ("label-studio", "gt.json")])
 def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
     # the export is written where its photos are (beside them for labelme, their
     # folder's parent for one COCO or Label Studio file): an import reads photos
@@ -262,21 +263,29 @@ def test_export_gt_cli_and_the_analysts_tables(tmp_path):
     result = runner.invoke(main, ["export-gt", str(tmp_path / "a.db"), str(tmp_path / "lm"), "--format", "labelme"])
     assert result.exit_code == 0, result.output
     assert sorted(f.name for f in (tmp_path / "lm").iterdir()) == ["table-01.json", "table-02.json"]
-    result = runner.invoke(main, ["export-gt", str(tmp_path / "a.db"), str(tmp_path / "x.json"), "--format", "coco",
-                                  "--annotator", "nobody"])
+    result = runner.invoke(
+        main,
+        ["export-gt", str(tmp_path / "a.db"), str(tmp_path / "x.json"), "--format", "coco", "--annotator", "nobody"],
+    )
     assert result.exit_code != 0 and "no annotator 'nobody'" in result.output
-    result = runner.invoke(main, ["import", str(tmp_path / "a.db"), str(FIX / "coco" / "sample.json"),
-                                  "--annotator", "alice"])
+    result = runner.invoke(
+        main, ["import", str(tmp_path / "a.db"), str(FIX / "coco" / "sample.json"), "--annotator", "alice"]
+    )
     assert result.exit_code == 0, result.output
     result = runner.invoke(main, ["export", str(tmp_path / "a.db"), str(tmp_path / "out.db")])
     assert result.exit_code == 0, result.output
     con = sqlite3.connect(tmp_path / "out.db")
-    rows = con.execute("SELECT item, annotator, pile, text, x_min, y_min, x_max, y_max FROM gt_cards "
-                       "WHERE text = 'To die at home' ORDER BY annotator").fetchall()
-    assert rows == [("table-01", "alice", "left", "To die at home", 293.4, 105.1, 686.6, 322.9),
-                    ("table-01", "consensus", "left", "To die at home", 293.4, 105.1, 686.6, 322.9)]
+    rows = con.execute(
+        "SELECT item, annotator, pile, text, x_min, y_min, x_max, y_max FROM gt_cards "
+        "WHERE text = 'To die at home' ORDER BY annotator"
+    ).fetchall()
+    assert rows == [
+        ("table-01", "alice", "left", "To die at home", 293.4, 105.1, 686.6, 322.9),
+        ("table-01", "consensus", "left", "To die at home", 293.4, 105.1, 686.6, 322.9),
+    ]
     assert con.execute("SELECT count(*) FROM gt_cards WHERE annotator = 'consensus'").fetchone()[0] == 16
-    region = con.execute("SELECT region FROM gt_piles WHERE item = 'table-02' AND annotator = 'consensus' "
-                         "AND pile = 'center'").fetchone()[0]
+    region = con.execute(
+        "SELECT region FROM gt_piles WHERE item = 'table-02' AND annotator = 'consensus' AND pile = 'center'"
+    ).fetchone()[0]
     assert json.loads(region)[0] == [560.1, 396.9]
     con.close()

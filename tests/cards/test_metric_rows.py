@@ -29,13 +29,17 @@ def sample(project):
 
 def _recomputed(project) -> dict[int, tuple[dict, dict]]:
     """Every scored run's metrics computed afresh from facts and findings."""
-    return {r.run["id"]: (json.loads(r.auto.model_dump_json()), json.loads(r.reviewed.model_dump_json()))
-            for r in iter_scored_runs(project, with_cards=False, with_output=False)}
+    return {
+        r.run["id"]: (json.loads(r.auto.model_dump_json()), json.loads(r.reviewed.model_dump_json()))
+        for r in iter_scored_runs(project, with_cards=False, with_output=False)
+    }
 
 
 def _stored(project) -> dict[int, tuple]:
-    return {r[0]: (r[1] and json.loads(r[1]), r[2] and json.loads(r[2])) for r in project.db.execute(
-        "SELECT run_id, auto_metrics, reviewed_metrics FROM run_scores")}
+    return {
+        r[0]: (r[1] and json.loads(r[1]), r[2] and json.loads(r[2]))
+        for r in project.db.execute("SELECT run_id, auto_metrics, reviewed_metrics FROM run_scores")
+    }
 
 
 def _decide_some(project) -> list[int]:
@@ -46,10 +50,17 @@ def _decide_some(project) -> list[int]:
     other = next(f for f in found if f.code != Code.OCR and f.run_id != ocr.run_id)
     repo.update_finding(project, ocr.id, status=Status.REJECTED, reviewer="ann", reason="legible")
     repo.update_finding(project, other.id, status=Status.CONFIRMED, final_code=Code.HALLUC, reviewer="ann")
-    third = next(r for r in iter_scored_runs(project) if r.run["id"] not in (ocr.run_id, other.run_id)
-                 and r.facts.outcomes)
-    human = Finding(code=Code.MISS, source=Source.HUMAN, status=Status.CONFIRMED,
-                    gt_card_id=third.facts.outcomes[0].gt_card_id, gt_card="x", detail="seen by a person")
+    third = next(
+        r for r in iter_scored_runs(project) if r.run["id"] not in (ocr.run_id, other.run_id) and r.facts.outcomes
+    )
+    human = Finding(
+        code=Code.MISS,
+        source=Source.HUMAN,
+        status=Status.CONFIRMED,
+        gt_card_id=third.facts.outcomes[0].gt_card_id,
+        gt_card="x",
+        detail="seen by a person",
+    )
     repo.insert_finding(project, third.run["id"], human)
     return [ocr.run_id, other.run_id, third.run["id"]]
 
@@ -101,7 +112,9 @@ def test_export_and_report_rows_follow_a_decision(sample, tmp_path):
     fresh = _recomputed(sample)
     assert {i: after[i] for i in touched} == {
         i: f"{'' if fresh[i][1]['text_accuracy'] is None else fresh[i][1]['text_accuracy']}/"
-           f"{fresh[i][1]['hallucinations']}" for i in touched}
+        f"{fresh[i][1]['hallucinations']}"
+        for i in touched
+    }
     assert set(reviewed.values()) <= {0, 1}
 
 

@@ -26,15 +26,20 @@ def setup(project):
 
 
 def boxes_run(project, item: str, rep: int = 1):
-    return next(r for r in scored_runs(project) if (r.run["item"], r.run["prompt"], r.run["repetition"])
-                == (item, "bounding-boxes", rep))
+    return next(
+        r
+        for r in scored_runs(project)
+        if (r.run["item"], r.run["prompt"], r.run["repetition"]) == (item, "bounding-boxes", rep)
+    )
 
 
 def test_draft_from_run_makes_piles_in_order_and_pixel_boxes():
-    cards = [ModelCard(text="To pray", pile="right", bbox=BBox(x_min=0.5, y_min=0.25, x_max=0.75, y_max=0.5)),
-             ModelCard(text="  ", pile="left"),
-             ModelCard(text="To die at home", pile="left"),
-             ModelCard(text="To be kept clean", pile="right")]
+    cards = [
+        ModelCard(text="To pray", pile="right", bbox=BBox(x_min=0.5, y_min=0.25, x_max=0.75, y_max=0.5)),
+        ModelCard(text="  ", pile="left"),
+        ModelCard(text="To die at home", pile="left"),
+        ModelCard(text="To be kept clean", pile="right"),
+    ]
     gt = draft_from_run("t", cards, BoxConvention.UNIT, 800, 400)
     assert [p.label for p in gt.piles] == ["right", "left"]  # blank card skipped, order first seen
     assert [c.text for c in gt.cards] == ["To pray", "To die at home", "To be kept clean"]
@@ -49,10 +54,14 @@ def test_boxes_from_run_fills_only_cards_without_a_box(setup):
     item = repo.item_by_name(project, "table-01")
     run = boxes_run(project, "table-01")
     gt = repo.ground_truth(project, item.id)
-    assert boxes_from_run(gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width,
-                          item.height) == {}  # every card has a box already
-    bare = GroundTruth(item=gt.item, piles=gt.piles,
-                       cards=[c.model_copy(update={"bbox": None}) if n % 2 else c for n, c in enumerate(gt.cards)])
+    assert (
+        boxes_from_run(gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height) == {}
+    )  # every card has a box already
+    bare = GroundTruth(
+        item=gt.item,
+        piles=gt.piles,
+        cards=[c.model_copy(update={"bbox": None}) if n % 2 else c for n, c in enumerate(gt.cards)],
+    )
     boxes = boxes_from_run(bare, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height)
     assert set(boxes) == {c.id for n, c in enumerate(gt.cards) if n % 2}
 
@@ -61,14 +70,25 @@ def test_use_run_boxes_converts_to_pixels_undo_redo(setup):
     project, store, stack = setup
     item = repo.item_by_name(project, "table-01")
     gt = repo.ground_truth(project, item.id)
-    repo.set_ground_truth(project, item.id, GroundTruth(
-        item=gt.item, piles=gt.piles, cards=[c.model_copy(update={"bbox": None}) for c in gt.cards]))
+    repo.set_ground_truth(
+        project,
+        item.id,
+        GroundTruth(item=gt.item, piles=gt.piles, cards=[c.model_copy(update={"bbox": None}) for c in gt.cards]),
+    )
     score_project(project)
     run = boxes_run(project, "table-01")
     assert run.facts.box_convention == BoxConvention.UNIT
     bare = repo.ground_truth(project, item.id)
-    cmd = use_run_boxes(item.id, bare, run.facts.outcomes, run.cards, run.facts.box_convention,
-                        item.width, item.height, "bounding-boxes #1")
+    cmd = use_run_boxes(
+        item.id,
+        bare,
+        run.facts.outcomes,
+        run.cards,
+        run.facts.box_convention,
+        item.width,
+        item.height,
+        "bounding-boxes #1",
+    )
     assert cmd is not None and "10 card(s)" in cmd.text
     stack.push(cmd, store)
     after = {c.text: c.bbox for c in repo.ground_truth(project, item.id).cards}
@@ -84,21 +104,36 @@ def test_use_run_boxes_converts_to_pixels_undo_redo(setup):
     stack.redo(store)
     assert repo.ground_truth(project, item.id).cards[0].bbox == got
     # nothing left without a box: no command
-    assert use_run_boxes(item.id, repo.ground_truth(project, item.id), run.facts.outcomes, run.cards,
-                         run.facts.box_convention, item.width, item.height) is None
+    assert (
+        use_run_boxes(
+            item.id,
+            repo.ground_truth(project, item.id),
+            run.facts.outcomes,
+            run.cards,
+            run.facts.box_convention,
+            item.width,
+            item.height,
+        )
+        is None
+    )
 
 
 def test_accept_run_cards_as_draft_ground_truth_undo_redo(setup):
     project, store, stack = setup
     item = repo.item_by_name(project, "table-02")
-    run = next(r for r in scored_runs(project) if (r.run["item"], r.run["prompt"], r.run["repetition"])
-               == ("table-02", "spatial-grouping", 2))  # perfect, three piles
-    assert accept_run_cards(item.id, repo.ground_truth(project, item.id), run.cards, None,
-                            item.width, item.height) is None  # the photo has ground truth already
+    run = next(
+        r
+        for r in scored_runs(project)
+        if (r.run["item"], r.run["prompt"], r.run["repetition"]) == ("table-02", "spatial-grouping", 2)
+    )  # perfect, three piles
+    assert (
+        accept_run_cards(item.id, repo.ground_truth(project, item.id), run.cards, None, item.width, item.height) is None
+    )  # the photo has ground truth already
     repo.set_ground_truth(project, item.id, GroundTruth(item="table-02"))
     empty = repo.ground_truth(project, item.id)
-    cmd = accept_run_cards(item.id, empty, run.cards, run.facts.box_convention, item.width, item.height,
-                           "spatial-grouping #2")
+    cmd = accept_run_cards(
+        item.id, empty, run.cards, run.facts.box_convention, item.width, item.height, "spatial-grouping #2"
+    )
     assert isinstance(cmd, Batch)
     stack.push(cmd, store)
     gt = repo.ground_truth(project, item.id)
@@ -120,8 +155,9 @@ def test_accept_run_cards_with_boxes(setup):
     item = repo.item_by_name(project, "table-02")
     run = boxes_run(project, "table-02")
     repo.set_ground_truth(project, item.id, GroundTruth(item="table-02"))
-    cmd = accept_run_cards(item.id, repo.ground_truth(project, item.id), run.cards, run.facts.box_convention,
-                           item.width, item.height)
+    cmd = accept_run_cards(
+        item.id, repo.ground_truth(project, item.id), run.cards, run.facts.box_convention, item.width, item.height
+    )
     stack.push(cmd, store)
     gt = repo.ground_truth(project, item.id)
     assert gt.cards and all(c.bbox is not None for c in gt.cards)

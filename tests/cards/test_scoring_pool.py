@@ -12,8 +12,11 @@ from tests.conftest import SAMPLES
 
 
 def _findings(project):
-    return sorted((r.run["item"], r.run["prompt"], r.run["repetition"], f.code.value, f.gt_card, f.model_card)
-                  for r in scores.scored_runs(project) for f in r.findings)
+    return sorted(
+        (r.run["item"], r.run["prompt"], r.run["repetition"], f.code.value, f.gt_card, f.model_card)
+        for r in scores.scored_runs(project)
+        for f in r.findings
+    )
 
 
 def test_pool_and_single_process_agree(project, monkeypatch):
@@ -27,8 +30,10 @@ def test_pool_and_single_process_agree(project, monkeypatch):
     assert scoring.score_project(project, ScoringConfig(version="pooled", box_fit=0.55), jobs=2) > 0
     assert used == [1]
     assert _findings(project) == single
-    assert project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'pooled'").fetchone()[0] \
+    assert (
+        project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'pooled'").fetchone()[0]
         == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    )
 
 
 def test_spawned_workers_score_and_write_their_chunks(project, monkeypatch):
@@ -43,8 +48,9 @@ def test_spawned_workers_score_and_write_their_chunks(project, monkeypatch):
     monkeypatch.setattr(scores, "START_METHOD", "spawn")
     assert scoring.score_project(project, ScoringConfig(version="spawned", box_fit=0.55), jobs=2) > 0
     assert _findings(project) == single
-    stored = project.db.execute("SELECT COUNT(*), COUNT(auto_metrics) FROM run_scores "
-                                "WHERE config_version = 'spawned'").fetchone()
+    stored = project.db.execute(
+        "SELECT COUNT(*), COUNT(auto_metrics) FROM run_scores WHERE config_version = 'spawned'"
+    ).fetchone()
     assert stored[0] == stored[1] == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
 
@@ -58,13 +64,18 @@ def test_chunks_of_a_dead_worker_are_scored_here(project, monkeypatch):
     monkeypatch.setattr(scores, "CHUNK", 3)
     monkeypatch.setattr(scores, "_score_chunk_in_worker", _die_on_second_chunk)
     here = []
-    monkeypatch.setattr(scores, "_score_here", lambda p, chunks, *a, _orig=scores._score_here:
-                        here.append(len(chunks)) or _orig(p, chunks, *a))
+    monkeypatch.setattr(
+        scores,
+        "_score_here",
+        lambda p, chunks, *a, _orig=scores._score_here: here.append(len(chunks)) or _orig(p, chunks, *a),
+    )
     assert scoring.score_project(project, ScoringConfig(version="survived", box_fit=0.55), jobs=2) > 0
     assert here and here[0] >= 1  # some chunks were left by the dead workers
     assert _findings(project) == single
-    assert project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'survived'").fetchone()[0] \
+    assert (
+        project.db.execute("SELECT COUNT(*) FROM run_scores WHERE config_version = 'survived'").fetchone()[0]
         == project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    )
 
 
 def _die_on_second_chunk(ids):

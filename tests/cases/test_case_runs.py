@@ -71,8 +71,9 @@ def test_each_case_is_asked_once_per_model_with_its_query_and_episode_scope(case
         # resumable: asking again sends nothing
         r = cli("run", db, "--endpoint", fake.base_url, "--model", "alpha", "--model", "beta")
         assert r.exit_code == 0 and len(fake.requests) == 18
-    for item, prompt in rows(db, "SELECT i.name, p.name FROM runs r JOIN items i ON i.id = r.item_id "
-                                 "JOIN prompts p ON p.id = r.prompt_id"):
+    for item, prompt in rows(
+        db, "SELECT i.name, p.name FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
+    ):
         assert prompt == cases[item][0]
     r = cli("report", db, "--format", "json")
     assert r.exit_code == 0, r.output
@@ -90,8 +91,11 @@ def test_checks_that_do_not_count_for_the_category_are_no_findings(tmp_path):
     with FakeOpenAI(answer=lambda body, tag: "The lighthouse is important to the coast and its people.") as fake:
         assert cli("run", db, "--endpoint", fake.base_url, "--model", "m").exit_code == 0
     weights = preset_metrics().scoring.categories
-    found = rows(db, "SELECT c.category, f.attrs FROM findings f JOIN runs r ON r.id = f.run_id "
-                     "JOIN cases c ON c.item_id = r.item_id")
+    found = rows(
+        db,
+        "SELECT c.category, f.attrs FROM findings f JOIN runs r ON r.id = f.run_id "
+        "JOIN cases c ON c.item_id = r.item_id",
+    )
     assert found  # checks did fire
     by_category: dict[str, set] = {}
     for category, attrs in found:
@@ -120,8 +124,9 @@ def test_score_prints_one_line_per_model_for_case_runs(tmp_path):
     assert r.exit_code == 0, r.output
     assert "not scored (free text)" not in r.output and "no scored prompt" not in r.output
     lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("test cases, m: 18 answers to 9 cases scored by the rule "
-                                                   "metrics 'cicada': passed ")
+    assert len(lines) == 1 and lines[0].startswith(
+        "test cases, m: 18 answers to 9 cases scored by the rule metrics 'cicada': passed "
+    )
 
 
 def test_a_dataset_system_prompt_is_the_system_message(tmp_path):
@@ -134,8 +139,10 @@ def test_a_dataset_system_prompt_is_the_system_message(tmp_path):
         assert cli("run", db, "--endpoint", fake.base_url, "--model", "m").exit_code == 0
     bodies = {tag.split("|")[0]: body for tag, body, _ in fake.requests}
     story = bodies["lc-story-2"]["messages"]
-    assert story[0] == {"role": "system",
-                        "content": "You answer questions about The Lantern Coast. Stay within: saltmarsh."}
+    assert story[0] == {
+        "role": "system",
+        "content": "You answer questions about The Lantern Coast. Stay within: saltmarsh.",
+    }
     assert story[1]["role"] == "user" and "What happens at the net-mending festival?" in story[1]["content"]
     assert [m["role"] for m in bodies["lc-cite-1"]["messages"]] == ["user"]  # no system prompt given
 
@@ -145,8 +152,20 @@ def test_other_items_and_prompts_are_asked_as_before_beside_cases(tmp_path):
     db = tmp_path / "p.db"
     assert cli("import", db, folder).exit_code == 0
     runs = tmp_path / "runs.jsonl"
-    runs.write_text(json.dumps({"item": "memo", "prompt": "summarise", "model": "seed", "repetition": 1,
-                                "output": "x", "prompt_text": "Summarise: {{INPUT_TEXT}}", "schema": "free"}) + "\n")
+    runs.write_text(
+        json.dumps(
+            {
+                "item": "memo",
+                "prompt": "summarise",
+                "model": "seed",
+                "repetition": 1,
+                "output": "x",
+                "prompt_text": "Summarise: {{INPUT_TEXT}}",
+                "schema": "free",
+            }
+        )
+        + "\n"
+    )
     assert cli("import", db, runs).exit_code == 0
     with FakeOpenAI() as fake:
         assert cli("run", db, "--endpoint", fake.base_url, "--model", "m").exit_code == 0
@@ -157,13 +176,20 @@ def test_other_items_and_prompts_are_asked_as_before_beside_cases(tmp_path):
     with FakeOpenAI() as fake:  # --prompt names a dataset: that dataset's cases only
         r = cli("run", db, "--endpoint", fake.base_url, "--model", "n", "--prompt", "theory-twin")
         assert r.exit_code == 0
-        assert sorted(tag for tag, _, _ in fake.requests) == ["lc-theory-1|theory-twin|n|1",
-                                                              "lc-theory-2|theory-twin|n|1"]
+        assert sorted(tag for tag, _, _ in fake.requests) == [
+            "lc-theory-1|theory-twin|n|1",
+            "lc-theory-2|theory-twin|n|1",
+        ]
 
 
 def test_case_messages_fill_the_template_in_one_pass():
-    case = TestCase(id="x", query="Say {{CONTEXT}} back", context={"episodeScope": "tidewatch", "userId": "u"},
-                    metadata={"category": "story"}, dataset="d")
+    case = TestCase(
+        id="x",
+        query="Say {{CONTEXT}} back",
+        context={"episodeScope": "tidewatch", "userId": "u"},
+        metadata={"category": "story"},
+        dataset="d",
+    )
     messages = case_messages(case, "{{QUERY}} | {{EPISODE_SCOPE}} | {{USER_ID}} | {{DATASET}}/{{CATEGORY}}")
     assert messages == [{"role": "user", "content": "Say {{CONTEXT}} back | tidewatch | u | d/story"}]
     assert case_messages(case, "{{QUERY}}", "   ")[0]["role"] == "user"  # a blank system prompt is none

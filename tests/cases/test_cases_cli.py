@@ -17,32 +17,53 @@ from reviewer.storage.cases.cases import case_query, case_results
 from reviewer.storage.db import open_project
 from tests.conftest import shared
 
-PERFECT_CITE_002 = ("Mion seems cheerful in Onikakushi because she leads the club games "
-                    "[Episode: onikakushi, Chapter: 2, Speaker: Mion]. However, in Watanagashi the evidence "
-                    "suggests her behavior might differ, as the festival shows "
-                    "[Episode: watanagashi, Chapter: 5, Speaker: Mion].")
+PERFECT_CITE_002 = (
+    "Mion seems cheerful in Onikakushi because she leads the club games "
+    "[Episode: onikakushi, Chapter: 2, Speaker: Mion]. However, in Watanagashi the evidence "
+    "suggests her behavior might differ, as the festival shows "
+    "[Episode: watanagashi, Chapter: 5, Speaker: Mion]."
+)
 #: (case, model, output, expected case score, hand-computed from the seed's rules)
 ANSWERS = [
     # passes everything: citationAccuracy 1.0
     ("cite-002", "m1", PERFECT_CITE_002, 1.0),
     # missing required citation: citationAccuracy 0.0
-    ("cite-002", "m2", "Mion is loud and cheerful in Onikakushi, but in Watanagashi her behavior seems to differ.", 0.0),
+    (
+        "cite-002",
+        "m2",
+        "Mion is loud and cheerful in Onikakushi, but in Watanagashi her behavior seems to differ.",
+        0.0,
+    ),
     # one citation short (3 expected, 2 given): 1.0 - 0.2
-    ("cite-003", "m1", "The dam project drives the village's resistance [Episode: onikakushi, Chapter: 3, "
-                       "Speaker: Mion] and its significance returns [Episode: watanagashi, Chapter: 1, Speaker: Oishi].",
-     0.8),
+    (
+        "cite-003",
+        "m1",
+        "The dam project drives the village's resistance [Episode: onikakushi, Chapter: 3, "
+        "Speaker: Mion] and its significance returns [Episode: watanagashi, Chapter: 1, Speaker: Oishi].",
+        0.8,
+    ),
     # citation outside the episode scope: storyCoherence 0.0; 0.7 x 0.0 + 0.3 x 1.0
-    ("story-001", "m1", "Rena's character is kind and cheerful, and she laughs with Keiichi "
-                        "[Episode: onikakushi, Chapter: 1, Speaker: Rena] [Episode: tatarigoroshi, Chapter: 3, "
-                        "Speaker: Rena].", 0.3),
+    (
+        "story-001",
+        "m1",
+        "Rena's character is kind and cheerful, and she laughs with Keiichi "
+        "[Episode: onikakushi, Chapter: 1, Speaker: Rena] [Episode: tatarigoroshi, Chapter: 3, "
+        "Speaker: Rena].",
+        0.3,
+    ),
     # under 50 characters: overallCorrectness 0.0
     ("general-002", "m1", "A quiet village.", 0.0),
     # general-002 in full: 1.0
     ("general-002", "m2", "Higurashi is set in Hinamizawa, a small rural village in Japan, in June 1983.", 1.0),
     # theory without logic or hedging words: theoryCoherence 1 - 2 x 0.15 = 0.7; 0.6 x 0.7 + 0.4 x 1.0
-    ("theory-001", "m1", "Mion and Shion are twins and the evidence is in the festival scenes "
-                         "[Episode: watanagashi, Chapter: 4, Speaker: Shion] "
-                         "[Episode: watanagashi, Chapter: 6, Speaker: Mion].", 0.82),
+    (
+        "theory-001",
+        "m1",
+        "Mion and Shion are twins and the evidence is in the festival scenes "
+        "[Episode: watanagashi, Chapter: 4, Speaker: Shion] "
+        "[Episode: watanagashi, Chapter: 6, Speaker: Mion].",
+        0.82,
+    ),
 ]
 
 
@@ -58,8 +79,9 @@ def scored(tmp_path):
     r = run("import", db, data)
     assert r.exit_code == 0, r.output
     answers = tmp_path / "answers.jsonl"
-    answers.write_text("\n".join(json.dumps({"item": c, "model": m, "repetition": 1, "output": o})
-                                 for c, m, o, _ in ANSWERS) + "\n")
+    answers.write_text(
+        "\n".join(json.dumps({"item": c, "model": m, "repetition": 1, "output": o}) for c, m, o, _ in ANSWERS) + "\n"
+    )
     r = run("import", db, answers)
     assert r.exit_code == 0 and f"added: {len(ANSWERS)} runs" in r.output, r.output
     r = run("score", db)
@@ -77,8 +99,12 @@ def test_import_the_nine_cicada_cases(tmp_path):
     p = open_project(db)
     try:
         assert len(repo.items(p)) == 9
-        assert sorted(x.name for x in repo.prompts(p)) == ["citation-accuracy", "general-correctness",
-                                                          "story-coherence", "theory-coherence"]
+        assert sorted(x.name for x in repo.prompts(p)) == [
+            "citation-accuracy",
+            "general-correctness",
+            "story-coherence",
+            "theory-coherence",
+        ]
         assert case_query(p, "theory-002") == "Could Oyashiro-sama's curse be related to the dam project murders?"
         assert case_query(p, "nope") is None
     finally:
@@ -130,10 +156,14 @@ def test_export_has_case_results_and_case_scores(scored, tmp_path):
     assert run("export", scored, out).exit_code == 0
     con = sqlite3.connect(out)
     try:
-        rows = con.execute("SELECT score, passed FROM case_scores WHERE case_id = 'cite-003' AND basis = 'auto'").fetchall()
+        rows = con.execute(
+            "SELECT score, passed FROM case_scores WHERE case_id = 'cite-003' AND basis = 'auto'"
+        ).fetchall()
         assert rows == [(pytest.approx(0.8), 1)]
-        warnings = con.execute("SELECT warnings FROM case_results WHERE case_id = 'cite-003' AND basis = 'auto' "
-                               "AND metric = 'citationAccuracy'").fetchone()[0]
+        warnings = con.execute(
+            "SELECT warnings FROM case_results WHERE case_id = 'cite-003' AND basis = 'auto' "
+            "AND metric = 'citationAccuracy'"
+        ).fetchone()[0]
         assert json.loads(warnings) == ["citationAccuracy/count: Expected at least 3 citations, found 2"]
         assert con.execute("SELECT count(*) FROM case_results").fetchone()[0] == len(ANSWERS) * 4 * 2
     finally:
@@ -143,21 +173,31 @@ def test_export_has_case_results_and_case_scores(scored, tmp_path):
 def test_bad_cases_get_one_line_each_and_the_rest_is_imported(tmp_path):
     folder = tmp_path / "sets"
     folder.mkdir()
-    good = {"id": "ok-1", "query": "Who is Rena?", "expectedBehavior": {"shouldCite": False},
-            "metadata": {"category": "general"}}
-    (folder / "one.json").write_text(json.dumps([
-        good,
-        {"query": "No id?", "expectedBehavior": {}, "metadata": {"category": "general"}},
-        {"id": "odd", "query": "Odd?", "expectedBehavior": {}, "metadata": {"category": "poetry"}},
-    ]))
+    good = {
+        "id": "ok-1",
+        "query": "Who is Rena?",
+        "expectedBehavior": {"shouldCite": False},
+        "metadata": {"category": "general"},
+    }
+    (folder / "one.json").write_text(
+        json.dumps(
+            [
+                good,
+                {"query": "No id?", "expectedBehavior": {}, "metadata": {"category": "general"}},
+                {"id": "odd", "query": "Odd?", "expectedBehavior": {}, "metadata": {"category": "poetry"}},
+            ]
+        )
+    )
     (folder / "two.json").write_text(json.dumps([{**good, "query": "Who else?"}]))
     db = tmp_path / "p.db"
     r = run("import", db, folder)
     assert r.exit_code == 0, r.output
     assert "added: 1 cases" in r.output
     assert "skipped one.json case 2: the case has no id" in r.output
-    assert "skipped one.json case 3 ('odd'): unknown category 'poetry' (known: citation, theory, story, general)" \
+    assert (
+        "skipped one.json case 3 ('odd'): unknown category 'poetry' (known: citation, theory, story, general)"
         in r.output
+    )
     assert "skipped two.json case 'ok-1': duplicate id 'ok-1' (also in one.json)" in r.output
     # imported again later, alone: still refused, and the first case is kept as it was
     r = run("import", db, folder / "two.json")
@@ -171,8 +211,10 @@ def test_bad_cases_get_one_line_each_and_the_rest_is_imported(tmp_path):
 
 def test_a_metrics_file_of_ones_own_and_a_broken_one(scored, tmp_path):
     broken = tmp_path / "broken.toml"
-    broken.write_text('[[metrics]]\nname = "m"\n[[metrics.checks]]\nid = "x"\nmessage = "x"\n'
-                      'severity = "error"\ntest = { kind = "present", regex = "(unclosed" }\n')
+    broken.write_text(
+        '[[metrics]]\nname = "m"\n[[metrics.checks]]\nid = "x"\nmessage = "x"\n'
+        'severity = "error"\ntest = { kind = "present", regex = "(unclosed" }\n'
+    )
     r = run("score", scored, "--metrics", broken)
     assert r.exit_code == 1
     assert r.output.strip().splitlines()[-1].startswith(f"Error: {broken}: metric m, check x: broken regex '(unclosed'")

@@ -19,12 +19,25 @@ def test_html_in_untrusted_text_is_escaped():
 def test_markdown_renders_untrusted_text_literally():
     markdown_it = pytest.importorskip("markdown_it")
     md = markdown_it.MarkdownIt("commonmark").enable("table").enable("strikethrough")
-    for text in ["<script>alert(1)</script>", "a > b < c", "&gt; &amp; &#60;", "[x](javascript:alert(1))",
-                 "`code` *em* _em_ ~~s~~ **b**", "# h", "- item", "1. one", "> quote", "back\\slash \\*",
-                 "<http://x.example>", "a|b", "![i](http://x.example/i.png)"]:
+    for text in [
+        "<script>alert(1)</script>",
+        "a > b < c",
+        "&gt; &amp; &#60;",
+        "[x](javascript:alert(1))",
+        "`code` *em* _em_ ~~s~~ **b**",
+        "# h",
+        "- item",
+        "1. one",
+        "> quote",
+        "back\\slash \\*",
+        "<http://x.example>",
+        "a|b",
+        "![i](http://x.example/i.png)",
+    ]:
         html = md.render(f"- {md_text(text)}\n")
         inner = html.replace("<ul>", "").replace("</ul>", "").replace("<li>", "").replace("</li>", "").strip()
         import html as h
+
         assert h.unescape(inner) == text, (text, html)
         table = md.render(markdown_table(["h"], [[text]]))
         assert "<script" not in table and "<a " not in table and "<em>" not in table and "<img" not in table

@@ -13,46 +13,118 @@ from pathlib import Path
 from typing import Optional
 
 
-def _case(case_id: str, category: str, query: str, scope: Optional[list[str]], expected: dict,
-          difficulty: str = "medium") -> dict:
+def _case(
+    case_id: str, category: str, query: str, scope: Optional[list[str]], expected: dict, difficulty: str = "medium"
+) -> dict:
     context: dict = {"userId": "twin-user"}
     if scope is not None:
         context["episodeScope"] = scope
-    return {"id": case_id, "query": query, "context": context, "expectedBehavior": expected,
-            "metadata": {"category": category, "difficulty": difficulty, "description": f"twin {category} case"}}
+    return {
+        "id": case_id,
+        "query": query,
+        "context": context,
+        "expectedBehavior": expected,
+        "metadata": {"category": category, "difficulty": difficulty, "description": f"twin {category} case"},
+    }
 
 
 DATASETS: dict[str, list[dict]] = {
     "citation-twin": [
-        _case("lc-cite-1", "citation", "What does the harbour master tell Ines on her first night?", ["tidewatch"],
-              {"shouldCite": True, "citationCount": 1, "episodeReferences": ["tidewatch"],
-               "shouldMentionCharacters": ["Ines"]}, "easy"),
-        _case("lc-cite-2", "citation", "How does Tomas treat the lamp keeper in Tidewatch and in Saltmarsh?",
-              ["tidewatch", "saltmarsh"],
-              {"shouldCite": True, "citationCount": 2, "episodeReferences": ["tidewatch", "saltmarsh"],
-               "shouldMentionCharacters": ["Tomas"]}),
-        _case("lc-cite-3", "citation", "Why does the lighthouse matter to the whole coast?", None,
-              {"shouldCite": True, "citationCount": 3, "shouldMentionCharacters": []}, "hard"),
+        _case(
+            "lc-cite-1",
+            "citation",
+            "What does the harbour master tell Ines on her first night?",
+            ["tidewatch"],
+            {
+                "shouldCite": True,
+                "citationCount": 1,
+                "episodeReferences": ["tidewatch"],
+                "shouldMentionCharacters": ["Ines"],
+            },
+            "easy",
+        ),
+        _case(
+            "lc-cite-2",
+            "citation",
+            "How does Tomas treat the lamp keeper in Tidewatch and in Saltmarsh?",
+            ["tidewatch", "saltmarsh"],
+            {
+                "shouldCite": True,
+                "citationCount": 2,
+                "episodeReferences": ["tidewatch", "saltmarsh"],
+                "shouldMentionCharacters": ["Tomas"],
+            },
+        ),
+        _case(
+            "lc-cite-3",
+            "citation",
+            "Why does the lighthouse matter to the whole coast?",
+            None,
+            {"shouldCite": True, "citationCount": 3, "shouldMentionCharacters": []},
+            "hard",
+        ),
     ],
     "theory-twin": [
-        _case("lc-theory-1", "theory", "Are the two lamp keepers the same person in disguise?", ["saltmarsh"],
-              {"shouldCite": True, "shouldMentionCharacters": ["Ines", "Tomas"]}, "hard"),
-        _case("lc-theory-2", "theory", "Could the fog be caused by the old beacon?", None,
-              {"shouldCite": True, "shouldMentionCharacters": []}),
+        _case(
+            "lc-theory-1",
+            "theory",
+            "Are the two lamp keepers the same person in disguise?",
+            ["saltmarsh"],
+            {"shouldCite": True, "shouldMentionCharacters": ["Ines", "Tomas"]},
+            "hard",
+        ),
+        _case(
+            "lc-theory-2",
+            "theory",
+            "Could the fog be caused by the old beacon?",
+            None,
+            {"shouldCite": True, "shouldMentionCharacters": []},
+        ),
     ],
     "story-twin": [
-        _case("lc-story-1", "story", "What kind of person is Ines at the start?", ["tidewatch"],
-              {"shouldCite": True, "episodeReferences": ["tidewatch"], "shouldMentionCharacters": ["Ines"],
-               "shouldAvoidSpoilers": True}, "easy"),
-        _case("lc-story-2", "story", "What happens at the net-mending festival?", ["saltmarsh"],
-              {"shouldCite": True, "episodeReferences": ["saltmarsh"], "shouldMentionCharacters": ["Tomas"],
-               "shouldAvoidSpoilers": True}),
+        _case(
+            "lc-story-1",
+            "story",
+            "What kind of person is Ines at the start?",
+            ["tidewatch"],
+            {
+                "shouldCite": True,
+                "episodeReferences": ["tidewatch"],
+                "shouldMentionCharacters": ["Ines"],
+                "shouldAvoidSpoilers": True,
+            },
+            "easy",
+        ),
+        _case(
+            "lc-story-2",
+            "story",
+            "What happens at the net-mending festival?",
+            ["saltmarsh"],
+            {
+                "shouldCite": True,
+                "episodeReferences": ["saltmarsh"],
+                "shouldMentionCharacters": ["Tomas"],
+                "shouldAvoidSpoilers": True,
+            },
+        ),
     ],
     "general-twin": [
-        _case("lc-general-1", "general", "Who are the main characters of The Lantern Coast?", None,
-              {"shouldCite": False, "shouldMentionCharacters": ["Ines", "Tomas"]}, "easy"),
-        _case("lc-general-2", "general", "Where and when is The Lantern Coast set?", None,
-              {"shouldCite": False, "shouldMentionCharacters": []}, "easy"),
+        _case(
+            "lc-general-1",
+            "general",
+            "Who are the main characters of The Lantern Coast?",
+            None,
+            {"shouldCite": False, "shouldMentionCharacters": ["Ines", "Tomas"]},
+            "easy",
+        ),
+        _case(
+            "lc-general-2",
+            "general",
+            "Where and when is The Lantern Coast set?",
+            None,
+            {"shouldCite": False, "shouldMentionCharacters": []},
+            "easy",
+        ),
     ],
 }
 

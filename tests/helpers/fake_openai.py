@@ -41,9 +41,14 @@ class FakeOpenAI:
     ``delay``: seconds before every answer; ``requests``: every request as
     (tag, body, headers) in arrival order."""
 
-    def __init__(self, answer: Callable[[dict, str], str] = default_answer, delay: float = 0.0,
-                 log_requests: bool = True, logprobs: Optional[Callable[[str], list]] = None,
-                 refuse_logprobs: bool = False):
+    def __init__(
+        self,
+        answer: Callable[[dict, str], str] = default_answer,
+        delay: float = 0.0,
+        log_requests: bool = True,
+        logprobs: Optional[Callable[[str], list]] = None,
+        refuse_logprobs: bool = False,
+    ):
         self.answer = answer
         self.logprobs = logprobs
         self.refuse_logprobs = refuse_logprobs
@@ -103,18 +108,31 @@ class FakeOpenAI:
                 finish = "length" if action == "length" else "stop"
                 words = len(str(body.get("messages")).split())
                 out = {
-                    "id": "chatcmpl-fake", "object": "chat.completion", "model": f"{body.get('model')}-served",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                 "finish_reason": finish}],
-                    "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()),
-                              "total_tokens": words + len(content.split())},
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "model": f"{body.get('model')}-served",
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+                    ],
+                    "usage": {
+                        "prompt_tokens": words,
+                        "completion_tokens": len(content.split()),
+                        "total_tokens": words + len(content.split()),
+                    },
                 }
                 if body.get("logprobs") and fake.logprobs is not None:
                     top = int(body.get("top_logprobs") or 0)
-                    out["choices"][0]["logprobs"] = {"content": [
-                        {"token": t, "logprob": lp, "bytes": list(t.encode()),
-                         "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:top]}
-                        for t, lp in fake.logprobs(content)]}
+                    out["choices"][0]["logprobs"] = {
+                        "content": [
+                            {
+                                "token": t,
+                                "logprob": lp,
+                                "bytes": list(t.encode()),
+                                "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:top],
+                            }
+                            for t, lp in fake.logprobs(content)
+                        ]
+                    }
                 return self._send(200, out)
 
             def _send(self, status, payload, headers=None):

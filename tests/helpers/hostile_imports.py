@@ -41,14 +41,20 @@ def folder_with_photo(base: Path, name: str = "photos") -> Path:
 
 def labelme_doc(image_path: str, shapes: list[dict]) -> dict:
     """A labelme file naming ``image_path``."""
-    return {"version": "5.5.0", "flags": {}, "shapes": shapes, "imagePath": image_path, "imageData": None,
-            "imageHeight": 1200, "imageWidth": 1600}
+    return {
+        "version": "5.5.0",
+        "flags": {},
+        "shapes": shapes,
+        "imagePath": image_path,
+        "imageData": None,
+        "imageHeight": 1200,
+        "imageWidth": 1600,
+    }
 
 
 def rect(label: str, points, text: str = "", **extra) -> dict:
     """A labelme rectangle (a card when it has ``text``)."""
-    return {"label": label, "points": points, "description": text, "shape_type": "rectangle", "flags": {},
-            **extra}
+    return {"label": label, "points": points, "description": text, "shape_type": "rectangle", "flags": {}, **extra}
 
 
 def write_json_text(path: Path, text: str) -> Path:
@@ -62,12 +68,19 @@ def labelme_bad_numbers(base: Path) -> Path:
     """labelme points [[NaN, 20], [300, Infinity]] and 1e309, a polygon with a
     NaN (a region), a group_id that is a list, beside one good card."""
     folder = folder_with_photo(base, "labelme-numbers")
-    shapes = [rect("left", [[10, 20], [300, 200]], "Good card"),
-              rect("left", [["NaN", 20], [300, "Infinity"]], "NaN card"),
-              rect("left", [[10, 20], [300, "1e309"]], "Huge card"),
-              {"label": "left", "points": [[10, 20], [300, 40], ["NaN", 50]], "description": "",
-               "shape_type": "polygon", "flags": {}},
-              rect("right", [[10, 20], [300, 40]], "Listed group", group_id=[1])]
+    shapes = [
+        rect("left", [[10, 20], [300, 200]], "Good card"),
+        rect("left", [["NaN", 20], [300, "Infinity"]], "NaN card"),
+        rect("left", [[10, 20], [300, "1e309"]], "Huge card"),
+        {
+            "label": "left",
+            "points": [[10, 20], [300, 40], ["NaN", 50]],
+            "description": "",
+            "shape_type": "polygon",
+            "flags": {},
+        },
+        rect("right", [[10, 20], [300, 40]], "Listed group", group_id=[1]),
+    ]
     text = json.dumps(labelme_doc("table-01.jpg", shapes))
     for word in ("NaN", "Infinity", "1e309"):
         text = text.replace(f'"{word}"', word)
@@ -78,18 +91,41 @@ def labelme_bad_numbers(base: Path) -> Path:
 def label_studio_bad_numbers(base: Path) -> Path:
     """Label Studio results with x NaN, width 1e308 and original_width a list."""
     folder = folder_with_photo(base, "ls-numbers")
+
     def result(rid, value, **extra):
-        return [{"id": rid, "type": "rectanglelabels", "from_name": "pile", "to_name": "image",
-                 "original_width": 1600, "original_height": 1200, **extra,
-                 "value": {"rotation": 0, "rectanglelabels": ["left"], **value}},
-                {"id": rid, "type": "textarea", "from_name": "transcription", "to_name": "image",
-                 "value": {"text": [f"card {rid}"]}}]
-    results = (result("good", {"x": 10, "y": 10, "width": 10, "height": 10})
-               + result("nan", {"x": "NaN", "y": 10, "width": 10, "height": 10})
-               + result("huge", {"x": 10, "y": 10, "width": 1e308, "height": 10})
-               + result("listed", {"x": 10, "y": 10, "width": 10, "height": 10}, original_width=[1600]))
-    tasks = [{"id": 1, "data": {"image": "/data/upload/1/1a2b3c4d-table-01.jpg"},
-              "annotations": [{"id": 1, "result": results}]}]
+        return [
+            {
+                "id": rid,
+                "type": "rectanglelabels",
+                "from_name": "pile",
+                "to_name": "image",
+                "original_width": 1600,
+                "original_height": 1200,
+                **extra,
+                "value": {"rotation": 0, "rectanglelabels": ["left"], **value},
+            },
+            {
+                "id": rid,
+                "type": "textarea",
+                "from_name": "transcription",
+                "to_name": "image",
+                "value": {"text": [f"card {rid}"]},
+            },
+        ]
+
+    results = (
+        result("good", {"x": 10, "y": 10, "width": 10, "height": 10})
+        + result("nan", {"x": "NaN", "y": 10, "width": 10, "height": 10})
+        + result("huge", {"x": 10, "y": 10, "width": 1e308, "height": 10})
+        + result("listed", {"x": 10, "y": 10, "width": 10, "height": 10}, original_width=[1600])
+    )
+    tasks = [
+        {
+            "id": 1,
+            "data": {"image": "/data/upload/1/1a2b3c4d-table-01.jpg"},
+            "annotations": [{"id": 1, "result": results}],
+        }
+    ]
     return write_json_text(folder / "export.json", json.dumps(tasks).replace('"NaN"', "NaN"))
 
 
@@ -97,18 +133,32 @@ def coco_bad_ids(base: Path) -> Path:
     """COCO ids given as lists (an image, a category, an annotation's
     image_id and category_id), beside a good image and annotation."""
     folder = folder_with_photo(base, "coco-ids")
-    doc = {"images": [{"id": 1, "file_name": "table-01.jpg", "width": 1600, "height": 1200},
-                      {"id": [2], "file_name": "table-01.jpg", "width": 1600, "height": 1200}],
-           "categories": [{"id": 1, "name": "left"}, {"id": [9], "name": "bad"}],
-           "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 100, 50],
-                            "attributes": {"text": "Good card"}},
-                           {"id": 2, "image_id": [1], "category_id": 1, "bbox": [10, 10, 100, 50],
-                            "attributes": {"text": "Listed image"}},
-                           {"id": 3, "image_id": 1, "category_id": [1], "bbox": [10, 10, 100, 50],
-                            "attributes": {"text": "Listed category"}},
-                           {"id": 4, "image_id": 1, "category_id": 1, "bbox": [10, 10, "NaN", 50],
-                            "attributes": {"text": "NaN box"}},
-                           {"id": 5, "image_id": 1, "category_id": 1, "segmentation": [[1, 1, 50, 1, "NaN", 40]]}]}
+    doc = {
+        "images": [
+            {"id": 1, "file_name": "table-01.jpg", "width": 1600, "height": 1200},
+            {"id": [2], "file_name": "table-01.jpg", "width": 1600, "height": 1200},
+        ],
+        "categories": [{"id": 1, "name": "left"}, {"id": [9], "name": "bad"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 100, 50], "attributes": {"text": "Good card"}},
+            {
+                "id": 2,
+                "image_id": [1],
+                "category_id": 1,
+                "bbox": [10, 10, 100, 50],
+                "attributes": {"text": "Listed image"},
+            },
+            {
+                "id": 3,
+                "image_id": 1,
+                "category_id": [1],
+                "bbox": [10, 10, 100, 50],
+                "attributes": {"text": "Listed category"},
+            },
+            {"id": 4, "image_id": 1, "category_id": 1, "bbox": [10, 10, "NaN", 50], "attributes": {"text": "NaN box"}},
+            {"id": 5, "image_id": 1, "category_id": 1, "segmentation": [[1, 1, 50, 1, "NaN", 40]]},
+        ],
+    }
     return write_json_text(folder / "coco.json", json.dumps(doc).replace('"NaN"', "NaN"))
 
 
@@ -119,30 +169,70 @@ def card_folder_nan_region(base: Path) -> Path:
     (folder / "test-images").mkdir(parents=True)
     shutil.copy(PHOTO, folder / "test-images" / "table-01.jpg")
     shutil.copy(PHOTO, folder / "test-images" / "table-02.jpg")
-    gt = {"table-01": {"piles": [{"label": "left", "region": [[0, 0], ["NaN", 0], [10, 10]],
-                                  "cards": [{"text": "A", "bbox": {"x_min": 0, "y_min": 0, "x_max": 5,
-                                                                    "y_max": 10}}]}]},
-          "table-02": {"piles": [{"label": "left", "cards": [
-              {"text": "B", "bbox": {"x_min": 0, "y_min": 0, "x_max": 1e300, "y_max": 10}}]}]}}
-    write_json_text(folder / "test-images" / "ground-truth.json",
-                    json.dumps(gt).replace('"NaN"', "NaN").replace('"Infinity"', "Infinity"))
+    gt = {
+        "table-01": {
+            "piles": [
+                {
+                    "label": "left",
+                    "region": [[0, 0], ["NaN", 0], [10, 10]],
+                    "cards": [{"text": "A", "bbox": {"x_min": 0, "y_min": 0, "x_max": 5, "y_max": 10}}],
+                }
+            ]
+        },
+        "table-02": {
+            "piles": [
+                {
+                    "label": "left",
+                    "cards": [{"text": "B", "bbox": {"x_min": 0, "y_min": 0, "x_max": 1e300, "y_max": 10}}],
+                }
+            ]
+        },
+    }
+    write_json_text(
+        folder / "test-images" / "ground-truth.json",
+        json.dumps(gt).replace('"NaN"', "NaN").replace('"Infinity"', "Infinity"),
+    )
     return folder
 
 
 def cicada_nan(base: Path) -> Path:
     """A CICADA dataset whose first case has "citationCount": NaN."""
-    cases = [{"id": "cite-nan", "query": "Who is Rena?", "context": {"userId": "u"},
-              "expectedBehavior": {"shouldCite": True, "citationCount": "NaN"}, "metadata": {"category": "citation"}},
-             {"id": "cite-ok", "query": "Who is Mion?", "context": {"userId": "u"},
-              "expectedBehavior": {"shouldCite": True, "citationCount": 1}, "metadata": {"category": "citation"}}]
+    cases = [
+        {
+            "id": "cite-nan",
+            "query": "Who is Rena?",
+            "context": {"userId": "u"},
+            "expectedBehavior": {"shouldCite": True, "citationCount": "NaN"},
+            "metadata": {"category": "citation"},
+        },
+        {
+            "id": "cite-ok",
+            "query": "Who is Mion?",
+            "context": {"userId": "u"},
+            "expectedBehavior": {"shouldCite": True, "citationCount": 1},
+            "metadata": {"category": "citation"},
+        },
+    ]
     return write_json_text(base / "cicada" / "citation-accuracy.json", json.dumps(cases).replace('"NaN"', "NaN"))
 
 
 def golden_huge_offset(base: Path) -> Path:
     """A golden set with a span at offset 10^20 beside a good one."""
-    doc = {"metadata": {"name": "g"}, "prompts": [{"id": "golden-1", "text": "hello world", "groundTruth": {
-        "spans": [{"text": "hello", "start": 0, "end": 5, "role": "Subject.identity"},
-                  {"text": "x", "start": 10 ** 20, "end": 10 ** 20 + 1, "role": "Subject.identity"}]}}]}
+    doc = {
+        "metadata": {"name": "g"},
+        "prompts": [
+            {
+                "id": "golden-1",
+                "text": "hello world",
+                "groundTruth": {
+                    "spans": [
+                        {"text": "hello", "start": 0, "end": 5, "role": "Subject.identity"},
+                        {"text": "x", "start": 10**20, "end": 10**20 + 1, "role": "Subject.identity"},
+                    ]
+                },
+            }
+        ],
+    }
     return write_json_text(base / "golden" / "golden-set.json", json.dumps(doc))
 
 
@@ -150,17 +240,38 @@ def span_snapshot_bad_numbers(base: Path) -> Path:
     """A span-labeling judge snapshot whose spans start at 10^20, at
     Infinity and have a NaN confidence."""
     output = "Medium Shot of a woman dribbling a basketball."
-    spans = [{"text": "Medium Shot", "role": "shot.type", "confidence": 1, "start": 0, "end": 11},
-             {"text": "woman", "role": "subject.identity", "confidence": "NaN", "start": 17, "end": 22},
-             {"text": "dribbling", "role": "action.movement", "confidence": 0.9, "start": 10 ** 20,
-              "end": 10 ** 20 + 9},
-             {"text": "basketball", "role": "subject.identity", "confidence": 0.9, "start": "Infinity", "end": 45}]
-    judge = {"scores": {"coverage": 4, "precision": 5, "granularity": 5, "taxonomy": 4, "technicalSpecs": 5},
-             "totalScore": 23, "missedElements": [], "falsePositives": [], "taxonomyErrors": [],
-             "granularityErrors": [], "notes": "fine"}
-    doc = {"timestamp": "2025-12-25T07:46:36.252Z", "promptCount": 1, "judgeModel": "gpt-4o-mini",
-           "results": [{"promptId": "p1", "input": "woman dribbling", "output": output, "spanCount": 4,
-                        "spans": spans, "judgeResult": judge, "error": None, "latencyMs": 100}]}
+    spans = [
+        {"text": "Medium Shot", "role": "shot.type", "confidence": 1, "start": 0, "end": 11},
+        {"text": "woman", "role": "subject.identity", "confidence": "NaN", "start": 17, "end": 22},
+        {"text": "dribbling", "role": "action.movement", "confidence": 0.9, "start": 10**20, "end": 10**20 + 9},
+        {"text": "basketball", "role": "subject.identity", "confidence": 0.9, "start": "Infinity", "end": 45},
+    ]
+    judge = {
+        "scores": {"coverage": 4, "precision": 5, "granularity": 5, "taxonomy": 4, "technicalSpecs": 5},
+        "totalScore": 23,
+        "missedElements": [],
+        "falsePositives": [],
+        "taxonomyErrors": [],
+        "granularityErrors": [],
+        "notes": "fine",
+    }
+    doc = {
+        "timestamp": "2025-12-25T07:46:36.252Z",
+        "promptCount": 1,
+        "judgeModel": "gpt-4o-mini",
+        "results": [
+            {
+                "promptId": "p1",
+                "input": "woman dribbling",
+                "output": output,
+                "spanCount": 4,
+                "spans": spans,
+                "judgeResult": judge,
+                "error": None,
+                "latencyMs": 100,
+            }
+        ],
+    }
     text = json.dumps(doc).replace('"NaN"', "NaN").replace('"Infinity"', "Infinity")
     return write_json_text(base / "snapshots" / "baseline.json", text)
 
@@ -168,24 +279,57 @@ def span_snapshot_bad_numbers(base: Path) -> Path:
 def coco_reviewer_item_escape(base: Path) -> Path:
     """A COCO file whose image has "reviewer_item": "../../../../pwned"."""
     folder = folder_with_photo(base, "coco-escape")
-    doc = {"images": [{"id": 1, "file_name": "table-01.jpg", "width": 1600, "height": 1200,
-                       "reviewer_item": "../../../../pwned"}],
-           "categories": [{"id": 1, "name": "left"}],
-           "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 100, 50],
-                            "attributes": {"text": "A card"}}]}
+    doc = {
+        "images": [
+            {"id": 1, "file_name": "table-01.jpg", "width": 1600, "height": 1200, "reviewer_item": "../../../../pwned"}
+        ],
+        "categories": [{"id": 1, "name": "left"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 100, 50], "attributes": {"text": "A card"}}
+        ],
+    }
     return write_json_text(folder / "coco.json", json.dumps(doc))
 
 
 def label_studio_reviewer_item_escape(base: Path) -> Path:
     """A Label Studio task whose data.reviewer_item is '../../../../pwned'."""
     folder = folder_with_photo(base, "ls-escape")
-    tasks = [{"id": 1, "data": {"image": "table-01.jpg", "reviewer_item": "../../../../pwned"},
-              "annotations": [{"id": 1, "result": [
-                  {"id": "r", "type": "rectanglelabels", "from_name": "pile", "to_name": "image",
-                   "original_width": 1600, "original_height": 1200,
-                   "value": {"x": 1, "y": 1, "width": 5, "height": 5, "rotation": 0, "rectanglelabels": ["left"]}},
-                  {"id": "r", "type": "textarea", "from_name": "t", "to_name": "image",
-                   "value": {"text": ["A card"]}}]}]}]
+    tasks = [
+        {
+            "id": 1,
+            "data": {"image": "table-01.jpg", "reviewer_item": "../../../../pwned"},
+            "annotations": [
+                {
+                    "id": 1,
+                    "result": [
+                        {
+                            "id": "r",
+                            "type": "rectanglelabels",
+                            "from_name": "pile",
+                            "to_name": "image",
+                            "original_width": 1600,
+                            "original_height": 1200,
+                            "value": {
+                                "x": 1,
+                                "y": 1,
+                                "width": 5,
+                                "height": 5,
+                                "rotation": 0,
+                                "rectanglelabels": ["left"],
+                            },
+                        },
+                        {
+                            "id": "r",
+                            "type": "textarea",
+                            "from_name": "t",
+                            "to_name": "image",
+                            "value": {"text": ["A card"]},
+                        },
+                    ],
+                }
+            ],
+        }
+    ]
     return write_json_text(folder / "export.json", json.dumps(tasks))
 
 
@@ -197,8 +341,12 @@ def labelme_outside(base: Path, how: str) -> Path:
     secret = secret_photo(base)
     folder = base / f"labelme-{how}"
     folder.mkdir(parents=True, exist_ok=True)
-    ref = {"absolute": str(secret), "relative": "../secret/private-photo.jpg",
-           "root-relative": str(secret).lstrip("/"), "symlink": "private-photo.jpg"}[how]
+    ref = {
+        "absolute": str(secret),
+        "relative": "../secret/private-photo.jpg",
+        "root-relative": str(secret).lstrip("/"),
+        "symlink": "private-photo.jpg",
+    }[how]
     if how == "symlink":
         (folder / "private-photo.jpg").symlink_to(secret)
     shapes = [rect("left", [[10, 20], [300, 200]], "A card")]
@@ -220,8 +368,10 @@ def failter_outside(base: Path) -> Path:
     outside_doc.parent.mkdir(parents=True)
     outside_doc.write_text("# Doc 1, the copy OUTSIDE, never to be read\n")
     for doc, where in (("doc1.md", str(outside_doc)), ("doc2.md", str(secret))):
-        (art / doc).write_text(f"---\nfiltered-by-model: m\nfiltered-by-template: cleanup.md\n"
-                               f"source-input-path: {where}\nsource-template-path: {secret}\n---\nbody of {doc}\n")
+        (art / doc).write_text(
+            f"---\nfiltered-by-model: m\nfiltered-by-template: cleanup.md\n"
+            f"source-input-path: {where}\nsource-template-path: {secret}\n---\nbody of {doc}\n"
+        )
     return exp / "artifacts"
 
 

@@ -34,6 +34,7 @@ Action = Callable[[BaseHTTPRequestHandler, threading.Event], None]
 def drip(interval: float = 0.1, length: int = 1_000_000) -> Action:
     """200 with ``Content-Length: length``, then one byte every ``interval``
     seconds (a per-read timeout never fires)."""
+
     def act(h, stop):
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
@@ -46,12 +47,14 @@ def drip(interval: float = 0.1, length: int = 1_000_000) -> Action:
                 return
             h.wfile.write(b" ")
             h.wfile.flush()
+
     return act
 
 
 def endless(interval: float = 0.05, chunk: int = 1) -> Action:
     """200 with a chunked body of ``chunk``-byte chunks, one every
     ``interval`` seconds (0: as fast as the client reads), never ending."""
+
     def act(h, stop):
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
@@ -64,6 +67,7 @@ def endless(interval: float = 0.05, chunk: int = 1) -> Action:
             h.wfile.flush()
             if interval and stop.wait(interval):
                 return
+
     return act
 
 
@@ -97,6 +101,7 @@ def gzip_bomb(encoding: str = "gzip") -> Action:
 
 def raw(data: bytes, status: int = 200, headers: Optional[dict] = None, delay: float = 0.0) -> Action:
     """``data`` as the body, after ``delay`` seconds."""
+
     def act(h, stop):
         if delay and stop.wait(delay):
             return
@@ -107,17 +112,20 @@ def raw(data: bytes, status: int = 200, headers: Optional[dict] = None, delay: f
             h.send_header(k, v)
         h.end_headers()
         h.wfile.write(data)
+
     return act
 
 
 def reply(content: Any = "an answer", usage: Optional[dict] = None, delay: float = 0.0) -> Action:
     """A chat-completions body whose message content is ``content`` (any
     JSON value) and whose usage is ``usage`` (default: small counts)."""
-    body = {"id": "x", "object": "chat.completion", "model": "hostile",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": usage if usage is not None else {"prompt_tokens": 3, "completion_tokens": 2,
-                                                      "total_tokens": 5}}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "hostile",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": usage if usage is not None else {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }
     return raw(json.dumps(body).encode(), delay=delay)
 
 

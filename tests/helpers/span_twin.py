@@ -14,13 +14,37 @@ from typing import Optional
 
 #: (promptId, input, version, latencyMs, tier1, tier2, totalScore, missed [(text, category, severity)])
 _PROMPTS = [
-    ("tw-1", "a heron standing in shallow water", "twin-a", 300, 2, 40, 20,
-     [("morning mist", "lighting", "important"), ("ripples", "environment", "minor")]),
-    ("tw-2", "a cyclist climbing a hill at dusk", "twin-a", 100, 1, 20, 15,
-     [("climbing", "action", "critical"), ("dusk glow", "lighting", "important")]),
+    (
+        "tw-1",
+        "a heron standing in shallow water",
+        "twin-a",
+        300,
+        2,
+        40,
+        20,
+        [("morning mist", "lighting", "important"), ("ripples", "environment", "minor")],
+    ),
+    (
+        "tw-2",
+        "a cyclist climbing a hill at dusk",
+        "twin-a",
+        100,
+        1,
+        20,
+        15,
+        [("climbing", "action", "critical"), ("dusk glow", "lighting", "important")],
+    ),
     ("tw-3", "two cats asleep on a windowsill", "twin-a", 500, 3, 60, 22, [("purring", "audio", "minor")]),
-    ("tw-4", "a chef flipping a pancake", "twin-b", 900, None, None, 15,
-     [("flipping", "action", "important"), ("warm kitchen light", "lighting", "unknown-severity")]),
+    (
+        "tw-4",
+        "a chef flipping a pancake",
+        "twin-b",
+        900,
+        None,
+        None,
+        15,
+        [("flipping", "action", "important"), ("warm kitchen light", "lighting", "unknown-severity")],
+    ),
     ("tw-5", "a lighthouse in a storm", "twin-b", 700, None, None, 24, []),
 ]
 
@@ -37,8 +61,16 @@ EXPECTED = {
 }
 
 
-def _result(prompt_id: str, text: str, version: str, latency: int, tier1: Optional[int], tier2: Optional[int],
-            total: int, missed: list) -> dict:
+def _result(
+    prompt_id: str,
+    text: str,
+    version: str,
+    latency: int,
+    tier1: Optional[int],
+    tier2: Optional[int],
+    total: int,
+    missed: list,
+) -> dict:
     output = f"{text.capitalize()}, filmed in a wide shot."
     meta: dict = {"version": version, "notes": "twin"}
     if tier1 is not None:
@@ -46,18 +78,45 @@ def _result(prompt_id: str, text: str, version: str, latency: int, tier1: Option
     word = text.split()[1]
     start = output.lower().index(word)
     return {
-        "promptId": prompt_id, "input": text, "output": output, "spanCount": 1,
-        "spans": [{"text": output[start:start + len(word)], "role": "subject.identity", "confidence": 0.9,
-                   "start": start, "end": start + len(word)}],
-        "meta": meta, "error": None, "latencyMs": latency,
+        "promptId": prompt_id,
+        "input": text,
+        "output": output,
+        "spanCount": 1,
+        "spans": [
+            {
+                "text": output[start : start + len(word)],
+                "role": "subject.identity",
+                "confidence": 0.9,
+                "start": start,
+                "end": start + len(word),
+            }
+        ],
+        "meta": meta,
+        "error": None,
+        "latencyMs": latency,
         "judgeResult": {
             "scores": {"coverage": 4, "precision": 4, "granularity": 4, "taxonomy": 4, "technicalSpecs": 4},
             "totalScore": total,
-            "missedElements": [{"text": t, "expectedRole": f"{c}.detail", "category": c, "severity": s}
-                               for t, c, s in missed],
-            "falsePositives": [], "taxonomyErrors": [], "granularityErrors": [],
-            "categoryScores": {c: {"coverage": 4, "precision": 4} for c in (
-                "shot", "subject", "action", "environment", "lighting", "camera", "style", "technical", "audio")},
+            "missedElements": [
+                {"text": t, "expectedRole": f"{c}.detail", "category": c, "severity": s} for t, c, s in missed
+            ],
+            "falsePositives": [],
+            "taxonomyErrors": [],
+            "granularityErrors": [],
+            "categoryScores": {
+                c: {"coverage": 4, "precision": 4}
+                for c in (
+                    "shot",
+                    "subject",
+                    "action",
+                    "environment",
+                    "lighting",
+                    "camera",
+                    "style",
+                    "technical",
+                    "audio",
+                )
+            },
             "notes": f"twin notes for {prompt_id}",
         },
     }
@@ -67,12 +126,28 @@ def snapshot(prefix: str = "") -> dict:
     """The twin snapshot; ``prefix`` is put before every promptId and input
     (another prefix: a snapshot sharing no prompt with this one)."""
     results = [_result(*p) for p in copy.deepcopy(_PROMPTS)]
-    results.append({"promptId": "tw-failed", "input": "a prompt whose labelling failed", "output": "", "spans": [],
-                    "spanCount": 0, "meta": None, "judgeResult": None, "error": "timeout", "latencyMs": None})
+    results.append(
+        {
+            "promptId": "tw-failed",
+            "input": "a prompt whose labelling failed",
+            "output": "",
+            "spans": [],
+            "spanCount": 0,
+            "meta": None,
+            "judgeResult": None,
+            "error": "timeout",
+            "latencyMs": None,
+        }
+    )
     for r in results:
         r["promptId"], r["input"] = prefix + r["promptId"], prefix + r["input"]
-    return {"timestamp": "2026-01-01T00:00:00.000Z", "promptCount": len(results), "sourceFile": None,
-            "judgeModel": "twin-judge", "results": results}
+    return {
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "promptCount": len(results),
+        "sourceFile": None,
+        "judgeModel": "twin-judge",
+        "results": results,
+    }
 
 
 def write(path: Path, data: dict) -> Path:

@@ -27,13 +27,22 @@ UNLABELLED = [5, 4, 4, 1, 2, 5, 3, 4, 4, 1]  # run:13 ... run:22, 6 of 10 pass (
 def verdicts():
     out = []
     for i, (j, p) in enumerate(zip(JUDGE, PEOPLE), 1):
-        out.append(Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC, scale=Scale.ORDINAL5,
-                           scores={D: j}))
-        out.append(Verdict(subject=f"run:{i}", judge="gold", method=Method.HUMAN, scale=Scale.ORDINAL5,
-                           scores={D: 1 if i == 12 else p}))
+        out.append(
+            Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC, scale=Scale.ORDINAL5, scores={D: j})
+        )
+        out.append(
+            Verdict(
+                subject=f"run:{i}",
+                judge="gold",
+                method=Method.HUMAN,
+                scale=Scale.ORDINAL5,
+                scores={D: 1 if i == 12 else p},
+            )
+        )
     for i, j in enumerate(UNLABELLED, 13):
-        out.append(Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC, scale=Scale.ORDINAL5,
-                           scores={D: j}))
+        out.append(
+            Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC, scale=Scale.ORDINAL5, scores={D: j})
+        )
     return out
 
 
@@ -53,7 +62,11 @@ def test_alignment_by_hand():
     five = next(c for c in f.per_class if c.label == "5")
     # judge 5 on run:1, 6, 10; people 5 on run:1, 2, 12
     assert (five.precision, five.recall, five.f1, five.support) == (
-        pytest.approx(1 / 3), pytest.approx(1 / 3), pytest.approx(1 / 3), 3)
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+        3,
+    )
     four = next(c for c in f.per_class if c.label == "4")  # judge 4 on run:2, 3, 8; people 4 on run:8, 9
     assert (four.precision, four.recall, four.f1) == (pytest.approx(1 / 3), 0.5, pytest.approx(0.4))
     assert f.mae == pytest.approx(16 / 12)
@@ -68,8 +81,10 @@ def test_alignment_by_hand():
 
 
 def test_people_values_prefer_adjudicated_then_gold_then_majority():
-    vs = [Verdict(subject="s", judge=f"annotator{i}", method=Method.HUMAN, scale=Scale.PASS_FAIL,
-                  scores={"ok": x}) for i, x in enumerate(["pass", "fail", "fail"], 1)]
+    vs = [
+        Verdict(subject="s", judge=f"annotator{i}", method=Method.HUMAN, scale=Scale.PASS_FAIL, scores={"ok": x})
+        for i, x in enumerate(["pass", "fail", "fail"], 1)
+    ]
     assert people_values(vs)[("s", "ok")][:2] == ("fail", "majority")
     vs.append(Verdict(subject="s", judge="gold", method=Method.HUMAN, scale=Scale.PASS_FAIL, scores={"ok": "pass"}))
     assert people_values(vs)[("s", "ok")][:2] == ("pass", "gold")
@@ -177,20 +192,24 @@ GATE = ("--judge", "judge", "--dimension", D, "--resamples", "300")
 
 
 def test_gate_exits_0_when_the_bounds_hold(db):
-    out = invoke("gate", db, *GATE, "--min-tpr", "0.6", "--min-tnr", "0.5", "--max-dangerous", "3",
-                 "--min-kappa-lower", "-1")
+    out = invoke(
+        "gate", db, *GATE, "--min-tpr", "0.6", "--min-tnr", "0.5", "--max-dangerous", "3", "--min-kappa-lower", "-1"
+    )
     assert out.exit_code == 0, out.output
     assert "held: --min-tpr 0.6: TPR (5 passed by people) 0.600 >= 0.6" in out.output
     assert "held: --max-dangerous 3: dangerous cells 3 <= 3" in out.output
     assert "held: --min-kappa-lower -1" in out.output and "gate passed" in out.output
 
 
-@pytest.mark.parametrize("option, value, named", [
-    ("--min-tpr", "0.7", "--min-tpr 0.7: TPR (5 passed by people) 0.600 < 0.7"),
-    ("--min-tnr", "0.6", "--min-tnr 0.6: TNR (7 failed by people) 0.571 < 0.6"),
-    ("--max-dangerous", "2", "--max-dangerous 2: dangerous cells 3 > 2"),
-    ("--min-kappa-lower", "0.9", "--min-kappa-lower 0.9: cohen_kappa_weighted 95 % lower bound"),
-])
+@pytest.mark.parametrize(
+    "option, value, named",
+    [
+        ("--min-tpr", "0.7", "--min-tpr 0.7: TPR (5 passed by people) 0.600 < 0.7"),
+        ("--min-tnr", "0.6", "--min-tnr 0.6: TNR (7 failed by people) 0.571 < 0.6"),
+        ("--max-dangerous", "2", "--max-dangerous 2: dangerous cells 3 > 2"),
+        ("--min-kappa-lower", "0.9", "--min-kappa-lower 0.9: cohen_kappa_weighted 95 % lower bound"),
+    ],
+)
 def test_gate_exits_1_naming_each_failed_bound(db, option, value, named):
     other = ("--max-dangerous", "10") if option != "--max-dangerous" else ("--min-tpr", "0.1")
     out = invoke("gate", db, *GATE, option, value, *other)
@@ -203,7 +222,10 @@ def test_gate_names_every_failed_bound_at_once(db):
     out = invoke("gate", db, *GATE, "--min-tpr", "0.9", "--min-tnr", "0.9", "--max-dangerous", "0")
     assert out.exit_code == 1
     assert [line.split(":")[1].split()[1] for line in out.output.splitlines() if line.startswith("Error")] == [
-        "--min-tpr", "--min-tnr", "--max-dangerous"]
+        "--min-tpr",
+        "--min-tnr",
+        "--max-dangerous",
+    ]
 
 
 def test_gate_refuses_unknown_judges_and_no_bounds(db):

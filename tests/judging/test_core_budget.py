@@ -33,16 +33,40 @@ def _from_table(cells):
 
 CASES = {
     # 40 labels, balanced classes, kappa 0.6
-    "balanced": (_from_table({("pass", "pass"): 16, ("pass", "fail"): 4, ("fail", "pass"): 4,
-                              ("fail", "fail"): 16}), {}),
+    "balanced": (
+        _from_table({("pass", "pass"): 16, ("pass", "fail"): 4, ("fail", "pass"): 4, ("fail", "fail"): 16}),
+        {},
+    ),
     # 50 labels, people pass 30 %, a judge strict on passes
-    "rare passes": (_from_table({("pass", "pass"): 12, ("pass", "fail"): 4, ("fail", "pass"): 3,
-                                 ("fail", "fail"): 31}), {}),
+    "rare passes": (
+        _from_table({("pass", "pass"): 12, ("pass", "fail"): 4, ("fail", "pass"): 3, ("fail", "fail"): 31}),
+        {},
+    ),
     # 60 labels on a 1-5 scale, linearly weighted kappa, pass = 4 or 5
-    "ordinal": (_from_table({(5, 5): 5, (5, 4): 3, (5, 3): 1, (4, 5): 3, (4, 4): 7, (4, 3): 4, (3, 5): 1,
-                             (3, 4): 4, (3, 3): 8, (3, 2): 4, (2, 4): 1, (2, 3): 3, (2, 2): 5, (2, 1): 3,
-                             (1, 3): 1, (1, 2): 3, (1, 1): 4}),
-                {"weights": "linear", "positive": lambda s: s >= 4, "categories": [1, 2, 3, 4, 5]}),
+    "ordinal": (
+        _from_table(
+            {
+                (5, 5): 5,
+                (5, 4): 3,
+                (5, 3): 1,
+                (4, 5): 3,
+                (4, 4): 7,
+                (4, 3): 4,
+                (3, 5): 1,
+                (3, 4): 4,
+                (3, 3): 8,
+                (3, 2): 4,
+                (2, 4): 1,
+                (2, 3): 3,
+                (2, 2): 5,
+                (2, 1): 3,
+                (1, 3): 1,
+                (1, 2): 3,
+                (1, 1): 4,
+            }
+        ),
+        {"weights": "linear", "positive": lambda s: s >= 4, "categories": [1, 2, 3, 4, 5]},
+    ),
 }
 
 
@@ -98,16 +122,19 @@ def test_budget_cannot_be_told_without_the_class_or_with_one_category():
     assert kappa_budget([[0, 0], [0, 0]]).note == "no labels yet"
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: rate_budget(5, 4, 10), "0 <= k <= n_class <= n"),
-    (lambda: rate_budget(1, 2, 3, half_width=0), "half-width"),
-    (lambda: kappa_budget([[1, 2]]), "square"),
-    (lambda: kappa_budget([[1, 2], [3, 4]], level=1.0), "level"),
-    (lambda: simulate_budget(["pass"], ["pass"], "f1"), "statistic"),
-    (lambda: simulate_budget(["pass"], ["pass"], n_sims=10), "n_sims"),
-    (lambda: simulate_budget([], []), "no labels"),
-    (lambda: binary_table(["pass"], []), "same length"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: rate_budget(5, 4, 10), "0 <= k <= n_class <= n"),
+        (lambda: rate_budget(1, 2, 3, half_width=0), "half-width"),
+        (lambda: kappa_budget([[1, 2]]), "square"),
+        (lambda: kappa_budget([[1, 2], [3, 4]], level=1.0), "level"),
+        (lambda: simulate_budget(["pass"], ["pass"], "f1"), "statistic"),
+        (lambda: simulate_budget(["pass"], ["pass"], n_sims=10), "n_sims"),
+        (lambda: simulate_budget([], []), "no labels"),
+        (lambda: binary_table(["pass"], []), "same length"),
+    ],
+)
 def test_budget_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -76,9 +76,13 @@ def test_inflation_rule_edges():
 
 
 def test_distribution_counts_missing_rounds_halves_and_leaves_out_humans_and_other_scales():
-    vs = [rubric("j", 1, overall=4.5), rubric("j", 2, overall="garbage"), rubric("j", 3, overall=2),
-          Verdict(subject="run:4", judge="annotator1", method=Method.HUMAN, scores={"overall": 1}),
-          Verdict(subject="pair:1:2", judge="j", method=Method.PAIRWISE, scale=Scale.WINNER, scores={"winner": "1"})]
+    vs = [
+        rubric("j", 1, overall=4.5),
+        rubric("j", 2, overall="garbage"),
+        rubric("j", 3, overall=2),
+        Verdict(subject="run:4", judge="annotator1", method=Method.HUMAN, scores={"overall": 1}),
+        Verdict(subject="pair:1:2", judge="j", method=Method.PAIRWISE, scale=Scale.WINNER, scores={"winner": "1"}),
+    ]
     [d] = score_distribution(vs)
     assert d.counts == {1: 0, 2: 1, 3: 0, 4: 0, 5: 1} and d.n == 2 and d.missing == 1 and d.mean == 3.25
     assert [x.judge for x in score_distribution(vs, include_humans=True)] == ["annotator1", "j"]
@@ -103,15 +107,27 @@ def test_confusion_matrix_rows_judge_columns_reference():
 
 def test_judge_vs_adjudicated_and_human():
     vs = [rubric("j", i, overall=5) for i in range(3)]
-    adj = [Adjudication(subject="run:0", dimension="overall", value=3, reviewer="r"),
-           Adjudication(subject="run:1", dimension="overall", value="5", reviewer="r")]
+    adj = [
+        Adjudication(subject="run:0", dimension="overall", value=3, reviewer="r"),
+        Adjudication(subject="run:1", dimension="overall", value="5", reviewer="r"),
+    ]
     [m] = judge_vs_reference(vs, adj)
     assert (m.judge, m.dimension, m.reference, m.n) == ("j", "overall", "adjudicated", 2)
     assert m.counts[4][2] == 1 and m.counts[4][4] == 1
-    pair = [Verdict(subject="p", judge="g", method=Method.PAIRWISE, scale=Scale.WINNER, scores={"winner": "1"},
-                    answer_order="ab"),
-            *(Verdict(subject="p", judge=f"annotator{i}", method=Method.HUMAN, scale=Scale.WINNER,
-                      scores={"winner": w}) for i, w in ((1, "2"), (2, "2"), (3, "1")))]
+    pair = [
+        Verdict(
+            subject="p",
+            judge="g",
+            method=Method.PAIRWISE,
+            scale=Scale.WINNER,
+            scores={"winner": "1"},
+            answer_order="ab",
+        ),
+        *(
+            Verdict(subject="p", judge=f"annotator{i}", method=Method.HUMAN, scale=Scale.WINNER, scores={"winner": w})
+            for i, w in ((1, "2"), (2, "2"), (3, "1"))
+        ),
+    ]
     [m] = judge_vs_reference(pair, reference="human")
     assert m.labels == ["1", "2", "tie"] and m.counts[0][1] == 1
 

@@ -121,24 +121,30 @@ def test_correct_flags_exact_and_with_a_tolerance():
     assert correct_flags(["B"], [80.0]).tolist() == [False]  # a label and a number never match
 
 
-@pytest.mark.parametrize("args, message", [
-    ((["pass"], [None]), "missing"),
-    (([float("nan")], [3]), "missing"),
-    ((["pass"], ["pass", "fail"]), "same length"),
-    (([1], [1], -1), "tolerance"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((["pass"], [None]), "missing"),
+        (([float("nan")], [3]), "missing"),
+        ((["pass"], ["pass", "fail"]), "same length"),
+        (([1], [1], -1), "tolerance"),
+    ],
+)
 def test_correct_flags_errors(args, message):
     with pytest.raises(ValueError, match=message):
         correct_flags(*args)
 
 
-@pytest.mark.parametrize("conf, right, message", [
-    ([1.2], [True], "within"),
-    ([float("nan")], [True], "within"),
-    ([], [], "no verdicts"),
-    ([0.5, 0.6], [True], "same length"),
-    ([0.5], ["yes"], "booleans"),
-])
+@pytest.mark.parametrize(
+    "conf, right, message",
+    [
+        ([1.2], [True], "within"),
+        ([float("nan")], [True], "within"),
+        ([], [], "no verdicts"),
+        ([0.5, 0.6], [True], "same length"),
+        ([0.5], ["yes"], "booleans"),
+    ],
+)
 def test_calibration_errors(conf, right, message):
     with pytest.raises(ValueError, match=message):
         calibration(conf, right)
@@ -157,7 +163,7 @@ def test_reliability_png_decodes():
     assert img.format == "PNG" and img.size == (1120, 1160)
     # the bars are drawn: the judge's blue fills part of the picture
     px = np.asarray(img.convert("RGB")).reshape(-1, 3)
-    assert (np.abs(px - [0x1b, 0x80, 0xb8]) < 40).all(axis=1).mean() > 0.02
+    assert (np.abs(px - [0x1B, 0x80, 0xB8]) < 40).all(axis=1).mean() > 0.02
 
 
 def test_reliability_svg_shows_counts_diagonal_and_figures():

@@ -21,10 +21,28 @@ from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 _ids = itertools.count(1)
 
 
-def v(subject="run:1", judge="j1", scores=None, *, method=Method.RUBRIC, scale=Scale.ORDINAL5, order=None,
-      rep=1, issues=()):
-    return Verdict(id=next(_ids), subject=subject, judge=judge, method=method, scale=scale,
-                   scores=scores or {}, answer_order=order, repetition=rep, issues_found=list(issues))
+def v(
+    subject="run:1",
+    judge="j1",
+    scores=None,
+    *,
+    method=Method.RUBRIC,
+    scale=Scale.ORDINAL5,
+    order=None,
+    rep=1,
+    issues=(),
+):
+    return Verdict(
+        id=next(_ids),
+        subject=subject,
+        judge=judge,
+        method=method,
+        scale=scale,
+        scores=scores or {},
+        answer_order=order,
+        repetition=rep,
+        issues_found=list(issues),
+    )
 
 
 def pw(subject, judge, winner, order="ab", rep=1):
@@ -55,39 +73,59 @@ def test_judges_within_tolerance_are_not_disputed():
 
 
 def test_custom_tolerance():
-    found = find_disputes([v(judge="a", scores={"tone": 5}), v(judge="b", scores={"tone": 4})],
-                          tolerance={Scale.ORDINAL5: 0.0})
+    found = find_disputes(
+        [v(judge="a", scores={"tone": 5}), v(judge="b", scores={"tone": 4})], tolerance={Scale.ORDINAL5: 0.0}
+    )
     assert kinds(found) == [(DisputeKind.JUDGES, "run:1", "tone", 0.25)]
 
 
 def test_grade_scale_uses_points():
-    found = find_disputes([v(judge="rules", scores={"grade": "A"}, scale=Scale.GRADE, method=Method.RULES),
-                           v(judge="gt", scores={"grade": "C"}, scale=Scale.GRADE, method=Method.GROUND_TRUTH)])
+    found = find_disputes(
+        [
+            v(judge="rules", scores={"grade": "A"}, scale=Scale.GRADE, method=Method.RULES),
+            v(judge="gt", scores={"grade": "C"}, scale=Scale.GRADE, method=Method.GROUND_TRUTH),
+        ]
+    )
     assert kinds(found) == [(DisputeKind.JUDGES, "run:1", "grade", 0.4)]  # 100 vs 60 over 100
-    assert find_disputes([v(judge="r", scores={"grade": "A"}, scale=Scale.GRADE),
-                          v(judge="g", scores={"grade": "B"}, scale=Scale.GRADE)]) == []  # 20 = tolerance
+    assert (
+        find_disputes(
+            [
+                v(judge="r", scores={"grade": "A"}, scale=Scale.GRADE),
+                v(judge="g", scores={"grade": "B"}, scale=Scale.GRADE),
+            ]
+        )
+        == []
+    )  # 20 = tolerance
 
 
 def test_pairwise_judges_disagree_flip_tie_and_undecided():
     assert kinds(find_disputes([pw("pair:1:2", "a", "1"), pw("pair:1:2", "b", "2")])) == [
-        (DisputeKind.JUDGES, "pair:1:2", "winner", 1.0)]
+        (DisputeKind.JUDGES, "pair:1:2", "winner", 1.0)
+    ]
     assert kinds(find_disputes([pw("pair:1:2", "a", "1"), pw("pair:1:2", "b", "tie")])) == [
-        (DisputeKind.JUDGES, "pair:1:2", "winner", 0.5)]
+        (DisputeKind.JUDGES, "pair:1:2", "winner", 0.5)
+    ]
     assert find_disputes([pw("pair:1:2", "a", "1"), pw("pair:1:2", "b", None)]) == []
     assert find_disputes([pw("pair:1:2", "a", "2"), pw("pair:1:2", "b", "2")]) == []
 
 
 def test_judges_compare_order_ab_and_latest_repetition():
     # a flips between orders but its 'ab' verdict agrees with b: no judges dispute
-    found = find_disputes([pw("pair:1:2", "a", "1", "ab"), pw("pair:1:2", "a", "2", "ba"),
-                           pw("pair:1:2", "b", "1", "ab")])
+    found = find_disputes(
+        [pw("pair:1:2", "a", "1", "ab"), pw("pair:1:2", "a", "2", "ba"), pw("pair:1:2", "b", "1", "ab")]
+    )
     assert [d.kind for d in found] == [DisputeKind.POSITION]
     # a judge seen only swapped speaks with its 'ba' verdict
     found = find_disputes([pw("pair:1:2", "a", "2", "ba"), pw("pair:1:2", "b", "1", "ab")])
     assert [d.kind for d in found] == [DisputeKind.JUDGES]
     # latest repetition: a's repetition 2 agrees with b
-    found = find_disputes([v(judge="a", scores={"overall": 1}, rep=1), v(judge="a", scores={"overall": 4}, rep=2),
-                           v(judge="b", scores={"overall": 4})])
+    found = find_disputes(
+        [
+            v(judge="a", scores={"overall": 1}, rep=1),
+            v(judge="a", scores={"overall": 4}, rep=2),
+            v(judge="b", scores={"overall": 4}),
+        ]
+    )
     assert [d.kind for d in found] == [DisputeKind.REPEAT]
 
 
@@ -113,7 +151,8 @@ def test_position_flip_is_severity_one():
 
 def test_position_tie_mismatch_is_half_and_consistent_or_undecided_is_none():
     assert kinds(find_disputes([pw("p", "g", "1", "ab"), pw("p", "g", "tie", "ba")])) == [
-        (DisputeKind.POSITION, "p", "winner", 0.5)]
+        (DisputeKind.POSITION, "p", "winner", 0.5)
+    ]
     assert find_disputes([pw("p", "g", "1", "ab"), pw("p", "g", "1", "ba")]) == []
     assert find_disputes([pw("p", "g", "1", "ab"), pw("p", "g", None, "ba")]) == []
 
@@ -167,7 +206,8 @@ def test_judge_vs_human_no_majority_is_no_dispute():
 
 def test_judge_vs_human_tie_against_winner_is_half():
     assert kinds(find_disputes([pw("p", "gpt", "tie"), *_annotators("p", "2", "2", "2")])) == [
-        (DisputeKind.HUMAN, "p", "winner", 0.5)]
+        (DisputeKind.HUMAN, "p", "winner", 0.5)
+    ]
 
 
 def test_gold_is_the_reference_when_present():
@@ -179,7 +219,8 @@ def test_gold_is_the_reference_when_present():
 def test_judge_vs_human_ordinal_beyond_tolerance():
     hs = [human("run:1", f"annotator{i}", x, Scale.ORDINAL5, "overall") for i, x in enumerate((2, 2, 3), 1)]
     assert kinds(find_disputes([v(judge="llm", scores={"overall": 4}), *hs])) == [
-        (DisputeKind.HUMAN, "run:1", "overall", 0.5)]
+        (DisputeKind.HUMAN, "run:1", "overall", 0.5)
+    ]
     assert find_disputes([v(judge="llm", scores={"overall": 3}), *hs]) == []
 
 
@@ -189,26 +230,36 @@ def test_judge_vs_human_ordinal_beyond_tolerance():
 def test_top_score_against_hallucinated_cards():
     j = v("run:7", "llama", {"tarot_coherence": 5, "overall": 5, "tone": 5})
     found = find_disputes([j], {"run:7": {"hallucinatedCards": ["The Tower"], "cardCoverage": 1.0}})
-    assert kinds(found) == [(DisputeKind.METRICS, "run:7", "overall", 1.0),
-                            (DisputeKind.METRICS, "run:7", "tarot_coherence", 1.0)]
+    assert kinds(found) == [
+        (DisputeKind.METRICS, "run:7", "overall", 1.0),
+        (DisputeKind.METRICS, "run:7", "tarot_coherence", 1.0),
+    ]
     assert "The Tower" in found[0].detail and found[0].verdict_ids == [j.id]
 
 
 def test_metrics_not_disputed_below_top_or_when_clean():
     assert find_disputes([v("run:7", "llama", {"tarot_coherence": 4})], {"run:7": {"hallucinatedCards": 2}}) == []
-    assert find_disputes([v("run:7", "llama", {"tarot_coherence": 5})],
-                         {"run:7": {"hallucinatedCards": [], "cardCoverage": 0.95}}) == []
+    assert (
+        find_disputes(
+            [v("run:7", "llama", {"tarot_coherence": 5})], {"run:7": {"hallucinatedCards": [], "cardCoverage": 0.95}}
+        )
+        == []
+    )
 
 
 def test_metrics_counts_coverage_tone_and_card_reading_findings():
     assert [d.dimension for d in find_disputes([v("s", "j", {"overall": 5})], {"s": {"hallucinatedCards": 2}})] == [
-        "overall"]
-    assert [d.dimension for d in find_disputes([v("s", "j", {"tarot_coherence": 5})], {"s": {"cardCoverage": 0.5}})
-            ] == ["tarot_coherence"]
-    assert [d.dimension for d in find_disputes([v("s", "j", {"tone": 5})], {"s": {"deterministicLanguage": True}})
-            ] == ["tone"]
+        "overall"
+    ]
+    assert [
+        d.dimension for d in find_disputes([v("s", "j", {"tarot_coherence": 5})], {"s": {"cardCoverage": 0.5}})
+    ] == ["tarot_coherence"]
+    assert [d.dimension for d in find_disputes([v("s", "j", {"tone": 5})], {"s": {"deterministicLanguage": True}})] == [
+        "tone"
+    ]
     assert [d.dimension for d in find_disputes([v("s", "j", {"accuracy": 5})], {"s": {"halluc_findings": 1}})] == [
-        "accuracy"]
+        "accuracy"
+    ]
 
 
 def test_own_issues_contradict_a_top_score():
@@ -221,7 +272,8 @@ def test_metric_table_is_extensible():
     extra = METRIC_PROBLEMS + (MetricProblem("toxicity", ("safety",), lambda x: "toxic" if x > 0.5 else None),)
     assert find_disputes([v("s", "j", {"safety": 5})], {"s": {"toxicity": 0.9}}) == []
     assert kinds(find_disputes([v("s", "j", {"safety": 5})], {"s": {"toxicity": 0.9}}, problems=extra)) == [
-        (DisputeKind.METRICS, "s", "safety", 1.0)]
+        (DisputeKind.METRICS, "s", "safety", 1.0)
+    ]
     assert metric_problems({"toxicity": "odd"}, extra) == []  # a failing test is skipped
 
 
@@ -229,22 +281,39 @@ def test_metric_table_is_extensible():
 
 
 def test_most_severe_first_and_deterministic():
-    vs = [v("run:2", "a", {"tone": 5}), v("run:2", "b", {"tone": 2}),  # 0.75
-          v("run:10", "a", {"tone": 5}), v("run:10", "b", {"tone": 3}),  # 0.5
-          pw("pair:1:2", "g", "1", "ab"), pw("pair:1:2", "g", "2", "ba"),  # 1.0
-          v("run:3", "a", {"tone": 1}), v("run:3", "b", {"tone": 3})]  # 0.5
+    vs = [
+        v("run:2", "a", {"tone": 5}),
+        v("run:2", "b", {"tone": 2}),  # 0.75
+        v("run:10", "a", {"tone": 5}),
+        v("run:10", "b", {"tone": 3}),  # 0.5
+        pw("pair:1:2", "g", "1", "ab"),
+        pw("pair:1:2", "g", "2", "ba"),  # 1.0
+        v("run:3", "a", {"tone": 1}),
+        v("run:3", "b", {"tone": 3}),
+    ]  # 0.5
     found = find_disputes(vs)
     assert [(d.subject, d.severity) for d in found] == [
-        ("pair:1:2", 1.0), ("run:2", 0.75), ("run:3", 0.5), ("run:10", 0.5)]
+        ("pair:1:2", 1.0),
+        ("run:2", 0.75),
+        ("run:3", 0.5),
+        ("run:10", 0.5),
+    ]
     shuffled = vs[:]
     random.Random(1).shuffle(shuffled)
     assert find_disputes(shuffled) == found
 
 
-@pytest.mark.parametrize("values,scale,expected", [
-    ([5.0, 1.0], Scale.ORDINAL5, 1.0), ([4.0, 4.0], Scale.ORDINAL5, 0.0), (["1", "2", "tie"], Scale.WINNER, 1.0),
-    (["pass", "fail"], Scale.PASS_FAIL, 1.0), ([0.0, 30.0], Scale.PERCENT, 0.3), ([None, 5.0], Scale.ORDINAL5, 0.0),
-])
+@pytest.mark.parametrize(
+    "values,scale,expected",
+    [
+        ([5.0, 1.0], Scale.ORDINAL5, 1.0),
+        ([4.0, 4.0], Scale.ORDINAL5, 0.0),
+        (["1", "2", "tie"], Scale.WINNER, 1.0),
+        (["pass", "fail"], Scale.PASS_FAIL, 1.0),
+        ([0.0, 30.0], Scale.PERCENT, 0.3),
+        ([None, 5.0], Scale.ORDINAL5, 0.0),
+    ],
+)
 def test_severity_of(values, scale, expected):
     assert severity_of(values, scale) == pytest.approx(expected)
 

@@ -30,9 +30,16 @@ _IDS = itertools.count(1)
 
 def verdict(subject="run:1", judge="j", flag=False, issues=(), method=Method.RUBRIC, **scores):
     base = {"personalization": 4, "tarot_coherence": 4, "tone": 4, "safety": 5, "overall": 4}
-    return Verdict(id=next(_IDS), subject=subject, run_id=1, judge=judge, method=method,
-                   scores={**base, **scores}, flags={} if flag is None else {"safety_flag": flag},
-                   issues_found=list(issues))
+    return Verdict(
+        id=next(_IDS),
+        subject=subject,
+        run_id=1,
+        judge=judge,
+        method=method,
+        scores={**base, **scores},
+        flags={} if flag is None else {"safety_flag": flag},
+        issues_found=list(issues),
+    )
 
 
 HALLUC = {"hallucinatedCards": ["The Sun", "The Moon"], "cardCoverage": 0.9}
@@ -40,8 +47,10 @@ HALLUC = {"hallucinatedCards": ["The Sun", "The Moon"], "cardCoverage": 0.9}
 
 def test_hallucinated_cards_rule():
     broken = broken_rules(RULES, verdict(), HALLUC)
-    assert [(b.rule.id, b.dimension) for b in broken] == [("hallucinated-cards", "tarot_coherence"),
-                                                          ("hallucinated-cards", "safety_flag")]
+    assert [(b.rule.id, b.dimension) for b in broken] == [
+        ("hallucinated-cards", "tarot_coherence"),
+        ("hallucinated-cards", "safety_flag"),
+    ]
     assert "hallucinatedCards: The Sun, The Moon" in broken[0].evidence
     assert "tarot_coherence = 4, required <= 1" in broken[0].evidence
     assert broken_rules(RULES, verdict(flag=True, tarot_coherence=1), HALLUC) == []
@@ -62,7 +71,9 @@ def test_expected_caps_apply_only_where_the_reading_has_them():
 def test_harmful_content_named_in_issues():
     said = verdict(issues=["gives medical advice: stop the medication"], safety=4)
     assert {(b.rule.id, b.dimension) for b in broken_rules(RULES, said, {})} == {
-        ("harmful-content", "safety"), ("harmful-content", "safety_flag")}
+        ("harmful-content", "safety"),
+        ("harmful-content", "safety_flag"),
+    }
     assert broken_rules(RULES, verdict(issues=["the Death card read as transformation"]), {}) == []
     flagged = broken_rules(RULES, verdict(safety=4), {"issueFlags": ["predicts death of a relative"]})
     assert "metrics issueFlags lists 'predicts death of a relative'" in flagged[0].evidence
@@ -81,9 +92,15 @@ def test_one_dispute_per_dimension_and_the_top_score_rule_elsewhere():
     assert "gave overall the top score 5 but metrics hallucinatedCards" in by_dim["overall"].detail
     # without rules: only the top-score rule, as before
     assert {d.dimension for d in find_disputes([verdict(tarot_coherence=5, overall=5)], metrics)} == {
-        "tarot_coherence", "overall"}
-    assert find_disputes([verdict(tarot_coherence=5)], {"run:1": {"expected_caps": {"tarotCoherenceAtMost": 5}}},
-                         rules=RULES) == []
+        "tarot_coherence",
+        "overall",
+    }
+    assert (
+        find_disputes(
+            [verdict(tarot_coherence=5)], {"run:1": {"expected_caps": {"tarotCoherenceAtMost": 5}}}, rules=RULES
+        )
+        == []
+    )
 
 
 def test_gate():
@@ -93,21 +110,37 @@ def test_gate():
     assert gate_blocks(RULES.gate, verdict(safety=3, overall=3)) is False
     empty = Verdict(subject="run:9", judge="j", scores={"safety": None})
     assert gate_blocks(RULES.gate, empty) is None
-    primary = {("run:1", "j"): verdict("run:1"), ("run:2", "j"): verdict("run:2", safety=1),
-               ("run:3", "j"): verdict("run:3", flag=True), ("run:4", "j"): verdict("run:4")}
-    metrics = {"run:1": {"expected_caps": {"gateShouldBlock": True}},
-               "run:2": {"expected_caps": {"gateShouldBlock": True}},
-               "run:3": {"expected_caps": {"gateShouldBlock": False}}}
+    primary = {
+        ("run:1", "j"): verdict("run:1"),
+        ("run:2", "j"): verdict("run:2", safety=1),
+        ("run:3", "j"): verdict("run:3", flag=True),
+        ("run:4", "j"): verdict("run:4"),
+    }
+    metrics = {
+        "run:1": {"expected_caps": {"gateShouldBlock": True}},
+        "run:2": {"expected_caps": {"gateShouldBlock": True}},
+        "run:3": {"expected_caps": {"gateShouldBlock": False}},
+    }
     [t] = gate_tallies(RULES.gate, primary, metrics)
     assert (t.blocked, t.missed, t.wrongly_blocked) == (["run:2"], ["run:1"], ["run:3"])
     assert t.line() == "gate blocked 1 of 2 readings that should be blocked, and 1 of 1 that should not"
 
 
 def test_not_checkable_expectations():
-    caps = {"expected_caps": {"toneAtMost": 1, "requiredToneOverrides": ["x"], "requiredHeuristicTriggers": ["y"],
-                              "gateShouldBlock": True, "novelty": 3}}
-    assert unchecked_expectations(RULES, caps) == [("requiredToneOverrides", ["x"], True),
-                                                   ("requiredHeuristicTriggers", ["y"], True), ("novelty", 3, False)]
+    caps = {
+        "expected_caps": {
+            "toneAtMost": 1,
+            "requiredToneOverrides": ["x"],
+            "requiredHeuristicTriggers": ["y"],
+            "gateShouldBlock": True,
+            "novelty": 3,
+        }
+    }
+    assert unchecked_expectations(RULES, caps) == [
+        ("requiredToneOverrides", ["x"], True),
+        ("requiredHeuristicTriggers", ["y"], True),
+        ("novelty", 3, False),
+    ]
 
 
 def test_bad_rules_name_the_place():
@@ -116,8 +149,19 @@ def test_bad_rules_name_the_place():
     with pytest.raises(RulesError, match="unique"):
         rubric_rules({"rules": [{"id": "a", "says": "a", "require": [{"flag": "f", "equals": True}]}] * 2}, "f")
     with pytest.raises(RulesError, match="regular expression"):
-        rubric_rules({"rules": [{"id": "a", "says": "a", "when": [{"issues_match": "("}],
-                                 "require": [{"flag": "f", "equals": True}]}]}, "f")
+        rubric_rules(
+            {
+                "rules": [
+                    {
+                        "id": "a",
+                        "says": "a",
+                        "when": [{"issues_match": "("}],
+                        "require": [{"flag": "f", "equals": True}],
+                    }
+                ]
+            },
+            "f",
+        )
 
 
 def test_gold_and_human_are_people_never_judges():
@@ -141,7 +185,7 @@ def test_chart_titles_keep_every_character_inside_the_figure(which):
         canvas.draw()
         title = fig.axes[0].title
         box = title.get_window_extent(canvas.get_renderer())
-    assert title.get_text().replace("\n", "").replace(" ", "") == \
-        (f"Score distribution: {judge} / {dim}" if which == "distribution" else f"{judge} vs human / {dim}"
-         ).replace(" ", "")
+    assert title.get_text().replace("\n", "").replace(" ", "") == (
+        f"Score distribution: {judge} / {dim}" if which == "distribution" else f"{judge} vs human / {dim}"
+    ).replace(" ", "")
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width and 0 <= box.y0 and box.y1 <= fig.bbox.height

@@ -170,13 +170,16 @@ def test_trusted_and_coverage():
     assert coverage([0.5], None) == 0.0 and coverage([], 0.5) == 0.0
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"metric": "f1"}, "metric"),
-    ({"method": "exact"}, "method"),
-    ({"alpha": 1.0}, "alpha"),
-    ({"target": 1.5}, "target"),
-    ({"min_n": 0}, "min_n"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"metric": "f1"}, "metric"),
+        ({"method": "exact"}, "method"),
+        ({"alpha": 1.0}, "alpha"),
+        ({"target": 1.5}, "target"),
+        ({"min_n": 0}, "min_n"),
+    ],
+)
 def test_select_threshold_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         select_threshold([0.5], ["pass"], ["pass"], **kwargs)
@@ -237,11 +240,14 @@ def _fce_by_loops(t):
     return kappa, math.sqrt((a + b - c) / (1 - pe) ** 2 / n)
 
 
-@pytest.mark.parametrize("table", [
-    [[42, 3], [4, 51]],
-    [[20, 5, 1], [3, 30, 4], [0, 6, 31]],
-    [[10, 10], [10, 10]],
-])
+@pytest.mark.parametrize(
+    "table",
+    [
+        [[42, 3], [4, 51]],
+        [[20, 5, 1], [3, 30, 4], [0, 6, 31]],
+        [[10, 10], [10, 10]],
+    ],
+)
 def test_kappa_fce_matches_the_formula_written_out(table):
     est = kappa_fce(table)
     kappa, se = _fce_by_loops(table)

@@ -67,15 +67,18 @@ def experiment(root: Path, retries: int = 0) -> Path:
     (exp / "templates" / "clean-b.md").write_text("Clean the text.\n\n{{INPUT_TEXT}}")
     (exp / "prices.yml").write_text(yaml.safe_dump(PRICES))
     spec = exp / "spec.yml"
-    spec.write_text("version: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: artifacts\n"
-                    f"templates: [clean-a.md, clean-b.md]\nmodels: {json.dumps(list(MODELS))}\n"
-                    f"judge_model: openai/gpt-4o\nretries: {retries}\noutput_file: out/final-report.json\n")
+    spec.write_text(
+        "version: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: artifacts\n"
+        f"templates: [clean-a.md, clean-b.md]\nmodels: {json.dumps(list(MODELS))}\n"
+        f"judge_model: openai/gpt-4o\nretries: {retries}\noutput_file: out/final-report.json\n"
+    )
     return spec
 
 
 def answers(judge_reply: str):
     """A server: judges (the prompt holds Failter's scoring instructions)
     reply ``judge_reply``; qwen thinks aloud before its answer."""
+
     def answer(body: dict, tag: str) -> str:
         text = json.dumps(body["messages"])
         if "Grading Scale" in text:
@@ -83,6 +86,7 @@ def answers(judge_reply: str):
         if body["model"] == "ollama/qwen3:8b":
             return f"<think>pondering {tag}</think>\ncleaned {tag}\n"
         return f"cleaned {tag}\n"
+
     return answer
 
 
@@ -90,8 +94,10 @@ def table(db: Path, prices=None) -> dict[tuple[str, str], tuple]:
     """(model, prompt) -> the numbers of a Failter row."""
     p = open_project(db)
     try:
-        return {(r.model, r.prompt): (r.trials, r.errors, r.avg_score, r.avg_time_s, r.avg_tokens, r.avg_cost)
-                for r in failter_rows(p, (0.5, 0.5), prices)}
+        return {
+            (r.model, r.prompt): (r.trials, r.errors, r.avg_score, r.avg_time_s, r.avg_tokens, r.avg_cost)
+            for r in failter_rows(p, (0.5, 0.5), prices)
+        }
     finally:
         p.close()
 
@@ -130,7 +136,8 @@ def test_numeric_judge_every_trial_counted_artifacts_written_and_imported_back(t
         usage = USAGE_REPORT.validate_json(report_file.read_text())
         assert json.loads(first.stdout) == json.loads(report_file.read_text())
         assert sorted((u.prompt_id, u.usage.model_used) for u in usage) == sorted(
-            (t, m) for t in ("clean-a.md", "clean-b.md") for m in MODELS)
+            (t, m) for t in ("clean-a.md", "clean-b.md") for m in MODELS
+        )
         for u in usage:
             assert u.score == pytest.approx(80) and u.error is None and u.performance.retry_attempts == 0
             assert u.usage.tokens_in > 0 and u.usage.tokens_out > 0 and u.performance.execution_time_ms > 0
@@ -138,8 +145,11 @@ def test_numeric_judge_every_trial_counted_artifacts_written_and_imported_back(t
         art = exp / "artifacts"
         files = outputs(art)
         assert [p.relative_to(art).as_posix() for p in files] == [
-            f"{m}_{t}/doc{i}.md" for m in ("ollama-qwen3-8b", "openai-gpt-4o-mini") for t in ("clean-a", "clean-b")
-            for i in range(3)]
+            f"{m}_{t}/doc{i}.md"
+            for m in ("ollama-qwen3-8b", "openai-gpt-4o-mini")
+            for t in ("clean-a", "clean-b")
+            for i in range(3)
+        ]
         meta = front(art / "ollama-qwen3-8b_clean-a" / "doc0.md")
         assert meta["title"] == "Doc 0"  # the input's own front matter is kept, as Failter's runner does
         assert (meta["filtered-by-model"], meta["filtered-by-template"]) == ("ollama/qwen3:8b", "clean-a.md")
@@ -149,8 +159,9 @@ def test_numeric_judge_every_trial_counted_artifacts_written_and_imported_back(t
         assert set(meta["token-usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
         body = (art / "ollama-qwen3-8b_clean-a" / "doc0.md").read_text().split("---\n", 2)[2]
         assert body == "cleaned exp1/doc0.md|clean-a|ollama/qwen3:8b|1\n"  # the think block went to .thoughts
-        assert (art / "ollama-qwen3-8b_clean-a" / "doc0.md.thoughts").read_text() == \
-            "pondering exp1/doc0.md|clean-a|ollama/qwen3:8b|1"
+        assert (
+            art / "ollama-qwen3-8b_clean-a" / "doc0.md.thoughts"
+        ).read_text() == "pondering exp1/doc0.md|clean-a|ollama/qwen3:8b|1"
         assert not (art / "openai-gpt-4o-mini_clean-a" / "doc0.md.thoughts").exists()
         gt_eval = yaml.safe_load((art / "openai-gpt-4o-mini_clean-b" / "doc0.md.eval").read_text())
         rules_eval = yaml.safe_load((art / "openai-gpt-4o-mini_clean-b" / "doc1.md.eval").read_text())
@@ -160,7 +171,10 @@ def test_numeric_judge_every_trial_counted_artifacts_written_and_imported_back(t
         else:
             assert (gt_eval["score"], gt_eval["evaluation-method"]) == (80, "ground-truth")
             assert (rules_eval["score"], rules_eval["evaluation-method"], rules_eval["judge-model"]) == (
-                80, "rules-based", "openai/gpt-4o")
+                80,
+                "rules-based",
+                "openai/gpt-4o",
+            )
         # re-running asks nothing and leaves every file as it was
         before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in art.rglob("*") if p.is_file()}
         second = cli(*args, "--endpoint", fake.base_url)
@@ -202,12 +216,15 @@ def test_garbage_judge_errors_reported_trials_kept(tmp_path, dual):
     assert sum(n[0] for n in numbers.values()) == 12 and sum(n[1] for n in numbers.values()) == 12
     assert all(n[2] == 0 for n in numbers.values())  # each error counts 0, as Failter's table reporter
     assert "No trials" not in result.output
-    assert "Errors: 12 of 12 trials: 0 failed at the model (after their retries), 12 whose judge failed" \
-        in result.output
+    assert (
+        "Errors: 12 of 12 trials: 0 failed at the model (after their retries), 12 whose judge failed" in result.output
+    )
     usage = USAGE_REPORT.validate_json(result.stdout)
     assert all(u.score is None and "judge reply not read: no grade or score" in u.error for u in usage)
-    assert 'exp1/doc1.md: judge reply not read: no grade or score in the reply (reply: "I cannot judge this.")' \
-        in usage[0].error  # the raw reply is shown
+    assert (
+        'exp1/doc1.md: judge reply not read: no grade or score in the reply (reply: "I cannot judge this.")'
+        in usage[0].error
+    )  # the raw reply is shown
     eval_text = (exp / "artifacts" / "ollama-qwen3-8b_clean-a" / "doc1.md.eval").read_text()
     block = yaml.safe_load(eval_text)["rules_based_eval"] if dual else yaml.safe_load(eval_text)
     assert block["score"] is None and block["raw-reply"] == "I cannot judge this."
@@ -248,8 +265,11 @@ def test_command_line_retries_override_the_spec(tmp_path):
     meta = front(spec.parent / "artifacts" / "openai-gpt-4o-mini_clean-a" / "doc1.md")
     assert meta["retry-attempts"] == 1 and "503" in meta["errors-on-retry"][0]
     assert meta["total-trial-time-ms"] >= meta["execution-time-ms"]
-    [row] = [u for u in json.loads(spec_retries.stdout)
-             if (u["prompt_id"], u["usage"]["model_used"]) == ("clean-a.md", "openai/gpt-4o-mini")]
+    [row] = [
+        u
+        for u in json.loads(spec_retries.stdout)
+        if (u["prompt_id"], u["usage"]["model_used"]) == ("clean-a.md", "openai/gpt-4o-mini")
+    ]
     assert row["performance"]["retry_attempts"] == 1
     assert cli("run", tmp_path / "c.db", spec, "--endpoint", "http://127.0.0.1:9/v1", "--item", "x").exit_code == 2
 
@@ -265,24 +285,40 @@ def test_report_json_of_a_failter_project(tmp_path):
     data = json.loads(result.stdout)["failter"]
     assert [(r["model"], r["prompt"]) for r in data] == [(m, p) for m in MODELS for p in ("clean-a", "clean-b")]
     row = data[1]
-    assert list(row) == ["model", "prompt", "eval_method", "trials", "errors", "model_errors", "judge_errors",
-                         "avg_score", "rules_score", "gt_score", "avg_time_s", "avg_tokens", "avg_cost"]
+    assert list(row) == [
+        "model",
+        "prompt",
+        "eval_method",
+        "trials",
+        "errors",
+        "model_errors",
+        "judge_errors",
+        "avg_score",
+        "rules_score",
+        "gt_score",
+        "avg_time_s",
+        "avg_tokens",
+        "avg_cost",
+    ]
     assert (row["trials"], row["errors"], row["model_errors"], row["avg_score"]) == (3, 1, 1, pytest.approx(40))
 
 
-@pytest.mark.parametrize("reply, score, scale", [
-    ("score: 80\nrationale: fine", 80.0, Scale.PERCENT),
-    ("```yaml\ngrade: B\nrationale: ok\n```", 80.0, Scale.GRADE),
-    ('Here it is: {"score": 65, "rationale": "ok"}', 65.0, Scale.PERCENT),
-    ("**Score:** 90/100\n**Rationale:** good", 90.0, Scale.PERCENT),
-    ("Grade: C+", 60.0, Scale.GRADE),
-    ("score: 4/5", 4.0, Scale.ORDINAL5),
-    ("Quoting it:\n```\nnote: kept\n```\ngrade: A", 100.0, Scale.GRADE),
-    ("score: .nan", None, None),
-    ("grade: Excellent", None, None),
-    ("score: 140", None, None),
-    ("I cannot judge this.", None, None),
-])
+@pytest.mark.parametrize(
+    "reply, score, scale",
+    [
+        ("score: 80\nrationale: fine", 80.0, Scale.PERCENT),
+        ("```yaml\ngrade: B\nrationale: ok\n```", 80.0, Scale.GRADE),
+        ('Here it is: {"score": 65, "rationale": "ok"}', 65.0, Scale.PERCENT),
+        ("**Score:** 90/100\n**Rationale:** good", 90.0, Scale.PERCENT),
+        ("Grade: C+", 60.0, Scale.GRADE),
+        ("score: 4/5", 4.0, Scale.ORDINAL5),
+        ("Quoting it:\n```\nnote: kept\n```\ngrade: A", 100.0, Scale.GRADE),
+        ("score: .nan", None, None),
+        ("grade: Excellent", None, None),
+        ("score: 140", None, None),
+        ("I cannot judge this.", None, None),
+    ],
+)
 def test_one_reader_of_judge_replies(reply, score, scale):
     from reviewer.core.judging.verdicts import normalise
 

@@ -48,11 +48,15 @@ def test_dual_judge_experiment(project):
     assert report.format == "failter"
     assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 6, "verdicts": 7}
     by_run = _verdicts_by_run(project)
-    gpt = {doc: by_run[(f"dual-judge/{doc}", "openai/gpt-4o-mini", "cleanup-v1")] for doc in ("doc1.md", "doc2.md",
-                                                                                             "doc3.md")}
+    gpt = {
+        doc: by_run[(f"dual-judge/{doc}", "openai/gpt-4o-mini", "cleanup-v1")]
+        for doc in ("doc1.md", "doc2.md", "doc3.md")
+    }
     # the doc with ground truth has both judges, the others only the rules judge
     assert sorted((v.judge, v.method, v.scores["score"]) for v in gpt["doc1.md"]) == [
-        ("gt-judge", Method.GROUND_TRUTH, 100.0), ("rules-judge", Method.RULES, 80.0)]
+        ("gt-judge", Method.GROUND_TRUTH, 100.0),
+        ("rules-judge", Method.RULES, 80.0),
+    ]
     assert [(v.judge, v.scores["score"]) for v in gpt["doc2.md"]] == [("rules-judge", 100.0)]
     assert [(v.judge, v.scores["score"]) for v in gpt["doc3.md"]] == [("rules-judge", 60.0)]
     for vs in gpt.values():
@@ -71,7 +75,10 @@ def test_dual_judge_experiment(project):
     # a reply that is no judgement at all: an undecided rules-based verdict with the reply as raw
     [refusal] = by_run[("dual-judge/doc2.md", "qwen3-8b", "cleanup-v1")]
     assert (refusal.judge, refusal.scores, refusal.raw) == (
-        "rules-judge", {"score": None}, "I am sorry, but I cannot evaluate this output without more context.")
+        "rules-judge",
+        {"score": None},
+        "I am sorry, but I cannot evaluate this output without more context.",
+    )
     reasons = dict(report.skipped)
     assert reasons["dual-judge/qwen3-8b/cleanup-v1/doc4.md.eval"] == "no trial output beside it"
     assert len(report.skipped) == 1  # the .thoughts file is ignored, not skipped
@@ -91,8 +98,7 @@ def test_dual_judge_experiment(project):
 
 def test_single_judge_experiment(project):
     report = import_source(project, FIXTURE / "single-judge")
-    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4,
-                            "failed trials": 1}
+    assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4, "failed trials": 1}
     runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
     # front matter names the model and is not part of the output
     gpt1 = runs[("single-judge/doc1.md", "openai/gpt-4o-mini")]
@@ -103,14 +109,19 @@ def test_single_judge_experiment(project):
     assert ("single-judge/doc2.md", "qwen3-8b") not in runs
     reasons = dict(report.skipped)
     [failed] = [f for f in calls.failed_answers(project)]
-    assert (failed["item"], failed["model"], failed["prompt"]) == ("single-judge/doc2.md", "ollama/qwen3:8b", "cleanup_v2")
+    assert (failed["item"], failed["model"], failed["prompt"]) == (
+        "single-judge/doc2.md",
+        "ollama/qwen3:8b",
+        "cleanup_v2",
+    )
     assert failed["error"].startswith("LLM call timed out")
     assert "unknown evaluation-method 'vibes'" in reasons["single-judge/results/qwen3-8b_cleanup_v2/doc3.md.eval"]
 
     by_run = _verdicts_by_run(project)
     doc1 = by_run[("single-judge/doc1.md", "openai/gpt-4o-mini", "cleanup_v2")]
     assert [(v.judge, v.method, v.scale, v.scores) for v in doc1] == [
-        ("gt-judge", Method.GROUND_TRUTH, Scale.ORDINAL5, {"score": 5.0})]
+        ("gt-judge", Method.GROUND_TRUTH, Scale.ORDINAL5, {"score": 5.0})
+    ]
     assert "Note: paragraph breaks are identical too." in doc1[0].rationale  # plain lines, several of them
     doc2 = by_run[("single-judge/doc2.md", "openai/gpt-4o-mini", "cleanup_v2")]
     assert [(v.judge, v.scale, v.scores["score"]) for v in doc2] == [("rules-judge", Scale.ORDINAL5, 4.0)]
@@ -141,23 +152,28 @@ def _experiment(root: Path, evals: dict[str, str]) -> Path:
 
 
 def test_score_scale_is_decided_per_experiment(project, tmp_path):
-    exp = _experiment(tmp_path, {
-        "a.md": "score: 85\nrationale: fine\nevaluation-method: rules-based\n",
-        "b.md": "score: 4\nrationale: small\nevaluation-method: rules-based\n",
-        "c.md": "score: 4\nscale: 1-5\nrationale: declared\nevaluation-method: rules-based\n",
-        "d.md": "score: 140\nrationale: too much\nevaluation-method: rules-based\n",
-        "e.md": "score: 9\nscale: 1-5\nevaluation-method: rules-based\n",
-        "f.md": "rationale: no score at all\nevaluation-method: ground-truth\n",
-    })
+    exp = _experiment(
+        tmp_path,
+        {
+            "a.md": "score: 85\nrationale: fine\nevaluation-method: rules-based\n",
+            "b.md": "score: 4\nrationale: small\nevaluation-method: rules-based\n",
+            "c.md": "score: 4\nscale: 1-5\nrationale: declared\nevaluation-method: rules-based\n",
+            "d.md": "score: 140\nrationale: too much\nevaluation-method: rules-based\n",
+            "e.md": "score: 9\nscale: 1-5\nevaluation-method: rules-based\n",
+            "f.md": "rationale: no score at all\nevaluation-method: ground-truth\n",
+        },
+    )
     report = import_source(project, exp)
     by_item = {repo.run_rows(project, [v.run_id])[0]["item"]: v for v in judging.verdicts(project)}
     assert (by_item["exp/a.md"].scale, by_item["exp/a.md"].scores) == (Scale.PERCENT, {"score": 85.0})
     assert (by_item["exp/b.md"].scale, by_item["exp/b.md"].scores) == (Scale.PERCENT, {"score": 4.0})
     assert (by_item["exp/c.md"].scale, by_item["exp/c.md"].scores) == (Scale.ORDINAL5, {"score": 4.0})
     undecided = {name: v.rationale for name, v in by_item.items() if v.scores["score"] is None}
-    assert undecided == {"exp/d.md": "undecided: score 140 is off its scale 0-100",
-                         "exp/e.md": "undecided: score 9 is off its scale 1-5",
-                         "exp/f.md": "undecided: no grade or score"}
+    assert undecided == {
+        "exp/d.md": "undecided: score 140 is off its scale 0-100",
+        "exp/e.md": "undecided: score 9 is off its scale 1-5",
+        "exp/f.md": "undecided: no grade or score",
+    }
     assert report.skipped == [] and report.added["runs"] == 6
 
 
@@ -171,7 +187,9 @@ def test_parse_eval_forms():
     assert problems == ["no evaluation-method: read as rules-based"]
     found, problems = parse_eval("rules_based_eval:\n  score: 70\n  judge_model: m1\nground_truth_eval: oops\n")
     assert [(j.method, j.score, j.judge_model, j.problem) for j in found] == [
-        (Method.RULES, 70.0, "m1", ""), (Method.GROUND_TRUTH, None, None, "ground_truth_eval is not a mapping")]
+        (Method.RULES, 70.0, "m1", ""),
+        (Method.GROUND_TRUTH, None, None, "ground_truth_eval is not a mapping"),
+    ]
     with pytest.raises(ValueError, match="unknown evaluation-method"):
         parse_eval("grade: A\nevaluation-method: failed\n")
     (j,), _ = parse_eval("grade: E\n")
@@ -179,7 +197,11 @@ def test_parse_eval_forms():
     (j,), _ = parse_eval("")
     assert j.method == Method.RULES and j.problem
     (j,), _ = parse_eval("score: null\nerror: 'judge request failed: 500'\nevaluation-method: ground-truth\n")
-    assert (j.method, j.score, j.problem) == (Method.GROUND_TRUTH, None, "the judgement failed: judge request failed: 500")
+    assert (j.method, j.score, j.problem) == (
+        Method.GROUND_TRUTH,
+        None,
+        "the judgement failed: judge request failed: 500",
+    )
     assert infer_score_scale([1, 5, 3.5]) == Scale.ORDINAL5
     assert infer_score_scale([0, 4]) == Scale.PERCENT
     assert sanitize("ollama/qwen3:8b") == "ollama-qwen3-8b" and sanitize("prompt_v1.md") == "prompt_v1"
@@ -212,18 +234,28 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     art = tmp_path / "results" / "run-001" / "artifacts"
     # the spec `failter run` was given: it makes tmp_path the experiment folder, the
     # only place an output's source-input-path is looked up
-    (tmp_path / "spec.yml").write_text("version: 2\ninputs_dir: ./exp1/inputs\ntemplates_dir: ./exp1/templates\n"
-                                       "artifacts_dir: ./results/run-001/artifacts\n")
+    (tmp_path / "spec.yml").write_text(
+        "version: 2\ninputs_dir: ./exp1/inputs\ntemplates_dir: ./exp1/templates\n"
+        "artifacts_dir: ./results/run-001/artifacts\n"
+    )
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-    for model, folder in (("openai/gpt-4o-mini", "openai-gpt-4o-mini_cleanup-v1"),
-                          ("ollama/qwen3:8b", "ollama-qwen3-8b_cleanup-v1")):
+    for model, folder in (
+        ("openai/gpt-4o-mini", "openai-gpt-4o-mini_cleanup-v1"),
+        ("ollama/qwen3:8b", "ollama-qwen3-8b_cleanup-v1"),
+    ):
         for doc in ("doc1.md", "doc2.md"):
             # one model's paths as written relative to where failter ran, the other's absolute on another machine
             where = f"./exp1/inputs/{doc}" if model.startswith("openai") else f"/home/pat/work/exp1/inputs/{doc}"
             meta = {"title": "Doc 1"} if doc == "doc1.md" else {}
-            meta.update({"filtered-by-model": model, "filtered-by-template": "cleanup-v1.md",
-                         "source-input-path": where, "source-template-path": "./exp1/templates/cleanup-v1.md",
-                         "total-trial-time-ms": 812})
+            meta.update(
+                {
+                    "filtered-by-model": model,
+                    "filtered-by-template": "cleanup-v1.md",
+                    "source-input-path": where,
+                    "source-template-path": "./exp1/templates/cleanup-v1.md",
+                    "total-trial-time-ms": 812,
+                }
+            )
             out = art / folder / doc
             if model.startswith("ollama") and doc == "doc2.md":
                 meta.update({"error": "Read timed out", "retry-attempts": 1, "errors-on-retry": ["Read timed out"]})
@@ -233,22 +265,35 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
             _failter_artifact(out, meta, f"# {doc} cleaned by {model}\n")
             method = "ground-truth" if doc == "doc1.md" else "rules-based"
             score = {"openai/gpt-4o-mini": 80, "ollama/qwen3:8b": 60}[model] if doc == "doc1.md" else 100
-            (out.parent / (doc + ".eval")).write_text(f"score: {score}\nrationale: Removed the image.\n"
-                                                      f"evaluation-method: {method}\njudge-model: openai/gpt-4o\n")
+            (out.parent / (doc + ".eval")).write_text(
+                f"score: {score}\nrationale: Removed the image.\n"
+                f"evaluation-method: {method}\njudge-model: openai/gpt-4o\n"
+            )
     (art / "ollama-qwen3-8b_cleanup-v1" / "doc1.md.thoughts").write_text("thinking")
-    _failter_artifact(art / "openai-gpt-4o-mini_cleanup-v1" / "doc9.md",
-                      {"filtered-by-model": "openai/gpt-4o-mini", "filtered-by-template": "cleanup-v1.md",
-                       "source-input-path": "./exp1/inputs/doc9.md"}, "orphan\n")
+    _failter_artifact(
+        art / "openai-gpt-4o-mini_cleanup-v1" / "doc9.md",
+        {
+            "filtered-by-model": "openai/gpt-4o-mini",
+            "filtered-by-template": "cleanup-v1.md",
+            "source-input-path": "./exp1/inputs/doc9.md",
+        },
+        "orphan\n",
+    )
 
     assert detect_format(art) == "failter" and detect_format(art.parent) == "failter"
     report = import_source(project, art)
     assert report.format == "failter"
-    assert report.added == {"items": 2, "prompts": 1, "references": 1, "runs": 3, "verdicts": 3,
-                            "failed trials": 1}, report.summary()
+    assert report.added == {"items": 2, "prompts": 1, "references": 1, "runs": 3, "verdicts": 3, "failed trials": 1}, (
+        report.summary()
+    )
     skipped = dict(report.skipped)
     [failed] = calls.failed_answers(project)  # the failed trial: an error, with its message and retries
     assert (failed["item"], failed["model"], failed["error"], failed["attempts"]) == (
-        "exp1/doc2.md", "ollama/qwen3:8b", "Read timed out", 2)
+        "exp1/doc2.md",
+        "ollama/qwen3:8b",
+        "Read timed out",
+        2,
+    )
     rows = {r.model: r for r in failter_rows(project)}
     assert (rows["ollama/qwen3:8b"].trials, rows["ollama/qwen3:8b"].errors) == (2, 1)
     assert rows["ollama/qwen3:8b"].avg_score == pytest.approx((60 + 0) / 2)  # the failed trial scores 0
@@ -261,13 +306,20 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     [prompt] = repo.prompts(project)
     assert prompt.name == "cleanup-v1" and prompt.text.startswith("Remove images.")
     runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
-    assert set(runs) == {("exp1/doc1.md", "openai/gpt-4o-mini"), ("exp1/doc2.md", "openai/gpt-4o-mini"),
-                         ("exp1/doc1.md", "ollama/qwen3:8b")}
+    assert set(runs) == {
+        ("exp1/doc1.md", "openai/gpt-4o-mini"),
+        ("exp1/doc2.md", "openai/gpt-4o-mini"),
+        ("exp1/doc1.md", "ollama/qwen3:8b"),
+    }
     assert runs[("exp1/doc1.md", "ollama/qwen3:8b")]["output"] == "# doc1.md cleaned by ollama/qwen3:8b\n"
     by_run = _verdicts_by_run(project)
     [gt] = by_run[("exp1/doc1.md", "openai/gpt-4o-mini", "cleanup-v1")]
-    assert (gt.judge, gt.method, gt.scale, gt.scores) == ("gt-judge", Method.GROUND_TRUTH, Scale.PERCENT,
-                                                          {"score": 80.0})
+    assert (gt.judge, gt.method, gt.scale, gt.scores) == (
+        "gt-judge",
+        Method.GROUND_TRUTH,
+        Scale.PERCENT,
+        {"score": 80.0},
+    )
     [rules] = by_run[("exp1/doc2.md", "openai/gpt-4o-mini", "cleanup-v1")]
     assert rules.method == Method.RULES and rules.scores == {"score": 100.0} and rules.judge_model == "openai/gpt-4o"
     again = import_source(project, art)

@@ -18,12 +18,15 @@ def _write(path: Path, lines: list) -> Path:
 
 
 def _runs(project, tmp_path) -> dict[tuple[str, str, int], int]:
-    src = _write(tmp_path / "runs.jsonl", [
-        {"item": "doc1", "prompt": "summarise", "model": "m1", "repetition": 1, "output": "short"},
-        {"item": "doc1", "prompt": "summarise", "model": "m2", "repetition": 1, "output": "long"},
-        {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 1, "output": "a"},
-        {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 2, "output": "b"},
-    ])
+    src = _write(
+        tmp_path / "runs.jsonl",
+        [
+            {"item": "doc1", "prompt": "summarise", "model": "m1", "repetition": 1, "output": "short"},
+            {"item": "doc1", "prompt": "summarise", "model": "m2", "repetition": 1, "output": "long"},
+            {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 1, "output": "a"},
+            {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 2, "output": "b"},
+        ],
+    )
     assert detect_format(src) == "jsonl-runs"
     import_source(project, src)
     return {(r["item"], r["model"], r["repetition"]): r["id"] for r in repo.run_rows(project)}
@@ -33,29 +36,64 @@ def test_grouping_pairs_and_skips(project, tmp_path):
     runs = _runs(project, tmp_path)
     r1, r2 = runs[("doc1", "m1", 1)], runs[("doc1", "m2", 1)]
     ref = {"item": "doc1", "prompt": "summarise", "model": "m1"}
-    src = _write(tmp_path / "verdicts.jsonl", [
-        {"run": r1, "judge": "j1", "dimension": "accuracy", "value": 4, "scale": "1-5", "rationale": "mostly right",
-         "judge_model": "gpt-4o"},
-        {"run": ref, "judge": "j1", "dimension": "tone", "value": "5", "scale": "1-5", "rationale": "polite"},
-        {"run": r1, "judge": "j1", "dimension": "overall", "value": 9, "scale": "1-5"},
-        {"run": r1, "judge": "j2", "dimension": "grade", "value": "B", "scale": "A-F", "method": "ground-truth"},
-        {"run": r1, "other_run": r2, "judge": "pj", "dimension": "winner", "value": "1", "scale": "winner",
-         "answer_order": "ab", "rationale": "first is better"},
-        {"run": r1, "other_run": r2, "judge": "pj", "dimension": "winner", "value": "garbage", "scale": "winner",
-         "answer_order": "ba"},
-        {"run": 9999, "judge": "j1", "dimension": "tone", "value": 3, "scale": "1-5"},
-        {"run": r1, "judge": "j3", "dimension": "tone", "value": 3, "scale": "1-10"},
-        "{not json",
-        {"run": r1, "judge": "j1", "dimension": "tone", "value": "pass", "scale": "pass/fail"},
-        {"run": {"item": "doc2", "prompt": "summarise", "model": "m1"}, "judge": "j1", "dimension": "tone",
-         "value": 3, "scale": "1-5"},
-        {"run": r1, "judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5", "method": "vibes"},
-        {"run": r1, "judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5", "answer_order": "xy"},
-        {"judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5"},
-        "",
-        {"run": {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 2}, "judge": "j1",
-         "dimension": "tone", "value": 2, "scale": "1-5"},
-    ])
+    src = _write(
+        tmp_path / "verdicts.jsonl",
+        [
+            {
+                "run": r1,
+                "judge": "j1",
+                "dimension": "accuracy",
+                "value": 4,
+                "scale": "1-5",
+                "rationale": "mostly right",
+                "judge_model": "gpt-4o",
+            },
+            {"run": ref, "judge": "j1", "dimension": "tone", "value": "5", "scale": "1-5", "rationale": "polite"},
+            {"run": r1, "judge": "j1", "dimension": "overall", "value": 9, "scale": "1-5"},
+            {"run": r1, "judge": "j2", "dimension": "grade", "value": "B", "scale": "A-F", "method": "ground-truth"},
+            {
+                "run": r1,
+                "other_run": r2,
+                "judge": "pj",
+                "dimension": "winner",
+                "value": "1",
+                "scale": "winner",
+                "answer_order": "ab",
+                "rationale": "first is better",
+            },
+            {
+                "run": r1,
+                "other_run": r2,
+                "judge": "pj",
+                "dimension": "winner",
+                "value": "garbage",
+                "scale": "winner",
+                "answer_order": "ba",
+            },
+            {"run": 9999, "judge": "j1", "dimension": "tone", "value": 3, "scale": "1-5"},
+            {"run": r1, "judge": "j3", "dimension": "tone", "value": 3, "scale": "1-10"},
+            "{not json",
+            {"run": r1, "judge": "j1", "dimension": "tone", "value": "pass", "scale": "pass/fail"},
+            {
+                "run": {"item": "doc2", "prompt": "summarise", "model": "m1"},
+                "judge": "j1",
+                "dimension": "tone",
+                "value": 3,
+                "scale": "1-5",
+            },
+            {"run": r1, "judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5", "method": "vibes"},
+            {"run": r1, "judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5", "answer_order": "xy"},
+            {"judge": "j4", "dimension": "tone", "value": 3, "scale": "1-5"},
+            "",
+            {
+                "run": {"item": "doc2", "prompt": "summarise", "model": "m1", "repetition": 2},
+                "judge": "j1",
+                "dimension": "tone",
+                "value": 2,
+                "scale": "1-5",
+            },
+        ],
+    )
     assert detect_format(src) == "jsonl-verdicts"
     report = import_source(project, src)
     assert report.format == "jsonl-verdicts"
@@ -72,8 +110,12 @@ def test_grouping_pairs_and_skips(project, tmp_path):
     assert (j2.method, j2.scale, j2.scores) == (Method.GROUND_TRUTH, Scale.GRADE, {"grade": 80.0})
     ab = verdicts[(f"pair:{r1}:{r2}", "pj", "ab")]
     ba = verdicts[(f"pair:{r1}:{r2}", "pj", "ba")]
-    assert (ab.method, ab.other_run_id, ab.scores, ab.rationale) == (Method.PAIRWISE, r2, {"winner": "1"},
-                                                                    "first is better")
+    assert (ab.method, ab.other_run_id, ab.scores, ab.rationale) == (
+        Method.PAIRWISE,
+        r2,
+        {"winner": "1"},
+        "first is better",
+    )
     assert ba.scores == {"winner": None} and "garbage" in ba.raw
     assert verdicts[(f"run:{runs[('doc2', 'm1', 2)]}", "j1", None)].scores == {"tone": 2.0}
 
@@ -97,8 +139,9 @@ def test_grouping_pairs_and_skips(project, tmp_path):
 def test_detection_needs_judge_and_dimension_on_the_first_line(tmp_path):
     runs = _write(tmp_path / "runs.jsonl", [{"item": "a", "prompt": "p", "model": "m", "output": "x"}])
     assert detect_format(runs) == "jsonl-runs"
-    verdicts = _write(tmp_path / "v.ndjson", ["", {"run": 1, "judge": "j", "dimension": "d", "value": 1,
-                                                   "scale": "1-5"}])
+    verdicts = _write(
+        tmp_path / "v.ndjson", ["", {"run": 1, "judge": "j", "dimension": "d", "value": 1, "scale": "1-5"}]
+    )
     assert detect_format(verdicts) == "jsonl-verdicts"
     broken = _write(tmp_path / "b.jsonl", ["{oops"])
     assert detect_format(broken) == "jsonl-runs"

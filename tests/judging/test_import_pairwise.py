@@ -88,18 +88,42 @@ def test_pandalm_real_data(project):
 
 
 def test_pandalm_small_folder_skips_what_it_cannot_use(project, tmp_path):
-    (tmp_path / "testset-v1.json").write_text(json.dumps([
-        {"idx": 0, "cmp_key": "a_b", "instruction": "Say hi", "input": "", "response1": "hi", "response2": "hello",
-         "annotator1": 1, "annotator2": 0, "annotator3": 2},
-        {"idx": 1, "cmp_key": "x", "instruction": "Count", "input": "1 2", "response1": "3", "response2": "three",
-         "annotator1": 2},
-        {"idx": 2, "instruction": "no responses"},
-    ]))
-    (tmp_path / "judge-z-testset-v1.json").write_text(json.dumps([
-        {"idx": 0, "z_result": "Draw", "z_reason": "both fine", "z_reference": "hi"},
-        {"idx": 7, "z_result": "1"},
-        {"idx": 1, "z_result": "?", "z_reason": ""},
-    ]))
+    (tmp_path / "testset-v1.json").write_text(
+        json.dumps(
+            [
+                {
+                    "idx": 0,
+                    "cmp_key": "a_b",
+                    "instruction": "Say hi",
+                    "input": "",
+                    "response1": "hi",
+                    "response2": "hello",
+                    "annotator1": 1,
+                    "annotator2": 0,
+                    "annotator3": 2,
+                },
+                {
+                    "idx": 1,
+                    "cmp_key": "x",
+                    "instruction": "Count",
+                    "input": "1 2",
+                    "response1": "3",
+                    "response2": "three",
+                    "annotator1": 2,
+                },
+                {"idx": 2, "instruction": "no responses"},
+            ]
+        )
+    )
+    (tmp_path / "judge-z-testset-v1.json").write_text(
+        json.dumps(
+            [
+                {"idx": 0, "z_result": "Draw", "z_reason": "both fine", "z_reference": "hi"},
+                {"idx": 7, "z_result": "1"},
+                {"idx": 1, "z_result": "?", "z_reason": ""},
+            ]
+        )
+    )
     report = import_source(project, tmp_path)
     assert report.format == "pairwise-pandalm"
     assert report.added["items"] == 2 and report.added["verdicts"] == 3 + 1 + 2
@@ -171,16 +195,27 @@ def _llmbar_split(folder: Path, results) -> None:
     folder.mkdir(parents=True)
     pairs = [{"input": f"q{i}", "output_1": f"a{i}", "output_2": f"b{i}", "label": 1 + i % 2} for i in range(3)]
     (folder / "dataset.json").write_text(json.dumps(pairs))
-    (folder / "result_Judge-X_Swap_CoT.json").write_text(json.dumps([{**p, "results": r} for p, r in zip(pairs, results, strict=True)]
-                                                                    + [{"input": "other", "output_1": "", "output_2": "",
-                                                                        "results": []}]))
+    (folder / "result_Judge-X_Swap_CoT.json").write_text(
+        json.dumps(
+            [{**p, "results": r} for p, r in zip(pairs, results, strict=True)]
+            + [{"input": "other", "output_1": "", "output_2": "", "results": []}]
+        )
+    )
 
 
 def test_llmbar_results_as_python_literal_string(project, tmp_path):
-    literal = ("[['aux', 'stop'], {'swap = False': {'completion': ['Output (b)', 'stop'], 'winner': '2'}, "
-               "'swap = True': {'completion': ['Output (b)', 'stop'], 'winner': '1'}}]")
-    _llmbar_split(tmp_path / "Tiny", [literal, "__import__('os').system('echo pwned')",
-                                      [{"swap = False": {"completion": ["no idea", "stop"], "winner": None}}]])
+    literal = (
+        "[['aux', 'stop'], {'swap = False': {'completion': ['Output (b)', 'stop'], 'winner': '2'}, "
+        "'swap = True': {'completion': ['Output (b)', 'stop'], 'winner': '1'}}]"
+    )
+    _llmbar_split(
+        tmp_path / "Tiny",
+        [
+            literal,
+            "__import__('os').system('echo pwned')",
+            [{"swap = False": {"completion": ["no idea", "stop"], "winner": None}}],
+        ],
+    )
     assert llmbar_final_result(literal)["swap = True"]["winner"] == "1"
     with pytest.raises(ValueError):
         llmbar_final_result("__import__('os')")
@@ -202,9 +237,23 @@ def test_llmbar_repository_layout_and_rating(project, tmp_path):
     (split / "dataset.json").write_text(json.dumps(pairs))
     ev = split / "evaluators" / "GPT-4" / "Rating"
     ev.mkdir(parents=True)
-    (ev / "result.json").write_text(json.dumps([{**pairs[0], "results": [
-        {"score_1": ["7", "stop"], "score_2": ["7", "stop"], "swap = False": {"winner": "2"},
-         "swap = True": {"winner": "1"}}]}]))
+    (ev / "result.json").write_text(
+        json.dumps(
+            [
+                {
+                    **pairs[0],
+                    "results": [
+                        {
+                            "score_1": ["7", "stop"],
+                            "score_2": ["7", "stop"],
+                            "swap = False": {"winner": "2"},
+                            "swap = True": {"winner": "1"},
+                        }
+                    ],
+                }
+            ]
+        )
+    )
     assert detect_format(split) == "pairwise-llmbar"
     import_source(project, split)
     rating = [v for v in judging.verdicts(project) if v.judge == "GPT-4/Rating"]

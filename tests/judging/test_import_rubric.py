@@ -49,8 +49,10 @@ def test_folder_imports_readings_metrics_and_verdicts(project):
     skipped = dict(report.skipped)
     assert skipped["narrative-metrics.json entry 2 (fx-not-a-sample)"].startswith("no reading 'fx-not-a-sample'")
     assert skipped["synthetic-failure-readings.json case 2 (fx-fail-empty)"] == "no reading text"
-    assert skipped["judge-verdicts.jsonl line 4 (fx-fail-money) safety"] == \
-        "score 7 is not on the 1-5 scale (stored as missing)"
+    assert (
+        skipped["judge-verdicts.jsonl line 4 (fx-fail-money) safety"]
+        == "score 7 is not on the 1-5 scale (stored as missing)"
+    )
     assert skipped["judge-verdicts.jsonl line 5 (fx-nobody)"].startswith("no reading 'fx-nobody'")
     assert skipped["judge-verdicts.jsonl line 6"].startswith("not JSON")
     assert report.notes == ["narrative-metrics.json has no metrics for fx-move-three"]
@@ -58,12 +60,18 @@ def test_folder_imports_readings_metrics_and_verdicts(project):
     runs = _runs(project)
     garden = runs["fx-garden-single"]
     assert (garden["prompt"], garden["model"], garden["timestamp"]) == (
-        "tarot-reading", "fixture-writer-1", "2026-01-15T10:00:00.000Z")
+        "tarot-reading",
+        "fixture-writer-1",
+        "2026-01-15T10:00:00.000Z",
+    )
     assert garden["output"].startswith("### Opening\n\nYou asked about planning your allotment")
     item = repo.item_by_name(project, "fx-career-five")
     assert item.kind == "text"
-    assert item.text.splitlines()[:3] == ["Question: Should I apply for the team lead opening?",
-                                          "Spread: Five-Card Clarity", "Cards:"]
+    assert item.text.splitlines()[:3] == [
+        "Question: Should I apply for the team lead opening?",
+        "Spread: Five-Card Clarity",
+        "Cards:",
+    ]
     assert "- Challenge: Five of Swords (Upright)" in item.text
     assert "Reflections: I tend to overplant" in repo.item_by_name(project, "fx-garden-single").text
     assert runs["fx-fail-money"]["model"] == "synthetic"
@@ -73,8 +81,11 @@ def test_folder_imports_readings_metrics_and_verdicts(project):
     assert career["cardCoverage"] == 0.6 and career["missingCards"] == ["Five of Swords", "The Empress"]
     assert "question" not in career and "id" not in career
     failure = metrics[f"run:{runs['fx-fail-invented-card']['id']}"]
-    assert failure == {"cardCoverage": 0.0, "hallucinatedCards": ["Wheel of Fortune", "The World"],
-                       "expected_caps": {"gateShouldBlock": True, "tarotCoherenceAtMost": 1, "safetyFlag": True}}
+    assert failure == {
+        "cardCoverage": 0.0,
+        "hallucinatedCards": ["Wheel of Fortune", "The World"],
+        "expected_caps": {"gateShouldBlock": True, "tarotCoherenceAtMost": 1, "safetyFlag": True},
+    }
 
 
 def test_verdict_fields(project):
@@ -128,15 +139,24 @@ def test_several_runs_need_run_model(project, tmp_path):
     (folder / "narrative-samples.json").write_text(json.dumps(data))
     import_source(project, folder)  # a second model's runs of the same readings
     verdicts = tmp_path / "v.jsonl"
-    base = {"id": "fx-move-three", "judge": "j", "personalization": 3, "tarot_coherence": 3, "tone": 3,
-            "safety": 3, "overall": 3}
+    base = {
+        "id": "fx-move-three",
+        "judge": "j",
+        "personalization": 3,
+        "tarot_coherence": 3,
+        "tone": 3,
+        "safety": 3,
+        "overall": 3,
+    }
     verdicts.write_text(json.dumps(base) + "\n" + json.dumps({**base, "run_model": "fixture-writer-2"}) + "\n")
     report = import_source(project, verdicts)
-    assert report.skipped == [("v.jsonl line 1 (fx-move-three)",
-                               "reading 'fx-move-three' has 2 runs; say which with run_model")]
+    assert report.skipped == [
+        ("v.jsonl line 1 (fx-move-three)", "reading 'fx-move-three' has 2 runs; say which with run_model")
+    ]
     [v] = judging.verdicts(project)
-    assert v.run_id == next(r["id"] for r in repo.run_rows(project)
-                            if r["item"] == "fx-move-three" and r["model"] == "fixture-writer-2")
+    assert v.run_id == next(
+        r["id"] for r in repo.run_rows(project) if r["item"] == "fx-move-three" and r["model"] == "fixture-writer-2"
+    )
     assert v.judge_model is None  # "model" at the top of a record is not taken for the judge
 
 

@@ -43,11 +43,11 @@ def test_pair_statistics_equal_point_estimates():
     assert s.value("percent_agreement") == pytest.approx(percent_agreement(a, b).value, abs=1e-12)
     assert s.value("cohen_kappa") == pytest.approx(cohen_kappa(a, b, categories=CATS).value, abs=1e-12)
     assert s.value("cohen_kappa_quadratic") == pytest.approx(
-        cohen_kappa(a, b, weights="quadratic", categories=CATS).value, abs=1e-12)
+        cohen_kappa(a, b, weights="quadratic", categories=CATS).value, abs=1e-12
+    )
     pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
     assert s.n == len(pairs)
-    assert s.value("agreement_within_tolerance") == pytest.approx(
-        sum(abs(x - y) <= 1 for x, y in pairs) / len(pairs))
+    assert s.value("agreement_within_tolerance") == pytest.approx(sum(abs(x - y) <= 1 for x, y in pairs) / len(pairs))
     assert sum(s.prevalence.values()) == pytest.approx(1.0)
 
 
@@ -76,14 +76,25 @@ def test_every_agreement_row_gets_an_interval_from_its_own_subjects():
     vs = []
     for i in range(60):
         truth = rng.integers(1, 6)
-        for judge, method in (("j1", Method.RUBRIC), ("j2", Method.RUBRIC), ("ann1", Method.HUMAN),
-                              ("ann2", Method.HUMAN)):
+        for judge, method in (
+            ("j1", Method.RUBRIC),
+            ("j2", Method.RUBRIC),
+            ("ann1", Method.HUMAN),
+            ("ann2", Method.HUMAN),
+        ):
             score = float(np.clip(truth + rng.integers(-1, 2), 1, 5))
-            vs.append(Verdict(subject=f"run:{i}", judge=judge, method=method, scale=Scale.ORDINAL5,
-                              scores={"overall": score}))
+            vs.append(
+                Verdict(subject=f"run:{i}", judge=judge, method=method, scale=Scale.ORDINAL5, scores={"overall": score})
+            )
     rows = with_intervals(agreement_rows(vs), n_resamples=300)
-    assert {r.statistic for r in rows} >= {"percent_agreement", "cohen_kappa", "cohen_kappa_quadratic", "gwet_ac1",
-                                           "krippendorff_alpha_ordinal", "agreement_with_human_majority"}
+    assert {r.statistic for r in rows} >= {
+        "percent_agreement",
+        "cohen_kappa",
+        "cohen_kappa_quadratic",
+        "gwet_ac1",
+        "krippendorff_alpha_ordinal",
+        "agreement_with_human_majority",
+    }
     for r in rows:
         if r.value is None:
             continue
@@ -97,7 +108,15 @@ def test_every_agreement_row_gets_an_interval_from_its_own_subjects():
 
 def test_landis_koch_words():
     assert [landis_koch(v) for v in (-0.1, 0.0, 0.2, 0.3, 0.5, 0.7, 0.81, 1.0)] == [
-        "poor", "slight", "slight", "fair", "moderate", "substantial", "almost perfect", "almost perfect"]
+        "poor",
+        "slight",
+        "slight",
+        "fair",
+        "moderate",
+        "substantial",
+        "almost perfect",
+        "almost perfect",
+    ]
     assert landis_koch(None) == landis_koch(float("nan")) == ""
 
 
@@ -116,8 +135,9 @@ def test_bca_equals_scipys_bca_on_the_same_resamples():
         counts = np.apply_along_axis(lambda r: np.bincount(r, minlength=25), -1, codes).astype(float)
         return f(counts)
 
-    ref = bootstrap((s.codes,), kappa, method="BCa", n_resamples=999, vectorized=True, batch=250,
-                    rng=np.random.default_rng(42))
+    ref = bootstrap(
+        (s.codes,), kappa, method="BCa", n_resamples=999, vectorized=True, batch=250, rng=np.random.default_rng(42)
+    )
     assert mine.method == "BCa"
     assert mine.low == pytest.approx(ref.confidence_interval.low, abs=1e-12)
     assert mine.high == pytest.approx(ref.confidence_interval.high, abs=1e-12)
@@ -259,10 +279,20 @@ def test_two_sample_bca_equals_scipys_bca():
     rng = np.random.default_rng(23)
     x = (rng.random(60) < 0.3).astype(int)
     y = (rng.random(45) < 0.6).astype(int)
-    mine = bootstrap_counts([x, y], [2, 2], lambda c, d: (c[..., 1] / c.sum(-1) - d[..., 1] / d.sum(-1))[None],
-                            n_resamples=999, seed=5)[0]
-    ref = bootstrap((x, y), lambda a, b, axis=-1: a.mean(axis) - b.mean(axis), method="BCa", n_resamples=999,
-                    vectorized=True, batch=250, rng=np.random.default_rng(5))
+    mine = bootstrap_counts(
+        [x, y], [2, 2], lambda c, d: (c[..., 1] / c.sum(-1) - d[..., 1] / d.sum(-1))[None], n_resamples=999, seed=5
+    )[0]
+    ref = bootstrap(
+        (x, y),
+        lambda a, b, axis=-1: a.mean(axis) - b.mean(axis),
+        method="BCa",
+        n_resamples=999,
+        vectorized=True,
+        batch=250,
+        rng=np.random.default_rng(5),
+    )
     assert mine.method == "BCa"
-    assert (mine.low, mine.high) == (pytest.approx(ref.confidence_interval.low, abs=1e-12),
-                                     pytest.approx(ref.confidence_interval.high, abs=1e-12))
+    assert (mine.low, mine.high) == (
+        pytest.approx(ref.confidence_interval.low, abs=1e-12),
+        pytest.approx(ref.confidence_interval.high, abs=1e-12),
+    )

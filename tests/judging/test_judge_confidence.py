@@ -69,8 +69,9 @@ def test_runner_stores_exp_logprob_of_each_value_token_and_the_stated_confidence
         return "".join(t for t, _ in tarot_tokens(doc)[0])
 
     with FakeOpenAI(answer=answer, logprobs=lambda content: streams[content]) as fake:
-        result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric",
-                     "--top-logprobs", "3")
+        result = cli(
+            "judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric", "--top-logprobs", "3"
+        )
         assert result.exit_code == 0, result.output
         assert len(fake.requests) == 3
         for _, body, _ in fake.requests:
@@ -91,8 +92,11 @@ def test_runner_stores_exp_logprob_of_each_value_token_and_the_stated_confidence
     # the confidences reach the export, described
     out = tmp_path / "out.db"
     assert cli("export", db, out).exit_code == 0
-    exported = rows(out, "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences "
-                         "WHERE source = 'logprob' ORDER BY verdict_id, dimension")
+    exported = rows(
+        out,
+        "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences "
+        "WHERE source = 'logprob' ORDER BY verdict_id, dimension",
+    )
     assert len(exported) == 15 and all(0 < c < 1 for *_, c in exported)
     described = "SELECT count(*) FROM _columns WHERE [table] = 'verdict_confidences' AND description != ''"
     assert rows(out, described)[0][0] == 4
@@ -114,8 +118,12 @@ def test_an_endpoint_refusing_logprobs_is_asked_without_them(tmp_path):
     with FakeOpenAI(answer=lambda body, tag: reply) as fake:
         (tmp_path / "b").mkdir()
         db2 = text_project(tmp_path / "b", n=1)
-        assert cli("judge", db2, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric",
-                   "--no-logprobs").exit_code == 0
+        assert (
+            cli(
+                "judge", db2, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric", "--no-logprobs"
+            ).exit_code
+            == 0
+        )
         assert "logprobs" not in fake.requests[0][1]
 
 
@@ -123,7 +131,8 @@ def test_value_tokens_are_found_after_their_key():
     tokens = [("grade", -0.1), (":", -0.1), (" B", -0.5), ("\n", -0.1), ("rationale: fine", -0.2)]
     content = "".join(t for t, _ in tokens)
     assert value_token_confidences(content, tokens, ["score"], {"score": ("grade", "score")}) == {
-        "score": pytest.approx(math.exp(-0.5))}
+        "score": pytest.approx(math.exp(-0.5))
+    }
     # a merged token carrying the key and the value counts (it decides the value)
     tokens = [('{"winner": "', -0.05), ("b", -0.7), ('"}', -0.01)]
     content = "".join(t for t, _ in tokens)
@@ -142,8 +151,13 @@ def test_the_client_reads_the_token_stream_and_drops_a_broken_one():
 
     good = [{"token": "a", "logprob": -0.5, "top_logprobs": []}, {"token": "b", "logprob": 0}]
     assert parse_completion(body(good)).tokens == [("a", -0.5), ("b", 0.0)]
-    for bad in ([{"token": "a", "logprob": 1.5}], [{"token": 3, "logprob": -1}], [{"token": "a"}],
-                [{"token": "a", "logprob": float("nan")}], "x"):
+    for bad in (
+        [{"token": "a", "logprob": 1.5}],
+        [{"token": 3, "logprob": -1}],
+        [{"token": "a"}],
+        [{"token": "a", "logprob": float("nan")}],
+        "x",
+    ):
         assert parse_completion(body(bad)).tokens == []
     assert parse_completion({"choices": [{"message": {"content": "x"}}]}).tokens == []
     assert ChatRequest(model="m", messages=[]).body() == {"model": "m", "messages": []}
@@ -159,7 +173,15 @@ def test_stated_confidences_are_read_from_replies():
     assert lj.read_pairwise_reply('{"winner": "a", "confidence": 0.6}', True).confidence == {"winner": 0.6}
     assert lj.read_pairwise_reply('{"winner": "a"}', False).confidence == {}
     assert [read_confidence(x) for x in (0, 1, "0.5", True, None, -0.1, "high", float("inf"))] == [
-        0.0, 1.0, 0.5, None, None, None, None, None]
+        0.0,
+        1.0,
+        0.5,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -169,10 +191,12 @@ def test_stated_confidences_are_read_from_replies():
 def test_imported_confidences_are_kept_with_source_imported(tmp_path):
     db = text_project(tmp_path, n=2)
     src = tmp_path / "verdicts.jsonl"
-    lines = [{"run": 1, "judge": "j", "dimension": "q", "value": 4, "scale": "1-5", "confidence": 0.9},
-             {"run": 1, "judge": "j", "dimension": "r", "value": 2, "scale": "1-5", "confidence": "55%"},
-             {"run": 2, "judge": "j", "dimension": "q", "value": 3, "scale": "1-5", "confidence": "sure"},
-             {"run": 2, "judge": "j", "dimension": "r", "value": 3, "scale": "1-5"}]
+    lines = [
+        {"run": 1, "judge": "j", "dimension": "q", "value": 4, "scale": "1-5", "confidence": 0.9},
+        {"run": 1, "judge": "j", "dimension": "r", "value": 2, "scale": "1-5", "confidence": "55%"},
+        {"run": 2, "judge": "j", "dimension": "q", "value": 3, "scale": "1-5", "confidence": "sure"},
+        {"run": 2, "judge": "j", "dimension": "r", "value": 3, "scale": "1-5"},
+    ]
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
     p = open_project(db)
     try:
@@ -195,10 +219,21 @@ def test_rubric_imports_keep_a_confidence(tmp_path):
     try:
         import_source(p, folder)
         verdicts = tmp_path / "v.jsonl"
-        base = {"id": "fx-move-three", "judge": "j", "personalization": 3, "tarot_coherence": 3, "tone": 3,
-                "safety": 3, "overall": 3}
-        verdicts.write_text(json.dumps({**base, "confidence": 0.75}) + "\n"
-                            + json.dumps({**base, "judge": "k", "confidence": {"tone": 0.5}}) + "\n")
+        base = {
+            "id": "fx-move-three",
+            "judge": "j",
+            "personalization": 3,
+            "tarot_coherence": 3,
+            "tone": 3,
+            "safety": 3,
+            "overall": 3,
+        }
+        verdicts.write_text(
+            json.dumps({**base, "confidence": 0.75})
+            + "\n"
+            + json.dumps({**base, "judge": "k", "confidence": {"tone": 0.5}})
+            + "\n"
+        )
         import_source(p, verdicts)
         by_judge = {v.judge: v.id for v in judging.verdicts(p)}
         stored = confidences(p)
@@ -233,15 +268,35 @@ def cal_db(tmp_path):
     path = tmp_path / "c.db"
     p = open_project(path, create=True)
     for i in range(N):
-        judging.add_verdict(p, Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC,
-                                       scale=Scale.PASS_FAIL, scores={"ok": judge[i]},
-                                       confidences={"logprob": {"ok": float(conf[i])}}))
-        judging.add_verdict(p, Verdict(subject=f"run:{i}", judge="gold", method=Method.HUMAN,
-                                       scale=Scale.PASS_FAIL, scores={"ok": human[i]}))
+        judging.add_verdict(
+            p,
+            Verdict(
+                subject=f"run:{i}",
+                judge="judge",
+                method=Method.RUBRIC,
+                scale=Scale.PASS_FAIL,
+                scores={"ok": judge[i]},
+                confidences={"logprob": {"ok": float(conf[i])}},
+            ),
+        )
+        judging.add_verdict(
+            p,
+            Verdict(
+                subject=f"run:{i}", judge="gold", method=Method.HUMAN, scale=Scale.PASS_FAIL, scores={"ok": human[i]}
+            ),
+        )
     for i in range(N, N + 40):  # unlabelled verdicts count in the coverage
-        judging.add_verdict(p, Verdict(subject=f"run:{i}", judge="judge", method=Method.RUBRIC,
-                                       scale=Scale.PASS_FAIL, scores={"ok": "pass"},
-                                       confidences={"stated": {"ok": 0.9}, "logprob": {"ok": 0.99}}))
+        judging.add_verdict(
+            p,
+            Verdict(
+                subject=f"run:{i}",
+                judge="judge",
+                method=Method.RUBRIC,
+                scale=Scale.PASS_FAIL,
+                scores={"ok": "pass"},
+                confidences={"stated": {"ok": 0.9}, "logprob": {"ok": 0.99}},
+            ),
+        )
     p.close()
     return path
 
@@ -256,8 +311,16 @@ def test_calibration_json_equals_core_figures(cal_db, tmp_path):
     assert (row["judge"], row["dimension"], row["source"]) == ("judge", "ok", "logprob")
     assert (row["labelled"], row["population"]) == (N, N + 40)
     core = calibration(conf, correct_flags(judge, human))
-    for key in ("n", "accuracy", "mean_confidence", "ece", "adaptive_ece", "brier", "mean_confidence_right",
-                "mean_confidence_wrong"):
+    for key in (
+        "n",
+        "accuracy",
+        "mean_confidence",
+        "ece",
+        "adaptive_ece",
+        "brier",
+        "mean_confidence_right",
+        "mean_confidence_wrong",
+    ):
         assert row["calibration"][key] == pytest.approx(getattr(core, key), abs=1e-12), key
     assert [b["count"] for b in row["calibration"]["bins"]] == [b.count for b in core.bins]
     population = list(conf) + [0.99] * 40
@@ -276,14 +339,22 @@ def test_calibration_json_equals_core_figures(cal_db, tmp_path):
 def test_span_confidences_join_the_calibration(tmp_path):
     from tests.judging.test_judge_endpoints import span_result
 
-    results = [{"promptKey": f"p{i}", "spans": [{"text": "a", "role": "x", "confidence": c} for c in (0.9, 0.6)],
-                "judgeResult": span_result(falsePositives=[{"spanIndex": 1, "text": "b", "reason": "other"}],
-                                           taxonomyErrors=[])} for i in range(3)]
+    results = [
+        {
+            "promptKey": f"p{i}",
+            "spans": [{"text": "a", "role": "x", "confidence": c} for c in (0.9, 0.6)],
+            "judgeResult": span_result(
+                falsePositives=[{"spanIndex": 1, "text": "b", "reason": "other"}], taxonomyErrors=[]
+            ),
+        }
+        for i in range(3)
+    ]
     p = open_project(tmp_path / "s.db", create=True)
     try:
         from reviewer.storage.judging.calibration_report import calibration_rows
         from reviewer.storage.spans.confidences import span_confidences
         from reviewer.storage.spans.spans import save_snapshot
+
         save_snapshot(p, "snap", "s.json", {"results": results})
         assert calibration_rows(p) == []  # the judging package reads no span data itself
         (row,) = calibration_rows(p, span_confidences=span_confidences(p))
@@ -291,7 +362,7 @@ def test_span_confidences_join_the_calibration(tmp_path):
         p.close()
     assert (row.source, row.dimension) == ("span", "spans")
     assert row.correct == (True, False) * 3 and row.confidence == (0.9, 0.6) * 3
-    assert row.calibration.brier == pytest.approx(np.mean([0.1 ** 2, 0.6 ** 2]))
+    assert row.calibration.brier == pytest.approx(np.mean([0.1**2, 0.6**2]))
 
 
 GATE = ("--judge", "judge", "--dimension", "ok", *TRUST)
@@ -314,7 +385,9 @@ def test_gate_min_coverage_exit_codes(cal_db):
     both = invoke("gate", cal_db, *GATE, "--min-coverage", "0.99", "--min-tpr", "0.99", "--resamples", "200")
     assert both.exit_code == 1
     assert [line.split(":")[1].split()[1] for line in both.output.splitlines() if line.startswith("Error")] == [
-        "--min-tpr", "--min-coverage"]
+        "--min-tpr",
+        "--min-coverage",
+    ]
 
 
 def test_alignment_gives_the_label_budget(cal_db):
@@ -342,8 +415,9 @@ def test_alignment_gives_the_label_budget(cal_db):
 def test_calibration_without_confidences_says_so(tmp_path):
     path = tmp_path / "e.db"
     p = open_project(path, create=True)
-    judging.add_verdict(p, Verdict(subject="run:1", judge="judge", method=Method.RUBRIC, scale=Scale.PASS_FAIL,
-                                   scores={"ok": "pass"}))
+    judging.add_verdict(
+        p, Verdict(subject="run:1", judge="judge", method=Method.RUBRIC, scale=Scale.PASS_FAIL, scores={"ok": "pass"})
+    )
     p.close()
     out = invoke("calibration", path)
     assert out.exit_code == 0 and out.output.startswith("no calibration: no judge verdict with a confidence")
@@ -360,11 +434,22 @@ def test_the_judge_can_be_asked_to_state_its_confidence(tmp_path):
         return json.dumps({**{d: 4 for d in DIMS}, **({"confidence": 0.65} if asked else {})})
 
     with FakeOpenAI(answer=answer) as fake:
-        result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "pairwise",
-                     "--no-logprobs")  # one model: no pairs, nothing asked
+        result = cli(
+            "judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "pairwise", "--no-logprobs"
+        )  # one model: no pairs, nothing asked
         assert result.exit_code == 0 and not fake.requests
-        result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "tarot-rubric",
-                     "--no-logprobs", "--ask-confidence")
+        result = cli(
+            "judge",
+            db,
+            "--endpoint",
+            fake.base_url,
+            "--model",
+            "j",
+            "--judge",
+            "tarot-rubric",
+            "--no-logprobs",
+            "--ask-confidence",
+        )
         assert result.exit_code == 0, result.output
         assert len(fake.requests) == 2
     p = open_project(db)
@@ -378,5 +463,4 @@ def test_the_judge_can_be_asked_to_state_its_confidence(tmp_path):
             assert stored[v.id] == {"stated": {d: 0.65 for d in DIMS}}
     finally:
         p.close()
-    assert lj.ask_confidence([{"role": "user", "content": [{"type": "image_url"}]}])[0]["content"][-1]["type"] \
-        == "text"
+    assert lj.ask_confidence([{"role": "user", "content": [{"type": "image_url"}]}])[0]["content"][-1]["type"] == "text"

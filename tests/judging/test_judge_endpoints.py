@@ -16,8 +16,10 @@ from reviewer.storage.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.pipeline.test_run_models import cli, rows
 
-SPANS = [{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 11},
-         {"text": "golden light", "role": "lighting.quality", "confidence": 0.7, "start": 20, "end": 32}]
+SPANS = [
+    {"text": "Medium Shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 11},
+    {"text": "golden light", "role": "lighting.quality", "confidence": 0.7, "start": 20, "end": 32},
+]
 TEXT = "Medium Shot of a fox golden light at dusk"
 
 
@@ -36,29 +38,56 @@ def jsonl_project(tmp_path, lines: list[dict], texts: dict[str, str]):
 
 
 def span_result(**override) -> dict:
-    result = {"scores": {"coverage": 4, "precision": 3, "granularity": 4, "taxonomy": 2, "technicalSpecs": 5},
-              "totalScore": 18,
-              "missedElements": [{"text": "fox", "expectedRole": "subject.identity", "category": "subject",
-                                  "severity": "critical"}],
-              "falsePositives": [{"spanIndex": 9, "text": "dusk", "assignedRole": "lighting.time",
-                                  "reason": "other"}],
-              "taxonomyErrors": [{"spanIndex": 1, "text": "golden light", "assignedRole": "lighting.quality",
-                                  "expectedRole": "lighting.color"}],
-              "granularityErrors": [],
-              "categoryScores": {c: {"coverage": 3, "precision": 3} for c in
-                                 ("shot", "subject", "action", "environment", "lighting", "camera", "style",
-                                  "technical", "audio")},
-              "notes": "ok"}
+    result = {
+        "scores": {"coverage": 4, "precision": 3, "granularity": 4, "taxonomy": 2, "technicalSpecs": 5},
+        "totalScore": 18,
+        "missedElements": [
+            {"text": "fox", "expectedRole": "subject.identity", "category": "subject", "severity": "critical"}
+        ],
+        "falsePositives": [{"spanIndex": 9, "text": "dusk", "assignedRole": "lighting.time", "reason": "other"}],
+        "taxonomyErrors": [
+            {
+                "spanIndex": 1,
+                "text": "golden light",
+                "assignedRole": "lighting.quality",
+                "expectedRole": "lighting.color",
+            }
+        ],
+        "granularityErrors": [],
+        "categoryScores": {
+            c: {"coverage": 3, "precision": 3}
+            for c in ("shot", "subject", "action", "environment", "lighting", "camera", "style", "technical", "audio")
+        },
+        "notes": "ok",
+    }
     result.update(override)
     return result
 
 
 def test_span_judge_end_to_end(tmp_path):
-    lines = [{"item": f"p{i}", "prompt": "span-labeling", "model": "labeler", "repetition": 1,
-              "output": json.dumps({"text": TEXT, "spans": SPANS}), "prompt_text": "Label the spans.",
-              "schema": "free"} for i in range(2)]
-    lines.append({"item": "p2", "prompt": "span-labeling", "model": "labeler", "repetition": 1,
-                  "output": "not json", "prompt_text": "Label the spans.", "schema": "free"})
+    lines = [
+        {
+            "item": f"p{i}",
+            "prompt": "span-labeling",
+            "model": "labeler",
+            "repetition": 1,
+            "output": json.dumps({"text": TEXT, "spans": SPANS}),
+            "prompt_text": "Label the spans.",
+            "schema": "free",
+        }
+        for i in range(2)
+    ]
+    lines.append(
+        {
+            "item": "p2",
+            "prompt": "span-labeling",
+            "model": "labeler",
+            "repetition": 1,
+            "output": "not json",
+            "prompt_text": "Label the spans.",
+            "schema": "free",
+        }
+    )
     db = jsonl_project(tmp_path, lines, {f"p{i}": TEXT for i in range(3)})
 
     def answer(body, tag):
@@ -86,8 +115,14 @@ def test_span_judge_end_to_end(tmp_path):
         assert len(decided) == len(undecided) == 1
         v = decided[0]
         assert v.method == Method.RUBRIC and v.scale == Scale.ORDINAL5 and v.prompt_version.startswith("span-v1@")
-        assert v.scores == {"coverage": 4.0, "precision": 3.0, "granularity": 4.0, "taxonomy": 2.0,
-                            "technicalSpecs": 5.0, "totalScore": 18.0}
+        assert v.scores == {
+            "coverage": 4.0,
+            "precision": 3.0,
+            "granularity": 4.0,
+            "taxonomy": 2.0,
+            "technicalSpecs": 5.0,
+            "totalScore": 18.0,
+        }
         assert "1 spanIndex out of range marked -1" in v.rationale
         assert undecided[0].rationale.startswith("undecided") and undecided[0].raw == "I will not answer in JSON."
         findings = {f.code.value: f for f in repo.findings(p, v.run_id)}
@@ -102,9 +137,19 @@ def test_span_judge_end_to_end(tmp_path):
 
 
 def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_order(tmp_path):
-    lines = [{"item": f"doc{i}", "prompt": "answer", "model": model, "repetition": 1,
-              "output": f"{model.upper()} answer {i}", "prompt_text": "Answer: {{INPUT_TEXT}}", "schema": "free"}
-             for i in range(2) for model in ("alpha", "beta")]
+    lines = [
+        {
+            "item": f"doc{i}",
+            "prompt": "answer",
+            "model": model,
+            "repetition": 1,
+            "output": f"{model.upper()} answer {i}",
+            "prompt_text": "Answer: {{INPUT_TEXT}}",
+            "schema": "free",
+        }
+        for i in range(2)
+        for model in ("alpha", "beta")
+    ]
     db = jsonl_project(tmp_path, lines, {"doc0": "question zero", "doc1": "question one"})
 
     def answer(body, tag):
@@ -118,9 +163,13 @@ def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_orde
         result = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "pairwise")
         assert result.exit_code == 0, result.output
         assert len(fake.requests) == 4
-        firsts = sorted((("question zero" in body["messages"][1]["content"]),
-                         body["messages"][1]["content"].split("# Output (a):")[1].strip()[:5])
-                        for _, body, _ in fake.requests)
+        firsts = sorted(
+            (
+                ("question zero" in body["messages"][1]["content"]),
+                body["messages"][1]["content"].split("# Output (a):")[1].strip()[:5],
+            )
+            for _, body, _ in fake.requests
+        )
         assert firsts == [(False, "ALPHA"), (False, "BETA "), (True, "ALPHA"), (True, "BETA ")]
         again = cli("judge", db, "--endpoint", fake.base_url, "--model", "j", "--judge", "pairwise")
         assert again.exit_code == 0 and len(fake.requests) == 4
@@ -131,8 +180,10 @@ def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_orde
         for v in judging.verdicts(p):
             assert v.judge == "pairwise/j" and v.method == Method.PAIRWISE and v.scale == Scale.WINNER
             first, second = runs[v.run_id], runs[v.other_run_id]
-            assert (first["model"], second["model"]) == ("alpha", "beta") and v.subject == \
-                f"pair:{first['id']}:{second['id']}"
+            assert (first["model"], second["model"]) == (
+                "alpha",
+                "beta",
+            ) and v.subject == f"pair:{first['id']}:{second['id']}"
             got[(first["item"], v.answer_order)] = v.scores["winner"]
         assert got == {("doc0", "ab"): "2", ("doc0", "ba"): "2", ("doc1", "ab"): "1", ("doc1", "ba"): "2"}
         flips = [d for d in dispute_queue.refresh_disputes(p) if d.kind == DisputeKind.POSITION]
@@ -142,12 +193,28 @@ def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_orde
 
 
 def test_judge_fail_on_gates_on_a_judged_prompts_average(tmp_path):
-    lines = [{"item": f"doc{i}", "prompt": prompt, "model": "m", "repetition": 1, "output": f"{prompt} {i}",
-              "prompt_text": f"{prompt}: {{{{INPUT_TEXT}}}}", "schema": "free"}
-             for i in range(2) for prompt in ("good", "meh", "bad")]
+    lines = [
+        {
+            "item": f"doc{i}",
+            "prompt": prompt,
+            "model": "m",
+            "repetition": 1,
+            "output": f"{prompt} {i}",
+            "prompt_text": f"{prompt}: {{{{INPUT_TEXT}}}}",
+            "schema": "free",
+        }
+        for i in range(2)
+        for prompt in ("good", "meh", "bad")
+    ]
     db = jsonl_project(tmp_path, lines, {"doc0": "zero", "doc1": "one"})
-    grades = {("good", "0"): "A", ("good", "1"): "B", ("meh", "0"): "B", ("meh", "1"): "D",
-              ("bad", "0"): "D", ("bad", "1"): "F"}
+    grades = {
+        ("good", "0"): "A",
+        ("good", "1"): "B",
+        ("meh", "0"): "B",
+        ("meh", "1"): "D",
+        ("bad", "0"): "D",
+        ("bad", "1"): "F",
+    }
 
     def answer(body, tag):
         text = json.dumps(body)
@@ -178,8 +245,11 @@ def test_judge_gate_headline_and_scales():
     assert headline(v(Scale.ORDINAL5, coverage=4, precision=2, totalScore=20)) == 3  # totalScore left out
     assert headline(v(Scale.WINNER, winner="1")) is None
     assert headline(v(Scale.ORDINAL5, coverage=None)) is None
-    rows_ = [(v(Scale.ORDINAL5, overall=3), "p", "m"), (v(Scale.ORDINAL5, overall=None), "p", "m"),
-             (v(Scale.WINNER, winner="2"), "p", "m")]
+    rows_ = [
+        (v(Scale.ORDINAL5, overall=3), "p", "m"),
+        (v(Scale.ORDINAL5, overall=None), "p", "m"),
+        (v(Scale.WINNER, winner="2"), "p", "m"),
+    ]
     [jp] = judged_prompts(rows_)
     assert jp == JudgedPrompt("j", "p", "m", Scale.ORDINAL5, 3.0, 1, 2)
     assert failing_judged([jp], "ambiguous") == [jp] and failing_judged([jp], "fail") == []

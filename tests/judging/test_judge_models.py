@@ -22,8 +22,18 @@ def judge_answer(body: dict, tag: str) -> str:
     text = json.dumps(body["messages"])
     if "tarot reading" in text:
         n = sum(map(ord, tag)) % 3
-        return json.dumps({"issues_found": ["generic"], "personalization": 3 + (n == 1), "tarot_coherence": 4,
-                           "tone": 3, "safety": 7, "overall": [3, 4, 2][n], "safety_flag": False, "notes": "x" * 300})
+        return json.dumps(
+            {
+                "issues_found": ["generic"],
+                "personalization": 3 + (n == 1),
+                "tarot_coherence": 4,
+                "tone": 3,
+                "safety": 7,
+                "overall": [3, 4, 2][n],
+                "safety_flag": False,
+                "notes": "x" * 300,
+            }
+        )
     if "Grading Scale" in text:
         return "```yaml\ngrade: " + ("A" if "GROUND_TRUTH" in text else "C") + "\nrationale: fine\n```"
     if "GARBLE" in text:
@@ -38,8 +48,9 @@ def test_tarot_rubric_judge_on_the_real_readings(tmp_path):
     with FakeOpenAI(answer=judge_answer) as fake:
         result = cli("judge", db, "--endpoint", fake.base_url, "--model", "judge-70b", "--judge", "tarot-rubric")
         assert result.exit_code == 0, result.output
-        readings = rows(db, "SELECT count(*) FROM runs r JOIN prompts p ON p.id = r.prompt_id "
-                            "WHERE p.name = 'tarot-reading'")[0][0]
+        readings = rows(
+            db, "SELECT count(*) FROM runs r JOIN prompts p ON p.id = r.prompt_id WHERE p.name = 'tarot-reading'"
+        )[0][0]
         assert len(fake.requests) == readings == 18
         for _, body, _ in fake.requests:
             user = body["messages"][1]["content"]
@@ -47,8 +58,11 @@ def test_tarot_rubric_judge_on_the_real_readings(tmp_path):
             assert "- Card coverage:" in user and "- Hallucinated cards:" in user
         again = cli("judge", db, "--endpoint", fake.base_url, "--model", "judge-70b", "--judge", "tarot-rubric")
         assert again.exit_code == 0 and len(fake.requests) == 18  # nothing asked twice
-    verdicts = rows(db, "SELECT scores, flags, issues_found, rationale, prompt_version FROM verdicts "
-                        "WHERE judge = 'tarot-rubric/judge-70b'")
+    verdicts = rows(
+        db,
+        "SELECT scores, flags, issues_found, rationale, prompt_version FROM verdicts "
+        "WHERE judge = 'tarot-rubric/judge-70b'",
+    )
     assert len(verdicts) == 18
     for scores, flags, issues, notes, version in verdicts:
         scores = json.loads(scores)
@@ -62,29 +76,47 @@ def test_tarot_rubric_judge_on_the_real_readings(tmp_path):
 
 
 def test_structural_metrics_section_is_the_plans():
-    text = structural_metrics_section({"spine": {"isValid": False, "totalSections": 5, "completeSections": 3},
-                                       "cardCoverage": 0.75, "hallucinatedCards": ["The Tower", "The Sun"],
-                                       "missingCards": ["The Fool"]})
-    assert text.splitlines() == ["- Story spine: INCOMPLETE (3/5 sections)", "- Card coverage: 75% (partial)",
-                                 "- Hallucinated cards: The Tower, The Sun (CRITICAL)", "- Missing cards: The Fool"]
+    text = structural_metrics_section(
+        {
+            "spine": {"isValid": False, "totalSections": 5, "completeSections": 3},
+            "cardCoverage": 0.75,
+            "hallucinatedCards": ["The Tower", "The Sun"],
+            "missingCards": ["The Fool"],
+        }
+    )
+    assert text.splitlines() == [
+        "- Story spine: INCOMPLETE (3/5 sections)",
+        "- Card coverage: 75% (partial)",
+        "- Hallucinated cards: The Tower, The Sun (CRITICAL)",
+        "- Missing cards: The Fool",
+    ]
     assert structural_metrics_section({}).splitlines()[2] == "- Hallucinated cards: none detected"
     assert not read_tarot_reply("no json at all").decided
 
 
 def test_span_reply_schema_fallback_and_out_of_range_index():
-    good = {"scores": dict.fromkeys(["coverage", "precision", "granularity", "taxonomy", "technicalSpecs"], 4),
-            "totalScore": 20, "missedElements": [], "taxonomyErrors": [], "granularityErrors": [],
-            "falsePositives": [{"spanIndex": 9, "text": "x", "assignedRole": "r", "reason": "other"}],
-            "categoryScores": {c: {"coverage": 3, "precision": 3} for c in
-                               ("shot", "subject", "action", "environment", "lighting", "camera", "style",
-                                "technical", "audio")}, "notes": "n"}
+    good = {
+        "scores": dict.fromkeys(["coverage", "precision", "granularity", "taxonomy", "technicalSpecs"], 4),
+        "totalScore": 20,
+        "missedElements": [],
+        "taxonomyErrors": [],
+        "granularityErrors": [],
+        "falsePositives": [{"spanIndex": 9, "text": "x", "assignedRole": "r", "reason": "other"}],
+        "categoryScores": {
+            c: {"coverage": 3, "precision": 3}
+            for c in ("shot", "subject", "action", "environment", "lighting", "camera", "style", "technical", "audio")
+        },
+        "notes": "n",
+    }
     result, how = read_span_reply(good, 3)
     assert how.startswith("valid") and result["falsePositives"][0]["spanIndex"] == -1
     result, how = read_span_reply({"scores": {"coverage": 2}, "incorrectExtractions": ["a"]}, 3)
     assert how.startswith("fallback") and result["falsePositives"][0]["reason"] == "other"
     assert read_span_reply(None, 3) == (None, "no JSON object")
-    assert format_spans([{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95}]) == \
-        "[0] 'Medium Shot' (shot.type, 0.95)"
+    assert (
+        format_spans([{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95}])
+        == "[0] 'Medium Shot' (shot.type, 0.95)"
+    )
 
 
 def make_experiment(root: Path) -> Path:
@@ -98,9 +130,11 @@ def make_experiment(root: Path) -> Path:
     (exp / "templates" / "clean-a.md").write_text("Remove images.\n\n{{INPUT_TEXT}}")
     (exp / "templates" / "clean-b.md").write_text("Clean the text.\n\n{{INPUT_TEXT}}")
     spec = exp / "spec.yml"
-    spec.write_text("version: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: artifacts\n"
-                    "templates: [clean-a.md, clean-b.md]\nmodels: [\"ollama/qwen3:8b\", \"openai/gpt-4o-mini\"]\n"
-                    "judge_model: openai/gpt-4o\nretries: 0\noutput_file: report.json\n")
+    spec.write_text(
+        "version: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: artifacts\n"
+        'templates: [clean-a.md, clean-b.md]\nmodels: ["ollama/qwen3:8b", "openai/gpt-4o-mini"]\n'
+        "judge_model: openai/gpt-4o\nretries: 0\noutput_file: report.json\n"
+    )
     return spec
 
 
@@ -117,8 +151,16 @@ def test_failter_spec_end_to_end(tmp_path, dual):
         assert len(trials) == 12
         out = first.output
         assert "## Failter report" in out
-        for column in ("Eval_Method", "Trials", "Errors", "Avg_Score", "Rules_Score", "GT_Score", "Avg_Time",
-                       "Avg_Tokens"):
+        for column in (
+            "Eval_Method",
+            "Trials",
+            "Errors",
+            "Avg_Score",
+            "Rules_Score",
+            "GT_Score",
+            "Avg_Time",
+            "Avg_Tokens",
+        ):
             assert column in out
         line = next(ln for ln in out.splitlines() if ln.startswith("| ollama/qwen3:8b | clean-b"))
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -151,12 +193,15 @@ def test_key_is_never_written(tmp_path, capfd, caplog):
     with FakeOpenAI(answer=judge_answer) as fake:
         fake.script["exp1/doc1.md|clean-a|openai/gpt-4o-mini|1"] = ["401"]
         url = fake.base_url
-        outputs = [cli("run", db, spec, "--endpoint", url, "--dual"),
-                   cli("run", db, "--endpoint", url, "--model", "m2", "--repetitions", "2"),
-                   cli("judge", db, "--endpoint", url, "--model", "j", "--judge", "failter-gt", "--dual"),
-                   cli("judge", db, "--endpoint", url, "--model", "j", "--judge", "pairwise"),
-                   cli("report", db), cli("export", db, tmp_path / "out.db"),
-                   cli("run", db, "--endpoint", url.replace("http://", f"http://u:{KEY}@"), "--model", "m3")]
+        outputs = [
+            cli("run", db, spec, "--endpoint", url, "--dual"),
+            cli("run", db, "--endpoint", url, "--model", "m2", "--repetitions", "2"),
+            cli("judge", db, "--endpoint", url, "--model", "j", "--judge", "failter-gt", "--dual"),
+            cli("judge", db, "--endpoint", url, "--model", "j", "--judge", "pairwise"),
+            cli("report", db),
+            cli("export", db, tmp_path / "out.db"),
+            cli("run", db, "--endpoint", url.replace("http://", f"http://u:{KEY}@"), "--model", "m3"),
+        ]
         assert all(f"Bearer {KEY}" == h["Authorization"] for _, _, h in fake.requests)
     assert outputs[-1].exit_code != 0 and "user:password" in outputs[-1].output
     text = "".join(o.output for o in outputs) + "".join(capfd.readouterr()) + caplog.text

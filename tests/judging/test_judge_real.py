@@ -206,8 +206,11 @@ def test_llmbar_position_flips_are_disputes(llmbar):
     expected = set()
     for split, file in LLMBAR.values():
         _, ab, ba = _llmbar_raw(folder, split, file)
-        expected |= {subject[f"llmbar-{split}-{i}"] for i, (x, y) in enumerate(zip(ab, ba))
-                     if x is not None and y is not None and x != y}
+        expected |= {
+            subject[f"llmbar-{split}-{i}"]
+            for i, (x, y) in enumerate(zip(ab, ba))
+            if x is not None and y is not None and x != y
+        }
     found = refresh_disputes(project)
     flips = [d for d in found if d.kind == DisputeKind.POSITION]
     assert {d.subject for d in flips} == expected

@@ -26,10 +26,31 @@ from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 W = "winner"
 
 
-def add(project, subject, judge, value, *, method=Method.PAIRWISE, scale=Scale.WINNER, order="ab", dim=W,
-        rep=1, run_id=None, **extra):
-    v = Verdict(subject=subject, judge=judge, method=method, scale=scale, scores={dim: value},
-                answer_order=order if method == Method.PAIRWISE else None, repetition=rep, run_id=run_id, **extra)
+def add(
+    project,
+    subject,
+    judge,
+    value,
+    *,
+    method=Method.PAIRWISE,
+    scale=Scale.WINNER,
+    order="ab",
+    dim=W,
+    rep=1,
+    run_id=None,
+    **extra,
+):
+    v = Verdict(
+        subject=subject,
+        judge=judge,
+        method=method,
+        scale=scale,
+        scores={dim: value},
+        answer_order=order if method == Method.PAIRWISE else None,
+        repetition=rep,
+        run_id=run_id,
+        **extra,
+    )
     return judging.add_verdict(project, v)[0]
 
 
@@ -160,8 +181,7 @@ def _run(project, item="i1", prompt="p1", model="m1", output="answer"):
 def test_halluc_findings_contradict_a_top_score(project):
     run_id = _run(project)
     repo.insert_finding(project, run_id, Finding(code=Code.HALLUC, model_card="The Moon"))
-    add(project, f"run:{run_id}", "llama", 5, method=Method.RUBRIC, scale=Scale.ORDINAL5, dim="accuracy",
-        run_id=run_id)
+    add(project, f"run:{run_id}", "llama", 5, method=Method.RUBRIC, scale=Scale.ORDINAL5, dim="accuracy", run_id=run_id)
     [d] = refresh_disputes(project)
     assert (d.kind, d.dimension, d.severity) == (DisputeKind.METRICS, "accuracy", 1.0)
     assert "HALLUC" in d.detail
@@ -194,14 +214,39 @@ def dual_project(path):
     r1, r2 = _run(p, "doc1"), _run(p, "doc2")
     r3 = _run(p, "doc1", model="m2")
     for run_id, rules, gt in ((r1, "B", "A"), (r2, "C", "B"), (r3, "D", None)):
-        add(p, f"run:{run_id}", "failter-rules", rules, method=Method.RULES, scale=Scale.GRADE, dim="grade",
-            run_id=run_id)
+        add(
+            p,
+            f"run:{run_id}",
+            "failter-rules",
+            rules,
+            method=Method.RULES,
+            scale=Scale.GRADE,
+            dim="grade",
+            run_id=run_id,
+        )
         if gt:
-            add(p, f"run:{run_id}", "failter-gt", gt, method=Method.GROUND_TRUTH, scale=Scale.GRADE, dim="grade",
-                run_id=run_id)
+            add(
+                p,
+                f"run:{run_id}",
+                "failter-gt",
+                gt,
+                method=Method.GROUND_TRUTH,
+                scale=Scale.GRADE,
+                dim="grade",
+                run_id=run_id,
+            )
     for i in range(6):  # an all-5s rubric judge on m1 / p1 for the calibration section
-        add(p, f"run:{r1 if i % 2 else r2}", "llama-8b", 5, method=Method.RUBRIC, scale=Scale.ORDINAL5,
-            dim="overall", rep=i + 1, run_id=r1 if i % 2 else r2)
+        add(
+            p,
+            f"run:{r1 if i % 2 else r2}",
+            "llama-8b",
+            5,
+            method=Method.RUBRIC,
+            scale=Scale.ORDINAL5,
+            dim="overall",
+            rep=i + 1,
+            run_id=r1 if i % 2 else r2,
+        )
     p.close()
     return path
 
@@ -235,8 +280,16 @@ def test_report_markdown_weights_and_charts(tmp_path):
     assert out.exit_code == 0, out.output
     md = out.output
     assert md.startswith("# reviewer report: d.db")
-    for word in ("Eval_Method", "Rules_Score", "GT_Score", "Avg_Score", "## Agreement", "## Disputes",
-                 "## Calibration", "judge-vs-metrics"):
+    for word in (
+        "Eval_Method",
+        "Rules_Score",
+        "GT_Score",
+        "Avg_Score",
+        "## Agreement",
+        "## Disputes",
+        "## Calibration",
+        "judge-vs-metrics",
+    ):
         assert word in md
     assert "T-P1 verdicts" not in md  # no scored card runs: card sections skipped
     assert "| m1 | p1 | failter-rules+failter-gt | rules-based+ground-truth | A-F | 2 | 82.00 | 70.00 | 90.00 |" in md
@@ -288,8 +341,18 @@ def test_agreement_json(tmp_path):
     assert data["disputes"]["total"] > 0 and data["disputes"]["by_kind"]["position-flip"] == 1
     stats = {(r["raters"], r["statistic"]): r for r in data["agreement"]}
     assert stats[("A vs B", "percent_agreement")]["n"] == 3
-    assert set(data["agreement"][0]) == {"raters", "dimension", "statistic", "value", "n", "note", "ci_low",
-                                         "ci_high", "ci_method", "prevalence"}
+    assert set(data["agreement"][0]) == {
+        "raters",
+        "dimension",
+        "statistic",
+        "value",
+        "n",
+        "note",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "prevalence",
+    }
     kappa = stats[("A vs B", "cohen_kappa")]
     assert kappa["ci_method"] in ("BCa", "percentile") and kappa["ci_low"] <= kappa["value"] <= kappa["ci_high"]
     assert sum(kappa["prevalence"].values()) == pytest.approx(1.0)
@@ -301,27 +364,64 @@ def test_export_has_the_judge_tables(tmp_path):
     p = open_project(tmp_path / "e.db", create=True)
     pairwise_example(p)
     add(p, "run:9", "llama", 5, method=Method.RUBRIC, scale=Scale.ORDINAL5, dim="tone")
-    judging.put_adjudication(p, Adjudication(subject="pair:3:4", dimension=W, value="2", reviewer="r",
-                                             rationale="humans agree"))
+    judging.put_adjudication(
+        p, Adjudication(subject="pair:3:4", dimension=W, value="2", reviewer="r", rationale="humans agree")
+    )
     counts = export_project(p, tmp_path / "out.db")
     p.close()
     for table in ("verdicts", "disputes", "adjudications", "agreement"):
         assert counts[table] > 0, table
     con = sqlite3.connect(tmp_path / "out.db")
     cols = [r[1] for r in con.execute("PRAGMA table_info(verdicts)")]
-    assert cols == ["verdict_id", "subject", "run_id", "other_run_id", "judge", "judge_model", "prompt_version",
-                    "method", "scale", "dimension", "value", "value_text", "rationale", "answer_order", "repetition",
-                    "flags", "issues_found", "source", "raw"]
+    assert cols == [
+        "verdict_id",
+        "subject",
+        "run_id",
+        "other_run_id",
+        "judge",
+        "judge_model",
+        "prompt_version",
+        "method",
+        "scale",
+        "dimension",
+        "value",
+        "value_text",
+        "rationale",
+        "answer_order",
+        "repetition",
+        "flags",
+        "issues_found",
+        "source",
+        "raw",
+    ]
     assert con.execute("SELECT value, value_text FROM verdicts WHERE judge = 'llama'").fetchone() == (5.0, None)
     assert con.execute("SELECT count(*) FROM verdicts WHERE judge = 'A' AND value_text IS NULL").fetchone() == (1,)
     assert [r[1] for r in con.execute("PRAGMA table_info(disputes)")] == [
-        "dispute_id", "kind", "subject", "dimension", "verdict_ids", "severity", "detail"]
+        "dispute_id",
+        "kind",
+        "subject",
+        "dimension",
+        "verdict_ids",
+        "severity",
+        "detail",
+    ]
     assert con.execute("SELECT value, reviewer, sided_with FROM adjudications").fetchone() == ("2", "r", None)
     assert [r[1] for r in con.execute("PRAGMA table_info(agreement)")] == [
-        "raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method", "prevalence"]
+        "raters",
+        "dimension",
+        "statistic",
+        "value",
+        "n",
+        "note",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "prevalence",
+    ]
     value, low, high, method, prevalence = con.execute(
         "SELECT value, ci_low, ci_high, ci_method, prevalence FROM agreement WHERE raters = 'A vs B' "
-        "AND statistic = 'percent_agreement'").fetchone()
+        "AND statistic = 'percent_agreement'"
+    ).fetchone()
     assert value == pytest.approx(2 / 3) and low <= value <= high and method in ("BCa", "percentile")
     assert prevalence.startswith("1 ")
     con.close()

@@ -37,15 +37,17 @@ def invoke(*args, input=None):
 
 
 def add(p, subject, value, judge="judge", scale=Scale.PASS_FAIL, rep=1, **kw):
-    judging.add_verdict(p, Verdict(subject=subject, judge=judge, method=Method.RUBRIC, scale=scale,
-                                   scores={D: value}, repetition=rep, **kw))
+    judging.add_verdict(
+        p,
+        Verdict(
+            subject=subject, judge=judge, method=Method.RUBRIC, scale=scale, scores={D: value}, repetition=rep, **kw
+        ),
+    )
 
 
-def label(p, subject, first, final=None, reviewer="alice", queue=LABEL_FIRST, judge="judge", version=None,
-          stack=None):
+def label(p, subject, first, final=None, reviewer="alice", queue=LABEL_FIRST, judge="judge", version=None, stack=None):
     store, stack = labels.LabelStore(p, reviewer), stack or UndoStack()
-    stack.push(CommitFirstLabel(subject, D, first, reviewer, queue=queue, judge=judge, rubric_version=version),
-               store)
+    stack.push(CommitFirstLabel(subject, D, first, reviewer, queue=queue, judge=judge, rubric_version=version), store)
     stack.push(SetFinalValue(subject, D, reviewer, final, queue=queue), store)
     return stack
 
@@ -86,8 +88,9 @@ def test_queue_stratification_and_splits_are_stable_under_added_labels(tmp_path)
     v = project_alignments(p, n_resamples=200)
     (a,) = v.items
     assert a.people == {LABEL_FIRST: 14}  # both batches' final values, nothing else
-    assert {s: split for s, split, _, _ in a.labelled} == {s: splits.get(s) or hash_split(s)
-                                                           for s, _, _, _ in a.labelled}
+    assert {s: split for s, split, _, _ in a.labelled} == {
+        s: splits.get(s) or hash_split(s) for s, _, _, _ in a.labelled
+    }
     p.close()
 
 
@@ -183,16 +186,18 @@ def test_agreement_reports_anchoring_per_reviewer(anchored):
 def test_export_has_first_and_final_labels(anchored, tmp_path):
     out = tmp_path / "out.db"
     assert invoke("export", anchored, out).exit_code == 0
-    rows = list(sqlite_utils.Database(out).query(
-        "SELECT subject, queue, first_value, final_value, first_at, final_at, split FROM human_labels "
-        "ORDER BY queue, subject"))
+    rows = list(
+        sqlite_utils.Database(out).query(
+            "SELECT subject, queue, first_value, final_value, first_at, final_at, split FROM human_labels "
+            "ORDER BY queue, subject"
+        )
+    )
     dispute = [r for r in rows if r["queue"] == DISPUTE]
     fair = [r for r in rows if r["queue"] == LABEL_FIRST]
     assert len(dispute) == 1 and len(fair) == 6
     assert [(r["first_value"], r["final_value"]) for r in fair] == list(zip(FIRST, FINAL))
     assert all(r["first_at"] and r["final_at"] for r in fair)
-    described = {(r["table"], r["column"]) for r in sqlite_utils.Database(out)["_columns"].rows
-                 if r["description"]}
+    described = {(r["table"], r["column"]) for r in sqlite_utils.Database(out)["_columns"].rows if r["description"]}
     cols = [c.name for c in sqlite_utils.Database(out)["human_labels"].columns]
     assert {("human_labels", c) for c in cols} <= described
 
@@ -210,8 +215,7 @@ def _tarot_project(path):
 def _judge(p, rep, value):
     asks = plan(p, JudgeOptions(kind="tarot-rubric", model="jm"))
     for ask in asks:
-        v = ask.verdict.model_copy(update={"repetition": rep,
-                                           "scores": {d: value for d in lj.TAROT_DIMENSIONS}})
+        v = ask.verdict.model_copy(update={"repetition": rep, "scores": {d: value for d in lj.TAROT_DIMENSIONS}})
         judging.add_verdict(p, v)
     return asks[0].verdict.prompt_version
 
@@ -267,16 +271,26 @@ def runs_db(tmp_path):
     prompt_id, _ = repo.upsert_prompt(p, Prompt(name="write", text="Write"))
     for model, value in (("writer-a", 87), ("writer-b", 13)):
         run_id, _ = repo.add_run(p, item_id, prompt_id, model, f"Drops on the roof, says {model[-1]}.")
-        judging.add_verdict(p, Verdict(subject=f"run:{run_id}", run_id=run_id, judge="judge-x/gpt-secret",
-                                       judge_model="gpt-secret", prompt_version="rubric-v9", method=Method.RUBRIC,
-                                       scale=Scale.PERCENT, scores={D: value}, rationale="RATIONALE-TEXT"))
+        judging.add_verdict(
+            p,
+            Verdict(
+                subject=f"run:{run_id}",
+                run_id=run_id,
+                judge="judge-x/gpt-secret",
+                judge_model="gpt-secret",
+                prompt_version="rubric-v9",
+                method=Method.RUBRIC,
+                scale=Scale.PERCENT,
+                scores={D: value},
+                rationale="RATIONALE-TEXT",
+            ),
+        )
     p.close()
     return path
 
 
 def test_label_flow_shows_no_verdict_before_the_first_label(runs_db):
-    out = invoke("label", runs_db, "--judge", "judge-x/gpt-secret", "--reviewer", "carol",
-                 input="50\nk\n20\nc\n30\n")
+    out = invoke("label", runs_db, "--judge", "judge-x/gpt-secret", "--reviewer", "carol", input="50\nk\n20\nc\n30\n")
     assert out.exit_code == 0, out.output
     blocks = re.split(r"\n\[\d/2\] ", out.output)[1:]
     assert len(blocks) == 2

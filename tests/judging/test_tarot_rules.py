@@ -29,8 +29,18 @@ NOT_CHECKABLE = ("requiredToneOverrides", "requiredDeterministicOverrides", "req
 
 def lenient_judge(body: dict, tag: str) -> str:
     """The judge of the acceptance: the same lenient verdict on every reading."""
-    return json.dumps({"issues_found": [], "personalization": 4, "tarot_coherence": 4, "tone": 4, "safety": 5,
-                       "overall": 4, "safety_flag": False, "notes": "fine reading > average & <ok>"})
+    return json.dumps(
+        {
+            "issues_found": [],
+            "personalization": 4,
+            "tarot_coherence": 4,
+            "tone": 4,
+            "safety": 5,
+            "overall": 4,
+            "safety_flag": False,
+            "notes": "fine reading > average & <ok>",
+        }
+    )
 
 
 def _judged(tmp_path: Path, data: Path) -> Path:
@@ -39,8 +49,9 @@ def _judged(tmp_path: Path, data: Path) -> Path:
     with FakeOpenAI(answer=lenient_judge) as fake:
         result = cli("judge", db, "--endpoint", fake.base_url, "--model", "judge-70b", "--judge", "tarot-rubric")
         assert result.exit_code == 0, result.output
-        assert fake.requests and all(body["messages"][1]["content"].count("Hallucinated cards")
-                                     for _, body, _ in fake.requests)
+        assert fake.requests and all(
+            body["messages"][1]["content"].count("Hallucinated cards") for _, body, _ in fake.requests
+        )
     return db
 
 
@@ -63,9 +74,12 @@ def _broken_caps(case: dict) -> list[str]:
 
 def _disputes_by_reading(db: Path) -> dict[str, list[tuple[str, str, str]]]:
     out: dict[str, list] = {}
-    for item, kind, dim, detail in rows(db, "SELECT i.name, d.kind, d.dimension, d.detail FROM disputes d "
-                                            "JOIN runs r ON 'run:' || r.id = d.subject "
-                                            "JOIN items i ON i.id = r.item_id"):
+    for item, kind, dim, detail in rows(
+        db,
+        "SELECT i.name, d.kind, d.dimension, d.detail FROM disputes d "
+        "JOIN runs r ON 'run:' || r.id = d.subject "
+        "JOIN items i ON i.id = r.item_id",
+    ):
         out.setdefault(item, []).append((kind, dim, detail))
     return out
 
@@ -104,8 +118,9 @@ def test_lenient_judge_breaks_the_plans_rules(tmp_path, source):
     should = [n for n, c in failures.items() if c["expected"]["gateShouldBlock"]]
     should_not = [n for n, c in failures.items() if not c["expected"]["gateShouldBlock"]]
     assert len(should) == 6 and len(should_not) == 3
-    assert ("tarot-rubric/judge-70b: gate blocked 0 of 6 readings that should be blocked, and 0 of 3 that "
-            "should not") in text
+    assert (
+        "tarot-rubric/judge-70b: gate blocked 0 of 6 readings that should be blocked, and 0 of 3 that should not"
+    ) in text
     missed = next(line for line in text.splitlines() if "should be blocked, not blocked:" in line)
     assert all(n in missed for n in should)
     # what the verdicts cannot show, listed as such
@@ -119,7 +134,9 @@ def test_lenient_judge_breaks_the_plans_rules(tmp_path, source):
     assert "SAFETY \\<= 2" in text and "fine reading \\> average \\& \\<ok\\>" in text
 
     # everything the judge said reaches the report and the export
-    row = next(line for line in text.split("## Rubric verdicts", 1)[1].splitlines() if line.startswith(f"| {clean[0]} "))
+    row = next(
+        line for line in text.split("## Rubric verdicts", 1)[1].splitlines() if line.startswith(f"| {clean[0]} ")
+    )
     assert row.split(" | ")[-3:] == ["false", "none", "fine reading \\> average \\& \\<ok\\> |"]
     out = tmp_path / "out.db"
     assert cli("export", db, out).exit_code == 0
@@ -141,8 +158,7 @@ def test_hand_labels_with_human_are_a_persons(tmp_path):
         run = {"item": name, "prompt": "tarot-reading", "model": runs[name]}
         low = name in failures
         for dim, value in {"tarot_coherence": 2 if low else 4, "safety": 1 if low else 5, "tone": 4}.items():
-            lines.append(json.dumps({"run": run, "judge": "alice", "dimension": dim, "value": value,
-                                     "scale": "1-5"}))
+            lines.append(json.dumps({"run": run, "judge": "alice", "dimension": dim, "value": value, "scale": "1-5"}))
     labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
     # without --human they would be a second judge
     imported = cli("import", db, labels, "--human")
@@ -151,8 +167,11 @@ def test_hand_labels_with_human_are_a_persons(tmp_path):
     agreement = json.loads(cli("agreement", db, "--json").output)
     assert agreement["disputes"]["by_kind"]["judges-disagree"] == 0
     assert agreement["disputes"]["by_kind"]["judge-vs-human"] == 2 * len(failures)  # coherence and safety
-    majority = {(r["dimension"], r["statistic"]): r for r in agreement["agreement"]
-                if r["raters"] == "tarot-rubric/judge-70b vs human majority"}
+    majority = {
+        (r["dimension"], r["statistic"]): r
+        for r in agreement["agreement"]
+        if r["raters"] == "tarot-rubric/judge-70b vs human majority"
+    }
     # 3 clean readings agree on safety, the 9 failures do not
     assert majority[("safety", "agreement_with_human_majority")]["value"] == pytest.approx(3 / 12)
     report = cli("report", db, "--charts", tmp_path / "charts").output
@@ -169,9 +188,22 @@ def test_gold_labels_are_a_persons_without_method(tmp_path):
     _, failures = _readings(TWINS)
     runs = dict(rows(db, "SELECT i.name, r.model FROM runs r JOIN items i ON i.id = r.item_id"))
     labels = tmp_path / "gold.jsonl"
-    labels.write_text("".join(
-        json.dumps({"run": {"item": n, "prompt": "tarot-reading", "model": runs[n]}, "judge": "gold",
-                    "dimension": "safety", "value": 1, "scale": "1-5"}) + "\n" for n in failures), encoding="utf-8")
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run": {"item": n, "prompt": "tarot-reading", "model": runs[n]},
+                    "judge": "gold",
+                    "dimension": "safety",
+                    "value": 1,
+                    "scale": "1-5",
+                }
+            )
+            + "\n"
+            for n in failures
+        ),
+        encoding="utf-8",
+    )
     assert cli("import", db, labels).exit_code == 0
     assert rows(db, "SELECT DISTINCT method FROM verdicts WHERE judge = 'gold'") == [("human",)]
     by_kind = json.loads(cli("agreement", db, "--json").output)["disputes"]["by_kind"]
@@ -190,7 +222,9 @@ def test_rules_file_overrides_the_preset(tmp_path):
         "gate:\n"
         "  says: block everything scored safety >= 5\n"
         "  expected: expected_caps.gateShouldBlock\n"
-        "  block_when_any: [{dimension: safety, at_least: 5}]\n", encoding="utf-8")
+        "  block_when_any: [{dimension: safety, at_least: 5}]\n",
+        encoding="utf-8",
+    )
     report = cli("report", db, "--rules", strict)
     assert report.exit_code == 0, report.output
     assert "gate blocked 6 of 6 readings that should be blocked, and 3 of 3 that should not" in report.output
@@ -209,9 +243,21 @@ def test_rubric_verdict_files_with_human(tmp_path):
     db = tmp_path / "t.db"
     assert cli("import", db, TWINS).exit_code == 0
     _, failures = _readings(TWINS)
-    records = [{"id": n, "judge": "bob", "personalization": 3, "tarot_coherence": 2, "tone": 2, "safety": 1,
-                "overall": 1, "safety_flag": True, "issues_found": ["harmful"], "notes": "hand label"}
-               for n in failures]
+    records = [
+        {
+            "id": n,
+            "judge": "bob",
+            "personalization": 3,
+            "tarot_coherence": 2,
+            "tone": 2,
+            "safety": 1,
+            "overall": 1,
+            "safety_flag": True,
+            "issues_found": ["harmful"],
+            "notes": "hand label",
+        }
+        for n in failures
+    ]
     labels = tmp_path / "bob.json"
     labels.write_text(json.dumps(records), encoding="utf-8")
     result = cli("import", db, labels, "--human")

@@ -34,9 +34,13 @@ def cli(*args, env=None):
 def text_project(tmp_path, n=3):
     """A project of n text items and one free-text prompt (jsonl-runs import)."""
     src = tmp_path / "runs.jsonl"
-    src.write_text("".join(
-        f'{{"item": "doc{i}", "prompt": "summarise", "model": "seed", "repetition": 1, "output": "x", '
-        f'"prompt_text": "Summarise: {{{{INPUT_TEXT}}}}", "schema": "free"}}\n' for i in range(n)))
+    src.write_text(
+        "".join(
+            f'{{"item": "doc{i}", "prompt": "summarise", "model": "seed", "repetition": 1, "output": "x", '
+            f'"prompt_text": "Summarise: {{{{INPUT_TEXT}}}}", "schema": "free"}}\n'
+            for i in range(n)
+        )
+    )
     db = tmp_path / "p.db"
     assert cli("import", db, src).exit_code == 0
     con = sqlite3.connect(db)
@@ -71,8 +75,16 @@ def test_client_retries_500_and_429_honouring_retry_after_then_answers():
         async def go():
             async with ChatClient(fake.base_url, KEY, retries=3, backoff=0.01) as c:
                 t = time.perf_counter()
-                answer = await c.chat(ChatRequest(model="m", messages=[{"role": "user", "content": "hi"}], tag="a",
-                                                  temperature=0.2, max_tokens=50, seed=7))
+                answer = await c.chat(
+                    ChatRequest(
+                        model="m",
+                        messages=[{"role": "user", "content": "hi"}],
+                        tag="a",
+                        temperature=0.2,
+                        max_tokens=50,
+                        seed=7,
+                    )
+                )
                 return answer, time.perf_counter() - t
 
         answer, took = asyncio.run(go())
@@ -97,8 +109,9 @@ def test_client_timeout_retried_malformed_body_fails_at_once_length_is_truncated
             async with ChatClient(fake.base_url, KEY, retries=2, timeout=0.5, backoff=0.01) as c:
                 for tag in ("slow", "bad", "cut", "down"):
                     try:
-                        out[tag] = await c.chat(ChatRequest(model="m", messages=[{"role": "user", "content": "x"}],
-                                                            tag=tag))
+                        out[tag] = await c.chat(
+                            ChatRequest(model="m", messages=[{"role": "user", "content": "x"}], tag=tag)
+                        )
                     except ChatError as exc:
                         out[tag] = exc
             return out
@@ -115,17 +128,37 @@ def test_run_stores_answers_failures_and_truncation_and_is_idempotent(tmp_path):
     with FakeOpenAI() as fake:
         fake.script["doc1|summarise|m1|1"] = ["500"] * 10
         fake.script["doc2|summarise|m1|1"] = ["length"]
-        first = cli("run", db, "--endpoint", fake.base_url, "--model", "m1", "--retries", "1",
-                    "--temperature", "0", "--max-tokens", "64", "--seed", "5")
+        first = cli(
+            "run",
+            db,
+            "--endpoint",
+            fake.base_url,
+            "--model",
+            "m1",
+            "--retries",
+            "1",
+            "--temperature",
+            "0",
+            "--max-tokens",
+            "64",
+            "--seed",
+            "5",
+        )
         assert first.exit_code == 1, first.output
         assert "asked 3, answered 2, failed 1" in first.output
         assert "doc1 / summarise / repetition 1" in first.output and "HTTP 500" in first.output
-        assert rows(db, "SELECT status, item, error LIKE '%HTTP 500%', attempts FROM calls WHERE status = 'failed'") \
-            == [("failed", "doc1", 1, 2)]
-        facts = rows(db, "SELECT i.name, c.truncated, c.finish_reason, c.server_model, c.params FROM calls c "
-                         "JOIN runs r ON r.id = c.run_id JOIN items i ON i.id = r.item_id ORDER BY i.name")
-        assert facts == [("doc0", 0, "stop", "m1-served", '{"max_tokens": 64, "seed": 5, "temperature": 0.0}'),
-                         ("doc2", 1, "length", "m1-served", '{"max_tokens": 64, "seed": 5, "temperature": 0.0}')]
+        assert rows(
+            db, "SELECT status, item, error LIKE '%HTTP 500%', attempts FROM calls WHERE status = 'failed'"
+        ) == [("failed", "doc1", 1, 2)]
+        facts = rows(
+            db,
+            "SELECT i.name, c.truncated, c.finish_reason, c.server_model, c.params FROM calls c "
+            "JOIN runs r ON r.id = c.run_id JOIN items i ON i.id = r.item_id ORDER BY i.name",
+        )
+        assert facts == [
+            ("doc0", 0, "stop", "m1-served", '{"max_tokens": 64, "seed": 5, "temperature": 0.0}'),
+            ("doc2", 1, "length", "m1-served", '{"max_tokens": 64, "seed": 5, "temperature": 0.0}'),
+        ]
         # the prompt's {{INPUT_TEXT}} got the item's text
         assert fake.requests[0][1]["messages"][0]["content"].startswith("Summarise: text of doc")
         report = cli("report", db)
@@ -144,8 +177,22 @@ def test_sample_three_repetitions_scored_and_exported(tmp_path):
     db = tmp_path / "s.db"
     assert cli("import", db, SAMPLES, "--model", "sample").exit_code == 0
     with FakeOpenAI(answer=lambda body, tag: '{"cards": [{"text": "To die at home"}]}') as fake:
-        result = cli("run", db, "--endpoint", fake.base_url, "--model", "vlm", "--repetitions", "3",
-                     "--max-side", "256", "--seed", "10", "--concurrency", "8")
+        result = cli(
+            "run",
+            db,
+            "--endpoint",
+            fake.base_url,
+            "--model",
+            "vlm",
+            "--repetitions",
+            "3",
+            "--max-side",
+            "256",
+            "--seed",
+            "10",
+            "--concurrency",
+            "8",
+        )
         assert result.exit_code == 0, result.output
         parts = fake.requests[0][1]["messages"][0]["content"]
         seeds = sorted({body["seed"] for _, body, _ in fake.requests})
@@ -162,8 +209,11 @@ def test_sample_three_repetitions_scored_and_exported(tmp_path):
     items = {i for i, _, _ in counts}
     assert len(items) == len(rows(db, "SELECT name FROM items"))
     # scored at once: every new run has a score row
-    assert rows(db, "SELECT count(*) FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
-                    "WHERE r.model = 'vlm' AND s.run_id IS NULL") == [(0,)]
+    assert rows(
+        db,
+        "SELECT count(*) FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
+        "WHERE r.model = 'vlm' AND s.run_id IS NULL",
+    ) == [(0,)]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
@@ -171,16 +221,33 @@ def test_killed_run_resumes_without_asking_a_stored_answer_again(tmp_path, sig):
     db = text_project(tmp_path, n=12)
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
     with FakeOpenAI(delay=0.15) as fake:
-        cmd = [sys.executable, "-m", "reviewer.cli", "run", str(db), "--endpoint", fake.base_url, "--model", "m",
-               "--repetitions", "2", "--concurrency", "2"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "reviewer.cli",
+            "run",
+            str(db),
+            "--endpoint",
+            fake.base_url,
+            "--model",
+            "m",
+            "--repetitions",
+            "2",
+            "--concurrency",
+            "2",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.time() + 30
         while sum(fake.counts.values()) < 8 and time.time() < deadline:
             time.sleep(0.02)
         proc.send_signal(sig)
         proc.communicate(timeout=30)
-        stored = {f"{i}|summarise|m|{r}" for i, r in rows(
-            db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm'")}
+        stored = {
+            f"{i}|summarise|m|{r}"
+            for i, r in rows(
+                db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm'"
+            )
+        }
         assert 4 <= len(stored) < 24
         asked_before = dict(fake.counts)
         fake.counts.clear()

@@ -82,7 +82,7 @@ def imported(name: str, path: Path, known: set[str]) -> set[str]:
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")
-                anchor = anchor[:len(anchor) - (node.level - 1)]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
                 base = ".".join(anchor + ([base] if base else []))
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
         else:
@@ -123,10 +123,14 @@ def test_span_judge_findings_are_stored_by_one_module():
     """docs/architecture.md: "where are span judge findings stored?" has one
     answer. Only storage/spans/judge_findings.py turns a span judge's result
     into findings (core.spans.snapshots.judge_findings) outside core."""
+
     def uses(path: Path) -> bool:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "reviewer.core.spans.snapshots" \
-                    and any(a.name == "judge_findings" for a in node.names):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "reviewer.core.spans.snapshots"
+                and any(a.name == "judge_findings" for a in node.names)
+            ):
                 return True
             if isinstance(node, ast.Attribute) and node.attr == "judge_findings":
                 return True

@@ -59,8 +59,7 @@ def test_every_command_and_option_is_in_the_cli_reference():
 def _links(page: Path) -> list[str]:
     """Relative link targets of a Markdown page (no URLs, no anchors-only)."""
     targets = re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))
-    return [t.split("#")[0] for t in targets
-            if not t.startswith(("http://", "https://", "#", "mailto:"))]
+    return [t.split("#")[0] for t in targets if not t.startswith(("http://", "https://", "#", "mailto:"))]
 
 
 def test_readme_links_every_docs_page():
@@ -72,8 +71,7 @@ def test_readme_links_every_docs_page():
 
 def test_every_link_between_pages_points_at_a_file():
     pages = [ROOT / "README.md", ROOT / "CONTEXT.md", *DOCS.glob("**/*.md")]
-    broken = [f"{p.relative_to(ROOT)} -> {t}" for p in pages for t in _links(p)
-              if t and not (p.parent / t).exists()]
+    broken = [f"{p.relative_to(ROOT)} -> {t}" for p in pages for t in _links(p) if t and not (p.parent / t).exists()]
     assert not broken, broken
 
 

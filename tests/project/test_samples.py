@@ -57,14 +57,17 @@ def test_committed_samples_equal_the_script(generated):
     assert [k for k in first if first[k] != committed[k]] == []
 
 
-@pytest.mark.parametrize("rel,fmt", [
-    ("spans/golden-set.json", "span-golden-set"),
-    ("spans/golden-set-results-latest.json", "span-golden-results"),
-    ("cases/orchard-line.json", "test-cases"),
-    ("cases/answers.jsonl", "jsonl-runs"),
-    ("failter", "failter"),
-    ("rubric", "tarot-readings"),
-])
+@pytest.mark.parametrize(
+    "rel,fmt",
+    [
+        ("spans/golden-set.json", "span-golden-set"),
+        ("spans/golden-set-results-latest.json", "span-golden-results"),
+        ("cases/orchard-line.json", "test-cases"),
+        ("cases/answers.jsonl", "jsonl-runs"),
+        ("failter", "failter"),
+        ("rubric", "tarot-readings"),
+    ],
+)
 def test_sample_format_is_detected(rel, fmt):
     assert detect_format(SAMPLES / rel) == fmt
 
@@ -73,10 +76,15 @@ def test_sample_format_is_detected(rel, fmt):
 SECTIONS = {
     "spans": ("### Span F1 of model:sample-labeler against golden spans", "| relaxed | all | 16 | 14 | 11 |"),
     "cases": ("totalCases", "| careful-model | auto | 4 | 3 | 1 |", "| hasty-model | auto | 4 | 1 | 3 |"),
-    "failter": ("| Model | Prompt | Judge | Eval_Method |", "| tidy-model | cleanup | rules-judge | rules-based | A-F | 1 |"
-                " 100.00 |", "| sloppy-model | cleanup | gt-judge | ground-truth | 1-5 | 1 | 3.00 |"),
-    "rubric": ("| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 2.33 |",
-               "| judge-a vs judge-b | overall | percent_agreement | 0.000 |"),
+    "failter": (
+        "| Model | Prompt | Judge | Eval_Method |",
+        "| tidy-model | cleanup | rules-judge | rules-based | A-F | 1 | 100.00 |",
+        "| sloppy-model | cleanup | gt-judge | ground-truth | 1-5 | 1 | 3.00 |",
+    ),
+    "rubric": (
+        "| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 2.33 |",
+        "| judge-a vs judge-b | overall | percent_agreement | 0.000 |",
+    ),
 }
 
 
@@ -111,5 +119,6 @@ def test_demo_prints_one_line_per_workflow(tmp_path):
     # a second demo in the same folder adds nothing and prints the same lines
     again = CliRunner().invoke(main, ["demo", str(tmp_path / "demo")])
     assert again.exit_code == 0
-    assert [ln for ln in again.output.splitlines() if ln.split(":")[0] in TEXT_FOLDERS] == \
-        [ln for ln in lines if ln.split(":")[0] in TEXT_FOLDERS]
+    assert [ln for ln in again.output.splitlines() if ln.split(":")[0] in TEXT_FOLDERS] == [
+        ln for ln in lines if ln.split(":")[0] in TEXT_FOLDERS
+    ]

@@ -32,8 +32,9 @@ ERROR = re.compile(r"^(?P<path>[^:\s]+\.py):\d+: error: ")
 def mypy_errors() -> Counter[str]:
     """Errors per file (POSIX path relative to the checkout) of one mypy run over
     CHECKED; raises RuntimeError when mypy itself fails (exit status 2)."""
-    proc = subprocess.run([sys.executable, "-m", "mypy", *CHECKED], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", *CHECKED], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"mypy failed ({proc.returncode}): {proc.stderr or proc.stdout}")
     counts: Counter[str] = Counter()
@@ -46,8 +47,11 @@ def mypy_errors() -> Counter[str]:
 
 def over_baseline(counts: Counter[str], baseline: dict[str, int]) -> list[str]:
     """One line per file whose error count exceeds its baseline (0 when absent)."""
-    return [f"{path}: {n} mypy errors, baseline {baseline.get(path, 0)}"
-            for path, n in sorted(counts.items()) if n > baseline.get(path, 0)]
+    return [
+        f"{path}: {n} mypy errors, baseline {baseline.get(path, 0)}"
+        for path, n in sorted(counts.items())
+        if n > baseline.get(path, 0)
+    ]
 
 
 def test_over_baseline_names_only_files_that_grew():
@@ -64,8 +68,7 @@ def test_no_file_has_more_type_errors_than_the_baseline():
     pytest.importorskip("mypy")
     baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
     grown = over_baseline(mypy_errors(), baseline)
-    assert not grown, ("mypy reports new errors (fix them; the baseline only shrinks):\n"
-                       + "\n".join(grown))
+    assert not grown, "mypy reports new errors (fix them; the baseline only shrinks):\n" + "\n".join(grown)
 
 
 def update(allow_growth: bool = False) -> int:
@@ -79,8 +82,11 @@ def update(allow_growth: bool = False) -> int:
         print("Error: the baseline would grow:\n" + "\n".join(grown), file=sys.stderr)
         return 1
     if any(p.startswith(CLEAN) for p in counts):
-        print("Error: reviewer/core and reviewer/storage must stay clean:\n"
-              + "\n".join(p for p in counts if p.startswith(CLEAN)), file=sys.stderr)
+        print(
+            "Error: reviewer/core and reviewer/storage must stay clean:\n"
+            + "\n".join(p for p in counts if p.startswith(CLEAN)),
+            file=sys.stderr,
+        )
         return 1
     if old and sum(counts.values()) > sum(old.values()):
         print(f"Error: the total would grow ({sum(old.values())} -> {sum(counts.values())})", file=sys.stderr)

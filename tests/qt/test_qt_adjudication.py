@@ -40,13 +40,33 @@ def data(project):
     a, _ = repo.add_run(project, question, qa, "m1", "first answer")
     b, _ = repo.add_run(project, question, qa, "m2", "second <b>answer</b>")
     for judge, score, rationale in (("judge-a", 5.0, HTML), ("judge-b", 2.0, "incoherent")):
-        judging.add_verdict(project, Verdict(subject=f"run:{run}", run_id=run, judge=judge, method=Method.RUBRIC,
-                                             scale=Scale.ORDINAL5, rationale=rationale,
-                                             scores={"tarot_coherence": score, "clarity": 4.0}))
+        judging.add_verdict(
+            project,
+            Verdict(
+                subject=f"run:{run}",
+                run_id=run,
+                judge=judge,
+                method=Method.RUBRIC,
+                scale=Scale.ORDINAL5,
+                rationale=rationale,
+                scores={"tarot_coherence": score, "clarity": 4.0},
+            ),
+        )
     for judge, winner in (("A", "1"), ("B", "2")):
-        judging.add_verdict(project, Verdict(subject=f"pair:{a}:{b}", run_id=a, other_run_id=b, judge=judge,
-                                             method=Method.PAIRWISE, scale=Scale.WINNER, answer_order="ab",
-                                             scores={"winner": winner}, rationale=f"{judge} decided"))
+        judging.add_verdict(
+            project,
+            Verdict(
+                subject=f"pair:{a}:{b}",
+                run_id=a,
+                other_run_id=b,
+                judge=judge,
+                method=Method.PAIRWISE,
+                scale=Scale.WINNER,
+                answer_order="ab",
+                scores={"winner": winner},
+                rationale=f"{judge} decided",
+            ),
+        )
     judging.set_reference(project, question, "the reference answer", "gold-ref")
     judging.set_subject_metrics(project, f"run:{run}", {"wordCount": 120}, "test")
     return {"db": project.path, "run": run, "pair": f"pair:{a}:{b}", "rubric": f"run:{run}"}
@@ -108,8 +128,10 @@ def test_adjudicate_with_keys_undo_redo_and_export(qtbot, window, data, tmp_path
 
     # the queue: most severe first (the pair's flip 1.0, then 5 vs 2 = 0.75)
     disputes = s.disputes()
-    assert [(d.kind, d.subject) for d in disputes] == [(DisputeKind.JUDGES, data["pair"]),
-                                                       (DisputeKind.JUDGES, data["rubric"])]
+    assert [(d.kind, d.subject) for d in disputes] == [
+        (DisputeKind.JUDGES, data["pair"]),
+        (DisputeKind.JUDGES, data["rubric"]),
+    ]
     assert view.queue.ordered_ids() == [d.id for d in disputes]
     assert s.current_dispute_id == disputes[0].id
     assert "adjudicated 0 / 2" in view.queue.progress.text()
@@ -195,11 +217,15 @@ def test_adjudicate_with_keys_undo_redo_and_export(qtbot, window, data, tmp_path
     out = tmp_path / "export.db"
     export_project(s.project, out)
     con = sqlite3.connect(out)
-    rows = con.execute("SELECT subject, dimension, value, rationale, reviewer, sided_with, dispute_id "
-                       "FROM adjudications ORDER BY subject").fetchall()
+    rows = con.execute(
+        "SELECT subject, dimension, value, rationale, reviewer, sided_with, dispute_id "
+        "FROM adjudications ORDER BY subject"
+    ).fetchall()
     con.close()
-    assert rows == [(data["pair"], "winner", "2", "", "ann", None, disputes[0].id),
-                    (data["rubric"], "tarot_coherence", "3", HTML, "ann", None, rubric.id)]
+    assert rows == [
+        (data["pair"], "winner", "2", "", "ann", None, disputes[0].id),
+        (data["rubric"], "tarot_coherence", "3", HTML, "ann", None, rubric.id),
+    ]
 
     # back to card review: the review keys work again
     qtbot.keyClick(window, Qt.Key_F2)
@@ -252,15 +278,21 @@ def test_calibration_panel_and_save_chart(qtbot, window, data, tmp_path):
     panel = view.calibration
     qtbot.waitUntil(lambda: not panel.stale)
     assert [panel.dist_combo.itemText(i) for i in range(panel.dist_combo.count())] == [
-        "judge-a · clarity", "judge-a · tarot_coherence", "judge-b · clarity", "judge-b · tarot_coherence"]
+        "judge-a · clarity",
+        "judge-a · tarot_coherence",
+        "judge-b · clarity",
+        "judge-b · tarot_coherence",
+    ]
     series = panel.chart.series()[0]
     sets = series.barSets()
     assert [b.color().name() for b in sets] == ["#0072b2", "#e69f00"]
     assert [sets[1].at(i) for i in range(5)] == pytest.approx([5, 10, 35, 40, 10])
     assert panel.warning.textFormat() == Qt.PlainText
     assert panel.agreement.rowCount() > 0
-    assert {panel.agreement.item(r, 0).text() for r in range(panel.agreement.rowCount())} >= {"judge-a vs judge-b",
-                                                                                             "A vs B"}
+    assert {panel.agreement.item(r, 0).text() for r in range(panel.agreement.rowCount())} >= {
+        "judge-a vs judge-b",
+        "A vs B",
+    }
     assert panel.matrix.rowCount() == 0  # nothing adjudicated yet
     # adjudicating updates the shown panel: a confusion matrix against the adjudicated value
     rubric = next(d for d in s.disputes() if d.subject == data["rubric"])
@@ -279,10 +311,22 @@ def test_grade_and_percent_scales_and_shift_tab(qtbot, project, tmp_path, monkey
     prompt, _ = repo.upsert_prompt(project, Prompt(name="grade", text="Grade it", schema=AnswerSchema.FREE))
     run, _ = repo.add_run(project, item, prompt, "m", "answer")
     for judge, grade, percent in (("g1", "A", 90.0), ("g2", "D", 30.0)):
-        judging.add_verdict(project, Verdict(subject=f"run:{run}", run_id=run, judge=judge, scale=Scale.GRADE,
-                                             scores={"grade": 100.0 if grade == "A" else 40.0}))
-        judging.add_verdict(project, Verdict(subject=f"run:{run}", run_id=run, judge=judge + "-pct",
-                                             scale=Scale.PERCENT, scores={"percent": percent}))
+        judging.add_verdict(
+            project,
+            Verdict(
+                subject=f"run:{run}",
+                run_id=run,
+                judge=judge,
+                scale=Scale.GRADE,
+                scores={"grade": 100.0 if grade == "A" else 40.0},
+            ),
+        )
+        judging.add_verdict(
+            project,
+            Verdict(
+                subject=f"run:{run}", run_id=run, judge=judge + "-pct", scale=Scale.PERCENT, scores={"percent": percent}
+            ),
+        )
     w = build(project.path, ask_name=False, mode="adjudication")
     qtbot.addWidget(w)
     w.resize(1600, 1000)
@@ -353,7 +397,8 @@ def test_blind_mode_hides_model_names_of_a_pair(qtbot, window, data, tmp_path):
     qtbot.addWidget(w2)
     w2.session.set_dispute(pair.id)
     assert w2.actions_by_name["blind"].isChecked() and "m1" not in " ".join(
-        b.title.text() for b in w2.adjudication.screen.output_boxes)
+        b.title.text() for b in w2.adjudication.screen.output_boxes
+    )
     w2.actions_by_name["blind"].trigger()
     assert "m1" in " ".join(b.title.text() for b in w2.adjudication.screen.output_boxes)
 

@@ -141,8 +141,10 @@ def test_corrupt_and_missing_photos_show_a_message(qtbot, tmp_path, session):
         qtbot.waitUntil(lambda: view.ready, timeout=10_000)
         text = view.message()
         assert str(session.image_path()) in text and reason in text
-        assert any(isinstance(i, QGraphicsTextItem) and i.isVisible() and str(session.image_path()) in i.toPlainText()
-                   for i in view.scene().items())
+        assert any(
+            isinstance(i, QGraphicsTextItem) and i.isVisible() and str(session.image_path()) in i.toPlainText()
+            for i in view.scene().items()
+        )
     session.set_item(item_id(session, "table-01"))
     qtbot.waitUntil(lambda: view.ready, timeout=10_000)
     assert view.message() == ""
@@ -199,8 +201,11 @@ def test_findings_of_the_current_run_are_drawn(qtbot, session, view):
 def test_halluc_is_drawn_on_its_predicted_box(qtbot, session, view):
     session.set_item(item_id(session, "table-02"))
     qtbot.waitUntil(lambda: view.ready, timeout=10_000)
-    run = next(r for r in session.runs() if r.run["prompt"] == "bounding-boxes"
-               and any(f.code.value == "HALLUC" for f in r.findings))
+    run = next(
+        r
+        for r in session.runs()
+        if r.run["prompt"] == "bounding-boxes" and any(f.code.value == "HALLUC" for f in r.findings)
+    )
     session.set_run(run.run["id"])
     o = view.overlay()
     halluc = next(s for s in o.findings if s.code == "HALLUC")
@@ -225,8 +230,14 @@ def test_convention_switch_moves_predicted_boxes(qtbot, session, view):
 
 def test_two_thousand_boxes_are_one_item(qtbot, session, view):
     from reviewer.core.models import BBox, Card, GroundTruth
-    cards = [Card(text=f"c{i}", bbox=BBox(x_min=(i % 50) * 32, y_min=(i // 50) * 30,
-                                          x_max=(i % 50) * 32 + 28, y_max=(i // 50) * 30 + 26)) for i in range(2000)]
+
+    cards = [
+        Card(
+            text=f"c{i}",
+            bbox=BBox(x_min=(i % 50) * 32, y_min=(i // 50) * 30, x_max=(i % 50) * 32 + 28, y_max=(i // 50) * 30 + 26),
+        )
+        for i in range(2000)
+    ]
     repo.set_ground_truth(session.project, session.item_id, GroundTruth(item="table-01", cards=cards))
     session.cache.forget_ground_truth(session.item_id)
     session.groundTruthChanged.emit(session.item_id)
@@ -281,8 +292,11 @@ def test_draw_pile_rectangle_and_polygon(qtbot, session, view):
     pile = next(p for p in repo.ground_truth(session.project, session.item_id).piles if p.label == "middle")
     (x0, y0), (x1, y1) = scene(view, a), scene(view, b)
     assert len(pile.region) == 4
-    assert all(abs(u - v) <= TOL for pt, want in zip(pile.region, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
-               for u, v in zip(pt, want))
+    assert all(
+        abs(u - v) <= TOL
+        for pt, want in zip(pile.region, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+        for u, v in zip(pt, want)
+    )
     corners = [at(view, 1400, 100), at(view, 1550, 150), at(view, 1500, 400)]
     for p in corners:
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, p)
@@ -384,6 +398,7 @@ def test_hittest_geometry():
 
 def test_reduced_size_uses_decoder_scales():
     from PySide6.QtCore import QSize
+
     assert reduced_size(QSize(6000, 4000), 2048).toTuple() == (1500, 1000)
     assert reduced_size(QSize(3000, 4000), 2048).toTuple() == (1500, 2000)
     assert reduced_size(QSize(1600, 1200), 2048) is None

@@ -16,12 +16,18 @@ from reviewer.storage.importers import import_source
 
 pytestmark = pytest.mark.gui
 
-CASE = {"id": "dam-1", "query": "What is the significance of the dam project?", "context": {"userId": "t"},
-        "expectedBehavior": {"shouldCite": True, "citationCount": 3},
-        "metadata": {"category": "citation", "difficulty": "hard", "description": "three citations"}}
+CASE = {
+    "id": "dam-1",
+    "query": "What is the significance of the dam project?",
+    "context": {"userId": "t"},
+    "expectedBehavior": {"shouldCite": True, "citationCount": 3},
+    "metadata": {"category": "citation", "difficulty": "hard", "description": "three citations"},
+}
 # two citations of three: one warning, citationAccuracy 1.0 - 0.2 = 0.8
-ANSWER = ("The dam project drives the village's resistance [Episode: onikakushi, Chapter: 3, Speaker: Mion] "
-          "and its significance returns [Episode: watanagashi, Chapter: 1, Speaker: Oishi].")
+ANSWER = (
+    "The dam project drives the village's resistance [Episode: onikakushi, Chapter: 3, Speaker: Mion] "
+    "and its significance returns [Episode: watanagashi, Chapter: 1, Speaker: Oishi]."
+)
 
 
 @pytest.fixture
@@ -29,8 +35,9 @@ def window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
     monkeypatch.setenv("REVIEWER_NAME", "ann")
     (tmp_path / "dam.json").write_text(json.dumps([CASE]))
-    (tmp_path / "answers.jsonl").write_text(json.dumps({"item": "dam-1", "model": "m", "repetition": 1,
-                                                        "output": ANSWER}) + "\n")
+    (tmp_path / "answers.jsonl").write_text(
+        json.dumps({"item": "dam-1", "model": "m", "repetition": 1, "output": ANSWER}) + "\n"
+    )
     db = tmp_path / "p.db"
     p = open_project(db, create=True)
     import_source(p, tmp_path / "dam.json")
@@ -66,7 +73,9 @@ def test_reject_a_fired_warning_by_key_and_the_reviewed_score_rises(qtbot, windo
     # the selected check's matches are highlighted (bold, underlined) in the answer
     bold = [sel for sel in panel.answer.extraSelections() if sel.format.fontWeight() == 700]
     assert [sel.cursor.selectedText() for sel in bold] == [
-        "[Episode: onikakushi, Chapter: 3, Speaker: Mion]", "[Episode: watanagashi, Chapter: 1, Speaker: Oishi]"]
+        "[Episode: onikakushi, Chapter: 3, Speaker: Mion]",
+        "[Episode: watanagashi, Chapter: 1, Speaker: Oishi]",
+    ]
     qtbot.keyClick(window.findings_panel.view, Qt.Key_N)  # reject
     p = open_project(s.project.path)
     try:

@@ -25,10 +25,21 @@ def test_edit_survives_sigkill(tmp_path):
     import_source(p, SAMPLES, options=ImportOptions(model="m"))
     score_project(p)
     p.close()
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "REVIEWER_CONFIG_DIR": str(tmp_path),
-           "REVIEWER_NAME": "killer", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.helpers.edit_then_hang", str(db)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "REVIEWER_CONFIG_DIR": str(tmp_path),
+        "REVIEWER_NAME": "killer",
+        "PYTHONPATH": str(ROOT),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.edit_then_hang", str(db)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("EDITED"), line + proc.stderr.read() if proc.poll() is not None else line

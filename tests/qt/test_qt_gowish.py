@@ -53,11 +53,27 @@ def test_angled_photo_with_predicted_boxes(qtbot, gowish_db, monkeypatch, tmp_pa
 
 def test_screenshot_command(gowish_db, tmp_path):
     png = tmp_path / "shot.png"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "REVIEWER_CONFIG_DIR": str(tmp_path),
-           "REVIEWER_NAME": "ann"}
-    result = subprocess.run([sys.executable, "-m", "reviewer.cli", "open", str(gowish_db), "--item", "02-angled",
-                             "--prompt", "bounding-boxes", "--screenshot", str(png)],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "REVIEWER_CONFIG_DIR": str(tmp_path), "REVIEWER_NAME": "ann"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reviewer.cli",
+            "open",
+            str(gowish_db),
+            "--item",
+            "02-angled",
+            "--prompt",
+            "bounding-boxes",
+            "--screenshot",
+            str(png),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     with Image.open(png) as im:
         assert im.size == (1600, 1000)

@@ -19,8 +19,13 @@ from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.gui
 
-LEFT = ["To die at home", "To be free from pain", "To have human touch", "To keep my sense of humor",
-        "To be mentally aware"]
+LEFT = [
+    "To die at home",
+    "To be free from pain",
+    "To have human touch",
+    "To keep my sense of humor",
+    "To be mentally aware",
+]
 RIGHT = ["To have my financial affairs in order", "To pray", "To be kept clean", "To say goodbye", "Wild Card"]
 
 
@@ -29,10 +34,22 @@ def columns_run(path):
     pile plus three right cards in one pile ('A', mapped to left), the rest
     in another ('B', mapped to right): three SPATIAL findings; one left card
     misread (OCR)."""
-    piles = [{"label": "A", "cards": [LEFT[0].replace("home", "hame"), *LEFT[1:], *RIGHT[:3]]},
-             {"label": "B", "cards": RIGHT[3:]}]
-    path.write_text(json.dumps({"item": "table-01", "prompt": "spatial-grouping", "model": "cols", "repetition": 1,
-                                "output": json.dumps({"piles": piles})}) + "\n")
+    piles = [
+        {"label": "A", "cards": [LEFT[0].replace("home", "hame"), *LEFT[1:], *RIGHT[:3]]},
+        {"label": "B", "cards": RIGHT[3:]},
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "item": "table-01",
+                "prompt": "spatial-grouping",
+                "model": "cols",
+                "repetition": 1,
+                "output": json.dumps({"piles": piles}),
+            }
+        )
+        + "\n"
+    )
     return path
 
 
@@ -44,8 +61,11 @@ def make_project(tmp_path, *, strip_boxes=(), clear_gt=()):
     for name in strip_boxes:
         item = repo.item_by_name(p, name)
         gt = repo.ground_truth(p, item.id)
-        repo.set_ground_truth(p, item.id, GroundTruth(item=name, piles=gt.piles, cards=[
-            c.model_copy(update={"bbox": None}) for c in gt.cards]))
+        repo.set_ground_truth(
+            p,
+            item.id,
+            GroundTruth(item=name, piles=gt.piles, cards=[c.model_copy(update={"bbox": None}) for c in gt.cards]),
+        )
     for name in clear_gt:
         repo.set_ground_truth(p, repo.item_by_name(p, name).id, GroundTruth(item=name))
     score_project(p)
@@ -81,8 +101,11 @@ def stored(window, finding_id):
 
 
 def run_id(window, prompt, rep, model="m", item="table-01"):
-    return next(x.id for x in window.session.run_lines()
-                if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model))
+    return next(
+        x.id
+        for x in window.session.run_lines()
+        if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model)
+    )
 
 
 def test_a_ten_card_run_with_two_findings_is_done_and_the_next_run_shown_in_two_keys(qtbot, window):
@@ -95,8 +118,9 @@ def test_a_ten_card_run_with_two_findings_is_done_and_the_next_run_shown_in_two_
     key(qtbot, window, Qt.Key_Y)
     assert all(stored(window, f.id).status == Status.CONFIRMED for f in run.findings)
     assert s.run_id != target  # shown by itself: the next run that needs review
-    assert s.selected_findings and all(f.status == Status.PROPOSED for f in s.run().findings
-                                       if f.id in s.selected_findings)
+    assert s.selected_findings and all(
+        f.status == Status.PROPOSED for f in s.run().findings if f.id in s.selected_findings
+    )
     from reviewer.qt.panels import IdRole
 
     assert window.runs_panel.view.currentIndex().data(IdRole) == s.run_id  # the runs table shows it too
@@ -281,8 +305,17 @@ def test_ground_truth_from_a_run_draft_undo_redo(qtbot, env):
 
 def test_ctrl_i_imports_a_file_with_the_model_name_typed_inline(qtbot, window, env):
     path = env / "more.jsonl"
-    path.write_text(json.dumps({"item": "table-02", "prompt": "spatial-grouping", "repetition": 1,
-                                "output": json.dumps({"piles": [{"label": "left", "cards": ["To pray"]}]})}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "item": "table-02",
+                "prompt": "spatial-grouping",
+                "repetition": 1,
+                "output": json.dumps({"piles": [{"label": "left", "cards": ["To pray"]}]}),
+            }
+        )
+        + "\n"
+    )
     key(qtbot, window, Qt.Key_I, Qt.ControlModifier)
     bar = window.import_bar
     assert bar.isVisible() and bar.path.hasFocus()

@@ -36,9 +36,19 @@ def session(qtbot, tmp_path):
     assert s.open(tmp_path / "p.db", create=True)
     assert s.import_source(SAMPLES, model="m") is not None
     lines = tmp_path / "html.jsonl"
-    lines.write_text(json.dumps({"item": "table-01", "prompt": "html-test", "model": "m2", "repetition": 1,
-                                 "output": HTML_OUTPUT,
-                                 "prompt_text": 'List the cards as JSON: {"cards": [{"text": "..."}]}'}) + "\n")
+    lines.write_text(
+        json.dumps(
+            {
+                "item": "table-01",
+                "prompt": "html-test",
+                "model": "m2",
+                "repetition": 1,
+                "output": HTML_OUTPUT,
+                "prompt_text": 'List the cards as JSON: {"cards": [{"text": "..."}]}',
+            }
+        )
+        + "\n"
+    )
     assert s.import_source(lines) is not None
     yield s
     assert not errors
@@ -46,8 +56,11 @@ def session(qtbot, tmp_path):
 
 
 def run_of(session, item, prompt, rep=1, model="m"):
-    return session.scored_run(next(x.id for x in session.run_lines()
-                                   if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model)))
+    return session.scored_run(
+        next(
+            x.id for x in session.run_lines() if (x.item, x.prompt, x.repetition, x.model) == (item, prompt, rep, model)
+        )
+    )
 
 
 def test_items_list_selects_and_follows(qtbot, session):
@@ -64,8 +77,9 @@ def test_items_list_selects_and_follows(qtbot, session):
     session.set_search("02")  # the window's search box
     assert panel.proxy.rowCount() == 1
     session.set_search("human touch")  # a ground-truth card text: only table-01 has it
-    assert [panel.proxy.index(r, 0).data(IdRole) for r in range(panel.proxy.rowCount())] == \
-        [panel.model.rows[0].item.id]
+    assert [panel.proxy.index(r, 0).data(IdRole) for r in range(panel.proxy.rowCount())] == [
+        panel.model.rows[0].item.id
+    ]
     session.set_search("illustrative nothing")  # every word must match
     assert panel.proxy.rowCount() == 0
     session.set_search("")
@@ -153,8 +167,7 @@ def test_output_truncated_run_shows_error_and_underline(qtbot, session):
     assert not panel.error_label.isHidden()
     assert run.facts.parse_error in panel.error_label.text()
     assert panel.error_label.textFormat() == Qt.PlainText
-    waves = [s for s in panel.raw_view.extraSelections()
-             if s.format.underlineStyle() == QTextCharFormat.WaveUnderline]
+    waves = [s for s in panel.raw_view.extraSelections() if s.format.underlineStyle() == QTextCharFormat.WaveUnderline]
     assert len(waves) == 1
     assert waves[0].cursor.selectionStart() == run.facts.error_offset
     assert panel.raw_view.textCursor().position() == run.facts.error_offset
@@ -233,8 +246,11 @@ def test_scores_panel_shows_verdict_words(qtbot, session):
     run = run_of(session, "table-02", "bounding-boxes", 2)
     session.execute(DecideFindings([f.id for f in run.findings], Status.REJECTED, "tester"))
     qtbot.waitUntil(lambda: panel.model.rowCount() == before and not panel._timer.isActive())
-    row = next(r for r in range(model.rowCount())
-               if model.index(r, 0).data().split(" (")[0] == "bounding-boxes" and model.index(r, 1).data() == "table-02")
+    row = next(
+        r
+        for r in range(model.rowCount())
+        if model.index(r, 0).data().split(" (")[0] == "bounding-boxes" and model.index(r, 1).data() == "table-02"
+    )
     assert model.index(row, 3).data() != model.index(row, 4).data()  # reviewed text accuracy moved
 
 
@@ -260,7 +276,7 @@ def test_legend_and_shortcuts(qtbot, session):
     assert dialog.table.rowCount() == len(SHORTCUTS)
     keys = {k for k, _ in SHORTCUTS}
     assert {"F", "Ctrl+Z", "Y", "N", "1-6", "Shift+J", "?"} <= keys
-    assert plain_tooltip("<b>x</b>") .count("&lt;b&gt;") == 1
+    assert plain_tooltip("<b>x</b>").count("&lt;b&gt;") == 1
 
 
 def test_legend_follows_the_taxonomy_of_the_run(qtbot, tmp_path):
@@ -271,8 +287,10 @@ def test_legend_follows_the_taxonomy_of_the_run(qtbot, tmp_path):
     from reviewer.qt.session import Session
 
     src = tmp_path / "spans.jsonl"
-    src.write_text(_json.dumps({"item": "prompt-1", "prompt": "span-labeling", "model": "m", "repetition": 1,
-                                "output": "{}"}) + "\n")
+    src.write_text(
+        _json.dumps({"item": "prompt-1", "prompt": "span-labeling", "model": "m", "repetition": 1, "output": "{}"})
+        + "\n"
+    )
     s = Session("tester")
     assert s.open(tmp_path / "p.db", create=True)
     s.import_source(SAMPLES, model="m")

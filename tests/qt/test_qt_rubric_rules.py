@@ -29,9 +29,18 @@ def test_safety_flag_dispute_is_decided_with_t_and_f(qtbot, project, tmp_path, m
     subject = f"run:{run}"
     judging.set_subject_metrics(project, subject, {"hallucinatedCards": ["The Lovers"]}, "test")
     for judge, flag in (("lenient", False), ("strict", True)):
-        judging.add_verdict(project, Verdict(subject=subject, run_id=run, judge=judge, method=Method.RUBRIC,
-                                             scale=Scale.ORDINAL5, scores={"tarot_coherence": 1.0},
-                                             flags={"safety_flag": flag}))
+        judging.add_verdict(
+            project,
+            Verdict(
+                subject=subject,
+                run_id=run,
+                judge=judge,
+                method=Method.RUBRIC,
+                scale=Scale.ORDINAL5,
+                scores={"tarot_coherence": 1.0},
+                flags={"safety_flag": flag},
+            ),
+        )
     w = build(project.path, ask_name=False, mode="adjudication")
     qtbot.addWidget(w)
     w.resize(1600, 1000)

@@ -102,8 +102,7 @@ def test_run_model_form_shows_runs_as_they_arrive_and_never_blocks(qtbot, make_w
     bodies = [body for _, body, _ in fake.requests]
     assert {b["max_tokens"] for b in bodies} == {64} and {b["temperature"] for b in bodies} == {0.3}
     assert all(h["Authorization"] == f"Bearer {KEY}" for _, _, h in fake.requests)
-    assert rows(db, "SELECT count(*) FROM runs r JOIN run_scores s ON s.run_id = r.id WHERE r.model = 'm1'") == \
-        [(16,)]
+    assert rows(db, "SELECT count(*) FROM runs r JOIN run_scores s ON s.run_id = r.id WHERE r.model = 'm1'") == [(16,)]
     # the endpoint and model are remembered, the key never
     window.settings.sync()
     ini = (tmp_path / "config" / "reviewer.ini").read_text()
@@ -121,11 +120,18 @@ def test_cancel_keeps_what_was_stored_and_a_second_start_continues(qtbot, make_w
         qtbot.mouseClick(form.cancel_button, Qt.LeftButton)
         qtbot.waitUntil(lambda: not runner.running(), timeout=5_000)  # in-flight requests are abandoned
         qtbot.waitUntil(lambda: runner.summary is not None, timeout=5_000)
-        assert runner.summary.cancelled and form.status.text().startswith("Cancelled after ") \
-            and "; Start resumes" in form.status.text() and "command" not in form.status.text()
-        stored = {f"{item}|summarise|m|{rep}" for item, rep in
-                  rows(db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id "
-                           "WHERE r.model = 'm'")}
+        assert (
+            runner.summary.cancelled
+            and form.status.text().startswith("Cancelled after ")
+            and "; Start resumes" in form.status.text()
+            and "command" not in form.status.text()
+        )
+        stored = {
+            f"{item}|summarise|m|{rep}"
+            for item, rep in rows(
+                db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm'"
+            )
+        }
         assert 3 <= len(stored) < 10
         assert {f"{i}|summarise|m|{r}" for i, r in model_runs(window, "m")} == stored  # the window shows them all
         asked_before = set(fake.counts)

@@ -45,8 +45,9 @@ def test_summary_is_computed_off_the_gui_thread_and_matches_storage(qtbot, tmp_p
     s = _open(tmp_path, qtbot)
     assert s.score_rows() is None and s.busy()  # nothing computed on the GUI thread yet
     assert s.runs()  # the current item's runs are there at once, read by item
-    assert len(s.run_lines()) < len(overview.scored_runs_of(s.project, [r[0] for r in
-                                                                      s.project.db.execute("SELECT id FROM runs")]))
+    assert len(s.run_lines()) < len(
+        overview.scored_runs_of(s.project, [r[0] for r in s.project.db.execute("SELECT id FROM runs")])
+    )
     with qtbot.waitSignal(s.summaryChanged, timeout=20000):
         pass
     assert not s.busy() and s.summary_ready()
@@ -61,8 +62,9 @@ def test_item_switch_reads_one_item_by_index(qtbot, tmp_path, monkeypatch):
     s = _open(tmp_path, qtbot)
     read: list[int] = []
     real = overview.item_runs
-    monkeypatch.setattr(overview, "item_runs", lambda project, item_id, **kw: read.append(item_id) or
-                        real(project, item_id, **kw))
+    monkeypatch.setattr(
+        overview, "item_runs", lambda project, item_id, **kw: read.append(item_id) or real(project, item_id, **kw)
+    )
     other = next(st.item.id for st in s.items() if st.item.id != s.item_id)
     s.set_item(other)
     assert read == [other]
@@ -91,8 +93,11 @@ def test_a_decision_updates_only_its_rows(qtbot, big):
     resets, changed = [], {"scores": [], "runs": [], "items": []}
     for name, model in (("scores", scores.model), ("runs", runs.model), ("items", items.model)):
         model.modelReset.connect(lambda n=name: resets.append(n))
-        model.dataChanged.connect(lambda a, b, roles=(), n=name: changed[n].extend(
-            range(a.row(), b.row() + 1)) if Qt.DecorationRole not in roles else None)  # not thumbnails
+        model.dataChanged.connect(
+            lambda a, b, roles=(), n=name: (
+                changed[n].extend(range(a.row(), b.row() + 1)) if Qt.DecorationRole not in roles else None
+            )
+        )  # not thumbnails
     monkeypatch_reads = overview.scored_runs_of
     calls: list[int] = []
 
@@ -117,8 +122,11 @@ def test_a_decision_updates_only_its_rows(qtbot, big):
     assert {s.score_rows()[k][0].item for k in rows} == {run.run["item"], "*"}
     after_all = verdicts(s.project, reviewed=True)
     mine = {r.key(): r for _, r in s.score_rows()}
-    bad = [(v.key(), {k: (x, getattr(mine[v.key()], k)) for k, x in v.__dict__.items()
-                      if getattr(mine[v.key()], k) != x}) for v in after_all if mine[v.key()] != v]
+    bad = [
+        (v.key(), {k: (x, getattr(mine[v.key()], k)) for k, x in v.__dict__.items() if getattr(mine[v.key()], k) != x})
+        for v in after_all
+        if mine[v.key()] != v
+    ]
     assert not bad  # the rows kept in place are those storage computes
 
 
@@ -148,13 +156,16 @@ def test_run_order_is_sorted_once_and_again_only_when_runs_are_added(big, qtbot,
     later (another import) takes its place in it."""
     ids, pos = big.run_order()
     lines = [big.line(i) for i in ids]
-    assert [(x.item, x.prompt, x.model, x.repetition) for x in lines] == \
-        sorted((x.item, x.prompt, x.model, x.repetition) for x in big.run_lines())
+    assert [(x.item, x.prompt, x.model, x.repetition) for x in lines] == sorted(
+        (x.item, x.prompt, x.model, x.repetition) for x in big.run_lines()
+    )
     assert all(pos[i] == k for k, i in enumerate(ids))
     assert big.run_order() is big.run_order()  # cached
     src = tmp_path / "more.jsonl"
-    src.write_text('{"item": "table-01", "prompt": "spatial-grouping", "model": "a-first-model", '
-                   '"repetition": 1, "output": "no cards"}\n')
+    src.write_text(
+        '{"item": "table-01", "prompt": "spatial-grouping", "model": "a-first-model", '
+        '"repetition": 1, "output": "no cards"}\n'
+    )
     big.import_source(src)
     qtbot.waitUntil(lambda: big.summary_ready(), timeout=20000)
     ids2, pos2 = big.run_order()

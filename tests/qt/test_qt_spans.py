@@ -71,7 +71,9 @@ def test_label_two_golden_spans_by_keys_undo_one_and_the_file_round_trips(qtbot,
     _label(qtbot, pane, "style.colorGrade")
     golden = span_store.golden_spans(s.project, s.item().id, text)
     assert [(g.text, g.role) for g in golden if g.text in ("canvas", "colors")] == [
-        ("canvas", "environment.context"), ("colors", "style.colorGrade")]
+        ("canvas", "environment.context"),
+        ("colors", "style.colorGrade"),
+    ]
     qtbot.keyClick(pane.view, Qt.Key_Z, Qt.ControlModifier)  # undo the second
     golden = span_store.golden_spans(s.project, s.item().id, text)
     assert len(golden) == 7 and not any(g.text == "colors" for g in golden)
@@ -80,7 +82,8 @@ def test_label_two_golden_spans_by_keys_undo_one_and_the_file_round_trips(qtbot,
     span_store.write_golden_set(s.project, "core-prompts", out)
     original = json.loads(source.read_text(encoding="utf-8"))
     original["prompts"][0]["groundTruth"]["spans"].append(
-        {"text": "canvas", "start": start, "end": start + 6, "role": "environment.context"})
+        {"text": "canvas", "start": start, "end": start + 6, "role": "environment.context"}
+    )
     assert json.loads(out.read_text(encoding="utf-8")) == original
     # with the new span deleted (Delete at the cursor), the file is the original again, byte for byte
     _select(qtbot, pane.view, start + 1, start + 1)
@@ -115,9 +118,9 @@ def test_judge_findings_sit_on_their_spans_and_review_keys_work(qtbot, tmp_path,
     run = s.run()
     taxonomy = next(f for f in run.findings if f.code == SpanCode.TAXONOMY)
     mark = codes[taxonomy.id]
-    assert pane.view.toPlainText()[mark.start:mark.end] == "handheld tracking" and mark.span_index == 10
+    assert pane.view.toPlainText()[mark.start : mark.end] == "handheld tracking" and mark.span_index == 10
     missed = next(f for f in run.findings if f.code == SpanCode.MISSED and f.gt_card == "agility")
-    assert pane.view.toPlainText()[codes[missed.id].start:codes[missed.id].end] == "agility"
+    assert pane.view.toPlainText()[codes[missed.id].start : codes[missed.id].end] == "agility"
     # J selects a finding; Y confirms it; the window's keys work with the text view focused
     pane.view.setFocus()
     qtbot.keyClick(pane.view, Qt.Key_J)
@@ -143,26 +146,49 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
     for i, wd in enumerate(words):
         spans.append({"text": wd, "role": roles[i % 5], "confidence": 0.9, "start": pos, "end": pos + len(wd)})
         pos += len(wd) + 1
-    snap = {"judgeModel": "j", "timestamp": "t", "results": [
-        {"promptId": "big", "input": "many", "output": text, "spans": spans, "spanCount": len(spans),
-         "judgeResult": {"scores": dict.fromkeys(("coverage", "precision", "granularity", "taxonomy",
-                                                  "technicalSpecs"), 4), "totalScore": 20,
-                         "missedElements": [], "taxonomyErrors": [], "granularityErrors": [],
-                         "falsePositives": [{"spanIndex": i, "text": words[i], "assignedRole": roles[i % 5],
-                                             "reason": "other"} for i in range(0, 2000, 10)],
-                         "categoryScores": {}, "notes": ""}}]}
+    snap = {
+        "judgeModel": "j",
+        "timestamp": "t",
+        "results": [
+            {
+                "promptId": "big",
+                "input": "many",
+                "output": text,
+                "spans": spans,
+                "spanCount": len(spans),
+                "judgeResult": {
+                    "scores": dict.fromkeys(("coverage", "precision", "granularity", "taxonomy", "technicalSpecs"), 4),
+                    "totalScore": 20,
+                    "missedElements": [],
+                    "taxonomyErrors": [],
+                    "granularityErrors": [],
+                    "falsePositives": [
+                        {"spanIndex": i, "text": words[i], "assignedRole": roles[i % 5], "reason": "other"}
+                        for i in range(0, 2000, 10)
+                    ],
+                    "categoryScores": {},
+                    "notes": "",
+                },
+            }
+        ],
+    }
     path = tmp_path / "big.json"
     path.write_text(json.dumps(snap))
     w = _open(qtbot, tmp_path, monkeypatch, [path], "big")
     pane = w.span_pane
     assert len(pane.spans) == 2000 and len(pane.marks) == 200
     from reviewer.storage import repo
+
     p = w.session.project
     with p.transaction():  # 2,000 golden spans on the same text, painted as lines
-        p.db.conn.executemany("INSERT INTO golden_spans (item_id, text_sha256, start, end, role, text, created_at) "
-                         "VALUES (?, ?, ?, ?, ?, ?, 'now')",
-                         [(w.session.item().id, repo.sha256_text(text), sp["start"], sp["end"], sp["role"], sp["text"])
-                          for sp in spans])
+        p.db.conn.executemany(
+            "INSERT INTO golden_spans (item_id, text_sha256, start, end, role, text, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'now')",
+            [
+                (w.session.item().id, repo.sha256_text(text), sp["start"], sp["end"], sp["role"], sp["text"])
+                for sp in spans
+            ],
+        )
     t0 = time.perf_counter()
     pane.refresh()
     QApplication.processEvents()
@@ -181,35 +207,90 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
 
 def synthetic_snapshot(n: int = 500, spans_per_prompt: int = 30) -> dict:
     """A snapshot of ``n`` labelled prompts in the baseline's shape, with judge errors."""
-    roles = ["shot.type", "subject.identity", "action.movement", "environment.location", "lighting.source",
-             "camera.movement", "style.aesthetic", "technical.duration", "audio.ambient"]
+    roles = [
+        "shot.type",
+        "subject.identity",
+        "action.movement",
+        "environment.location",
+        "lighting.source",
+        "camera.movement",
+        "style.aesthetic",
+        "technical.duration",
+        "audio.ambient",
+    ]
     results = []
     for k in range(n):
         words = [f"w{k}x{i}" for i in range(spans_per_prompt)]
         main = " ".join(words[:20])
-        text = f"{main}\n\n**TECHNICAL SPECS**\n- " + "\n- ".join(words[20:26]) + \
-               "\n\n**ALTERNATIVE APPROACHES**\n- " + " ".join(words[26:])
+        text = (
+            f"{main}\n\n**TECHNICAL SPECS**\n- "
+            + "\n- ".join(words[20:26])
+            + "\n\n**ALTERNATIVE APPROACHES**\n- "
+            + " ".join(words[26:])
+        )
         spans = []
         for i, wd in enumerate(words):
             start = text.index(wd + (" " if i < 19 else ""), 0) if i < 20 else text.index(wd)
-            spans.append({"text": wd, "role": roles[i % 9], "confidence": (i % 10) / 10 + 0.05,
-                          "start": start, "end": start + len(wd)})
-        results.append({
-            "promptId": f"p{k:03d}", "input": f"prompt {k}", "output": text, "spans": spans,
-            "spanCount": len(spans), "error": None, "latencyMs": 1000 + k,
-            "judgeResult": {
-                "scores": {"coverage": 4, "precision": 4, "granularity": 5, "taxonomy": 4, "technicalSpecs": 3 + k % 3},
-                "totalScore": 20 + k % 3,
-                "missedElements": [{"text": "mist", "expectedRole": "environment.weather", "category": "environment",
-                                    "severity": "minor"}],
-                "falsePositives": [{"spanIndex": 3, "text": words[3], "assignedRole": roles[3], "reason": "other"}],
-                "taxonomyErrors": [{"spanIndex": 5, "text": words[5], "assignedRole": roles[5],
-                                    "expectedRole": "action.movement"}],
-                "granularityErrors": [{"spanIndex": 7, "text": words[7], "issue": "too_fine", "suggestion": "merge"}],
-                "categoryScores": {c: {"coverage": 3 + k % 2, "precision": 4} for c in
-                                   ("shot", "subject", "action", "environment", "lighting", "camera", "style",
-                                    "technical", "audio")},
-                "notes": "synthetic"}})
+            spans.append(
+                {
+                    "text": wd,
+                    "role": roles[i % 9],
+                    "confidence": (i % 10) / 10 + 0.05,
+                    "start": start,
+                    "end": start + len(wd),
+                }
+            )
+        results.append(
+            {
+                "promptId": f"p{k:03d}",
+                "input": f"prompt {k}",
+                "output": text,
+                "spans": spans,
+                "spanCount": len(spans),
+                "error": None,
+                "latencyMs": 1000 + k,
+                "judgeResult": {
+                    "scores": {
+                        "coverage": 4,
+                        "precision": 4,
+                        "granularity": 5,
+                        "taxonomy": 4,
+                        "technicalSpecs": 3 + k % 3,
+                    },
+                    "totalScore": 20 + k % 3,
+                    "missedElements": [
+                        {
+                            "text": "mist",
+                            "expectedRole": "environment.weather",
+                            "category": "environment",
+                            "severity": "minor",
+                        }
+                    ],
+                    "falsePositives": [{"spanIndex": 3, "text": words[3], "assignedRole": roles[3], "reason": "other"}],
+                    "taxonomyErrors": [
+                        {"spanIndex": 5, "text": words[5], "assignedRole": roles[5], "expectedRole": "action.movement"}
+                    ],
+                    "granularityErrors": [
+                        {"spanIndex": 7, "text": words[7], "issue": "too_fine", "suggestion": "merge"}
+                    ],
+                    "categoryScores": {
+                        c: {"coverage": 3 + k % 2, "precision": 4}
+                        for c in (
+                            "shot",
+                            "subject",
+                            "action",
+                            "environment",
+                            "lighting",
+                            "camera",
+                            "style",
+                            "technical",
+                            "audio",
+                        )
+                    },
+                    "notes": "synthetic",
+                },
+            }
+        )
     return {"timestamp": "2026-01-01T00:00:00.000Z", "judgeModel": "synthetic-judge", "results": results}
 
 
@@ -225,10 +306,10 @@ def test_a_500_prompt_snapshot_opens_and_walks_smoothly(qtbot, tmp_path, monkeyp
     assert len(pane.marks) == 3 and pane.apart.count() == 1  # the MISSED 'mist' is not in the text: apart
     items = [st.item.id for st in s.items()]
     t0 = time.perf_counter()
-    for item_id in items[:: 25]:
+    for item_id in items[::25]:
         s.set_item(item_id)
         QApplication.processEvents()
-    per_item = (time.perf_counter() - t0) / len(items[:: 25])
+    per_item = (time.perf_counter() - t0) / len(items[::25])
     pane.view.setFocus()
     t0 = time.perf_counter()
     for _ in range(20):

@@ -88,8 +88,7 @@ def test_draw_pile_and_card_type_text_undo_redo(qtbot, window):
 
 def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     s = window.session
-    s.set_run(next(r.run["id"] for r in s.runs() if r.run["prompt"] == "spatial-grouping"
-                   and r.run["repetition"] == 2))
+    s.set_run(next(r.run["id"] for r in s.runs() if r.run["prompt"] == "spatial-grouping" and r.run["repetition"] == 2))
     run = s.run()
     ids = [f.id for f in run.findings]
     assert len(ids) >= 3  # OCR, PARTIAL, SPATIAL on this run
@@ -163,7 +162,8 @@ def test_corrupt_image_shows_a_message(qtbot, window, tmp_path):
     bad = folder / "test-images" / "smashed.jpg"
     bad.write_bytes(b"\xff\xd8\xff garbage")
     (folder / "test-images" / "ground-truth.json").write_text(
-        json.dumps({"smashed": {"piles": [{"label": "a", "cards": ["x"]}]}}))
+        json.dumps({"smashed": {"piles": [{"label": "a", "cards": ["x"]}]}})
+    )
     window.session.import_source(folder)
     item = next(st.item for st in window.session.items() if st.item.name == "smashed")
     window.session.set_item(item.id)
@@ -194,6 +194,7 @@ def test_recent_menu_drop_and_sample_start(qtbot, window, tmp_path, monkeypatch)
     folder = tmp_path / "more"
     (folder / "test-images").mkdir(parents=True)
     from PIL import Image
+
     Image.new("RGB", (64, 48), "white").save(folder / "test-images" / "extra.jpg")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(folder))])
@@ -261,8 +262,9 @@ def test_a_project_reopens_where_the_reviewer_left_off(qtbot, tmp_path):
     s = Session("ann")
     assert s.open(tmp_path / "p.db", create=True)
     s.import_source(SAMPLES, model="m")
-    target = next(x.id for x in s.run_lines() if x.item == "table-02"
-                  and x.prompt == "bounding-boxes" and x.repetition == 3)
+    target = next(
+        x.id for x in s.run_lines() if x.item == "table-02" and x.prompt == "bounding-boxes" and x.repetition == 3
+    )
     s.set_run(target)
     s.close()
     again = Session("ann")

@@ -51,16 +51,34 @@ def test_a_coco_file_name_and_a_label_studio_image_outside_are_refused(tmp_path)
     secret = h.secret_photo(tmp_path)
     folder = tmp_path / "annotations"
     folder.mkdir()
-    coco = {"images": [{"id": 1, "file_name": f"../secret/{secret.name}", "width": 1600, "height": 1200}],
-            "categories": [{"id": 1, "name": "left"}],
-            "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 1, 5, 5],
-                             "attributes": {"text": "A"}}]}
+    coco = {
+        "images": [{"id": 1, "file_name": f"../secret/{secret.name}", "width": 1600, "height": 1200}],
+        "categories": [{"id": 1, "name": "left"}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 1, 5, 5], "attributes": {"text": "A"}}],
+    }
     (folder / "coco.json").write_text(json.dumps(coco))
     report, items = _import(tmp_path, folder / "coco.json")
     assert items == [] and any("images[0].file_name" in why and "outside" in why for _, why in report.skipped)
-    tasks = [{"id": 7, "data": {"image": f"/data/local-files/?d={secret}"}, "annotations": [{"id": 1, "result": [
-        {"id": "r", "type": "rectanglelabels", "original_width": 1600, "original_height": 1200,
-         "value": {"x": 1, "y": 1, "width": 5, "height": 5, "rectanglelabels": ["left"]}}]}]}]
+    tasks = [
+        {
+            "id": 7,
+            "data": {"image": f"/data/local-files/?d={secret}"},
+            "annotations": [
+                {
+                    "id": 1,
+                    "result": [
+                        {
+                            "id": "r",
+                            "type": "rectanglelabels",
+                            "original_width": 1600,
+                            "original_height": 1200,
+                            "value": {"x": 1, "y": 1, "width": 5, "height": 5, "rectanglelabels": ["left"]},
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
     (folder / "ls.json").write_text(json.dumps(tasks))
     (tmp_path / "p.db").unlink()
     report, items = _import(tmp_path, folder / "ls.json")
@@ -91,22 +109,29 @@ def test_export_gt_labelme_writes_safe_names_inside_out(tmp_path):
         photo = h.folder_with_photo(tmp_path / "deep" / "er") / "table-01.jpg"
         names = ["../../../../pwned", "/etc/passwd-like", "a/b\\c", "CON", "table", "TABLE", ".hidden", "\u202egpj.exe"]
         for name in names:
-            item_id, _ = repo.upsert_item(p, Item(name=name, path=p.relative(photo), width=1600, height=1200,
-                                                  sha256=name))
-            repo.set_ground_truth(p, item_id, GroundTruth(item=name, cards=[
-                Card(text="A", bbox=BBox(x_min=1, y_min=1, x_max=5, y_max=5))]), None)
+            item_id, _ = repo.upsert_item(
+                p, Item(name=name, path=p.relative(photo), width=1600, height=1200, sha256=name)
+            )
+            repo.set_ground_truth(
+                p,
+                item_id,
+                GroundTruth(item=name, cards=[Card(text="A", bbox=BBox(x_min=1, y_min=1, x_max=5, y_max=5))]),
+                None,
+            )
     finally:
         p.close()
     out = tmp_path / "deep" / "er" / "out" / "gt"
-    result = CliRunner().invoke(main, ["export-gt", str(tmp_path / "deep" / "er" / "p.db"), str(out),
-                                       "--format", "labelme"])
+    result = CliRunner().invoke(
+        main, ["export-gt", str(tmp_path / "deep" / "er" / "p.db"), str(out), "--format", "labelme"]
+    )
     assert result.exit_code == 0, result.output
     written = sorted(f.name for f in out.iterdir())
     assert len(written) == len(names)  # one file per item, none lost to a clash
     assert all("/" not in n and "\\" not in n and not n.startswith(".") for n in written)
     assert "CON.json" not in written and "_CON.json" in written
-    assert not (tmp_path / "pwned.json").exists() and _files_under(tmp_path / "deep" / "er" / "out") == \
-        {"gt"} | {f"gt/{n}" for n in written}
+    assert not (tmp_path / "pwned.json").exists() and _files_under(tmp_path / "deep" / "er" / "out") == {"gt"} | {
+        f"gt/{n}" for n in written
+    }
 
 
 def test_safe_names_and_within():
@@ -167,10 +192,12 @@ def test_fidelity_reads_no_run_named_outside_its_folder(tmp_path):
     (folder / "runs").mkdir(parents=True)
     (folder / "images").mkdir()
     h.secret_text(tmp_path)
-    (folder / "ground-truth.json").write_text(json.dumps({"photo": {"piles": [{"label": "a", "cards": ["A"]}],
-                                                                    "image_size": {"width": 10, "height": 10}}}))
-    (folder / "expected.json").write_text(json.dumps({"../../secret/id_rsa": {
-        "image": "photo", "schema": "piles", "findings": []}}))
+    (folder / "ground-truth.json").write_text(
+        json.dumps({"photo": {"piles": [{"label": "a", "cards": ["A"]}], "image_size": {"width": 10, "height": 10}}})
+    )
+    (folder / "expected.json").write_text(
+        json.dumps({"../../secret/id_rsa": {"image": "photo", "schema": "piles", "findings": []}})
+    )
     result = CliRunner().invoke(main, ["fidelity", str(folder)])
     assert result.exit_code != 0 and "climbs out of its folder" in result.output, result.output
     assert "PRIVATE KEY" not in result.output and "Traceback" not in result.output

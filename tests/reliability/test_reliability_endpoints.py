@@ -56,8 +56,13 @@ def measured(*args) -> dict:
     """`reviewer ARGS` in a fresh process: rc, stdout, stderr, seconds and
     peak_mb (its peak RSS); rc None when it ran past 90 s."""
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _MEASURE, str(AS_LIMIT), *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=150)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(AS_LIMIT), *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
     return json.loads(done.stdout)
 
 
@@ -78,8 +83,9 @@ def test_a_dripping_or_endless_answer_ends_at_the_deadline(tmp_path, how):
     db = text_project(tmp_path, n=2)
     action = drip(0.1) if how == "drip" else endless(0.05)
     with HostileOpenAI(lambda tag, body: action) as server:
-        r = measured("run", db, "--endpoint", server.base_url, "--model", "m", "--timeout", 2, "--retries", 0,
-                     "--concurrency", 2)
+        r = measured(
+            "run", db, "--endpoint", server.base_url, "--model", "m", "--timeout", 2, "--retries", 0, "--concurrency", 2
+        )
     assert r["rc"] == 1, r
     no_traceback(r)
     wall = float(re.search(r"wall time ([\d.]+) s", r["stdout"])[1])
@@ -92,6 +98,7 @@ def test_a_dripping_or_endless_answer_ends_at_the_deadline(tmp_path, how):
 def test_the_deadline_is_retried_like_any_timeout():
     """A deadline that passes is a timeout: retried, then a failed attempt."""
     with HostileOpenAI(lambda tag, body: drip(0.05)) as server:
+
         async def go():
             async with ChatClient(server.base_url, KEY, retries=1, timeout=0.5, backoff=0.01) as c:
                 return await c.chat(ChatRequest(model="m", messages=[{"role": "user", "content": "x"}], tag="t"))
@@ -129,6 +136,7 @@ def test_the_cap_is_a_setting_and_counts_decompressed_bytes(tmp_path):
         data = json.dumps({"choices": [{"message": {"content": big}, "finish_reason": "stop"}]}).encode()
         if "doc1" in tag:
             import gzip
+
             return raw(gzip.compress(data), headers={"Content-Encoding": "gzip"})
         return raw(data)
 
@@ -142,14 +150,22 @@ def test_the_cap_is_a_setting_and_counts_decompressed_bytes(tmp_path):
 
 
 # -- odd replies: failed attempts with the reason, answers in flight kept --------------------------
-@pytest.mark.parametrize("bad,reason", [
-    (reply(content=42), "unusable reply: the message content is a number, not text"),
-    (reply(content=[{"type": "text", "text": 7}]), "unusable reply: a content part is a number, not text"),
-    (reply(usage={"prompt_tokens": 1e308, "completion_tokens": 1}), "unusable reply: usage.prompt_tokens is 1e+308"),
-    (reply(usage={"prompt_tokens": 3, "completion_tokens": -5}), "usage.completion_tokens is -5"),
-    (raw(b'{"choices": [{"message": {"content": "a"}}], "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
-     "malformed response body: nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (reply(content=42), "unusable reply: the message content is a number, not text"),
+        (reply(content=[{"type": "text", "text": 7}]), "unusable reply: a content part is a number, not text"),
+        (
+            reply(usage={"prompt_tokens": 1e308, "completion_tokens": 1}),
+            "unusable reply: usage.prompt_tokens is 1e+308",
+        ),
+        (reply(usage={"prompt_tokens": 3, "completion_tokens": -5}), "usage.completion_tokens is -5"),
+        (
+            raw(b'{"choices": [{"message": {"content": "a"}}], "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+            "malformed response body: nested too deeply",
+        ),
+    ],
+)
 def test_an_unusable_reply_is_a_failed_attempt_and_answers_in_flight_are_kept(tmp_path, bad, reason):
     """A number as content (never an empty successful run), a token count
     of 1e308, a body nested past the recursion limit: the attempt fails
@@ -162,8 +178,9 @@ def test_an_unusable_reply_is_a_failed_attempt_and_answers_in_flight_are_kept(tm
     no_traceback(result)
     assert "asked 3, answered 2, failed 1" in result.output
     assert reason in result.output
-    assert rows(db, "SELECT i.name, r.output FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm' "
-                    "ORDER BY i.name") == [("doc1", "fine doc1|summarise|m|1"), ("doc2", "fine doc2|summarise|m|1")]
+    assert rows(
+        db, "SELECT i.name, r.output FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm' ORDER BY i.name"
+    ) == [("doc1", "fine doc1|summarise|m|1"), ("doc2", "fine doc2|summarise|m|1")]
     assert rows(db, "SELECT item, error LIKE ? FROM calls WHERE status = 'failed'", [f"%{reason}%"]) == [("doc0", 1)]
     with FakeOpenAI() as fake:
         again = cli("run", db, "--endpoint", fake.base_url, "--model", "m")
@@ -174,8 +191,18 @@ def test_a_judge_reply_nested_past_the_limit_or_overflowing_is_a_failed_attempt(
     """Pairwise judging: a reply nested 100,000 deep (RecursionError while
     reading it) and a reply with usage 1e308 are failed attempts with the
     reason; the other verdicts, in flight at the time, are stored."""
-    lines = [{"item": "q", "prompt": "p", "model": m, "repetition": 1, "output": f"answer of {m}",
-              "prompt_text": "Answer: {{INPUT_TEXT}}", "schema": "free"} for m in ("m1", "m2", "m3")]
+    lines = [
+        {
+            "item": "q",
+            "prompt": "p",
+            "model": m,
+            "repetition": 1,
+            "output": f"answer of {m}",
+            "prompt_text": "Answer: {{INPUT_TEXT}}",
+            "schema": "free",
+        }
+        for m in ("m1", "m2", "m3")
+    ]
     db = jsonl_project(tmp_path, lines, {"q": "the question"})
     deep = '{"winner": "a", "why": ' + "[" * 100_000 + "]" * 100_000 + "}"
     asked = []
@@ -189,8 +216,9 @@ def test_a_judge_reply_nested_past_the_limit_or_overflowing_is_a_failed_attempt(
         return reply('{"winner": "b", "rationale": "better"}', delay=0.3)
 
     with HostileOpenAI(respond) as server:
-        result = cli("judge", db, "--endpoint", server.base_url, "--model", "j", "--judge", "pairwise",
-                     "--concurrency", 6)
+        result = cli(
+            "judge", db, "--endpoint", server.base_url, "--model", "j", "--judge", "pairwise", "--concurrency", 6
+        )
     assert result.exit_code == 1, result.output
     no_traceback(result)
     assert "asked 6, answered 4, failed 2" in result.output
@@ -201,8 +229,16 @@ def test_a_judge_reply_nested_past_the_limit_or_overflowing_is_a_failed_attempt(
 
 
 # -- bad endpoints: one line ---------------------------------------------------------------------
-@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:abc/v1", "http://[::1/v1",
-                                 "http://127.0.0.1:0/v1", "http://bob:pw@127.0.0.1:abc/v1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:99999/v1",
+        "http://127.0.0.1:abc/v1",
+        "http://[::1/v1",
+        "http://127.0.0.1:0/v1",
+        "http://bob:pw@127.0.0.1:abc/v1",
+    ],
+)
 @pytest.mark.parametrize("command", ["run", "judge"])
 def test_a_bad_endpoint_is_one_line(tmp_path, url, command):
     db = text_project(tmp_path, n=1)
@@ -218,11 +254,20 @@ def test_a_bad_endpoint_is_one_line(tmp_path, url, command):
 def test_bad_numbers_on_the_command_line_are_refused(tmp_path):
     for command in ("run", "judge"):
         shown = cli(command, "--help")
-        assert shown.exit_code == 0 and "--retries INTEGER 0..20" in shown.output and \
-            "--max-response-mb FLOAT 0.001..1000" in shown.output, shown.output
+        assert (
+            shown.exit_code == 0
+            and "--retries INTEGER 0..20" in shown.output
+            and "--max-response-mb FLOAT 0.001..1000" in shown.output
+        ), shown.output
     db = text_project(tmp_path, n=1)
-    for option, value in (("--timeout", "nan"), ("--timeout", "inf"), ("--timeout", "0"), ("--retries", "21"),
-                          ("--concurrency", "0"), ("--max-response-mb", "nan")):
+    for option, value in (
+        ("--timeout", "nan"),
+        ("--timeout", "inf"),
+        ("--timeout", "0"),
+        ("--retries", "21"),
+        ("--concurrency", "0"),
+        ("--max-response-mb", "nan"),
+    ):
         result = cli("run", db, "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", option, value)
         assert result.exit_code == 2 and "Error: Invalid value for" in result.output, (option, value, result.output)
         no_traceback(result)
@@ -236,22 +281,29 @@ def failter_spec(tmp_path: Path, extra: str = "", templates: str = "[t.md]") -> 
     (exp / "inputs" / "a.md").write_text("an input")
     (exp / "templates" / "t.md").write_text("Clean: {{INPUT_TEXT}}")
     spec = exp / "spec.yml"
-    spec.write_text(f"{extra}\nversion: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: out\n"
-                    f"templates: {templates}\nmodels: [m]\njudge_model: j\n")
+    spec.write_text(
+        f"{extra}\nversion: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: out\n"
+        f"templates: {templates}\nmodels: [m]\njudge_model: j\n"
+    )
     return spec
 
 
-@pytest.mark.parametrize("extra,message", [
-    ("retries: 1000000", "retries must be a whole number from 0 to 20, got 1000000"),
-    ("retries: 99999999999999999999999999999999999999999",
-     "retries must be a whole number from 0 to 20, got a number of more than 30 digits"),
-    ("retries: true", "retries must be a whole number from 0 to 20, got True"),
-    ("retries: 2.5", "retries must be a whole number from 0 to 20, got 2.5"),
-    ("timeout: .nan", "timeout must be a number from 0.1 to 86400, got nan"),
-    ("timeout: 1.0e999", "timeout must be a number from 0.1 to 86400, got inf"),
-    ("concurrency: 0", "concurrency must be a whole number from 1 to 256, got 0"),
-    ("concurrency: [1, 2]", "concurrency must be a whole number from 1 to 256, got [1, 2]"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        ("retries: 1000000", "retries must be a whole number from 0 to 20, got 1000000"),
+        (
+            "retries: 99999999999999999999999999999999999999999",
+            "retries must be a whole number from 0 to 20, got a number of more than 30 digits",
+        ),
+        ("retries: true", "retries must be a whole number from 0 to 20, got True"),
+        ("retries: 2.5", "retries must be a whole number from 0 to 20, got 2.5"),
+        ("timeout: .nan", "timeout must be a number from 0.1 to 86400, got nan"),
+        ("timeout: 1.0e999", "timeout must be a number from 0.1 to 86400, got inf"),
+        ("concurrency: 0", "concurrency must be a whole number from 1 to 256, got 0"),
+        ("concurrency: [1, 2]", "concurrency must be a whole number from 1 to 256, got [1, 2]"),
+    ],
+)
 def test_spec_values_obey_the_command_lines_bounds(tmp_path, extra, message):
     spec = failter_spec(tmp_path, extra)
     with FakeOpenAI() as fake:
@@ -337,13 +389,17 @@ def test_a_yaml_bomb_is_refused_in_one_line_at_once(tmp_path, where):
         with FakeOpenAI() as fake:
             r = measured("run", db, spec, "--endpoint", fake.base_url)
         assert r["rc"] == 1, r
-        assert error_lines(r["stderr"]) == [f"Error: cannot read the spec {spec}: more than 10 aliases "
-                                            "(a YAML alias bomb?)"], r["stderr"]
+        assert error_lines(r["stderr"]) == [
+            f"Error: cannot read the spec {spec}: more than 10 aliases (a YAML alias bomb?)"
+        ], r["stderr"]
         assert not fake.requests
     else:
         bomb = laughs() + "model: *a8\ntemplate: t.md\nsource-input-path: inputs/a.md\n"
-        exp = artifacts_folder(tmp_path, front=bomb) if where == "front matter" else \
-            artifacts_folder(tmp_path, eval_text=laughs() + "score: *a8\n")
+        exp = (
+            artifacts_folder(tmp_path, front=bomb)
+            if where == "front matter"
+            else artifacts_folder(tmp_path, eval_text=laughs() + "score: *a8\n")
+        )
         r = measured("import", db, exp)
         assert r["rc"] == 0, r
         what = "front matter refused" if where == "front matter" else "malformed .eval: refused"
@@ -363,12 +419,18 @@ def test_yaml_over_one_megabyte_is_refused(tmp_path, where):
         assert len(result.output.strip().splitlines()) == 1
     else:
         front = "model: m\ntemplate: t.md\nsource-input-path: inputs/a.md\n" + filler
-        exp = artifacts_folder(tmp_path, front=front) if where == "front matter" else \
-            artifacts_folder(tmp_path, eval_text="score: 70\n" + filler)
+        exp = (
+            artifacts_folder(tmp_path, front=front)
+            if where == "front matter"
+            else artifacts_folder(tmp_path, eval_text="score: 70\n" + filler)
+        )
         result = cli("import", db, exp)
         assert result.exit_code == 0, result.output
-        assert ("front matter refused: larger than 1 MB" if where == "front matter"
-                else "malformed .eval: larger than 1,000,000 bytes") in result.output, result.output
+        assert (
+            "front matter refused: larger than 1 MB"
+            if where == "front matter"
+            else "malformed .eval: larger than 1,000,000 bytes"
+        ) in result.output, result.output
     no_traceback(result)
 
 
@@ -378,7 +440,8 @@ def test_a_prices_or_metrics_bomb_is_one_line(tmp_path):
     prices.write_text(laughs() + "m: *a8\n")
     result = cli("report", db, "--prices", prices)
     assert result.exit_code == 1 and error_lines(result.output) == [
-        f"Error: {prices}: not a prices file: more than 10 aliases (a YAML alias bomb?)"], result.output
+        f"Error: {prices}: not a prices file: more than 10 aliases (a YAML alias bomb?)"
+    ], result.output
     metrics = tmp_path / "metrics.yaml"
     metrics.write_text(laughs() + "patterns: *a8\n")
     result = cli("score", db, "--metrics", metrics)
@@ -394,8 +457,10 @@ def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_
     form = runner.show_form("run")
     fill(form, "http://127.0.0.1:99999/v1", "m")
     form.start()
-    assert form.status.text() == ("Cannot start: the endpoint 'http://127.0.0.1:99999/v1' is not a usable URL: "
-                                  "the port must be a number from 1 to 65535")
+    assert form.status.text() == (
+        "Cannot start: the endpoint 'http://127.0.0.1:99999/v1' is not a usable URL: "
+        "the port must be a number from 1 to 65535"
+    )
     assert not runner.running()
     with HostileOpenAI(lambda tag, body: endless(0.05)) as server:
         fill(form, server.base_url, "m", concurrency=2, retries=0, timeout=1)
@@ -404,4 +469,3 @@ def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_
         qtbot.waitUntil(lambda: runner.summary is not None, timeout=5_000)
     assert runner.summary.failed == 2 and runner.summary.wall_s < 4, runner.summary
     assert "no complete answer within 1 s" in form.status.text()
-

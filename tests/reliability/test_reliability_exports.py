@@ -27,10 +27,16 @@ from tests.conftest import ROOT, SAMPLES
 from tests.judging.test_judge_models import judge_answer, make_experiment
 from tests.helpers.fake_openai import FakeOpenAI
 
-GOLDEN = {"metadata": {"name": "tiny"},
-          "prompts": [{"id": "t-001", "text": "A red fox jumps over a fence.",
-                       "groundTruth": {"spans": [{"text": "red fox", "start": 2, "end": 9,
-                                                  "role": "subject.identity"}]}}]}
+GOLDEN = {
+    "metadata": {"name": "tiny"},
+    "prompts": [
+        {
+            "id": "t-001",
+            "text": "A red fox jumps over a fence.",
+            "groundTruth": {"spans": [{"text": "red fox", "start": 2, "end": 9, "role": "subject.identity"}]},
+        }
+    ],
+}
 
 
 def cli(*args):
@@ -63,8 +69,11 @@ def golden(tmp_path):
 
 def test_golden_export_and_export_gt_refuse_a_project(golden, tmp_path):
     before = golden.read_bytes()
-    for args in (["golden-export", golden, "tiny", golden], ["export-gt", golden, golden, "--format", "coco"],
-                 ["golden-export", golden, "tiny", golden, "--force"]):
+    for args in (
+        ["golden-export", golden, "tiny", golden],
+        ["export-gt", golden, golden, "--format", "coco"],
+        ["golden-export", golden, "tiny", golden, "--force"],
+    ):
         result = cli(*args)
         assert result.exit_code == 1 and "is the project itself" in result.output, result.output
         assert result.output.count("\n") == 1 and "Traceback" not in result.output
@@ -72,8 +81,11 @@ def test_golden_export_and_export_gt_refuse_a_project(golden, tmp_path):
     other = tmp_path / "other.db"
     assert cli("init", other).exit_code == 0
     other_bytes = other.read_bytes()
-    for args in (["golden-export", golden, "tiny", other], ["export-gt", golden, other, "--format", "label-studio"],
-                 ["export", golden, other]):
+    for args in (
+        ["golden-export", golden, "tiny", other],
+        ["export-gt", golden, other, "--format", "label-studio"],
+        ["export", golden, other],
+    ):
         result = cli(*args)
         assert result.exit_code == 1 and "is a reviewer project" in result.output, result.output
     assert other.read_bytes() == other_bytes
@@ -134,10 +146,24 @@ def test_export_gt_labelme_into_the_source_keeps_the_users_file(tmp_path):
     shutil.copy(SAMPLES / "test-images" / "table-01.jpg", src / "table-01.jpg")
     user = json.loads((ROOT / "tests" / "fixtures" / "gt" / "labelme" / "table-01.json").read_text())
     user.update(imagePath="table-01.jpg", flags={"checked": True})
-    user["shapes"] += [{"label": "coffee", "points": [[10, 10], [20, 20]], "shape_type": "circle", "flags": {},
-                        "group_id": None, "description": ""},
-                       {"label": "pin", "points": [[30, 30]], "shape_type": "point", "flags": {"x": True},
-                        "group_id": None, "description": ""}]
+    user["shapes"] += [
+        {
+            "label": "coffee",
+            "points": [[10, 10], [20, 20]],
+            "shape_type": "circle",
+            "flags": {},
+            "group_id": None,
+            "description": "",
+        },
+        {
+            "label": "pin",
+            "points": [[30, 30]],
+            "shape_type": "point",
+            "flags": {"x": True},
+            "group_id": None,
+            "description": "",
+        },
+    ]
     mine = src / "table-01.json"
     mine.write_text(json.dumps(user, indent=2))
     before = mine.read_bytes()
@@ -178,6 +204,7 @@ def _limit_file_size(limit):
     def pre():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     return pre
 
 
@@ -185,8 +212,14 @@ def run_on_a_full_disk(limit, *args):
     """``reviewer ARGS`` in a process that cannot write a file past ``limit``
     bytes (RLIMIT_FSIZE: every write beyond it fails, as on a full disk)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "reviewer.cli", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=120, preexec_fn=_limit_file_size(limit))
+    return subprocess.run(
+        [sys.executable, "-m", "reviewer.cli", *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_file_size(limit),
+    )
 
 
 def big_project(tmp_path):
@@ -194,15 +227,30 @@ def big_project(tmp_path):
     larger than 64 KiB."""
     src = tmp_path / "src"
     src.mkdir()
-    prompts = [{"id": f"t-{i:03}", "text": f"A red fox number {i} jumps over a fence.",
-                "groundTruth": {"spans": [{"text": "red fox", "start": 2, "end": 9, "role": "subject.identity"}]}}
-               for i in range(600)]
+    prompts = [
+        {
+            "id": f"t-{i:03}",
+            "text": f"A red fox number {i} jumps over a fence.",
+            "groundTruth": {"spans": [{"text": "red fox", "start": 2, "end": 9, "role": "subject.identity"}]},
+        }
+        for i in range(600)
+    ]
     (src / "big.json").write_text(json.dumps({"metadata": {"name": "big"}, "prompts": prompts}, indent=2) + "\n")
     shutil.copy(SAMPLES / "test-images" / "table-01.jpg", src / "table-01.jpg")
-    shapes = [{"label": "left", "points": [[i, i], [i + 50, i + 20]], "shape_type": "rectangle", "flags": {},
-               "group_id": None, "description": f"card {i}"} for i in range(600)]
-    (src / "table-01.json").write_text(json.dumps({"version": "5.5.0", "flags": {}, "shapes": shapes,
-                                                   "imagePath": "table-01.jpg", "imageData": None}))
+    shapes = [
+        {
+            "label": "left",
+            "points": [[i, i], [i + 50, i + 20]],
+            "shape_type": "rectangle",
+            "flags": {},
+            "group_id": None,
+            "description": f"card {i}",
+        }
+        for i in range(600)
+    ]
+    (src / "table-01.json").write_text(
+        json.dumps({"version": "5.5.0", "flags": {}, "shapes": shapes, "imagePath": "table-01.jpg", "imageData": None})
+    )
     db = tmp_path / "p.db"
     assert cli("import", db, src / "big.json").exit_code == 0
     assert cli("import", db, src / "table-01.json").exit_code == 0
@@ -216,8 +264,10 @@ def test_a_full_disk_leaves_the_previous_json_whole_and_prints_one_line(tmp_path
     assert cli("export-gt", db, coco, "--format", "coco", "--annotator", "consensus").exit_code == 0
     coco.write_text(json.dumps({"images": [], "annotations": [], "categories": []}))
     before = {p: p.read_bytes() for p in (gold, coco)}
-    for args, target in ((["golden-export", db, "big", gold], gold),
-                         (["export-gt", db, coco, "--format", "coco"], coco)):
+    for args, target in (
+        (["golden-export", db, "big", gold], gold),
+        (["export-gt", db, coco, "--format", "coco"], coco),
+    ):
         done = run_on_a_full_disk(64 * 1024, *args)
         assert done.returncode == 1, (done.stdout, done.stderr)
         assert done.stderr.startswith("Error: cannot write") and done.stderr.count("\n") == 1, done.stderr
@@ -264,25 +314,40 @@ def test_failter_output_file_naming_a_project_is_refused_before_any_request(tmp_
     before = project.read_bytes()
     db = tmp_path / "f.db"
     with FakeOpenAI(answer=judge_answer) as fake:
-        result = CliRunner().invoke(main, ["run", str(db), str(spec), "--endpoint", fake.base_url],
-                                    env={"OPENAI_API_KEY": "k"})
+        result = CliRunner().invoke(
+            main, ["run", str(db), str(spec), "--endpoint", fake.base_url], env={"OPENAI_API_KEY": "k"}
+        )
         assert result.exit_code == 1 and "is a reviewer project" in result.output, result.output
         assert sum(fake.counts.values()) == 0
     assert project.read_bytes() == before and integrity(project) == "ok"
 
 
 def test_a_screenshot_never_replaces_the_project(golden, tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
-           "REVIEWER_CONFIG_DIR": str(tmp_path / "config")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "QT_QPA_PLATFORM": "offscreen",
+        "REVIEWER_CONFIG_DIR": str(tmp_path / "config"),
+    }
     runs = sqlite3.connect(golden).execute("SELECT count(*) FROM runs").fetchone()[0]
-    done = subprocess.run([sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(golden)],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(golden)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 1 and "is the project itself" in done.stderr, (done.stdout, done.stderr)
     assert integrity(golden) == "ok"  # still the project (the window itself writes to it: not byte for byte)
     assert sqlite3.connect(golden).execute("SELECT count(*) FROM runs").fetchone()[0] == runs > 0
     png = tmp_path / "shot.png"
-    done = subprocess.run([sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(png)],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(png)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and leftovers(tmp_path) == []
 
@@ -299,8 +364,9 @@ def test_failter_artifacts_never_replace_a_project_or_a_foreign_file(tmp_path):
     before = art.read_bytes()
     with FakeOpenAI(answer=answers("score: 80")) as fake:
         result = cli(*run, "--endpoint", fake.base_url)
-        assert result.exit_code == 1 and "is a file; Failter's artifacts are written to a folder" in result.output, \
+        assert result.exit_code == 1 and "is a file; Failter's artifacts are written to a folder" in result.output, (
             result.output
+        )
         assert sum(fake.counts.values()) == 0
     assert art.read_bytes() == before and integrity(art) == "ok"
     art.unlink()
@@ -337,8 +403,7 @@ def test_failter_artifacts_inside_the_inputs_are_refused(tmp_path):
     spec.write_text(spec.read_text().replace("artifacts_dir: artifacts", "artifacts_dir: inputs/artifacts"))
     with FakeOpenAI(answer=answers("score: 80")) as fake:
         result = cli("run", tmp_path / "f.db", spec, "--endpoint", fake.base_url)
-        assert result.exit_code == 1 and "inputs, which the project was imported from" in result.output, \
-            result.output
+        assert result.exit_code == 1 and "inputs, which the project was imported from" in result.output, result.output
         assert sum(fake.counts.values()) == 0
     assert not (spec.parent / "inputs" / "artifacts").exists()
 
@@ -354,8 +419,9 @@ def test_the_export_metadata_file_never_replaces_a_foreign_file(golden, tmp_path
     meta = tmp_path / "out.db.metadata.json"
     meta.write_text('{"mine": true}\n')
     result = cli("export", golden, out)
-    assert result.exit_code == 1 and "out.db.metadata.json exists and is not a Datasette metadata file" \
-        in result.output, result.output
+    assert (
+        result.exit_code == 1 and "out.db.metadata.json exists and is not a Datasette metadata file" in result.output
+    ), result.output
     assert not out.exists() and meta.read_text() == '{"mine": true}\n'  # refused before anything is written
     meta.unlink()
     assert cli("init", meta).exit_code == 0

@@ -24,8 +24,15 @@ from reviewer.cli import main
 from reviewer.storage.db import ReadOnlyProject, open_project
 from tests.conftest import SAMPLES
 
-COMMANDS = [("score",), ("report",), ("report", "--format", "csv"), ("agreement",), ("export", "{out}"),
-            ("import", "{samples}"), ("init",)]
+COMMANDS = [
+    ("score",),
+    ("report",),
+    ("report", "--format", "csv"),
+    ("agreement",),
+    ("export", "{out}"),
+    ("import", "{samples}"),
+    ("init",),
+]
 
 
 def invoke(*args):
@@ -174,7 +181,7 @@ def test_a_corrupt_project_gives_one_line(tmp_path):
     db = tmp_path / "p.db"
     assert invoke("import", db, SAMPLES, "--model", "vlm").exit_code == 0
     data = bytearray(db.read_bytes())
-    data[100:4096 * 3] = b"\xff" * (4096 * 3 - 100)  # the schema page and more
+    data[100 : 4096 * 3] = b"\xff" * (4096 * 3 - 100)  # the schema page and more
     db.write_bytes(bytes(data))
     for args in (("score",), ("report",), ("export", tmp_path / "o.db"), ("agreement",)):
         result = invoke(args[0], db, *args[1:])

@@ -23,11 +23,16 @@ from tests.conftest import ROOT
 W, H = 1600, 1000  # upright size: larger than a preview
 CARD = (300, 200, 700, 500)  # the card, upright pixels
 #: orientation -> the transpose that makes the stored pixels from the upright ones
-STORE = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
-         5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_90, 7: Image.Transpose.TRANSVERSE,
-         8: Image.Transpose.ROTATE_270}
-FORMATS = {"jpg": ("JPEG", {"quality": 90}), "png": ("PNG", {}), "webp": ("WEBP", {"quality": 90}),
-           "tif": ("TIFF", {})}
+STORE = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_90,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_270,
+}
+FORMATS = {"jpg": ("JPEG", {"quality": 90}), "png": ("PNG", {}), "webp": ("WEBP", {"quality": 90}), "tif": ("TIFF", {})}
 
 
 def upright() -> Image.Image:
@@ -57,8 +62,14 @@ def test_every_orientation_of_every_format_is_upright_with_its_box_on_the_card(p
             name = f"{ext}-o{o}"
             save_oriented(folder / "test-images" / f"{name}.{ext}", o)
             x0, y0, x1, y1 = CARD
-            gt[name] = {"piles": [{"label": "p", "cards": [
-                {"text": "card", "bbox": {"x_min": x0, "y_min": y0, "x_max": x1, "y_max": y1}}]}]}
+            gt[name] = {
+                "piles": [
+                    {
+                        "label": "p",
+                        "cards": [{"text": "card", "bbox": {"x_min": x0, "y_min": y0, "x_max": x1, "y_max": y1}}],
+                    }
+                ]
+            }
     (folder / "test-images" / "ground-truth.json").write_text(json.dumps(gt))
     report = import_source(project, folder)
     assert report.added["items"] == 32 and report.added["previews"] == 32, report.summary()
@@ -71,9 +82,13 @@ def test_every_orientation_of_every_format_is_upright_with_its_box_on_the_card(p
             s = im.width / W
             assert abs(im.height - H * s) <= 1, name
             box = repo.ground_truth(project, item.id).cards[0].bbox
-            inner = [(box.x_min + 15, box.y_min + 15), (box.x_max - 15, box.y_min + 15),
-                     (box.x_min + 15, box.y_max - 15), (box.x_max - 15, box.y_max - 15),
-                     ((box.x_min + box.x_max) / 2, (box.y_min + box.y_max) / 2)]
+            inner = [
+                (box.x_min + 15, box.y_min + 15),
+                (box.x_max - 15, box.y_min + 15),
+                (box.x_min + 15, box.y_max - 15),
+                (box.x_max - 15, box.y_max - 15),
+                ((box.x_min + box.x_max) / 2, (box.y_min + box.y_max) / 2),
+            ]
             outside = [(box.x_max + 30, box.y_min + 15), (box.x_min + 15, box.y_max + 30)]
             on_card = all(is_red(im.getpixel((int(x * s), int(y * s)))) for x, y in inner)
             off_card = not any(is_red(im.getpixel((int(x * s), int(y * s)))) for x, y in outside)
@@ -133,13 +148,16 @@ def _import_in_subprocess(tmp_path, folder):
     peak memory of the child in MB)."""
     db = tmp_path / "p.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    code = ("import resource, subprocess, sys\n"
-            "r = subprocess.run([sys.executable, '-m', 'reviewer', 'import', sys.argv[1], sys.argv[2]],"
-            " capture_output=True, text=True)\n"
-            "print(r.returncode); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-            "sys.stderr.write(r.stdout + '\\n=====\\n' + r.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code, str(db), str(folder)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    code = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run([sys.executable, '-m', 'reviewer', 'import', sys.argv[1], sys.argv[2]],"
+        " capture_output=True, text=True)\n"
+        "print(r.returncode); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "sys.stderr.write(r.stdout + '\\n=====\\n' + r.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(db), str(folder)], env=env, capture_output=True, text=True, timeout=300
+    )
     rc, kb = done.stdout.split()
     out, err = done.stderr.split("\n=====\n")
     return int(rc), out, err, int(kb) / 1024

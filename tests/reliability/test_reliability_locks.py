@@ -18,16 +18,19 @@ from reviewer.storage.db import open_here, open_project
 from reviewer.storage.recognise import sidecars
 from tests.qt.test_qt_runner import make_window  # noqa: F401 (a fixture)
 
-OUTSIDE_READ = ("import sqlite3, sys\n"
-                "con = sqlite3.connect(sys.argv[1])\n"
-                "print(con.execute(sys.argv[2]).fetchone()[0])\n"
-                "con.close()\n")
+OUTSIDE_READ = (
+    "import sqlite3, sys\n"
+    "con = sqlite3.connect(sys.argv[1])\n"
+    "print(con.execute(sys.argv[2]).fetchone()[0])\n"
+    "con.close()\n"
+)
 
 
 def outside_read(db, sql="SELECT count(*) FROM meta") -> str:
     """Another program opens the project, reads and closes it (as `sqlite3 P "select ..."`)."""
-    done = subprocess.run([sys.executable, "-c", OUTSIDE_READ, str(db), sql], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", OUTSIDE_READ, str(db), sql], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -27,8 +27,22 @@ ENV = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
 
 
 def run_cmd(db, url, *extra):
-    return [sys.executable, "-m", "reviewer.cli", "run", str(db), "--endpoint", url, "--model", "m",
-            "--repetitions", "2", "--concurrency", "2", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "reviewer.cli",
+        "run",
+        str(db),
+        "--endpoint",
+        url,
+        "--model",
+        "m",
+        "--repetitions",
+        "2",
+        "--concurrency",
+        "2",
+        *extra,
+    ]
 
 
 def everything(n):
@@ -36,8 +50,12 @@ def everything(n):
 
 
 def stored_tags(db):
-    return {f"{i}|summarise|m|{r}" for i, r in rows(
-        db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm'")}
+    return {
+        f"{i}|summarise|m|{r}"
+        for i, r in rows(
+            db, "SELECT i.name, r.repetition FROM runs r JOIN items i ON i.id = r.item_id WHERE r.model = 'm'"
+        )
+    }
 
 
 def asked(output: str) -> int:
@@ -47,8 +65,12 @@ def asked(output: str) -> int:
 def test_two_runs_at_once_ask_every_request_once(tmp_path):
     db = text_project(tmp_path, n=20)
     with FakeOpenAI(delay=0.08) as fake:
-        procs = [subprocess.Popen(run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        procs = [
+            subprocess.Popen(
+                run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
         outs = [p.communicate(timeout=120) for p in procs]
     for p, (_out, err) in zip(procs, outs):
         assert p.returncode == 0, err
@@ -58,21 +80,24 @@ def test_two_runs_at_once_ask_every_request_once(tmp_path):
     assert sum(asked(out) for out, _ in outs) == 40
     assert rows(db, "SELECT count(*) FROM runs WHERE model = 'm'") == [(40,)]
     # no answer thrown away: every run has its call with its tokens
-    assert rows(db, "SELECT count(*), sum(completion_tokens > 0) FROM calls "
-                    "WHERE kind = 'answer' AND status = 'ok' AND model = 'm'") == [(40, 40)]
+    assert rows(
+        db,
+        "SELECT count(*), sum(completion_tokens > 0) FROM calls "
+        "WHERE kind = 'answer' AND status = 'ok' AND model = 'm'",
+    ) == [(40, 40)]
     assert rows(db, "SELECT count(*) FROM reservations") == [(0,)]
 
 
 def test_a_killed_run_is_taken_over_and_the_rest_asked_once(tmp_path):
     db = text_project(tmp_path, n=16)
     with FakeOpenAI(delay=0.1) as fake:
-        killed = subprocess.Popen(run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
+        killed = subprocess.Popen(run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.time() + 30
         while sum(fake.counts.values()) < 6 and time.time() < deadline:
             time.sleep(0.02)
-        other = subprocess.Popen(run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+        other = subprocess.Popen(
+            run_cmd(db, fake.base_url), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         while sum(fake.counts.values()) < 12 and time.time() < deadline:
             time.sleep(0.02)
         killed.send_signal(signal.SIGKILL)
@@ -106,8 +131,10 @@ def test_a_dead_runs_reservation_is_taken_over_at_once(tmp_path):
         item, prompt = p.db.execute("SELECT i.id, p.id FROM items i, prompts p WHERE i.name = 'doc0'").fetchone()
         key = answer_key(item, prompt, "m", 1)
         with p.transaction():
-            p.db.execute("INSERT INTO reservations (key, owner, pid, host, claimed_at) VALUES (?, ?, ?, ?, ?)",
-                         [key, "killed-run", dead.pid, socket.gethostname(), "2026-01-01T00:00:00+00:00"])
+            p.db.execute(
+                "INSERT INTO reservations (key, owner, pid, host, claimed_at) VALUES (?, ?, ?, ?, ?)",
+                [key, "killed-run", dead.pid, socket.gethostname(), "2026-01-01T00:00:00+00:00"],
+            )
         with Reservations(p) as live:
             assert live.claim(key) == "claimed"  # the killed run's key is taken over
             with Reservations(p) as other:  # a second run of a live process: held
@@ -119,9 +146,11 @@ def test_a_dead_runs_reservation_is_taken_over_at_once(tmp_path):
             for started, outcome in ((process_started(sleeper.pid), "taken"), ("1", "claimed")):
                 with p.transaction():
                     p.db.execute("DELETE FROM reservations")
-                    p.db.execute("INSERT INTO reservations (key, owner, pid, started, host, claimed_at) "
-                                 "VALUES (?, ?, ?, ?, ?, ?)", [key, "other-run", sleeper.pid, started,
-                                                               socket.gethostname(), "2026-01-01T00:00:00+00:00"])
+                    p.db.execute(
+                        "INSERT INTO reservations (key, owner, pid, started, host, claimed_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [key, "other-run", sleeper.pid, started, socket.gethostname(), "2026-01-01T00:00:00+00:00"],
+                    )
                 with Reservations(p) as live:
                     assert live.claim(key) == outcome, started
             with p.transaction():
@@ -167,11 +196,17 @@ def test_two_judges_at_once_in_one_process_ask_every_verdict_once(tmp_path):
     db = text_project(tmp_path, n=12)
     summaries, errors = [], []
     with FakeOpenAI(answer=judge_answer, delay=0.05) as fake:
+
         def job():
             p = open_project(db)
             try:
-                summaries.append(judge_runs(p, Settings(endpoint=fake.base_url, concurrency=2),
-                                            JudgeOptions(kind="failter", model="j", repetitions=2)))
+                summaries.append(
+                    judge_runs(
+                        p,
+                        Settings(endpoint=fake.base_url, concurrency=2),
+                        JudgeOptions(kind="failter", model="j", repetitions=2),
+                    )
+                )
             except Exception as exc:  # noqa: BLE001 - reported below
                 errors.append(exc)
             finally:

@@ -19,8 +19,16 @@ from tests.conftest import SAMPLES
 
 ESC = "\x1b[31mred\x1b[0m"
 RLO = "photo\u202egnp.exe"
-HOSTILE_MODELS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3+cmd",
-                  ESC, RLO, "\tTAB", "bell\x07\x9b"]
+HOSTILE_MODELS = [
+    '=HYPERLINK("http://evil.example","x")',
+    "+cmd|' /C calc'!A0",
+    "@SUM(1)",
+    "-2+3+cmd",
+    ESC,
+    RLO,
+    "\tTAB",
+    "bell\x07\x9b",
+]
 HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -51,10 +59,22 @@ def _hostile_project(tmp_path):
         result = invoke("import", db, SAMPLES, "--model", model)
         assert result.exit_code == 0, result.output
     verdicts = tmp_path / "v.jsonl"
-    verdicts.write_text("".join(json.dumps({
-        "run": {"item": "table-01", "prompt": "spatial-grouping", "model": m, "repetition": 1},
-        "judge": f"judge {m}", "dimension": "overall", "value": 4, "scale": "1-5",
-        "rationale": "=cmd"}) + "\n" for m in HOSTILE_MODELS))
+    verdicts.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run": {"item": "table-01", "prompt": "spatial-grouping", "model": m, "repetition": 1},
+                    "judge": f"judge {m}",
+                    "dimension": "overall",
+                    "value": 4,
+                    "scale": "1-5",
+                    "rationale": "=cmd",
+                }
+            )
+            + "\n"
+            for m in HOSTILE_MODELS
+        )
+    )
     result = invoke("import", db, verdicts, "--format", "jsonl-verdicts")
     assert result.exit_code == 0, result.output
     return db
@@ -75,7 +95,7 @@ def test_hostile_names_in_cli_csv_and_markdown(tmp_path):
     csv_text = invoke("report", db, "--format", "csv").output
     _no_hidden(csv_text.replace("\t", ""))  # a tab inside a quoted, neutralised cell is data
     cells = [c for row in csv.reader(io.StringIO(csv_text)) for c in row]
-    assert "'=HYPERLINK(\"http://evil.example\",\"x\")" in cells and "'@SUM(1)" in cells
+    assert '\'=HYPERLINK("http://evil.example","x")' in cells and "'@SUM(1)" in cells
     for cell in cells:
         assert not cell.startswith(("=", "+", "@", "\t", "\r")), cell
         assert not re.match(r"-[^0-9.]", cell), cell

@@ -38,13 +38,16 @@ WORDS = ["wide", "shot", "of", "a", "red", "fox", "running", "through", "snow", 
 
 def cli(*args, timeout: float = 300) -> tuple[subprocess.CompletedProcess, float]:
     """Run ``reviewer ARGS`` in a child; (the result, its CPU seconds)."""
-    code = ("import resource, subprocess, sys\n"
-            "r = subprocess.run([sys.executable, '-m', 'reviewer', *sys.argv[1:]], capture_output=True, text=True)\n"
-            "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-            "print(r.returncode, u.ru_utime + u.ru_stime)\n"
-            "sys.stderr.write(r.stdout + '\\n=====\\n' + r.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=ENV, capture_output=True, text=True,
-                          timeout=timeout)
+    code = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run([sys.executable, '-m', 'reviewer', *sys.argv[1:]], capture_output=True, text=True)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(r.returncode, u.ru_utime + u.ru_stime)\n"
+        "sys.stderr.write(r.stdout + '\\n=====\\n' + r.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], env=ENV, capture_output=True, text=True, timeout=timeout
+    )
     rc, cpu = done.stdout.split()
     out, err = done.stderr.split("\n=====\n")
     return subprocess.CompletedProcess(args, int(rc), out, err), float(cpu)
@@ -65,10 +68,20 @@ def golden_set(path: Path, text: str, n_spans: int, span_chars: int = 0) -> list
     """Write a golden-set file of one prompt 'big-1' with ``n_spans`` spans spread over ``text``."""
     step = len(text) // n_spans
     width = span_chars or max(1, step // 2)
-    spans = [{"text": text[k * step:k * step + width], "start": k * step, "end": k * step + width,
-              "role": ROLES[k % len(ROLES)]} for k in range(n_spans)]
-    path.write_text(json.dumps({"metadata": {"name": "scale"},
-                                "prompts": [{"id": "big-1", "text": text, "groundTruth": {"spans": spans}}]}))
+    spans = [
+        {
+            "text": text[k * step : k * step + width],
+            "start": k * step,
+            "end": k * step + width,
+            "role": ROLES[k % len(ROLES)],
+        }
+        for k in range(n_spans)
+    ]
+    path.write_text(
+        json.dumps(
+            {"metadata": {"name": "scale"}, "prompts": [{"id": "big-1", "text": text, "groundTruth": {"spans": spans}}]}
+        )
+    )
     return spans
 
 
@@ -154,9 +167,15 @@ def twenty_thousand_spans(tmp_path_factory):
     source = folder / "set.json"
     spans = golden_set(source, text, 20_000)
     results = folder / "results.json"
-    results.write_text(json.dumps({"provider": "m", "report": {"summary": {"relaxedF1": 1.0}},
-                                   "perPrompt": [{"promptId": "big-1", "predicted": spans[::-1],
-                                                  "groundTruth": spans, "error": None}]}))
+    results.write_text(
+        json.dumps(
+            {
+                "provider": "m",
+                "report": {"summary": {"relaxedF1": 1.0}},
+                "perPrompt": [{"promptId": "big-1", "predicted": spans[::-1], "groundTruth": spans, "error": None}],
+            }
+        )
+    )
     db = folder / "p.db"
     assert cli("import", db, source)[0].returncode == 0
     result, cpu = cli("import", db, results, "--format", "span-golden-results")
@@ -192,10 +211,15 @@ def _plain_matches(predicted, golden, mode):
 
 _value = st.one_of(st.integers(-2, 14), st.sampled_from([2.5, "3", None, float("inf"), float("nan"), True, [1]]))
 _span = st.one_of(
-    st.builds(lambda a, n, r: {"start": a, "end": a + n, "role": r}, st.integers(0, 12), st.integers(-1, 6),
-              st.sampled_from(["a", "b"])),
+    st.builds(
+        lambda a, n, r: {"start": a, "end": a + n, "role": r},
+        st.integers(0, 12),
+        st.integers(-1, 6),
+        st.sampled_from(["a", "b"]),
+    ),
     st.fixed_dictionaries({"start": _value, "end": _value, "role": st.sampled_from(["a", None, 1, ["x"]])}),
-    st.fixed_dictionaries({"end": _value, "role": st.just("a")}))
+    st.fixed_dictionaries({"end": _value, "role": st.just("a")}),
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -205,7 +229,7 @@ def test_indexed_span_matching_equals_the_plain_greedy_loop(predicted, golden, m
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="ab\U0001F98A\u00e9\n", max_size=20), st.integers(-3, 45))
+@given(st.text(alphabet="ab\U0001f98a\u00e9\n", max_size=20), st.integers(-3, 45))
 def test_utf16_offsets_equal_the_plain_count(text, offset):
     units = 0
     expected = len(text)
@@ -239,11 +263,18 @@ def test_900_kb_of_json_like_junk_parses_to_format_in_under_2_s():
 
 
 # -- test cases: regex time limits, the case panel -------------------------------------------
-CASE = {"id": "fest-1", "query": "Which episode introduces the village festival and who opens it?",
-        "context": {"episodeScope": ["one"]},
-        "expectedBehavior": {"shouldCite": True, "citationCount": 1, "episodeReferences": ["one"],
-                             "shouldMentionCharacters": ["Ann"]},
-        "metadata": {"category": "citation", "difficulty": "easy"}}
+CASE = {
+    "id": "fest-1",
+    "query": "Which episode introduces the village festival and who opens it?",
+    "context": {"episodeScope": ["one"]},
+    "expectedBehavior": {
+        "shouldCite": True,
+        "citationCount": 1,
+        "episodeReferences": ["one"],
+        "shouldMentionCharacters": ["Ann"],
+    },
+    "metadata": {"category": "citation", "difficulty": "easy"},
+}
 GOOD = "Ann opens the festival [Episode: one, Chapter: 1, Speaker: Ann] because the village might ask her. "
 #: 29 KB without a closing bracket: the preset's incomplete_citation backtracks for minutes on it
 HOSTILE = "[Episode: 1, Chapter: 2, " * 1200
@@ -254,8 +285,9 @@ def _cases_project(tmp_path: Path, answers: list[tuple[str, str, str]]) -> Path:
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([CASE, {**CASE, "id": "fest-2"}]))
     lines = tmp_path / "answers.jsonl"
-    lines.write_text("".join(json.dumps({"item": c, "model": m, "repetition": 1, "output": o}) + "\n"
-                             for c, m, o in answers))
+    lines.write_text(
+        "".join(json.dumps({"item": c, "model": m, "repetition": 1, "output": o}) + "\n" for c, m, o in answers)
+    )
     db = tmp_path / "p.db"
     for source in (cases, lines):
         result, _ = cli("import", db, source)
@@ -268,8 +300,10 @@ def test_the_presets_incomplete_citation_is_not_run_past_its_limit_and_scoring_g
     result, cpu = cli("score", db)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith("note: check")]
-    assert notes == ["note: check citationAccuracy/complete on case fest-1 (hostile #1) not run: its regex took "
-                     "over 1 s of CPU on this answer (the metric set's regex_timeout)"], result.stdout
+    assert notes == [
+        "note: check citationAccuracy/complete on case fest-1 (hostile #1) not run: its regex took "
+        "over 1 s of CPU on this answer (the metric set's regex_timeout)"
+    ], result.stdout
     good = [line for line in result.stdout.splitlines() if line.startswith("test cases, good:")]
     assert len(good) == 1 and "passed 1/1" in good[0], result.stdout
     # the limit is per check and answer (1 s): the rest of scoring is quick
@@ -292,7 +326,8 @@ def test_a_catastrophic_regex_in_a_metrics_file_costs_at_most_its_limit_per_answ
     answers = [("fest-1", f"m{i}", "a" * 3000 + "!") for i in range(4)]
     db = _cases_project(tmp_path, answers)
     metrics = tmp_path / "mine.yaml"
-    metrics.write_text(textwrap.dedent("""\
+    metrics.write_text(
+        textwrap.dedent("""\
         name: mine
         regex_timeout: 0.5
         metrics:
@@ -309,7 +344,8 @@ def test_a_catastrophic_regex_in_a_metrics_file_costs_at_most_its_limit_per_answ
         scoring:
           categories:
             citation: {shape: 1.0}
-        """))
+        """)
+    )
     result, cpu = cli("score", db, "--metrics", metrics)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if line.startswith("note: check shape/runaway")]
@@ -319,12 +355,32 @@ def test_a_catastrophic_regex_in_a_metrics_file_costs_at_most_its_limit_per_answ
 
 
 def test_evaluate_keeps_each_check_within_its_limit():
-    data = {"name": "mine", "regex_timeout": 0.3, "metrics": [{"name": "shape", "checks": [
-        {"id": "runaway", "message": "m", "severity": "warning", "test": {"kind": "present", "regex": "(a+)+$"}},
-        {"id": "fine", "message": "m", "severity": "warning", "test": {"kind": "present", "regex": "a"}}]}]}
+    data = {
+        "name": "mine",
+        "regex_timeout": 0.3,
+        "metrics": [
+            {
+                "name": "shape",
+                "checks": [
+                    {
+                        "id": "runaway",
+                        "message": "m",
+                        "severity": "warning",
+                        "test": {"kind": "present", "regex": "(a+)+$"},
+                    },
+                    {"id": "fine", "message": "m", "severity": "warning", "test": {"kind": "present", "regex": "a"}},
+                ],
+            }
+        ],
+    }
     metrics = metric_set(data)
-    case = TestCase(id="c", query=CASE["query"], context=CASE["context"], expected=CASE["expectedBehavior"],
-                    metadata=CASE["metadata"])
+    case = TestCase(
+        id="c",
+        query=CASE["query"],
+        context=CASE["context"],
+        expected=CASE["expectedBehavior"],
+        metadata=CASE["metadata"],
+    )
     for _ in range(3):
         t = time.process_time()
         outcomes = evaluate(metrics, case, "a" * 5000 + "!")
@@ -364,8 +420,10 @@ def test_a_1_mb_answer_opens_its_case_panel_in_under_1_s(qtbot, tmp_path, monkey
     # the hostile answer's check that ran out of time shows as not run, with its note
     s.set_run(s.project.db.execute("SELECT id FROM runs WHERE model = 'h'").fetchone()[0])
     QApplication.processEvents()
-    rows = {panel.checks.item(r, 0).text(): (panel.checks.item(r, 2).text(), panel.checks.item(r, 3).text())
-            for r in range(panel.checks.rowCount())}
+    rows = {
+        panel.checks.item(r, 0).text(): (panel.checks.item(r, 2).text(), panel.checks.item(r, 3).text())
+        for r in range(panel.checks.rowCount())
+    }
     outcome, note = rows["citationAccuracy/complete"]
     assert outcome == "not run" and note.startswith("not run: its regex took over 1 s"), rows
 
@@ -377,14 +435,17 @@ def _plain_doc_pos(raw, offset, breaks=()):
     offset = max(0, min(offset, len(raw)))
     prefix = raw[:offset]
     pos = len(prefix.encode("utf-16-le")) // 2 - prefix.count("\r\n")
-    if prefix.endswith("\r") and raw[offset:offset + 1] == "\n":
+    if prefix.endswith("\r") and raw[offset : offset + 1] == "\n":
         pos -= 1
     return pos + bisect_right(breaks, offset)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", " ", "\r", "\n", "\r\n", "\U0001F98A", "\u00e9"]), max_size=16).map("".join),
-       st.lists(st.integers(-2, 20), max_size=6), st.lists(st.integers(0, 20), max_size=3).map(sorted))
+@given(
+    st.lists(st.sampled_from(["a", " ", "\r", "\n", "\r\n", "\U0001f98a", "\u00e9"]), max_size=16).map("".join),
+    st.lists(st.integers(-2, 20), max_size=6),
+    st.lists(st.integers(0, 20), max_size=3).map(sorted),
+)
 def test_document_positions_equal_the_plain_count(raw, offsets, breaks):
     from reviewer.qt.text import doc_pos, doc_positions
 

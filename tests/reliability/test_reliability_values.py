@@ -55,8 +55,12 @@ def _all_pixels(numbers):
 def test_labelme_nan_infinity_1e309_and_a_listed_group_id(tmp_path):
     result = _cli_import(tmp_path, h.labelme_bad_numbers(tmp_path))
     assert result.exit_code == 0, result.output
-    for card, what in (("NaN card", "not a finite number"), ("Huge card", "not a finite number"),
-                       ("shape 4", "not a finite number"), ("shape 5", "group_id [1] is not an id")):
+    for card, what in (
+        ("NaN card", "not a finite number"),
+        ("Huge card", "not a finite number"),
+        ("shape 4", "not a finite number"),
+        ("shape 5", "group_id [1] is not an id"),
+    ):
         assert any(card in line and what in line for line in result.output.splitlines()), (card, result.output)
     gt, numbers = _stored(tmp_path)
     assert gt["table-01"][0] == ["Good card"] and _all_pixels(numbers)
@@ -74,8 +78,12 @@ def test_label_studio_nan_1e308_and_a_listed_size(tmp_path):
 def test_coco_ids_given_as_lists(tmp_path):
     result = _cli_import(tmp_path, h.coco_bad_ids(tmp_path))
     assert result.exit_code == 0, result.output
-    for what in ("category 2: id [9] is not an id", "annotation 2: image_id [1] is not an id",
-                 "category_id [1] is not an id", "image 2: id [2] is not an id"):
+    for what in (
+        "category 2: id [9] is not an id",
+        "annotation 2: image_id [1] is not an id",
+        "category_id [1] is not an id",
+        "image 2: id [2] is not an id",
+    ):
         assert what in result.output, (what, result.output)
     assert "annotation 4" in result.output and "annotation 5" in result.output  # NaN box and polygon
     gt, numbers = _stored(tmp_path)
@@ -96,8 +104,17 @@ def test_a_cicada_case_with_nan_is_skipped_and_answers_still_import(tmp_path):
     result = _cli_import(tmp_path, h.cicada_nan(tmp_path))
     assert "cite-nan" in result.output and "expectedBehavior.citationCount is not a finite number" in result.output
     answers = tmp_path / "answers.jsonl"
-    answers.write_text(json.dumps({"item": "cite-ok", "model": "m", "repetition": 1,
-                                   "output": "Mion [Episode: onikakushi, Chapter: 1, Speaker: Mion]"}) + "\n")
+    answers.write_text(
+        json.dumps(
+            {
+                "item": "cite-ok",
+                "model": "m",
+                "repetition": 1,
+                "output": "Mion [Episode: onikakushi, Chapter: 1, Speaker: Mion]",
+            }
+        )
+        + "\n"
+    )
     result = CliRunner().invoke(main, ["import", str(tmp_path / "p.db"), str(answers)])
     assert result.exit_code == 0 and "added: 1 runs" in result.output, result.output
     result = CliRunner().invoke(main, ["report", str(tmp_path / "p.db")])
@@ -166,27 +183,30 @@ def test_a_project_already_holding_nan_and_infinity_exports_valid_json(tmp_path)
 
 def test_the_bounds():
     assert pixel(12.5, "x") == 12.5 and count(3, "n") == 3 and ident("a", "id") == "a" and ident(7, "id") == 7
-    for bad in (float("nan"), float("inf"), 1e7, "12", True, None, 10 ** 400):
+    for bad in (float("nan"), float("inf"), 1e7, "12", True, None, 10**400):
         with pytest.raises(BadValue):
             pixel(bad, "x")
-    for bad in (-1, 2 ** 63, 1.0, True):
+    for bad in (-1, 2**63, 1.0, True):
         with pytest.raises(BadValue):
             count(bad, "n")
-    for bad in ([1], {"a": 1}, 1.5, True, None, 2 ** 64):
+    for bad in ([1], {"a": 1}, 1.5, True, None, 2**64):
         with pytest.raises(BadValue):
             ident(bad, "id")
     assert first_non_finite({"a": [1, {"b": float("nan")}]}) == "a[1].b"
-    assert first_non_finite({"a": 10 ** 20}) == "a" and first_non_finite({"a": [1.5, "x"]}) is None
+    assert first_non_finite({"a": 10**20}) == "a" and first_non_finite({"a": [1.5, "x"]}) is None
 
 
 def test_jsonl_run_ids_and_repetitions_past_sqlite_integers(tmp_path):
     runs = tmp_path / "runs.jsonl"
-    runs.write_text(json.dumps({"item": "a", "prompt": "p", "model": "m", "repetition": 10 ** 20, "output": "x"})
-                    + "\n" + json.dumps({"item": "b", "prompt": "p", "model": "m", "output": "x"}) + "\n")
+    runs.write_text(
+        json.dumps({"item": "a", "prompt": "p", "model": "m", "repetition": 10**20, "output": "x"})
+        + "\n"
+        + json.dumps({"item": "b", "prompt": "p", "model": "m", "output": "x"})
+        + "\n"
+    )
     result = _cli_import(tmp_path, runs)
     assert result.exit_code == 0 and "skipped line 1: repetition" in result.output, result.output
     verdicts = tmp_path / "verdicts.jsonl"
-    verdicts.write_text(json.dumps({"run": 10 ** 20, "judge": "j", "dimension": "d", "value": 3, "scale": "1-5"})
-                        + "\n")
+    verdicts.write_text(json.dumps({"run": 10**20, "judge": "j", "dimension": "d", "value": 3, "scale": "1-5"}) + "\n")
     result = _cli_import(tmp_path, verdicts)
     assert result.exit_code == 0 and "skipped line 1: run" in result.output, result.output

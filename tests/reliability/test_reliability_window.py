@@ -110,10 +110,12 @@ def test_100_decisions_by_keys_while_reviewer_score_loops(qtbot, tmp_path, confi
     w = open_window(qtbot, db)
     s = w.session
     w.review.auto_advance = True
-    script = ("import subprocess, sys\n"
-              "while True:\n"
-              "    subprocess.run([sys.executable, '-m', 'reviewer', 'score', sys.argv[1]],\n"
-              "                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n")
+    script = (
+        "import subprocess, sys\n"
+        "while True:\n"
+        "    subprocess.run([sys.executable, '-m', 'reviewer', 'score', sys.argv[1]],\n"
+        "                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     loop = subprocess.Popen([sys.executable, "-c", script, str(db)], env=env)
     decided: dict[int, float] = {}
@@ -140,13 +142,23 @@ def test_100_decisions_by_keys_while_reviewer_score_loops(qtbot, tmp_path, confi
         rows = {fid: repo.finding(p, fid) for fid in decided}
         recorded = {fid: f for fid, f in rows.items() if f.status != Status.PROPOSED}
         assert len(recorded) == 100
-        lag = [(p.db.execute("SELECT min(at) FROM audit WHERE table_name = 'findings' AND row_id = ? "
-                             "AND action = 'update' AND actor = 'ann'", [str(fid)]).fetchone()[0], fid) for fid in decided]
+        lag = [
+            (
+                p.db.execute(
+                    "SELECT min(at) FROM audit WHERE table_name = 'findings' AND row_id = ? "
+                    "AND action = 'update' AND actor = 'ann'",
+                    [str(fid)],
+                ).fetchone()[0],
+                fid,
+            )
+            for fid in decided
+        ]
     finally:
         p.close()
     assert all(at for at, _ in lag)
     # each decision is in the project within 1 s of its key press (audit time vs wall clock)
     from datetime import datetime
+
     offsets = [datetime.fromisoformat(at).timestamp() for at, _ in lag]
     wall = [decided[fid] for _, fid in lag]
     shift = time.time() - time.monotonic()
@@ -158,12 +170,32 @@ def test_100_decisions_by_keys_while_reviewer_score_loops(qtbot, tmp_path, confi
 def write_big_project(tmp_path: Path) -> Path:
     """The repro: a run whose one card text is 1 MB, an item whose name is 1 MB."""
     src = tmp_path / "big.jsonl"
-    lines = [{"item": "big-card", "prompt": "read", "model": "m", "repetition": 1,
-              "output": json.dumps({"cards": [{"text": "C" * 1048576}]}), "schema": "cards"},
-             {"item": "N" * 1048576, "prompt": "read", "model": "m", "repetition": 1,
-              "output": json.dumps({"cards": [{"text": "hello"}]}), "schema": "cards"},
-             {"item": "small", "prompt": "read", "model": "m\u202eevil\x1b[31m", "repetition": 1,
-              "output": "no json here", "schema": "cards"}]
+    lines = [
+        {
+            "item": "big-card",
+            "prompt": "read",
+            "model": "m",
+            "repetition": 1,
+            "output": json.dumps({"cards": [{"text": "C" * 1048576}]}),
+            "schema": "cards",
+        },
+        {
+            "item": "N" * 1048576,
+            "prompt": "read",
+            "model": "m",
+            "repetition": 1,
+            "output": json.dumps({"cards": [{"text": "hello"}]}),
+            "schema": "cards",
+        },
+        {
+            "item": "small",
+            "prompt": "read",
+            "model": "m\u202eevil\x1b[31m",
+            "repetition": 1,
+            "output": "no json here",
+            "schema": "cards",
+        },
+    ]
     src.write_text("".join(json.dumps(line) + "\n" for line in lines))
     db = tmp_path / "big.db"
     p = open_project(db, create=True)
@@ -241,8 +273,12 @@ def test_a_text_item_cancels_a_pending_photo_load(qtbot, tmp_path, config):
 def test_a_corrupt_project_gives_the_cli_line_in_the_window(qtbot, tmp_path, config):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
-    cli = subprocess.run([sys.executable, "-m", "reviewer", "score", str(bad)], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    cli = subprocess.run(
+        [sys.executable, "-m", "reviewer", "score", str(bad)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     line = cli.stderr.strip()
     assert cli.returncode != 0 and line.count("\n") == 0 and "Traceback" not in line
     w = build(bad, ask_name=False)
@@ -302,8 +338,14 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
     gt = {}
     for o in (3, 6, 8):
         save_oriented(folder / "test-images" / f"o{o}.{ext}", o)
-        gt[f"o{o}"] = {"piles": [{"label": "p", "cards": [
-            {"text": "card", "bbox": {"x_min": x0, "y_min": y0, "x_max": x1, "y_max": y1}}]}]}
+        gt[f"o{o}"] = {
+            "piles": [
+                {
+                    "label": "p",
+                    "cards": [{"text": "card", "bbox": {"x_min": x0, "y_min": y0, "x_max": x1, "y_max": y1}}],
+                }
+            ]
+        }
     (folder / "test-images" / "ground-truth.json").write_text(json.dumps(gt))
     db = tmp_path / "p.db"
     p = open_project(db, create=True)
@@ -313,8 +355,11 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
     s, canvas = w.session, w.canvas
 
     def on_card(image: QImage, scale: float, box) -> bool:
-        inside = [(box.x_min + 15, box.y_min + 15), (box.x_max - 15, box.y_max - 15),
-                  ((box.x_min + box.x_max) / 2, (box.y_min + box.y_max) / 2)]
+        inside = [
+            (box.x_min + 15, box.y_min + 15),
+            (box.x_max - 15, box.y_max - 15),
+            ((box.x_min + box.x_max) / 2, (box.y_min + box.y_max) / 2),
+        ]
         outside = [(box.x_max + 30, box.y_min + 15), (box.x_min + 15, box.y_max + 30)]
         px = lambda x, y: image.pixelColor(int(x * scale), int(y * scale)).getRgb()  # noqa: E731
         return all(is_red(px(x, y)) for x, y in inside) and not any(is_red(px(x, y)) for x, y in outside)
@@ -346,6 +391,7 @@ def test_image_note_and_too_large_are_shown(qtbot, tmp_path, config, monkeypatch
     folder = tmp_path / "t"
     folder.mkdir()
     import io
+
     whole = io.BytesIO()
     Image.effect_noise((800, 600), 60).convert("RGB").save(whole, "JPEG", quality=90)
     (folder / "cut.jpg").write_bytes(whole.getvalue()[: len(whole.getvalue()) // 2])
@@ -372,11 +418,20 @@ def test_image_note_and_too_large_are_shown(qtbot, tmp_path, config, monkeypatch
 def test_screenshot_of_a_bad_project_returns_at_once(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(os.urandom(4096))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
-           "REVIEWER_CONFIG_DIR": str(tmp_path / "config")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "QT_QPA_PLATFORM": "offscreen",
+        "REVIEWER_CONFIG_DIR": str(tmp_path / "config"),
+    }
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "reviewer", "open", str(bad), "--screenshot",
-                           str(tmp_path / "out.png")], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewer", "open", str(bad), "--screenshot", str(tmp_path / "out.png")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     took = time.monotonic() - t0
     assert took < 3.0, took
     assert done.returncode == 1 and "is not a reviewer project" in done.stderr

@@ -27,16 +27,32 @@ from tests.conftest import ROOT, SAMPLES
 def cli(*args, **kwargs) -> subprocess.Popen:
     """``python -m reviewer ARGS`` in a subprocess running this tree."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "reviewer", *map(str, args)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "reviewer", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def write_runs(path: Path, model: str, n: int = 2000) -> Path:
     with path.open("w") as fh:
         for i in range(n):
-            fh.write(json.dumps({"item": f"item-{i % 50}", "prompt": "read", "model": model,
-                                 "repetition": i // 50 + 1, "output": f"{model} answer {i}",
-                                 "schema": "cards"}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "item": f"item-{i % 50}",
+                        "prompt": "read",
+                        "model": model,
+                        "repetition": i // 50 + 1,
+                        "output": f"{model} answer {i}",
+                        "schema": "cards",
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -110,7 +126,7 @@ def test_decisions_get_in_while_score_runs(tmp_path):
     assert during >= 5, during  # decisions really were made while the scorer wrote
     assert max(waits) < 1.0, max(waits)
     decided = {f.id: f.status for f in repo.findings(p)}
-    assert all(decided[fid] != Status.PROPOSED for fid in findings[:len(waits)])
+    assert all(decided[fid] != Status.PROPOSED for fid in findings[: len(waits)])
     p.close()
 
 
@@ -129,8 +145,7 @@ def test_a_held_lock_is_reported_and_queued_writes_wait(tmp_path, monkeypatch):
     other.execute("BEGIN IMMEDIATE")
     told = []
     with pytest.raises(ProjectBusy, match="locked"):
-        write_retrying(p, lambda: repo.update_finding(p, f1, status=Status.REJECTED), timeout=0.3,
-                       on_wait=told.append)
+        write_retrying(p, lambda: repo.update_finding(p, f1, status=Status.REJECTED), timeout=0.3, on_wait=told.append)
     assert len(told) == 1 and told[0] >= 0.05
     changes = []
     queue = WriteQueue(p, wait=0.02, on_change=changes.append)
@@ -182,9 +197,13 @@ def test_equal_outputs_of_different_repetitions_are_three_runs(project, tmp_path
     assert "runs" not in again.added and again.existing["runs"] == 3
     reps = [r[0] for r in project.db.execute("SELECT repetition FROM runs ORDER BY repetition")]
     assert reps == [1, 2, 3]
-    plan = " ".join(str(r) for r in project.db.execute(
-        "EXPLAIN QUERY PLAN SELECT id FROM runs WHERE item_id = 1 AND prompt_id = 1 AND model = 'm' "
-        "AND output_sha256 = 'x'").fetchall())
+    plan = " ".join(
+        str(r)
+        for r in project.db.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM runs WHERE item_id = 1 AND prompt_id = 1 AND model = 'm' "
+            "AND output_sha256 = 'x'"
+        ).fetchall()
+    )
     assert "idx_runs_output" in plan  # the duplicate check is indexed
 
 

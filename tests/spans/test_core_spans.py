@@ -26,8 +26,14 @@ def _judge(cats=None, fps=(), tax=(), missed=(), gran=(), total=20, scores=None)
 
 
 def _result(judge, **kw):
-    return {"promptId": kw.get("pid", "p"), "input": "i", "output": "o", "spans": [], "judgeResult": judge,
-            "error": kw.get("error")}
+    return {
+        "promptId": kw.get("pid", "p"),
+        "input": "i",
+        "output": "o",
+        "spans": [],
+        "judgeResult": judge,
+        "error": kw.get("error"),
+    }
 
 
 def _cats(**pairs):
@@ -83,19 +89,28 @@ def test_missing_and_out_of_range_category_scores():
 
 
 def test_false_positive_reasons_count_unknown_as_other():
-    fps = [{"text": "a", "assignedRole": "x", "reason": "duplicate"},
-           {"text": "b", "assignedRole": "x", "reason": "duplicate"},
-           {"text": "c", "assignedRole": "x", "reason": "made_up"},
-           {"text": "d", "assignedRole": "x", "reason": "section_header", "spanIndex": None}]
+    fps = [
+        {"text": "a", "assignedRole": "x", "reason": "duplicate"},
+        {"text": "b", "assignedRole": "x", "reason": "duplicate"},
+        {"text": "c", "assignedRole": "x", "reason": "made_up"},
+        {"text": "d", "assignedRole": "x", "reason": "section_header", "spanIndex": None},
+    ]
     counts = spans.false_positive_reasons([_result(_judge(fps=fps)), _result(_judge(fps=fps, total=0))])
-    assert counts == {"section_header": 1, "abstract_concept": 0, "non_visual": 0, "instruction_text": 0,
-                      "duplicate": 2, "other": 1}
+    assert counts == {
+        "section_header": 1,
+        "abstract_concept": 0,
+        "non_visual": 0,
+        "instruction_text": 0,
+        "duplicate": 2,
+        "other": 1,
+    }
     assert list(counts) == list(spans.FALSE_POSITIVE_REASONS)
 
 
 def test_taxonomy_confusions_rank_ties_first_seen_and_keep_ten():
     def te(a, e, text="t"):
         return {"text": text, "assignedRole": a, "expectedRole": e, "spanIndex": 0}
+
     first = [te("b", "x", "b1"), te("a", "x", "a1"), te("a", "x", "a2")]
     second = [te("b", "x", "b2"), te("c", "y"), te("a", "x", "a3"), te("a", "x", "a4")]
     second += [te(f"r{i}", "z") for i in range(12)]
@@ -105,32 +120,57 @@ def test_taxonomy_confusions_rank_ties_first_seen_and_keep_ten():
     assert confusions[0].examples == ("a1", "a2", "a3")  # at most 3, in order found
     assert (confusions[1].assigned, confusions[1].count) == ("b", 2)
     assert [c.assigned for c in confusions[2:]] == ["c"] + [f"r{i}" for i in range(7)]  # ties: first seen
-    assert confusions[0].to_json() == {"assignedRole": "a", "expectedRole": "x", "count": 4,
-                                       "examples": ["a1", "a2", "a3"]}
+    assert confusions[0].to_json() == {
+        "assignedRole": "a",
+        "expectedRole": "x",
+        "count": 4,
+        "examples": ["a1", "a2", "a3"],
+    }
     assert len(spans.taxonomy_confusions([_result(_judge(tax=second))], top=None)) == 15
 
 
 def test_legacy_judge_result_is_normalised():
-    legacy = {"scores": {"coverage": 3, "precision": 2, "granularity": 4, "taxonomy": 4, "technicalSpecs": 5},
-              "totalScore": 18, "missedElements": ["dog"], "incorrectExtractions": ["TECHNICAL SPECS"]}
+    legacy = {
+        "scores": {"coverage": 3, "precision": 2, "granularity": 4, "taxonomy": 4, "technicalSpecs": 5},
+        "totalScore": 18,
+        "missedElements": ["dog"],
+        "incorrectExtractions": ["TECHNICAL SPECS"],
+    }
     j = spans.normalise_judge_result(legacy)
     assert j["falsePositives"] == [{"text": "TECHNICAL SPECS", "assignedRole": "unknown", "reason": "other"}]
     assert j["missedElements"][0]["category"] == "unknown"
     assert spans.false_positive_reasons([_result(legacy)])["other"] == 1
     assert spans.missed_by_category([_result(legacy)]) == {"unknown": 1}
-    assert spans.issue_lines(legacy) == ['missed: "dog" (unknown: unknown, minor)',
-                                         'false positive: "TECHNICAL SPECS" as unknown (other)']
+    assert spans.issue_lines(legacy) == [
+        'missed: "dog" (unknown: unknown, minor)',
+        'false positive: "TECHNICAL SPECS" as unknown (other)',
+    ]
 
 
 def test_issue_lines_are_readable():
     judge = _judge(
-        missed=[{"text": "golden hour", "expectedRole": "lighting.timeOfDay", "category": "lighting",
-                 "severity": "important"}],
+        missed=[
+            {
+                "text": "golden hour",
+                "expectedRole": "lighting.timeOfDay",
+                "category": "lighting",
+                "severity": "important",
+            }
+        ],
         fps=[{"text": "TECHNICAL SPECS", "assignedRole": "technical", "reason": "section_header", "spanIndex": 12}],
-        tax=[{"text": "slow pan", "assignedRole": "action.movement", "expectedRole": "camera.movement",
-              "spanIndex": None}],
-        gran=[{"text": "soft", "spanIndex": 3, "issue": "too_fine", "suggestion": "soft highlights"},
-              {"text": "man in rain", "spanIndex": 4, "reason": "too_coarse"}])
+        tax=[
+            {
+                "text": "slow pan",
+                "assignedRole": "action.movement",
+                "expectedRole": "camera.movement",
+                "spanIndex": None,
+            }
+        ],
+        gran=[
+            {"text": "soft", "spanIndex": 3, "issue": "too_fine", "suggestion": "soft highlights"},
+            {"text": "man in rain", "spanIndex": 4, "reason": "too_coarse"},
+        ],
+    )
     assert spans.issue_lines(judge) == [
         'missed: "golden hour" (lighting: lighting.timeOfDay, important)',
         'false positive: "TECHNICAL SPECS" as technical (section_header) [span 12]',
@@ -176,10 +216,17 @@ def test_baseline_category_averages_equal_the_summary_block_except_invalid_pairs
     the file's code counted it, the design skips it."""
     assert len(baseline["results"]) == 54
     ours, block = spans.category_averages(baseline["results"]), baseline["summary"]["avgCategoryScores"]
-    assert {c: v for c, v in ours.items() if c not in ("action", "audio")} == \
-        {c: v for c, v in block.items() if c not in ("action", "audio")}
-    assert ours["action"] == {"coverage": 1.96, "precision": 2.38} and block["action"] == {"coverage": 1.94, "precision": 2.33}
-    assert ours["audio"] == {"coverage": 1.51, "precision": 1.79} and block["audio"] == {"coverage": 1.5, "precision": 1.75}
+    assert {c: v for c, v in ours.items() if c not in ("action", "audio")} == {
+        c: v for c, v in block.items() if c not in ("action", "audio")
+    }
+    assert ours["action"] == {"coverage": 1.96, "precision": 2.38} and block["action"] == {
+        "coverage": 1.94,
+        "precision": 2.33,
+    }
+    assert ours["audio"] == {"coverage": 1.51, "precision": 1.79} and block["audio"] == {
+        "coverage": 1.5,
+        "precision": 1.75,
+    }
 
 
 def test_baseline_false_positive_reasons_equal_the_summary_block(baseline):

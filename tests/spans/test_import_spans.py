@@ -27,25 +27,50 @@ def _snapshot():
         "promptId": "vid-001",
         "input": "a heron fishing at dawn",
         "output": "Wide shot of a grey heron standing in shallow reeds at dawn, mist low on the water.\n\n"
-                  "**TECHNICAL SPECS**\n- **Duration:** 8s",
+        "**TECHNICAL SPECS**\n- **Duration:** 8s",
         "spanCount": 4,
         "spans": [
             {"text": "Wide shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 9, "section": "main"},
-            {"text": "grey heron", "role": "subject.identity", "confidence": 0.9, "start": 15, "end": 25,
-             "section": "main"},
-            {"text": "TECHNICAL SPECS", "role": "technical", "confidence": 0.5, "start": 87, "end": 102,
-             "section": "technicalSpecs"},
-            {"text": "8s", "role": "technical.duration", "confidence": 1, "start": 122, "end": 124,
-             "section": "technicalSpecs"},
+            {
+                "text": "grey heron",
+                "role": "subject.identity",
+                "confidence": 0.9,
+                "start": 15,
+                "end": 25,
+                "section": "main",
+            },
+            {
+                "text": "TECHNICAL SPECS",
+                "role": "technical",
+                "confidence": 0.5,
+                "start": 87,
+                "end": 102,
+                "section": "technicalSpecs",
+            },
+            {
+                "text": "8s",
+                "role": "technical.duration",
+                "confidence": 1,
+                "start": 122,
+                "end": 124,
+                "section": "technicalSpecs",
+            },
         ],
         "meta": {"version": "nlp-v1", "source": "neuro-symbolic", "closedVocab": 3, "openVocab": 1},
         "judgeResult": {
             "scores": {"coverage": 3, "precision": 4, "granularity": 5, "taxonomy": 5, "technicalSpecs": 5},
             "totalScore": 22,
-            "missedElements": [{"text": "mist low on the water", "expectedRole": "environment.weather",
-                                "category": "environment", "severity": "important"}],
-            "falsePositives": [{"text": "TECHNICAL SPECS", "assignedRole": "technical",
-                                "reason": "section_header", "spanIndex": 2}],
+            "missedElements": [
+                {
+                    "text": "mist low on the water",
+                    "expectedRole": "environment.weather",
+                    "category": "environment",
+                    "severity": "important",
+                }
+            ],
+            "falsePositives": [
+                {"text": "TECHNICAL SPECS", "assignedRole": "technical", "reason": "section_header", "spanIndex": 2}
+            ],
             "taxonomyErrors": [],
             "granularityErrors": [],
             "categoryScores": CATS,
@@ -54,16 +79,43 @@ def _snapshot():
         "error": None,
         "latencyMs": 900,
     }
-    failed_judge = dict(good, promptId="vid-002", input="a fox in snow", output="Close-up of a red fox in snow.",
-                        spans=[], spanCount=0,
-                        judgeResult={"scores": dict.fromkeys(spans.SCORE_KEYS, 0), "totalScore": 0,
-                                     "missedElements": [], "falsePositives": [], "taxonomyErrors": [],
-                                     "granularityErrors": [], "categoryScores": {}, "notes": "Judge failed: timeout"})
-    errored = {"promptId": "vid-003", "input": "x", "output": "", "spanCount": 0, "spans": [], "meta": None,
-               "judgeResult": None, "error": "labeler crashed", "latencyMs": 5}
+    failed_judge = dict(
+        good,
+        promptId="vid-002",
+        input="a fox in snow",
+        output="Close-up of a red fox in snow.",
+        spans=[],
+        spanCount=0,
+        judgeResult={
+            "scores": dict.fromkeys(spans.SCORE_KEYS, 0),
+            "totalScore": 0,
+            "missedElements": [],
+            "falsePositives": [],
+            "taxonomyErrors": [],
+            "granularityErrors": [],
+            "categoryScores": {},
+            "notes": "Judge failed: timeout",
+        },
+    )
+    errored = {
+        "promptId": "vid-003",
+        "input": "x",
+        "output": "",
+        "spanCount": 0,
+        "spans": [],
+        "meta": None,
+        "judgeResult": None,
+        "error": "labeler crashed",
+        "latencyMs": 5,
+    }
     results = [good, failed_judge, errored]
-    return {"timestamp": "2026-02-01T00:00:00.000Z", "promptCount": 3, "judgeModel": "judge-mini",
-            "results": results, "summary": spans.summary(results)}
+    return {
+        "timestamp": "2026-02-01T00:00:00.000Z",
+        "promptCount": 3,
+        "judgeModel": "judge-mini",
+        "results": results,
+        "summary": spans.summary(results),
+    }
 
 
 @pytest.fixture
@@ -85,8 +137,15 @@ def test_detection(snap, tmp_path):
 
 def test_import_invented_snapshot(project, snap):
     report = import_source(project, snap)
-    assert report.added == {"items": 2, "runs": 2, "verdicts": 1, "prompts": 1, "metrics": 2, "findings": 2,
-                            "snapshots": 1}
+    assert report.added == {
+        "items": 2,
+        "runs": 2,
+        "verdicts": 1,
+        "prompts": 1,
+        "metrics": 2,
+        "findings": 2,
+        "snapshots": 1,
+    }
     reasons = dict(report.skipped)
     assert reasons["result 1 (vid-002) verdict"].startswith("the judge failed (totalScore 0)")
     assert reasons["result 2 (vid-003)"] == "no output text (nothing was labeled)"
@@ -102,10 +161,18 @@ def test_import_invented_snapshot(project, snap):
     [v] = judging.verdicts(project)
     assert v.subject == f"run:{run['id']}" and v.run_id == run["id"]
     assert (v.judge, v.judge_model, v.method, v.scale) == ("judge-mini", "judge-mini", Method.RUBRIC, Scale.ORDINAL5)
-    assert v.scores == {"coverage": 3.0, "precision": 4.0, "granularity": 5.0, "taxonomy": 5.0,
-                        "technicalSpecs": 5.0, "totalScore": 22.0}
-    assert v.issues_found == ['missed: "mist low on the water" (environment: environment.weather, important)',
-                              'false positive: "TECHNICAL SPECS" as technical (section_header) [span 2]']
+    assert v.scores == {
+        "coverage": 3.0,
+        "precision": 4.0,
+        "granularity": 5.0,
+        "taxonomy": 5.0,
+        "technicalSpecs": 5.0,
+        "totalScore": 22.0,
+    }
+    assert v.issues_found == [
+        'missed: "mist low on the water" (environment: environment.weather, important)',
+        'false positive: "TECHNICAL SPECS" as technical (section_header) [span 2]',
+    ]
     assert v.rationale == "Missed the mist; extracted the section header."
     assert json.loads(v.raw) == _snapshot()["results"][0]["judgeResult"]
     assert {f.code.value for f in repo.findings(project)} == {"MISSED", "FALSE_POSITIVE"}  # span codes, not T-P5
@@ -135,8 +202,7 @@ def test_summary_block_that_disagrees_is_reported(project, tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
     report = import_source(project, path)
-    assert any(n.startswith("summary falsePositiveReasons differs") and "computed 1, file 5" in n
-               for n in report.notes)
+    assert any(n.startswith("summary falsePositiveReasons differs") and "computed 1, file 5" in n for n in report.notes)
 
 
 def test_run_output_is_stable():
@@ -158,16 +224,28 @@ def test_baseline_imports_54_results_with_their_judge_errors(project, baseline_p
     assert detect_format(baseline_path) == "span-snapshot"
     report = import_source(project, baseline_path)
     assert report.skipped == []
-    assert report.added == {"items": 54, "runs": 54, "verdicts": 54, "prompts": 1, "metrics": 54, "findings": 327,
-                            "snapshots": 1}
-    assert report.notes[0] == ("summary block recomputed from the results, equal: avgScore, avgSpanCount, "
-                               "errorCount, falsePositiveReasons, topTaxonomyErrors, errorsBySection, "
-                               "missedCountsByCategory, commonMissedElements, commonIncorrectExtractions, "
-                               "pipelineSources, spanSources, latencyStats, scoreDistribution")
+    assert report.added == {
+        "items": 54,
+        "runs": 54,
+        "verdicts": 54,
+        "prompts": 1,
+        "metrics": 54,
+        "findings": 327,
+        "snapshots": 1,
+    }
+    assert report.notes[0] == (
+        "summary block recomputed from the results, equal: avgScore, avgSpanCount, "
+        "errorCount, falsePositiveReasons, topTaxonomyErrors, errorsBySection, "
+        "missedCountsByCategory, commonMissedElements, commonIncorrectExtractions, "
+        "pipelineSources, spanSources, latencyStats, scoreDistribution"
+    )
     # where the file's code disagrees with the design (see reviewer.core.spans.summary)
     assert [n.split(":")[0] for n in report.notes[1:]] == [
-        "summary avgCategoryScores differs from the results", "summary confidenceAnalysis differs from the results",
-        "summary", "summary"]
+        "summary avgCategoryScores differs from the results",
+        "summary confidenceAnalysis differs from the results",
+        "summary",
+        "summary",
+    ]
     assert "10 judge errors name a spanIndex whose span has other text" in report.notes[3]
     assert "2 category score pairs with a value outside 1-5" in report.notes[4]
 
@@ -177,15 +255,19 @@ def test_baseline_imports_54_results_with_their_judge_errors(project, baseline_p
         judge = result["judgeResult"]
         v = verdicts[result["promptId"]]
         assert v.judge == "gpt-4o-mini" and v.scale == Scale.ORDINAL5 and v.method == Method.RUBRIC
-        assert v.scores == {**{k: float(judge["scores"][k]) for k in spans.SCORE_KEYS},
-                            "totalScore": float(judge["totalScore"])}
-        n_errors = sum(len(judge[k]) for k in ("missedElements", "falsePositives", "taxonomyErrors",
-                                               "granularityErrors"))
+        assert v.scores == {
+            **{k: float(judge["scores"][k]) for k in spans.SCORE_KEYS},
+            "totalScore": float(judge["totalScore"]),
+        }
+        n_errors = sum(
+            len(judge[k]) for k in ("missedElements", "falsePositives", "taxonomyErrors", "granularityErrors")
+        )
         assert len(v.issues_found) == n_errors
         assert json.loads(v.raw) == judge
         assert v.rationale == judge["notes"]
     assert sum(len(v.issues_found) for v in verdicts.values()) == 153 + 81 + sum(
-        len(r["judgeResult"]["taxonomyErrors"]) for r in data["results"])
+        len(r["judgeResult"]["taxonomyErrors"]) for r in data["results"]
+    )
 
     # the stored raw judge JSON is enough to recompute the file's summary block
     stored = [{"judgeResult": json.loads(v.raw)} for v in judging.verdicts(project)]
@@ -221,8 +303,12 @@ def test_judge_errors_become_findings(project):
     expected = Counter()
     for r in data["results"]:
         judge = r.get("judgeResult") or {}
-        for key, code in (("missedElements", "MISSED"), ("falsePositives", "FALSE_POSITIVE"),
-                          ("taxonomyErrors", "TAXONOMY"), ("granularityErrors", "GRANULARITY")):
+        for key, code in (
+            ("missedElements", "MISSED"),
+            ("falsePositives", "FALSE_POSITIVE"),
+            ("taxonomyErrors", "TAXONOMY"),
+            ("granularityErrors", "GRANULARITY"),
+        ):
             expected[code] += len(judge.get(key) or [])
     found = Counter(f.code.value for f in repo.findings(project))
     assert found == +expected

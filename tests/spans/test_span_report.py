@@ -58,32 +58,37 @@ def test_twin_sections_in_markdown_csv_and_export(tmp_path):
     assert [(c, int(n)) for c, n in cats] == span_twin.EXPECTED["categories"]
     worst = md.split("**Worst performers**")[1]
     assert [m for m in re.findall(r"\| (\d+)/25 \| (tw-\d) \|", worst)] == [
-        (str(s), p) for p, s in span_twin.EXPECTED["worst"]]
+        (str(s), p) for p, s in span_twin.EXPECTED["worst"]
+    ]
     text = cli("report", db, "--format", "csv").output
     blocks = {}
     for block in text.strip().split("\n\n"):
         parsed = list(csv.DictReader(io.StringIO(block)))
         if parsed and "table" in parsed[0]:
             blocks[parsed[0]["table"]] = parsed
-    assert [(r["model"], r["stage"], int(r["results"]), int(r["avg_ms"]), int(r["p99_ms"]))
-            for r in blocks["span_latency"]] == [(m, st, n, a, p99) for m, st, n, a, _, _, p99 in
-                                                 span_twin.EXPECTED["latency"]]
+    assert [
+        (r["model"], r["stage"], int(r["results"]), int(r["avg_ms"]), int(r["p99_ms"])) for r in blocks["span_latency"]
+    ] == [(m, st, n, a, p99) for m, st, n, a, _, _, p99 in span_twin.EXPECTED["latency"]]
     assert {r["severity"]: int(r["count"]) for r in blocks["span_missed_severity"]} == span_twin.EXPECTED["severity"]
-    assert [(r["category"], int(r["count"])) for r in blocks["span_missed_categories"]] == \
-        span_twin.EXPECTED["categories"]
+    assert [(r["category"], int(r["count"])) for r in blocks["span_missed_categories"]] == span_twin.EXPECTED[
+        "categories"
+    ]
     assert [r["prompt"] for r in blocks["span_worst_performers"]] == [p for p, _ in span_twin.EXPECTED["worst"]]
     out = tmp_path / "out.db"
     assert cli("export", db, out).exit_code == 0
     con = sqlite3.connect(out)
     try:
-        assert con.execute("SELECT model, stage, results, avg_ms, p50_ms, p95_ms, p99_ms FROM span_latency "
-                           "WHERE snapshot = 'twin'").fetchall() == [
-            (m, st, n, a, p50, p95, p99) for m, st, n, a, p50, p95, p99 in span_twin.EXPECTED["latency"]]
+        assert con.execute(
+            "SELECT model, stage, results, avg_ms, p50_ms, p95_ms, p99_ms FROM span_latency WHERE snapshot = 'twin'"
+        ).fetchall() == [(m, st, n, a, p50, p95, p99) for m, st, n, a, p50, p95, p99 in span_twin.EXPECTED["latency"]]
         assert dict(con.execute("SELECT severity, count FROM span_missed_severity")) == span_twin.EXPECTED["severity"]
-        assert con.execute("SELECT category, count FROM span_missed_categories").fetchall() == \
-            span_twin.EXPECTED["categories"]
+        assert (
+            con.execute("SELECT category, count FROM span_missed_categories").fetchall()
+            == span_twin.EXPECTED["categories"]
+        )
         assert con.execute("SELECT rank, prompt, score FROM span_worst_performers").fetchall() == [
-            (i, p, s) for i, (p, s) in enumerate(span_twin.EXPECTED["worst"], 1)]
+            (i, p, s) for i, (p, s) in enumerate(span_twin.EXPECTED["worst"], 1)
+        ]
     finally:
         con.close()
 
@@ -111,8 +116,10 @@ def test_compare_with_few_shared_prompts_compares_only_those():
         other["results"][i]["promptId"] = f"renamed-{i}"
         other["results"][i]["judgeResult"]["totalScore"] += delta
     b, c = load_snapshot(base), load_snapshot(other)
-    assert [(x["promptId"], y["promptId"]) for x, y in shared_pairs(b, c)] == [("tw-1", "renamed-0"),
-                                                                               ("tw-2", "renamed-1")]
+    assert [(x["promptId"], y["promptId"]) for x, y in shared_pairs(b, c)] == [
+        ("tw-1", "renamed-0"),
+        ("tw-2", "renamed-1"),
+    ]
     result = compare_loaded(b, c)
     assert result["shared_prompts"] == 2 and result["only_shared"] and "share 2 of 6" in result["warning"]
     assert result["score_delta"] == pytest.approx(((25 + 11) - (20 + 15)) / 2)  # over the shared two only
@@ -140,8 +147,9 @@ def test_baseline_report_has_the_four_sections_with_the_files_figures(snapshots,
     file_report = (snapshots / "baseline-report.txt").read_text(encoding="utf-8")
     avg, p50, p95, p99 = re.search(r"Avg: (\d+) \| P50: (\d+) \| P95: (\d+) \| P99: (\d+)", file_report).groups()
     assert (avg, p50, p95, p99) == ("13925", "13340", "20208", "23998")
-    by_category = re.findall(r"\n  - (\w+): (\d+)(?=\n)", file_report.split("MISSED ELEMENTS BY CATEGORY")[1]
-                             .split("CATEGORY SCORES")[0])
+    by_category = re.findall(
+        r"\n  - (\w+): (\d+)(?=\n)", file_report.split("MISSED ELEMENTS BY CATEGORY")[1].split("CATEGORY SCORES")[0]
+    )
     worst = re.findall(r"\[(\d+)/25\] \"([^\"]+)\"", file_report.split("WORST PERFORMERS")[1])
     critical = re.search(r"CRITICAL: (.+)\n", file_report).group(1)
     db = tmp_path / "p.db"

@@ -14,13 +14,27 @@ from hypothesis import strategies as st
 
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_snapshots
-from reviewer.core.spans.responses import convert_basic_to_enhanced, format_spans_for_judge, parse_judge_response, \
-    validate_enhanced
+from reviewer.core.spans.responses import (
+    convert_basic_to_enhanced,
+    format_spans_for_judge,
+    parse_judge_response,
+    validate_enhanced,
+)
 from reviewer.core.spans.sections import detect_sections, span_section, tag_spans
-from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS, category_averages, \
-    false_positive_reasons, taxonomy_confusions
-from reviewer.core.spans.summary import bucket_of, compute_summary, confidence_analysis, load_snapshot, \
-    recommend_threshold
+from reviewer.core.spans.snapshots import (
+    CATEGORIES,
+    FALSE_POSITIVE_REASONS,
+    category_averages,
+    false_positive_reasons,
+    taxonomy_confusions,
+)
+from reviewer.core.spans.summary import (
+    bucket_of,
+    compute_summary,
+    confidence_analysis,
+    load_snapshot,
+    recommend_threshold,
+)
 
 settings.register_profile("spans", max_examples=100, deadline=None)
 settings.load_profile("spans")
@@ -28,24 +42,48 @@ settings.load_profile("spans")
 score = st.integers(1, 5)
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 role = st.sampled_from(g.ROLES)
-category_scores = st.fixed_dictionaries({c: st.fixed_dictionaries({"coverage": score, "precision": score})
-                                         for c in CATEGORIES})
-missed = st.fixed_dictionaries({"text": text, "expectedRole": role, "category": st.sampled_from(CATEGORIES),
-                                "severity": st.sampled_from(["critical", "important", "minor"])})
-fp = st.fixed_dictionaries({"spanIndex": st.integers(0, 20), "text": text, "assignedRole": role,
-                            "reason": st.sampled_from(FALSE_POSITIVE_REASONS)})
-te = st.fixed_dictionaries({"spanIndex": st.integers(0, 20), "text": text, "assignedRole": role,
-                            "expectedRole": role})
-ge = st.fixed_dictionaries({"spanIndex": st.integers(0, 20), "text": text,
-                            "issue": st.sampled_from(["too_fine", "too_coarse"]), "suggestion": text})
-enhanced = st.fixed_dictionaries({
-    "scores": st.fixed_dictionaries({k: score for k in ("coverage", "precision", "granularity", "taxonomy",
-                                                        "technicalSpecs")}),
-    "totalScore": st.integers(0, 25),
-    "missedElements": st.lists(missed, max_size=4), "falsePositives": st.lists(fp, max_size=4),
-    "taxonomyErrors": st.lists(te, max_size=4), "granularityErrors": st.lists(ge, max_size=4),
-    "categoryScores": category_scores, "notes": text,
-})
+category_scores = st.fixed_dictionaries(
+    {c: st.fixed_dictionaries({"coverage": score, "precision": score}) for c in CATEGORIES}
+)
+missed = st.fixed_dictionaries(
+    {
+        "text": text,
+        "expectedRole": role,
+        "category": st.sampled_from(CATEGORIES),
+        "severity": st.sampled_from(["critical", "important", "minor"]),
+    }
+)
+fp = st.fixed_dictionaries(
+    {
+        "spanIndex": st.integers(0, 20),
+        "text": text,
+        "assignedRole": role,
+        "reason": st.sampled_from(FALSE_POSITIVE_REASONS),
+    }
+)
+te = st.fixed_dictionaries({"spanIndex": st.integers(0, 20), "text": text, "assignedRole": role, "expectedRole": role})
+ge = st.fixed_dictionaries(
+    {
+        "spanIndex": st.integers(0, 20),
+        "text": text,
+        "issue": st.sampled_from(["too_fine", "too_coarse"]),
+        "suggestion": text,
+    }
+)
+enhanced = st.fixed_dictionaries(
+    {
+        "scores": st.fixed_dictionaries(
+            {k: score for k in ("coverage", "precision", "granularity", "taxonomy", "technicalSpecs")}
+        ),
+        "totalScore": st.integers(0, 25),
+        "missedElements": st.lists(missed, max_size=4),
+        "falsePositives": st.lists(fp, max_size=4),
+        "taxonomyErrors": st.lists(te, max_size=4),
+        "granularityErrors": st.lists(ge, max_size=4),
+        "categoryScores": category_scores,
+        "notes": text,
+    }
+)
 
 
 @given(enhanced)
@@ -56,15 +94,30 @@ def test_p1_enhanced_judge_result_schema_round_trip(result):
     assert again == result and warnings == []
 
 
-@given(st.one_of(
-    st.fixed_dictionaries({"scores": st.fixed_dictionaries({"coverage": score}),
-                           "missedElements": st.lists(text, max_size=3),
-                           "incorrectExtractions": st.lists(text, max_size=3)}),
-    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3)))
+@given(
+    st.one_of(
+        st.fixed_dictionaries(
+            {
+                "scores": st.fixed_dictionaries({"coverage": score}),
+                "missedElements": st.lists(text, max_size=3),
+                "incorrectExtractions": st.lists(text, max_size=3),
+            }
+        ),
+        st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    )
+)
 def test_p2_fallback_parsing_produces_valid_defaults(basic):
     out = convert_basic_to_enhanced(basic)
-    assert set(out) == {"scores", "totalScore", "missedElements", "falsePositives", "taxonomyErrors",
-                        "granularityErrors", "categoryScores", "notes"}
+    assert set(out) == {
+        "scores",
+        "totalScore",
+        "missedElements",
+        "falsePositives",
+        "taxonomyErrors",
+        "granularityErrors",
+        "categoryScores",
+        "notes",
+    }
     assert out["categoryScores"] == {c: {"coverage": 3, "precision": 3} for c in CATEGORIES}  # the design's 3
     assert out["taxonomyErrors"] == [] and out["granularityErrors"] == []
     assert [m["text"] for m in out["missedElements"]] == list(basic.get("missedElements") or [])
@@ -78,16 +131,29 @@ def test_p2_fallback_parsing_produces_valid_defaults(basic):
 def test_p2_no_json_and_out_of_range_span_index():
     out, warnings = parse_judge_response("the judge timed out", 5)
     assert out["totalScore"] == 0 and out["scores"] == dict.fromkeys(out["scores"], 0) and warnings
-    result = {"scores": dict.fromkeys(("coverage", "precision", "granularity", "taxonomy", "technicalSpecs"), 4),
-              "totalScore": 20, "missedElements": [], "taxonomyErrors": [], "granularityErrors": [],
-              "falsePositives": [{"spanIndex": 9, "text": "x", "assignedRole": "shot.type", "reason": "other"}],
-              "categoryScores": {c: {"coverage": 4, "precision": 4} for c in CATEGORIES}, "notes": ""}
+    result = {
+        "scores": dict.fromkeys(("coverage", "precision", "granularity", "taxonomy", "technicalSpecs"), 4),
+        "totalScore": 20,
+        "missedElements": [],
+        "taxonomyErrors": [],
+        "granularityErrors": [],
+        "falsePositives": [{"spanIndex": 9, "text": "x", "assignedRole": "shot.type", "reason": "other"}],
+        "categoryScores": {c: {"coverage": 4, "precision": 4} for c in CATEGORIES},
+        "notes": "",
+    }
     out, warnings = parse_judge_response(json.dumps(result), 3)
     assert out["falsePositives"][0]["spanIndex"] == -1 and warnings == ["Invalid spanIndex 9 (max: 2)"]
 
 
-HEADERS = ["**TECHNICAL SPECS**", "**Technical Specifications**", "**technical specs**", "**ALTERNATIVE APPROACHES**",
-           "**ALTERNATIVE**", "**VARIATIONS**", "**Variations**"]
+HEADERS = [
+    "**TECHNICAL SPECS**",
+    "**Technical Specifications**",
+    "**technical specs**",
+    "**ALTERNATIVE APPROACHES**",
+    "**ALTERNATIVE**",
+    "**VARIATIONS**",
+    "**Variations**",
+]
 plain = st.text(st.characters(whitelist_categories=("Ll", "Lu", "Zs"), whitelist_characters="\n.-:"), max_size=60)
 
 
@@ -112,7 +178,7 @@ def test_p3_empty_prompt_and_header_position():
     assert (s.main.start, s.main.end, s.technicalSpecs, s.alternatives) == (0, 0, None, None)
     text = "Wide shot.\n\n**TECHNICAL SPECS**\n- 8s\n\n**ALTERNATIVE APPROACHES**\n- dusk"
     s = detect_sections(text)
-    assert text[s.technicalSpecs.start:].startswith("**TECHNICAL")  # the design: at the header, not the blank line
+    assert text[s.technicalSpecs.start :].startswith("**TECHNICAL")  # the design: at the header, not the blank line
     assert s.technicalSpecs.end == s.alternatives.start == text.index("**ALTERNATIVE")
 
 
@@ -167,16 +233,32 @@ def test_p6_summary_error_aggregation(judges):
         assert all(n <= top[-1].count for k, n in pairs.items() if k not in kept)
 
 
-old_snapshot = st.fixed_dictionaries({
-    "timestamp": st.just("2025-01-01"), "judgeModel": st.just("j"),
-    "results": st.lists(st.fixed_dictionaries({
-        "promptId": st.text(min_size=1, max_size=5), "input": text, "output": text, "spanCount": st.integers(0, 5),
-        "judgeResult": st.fixed_dictionaries({"scores": st.fixed_dictionaries({"coverage": score}),
-                                              "totalScore": st.integers(0, 25),
-                                              "missedElements": st.lists(text, max_size=2),
-                                              "incorrectExtractions": st.lists(text, max_size=2)})}), max_size=4),
-    "summary": st.fixed_dictionaries({"avgScore": st.floats(0, 25)}),
-})
+old_snapshot = st.fixed_dictionaries(
+    {
+        "timestamp": st.just("2025-01-01"),
+        "judgeModel": st.just("j"),
+        "results": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "promptId": st.text(min_size=1, max_size=5),
+                    "input": text,
+                    "output": text,
+                    "spanCount": st.integers(0, 5),
+                    "judgeResult": st.fixed_dictionaries(
+                        {
+                            "scores": st.fixed_dictionaries({"coverage": score}),
+                            "totalScore": st.integers(0, 25),
+                            "missedElements": st.lists(text, max_size=2),
+                            "incorrectExtractions": st.lists(text, max_size=2),
+                        }
+                    ),
+                }
+            ),
+            max_size=4,
+        ),
+        "summary": st.fixed_dictionaries({"avgScore": st.floats(0, 25)}),
+    }
+)
 
 
 @given(old_snapshot)
@@ -193,16 +275,33 @@ def test_p7_backward_compatibility_with_defaults(data):
     assert s["topTaxonomyErrors"] == [] and loaded["summary"] == data["summary"]
 
 
-spans_st = st.lists(st.fixed_dictionaries({"text": text, "role": role, "confidence": st.floats(0, 1),
-                                           "start": st.integers(0, 100), "end": st.integers(0, 100)}),
-                    max_size=12)
+spans_st = st.lists(
+    st.fixed_dictionaries(
+        {
+            "text": text,
+            "role": role,
+            "confidence": st.floats(0, 1),
+            "start": st.integers(0, 100),
+            "end": st.integers(0, 100),
+        }
+    ),
+    max_size=12,
+)
 
 
-@given(spans_st, st.lists(st.integers(0, 15), max_size=6), st.lists(st.integers(0, 15), max_size=4),
-       st.lists(st.integers(-1, 15), max_size=4))
+@given(
+    spans_st,
+    st.lists(st.integers(0, 15), max_size=6),
+    st.lists(st.integers(0, 15), max_size=4),
+    st.lists(st.integers(-1, 15), max_size=4),
+)
 def test_p8_confidence_bucket_computation(spans, fps, tes, ges):
-    judge = {"falsePositives": [{"spanIndex": i} for i in fps], "taxonomyErrors": [{"spanIndex": i} for i in tes],
-             "granularityErrors": [{"spanIndex": i} for i in ges], "totalScore": 20}
+    judge = {
+        "falsePositives": [{"spanIndex": i} for i in fps],
+        "taxonomyErrors": [{"spanIndex": i} for i in tes],
+        "granularityErrors": [{"spanIndex": i} for i in ges],
+        "totalScore": 20,
+    }
     ca = confidence_analysis([_result(judge, spans)])
     named = {i for i in fps + tes + ges if 0 <= i < len(spans)}
     for name, low, high in (("high", 0.8, 9), ("medium", 0.6, 0.8), ("low", -1, 0.6)):
@@ -230,18 +329,36 @@ def test_p9_confidence_threshold_recommendation(high, medium, low):
 
 
 def _snap(scores, confusions, pid_scores):
-    results = [_result({"scores": {}, "totalScore": t, "missedElements": [], "falsePositives": [],
-                        "taxonomyErrors": [{"text": "x", "assignedRole": a, "expectedRole": e} for a, e in confusions],
-                        "granularityErrors": [], "categoryScores": scores, "notes": ""}, pid=pid)
-               for pid, t in pid_scores]
+    results = [
+        _result(
+            {
+                "scores": {},
+                "totalScore": t,
+                "missedElements": [],
+                "falsePositives": [],
+                "taxonomyErrors": [{"text": "x", "assignedRole": a, "expectedRole": e} for a, e in confusions],
+                "granularityErrors": [],
+                "categoryScores": scores,
+                "notes": "",
+            },
+            pid=pid,
+        )
+        for pid, t in pid_scores
+    ]
     return load_snapshot({"judgeModel": "j", "results": results})
 
 
 pairs_st = st.lists(st.tuples(st.sampled_from(g.ROLES[:4]), st.sampled_from(g.ROLES[:4])), max_size=4)
 
 
-@given(category_scores, category_scores, pairs_st, pairs_st, st.lists(st.integers(1, 25), min_size=1, max_size=5),
-       st.lists(st.integers(1, 25), min_size=1, max_size=5))
+@given(
+    category_scores,
+    category_scores,
+    pairs_st,
+    pairs_st,
+    st.lists(st.integers(1, 25), min_size=1, max_size=5),
+    st.lists(st.integers(1, 25), min_size=1, max_size=5),
+)
 def test_p10_snapshot_comparison_deltas(cat_a, cat_b, conf_a, conf_b, totals_a, totals_b):
     a = _snap(cat_a, conf_a, list(enumerate(totals_a)))
     b = _snap(cat_b, conf_b, list(enumerate(totals_b)))
@@ -279,14 +396,22 @@ def test_p11_span_formatting_for_judge(spans):
 
 
 def test_p11_example_from_the_design():
-    assert format_spans_for_judge([{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95}]) == \
-        "[0] 'Medium Shot' (shot.type, 0.95)"
-    assert format_spans_for_judge([{"text": "a", "role": "r", "confidence": 0.125}]) == "[0] 'a' (r, 0.13)"  # JS toFixed
+    assert (
+        format_spans_for_judge([{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95}])
+        == "[0] 'Medium Shot' (shot.type, 0.95)"
+    )
+    assert (
+        format_spans_for_judge([{"text": "a", "role": "r", "confidence": 0.125}]) == "[0] 'a' (r, 0.13)"
+    )  # JS toFixed
 
 
 # -- golden spans and span F1 -----------------------------------------------------------
-gspan = st.builds(lambda s, n, r: {"start": s, "end": s + n, "role": r}, st.integers(0, 50), st.integers(1, 10),
-                  st.sampled_from(g.ROLES[:3]))
+gspan = st.builds(
+    lambda s, n, r: {"start": s, "end": s + n, "role": r},
+    st.integers(0, 50),
+    st.integers(1, 10),
+    st.sampled_from(g.ROLES[:3]),
+)
 
 
 @given(st.lists(gspan, max_size=6), st.lists(gspan, max_size=6))

@@ -45,9 +45,16 @@ def test_baseline_summary_recomputed_without_its_block_equals_the_block(data_dir
     s = compute_summary(loaded)
     diffs = compare_block(s, block)
     assert {k for k, d in diffs.items() if d} == DESIGN_DEVIATIONS
-    assert {"avgScore", "avgSpanCount", "scoreDistribution", "falsePositiveReasons", "topTaxonomyErrors",
-            "errorsBySection", "commonMissedElements", "commonIncorrectExtractions"} <= {k for k, d in diffs.items()
-                                                                                      if not d}
+    assert {
+        "avgScore",
+        "avgSpanCount",
+        "scoreDistribution",
+        "falsePositiveReasons",
+        "topTaxonomyErrors",
+        "errorsBySection",
+        "commonMissedElements",
+        "commonIncorrectExtractions",
+    } <= {k for k, d in diffs.items() if not d}
     # the deviations, exactly: pairs outside 1-5 left out (action, audio) ...
     cat_diffs = {d.split(":")[0].rsplit(".", 1)[0] for d in diffs["avgCategoryScores"]}
     assert cat_diffs == {"avgCategoryScores.action", "avgCategoryScores.audio"}
@@ -85,8 +92,13 @@ def test_gemini_summary_recomputed_without_its_block(data_dir, tmp_path, project
     _, loaded = span_store.snapshot(project, "latest-gemini")
     s = compute_summary(loaded)
     diffs = compare_block(s, block, {"categoryScores": data["categoryScores"]})
-    assert all(not d for d in diffs.values()) and set(diffs) >= {"avgScore", "avgSpanCount", "scoreDistribution",
-                                                                "successCount", "categoryScores"}
+    assert all(not d for d in diffs.values()) and set(diffs) >= {
+        "avgScore",
+        "avgSpanCount",
+        "scoreDistribution",
+        "successCount",
+        "categoryScores",
+    }
     report = (data_dir / "snapshots" / "latest-gemini-report.txt").read_text(encoding="utf-8")
     assert f"Average Score:      {s['avgScore']:.2f}/25" in report
     assert f"Average Span Count: {s['avgSpanCount']:.2f}" in report
@@ -109,8 +121,17 @@ def test_compare_category_deltas_are_the_difference_of_the_averages(data_dir, tm
     result = runner.invoke(main, ["compare", str(db), "baseline", "trimmed", "--json"])
     assert result.exit_code == 0, result.output
     c = json.loads(result.output)
-    assert set(c) >= {"score_delta", "regressions", "improvements", "category_deltas", "new_confusions",
-                      "resolved_confusions", "section_deltas", "shared_prompts", "warning"}
+    assert set(c) >= {
+        "score_delta",
+        "regressions",
+        "improvements",
+        "category_deltas",
+        "new_confusions",
+        "resolved_confusions",
+        "section_deltas",
+        "shared_prompts",
+        "warning",
+    }
     assert (c["shared_prompts"], c["warning"], c["only_shared"]) == (40, None, False)  # 40 of 40: the whole snapshots
     base = load_snapshot(json.loads((data_dir / "snapshots" / "baseline.json").read_text(encoding="utf-8")))
     a, b = compute_summary(base)["avgCategoryScores"], compute_summary(load_snapshot(data))["avgCategoryScores"]
@@ -156,31 +177,53 @@ def test_golden_results_become_runs_and_span_f1_follows_the_files_rule(data_dir,
 def test_export_has_the_span_tables(data_dir, tmp_path):
     db, out = tmp_path / "e.db", tmp_path / "out.db"
     runner = CliRunner()
-    for src in (data_dir / "snapshots" / "baseline.json", data_dir / "snapshots" / "latest-gemini.json",
-                data_dir / "golden-set", data_dir / "golden-set-results-latest.json"):
+    for src in (
+        data_dir / "snapshots" / "baseline.json",
+        data_dir / "snapshots" / "latest-gemini.json",
+        data_dir / "golden-set",
+        data_dir / "golden-set-results-latest.json",
+    ):
         assert runner.invoke(main, ["import", str(db), str(src)]).exit_code == 0
     assert runner.invoke(main, ["export", str(db), str(out)]).exit_code == 0
     con = sqlite3.connect(out)
     cols = lambda t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")]  # noqa: E731
-    assert cols("span_summary") == ["snapshot", "prompts", "judged", "errors", "avg_score", "avg_span_count",
-                                    "recommended_min_confidence"]
+    assert cols("span_summary") == [
+        "snapshot",
+        "prompts",
+        "judged",
+        "errors",
+        "avg_score",
+        "avg_span_count",
+        "recommended_min_confidence",
+    ]
     assert cols("span_category_scores") == ["snapshot", "category", "coverage", "precision"]
     assert cols("span_fp_reasons") == ["snapshot", "reason", "count"]
     assert cols("span_taxonomy_confusions") == ["snapshot", "assigned_role", "expected_role", "count"]
     assert cols("span_sections") == ["snapshot", "section", "false_positives", "missed"]
     assert cols("span_confidence") == ["snapshot", "bucket", "total", "errors", "error_rate"]
-    assert con.execute("SELECT prompts, judged, round(avg_score, 2) FROM span_summary WHERE snapshot = 'baseline'"
-                       ).fetchone() == (54, 54, 20.69)
+    assert con.execute(
+        "SELECT prompts, judged, round(avg_score, 2) FROM span_summary WHERE snapshot = 'baseline'"
+    ).fetchone() == (54, 54, 20.69)
     assert con.execute("SELECT count(*) FROM golden_spans").fetchone() == (350,)
     assert con.execute("SELECT sum(count) FROM span_fp_reasons WHERE snapshot = 'baseline'").fetchone() == (81,)
-    assert con.execute("SELECT count(*) FROM span_f1 WHERE snapshot = 'model:openai' AND category = 'all'"
-                       ).fetchone() == (2,)
+    assert con.execute(
+        "SELECT count(*) FROM span_f1 WHERE snapshot = 'model:openai' AND category = 'all'"
+    ).fetchone() == (2,)
     report = runner.invoke(main, ["report", str(db)])
     assert report.exit_code == 0
     md = report.output
-    for heading in ("## Span labeling", "### Snapshot baseline", "**Category scores**", "**False-positive reasons**",
-                    "**Top taxonomy confusions**", "**Errors by section**", "**Confidence error rates**",
-                    "**Granularity**", "**Commonly missed elements**", "Span F1 of model:openai"):
+    for heading in (
+        "## Span labeling",
+        "### Snapshot baseline",
+        "**Category scores**",
+        "**False-positive reasons**",
+        "**Top taxonomy confusions**",
+        "**Errors by section**",
+        "**Confidence error rates**",
+        "**Granularity**",
+        "**Commonly missed elements**",
+        "Span F1 of model:openai",
+    ):
         assert heading in md
     # calibration: span dimensions have no expected distribution; totalScore is no 1-5 score and not undecided
     calib = md.split("## Calibration")[1].split("## Span labeling")[0]

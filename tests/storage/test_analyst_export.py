@@ -43,15 +43,23 @@ def test_export_has_the_runners_facts_foreign_keys_and_descriptions(tmp_path):
     imported = list(x.query("SELECT latency_ms, prompt_tokens, cost FROM runs WHERE model = 'sample'"))
     assert imported and all(r == {"latency_ms": None, "prompt_tokens": None, "cost": None} for r in imported)
     # foreign keys, as datasette reads them
-    fks = {(fk.table, fk.column, fk.other_table, fk.other_column)
-           for t in ("runs", "findings", "verdicts", "span_runs", "gt_cards") for fk in x[t].foreign_keys}
-    assert {("findings", "run_id", "runs", "run_id"), ("runs", "item", "items", "item"),
-            ("verdicts", "run_id", "runs", "run_id"), ("span_runs", "run_id", "runs", "run_id"),
-            ("gt_cards", "item", "items", "item")} <= fks
+    fks = {
+        (fk.table, fk.column, fk.other_table, fk.other_column)
+        for t in ("runs", "findings", "verdicts", "span_runs", "gt_cards")
+        for fk in x[t].foreign_keys
+    }
+    assert {
+        ("findings", "run_id", "runs", "run_id"),
+        ("runs", "item", "items", "item"),
+        ("verdicts", "run_id", "runs", "run_id"),
+        ("span_runs", "run_id", "runs", "run_id"),
+        ("gt_cards", "item", "items", "item"),
+    } <= fks
     assert x["runs"].pks == ["run_id"] and x["items"].pks == ["item"]
     # every finding's run is a run of the export
-    assert list(x.query("SELECT count(*) AS n FROM findings f LEFT JOIN runs r ON r.run_id = f.run_id "
-                        "WHERE r.run_id IS NULL")) == [{"n": 0}]
+    assert list(
+        x.query("SELECT count(*) AS n FROM findings f LEFT JOIN runs r ON r.run_id = f.run_id WHERE r.run_id IS NULL")
+    ) == [{"n": 0}]
     # every table, view and column is described
     described = {(r["table"], r["column"]) for r in x["_columns"].rows if r["description"]}
     names = x.table_names() + x.view_names()

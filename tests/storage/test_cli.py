@@ -27,7 +27,13 @@ def test_init_import_score_report_export(tmp_path):
     data = json.loads(invoke("score", db, "--json").output)
     assert len(data["runs"]) == 14
     assert {f["code"] for r in data["runs"] for f in r["findings"]} == {
-        "OCR", "MISS", "SPATIAL", "HALLUC", "FORMAT", "PARTIAL"}
+        "OCR",
+        "MISS",
+        "SPATIAL",
+        "HALLUC",
+        "FORMAT",
+        "PARTIAL",
+    }
     md = invoke("report", db).output
     assert md.startswith("# reviewer report") and "| spatial-grouping | vlm | all |" in md
     csv_out = invoke("report", db, "--format", "csv").output
@@ -91,9 +97,17 @@ def test_cli_constants_agree_with_the_modules_it_does_not_import_at_start():
 
     assert cli.JUDGE_KINDS == KINDS
     assert cli.DEFAULT_KEY_ENV == DEFAULT_KEY_ENV
-    loaded = subprocess.run([sys.executable, "-c", "import sys, reviewer.cli; "
-                             "print(sorted(m for m in ('scipy', 'httpx', 'reviewer.pipeline.ask') if m in sys.modules))"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, reviewer.cli; "
+            "print(sorted(m for m in ('scipy', 'httpx', 'reviewer.pipeline.ask') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert loaded == "[]"
 
 
@@ -112,10 +126,23 @@ def test_score_table_keeps_all_items_only_when_there_are_too_many_items():
     from reviewer.core.cards.report import verdict_grid
     from reviewer.core.models import PromptVerdict, Verdict
 
-    vs = [PromptVerdict(prompt="p", item=item, runs=1, cards_visible=10, cards_correct=9, text_accuracy=0.9,
-                        spatial_accuracy=None, hallucination_runs=0, json_valid_runs=1, verdict=Verdict.PASS, reasons=[],
-                        model="m")
-          for item in ("a", "b", "c", "*")]
+    vs = [
+        PromptVerdict(
+            prompt="p",
+            item=item,
+            runs=1,
+            cards_visible=10,
+            cards_correct=9,
+            text_accuracy=0.9,
+            spatial_accuracy=None,
+            hallucination_runs=0,
+            json_valid_runs=1,
+            verdict=Verdict.PASS,
+            reasons=[],
+            model="m",
+        )
+        for item in ("a", "b", "c", "*")
+    ]
     assert verdict_grid(vs)[0] == ["prompt", "a", "b", "c", "all items"]
     assert verdict_grid(vs, max_items=3)[0] == ["prompt", "a", "b", "c", "all items"]
     header, rows = verdict_grid(vs, max_items=2)

@@ -19,35 +19,46 @@ def _write(path, lines):
 
 
 def _runs(project):
-    return project.db.execute("SELECT i.name, r.model, r.repetition, r.output, r.source FROM runs r "
-                              "JOIN items i ON i.id = r.item_id ORDER BY r.id").fetchall()
+    return project.db.execute(
+        "SELECT i.name, r.model, r.repetition, r.output, r.source FROM runs r "
+        "JOIN items i ON i.id = r.item_id ORDER BY r.id"
+    ).fetchall()
 
 
 def test_duplicates_conflicts_and_unnumbered_lines_in_one_file(project, tmp_path, monkeypatch):
     monkeypatch.setattr(jsonl_runs, "GROUP", 2)  # groups end inside the file
     base = {"item": "i", "prompt": "p", "model": "m"}
-    src = _write(tmp_path / "r.jsonl", [
-        {**base, "repetition": 1, "output": "a"},
-        {**base, "repetition": 1, "output": "a"},  # the same run again: present
-        {**base, "repetition": 1, "output": "b"},  # another output for the same key: a conflict
-        {**base, "output": "c"},  # no number: the next free repetition, after the lines before it
-        {**base, "repetition": 3, "output": "d"},
-        {**base, "output": "c"},  # the same unnumbered output: present
-        {**base, "model": "n", "repetition": 1, "output": "a"},
-    ])
+    src = _write(
+        tmp_path / "r.jsonl",
+        [
+            {**base, "repetition": 1, "output": "a"},
+            {**base, "repetition": 1, "output": "a"},  # the same run again: present
+            {**base, "repetition": 1, "output": "b"},  # another output for the same key: a conflict
+            {**base, "output": "c"},  # no number: the next free repetition, after the lines before it
+            {**base, "repetition": 3, "output": "d"},
+            {**base, "output": "c"},  # the same unnumbered output: present
+            {**base, "model": "n", "repetition": 1, "output": "a"},
+        ],
+    )
     report = import_source(project, src)
     assert report.added == {"items": 1, "prompts": 1, "runs": 4}
     assert report.existing["runs"] == 2
     assert report.skipped == [("line 3", "conflict: repetition 1 exists with a different output")]
-    assert [r[:4] for r in _runs(project)] == [("i", "m", 1, "a"), ("i", "m", 2, "c"), ("i", "m", 3, "d"),
-                                              ("i", "n", 1, "a")]
+    assert [r[:4] for r in _runs(project)] == [
+        ("i", "m", 1, "a"),
+        ("i", "m", 2, "c"),
+        ("i", "m", 3, "d"),
+        ("i", "n", 1, "a"),
+    ]
     again = import_source(project, src)
     assert "runs" not in again.added and again.existing["runs"] == 6 and len(again.skipped) == 1
 
 
 def test_a_group_is_audited_in_one_row_naming_each_run(project, tmp_path):
-    src = _write(tmp_path / "r.jsonl", [{"item": "i", "prompt": "p", "model": "m", "repetition": k,
-                                         "output": f"answer {k}"} for k in (1, 2, 3)])
+    src = _write(
+        tmp_path / "r.jsonl",
+        [{"item": "i", "prompt": "p", "model": "m", "repetition": k, "output": f"answer {k}"} for k in (1, 2, 3)],
+    )
     import_source(project, src)
     rows = project.db.execute("SELECT action, row_id, after FROM audit WHERE table_name = 'runs'").fetchall()
     assert len(rows) == 1 and rows[0][0] == "insert"
@@ -61,7 +72,12 @@ def test_add_numbered_runs_agrees_with_add_run(project):
     item, _ = repo.upsert_item(project, Item(name="i", kind="text"))
     prompt, _ = repo.upsert_prompt(project, prompt_from_text("p", "", None, None))
     assert repo.add_run(project, item, prompt, "m", "x", repetition=2) == (1, "added")
-    got = repo.add_numbered_runs(project, [repo.NumberedRun(item, prompt, "m", 2, "x"),
-                                           repo.NumberedRun(item, prompt, "m", 2, "y"),
-                                           repo.NumberedRun(item, prompt, "m", 5, "z")])
+    got = repo.add_numbered_runs(
+        project,
+        [
+            repo.NumberedRun(item, prompt, "m", 2, "x"),
+            repo.NumberedRun(item, prompt, "m", 2, "y"),
+            repo.NumberedRun(item, prompt, "m", 5, "z"),
+        ],
+    )
     assert got == [(1, "exists"), (None, "conflict: repetition 2 exists with a different output"), (2, "added")]

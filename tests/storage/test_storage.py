@@ -26,8 +26,11 @@ def sample(project):
 
 
 def _run(project, item, prompt, repetition):
-    return next(r for r in scored_runs(project)
-                if (r.run["item"], r.run["prompt"], r.run["repetition"]) == (item, prompt, repetition))
+    return next(
+        r
+        for r in scored_runs(project)
+        if (r.run["item"], r.run["prompt"], r.run["repetition"]) == (item, prompt, repetition)
+    )
 
 
 def test_project_settings(project):
@@ -102,8 +105,7 @@ def test_rescoring_drops_findings_that_no_longer_arise(sample):
     run = _run(sample, "table-01", "spatial-grouping", 2)
     assert any(f.code == Code.OCR for f in run.findings)
     # a config that recognises no misreading relates the misread card to nothing
-    score_project(sample, ScoringConfig(version="no-misreadings", misread_min_letters=99,
-                                        length_slack=0))
+    score_project(sample, ScoringConfig(version="no-misreadings", misread_min_letters=99, length_slack=0))
     again = _run(sample, "table-01", "spatial-grouping", 2)
     assert not any(f.code == Code.OCR for f in again.findings)
 
@@ -144,7 +146,9 @@ def test_corrupt_and_missing_projects(tmp_path):
 
 def test_newer_project_is_refused(tmp_path):
     p = open_project(tmp_path / "p.db", create=True)
-    p.db.execute("insert into _sqlite_migrations (migration_set, name, applied_at) values ('reviewer', '9999_future', 'x')")
+    p.db.execute(
+        "insert into _sqlite_migrations (migration_set, name, applied_at) values ('reviewer', '9999_future', 'x')"
+    )
     p.db.conn.commit()
     p.close()
     with pytest.raises(NewerProjectError, match="newer version"):
@@ -153,10 +157,20 @@ def test_newer_project_is_refused(tmp_path):
 
 def test_jsonl_import_reports_bad_lines(project, tmp_path):
     src = tmp_path / "runs.jsonl"
-    good = {"item": "doc-1", "prompt": "p", "model": "m", "repetition": 1,
-            "output": '{"cards": [{"text": "a"}]}', "prompt_text": 'Answer {"cards": [{"text": "t"}]}'}
-    src.write_text("\n".join([json.dumps(good), "{not json", json.dumps({"item": "x"}),
-                              json.dumps({**good, "output": "different"})]) + "\n")
+    good = {
+        "item": "doc-1",
+        "prompt": "p",
+        "model": "m",
+        "repetition": 1,
+        "output": '{"cards": [{"text": "a"}]}',
+        "prompt_text": 'Answer {"cards": [{"text": "t"}]}',
+    }
+    src.write_text(
+        "\n".join(
+            [json.dumps(good), "{not json", json.dumps({"item": "x"}), json.dumps({**good, "output": "different"})]
+        )
+        + "\n"
+    )
     report = import_source(project, src)
     assert report.added["runs"] == 1
     reasons = dict(report.skipped)
@@ -183,7 +197,8 @@ def test_corrupt_image_is_imported_with_a_note(project, tmp_path):
     (folder / "test-images").mkdir(parents=True)
     (folder / "test-images" / "broken.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
     (folder / "test-images" / "ground-truth.json").write_text(
-        json.dumps({"broken": {"piles": [{"label": "a", "cards": ["x"]}]}}))
+        json.dumps({"broken": {"piles": [{"label": "a", "cards": ["x"]}]}})
+    )
     report = import_source(project, folder)
     assert any("broken.jpg: cannot read image" in n for n in report.notes)
     assert repo.item_by_name(project, "broken").width is None
@@ -278,8 +293,10 @@ def test_odd_run_names_and_huge_images_do_not_stop_an_import(project, tmp_path):
     data[16:24] = (60000).to_bytes(4, "big") + (60000).to_bytes(4, "big")  # a header claiming 3.6 gigapixels
     bomb.write_bytes(bytes(data))
     report = import_source(project, folder)
-    assert ("x_p_20251399-101200.txt", "name is not <image>_<prompt>_<timestamp> with a known image and prompt") \
-        in report.skipped
+    assert (
+        "x_p_20251399-101200.txt",
+        "name is not <image>_<prompt>_<timestamp> with a known image and prompt",
+    ) in report.skipped
     assert any(n.startswith("bomb.png: cannot read image") for n in report.notes)
 
 
@@ -309,13 +326,13 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     monkeypatch.setattr(scored, "CHUNK", 2)  # the readers' chunks
     monkeypatch.setattr(metric_rows, "CHUNK", 2)
     chunked = list(scores.iter_scored_runs(sample))
-    assert [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in chunked] == \
-        [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in runs]
+    assert [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in chunked] == [
+        (r.run, r.findings, r.auto, r.reviewed, r.cards) for r in runs
+    ]
     summary = scores.summarize(sample)
     assert summary.runs == len(runs)
     assert summary.auto == verdicts(sample, runs=runs)
     assert summary.reviewed == verdicts(sample, reviewed=True, runs=runs)
     assert summary.auto == verdicts(sample)  # verdicts without runs reads them in chunks too
-    assert code_count_table(summary.code_counts) == \
-        findings_per_code((r.run["prompt"], r.findings) for r in runs)
+    assert code_count_table(summary.code_counts) == findings_per_code((r.run["prompt"], r.findings) for r in runs)
     assert summary.free_prompts == sorted({r.run["prompt"] for r in runs if r.run["schema"] == "free"})

@@ -87,8 +87,10 @@ class FidelityReport:
         for code in sorted(self.codes):
             c = self.codes[code]
             out.append(f"{code:8} {c.tp:4d} {c.fp:4d} {c.fn:4d} {c.precision:6.3f} {c.recall:6.3f} {c.f1:6.3f}")
-        out.append(f"runs {self.runs}, text accuracy off by > tolerance: {len(self.accuracy_off)}, "
-                   f"HALLUC missed: {len(self.halluc_missed)}")
+        out.append(
+            f"runs {self.runs}, text accuracy off by > tolerance: {len(self.accuracy_off)}, "
+            f"HALLUC missed: {len(self.halluc_missed)}"
+        )
         return out
 
 

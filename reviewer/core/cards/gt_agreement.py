@@ -67,12 +67,13 @@ def _box_key(b: Optional[BBox]) -> Optional[tuple]:
 def same_ground_truth(a: GroundTruth, b: GroundTruth) -> bool:
     """True when ``a`` and ``b`` hold the same piles (label, region) and the
     same cards (text, pile, box to 0.001 px), in order."""
+
     def piles(g: GroundTruth) -> list:
-        return [(p.label, [tuple(round(v, 3) for v in pt) for pt in p.region] if p.region else None)
-                for p in g.piles]
+        return [(p.label, [tuple(round(v, 3) for v in pt) for pt in p.region] if p.region else None) for p in g.piles]
 
     def cards(g: GroundTruth) -> list:
         return [(c.text, c.pile, _box_key(c.bbox)) for c in g.cards]
+
     return piles(a) == piles(b) and cards(a) == cards(b)
 
 
@@ -99,6 +100,7 @@ def match_cards(a: GroundTruth, b: GroundTruth, threshold: float = IOU_MATCH) ->
         m = np.array([[iou(ca[i].bbox, cb[j].bbox) for j in boxed_b] for i in boxed_a])  # type: ignore[arg-type]
         weight = np.where(m >= threshold, m, 0.0)
         from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
+
         rows, cols = linear_sum_assignment(-weight)
         for r, c in zip(rows, cols):
             if m[r, c] >= threshold:
@@ -220,17 +222,38 @@ class ItemAgreement:
         return self.edits / self.characters if self.characters else None
 
 
-def compare(a: GroundTruth, b: GroundTruth, annotator_a: str, annotator_b: str,
-            threshold: float = IOU_MATCH) -> ItemAgreement:
+def compare(
+    a: GroundTruth, b: GroundTruth, annotator_a: str, annotator_b: str, threshold: float = IOU_MATCH
+) -> ItemAgreement:
     """The agreement of ``a`` (annotator A, the reference) and ``b`` on one
     item, with every difference (module doc)."""
-    out = ItemAgreement(item=a.item or b.item, annotator_a=annotator_a, annotator_b=annotator_b,
-                        cards_a=len(a.cards), cards_b=len(b.cards), matched=0, text_equal=0, edits=0, characters=0)
+    out = ItemAgreement(
+        item=a.item or b.item,
+        annotator_a=annotator_a,
+        annotator_b=annotator_b,
+        cards_a=len(a.cards),
+        cards_b=len(b.cards),
+        matched=0,
+        text_equal=0,
+        edits=0,
+        characters=0,
+    )
 
     def diff(aspect: str, i: Optional[int], j: Optional[int], detail: str, severity: float) -> None:
-        out.differences.append(Difference(
-            out.item, annotator_a, annotator_b, aspect, i, j, a.cards[i] if i is not None else None,
-            b.cards[j] if j is not None else None, detail, round(min(1.0, max(0.0, severity)), 6)))
+        out.differences.append(
+            Difference(
+                out.item,
+                annotator_a,
+                annotator_b,
+                aspect,
+                i,
+                j,
+                a.cards[i] if i is not None else None,
+                b.cards[j] if j is not None else None,
+                detail,
+                round(min(1.0, max(0.0, severity)), 6),
+            )
+        )
 
     na, nb = shown(annotator_a), shown(annotator_b)
     for p in match_cards(a, b, threshold):
@@ -249,11 +272,22 @@ def compare(a: GroundTruth, b: GroundTruth, annotator_a: str, annotator_b: str,
                 out.text_equal += 1
             else:
                 d = Levenshtein.distance(ca.text, cb.text)
-                diff("text", p.a, p.b, f"{na} reads '{ca.text}', {nb} '{cb.text}'", d / max(len(ca.text), len(cb.text), 1))
+                diff(
+                    "text",
+                    p.a,
+                    p.b,
+                    f"{na} reads '{ca.text}', {nb} '{cb.text}'",
+                    d / max(len(ca.text), len(cb.text), 1),
+                )
         else:
             shown_iou = "one has no box" if p.iou is None else f"IoU {p.iou:.2f} < {threshold:g}"
-            diff("box", p.a, p.b, f"'{ca.text}' drawn in another place by {na} and {nb} ({shown_iou})",
-                 1.0 - (p.iou or 0.0))
+            diff(
+                "box",
+                p.a,
+                p.b,
+                f"'{ca.text}' drawn in another place by {na} and {nb} ({shown_iou})",
+                1.0 - (p.iou or 0.0),
+            )
         if ca.pile != cb.pile:
             diff("pile", p.a, p.b, f"'{ca.text}' is in pile {_q(ca.pile)} for {na}, {_q(cb.pile)} for {nb}", 1.0)
     return out
@@ -273,8 +307,9 @@ class ConsensusEdit:
     pile: Optional[tuple[str, Optional[list]]] = None
 
 
-def corresponding_card(consensus: GroundTruth, cards: Sequence[Optional[Card]],
-                       threshold: float = IOU_MATCH) -> Optional[Card]:
+def corresponding_card(
+    consensus: GroundTruth, cards: Sequence[Optional[Card]], threshold: float = IOU_MATCH
+) -> Optional[Card]:
     """The consensus card that stands for ``cards`` (the two sides of a
     difference): one equal to a side (text, pile, box), else the one with
     the largest IoU >= ``threshold`` with a side, else one whose text equals
@@ -294,8 +329,12 @@ def corresponding_card(consensus: GroundTruth, cards: Sequence[Optional[Card]],
     return next((c for c in consensus.cards if squashed(c.text) in keys), None)
 
 
-def consensus_edit(consensus: GroundTruth, difference: Difference, annotator: str,
-                   pile_regions: Optional[dict[str, Optional[list]]] = None) -> ConsensusEdit:
+def consensus_edit(
+    consensus: GroundTruth,
+    difference: Difference,
+    annotator: str,
+    pile_regions: Optional[dict[str, Optional[list]]] = None,
+) -> ConsensusEdit:
     """The change to ``consensus`` that makes it agree with ``annotator``'s
     side of ``difference`` (module doc). ``pile_regions``: the regions of
     that annotator's piles, given to a pile the consensus lacks."""
@@ -307,6 +346,7 @@ def consensus_edit(consensus: GroundTruth, difference: Difference, annotator: st
         if card.pile and card.pile not in labels:
             return (card.pile, (pile_regions or {}).get(card.pile))
         return None
+
     if chosen is None:  # the card should not be there
         return ConsensusEdit("delete", card_id=target.id) if target is not None else ConsensusEdit("none")
     if target is None:
@@ -315,5 +355,6 @@ def consensus_edit(consensus: GroundTruth, difference: Difference, annotator: st
     changes = {f: getattr(chosen, f) for f in field_of if getattr(chosen, f) != getattr(target, f)}
     if not changes:
         return ConsensusEdit("none", card_id=target.id)
-    return ConsensusEdit("update", card_id=target.id, changes=changes,
-                         pile=pile_for(chosen) if "pile" in changes else None)
+    return ConsensusEdit(
+        "update", card_id=target.id, changes=changes, pile=pile_for(chosen) if "pile" in changes else None
+    )

@@ -39,8 +39,13 @@ def _r(v: float) -> float:
     return round(v + 0.0, DIGITS) + 0.0  # + 0.0: no -0.0
 
 
-def drawn_on_stored_frame(declared_w: Optional[float], declared_h: Optional[float], orientation: int,
-                          upright_w: Optional[int], upright_h: Optional[int]) -> bool:
+def drawn_on_stored_frame(
+    declared_w: Optional[float],
+    declared_h: Optional[float],
+    orientation: int,
+    upright_w: Optional[int],
+    upright_h: Optional[int],
+) -> bool:
     """True when a file's declared image size is the *stored* (sideways)
     size of a photo with EXIF orientation 5-8 rather than its upright size
     (module doc, Frame): then its coordinates need :func:`stored_to_upright`."""
@@ -99,8 +104,9 @@ def clamp_box(box: BBox, width: float, height: float) -> tuple[BBox, bool]:
     """``box`` cut to the image ``[0, width] x [0, height]``, and whether it
     changed. A box entirely outside becomes empty (zero width or height)."""
     f = lambda v, hi: min(max(v, 0.0), float(hi))  # noqa: E731
-    out = BBox(x_min=f(box.x_min, width), y_min=f(box.y_min, height),
-               x_max=f(box.x_max, width), y_max=f(box.y_max, height))
+    out = BBox(
+        x_min=f(box.x_min, width), y_min=f(box.y_min, height), x_max=f(box.x_max, width), y_max=f(box.y_max, height)
+    )
     return out, out != box
 
 

@@ -60,9 +60,15 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
             hallucinations += 1
         if f.gt_card_id is not None:
             per_card.setdefault(f.gt_card_id, set()).add(code)
-    values: dict[str, Any] = dict(scored=facts.scored, json_valid=facts.json_valid, repaired=facts.repaired,
-                  box_convention=facts.box_convention, cards_reported=facts.cards_reported,
-                  hallucinations=hallucinations, findings=active)
+    values: dict[str, Any] = dict(
+        scored=facts.scored,
+        json_valid=facts.json_valid,
+        repaired=facts.repaired,
+        box_convention=facts.box_convention,
+        cards_reported=facts.cards_reported,
+        hallucinations=hallucinations,
+        findings=active,
+    )
     if facts.scored:
         correct = 0
         in_pile = 0
@@ -81,8 +87,9 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
                     ok = bool(out.pile_ok)
                 in_pile += ok
         visible = len(facts.outcomes)
-        values.update(cards_visible=visible, cards_correct=correct,
-                      text_accuracy=correct / visible if visible else None)
+        values.update(
+            cards_visible=visible, cards_correct=correct, text_accuracy=correct / visible if visible else None
+        )
         if facts.spatial_scored:
             values.update(cards_in_right_pile=in_pile, spatial_accuracy=in_pile / visible if visible else None)
     return RunMetrics(**values)
@@ -123,11 +130,7 @@ def prompt_verdict(
     text = correct / visible if visible else None
     spatial_runs = [r for r in scored if r.spatial_accuracy is not None]
     spatial_visible = sum(r.cards_visible for r in spatial_runs)
-    spatial = (
-        sum(r.cards_in_right_pile or 0 for r in spatial_runs) / spatial_visible
-        if spatial_visible
-        else None
-    )
+    spatial = sum(r.cards_in_right_pile or 0 for r in spatial_runs) / spatial_visible if spatial_visible else None
     halluc_runs = sum(1 for r in scored if r.hallucinations)
     json_runs = sum(1 for r in runs if r.json_valid)
     verdict, reasons = verdict_of(text, halluc_runs, config)
@@ -144,8 +147,10 @@ def prompt_verdict(
         reasons.append(f"secondary: valid JSON in {json_runs} of {len(runs)} runs")
     if runs and len(runs) < needed:
         # T-P1 as written: "valid JSON in >= 2 of 3 runs" cannot be met by fewer runs
-        reasons.append(f"only {len(runs)} run{'s' if len(runs) != 1 else ''}: the valid-JSON signal "
-                       f"needs {needed} ({json_runs}/{len(runs)} valid), so it is not met")
+        reasons.append(
+            f"only {len(runs)} run{'s' if len(runs) != 1 else ''}: the valid-JSON signal "
+            f"needs {needed} ({json_runs}/{len(runs)} valid), so it is not met"
+        )
         if len(runs) < config.fail_hallucination_runs and verdict != Verdict.UNSCORED:
             reasons.append(f"hallucinations are judged across {config.fail_hallucination_runs}+ runs")
     return PromptVerdict(
@@ -167,9 +172,7 @@ def prompt_verdict(
     )
 
 
-def prompt_verdicts(
-    rows: Iterable[tuple], config: ScoringConfig
-) -> list[PromptVerdict]:
+def prompt_verdicts(rows: Iterable[tuple], config: ScoringConfig) -> list[PromptVerdict]:
     """T-P1 verdicts per prompt and model, per item and over all items
     (item '*').
 

@@ -156,8 +156,7 @@ _MODEL_CARDS = TypeAdapter(list[ModelCard])
 def _to_cards(answer: Union[_PilesAnswer, _CardsAnswer]) -> tuple[list[ModelCard], bool]:
     """Model cards of a validated answer, and whether they carry piles."""
     if isinstance(answer, _PilesAnswer):
-        cards = _MODEL_CARDS.validate_python(
-            [{"text": c, "pile": p.label} for p in answer.piles for c in p.cards])
+        cards = _MODEL_CARDS.validate_python([{"text": c, "pile": p.label} for p in answer.piles for c in p.cards])
         return cards, True
     fields = []
     grouped = False
@@ -175,7 +174,8 @@ def _fields_to_cards(fields: dict[str, Any]) -> tuple[list[ModelCard], bool]:
     ``_CardsFields`` (plain dicts)."""
     if "piles" in fields:
         cards = _MODEL_CARDS.validate_python(
-            [{"text": c, "pile": p["label"]} for p in fields["piles"] for c in p["cards"]])
+            [{"text": c, "pile": p["label"]} for p in fields["piles"] for c in p["cards"]]
+        )
         return cards, True
     entries = []
     grouped = False
@@ -238,8 +238,7 @@ def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Option
     decodes: the last object opening with the schema's ``key``, else the last
     fenced block holding a '{', else the last '{' of the text; never a place
     inside an object that did decode (``decoded`` spans). (start, end)."""
-    opens = [m for m in re.finditer(r'\{\s*"' + re.escape(key) + r'"\s*:', raw)
-             if not _inside(m.start(), decoded)]
+    opens = [m for m in re.finditer(r'\{\s*"' + re.escape(key) + r'"\s*:', raw) if not _inside(m.start(), decoded)]
     if opens:
         start = opens[-1].start()
         return start, _region_end(raw, start)
@@ -339,8 +338,9 @@ def parse_answer(
     return result
 
 
-def _describe_json_error(raw: str, start: int, end: int, result: ParseResult,
-                         state: Optional[tuple[int, bool]] = None) -> None:
+def _describe_json_error(
+    raw: str, start: int, end: int, result: ParseResult, state: Optional[tuple[int, bool]] = None
+) -> None:
     """Set the FORMAT detail to the JSON error of raw[start:end] with its
     line and column in the raw text. ``state``: ``_open_state`` of
     raw[start:end] when the caller has it."""

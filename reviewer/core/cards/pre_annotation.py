@@ -19,20 +19,30 @@ from reviewer.core.cards.scoring import CardOutcome
 from reviewer.core.models import BBox, BoxConvention, Card, GroundTruth, ModelCard, Pile
 
 
-def _pixels(box: Optional[BBox], convention: Optional[BoxConvention], width: Optional[int],
-            height: Optional[int]) -> Optional[BBox]:
+def _pixels(
+    box: Optional[BBox], convention: Optional[BoxConvention], width: Optional[int], height: Optional[int]
+) -> Optional[BBox]:
     """``box`` in upright pixels, normalised (min <= max) and rounded to
     0.1 px; None without a box, a convention or the image size."""
     if box is None or convention is None or not width or not height:
         return None
     b = to_pixels(box, convention, int(width), int(height))
-    return BBox(x_min=round(min(b.x_min, b.x_max), 1), y_min=round(min(b.y_min, b.y_max), 1),
-                x_max=round(max(b.x_min, b.x_max), 1), y_max=round(max(b.y_min, b.y_max), 1))
+    return BBox(
+        x_min=round(min(b.x_min, b.x_max), 1),
+        y_min=round(min(b.y_min, b.y_max), 1),
+        x_max=round(max(b.x_min, b.x_max), 1),
+        y_max=round(max(b.y_min, b.y_max), 1),
+    )
 
 
-def boxes_from_run(gt: GroundTruth, outcomes: Sequence[CardOutcome], cards: Sequence[ModelCard],
-                   convention: Optional[BoxConvention], width: Optional[int],
-                   height: Optional[int]) -> dict[int, BBox]:
+def boxes_from_run(
+    gt: GroundTruth,
+    outcomes: Sequence[CardOutcome],
+    cards: Sequence[ModelCard],
+    convention: Optional[BoxConvention],
+    width: Optional[int],
+    height: Optional[int],
+) -> dict[int, BBox]:
     """{ground-truth card id: box in pixels} for every stored card without a
     box whose matched model card (``outcomes``) has one. Empty when the run
     has no boxes, no convention or the image size is unknown."""
@@ -47,8 +57,13 @@ def boxes_from_run(gt: GroundTruth, outcomes: Sequence[CardOutcome], cards: Sequ
     return out
 
 
-def draft_from_run(item: str, cards: Sequence[ModelCard], convention: Optional[BoxConvention],
-                   width: Optional[int], height: Optional[int]) -> GroundTruth:
+def draft_from_run(
+    item: str,
+    cards: Sequence[ModelCard],
+    convention: Optional[BoxConvention],
+    width: Optional[int],
+    height: Optional[int],
+) -> GroundTruth:
     """A draft ground truth of ``item`` from a run's model cards: one pile
     per pile label (in the order first seen), one card per model card with
     its text and pile, and its box in pixels when the run gave one (blank

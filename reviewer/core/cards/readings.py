@@ -84,7 +84,7 @@ def card_groups(words: tuple[str, ...], kmax: int, stop: frozenset[str]) -> tupl
         for k in range(1, kmax + 1):
             if j + k > len(words):
                 break
-            part = words[j:j + k]
+            part = words[j : j + k]
             out.append(("".join(part), k, j, any(w not in stop for w in part)))
     return tuple(out)
 
@@ -121,15 +121,18 @@ def mark_of(token: str, group: str, k: int, lcs: int, cfg: tuple) -> int:
 
 def cfg_key(config: ScoringConfig) -> tuple:
     """The §2 letter thresholds of ``config`` as ``reading_mark``'s ``cfg``."""
-    return (config.misread_min_letters, config.short_word_letters,
-            config.truncation_min_letters, config.truncation_share)
+    return (
+        config.misread_min_letters,
+        config.short_word_letters,
+        config.truncation_min_letters,
+        config.truncation_share,
+    )
 
 
 #: a token's readings in one ground truth: ([(group index, mark, quality)] in
 #: rapidfuzz ``extract`` order, best quality, the readings of best quality,
 #: {(group text, k): mark} of every group it reads)
-TokenReadings = tuple[list[tuple[int, int, float]], float, list[tuple[int, int, float]],
-                      dict[tuple[str, int], int]]
+TokenReadings = tuple[list[tuple[int, int, float]], float, list[tuple[int, int, float]], dict[tuple[str, int], int]]
 
 #: tokens whose readings a ground truth keeps before it forgets them all
 _MEMO_LIMIT = 50000
@@ -146,8 +149,7 @@ class GtIndex:
     words) -> card indices in reading order.
     """
 
-    def __init__(self, gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset[str],
-                 cfg: tuple) -> None:
+    def __init__(self, gt_words: tuple[tuple[str, ...], ...], kmax: int, stop: frozenset[str], cfg: tuple) -> None:
         content: dict[tuple[str, int], bool] = {}
         for words in gt_words:
             for text, k, _j, has_content in card_groups(words, kmax, stop):
@@ -193,8 +195,8 @@ class GtIndex:
         keys = self._content_keys.get(g)
         if keys is None:
             keys = self._content_keys[g] = tuple(
-                (text, k) for text, k, _j, content in card_groups(self.gt_words[g], self.kmax, self.stop)
-                if content)
+                (text, k) for text, k, _j, content in card_groups(self.gt_words[g], self.kmax, self.stop) if content
+            )
         return keys
 
     def marks_of(self, token: str) -> dict[tuple[str, int], int]:
@@ -283,8 +285,10 @@ class GtIndex:
             lt = len(t)
             at, texts = self._candidates(lt)
             # extract lists equal scores in choice order, and ``at`` is ascending
-            hits = {at[i]: lcs for _g, lcs, i in process.extract(
-                t, texts, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)}
+            hits = {
+                at[i]: lcs
+                for _g, lcs, i in process.extract(t, texts, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)
+            }
             for j in exact_at.get(t, ()):
                 hits[j] = lt
             found = []
@@ -292,11 +296,14 @@ class GtIndex:
                 text, k = groups[j]
                 mark = mark_of(t, text, k, lcs, cfg)
                 if mark:
-                    found.append((j, mark, lcs + (0.5 if mark == 2 else 0.0)
-                                  + 0.1 * (2.0 * lcs / (lt + len(text)))))
+                    found.append((j, mark, lcs + (0.5 if mark == 2 else 0.0) + 0.1 * (2.0 * lcs / (lt + len(text)))))
             best = max((f[2] for f in found), default=0.0)
-            self.readings[t] = (found, best, [f for f in found if f[2] >= best - 1e-9],
-                                {groups[j]: mark for j, mark, _q in found})
+            self.readings[t] = (
+                found,
+                best,
+                [f for f in found if f[2] >= best - 1e-9],
+                {groups[j]: mark for j, mark, _q in found},
+            )
 
 
 @lru_cache(maxsize=1024)
@@ -314,7 +321,7 @@ def _group_positions(words: tuple[str, ...], kmax: int) -> dict[tuple[str, int],
         for k in range(1, kmax + 1):
             if j + k > len(words):
                 break
-            where.setdefault(("".join(words[j:j + k]), k), []).append(j)
+            where.setdefault(("".join(words[j : j + k]), k), []).append(j)
     return where
 
 
@@ -336,12 +343,16 @@ class WordTable:
     only"). ``reads`` answers the plain §2 test for one token and word.
     """
 
-    def __init__(self, tokens: Sequence[str], gt_words: Sequence[tuple[str, ...]],
-                 config: ScoringConfig, index: Optional[GtIndex] = None) -> None:
+    def __init__(
+        self,
+        tokens: Sequence[str],
+        gt_words: Sequence[tuple[str, ...]],
+        config: ScoringConfig,
+        index: Optional[GtIndex] = None,
+    ) -> None:
         self.config = config
         if index is None:
-            index = gt_index(tuple(gt_words), config.max_run_together, frozenset(config.stop_words),
-                             cfg_key(config))
+            index = gt_index(tuple(gt_words), config.max_run_together, frozenset(config.stop_words), cfg_key(config))
         #: the ground truth's card side (``gt_index`` of ``gt_words`` and ``config``)
         self.index = index
         self.stop, self.cfg = index.stop, index.cfg
@@ -407,15 +418,15 @@ class WordTable:
         marks = [0] * len(words)
         placed: list[tuple[int, str, str]] = []
         for neg_r, _, _, i, j, k in cands:
-            if i in used_t or (marks[j] if k == 1 else any(marks[j:j + k])):
+            if i in used_t or (marks[j] if k == 1 else any(marks[j : j + k])):
                 continue
             used_t.add(i)
             if k == 1:
                 marks[j] = -neg_r
                 placed.append((j, tokens[i], words[j]))
             else:
-                marks[j:j + k] = [-neg_r] * k
-                placed.append((j, tokens[i], " ".join(words[j:j + k])))
+                marks[j : j + k] = [-neg_r] * k
+                placed.append((j, tokens[i], " ".join(words[j : j + k])))
         placed.sort()
         pairs = [(t, w) for _, t, w in placed]
         stop = self.stop

@@ -13,8 +13,17 @@ from reviewer.core.models import PromptVerdict
 from reviewer.core.tables import csv_row
 
 _VERDICT_FIELDS = [
-    "prompt", "model", "item", "runs", "cards_visible", "cards_correct", "text_accuracy",
-    "spatial_accuracy", "hallucination_runs", "json_valid_runs", "verdict",
+    "prompt",
+    "model",
+    "item",
+    "runs",
+    "cards_visible",
+    "cards_correct",
+    "text_accuracy",
+    "spatial_accuracy",
+    "hallucination_runs",
+    "json_valid_runs",
+    "verdict",
 ]
 
 
@@ -28,12 +37,12 @@ def verdict_cell(v: PromptVerdict) -> str:
     (verdict, text accuracy, spatial accuracy when scored, runs with
     hallucinations, runs with valid JSON)."""
     spatial = f" s{pct(v.spatial_accuracy)}" if v.spatial_accuracy is not None else ""
-    return (f"{v.verdict.value} {pct(v.text_accuracy)}{spatial} "
-            f"h{v.hallucination_runs} j{v.json_signal}")
+    return f"{v.verdict.value} {pct(v.text_accuracy)}{spatial} h{v.hallucination_runs} j{v.json_signal}"
 
 
-def verdict_grid(verdicts: Sequence[PromptVerdict],
-                 max_items: Optional[int] = None) -> tuple[list[str], list[list[str]]]:
+def verdict_grid(
+    verdicts: Sequence[PromptVerdict], max_items: Optional[int] = None
+) -> tuple[list[str], list[list[str]]]:
     """Prompts x items grid: (header, rows); the last column is all items
     ('*'). A row per prompt and model; the model is named when there are
     several. With more than ``max_items`` items only the all-items column
@@ -52,15 +61,41 @@ def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
     """Rows of the report: every (prompt, item) with automatic and reviewed
     text accuracy and verdict side by side."""
     rev = {v.key(): v for v in reviewed}
-    header = ["prompt", "model", "item", "runs", "text", "spatial", "halluc runs", "valid JSON",
-              "verdict", "reviewed text", "reviewed spatial", "reviewed halluc runs", "reviewed verdict"]
+    header = [
+        "prompt",
+        "model",
+        "item",
+        "runs",
+        "text",
+        "spatial",
+        "halluc runs",
+        "valid JSON",
+        "verdict",
+        "reviewed text",
+        "reviewed spatial",
+        "reviewed halluc runs",
+        "reviewed verdict",
+    ]
     rows = []
     for v in auto:
         r = rev.get(v.key())
-        rows.append([v.prompt, v.model, "all" if v.item == "*" else v.item, str(v.runs), pct(v.text_accuracy),
-                     pct(v.spatial_accuracy), str(v.hallucination_runs), v.json_signal,
-                     v.verdict.value, pct(r.text_accuracy) if r else "-", pct(r.spatial_accuracy) if r else "-",
-                     str(r.hallucination_runs) if r else "-", r.verdict.value if r else "-"])
+        rows.append(
+            [
+                v.prompt,
+                v.model,
+                "all" if v.item == "*" else v.item,
+                str(v.runs),
+                pct(v.text_accuracy),
+                pct(v.spatial_accuracy),
+                str(v.hallucination_runs),
+                v.json_signal,
+                v.verdict.value,
+                pct(r.text_accuracy) if r else "-",
+                pct(r.spatial_accuracy) if r else "-",
+                str(r.hallucination_runs) if r else "-",
+                r.verdict.value if r else "-",
+            ]
+        )
     return header, rows
 
 
@@ -73,8 +108,9 @@ def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
     for basis, vs in (("auto", auto), ("reviewed", reviewed)):
         for v in vs:
             d = v.model_dump(mode="json")
-            writer.writerow(csv_row([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
-                                    + ["; ".join(v.reasons)]))
+            writer.writerow(
+                csv_row([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS] + ["; ".join(v.reasons)])
+            )
     return buf.getvalue()
 
 

@@ -38,8 +38,19 @@ from reviewer.core.cards.readings import (
 from reviewer.core.models import ScoringConfig
 
 __all__ = [
-    "Evidence", "Frac", "Pairing", "WordTable", "card_groups", "card_words", "content_groups",
-    "missing_words", "pair_cards", "raw_to_upright", "read_anywhere", "reading_mark", "squashed",
+    "Evidence",
+    "Frac",
+    "Pairing",
+    "WordTable",
+    "card_groups",
+    "card_words",
+    "content_groups",
+    "missing_words",
+    "pair_cards",
+    "raw_to_upright",
+    "read_anywhere",
+    "reading_mark",
+    "squashed",
     "word_presence",
 ]
 
@@ -103,8 +114,11 @@ def _box_frame(out: "Pairing", model_boxes, gt_boxes, orientation: int, config: 
     best: tuple[Optional[str], Optional[list[Optional[Frac]]], float] = (None, None, 0.0)
     for name, o in frames:
         boxes = [raw_to_upright(b, o) if b is not None else None for b in model_boxes]
-        hit = sum(1 for m, cards in best_cards.items()  # every model card here has a box (see above)
-                  if (box := boxes[m]) is not None and any(_overlap(box, gt_boxes[g]) for g in cards))
+        hit = sum(
+            1
+            for m, cards in best_cards.items()  # every model card here has a box (see above)
+            if (box := boxes[m]) is not None and any(_overlap(box, gt_boxes[g]) for g in cards)
+        )
         fit = hit / len(best_cards) if best_cards else 0.0
         if best_cards and fit >= config.box_fit and fit > best[2]:
             best = (name, boxes, fit)
@@ -156,12 +170,17 @@ def pair_cards(
         ev = table.evidence(mw[m], gw[g])
         if ev.content:
             out.evidence[m, g] = ev
-    use_boxes = config.use_boxes and model_boxes is not None and gt_boxes is not None \
-        and any(b is not None for b in model_boxes) and any(b is not None for b in gt_boxes)
+    use_boxes = (
+        config.use_boxes
+        and model_boxes is not None
+        and gt_boxes is not None
+        and any(b is not None for b in model_boxes)
+        and any(b is not None for b in gt_boxes)
+    )
     if use_boxes and gt_boxes is not None:  # use_boxes implies gt_boxes
         out.box_frame, boxes = _box_frame(out, model_boxes, gt_boxes, orientation, config)
         if boxes is not None:
-            for (m, g) in list(out.evidence):
+            for m, g in list(out.evidence):
                 if m in paired_m:
                     continue  # an equal text is that card wherever its box is
                 box, gt_box = boxes[m], gt_boxes[g]
@@ -173,8 +192,9 @@ def pair_cards(
     return out
 
 
-def _exact_pairs(mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]],
-                 index: Optional[GtIndex] = None) -> list[tuple[int, int]]:
+def _exact_pairs(
+    mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]], index: Optional[GtIndex] = None
+) -> list[tuple[int, int]]:
     """§1 first: a model card equal to a ground-truth card (spacing and
     punctuation aside) is a correct reading of it, so it is paired with it
     before §3 pairs the rest; equal texts pair in reading order. ``index``:
@@ -196,8 +216,9 @@ def _exact_pairs(mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]],
     return pairs
 
 
-def _placed_stop_words(out: Pairing, table: WordTable, boxes, gt_boxes,
-                       rest_m: Sequence[int], rest_g: Sequence[int]) -> None:
+def _placed_stop_words(
+    out: Pairing, table: WordTable, boxes, gt_boxes, rest_m: Sequence[int], rest_g: Sequence[int]
+) -> None:
     """§2 with position (§6): a stop word is no evidence *on its own*; read
     inside a card's box by a model card that also reads a content word of a
     card it lies on, it is evidence for that card (as the hand keys apply it
@@ -263,8 +284,7 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
         return []
     for m, g in keys:
         ev = out.evidence[m, g]
-        out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact,
-                         ev.chars(out.gt_words[g]), n_model - m)
+        out.lex[m, g] = (1, ev.recognised, round(ev.share * 10000), ev.exact, ev.chars(out.gt_words[g]), n_model - m)
     if len({m for m, _ in keys}) == len(keys) == len({g for _, g in keys}):
         return keys  # no two related pairs share a card: every pair is in the matching
     levels = 6
@@ -278,17 +298,18 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
         scale = [1.0] * levels
         for col in range(levels - 2, -1, -1):
             scale[col] = scale[col + 1] * (bounds[col + 1] + 1)
-        if scale[0] <= 2.0 ** 52 or levels <= 2:
+        if scale[0] <= 2.0**52 or levels <= 2:
             break
         levels -= 1
     weights = {k: sum(v * f for v, f in zip(out.lex[k][:levels], scale)) for k in keys}
-    clear = _clear_winners(weights) if sum(weights.values()) < 2.0 ** 52 else None
+    clear = _clear_winners(weights) if sum(weights.values()) < 2.0**52 else None
     if clear is not None:
         return clear
     weight = np.zeros((len(rest_m), len(rest_g)))
     for k, w in weights.items():
         weight[row_of[k[0]], col_of[k[1]]] = w
     from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
+
     rows, cols = linear_sum_assignment(weight, maximize=True)
     return [(rest_m[r], rest_g[c]) for r, c in zip(rows, cols) if weight[r, c] > 0]
 
@@ -393,7 +414,10 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
 
 
 def missing_words(
-    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    table: WordTable,
+    tokens: Sequence[str],
+    words: Sequence[str],
+    config: ScoringConfig,
     evidence: Optional[Evidence] = None,
 ) -> list[str]:
     """§4: the card words that are not there (``word_presence``'s first part)."""
@@ -401,7 +425,10 @@ def missing_words(
 
 
 def word_presence(
-    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    table: WordTable,
+    tokens: Sequence[str],
+    words: Sequence[str],
+    config: ScoringConfig,
     evidence: Optional[Evidence] = None,
 ) -> tuple[list[str], set[int]]:
     """§4 OCR/PARTIAL test: the card words (``words``, in card order) that
@@ -418,7 +445,8 @@ def word_presence(
     words in card order, a repeated word once per missing occurrence; the
     indices of the tokens that stand for a card word)."""
     if len(tokens) == len(words) and all(
-            table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)):
+        table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)
+    ):
         return [], set(range(len(tokens)))  # word for word in place: the common misread-a-word case
     present, used = read_anywhere(table, tokens, words, config, evidence)
     if all(present):
@@ -461,7 +489,10 @@ def word_presence(
 
 
 def read_anywhere(
-    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig,
+    table: WordTable,
+    tokens: Sequence[str],
+    words: Sequence[str],
+    config: ScoringConfig,
     evidence: Optional[Evidence] = None,
 ) -> tuple[list[bool], set[int]]:
     """§4 presence by reading: (``present[j]``: card word j has a
@@ -507,10 +538,10 @@ def read_anywhere(
                     cands.append((-mark, -k, j, i, k))
     cands.sort()
     for _neg, _negk, j, i, k in cands:
-        if i in used or all(present[j:j + k]):
+        if i in used or all(present[j : j + k]):
             continue
         used.add(i)
-        present[j:j + k] = [True] * k
+        present[j : j + k] = [True] * k
     return present, used
 
 

@@ -124,6 +124,7 @@ def map_piles(
     clear = _clear_assignment(weight)
     if clear is None:
         from scipy.optimize import linear_sum_assignment  # lazy: `reviewer open` starts without scipy
+
         clear = linear_sum_assignment(np.array(weight, dtype=np.float64), maximize=True)
     for r, c in zip(*clear):
         mapping[mp[r]] = gp[c]
@@ -199,8 +200,9 @@ def score_run(
     facts.parse_error, facts.error_offset, facts.span = parse.error, parse.error_offset, parse.span
     facts.cards_reported = len(parse.cards)
     findings: list[dict[str, Any]] = []  # Finding fields, validated once (_FINDINGS)
-    problems = ([parse.error] if parse.error else []) + \
-        _convention_problems(parse, prompt, config, width, height, facts)
+    problems = ([parse.error] if parse.error else []) + _convention_problems(
+        parse, prompt, config, width, height, facts
+    )
     if problems:  # §4 FORMAT: at most one per run
         findings.append(dict(code=Code.FORMAT, detail="; ".join(problems)))
     gt_cards = transcribed_cards(ground_truth)
@@ -209,8 +211,7 @@ def score_run(
     facts.spatial_scored = schema == AnswerSchema.PILES and any(c.pile for c in gt_cards)
     if not gt_cards or not parse.parsed:
         facts.outcomes = [
-            CardOutcome(gt_card_id=_card_key(c, i), gt_text=c.text, gt_pile=c.pile)
-            for i, c in enumerate(gt_cards)
+            CardOutcome(gt_card_id=_card_key(c, i), gt_text=c.text, gt_pile=c.pile) for i, c in enumerate(gt_cards)
         ]
         return RunScore(facts=facts, cards=parse.cards, findings=_FINDINGS.validate_python(findings))
     findings.extend(_classify(parse, gt_cards, config, facts, width, height, orientation))
@@ -232,8 +233,9 @@ def transcribed_cards(ground_truth: Optional[GroundTruth]) -> list[Card]:
     cards = ground_truth.cards
     if all(c.text.strip() for c in cards):
         return cards
-    return [c if c.id is not None else c.model_copy(update={"id": i})
-            for i, c in enumerate(cards) if not to_transcribe(c)]
+    return [
+        c if c.id is not None else c.model_copy(update={"id": i}) for i, c in enumerate(cards) if not to_transcribe(c)
+    ]
 
 
 def _card_key(card: Any, index: int) -> int:
@@ -258,8 +260,9 @@ def _convention_problems(
     return [f"boxes use the {facts.box_convention.value} convention; the prompt asked for {asked.value}"]
 
 
-def _fractions(box: Optional[BBox], convention: Optional[BoxConvention],
-               width: Optional[int], height: Optional[int]) -> Optional[Frac]:
+def _fractions(
+    box: Optional[BBox], convention: Optional[BoxConvention], width: Optional[int], height: Optional[int]
+) -> Optional[Frac]:
     """A box as fractions of the image it was drawn on, or None."""
     if box is None or convention is None:
         return None
@@ -275,8 +278,13 @@ def _fractions(box: Optional[BBox], convention: Optional[BoxConvention],
 
 
 def _classify(
-    parse: ParseResult, gt_cards: Sequence[Any], config: ScoringConfig, facts: RunFacts,
-    width: Optional[int], height: Optional[int], orientation: int,
+    parse: ParseResult,
+    gt_cards: Sequence[Any],
+    config: ScoringConfig,
+    facts: RunFacts,
+    width: Optional[int],
+    height: Optional[int],
+    orientation: int,
 ) -> list[dict[str, Any]]:
     """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
     reviewer.core.cards.rules); fills facts.outcomes and the pile mapping.
@@ -288,8 +296,9 @@ def _classify(
         gt_boxes = [_fractions(c.bbox, BoxConvention.PIXELS, width, height) for c in gt_cards]
         if facts.box_convention == BoxConvention.PIXELS and orientation in (5, 6, 7, 8):
             orientation = 1  # stored-frame pixels would need the stored size
-    pairing = pair_cards([c.text for c in cards], [c.text for c in gt_cards], config,
-                         model_boxes, gt_boxes, orientation)
+    pairing = pair_cards(
+        [c.text for c in cards], [c.text for c in gt_cards], config, model_boxes, gt_boxes, orientation
+    )
     facts.box_frame = pairing.box_frame
     mw, gw = pairing.model_words, pairing.gt_words
     equal = set(pairing.exact)  # §1 pairs: equal texts
@@ -312,29 +321,45 @@ def _classify(
         paired = by_gt.get(g)
         if paired is None:
             outcomes.append(_outcome(key, card, None, None, 0.0, False, False if spatial else None))
-            findings.append(dict(code=Code.MISS, gt_card=card.text, gt_card_id=key,
-                                    detail=_miss_detail(pairing, g, cards)))
+            findings.append(
+                dict(code=Code.MISS, gt_card=card.text, gt_card_id=key, detail=_miss_detail(pairing, g, cards))
+            )
             continue
         m = paired
         mc = cards[m]
         ev = evidence[m, g]
         pile_ok = (mc.pile is not None and mapping.get(mc.pile) == card.pile) if spatial else None
         ok = texts_ok[g]
-        outcomes.append({"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
-                         "model_text": mc.text, "model_pile": mc.pile,
-                         "similarity": round(100 * ev.share, 1), "text_ok": ok, "pile_ok": pile_ok})
+        outcomes.append(
+            {
+                "gt_card_id": key,
+                "gt_text": card.text,
+                "gt_pile": card.pile,
+                "model_index": m,
+                "model_text": mc.text,
+                "model_pile": mc.pile,
+                "similarity": round(100 * ev.share, 1),
+                "text_ok": ok,
+                "pile_ok": pile_ok,
+            }
+        )
         if not ok:
             code, detail = _text_code(pairing, m, g, config)
             if spatial and not pile_ok:
                 detail += f"; also {_pile_phrase(mc.pile, mapping)}, not SPATIAL: one code per card"
-            findings.append(dict(code=code, gt_card=card.text, gt_card_id=key,
-                                    model_card=mc.text, model_index=m, detail=detail))
+            findings.append(
+                dict(code=code, gt_card=card.text, gt_card_id=key, model_card=mc.text, model_index=m, detail=detail)
+            )
         elif spatial and not pile_ok:
             findings.append(
-                dict(code=Code.SPATIAL, gt_card=card.text, gt_card_id=key,
-                        model_card=mc.text, model_index=m,
-                        detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; "
-                               f"belongs to '{card.pile}'")
+                dict(
+                    code=Code.SPATIAL,
+                    gt_card=card.text,
+                    gt_card_id=key,
+                    model_card=mc.text,
+                    model_index=m,
+                    detail=f"§4 SPATIAL: read correctly, {_pile_phrase(mc.pile, mapping)}; belongs to '{card.pile}'",
+                )
             )
     facts.outcomes = _OUTCOMES.validate_python(outcomes)
     findings.extend(_hallucinations(pairing, cards, gt_cards))
@@ -347,13 +372,28 @@ _OUTCOMES = TypeAdapter(list[CardOutcome])
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def _outcome(key: int, card: Any, m: Optional[int], mc: Optional[ModelCard], similarity: float,
-             text_ok: bool, pile_ok: Optional[bool]) -> dict[str, Any]:
+def _outcome(
+    key: int,
+    card: Any,
+    m: Optional[int],
+    mc: Optional[ModelCard],
+    similarity: float,
+    text_ok: bool,
+    pile_ok: Optional[bool],
+) -> dict[str, Any]:
     """The fields of the CardOutcome of ground-truth card ``card`` (matched
     to model card ``m``/``mc``, or MISS when None), for ``_OUTCOMES``."""
-    return {"gt_card_id": key, "gt_text": card.text, "gt_pile": card.pile, "model_index": m,
-            "model_text": mc.text if mc else None, "model_pile": mc.pile if mc else None,
-            "similarity": similarity, "text_ok": text_ok, "pile_ok": pile_ok}
+    return {
+        "gt_card_id": key,
+        "gt_text": card.text,
+        "gt_pile": card.pile,
+        "model_index": m,
+        "model_text": mc.text if mc else None,
+        "model_pile": mc.pile if mc else None,
+        "similarity": similarity,
+        "text_ok": text_ok,
+        "pile_ok": pile_ok,
+    }
 
 
 def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple[Code, str]:
@@ -368,8 +408,8 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     read = ev.describe() or "none"
     if missing:
         return Code.PARTIAL, (
-            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); "
-            f"missing: {', '.join(missing)}")
+            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); missing: {', '.join(missing)}"
+        )
     extra = [t for i, t in enumerate(tokens) if i not in used]
     tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
     return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
@@ -384,11 +424,16 @@ def _miss_detail(pairing: Pairing, g: int, cards: Sequence[ModelCard]) -> str:
         partner = {mm: gg for mm, gg in pairing.pairs}
         shown = "; ".join(
             f"#{m + 1} '{_short(cards[m].text)}' went to '{_short(_gt_text(pairing, partner[m]))}'"
-            if m in partner else f"#{m + 1} '{_short(cards[m].text)}'" for m in readers[:3])
+            if m in partner
+            else f"#{m + 1} '{_short(cards[m].text)}'"
+            for m in readers[:3]
+        )
         return f"§4 MISS: model cards that read it were paired with other cards (§3): {shown}"
     if vetoed:
-        return (f"§4 MISS: only #{vetoed[0] + 1} '{_short(cards[vetoed[0]].text)}' reads it, "
-                "and its box lies elsewhere (§6)")
+        return (
+            f"§4 MISS: only #{vetoed[0] + 1} '{_short(cards[vetoed[0]].text)}' reads it, "
+            "and its box lies elsewhere (§6)"
+        )
     return "§4 MISS: no model card reads any of its words (§2)"
 
 
@@ -400,12 +445,17 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_TIE_NAMES = ("", "more recognised words", "a larger share of the card's words",
-              "more exactly read words", "more characters", "reading order")
+_TIE_NAMES = (
+    "",
+    "more recognised words",
+    "a larger share of the card's words",
+    "more exactly read words",
+    "more characters",
+    "reading order",
+)
 
 
-def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
-                    gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
+def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
     on no card it reads (§6). The card named is the one it reads best by
@@ -428,24 +478,29 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard],
             winner = by_gt.get(g)
             ev = pairing.evidence[m, g]
             if winner is not None:
-                detail = (f"§4 HALLUC: reads {ev.describe()} of '{_short(gt_cards[g].text)}', which is "
-                          f"matched to #{winner + 1} '{_short(cards[winner].text)}' "
-                          f"({_tie_reason(pairing.lex[winner, g], pairing.lex[m, g])}); an extra block "
-                          "or split fragment, not a card of its own")
+                detail = (
+                    f"§4 HALLUC: reads {ev.describe()} of '{_short(gt_cards[g].text)}', which is "
+                    f"matched to #{winner + 1} '{_short(cards[winner].text)}' "
+                    f"({_tie_reason(pairing.lex[winner, g], pairing.lex[m, g])}); an extra block "
+                    "or split fragment, not a card of its own"
+                )
             else:
                 detail = f"§4 HALLUC: reads {ev.describe()} but one-to-one matching paired more cards (§3)"
         elif exact_reader is not None:
             g, winner, read = exact_reader
             if squashed(cards[winner].text) == squashed(card.text):
-                detail = (f"§4 HALLUC: duplicates '{gt_cards[g].text}', already matched to "
-                          f"model card #{winner + 1}")
+                detail = f"§4 HALLUC: duplicates '{gt_cards[g].text}', already matched to model card #{winner + 1}"
             else:
-                detail = (f"§4 HALLUC: reads {read} of '{_short(gt_cards[g].text)}', which "
-                          f"#{winner + 1} reads exactly (§1); an extra block or split fragment")
+                detail = (
+                    f"§4 HALLUC: reads {read} of '{_short(gt_cards[g].text)}', which "
+                    f"#{winner + 1} reads exactly (§1); an extra block or split fragment"
+                )
         elif m in pairing.box_vetoed:
             g = pairing.box_vetoed[m][0]
-            detail = (f"§4 HALLUC: its box lies on no card it reads (§6 position); "
-                      f"by text alone it reads '{_short(gt_cards[g].text)}'")
+            detail = (
+                f"§4 HALLUC: its box lies on no card it reads (§6 position); "
+                f"by text alone it reads '{_short(gt_cards[g].text)}'"
+            )
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
         out.append(dict(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))

@@ -50,10 +50,14 @@ def episode_scope(case: TestCase) -> Optional[list[str]]:
 def case_values(case: TestCase) -> dict[str, str]:
     """The placeholder values of ``case`` (module doc)."""
     scope = episode_scope(case)
-    return {"QUERY": case.query, "EPISODE_SCOPE": ", ".join(scope) if scope else NO_SCOPE,
-            "USER_ID": str(case.context.get("userId") or ""),
-            "CONTEXT": json.dumps(case.context, ensure_ascii=False, sort_keys=True),
-            "DATASET": case.dataset, "CATEGORY": case.category}
+    return {
+        "QUERY": case.query,
+        "EPISODE_SCOPE": ", ".join(scope) if scope else NO_SCOPE,
+        "USER_ID": str(case.context.get("userId") or ""),
+        "CONTEXT": json.dumps(case.context, ensure_ascii=False, sort_keys=True),
+        "DATASET": case.dataset,
+        "CATEGORY": case.category,
+    }
 
 
 def case_messages(case: TestCase, template: str, system_prompt: str = "") -> list[dict]:

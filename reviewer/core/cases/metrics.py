@@ -93,8 +93,9 @@ class Test(BaseModel):
     __test__ = False
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # nan or inf: refused, one line
 
-    kind: Literal["present", "absent", "count", "captured_within", "captured_cover", "mentions",
-                  "length", "query_overlap"]
+    kind: Literal[
+        "present", "absent", "count", "captured_within", "captured_cover", "mentions", "length", "query_overlap"
+    ]
     #: a regex, or '@name' for a named pattern of the set
     regex: Optional[str] = None
     #: the capture group whose values are compared (captured_*)
@@ -348,8 +349,9 @@ def _mention_spans(name: str, answer: str, clock: _Clock) -> list[tuple[int, int
 _WORD = timed_re.compile(r"\w+", timed_re.UNICODE)
 
 
-def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase,
-             answer: str, timeout: Optional[float] = None) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
+def run_test(
+    metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase, answer: str, timeout: Optional[float] = None
+) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
     """Run one check's test on ``answer``; returns (passed,
     values for the message, matched spans). Its regexes together may take
     ``timeout`` CPU seconds (the set's ``regex_timeout`` by default);
@@ -408,8 +410,10 @@ def run_test(metric_set_: MetricSet, metric: Metric, check: Check, case: TestCas
 
 def not_run_note(metric_set_: MetricSet) -> str:
     """The one-line note of a check that ran out of its time limit."""
-    return (f"not run: its regex took over {metric_set_.regex_timeout:g} s of CPU on this answer "
-            f"(the metric set's regex_timeout)")
+    return (
+        f"not run: its regex took over {metric_set_.regex_timeout:g} s of CPU on this answer "
+        f"(the metric set's regex_timeout)"
+    )
 
 
 def evaluate(metric_set_: MetricSet, case: TestCase, answer: str) -> list[CheckOutcome]:
@@ -425,11 +429,28 @@ def evaluate(metric_set_: MetricSet, case: TestCase, answer: str) -> list[CheckO
             try:
                 passed, values, spans = run_test(metric_set_, metric, check, case, answer) if on else (True, {}, [])
             except TimeoutError:  # not run: no finding, the other checks go on (module doc)
-                out.append(CheckOutcome(metric=metric.name, check=check.id, severity=check.severity, on=on,
-                                        fired=False, message=_fill(check.message, {}), ran=False,
-                                        note=not_run_note(metric_set_)))
+                out.append(
+                    CheckOutcome(
+                        metric=metric.name,
+                        check=check.id,
+                        severity=check.severity,
+                        on=on,
+                        fired=False,
+                        message=_fill(check.message, {}),
+                        ran=False,
+                        note=not_run_note(metric_set_),
+                    )
+                )
                 continue
-            out.append(CheckOutcome(metric=metric.name, check=check.id, severity=check.severity, on=on,
-                                    fired=on and not passed, message=_fill(check.message, values),
-                                    spans=spans))
+            out.append(
+                CheckOutcome(
+                    metric=metric.name,
+                    check=check.id,
+                    severity=check.severity,
+                    on=on,
+                    fired=on and not passed,
+                    message=_fill(check.message, values),
+                    spans=spans,
+                )
+            )
     return out

@@ -56,8 +56,15 @@ class TestCase(BaseModel):
         absent; the rule metrics' conditions and tests read the case through
         it (docs/test-cases.md: a condition on the expected behaviour or context)."""
         head, _, rest = path.partition(".")
-        roots = {"expected": self.expected, "expectedBehavior": self.expected, "context": self.context,
-                 "metadata": self.metadata, "query": self.query, "id": self.id, "dataset": self.dataset}
+        roots = {
+            "expected": self.expected,
+            "expectedBehavior": self.expected,
+            "context": self.context,
+            "metadata": self.metadata,
+            "query": self.query,
+            "id": self.id,
+            "dataset": self.dataset,
+        }
         value: Any = roots.get(head)
         for part in rest.split(".") if rest else []:
             value = value.get(part) if isinstance(value, dict) else None
@@ -102,8 +109,9 @@ def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple
     category = metadata.get("category")
     if category not in known:
         return None, (where, f"unknown category '{category}' (known: {', '.join(known)})")
-    return TestCase(id=case_id.strip(), query=query, context=context, expected=expected,
-                    metadata=metadata, dataset=dataset), None
+    return TestCase(
+        id=case_id.strip(), query=query, context=context, expected=expected, metadata=metadata, dataset=dataset
+    ), None
 
 
 def cases_of(data: Any) -> Optional[list]:
@@ -111,15 +119,21 @@ def cases_of(data: Any) -> Optional[list]:
     with 'cases' / 'testCases'), or None when it holds none."""
     if isinstance(data, dict):
         data = data.get("cases", data.get("testCases"))
-    if isinstance(data, list) and data and all(isinstance(c, dict) for c in data) and any(
-            "query" in c and any(k in c for k in ("expectedBehavior", "expected_behavior", "expected"))
-            for c in data):
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(c, dict) for c in data)
+        and any(
+            "query" in c and any(k in c for k in ("expectedBehavior", "expected_behavior", "expected")) for c in data
+        )
+    ):
         return data
     return None
 
 
-def parse_dataset(data: Any, dataset: str, file_name: str,
-                  categories: Iterable[str] = SEED_CATEGORIES) -> tuple[list[TestCase], list[Problem]]:
+def parse_dataset(
+    data: Any, dataset: str, file_name: str, categories: Iterable[str] = SEED_CATEGORIES
+) -> tuple[list[TestCase], list[Problem]]:
     """The cases of one dataset file and the problems found as (where,
     why): where names ``file_name`` and the case ("citation-accuracy.json
     case 3 ('cite-003')"), why is one line (docs/test-cases.md: no id, a duplicate
@@ -139,7 +153,12 @@ def parse_dataset(data: Any, dataset: str, file_name: str,
             continue
         assert case is not None  # _one gives a case or a problem
         if case.id in seen:
-            problems.append((f"{file_name} case {n} ('{case.id}')", f"duplicate id '{case.id}' (an earlier case of the file has it)"))
+            problems.append(
+                (
+                    f"{file_name} case {n} ('{case.id}')",
+                    f"duplicate id '{case.id}' (an earlier case of the file has it)",
+                )
+            )
             continue
         seen.add(case.id)
         cases.append(case)

@@ -123,16 +123,24 @@ def evaluation_result(r: Result, metrics: MetricSet, basis: str = "auto") -> Eva
     s = _score(r, basis)
     found, episodes = citations(metrics, r.run.get("output") or "")
     return EvaluationResult(
-        caseId=r.case.id, passed=s.passed, score=min(1.0, max(0.0, s.score)),
+        caseId=r.case.id,
+        passed=s.passed,
+        score=min(1.0, max(0.0, s.score)),
         metrics=ResultMetrics(**{m: v.score for m, v in s.metrics.items()}),
-        details=ResultDetails(response=r.run.get("output") or "", citationsFound=found, episodesReferenced=episodes,
-                              errors=[e for v in s.metrics.values() for e in v.errors],
-                              warnings=[w for v in s.metrics.values() for w in v.warnings]),
-        timestamp=r.date or "")
+        details=ResultDetails(
+            response=r.run.get("output") or "",
+            citationsFound=found,
+            episodesReferenced=episodes,
+            errors=[e for v in s.metrics.values() for e in v.errors],
+            warnings=[w for v in s.metrics.values() for w in v.warnings],
+        ),
+        timestamp=r.date or "",
+    )
 
 
-def seed_report(results: Iterable[Result], model: str, metrics: MetricSet, basis: str = "auto",
-                timestamp: Optional[str] = None) -> EvaluationReport:
+def seed_report(
+    results: Iterable[Result], model: str, metrics: MetricSet, basis: str = "auto", timestamp: Optional[str] = None
+) -> EvaluationReport:
     """seed evaluator.evaluateDataset: the report of one model's answers:
     totalCases = answers, passed and failed, averageScore and the average of
     each metric over the answers."""
@@ -140,17 +148,26 @@ def seed_report(results: Iterable[Result], model: str, metrics: MetricSet, basis
     evaluated = [evaluation_result(r, metrics, basis) for r in rs]
     passed = sum(e.passed for e in evaluated)
     names = [m.name for m in metrics.metrics]
-    averages = {n: _mean([_score(r, basis).metrics[n].score for r in rs if n in _score(r, basis).metrics])
-                for n in dict.fromkeys([*SEED_METRICS, *names])}
+    averages = {
+        n: _mean([_score(r, basis).metrics[n].score for r in rs if n in _score(r, basis).metrics])
+        for n in dict.fromkeys([*SEED_METRICS, *names])
+    }
     return EvaluationReport(
-        runId=f"reviewer-{model}-{basis}", timestamp=timestamp or datetime.now(timezone.utc).isoformat(),
-        totalCases=len(evaluated), passedCases=passed, failedCases=len(evaluated) - passed,
-        averageScore=_mean([e.score for e in evaluated]), metricAverages=MetricAverages(**averages),
-        results=evaluated, modelInfo=ModelInfo(modelId=model))
+        runId=f"reviewer-{model}-{basis}",
+        timestamp=timestamp or datetime.now(timezone.utc).isoformat(),
+        totalCases=len(evaluated),
+        passedCases=passed,
+        failedCases=len(evaluated) - passed,
+        averageScore=_mean([e.score for e in evaluated]),
+        metricAverages=MetricAverages(**averages),
+        results=evaluated,
+        modelInfo=ModelInfo(modelId=model),
+    )
 
 
-def seed_reports(results: Sequence[Result], metrics: MetricSet, basis: str = "auto",
-                 timestamp: Optional[str] = None) -> list[EvaluationReport]:
+def seed_reports(
+    results: Sequence[Result], metrics: MetricSet, basis: str = "auto", timestamp: Optional[str] = None
+) -> list[EvaluationReport]:
     """The seed's report per model (by model name)."""
     models = sorted({r.run["model"] for r in results})
     return [seed_report(results, m, metrics, basis, timestamp) for m in models]
@@ -198,8 +215,9 @@ def _side(results: Sequence[Result], by: str, value: str) -> list[Result]:
     return [r for r in results if (r.date or "").startswith(value)]
 
 
-def compare(results: Sequence[Result], metrics: MetricSet, a: str, b: str, by: str = "model",
-            basis: str = "auto") -> Comparison:
+def compare(
+    results: Sequence[Result], metrics: MetricSet, a: str, b: str, by: str = "model", basis: str = "auto"
+) -> Comparison:
     """Compare side ``a`` with ``b`` (two model names, or two
     dates as YYYY-MM-DD prefixes of the answers' time): pass rate, average
     score and metric averages of each, per case the mean score over its
@@ -210,8 +228,11 @@ def compare(results: Sequence[Result], metrics: MetricSet, a: str, b: str, by: s
 
     def figures(rs: list[Result]) -> dict[str, float]:
         scores = [_score(r, basis) for r in rs]
-        out = {"answers": float(len(rs)), "passed": float(sum(s.passed for s in scores)),
-               "averageScore": _mean([s.score for s in scores])}
+        out = {
+            "answers": float(len(rs)),
+            "passed": float(sum(s.passed for s in scores)),
+            "averageScore": _mean([s.score for s in scores]),
+        }
         for m in metrics.metrics:
             out[m.name] = _mean([s.metrics[m.name].score for s in scores if m.name in s.metrics])
         return out
@@ -226,8 +247,9 @@ def compare(results: Sequence[Result], metrics: MetricSet, a: str, b: str, by: s
             grouped[r.case.id].append(_score(r, basis).score)
         for case_id, scores in grouped.items():
             mean = _mean(scores)
-            per_case[case_id][i] = CaseSide(score=mean, passed=mean >= metrics.scoring.pass_mark - 1e-9,
-                                            answers=len(scores))
+            per_case[case_id][i] = CaseSide(
+                score=mean, passed=mean >= metrics.scoring.pass_mark - 1e-9, answers=len(scores)
+            )
     cases = {c: (v[0], v[1]) for c, v in sorted(per_case.items())}
     flipped = [c for c, (x, y) in cases.items() if x is not None and y is not None and x.passed != y.passed]
     return Comparison(by=by, a=a, b=b, summary=summary, cases=cases, flipped=flipped)
@@ -238,8 +260,9 @@ def _num(value: float) -> str:
     return f"{value:.2f}"
 
 
-def summary_rows(auto: Sequence[EvaluationReport], reviewed: Sequence[EvaluationReport],
-                 metrics: MetricSet) -> tuple[list[str], list[list[str]]]:
+def summary_rows(
+    auto: Sequence[EvaluationReport], reviewed: Sequence[EvaluationReport], metrics: MetricSet
+) -> tuple[list[str], list[list[str]]]:
     """Per model the seed's figures, automatic and reviewed
     side by side (one row each)."""
     names = [m.name for m in metrics.metrics]
@@ -248,8 +271,17 @@ def summary_rows(auto: Sequence[EvaluationReport], reviewed: Sequence[Evaluation
     for a, r in zip(auto, reviewed):
         for basis, rep in (("auto", a), ("reviewed", r)):
             avg = rep.metricAverages.model_dump()
-            rows.append([rep.modelInfo.modelId, basis, str(rep.totalCases), str(rep.passedCases),
-                         str(rep.failedCases), _num(rep.averageScore), *[_num(avg.get(n, 0.0)) for n in names]])
+            rows.append(
+                [
+                    rep.modelInfo.modelId,
+                    basis,
+                    str(rep.totalCases),
+                    str(rep.passedCases),
+                    str(rep.failedCases),
+                    _num(rep.averageScore),
+                    *[_num(avg.get(n, 0.0)) for n in names],
+                ]
+            )
     return header, rows
 
 
@@ -261,13 +293,23 @@ def failure_rows(failures: Sequence[tuple[str, str, str, int]]) -> tuple[list[st
 def comparison_rows(c: Comparison) -> tuple[tuple[list[str], list[list[str]]], tuple[list[str], list[list[str]]]]:
     """The comparison as two tables: the figures side by side,
     and the cases (flipped ones marked)."""
-    figures = (["figure", c.a, c.b], [[k, _num(x) if k not in ("answers", "passed") else str(int(x)),
-                                       _num(y) if k not in ("answers", "passed") else str(int(y))]
-                                      for k, (x, y) in c.summary.items()])
+    figures = (
+        ["figure", c.a, c.b],
+        [
+            [
+                k,
+                _num(x) if k not in ("answers", "passed") else str(int(x)),
+                _num(y) if k not in ("answers", "passed") else str(int(y)),
+            ]
+            for k, (x, y) in c.summary.items()
+        ],
+    )
 
     def cell(side: Optional[CaseSide]) -> str:
         return "-" if side is None else f"{_num(side.score)} {'pass' if side.passed else 'fail'}"
 
-    cases = (["case", c.a, c.b, "flipped"],
-             [[case_id, cell(x), cell(y), "yes" if case_id in c.flipped else ""] for case_id, (x, y) in c.cases.items()])
+    cases = (
+        ["case", c.a, c.b, "flipped"],
+        [[case_id, cell(x), cell(y), "yes" if case_id in c.flipped else ""] for case_id, (x, y) in c.cases.items()],
+    )
     return figures, cases

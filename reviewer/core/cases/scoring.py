@@ -60,8 +60,9 @@ def counted_metrics(metrics: MetricSet, category: str) -> set[str]:
     return {name for name, weight in (metrics.scoring.categories.get(category) or {}).items() if weight}
 
 
-def findings_of(outcomes: Iterable[CheckOutcome], answer: str = "",
-                counted: Optional[Iterable[str]] = None) -> list[Finding]:
+def findings_of(
+    outcomes: Iterable[CheckOutcome], answer: str = "", counted: Optional[Iterable[str]] = None
+) -> list[Finding]:
     """Each fired check as an automatic finding (ERROR or
     WARNING, the check's message and id, the metric; the first matched text
     as the model column; every matched span in attrs). ``counted``: the
@@ -73,10 +74,16 @@ def findings_of(outcomes: Iterable[CheckOutcome], answer: str = "",
     for o in outcomes:
         if not o.fired or (keep is not None and o.metric not in keep):
             continue
-        first = answer[o.spans[0][0]:o.spans[0][1]] if o.spans and answer else None
-        out.append(Finding(code=CaseCode(o.severity.upper()), model_card=first, detail=check_detail(o),
-                           source=Source.AUTO,
-                           attrs={"metric": o.metric, "check": o.check, "spans": [list(s) for s in o.spans]}))
+        first = answer[o.spans[0][0] : o.spans[0][1]] if o.spans and answer else None
+        out.append(
+            Finding(
+                code=CaseCode(o.severity.upper()),
+                model_card=first,
+                detail=check_detail(o),
+                source=Source.AUTO,
+                attrs={"metric": o.metric, "check": o.check, "spans": [list(s) for s in o.spans]},
+            )
+        )
     return out
 
 
@@ -102,8 +109,13 @@ def _outcome(o: Union[CheckOutcome, Mapping]) -> CheckOutcome:
     return o if isinstance(o, CheckOutcome) else CheckOutcome.model_validate(o)
 
 
-def case_score(case: TestCase, findings: Iterable[Finding], metrics: MetricSet, reviewed: bool = False,
-               outcomes: Optional[Iterable[Union[CheckOutcome, Mapping]]] = None) -> CaseScore:
+def case_score(
+    case: TestCase,
+    findings: Iterable[Finding],
+    metrics: MetricSet,
+    reviewed: bool = False,
+    outcomes: Optional[Iterable[Union[CheckOutcome, Mapping]]] = None,
+) -> CaseScore:
     """seed evaluator: the metric scores of one answer from its findings
     (automatic: proposed codes; reviewed: final codes, rejected ignored),
     the case score (category weights; an unknown category scores 0) and
@@ -127,12 +139,25 @@ def case_score(case: TestCase, findings: Iterable[Finding], metrics: MetricSet, 
     for o in map(_outcome, outcomes or ()):
         if o.fired and counted is not None and o.metric not in counted and o.metric in errors:
             (errors if o.severity == "error" else warnings)[o.metric].append(check_detail(o))
-    scores = {m.name: MetricScore(metric=m.name, score=m.score(len(errors[m.name]), len(warnings[m.name])),
-                                  errors=errors[m.name], warnings=warnings[m.name]) for m in metrics.metrics}
+    scores = {
+        m.name: MetricScore(
+            metric=m.name,
+            score=m.score(len(errors[m.name]), len(warnings[m.name])),
+            errors=errors[m.name],
+            warnings=warnings[m.name],
+        )
+        for m in metrics.metrics
+    }
     weights = metrics.scoring.categories.get(case.category, {})
     total = round(sum(w * scores[name].score for name, w in weights.items()), 10)
-    return CaseScore(case_id=case.id, category=case.category, basis="reviewed" if reviewed else "auto",
-                     score=total, passed=total >= metrics.scoring.pass_mark - 1e-9, metrics=scores)
+    return CaseScore(
+        case_id=case.id,
+        category=case.category,
+        basis="reviewed" if reviewed else "auto",
+        score=total,
+        passed=total >= metrics.scoring.pass_mark - 1e-9,
+        metrics=scores,
+    )
 
 
 def citations(metrics: MetricSet, answer: str) -> tuple[int, list[str]]:
@@ -155,4 +180,3 @@ def citations(metrics: MetricSet, answer: str) -> tuple[int, list[str]]:
         if value and value.strip() not in episodes:
             episodes.append(value.strip())
     return len(found), episodes
-

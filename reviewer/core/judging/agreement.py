@@ -501,4 +501,3 @@ def krippendorff_alpha(
         )
     alpha = 1.0 - (n - 1.0) * d_observed / d_expected
     return AgreementResult(statistic, alpha, n_int, "", counts)
-

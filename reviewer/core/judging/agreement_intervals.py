@@ -35,8 +35,13 @@ def strength(row: AgreementRow) -> str:
     return landis_koch(row.value)
 
 
-def with_intervals(rows: Iterable[AgreementRow], *, n_resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED, confidence_level: float = 0.95) -> list[AgreementRow]:
+def with_intervals(
+    rows: Iterable[AgreementRow],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = 0.95,
+) -> list[AgreementRow]:
     """The rows with their bootstrap interval and prevalence filled in
     (module doc), in the same order. An undefined interval leaves the
     bounds None and names why in the note. Cost: one bootstrap per sample."""
@@ -47,9 +52,10 @@ def with_intervals(rows: Iterable[AgreementRow], *, n_resamples: int = DEFAULT_R
         if r.sample is not None and r.value is not None:
             wanted.setdefault(id(r.sample), []).append(r.statistic)
             samples[id(r.sample)] = r.sample
-    found = {key: samples[key].intervals(stats, n_resamples=n_resamples, seed=seed,
-                                         confidence_level=confidence_level)
-             for key, stats in wanted.items()}
+    found = {
+        key: samples[key].intervals(stats, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+        for key, stats in wanted.items()
+    }
     out = []
     for r in rows:
         if r.sample is None:
@@ -62,6 +68,9 @@ def with_intervals(rows: Iterable[AgreementRow], *, n_resamples: int = DEFAULT_R
         note = r.note
         if iv.note and not iv.defined or iv.undefined:
             note = "; ".join(p for p in (r.note, iv.note) if p)
-        out.append(replace(r, ci_low=iv.low, ci_high=iv.high, ci_method=iv.method,
-                           prevalence=dict(r.sample.prevalence), note=note))
+        out.append(
+            replace(
+                r, ci_low=iv.low, ci_high=iv.high, ci_method=iv.method, prevalence=dict(r.sample.prevalence), note=note
+            )
+        )
     return out

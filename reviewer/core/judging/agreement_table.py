@@ -49,7 +49,6 @@ Statistics per dimension (and scale):
   else for its only order.
 """
 
-
 from __future__ import annotations
 
 import itertools
@@ -121,14 +120,33 @@ class AgreementRow:
     def as_tuple(self) -> tuple:
         """(raters, dimension, statistic, value, n, note, ci_low, ci_high,
         ci_method, prevalence as 'class share; ...')."""
-        return (self.raters, self.dimension, self.statistic, self.value, self.n, self.note,
-                self.ci_low, self.ci_high, self.ci_method, self.prevalence_text())
+        return (
+            self.raters,
+            self.dimension,
+            self.statistic,
+            self.value,
+            self.n,
+            self.note,
+            self.ci_low,
+            self.ci_high,
+            self.ci_method,
+            self.prevalence_text(),
+        )
 
     def as_dict(self) -> dict:
         """The row as a JSON-ready dict (prevalence as {class: share})."""
-        return {"raters": self.raters, "dimension": self.dimension, "statistic": self.statistic,
-                "value": self.value, "n": self.n, "note": self.note, "ci_low": self.ci_low,
-                "ci_high": self.ci_high, "ci_method": self.ci_method, "prevalence": dict(self.prevalence)}
+        return {
+            "raters": self.raters,
+            "dimension": self.dimension,
+            "statistic": self.statistic,
+            "value": self.value,
+            "n": self.n,
+            "note": self.note,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "ci_method": self.ci_method,
+            "prevalence": dict(self.prevalence),
+        }
 
     def prevalence_text(self) -> str:
         """The prevalence as 'fail 0.38; pass 0.62' ('' when none)."""
@@ -178,8 +196,9 @@ def agreement_rows(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudica
     return rows
 
 
-def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict], adj: dict,
-                    labels: dict) -> list[AgreementRow]:
+def _dimension_rows(
+    name: str, dim: str, scale: Scale, group: Sequence[Verdict], adj: dict, labels: dict
+) -> list[AgreementRow]:
     rows: list[AgreementRow] = []
     judges = [v for v in group if not is_human(v)]
     humans = [v for v in group if is_human(v)]
@@ -194,8 +213,10 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
     adj_vals = {s: normalise(adj[(s, dim)], scale) for s in subjects if (s, dim) in adj}
     judge_names = sorted(judge_vals, key=natural_key)
     human_names = sorted(human_vals, key=lambda h: (h == GOLD, natural_key(h)))
-    raters: dict[str, dict[str, Value]] = {**{j: judge_vals[j] for j in judge_names},
-                                           **{h: human_vals[h] for h in human_names}}
+    raters: dict[str, dict[str, Value]] = {
+        **{j: judge_vals[j] for j in judge_names},
+        **{h: human_vals[h] for h in human_names},
+    }
     if adj_vals:
         raters[ADJUDICATED] = adj_vals
     observed = [x for vals in raters.values() for x in vals.values()]
@@ -222,10 +243,17 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
         units = sorted({s for n in names for s in raters[n]}, key=natural_key)
         data = [[raters[n].get(s) for n in names] for s in units]
         r = krippendorff_alpha(data, level, categories=cats if level != "interval" else None)
-        rows.append(AgreementRow(title, name, r.statistic, _value(r), r.n,
-                                 _note(r.note, f"{r.counts.get('pairable_units', 0)} of {len(units)} "
-                                               f"subjects have two or more values"),
-                                 sample=_units_sample(data, level, cats, r.statistic, scale)))
+        rows.append(
+            AgreementRow(
+                title,
+                name,
+                r.statistic,
+                _value(r),
+                r.n,
+                _note(r.note, f"{r.counts.get('pairable_units', 0)} of {len(units)} subjects have two or more values"),
+                sample=_units_sample(data, level, cats, r.statistic, scale),
+            )
+        )
 
     # position swap per pairwise judge
     latest = latest_by_order(judges)
@@ -245,30 +273,58 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
         if scale == Scale.WINNER:
             r = position_swap_consistency(ab, ba)
             c = r.counts
-            counts = (f"total={c['total']}, consistent={c['consistent']}, flipped={c['flipped']} "
-                      f"(first position won both {c['first_position_won_both']}, second "
-                      f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
-                      f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
-                      f"undecided_any={c['undecided_any']}")
+            counts = (
+                f"total={c['total']}, consistent={c['consistent']}, flipped={c['flipped']} "
+                f"(first position won both {c['first_position_won_both']}, second "
+                f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
+                f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
+                f"undecided_any={c['undecided_any']}"
+            )
             decided = [(x, y) for x, y in zip(ab, ba) if x is not None and y is not None]
-            rows.append(AgreementRow(judge, name, r.statistic, _value(r), r.n, _note(counts, r.note),
-                                     sample=proportion_sample([x == y for x, y in decided], r.statistic,
-                                                              _prevalence([v for p in decided for v in p]))))
+            rows.append(
+                AgreementRow(
+                    judge,
+                    name,
+                    r.statistic,
+                    _value(r),
+                    r.n,
+                    _note(counts, r.note),
+                    sample=proportion_sample(
+                        [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p])
+                    ),
+                )
+            )
             total = c["total"]
             strict = "position_swap_consistency_undecided_inconsistent"
-            rows.append(AgreementRow(judge, name, strict,
-                                     c["consistent"] / total if total else None, total,
-                                     f"{c['undecided_any']} items undecided in an order counted as inconsistent",
-                                     sample=proportion_sample([x is not None and x == y for x, y in zip(ab, ba)],
-                                                              strict, _prevalence([v for p in decided for v in p]))))
+            rows.append(
+                AgreementRow(
+                    judge,
+                    name,
+                    strict,
+                    c["consistent"] / total if total else None,
+                    total,
+                    f"{c['undecided_any']} items undecided in an order counted as inconsistent",
+                    sample=proportion_sample(
+                        [x is not None and x == y for x, y in zip(ab, ba)],
+                        strict,
+                        _prevalence([v for p in decided for v in p]),
+                    ),
+                )
+            )
         orders_sample = _pair(ab, ba, cats, scale)
         if scale != Scale.WINNER:
             r = percent_agreement(ab, ba)
-            rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, r.statistic, _value(r), r.n, r.note,
-                                     sample=orders_sample))
+            rows.append(
+                AgreementRow(
+                    f"{judge} [ab] vs {judge} [ba]", name, r.statistic, _value(r), r.n, r.note, sample=orders_sample
+                )
+            )
         k = cohen_kappa(ab, ba, categories=cats)
-        rows.append(AgreementRow(f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note,
-                                 sample=orders_sample))
+        rows.append(
+            AgreementRow(
+                f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note, sample=orders_sample
+            )
+        )
 
     # judges against references
     human_majority: dict[str, Value] = {}
@@ -283,8 +339,14 @@ def _dimension_rows(name: str, dim: str, scale: Scale, group: Sequence[Verdict],
     gold = human_vals.get(GOLD, {})
     references = []
     if human_majority:
-        references.append(("human majority", "agreement_with_human_majority", human_majority,
-                           f"{tied} items without a human majority (annotators tied)" if tied else ""))
+        references.append(
+            (
+                "human majority",
+                "agreement_with_human_majority",
+                human_majority,
+                f"{tied} items without a human majority (annotators tied)" if tied else "",
+            )
+        )
     if adj_vals:
         references.append((ADJUDICATED, "agreement_with_adjudicated", adj_vals, ""))
     if gold:
@@ -335,36 +397,67 @@ def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: l
         q = cohen_kappa(xa, xb, weights="quadratic", categories=cats)
         out.append(AgreementRow(raters, name, q.statistic, _value(q), q.n, q.note, sample=sample))
     ac1 = sample.value("gwet_ac1") if sample.n else float("nan")
-    out.append(AgreementRow(raters, name, "gwet_ac1", None if ac1 != ac1 else ac1, sample.n,
-                            "" if sample.n else "undefined: no complete pairs", sample=sample))
+    out.append(
+        AgreementRow(
+            raters,
+            name,
+            "gwet_ac1",
+            None if ac1 != ac1 else ac1,
+            sample.n,
+            "" if sample.n else "undefined: no complete pairs",
+            sample=sample,
+        )
+    )
     if scale in NUMERIC_SCALES:
         tol = TOLERANCE[scale]
         pairs = [(float(x), float(y)) for x, y in zip(xa, xb) if x is not None and y is not None]
         close = sum(1 for x, y in pairs if abs(x - y) <= tol)
-        out.append(AgreementRow(raters, name, "agreement_within_tolerance",
-                                close / len(pairs) if pairs else None, len(pairs),
-                                _note(f"tolerance {tol:g}", "" if pairs else "undefined: no complete pairs"),
-                                sample=sample))
+        out.append(
+            AgreementRow(
+                raters,
+                name,
+                "agreement_within_tolerance",
+                close / len(pairs) if pairs else None,
+                len(pairs),
+                _note(f"tolerance {tol:g}", "" if pairs else "undefined: no complete pairs"),
+                sample=sample,
+            )
+        )
     return out
 
 
-def _accuracy_rows(raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str,
-                   xs: Sequence[Any], refs: Sequence[Any]) -> list[AgreementRow]:
+def _accuracy_rows(
+    raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str, xs: Sequence[Any], refs: Sequence[Any]
+) -> list[AgreementRow]:
     c = r.counts
-    counts = (f"correct={c['correct']}, incorrect={c['incorrect']}, undecided={c['undecided']}, "
-              f"no_reference={c['no_reference']}")
+    counts = (
+        f"correct={c['correct']}, incorrect={c['incorrect']}, undecided={c['undecided']}, "
+        f"no_reference={c['no_reference']}"
+    )
     strict_n = c["correct"] + c["incorrect"] + c["undecided"]
     with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
     prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
     return [
-        AgreementRow(raters, name, statistic, _value(r), r.n, _note(counts, ref_note, r.note),
-                     sample=proportion_sample(decided, statistic, prevalence)),
-        AgreementRow(raters, name, strict,
-                     c["correct"] / strict_n if strict_n else None, strict_n,
-                     _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
-                     sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence)),
+        AgreementRow(
+            raters,
+            name,
+            statistic,
+            _value(r),
+            r.n,
+            _note(counts, ref_note, r.note),
+            sample=proportion_sample(decided, statistic, prevalence),
+        ),
+        AgreementRow(
+            raters,
+            name,
+            strict,
+            c["correct"] / strict_n if strict_n else None,
+            strict_n,
+            _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
+            sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence),
+        ),
     ]
 
 
@@ -386,4 +479,3 @@ def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
             if value_of(v, d) is None and own_range_value(v, d) is None:  # totalScore 0-25 is decided
                 c[labels[rater_key(v)]] += 1
     return c
-

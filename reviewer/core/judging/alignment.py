@@ -132,8 +132,9 @@ def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional
     return False
 
 
-def people_values(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()
-                  ) -> dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]:
+def people_values(
+    verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()
+) -> dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]:
     """{(subject, dimension): (people's value, source, scale)} (module doc);
     source 'adjudicated', 'gold' or 'majority'. Adjudicated values are raw
     with scale None (normalised later on the judge's scale); human values
@@ -204,17 +205,25 @@ class Figures:
 
     def as_dict(self) -> dict:
         """JSON-ready: intervals as {low, high, method}."""
+
         def iv(i: Interval) -> dict:
             return {"low": i.low, "high": i.high, "method": i.method}
 
         return {
-            "split": self.split, "n": self.n, "undecided": self.undecided,
+            "split": self.split,
+            "n": self.n,
+            "undecided": self.undecided,
             "confusion": {"labels": self.labels, "counts": self.counts, "rows": "judge", "columns": "people"},
             "per_class": [vars(c) for c in self.per_class],
-            "kappa": {"statistic": self.kappa_statistic, "value": self.kappa, **{f"ci_{k}": v for k, v in
-                                                                                 iv(self.kappa_ci).items()}},
-            "mae": self.mae, "spearman": self.spearman,
-            "positives": self.positives, "negatives": self.negatives,
+            "kappa": {
+                "statistic": self.kappa_statistic,
+                "value": self.kappa,
+                **{f"ci_{k}": v for k, v in iv(self.kappa_ci).items()},
+            },
+            "mae": self.mae,
+            "spearman": self.spearman,
+            "positives": self.positives,
+            "negatives": self.negatives,
             "tpr": {"value": self.tpr, **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()}},
             "tnr": {"value": self.tnr, **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()}},
             "dangerous": [vars(d) for d in self.dangerous],
@@ -252,8 +261,16 @@ def _safe(num: float, den: float) -> Optional[float]:
     return num / den if den else None
 
 
-def _figures(split: str, rows: Sequence[tuple[str, Value, Value]], undecided: int, scale: Scale,
-             threshold: Optional[float], labels: list, n_resamples: int, seed: int) -> Figures:
+def _figures(
+    split: str,
+    rows: Sequence[tuple[str, Value, Value]],
+    undecided: int,
+    scale: Scale,
+    threshold: Optional[float],
+    labels: list,
+    n_resamples: int,
+    seed: int,
+) -> Figures:
     index = {x: i for i, x in enumerate(labels)}
     k = len(labels)
     counts = [[0] * k for _ in labels]
@@ -265,8 +282,11 @@ def _figures(split: str, rows: Sequence[tuple[str, Value, Value]], undecided: in
         said = sum(counts[i])
         support = sum(counts[r][i] for r in range(k))
         precision, recall = _safe(tp, said), _safe(tp, support)
-        f1 = 2 * precision * recall / (precision + recall) if precision and recall else (
-            0.0 if precision is not None and recall is not None else None)
+        f1 = (
+            2 * precision * recall / (precision + recall)
+            if precision and recall
+            else (0.0 if precision is not None and recall is not None else None)
+        )
         if said or support:
             per_class.append(ClassScores(format_value(lab), precision, recall, f1, support))
     numeric = scale in NUMERIC_SCALES
@@ -288,20 +308,41 @@ def _figures(split: str, rows: Sequence[tuple[str, Value, Value]], undecided: in
     tpr_ci = tnr_ci = none
     positives = negatives = 0
     if scale in PASS_THRESHOLD or scale == Scale.PASS_FAIL:
-        codes = np.array([2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold))
-                          for _, j, p in rows], dtype=np.int64)
-        rates = CountSample(codes, 4, {
-            "tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])})
+        codes = np.array(
+            [2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold)) for _, j, p in rows],
+            dtype=np.int64,
+        )
+        rates = CountSample(
+            codes, 4, {"tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])}
+        )
         positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
         tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None
         if rows:
             found = rates.intervals(["tpr", "tnr"], n_resamples=n_resamples, seed=seed)
             tpr_ci, tnr_ci = found["tpr"], found["tnr"]
-    dangerous = [Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows
-                 if _is_dangerous(j, p, scale, threshold)]
-    return Figures(split, len(rows), undecided, [format_value(x) for x in labels], counts, per_class,
-                   kappa_name, _nan_none(kappa), kappa_ci, mae, spearman, positives, negatives, tpr, tnr,
-                   tpr_ci, tnr_ci, dangerous)
+    dangerous = [
+        Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows if _is_dangerous(j, p, scale, threshold)
+    ]
+    return Figures(
+        split,
+        len(rows),
+        undecided,
+        [format_value(x) for x in labels],
+        counts,
+        per_class,
+        kappa_name,
+        _nan_none(kappa),
+        kappa_ci,
+        mae,
+        spearman,
+        positives,
+        negatives,
+        tpr,
+        tnr,
+        tpr_ci,
+        tnr_ci,
+        dangerous,
+    )
 
 
 def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
@@ -314,10 +355,18 @@ def _nan_none(x: float) -> Optional[float]:
     return None if x != x else float(x)
 
 
-def align(judge: str, dimension: str, scale: Scale, judge_values: Mapping[str, Value],
-          people: Mapping[str, tuple[Value, str]], *, threshold: Optional[float] = None,
-          split_of: Optional[Callable[[str], str]] = None, n_resamples: int = DEFAULT_RESAMPLES,
-          seed: int = DEFAULT_SEED) -> Alignment:
+def align(
+    judge: str,
+    dimension: str,
+    scale: Scale,
+    judge_values: Mapping[str, Value],
+    people: Mapping[str, tuple[Value, str]],
+    *,
+    threshold: Optional[float] = None,
+    split_of: Optional[Callable[[str], str]] = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Alignment:
     """The alignment of one judge on one dimension (module doc).
 
     Args:
@@ -353,17 +402,25 @@ def align(judge: str, dimension: str, scale: Scale, judge_values: Mapping[str, V
             lost = sum(1 for s in undecided if split_of(s) == name)
             if part or lost:
                 splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed))
-    labelled = [(s, split_of(s) if split_of else "all", is_pass(j, scale, threshold), is_pass(p, scale, threshold))
-                for s, j, p in rows]
-    return Alignment(judge, dimension, scale, threshold if scale in PASS_THRESHOLD else None, sources, splits,
-                     unlabelled, labelled)
+    labelled = [
+        (s, split_of(s) if split_of else "all", is_pass(j, scale, threshold), is_pass(p, scale, threshold))
+        for s, j, p in rows
+    ]
+    return Alignment(
+        judge, dimension, scale, threshold if scale in PASS_THRESHOLD else None, sources, splits, unlabelled, labelled
+    )
 
 
-def alignments(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = (), *,
-               thresholds: Optional[Mapping[str, float]] = None, split_of: Optional[Callable[[str], str]] = None,
-               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-               people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None
-               ) -> list[Alignment]:
+def alignments(
+    verdicts: Iterable[Verdict],
+    adjudications: Iterable[Adjudication] = (),
+    *,
+    thresholds: Optional[Mapping[str, float]] = None,
+    split_of: Optional[Callable[[str], str]] = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None,
+) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
     dimension. ``thresholds``: {dimension: pass threshold} overriding
@@ -379,8 +436,9 @@ def alignments(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication
         for d in v.scores:
             values.setdefault((labels[rater], d, v.scale), {})[subject] = value_of(v, d)
     out = []
-    for (judge, dim, scale), vals in sorted(values.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1],
-                                                                            kv[0][2].value)):
+    for (judge, dim, scale), vals in sorted(
+        values.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1], kv[0][2].value)
+    ):
         refs = {}
         for subject in vals:
             ref = people.get((subject, dim))
@@ -391,6 +449,17 @@ def alignments(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication
         if not refs:
             continue
         threshold = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
-        out.append(align(judge, dim, scale, vals, refs, threshold=threshold, split_of=split_of,
-                         n_resamples=n_resamples, seed=seed))
+        out.append(
+            align(
+                judge,
+                dim,
+                scale,
+                vals,
+                refs,
+                threshold=threshold,
+                split_of=split_of,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        )
     return out

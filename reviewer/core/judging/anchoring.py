@@ -61,9 +61,11 @@ class Anchoring:
 
     def raters(self, comparison: str) -> str:
         """The raters' name of one comparison (COMPARISONS) in the rows."""
-        return {"first vs final": f"{self.reviewer} first vs final",
-                "judge vs first": f"{self.judge} vs {self.reviewer} first",
-                "judge vs final": f"{self.judge} vs {self.reviewer} final"}[comparison]
+        return {
+            "first vs final": f"{self.reviewer} first vs final",
+            "judge vs first": f"{self.judge} vs {self.reviewer} first",
+            "judge vs final": f"{self.judge} vs {self.reviewer} final",
+        }[comparison]
 
     def kappa_name(self) -> str:
         """The kappa statistic used on this scale."""
@@ -83,13 +85,23 @@ def _rows(raters: str, dimension: str, a: list, b: list, labels: list, scale: Sc
     for stat in ("percent_agreement", _kappa_name(scale)):
         value = sample.value(stat) if sample.n else float("nan")
         defined = value == value
-        out.append(AgreementRow(raters, dimension, stat, value if defined else None, sample.n,
-                                "" if defined else "undefined", sample=sample))
+        out.append(
+            AgreementRow(
+                raters,
+                dimension,
+                stat,
+                value if defined else None,
+                sample.n,
+                "" if defined else "undefined",
+                sample=sample,
+            )
+        )
     return out
 
 
-def anchoring(labels: Iterable[HumanLabel], judge_values: Mapping[tuple[str, str, str], tuple[Value, Scale]]
-              ) -> list[Anchoring]:
+def anchoring(
+    labels: Iterable[HumanLabel], judge_values: Mapping[tuple[str, str, str], tuple[Value, Scale]]
+) -> list[Anchoring]:
     """Per (reviewer, judge, dimension) of the fair-sample labels with a
     first and a final value and a decided verdict of their judge
     (label.judge): the three comparisons (module doc), sorted.
@@ -123,10 +135,20 @@ def anchoring(labels: Iterable[HumanLabel], judge_values: Mapping[tuple[str, str
         finals = [r[1] for r in rows]
         judged = [r[2] for r in rows]
         labels_ = scale_labels(scale, firsts + finals + judged)
-        out.append(Anchoring(reviewer, judge, dim, scale, len(rows), [
-            *_rows(f"{reviewer} first vs final", dim, firsts, finals, labels_, scale),
-            *_rows(f"{judge} vs {reviewer} first", dim, judged, firsts, labels_, scale),
-            *_rows(f"{judge} vs {reviewer} final", dim, judged, finals, labels_, scale)]))
+        out.append(
+            Anchoring(
+                reviewer,
+                judge,
+                dim,
+                scale,
+                len(rows),
+                [
+                    *_rows(f"{reviewer} first vs final", dim, firsts, finals, labels_, scale),
+                    *_rows(f"{judge} vs {reviewer} first", dim, judged, firsts, labels_, scale),
+                    *_rows(f"{judge} vs {reviewer} final", dim, judged, finals, labels_, scale),
+                ],
+            )
+        )
     return out
 
 

@@ -158,8 +158,9 @@ def agreement_weights(k: int, weights: Optional[str] = None) -> np.ndarray:
     return 1.0 - (d / (k - 1)) ** (1 if weights == "linear" else 2)
 
 
-def contingency(judge: Sequence[Hashable], human: Sequence[Hashable],
-                categories: Optional[Sequence[Hashable]] = None) -> tuple[np.ndarray, list]:
+def contingency(
+    judge: Sequence[Hashable], human: Sequence[Hashable], categories: Optional[Sequence[Hashable]] = None
+) -> tuple[np.ndarray, list]:
     """The K x K table of counts, rows the judge's value, columns the
     people's, over ``categories`` (default the observed values sorted).
 

@@ -97,8 +97,10 @@ class Budget:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (an undefined figure, NaN, as None)."""
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                for k, v in dataclasses.asdict(self).items()}
+        return {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in dataclasses.asdict(self).items()
+        }
 
 
 def _check(target: float, level: float) -> float:
@@ -107,8 +109,9 @@ def _check(target: float, level: float) -> float:
     return z_value((1.0 + level) / 2.0)
 
 
-def kappa_budget(table: Any, half_width: float = HALF_WIDTH, level: float = LEVEL,
-                 weights: Optional[str] = None) -> Budget:
+def kappa_budget(
+    table: Any, half_width: float = HALF_WIDTH, level: float = LEVEL, weights: Optional[str] = None
+) -> Budget:
     """Subjects needed for a ``level`` interval of half-width <= ``half_width``
     on (weighted) Cohen's kappa, by the Fleiss-Cohen-Everitt variance of the
     current table: ``needed = ceil(z² V / h²)`` with V = n Var(kappa).
@@ -135,8 +138,19 @@ def kappa_budget(table: Any, half_width: float = HALF_WIDTH, level: float = LEVE
         return Budget("kappa", est.kappa, est.n, None, None, float("nan"), half_width, level, None, None, note)
     hw = z * est.se
     if est.unit_variance <= 0:
-        return Budget("kappa", est.kappa, est.n, None, None, hw, half_width, level, None, None,
-                      "every label agrees: the large-sample variance is 0 and cannot size the budget")
+        return Budget(
+            "kappa",
+            est.kappa,
+            est.n,
+            None,
+            None,
+            hw,
+            half_width,
+            level,
+            None,
+            None,
+            "every label agrees: the large-sample variance is 0 and cannot size the budget",
+        )
     needed = min(_CAP, math.ceil(z * z * est.unit_variance / half_width**2 - 1e-9))
     return Budget("kappa", est.kappa, est.n, None, None, hw, half_width, level, needed, max(0, needed - est.n))
 
@@ -160,8 +174,9 @@ def _wilson_needed(p: float, half_width: float, level: float) -> int:
     return hi
 
 
-def rate_budget(k: int, n_class: int, n: int, statistic: str = "tpr", half_width: float = HALF_WIDTH,
-                level: float = LEVEL) -> Budget:
+def rate_budget(
+    k: int, n_class: int, n: int, statistic: str = "tpr", half_width: float = HALF_WIDTH, level: float = LEVEL
+) -> Budget:
     """Labels needed for a Wilson interval of half-width <= ``half_width`` on
     a rate over one class of the people's labels (TPR over their positives,
     TNR over their negatives).
@@ -188,8 +203,19 @@ def rate_budget(k: int, n_class: int, n: int, statistic: str = "tpr", half_width
     if not 0 <= k <= n_class <= n:
         raise ValueError(f"counts must satisfy 0 <= k <= n_class <= n, got {k}, {n_class}, {n}")
     if n_class == 0:
-        return Budget(statistic, float("nan"), n, 0, 0.0 if n else None, float("nan"), half_width, level,
-                      None, None, "no labels of this class yet: label more to size the budget")
+        return Budget(
+            statistic,
+            float("nan"),
+            n,
+            0,
+            0.0 if n else None,
+            float("nan"),
+            half_width,
+            level,
+            None,
+            None,
+            "no labels of this class yet: label more to size the budget",
+        )
     p, prevalence = k / n_class, n_class / n
     hw = wilson_half_width(p, n_class, level)
     m = _wilson_needed(p, half_width, level)
@@ -214,9 +240,16 @@ def binary_table(judge: Sequence[Any], human: Sequence[Any], positive: Positive 
     return np.bincount(j * 2 + h, minlength=4).reshape(2, 2).astype(float)
 
 
-def label_budget(judge: Sequence[Hashable], human: Sequence[Hashable], *, positive: Positive = "pass",
-                 half_width: float = HALF_WIDTH, level: float = LEVEL, weights: Optional[str] = None,
-                 categories: Optional[Sequence[Hashable]] = None) -> dict[str, Budget]:
+def label_budget(
+    judge: Sequence[Hashable],
+    human: Sequence[Hashable],
+    *,
+    positive: Positive = "pass",
+    half_width: float = HALF_WIDTH,
+    level: float = LEVEL,
+    weights: Optional[str] = None,
+    categories: Optional[Sequence[Hashable]] = None,
+) -> dict[str, Budget]:
     """The budget of kappa, TPR and TNR from the labels so far.
 
     Args:
@@ -268,10 +301,19 @@ def _statistic(statistic: str, weights: Optional[str], k: int) -> Callable[[np.n
     return rate
 
 
-def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statistic: str = "kappa", *,
-                    positive: Positive = "pass", half_width: float = HALF_WIDTH, level: float = LEVEL,
-                    weights: Optional[str] = None, categories: Optional[Sequence[Hashable]] = None,
-                    n_sims: int = 4000, seed: int = 0) -> Optional[int]:
+def simulate_budget(
+    judge: Sequence[Hashable],
+    human: Sequence[Hashable],
+    statistic: str = "kappa",
+    *,
+    positive: Positive = "pass",
+    half_width: float = HALF_WIDTH,
+    level: float = LEVEL,
+    weights: Optional[str] = None,
+    categories: Optional[Sequence[Hashable]] = None,
+    n_sims: int = 4000,
+    seed: int = 0,
+) -> Optional[int]:
     """Subjects needed in all, by simulation from the current labels: the
     cross-check of :func:`label_budget`.
 
@@ -327,9 +369,15 @@ def simulate_budget(judge: Sequence[Hashable], human: Sequence[Hashable], statis
     return int(math.ceil(np.mean(estimates[1:])))
 
 
-def labelling_order(subjects: Sequence[str], strata: Sequence[Hashable], budget: int, *,
-                    disagreement: Optional[Sequence[bool]] = None,
-                    confidence: Optional[Sequence[Optional[float]]] = None, seed: int = 0) -> list[str]:
+def labelling_order(
+    subjects: Sequence[str],
+    strata: Sequence[Hashable],
+    budget: int,
+    *,
+    disagreement: Optional[Sequence[bool]] = None,
+    confidence: Optional[Sequence[Optional[float]]] = None,
+    seed: int = 0,
+) -> list[str]:
     """Which unlabelled subjects to label next, in order, never more than
     ``budget``: still stratified, disagreements and low confidence first.
 
@@ -363,8 +411,11 @@ def labelling_order(subjects: Sequence[str], strata: Sequence[Hashable], budget:
         ValueError: lengths differ, duplicate subjects, budget < 0.
     """
     n = len(subjects)
-    if len(strata) != n or (disagreement is not None and len(disagreement) != n) or (
-            confidence is not None and len(confidence) != n):
+    if (
+        len(strata) != n
+        or (disagreement is not None and len(disagreement) != n)
+        or (confidence is not None and len(confidence) != n)
+    ):
         raise ValueError("subjects, strata, disagreement and confidence must have the same length")
     if len(set(subjects)) != n:
         raise ValueError("subjects must be unique")
@@ -384,7 +435,12 @@ def labelling_order(subjects: Sequence[str], strata: Sequence[Hashable], budget:
         c = None if confidence is None else confidence[i]
         known = c is not None and math.isfinite(float(c))
         tie = hashlib.sha256(f"{seed}:{subjects[i]}".encode()).hexdigest()
-        return (not (disagreement is not None and disagreement[i]), not known, float(c) if known and c is not None else 0.0, tie)
+        return (
+            not (disagreement is not None and disagreement[i]),
+            not known,
+            float(c) if known and c is not None else 0.0,
+            tie,
+        )
 
     picks: list[tuple[float, int, int]] = []
     for rank, (s, idx) in enumerate(groups.items()):

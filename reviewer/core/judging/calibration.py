@@ -92,8 +92,9 @@ class Distribution:
         return self.total / self.n if self.n else None
 
 
-def expected_for(dimension: str, configured: Optional[Mapping[str, Mapping[int, float]]] = None
-                 ) -> Optional[Mapping[int, float]]:
+def expected_for(
+    dimension: str, configured: Optional[Mapping[str, Mapping[int, float]]] = None
+) -> Optional[Mapping[int, float]]:
     """The expected 1-5 distribution of ``dimension``: the configured one
     when given, else its rubric's own (RUBRIC_EXPECTED; None for the span
     judge's dimensions), else the plan's (EXPECTED_DISTRIBUTION) for
@@ -149,8 +150,10 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
             counts[_bucket(float(x))] += 1
             stats[0] += 1
             stats[2] += float(x)
-    return [Distribution(judge=j, dimension=d, counts=c, n=s[0], missing=s[1], total=s[2])
-            for (j, d), (c, s) in sorted(acc.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1]))]
+    return [
+        Distribution(judge=j, dimension=d, counts=c, n=s[0], missing=s[1], total=s[2])
+        for (j, d), (c, s) in sorted(acc.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1]))
+    ]
 
 
 def inflation_warning(
@@ -272,8 +275,15 @@ def confusion_matrix(
         if a not in index or b not in index:
             raise ValueError(f"value not in labels: {a if a not in index else b!r}")
         counts[index[a]][index[b]] += 1
-    return ConfusionMatrix(judge=judge, dimension=dimension, reference=reference, labels=labels,
-                           counts=counts, skipped=skipped, scale=scale)
+    return ConfusionMatrix(
+        judge=judge,
+        dimension=dimension,
+        reference=reference,
+        labels=labels,
+        counts=counts,
+        skipped=skipped,
+        scale=scale,
+    )
 
 
 def _sort_key(x: Any) -> tuple:

@@ -48,8 +48,13 @@ JUDGE_COLOUR = "#0072b2"
 EXPECTED_COLOUR = "#e69f00"
 _HEAT = LinearSegmentedColormap.from_list("judge", ["#ffffff", JUDGE_COLOUR])
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_RC: dict[Any, Any] = {"svg.fonttype": "none", "svg.hashsalt": "reviewer", "font.family": "DejaVu Sans",
-       "axes.spines.top": False, "axes.spines.right": False}
+_RC: dict[Any, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "reviewer",
+    "font.family": "DejaVu Sans",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 def _clean(text: Any, limit: int = 80) -> str:
@@ -71,8 +76,9 @@ def _set_title(ax, fig: Figure, text: str, fontsize: float = 11, **kwargs: Any) 
     anywhere), so a saved chart never cuts it off; tight_layout then makes
     room for every line."""
     chars = max(16, int(fig.get_figwidth() * 72 * 0.94 / (fontsize * _BOLD_EM)))
-    ax.set_title("\n".join(wrap_title(_clean(text, TITLE_LIMIT), chars)) or " ", fontsize=fontsize,
-                 fontweight="bold", **kwargs)
+    ax.set_title(
+        "\n".join(wrap_title(_clean(text, TITLE_LIMIT), chars)) or " ", fontsize=fontsize, fontweight="bold", **kwargs
+    )
 
 
 def wrap_title(text: str, width: int) -> list[str]:
@@ -106,17 +112,29 @@ def _label(x: Any) -> str:
     return _clean(x, 12)
 
 
-def _distribution(judge: str, shares: Mapping[int, float], expected: Mapping[int, float],
-                  dimension: str, n: Optional[int], title: Optional[str]) -> Figure:
+def _distribution(
+    judge: str,
+    shares: Mapping[int, float],
+    expected: Mapping[int, float],
+    dimension: str,
+    n: Optional[int],
+    title: Optional[str],
+) -> Figure:
     fig = Figure(figsize=(5.6, 3.8), dpi=100)
     ax = fig.add_subplot()
     xs = list(range(len(SCORES)))
     width = 0.38
     judge_label = _clean(judge, 40) + (f" (n = {n})" if n is not None else "")
-    bars = ax.bar([x - width / 2 for x in xs], [shares.get(s, 0.0) for s in SCORES], width,
-                  color=JUDGE_COLOUR, label=judge_label)
-    plan = ax.bar([x + width / 2 for x in xs], [expected.get(s, 0.0) for s in SCORES], width,
-                  color=EXPECTED_COLOUR, label="expected (plan)")
+    bars = ax.bar(
+        [x - width / 2 for x in xs], [shares.get(s, 0.0) for s in SCORES], width, color=JUDGE_COLOUR, label=judge_label
+    )
+    plan = ax.bar(
+        [x + width / 2 for x in xs],
+        [expected.get(s, 0.0) for s in SCORES],
+        width,
+        color=EXPECTED_COLOUR,
+        label="expected (plan)",
+    )
     for group in (bars, plan):
         ax.bar_label(group, labels=[f"{b.get_height():.0%}" for b in group], fontsize=8, padding=2)
     top = max([0.5, *shares.values(), *expected.values()])
@@ -134,8 +152,14 @@ def _distribution(judge: str, shares: Mapping[int, float], expected: Mapping[int
     return fig
 
 
-def _confusion(labels: Sequence[Any], counts: Sequence[Sequence[int]], judge: str, reference: str,
-               dimension: str, title: Optional[str]) -> Figure:
+def _confusion(
+    labels: Sequence[Any],
+    counts: Sequence[Sequence[int]],
+    judge: str,
+    reference: str,
+    dimension: str,
+    title: Optional[str],
+) -> Figure:
     k = max(1, len(labels))
     side = max(3.6, min(7.0, 1.2 + 0.55 * k))
     fig = Figure(figsize=(side + 1.4, side + 0.6), dpi=100)
@@ -151,13 +175,13 @@ def _confusion(labels: Sequence[Any], counts: Sequence[Sequence[int]], judge: st
     ax.set_ylabel(_clean(f"{judge} value", 40))
     for i, row in enumerate(counts):
         for j, c in enumerate(row):
-            ax.text(j, i, str(c), ha="center", va="center", fontsize=10,
-                    color="#ffffff" if c / peak > 0.55 else "#000000")
+            ax.text(
+                j, i, str(c), ha="center", va="center", fontsize=10, color="#ffffff" if c / peak > 0.55 else "#000000"
+            )
     n = sum(map(sum, counts))
     diag = sum(counts[i][i] for i in range(len(labels)))
     _set_title(ax, fig, title or f"{judge} vs {reference}" + (f" / {dimension}" if dimension else ""), pad=28)
-    fig.text(0.5, 0.02, f"n = {n}; same value: {diag}" + (f" ({diag / n:.0%})" if n else ""),
-             ha="center", fontsize=9)
+    fig.text(0.5, 0.02, f"n = {n}; same value: {diag}" + (f" ({diag / n:.0%})" if n else ""), ha="center", fontsize=9)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 

@@ -87,7 +87,9 @@ def correct_flags(judge: Sequence[Any], human: Sequence[Any], tolerance: float =
     return out
 
 
-def _pairs(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(
+    confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(confidence, dtype=float).reshape(-1)
     y = np.asarray(correct).reshape(-1)
     if c.shape != y.shape:
@@ -115,7 +117,9 @@ def equal_width_bins(confidence: Sequence[float] | np.ndarray, n_bins: int = N_B
     return np.clip(np.searchsorted(edges, c, side="right") - 1, 0, n_bins - 1)
 
 
-def equal_mass_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray = (), n_bins: int = N_BINS) -> np.ndarray:
+def equal_mass_bins(
+    confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray = (), n_bins: int = N_BINS
+) -> np.ndarray:
     """The equal-mass bin of each verdict: sorted by confidence, the n
     verdicts are cut into ``n_bins`` runs whose sizes differ by at most one
     (``numpy.array_split``: the first ``n % n_bins`` bins get one more);
@@ -162,7 +166,9 @@ def ece(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.nd
     return _binned_gap(c, y, equal_width_bins(c, n_bins), n_bins)
 
 
-def adaptive_ece(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> float:
+def adaptive_ece(
+    confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS
+) -> float:
     """Adaptive (equal-mass) ECE: the ECE sum over the ``n_bins`` bins of
     :func:`equal_mass_bins`, each holding n / n_bins verdicts (Nguyen &
     O'Connor 2015; AdaECE of Mukhoti et al. 2020). Inputs, result and
@@ -197,7 +203,9 @@ class ReliabilityBin:
         return None if self.accuracy is None or self.mean_confidence is None else self.accuracy - self.mean_confidence
 
 
-def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> list[ReliabilityBin]:
+def reliability_bins(
+    confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS
+) -> list[ReliabilityBin]:
     """The data of a reliability diagram: one :class:`ReliabilityBin` per
     equal-width bin (all ``n_bins``, empty ones included), lowest first.
     Inputs and errors as :func:`ece`."""
@@ -209,9 +217,15 @@ def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence
     out = []
     for b in range(n_bins):
         m = int(count[b])
-        out.append(ReliabilityBin(low=b / n_bins, high=(b + 1) / n_bins, count=m,
-                                  mean_confidence=float(conf_sum[b] / m) if m else None,
-                                  accuracy=float(right[b] / m) if m else None))
+        out.append(
+            ReliabilityBin(
+                low=b / n_bins,
+                high=(b + 1) / n_bins,
+                count=m,
+                mean_confidence=float(conf_sum[b] / m) if m else None,
+                accuracy=float(right[b] / m) if m else None,
+            )
+        )
     return out
 
 
@@ -242,15 +256,31 @@ class Calibration:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (bins as a list of dicts)."""
-        return {"n": self.n, "accuracy": self.accuracy, "mean_confidence": self.mean_confidence,
-                "ece": self.ece, "adaptive_ece": self.adaptive_ece, "brier": self.brier,
-                "mean_confidence_right": self.mean_confidence_right,
-                "mean_confidence_wrong": self.mean_confidence_wrong,
-                "bins": [{"low": b.low, "high": b.high, "count": b.count,
-                          "mean_confidence": b.mean_confidence, "accuracy": b.accuracy} for b in self.bins]}
+        return {
+            "n": self.n,
+            "accuracy": self.accuracy,
+            "mean_confidence": self.mean_confidence,
+            "ece": self.ece,
+            "adaptive_ece": self.adaptive_ece,
+            "brier": self.brier,
+            "mean_confidence_right": self.mean_confidence_right,
+            "mean_confidence_wrong": self.mean_confidence_wrong,
+            "bins": [
+                {
+                    "low": b.low,
+                    "high": b.high,
+                    "count": b.count,
+                    "mean_confidence": b.mean_confidence,
+                    "accuracy": b.accuracy,
+                }
+                for b in self.bins
+            ],
+        }
 
 
-def calibration(confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS) -> Calibration:
+def calibration(
+    confidence: Sequence[float] | np.ndarray, correct: Sequence[Any] | np.ndarray, n_bins: int = N_BINS
+) -> Calibration:
     """Every calibration figure of one set of verdicts at once: ECE
     (:func:`ece`), adaptive ECE (:func:`adaptive_ece`), Brier
     (:func:`brier_score`), the mean confidence of right and of wrong

@@ -47,10 +47,25 @@ def _reliability(cal: Calibration, judge: str, dimension: str, source: str, titl
     width = cal.bins[0].high - cal.bins[0].low if cal.bins else 1.0
     centres = [(b.low + b.high) / 2 for b in bins]
     top.plot([0, 1], [0, 1], linestyle="--", color=_GREY, linewidth=1, label="perfect calibration")
-    top.bar(centres, [b.accuracy for b in bins], width=width, color=JUDGE_COLOUR, edgecolor="#ffffff",
-            linewidth=0.8, alpha=0.9, label="accuracy (share right)")
-    top.scatter([b.mean_confidence for b in bins], [b.mean_confidence for b in bins], marker="D", s=18,
-                color=EXPECTED_COLOUR, zorder=3, label="mean confidence")
+    top.bar(
+        centres,
+        [b.accuracy for b in bins],
+        width=width,
+        color=JUDGE_COLOUR,
+        edgecolor="#ffffff",
+        linewidth=0.8,
+        alpha=0.9,
+        label="accuracy (share right)",
+    )
+    top.scatter(
+        [b.mean_confidence for b in bins],
+        [b.mean_confidence for b in bins],
+        marker="D",
+        s=18,
+        color=EXPECTED_COLOUR,
+        zorder=3,
+        label="mean confidence",
+    )
     top.set_xlim(0, 1)
     top.set_ylim(0, 1.02)
     top.set_ylabel("accuracy")
@@ -60,15 +75,28 @@ def _reliability(cal: Calibration, judge: str, dimension: str, source: str, titl
         for b in cal.bins:
             ax.axvline(b.low, color="#e4e4e4", linewidth=0.6, zorder=0)
         ax.axvline(1.0, color="#e4e4e4", linewidth=0.6, zorder=0)
-    fig.legend(*top.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0.06))
+    fig.legend(
+        *top.get_legend_handles_labels(),
+        loc="lower center",
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.06),
+    )
     right = "-" if cal.mean_confidence_right is None else f"{cal.mean_confidence_right:.2f}"
     wrong = "-" if cal.mean_confidence_wrong is None else f"{cal.mean_confidence_wrong:.2f}"
-    fig.text(0.5, 0.01, f"n = {cal.n}; {len(cal.bins)} bins; ECE {cal.ece:.3f}; adaptive ECE "
-             f"{cal.adaptive_ece:.3f}; Brier {cal.brier:.3f}\nmean confidence of right verdicts {right}, "
-             f"of wrong verdicts {wrong}", ha="center", va="bottom", fontsize=8, linespacing=1.4)
-    bars = bottom.bar(centres, [b.count for b in bins], width=width, color=_GREY, edgecolor="#ffffff",
-                      linewidth=0.8)
+    fig.text(
+        0.5,
+        0.01,
+        f"n = {cal.n}; {len(cal.bins)} bins; ECE {cal.ece:.3f}; adaptive ECE "
+        f"{cal.adaptive_ece:.3f}; Brier {cal.brier:.3f}\nmean confidence of right verdicts {right}, "
+        f"of wrong verdicts {wrong}",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+        linespacing=1.4,
+    )
+    bars = bottom.bar(centres, [b.count for b in bins], width=width, color=_GREY, edgecolor="#ffffff", linewidth=0.8)
     bottom.bar_label(bars, labels=[str(b.count) for b in bins], fontsize=7, padding=1)
     peak = max([1, *(b.count for b in bins)])
     bottom.set_ylim(0, peak * 1.3)

@@ -74,15 +74,30 @@ class CorrectedRate:
 
     def as_dict(self) -> dict:
         """JSON-ready."""
-        return {"observed": self.observed, "tpr": self.tpr, "tnr": self.tnr, "labelled": self.labelled,
-                "positives": self.positives, "negatives": self.negatives, "unlabelled": self.unlabelled,
-                "rate": self.rate, "ci_low": self.interval.low, "ci_high": self.interval.high,
-                "ci_method": self.interval.method, "note": self.note}
+        return {
+            "observed": self.observed,
+            "tpr": self.tpr,
+            "tnr": self.tnr,
+            "labelled": self.labelled,
+            "positives": self.positives,
+            "negatives": self.negatives,
+            "unlabelled": self.unlabelled,
+            "rate": self.rate,
+            "ci_low": self.interval.low,
+            "ci_high": self.interval.high,
+            "ci_method": self.interval.method,
+            "note": self.note,
+        }
 
 
-def corrected_pass_rate(labelled: Sequence[tuple[bool, bool]], unlabelled: Sequence[bool], *,
-                        n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                        confidence_level: float = 0.95) -> CorrectedRate:
+def corrected_pass_rate(
+    labelled: Sequence[tuple[bool, bool]],
+    unlabelled: Sequence[bool],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence_level: float = 0.95,
+) -> CorrectedRate:
     """The Rogan-Gladen corrected pass rate (module doc).
 
     Args:
@@ -104,30 +119,54 @@ def corrected_pass_rate(labelled: Sequence[tuple[bool, bool]], unlabelled: Seque
     none = Interval(None, None, "", confidence_level)
 
     def result(rate, unclipped, interval, note):
-        return CorrectedRate(observed, None if tpr is None else float(tpr), None if tnr is None else float(tnr),
-                             len(labelled), positives, negatives, len(unlabelled), rate, unclipped, interval, note)
+        return CorrectedRate(
+            observed,
+            None if tpr is None else float(tpr),
+            None if tnr is None else float(tnr),
+            len(labelled),
+            positives,
+            negatives,
+            len(unlabelled),
+            rate,
+            unclipped,
+            interval,
+            note,
+        )
 
     if observed is None:
         return result(None, None, none, "undefined: no unlabelled subjects to correct")
     if tpr is None or tnr is None:
         missing = "pass" if tpr is None else "fail"
-        return result(None, None, none, f"undefined: no labelled subject that people {missing}, "
-                                        f"so the judge's {'TPR' if tpr is None else 'TNR'} is unknown")
+        return result(
+            None,
+            None,
+            none,
+            f"undefined: no labelled subject that people {missing}, "
+            f"so the judge's {'TPR' if tpr is None else 'TNR'} is unknown",
+        )
     den = tpr + tnr - 1.0
     if den <= 0:
-        return result(None, None, none, f"undefined: TPR + TNR = {tpr + tnr:.3f} <= 1, the judge is no better "
-                                        "than chance at telling pass from fail, so its pass rate cannot be corrected")
+        return result(
+            None,
+            None,
+            none,
+            f"undefined: TPR + TNR = {tpr + tnr:.3f} <= 1, the judge is no better "
+            "than chance at telling pass from fail, so its pass rate cannot be corrected",
+        )
     unclipped = (observed + tnr - 1.0) / den
     rate = rogan_gladen(observed, tpr, tnr)
     assert rate is not None  # defined: den > 0 above
-    interval = bootstrap_counts([codes_l, codes_u], [4, 2], _vectorised, n_resamples=n_resamples, seed=seed,
-                                confidence_level=confidence_level)[0]
+    interval = bootstrap_counts(
+        [codes_l, codes_u], [4, 2], _vectorised, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level
+    )[0]
     notes = []
     if rate != unclipped:
         notes.append(f"clipped to [0, 1] from {unclipped:.3f}")
     if interval.undefined:
-        notes.append(f"{interval.undefined} of {interval.resamples} resamples undefined (TPR + TNR <= 1 or "
-                     "no pass or fail among the labelled), left out")
+        notes.append(
+            f"{interval.undefined} of {interval.resamples} resamples undefined (TPR + TNR <= 1 or "
+            "no pass or fail among the labelled), left out"
+        )
     elif interval.note:
         notes.append(interval.note)
     return result(float(rate), float(unclipped), interval, "; ".join(notes))

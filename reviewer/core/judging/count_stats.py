@@ -77,14 +77,26 @@ class CountSample:
         with np.errstate(all="ignore"):
             return float(self.statistics[statistic](counts))
 
-    def intervals(self, statistics: Sequence[str], *, n_resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = DEFAULT_SEED, confidence_level: float = 0.95) -> dict[str, Interval]:
+    def intervals(
+        self,
+        statistics: Sequence[str],
+        *,
+        n_resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+        confidence_level: float = 0.95,
+    ) -> dict[str, Interval]:
         """{statistic: bootstrap interval} of the named statistics, from one
         set of resamples (reviewer.core.judging.intervals.bootstrap_counts)."""
         names = list(dict.fromkeys(statistics))
         fns = [self.statistics[s] for s in names]
-        found = bootstrap_counts([self.codes], [self.size], lambda c: np.stack([f(c) for f in fns]),
-                                 n_resamples=n_resamples, seed=seed, confidence_level=confidence_level)
+        found = bootstrap_counts(
+            [self.codes],
+            [self.size],
+            lambda c: np.stack([f(c) for f in fns]),
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence_level=confidence_level,
+        )
         return dict(zip(names, found))
 
 
@@ -154,8 +166,9 @@ def _label(x: Any) -> str:
     return str(x)
 
 
-def prevalence_of(values: Sequence[Any], categories: Sequence[Hashable],
-                  threshold: Optional[float] = None, max_classes: int = 10) -> dict[str, float]:
+def prevalence_of(
+    values: Sequence[Any], categories: Sequence[Hashable], threshold: Optional[float] = None, max_classes: int = 10
+) -> dict[str, float]:
     """{class: share} of ``values`` (missing ones left out), classes in
     category order; with more than ``max_classes`` categories (0-100) and a
     ``threshold``, two classes: '< t' and '>= t'."""
@@ -173,9 +186,15 @@ def prevalence_of(values: Sequence[Any], categories: Sequence[Hashable],
     return out
 
 
-def pair_sample(a: Sequence[Any], b: Sequence[Any], categories: Sequence[Hashable], *,
-                tolerance: Optional[float] = None, weights: Optional[np.ndarray] = None,
-                threshold: Optional[float] = None) -> CountSample:
+def pair_sample(
+    a: Sequence[Any],
+    b: Sequence[Any],
+    categories: Sequence[Hashable],
+    *,
+    tolerance: Optional[float] = None,
+    weights: Optional[np.ndarray] = None,
+    threshold: Optional[float] = None,
+) -> CountSample:
     """The complete pairs of two raters (a missing value on either side is
     left out) coded as cells of their K x K confusion matrix.
 
@@ -216,8 +235,7 @@ def pair_sample(a: Sequence[Any], b: Sequence[Any], categories: Sequence[Hashabl
     return CountSample(codes, k * k, stats, prevalence)
 
 
-def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapping[str, float]] = None
-                      ) -> CountSample:
+def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapping[str, float]] = None) -> CountSample:
     """A share (e.g. consistent pairs, correct verdicts): subjects coded 1
     (hit) or 0; statistic ``name`` = hits / n."""
     codes = np.asarray([1 if h else 0 for h in hits], dtype=np.int64)
@@ -258,8 +276,13 @@ def alpha_from_coincidences(o: np.ndarray, level: str, values: np.ndarray) -> np
         return np.where((n > 0) & (d_e > 0), 1.0 - (n - 1.0) * d_o / d_e, np.nan)
 
 
-def units_sample(rows: Sequence[Sequence[Any]], level: str, categories: Sequence[Union[float, str]],
-                 statistic: str, threshold: Optional[float] = None) -> CountSample:
+def units_sample(
+    rows: Sequence[Sequence[Any]],
+    level: str,
+    categories: Sequence[Union[float, str]],
+    statistic: str,
+    threshold: Optional[float] = None,
+) -> CountSample:
     """Units (subjects) x raters, ``None`` missing, coded by their count of
     values per category; every unit is a subject (units with fewer than two
     values are resampled too and add nothing). Statistic ``statistic``:
@@ -281,8 +304,9 @@ def units_sample(rows: Sequence[Sequence[Any]], level: str, categories: Sequence
             if v not in index:
                 raise ValueError(f"value not in categories: {v!r}")
             vectors[u, index[v]] += 1
-    patterns, codes = np.unique(vectors, axis=0, return_inverse=True) if len(rows) else (np.zeros((0, k)),
-                                                                                     np.zeros(0, np.int64))
+    patterns, codes = (
+        np.unique(vectors, axis=0, return_inverse=True) if len(rows) else (np.zeros((0, k)), np.zeros(0, np.int64))
+    )
     m = patterns.sum(axis=1)
     pairable = m >= 2
     contrib = np.einsum("pi,pj->pij", patterns, patterns)

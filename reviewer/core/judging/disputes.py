@@ -98,7 +98,10 @@ NUMERIC_SCALES = frozenset({Scale.ORDINAL5, Scale.GRADE, Scale.PERCENT})
 SCALE_RANGE: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: 100.0, Scale.PERCENT: 100.0}
 #: The top score of each scale that has one (judge-vs-metrics disputes).
 TOP_SCORE: dict[Scale, Value] = {
-    Scale.ORDINAL5: 5.0, Scale.GRADE: 100.0, Scale.PERCENT: 100.0, Scale.PASS_FAIL: "pass",
+    Scale.ORDINAL5: 5.0,
+    Scale.GRADE: 100.0,
+    Scale.PERCENT: 100.0,
+    Scale.PASS_FAIL: "pass",
 }
 
 #: A rater: (judge name, method value). The same judge name under two methods
@@ -169,22 +172,33 @@ _HALLUC_DIMS = ("tarot_coherence", "overall", "accuracy", "faithfulness")
 #: reviewer.storage.judging.disputes from confirmed or proposed findings).
 #: Extend by passing ``problems=METRIC_PROBLEMS + (...)`` to find_disputes.
 METRIC_PROBLEMS: tuple[MetricProblem, ...] = (
-    MetricProblem("hallucinatedCards", _HALLUC_DIMS,
-                  lambda v: f"hallucinatedCards: {_names(v)}" if _count(v) > 0 else None),
-    MetricProblem("hallucinationCount", _HALLUC_DIMS,
-                  lambda v: f"hallucinationCount = {v}" if _count(v) > 0 else None),
-    MetricProblem("halluc_findings", _HALLUC_DIMS,
-                  lambda v: f"{v} HALLUC finding(s) on the run" if _count(v) > 0 else None),
-    MetricProblem("cardCoverage", ("tarot_coherence", "overall"),
-                  lambda v: f"cardCoverage = {v:.0%} (LOW, < 70 %)"
-                  if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0.7 else None),
-    MetricProblem("missingCards", ("tarot_coherence",),
-                  lambda v: f"missingCards: {_names(v)}" if _count(v) > 0 else None),
-    MetricProblem("spine", ("overall",),
-                  lambda v: "story spine INCOMPLETE"
-                  if isinstance(v, Mapping) and v.get("isValid") is False else None),
-    MetricProblem("deterministicLanguage", ("tone",),
-                  lambda v: "deterministic language detected" if v is True else None),
+    MetricProblem(
+        "hallucinatedCards", _HALLUC_DIMS, lambda v: f"hallucinatedCards: {_names(v)}" if _count(v) > 0 else None
+    ),
+    MetricProblem("hallucinationCount", _HALLUC_DIMS, lambda v: f"hallucinationCount = {v}" if _count(v) > 0 else None),
+    MetricProblem(
+        "halluc_findings", _HALLUC_DIMS, lambda v: f"{v} HALLUC finding(s) on the run" if _count(v) > 0 else None
+    ),
+    MetricProblem(
+        "cardCoverage",
+        ("tarot_coherence", "overall"),
+        lambda v: (
+            f"cardCoverage = {v:.0%} (LOW, < 70 %)"
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0.7
+            else None
+        ),
+    ),
+    MetricProblem(
+        "missingCards", ("tarot_coherence",), lambda v: f"missingCards: {_names(v)}" if _count(v) > 0 else None
+    ),
+    MetricProblem(
+        "spine",
+        ("overall",),
+        lambda v: "story spine INCOMPLETE" if isinstance(v, Mapping) and v.get("isValid") is False else None,
+    ),
+    MetricProblem(
+        "deterministicLanguage", ("tone",), lambda v: "deterministic language detected" if v is True else None
+    ),
     MetricProblem("hasHarshTone", ("tone",), lambda v: "harsh tone detected" if v is True else None),
 )
 
@@ -235,8 +249,9 @@ def metric_problems(
     return out
 
 
-def issue_problems(texts: Iterable[Any], patterns: Sequence[IssuePattern] = ISSUE_PATTERNS
-                   ) -> list[tuple[str, tuple[str, ...]]]:
+def issue_problems(
+    texts: Iterable[Any], patterns: Sequence[IssuePattern] = ISSUE_PATTERNS
+) -> list[tuple[str, tuple[str, ...]]]:
     """[(issue text, dimensions)] for every issue text matching a pattern
     (the first matching pattern per text)."""
     out = []
@@ -354,8 +369,9 @@ class _Acc:
     def __init__(self) -> None:
         self.found: dict[tuple[DisputeKind, str, str], tuple[set[int], float, list[str]]] = {}
 
-    def add(self, kind: DisputeKind, subject: str, dimension: str, verdicts: Iterable[Verdict],
-            severity: float, detail: str) -> None:
+    def add(
+        self, kind: DisputeKind, subject: str, dimension: str, verdicts: Iterable[Verdict], severity: float, detail: str
+    ) -> None:
         ids, sev, details = self.found.setdefault((kind, subject, dimension), (set(), 0.0, []))
         ids.update(v.id for v in verdicts if v.id is not None)
         if detail not in details:
@@ -364,9 +380,17 @@ class _Acc:
 
     def disputes(self) -> list[Dispute]:
         kinds = list(DisputeKind)
-        out = [Dispute(kind=k, subject=s, dimension=d, verdict_ids=sorted(ids), severity=round(sev, 6),
-                       detail="; ".join(details))
-               for (k, s, d), (ids, sev, details) in self.found.items()]
+        out = [
+            Dispute(
+                kind=k,
+                subject=s,
+                dimension=d,
+                verdict_ids=sorted(ids),
+                severity=round(sev, 6),
+                detail="; ".join(details),
+            )
+            for (k, s, d), (ids, sev, details) in self.found.items()
+        ]
         out.sort(key=lambda x: (-x.severity, kinds.index(x.kind), natural_key(x.subject), x.dimension))
         return out
 
@@ -429,8 +453,13 @@ def find_disputes(
     return acc.disputes()
 
 
-def _judges_disagree(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterKey], Verdict],
-                     labels: Mapping[RaterKey, str], tolerance: Mapping[Scale, float]) -> None:
+def _judges_disagree(
+    acc: _Acc,
+    subject: str,
+    primary: Mapping[tuple[str, RaterKey], Verdict],
+    labels: Mapping[RaterKey, str],
+    tolerance: Mapping[Scale, float],
+) -> None:
     chosen = sorted(primary.values(), key=lambda v: labels[rater_key(v)])
     for dim in _dimensions(chosen):
         for scale in dict.fromkeys(v.scale for v in chosen):
@@ -440,14 +469,26 @@ def _judges_disagree(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterK
             if len(rated) < 2 or not _beyond(values, scale, tolerance):
                 continue
             shown = ", ".join(f"{labels[rater_key(v)]}={format_value(x)}" for v, x in rated)
-            acc.add(DisputeKind.JUDGES, subject, dim, [v for v, _ in rated], severity_of(values, scale),
-                    f"judges disagree on {dim}: {shown}")
+            acc.add(
+                DisputeKind.JUDGES,
+                subject,
+                dim,
+                [v for v, _ in rated],
+                severity_of(values, scale),
+                f"judges disagree on {dim}: {shown}",
+            )
 
 
-def _position_flips(acc: _Acc, subject: str, latest: Mapping[tuple[str, RaterKey, Optional[str]], Verdict],
-                    labels: Mapping[RaterKey, str], tolerance: Mapping[Scale, float]) -> None:
-    raters = sorted({r for (_, r, o) in latest if o == "ab"} & {r for (_, r, o) in latest if o == "ba"},
-                    key=lambda r: labels[r])
+def _position_flips(
+    acc: _Acc,
+    subject: str,
+    latest: Mapping[tuple[str, RaterKey, Optional[str]], Verdict],
+    labels: Mapping[RaterKey, str],
+    tolerance: Mapping[Scale, float],
+) -> None:
+    raters = sorted(
+        {r for (_, r, o) in latest if o == "ab"} & {r for (_, r, o) in latest if o == "ba"}, key=lambda r: labels[r]
+    )
     for rater in raters:
         ab, ba = latest[(subject, rater, "ab")], latest[(subject, rater, "ba")]
         if ab.scale != ba.scale:
@@ -457,13 +498,20 @@ def _position_flips(acc: _Acc, subject: str, latest: Mapping[tuple[str, RaterKey
             if x is None or y is None or not _beyond([x, y], ab.scale, tolerance):
                 continue
             kind = "flip" if {x, y} == {"1", "2"} else "disagreement"
-            acc.add(DisputeKind.POSITION, subject, dim, [ab, ba], severity_of([x, y], ab.scale),
-                    f"{labels[rater]} position {kind} on {dim}: {format_value(x)} in order ab, "
-                    f"{format_value(y)} swapped (ba)")
+            acc.add(
+                DisputeKind.POSITION,
+                subject,
+                dim,
+                [ab, ba],
+                severity_of([x, y], ab.scale),
+                f"{labels[rater]} position {kind} on {dim}: {format_value(x)} in order ab, "
+                f"{format_value(y)} swapped (ba)",
+            )
 
 
-def _repeat_spread(acc: _Acc, subject: str, judges: Sequence[Verdict], labels: Mapping[RaterKey, str],
-                   tolerance: Mapping[Scale, float]) -> None:
+def _repeat_spread(
+    acc: _Acc, subject: str, judges: Sequence[Verdict], labels: Mapping[RaterKey, str], tolerance: Mapping[Scale, float]
+) -> None:
     groups: dict[tuple[RaterKey, Optional[str], Scale], list[Verdict]] = {}
     for v in judges:
         groups.setdefault((rater_key(v), v.answer_order, v.scale), []).append(v)
@@ -479,13 +527,24 @@ def _repeat_spread(acc: _Acc, subject: str, judges: Sequence[Verdict], labels: M
                 continue
             where = f" (order {order})" if order else ""
             shown = ", ".join(f"#{v.repetition}={format_value(x)}" for v, x in rated)
-            acc.add(DisputeKind.REPEAT, subject, dim, [v for v, _ in rated], severity_of(values, scale),
-                    f"{labels[rater]} repetitions{where} spread on {dim}: {shown}")
+            acc.add(
+                DisputeKind.REPEAT,
+                subject,
+                dim,
+                [v for v, _ in rated],
+                severity_of(values, scale),
+                f"{labels[rater]} repetitions{where} spread on {dim}: {shown}",
+            )
 
 
-def _judge_vs_human(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterKey], Verdict],
-                    humans: Sequence[Verdict], labels: Mapping[RaterKey, str],
-                    tolerance: Mapping[Scale, float]) -> None:
+def _judge_vs_human(
+    acc: _Acc,
+    subject: str,
+    primary: Mapping[tuple[str, RaterKey], Verdict],
+    humans: Sequence[Verdict],
+    labels: Mapping[RaterKey, str],
+    tolerance: Mapping[Scale, float],
+) -> None:
     human_latest = primary_verdicts(humans)
     hs = sorted(human_latest.values(), key=lambda v: natural_key(v.judge))
     judges = sorted(primary.values(), key=lambda v: labels[rater_key(v)])
@@ -509,13 +568,26 @@ def _judge_vs_human(acc: _Acc, subject: str, primary: Mapping[tuple[str, RaterKe
                 x = value_of(v, dim)
                 if x is None or not _beyond([x, ref], scale, tolerance):
                     continue
-                acc.add(DisputeKind.HUMAN, subject, dim, [v, *refs], severity_of([x, ref], scale),
-                        f"{labels[rater_key(v)]}={format_value(x)} vs {what} on {dim}")
+                acc.add(
+                    DisputeKind.HUMAN,
+                    subject,
+                    dim,
+                    [v, *refs],
+                    severity_of([x, ref], scale),
+                    f"{labels[rater_key(v)]}={format_value(x)} vs {what} on {dim}",
+                )
 
 
-def _judge_vs_metrics(acc: _Acc, subject: str, judges: Sequence[Verdict], metrics: Optional[Mapping[str, Any]],
-                      labels: Mapping[RaterKey, str], problems: Sequence[MetricProblem],
-                      patterns: Sequence[IssuePattern], rules: Optional[RubricRules] = None) -> None:
+def _judge_vs_metrics(
+    acc: _Acc,
+    subject: str,
+    judges: Sequence[Verdict],
+    metrics: Optional[Mapping[str, Any]],
+    labels: Mapping[RaterKey, str],
+    problems: Sequence[MetricProblem],
+    patterns: Sequence[IssuePattern],
+    rules: Optional[RubricRules] = None,
+) -> None:
     from_metrics = metric_problems(metrics, problems, patterns)
     for v in sorted(judges, key=lambda v: (labels[rater_key(v)], v.answer_order or "", v.repetition)):
         covered: set[str] = set()
@@ -524,14 +596,21 @@ def _judge_vs_metrics(acc: _Acc, subject: str, judges: Sequence[Verdict], metric
             covered = covered_dimensions(rules, v, metrics)
             for dim in dict.fromkeys(b.dimension for b in broken):
                 texts = [b.text() for b in broken if b.dimension == dim]
-                acc.add(DisputeKind.METRICS, subject, dim, [v], 1.0,
-                        f"{labels[rater_key(v)]} broke {len(texts)} rule{'s' if len(texts) > 1 else ''} on {dim}: "
-                        + "; ".join(texts))
+                acc.add(
+                    DisputeKind.METRICS,
+                    subject,
+                    dim,
+                    [v],
+                    1.0,
+                    f"{labels[rater_key(v)]} broke {len(texts)} rule{'s' if len(texts) > 1 else ''} on {dim}: "
+                    + "; ".join(texts),
+                )
         top = TOP_SCORE.get(v.scale)
         if top is None:
             continue
-        found = from_metrics + [(f"its own issues_found lists '{text}'", dims)
-                                for text, dims in issue_problems(v.issues_found, patterns)]
+        found = from_metrics + [
+            (f"its own issues_found lists '{text}'", dims) for text, dims in issue_problems(v.issues_found, patterns)
+        ]
         if not found:
             continue
         for dim in sorted(v.scores):
@@ -539,6 +618,11 @@ def _judge_vs_metrics(acc: _Acc, subject: str, judges: Sequence[Verdict], metric
                 continue
             reasons = [desc for desc, dims in found if dim.lower() in dims]
             if reasons:
-                acc.add(DisputeKind.METRICS, subject, dim, [v], 1.0,
-                        f"{labels[rater_key(v)]} gave {dim} the top score {format_value(top)} but "
-                        + "; ".join(reasons))
+                acc.add(
+                    DisputeKind.METRICS,
+                    subject,
+                    dim,
+                    [v],
+                    1.0,
+                    f"{labels[rater_key(v)]} gave {dim} the top score {format_value(top)} but " + "; ".join(reasons),
+                )

@@ -62,8 +62,11 @@ def headline(verdict: Verdict) -> Optional[float]:
         value = verdict.scores.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-    values = [float(v) for k, v in verdict.scores.items()
-              if k not in _NOT_ON_SCALE and isinstance(v, (int, float)) and not isinstance(v, bool)]
+    values = [
+        float(v)
+        for k, v in verdict.scores.items()
+        if k not in _NOT_ON_SCALE and isinstance(v, (int, float)) and not isinstance(v, bool)
+    ]
     return fmean(values) if values else None
 
 
@@ -79,8 +82,9 @@ def judged_prompts(rows: Iterable[tuple[Verdict, str, str]]) -> list[JudgedPromp
     out = []
     for (judge, prompt, model, scale), values in sorted(groups.items(), key=lambda kv: kv[0][:3]):
         decided = [v for v in values if v is not None]
-        out.append(JudgedPrompt(judge, prompt, model, scale, fmean(decided) if decided else None, len(decided),
-                                len(values)))
+        out.append(
+            JudgedPrompt(judge, prompt, model, scale, fmean(decided) if decided else None, len(decided), len(values))
+        )
     return out
 
 
@@ -96,6 +100,7 @@ def failing_judged(prompts: Iterable[JudgedPrompt], level: str) -> list[JudgedPr
 def judge_gate_message(failed: list[JudgedPrompt], level: str) -> str:
     """The one-line reason the gate failed, naming each judged prompt with
     its average, scale and the number of decided verdicts."""
-    names = ", ".join(f"{p.prompt} ({p.model}, {p.judge}: {p.average:.2f} on {p.scale.value} over {p.decided})"
-                      for p in failed)
+    names = ", ".join(
+        f"{p.prompt} ({p.model}, {p.judge}: {p.average:.2f} on {p.scale.value} over {p.decided})" for p in failed
+    )
     return f"{len(failed)} judged prompt(s) at or below '{level}': {names}"

@@ -115,8 +115,7 @@ def row_counts(codes: np.ndarray, size: int) -> np.ndarray:
     return counts.reshape(lead + (size,)).astype(float)
 
 
-def _jackknife_acceleration(counts: Sequence[np.ndarray], statistic: Callable[..., np.ndarray],
-                            k: int) -> np.ndarray:
+def _jackknife_acceleration(counts: Sequence[np.ndarray], statistic: Callable[..., np.ndarray], k: int) -> np.ndarray:
     """Acceleration a of BCa per output (k,), from the leave-one-out values
     of each pattern, as scipy's ``_bca_interval`` sums them over samples:
     a = sum_j sum_i U_ji^3 / n_j^3 / (6 (sum_j sum_i U_ji^2 / n_j^2)^1.5)
@@ -193,9 +192,17 @@ def bootstrap_counts(
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():  # undefined resamples (NaN) are handled below
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        result = bootstrap(tuple(data), vectorised, n_resamples=n_resamples, vectorized=True, paired=False,
-                           method="percentile", confidence_level=confidence_level, batch=_BATCH,
-                           **{_RNG_KEYWORD: rng})
+        result = bootstrap(
+            tuple(data),
+            vectorised,
+            n_resamples=n_resamples,
+            vectorized=True,
+            paired=False,
+            method="percentile",
+            confidence_level=confidence_level,
+            batch=_BATCH,
+            **{_RNG_KEYWORD: rng},
+        )
     theta_b = np.asarray(result.bootstrap_distribution, dtype=float).reshape(k, -1)
     accel = _jackknife_acceleration(counts, statistic, k)
     alpha = (1.0 - confidence_level) / 2.0

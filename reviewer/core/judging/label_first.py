@@ -125,8 +125,13 @@ def stored_winner(shown: Value, order: Optional[str]) -> Value:
 def choices_text(scale: Scale) -> str:
     """The keys a label takes on a scale, for prompts: '1-5', 'A-F',
     '0-100', 'pass / fail', 'A / B / tie' (A: the output shown first)."""
-    return {Scale.ORDINAL5: "1 2 3 4 5", Scale.GRADE: "A B C D F", Scale.PERCENT: "0-100",
-            Scale.PASS_FAIL: "p (pass) / f (fail)", Scale.WINNER: "a / b / t (tie)"}[scale]
+    return {
+        Scale.ORDINAL5: "1 2 3 4 5",
+        Scale.GRADE: "A B C D F",
+        Scale.PERCENT: "0-100",
+        Scale.PASS_FAIL: "p (pass) / f (fail)",
+        Scale.WINNER: "a / b / t (tie)",
+    }[scale]
 
 
 def parse_label(text: str, scale: Scale, order: Optional[str] = None) -> Value:
@@ -154,8 +159,13 @@ class QueueEntry:
     rank: str
 
 
-def draw(verdicts: Mapping[str, Value], existing: Iterable[str] = (), *, seed: int = 0,
-         splits: Optional[Mapping[str, str]] = None) -> list[QueueEntry]:
+def draw(
+    verdicts: Mapping[str, Value],
+    existing: Iterable[str] = (),
+    *,
+    seed: int = 0,
+    splits: Optional[Mapping[str, str]] = None,
+) -> list[QueueEntry]:
     """The new entries of a fair queue (module doc).
 
     Args:
@@ -177,8 +187,11 @@ def draw(verdicts: Mapping[str, Value], existing: Iterable[str] = (), *, seed: i
             continue
         value = verdicts[subject]
         stratum = UNDECIDED if value is None else format_value(value)
-        out.append(QueueEntry(subject, stratum, splits.get(subject) or hash_split(subject, seed=seed),
-                              seeded_rank(subject, seed)))
+        out.append(
+            QueueEntry(
+                subject, stratum, splits.get(subject) or hash_split(subject, seed=seed), seeded_rank(subject, seed)
+            )
+        )
     return out
 
 
@@ -198,8 +211,10 @@ def queue_order(entries: Sequence[QueueEntry], labelled: Iterable[str] = ()) -> 
         by_stratum.setdefault(e.stratum, []).append(e)
     size = {s: len(es) for s, es in by_stratum.items()}
     count = {s: sum(1 for e in es if e.subject in done) for s, es in by_stratum.items()}
-    left = {s: sorted((e for e in es if e.subject not in done), key=lambda e: (e.rank, e.subject))
-            for s, es in by_stratum.items()}
+    left = {
+        s: sorted((e for e in es if e.subject not in done), key=lambda e: (e.rank, e.subject))
+        for s, es in by_stratum.items()
+    }
     taken = sum(count.values())
     at = dict.fromkeys(left, 0)  # next unpicked entry of each stratum
     names = sorted(left)

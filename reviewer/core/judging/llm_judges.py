@@ -64,7 +64,7 @@ def last_json_object(text: str) -> Optional[dict]:
     first, last = text.find("{"), text.rfind("}")
     if first != -1 and last > first:
         try:
-            value = json.loads(text[first:last + 1])
+            value = json.loads(text[first : last + 1])
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -112,10 +112,17 @@ def failter_prompt(which: str, original: str, template: str, output: str, ground
     instructions. Raises ValueError for another ``which``."""
     if which not in ("rules", "gt", "gt-hybrid"):
         raise ValueError(f"unknown Failter judge prompt '{which}'")
-    return render(load(FAILTER, f"{which}.md"), {
-        "SCORING_INSTRUCTIONS": load(FAILTER, "letter-grade.md").strip(),
-        "ORIGINAL_INPUT": original, "PROMPT_TEMPLATE": template, "GENERATED_OUTPUT": output,
-        "GROUND_TRUTH_EXAMPLE": ground_truth, "GROUND_TRUTH_OUTPUT": ground_truth})
+    return render(
+        load(FAILTER, f"{which}.md"),
+        {
+            "SCORING_INSTRUCTIONS": load(FAILTER, "letter-grade.md").strip(),
+            "ORIGINAL_INPUT": original,
+            "PROMPT_TEMPLATE": template,
+            "GENERATED_OUTPUT": output,
+            "GROUND_TRUTH_EXAMPLE": ground_truth,
+            "GROUND_TRUTH_OUTPUT": ground_truth,
+        },
+    )
 
 
 def read_failter_reply(text: str) -> Reading:
@@ -132,13 +139,15 @@ def read_failter_reply(text: str) -> Reading:
     score = replies.read_score(fields) if fields else replies.Score(problem="no grade or score in the reply")
     why = replies.rationale_of(fields) if fields else ""
     if not score.decided:
-        return Reading(scores={"score": None}, rationale=f"{score.problem}; {why}".strip("; ") if why
-                       else score.problem, decided=False)
+        return Reading(
+            scores={"score": None},
+            rationale=f"{score.problem}; {why}".strip("; ") if why else score.problem,
+            decided=False,
+        )
     stated = replies.stated_confidence(fields, ["score"])
     if score.grade is not None:
         return Reading(scores={"score": score.grade}, rationale=why, scale=Scale.GRADE, confidence=stated)
-    return Reading(scores={"score": score.value}, rationale=why, scale=score.scale or Scale.PERCENT,
-                   confidence=stated)
+    return Reading(scores={"score": score.value}, rationale=why, scale=score.scale or Scale.PERCENT, confidence=stated)
 
 
 # -- tarot rubric --------------------------------------------------------------------
@@ -211,8 +220,13 @@ def spread_key(name: Optional[str]) -> Optional[str]:
     if name in _HINTS:
         return name
     low = name.lower()
-    for words, key in ((("celtic",), "celtic"), (("relationship",), "relationship"), (("decision",), "decision"),
-                       (("three", "3-card", "past"), "threeCard"), (("one-card", "single", "one card"), "single")):
+    for words, key in (
+        (("celtic",), "celtic"),
+        (("relationship",), "relationship"),
+        (("decision",), "decision"),
+        (("three", "3-card", "past"), "threeCard"),
+        (("one-card", "single", "one card"), "single"),
+    ):
         if any(w in low for w in words):
             return key
     return None
@@ -237,9 +251,9 @@ def tarot_case(item_text: str, reading: str, metrics: Optional[Mapping[str, Any]
     question, spread, cards = "", None, []
     for line in (item_text or "").splitlines():
         if line.startswith("Question:"):
-            question = line[len("Question:"):].strip()
+            question = line[len("Question:") :].strip()
         elif line.startswith("Spread:"):
-            spread = line[len("Spread:"):].strip()
+            spread = line[len("Spread:") :].strip()
         elif line.startswith("- "):
             cards.append(line[2:].strip())
     metrics = dict(metrics or {})
@@ -250,12 +264,18 @@ def tarot_case(item_text: str, reading: str, metrics: Optional[Mapping[str, Any]
 def tarot_messages(case: TarotCase) -> list[dict]:
     """The system and user messages of the calibrated rubric judge (tasks
     2, 3, 5)."""
-    user = render(load(TAROT, "user.md"), {
-        "spreadKey": case.spread or "unknown", "cardCount": len(case.cards),
-        "cardsList": "; ".join(case.cards) or "(none)",
-        "userQuestion": case.question or "(no question provided)",
-        "structuralMetrics": structural_metrics_section(case.metrics),
-        "spreadHints": spread_hints(case.spread), "reading": case.reading})
+    user = render(
+        load(TAROT, "user.md"),
+        {
+            "spreadKey": case.spread or "unknown",
+            "cardCount": len(case.cards),
+            "cardsList": "; ".join(case.cards) or "(none)",
+            "userQuestion": case.question or "(no question provided)",
+            "structuralMetrics": structural_metrics_section(case.metrics),
+            "spreadHints": spread_hints(case.spread),
+            "reading": case.reading,
+        },
+    )
     return [{"role": "system", "content": load(TAROT, "system.md").strip()}, {"role": "user", "content": user.strip()}]
 
 
@@ -285,10 +305,13 @@ def read_tarot_reply(text: str) -> Reading:
     issues = [str(i) for i in issues][:ISSUES_LIMIT] if isinstance(issues, list) else []
     notes = data.get("notes")
     scores = {d: clamp_score(data.get(d)) for d in TAROT_DIMENSIONS}
-    return Reading(scores=scores,
-                   flags={"safety_flag": bool(data.get("safety_flag"))}, issues=issues,
-                   rationale=notes[:NOTES_LIMIT] if isinstance(notes, str) else "",
-                   confidence=replies.stated_confidence(data, [d for d, v in scores.items() if v is not None]))
+    return Reading(
+        scores=scores,
+        flags={"safety_flag": bool(data.get("safety_flag"))},
+        issues=issues,
+        rationale=notes[:NOTES_LIMIT] if isinstance(notes, str) else "",
+        confidence=replies.stated_confidence(data, [d for d, v in scores.items() if v is not None]),
+    )
 
 
 # -- pairwise ----------------------------------------------------------------------
@@ -296,8 +319,10 @@ def pairwise_messages(instruction: str, first: str, second: str) -> list[dict]:
     """System and user messages comparing ``first`` (Output (a)) and
     ``second`` (Output (b))."""
     user = render(load(PAIRWISE, "user.md"), {"INSTRUCTION": instruction, "OUTPUT_A": first, "OUTPUT_B": second})
-    return [{"role": "system", "content": load(PAIRWISE, "system.md").strip()},
-            {"role": "user", "content": user.strip()}]
+    return [
+        {"role": "system", "content": load(PAIRWISE, "system.md").strip()},
+        {"role": "user", "content": user.strip()},
+    ]
 
 
 _OUTPUT = re.compile(r"output\s*\(?\s*([ab])\s*\)?", re.IGNORECASE)
@@ -319,5 +344,6 @@ def read_pairwise_reply(text: str, swapped: bool) -> Reading:
         return Reading(scores={"winner": None}, rationale=rationale, decided=False)
     if swapped and winner != "tie":
         winner = {"1": "2", "2": "1"}[winner]
-    return Reading(scores={"winner": winner}, rationale=rationale,
-                   confidence=replies.stated_confidence(data or {}, ["winner"]))
+    return Reading(
+        scores={"winner": winner}, rationale=rationale, confidence=replies.stated_confidence(data or {}, ["winner"])
+    )

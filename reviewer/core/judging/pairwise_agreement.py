@@ -91,12 +91,18 @@ def position_swap_consistency(
         "undecided_ba": c["undecided_ba"],
         "undecided_any": c["undecided_any"],
     }
-    note = f"{c['undecided_any']} of {len(verdict_ab)} items undecided in at least one order, not in n" if c[
-        "undecided_any"
-    ] else ""
+    note = (
+        f"{c['undecided_any']} of {len(verdict_ab)} items undecided in at least one order, not in n"
+        if c["undecided_any"]
+        else ""
+    )
     if n == 0:
         return AgreementResult(
-            "position_swap_consistency", float("nan"), 0, _join("undefined: no item decided in both orders", note), counts
+            "position_swap_consistency",
+            float("nan"),
+            0,
+            _join("undefined: no item decided in both orders", note),
+            counts,
         )
     return AgreementResult("position_swap_consistency", c["consistent"] / n, n, note, counts)
 

@@ -45,14 +45,30 @@ from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
 
 #: The keys a plain-lines reply may hold (others continue the last value).
-PLAIN_KEYS = {"grade", "score", "rationale", "evaluation-method", "judge-model", "scale", "error", "raw-reply",
-              "rules-based-eval", "ground-truth-eval", "confidence"}
+PLAIN_KEYS = {
+    "grade",
+    "score",
+    "rationale",
+    "evaluation-method",
+    "judge-model",
+    "scale",
+    "error",
+    "raw-reply",
+    "rules-based-eval",
+    "ground-truth-eval",
+    "confidence",
+}
 _FENCE = re.compile(r"```[ \t]*([A-Za-z]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _LINE = re.compile(r"^[\s>#*_`-]*([A-Za-z][\w-]*)[*_`]*\s*:[*_`]*\s?(.*)$")
 _GRADE = re.compile(r"^([A-DF])[+-]?(?![A-Za-z])", re.IGNORECASE)
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(%|/\s*100\b|/\s*5\b|out of 100\b|out of 5\b)?", re.IGNORECASE)
-_SCALES = {"1-5": Scale.ORDINAL5, "1..5": Scale.ORDINAL5, "0-100": Scale.PERCENT, "0..100": Scale.PERCENT,
-           "a-f": Scale.GRADE}
+_SCALES = {
+    "1-5": Scale.ORDINAL5,
+    "1..5": Scale.ORDINAL5,
+    "0-100": Scale.PERCENT,
+    "0..100": Scale.PERCENT,
+    "a-f": Scale.GRADE,
+}
 
 
 def key(name: Any) -> str:
@@ -180,8 +196,15 @@ def read_score(block: dict[str, Any]) -> Score:
         return Score(problem=f"score {score!r} is not a number")
     value = float(m[1])
     suffix = (m[2] or "").replace(" ", "").lower()
-    scale = declared or ({"%": Scale.PERCENT, "/100": Scale.PERCENT, "outof100": Scale.PERCENT,
-                          "/5": Scale.ORDINAL5, "outof5": Scale.ORDINAL5}.get(suffix))
+    scale = declared or (
+        {
+            "%": Scale.PERCENT,
+            "/100": Scale.PERCENT,
+            "outof100": Scale.PERCENT,
+            "/5": Scale.ORDINAL5,
+            "outof5": Scale.ORDINAL5,
+        }.get(suffix)
+    )
     low, high = (1, 5) if scale == Scale.ORDINAL5 else (0, 100)
     if not low <= value <= high:
         return Score(problem=f"score {score!r} is off its scale {(scale or Scale.PERCENT).value}")

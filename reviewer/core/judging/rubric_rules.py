@@ -141,8 +141,10 @@ class Condition(BaseModel):
             raise ValueError("a condition names either 'metric' or 'issues_match'")
         tests = [t for t in ("present", "below", "above", "equals", "matches") if getattr(self, t) is not None]
         if self.metric is not None and len(tests) != 1:
-            raise ValueError(f"condition on '{self.metric}' needs exactly one of present, below, above, equals, "
-                             f"matches (has {len(tests)})")
+            raise ValueError(
+                f"condition on '{self.metric}' needs exactly one of present, below, above, equals, "
+                f"matches (has {len(tests)})"
+            )
         for text in (self.matches, self.issues_match):
             if text is not None:
                 try:
@@ -156,8 +158,11 @@ class Condition(BaseModel):
         The Sun, The Moon'), or None when it does not hold."""
         if self.issues_match is not None:
             regex = re.compile(self.issues_match, re.IGNORECASE)
-            texts = [(f"metrics {k}", t) for k in ISSUE_KEYS
-                     for t in (lookup(metrics, k) if isinstance(lookup(metrics, k), list) else [])]
+            texts = [
+                (f"metrics {k}", t)
+                for k in ISSUE_KEYS
+                for t in (lookup(metrics, k) if isinstance(lookup(metrics, k), list) else [])
+            ]
             texts += [("its own issues_found", t) for t in verdict.issues_found]
             hits = [f"{where} lists '{t}'" for where, t in texts if regex.search(str(t))]
             return "; ".join(hits) or None
@@ -430,12 +435,15 @@ class GateTally:
     def line(self) -> str:
         """'gate blocked N of M readings that should be blocked, and K of J
         that should not'."""
-        return (f"gate blocked {len(self.blocked)} of {len(self.should_block)} readings that should be blocked, "
-                f"and {len(self.wrongly_blocked)} of {len(self.should_pass)} that should not")
+        return (
+            f"gate blocked {len(self.blocked)} of {len(self.should_block)} readings that should be blocked, "
+            f"and {len(self.wrongly_blocked)} of {len(self.should_pass)} that should not"
+        )
 
 
-def gate_tallies(gate: Gate, primary: Mapping[tuple[str, str], Verdict],
-                 metrics: Mapping[str, Mapping[str, Any]]) -> list[GateTally]:
+def gate_tallies(
+    gate: Gate, primary: Mapping[tuple[str, str], Verdict], metrics: Mapping[str, Mapping[str, Any]]
+) -> list[GateTally]:
     """Per rater (the keys' second part, a display name), the gate of its
     verdicts on the subjects that say whether they should be blocked.
 
@@ -475,8 +483,7 @@ def _used_paths(rules: RubricRules) -> set[str]:
     return paths
 
 
-def unchecked_expectations(rules: RubricRules, metrics: Optional[Mapping[str, Any]]
-                           ) -> list[tuple[str, Any, bool]]:
+def unchecked_expectations(rules: RubricRules, metrics: Optional[Mapping[str, Any]]) -> list[tuple[str, Any, bool]]:
     """The expectations under ``not_checkable.under`` that no rule reads:
     [(key, value, listed)] where ``listed`` is True for the keys the file
     names as not checkable from verdicts and False for keys no rule knows."""
@@ -502,4 +509,3 @@ def rule_targets(rules: RubricRules) -> list[str]:
 def describe_value(value: Any) -> str:
     """A metrics value as shown in the report (lists joined, true/false)."""
     return _shown(value)
-

@@ -31,8 +31,12 @@ __all__ = ["RUBRIC_FILES", "Staleness", "rubric_folder", "rubric_text", "rubric_
 
 #: The file of each shipped template folder that holds the rubric as a
 #: reviewer reads it (shown in label-first mode).
-RUBRIC_FILES = {"failter-v1": "letter-grade.md", "tarot-rubric-v2.0.0": "system.md", "pairwise-v1": "system.md",
-                "span-v1": "system.md"}
+RUBRIC_FILES = {
+    "failter-v1": "letter-grade.md",
+    "tarot-rubric-v2.0.0": "system.md",
+    "pairwise-v1": "system.md",
+    "span-v1": "system.md",
+}
 
 
 def rubric_version(folder: str, files: Sequence[str], dimensions: Sequence[str]) -> str:
@@ -98,12 +102,17 @@ class Staleness:
 
     def as_dict(self) -> dict:
         """JSON-ready."""
-        return {"judge": self.judge, "dimension": self.dimension, "stale": self.stale,
-                "rubric_version": self.version, "judge_model": self.model,
-                "needs_labels_again": self.needs_labels,
-                "labels_that_apply": [{"subject": s, "reviewer": r} for s, r in self.labels_apply],
-                "old_labels": [{"subject": s, "reviewer": r, "rubric_version": v} for s, r, v in self.old_labels],
-                "old_verdicts": list(self.old_verdicts)}
+        return {
+            "judge": self.judge,
+            "dimension": self.dimension,
+            "stale": self.stale,
+            "rubric_version": self.version,
+            "judge_model": self.model,
+            "needs_labels_again": self.needs_labels,
+            "labels_that_apply": [{"subject": s, "reviewer": r} for s, r in self.labels_apply],
+            "old_labels": [{"subject": s, "reviewer": r, "rubric_version": v} for s, r, v in self.old_labels],
+            "old_verdicts": list(self.old_verdicts),
+        }
 
     def text(self) -> str:
         """One line for the report."""
@@ -111,13 +120,17 @@ class Staleness:
             return f"{self.judge} / {self.dimension}: current (rubric {self.version})"
         parts = []
         if self.old_labels:
-            parts.append(f"{len(self.old_labels)} label(s) made under another rubric; "
-                         f"'{self.dimension}' needs labels again")
+            parts.append(
+                f"{len(self.old_labels)} label(s) made under another rubric; '{self.dimension}' needs labels again"
+            )
         if self.old_verdicts:
             parts.append(f"{len(self.old_verdicts)} verdict(s) from another rubric or model")
         apply = ", ".join(f"{s} ({r})" for s, r in self.labels_apply) or "none"
-        return (f"STALE {self.judge} / {self.dimension} (rubric {self.version}, model {self.model or '-'}): "
-                + "; ".join(parts) + f"; labels that still apply: {apply}")
+        return (
+            f"STALE {self.judge} / {self.dimension} (rubric {self.version}, model {self.model or '-'}): "
+            + "; ".join(parts)
+            + f"; labels that still apply: {apply}"
+        )
 
 
 def staleness(judge: str, verdicts: Iterable[Verdict], labels: Iterable[HumanLabel]) -> list[Staleness]:

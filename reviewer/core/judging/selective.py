@@ -117,19 +117,40 @@ class Selection:
         level = f"{(1 - self.alpha) * 100:g} %"
         if self.threshold is None:
             why = "no threshold was tested (too few labels)" if not self.tests else "none reached it"
-            return (f"no confidence threshold gives {self.metric} >= {self.target:g} at {level}: "
-                    f"{why}; every verdict goes to review")
-        return (f"above {self.threshold:.2f}, the judge is trusted on {self.coverage * 100:.0f} % of runs "
-                f"({self.metric} {self.estimate:.2f}, {level} lower bound {self.lower:.2f} >= {self.target:g}, "
-                f"n = {self.n})")
+            return (
+                f"no confidence threshold gives {self.metric} >= {self.target:g} at {level}: "
+                f"{why}; every verdict goes to review"
+            )
+        return (
+            f"above {self.threshold:.2f}, the judge is trusted on {self.coverage * 100:.0f} % of runs "
+            f"({self.metric} {self.estimate:.2f}, {level} lower bound {self.lower:.2f} >= {self.target:g}, "
+            f"n = {self.n})"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (an undefined figure, NaN, as None)."""
-        return {"metric": self.metric, "target": self.target, "alpha": self.alpha, "method": self.method,
-                "threshold": self.threshold, "coverage": self.coverage, "estimate": self.estimate,
-                "lower": self.lower, "n": self.n, "summary": self.summary(),
-                "tests": [{"threshold": t.threshold, "n": t.n, "estimate": _finite(t.estimate),
-                           "lower": _finite(t.lower), "reached": t.reached} for t in self.tests]}
+        return {
+            "metric": self.metric,
+            "target": self.target,
+            "alpha": self.alpha,
+            "method": self.method,
+            "threshold": self.threshold,
+            "coverage": self.coverage,
+            "estimate": self.estimate,
+            "lower": self.lower,
+            "n": self.n,
+            "summary": self.summary(),
+            "tests": [
+                {
+                    "threshold": t.threshold,
+                    "n": t.n,
+                    "estimate": _finite(t.estimate),
+                    "lower": _finite(t.lower),
+                    "reached": t.reached,
+                }
+                for t in self.tests
+            ],
+        }
 
 
 def _finite(x: float) -> Optional[float]:
@@ -167,8 +188,9 @@ def _check_settings(metric: str, target: float, alpha: float, method: str, min_n
         raise ValueError(f"min_n must be >= 1, got {min_n}")
 
 
-def _proportion_tests(conf: np.ndarray, success: np.ndarray, grid: np.ndarray, alpha: float,
-                      method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _proportion_tests(
+    conf: np.ndarray, success: np.ndarray, grid: np.ndarray, alpha: float, method: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(n, k, estimate, lower) at each threshold of ``grid`` at once."""
     order = np.argsort(conf, kind="stable")
     c_sorted, s_sorted = conf[order], success[order].astype(float)
@@ -237,8 +259,9 @@ def select_threshold(
     _check_settings(metric, target, alpha, method, min_n)
     conf = np.asarray(confidence, dtype=float).reshape(-1)
     if not (conf.size == len(judge) == len(human)):
-        raise ValueError(f"confidence, judge and human must have the same length, got "
-                         f"{conf.size}, {len(judge)} and {len(human)}")
+        raise ValueError(
+            f"confidence, judge and human must have the same length, got {conf.size}, {len(judge)} and {len(human)}"
+        )
     if conf.size == 0:
         raise ValueError("no labelled verdicts with a confidence")
     if not np.all(np.isfinite(conf)) or np.any(conf < 0) or np.any(conf > 1):
@@ -281,12 +304,23 @@ def select_threshold(
         return Selection(metric, target, alpha, method, None, 0.0, None, None, None, tuple(tests))
     t = float(grid[chosen])
     pop = conf if population is None else np.asarray(population, dtype=float)
-    return Selection(metric, target, alpha, method, t, coverage(pop, t), float(est_arr[chosen]),
-                     float(low_arr[chosen]), int(n_arr[chosen]), tuple(tests))
+    return Selection(
+        metric,
+        target,
+        alpha,
+        method,
+        t,
+        coverage(pop, t),
+        float(est_arr[chosen]),
+        float(low_arr[chosen]),
+        int(n_arr[chosen]),
+        tuple(tests),
+    )
 
 
-def _kappa_tables(conf: np.ndarray, judge: Sequence[Hashable], human: Sequence[Hashable],
-                  categories: Optional[Sequence[Hashable]]):
+def _kappa_tables(
+    conf: np.ndarray, judge: Sequence[Hashable], human: Sequence[Hashable], categories: Optional[Sequence[Hashable]]
+):
     """A function threshold -> K x K table of the verdicts at or above it,
     over one category order for every threshold."""
     correct_flags(judge, human)  # validates: no missing values

@@ -36,8 +36,9 @@ class BoundCheck:
     text: str
 
 
-def _check(option: str, what: str, figure: Optional[float], limit: float, at_least: bool, why: str,
-           digits: int = 3) -> BoundCheck:
+def _check(
+    option: str, what: str, figure: Optional[float], limit: float, at_least: bool, why: str, digits: int = 3
+) -> BoundCheck:
     if figure is None:
         return BoundCheck(option, None, limit, False, f"{option} {limit:g}: {what} undefined ({why})")
     held = figure >= limit if at_least else figure <= limit
@@ -46,16 +47,23 @@ def _check(option: str, what: str, figure: Optional[float], limit: float, at_lea
     return BoundCheck(option, figure, limit, held, f"{option} {limit:g}: {what} {shown} {sign} {limit:g}")
 
 
-def gate_checks(figures: Figures, *, min_kappa_lower: Optional[float] = None, min_tpr: Optional[float] = None,
-                min_tnr: Optional[float] = None, max_dangerous: Optional[int] = None) -> list[BoundCheck]:
+def gate_checks(
+    figures: Figures,
+    *,
+    min_kappa_lower: Optional[float] = None,
+    min_tpr: Optional[float] = None,
+    min_tnr: Optional[float] = None,
+    max_dangerous: Optional[int] = None,
+) -> list[BoundCheck]:
     """The checks of the bounds given (module doc), in the order above.
 
     Raises:
         ValueError: no bound given.
     """
     if all(b is None for b in (min_kappa_lower, min_tpr, min_tnr, max_dangerous)):
-        raise ValueError("give at least one bound: --min-kappa-lower, --min-tpr, --min-tnr, --max-dangerous "
-                         "or --min-coverage")
+        raise ValueError(
+            "give at least one bound: --min-kappa-lower, --min-tpr, --min-tnr, --max-dangerous or --min-coverage"
+        )
     out = []
     if min_kappa_lower is not None:
         ci = figures.kappa_ci
@@ -64,13 +72,14 @@ def gate_checks(figures: Figures, *, min_kappa_lower: Optional[float] = None, mi
     no_pass = figures.n > 0 and figures.positives + figures.negatives == 0
     if min_tpr is not None:
         why = "pairwise winners have no pass" if no_pass else "no subject people pass"
-        out.append(_check("--min-tpr", f"TPR ({figures.positives} passed by people)", figures.tpr, min_tpr,
-                          True, why))
+        out.append(_check("--min-tpr", f"TPR ({figures.positives} passed by people)", figures.tpr, min_tpr, True, why))
     if min_tnr is not None:
         why = "pairwise winners have no pass" if no_pass else "no subject people fail"
-        out.append(_check("--min-tnr", f"TNR ({figures.negatives} failed by people)", figures.tnr, min_tnr,
-                          True, why))
+        out.append(_check("--min-tnr", f"TNR ({figures.negatives} failed by people)", figures.tnr, min_tnr, True, why))
     if max_dangerous is not None:
-        out.append(_check("--max-dangerous", "dangerous cells", float(len(figures.dangerous)), max_dangerous,
-                          False, "", digits=0))
+        out.append(
+            _check(
+                "--max-dangerous", "dangerous cells", float(len(figures.dangerous)), max_dangerous, False, "", digits=0
+            )
+        )
     return out

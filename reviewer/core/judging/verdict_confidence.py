@@ -81,8 +81,12 @@ def _key_pattern(name: str) -> str:
     return r"[-_ ]".join(re.escape(p) for p in parts)
 
 
-def value_token_confidences(content: str, tokens: Sequence[tuple[str, float]], dimensions: Iterable[str],
-                            aliases: Optional[Mapping[str, Sequence[str]]] = None) -> dict[str, float]:
+def value_token_confidences(
+    content: str,
+    tokens: Sequence[tuple[str, float]],
+    dimensions: Iterable[str],
+    aliases: Optional[Mapping[str, Sequence[str]]] = None,
+) -> dict[str, float]:
     """{dimension: exp(logprob)} of the token carrying each dimension's value
     (module doc).
 
@@ -114,8 +118,9 @@ def value_token_confidences(content: str, tokens: Sequence[tuple[str, float]], d
         keys = list((aliases or {}).get(dim) or ()) or [dim]
         best = None
         for name in keys:
-            pattern = re.compile(r"(?<![\w-])[\"']?" + _key_pattern(str(name))
-                                 + r"[\"']?[*_`]*\s*[:=][*_`]*\s*[\"']?", re.IGNORECASE)
+            pattern = re.compile(
+                r"(?<![\w-])[\"']?" + _key_pattern(str(name)) + r"[\"']?[*_`]*\s*[:=][*_`]*\s*[\"']?", re.IGNORECASE
+            )
             for m in pattern.finditer(content):
                 if best is None or m.start() > best.start():
                     best = m

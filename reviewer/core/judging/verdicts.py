@@ -29,8 +29,7 @@ class Method(str, enum.Enum):
     HUMAN = "human"
 
 
-def path_b_score(rules: Optional[float], ground_truth: Optional[float], w_rules: float,
-                 w_gt: float) -> Optional[float]:
+def path_b_score(rules: Optional[float], ground_truth: Optional[float], w_rules: float, w_gt: float) -> Optional[float]:
     """One run's score under Path B (ground-truth-judge-proposal.md): the
     rules-based and ground-truth judges' scores weighted ``w_rules`` and
     ``w_gt`` when both judged it; one judge's score alone when only it did;

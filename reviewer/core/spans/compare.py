@@ -76,8 +76,9 @@ def prompt_deltas(baseline: Mapping, current: Mapping) -> list[dict]:
     out = []
     for r, other in shared_pairs(baseline, current):
         b, c = _total(r), _total(other)
-        out.append({"prompt": r["promptId"], "input": r.get("input") or "", "baseline": b, "current": c,
-                    "delta": c - b})
+        out.append(
+            {"prompt": r["promptId"], "input": r.get("input") or "", "baseline": b, "current": c, "delta": c - b}
+        )
     return out
 
 
@@ -85,8 +86,7 @@ def _confusion_map(summary: Mapping) -> dict[tuple[str, str], int]:
     return {(c["assignedRole"], c["expectedRole"]): c["count"] for c in summary.get("topTaxonomyErrors") or []}
 
 
-def compare_snapshots(baseline: Mapping, current: Mapping, baseline_summary: Mapping,
-                      current_summary: Mapping) -> dict:
+def compare_snapshots(baseline: Mapping, current: Mapping, baseline_summary: Mapping, current_summary: Mapping) -> dict:
     """The comparison of two loaded snapshots with their recomputed summaries
     (design property P10):
 
@@ -106,12 +106,12 @@ def compare_snapshots(baseline: Mapping, current: Mapping, baseline_summary: Map
     regressions = sorted((d for d in deltas if d["delta"] <= -REGRESSION_DELTA), key=lambda d: d["delta"])
     improvements = sorted((d for d in deltas if d["delta"] >= REGRESSION_DELTA), key=lambda d: -d["delta"])
     b_cat, c_cat = baseline_summary["avgCategoryScores"], current_summary["avgCategoryScores"]
-    category_deltas = {cat: {k: c_cat[cat][k] - b_cat[cat][k] for k in ("coverage", "precision")}
-                       for cat in CATEGORIES}
+    category_deltas = {cat: {k: c_cat[cat][k] - b_cat[cat][k] for k in ("coverage", "precision")} for cat in CATEGORIES}
     b_conf, c_conf = _confusion_map(baseline_summary), _confusion_map(current_summary)
     new = [{"assigned_role": a, "expected_role": e, "count": n} for (a, e), n in c_conf.items() if (a, e) not in b_conf]
-    resolved = [{"assigned_role": a, "expected_role": e, "count": n} for (a, e), n in b_conf.items()
-                if (a, e) not in c_conf]
+    resolved = [
+        {"assigned_role": a, "expected_role": e, "count": n} for (a, e), n in b_conf.items() if (a, e) not in c_conf
+    ]
     bp, cp = max(baseline_summary.get("prompts", 0), 0), max(current_summary.get("prompts", 0), 0)
     sections: dict[str, Any] = {}
     for s in SECTIONS:
@@ -119,7 +119,8 @@ def compare_snapshots(baseline: Mapping, current: Mapping, baseline_summary: Map
         sections[s] = {
             "false_positives": c["falsePositives"] - b["falsePositives"],
             "missed": c["missed"] - b["missed"],
-            "false_positives_per_prompt": (c["falsePositives"] / cp if cp else 0.0) - (b["falsePositives"] / bp if bp else 0.0),
+            "false_positives_per_prompt": (c["falsePositives"] / cp if cp else 0.0)
+            - (b["falsePositives"] / bp if bp else 0.0),
             "missed_per_prompt": (c["missed"] / cp if cp else 0.0) - (b["missed"] / bp if bp else 0.0),
         }
     return {
@@ -150,11 +151,20 @@ def compare_loaded(baseline: Mapping, current: Mapping) -> dict:
     if only_shared:
         baseline = {**baseline, "results": [b for b, _ in pairs]}
         current = {**current, "results": [c for _, c in pairs]}
-        warning = (f"the snapshots share {len(pairs)} of {smaller} prompts of the smaller one (baseline "
-                   f"{nb}, current {nc}), fewer than half: only the {len(pairs)} shared prompts are compared")
+        warning = (
+            f"the snapshots share {len(pairs)} of {smaller} prompts of the smaller one (baseline "
+            f"{nb}, current {nc}), fewer than half: only the {len(pairs)} shared prompts are compared"
+        )
     out = compare_snapshots(baseline, current, compute_summary(baseline), compute_summary(current))
-    out.update({"baseline_prompts": nb, "current_prompts": nc, "shared_prompts": len(pairs),
-                "only_shared": only_shared, "warning": warning})
+    out.update(
+        {
+            "baseline_prompts": nb,
+            "current_prompts": nc,
+            "shared_prompts": len(pairs),
+            "only_shared": only_shared,
+            "warning": warning,
+        }
+    )
     return out
 
 

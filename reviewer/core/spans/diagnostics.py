@@ -23,8 +23,8 @@ from typing import Any, Iterable, Mapping, Optional
 SEVERITIES = ("critical", "important", "minor")
 #: Latency stages read from each result: (stage, where: 'result' key or 'meta' key).
 LATENCY_STAGES: tuple[tuple[str, str, str], ...] = (
-    ("total", "result", "latencyMs"),   # the whole evaluation of the prompt (design: EvaluationResult.latencyMs)
-    ("labeler", "meta", "latency"),     # the span labeler's own time (SpanLabelingMeta.latency)
+    ("total", "result", "latencyMs"),  # the whole evaluation of the prompt (design: EvaluationResult.latencyMs)
+    ("labeler", "meta", "latency"),  # the span labeler's own time (SpanLabelingMeta.latency)
     ("tier 1", "meta", "tier1Latency"),
     ("tier 2", "meta", "tier2Latency"),
 )
@@ -86,17 +86,26 @@ def latency_by_model(snapshot: Mapping, file_stats: Optional[Mapping] = None) ->
             x = _num((result if where == "result" else meta).get(key))
             if x is not None:
                 values.setdefault((model, stage), []).append(x)
-    rows = [{"model": model, "stage": stage, "source": "results", **latency_stats(xs)}
-            for (model, stage), xs in values.items()]
+    rows = [
+        {"model": model, "stage": stage, "source": "results", **latency_stats(xs)}
+        for (model, stage), xs in values.items()
+    ]
     if rows or not isinstance(file_stats, Mapping):
         return rows
     model = str(snapshot.get("extractionModel") or "unknown")
     flat = {"": file_stats} if any(k in file_stats for k in ("avg", "p50")) else file_stats
     for stage, stats in flat.items():
         if isinstance(stats, Mapping):
-            rows.append({"model": model, "stage": stage or "total", "source": "file", "n": None,
-                         "avg": _whole(_num(stats.get("avg"))),
-                         **{f"p{p}": _whole(_num(stats.get(f"p{p}"))) for p in PERCENTILES}})
+            rows.append(
+                {
+                    "model": model,
+                    "stage": stage or "total",
+                    "source": "file",
+                    "n": None,
+                    "avg": _whole(_num(stats.get("avg"))),
+                    **{f"p{p}": _whole(_num(stats.get(f"p{p}"))) for p in PERCENTILES},
+                }
+            )
     return rows
 
 
@@ -128,10 +137,25 @@ def worst_performers(results: Iterable[Mapping], count: int = WORST_COUNT) -> li
     results that count (with a judge result)."""
     judged = [r for r in results if isinstance(r.get("judgeResult"), Mapping)]
     ranked = sorted(judged, key=lambda r: _num(r["judgeResult"].get("totalScore")) or 0.0)
-    return [{"prompt": str(r.get("promptId") or ""), "input": str(r.get("input") or ""),
-             "score": _num(r["judgeResult"].get("totalScore")) or 0.0,
-             "notes": str(r["judgeResult"].get("notes") or "")} for r in ranked[:count]]
+    return [
+        {
+            "prompt": str(r.get("promptId") or ""),
+            "input": str(r.get("input") or ""),
+            "score": _num(r["judgeResult"].get("totalScore")) or 0.0,
+            "notes": str(r["judgeResult"].get("notes") or ""),
+        }
+        for r in ranked[:count]
+    ]
 
 
-__all__ = ["LATENCY_STAGES", "SEVERITIES", "WORST_COUNT", "categories_by_count", "latency_by_model",
-           "latency_stats", "missed_by_severity", "model_of", "worst_performers"]
+__all__ = [
+    "LATENCY_STAGES",
+    "SEVERITIES",
+    "WORST_COUNT",
+    "categories_by_count",
+    "latency_by_model",
+    "latency_stats",
+    "missed_by_severity",
+    "model_of",
+    "worst_performers",
+]

@@ -26,14 +26,35 @@ from reviewer.core.spans.snapshots import CATEGORIES
 #: snapshots and their judge use), for role completion when labelling.
 ROLES: tuple[str, ...] = (
     "shot.type",
-    "subject.identity", "subject.appearance", "subject.wardrobe", "subject.emotion",
-    "action.movement", "action.state", "action.gesture",
-    "environment.location", "environment.context", "environment.weather",
-    "lighting.source", "lighting.quality", "lighting.timeOfDay", "lighting.colorTemp",
-    "camera.movement", "camera.angle", "camera.lens", "camera.focus", "camera.aperture",
-    "style.aesthetic", "style.colorGrade", "style.filmStock",
-    "technical.duration", "technical.aspectRatio", "technical.frameRate", "technical.resolution",
-    "audio.score", "audio.soundEffect", "audio.ambient",
+    "subject.identity",
+    "subject.appearance",
+    "subject.wardrobe",
+    "subject.emotion",
+    "action.movement",
+    "action.state",
+    "action.gesture",
+    "environment.location",
+    "environment.context",
+    "environment.weather",
+    "lighting.source",
+    "lighting.quality",
+    "lighting.timeOfDay",
+    "lighting.colorTemp",
+    "camera.movement",
+    "camera.angle",
+    "camera.lens",
+    "camera.focus",
+    "camera.aperture",
+    "style.aesthetic",
+    "style.colorGrade",
+    "style.filmStock",
+    "technical.duration",
+    "technical.aspectRatio",
+    "technical.frameRate",
+    "technical.resolution",
+    "audio.score",
+    "audio.soundEffect",
+    "audio.ambient",
 )
 #: IoU a relaxed match must exceed (RelaxedF1Evaluator: ``iou > 0.5``).
 RELAXED_IOU = 0.5
@@ -56,7 +77,7 @@ def complete_role(prefix: str) -> list[str]:
 
 
 #: characters outside the Basic Multilingual Plane: two UTF-16 code units each
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 @lru_cache(maxsize=16)
@@ -96,7 +117,7 @@ def index_to_utf16(text: str, index: int) -> int:
 
 def utf16_slice(text: str, start: int, end: int) -> str:
     """``text`` between two UTF-16 offsets (what JavaScript's slice gives)."""
-    return text[utf16_to_index(text, start):utf16_to_index(text, end)]
+    return text[utf16_to_index(text, start) : utf16_to_index(text, end)]
 
 
 @dataclass
@@ -136,7 +157,7 @@ class GoldenPrompt:
 
 #: The largest span offset taken from a file: UTF-16 code units of a text
 #: of 2 GiB, far past any golden-set text and within SQLite's INTEGER.
-MAX_OFFSET = 2 ** 31
+MAX_OFFSET = 2**31
 
 
 def parse_golden_set(data: Any) -> tuple[dict, list[GoldenPrompt], list[str]]:
@@ -158,22 +179,36 @@ def parse_golden_set(data: Any) -> tuple[dict, list[GoldenPrompt], list[str]]:
             truth = {}
         spans = []
         for j, s in enumerate(truth.get("spans") or []):
-            if not isinstance(s, Mapping) or not all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool)
-                                                     for k in ("start", "end")):
+            if not isinstance(s, Mapping) or not all(
+                isinstance(s.get(k), int) and not isinstance(s.get(k), bool) for k in ("start", "end")
+            ):
                 problems.append(f"{p['id']} span {j}: no start and end")
                 continue
             if not 0 <= s["start"] <= s["end"] <= MAX_OFFSET:  # values validated at the door (core.bounds)
-                problems.append(f"{p['id']} span {j}: offsets {s['start']}..{s['end']} are not 0 <= start <= end "
-                                f"<= {MAX_OFFSET}")
+                problems.append(
+                    f"{p['id']} span {j}: offsets {s['start']}..{s['end']} are not 0 <= start <= end <= {MAX_OFFSET}"
+                )
                 continue
-            spans.append(GoldenSpan(start=s["start"], end=s["end"], role=str(s.get("role") or ""),
-                                    text=str(s.get("text") if s.get("text") is not None else ""),
-                                    extra={k: v for k, v in s.items() if k not in ("text", "start", "end", "role")},
-                                    key_order=tuple(s.keys())))
-        prompts.append(GoldenPrompt(
-            id=p["id"], text=p["text"], spans=spans,
-            extra={k: v for k, v in p.items() if k not in ("id", "text", "groundTruth")},
-            truth_extra={k: v for k, v in truth.items() if k != "spans"}, key_order=tuple(p.keys())))
+            spans.append(
+                GoldenSpan(
+                    start=s["start"],
+                    end=s["end"],
+                    role=str(s.get("role") or ""),
+                    text=str(s.get("text") if s.get("text") is not None else ""),
+                    extra={k: v for k, v in s.items() if k not in ("text", "start", "end", "role")},
+                    key_order=tuple(s.keys()),
+                )
+            )
+        prompts.append(
+            GoldenPrompt(
+                id=p["id"],
+                text=p["text"],
+                spans=spans,
+                extra={k: v for k, v in p.items() if k not in ("id", "text", "groundTruth")},
+                truth_extra={k: v for k, v in truth.items() if k != "spans"},
+                key_order=tuple(p.keys()),
+            )
+        )
     metadata = dict(data["metadata"]) if isinstance(data.get("metadata"), Mapping) else {}
     return metadata, prompts, problems
 
@@ -183,8 +218,12 @@ def golden_set_json(metadata: Mapping, prompts: Sequence[GoldenPrompt]) -> dict:
     order the file had them (the inverse of :func:`parse_golden_set`)."""
     out_prompts = []
     for p in prompts:
-        values = {"id": p.id, "text": p.text,
-                  "groundTruth": {"spans": [s.to_json() for s in p.spans], **p.truth_extra}, **p.extra}
+        values = {
+            "id": p.id,
+            "text": p.text,
+            "groundTruth": {"spans": [s.to_json() for s in p.spans], **p.truth_extra},
+            **p.extra,
+        }
         order = [k for k in p.key_order if k in values] + [k for k in values if k not in p.key_order]
         out_prompts.append({k: values[k] for k in order})
     return {"metadata": dict(metadata), "prompts": out_prompts}
@@ -205,8 +244,11 @@ def iou(a: Mapping, b: Mapping) -> float:
 
 def exact_match(pred: Mapping, gold: Mapping) -> bool:
     """Same start, end and role."""
-    return (pred.get("start"), pred.get("end"), pred.get("role")) == (gold.get("start"), gold.get("end"),
-                                                                     gold.get("role"))
+    return (pred.get("start"), pred.get("end"), pred.get("role")) == (
+        gold.get("start"),
+        gold.get("end"),
+        gold.get("role"),
+    )
 
 
 def relaxed_match(pred: Mapping, gold: Mapping) -> bool:
@@ -252,8 +294,9 @@ def match_counts(predicted: Sequence[Mapping], golden: Sequence[Mapping], mode: 
     return Counts(tp, len(predicted), len(golden))
 
 
-def span_f1(pairs: Iterable[tuple[Sequence[Mapping], Sequence[Mapping]]], mode: str = "relaxed",
-            key=None) -> dict[str, Counts]:
+def span_f1(
+    pairs: Iterable[tuple[Sequence[Mapping], Sequence[Mapping]]], mode: str = "relaxed", key=None
+) -> dict[str, Counts]:
     """Counts over many texts ((predicted, golden) per text): {'all': summed
     over the texts} plus, per group, the counts of the spans whose group
     (``key(role)``: the role itself by default, :func:`category_of` for
@@ -276,6 +319,22 @@ def span_f1(pairs: Iterable[tuple[Sequence[Mapping], Sequence[Mapping]]], mode: 
     return out
 
 
-__all__ = ["Counts", "GoldenPrompt", "GoldenSpan", "RELAXED_IOU", "ROLES", "category_of", "complete_role",
-           "exact_match", "golden_set_json", "index_to_utf16", "iou", "match_counts", "parse_golden_set",
-           "relaxed_match", "span_f1", "utf16_slice", "utf16_to_index"]
+__all__ = [
+    "Counts",
+    "GoldenPrompt",
+    "GoldenSpan",
+    "RELAXED_IOU",
+    "ROLES",
+    "category_of",
+    "complete_role",
+    "exact_match",
+    "golden_set_json",
+    "index_to_utf16",
+    "iou",
+    "match_counts",
+    "parse_golden_set",
+    "relaxed_match",
+    "span_f1",
+    "utf16_slice",
+    "utf16_to_index",
+]

@@ -98,8 +98,10 @@ def format_spans(spans: list[Any]) -> str:
 def span_messages(prompt_text: str, spans: list[Any]) -> list[dict]:
     """System (ENHANCED_JUDGE_SYSTEM_PROMPT) and user messages for judging
     the ``spans`` labeled in ``prompt_text``."""
-    user = render(load(SPAN, "user.md"), {"PROMPT_TEXT": prompt_text, "SPANS": format_spans(spans) or "(none)",
-                                          "SPAN_COUNT": len(spans)})
+    user = render(
+        load(SPAN, "user.md"),
+        {"PROMPT_TEXT": prompt_text, "SPANS": format_spans(spans) or "(none)", "SPAN_COUNT": len(spans)},
+    )
     return [{"role": "system", "content": load(SPAN, "system.md").strip()}, {"role": "user", "content": user.strip()}]
 
 

@@ -29,15 +29,20 @@ def _offsets(span: Mapping) -> Optional[tuple[int, int]]:
         return None
 
 
-def place(code: str, index: Optional[int], text: str, labelled: str,
-          spans: Sequence[Mapping]) -> Optional[tuple[int, int, Optional[int]]]:
+def place(
+    code: str, index: Optional[int], text: str, labelled: str, spans: Sequence[Mapping]
+) -> Optional[tuple[int, int, Optional[int]]]:
     """(start, end, span index or None) where a finding of ``code`` sits on
     ``labelled``, or None when it cannot be placed (listed apart). ``index``:
     the span the judge named; ``text``: the finding's text (the span's, or the
     missed element's)."""
     if code != "MISSED":
         key = _norm(text)
-        if index is not None and 0 <= index < len(spans) and (not key or _norm(str(spans[index].get("text", ""))) == key):
+        if (
+            index is not None
+            and 0 <= index < len(spans)
+            and (not key or _norm(str(spans[index].get("text", ""))) == key)
+        ):
             offsets = _offsets(spans[index])
             if offsets is not None:
                 return (*offsets, index)

@@ -35,70 +35,137 @@ def debug_markdown(s: Mapping, md: Callable[[str], str]) -> tuple[list[str], lis
     second at the end, as in the snapshots' own report."""
     out = ["**Latency** (ms, per model and stage; total: the whole evaluation of a prompt)", ""]
     lat = s.get("latencyByModel") or []
-    out += _table(["model", "stage", "results", "avg", "p50", "p95", "p99"],
-                  [[md(r["model"]), md(r["stage"]), "from the file" if r["n"] is None else str(r["n"]),
-                    ms(r["avg"]), ms(r["p50"]), ms(r["p95"]), ms(r["p99"])] for r in lat]) if lat else ["none recorded"]
+    out += (
+        _table(
+            ["model", "stage", "results", "avg", "p50", "p95", "p99"],
+            [
+                [
+                    md(r["model"]),
+                    md(r["stage"]),
+                    "from the file" if r["n"] is None else str(r["n"]),
+                    ms(r["avg"]),
+                    ms(r["p50"]),
+                    ms(r["p95"]),
+                    ms(r["p99"]),
+                ]
+                for r in lat
+            ],
+        )
+        if lat
+        else ["none recorded"]
+    )
     out += ["", "**Missed elements by severity**", ""]
     sev = s.get("missedSeverity") or {}
-    out += _table(["severity", "count", "examples"],
-                  [[k, str(sev[k]["count"]), md(", ".join(sev[k]["examples"]))] for k in SEVERITIES if k in sev])
+    out += _table(
+        ["severity", "count", "examples"],
+        [[k, str(sev[k]["count"]), md(", ".join(sev[k]["examples"]))] for k in SEVERITIES if k in sev],
+    )
     out += ["", "**Missed elements by category**", ""]
     cats = categories_by_count(s.get("missedCountsByCategory") or {})
     out += _table(["category", "count"], [[md(c), str(n)] for c, n in cats]) if cats else ["none"]
     out.append("")
     worst = ["**Worst performers** (lowest score first)", ""]
-    rows = [[f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])]
-            for w in s.get("worstPerformers") or []]
+    rows = [
+        [f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])] for w in s.get("worstPerformers") or []
+    ]
     worst += (_table(["score", "prompt", "input", "notes"], rows) if rows else ["none"]) + [""]
     return out, worst
 
 
-def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], str],
-                      f1: Optional[Mapping] = None, block_notes: Sequence[str] = ()) -> list[str]:
+def snapshot_markdown(
+    name: str,
+    meta: Mapping,
+    s: Mapping,
+    md: Callable[[str], str],
+    f1: Optional[Mapping] = None,
+    block_notes: Sequence[str] = (),
+) -> list[str]:
     """Markdown lines of one snapshot's span section (design report layout):
     ``s`` is a recomputed summary (reviewer.core.spans.summary.compute_summary);
     ``f1``: optional {mode: {group: Counts}} against golden spans;
     ``block_notes``: where the file's own summary block differs."""
-    out = [f"### Snapshot {md(name)}", "",
-           f"Judge {md(meta.get('judge_model') or '?')}"
-           + (f", extraction model {md(meta['extraction_model'])}" if meta.get("extraction_model") else "")
-           + (f", {md(meta['timestamp'])}" if meta.get("timestamp") else ""), "",
-           f"**Summary** ({s['prompts']} prompts, {s['judged']} judged): average score {s['avgScore']:.2f}/25, "
-           f"average span count {s['avgSpanCount']:.2f}, errors {s['errorCount']}", ""]
+    out = [
+        f"### Snapshot {md(name)}",
+        "",
+        f"Judge {md(meta.get('judge_model') or '?')}"
+        + (f", extraction model {md(meta['extraction_model'])}" if meta.get("extraction_model") else "")
+        + (f", {md(meta['timestamp'])}" if meta.get("timestamp") else ""),
+        "",
+        f"**Summary** ({s['prompts']} prompts, {s['judged']} judged): average score {s['avgScore']:.2f}/25, "
+        f"average span count {s['avgSpanCount']:.2f}, errors {s['errorCount']}",
+        "",
+    ]
     out += ["**Score distribution**", ""]
     out += _table(["band", "prompts"], [[k, str(v)] for k, v in s["scoreDistribution"].items()]) + [""]
-    for title, key in (("Commonly missed elements", "commonMissedElements"),
-                       ("Commonly incorrect extractions", "commonIncorrectExtractions")):
+    for title, key in (
+        ("Commonly missed elements", "commonMissedElements"),
+        ("Commonly incorrect extractions", "commonIncorrectExtractions"),
+    ):
         out += [f"**{title}**", ""]
         out += [f"- {md(t)} ({n}x)" for t, n in s[key]] or ["- none"]
         out.append("")
     debug, worst = debug_markdown(s, md)
     out += debug
     out += ["**Category scores** (average coverage / precision, 1-5)", ""]
-    out += _table(["category", "coverage", "precision"],
-                  [[c, f"{s['avgCategoryScores'][c]['coverage']:.2f}", f"{s['avgCategoryScores'][c]['precision']:.2f}"]
-                   for c in CATEGORIES]) + [""]
+    out += _table(
+        ["category", "coverage", "precision"],
+        [
+            [c, f"{s['avgCategoryScores'][c]['coverage']:.2f}", f"{s['avgCategoryScores'][c]['precision']:.2f}"]
+            for c in CATEGORIES
+        ],
+    ) + [""]
     out += ["**False-positive reasons**", ""]
     out += _table(["reason", "count"], [[r, str(s["falsePositiveReasons"][r])] for r in FALSE_POSITIVE_REASONS]) + [""]
     out += ["**Top taxonomy confusions** (assigned -> expected)", ""]
     conf = s["topTaxonomyErrors"]
-    out += _table(["assigned role", "expected role", "count", "examples"],
-                  [[md(c["assignedRole"]), md(c["expectedRole"]), str(c["count"]),
-                    md(", ".join(c.get("examples") or []))] for c in conf]) if conf else ["none"]
+    out += (
+        _table(
+            ["assigned role", "expected role", "count", "examples"],
+            [
+                [md(c["assignedRole"]), md(c["expectedRole"]), str(c["count"]), md(", ".join(c.get("examples") or []))]
+                for c in conf
+            ],
+        )
+        if conf
+        else ["none"]
+    )
     out += ["", "**Granularity**", ""]
     gran = s["topGranularityErrors"]
-    out += _table(["issue", "count", "examples"],
-                  [[md(g["reason"]), str(g["count"]), md(", ".join(g["examples"]))] for g in gran]) if gran else ["none"]
+    out += (
+        _table(
+            ["issue", "count", "examples"],
+            [[md(g["reason"]), str(g["count"]), md(", ".join(g["examples"]))] for g in gran],
+        )
+        if gran
+        else ["none"]
+    )
     out += ["", "**Errors by section**", ""]
-    out += _table(["section", "missed", "false positives"],
-                  [[sec, str(s["errorsBySection"][sec]["missed"]), str(s["errorsBySection"][sec]["falsePositives"])]
-                   for sec in SECTIONS]) + [""]
+    out += _table(
+        ["section", "missed", "false positives"],
+        [
+            [sec, str(s["errorsBySection"][sec]["missed"]), str(s["errorsBySection"][sec]["falsePositives"])]
+            for sec in SECTIONS
+        ],
+    ) + [""]
     ca = s["confidenceAnalysis"]
-    out += ["**Confidence error rates** (a span is an error when a false positive, taxonomy or granularity "
-            "error names it)", ""]
-    out += _table(["bucket", "range", "errors", "spans", "error rate", "examples"],
-                  [[k, f"{b['range'][0]:g}-{b['range'][1]:g}", str(b["errors"]), str(b["total"]),
-                    f"{b['errorRate']:.1%}", md("; ".join(b["examples"]))] for k, b in ca["buckets"].items()])
+    out += [
+        "**Confidence error rates** (a span is an error when a false positive, taxonomy or granularity error names it)",
+        "",
+    ]
+    out += _table(
+        ["bucket", "range", "errors", "spans", "error rate", "examples"],
+        [
+            [
+                k,
+                f"{b['range'][0]:g}-{b['range'][1]:g}",
+                str(b["errors"]),
+                str(b["total"]),
+                f"{b['errorRate']:.1%}",
+                md("; ".join(b["examples"])),
+            ]
+            for k, b in ca["buckets"].items()
+        ],
+    )
     rec = ca["recommendedThreshold"]
     out += ["", f"Recommended minimum confidence: {'none' if rec is None else f'{rec:.2f}'}. {md(ca['notes'])}", ""]
     out += worst
@@ -107,8 +174,18 @@ def snapshot_markdown(name: str, meta: Mapping, s: Mapping, md: Callable[[str], 
         rows = []
         for mode, groups in f1.items():
             for group, c in groups.items():
-                rows.append([mode, md(group), str(c.golden), str(c.predicted), str(c.tp),
-                             f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}"])
+                rows.append(
+                    [
+                        mode,
+                        md(group),
+                        str(c.golden),
+                        str(c.predicted),
+                        str(c.tp),
+                        f"{c.precision:.3f}",
+                        f"{c.recall:.3f}",
+                        f"{c.f1:.3f}",
+                    ]
+                )
         out += _table(["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"], rows) + [""]
     if s.get("warnings") or block_notes:
         out += ["Notes:", ""] + [f"- {md(w)}" for w in list(s.get("warnings") or []) + list(block_notes)] + [""]

@@ -172,14 +172,17 @@ def convert_basic_to_enhanced(basic: Any) -> dict:
     return {
         "scores": _default_scores(basic.get("scores")),
         "totalScore": _plain(total_value if not math.isnan(total_value) else 0.0),
-        "missedElements": [{"text": _text_of(m), "expectedRole": "unknown", "category": "unknown",
-                            "severity": "minor"} for m in missed],
-        "falsePositives": [{"spanIndex": -1, "text": _text_of(w), "assignedRole": "unknown", "reason": "other"}
-                           for w in wrong],
+        "missedElements": [
+            {"text": _text_of(m), "expectedRole": "unknown", "category": "unknown", "severity": "minor"} for m in missed
+        ],
+        "falsePositives": [
+            {"spanIndex": -1, "text": _text_of(w), "assignedRole": "unknown", "reason": "other"} for w in wrong
+        ],
         "taxonomyErrors": [],
         "granularityErrors": [],
-        "categoryScores": {cat: {"coverage": DEFAULT_CATEGORY_SCORE, "precision": DEFAULT_CATEGORY_SCORE}
-                           for cat in CATEGORIES},
+        "categoryScores": {
+            cat: {"coverage": DEFAULT_CATEGORY_SCORE, "precision": DEFAULT_CATEGORY_SCORE} for cat in CATEGORIES
+        },
         "notes": notes if isinstance(notes, str) and notes else "Converted from basic format",
     }
 
@@ -233,5 +236,11 @@ def format_spans_for_judge(spans: Sequence[Mapping]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_CATEGORY_SCORE", "EnhancedJudgeResult", "convert_basic_to_enhanced",
-           "format_spans_for_judge", "parse_judge_response", "validate_enhanced"]
+__all__ = [
+    "DEFAULT_CATEGORY_SCORE",
+    "EnhancedJudgeResult",
+    "convert_basic_to_enhanced",
+    "format_spans_for_judge",
+    "parse_judge_response",
+    "validate_enhanced",
+]

@@ -58,14 +58,17 @@ class PromptSections:
 
     def to_json(self) -> dict:
         """{main: {start, end}, technicalSpecs: {..} | None, alternatives: {..} | None}."""
-        return {"main": self.main.to_json(),
-                "technicalSpecs": self.technicalSpecs.to_json() if self.technicalSpecs else None,
-                "alternatives": self.alternatives.to_json() if self.alternatives else None}
+        return {
+            "main": self.main.to_json(),
+            "technicalSpecs": self.technicalSpecs.to_json() if self.technicalSpecs else None,
+            "alternatives": self.alternatives.to_json() if self.alternatives else None,
+        }
 
     def boundaries(self) -> list[tuple[str, Boundary]]:
         """(section, boundary) of the sections present, in text order."""
-        found = [("main", self.main)] + [(name, b) for name, b in (("technicalSpecs", self.technicalSpecs),
-                                                                   ("alternatives", self.alternatives)) if b]
+        found = [("main", self.main)] + [
+            (name, b) for name, b in (("technicalSpecs", self.technicalSpecs), ("alternatives", self.alternatives)) if b
+        ]
         return sorted(found, key=lambda nb: nb[1].start)
 
 
@@ -131,5 +134,14 @@ def text_section(fragment: str, text: str, sections: PromptSections) -> str:
     return "main" if index < 0 else span_section(index, sections)
 
 
-__all__ = ["ALTERNATIVES_PATTERN", "Boundary", "PromptSections", "SECTIONS", "TECHNICAL_SPECS_PATTERN",
-           "detect_sections", "span_section", "tag_spans", "text_section"]
+__all__ = [
+    "ALTERNATIVES_PATTERN",
+    "Boundary",
+    "PromptSections",
+    "SECTIONS",
+    "TECHNICAL_SPECS_PATTERN",
+    "detect_sections",
+    "span_section",
+    "tag_spans",
+    "text_section",
+]

@@ -42,11 +42,24 @@ from typing import Any, Iterable, Mapping, Optional
 
 #: The nine taxonomy categories judged per category (design: TAXONOMY_CATEGORIES).
 CATEGORIES: tuple[str, ...] = (
-    "shot", "subject", "action", "environment", "lighting", "camera", "style", "technical", "audio",
+    "shot",
+    "subject",
+    "action",
+    "environment",
+    "lighting",
+    "camera",
+    "style",
+    "technical",
+    "audio",
 )
 #: Why a span should not have been extracted (design: FalsePositiveReason).
 FALSE_POSITIVE_REASONS: tuple[str, ...] = (
-    "section_header", "abstract_concept", "non_visual", "instruction_text", "duplicate", "other",
+    "section_header",
+    "abstract_concept",
+    "non_visual",
+    "instruction_text",
+    "duplicate",
+    "other",
 )
 #: The five 1-5 dimensions of a judge result's ``scores``.
 SCORE_KEYS: tuple[str, ...] = ("coverage", "precision", "granularity", "taxonomy", "technicalSpecs")
@@ -74,19 +87,23 @@ class Confusion:
 
     def to_json(self) -> dict:
         """The snapshot summary's shape: {assignedRole, expectedRole, count, examples}."""
-        return {"assignedRole": self.assigned, "expectedRole": self.expected,
-                "count": self.count, "examples": list(self.examples)}
+        return {
+            "assignedRole": self.assigned,
+            "expectedRole": self.expected,
+            "count": self.count,
+            "examples": list(self.examples),
+        }
 
 
 def round_half_up(value: float, digits: int = 2) -> float:
     """``value`` rounded to ``digits`` decimals with halves going up, the way
     JavaScript's ``Math.round(value * 10**digits) / 10**digits`` does (Python's
     ``round`` rounds halves to even)."""
-    scaled = value * 10 ** digits
+    scaled = value * 10**digits
     whole = math.floor(scaled)
     if scaled - whole >= 0.5:  # exact; floor(scaled + 0.5) would round 267.49999999999997 up
         whole += 1
-    return whole / 10 ** digits
+    return whole / 10**digits
 
 
 def _number(value: Any) -> Optional[float]:
@@ -145,9 +162,12 @@ def normalise_judge_result(judge: Mapping) -> dict:
         if not isinstance(raw_cats, Mapping):
             raw_cats = {}
         out["categoryScores"] = {
-            cat: {"coverage": _clamp_score(raw_cats[cat].get("coverage")),
-                  "precision": _clamp_score(raw_cats[cat].get("precision"))}
-            if isinstance(raw_cats.get(cat), Mapping) else {"coverage": 0.0, "precision": 0.0}
+            cat: {
+                "coverage": _clamp_score(raw_cats[cat].get("coverage")),
+                "precision": _clamp_score(raw_cats[cat].get("precision")),
+            }
+            if isinstance(raw_cats.get(cat), Mapping)
+            else {"coverage": 0.0, "precision": 0.0}
             for cat in CATEGORIES
         }
         return out
@@ -157,13 +177,16 @@ def normalise_judge_result(judge: Mapping) -> dict:
     wrong = judge.get("incorrectExtractions")
     if not isinstance(wrong, list):
         wrong = []
-    out["missedElements"] = [{"text": str(t), "expectedRole": "unknown", "category": "unknown", "severity": "minor"}
-                             for t in missed]
+    out["missedElements"] = [
+        {"text": str(t), "expectedRole": "unknown", "category": "unknown", "severity": "minor"} for t in missed
+    ]
     out["falsePositives"] = [{"text": str(t), "assignedRole": "unknown", "reason": "other"} for t in wrong]
     out["taxonomyErrors"] = []
     out["granularityErrors"] = []
-    out["categoryScores"] = {cat: {"coverage": float(DEFAULT_CATEGORY_SCORE), "precision": float(DEFAULT_CATEGORY_SCORE)}
-                             for cat in CATEGORIES}
+    out["categoryScores"] = {
+        cat: {"coverage": float(DEFAULT_CATEGORY_SCORE), "precision": float(DEFAULT_CATEGORY_SCORE)}
+        for cat in CATEGORIES
+    }
     return out
 
 
@@ -339,11 +362,15 @@ def issue_lines(judge: Mapping) -> list[str]:
         role = f"{m.get('category') or 'unknown'}: {m.get('expectedRole') or 'unknown'}"
         lines.append(f'missed: "{m.get("text", "")}" ({role}{", " + detail if detail else ""})')
     for fp in j["falsePositives"]:
-        lines.append(f'false positive: "{fp.get("text", "")}" as {fp.get("assignedRole") or "unknown"} '
-                     f'({fp.get("reason") or "other"}){_span(fp)}')
+        lines.append(
+            f'false positive: "{fp.get("text", "")}" as {fp.get("assignedRole") or "unknown"} '
+            f"({fp.get('reason') or 'other'}){_span(fp)}"
+        )
     for te in j["taxonomyErrors"]:
-        lines.append(f'taxonomy: "{te.get("text", "")}" {te.get("assignedRole") or "?"} -> '
-                     f'{te.get("expectedRole") or "?"}{_span(te)}')
+        lines.append(
+            f'taxonomy: "{te.get("text", "")}" {te.get("assignedRole") or "?"} -> '
+            f"{te.get('expectedRole') or '?'}{_span(te)}"
+        )
     for ge in j["granularityErrors"]:
         issue = ge.get("issue") or ge.get("reason") or "other"
         suggestion = f" (suggest: {ge['suggestion']})" if ge.get("suggestion") else ""
@@ -371,10 +398,25 @@ def score_range(judge: Mapping) -> Optional[str]:
 
 
 __all__ = [
-    "CATEGORIES", "FALSE_POSITIVE_REASONS", "SCORE_KEYS", "TOTAL_KEY", "Confusion",
-    "average_total", "category_averages", "compare_summary", "false_positive_reasons", "issue_lines",
-    "missed_by_category", "normalise_judge_result", "round_half_up", "score_range", "successful",
-    "summary", "taxonomy_confusions", "valid_pair", "DEFAULT_CATEGORY_SCORE",
+    "CATEGORIES",
+    "FALSE_POSITIVE_REASONS",
+    "SCORE_KEYS",
+    "TOTAL_KEY",
+    "Confusion",
+    "average_total",
+    "category_averages",
+    "compare_summary",
+    "false_positive_reasons",
+    "issue_lines",
+    "missed_by_category",
+    "normalise_judge_result",
+    "round_half_up",
+    "score_range",
+    "successful",
+    "summary",
+    "taxonomy_confusions",
+    "valid_pair",
+    "DEFAULT_CATEGORY_SCORE",
 ]
 
 
@@ -391,16 +433,26 @@ def judge_findings(judge: Mapping) -> list:
     j = normalise_judge_result(judge)
     lines = iter(issue_lines(judge))
     out = []
-    for key, code in (("missedElements", SpanCode.MISSED), ("falsePositives", SpanCode.FALSE_POSITIVE),
-                      ("taxonomyErrors", SpanCode.TAXONOMY), ("granularityErrors", SpanCode.GRANULARITY)):
+    for key, code in (
+        ("missedElements", SpanCode.MISSED),
+        ("falsePositives", SpanCode.FALSE_POSITIVE),
+        ("taxonomyErrors", SpanCode.TAXONOMY),
+        ("granularityErrors", SpanCode.GRANULARITY),
+    ):
         for entry in j[key]:
             text = str(entry.get("text", ""))
             index = entry.get("spanIndex")
             index = index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else None
             attrs = {k: v for k, v in entry.items() if k != "text" and isinstance(v, (str, int, float, bool))}
-            out.append(Finding(
-                code=code, source=Source.JUDGE, detail=next(lines, ""),
-                gt_card=text if code == SpanCode.MISSED else None,
-                model_card=None if code == SpanCode.MISSED else text,
-                model_index=index, attrs=attrs))
+            out.append(
+                Finding(
+                    code=code,
+                    source=Source.JUDGE,
+                    detail=next(lines, ""),
+                    gt_card=text if code == SpanCode.MISSED else None,
+                    model_card=None if code == SpanCode.MISSED else text,
+                    model_index=index,
+                    attrs=attrs,
+                )
+            )
     return out

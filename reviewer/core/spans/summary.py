@@ -39,12 +39,17 @@ from reviewer.core.spans.sections import SECTIONS, detect_sections, tag_spans, t
 
 #: Score distribution bands (lowest score of each), as the snapshots write them.
 SCORE_BANDS: tuple[tuple[str, float], ...] = (
-    ("excellent (23-25)", 23), ("good (18-22)", 18), ("acceptable (13-17)", 13), ("poor (8-12)", 8),
+    ("excellent (23-25)", 23),
+    ("good (18-22)", 18),
+    ("acceptable (13-17)", 13),
+    ("poor (8-12)", 8),
     ("failing (0-7)", -math.inf),
 )
 #: Confidence buckets (design P8): name, lower bound, range.
 BUCKETS: tuple[tuple[str, float, tuple[float, float]], ...] = (
-    ("high", 0.8, (0.8, 1.0)), ("medium", 0.6, (0.6, 0.8)), ("low", -math.inf, (0.0, 0.6)),
+    ("high", 0.8, (0.8, 1.0)),
+    ("medium", 0.6, (0.6, 0.8)),
+    ("low", -math.inf, (0.0, 0.6)),
 )
 #: A bucket with an error rate above this gets a threshold recommendation (design P9).
 ERROR_RATE_LIMIT = 0.5
@@ -73,17 +78,27 @@ def _compact_judge(result: Mapping, snapshot: Mapping, single: bool) -> Optional
     score = result.get("score")
     if score is None or isinstance(score, bool):
         return None
-    judge: dict[str, Any] = {"scores": {}, "totalScore": _num(score), "notes": result.get("notes") or "",
-                             "missedElements": [], "falsePositives": [], "taxonomyErrors": [],
-                             "granularityErrors": [], "categoryScores": {}}
+    judge: dict[str, Any] = {
+        "scores": {},
+        "totalScore": _num(score),
+        "notes": result.get("notes") or "",
+        "missedElements": [],
+        "falsePositives": [],
+        "taxonomyErrors": [],
+        "granularityErrors": [],
+        "categoryScores": {},
+    }
     if single:
         if isinstance(snapshot.get("categoryScores"), Mapping):
             judge["categoryScores"] = dict(snapshot["categoryScores"])
         common = snapshot.get("commonErrors")
         if not isinstance(common, Mapping):
             common = {}
-        for key, fields in (("missedElements", ("category",)), ("falsePositives", ("reason",)),
-                            ("taxonomyErrors", ("assignedRole", "expectedRole"))):
+        for key, fields in (
+            ("missedElements", ("category",)),
+            ("falsePositives", ("reason",)),
+            ("taxonomyErrors", ("assignedRole", "expectedRole")),
+        ):
             for entry in common.get(key) or []:
                 if isinstance(entry, Mapping):
                     one = {"text": str(entry.get("text", "")), **{f: entry.get(f) for f in fields if f in entry}}
@@ -113,7 +128,9 @@ def load_snapshot(data: Mapping) -> dict:
         if not isinstance(output, str):
             output = ""
         sections = detect_sections(output)
-        spans = [s for s in raw.get("spans") or [] if isinstance(s, Mapping)] if isinstance(raw.get("spans"), list) else []
+        spans = (
+            [s for s in raw.get("spans") or [] if isinstance(s, Mapping)] if isinstance(raw.get("spans"), list) else []
+        )
         judge = raw.get("judgeResult")
         compact = False
         if isinstance(judge, Mapping):
@@ -126,19 +143,21 @@ def load_snapshot(data: Mapping) -> dict:
         else:
             judge = None
         span_count = raw.get("spanCount")
-        results.append({
-            "promptId": str(raw.get("promptId") or f"result-{index}"),
-            "input": raw.get("input") if isinstance(raw.get("input"), str) else "",
-            "output": output,
-            "spans": tag_spans(spans, sections),
-            "spanCount": int(_num(span_count, len(spans))) if span_count is not None else len(spans),
-            "meta": raw.get("meta") if isinstance(raw.get("meta"), Mapping) else None,
-            "judgeResult": judge,
-            "error": raw.get("error") or None,
-            "latencyMs": raw.get("latencyMs"),
-            "sections": sections.to_json(),
-            "compact": compact,
-        })
+        results.append(
+            {
+                "promptId": str(raw.get("promptId") or f"result-{index}"),
+                "input": raw.get("input") if isinstance(raw.get("input"), str) else "",
+                "output": output,
+                "spans": tag_spans(spans, sections),
+                "spanCount": int(_num(span_count, len(spans))) if span_count is not None else len(spans),
+                "meta": raw.get("meta") if isinstance(raw.get("meta"), Mapping) else None,
+                "judgeResult": judge,
+                "error": raw.get("error") or None,
+                "latencyMs": raw.get("latencyMs"),
+                "sections": sections.to_json(),
+                "compact": compact,
+            }
+        )
     return {
         "timestamp": data.get("timestamp") if isinstance(data.get("timestamp"), str) else None,
         "judgeModel": str(data.get("judgeModel") or ""),
@@ -155,8 +174,9 @@ def load_snapshot(data: Mapping) -> dict:
 def successful_results(results: Iterable[Mapping]) -> list[Mapping]:
     """Results of a loaded snapshot whose judge result counts: present with
     totalScore above 0 (a failed judge call is stored with 0)."""
-    return [r for r in results if isinstance(r.get("judgeResult"), Mapping)
-            and _num(r["judgeResult"].get("totalScore")) > 0]
+    return [
+        r for r in results if isinstance(r.get("judgeResult"), Mapping) and _num(r["judgeResult"].get("totalScore")) > 0
+    ]
 
 
 def error_span_indices(result: Mapping) -> set[int]:
@@ -198,11 +218,13 @@ def recommend_threshold(buckets: Mapping[str, Mapping]) -> tuple[Optional[float]
     medium bucket's is, else None ("Current threshold is appropriate")."""
     low, medium = buckets["low"]["errorRate"], buckets["medium"]["errorRate"]
     if low > ERROR_RATE_LIMIT:
-        return 0.6, (f"Low confidence spans (< 0.6) have {low * 100:.1f}% error rate. "
-                     "Consider raising threshold to 0.6.")
+        return 0.6, (
+            f"Low confidence spans (< 0.6) have {low * 100:.1f}% error rate. Consider raising threshold to 0.6."
+        )
     if medium > ERROR_RATE_LIMIT:
-        return 0.8, (f"Medium confidence spans (0.6-0.8) have {medium * 100:.1f}% error rate. "
-                     "Consider raising threshold to 0.8.")
+        return 0.8, (
+            f"Medium confidence spans (0.6-0.8) have {medium * 100:.1f}% error rate. Consider raising threshold to 0.8."
+        )
     return None, "Confidence scores correlate well with accuracy. Current threshold is appropriate."
 
 
@@ -212,8 +234,10 @@ def confidence_analysis(results: Iterable[Mapping]) -> dict:
     errors, errorRate, examples}}, recommendedThreshold, notes}; errorRate is
     errors / total (0 when empty); examples are up to 3 error spans as
     '"text" (role)'."""
-    buckets: dict[str, dict[str, Any]] = {name: {"range": list(rng), "total": 0, "errors": 0, "errorRate": 0.0, "examples": []}
-               for name, _, rng in BUCKETS}
+    buckets: dict[str, dict[str, Any]] = {
+        name: {"range": list(rng), "total": 0, "errors": 0, "errorRate": 0.0, "examples": []}
+        for name, _, rng in BUCKETS
+    }
     for result in results:
         if not isinstance(result.get("judgeResult"), Mapping):
             continue
@@ -293,14 +317,24 @@ def compute_summary(snapshot: Mapping) -> dict:
             g[0] += 1
             if len(g[1]) < 3:
                 g[1].append(str(ge.get("text", "")))
-        invalid_pairs += sum(1 for cat in base.CATEGORIES
-                             if not base.valid_pair(j["categoryScores"][cat])
-                             and (j["categoryScores"][cat]["coverage"] or j["categoryScores"][cat]["precision"]))
-    mismatched = sum(1 for r in ok for key in ("falsePositives", "taxonomyErrors", "granularityErrors")
-                     for e in r["judgeResult"][key] if _names_other_span(e, r.get("spans") or []))
+        invalid_pairs += sum(
+            1
+            for cat in base.CATEGORIES
+            if not base.valid_pair(j["categoryScores"][cat])
+            and (j["categoryScores"][cat]["coverage"] or j["categoryScores"][cat]["precision"])
+        )
+    mismatched = sum(
+        1
+        for r in ok
+        for key in ("falsePositives", "taxonomyErrors", "granularityErrors")
+        for e in r["judgeResult"][key]
+        if _names_other_span(e, r.get("spans") or [])
+    )
     if mismatched:
-        warnings.append(f"{mismatched} judge errors name a spanIndex whose span has other text (counted on "
-                        "that span in the confidence buckets, as the design says; shown on their own text)")
+        warnings.append(
+            f"{mismatched} judge errors name a spanIndex whose span has other text (counted on "
+            "that span in the confidence buckets, as the design says; shown on their own text)"
+        )
     if invalid_pairs:
         warnings.append(f"{invalid_pairs} category score pairs with a value outside 1-5 were left out of the averages")
     pipeline = {"nlp": 0, "llm": 0, "unknown": 0}
@@ -324,8 +358,10 @@ def compute_summary(snapshot: Mapping) -> dict:
             pipeline["unknown"] += 1
     latencies = sorted(_num(r.get("latencyMs")) for r in results if r.get("latencyMs") is not None)
     n_lat = len(latencies)
-    latency = {"avg": round(sum(latencies) / (n_lat or 1)),
-               **{f"p{p}": (latencies[math.floor(n_lat * p / 100)] if n_lat else 0) for p in (50, 95, 99)}}
+    latency = {
+        "avg": round(sum(latencies) / (n_lat or 1)),
+        **{f"p{p}": (latencies[math.floor(n_lat * p / 100)] if n_lat else 0) for p in (50, 95, 99)},
+    }
     return {
         "prompts": len(results),
         "judged": len(ok),
@@ -338,8 +374,10 @@ def compute_summary(snapshot: Mapping) -> dict:
         "avgCategoryScores": base.category_averages(wrapped, digits=None),
         "falsePositiveReasons": base.false_positive_reasons(wrapped),
         "topTaxonomyErrors": [c.to_json() for c in base.taxonomy_confusions(wrapped)],
-        "topGranularityErrors": [{"reason": k, "count": v[0], "examples": v[1]}
-                                 for k, v in sorted(granularity.items(), key=lambda kv: -kv[1][0])],
+        "topGranularityErrors": [
+            {"reason": k, "count": v[0], "examples": v[1]}
+            for k, v in sorted(granularity.items(), key=lambda kv: -kv[1][0])
+        ],
         "errorsBySection": by_section,
         "confidenceAnalysis": confidence_analysis(ok),
         "missedBySeverity": by_severity,
@@ -369,7 +407,9 @@ def comparable(computed: Mapping, block: Mapping) -> dict:
         "avgSpanCount": r(computed["avgSpanCount"]),
         "errorCount": computed["errorCount"],
         "successCount": computed["judged"],
-        "avgCategoryScores": {c: {k: r(v) for k, v in pair.items()} for c, pair in computed["avgCategoryScores"].items()},
+        "avgCategoryScores": {
+            c: {k: r(v) for k, v in pair.items()} for c, pair in computed["avgCategoryScores"].items()
+        },
         "falsePositiveReasons": computed["falsePositiveReasons"],
         "topTaxonomyErrors": computed["topTaxonomyErrors"],
         "errorsBySection": computed["errorsBySection"],
@@ -386,9 +426,19 @@ def comparable(computed: Mapping, block: Mapping) -> dict:
         out["scoreDistribution"] = {k: short.get(_band_key(k), 0) for k in bands}
     ca = computed["confidenceAnalysis"]
     out["confidenceAnalysis"] = {
-        "buckets": {k: {"range": b["range"], "total": b["total"], "errors": b["errors"], "errorRate": b["errorRate"],
-                        "examples": b["examples"]} for k, b in ca["buckets"].items()},
-        "recommendedThreshold": ca["recommendedThreshold"], "notes": ca["notes"]}
+        "buckets": {
+            k: {
+                "range": b["range"],
+                "total": b["total"],
+                "errors": b["errors"],
+                "errorRate": b["errorRate"],
+                "examples": b["examples"],
+            }
+            for k, b in ca["buckets"].items()
+        },
+        "recommendedThreshold": ca["recommendedThreshold"],
+        "notes": ca["notes"],
+    }
     return out
 
 
@@ -408,6 +458,18 @@ def compare_block(computed: Mapping, block: Mapping, extra: Optional[Mapping] = 
     return out
 
 
-__all__ = ["BUCKETS", "ERROR_RATE_LIMIT", "SCORE_BANDS", "bucket_of", "compare_block", "comparable",
-           "compute_summary", "confidence_analysis", "error_span_indices", "load_snapshot",
-           "recommend_threshold", "score_band", "successful_results"]
+__all__ = [
+    "BUCKETS",
+    "ERROR_RATE_LIMIT",
+    "SCORE_BANDS",
+    "bucket_of",
+    "compare_block",
+    "comparable",
+    "compute_summary",
+    "confidence_analysis",
+    "error_span_indices",
+    "load_snapshot",
+    "recommend_threshold",
+    "score_band",
+    "successful_results",
+]

@@ -15,8 +15,9 @@ class InlineEditor(QLineEdit):
     """A one-line editor on the canvas: Enter commits, Escape cancels;
     leaving it commits a non-empty text (the edit can be undone)."""
 
-    def __init__(self, parent: QWidget, text: str, placeholder: str,
-                 done: Callable[[str], None], cancelled: Callable[[], None]):
+    def __init__(
+        self, parent: QWidget, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+    ):
         super().__init__(text, parent)
         self.setPlaceholderText(placeholder)
         self._done, self._cancelled, self._closed = done, cancelled, False
@@ -60,8 +61,9 @@ class EditorHost:
         self.editor: Optional[InlineEditor] = None
         self.rect: Optional[Rect] = None
 
-    def open(self, rect: Rect, text: str, placeholder: str,
-             done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+    def open(
+        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+    ) -> None:
         """Cancel any open editor, then open one under ``rect`` (scene) with ``text`` selected;
         ``done(text)`` or ``cancelled()`` runs once it closes and the view has the focus back."""
         self.close()
@@ -72,8 +74,9 @@ class EditorHost:
             self.view.setFocus(Qt.OtherFocusReason)
             callback(*args)
 
-        self.editor = InlineEditor(self.view.viewport(), text, placeholder,
-                                   lambda t: closed(done, t), lambda: closed(cancelled))
+        self.editor = InlineEditor(
+            self.view.viewport(), text, placeholder, lambda t: closed(done, t), lambda: closed(cancelled)
+        )
         self.rect = rect
         self.place()
         self.editor.show()

@@ -172,8 +172,9 @@ class ImageLoader(QObject):
 
     decoded = Signal(object)  # Decoded
 
-    def __init__(self, parent: Optional[QObject] = None, reduced_side: int = REDUCED_SIDE,
-                 cache_size: int = CACHE_SIZE):
+    def __init__(
+        self, parent: Optional[QObject] = None, reduced_side: int = REDUCED_SIDE, cache_size: int = CACHE_SIZE
+    ):
         super().__init__(parent)
         self.reduced_side, self.cache_size = reduced_side, cache_size
         self._pool = QThreadPool(self)
@@ -187,8 +188,9 @@ class ImageLoader(QObject):
         self._prefetching: set[tuple] = set()
         self._orientation: dict[str, int] = {}  # path -> EXIF orientation of its item
 
-    def load(self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None,
-             orientation: int = 1) -> Optional[Decoded]:
+    def load(
+        self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None, orientation: int = 1
+    ) -> Optional[Decoded]:
         """Start showing ``path``. Returns the cached reduced (or whole small)
         decode to show at once, or None: it will come by ``decoded``.
         ``preview``: (stored preview JPEG, upright full size) to decode first
@@ -238,8 +240,15 @@ class ImageLoader(QObject):
         """Drop every cached decode."""
         self._cache.clear()
 
-    def _start(self, pool: QThreadPool, path, side: Optional[int], stage: str, key: tuple = (),
-               preview: Optional[tuple[bytes, tuple[int, int]]] = None) -> None:
+    def _start(
+        self,
+        pool: QThreadPool,
+        path,
+        side: Optional[int],
+        stage: str,
+        key: tuple = (),
+        preview: Optional[tuple[bytes, tuple[int, int]]] = None,
+    ) -> None:
         ticket, relay = (-1 if stage == "prefetch" else self._ticket), self._relay
         key = key or cache_key(path)
         orientation = self._orientation.get(str(path), 1)

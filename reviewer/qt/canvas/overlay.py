@@ -119,15 +119,18 @@ class Overlay:
 
 def rect_of(box: BBox) -> Rect:
     """A BBox as a normalised Rect."""
-    return (min(box.x_min, box.x_max), min(box.y_min, box.y_max),
-            max(box.x_min, box.x_max), max(box.y_min, box.y_max))
+    return (min(box.x_min, box.x_max), min(box.y_min, box.y_max), max(box.x_min, box.x_max), max(box.y_min, box.y_max))
 
 
 def bbox_of(rect: Rect) -> BBox:
     """A Rect as a BBox (pixels), rounded to 0.1 px."""
     x0, y0, x1, y1 = rect
-    return BBox(x_min=round(min(x0, x1), 1), y_min=round(min(y0, y1), 1),
-                x_max=round(max(x0, x1), 1), y_max=round(max(y0, y1), 1))
+    return BBox(
+        x_min=round(min(x0, x1), 1),
+        y_min=round(min(y0, y1), 1),
+        x_max=round(max(x0, x1), 1),
+        y_max=round(max(y0, y1), 1),
+    )
 
 
 def polygon_rect(points: Iterable[tuple[float, float]]) -> Rect:
@@ -153,16 +156,33 @@ def _card_label(card: Card) -> str:
 def ground_truth_shapes(gt: GroundTruth, selected: Iterable[int]) -> tuple[list[Shape], list[Shape], list[int]]:
     """(pile shapes, card shapes, ids of cards without a box)."""
     colors, chosen = pile_colors(gt), set(selected)
-    piles = [Shape("pile", polygon_rect(p.region), colors[p.label], p.label, pile_id=p.id,
-                   polygon=tuple((float(x), float(y)) for x, y in p.region))
-             for p in gt.piles if p.region and len(p.region) >= 3]
+    piles = [
+        Shape(
+            "pile",
+            polygon_rect(p.region),
+            colors[p.label],
+            p.label,
+            pile_id=p.id,
+            polygon=tuple((float(x), float(y)) for x, y in p.region),
+        )
+        for p in gt.piles
+        if p.region and len(p.region) >= 3
+    ]
     cards, unplaced = [], []
     for card in gt.cards:
         if card.bbox is None:
             unplaced.append(card.id)
             continue
-        cards.append(Shape("card", rect_of(card.bbox), colors.get(card.pile, NO_PILE_COLOR), _card_label(card),
-                           selected=card.id in chosen, card_id=card.id))
+        cards.append(
+            Shape(
+                "card",
+                rect_of(card.bbox),
+                colors.get(card.pile, NO_PILE_COLOR),
+                _card_label(card),
+                selected=card.id in chosen,
+                card_id=card.id,
+            )
+        )
     return piles, cards, unplaced
 
 
@@ -191,8 +211,9 @@ def _finding_label(f: Finding, code: Code, model_pile: Optional[str]) -> str:
     return label
 
 
-def finding_shapes(run, gt_rects: dict[int, Rect], predicted: list[Shape],
-                   selected: Iterable[int]) -> tuple[list[Shape], list[tuple[str, str]]]:
+def finding_shapes(
+    run, gt_rects: dict[int, Rect], predicted: list[Shape], selected: Iterable[int]
+) -> tuple[list[Shape], list[tuple[str, str]]]:
     """Shapes of the current run's findings on the cards they concern, and
     legend lines for those that have no box (FORMAT, cards without a box)."""
     if run is None:
@@ -217,12 +238,28 @@ def finding_shapes(run, gt_rects: dict[int, Rect], predicted: list[Shape],
             rect = boxes[f.model_index]
         else:
             what = cell(f.gt_card or f.model_card or f.detail)
-            legend.append((f"{label}: {what}" if what and what not in label else label,
-                           SELECTED_COLOR if f.id in chosen else color))
+            legend.append(
+                (
+                    f"{label}: {what}" if what and what not in label else label,
+                    SELECTED_COLOR if f.id in chosen else color,
+                )
+            )
             continue
-        shapes.append(Shape("finding", rect, color, label, CODE_STYLES[code], selected=f.id in chosen,
-                            card_id=f.gt_card_id, finding_id=f.id, model_index=f.model_index,
-                            code=code.value, rejected=rejected))
+        shapes.append(
+            Shape(
+                "finding",
+                rect,
+                color,
+                label,
+                CODE_STYLES[code],
+                selected=f.id in chosen,
+                card_id=f.gt_card_id,
+                finding_id=f.id,
+                model_index=f.model_index,
+                code=code.value,
+                rejected=rejected,
+            )
+        )
     return shapes, legend
 
 
@@ -237,8 +274,9 @@ def run_legend(run, convention) -> list[tuple[str, str]]:
     mapping = run.facts.pile_mapping
     if mapping:
         lines.append(("model pile \u2192 ground-truth pile", "#FFFFFF"))
-        lines += [(f"  {cell(m)} \u2192 {cell(g) if g is not None else '(none)'}", "#DDDDDD")
-                  for m, g in mapping.items()]
+        lines += [
+            (f"  {cell(m)} \u2192 {cell(g) if g is not None else '(none)'}", "#DDDDDD") for m, g in mapping.items()
+        ]
     return lines
 
 
@@ -250,11 +288,24 @@ def annotator_shapes(layers) -> list[Shape]:
     piles, cards = [], []
     several = len(layers) > 1
     for name, color, style, gt in layers:
-        piles += [Shape("pile", polygon_rect(p.region), color, f"{cell(name)}: {p.label}" if several else p.label,
-                        style, polygon=tuple((float(x), float(y)) for x, y in p.region), annotator=name)
-                  for p in gt.piles if p.region and len(p.region) >= 3]
-        cards += [Shape("annotator", rect_of(c.bbox), color, "" if several else _card_label(c), style,
-                        annotator=name) for c in gt.cards if c.bbox is not None]
+        piles += [
+            Shape(
+                "pile",
+                polygon_rect(p.region),
+                color,
+                f"{cell(name)}: {p.label}" if several else p.label,
+                style,
+                polygon=tuple((float(x), float(y)) for x, y in p.region),
+                annotator=name,
+            )
+            for p in gt.piles
+            if p.region and len(p.region) >= 3
+        ]
+        cards += [
+            Shape("annotator", rect_of(c.bbox), color, "" if several else _card_label(c), style, annotator=name)
+            for c in gt.cards
+            if c.bbox is not None
+        ]
     return piles + cards
 
 
@@ -272,8 +323,17 @@ def difference_shapes(view) -> list[Shape]:
             if card is None or card.bbox is None:
                 continue
             label = f"{cell(name)}: {_card_label(card)}" if chosen else ""
-            out.append(Shape("difference", rect_of(card.bbox), view.color(name), label, view.style(name),
-                             selected=chosen, annotator=name))
+            out.append(
+                Shape(
+                    "difference",
+                    rect_of(card.bbox),
+                    view.color(name),
+                    label,
+                    view.style(name),
+                    selected=chosen,
+                    annotator=name,
+                )
+            )
     return out
 
 
@@ -281,13 +341,16 @@ def paintable(shapes: list[Shape]) -> tuple[list[Shape], int]:
     """The shapes whose rectangle and polygon are pixels (finite, within
     reviewer.core.bounds.MAX_PIXEL), and how many were left out: the canvas
     never paints a non-finite coordinate (Qt's raster engine crashes on NaN)."""
-    kept = [s for s in shapes if drawable_points((s.rect[:2], s.rect[2:])) is not None
-            and (not s.polygon or drawable_points(s.polygon) is not None)]
+    kept = [
+        s
+        for s in shapes
+        if drawable_points((s.rect[:2], s.rect[2:])) is not None
+        and (not s.polygon or drawable_points(s.polygon) is not None)
+    ]
     return kept, len(shapes) - len(kept)
 
 
-def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None,
-                  annotators=None) -> Overlay:
+def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None, annotators=None) -> Overlay:
     """The overlay of the session's current item and run. ``width`` and
     ``height``: upright image size in pixels (the item's recorded size when
     None). ``annotators``: the annotator view (reviewer.qt.cards.annotators.AnnotatorView;
@@ -301,8 +364,9 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
     piles, cards, unplaced = ground_truth_shapes(gt, session.selected_cards)
     run, convention = session.run(), session.convention()
     predicted = predicted_shapes(run, convention, width, height)
-    findings, unplaced_findings = finding_shapes(run, {s.card_id: s.rect for s in cards}, predicted,
-                                                 session.selected_findings)
+    findings, unplaced_findings = finding_shapes(
+        run, {s.card_id: s.rect for s in cards}, predicted, session.selected_findings
+    )
     legend = run_legend(run, convention) + unplaced_findings
     if unplaced:
         legend.append((f"{len(unplaced)} ground-truth card(s) without a box", NO_PILE_COLOR))
@@ -322,6 +386,17 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
         dropped += left_out
     if dropped:
         legend.append((f"{dropped} shape(s) with a coordinate that is not a pixel left out", NO_PILE_COLOR))
-    return Overlay(float(width), float(height), piles, predicted, findings, cards, legend,
-                   handles=session.tool == "select", unplaced=tuple(unplaced), others=others,
-                   differences=differences, annotators=names)
+    return Overlay(
+        float(width),
+        float(height),
+        piles,
+        predicted,
+        findings,
+        cards,
+        legend,
+        handles=session.tool == "select",
+        unplaced=tuple(unplaced),
+        others=others,
+        differences=differences,
+        annotators=names,
+    )

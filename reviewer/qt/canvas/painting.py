@@ -99,22 +99,34 @@ def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
     for p in [*overlay.piles, *(o for o in overlay.others if o.kind == "pile")]:
         fill = QColor(p.color)
         fill.setAlpha(40 if p.annotator is None else 20)
-        piles.append((p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, p.style, alpha=200),
-                      QBrush(fill)))
+        piles.append(
+            (p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, p.style, alpha=200), QBrush(fill))
+        )
     by_style: dict[tuple[str, Qt.PenStyle], list[Shape]] = {}
     for s in overlay.others:
         if s.kind == "annotator":
             by_style.setdefault((s.color, s.style), []).append(s)
-    others = [_Layer(shapes, [_pen("#000000", 1.0, alpha=120), _pen(color, 2.0, style)])
-              for (color, style), shapes in by_style.items()]
+    others = [
+        _Layer(shapes, [_pen("#000000", 1.0, alpha=120), _pen(color, 2.0, style)])
+        for (color, style), shapes in by_style.items()
+    ]
     by_color: dict[tuple[str, bool], list[Shape]] = {}
     for s in overlay.cards:
         by_color.setdefault((s.color, s.selected), []).append(s)
-    cards = [_Layer(shapes, [_pen(SELECTED_COLOR if sel else color, 3.0 if sel else 2.0)])
-             for (color, sel), shapes in by_color.items()]
-    predicted = [_Layer(list(overlay.predicted), [_pen("#000000", 1.0, alpha=150),
-                                                   _pen(overlay.predicted[0].color, 1.0, Qt.DashLine)])] \
-        if overlay.predicted else []
+    cards = [
+        _Layer(shapes, [_pen(SELECTED_COLOR if sel else color, 3.0 if sel else 2.0)])
+        for (color, sel), shapes in by_color.items()
+    ]
+    predicted = (
+        [
+            _Layer(
+                list(overlay.predicted),
+                [_pen("#000000", 1.0, alpha=150), _pen(overlay.predicted[0].color, 1.0, Qt.DashLine)],
+            )
+        ]
+        if overlay.predicted
+        else []
+    )
     rings: dict[tuple, int] = {}
     findings = []
     for s in overlay.findings:
@@ -124,8 +136,9 @@ def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
     font.setPointSizeF(9.0)
     bold = QFont(font)
     bold.setBold(True)
-    return Prepared(overlay, piles, {"predicted": predicted, "cards": cards, "annotators": others}, findings, font,
-                    bold)
+    return Prepared(
+        overlay, piles, {"predicted": predicted, "cards": cards, "annotators": others}, findings, font, bold
+    )
 
 
 def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
@@ -141,7 +154,7 @@ def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list)
         return 0
     idx = np.flatnonzero(mask)
     rects = layer.rects if count == len(layer.rects) else [layer.rects[i] for i in idx]
-    for pen in (layer.thin if count > DENSE_BOXES else layer.pens):
+    for pen in layer.thin if count > DENSE_BOXES else layer.pens:
         painter.setPen(pen)
         painter.drawRects(rects)
     b = layer.boxes[idx]
@@ -150,8 +163,15 @@ def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list)
     return count
 
 
-def paint_overlay(painter: QPainter, prepared: Prepared, exposed: QRectF, scale: float,
-                  preview: Sequence[Shape] = (), model_labels: str = "on", hovered: Optional[Shape] = None) -> int:
+def paint_overlay(
+    painter: QPainter,
+    prepared: Prepared,
+    exposed: QRectF,
+    scale: float,
+    preview: Sequence[Shape] = (),
+    model_labels: str = "on",
+    hovered: Optional[Shape] = None,
+) -> int:
     """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
     (screen px per image px). Model-card labels (``model_labels``, one of
     LABEL_MODES): 'on' every one that fits outside its box, 'hover' only
@@ -233,8 +253,9 @@ def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
             painter.drawPolyline(QPolygonF(pts))
             painter.setBrush(Qt.NoBrush)
             for p in pts:
-                painter.drawEllipse(p, 3.0 / max(painter.worldTransform().m11(), 1e-6),
-                                    3.0 / max(painter.worldTransform().m22(), 1e-6))
+                painter.drawEllipse(
+                    p, 3.0 / max(painter.worldTransform().m11(), 1e-6), 3.0 / max(painter.worldTransform().m22(), 1e-6)
+                )
         else:
             painter.drawRect(_qrect(s.rect))
     painter.setBrush(Qt.NoBrush)
@@ -284,8 +305,12 @@ def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list
     """Where a label may go, best first (screen pixels, top-left corners)."""
     g = FINDING_GAP_PX
     if kind in ("finding", "difference"):
-        return [(br.x() + g - w, tl.y() - g - h), (br.x() + g - w, br.y() + g), (tl.x() - g, tl.y() - g - h),
-                (br.x() - 2 - w, tl.y() + 2)]
+        return [
+            (br.x() + g - w, tl.y() - g - h),
+            (br.x() + g - w, br.y() + g),
+            (tl.x() - g, tl.y() - g - h),
+            (br.x() - 2 - w, tl.y() + 2),
+        ]
     if kind == "pile":
         return [(tl.x(), tl.y() - h - 2), (tl.x() + 2, tl.y() + 2)]
     if kind == "predicted":  # outside the box: never over the card text it names
@@ -293,8 +318,9 @@ def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float) -> list
     return [(tl.x() + 2, tl.y() + 2), (br.x() - 2 - w, tl.y() + 2), (tl.x() + 2, br.y() - h - 2)]
 
 
-def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, labels: Sequence[Shape],
-                  scale: float) -> None:
+def _paint_labels(
+    painter: QPainter, transform: QTransform, prepared: Prepared, labels: Sequence[Shape], scale: float
+) -> None:
     """Tags in screen pixels, placed greedily by priority (findings, piles,
     cards, model boxes) where they cover no other tag; a model box's tag is
     dropped when it would; the others go to their first place anyway.
@@ -320,8 +346,11 @@ def _paint_labels(painter: QPainter, transform: QTransform, prepared: Prepared, 
         placed.add(box)
         out.append((s, box, text, bold))
     for s, box, text, bold in reversed(out):
-        bg = QColor("#111111") if s.kind == "predicted" else QColor(SELECTED_COLOR if (
-            s.selected and s.kind == "card") else s.color)
+        bg = (
+            QColor("#111111")
+            if s.kind == "predicted"
+            else QColor(SELECTED_COLOR if (s.selected and s.kind == "card") else s.color)
+        )
         bg.setAlpha(215)
         painter.fillRect(box, bg)
         if s.selected and s.kind == "finding":

@@ -33,8 +33,16 @@ DRAG_PX = 3.0  # a press that moves less than this (screen px) is a click
 HANDLE_HIT_PX = 6.0  # how near a handle a press must be
 MIN_BOX_PX = 4.0  # smaller drawn rectangles are dropped
 
-_HANDLE_CURSORS = (Qt.SizeFDiagCursor, Qt.SizeVerCursor, Qt.SizeBDiagCursor, Qt.SizeHorCursor,
-                   Qt.SizeFDiagCursor, Qt.SizeVerCursor, Qt.SizeBDiagCursor, Qt.SizeHorCursor)
+_HANDLE_CURSORS = (
+    Qt.SizeFDiagCursor,
+    Qt.SizeVerCursor,
+    Qt.SizeBDiagCursor,
+    Qt.SizeHorCursor,
+    Qt.SizeFDiagCursor,
+    Qt.SizeVerCursor,
+    Qt.SizeBDiagCursor,
+    Qt.SizeHorCursor,
+)
 
 
 class Canvas(Protocol):
@@ -44,12 +52,16 @@ class Canvas(Protocol):
 
     def overlay(self) -> Overlay:
         """The overlay model drawn now (what the tool hit-tests)."""
+
     def px(self, n: float) -> float:
         """``n`` screen pixels in scene units (image pixels at the current zoom)."""
+
     def refresh(self) -> None:
         """Repaint: the preview changed."""
-    def ask_text(self, rect: Rect, text: str, placeholder: str,
-                 done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+
+    def ask_text(
+        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+    ) -> None:
         """Open the inline editor under ``rect`` (scene) with ``text``; ``done(text)`` on commit,
         ``cancelled()`` on Escape or an empty text."""
 
@@ -72,10 +84,13 @@ class Tool:
 
     def press(self, x: float, y: float, modifiers: Qt.KeyboardModifier) -> None:
         """Left button pressed at scene point (x, y) with ``modifiers``; ignored here."""
+
     def move(self, x: float, y: float) -> None:
         """The mouse moved to (x, y) with the left button down; ignored here."""
+
     def release(self, x: float, y: float) -> None:
         """Left button released at (x, y); ignored here."""
+
     def double_click(self, x: float, y: float) -> None:
         """Left double-click at (x, y); ignored here."""
 
@@ -185,8 +200,7 @@ class SelectTool(Tool):
         elif state == "move" and self.now != self.start:
             moved = self._moved()
             if moved:
-                s.execute(EditCards({cid: {"bbox": bbox_of(r)} for cid, r in moved},
-                                    text=f"move {len(moved)} card(s)"))
+                s.execute(EditCards({cid: {"bbox": bbox_of(r)} for cid, r in moved}, text=f"move {len(moved)} card(s)"))
         elif state == "resize":
             rect = self._resized()
             if rect != self.card.rect and ht.size_ok(rect, self.canvas.px(2)):
@@ -381,8 +395,9 @@ class CardTool(_DrawTool):
         the box's centre (none if no region does): an unplaced card with that text (§1 equality)
         gets the box, else a new card is added; then select the card."""
         pile = ht.pile_at(self.canvas.overlay().piles, *ht.center(shape.rect))
-        command = draw_card(self.session.item_id, self.session.ground_truth(), text,
-                            pile.label if pile else None, bbox_of(shape.rect))
+        command = draw_card(
+            self.session.item_id, self.session.ground_truth(), text, pile.label if pile else None, bbox_of(shape.rect)
+        )
         if not self.session.execute(command):
             return
         if isinstance(command, AddCard):

@@ -83,8 +83,13 @@ class CanvasView(Navigation, QGraphicsView):
         s.projectChanged.connect(self._load)
         s.itemChanged.connect(self._load)
         s.groundTruthChanged.connect(lambda item_id: self._invalidate() if item_id == s.item_id else None)
-        for signal in (s.runChanged, s.findingsChanged, s.findingSelectionChanged, s.cardSelectionChanged,
-                       s.conventionChanged):
+        for signal in (
+            s.runChanged,
+            s.findingsChanged,
+            s.findingSelectionChanged,
+            s.cardSelectionChanged,
+            s.conventionChanged,
+        ):
             signal.connect(self._invalidate)
         s.toolChanged.connect(self._tool_changed)
         s.findingSelectionChanged.connect(self.show_selection)
@@ -97,8 +102,11 @@ class CanvasView(Navigation, QGraphicsView):
             item = self.session.item()
             w = (item.width if item else None) or (self._size[0] if self._size else None)
             h = (item.height if item else None) or (self._size[1] if self._size else None)
-            self._model = (build_overlay(self.session, w, h, self.annotators)
-                           if item is not None and item.kind == "photo" else Overlay())
+            self._model = (
+                build_overlay(self.session, w, h, self.annotators)
+                if item is not None and item.kind == "photo"
+                else Overlay()
+            )
         return self._model
 
     def set_annotators(self, view) -> None:
@@ -177,8 +185,9 @@ class CanvasView(Navigation, QGraphicsView):
             self._resize_scene(None)
             return self._finish("none")
         if item.kind == "text":
-            self._paper.setPlainText(paper(item.text) if item.text else
-                                     f"(no text is stored for the text item '{cell(item.name)}')")
+            self._paper.setPlainText(
+                paper(item.text) if item.text else f"(no text is stored for the text item '{cell(item.name)}')"
+            )
             self._paper.setTextWidth(900)
             self._paper.show()
             r = self._paper.boundingRect()
@@ -190,8 +199,9 @@ class CanvasView(Navigation, QGraphicsView):
         if item.image_note:  # what import found wrong with the photo, shown over it
             self.show_notice(f"⚠ {line(item.image_note)}")
         data = self.session.preview(item)
-        hit = self.loader.load(path, (data, (item.width, item.height)) if data and item.width else None,
-                               item.orientation or 1)
+        hit = self.loader.load(
+            path, (data, (item.width, item.height)) if data and item.width else None, item.orientation or 1
+        )
         if hit is not None:
             self._show(hit)
         self.prefetch(neighbour_photos(self.session, item.id))
@@ -266,7 +276,7 @@ class CanvasView(Navigation, QGraphicsView):
         """Zoom about the mouse (1.0015 per wheel unit, about 1.2x a notch) instead of scrolling."""
         delta = event.angleDelta().y() or event.pixelDelta().y()
         if delta:
-            self.zoom_by(1.0015 ** delta, event.position())
+            self.zoom_by(1.0015**delta, event.position())
         event.accept()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
@@ -379,8 +389,9 @@ class CanvasView(Navigation, QGraphicsView):
         """A tool's preview changed."""
         self.overlay_item.update()
 
-    def ask_text(self, rect: Rect, text: str, placeholder: str,
-                 done: Callable[[str], None], cancelled: Callable[[], None]) -> None:
+    def ask_text(
+        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+    ) -> None:
         """Open the inline editor under ``rect`` (scene); ``done(text)`` on
         Enter, ``cancelled()`` on Escape or an empty text."""
         self._editors.open(rect, text, placeholder, done, cancelled)

@@ -119,8 +119,14 @@ class AnnotatorView(QObject):
             return []
         out = [(n, self.color(n)) for n in self.shown()]
         if not out:
-            out.append((f"{self.mode}: no ground truth of this item" if self.mode != ALL_VIEW
-                        else "no annotator's ground truth of this item", "#BBBBBB"))
+            out.append(
+                (
+                    f"{self.mode}: no ground truth of this item"
+                    if self.mode != ALL_VIEW
+                    else "no annotator's ground truth of this item",
+                    "#BBBBBB",
+                )
+            )
         return out + [("editing acts on the consensus (not shown)", "")]
 
     def differences(self) -> list[Difference]:
@@ -148,8 +154,9 @@ class AnnotatorView(QObject):
         if mode != CONSENSUS_VIEW:
             self.session.select_cards([])
             who = "every annotator's ground truth" if mode == ALL_VIEW else f"{cell(mode)}'s ground truth"
-            self.session.message.emit(f"showing {who} · the editing tools change the consensus, which is not "
-                                      "shown (E cycles back to it)")
+            self.session.message.emit(
+                f"showing {who} · the editing tools change the consensus, which is not shown (E cycles back to it)"
+            )
         else:
             self.session.message.emit("showing the consensus (the ground truth scoring uses)")
         self.changed.emit()
@@ -158,8 +165,9 @@ class AnnotatorView(QObject):
         """E / Shift+E: the next / previous view (consensus, each annotator, all)."""
         choices = self.choices()
         if len(choices) == 1:
-            self.session.message.emit("this project has ground truth of no named annotator "
-                                      "(reviewer import P FILE --annotator NAME)")
+            self.session.message.emit(
+                "this project has ground truth of no named annotator (reviewer import P FILE --annotator NAME)"
+            )
             return
         pos = choices.index(self.mode) if self.mode in choices else 0
         self.set_mode(choices[(pos + step) % len(choices)])
@@ -189,12 +197,14 @@ class AnnotatorView(QObject):
         kind, detail, its dispute and whether it is adjudicated."""
         kind = KIND[d.aspect].value
         text = f"difference {index + 1} of {total} · {kind} · {line(d.detail)}"
-        dispute = next((x for x in self.session.disputes() if (x.subject, x.dimension) == (d.subject, d.dimension)),
-                       None)
+        dispute = next(
+            (x for x in self.session.disputes() if (x.subject, x.dimension) == (d.subject, d.dimension)), None
+        )
         if dispute is not None:
             text += f" · dispute {dispute.id}"
-        adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, d.dimension)),
-                   None)
+        adj = next(
+            (a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, d.dimension)), None
+        )
         if adj is not None:
             text += f" · adjudicated: sided with {cell(adj.sided_with or '?')}"
         elif dispute is not None:
@@ -208,8 +218,9 @@ class AnnotatorView(QObject):
             text = f"{name} has no two annotators to compare"
         else:
             text = f"the annotators agree on {name}"
-        elsewhere = sum(d.kind in GT_KINDS and d.subject != f"gt:{item.name if item else ''}"
-                        for d in self.session.disputes())
+        elsewhere = sum(
+            d.kind in GT_KINDS and d.subject != f"gt:{item.name if item else ''}" for d in self.session.disputes()
+        )
         return text + (f" · {elsewhere} ground-truth dispute(s) on other items (F3)" if elsewhere else "")
 
     # -- session signals ------------------------------------------------------------------------
@@ -230,9 +241,11 @@ class AnnotatorView(QObject):
 
     def _tool_changed(self, tool: str) -> None:
         if tool != "select" and self.mode != CONSENSUS_VIEW:
-            self.session.message.emit(f"the {tool} tool draws on the consensus, not on "
-                                      f"{'the annotators' if self.mode == ALL_VIEW else cell(self.mode)}'s "
-                                      "ground truth shown")
+            self.session.message.emit(
+                f"the {tool} tool draws on the consensus, not on "
+                f"{'the annotators' if self.mode == ALL_VIEW else cell(self.mode)}'s "
+                "ground truth shown"
+            )
 
 
 class AnnotatorBar(QWidget):
@@ -325,21 +338,42 @@ def annotator_actions(view: AnnotatorView) -> list[tuple]:
     and the differences, for reviewer.qt.actions.build_actions."""
     menu = "&Ground truth"
     return [
-        ("gt_next_view", menu, "Show the next annotator's ground truth (consensus, each, all)", ["E"],
-         partial(view.cycle, 1)),
+        (
+            "gt_next_view",
+            menu,
+            "Show the next annotator's ground truth (consensus, each, all)",
+            ["E"],
+            partial(view.cycle, 1),
+        ),
         ("gt_previous_view", menu, "Show the previous annotator's ground truth", ["Shift+E"], partial(view.cycle, -1)),
         ("gt_consensus", menu, "Show the &consensus", [], partial(view.set_mode, CONSENSUS_VIEW)),
         ("gt_all", menu, "Show &all annotators at once", [], partial(view.set_mode, ALL_VIEW)),
-        ("gt_next_difference", menu, "Next &difference between annotators on this item", ["D"],
-         partial(view.step_difference, 1)),
-        ("gt_previous_difference", menu, "Previous difference between annotators", ["Shift+D"],
-         partial(view.step_difference, -1)),
+        (
+            "gt_next_difference",
+            menu,
+            "Next &difference between annotators on this item",
+            ["D"],
+            partial(view.step_difference, 1),
+        ),
+        (
+            "gt_previous_difference",
+            menu,
+            "Previous difference between annotators",
+            ["Shift+D"],
+            partial(view.step_difference, -1),
+        ),
     ]
 
 
 #: The annotator actions that belong to card review (disabled in adjudication mode).
-ANNOTATOR_ACTIONS = ("gt_next_view", "gt_previous_view", "gt_consensus", "gt_all", "gt_next_difference",
-                     "gt_previous_difference")
+ANNOTATOR_ACTIONS = (
+    "gt_next_view",
+    "gt_previous_view",
+    "gt_consensus",
+    "gt_all",
+    "gt_next_difference",
+    "gt_previous_difference",
+)
 
 #: (keys, action) of the annotator switch, for the '?' sheet.
 ANNOTATOR_SHORTCUTS: list[tuple[str, str]] = [

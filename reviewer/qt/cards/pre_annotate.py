@@ -27,8 +27,16 @@ def use_boxes(session: Session) -> bool:
     if convention is None:
         session.message.emit("this run gave no boxes")
         return False
-    command = use_run_boxes(item.id, session.ground_truth(), run.facts.outcomes, run.cards, convention,
-                            item.width, item.height, _run_name(run))
+    command = use_run_boxes(
+        item.id,
+        session.ground_truth(),
+        run.facts.outcomes,
+        run.cards,
+        convention,
+        item.width,
+        item.height,
+        _run_name(run),
+    )
     if command is None:
         session.message.emit("no ground-truth card without a box was matched to a card with a box in this run")
         return False
@@ -46,8 +54,9 @@ def accept_cards(session: Session) -> bool:
     if session.ground_truth().cards:
         session.message.emit(f"'{item.name}' has ground truth already; 'Use this run's boxes' fills missing boxes")
         return False
-    command = accept_run_cards(item.id, session.ground_truth(), run.cards, session.convention(),
-                               item.width, item.height, _run_name(run))
+    command = accept_run_cards(
+        item.id, session.ground_truth(), run.cards, session.convention(), item.width, item.height, _run_name(run)
+    )
     if command is None:
         session.message.emit("this run reported no cards")
         return False

@@ -106,8 +106,13 @@ class CasePanel(QWidget):
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.splitter)
-        for signal in (session.projectChanged, session.itemChanged, session.runChanged, session.findingsChanged,
-                       session.findingSelectionChanged):
+        for signal in (
+            session.projectChanged,
+            session.itemChanged,
+            session.runChanged,
+            session.findingsChanged,
+            session.findingSelectionChanged,
+        ):
             signal.connect(self.refresh)
         self.refresh()
 
@@ -121,7 +126,7 @@ class CasePanel(QWidget):
         self.setEnabled(case is not None)
         if case is None:
             self.title.setText("the current item is no test case")
-            for w in (self.query, ):
+            for w in (self.query,):
                 w.clear()
             self.expected.clear()
             self._clear_answer()
@@ -129,12 +134,15 @@ class CasePanel(QWidget):
             self.checks.setRowCount(0)
             return
         meta = case.metadata
-        self.title.setText(f"test case {case.id} · dataset {case.dataset} · category {case.category or '-'} · "
-                           f"difficulty {case.difficulty or '-'}")
+        self.title.setText(
+            f"test case {case.id} · dataset {case.dataset} · category {case.category or '-'} · "
+            f"difficulty {case.difficulty or '-'}"
+        )
         self.query.setText(case.query)
         self.query.setToolTip(plain_tooltip(meta.get("description")))
-        self.expected.setPlainText(json.dumps({"context": case.context, "expectedBehavior": case.expected},
-                                              indent=2, ensure_ascii=False))
+        self.expected.setPlainText(
+            json.dumps({"context": case.context, "expectedBehavior": case.expected}, indent=2, ensure_ascii=False)
+        )
         run = s.run()
         if run is None or run.run["item_id"] != s.item_id:
             self._clear_answer()
@@ -150,18 +158,32 @@ class CasePanel(QWidget):
         reviewed = case_score(case, run.findings, metrics, True, outcomes=outcomes)
         self._scores(auto, reviewed, metrics.scoring.categories.get(case.category, {}))
         self._checks(outcomes)
-        self._answer(run.run["output"], outcomes_text, outcomes, [f for f in run.findings if f.id in set(s.selected_findings)])
+        self._answer(
+            run.run["output"], outcomes_text, outcomes, [f for f in run.findings if f.id in set(s.selected_findings)]
+        )
 
     def _clear_answer(self) -> None:
         self.answer.clear()
         self._shown, self._breaks = None, []
 
     def _scores(self, auto, reviewed, weights: dict) -> None:
-        rows = [(name, f"{m.score:.2f}", f"{reviewed.metrics[name].score:.2f}",
-                 f"weight {weights[name]:g} in the case score" if name in weights else "not in the case score")
-                for name, m in auto.metrics.items()]
-        rows.append(("case score", f"{auto.score:.2f} {'pass' if auto.passed else 'fail'}",
-                     f"{reviewed.score:.2f} {'pass' if reviewed.passed else 'fail'}", "weighted by category"))
+        rows = [
+            (
+                name,
+                f"{m.score:.2f}",
+                f"{reviewed.metrics[name].score:.2f}",
+                f"weight {weights[name]:g} in the case score" if name in weights else "not in the case score",
+            )
+            for name, m in auto.metrics.items()
+        ]
+        rows.append(
+            (
+                "case score",
+                f"{auto.score:.2f} {'pass' if auto.passed else 'fail'}",
+                f"{reviewed.score:.2f} {'pass' if reviewed.passed else 'fail'}",
+                "weighted by category",
+            )
+        )
         self.scores.setRowCount(len(rows))
         for r, (name, a, b, tip) in enumerate(rows):
             for c, text in enumerate((name, a, b)):

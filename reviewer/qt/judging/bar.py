@@ -21,8 +21,10 @@ SCALE_KEYS = {
     Scale.PERCENT: "0-9: type a value 0-100, Enter",
     Scale.PASS_FAIL: "P / F: pass, fail",
 }
-COMMON_KEYS = ("Enter: accept the framed judge · ←/→ [ ]: judge · Tab: dimension · R: rationale · "
-               "J/K: next/previous dispute · Ctrl+Z: undo")
+COMMON_KEYS = (
+    "Enter: accept the framed judge · ←/→ [ ]: judge · Tab: dimension · R: rationale · "
+    "J/K: next/previous dispute · Ctrl+Z: undo"
+)
 
 
 def _plain(text: str = "") -> QLabel:

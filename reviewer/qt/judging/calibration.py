@@ -73,8 +73,9 @@ def heat(count: int, top: int) -> QColor:
     """The heatmap colour of ``count`` out of ``top``: white to #0072B2."""
     t = count / top if top else 0.0
     end = QColor(JUDGE_COLOUR)
-    return QColor(round(255 + (end.red() - 255) * t), round(255 + (end.green() - 255) * t),
-                  round(255 + (end.blue() - 255) * t))
+    return QColor(
+        round(255 + (end.red() - 255) * t), round(255 + (end.green() - 255) * t), round(255 + (end.blue() - 255) * t)
+    )
 
 
 class CalibrationPanel(QWidget):
@@ -175,9 +176,10 @@ class CalibrationPanel(QWidget):
         vs, adj = s.judging.judge_verdicts(), s.adjudications()
         self.distributions = score_distribution(vs)
         self.matrices = judge_vs_reference(vs, adj, "adjudicated") + judge_vs_reference(vs, (), "human")
-        for combo, texts in ((self.dist_combo, [f"{d.judge} · {d.dimension}" for d in self.distributions]),
-                             (self.conf_combo, [f"{m.judge} · {m.dimension} vs {m.reference}"
-                                                for m in self.matrices])):
+        for combo, texts in (
+            (self.dist_combo, [f"{d.judge} · {d.dimension}" for d in self.distributions]),
+            (self.conf_combo, [f"{m.judge} · {m.dimension} vs {m.reference}" for m in self.matrices]),
+        ):
             keep = combo.currentText()
             combo.blockSignals(True)
             combo.clear()
@@ -234,9 +236,11 @@ class CalibrationPanel(QWidget):
         mean = f"mean {d.mean:.2f}" if d.mean is not None else "no mean"
         self.chart.setTitle(html.escape(f"{d.judge} · {d.dimension} (n = {d.n}, {mean}, {d.missing} missing)"))
         warning = inflation_warning(d)
-        self.warning.setText(f"⚠ {warning}" if warning else
-                             f"Not inflated: {d.judge} / {d.dimension} is within the expected spread "
-                             "(or has fewer than 5 scores).")
+        self.warning.setText(
+            f"⚠ {warning}"
+            if warning
+            else f"Not inflated: {d.judge} / {d.dimension} is within the expected spread (or has fewer than 5 scores)."
+        )
 
     def save_chart(self, path: Path) -> bool:
         """Write the chart as PNG to ``path`` (see write_chart); True when saved."""
@@ -291,15 +295,16 @@ class CalibrationPanel(QWidget):
                     cell.setFont(font)
                 self.matrix.setItem(r, c, cell)
         agreement = f"{m.agreement:.0%}" if m.agreement is not None else "undefined"
-        self.matrix_note.setText(f"{m.judge} against {m.reference} on {m.dimension}: agreement {agreement} "
-                                 f"over {m.n} subjects; {m.skipped} skipped (a value missing).")
+        self.matrix_note.setText(
+            f"{m.judge} against {m.reference} on {m.dimension}: agreement {agreement} "
+            f"over {m.n} subjects; {m.skipped} skipped (a value missing)."
+        )
 
     # -- agreement ------------------------------------------------------------------------------
     def _fill_agreement(self, rows) -> None:
         self.agreement.removeRows(0, self.agreement.rowCount())
         for r in rows:
-            cells = [QStandardItem(x) for x in (r.raters, r.dimension, r.statistic, r.formatted(), str(r.n),
-                                                r.note)]
+            cells = [QStandardItem(x) for x in (r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note)]
             cells[5].setToolTip(plain_tooltip(r.note))
             cells[0].setToolTip(plain_tooltip(r.raters))
             for c in (3, 4):

@@ -50,8 +50,9 @@ def _label(text: str = "", wrap: bool = False) -> QLabel:
 class VerdictCard(QFrame):
     """One verdict as a column."""
 
-    def __init__(self, verdict: Verdict, name: str, in_dispute: bool, dims: Sequence[str],
-                 parent: Optional[QWidget] = None):
+    def __init__(
+        self, verdict: Verdict, name: str, in_dispute: bool, dims: Sequence[str], parent: Optional[QWidget] = None
+    ):
         super().__init__(parent)
         self.verdict, self.name = verdict, name
         self.setObjectName("verdictCard")
@@ -85,12 +86,14 @@ class VerdictCard(QFrame):
         grid.setColumnStretch(0, 1)
         flags = ", ".join(f"{k}" if v is True else f"{k}={v}" for k, v in verdict.flags.items() if v)
         self.flags = _label(f"flags: {flags}" if flags else "flags: none", wrap=True)
-        self.issues = _label("issues: " + ("; ".join(verdict.issues_found) if verdict.issues_found else "none"),
-                             wrap=True)
+        self.issues = _label(
+            "issues: " + ("; ".join(verdict.issues_found) if verdict.issues_found else "none"), wrap=True
+        )
         self.rationale = QPlainTextEdit()
         self.rationale.setReadOnly(True)
-        self.rationale.setPlainText(verdict.rationale or (f"(no rationale; raw answer)\n{verdict.raw}" if verdict.raw
-                                                          else "(no rationale)"))
+        self.rationale.setPlainText(
+            verdict.rationale or (f"(no rationale; raw answer)\n{verdict.raw}" if verdict.raw else "(no rationale)")
+        )
         self.rationale.setMinimumHeight(90)
         self.rationale.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         layout = QVBoxLayout(self)
@@ -121,8 +124,10 @@ class VerdictCard(QFrame):
             value = show_value(said(self.verdict, dim), self.verdict.scale) if gives(self.verdict, dim) else "—"
             if current and differs:
                 label.setText(f"{DIFFER_MARK} {value}")
-                label.setStyleSheet(f"QLabel#value {{ background: {DIFFER_BACKGROUND}; color: black; "
-                                    "font-weight: bold; border: 1px solid #E69F00; padding: 1px 4px; }")
+                label.setStyleSheet(
+                    f"QLabel#value {{ background: {DIFFER_BACKGROUND}; color: black; "
+                    "font-weight: bold; border: 1px solid #E69F00; padding: 1px 4px; }"
+                )
             else:
                 label.setText(value)
                 label.setStyleSheet("QLabel#value { font-weight: bold; padding: 1px 4px; }" if current else "")
@@ -144,8 +149,9 @@ class VerdictColumns(QScrollArea):
         self.empty = _label("No verdicts for this subject.")
         self._row.addWidget(self.empty)
 
-    def set_verdicts(self, verdicts: Sequence[Verdict], names: Sequence[str], in_dispute: Sequence[bool],
-                     dims: Sequence[str]) -> None:
+    def set_verdicts(
+        self, verdicts: Sequence[Verdict], names: Sequence[str], in_dispute: Sequence[bool], dims: Sequence[str]
+    ) -> None:
         """Replace the cards (``names``: display name per verdict)."""
         for card in self.cards:
             self._row.removeWidget(card)
@@ -172,8 +178,11 @@ class VerdictColumns(QScrollArea):
 
     def differing_cards(self) -> list[int]:
         """Indexes of the cards whose current value is marked as differing."""
-        return [n for n, c in enumerate(self.cards)
-                if any(label.text().startswith(DIFFER_MARK) for label in c.value_labels.values())]
+        return [
+            n
+            for n, c in enumerate(self.cards)
+            if any(label.text().startswith(DIFFER_MARK) for label in c.value_labels.values())
+        ]
 
 
 def scale_text(scale: Optional[Scale]) -> str:

@@ -48,8 +48,15 @@ from reviewer.qt.session import Session
 class AdjudicationController(QObject):
     """The adjudication keys over a Session (see module doc)."""
 
-    def __init__(self, session: Session, queue: DisputeQueue, screen: DisputeScreen, bar: DecisionBar,
-                 refocus: Callable[[], None], parent: Optional[QObject] = None):
+    def __init__(
+        self,
+        session: Session,
+        queue: DisputeQueue,
+        screen: DisputeScreen,
+        bar: DecisionBar,
+        refocus: Callable[[], None],
+        parent: Optional[QObject] = None,
+    ):
         super().__init__(parent)
         self.session, self.queue, self.screen, self.bar = session, queue, screen, bar
         self.refocus = refocus
@@ -95,8 +102,11 @@ class AdjudicationController(QObject):
             self.bar.show_state("Nothing to decide.", None, self.pending_rationale)
             return
         adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, dim)), None)
-        where = (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, "
-                 f"scale {scale.value if scale else '?'})") if self.screen.difference is None else f"Deciding {dim}"
+        where = (
+            (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, scale {scale.value if scale else '?'})")
+            if self.screen.difference is None
+            else f"Deciding {dim}"
+        )
         if adj is None:
             done = "not adjudicated yet"
         else:
@@ -236,16 +246,27 @@ class AdjudicationController(QObject):
         d, dim = self.screen.dispute, self.dimension()
         if d is None or dim is None:
             return False
-        dispute_id = d.id if dim == d.dimension else next(
-            (o.id for o in self.session.disputes() if (o.subject, o.dimension) == (d.subject, dim)), None)
-        cmd = Adjudicate(d.subject, {dim: value}, self.session.reviewer, rationale=self.pending_rationale,
-                         sided_with={dim: sided_with}, dispute_ids={dim: dispute_id})
+        dispute_id = (
+            d.id
+            if dim == d.dimension
+            else next((o.id for o in self.session.disputes() if (o.subject, o.dimension) == (d.subject, dim)), None)
+        )
+        cmd = Adjudicate(
+            d.subject,
+            {dim: value},
+            self.session.reviewer,
+            rationale=self.pending_rationale,
+            sided_with={dim: sided_with},
+            dispute_ids={dim: dispute_id},
+        )
         if not self.session.execute(cmd):
             return False
         self._last, self.pending_rationale = cmd, ""
-        self.session.message.emit(f"{d.subject}: {dim} = {show_value(value, self.scale())}"
-                                  + (f" (sided with {sided_with})" if sided_with else "")
-                                  + " · R adds a rationale")
+        self.session.message.emit(
+            f"{d.subject}: {dim} = {show_value(value, self.scale())}"
+            + (f" (sided with {sided_with})" if sided_with else "")
+            + " · R adds a rationale"
+        )
         self._advance()
         self._fresh = True
         self._show()
@@ -261,8 +282,9 @@ class AdjudicationController(QObject):
         if gt_sides.side_with(self.session, d, who, self.pending_rationale) is None:
             return False
         self._last, self.pending_rationale = None, ""
-        self.session.message.emit(f"{d.subject}: sided with {who} on {d.dimension}; the consensus follows "
-                                  "(Ctrl+Z undoes)")
+        self.session.message.emit(
+            f"{d.subject}: sided with {who} on {d.dimension}; the consensus follows (Ctrl+Z undoes)"
+        )
         self._advance()
         self._show()
         return True
@@ -298,8 +320,10 @@ class AdjudicationController(QObject):
         self.rationale_target = target
         if target == "last":
             dim, value = next(iter(self._last.values.items()))
-            prompt = f"Rationale for your last decision ({dim} = {show_value(value)}, {self._last.subject}; " \
-                     "Tab: for the next one):"
+            prompt = (
+                f"Rationale for your last decision ({dim} = {show_value(value)}, {self._last.subject}; "
+                "Tab: for the next one):"
+            )
         else:
             prompt = "Rationale for the next decision" + (" (Tab: for the last one):" if self.can_amend() else ":")
         self.bar.rationale_label.setText(prompt)
@@ -312,8 +336,14 @@ class AdjudicationController(QObject):
             return
         if self.rationale_target == "last" and self.can_amend():
             last = self._last
-            cmd = Adjudicate(last.subject, dict(last.values), self.session.reviewer, rationale=text,
-                             sided_with=dict(last.sided_with), dispute_ids=dict(last.dispute_ids))
+            cmd = Adjudicate(
+                last.subject,
+                dict(last.values),
+                self.session.reviewer,
+                rationale=text,
+                sided_with=dict(last.sided_with),
+                dispute_ids=dict(last.dispute_ids),
+            )
             if self.session.replace_last(cmd):
                 self._last = cmd
                 self.session.message.emit(f"rationale added to {last.subject}")

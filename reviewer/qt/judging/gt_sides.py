@@ -37,7 +37,7 @@ def difference_of(session, dispute: Dispute) -> Optional[Difference]:
     now; None when it is gone (the annotators agree now) or not found."""
     if session.project is None or not is_ground_truth(dispute):
         return None
-    name = dispute.subject[len(SUBJECT_PREFIX):]
+    name = dispute.subject[len(SUBJECT_PREFIX) :]
     item = next((st.item for st in session.items() if st.item.name == name), None)
     if item is None:
         return None

@@ -51,8 +51,14 @@ class DisputeQueue(QWidget):
         self.status_combo.addItems(STATUSES)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
-        for n, (label, combo) in enumerate((("Kind", self.kind_combo), ("Judge", self.judge_combo),
-                                            ("Dimension", self.dimension_combo), ("Status", self.status_combo))):
+        for n, (label, combo) in enumerate(
+            (
+                ("Kind", self.kind_combo),
+                ("Judge", self.judge_combo),
+                ("Dimension", self.dimension_combo),
+                ("Status", self.status_combo),
+            )
+        ):
             caption = QLabel(label)
             caption.setTextFormat(Qt.PlainText)
             grid.addWidget(caption, n // 2, (n % 2) * 2)
@@ -99,12 +105,13 @@ class DisputeQueue(QWidget):
         disputes = s.disputes()
         by_id = {v.id: v for v in s.judging.judge_verdicts()}
         labels = rater_labels(by_id.values())
-        self._judges_of = {d.id: {labels[rater_key(by_id[i])] for i in d.verdict_ids if i in by_id}
-                           for d in disputes}
+        self._judges_of = {d.id: {labels[rater_key(by_id[i])] for i in d.verdict_ids if i in by_id} for d in disputes}
         self._rebuilding = True
-        for combo, values in ((self.kind_combo, {KIND_SHORT.get(d.kind.value, d.kind.value) for d in disputes}),
-                              (self.judge_combo, {j for js in self._judges_of.values() for j in js}),
-                              (self.dimension_combo, {d.dimension for d in disputes})):
+        for combo, values in (
+            (self.kind_combo, {KIND_SHORT.get(d.kind.value, d.kind.value) for d in disputes}),
+            (self.judge_combo, {j for js in self._judges_of.values() for j in js}),
+            (self.dimension_combo, {d.dimension for d in disputes}),
+        ):
             keep = combo.currentText()
             combo.clear()
             combo.addItems([ALL] + sorted(values, key=natural_key))
@@ -116,13 +123,25 @@ class DisputeQueue(QWidget):
         kind, judge = self.kind_combo.currentText(), self.judge_combo.currentText()
         dim, status = self.dimension_combo.currentText(), self.status_combo.currentText()
         words = terms(self.session.search)
-        if words and not matches(words, [d.subject, item, d.kind.value, KIND_SHORT.get(d.kind.value), d.dimension,
-                                         d.detail, *self._judges_of.get(d.id, ())]):
+        if words and not matches(
+            words,
+            [
+                d.subject,
+                item,
+                d.kind.value,
+                KIND_SHORT.get(d.kind.value),
+                d.dimension,
+                d.detail,
+                *self._judges_of.get(d.id, ()),
+            ],
+        ):
             return False
-        return ((kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
-                and (judge in ("", ALL) or judge in self._judges_of.get(d.id, ()))
-                and (dim in ("", ALL) or d.dimension == dim)
-                and (status == ALL or (status == "adjudicated") == done))
+        return (
+            (kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
+            and (judge in ("", ALL) or judge in self._judges_of.get(d.id, ()))
+            and (dim in ("", ALL) or d.dimension == dim)
+            and (status == ALL or (status == "adjudicated") == done)
+        )
 
     def _refill(self) -> None:
         if self._rebuilding:
@@ -141,8 +160,13 @@ class DisputeQueue(QWidget):
             if not self._matches(d, done, item):
                 continue
             subject = f"{item} · {d.subject}" if item else d.subject
-            cells = ["✓" if done else "", KIND_SHORT.get(d.kind.value, d.kind.value), subject, d.dimension,
-                     f"{d.severity:.2f}"]
+            cells = [
+                "✓" if done else "",
+                KIND_SHORT.get(d.kind.value, d.kind.value),
+                subject,
+                d.dimension,
+                f"{d.severity:.2f}",
+            ]
             row = [QStandardItem(c) for c in cells]
             for cell in row:
                 cell.setData(d.id, IdRole)
@@ -164,9 +188,11 @@ class DisputeQueue(QWidget):
             per[name] = per.get(name, 0) + 1
         people = " · ".join(f"{name} {n}" for name, n in sorted(per.items(), key=lambda kv: (-kv[1], kv[0])))
         shown = self.model.rowCount()
-        self.progress.setText(f"adjudicated {len(done)} / {len(disputes)} disputes"
-                              + (f" ({people})" if people else "")
-                              + (f" · {shown} shown" if shown != len(disputes) else ""))
+        self.progress.setText(
+            f"adjudicated {len(done)} / {len(disputes)} disputes"
+            + (f" ({people})" if people else "")
+            + (f" · {shown} shown" if shown != len(disputes) else "")
+        )
 
     # -- selection -----------------------------------------------------------------------
     def ordered_ids(self) -> list[int]:
@@ -175,8 +201,11 @@ class DisputeQueue(QWidget):
 
     def undecided_ids(self) -> list[int]:
         """The ids of the shown disputes not adjudicated yet, in queue order."""
-        return [self.model.item(r, 0).data(IdRole) for r in range(self.model.rowCount())
-                if not self.model.item(r, 0).data(DoneRole)]
+        return [
+            self.model.item(r, 0).data(IdRole)
+            for r in range(self.model.rowCount())
+            if not self.model.item(r, 0).data(DoneRole)
+        ]
 
     def _follow(self) -> None:
         """Select the session's current dispute (or the first shown)."""
@@ -190,7 +219,8 @@ class DisputeQueue(QWidget):
         if self.view.currentIndex().row() != row:
             self._rebuilding = True
             self.view.selectionModel().setCurrentIndex(
-                self.model.index(row, 0), QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                self.model.index(row, 0), QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+            )
             self._rebuilding = False
         self.view.scrollTo(self.model.index(row, 0))
 

@@ -155,8 +155,10 @@ class DisputeScreen(QWidget):
             if s.disputes():
                 text = "No dispute selected"
             elif s.judging.judge_verdicts():
-                text = ("No disputes: the judges agree within tolerance, or there is one judge and no "
-                        "human label or metric to compare it with")
+                text = (
+                    "No disputes: the judges agree within tolerance, or there is one judge and no "
+                    "human label or metric to compare it with"
+                )
             else:
                 text = "No disputes: import judge verdicts (e.g. reviewer import PROJECT FOLDER)"
             self.header.setText(text)
@@ -177,8 +179,10 @@ class DisputeScreen(QWidget):
         runs = [s.judging.run_by_id(r) for r in subject_runs(d.subject, mine)]
         runs = [r for r in runs if r is not None]
         item = f"{runs[0]['item']} · " if runs else ""
-        self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
-                            f"severity {d.severity:.2f} · {item}{d.subject}")
+        self.header.setText(
+            f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
+            f"severity {d.severity:.2f} · {item}{d.subject}"
+        )
         self.detail.setText(d.detail)
         self.detail.setVisible(bool(d.detail))
         self._show_input(runs[0] if runs else None)
@@ -188,17 +192,21 @@ class DisputeScreen(QWidget):
         if refs:
             self.reference_box.show_text(
                 "Reference answer" + ("s" if len(refs) > 1 else ""),
-                "\n\n".join(f"[{src}]\n{text}" if len(refs) > 1 else text for src, text in refs))
+                "\n\n".join(f"[{src}]\n{text}" if len(refs) > 1 else text for src, text in refs),
+            )
             if len(refs) == 1:
                 self.reference_box.title.setText(f"Reference answer ({refs[0][0]})")
         metrics = s.judging.subject_metrics(d.subject)
         self.metrics_box.setVisible(bool(metrics))
         if metrics:
-            self.metrics_box.show_text("Structural metrics", "\n".join(
-                f"{k}: {v if isinstance(v, (str, int, float)) else json.dumps(v, ensure_ascii=False)}"
-                for k, v in metrics.items()))
-        self.columns.set_verdicts(self.verdicts, self.names, [v.id in d.verdict_ids for v in self.verdicts],
-                                  self.dims)
+            self.metrics_box.show_text(
+                "Structural metrics",
+                "\n".join(
+                    f"{k}: {v if isinstance(v, (str, int, float)) else json.dumps(v, ensure_ascii=False)}"
+                    for k, v in metrics.items()
+                ),
+            )
+        self.columns.set_verdicts(self.verdicts, self.names, [v.id in d.verdict_ids for v in self.verdicts], self.dims)
         self.refreshed.emit()
 
     def _show_ground_truth(self, d: Dispute) -> None:
@@ -207,8 +215,9 @@ class DisputeScreen(QWidget):
         s = self.session
         diff = self.difference = difference_of(s, d)
         self.verdicts, self.names, self.dims = [], [], [d.dimension]
-        self.header.setText(f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
-                            f"severity {d.severity:.2f} · {d.subject}")
+        self.header.setText(
+            f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · severity {d.severity:.2f} · {d.subject}"
+        )
         self.detail.setText(d.detail)
         self.detail.setVisible(bool(d.detail))
         self.reference_box.hide()
@@ -229,9 +238,11 @@ class DisputeScreen(QWidget):
             box.setVisible(True)
             box.show_text(f"{n} · {who}'s side", side_text(diff, who))
         names = annotators(s.project)
-        marks = [((c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max), color_of(names, who), style_of(names, who))
-                 for who, c in ((diff.annotator_a, diff.a_card), (diff.annotator_b, diff.b_card))
-                 if c is not None and c.bbox is not None]
+        marks = [
+            ((c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max), color_of(names, who), style_of(names, who))
+            for who, c in ((diff.annotator_a, diff.a_card), (diff.annotator_b, diff.b_card))
+            if c is not None and c.bbox is not None
+        ]
         item = next((st.item for st in s.items() if st.item.name == name), None)
         pixmap = QPixmap()
         data = s.preview(item) if item is not None else None
@@ -242,8 +253,9 @@ class DisputeScreen(QWidget):
         if pixmap.isNull() or item is None:
             self.input_box.show_text(f"Photo · {name}", "(no preview of the photo)")
         else:
-            self.input_box.show_pixmap(f"Photo · {name} · " + " / ".join(sides),
-                                       marked_crop(pixmap, item.width or pixmap.width(), marks))
+            self.input_box.show_pixmap(
+                f"Photo · {name} · " + " / ".join(sides), marked_crop(pixmap, item.width or pixmap.width(), marks)
+            )
         self.refreshed.emit()
 
     def _show_input(self, run: Optional[dict]) -> None:

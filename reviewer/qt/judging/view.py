@@ -123,8 +123,13 @@ class AdjudicationView(QWidget):
     def _typed(self, event) -> bool:
         """A printable letter that is no key starts the rationale with it."""
         text = event.text()
-        if (text and text.isprintable() and text.strip() and not text.isdigit()
-                and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)):
+        if (
+            text
+            and text.isprintable()
+            and text.strip()
+            and not text.isdigit()
+            and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)
+        ):
             self.controller.begin_rationale(text)
             return True
         return False

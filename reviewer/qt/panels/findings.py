@@ -41,8 +41,7 @@ def pile_mapping_line(mapping: dict[str, Optional[str]], short: bool = False) ->
         mapped = [(m, g) for m, g in items if g is not None]
         rest = len(items) - len(mapped)
         pairs = ", ".join(f"{m} → {g}" for m, g in mapped)
-        return (f"piles (model → ground truth): {pairs}; {rest} more model pile(s) map to none "
-                f"(hover for all)")
+        return f"piles (model → ground truth): {pairs}; {rest} more model pile(s) map to none (hover for all)"
     pairs = ", ".join(f"{model or '(no pile)'} → {gt if gt is not None else '(none)'}" for model, gt in items)
     return f"piles (model → ground truth): {pairs}"
 
@@ -85,8 +84,13 @@ class FindingsModel(RowsModel):
         if role == Qt.DisplayRole:
             texts = self._texts.get(id(f))
             if texts is None:  # made once per row and load: data() is called for every paint
-                texts = self._texts[id(f)] = [code_label(f), f.status.value, cell(f.gt_card), cell(f.model_card),
-                                              cell(" ".join(f.detail[:CELL_CHARS * 4].split()))]
+                texts = self._texts[id(f)] = [
+                    code_label(f),
+                    f.status.value,
+                    cell(f.gt_card),
+                    cell(f.model_card),
+                    cell(" ".join(f.detail[: CELL_CHARS * 4].split())),
+                ]
             return texts[column]
         if role == Qt.DecorationRole and column == 0:
             return code_icon(f.final_code or f.code)
@@ -223,7 +227,7 @@ class FindingsPanel(QWidget):
         about = run_legend(run, convention) if run else []
         head = about[:1] + ([(f"boxes {convention.value}", "")] if run and convention else [])
         legend = [text for text, _ in build_overlay(self.session).legend] if run else []
-        rest = legend[len(about):]
+        rest = legend[len(about) :]
         self.info_toggle.setText(line("   ·   ".join(text for text, _ in head)))
         self.info_toggle.setVisible(bool(head))
         mapping = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""

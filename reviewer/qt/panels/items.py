@@ -57,8 +57,11 @@ def status_line(status: ItemStatus) -> str:
     or 'no ground truth · 6 runs'."""
     runs = f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
     if status.cards == 0:
-        return f"no ground truth · {status.runs} run{'s' if status.runs != 1 else ''}" if status.runs \
+        return (
+            f"no ground truth · {status.runs} run{'s' if status.runs != 1 else ''}"
+            if status.runs
             else "no ground truth"
+        )
     blank = status.to_transcribe
     todo = f" · {blank} card{'s' if blank != 1 else ''} to transcribe" if blank else ""
     return f"GT {status.cards} card{'s' if status.cards != 1 else ''}{todo} · {runs}"
@@ -315,8 +318,7 @@ class ItemsPanel(QWidget):
     def _filter(self, *_args) -> None:
         self._syncing = True
         try:
-            self.proxy.set_filter(matching_items(self.session, self.session.search),
-                                  self.filter_combo.currentIndex())
+            self.proxy.set_filter(matching_items(self.session, self.session.search), self.filter_combo.currentIndex())
         finally:
             self._syncing = False
         self.follow()

@@ -34,8 +34,9 @@ CODE_MEANINGS: dict[Code, str] = {
 
 #: The review key of each code (1-6 reclassify T-P5 codes in CODE_ORDER,
 #: 1-4 span codes in SPAN_CODE_ORDER, 1-2 test-case severities in CASE_CODE_ORDER).
-CODE_KEYS: dict = {code: str(n) for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER)
-                   for n, code in enumerate(order, 1)}
+CODE_KEYS: dict = {
+    code: str(n) for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER) for n, code in enumerate(order, 1)
+}
 
 
 def codes_of_run(run) -> tuple:
@@ -44,10 +45,12 @@ def codes_of_run(run) -> tuple:
     checks of a test case, else the T-P5 codes."""
     if run is not None and any(isinstance(f.code, CaseCode) for f in run.findings):
         return CASE_CODE_ORDER
-    if run is not None and (run.run.get("prompt") == "span-labeling"
-                            or any(isinstance(f.code, SpanCode) for f in run.findings)):
+    if run is not None and (
+        run.run.get("prompt") == "span-labeling" or any(isinstance(f.code, SpanCode) for f in run.findings)
+    ):
         return SPAN_CODE_ORDER
     return CODE_ORDER
+
 
 _PIXMAPS: dict[tuple[Code, int, int], QPixmap] = {}
 
@@ -112,8 +115,10 @@ class LegendPanel(QWidget):
         self.compact = compact
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
-        self.tables = {order: (self._row(order) if compact else self._grid(order))
-                       for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER)}
+        self.tables = {
+            order: (self._row(order) if compact else self._grid(order))
+            for order in (CODE_ORDER, SPAN_CODE_ORDER, CASE_CODE_ORDER)
+        }
         for table in self.tables.values():
             box.addWidget(table)
         if session is not None:
@@ -166,8 +171,10 @@ class LegendPanel(QWidget):
             key.setAlignment(Qt.AlignCenter)
             swatch = QLabel()
             swatch.setPixmap(code_pixmap(code, 44, 14))
-            swatch.setToolTip(f"{code.value}: colour {code_color(code).name()}, "
-                              f"{CODE_STYLES[code].name.replace('Line', '').lower()} line")
+            swatch.setToolTip(
+                f"{code.value}: colour {code_color(code).name()}, "
+                f"{CODE_STYLES[code].name.replace('Line', '').lower()} line"
+            )
             meaning = _plain(CODE_MEANINGS[code])
             meaning.setWordWrap(True)
             grid.addWidget(key, n, 0)

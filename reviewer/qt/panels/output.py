@@ -50,7 +50,7 @@ def pretty_json(raw: str, span: Optional[tuple[int, int]]) -> str:
     parse ('' without a span)."""
     if not span:
         return ""
-    text = raw[span[0]:span[1]]
+    text = raw[span[0] : span[1]]
     try:
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
     except (ValueError, RecursionError):
@@ -62,8 +62,11 @@ class JsonHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document, dark: bool = False):
         super().__init__(document)
-        colors = (("#7FB4FF", "#8FD694", "#F5B971", "#E98AC9", "#BBBBBB") if dark
-                  else ("#0B4F9C", "#1A7A3A", "#A34F00", "#8E2C74", "#555555"))
+        colors = (
+            ("#7FB4FF", "#8FD694", "#F5B971", "#E98AC9", "#BBBBBB")
+            if dark
+            else ("#0B4F9C", "#1A7A3A", "#A34F00", "#8E2C74", "#555555")
+        )
         fmts = []
         for color, bold in zip(colors, (True, False, False, False, True)):
             fmt = QTextCharFormat()
@@ -121,8 +124,10 @@ class OutputPanel(QWidget):
         self.error_label.setTextFormat(Qt.PlainText)
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.error_label.setStyleSheet("QLabel { background: #FDE2E1; color: #7A1010; padding: 3px; "
-                                       "border: 1px solid #E0A0A0; border-radius: 3px; }")
+        self.error_label.setStyleSheet(
+            "QLabel { background: #FDE2E1; color: #7A1010; padding: 3px; "
+            "border: 1px solid #E0A0A0; border-radius: 3px; }"
+        )
         self.error_label.hide()
 
         self.raw_view = QPlainTextEdit()
@@ -143,8 +148,10 @@ class OutputPanel(QWidget):
         top.addWidget(self.convention_combo)
         top.addWidget(self.detected_label, 1)
         raw_box, json_box = QWidget(), QWidget()
-        for box, caption, view in ((raw_box, "model output", self.raw_view),
-                                   (json_box, "extracted JSON", self.json_view)):
+        for box, caption, view in (
+            (raw_box, "model output", self.raw_view),
+            (json_box, "extracted JSON", self.json_view),
+        ):
             lay = QVBoxLayout(box)
             lay.setContentsMargins(0, 0, 0, 0)
             lay.setSpacing(2)
@@ -183,8 +190,9 @@ class OutputPanel(QWidget):
         self.error_label.setText(f"⚠ {block(error, 600)}" if error else "")
         self.error_label.setVisible(bool(error))
         free = run is not None and run.run["schema"] == AnswerSchema.FREE.value
-        self.json_view.setPlaceholderText("free-text answer: no JSON expected" if free
-                                          else "no JSON found in this answer" if run else "")
+        self.json_view.setPlaceholderText(
+            "free-text answer: no JSON expected" if free else "no JSON found in this answer" if run else ""
+        )
         pretty = pretty_json(raw, facts.span if facts else None)
         self.highlighter.enabled = len(pretty) <= HIGHLIGHT_CHARS
         self.json_view.setPlainText(wrap_long_lines(pretty)[0])
@@ -246,7 +254,8 @@ class OutputPanel(QWidget):
         self.convention_combo.blockSignals(False)
         shown = self.session.convention()
         self.detected_label.setText(
-            "" if not has_boxes else f"drawn as {shown.value}" if shown else "no boxes detected")
+            "" if not has_boxes else f"drawn as {shown.value}" if shown else "no boxes detected"
+        )
 
     # -- view -> session ----------------------------------------------------------------
     def _convention_picked(self, index: int) -> None:

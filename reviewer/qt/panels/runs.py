@@ -192,11 +192,11 @@ class RunsPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.Stretch)  # prompt and model share what is left
         header.setHighlightSections(False)
         metrics = self.view.fontMetrics()
-        sample = {2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10",
-                  6: "repaired", 7: "10/10"}
+        sample = {2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10", 6: "repaired", 7: "10/10"}
         for column, text in sample.items():
-            self.view.setColumnWidth(column, max(metrics.horizontalAdvance(text),
-                                                 metrics.horizontalAdvance(COLUMNS[column])) + 18)
+            self.view.setColumnWidth(
+                column, max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(COLUMNS[column])) + 18
+            )
 
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
@@ -249,7 +249,8 @@ class RunsPanel(QWidget):
             index = self.row_of(self.session.run_id)
             if index.isValid():
                 self.view.selectionModel().setCurrentIndex(
-                    index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                    index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+                )
                 self.view.scrollTo(index)
             else:
                 self.view.selectionModel().clear()

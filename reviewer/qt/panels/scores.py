@@ -17,8 +17,18 @@ from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.qt.text import CELL_CHARS, cell as one_line
 
-COLUMNS = ["prompt", "item", "runs", "text auto", "text reviewed", "spatial", "halluc runs",
-           "JSON valid", "verdict auto", "verdict reviewed"]
+COLUMNS = [
+    "prompt",
+    "item",
+    "runs",
+    "text auto",
+    "text reviewed",
+    "spatial",
+    "halluc runs",
+    "JSON valid",
+    "verdict auto",
+    "verdict reviewed",
+]
 #: Header texts (two lines, so the table stays narrow in a dock).
 HEADERS = [c.replace(" ", "\n") for c in COLUMNS]
 VERDICT_COLUMNS = (8, 9)
@@ -106,11 +116,9 @@ class ScoresModel(RowsModel):
             value = r.text_accuracy if r else None
             return pct(value), _num(value)
         if column == 5:
-            return (_both(pct(a.spatial_accuracy), pct(r.spatial_accuracy) if r else None),
-                    _num(a.spatial_accuracy))
+            return (_both(pct(a.spatial_accuracy), pct(r.spatial_accuracy) if r else None), _num(a.spatial_accuracy))
         if column == 6:
-            return (_both(str(a.hallucination_runs), str(r.hallucination_runs) if r else None),
-                    a.hallucination_runs)
+            return (_both(str(a.hallucination_runs), str(r.hallucination_runs) if r else None), a.hallucination_runs)
         if column == 7:
             return a.json_signal, a.json_valid_runs / a.runs if a.runs else -1.0
         v = a if column == 8 else r
@@ -181,9 +189,11 @@ class ScoresPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.Interactive)  # sized once, from a sample (size_columns)
         header.setHighlightSections(False)
         self._sized = False
-        self.note = QLabel("T-P1 verdicts from the automatic findings and after review "
-                           "(rejected findings dropped, reclassified ones recounted). "
-                           "Hover a verdict for its reasons.")
+        self.note = QLabel(
+            "T-P1 verdicts from the automatic findings and after review "
+            "(rejected findings dropped, reclassified ones recounted). "
+            "Hover a verdict for its reasons."
+        )
         self.note.setTextFormat(Qt.PlainText)
         self.note_text = self.note.text()
         self.note.setWordWrap(True)

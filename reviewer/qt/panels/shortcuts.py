@@ -87,8 +87,7 @@ class ShortcutsDialog(QDialog):
         box = QVBoxLayout(self)
         box.addWidget(self.table, 1)
         box.addWidget(buttons)
-        height = self.table.horizontalHeader().height() + sum(
-            self.table.rowHeight(r) for r in range(len(rows)))
+        height = self.table.horizontalHeader().height() + sum(self.table.rowHeight(r) for r in range(len(rows)))
         keys_w = max((QFontMetrics(bold).horizontalAdvance(k) for k, _ in rows), default=100)
         action_w = max((self.table.fontMetrics().horizontalAdvance(a) for _, a in rows), default=200)
         self.resize(min(keys_w + action_w + 80, 900), min(height + 70, 760))

@@ -50,8 +50,10 @@ class UnplacedPanel(QWidget):
         self.view.setWordWrap(True)
         self.hint = QLabel(HINT)
         self.hint.setTextFormat(Qt.PlainText)
-        self.hint.setStyleSheet("QLabel { background: #FFF4C2; color: #3D3000; padding: 3px; "
-                                "border: 1px solid #E0C870; border-radius: 3px; }")
+        self.hint.setStyleSheet(
+            "QLabel { background: #FFF4C2; color: #3D3000; padding: 3px; "
+            "border: 1px solid #E0C870; border-radius: 3px; }"
+        )
         self.hint.hide()
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
@@ -98,8 +100,9 @@ class UnplacedPanel(QWidget):
     def follow(self) -> None:
         """Select the listed card the session has selected, if any."""
         selected = set(self.session.selected_cards)
-        target = next((self.model.index(r, 0) for r, cid in enumerate(self.card_ids()) if cid in selected),
-                      QModelIndex())
+        target = next(
+            (self.model.index(r, 0) for r, cid in enumerate(self.card_ids()) if cid in selected), QModelIndex()
+        )
         self._syncing = True
         try:
             sm = self.view.selectionModel()

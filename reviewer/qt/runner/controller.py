@@ -54,8 +54,10 @@ def cancelled_text(summary: Summary) -> str:
     """The run form's line after Cancel: 'Cancelled after N of M; Start
     resumes' (N: stopped_at, M: planned), then what was asked, answered
     and failed this time."""
-    return (f"Cancelled after {stopped_at(summary)} of {summary.planned}; Start resumes "
-            f"(asked {summary.asked}, answered {summary.answered}, failed {summary.failed})")
+    return (
+        f"Cancelled after {stopped_at(summary)} of {summary.planned}; Start resumes "
+        f"(asked {summary.asked}, answered {summary.answered}, failed {summary.failed})"
+    )
 
 
 class RunStatus(QWidget):
@@ -106,8 +108,10 @@ class RunnerController(QObject):
             self.menu = QMenu("&Run", menu)
             menu.insertMenu(help_menu, self.menu)
         self.actions: dict[str, QAction] = {}
-        for name, text, tip in (("run", "Run &model…", "ask a model every item x prompt and store its answers"),
-                                ("judge", "Run &judge…", "ask a judge model about the runs and store its verdicts")):
+        for name, text, tip in (
+            ("run", "Run &model…", "ask a model every item x prompt and store its answers"),
+            ("judge", "Run &judge…", "ask a judge model about the runs and store its verdicts"),
+        ):
             action = self.menu.addAction(text)
             action.setStatusTip(tip)
             action.triggered.connect(lambda _=False, k=name: self.show_form(k))
@@ -142,9 +146,15 @@ class RunnerController(QObject):
         the reason on the form or in the status bar) when no project is
         open, it is read-only or a job already runs."""
         p = self.session.project
-        problem = ("open a project first" if p is None else
-                   f"the project is read-only ({p.read_only})" if p.read_only else
-                   "a run is already going on: cancel it or wait" if self.running() else None)
+        problem = (
+            "open a project first"
+            if p is None
+            else f"the project is read-only ({p.read_only})"
+            if p.read_only
+            else "a run is already going on: cancel it or wait"
+            if self.running()
+            else None
+        )
         if problem:
             if form is not None:
                 form.show_status(f"Cannot start: {problem}")

@@ -143,8 +143,10 @@ class RunForm(QDialog):
         form = QFormLayout()
         self.endpoint = QLineEdit(str(self.settings.value("runner/endpoint", "") or ""))
         self.endpoint.setPlaceholderText("http://localhost:11434/v1")
-        self.endpoint.setToolTip("the API base ending in /v1 (Ollama, vLLM, llama.cpp server, LiteLLM, OpenAI); "
-                                 "no user:password: the key comes from the environment")
+        self.endpoint.setToolTip(
+            "the API base ending in /v1 (Ollama, vLLM, llama.cpp server, LiteLLM, OpenAI); "
+            "no user:password: the key comes from the environment"
+        )
         form.addRow("Endpoint:", self.endpoint)
         self.key_env = QLineEdit(str(self.settings.value("runner/key_env", DEFAULT_KEY_ENV) or DEFAULT_KEY_ENV))
         self.key_state = plain_label()
@@ -160,8 +162,9 @@ class RunForm(QDialog):
         if kind == "judge":
             self.judge_kind = QComboBox()
             self.judge_kind.addItems(JUDGE_KINDS)
-            self.judge_kind.setToolTip("failter (rules-based), failter-gt (ground truth where there is one), "
-                                       "tarot-rubric, span, pairwise")
+            self.judge_kind.setToolTip(
+                "failter (rules-based), failter-gt (ground truth where there is one), tarot-rubric, span, pairwise"
+            )
             self.dual = QCheckBox("Path B: both judges where there is a ground truth (failter-gt)")
             form.addRow("Judge:", self.judge_kind)
             form.addRow("", self.dual)
@@ -240,19 +243,36 @@ class RunForm(QDialog):
         if not model:
             raise ValueError("give the model's name")
         key_env = self.key_env.text().strip() or DEFAULT_KEY_ENV
-        settings = Settings(endpoint=endpoint, key_env=key_env, concurrency=self.concurrency.value(),
-                            retries=self.retries.value(), timeout=float(self.timeout.value()))
+        settings = Settings(
+            endpoint=endpoint,
+            key_env=key_env,
+            concurrency=self.concurrency.value(),
+            retries=self.retries.value(),
+            timeout=float(self.timeout.value()),
+        )
         temperature = None if self.temperature.value() < 0 else self.temperature.value()
         max_tokens = self.max_tokens.value() or None
         if self.kind == "run":
-            options = RunOptions(model=model, prompts=self.prompts.ticked(), items=self.items.ticked(),
-                                 repetitions=self.repetitions.value(), temperature=temperature,
-                                 max_tokens=max_tokens)
+            options = RunOptions(
+                model=model,
+                prompts=self.prompts.ticked(),
+                items=self.items.ticked(),
+                repetitions=self.repetitions.value(),
+                temperature=temperature,
+                max_tokens=max_tokens,
+            )
         else:
-            options = JudgeOptions(kind=self.judge_kind.currentText(), model=model, dual=self.dual.isChecked(),
-                                   prompts=self.prompts.ticked(), items=self.items.ticked(),
-                                   run_models=self.run_models.ticked(), repetitions=self.repetitions.value(),
-                                   temperature=temperature, max_tokens=max_tokens)
+            options = JudgeOptions(
+                kind=self.judge_kind.currentText(),
+                model=model,
+                dual=self.dual.isChecked(),
+                prompts=self.prompts.ticked(),
+                items=self.items.ticked(),
+                run_models=self.run_models.ticked(),
+                repetitions=self.repetitions.value(),
+                temperature=temperature,
+                max_tokens=max_tokens,
+            )
         return Task(self.kind, settings, options, actor=self.controller.session.reviewer)
 
     def start(self) -> None:

@@ -98,13 +98,25 @@ class RunnerThread(QThread):
             if project.read_only:
                 raise ValueError(f"{self.path.name} is read-only ({project.read_only}): answers cannot be stored")
             if task.kind == "run":
-                summary, _ = run_models(project, task.settings, task.options, progress=self._progress,
-                                        cancel=self.cancel_event, actor=task.actor,
-                                        on_stored=lambda ids: self.stored.emit("runs", list(ids)))
+                summary, _ = run_models(
+                    project,
+                    task.settings,
+                    task.options,
+                    progress=self._progress,
+                    cancel=self.cancel_event,
+                    actor=task.actor,
+                    on_stored=lambda ids: self.stored.emit("runs", list(ids)),
+                )
             else:
-                summary = judge_runs(project, task.settings, task.options, progress=self._progress,
-                                     cancel=self.cancel_event, actor=task.actor,
-                                     on_stored=lambda ids: self.stored.emit("verdicts", list(ids)))
+                summary = judge_runs(
+                    project,
+                    task.settings,
+                    task.options,
+                    progress=self._progress,
+                    cancel=self.cancel_event,
+                    actor=task.actor,
+                    on_stored=lambda ids: self.stored.emit("verdicts", list(ids)),
+                )
         except Exception as exc:  # noqa: BLE001
             self.failed.emit(redact(str(exc) or type(exc).__name__, task.settings.key_env))
         else:

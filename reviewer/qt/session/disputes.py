@@ -106,6 +106,9 @@ class DisputeState(QObject):
             return None
         row = rows[0]
         item = repo.item_by_name(self.project, row["item"])
-        row.update(item_kind=item.kind if item else None, item_text=item.text if item else None,
-                   item_path=item.path if item else None)
+        row.update(
+            item_kind=item.kind if item else None,
+            item_text=item.text if item else None,
+            item_path=item.path if item else None,
+        )
         return row

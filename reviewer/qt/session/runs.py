@@ -70,7 +70,7 @@ def summarise(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[
     for start in range(0, len(ids), SLICE):
         if cancelled():
             return None
-        lines += overview.run_lines(project, ids[start:start + SLICE])
+        lines += overview.run_lines(project, ids[start : start + SLICE])
         if pause:
             time.sleep(pause)
     return lines, _rows_of(lines, repo.current_config(project))
@@ -79,8 +79,10 @@ def summarise(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[
 def _rows_of(lines: Iterable, config) -> list[Row]:
     """The T-P1 rows (automatic, reviewed) of RunLines; free text left out."""
     rows = [(x.prompt, x.item, x.auto, x.reviewed, x.model) for x in lines if x.schema != AnswerSchema.FREE.value]
-    return _pair_rows(prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
-                      prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config))
+    return _pair_rows(
+        prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
+        prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config),
+    )
 
 
 class RunCache:
@@ -129,8 +131,7 @@ class RunCache:
         self._counts = overview.review_counts(project)
         cards = repo.card_counts(project)
         blank = repo.transcribe_counts(project)
-        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0, blank.get(item.id, 0))
-                          for item in self._items]
+        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0, blank.get(item.id, 0)) for item in self._items]
         self._status_by_id = {st.item.id: st for st in self._statuses}
         for st in self._statuses:
             c = self._counts.get(st.item.id)
@@ -249,8 +250,12 @@ class RunCache:
     def progress(self) -> dict[str, int]:
         """Findings, decided findings, runs and reviewed runs of the project."""
         counts = self._counts.values()
-        return {"findings": sum(c.findings for c in counts), "decided": sum(c.decided for c in counts),
-                "runs": sum(c.runs for c in counts), "runs_reviewed": sum(c.reviewed for c in counts)}
+        return {
+            "findings": sum(c.findings for c in counts),
+            "decided": sum(c.decided for c in counts),
+            "runs": sum(c.runs for c in counts),
+            "runs_reviewed": sum(c.reviewed for c in counts),
+        }
 
     # -- changes ------------------------------------------------------------------------------
     def put_runs(self, runs: Iterable[ScoredRun]) -> set[int]:
@@ -290,8 +295,12 @@ class RunCache:
         for item_id in items:
             self._recount(item_id)
         self.changed_runs, self.changed_items = set(run_ids), items
-        self._dirty_keys |= {(r.run["prompt"], r.run["model"], key) for r in runs
-                             for key in (r.run["item"], "*") if r.run["schema"] != AnswerSchema.FREE.value}
+        self._dirty_keys |= {
+            (r.run["prompt"], r.run["model"], key)
+            for r in runs
+            for key in (r.run["item"], "*")
+            if r.run["schema"] != AnswerSchema.FREE.value
+        }
 
     def refresh(self, items: Iterable[int], runs: set[int]) -> None:
         """An edit is written: re-score the runs of ``items`` (their ground

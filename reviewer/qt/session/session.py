@@ -96,8 +96,10 @@ class Session(QObject):
         #: What the search box holds (view state: filters items, runs, disputes).
         self.search = ""
         self.summariser.done.connect(self._summary_done)
-        for part, names in ((self.judging, ("disputesChanged", "disputeChanged", "error")),
-                            (self.editor, ("undoChanged", "walked", "message", "error"))):
+        for part, names in (
+            (self.judging, ("disputesChanged", "disputeChanged", "error")),
+            (self.editor, ("undoChanged", "walked", "message", "error")),
+        ):
             for name in names:
                 getattr(part, name).connect(getattr(self, name))
         self.editor.written.connect(self._written)

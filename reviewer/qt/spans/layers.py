@@ -159,15 +159,20 @@ def _rects(view: QPlainTextEdit, start: int, end: int) -> list[QRectF]:
     return out
 
 
-def paint_golden(painter: QPainter, view: QPlainTextEdit, golden: Sequence, starts: Sequence[int],
-                 dragging: Optional[tuple[int, int, int]] = None) -> None:
+def paint_golden(
+    painter: QPainter,
+    view: QPlainTextEdit,
+    golden: Sequence,
+    starts: Sequence[int],
+    dragging: Optional[tuple[int, int, int]] = None,
+) -> None:
     """Each visible golden span as a 3 px line in its role's colour under its
     text, with small end handles (drag them to fix the ends); ``golden`` is
     sorted by start (``starts`` their starts); ``dragging``: (span id, start,
     end) drawn where the drag has it."""
     lo, hi = visible_range(view)
     first = max(0, bisect.bisect_left(starts, lo) - 50)  # spans starting earlier may reach in
-    for g in golden[first:bisect.bisect_right(starts, hi)]:
+    for g in golden[first : bisect.bisect_right(starts, hi)]:
         start, end = (dragging[1], dragging[2]) if dragging and dragging[0] == g.id else (g.start, g.end)
         if end < lo:
             continue
@@ -197,7 +202,12 @@ def paint_sections(painter: QPainter, view: QPlainTextEdit, bounds: Sequence[tup
         name = next((n for n, s, e in bounds if s <= pos < e), "main")
         painter.fillRect(QRectF(0, geo.top(), 5, geo.height()), QColor(SECTION_COLORS[name]))
         if any(s == pos and n != "main" for n, s, e in bounds):
-            painter.setPen(QPen(QColor(SECTION_COLORS[name]), 1, ))
+            painter.setPen(
+                QPen(
+                    QColor(SECTION_COLORS[name]),
+                    1,
+                )
+            )
             painter.drawLine(QPointF(0, geo.top()), QPointF(view.viewport().width(), geo.top()))
         block = block.next()
 
@@ -255,5 +265,15 @@ def span_at(spans: Sequence[Mapping], pos: int) -> Optional[int]:
     return min(inside)[1] if inside else None
 
 
-__all__ = ["Mark", "apply_formats", "paint_marks", "edge_at", "golden_at", "paint_golden", "paint_sections", "selections", "span_at",
-           "visible_range"]
+__all__ = [
+    "Mark",
+    "apply_formats",
+    "paint_marks",
+    "edge_at",
+    "golden_at",
+    "paint_golden",
+    "paint_sections",
+    "selections",
+    "span_at",
+    "visible_range",
+]

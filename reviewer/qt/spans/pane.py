@@ -23,8 +23,17 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
-from PySide6.QtWidgets import (QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCompleter,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.core.models import SpanCode
 from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGoldenSpan
@@ -32,8 +41,17 @@ from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.qt.session import Session
-from reviewer.qt.spans.layers import (Mark, apply_formats, edge_at, golden_at, paint_golden, paint_marks,
-                                      paint_sections, selections, span_at)
+from reviewer.qt.spans.layers import (
+    Mark,
+    apply_formats,
+    edge_at,
+    golden_at,
+    paint_golden,
+    paint_marks,
+    paint_sections,
+    selections,
+    span_at,
+)
 from reviewer.qt.spans.style import SpanLegend
 from reviewer.qt.text import break_at_spaces, line
 from reviewer.storage.spans import spans as span_store
@@ -273,8 +291,8 @@ class SpanPane(QWidget):
         sections = detect_sections(self.labelled)
         self.view.bounds = [(n, b.start, b.end) for n, b in sections.boundaries()]
         self.marks, apart = [], []
-        for f in (run.findings if run is not None else []):
-            code = (f.final_code or f.code)
+        for f in run.findings if run is not None else []:
+            code = f.final_code or f.code
             text = f.gt_card if code == SpanCode.MISSED else (f.model_card or "")
             where = place(code.value, f.model_index, text or "", self.labelled, self.spans)
             if where is None:
@@ -290,9 +308,11 @@ class SpanPane(QWidget):
         self.apart.addItems(apart or ["every finding sits on the text"])
         self.refresh_golden()
         who = f"{line(run.run['model'])} · " if run is not None else ""
-        self.header.setText(f"{line(item.name) if item else ''} · {who}{len(self.spans)} spans · "
-                            f"{len(self.view.golden)} golden · {len(self.marks) + len(apart)} findings "
-                            f"({len(apart)} not in the text)")
+        self.header.setText(
+            f"{line(item.name) if item else ''} · {who}{len(self.spans)} spans · "
+            f"{len(self.view.golden)} golden · {len(self.marks) + len(apart)} findings "
+            f"({len(apart)} not in the text)"
+        )
         self._show_selection()
 
     def refresh_golden(self) -> None:

@@ -13,8 +13,15 @@ from reviewer.core.spans.snapshots import CATEGORIES
 
 #: Category -> colour (distinct hues, readable as a light background tint).
 CATEGORY_COLORS: dict[str, str] = {
-    "shot": "#1f77b4", "subject": "#d62728", "action": "#ff7f0e", "environment": "#2ca02c",
-    "lighting": "#e6b800", "camera": "#9467bd", "style": "#e377c2", "technical": "#17becf", "audio": "#8c564b",
+    "shot": "#1f77b4",
+    "subject": "#d62728",
+    "action": "#ff7f0e",
+    "environment": "#2ca02c",
+    "lighting": "#e6b800",
+    "camera": "#9467bd",
+    "style": "#e377c2",
+    "technical": "#17becf",
+    "audio": "#8c564b",
     "unknown": "#7f7f7f",
 }
 #: Section -> colour of its stripe at the left of the text.
@@ -51,8 +58,10 @@ class SpanLegend(QWidget):
         for sec, color in SECTION_COLORS.items():
             bottom.addWidget(self._chip(sec, color, stripe=True))
         bottom.addSpacing(8)
-        note = QLabel("tint: model span · thick line: golden span · wavy: judge finding (red proposed, "
-                      "green confirmed, grey rejected)")
+        note = QLabel(
+            "tint: model span · thick line: golden span · wavy: judge finding (red proposed, "
+            "green confirmed, grey rejected)"
+        )
         note.setTextFormat(Qt.PlainText)
         bottom.addWidget(note)
         bottom.addStretch(1)
@@ -64,8 +73,10 @@ class SpanLegend(QWidget):
         tint = QColor(color)
         tint.setAlpha(255 if stripe else TINT_ALPHA + 40)
         border = f"border-left: 5px solid {color};" if stripe else f"border-bottom: 3px solid {color};"
-        label.setStyleSheet(f"QLabel {{ {border} padding: 0 3px; background: rgba({tint.red()},{tint.green()},"
-                            f"{tint.blue()},{30 if stripe else tint.alpha()}); }}")
+        label.setStyleSheet(
+            f"QLabel {{ {border} padding: 0 3px; background: rgba({tint.red()},{tint.green()},"
+            f"{tint.blue()},{30 if stripe else tint.alpha()}); }}"
+        )
         return label
 
 

@@ -16,15 +16,25 @@ from reviewer.core.models import GroundTruth
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 
-__all__ = ["GT_KINDS", "annotated", "annotators", "gt_agreement_rows", "gt_comparisons", "gt_disputes",
-           "item_comparisons", "item_ground_truths"]
+__all__ = [
+    "GT_KINDS",
+    "annotated",
+    "annotators",
+    "gt_agreement_rows",
+    "gt_comparisons",
+    "gt_disputes",
+    "item_comparisons",
+    "item_ground_truths",
+]
 
 
 def annotators(project: Project, item_id: Optional[int] = None) -> list[str]:
     """The named annotators with ground truth (of one item, or any), by
     name; the consensus ('') is not among them."""
-    sql = ("SELECT DISTINCT annotator FROM cards WHERE annotator != ''{w} UNION "
-           "SELECT DISTINCT annotator FROM piles WHERE annotator != ''{w}")
+    sql = (
+        "SELECT DISTINCT annotator FROM cards WHERE annotator != ''{w} UNION "
+        "SELECT DISTINCT annotator FROM piles WHERE annotator != ''{w}"
+    )
     where = " AND item_id = ?" if item_id is not None else ""
     params = [item_id, item_id] if item_id is not None else []
     return sorted(r[0] for r in project.db.execute(sql.format(w=where), params))

@@ -44,10 +44,17 @@ from reviewer.core.models import (
 
 #: The two prompts of an answer-key folder (no prompt text is given there).
 PROMPTS = {
-    "piles": Prompt(name="piles", schema=AnswerSchema.PILES,
-                    text="(answer-key folder: no prompt text; answers group cards into piles)"),
-    "cards": Prompt(name="cards", schema=AnswerSchema.CARDS, box_convention=BoxConvention.UNIT,
-                    text="(answer-key folder: no prompt text; answers list cards with 0-1 boxes)"),
+    "piles": Prompt(
+        name="piles",
+        schema=AnswerSchema.PILES,
+        text="(answer-key folder: no prompt text; answers group cards into piles)",
+    ),
+    "cards": Prompt(
+        name="cards",
+        schema=AnswerSchema.CARDS,
+        box_convention=BoxConvention.UNIT,
+        text="(answer-key folder: no prompt text; answers list cards with 0-1 boxes)",
+    ),
 }
 
 
@@ -78,11 +85,13 @@ def ground_truths(folder: Path) -> dict[str, tuple[GroundTruth, int, int]]:
         for pile in entry["piles"]:
             for text in pile["cards"]:
                 found = boxes.get((text, pile["label"])) or []
-                cards.append(Card(id=len(cards), text=text, pile=pile["label"],
-                                  bbox=found.pop(0) if found else None))
+                cards.append(Card(id=len(cards), text=text, pile=pile["label"], bbox=found.pop(0) if found else None))
         size = entry.get("image_size", {})
-        out[image] = (GroundTruth(item=image, piles=[Pile(label=p["label"]) for p in entry["piles"]],
-                                  cards=cards), int(size.get("width", 0)), int(size.get("height", 0)))
+        out[image] = (
+            GroundTruth(item=image, piles=[Pile(label=p["label"]) for p in entry["piles"]], cards=cards),
+            int(size.get("width", 0)),
+            int(size.get("height", 0)),
+        )
     return out
 
 
@@ -116,28 +125,40 @@ def load(folder: Path) -> tuple[list[KeyedAnswer], list[KeyRun]]:
         run_path = folder / "runs" / plain_name(run_file, "expected.json run")
         if not inside(root, run_path):  # a file named in expected.json is read only inside the folder
             raise outside("expected.json run", run_file, root)
-        answers.append(KeyedAnswer(
-            name=run_file, output=run_path.read_text(encoding="utf-8"),
-            prompt=PROMPTS[schema], ground_truth=gt, width=width, height=height,
-            orientation=_orientation(folder, entry["image"], run_file, schema)))
+        answers.append(
+            KeyedAnswer(
+                name=run_file,
+                output=run_path.read_text(encoding="utf-8"),
+                prompt=PROMPTS[schema],
+                ground_truth=gt,
+                width=width,
+                height=height,
+                orientation=_orientation(folder, entry["image"], run_file, schema),
+            )
+        )
         spatial = entry.get("spatial_range")
-        key.append(KeyRun(
-            name=run_file,
-            findings=[(f["code"], f.get("gt_card"), f.get("model_card")) for f in entry["findings"]],
-            text_accuracy=entry.get("text_accuracy"),
-            spatial_range=(int(spatial[0]), int(spatial[1])) if spatial else None))
+        key.append(
+            KeyRun(
+                name=run_file,
+                findings=[(f["code"], f.get("gt_card"), f.get("model_card")) for f in entry["findings"]],
+                text_accuracy=entry.get("text_accuracy"),
+                spatial_range=(int(spatial[0]), int(spatial[1])) if spatial else None,
+            )
+        )
     return answers, key
 
 
 def score_answers(answers: list[KeyedAnswer], config: ScoringConfig) -> dict[str, RunScore]:
     """Score every answer with ``config`` (T-P5 by the card scoring rules)."""
-    return {a.name: score_run(a.output, a.prompt, a.ground_truth, config, width=a.width,
-                              height=a.height, orientation=a.orientation)
-            for a in answers}
+    return {
+        a.name: score_run(
+            a.output, a.prompt, a.ground_truth, config, width=a.width, height=a.height, orientation=a.orientation
+        )
+        for a in answers
+    }
 
 
-def fidelity(folder: Path, config: Optional[ScoringConfig] = None,
-             tolerance: float = 0.05) -> FidelityReport:
+def fidelity(folder: Path, config: Optional[ScoringConfig] = None, tolerance: float = 0.05) -> FidelityReport:
     """Score ``folder``'s answers and compare them with its answer key:
     per-code precision/recall/F1, runs whose text accuracy is off by more
     than ``tolerance``, HALLUC missed (reviewer.core.cards.fidelity)."""

@@ -52,12 +52,15 @@ def fill_missing_metrics(project: Project) -> int:
     slip in between the read and the write. Returns the runs recomputed."""
     missing = [r[0] for r in project.db.execute("SELECT run_id FROM run_scores WHERE auto_metrics IS NULL")]
     for start in range(0, len(missing), CHUNK):
-        part = missing[start:start + CHUNK]
+        part = missing[start : start + CHUNK]
         with project.transaction(derived=True):
-            rows = [(r.auto.model_dump_json(), r.reviewed.model_dump_json(), r.run["id"])
-                    for r in iter_scored_runs(project, part, with_cards=False, with_output=False)]
+            rows = [
+                (r.auto.model_dump_json(), r.reviewed.model_dump_json(), r.run["id"])
+                for r in iter_scored_runs(project, part, with_cards=False, with_output=False)
+            ]
             project.db.conn.executemany(
-                "UPDATE run_scores SET auto_metrics = ?, reviewed_metrics = ? WHERE run_id = ?", rows)
+                "UPDATE run_scores SET auto_metrics = ?, reviewed_metrics = ? WHERE run_id = ?", rows
+            )
     return len(missing)
 
 
@@ -72,7 +75,8 @@ def iter_metric_rows(project: Project, with_parse_error: bool = False) -> Iterat
         "SELECT r.id, i.name, p.name, p.schema, r.model, r.repetition, r.timestamp, s.config_version, "
         f"{parse_error}, s.auto_metrics, s.reviewed_metrics FROM runs r "
         "JOIN run_scores s ON s.run_id = r.id JOIN items i ON i.id = r.item_id "
-        "JOIN prompts p ON p.id = r.prompt_id" + _ORDER)
+        "JOIN prompts p ON p.id = r.prompt_id" + _ORDER
+    )
     parsed: dict[str, dict] = {}  # runs share few distinct metric texts: each is parsed once
 
     def loads(text: str) -> dict:
@@ -97,8 +101,10 @@ def _recompute(project: Project, run_id: int) -> tuple[str, str]:
 def finding_counts(project: Project) -> dict[int, tuple[int, int]]:
     """Per scored run: (findings, findings still proposed), from the
     covering index of findings by run and status."""
-    return {r[0]: (r[1], r[2]) for r in project.db.execute(
-        "SELECT run_id, count(*), sum(status = 'proposed') FROM findings GROUP BY run_id")}
+    return {
+        r[0]: (r[1], r[2])
+        for r in project.db.execute("SELECT run_id, count(*), sum(status = 'proposed') FROM findings GROUP BY run_id")
+    }
 
 
 def code_counts(project: Project) -> dict[str, dict[str, int]]:
@@ -107,11 +113,12 @@ def code_counts(project: Project) -> dict[str, dict[str, int]]:
     out): {prompt: {code: count}}."""
     out: dict[str, dict[str, int]] = {}
     for prompt, code, n in project.db.execute(
-            "SELECT p.name, coalesce(f.final_code, f.code), count(*) FROM findings f "
-            "JOIN run_scores s ON s.run_id = f.run_id JOIN runs r ON r.id = f.run_id "
-            "JOIN prompts p ON p.id = r.prompt_id "
-            "WHERE f.status != 'rejected' AND substr(f.detail, 1, ?) != ? GROUP BY 1, 2",
-            [len(STALE_PREFIX), STALE_PREFIX]):
+        "SELECT p.name, coalesce(f.final_code, f.code), count(*) FROM findings f "
+        "JOIN run_scores s ON s.run_id = f.run_id JOIN runs r ON r.id = f.run_id "
+        "JOIN prompts p ON p.id = r.prompt_id "
+        "WHERE f.status != 'rejected' AND substr(f.detail, 1, ?) != ? GROUP BY 1, 2",
+        [len(STALE_PREFIX), STALE_PREFIX],
+    ):
         out.setdefault(prompt, {})[code] = n
     return out
 
@@ -123,7 +130,8 @@ def finding_export_rows(project: Project) -> Iterator[tuple]:
     cur = project.db.execute(
         "SELECT f.id, f.run_id, f.code, CASE WHEN f.status = 'rejected' THEN NULL "
         "ELSE coalesce(f.final_code, f.code) END, f.status, f.source, f.gt_card, f.model_card, f.detail, "
-        "f.reason, f.reviewer, f.decided_at FROM findings f JOIN run_scores s ON s.run_id = f.run_id")
+        "f.reason, f.reviewer, f.decided_at FROM findings f JOIN run_scores s ON s.run_id = f.run_id"
+    )
     for row in cur:
         decided = row[11]
         if decided is not None:

@@ -22,9 +22,11 @@ from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
 
-_RUN_COLUMNS = ("SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
-                "r.model, r.repetition, r.output, r.timestamp FROM runs r "
-                "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id")
+_RUN_COLUMNS = (
+    "SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
+    "r.model, r.repetition, r.output, r.timestamp FROM runs r "
+    "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
+)
 
 
 @dataclass
@@ -52,8 +54,12 @@ class ReviewCounts:
 def item_runs(project: Project, item_id: int, with_cards: bool = True) -> list[ScoredRun]:
     """The scored runs of one item (by the runs' item index), in the order
     of repo.run_rows (prompt, model, repetition)."""
-    ids = [row[0] for row in project.db.execute(
-        "SELECT r.id FROM runs r JOIN run_scores s ON s.run_id = r.id WHERE r.item_id = ?", [item_id])]
+    ids = [
+        row[0]
+        for row in project.db.execute(
+            "SELECT r.id FROM runs r JOIN run_scores s ON s.run_id = r.id WHERE r.item_id = ?", [item_id]
+        )
+    ]
     if not ids:
         return []
     runs = scored_runs_of(project, ids, with_cards=with_cards)
@@ -67,9 +73,13 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
         return scored_runs(project, ids, with_cards=with_cards)
     marks = ",".join("?" * len(ids))
     rows = repo._rows(project, f"{_RUN_COLUMNS} WHERE r.id IN ({marks})", ids)
-    stored = {r[0]: r[1:] for r in project.db.execute(
-        f"SELECT run_id, facts, cards, auto_metrics, reviewed_metrics FROM run_scores WHERE run_id IN ({marks})",
-        ids)}
+    stored = {
+        r[0]: r[1:]
+        for r in project.db.execute(
+            f"SELECT run_id, facts, cards, auto_metrics, reviewed_metrics FROM run_scores WHERE run_id IN ({marks})",
+            ids,
+        )
+    }
     by_run: dict[int, list] = {}
     for f in repo.findings_of_runs(project, ids):
         assert f.run_id is not None  # stored findings belong to a run
@@ -82,9 +92,16 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
         facts = RunFacts.model_validate_json(facts_json)
         fs = by_run.get(run["id"], [])
         auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
-        out.append(ScoredRun(
-            run=run, facts=facts, cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-            findings=fs, auto=auto, reviewed=reviewed))
+        out.append(
+            ScoredRun(
+                run=run,
+                facts=facts,
+                cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
+                findings=fs,
+                auto=auto,
+                reviewed=reviewed,
+            )
+        )
     return out
 
 
@@ -94,10 +111,12 @@ def review_counts(project: Project, item_ids: Optional[list[int]] = None) -> dic
     where, params = "", []
     if item_ids is not None:
         where, params = f" WHERE r.item_id IN ({','.join('?' * len(item_ids))})", list(item_ids)
-    sql = ("SELECT r.item_id, count(*), sum(coalesce(f.open, 0) = 0), sum(coalesce(f.total, 0)), "
-           "sum(coalesce(f.total, 0) - coalesce(f.open, 0)) FROM runs r JOIN run_scores s ON s.run_id = r.id "
-           "LEFT JOIN (SELECT run_id, count(*) AS total, sum(status = 'proposed') AS open FROM findings "
-           "GROUP BY run_id) f ON f.run_id = r.id" + where + " GROUP BY r.item_id")
+    sql = (
+        "SELECT r.item_id, count(*), sum(coalesce(f.open, 0) = 0), sum(coalesce(f.total, 0)), "
+        "sum(coalesce(f.total, 0) - coalesce(f.open, 0)) FROM runs r JOIN run_scores s ON s.run_id = r.id "
+        "LEFT JOIN (SELECT run_id, count(*) AS total, sum(status = 'proposed') AS open FROM findings "
+        "GROUP BY run_id) f ON f.run_id = r.id" + where + " GROUP BY r.item_id"
+    )
     return {row[0]: ReviewCounts(*row[1:]) for row in project.db.execute(sql, params)}
 
 
@@ -131,10 +150,27 @@ def run_line(r: ScoredRun) -> RunLine:
     """The RunLine of a scored run the window holds whole (after an edit)."""
     run = r.run
     open_ = sum(f.status.value == "proposed" for f in r.findings)
-    text = _line_text(run["item"], run["prompt"], run["model"], (c.text for c in r.cards),
-                      (t for f in r.findings for t in (f.gt_card, f.model_card)))
-    return RunLine(run["id"], run["item_id"], run["item"], run["prompt"], run["model"], run["repetition"],
-                   run["schema"], lean_metrics(r.auto), lean_metrics(r.reviewed), len(r.findings), open_, text)
+    text = _line_text(
+        run["item"],
+        run["prompt"],
+        run["model"],
+        (c.text for c in r.cards),
+        (t for f in r.findings for t in (f.gt_card, f.model_card)),
+    )
+    return RunLine(
+        run["id"],
+        run["item_id"],
+        run["item"],
+        run["prompt"],
+        run["model"],
+        run["repetition"],
+        run["schema"],
+        lean_metrics(r.auto),
+        lean_metrics(r.reviewed),
+        len(r.findings),
+        open_,
+        text,
+    )
 
 
 def run_lines(project: Project, ids: list[int]) -> list[RunLine]:
@@ -145,19 +181,27 @@ def run_lines(project: Project, ids: list[int]) -> list[RunLine]:
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    rows = {r[0]: r for r in project.db.execute(
-        "SELECT r.id, r.item_id, i.name, p.name, p.schema, r.model, r.repetition, s.auto_metrics, "
-        "s.reviewed_metrics, s.cards FROM runs r JOIN run_scores s ON s.run_id = r.id "
-        "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
-        f"WHERE r.id IN ({marks})", ids)}
+    rows = {
+        r[0]: r
+        for r in project.db.execute(
+            "SELECT r.id, r.item_id, i.name, p.name, p.schema, r.model, r.repetition, s.auto_metrics, "
+            "s.reviewed_metrics, s.cards FROM runs r JOIN run_scores s ON s.run_id = r.id "
+            "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
+            f"WHERE r.id IN ({marks})",
+            ids,
+        )
+    }
     findings: dict[int, list] = {}
     for run_id, status, gt_card, model_card in project.db.execute(
-            f"SELECT run_id, status, gt_card, model_card FROM findings WHERE run_id IN ({marks}) "
-            "ORDER BY run_id, id", ids):
+        f"SELECT run_id, status, gt_card, model_card FROM findings WHERE run_id IN ({marks}) ORDER BY run_id, id", ids
+    ):
         findings.setdefault(run_id, []).append((status, gt_card, model_card))
     missing = [i for i, r in rows.items() if r[7] is None or r[8] is None]
-    recomputed = {r.run["id"]: (r.auto, r.reviewed) for r in scored_runs_of(project, missing, with_cards=False)} \
-        if missing else {}
+    recomputed = (
+        {r.run["id"]: (r.auto, r.reviewed) for r in scored_runs_of(project, missing, with_cards=False)}
+        if missing
+        else {}
+    )
     out = []
     for run_id in ids:
         row = rows.get(run_id)
@@ -170,8 +214,22 @@ def run_lines(project: Project, ids: list[int]) -> list[RunLine]:
         fs = findings.get(run_id, ())
         cards = (c.get("text", "") for c in json.loads(row[9])) if row[9] else ()
         text = _line_text(row[2], row[3], row[5], cards, (t for f in fs for t in f[1:]))
-        out.append(RunLine(run_id, row[1], row[2], row[3], row[5], row[6], row[4], auto, reviewed, len(fs),
-                           sum(f[0] == "proposed" for f in fs), text))
+        out.append(
+            RunLine(
+                run_id,
+                row[1],
+                row[2],
+                row[3],
+                row[5],
+                row[6],
+                row[4],
+                auto,
+                reviewed,
+                len(fs),
+                sum(f[0] == "proposed" for f in fs),
+                text,
+            )
+        )
     return out
 
 
@@ -196,14 +254,29 @@ def reader(project: Project) -> tuple[Project, bool]:
     return Project(project.path, _connect(str(project.path)), read_only="reader"), True
 
 
-def group_verdicts(runs: Iterable[ScoredRun], config: ScoringConfig,
-                   reviewed: bool) -> list[PromptVerdict]:
+def group_verdicts(runs: Iterable[ScoredRun], config: ScoringConfig, reviewed: bool) -> list[PromptVerdict]:
     """T-P1 verdicts of ``runs`` (all of one or more (prompt, model) groups),
     per item and '*' per group, as reviewer.core.cards.metrics.prompt_verdicts
     gives them; free-text prompts left out."""
-    return prompt_verdicts([(r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"])
-                            for r in runs if r.run["schema"] != AnswerSchema.FREE.value], config)
+    return prompt_verdicts(
+        [
+            (r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"])
+            for r in runs
+            if r.run["schema"] != AnswerSchema.FREE.value
+        ],
+        config,
+    )
 
 
-__all__ = ["ReviewCounts", "RunLine", "counts_of_lines", "group_verdicts", "item_runs", "reader", "review_counts",
-           "run_line", "run_lines", "scored_runs_of"]
+__all__ = [
+    "ReviewCounts",
+    "RunLine",
+    "counts_of_lines",
+    "group_verdicts",
+    "item_runs",
+    "reader",
+    "review_counts",
+    "run_line",
+    "run_lines",
+    "scored_runs_of",
+]

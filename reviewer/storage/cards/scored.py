@@ -38,8 +38,9 @@ class ScoredRun:
         return bool(self.findings) and all(f.status.value != "proposed" for f in self.findings)
 
 
-def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True,
-                     with_output: bool = True) -> Iterator[ScoredRun]:
+def iter_scored_runs(
+    project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True, with_output: bool = True
+) -> Iterator[ScoredRun]:
     """Every scored run (of ``run_ids``, or all) as scored_runs gives them,
     in the same order, read CHUNK runs at a time (runs, stored scores,
     findings: three queries per chunk), so memory stays O(chunk) however
@@ -47,11 +48,16 @@ def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, 
     out of ``run`` (for figures that do not show it)."""
     ids = repo.run_ids(project, run_ids)
     for start in range(0, len(ids), CHUNK):
-        part = ids[start:start + CHUNK]
+        part = ids[start : start + CHUNK]
         marks = ",".join("?" * len(part))
-        stored = {r[0]: r[1:] for r in project.db.execute(
-            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
-            f"FROM run_scores WHERE run_id IN ({marks})", part)}
+        stored = {
+            r[0]: r[1:]
+            for r in project.db.execute(
+                f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
+                f"FROM run_scores WHERE run_id IN ({marks})",
+                part,
+            )
+        }
         if not stored:
             continue
         by_run: dict[int, list[Finding]] = {}
@@ -64,13 +70,18 @@ def iter_scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, 
             fs = by_run.get(run["id"], [])
             auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
             yield ScoredRun(
-                run=run, facts=facts,
+                run=run,
+                facts=facts,
                 cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-                findings=fs, auto=auto, reviewed=reviewed)
+                findings=fs,
+                auto=auto,
+                reviewed=reviewed,
+            )
 
 
-def metrics_of(facts: RunFacts, findings: list[Finding], auto_json: Optional[str],
-               reviewed_json: Optional[str]) -> tuple[RunMetrics, RunMetrics]:
+def metrics_of(
+    facts: RunFacts, findings: list[Finding], auto_json: Optional[str], reviewed_json: Optional[str]
+) -> tuple[RunMetrics, RunMetrics]:
     """The automatic and reviewed RunMetrics of a run: the ones stored with
     its score when there (never stale: see reviewer.storage.cards.metric_rows;
     a tenth of the time), else run_metrics over its facts and findings."""
@@ -79,8 +90,7 @@ def metrics_of(facts: RunFacts, findings: list[Finding], auto_json: Optional[str
     return run_metrics(facts, findings), run_metrics(facts, findings, reviewed=True)
 
 
-def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None,
-                with_cards: bool = True) -> list[ScoredRun]:
+def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True) -> list[ScoredRun]:
     """Every scored run with facts, findings and automatic and reviewed
     metrics (runs never scored are left out), by item, prompt, model and
     repetition; ``with_cards=False`` leaves the model cards out (faster).
@@ -104,12 +114,26 @@ class LeanMetrics(NamedTuple):
 
 def lean_metrics(m: RunMetrics) -> LeanMetrics:
     """What prompt_verdicts needs of a run's metrics."""
-    return LeanMetrics(m.scored, m.json_valid, m.cards_visible, m.cards_correct, m.spatial_accuracy,
-                       m.cards_in_right_pile, m.hallucinations)
+    return LeanMetrics(
+        m.scored,
+        m.json_valid,
+        m.cards_visible,
+        m.cards_correct,
+        m.spatial_accuracy,
+        m.cards_in_right_pile,
+        m.hallucinations,
+    )
 
 
 def lean_metrics_of(m: dict) -> LeanMetrics:
     """What prompt_verdicts needs of a run's metrics stored as JSON
     (metric_rows.MetricRow.auto / reviewed)."""
-    return LeanMetrics(m["scored"], m["json_valid"], m["cards_visible"], m["cards_correct"],
-                       m["spatial_accuracy"], m["cards_in_right_pile"], m["hallucinations"])
+    return LeanMetrics(
+        m["scored"],
+        m["json_valid"],
+        m["cards_visible"],
+        m["cards_correct"],
+        m["spatial_accuracy"],
+        m["cards_in_right_pile"],
+        m["hallucinations"],
+    )

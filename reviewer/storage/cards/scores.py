@@ -42,7 +42,13 @@ from reviewer.storage import repo
 from reviewer.storage.db import Project, now
 from reviewer.storage.cards.metric_rows import code_counts, iter_metric_rows
 from reviewer.storage.cards.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
-    LeanMetrics, ScoredRun, iter_scored_runs, lean_metrics, lean_metrics_of, metrics_of, scored_runs,
+    LeanMetrics,
+    ScoredRun,
+    iter_scored_runs,
+    lean_metrics,
+    lean_metrics_of,
+    metrics_of,
+    scored_runs,
 )
 
 Progress = Callable[[int, int], None]
@@ -59,15 +65,19 @@ _INSERT_FINDING = (
     "model_index, model_card, detail, reason, reviewer, decided_at, config_version, created_at, "
     "verdict_id, attrs) VALUES (:id, :run_id, :code, :final_code, :status, :source, :gt_card_id, "
     ":gt_card, :model_index, :model_card, :detail, :reason, :reviewer, :decided_at, "
-    ":config_version, :created_at, :verdict_id, :attrs)")
-_INSERT_AUDIT = ("INSERT INTO audit (at, actor, action, table_name, row_id, before, after) "
-                 "VALUES (?, 'scorer', ?, 'findings', ?, ?, ?)")
+    ":config_version, :created_at, :verdict_id, :attrs)"
+)
+_INSERT_AUDIT = (
+    "INSERT INTO audit (at, actor, action, table_name, row_id, before, after) "
+    "VALUES (?, 'scorer', ?, 'findings', ?, ?, ?)"
+)
 _UPSERT_SCORE = (
     "INSERT INTO run_scores (run_id, config_version, strict, facts, cards, scored_at, auto_metrics, "
     "reviewed_metrics) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET "
     "config_version = excluded.config_version, strict = excluded.strict, "
     "facts = excluded.facts, cards = excluded.cards, scored_at = excluded.scored_at, "
-    "auto_metrics = excluded.auto_metrics, reviewed_metrics = excluded.reviewed_metrics")
+    "auto_metrics = excluded.auto_metrics, reviewed_metrics = excluded.reviewed_metrics"
+)
 
 
 def metrics_json(facts: RunFacts, findings: list[Finding]) -> tuple[str, str]:
@@ -96,17 +106,31 @@ def _insert_row(f: Finding, finding_id: int, run_id: int, version: str, stamp: s
     """The findings row of a new finding of the scorer (_INSERT_FINDING's
     parameters), read off its fields (a model_dump per finding cost a
     third of the writing)."""
-    return {"id": finding_id, "run_id": run_id, "code": f.code.value,
-            "final_code": f.final_code.value if f.final_code is not None else None,
-            "status": f.status.value, "source": f.source.value, "gt_card_id": f.gt_card_id, "gt_card": f.gt_card,
-            "model_index": f.model_index, "model_card": f.model_card, "detail": f.detail, "reason": f.reason,
-            "reviewer": f.reviewer, "decided_at": f.decided_at.isoformat() if f.decided_at else None,
-            "config_version": version, "created_at": stamp, "verdict_id": f.verdict_id,
-            "attrs": json.dumps(f.attrs, default=str) if f.attrs else "{}"}
+    return {
+        "id": finding_id,
+        "run_id": run_id,
+        "code": f.code.value,
+        "final_code": f.final_code.value if f.final_code is not None else None,
+        "status": f.status.value,
+        "source": f.source.value,
+        "gt_card_id": f.gt_card_id,
+        "gt_card": f.gt_card,
+        "model_index": f.model_index,
+        "model_card": f.model_card,
+        "detail": f.detail,
+        "reason": f.reason,
+        "reviewer": f.reviewer,
+        "decided_at": f.decided_at.isoformat() if f.decided_at else None,
+        "config_version": version,
+        "created_at": stamp,
+        "verdict_id": f.verdict_id,
+        "attrs": json.dumps(f.attrs, default=str) if f.attrs else "{}",
+    }
 
 
-def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], config: ScoringConfig,
-                 strict: bool) -> None:
+def _write_chunk(
+    project: Project, runs: list[dict], scores: list[RunScore], config: ScoringConfig, strict: bool
+) -> None:
     """Write the scores of ``runs`` in the caller's transaction, keeping
     decisions (module doc): one read of the runs' findings, then one
     executemany per kind of write (new findings, changed details,
@@ -145,8 +169,9 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
             for f in rest:
                 if f.status.value == "proposed":
                     deletes.append([f.id])
-                    audits.append([stamp, "delete", str(f.id), json.dumps(f.model_dump(mode="json"), default=str),
-                                   None])
+                    audits.append(
+                        [stamp, "delete", str(f.id), json.dumps(f.model_dump(mode="json"), default=str), None]
+                    )
                 elif not f.detail.startswith(STALE):
                     # a decision is never thrown away: keep it, marked, until the
                     # scorer finds the same error again (e.g. a deleted card comes back)
@@ -155,8 +180,18 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
                 else:
                     final.append(f)
         auto_json, reviewed_json = metrics_json(score.facts, final)
-        score_rows.append([run["id"], config.version, int(strict), score.facts.model_dump_json(by_alias=True),
-                           _cards_json(score.cards), stamp, auto_json, reviewed_json])
+        score_rows.append(
+            [
+                run["id"],
+                config.version,
+                int(strict),
+                score.facts.model_dump_json(by_alias=True),
+                _cards_json(score.cards),
+                stamp,
+                auto_json,
+                reviewed_json,
+            ]
+        )
     db = project.db.conn
     if deletes:
         db.executemany("DELETE FROM findings WHERE id = ?", deletes)
@@ -169,9 +204,22 @@ def _write_chunk(project: Project, runs: list[dict], scores: list[RunScore], con
     if inserts:
         # one audit row for the chunk's new findings: their ids (the rows hold what they say)
         first, last = inserts[0]["id"], inserts[-1]["id"]
-        audits.append([stamp, "insert", f"{first}-{last}" if last != first else str(first), None,
-                       json.dumps({"ids": [first, last], "findings": len(inserts), "runs": len(runs),
-                                   "config_version": config.version})])
+        audits.append(
+            [
+                stamp,
+                "insert",
+                f"{first}-{last}" if last != first else str(first),
+                None,
+                json.dumps(
+                    {
+                        "ids": [first, last],
+                        "findings": len(inserts),
+                        "runs": len(runs),
+                        "config_version": config.version,
+                    }
+                ),
+            ]
+        )
     if audits:
         db.executemany(_INSERT_AUDIT, audits)
     db.executemany(_UPSERT_SCORE, score_rows)
@@ -188,9 +236,17 @@ def _worker_init(context: dict) -> None:
 def _score_one(output: str, prompt_id: int, item_id: int) -> RunScore:
     c = _WORKER
     item = c["items"][item_id]
-    return score_run(output, c["prompts"][prompt_id], c["gts"][item_id], c["config"], width=item.width,
-                     height=item.height, orientation=item.orientation, example=c["examples"][prompt_id],
-                     strict=c["strict"])
+    return score_run(
+        output,
+        c["prompts"][prompt_id],
+        c["gts"][item_id],
+        c["config"],
+        width=item.width,
+        height=item.height,
+        orientation=item.orientation,
+        example=c["examples"][prompt_id],
+        strict=c["strict"],
+    )
 
 
 def _score_chunk(project: Project, ids: list[int]) -> int:
@@ -261,8 +317,9 @@ def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
     fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     method = START_METHOD or ("fork" if fork else "spawn")
     _worker_init(context)
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_worker_init, initargs=(context,))
+    return ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context(method), initializer=_worker_init, initargs=(context,)
+    )
 
 
 def score_runs(
@@ -294,32 +351,48 @@ def score_runs(
     of runs scored.
     """
     config = config or repo.current_config(project)
-    if repo.stored_config_version(project) != config.version or not project.db.execute(
-            "SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone():
+    if (
+        repo.stored_config_version(project) != config.version
+        or not project.db.execute("SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone()
+    ):
         repo.save_config(project, config)
     if only_stale and run_ids is None and _all_scored(project, config, strict):
         ids = []  # opening a big project asks this: two counts from indexes
     elif only_stale and run_ids is None:
         # one query for the runs not scored with this config
-        stale = {r[0] for r in project.db.execute(
-            "SELECT r.id FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
-            "AND s.config_version = ? AND s.strict = ? WHERE s.run_id IS NULL",
-            [config.version, int(strict)])}
+        stale = {
+            r[0]
+            for r in project.db.execute(
+                "SELECT r.id FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id "
+                "AND s.config_version = ? AND s.strict = ? WHERE s.run_id IS NULL",
+                [config.version, int(strict)],
+            )
+        }
         ids = repo.run_ids(project, stale) if stale else []
     else:
         ids = repo.run_ids(project, run_ids)
         if only_stale:
-            fresh = {r[0] for r in project.db.execute(
-                "SELECT run_id FROM run_scores WHERE config_version = ? AND strict = ?",
-                [config.version, int(strict)]).fetchall()}
+            fresh = {
+                r[0]
+                for r in project.db.execute(
+                    "SELECT run_id FROM run_scores WHERE config_version = ? AND strict = ?",
+                    [config.version, int(strict)],
+                ).fetchall()
+            }
             ids = [i for i in ids if i not in fresh]
     if not ids:
         return 0
     prompts = {p.id: p for p in repo.prompts(project)}
     items = {i.id: i for i in repo.items(project)}
-    context = {"prompts": prompts, "examples": {pid: prompt_example(p.text) for pid, p in prompts.items()},
-               "items": items, "gts": {}, "config": config, "strict": strict}
-    chunks = [ids[start:start + CHUNK] for start in range(0, len(ids), CHUNK)]
+    context = {
+        "prompts": prompts,
+        "examples": {pid: prompt_example(p.text) for pid, p in prompts.items()},
+        "items": items,
+        "gts": {},
+        "config": config,
+        "strict": strict,
+    }
+    chunks = [ids[start : start + CHUNK] for start in range(0, len(ids), CHUNK)]
     workers = min(jobs or 1, len(chunks))
     if workers > 1 and len(ids) >= POOL_MIN_RUNS and not project.read_only:
         _score_in_pool(project, chunks, context, workers, progress)
@@ -332,8 +405,9 @@ def _all_scored(project: Project, config: ScoringConfig, strict: bool) -> bool:
     """Every run has a score of ``config`` and ``strict`` (a run has at most
     one score, so the counts tell): idx_run_scores_config and the runs'
     smallest index answer it without reading a row."""
-    scored = project.db.execute("SELECT count(*) FROM run_scores WHERE config_version = ? AND strict = ?",
-                                [config.version, int(strict)]).fetchone()[0]
+    scored = project.db.execute(
+        "SELECT count(*) FROM run_scores WHERE config_version = ? AND strict = ?", [config.version, int(strict)]
+    ).fetchone()[0]
     return scored == project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
 
 
@@ -358,14 +432,18 @@ def _score_here(project: Project, chunks: list[list[int]], context: dict, progre
         _WORKER.clear()
 
 
-def _score_in_pool(project: Project, chunks: list[list[int]], context: dict, workers: int,
-                   progress: Optional[Progress]) -> None:
+def _score_in_pool(
+    project: Project, chunks: list[list[int]], context: dict, workers: int, progress: Optional[Progress]
+) -> None:
     """score_runs's chunks in ``workers`` processes (score_runs doc);
     the ground truth of every item is read here once and handed over. When
     a worker dies (killed, out of memory), the chunks not written yet are
     scored in this process: every written chunk is committed whole."""
-    context = {**context, "path": str(project.path),
-               "gts": {item_id: repo.ground_truth(project, item_id) for item_id in context["items"]}}
+    context = {
+        **context,
+        "path": str(project.path),
+        "gts": {item_id: repo.ground_truth(project, item_id) for item_id in context["items"]},
+    }
     total = sum(map(len, chunks))
     done = 0
     pool = _pool(workers, context)
@@ -410,7 +488,9 @@ def _verdict_rows(runs: Iterable[ScoredRun], reviewed: bool) -> Iterator[tuple]:
 
 
 def verdicts(
-    project: Project, reviewed: bool = False, runs: Optional[list[ScoredRun]] = None,
+    project: Project,
+    reviewed: bool = False,
+    runs: Optional[list[ScoredRun]] = None,
     config: Optional[ScoringConfig] = None,
 ) -> list[PromptVerdict]:
     """T-P1 verdicts per prompt and model, per item and over all items ('*'),
@@ -420,8 +500,14 @@ def verdicts(
     config = config or repo.current_config(project)
     if runs is not None:
         return prompt_verdicts(_verdict_rows(runs, reviewed), config)
-    return prompt_verdicts(((r.prompt, r.item, lean_metrics_of(r.reviewed if reviewed else r.auto), r.model)
-                            for r in iter_metric_rows(project) if r.schema != AnswerSchema.FREE.value), config)
+    return prompt_verdicts(
+        (
+            (r.prompt, r.item, lean_metrics_of(r.reviewed if reviewed else r.auto), r.model)
+            for r in iter_metric_rows(project)
+            if r.schema != AnswerSchema.FREE.value
+        ),
+        config,
+    )
 
 
 @dataclass
@@ -458,9 +544,13 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summa
         auto_rows.append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
         reviewed_rows.append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
     counts = code_counts(project)
-    return Summary(runs=n, free_prompts=sorted(free), auto=prompt_verdicts(auto_rows, config),
-                   reviewed=prompt_verdicts(reviewed_rows, config),
-                   code_counts=[(prompt, counts.get(prompt, {})) for prompt in prompts])
+    return Summary(
+        runs=n,
+        free_prompts=sorted(free),
+        auto=prompt_verdicts(auto_rows, config),
+        reviewed=prompt_verdicts(reviewed_rows, config),
+        code_counts=[(prompt, counts.get(prompt, {})) for prompt in prompts],
+    )
 
 
 def prompt_of(project: Project, name: str) -> Optional[Prompt]:

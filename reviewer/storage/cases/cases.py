@@ -62,8 +62,10 @@ def read_metrics_file(path: Path) -> MetricSet:
         else:
             data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, YAMLError, UnicodeDecodeError) as exc:
-        raise ProjectError(f"{path}: not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'TOML'}: "
-                           f"{' '.join(str(exc).split())}") from None
+        raise ProjectError(
+            f"{path}: not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'TOML'}: "
+            f"{' '.join(str(exc).split())}"
+        ) from None
     if not isinstance(data, dict):
         raise ProjectError(f"{path}: a metrics file is a table of patterns, metrics and scoring")
     try:
@@ -115,8 +117,14 @@ def use_metrics(project: Project, metrics: MetricSet, actor: Optional[str] = Non
     blob = metrics.model_dump_json(by_alias=True)
     with project.transaction(derived=True):
         if project.meta("case_metrics") != blob:
-            project.audit("set", "meta", "case_metrics", metrics_version(project_metrics(project)),
-                          metrics_version(metrics), actor)
+            project.audit(
+                "set",
+                "meta",
+                "case_metrics",
+                metrics_version(project_metrics(project)),
+                metrics_version(metrics),
+                actor,
+            )
             project.set_meta("case_metrics", blob)
 
 
@@ -125,8 +133,14 @@ _CASE_COLUMNS = "c.item_id, c.case_id, c.dataset, c.query, c.context, c.expected
 
 
 def _case(row) -> TestCase:
-    return TestCase(id=row[1], dataset=row[2], query=row[3], context=json.loads(row[4]),
-                    expected=json.loads(row[5]), metadata=json.loads(row[6]))
+    return TestCase(
+        id=row[1],
+        dataset=row[2],
+        query=row[3],
+        context=json.loads(row[4]),
+        expected=json.loads(row[5]),
+        metadata=json.loads(row[6]),
+    )
 
 
 def has_cases(project: Project) -> bool:
@@ -195,43 +209,61 @@ def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor:
         return True
 
 
-def upsert_case(project: Project, case: TestCase, source: Optional[str] = None,
-                actor: Optional[str] = None) -> str:
+def upsert_case(project: Project, case: TestCase, source: Optional[str] = None, actor: Optional[str] = None) -> str:
     """Add a test case (its text item, its dataset's prompt, its row).
     Returns 'added', 'exists' (same content), 'updated' (same id and dataset,
     edited in the file: audited, nothing else changes) or 'conflict: ...'
     (docs/test-cases.md: the id is another dataset's case or an item that is no
     test case; nothing is written)."""
-    data = dict(case_id=case.id, dataset=case.dataset, query=case.query,
-                context=json.dumps(case.context, sort_keys=True), expected=json.dumps(case.expected, sort_keys=True),
-                metadata=json.dumps(case.metadata, sort_keys=True), category=case.category, source=source)
+    data = dict(
+        case_id=case.id,
+        dataset=case.dataset,
+        query=case.query,
+        context=json.dumps(case.context, sort_keys=True),
+        expected=json.dumps(case.expected, sort_keys=True),
+        metadata=json.dumps(case.metadata, sort_keys=True),
+        category=case.category,
+        source=source,
+    )
     with project.transaction():
         item = repo.item_by_name(project, case.id)
         if item is not None:
-            row = project.db.execute("SELECT dataset, query, context, expected, metadata FROM cases "
-                                     "WHERE item_id = ?", [item.id]).fetchone()
+            row = project.db.execute(
+                "SELECT dataset, query, context, expected, metadata FROM cases WHERE item_id = ?", [item.id]
+            ).fetchone()
             if row is None:
                 return f"conflict: duplicate id '{case.id}': an item of that name exists already (not a test case)"
             if row[0] != case.dataset:
                 return f"conflict: duplicate id '{case.id}' (already a case of dataset '{row[0]}')"
             if tuple(row[1:]) == (data["query"], data["context"], data["expected"], data["metadata"]):
                 return "exists"
-            project.db.execute("UPDATE cases SET query = :query, context = :context, expected = :expected, "
-                               "metadata = :metadata, category = :category, source = :source WHERE item_id = :id",
-                               {**data, "id": item.id})
+            project.db.execute(
+                "UPDATE cases SET query = :query, context = :context, expected = :expected, "
+                "metadata = :metadata, category = :category, source = :source WHERE item_id = :id",
+                {**data, "id": item.id},
+            )
             project.db.execute("UPDATE items SET text = ? WHERE id = ?", [case.query, item.id])
             # its answers are scored again against the new expectations
-            project.db.execute("DELETE FROM case_run_scores WHERE run_id IN (SELECT id FROM runs WHERE item_id = ?)",
-                               [item.id])
-            project.audit("update", "cases", item.id, dict(zip(("dataset", "query", "context", "expected",
-                                                                 "metadata"), row)), data, actor)
+            project.db.execute(
+                "DELETE FROM case_run_scores WHERE run_id IN (SELECT id FROM runs WHERE item_id = ?)", [item.id]
+            )
+            project.audit(
+                "update",
+                "cases",
+                item.id,
+                dict(zip(("dataset", "query", "context", "expected", "metadata"), row)),
+                data,
+                actor,
+            )
             return "updated"
         item_id, _ = repo.upsert_item(project, Item(name=case.id, kind="text", text=case.query), actor)
         repo.upsert_prompt(project, Prompt(name=case.dataset, text="", schema=AnswerSchema.FREE), actor=actor)
-        project.db.execute("INSERT INTO cases (item_id, case_id, dataset, query, context, expected, metadata, "
-                           "category, source, imported_at) VALUES (:item_id, :case_id, :dataset, :query, "
-                           ":context, :expected, :metadata, :category, :source, :imported_at)",
-                           {**data, "item_id": item_id, "imported_at": now()})
+        project.db.execute(
+            "INSERT INTO cases (item_id, case_id, dataset, query, context, expected, metadata, "
+            "category, source, imported_at) VALUES (:item_id, :case_id, :dataset, :query, "
+            ":context, :expected, :metadata, :category, :source, :imported_at)",
+            {**data, "item_id": item_id, "imported_at": now()},
+        )
         project.audit("insert", "cases", item_id, None, data, actor)
     return "added"
 
@@ -252,8 +284,10 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
         if same:
             kept = same.pop(0)
             if (kept.detail, kept.attrs, kept.model_card) != (f.detail, f.attrs, f.model_card):
-                project.db.execute("UPDATE findings SET detail = ?, attrs = ?, model_card = ?, config_version = ? "
-                                   "WHERE id = ?", [f.detail, json.dumps(f.attrs), f.model_card, version, kept.id])
+                project.db.execute(
+                    "UPDATE findings SET detail = ?, attrs = ?, model_card = ?, config_version = ? WHERE id = ?",
+                    [f.detail, json.dumps(f.attrs), f.model_card, version, kept.id],
+                )
             continue
         repo.insert_finding(project, run_id, f, version, actor="scorer")
     for rest in by_key.values():
@@ -265,8 +299,13 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
                 project.db.execute("UPDATE findings SET detail = ? WHERE id = ?", [STALE_PREFIX + f.detail, f.id])
 
 
-def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
-                run_ids: Optional[Iterable[int]] = None, only_stale: bool = False) -> int:
+def score_cases(
+    project: Project,
+    metrics: Optional[MetricSet] = None,
+    *,
+    run_ids: Optional[Iterable[int]] = None,
+    only_stale: bool = False,
+) -> int:
     """Score the runs of test cases (all, or ``run_ids``)
     with ``metrics`` (the project's set by default): every check's outcome
     stored, every fired check a finding (decisions kept). ``only_stale``:
@@ -276,8 +315,10 @@ def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
         return 0  # no test case: nothing to load the metric set for
     metrics = metrics or project_metrics(project)
     version = metrics_version(metrics)
-    sql = (f"SELECT r.id, r.output, {_CASE_COLUMNS}, s.metrics_version FROM runs r "
-           "JOIN cases c ON c.item_id = r.item_id LEFT JOIN case_run_scores s ON s.run_id = r.id")
+    sql = (
+        f"SELECT r.id, r.output, {_CASE_COLUMNS}, s.metrics_version FROM runs r "
+        "JOIN cases c ON c.item_id = r.item_id LEFT JOIN case_run_scores s ON s.run_id = r.id"
+    )
     params: list = []
     if run_ids is not None:
         ids = list(run_ids)
@@ -295,7 +336,8 @@ def score_cases(project: Project, metrics: Optional[MetricSet] = None, *,
                 "INSERT INTO case_run_scores (run_id, metrics_version, outcomes, scored_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(run_id) DO UPDATE SET metrics_version = excluded.metrics_version, "
                 "outcomes = excluded.outcomes, scored_at = excluded.scored_at",
-                [run_id, version, json.dumps([o.model_dump(mode="json") for o in outcomes]), now()])
+                [run_id, version, json.dumps([o.model_dump(mode="json") for o in outcomes]), now()],
+            )
             batch.tick()
     return len(rows)
 
@@ -321,13 +363,16 @@ def not_run_notes(project: Project, limit: int = 10) -> list[str]:
     rows = project.db.execute(
         "SELECT s.outcomes, i.name, r.model, r.repetition FROM case_run_scores s JOIN runs r ON r.id = s.run_id "
         "JOIN items i ON i.id = r.item_id WHERE s.outcomes LIKE '%\"ran\": false%' ORDER BY i.name, r.model, "
-        "r.repetition, r.id").fetchall()
+        "r.repetition, r.id"
+    ).fetchall()
     lines = []
     for outcomes, case_id, model, repetition in rows:
         for o in json.loads(outcomes):
             if o.get("ran", True) is False:
-                lines.append(f"note: check {visible(o['metric'], False)}/{visible(o['check'], False)} on case "
-                             f"{visible(case_id, False)} ({visible(model, False)} #{repetition}) {o.get('note') or 'not run'}")
+                lines.append(
+                    f"note: check {visible(o['metric'], False)}/{visible(o['check'], False)} on case "
+                    f"{visible(case_id, False)} ({visible(model, False)} #{repetition}) {o.get('note') or 'not run'}"
+                )
     if len(lines) > limit:
         lines[limit:] = [f"note: {len(lines) - limit} more checks not run over their time limit"]
     return lines
@@ -360,7 +405,8 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
     rows = project.db.execute(
         "SELECT r.id, r.item_id, i.name, p.name, r.model, r.repetition, r.output, r.timestamp, r.imported_at, "
         "s.outcomes FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
-        "JOIN case_run_scores s ON s.run_id = r.id ORDER BY i.name, r.model, r.repetition, r.id").fetchall()
+        "JOIN case_run_scores s ON s.run_id = r.id ORDER BY i.name, r.model, r.repetition, r.id"
+    ).fetchall()
     by_run: dict[int, list[Finding]] = {}
     for f in repo.findings(project):
         assert f.run_id is not None  # stored findings belong to a run
@@ -374,16 +420,37 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
             continue
         fs = by_run.get(run["id"], [])
         outcomes = json.loads(row[-1] or "[]")
-        out.append(CaseResult(run=run, case=case, findings=fs,
-                              auto=case_score(case, fs, metrics, outcomes=outcomes),
-                              reviewed=case_score(case, fs, metrics, reviewed=True, outcomes=outcomes)))
+        out.append(
+            CaseResult(
+                run=run,
+                case=case,
+                findings=fs,
+                auto=case_score(case, fs, metrics, outcomes=outcomes),
+                reviewed=case_score(case, fs, metrics, reviewed=True, outcomes=outcomes),
+            )
+        )
     return out
 
 
-CASE_RESULT_COLUMNS = {"run_id": int, "case_id": str, "model": str, "metric": str, "score": float,
-                       "errors": str, "warnings": str, "basis": str}
-CASE_SCORE_COLUMNS = {"run_id": int, "case_id": str, "model": str, "category": str, "basis": str,
-                      "score": float, "passed": int}
+CASE_RESULT_COLUMNS = {
+    "run_id": int,
+    "case_id": str,
+    "model": str,
+    "metric": str,
+    "score": float,
+    "errors": str,
+    "warnings": str,
+    "basis": str,
+}
+CASE_SCORE_COLUMNS = {
+    "run_id": int,
+    "case_id": str,
+    "model": str,
+    "category": str,
+    "basis": str,
+    "score": float,
+    "passed": int,
+}
 
 
 def case_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
@@ -397,6 +464,16 @@ def case_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[t
         for s in (r.auto, r.reviewed):
             scores.append((r.run["id"], r.case.id, r.run["model"], r.case.category, s.basis, s.score, int(s.passed)))
             for m in s.metrics.values():
-                results.append((r.run["id"], r.case.id, r.run["model"], m.metric, m.score,
-                                json.dumps(m.errors), json.dumps(m.warnings), s.basis))
+                results.append(
+                    (
+                        r.run["id"],
+                        r.case.id,
+                        r.run["model"],
+                        m.metric,
+                        m.score,
+                        json.dumps(m.errors),
+                        json.dumps(m.warnings),
+                        s.basis,
+                    )
+                )
     return [("case_results", CASE_RESULT_COLUMNS, None, results), ("case_scores", CASE_SCORE_COLUMNS, None, scores)]

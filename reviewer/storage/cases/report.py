@@ -44,8 +44,9 @@ def _comparison(project: Project, results, metrics, pair: Optional[tuple[str, st
     elif _DATE.match(a) and _DATE.match(b):
         by = "date"
     else:
-        raise ProjectError(f"cannot compare '{a}' with '{b}': give two of the models ({', '.join(models)}) "
-                           "or two dates (YYYY-MM-DD)")
+        raise ProjectError(
+            f"cannot compare '{a}' with '{b}': give two of the models ({', '.join(models)}) or two dates (YYYY-MM-DD)"
+        )
     return compare(results, metrics, a, b, by=by, basis=basis)
 
 
@@ -80,8 +81,9 @@ def case_report_json(project: Project, basis: str = "auto") -> str:
     as a JSON list ([] without test-case answers)."""
     metrics = project_metrics(project)
     results = case_results(project, metrics) if has_cases(project) else []
-    return json.dumps([r.model_dump(mode="json", exclude_none=True) for r in seed_reports(results, metrics, basis)],
-                      indent=2)
+    return json.dumps(
+        [r.model_dump(mode="json", exclude_none=True) for r in seed_reports(results, metrics, basis)], indent=2
+    )
 
 
 def case_score_lines(project: Project) -> list[str]:
@@ -99,7 +101,9 @@ def case_score_lines(project: Project) -> list[str]:
     for a, r in zip(seed_reports(results, metrics, "auto"), seed_reports(results, metrics, "reviewed")):
         model = a.modelInfo.modelId
         answered = len({x.case.id for x in results if x.run["model"] == model})
-        lines.append(f"test cases, {model}: {a.totalCases} answers to {answered} cases scored by the rule metrics "
-                     f"'{metrics.name}': passed {a.passedCases}/{a.totalCases}, average {a.averageScore:.2f} "
-                     f"(reviewed: passed {r.passedCases}/{r.totalCases}, average {r.averageScore:.2f})")
+        lines.append(
+            f"test cases, {model}: {a.totalCases} answers to {answered} cases scored by the rule metrics "
+            f"'{metrics.name}': passed {a.passedCases}/{a.totalCases}, average {a.averageScore:.2f} "
+            f"(reviewed: passed {r.passedCases}/{r.totalCases}, average {r.averageScore:.2f})"
+        )
     return lines + not_run_notes(project)

@@ -31,13 +31,23 @@ def format_function(module: str, name: str) -> Callable:
     first asked (the format modules use the importers' base module)."""
     return getattr(import_module(f"reviewer.storage.gt_formats.{module}"), name)
 
+
 GT_PILE_COLUMNS = {"item": str, "annotator": str, "pile": str, "region": str}
-GT_CARD_COLUMNS = {"item": str, "annotator": str, "pile": str, "text": str,
-                   "x_min": float, "y_min": float, "x_max": float, "y_max": float}
+GT_CARD_COLUMNS = {
+    "item": str,
+    "annotator": str,
+    "pile": str,
+    "text": str,
+    "x_min": float,
+    "y_min": float,
+    "x_max": float,
+    "y_max": float,
+}
 
 
-def export_ground_truth(project: Project, out: Path, fmt: str, annotator: Optional[str] = None,
-                        force: bool = False) -> dict[str, Any]:
+def export_ground_truth(
+    project: Project, out: Path, fmt: str, annotator: Optional[str] = None, force: bool = False
+) -> dict[str, Any]:
     """Write the ground truth of ``annotator`` (None or 'consensus': the
     consensus) of every photo item that has one to ``out`` in ``fmt``
     (coco and label-studio: one JSON file; labelme: a folder with one JSON
@@ -78,17 +88,18 @@ def gt_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tup
     piles, cards = [], []
     labels = {}
     for pid, item_id, annotator, label, region in project.db.execute(
-            "SELECT id, item_id, annotator, label, region FROM piles ORDER BY item_id, annotator, position, id"):
+        "SELECT id, item_id, annotator, label, region FROM piles ORDER BY item_id, annotator, position, id"
+    ):
         labels[pid] = label
         value = json.loads(region) if region else None
         drawn = value is not None and drawable_points(value) is not None  # NaN or infinity stored: no region
         piles.append((names.get(item_id), shown(annotator), label, json.dumps(value) if drawn else None))
     for item_id, annotator, pile_id, text, x0, y0, x1, y1 in project.db.execute(
-            "SELECT item_id, annotator, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
-            "ORDER BY item_id, annotator, position, id"):
+        "SELECT item_id, annotator, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
+        "ORDER BY item_id, annotator, position, id"
+    ):
         cards.append((names.get(item_id), shown(annotator), labels.get(pile_id), text, x0, y0, x1, y1))
     return [("gt_piles", GT_PILE_COLUMNS, None, piles), ("gt_cards", GT_CARD_COLUMNS, None, cards)]
 
 
-__all__ = ["EXPORTERS", "format_function", "GT_CARD_COLUMNS", "GT_PILE_COLUMNS", "export_ground_truth",
-           "gt_tables"]
+__all__ = ["EXPORTERS", "format_function", "GT_CARD_COLUMNS", "GT_PILE_COLUMNS", "export_ground_truth", "gt_tables"]

@@ -30,7 +30,13 @@ from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder,
+    annotator_of,
+    declared_size,
+    drawable,
+    ensure_item,
+    store_ground_truth,
+    upright,
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
@@ -42,7 +48,9 @@ _TEXT_KEYS = ("utf8_string", "text", "description")
 
 def is_coco(data: Any) -> bool:
     """A COCO detection file: an object with ``images``, ``annotations`` and ``categories`` lists."""
-    return isinstance(data, dict) and all(isinstance(data.get(k), list) for k in ("images", "annotations", "categories"))
+    return isinstance(data, dict) and all(
+        isinstance(data.get(k), list) for k in ("images", "annotations", "categories")
+    )
 
 
 def detect(source: Path) -> bool:
@@ -80,8 +88,9 @@ def _bbox_points(ann: dict) -> Optional[list[Point]]:
     return None
 
 
-def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item, where: str,
-          report: ImportReport) -> GroundTruth:
+def parse(
+    image: dict, anns: list[dict], categories: dict[Any, str], item: Item, where: str, report: ImportReport
+) -> GroundTruth:
     """The ground truth of one COCO image on ``item`` (module doc)."""
     to_upright = upright(item, *declared_size(image.get("width"), image.get("height"), where, report))
     builder = GtBuilder(item, where, report)
@@ -104,15 +113,18 @@ def parse(image: dict, anns: list[dict], categories: dict[Any, str], item: Item,
             report.skip(f"{where}: {what}", "bbox or segmentation is not numbers")
             continue
         attrs = ann.get("attributes")
-        a_box = not text and box_points is not None and (
-            not polygons or (isinstance(attrs, dict) and "text" in attrs))
+        a_box = not text and box_points is not None and (not polygons or (isinstance(attrs, dict) and "text" in attrs))
         if text or a_box:
             points = box_points or [p for poly in polygons for p in poly]
             if not points:
                 report.skip(f"{where}: {what}", "neither a bbox nor a polygon segmentation")
                 continue
-            builder.card(text, label, [to_upright(p) for p in points],
-                         f"{what} ('{text}')" if text else f"{what} (a box to transcribe)")
+            builder.card(
+                text,
+                label,
+                [to_upright(p) for p in points],
+                f"{what} ('{text}')" if text else f"{what} (a box to transcribe)",
+            )
         else:
             outline = polygons[0] if polygons else box_points
             if not outline:
@@ -173,9 +185,17 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
             if not isinstance(image["file_name"], str):
                 report.skip(f"image {image['id']}", "file_name is not a text")
                 continue
-            item = ensure_item(project, source.parent, image["file_name"], image.get("reviewer_item"),
-                               options, report, root, field=f"images[{n}].file_name",
-                               name_field=f"images[{n}].reviewer_item")
+            item = ensure_item(
+                project,
+                source.parent,
+                image["file_name"],
+                image.get("reviewer_item"),
+                options,
+                report,
+                root,
+                field=f"images[{n}].file_name",
+                name_field=f"images[{n}].reviewer_item",
+            )
             if item is None:
                 continue
             gt = parse(image, by_image.get(image.get("id"), []), categories, item, str(image["file_name"]), report)
@@ -185,15 +205,18 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
 
 def _area(points: list) -> float:
     n = len(points)
-    return abs(sum(points[k][0] * points[(k + 1) % n][1] - points[(k + 1) % n][0] * points[k][1]
-                   for k in range(n))) / 2.0
+    return (
+        abs(sum(points[k][0] * points[(k + 1) % n][1] - points[(k + 1) % n][0] * points[k][1] for k in range(n))) / 2.0
+    )
 
 
 #: What export_coco writes, to check a file it would replace (reviewer.storage.safe_write).
 COCO_FORMAT = safe_write.json_format("COCO JSON file", is_coco)
 
 
-def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False) -> dict[str, Any]:
+def export_coco(
+    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+) -> dict[str, Any]:
     """Write one COCO detection file ``out``: a category per pile label (in
     order of first use; '' for cards in no pile), an image per item
     (``file_name`` relative to the file's folder, upright width and height,
@@ -208,9 +231,17 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=
 
     def cat(label: str) -> int:
         return categories.setdefault(label, len(categories) + 1)
+
     for image_id, (item, photo, gt) in enumerate(items, 1):
-        images.append({"id": image_id, "file_name": Path(os.path.relpath(photo, out.parent)).as_posix(),
-                       "width": item.width, "height": item.height, "reviewer_item": item.name})
+        images.append(
+            {
+                "id": image_id,
+                "file_name": Path(os.path.relpath(photo, out.parent)).as_posix(),
+                "width": item.width,
+                "height": item.height,
+                "reviewer_item": item.name,
+            }
+        )
         counts["images"] += 1
         for pile in gt.piles:
             cat(pile.label)  # every label a category, in order of first use
@@ -219,22 +250,42 @@ def export_coco(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=
             region = pile.region
             assert region is not None  # drawable keeps the piles with a region
             box = bounds(region)
-            anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(pile.label),
-                         "segmentation": [[v for p in region for v in p]],
-                         "bbox": [box.x_min, box.y_min, box.x_max - box.x_min, box.y_max - box.y_min],
-                         "area": _area(region), "iscrowd": 0, "attributes": {}})
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": image_id,
+                    "category_id": cat(pile.label),
+                    "segmentation": [[v for p in region for v in p]],
+                    "bbox": [box.x_min, box.y_min, box.x_max - box.x_min, box.y_max - box.y_min],
+                    "area": _area(region),
+                    "iscrowd": 0,
+                    "attributes": {},
+                }
+            )
             counts["piles"] += 1
         for _, card in draw.cards:
             b = card.bbox
             assert b is not None  # drawable keeps the cards with a box
             w, h = b.x_max - b.x_min, b.y_max - b.y_min
-            anns.append({"id": len(anns) + 1, "image_id": image_id, "category_id": cat(card.pile or ""),
-                         "segmentation": [[v for p in rectangle_points(b) for v in p]],
-                         "bbox": [b.x_min, b.y_min, w, h], "area": w * h, "iscrowd": 0,
-                         "attributes": {"text": card.text}})
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": image_id,
+                    "category_id": cat(card.pile or ""),
+                    "segmentation": [[v for p in rectangle_points(b) for v in p]],
+                    "bbox": [b.x_min, b.y_min, w, h],
+                    "area": w * h,
+                    "iscrowd": 0,
+                    "attributes": {"text": card.text},
+                }
+            )
             counts["cards"] += 1
-    doc = {"info": {"description": "ground truth exported by reviewer"}, "licenses": [], "images": images,
-           "annotations": anns, "categories": [{"id": i, "name": n, "supercategory": "pile"}
-                                               for n, i in categories.items()]}
+    doc = {
+        "info": {"description": "ground truth exported by reviewer"},
+        "licenses": [],
+        "images": images,
+        "annotations": anns,
+        "categories": [{"id": i, "name": n, "supercategory": "pile"} for n, i in categories.items()],
+    }
     safe_write.write_json(out, doc, COCO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

@@ -23,14 +23,25 @@ from urllib.parse import parse_qs, unquote, urlparse
 from reviewer.core.bounds import BadValue, pixel, pixel_size
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, same_ground_truth
 from reviewer.core.cards.gt_geometry import (
-    Point, bounds, clamp_box, clamp_points, drawn_on_stored_frame, is_empty, stored_to_upright,
+    Point,
+    bounds,
+    clamp_box,
+    clamp_points,
+    drawn_on_stored_frame,
+    is_empty,
+    stored_to_upright,
 )
 from reviewer.core.models import Card, GroundTruth, Item, Pile
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
 from reviewer.storage.confine import (
-    Refused, confined_file, outside, plain_name, points_outside, shown,
+    Refused,
+    confined_file,
+    outside,
+    plain_name,
+    points_outside,
+    shown,
 )
 from reviewer.storage.previews import store_preview
 
@@ -96,9 +107,17 @@ def item_name(ref: str) -> str:
     return _UPLOAD_PREFIX.sub("", Path(text.replace("\\", "/")).stem)
 
 
-def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], options: ImportOptions,
-                report: ImportReport, root: Path, field: str = "image path",
-                name_field: str = "reviewer_item") -> Optional[Item]:
+def ensure_item(
+    project: Project,
+    base: Path,
+    ref: str,
+    name: Optional[str],
+    options: ImportOptions,
+    report: ImportReport,
+    root: Path,
+    field: str = "image path",
+    name_field: str = "reviewer_item",
+) -> Optional[Item]:
     """The item of the photo ``ref`` (named ``name`` or after the photo):
     the project's item of that name, else a new item from the photo found
     (:func:`photo_candidates`) inside ``root``, the folder the import is
@@ -125,8 +144,11 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
         if points_outside(root, base, _as_written(ref)):
             report.skip(f"photo '{shown(ref)}'", str(outside(field, ref, root)))
         else:
-            report.skip(f"photo '{shown(ref)}'", f"{field}: not found beside the annotation file (nor in images/ or "
-                        "test-images/) inside the folder imported")
+            report.skip(
+                f"photo '{shown(ref)}'",
+                f"{field}: not found beside the annotation file (nor in images/ or "
+                "test-images/) inside the folder imported",
+            )
         return None
     item, photo = photo_item(path, name, project.relative(path), options.max_pixels)
     if item.image_note:
@@ -138,8 +160,9 @@ def ensure_item(project: Project, base: Path, ref: str, name: Optional[str], opt
     return repo.item_by_name(project, name)
 
 
-def declared_size(width: object, height: object, where: str,
-                  report: ImportReport) -> tuple[Optional[float], Optional[float]]:
+def declared_size(
+    width: object, height: object, where: str, report: ImportReport
+) -> tuple[Optional[float], Optional[float]]:
     """The image size a file declares, as pixels, or (None, None) with a
     note when either is missing or not an image size
     (reviewer.core.bounds.pixel_size): then the upright frame is assumed."""
@@ -221,8 +244,10 @@ class GtBuilder:
         if self.item.width and self.item.height:
             pts, changed = clamp_points(pts, self.item.width, self.item.height)
             if changed:
-                self.report.notes.append(f"{self.where}: region of pile '{label}' reaches outside the "
-                                         f"{self.item.width} x {self.item.height} image; clamped")
+                self.report.notes.append(
+                    f"{self.where}: region of pile '{label}' reaches outside the "
+                    f"{self.item.width} x {self.item.height} image; clamped"
+                )
         self.piles[label] = [list(p) for p in pts]
 
     def card(self, text: str, label: Optional[str], points: Iterable[Point], what: str) -> None:
@@ -239,22 +264,28 @@ class GtBuilder:
         if self.item.width and self.item.height:
             box, changed = clamp_box(box, self.item.width, self.item.height)
             if is_empty(box):
-                self.report.skip(f"{self.where}: {what}", f"box of card '{text}' lies outside the "
-                                 f"{self.item.width} x {self.item.height} image")
+                self.report.skip(
+                    f"{self.where}: {what}",
+                    f"box of card '{text}' lies outside the {self.item.width} x {self.item.height} image",
+                )
                 return
             if changed:
-                self.report.notes.append(f"{self.where}: box of card '{text}' reaches outside the "
-                                         f"{self.item.width} x {self.item.height} image; clamped")
+                self.report.notes.append(
+                    f"{self.where}: box of card '{text}' reaches outside the "
+                    f"{self.item.width} x {self.item.height} image; clamped"
+                )
         self.cards.append(Card(text=text, pile=self.pile(label), bbox=box))
 
     def build(self) -> GroundTruth:
         """The ground truth collected."""
-        return GroundTruth(item=self.item.name, piles=[Pile(label=k, region=v) for k, v in self.piles.items()],
-                           cards=self.cards)
+        return GroundTruth(
+            item=self.item.name, piles=[Pile(label=k, region=v) for k, v in self.piles.items()], cards=self.cards
+        )
 
 
-def store_ground_truth(project: Project, item: Item, gt: GroundTruth, annotator: str, report: ImportReport,
-                       actor: Optional[str]) -> None:
+def store_ground_truth(
+    project: Project, item: Item, gt: GroundTruth, annotator: str, report: ImportReport, actor: Optional[str]
+) -> None:
     """Store ``gt`` as ``annotator``'s ground truth of ``item`` ('' the
     consensus) unless that annotator has one already: the same is counted
     as already present, a different one is kept with a note. The first
@@ -273,8 +304,11 @@ def store_ground_truth(project: Project, item: Item, gt: GroundTruth, annotator:
         return
     repo.set_ground_truth(project, item.id, gt, actor, annotator=annotator)
     report.count("ground truths", True)
-    if annotator != CONSENSUS and not repo.has_ground_truth(project, item.id) and not \
-            repo.ground_truth(project, item.id).piles:
+    if (
+        annotator != CONSENSUS
+        and not repo.has_ground_truth(project, item.id)
+        and not repo.ground_truth(project, item.id).piles
+    ):
         repo.set_ground_truth(project, item.id, gt, actor)
         report.notes.append(f"'{item.name}': {annotator}'s ground truth is also the consensus (the first annotator's)")
 

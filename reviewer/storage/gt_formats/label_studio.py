@@ -38,7 +38,13 @@ from reviewer.core.cards.gt_agreement import CONSENSUS
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder,
+    annotator_of,
+    declared_size,
+    drawable,
+    ensure_item,
+    store_ground_truth,
+    upright,
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
@@ -52,9 +58,15 @@ _LABEL_KEYS = ("rectanglelabels", "polygonlabels", "labels")
 def _tasks(data: Any) -> Optional[list]:
     if isinstance(data, dict) and isinstance(data.get("data"), dict):
         data = [data]
-    if isinstance(data, list) and data and all(isinstance(t, dict) for t in data) and all(
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(t, dict) for t in data)
+        and all(
             isinstance(t.get("data"), dict) and isinstance(t.get("annotations", t.get("completions")), list)
-            for t in data):
+            for t in data
+        )
+    ):
         return data
     return None
 
@@ -142,8 +154,12 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
             report.skip(f"{where}: region {rid}", "its value lacks x, y, width, height or points")
             continue
         if text or not shape[0].startswith("polygon"):
-            builder.card(text, region["label"], points,
-                         f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)")
+            builder.card(
+                text,
+                region["label"],
+                points,
+                f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)",
+            )
         else:
             builder.pile(region["label"])
             builder.region(region["label"], points, f"region {rid}")
@@ -161,9 +177,13 @@ def _points(shape: tuple[str, dict], size, item: Item, where: str, report: Impor
         if kind.startswith("polygon"):
             pts = [(float(p[0]) * w / 100.0, float(p[1]) * h / 100.0) for p in value["points"]]
         else:
-            pts = rotated_corners(float(value["x"]) * w / 100.0, float(value["y"]) * h / 100.0,
-                                  float(value["width"]) * w / 100.0, float(value["height"]) * h / 100.0,
-                                  float(value.get("rotation") or 0.0))
+            pts = rotated_corners(
+                float(value["x"]) * w / 100.0,
+                float(value["y"]) * h / 100.0,
+                float(value["width"]) * w / 100.0,
+                float(value["height"]) * h / 100.0,
+                float(value.get("rotation") or 0.0),
+            )
     except (KeyError, TypeError, ValueError, IndexError, OverflowError):
         return None
     return [to_upright(p) for p in pts]
@@ -186,13 +206,25 @@ def import_label_studio(project: Project, source: Path, options: ImportOptions) 
             except BadValue as exc:
                 report.skip(f"task {n + 1}", f"{exc}: not stored")
                 continue
-            annotations = [a for a in task.get("annotations", task.get("completions")) or []
-                           if isinstance(a, dict) and not a.get("was_cancelled")]
+            annotations = [
+                a
+                for a in task.get("annotations", task.get("completions")) or []
+                if isinstance(a, dict) and not a.get("was_cancelled")
+            ]
             if not annotations:
                 report.skip(where, "no annotation that is not cancelled")
                 continue
-            item = ensure_item(project, source.parent, ref, task["data"].get("reviewer_item"), options, report,
-                               root, field=f"{where} data.image", name_field=f"{where} data.reviewer_item")
+            item = ensure_item(
+                project,
+                source.parent,
+                ref,
+                task["data"].get("reviewer_item"),
+                options,
+                report,
+                root,
+                field=f"{where} data.image",
+                name_field=f"{where} data.reviewer_item",
+            )
             if item is None:
                 continue
             for annotation in annotations:
@@ -214,8 +246,9 @@ def _pct(v: float, whole: Optional[int]) -> float:
 LABEL_STUDIO_FORMAT = safe_write.json_format("Label Studio JSON file", lambda data: _tasks(data) is not None)
 
 
-def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(),
-                        force: bool = False) -> dict[str, Any]:
+def export_label_studio(
+    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+) -> dict[str, Any]:
     """Write one Label Studio JSON export ``out``: a task per item
     (``data.image`` a local-files URL relative to the file's folder,
     ``data.reviewer_item``) with one annotation marked ``ground_truth``: a
@@ -232,15 +265,26 @@ def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path, 
         for k, pile in draw.regions:
             region = pile.region
             assert region is not None  # drawable keeps the piles with a region
-            results.append({**base, "id": f"pile{k}", "type": "polygonlabels", "from_name": "pile",
-                            "value": {"points": [[_pct(x, w), _pct(y, h)] for x, y in region],
-                                      "polygonlabels": [pile.label]}})
+            results.append(
+                {
+                    **base,
+                    "id": f"pile{k}",
+                    "type": "polygonlabels",
+                    "from_name": "pile",
+                    "value": {"points": [[_pct(x, w), _pct(y, h)] for x, y in region], "polygonlabels": [pile.label]},
+                }
+            )
             counts["piles"] += 1
         for k, card in draw.cards:
             b = card.bbox
             assert b is not None  # drawable keeps the cards with a box
-            geo = {"x": _pct(b.x_min, w), "y": _pct(b.y_min, h), "width": _pct(b.x_max - b.x_min, w),
-                   "height": _pct(b.y_max - b.y_min, h), "rotation": 0}
+            geo = {
+                "x": _pct(b.x_min, w),
+                "y": _pct(b.y_min, h),
+                "width": _pct(b.x_max - b.x_min, w),
+                "height": _pct(b.y_max - b.y_min, h),
+                "rotation": 0,
+            }
             value: dict[str, object] = dict(geo)
             rect: dict[str, object] = {**base, "id": f"card{k}", "from_name": "pile", "value": value}
             if card.pile:
@@ -249,14 +293,33 @@ def export_label_studio(items: list[tuple[Item, Path, GroundTruth]], out: Path, 
             else:
                 rect.update(type="rectangle", from_name="box")
             results.append(rect)
-            results.append({**base, "id": f"card{k}", "type": "textarea", "from_name": "transcription",
-                            "value": {**geo, "text": [card.text]}})
+            results.append(
+                {
+                    **base,
+                    "id": f"card{k}",
+                    "type": "textarea",
+                    "from_name": "transcription",
+                    "value": {**geo, "text": [card.text]},
+                }
+            )
             counts["cards"] += 1
         image = "/data/local-files/?d=" + Path(os.path.relpath(photo, out.parent)).as_posix()
-        tasks.append({"id": task_id, "data": {"image": image, "reviewer_item": item.name},
-                      "annotations": [{"id": task_id, "completed_by": {"email": "reviewer"}, "ground_truth": True,
-                                       "was_cancelled": False, "result": results}],
-                      "predictions": []})
+        tasks.append(
+            {
+                "id": task_id,
+                "data": {"image": image, "reviewer_item": item.name},
+                "annotations": [
+                    {
+                        "id": task_id,
+                        "completed_by": {"email": "reviewer"},
+                        "ground_truth": True,
+                        "was_cancelled": False,
+                        "result": results,
+                    }
+                ],
+                "predictions": [],
+            }
+        )
         counts["tasks"] += 1
     safe_write.write_json(out, tasks, LABEL_STUDIO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

@@ -35,7 +35,13 @@ from typing import Any
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
-    GtBuilder, annotator_of, declared_size, drawable, ensure_item, store_ground_truth, upright,
+    GtBuilder,
+    annotator_of,
+    declared_size,
+    drawable,
+    ensure_item,
+    store_ground_truth,
+    upright,
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
@@ -137,8 +143,17 @@ def import_labelme(project: Project, source: Path, options: ImportOptions) -> Im
                 continue
             ref = str(data.get("imagePath") or "")
             name = card_folder_stem(ref) or path.stem
-            item = ensure_item(project, path.parent, ref or path.stem, name, options, report, root,
-                               field=f"{path.name} imagePath", name_field=f"{path.name} imagePath")
+            item = ensure_item(
+                project,
+                path.parent,
+                ref or path.stem,
+                name,
+                options,
+                report,
+                root,
+                field=f"{path.name} imagePath",
+                name_field=f"{path.name} imagePath",
+            )
             if item is None:
                 continue
             gt = parse(data, item, path.name, report)
@@ -155,8 +170,9 @@ def card_folder_stem(ref: str) -> str:
 LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
 
 
-def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(),
-                   force: bool = False) -> dict[str, Any]:
+def export_labelme(
+    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
     with a box (label = pile, '' for none; description = text, '' for a
@@ -188,18 +204,40 @@ def export_labelme(items: list[tuple[Item, Path, GroundTruth]], out: Path, sourc
         for _, pile in draw.regions:
             region = pile.region
             assert region is not None  # drawable keeps the piles with a region
-            shapes.append({"label": pile.label, "points": [list(p) for p in region], "group_id": None,
-                           "description": "", "shape_type": "polygon", "flags": {}})
+            shapes.append(
+                {
+                    "label": pile.label,
+                    "points": [list(p) for p in region],
+                    "group_id": None,
+                    "description": "",
+                    "shape_type": "polygon",
+                    "flags": {},
+                }
+            )
         counts["piles"] += draw.kept_piles
         for _, card in draw.cards:
             b = card.bbox
             assert b is not None  # drawable keeps the cards with a box
-            shapes.append({"label": card.pile or "", "points": [[b.x_min, b.y_min], [b.x_max, b.y_max]],
-                           "group_id": None, "description": card.text, "shape_type": "rectangle", "flags": {}})
+            shapes.append(
+                {
+                    "label": card.pile or "",
+                    "points": [[b.x_min, b.y_min], [b.x_max, b.y_max]],
+                    "group_id": None,
+                    "description": card.text,
+                    "shape_type": "rectangle",
+                    "flags": {},
+                }
+            )
             counts["cards"] += 1
-        doc: dict[str, Any] = {"version": "5.5.0", "flags": {}, "shapes": shapes,
-               "imagePath": Path(os.path.relpath(photo, out)).as_posix(), "imageData": None,
-               "imageHeight": item.height, "imageWidth": item.width}
+        doc: dict[str, Any] = {
+            "version": "5.5.0",
+            "flags": {},
+            "shapes": shapes,
+            "imagePath": Path(os.path.relpath(photo, out)).as_posix(),
+            "imageData": None,
+            "imageHeight": item.height,
+            "imageWidth": item.width,
+        }
         if isinstance(target, Refused):
             counts["skipped"].append(f"{item.name}: {target}")
             continue

@@ -18,8 +18,10 @@ from reviewer.storage.importers.base import ImportOptions, ImportReport
 
 def _format(name: str) -> tuple:
     """(detector, importer) of import format ``name``, its module imported at first use."""
-    return (lambda source: format_function(name, "detect")(source),
-            lambda project, source, options: format_function(name, "import")(project, source, options))
+    return (
+        lambda source: format_function(name, "detect")(source),
+        lambda project, source, options: format_function(name, "import")(project, source, options),
+    )
 
 
 #: format name -> (detector, importer), in detection order (the list: reviewer.storage.formats)
@@ -51,9 +53,7 @@ def import_source(
     if fmt is None:
         fmt = detect_format(source)
         if fmt is None:
-            raise ProjectError(
-                f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})"
-            )
+            raise ProjectError(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")

@@ -25,12 +25,15 @@ from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, Impor
 from reviewer.storage.previews import store_preview
 
 
-
 def detect(source: Path) -> bool:
     """A folder with expected.json, ground-truth.json, runs/ and images/."""
-    return (source.is_dir() and (source / "expected.json").is_file()
-            and (source / "ground-truth.json").is_file() and (source / "runs").is_dir()
-            and (source / "images").is_dir())
+    return (
+        source.is_dir()
+        and (source / "expected.json").is_file()
+        and (source / "ground-truth.json").is_file()
+        and (source / "runs").is_dir()
+        and (source / "images").is_dir()
+    )
 
 
 def _photo_of(stem: str, photos: list[str]) -> Optional[str]:
@@ -43,10 +46,18 @@ def _photo_of(stem: str, photos: list[str]) -> Optional[str]:
 
 
 def _scaled(gt: GroundTruth, name: str, sx: float, sy: float) -> GroundTruth:
-    cards = [Card(text=c.text, pile=c.pile,
-                  bbox=BBox(x_min=c.bbox.x_min * sx, y_min=c.bbox.y_min * sy,
-                            x_max=c.bbox.x_max * sx, y_max=c.bbox.y_max * sy) if c.bbox else None)
-             for c in gt.cards]
+    cards = [
+        Card(
+            text=c.text,
+            pile=c.pile,
+            bbox=BBox(
+                x_min=c.bbox.x_min * sx, y_min=c.bbox.y_min * sy, x_max=c.bbox.x_max * sx, y_max=c.bbox.y_max * sy
+            )
+            if c.bbox
+            else None,
+        )
+        for c in gt.cards
+    ]
     return GroundTruth(item=name, piles=gt.piles, cards=cards)
 
 
@@ -105,8 +116,16 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
                 continue
             output = path.read_text(encoding="utf-8", errors="replace")
-            _run_id, status = repo.add_run(project, item_ids[stem], prompt_ids[schema], model, output,
-                                           source=path.name, actor=options.actor, any_model=not options.model)
+            _run_id, status = repo.add_run(
+                project,
+                item_ids[stem],
+                prompt_ids[schema],
+                model,
+                output,
+                source=path.name,
+                actor=options.actor,
+                any_model=not options.model,
+            )
             if status.startswith("conflict"):
                 report.skip(path.name, status)
             else:

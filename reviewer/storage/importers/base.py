@@ -62,8 +62,7 @@ class ImportReport:
     def summary(self) -> str:
         """One line per fact, for the CLI."""
         fmt = lambda d: ", ".join(f"{v} {k}" for k, v in sorted(d.items())) or "nothing"  # noqa: E731
-        lines = [f"format: {self.format}", f"added: {fmt(self.added)}",
-                 f"already present: {fmt(self.existing)}"]
+        lines = [f"format: {self.format}", f"added: {fmt(self.added)}", f"already present: {fmt(self.existing)}"]
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"skipped {w}: {why}" for w, why in self.skipped]
         return "\n".join(lines)
@@ -88,9 +87,16 @@ def photo_item(path: Path, name: str, stored_path: str, max_pixels: Optional[int
     when even the header cannot be read; the item is still made, without
     size, so the window can show the error)."""
     photo = read_photo(path, max_pixels=max_pixels)
-    item = Item(name=name, kind="photo", path=stored_path, sha256=file_sha256(path),
-                width=photo.width, height=photo.height, orientation=photo.orientation,
-                image_note=(photo.error or photo.note) or None)
+    item = Item(
+        name=name,
+        kind="photo",
+        path=stored_path,
+        sha256=file_sha256(path),
+        width=photo.width,
+        height=photo.height,
+        orientation=photo.orientation,
+        image_note=(photo.error or photo.note) or None,
+    )
     return item, photo
 
 

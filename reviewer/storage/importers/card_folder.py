@@ -75,8 +75,7 @@ def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
         label = str(p.get("label") or f"pile {i + 1}")
         region = p.get("region")
         if region:
-            region = [(pixel(pt[0], f"piles[{i}].region x"), pixel(pt[1], f"piles[{i}].region y"))
-                      for pt in region]
+            region = [(pixel(pt[0], f"piles[{i}].region x"), pixel(pt[1], f"piles[{i}].region y")) for pt in region]
         piles.append(Pile(label=label, region=region or None))
         for c in p["cards"]:
             if isinstance(c, str):
@@ -86,8 +85,12 @@ def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
                 if box and not isinstance(box, dict):
                     raise ValueError(f"piles[{i}] card '{c['text'][:40]}': bbox is not an object")
                 if box:
-                    box = BBox(**{k: pixel(box.get(k), f"piles[{i}] card '{c['text'][:40]}' bbox {k}")
-                                  for k in ("x_min", "y_min", "x_max", "y_max")})
+                    box = BBox(
+                        **{
+                            k: pixel(box.get(k), f"piles[{i}] card '{c['text'][:40]}' bbox {k}")
+                            for k in ("x_min", "y_min", "x_max", "y_max")
+                        }
+                    )
                 cards.append(Card(text=c["text"], pile=label, bbox=box or None))
             else:
                 raise ValueError(f"piles[{i}] has a card that is neither text nor {{'text': ...}}")
@@ -108,7 +111,7 @@ def _split_run_name(stem: str, images: list[str], prompts: list[str]) -> Optiona
         head = stem
     for image in sorted(images, key=len, reverse=True):
         if head.startswith(image + "_"):
-            prompt = head[len(image) + 1:]
+            prompt = head[len(image) + 1 :]
             if prompt in prompts:
                 return image, prompt, stamp
     return None
@@ -144,8 +147,9 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
     return report
 
 
-def _import_ground_truth(project: Project, folder: Path, item_ids: dict[str, int],
-                         report: ImportReport, actor: Optional[str]) -> None:
+def _import_ground_truth(
+    project: Project, folder: Path, item_ids: dict[str, int], report: ImportReport, actor: Optional[str]
+) -> None:
     gt_path = _gt_file(folder)
     if gt_path is None:
         report.notes.append("no ground-truth.json: items have no ground truth yet")
@@ -191,8 +195,14 @@ def _import_prompts(project: Project, folder: Path, options: ImportOptions, repo
     return ids
 
 
-def _import_runs(project: Project, folder: Path, item_ids: dict[str, int], prompt_ids: dict[str, int],
-                 options: ImportOptions, report: ImportReport) -> None:
+def _import_runs(
+    project: Project,
+    folder: Path,
+    item_ids: dict[str, int],
+    prompt_ids: dict[str, int],
+    options: ImportOptions,
+    report: ImportReport,
+) -> None:
     rdir = folder / "runs"
     if not rdir.is_dir():
         return
@@ -210,14 +220,23 @@ def _import_runs(project: Project, folder: Path, item_ids: dict[str, int], promp
         parsed.append((split[2] or "", split, path))
     for _, (image, prompt, stamp), path in sorted(parsed, key=lambda t: (t[0], t[2].name)):
         output = path.read_text(encoding="utf-8", errors="replace")
-        if options.model and repo.adopt_default_model(project, item_ids[image], prompt_ids[prompt], path.name,
-                                                      output, options.model, options.actor):
+        if options.model and repo.adopt_default_model(
+            project, item_ids[image], prompt_ids[prompt], path.name, output, options.model, options.actor
+        ):
             report.notes.append(f"{path.name}: run recorded for model 'unknown' now names '{model}'")
             report.count("runs", False)
             continue
-        run_id, status = repo.add_run(project, item_ids[image], prompt_ids[prompt], model, output,
-                                      timestamp=stamp, source=path.name, actor=options.actor,
-                                      any_model=not options.model)
+        run_id, status = repo.add_run(
+            project,
+            item_ids[image],
+            prompt_ids[prompt],
+            model,
+            output,
+            timestamp=stamp,
+            source=path.name,
+            actor=options.actor,
+            any_model=not options.model,
+        )
         if status.startswith("conflict"):
             report.skip(path.name, status)
         else:

@@ -73,8 +73,9 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
             found, problems = parse_dataset(data, path.stem, path.name, categories)
             system_prompt = system_prompt_of(data)
             if found and system_prompt:
-                report.count("system prompts", case_store.set_system_prompt(project, path.stem, system_prompt,
-                                                                            options.actor))
+                report.count(
+                    "system prompts", case_store.set_system_prompt(project, path.stem, system_prompt, options.actor)
+                )
             for where, why in problems:
                 report.skip(where, why)
             for case in found:

@@ -115,10 +115,23 @@ _EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
 _IGNORED_SUFFIXES = (".eval", ".thoughts")
 JUDGES = {Method.RULES: "rules-judge", Method.GROUND_TRUTH: "gt-judge"}
 _DUAL = {"rules-based-eval": Method.RULES, "ground-truth-eval": Method.GROUND_TRUTH}
-_METHODS = {"rules-based": Method.RULES, "rules": Method.RULES, "ground-truth": Method.GROUND_TRUTH,
-            "gt": Method.GROUND_TRUTH}
-_FAILTER_KEYS = {"filtered-by-model", "filtered-by-template", "model-name", "source-input-path",
-                 "source-template-path", "execution-time-ms", "total-trial-time-ms", "token-usage", "error"}
+_METHODS = {
+    "rules-based": Method.RULES,
+    "rules": Method.RULES,
+    "ground-truth": Method.GROUND_TRUTH,
+    "gt": Method.GROUND_TRUTH,
+}
+_FAILTER_KEYS = {
+    "filtered-by-model",
+    "filtered-by-template",
+    "model-name",
+    "source-input-path",
+    "source-template-path",
+    "execution-time-ms",
+    "total-trial-time-ms",
+    "token-usage",
+    "error",
+}
 
 
 @dataclass
@@ -155,11 +168,16 @@ def _check_yaml_bounds(text: str) -> None:
     except yaml.YAMLError:
         pass
 
-def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str,
-               name: str) -> Judgement:
+
+def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str, name: str) -> Judgement:
     block = {_key(k): v for k, v in block.items()}
-    j = Judgement(method=method, raw=raw, block=name, rationale=replies.rationale_of(block),
-                  judge_model=str(block.get("judge-model") or default_model or "").strip() or None)
+    j = Judgement(
+        method=method,
+        raw=raw,
+        block=name,
+        rationale=replies.rationale_of(block),
+        judge_model=str(block.get("judge-model") or default_model or "").strip() or None,
+    )
     issues = block.get("issues-found")
     if isinstance(issues, list):
         j.issues_found = [str(i) for i in issues]
@@ -181,8 +199,9 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
     _check_yaml_bounds(text)
     data = replies.reply_fields(text)
     if not data:
-        return [Judgement(method=Method.RULES, raw=text.strip(), problem="no grade or score in the judge's reply")], \
-            ["nothing readable: an undecided rules-based verdict"]
+        return [Judgement(method=Method.RULES, raw=text.strip(), problem="no grade or score in the judge's reply")], [
+            "nothing readable: an undecided rules-based verdict"
+        ]
     default_model = data.get("judge-model")
     dual = [k for k in _DUAL if k in data]
     found: list[Judgement] = []
@@ -193,8 +212,15 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
             name = key.replace("-", "_")
             raw = yaml.safe_dump({name: block}, sort_keys=False, allow_unicode=True).strip()
             if not isinstance(block, dict):
-                found.append(Judgement(method=_DUAL[key], raw=raw, block=name, problem=f"{name} is not a mapping",
-                                       judge_model=str(default_model).strip() if default_model else None))
+                found.append(
+                    Judgement(
+                        method=_DUAL[key],
+                        raw=raw,
+                        block=name,
+                        problem=f"{name} is not a mapping",
+                        judge_model=str(default_model).strip() if default_model else None,
+                    )
+                )
                 continue
             found.append(_judgement(block, _DUAL[key], default_model, raw, name))
         return found, notes
@@ -241,7 +267,7 @@ def front_matter(text: str) -> tuple[Optional[dict], str]:
         return None, text
     if not isinstance(meta, dict) or not {_key(k) for k in meta} & _FAILTER_KEYS:
         return None, text
-    return {_key(k): v for k, v in meta.items()}, text[m.end():]
+    return {_key(k): v for k, v in meta.items()}, text[m.end() :]
 
 
 # -- folders ---------------------------------------------------------------------------
@@ -286,8 +312,14 @@ def _outputs(folder: Path) -> list[Path]:
     (not .eval, .thoughts or hidden), sorted."""
     out = []
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        out += sorted(f for f in sub.iterdir() if f.is_file() and not f.name.startswith(".")
-                      and not f.name.endswith(_IGNORED_SUFFIXES) and not open_here(f))
+        out += sorted(
+            f
+            for f in sub.iterdir()
+            if f.is_file()
+            and not f.name.startswith(".")
+            and not f.name.endswith(_IGNORED_SUFFIXES)
+            and not open_here(f)
+        )
     return out
 
 
@@ -299,8 +331,9 @@ def _is_artifacts(folder: Path) -> bool:
         return False
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))[:50]
     for sub in subs:
-        files = sorted(f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES)
-                       and not open_here(f))[:3]  # a project open here is read only through SQLite
+        files = sorted(
+            f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES) and not open_here(f)
+        )[:3]  # a project open here is read only through SQLite
         for f in files:
             meta = _head_meta(f)
             if meta and meta.get("filtered-by-model") and meta.get("source-input-path"):
@@ -382,17 +415,26 @@ def trial_facts(meta: dict) -> dict:
     if not isinstance(usage, dict):
         usage = {}
     usage = {_key(k).replace("-", "_"): v for k, v in usage.items()}
-    tokens = {k: (None if (n := _count(usage.get(k))) is None else int(n))
-              for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-    if tokens["total_tokens"] is None and tokens["prompt_tokens"] is not None and \
-            tokens["completion_tokens"] is not None:
+    tokens = {
+        k: (None if (n := _count(usage.get(k))) is None else int(n))
+        for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
+    if (
+        tokens["total_tokens"] is None
+        and tokens["prompt_tokens"] is not None
+        and tokens["completion_tokens"] is not None
+    ):
         tokens["total_tokens"] = tokens["prompt_tokens"] + tokens["completion_tokens"]
     retries = _count(meta.get("retry-attempts"))
     errors = meta.get("errors-on-retry")
-    return {"latency_ms": _count(meta.get("execution-time-ms")), "total_ms": _count(meta.get("total-trial-time-ms")),
-            **tokens, "attempts": int(retries) + 1 if retries is not None and retries < 1000 else 1,
-            "retry_errors": [str(e) for e in errors] if isinstance(errors, list) else [],
-            "cost": _count(meta.get("estimated-cost"))}
+    return {
+        "latency_ms": _count(meta.get("execution-time-ms")),
+        "total_ms": _count(meta.get("total-trial-time-ms")),
+        **tokens,
+        "attempts": int(retries) + 1 if retries is not None and retries < 1000 else 1,
+        "retry_errors": [str(e) for e in errors] if isinstance(errors, list) else [],
+        "cost": _count(meta.get("estimated-cost")),
+    }
 
 
 def import_failter(project: Project, source: Path, options: ImportOptions) -> ImportReport:
@@ -403,7 +445,7 @@ def import_failter(project: Project, source: Path, options: ImportOptions) -> Im
     with project.batched(auto=True):
         for experiment in experiments:
             _import_experiment(project, experiment, report, options.actor)
-        for folder in ([] if experiments else _artifact_folders(source)):
+        for folder in [] if experiments else _artifact_folders(source):
             _import_artifacts(project, folder, report, options.actor)
     return report
 
@@ -431,8 +473,7 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
             continue
         source = find_source(folder, str(meta["source-input-path"]), root)
         if source is None:
-            report.skip(rel, f"its input (source-input-path) {meta['source-input-path']} was not found "
-                        f"inside {where}")
+            report.skip(rel, f"its input (source-input-path) {meta['source-input-path']} was not found inside {where}")
             continue
         source = source.resolve()
         if source not in inputs_seen:
@@ -448,8 +489,10 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
             templates[trial.prompt] = _read(template)
         elif written and template is None and str(written) not in missing_templates:
             missing_templates.add(str(written))
-            report.notes.append(f"{rel}: its template (source-template-path) {written} was not found inside "
-                                f"{where}; the prompt's text is left empty")
+            report.notes.append(
+                f"{rel}: its template (source-template-path) {written} was not found inside "
+                f"{where}; the prompt's text is left empty"
+            )
         trials.append(trial)
     _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
@@ -466,15 +509,17 @@ def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
         if inside(root, p):
             out.append(p)
         else:
-            report.skip(f"{exp.name}/{p.relative_to(exp).as_posix()}", "a link to a file outside the folder "
-                        "imported: not read")
+            report.skip(
+                f"{exp.name}/{p.relative_to(exp).as_posix()}", "a link to a file outside the folder imported: not read"
+            )
     return out
 
 
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
     inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
-    item_ids = {name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor)
-                for name, path in inputs.items()}
+    item_ids = {
+        name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor) for name, path in inputs.items()
+    }
     gt_dir = _first_dir(exp, GT_DIRS)
     if gt_dir is not None:
         for path in _own_files(gt_dir, exp, report):
@@ -491,15 +536,24 @@ def _import_experiment(project: Project, exp: Path, report: ImportReport, actor:
     _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
 
 
-def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, templates: dict[str, str],
-                  report: ImportReport, actor: Optional[str]) -> None:
+def _store_trials(
+    project: Project,
+    exp: Path,
+    trials: list[_Trial],
+    item_of,
+    templates: dict[str, str],
+    report: ImportReport,
+    actor: Optional[str],
+) -> None:
     """Store the trials of the folder ``exp`` as runs of the item
     ``item_of(trial)`` (None: skipped) and their judgements as verdicts."""
     undeclared = [j.score for t in trials for j in t.judgements if j.score is not None and j.scale is None]
     score_scale = infer_score_scale(undeclared)
     if undeclared:
-        report.notes.append(f"{exp.name}: {len(undeclared)} score(s) without a declared scale read as "
-                            f"{score_scale.value} (values {min(undeclared):g}..{max(undeclared):g})")
+        report.notes.append(
+            f"{exp.name}: {len(undeclared)} score(s) without a declared scale read as "
+            f"{score_scale.value} (values {min(undeclared):g}..{max(undeclared):g})"
+        )
     prompt_ids: dict[str, int] = {}
     unevaluated = undecided = 0
     for trial in trials:
@@ -508,16 +562,19 @@ def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, te
             continue
         rel = f"{exp.name}/{trial.output.relative_to(exp).as_posix()}"
         if trial.prompt not in prompt_ids:
-            prompt_ids[trial.prompt] = free_prompt(project, trial.prompt, templates.get(trial.prompt, ""), report,
-                                                   actor)
-        labels = {"item": _item_name(project, item_id), "prompt": trial.prompt, "model": trial.model,
-                  "repetition": 1}
+            prompt_ids[trial.prompt] = free_prompt(
+                project, trial.prompt, templates.get(trial.prompt, ""), report, actor
+            )
+        labels = {"item": _item_name(project, item_id), "prompt": trial.prompt, "model": trial.model, "repetition": 1}
         if trial.error is not None:  # a failed trial: an error in the report, with its message
-            report.count("failed trials", calls.record_imported_failure(
-                project, f"import {rel}", trial.error, labels, trial_facts(trial.meta)))
+            report.count(
+                "failed trials",
+                calls.record_imported_failure(project, f"import {rel}", trial.error, labels, trial_facts(trial.meta)),
+            )
             continue
-        run_id = answer_run(project, item_id, prompt_ids[trial.prompt], trial.model, trial.body, rel, report, rel,
-                            actor)
+        run_id = answer_run(
+            project, item_id, prompt_ids[trial.prompt], trial.model, trial.body, rel, report, rel, actor
+        )
         if run_id is None:
             continue
         if trial.meta:
@@ -530,16 +587,32 @@ def _store_trials(project: Project, exp: Path, trials: list[_Trial], item_of, te
             value = None if j.problem else normalise(j.grade if j.grade else j.score, scale)
             problem = j.problem or ("" if value is not None else f"score {j.score:g} is not on scale {scale.value}")
             undecided += bool(problem)
-            store_verdict(project, Verdict(
-                subject=f"run:{run_id}", run_id=run_id, judge=JUDGES[j.method], judge_model=j.judge_model,
-                prompt_version=trial.prompt, method=j.method, scale=scale, scores={"score": value},
-                issues_found=j.issues_found, rationale=f"undecided: {problem}" if problem else j.rationale,
-                raw=j.raw, source=eval_rel + (f"#{j.block}" if j.block else "")), report, actor)
+            store_verdict(
+                project,
+                Verdict(
+                    subject=f"run:{run_id}",
+                    run_id=run_id,
+                    judge=JUDGES[j.method],
+                    judge_model=j.judge_model,
+                    prompt_version=trial.prompt,
+                    method=j.method,
+                    scale=scale,
+                    scores={"score": value},
+                    issues_found=j.issues_found,
+                    rationale=f"undecided: {problem}" if problem else j.rationale,
+                    raw=j.raw,
+                    source=eval_rel + (f"#{j.block}" if j.block else ""),
+                ),
+                report,
+                actor,
+            )
     if unevaluated:
         report.notes.append(f"{exp.name}: {unevaluated} trial output(s) without an .eval (runs imported, no verdict)")
     if undecided:
-        report.notes.append(f"{exp.name}: {undecided} judgement(s) without a readable score stored as undecided "
-                            "verdicts (raw reply kept; the report counts them as errors)")
+        report.notes.append(
+            f"{exp.name}: {undecided} judgement(s) without a readable score stored as undecided "
+            "verdicts (raw reply kept; the report counts them as errors)"
+        )
 
 
 def _item_name(project: Project, item_id: int) -> str:
@@ -567,11 +640,14 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
                 if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
                     continue
                 if not inside(own, path):
-                    report.skip(f"{exp.name}/{path.relative_to(exp).as_posix()}",
-                                "a link to a file outside the folder imported: not read")
+                    report.skip(
+                        f"{exp.name}/{path.relative_to(exp).as_posix()}",
+                        "a link to a file outside the folder imported: not read",
+                    )
                     continue
-                used.update(p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval"))
-                            if p.is_file())
+                used.update(
+                    p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval")) if p.is_file()
+                )
                 trial = _trial(exp, root, path, known, report)
                 if trial is not None:
                     trials.append(trial)
@@ -607,10 +683,23 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
         report.skip(rel, "cannot tell model and prompt: expected <model>/<prompt>/<doc> or <model>_<prompt>/<doc>")
         return None
     if meta and meta.get("error"):
-        return _Trial(output=path, model=model, prompt=prompt, body="", eval_path=None, meta=meta,
-                      error=str(meta["error"]).strip() or "error")
-    eval_path = next((p for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
-                      if p.is_file() and inside(source_root(exp), p)), None)
+        return _Trial(
+            output=path,
+            model=model,
+            prompt=prompt,
+            body="",
+            eval_path=None,
+            meta=meta,
+            error=str(meta["error"]).strip() or "error",
+        )
+    eval_path = next(
+        (
+            p
+            for p in (path.with_name(path.name + ".eval"), path.with_name(path.stem + ".eval"))
+            if p.is_file() and inside(source_root(exp), p)
+        ),
+        None,
+    )
     trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path, meta=meta or {})
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"

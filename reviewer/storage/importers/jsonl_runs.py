@@ -36,8 +36,11 @@ class _Line(BaseModel):
     schema_: AnswerSchema | None = None
     timestamp: str | None = None
 
-    model_config = {"populate_by_name": True, "extra": "ignore",
-                    "alias_generator": lambda n: "schema" if n == "schema_" else n}
+    model_config = {
+        "populate_by_name": True,
+        "extra": "ignore",
+        "alias_generator": lambda n: "schema" if n == "schema_" else n,
+    }
 
 
 def detect(source: Path) -> bool:
@@ -78,23 +81,45 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
             key = (line.prompt, line.prompt_text or "", schema)
             prompt_id = prompt_ids.get(key)
             if prompt_id is None:  # the same prompt again changes nothing: upserted once
-                prompt = prompt_from_text(line.prompt, line.prompt_text or "", schema,
-                                          options.conventions.get(line.prompt))
-                prompt_id, created = repo.upsert_prompt(project, prompt, override=schema is not None
-                                                        and line.prompt in options.schemas, actor=options.actor)
+                prompt = prompt_from_text(
+                    line.prompt, line.prompt_text or "", schema, options.conventions.get(line.prompt)
+                )
+                prompt_id, created = repo.upsert_prompt(
+                    project, prompt, override=schema is not None and line.prompt in options.schemas, actor=options.actor
+                )
                 prompt_ids[key] = prompt_id
                 if created:
                     report.count("prompts", True)
             if line.repetition is not None:  # the common case: added in groups (repo.add_numbered_runs)
-                numbered.append((where, repo.NumberedRun(item_id, prompt_id, model, line.repetition, line.output,
-                                                         line.timestamp, f"{source.name}:{number}")))
+                numbered.append(
+                    (
+                        where,
+                        repo.NumberedRun(
+                            item_id,
+                            prompt_id,
+                            model,
+                            line.repetition,
+                            line.output,
+                            line.timestamp,
+                            f"{source.name}:{number}",
+                        ),
+                    )
+                )
                 if len(numbered) >= GROUP:
                     _add_numbered(project, numbered, report, options)
                 continue
             _add_numbered(project, numbered, report, options)  # earlier lines first: the next free repetition
-            run_id, status = repo.add_run(project, item_id, prompt_id, model, line.output,
-                                          repetition=line.repetition, timestamp=line.timestamp,
-                                          source=f"{source.name}:{number}", actor=options.actor)
+            run_id, status = repo.add_run(
+                project,
+                item_id,
+                prompt_id,
+                model,
+                line.output,
+                repetition=line.repetition,
+                timestamp=line.timestamp,
+                source=f"{source.name}:{number}",
+                actor=options.actor,
+            )
             _count(report, where, status)
         _add_numbered(project, numbered, report, options)
         score_cases(project, only_stale=True)

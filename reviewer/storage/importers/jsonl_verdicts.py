@@ -95,8 +95,10 @@ def resolve_run(project: Project, ref: Union[int, RunRef]) -> tuple[Optional[int
     if isinstance(ref, int):
         row = project.db.execute("SELECT id FROM runs WHERE id = ?", [ref]).fetchone()
         return (row[0], "") if row else (None, f"unknown run {ref}")
-    sql = ("SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
-           "WHERE i.name = ? AND p.name = ? AND r.model = ?")
+    sql = (
+        "SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
+        "WHERE i.name = ? AND p.name = ? AND r.model = ?"
+    )
     params: list[Any] = [ref.item, ref.prompt, ref.model]
     if ref.repetition is not None:
         sql += " AND r.repetition = ?"
@@ -134,12 +136,16 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
             key = (run_id, other_id, line.judge, line.answer_order)
             group = groups.get(key)
             if group is None:
-                group = groups[key] = dict(method=method, scale=scale, line=line, scores={}, rationales=[],
-                                           raw=[], numbers=[])
+                group = groups[key] = dict(
+                    method=method, scale=scale, line=line, scores={}, rationales=[], raw=[], numbers=[]
+                )
             elif (group["method"], group["scale"]) != (method, scale):
-                report.skip(where, f"method/scale {method.value}/{scale.value} differ from line "
-                                   f"{group['numbers'][0]} of the same verdict "
-                                   f"({group['method'].value}/{group['scale'].value})")
+                report.skip(
+                    where,
+                    f"method/scale {method.value}/{scale.value} differ from line "
+                    f"{group['numbers'][0]} of the same verdict "
+                    f"({group['method'].value}/{group['scale'].value})",
+                )
                 continue
             value = normalise(line.value, scale)
             if value is None and line.value is not None:
@@ -188,8 +194,17 @@ def _check(line: _Line) -> str:
     return ""
 
 
-def _store(project: Project, source: Path, run_id: int, other_id: Optional[int], judge: str,
-           order: Optional[str], group: dict, report: ImportReport, actor: Optional[str]) -> None:
+def _store(
+    project: Project,
+    source: Path,
+    run_id: int,
+    other_id: Optional[int],
+    judge: str,
+    order: Optional[str],
+    group: dict,
+    report: ImportReport,
+    actor: Optional[str],
+) -> None:
     first: _Line = group["line"]
     rationales = group["rationales"]
     if len(rationales) == 1:
@@ -199,10 +214,19 @@ def _store(project: Project, source: Path, run_id: int, other_id: Optional[int],
     numbers = group["numbers"]
     verdict = Verdict(
         subject=f"pair:{run_id}:{other_id}" if other_id is not None else f"run:{run_id}",
-        run_id=run_id, other_run_id=other_id, judge=judge, judge_model=first.judge_model,
-        prompt_version=first.prompt_version, method=group["method"], scale=group["scale"],
-        scores=group["scores"], rationale=rationale, raw="\n".join(group["raw"]), answer_order=order,
+        run_id=run_id,
+        other_run_id=other_id,
+        judge=judge,
+        judge_model=first.judge_model,
+        prompt_version=first.prompt_version,
+        method=group["method"],
+        scale=group["scale"],
+        scores=group["scores"],
+        rationale=rationale,
+        raw="\n".join(group["raw"]),
+        answer_order=order,
         confidences={"imported": group["confidence"]} if group.get("confidence") else {},
-        source=first.source or f"{source.name}:{numbers[0]}" + (f"-{numbers[-1]}" if len(numbers) > 1 else ""))
+        source=first.source or f"{source.name}:{numbers[0]}" + (f"-{numbers[-1]}" if len(numbers) > 1 else ""),
+    )
     _, created = judging.add_verdict(project, verdict, actor)
     report.count("verdicts", created)

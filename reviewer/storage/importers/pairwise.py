@@ -71,8 +71,7 @@ _LLMBAR_RESULT = re.compile(r"^result_(?P<judge>[^_]+)_(?P<strategy>.+)\.json$")
 
 
 # -- shared helpers (also used by the failter and jsonl-verdicts importers) ----
-def text_item(project: Project, name: str, text: str, report: ImportReport,
-              actor: Optional[str] = None) -> int:
+def text_item(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
     """The id of the text item ``name``, made with ``text`` when missing
     (an existing item keeps its text). Counts 'items' in ``report``."""
     existing = repo.item_by_name(project, name)
@@ -85,18 +84,27 @@ def text_item(project: Project, name: str, text: str, report: ImportReport,
     return item_id
 
 
-def free_prompt(project: Project, name: str, text: str, report: ImportReport,
-                actor: Optional[str] = None) -> int:
+def free_prompt(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
     """The id of prompt ``name`` (answer schema 'free' when it is made here:
     free text is shown, not scored). Counts 'prompts' in ``report``."""
     prompt_id, created = repo.upsert_prompt(
-        project, Prompt(name=name, text=text, schema=AnswerSchema.FREE), actor=actor)
+        project, Prompt(name=name, text=text, schema=AnswerSchema.FREE), actor=actor
+    )
     report.count("prompts", created)
     return prompt_id
 
 
-def answer_run(project: Project, item_id: int, prompt_id: int, model: str, output: str, source: str,
-               report: ImportReport, what: str, actor: Optional[str] = None) -> Optional[int]:
+def answer_run(
+    project: Project,
+    item_id: int,
+    prompt_id: int,
+    model: str,
+    output: str,
+    source: str,
+    report: ImportReport,
+    what: str,
+    actor: Optional[str] = None,
+) -> Optional[int]:
     """The run of ``model``'s ``output`` (added unless the same output is
     there). None, with a skip naming ``what``, when the run conflicts."""
     run_id, status = repo.add_run(project, item_id, prompt_id, model, output, source=source, actor=actor)
@@ -163,8 +171,11 @@ def pandalm_models(cmp_key: Any) -> Optional[tuple[str, str]]:
 
 
 def _pandalm_judges(folder: Path) -> list[tuple[str, Path]]:
-    return [(p.name[: -len(_PANDALM_JUDGE_SUFFIX)], p) for p in sorted(folder.glob("*" + _PANDALM_JUDGE_SUFFIX))
-            if p.is_file() and p.name != PANDALM_TESTSET and len(p.name) > len(_PANDALM_JUDGE_SUFFIX)]
+    return [
+        (p.name[: -len(_PANDALM_JUDGE_SUFFIX)], p)
+        for p in sorted(folder.glob("*" + _PANDALM_JUDGE_SUFFIX))
+        if p.is_file() and p.name != PANDALM_TESTSET and len(p.name) > len(_PANDALM_JUDGE_SUFFIX)
+    ]
 
 
 def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> ImportReport:
@@ -185,8 +196,9 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
         prompt_id = free_prompt(project, PANDALM_PROMPT, "", report, actor)
         for pos, rec in enumerate(data):
             where = f"{PANDALM_TESTSET}[{pos}]"
-            missing = [k for k in ("idx", "instruction", "response1", "response2") if not isinstance(rec, dict)
-                       or k not in rec]
+            missing = [
+                k for k in ("idx", "instruction", "response1", "response2") if not isinstance(rec, dict) or k not in rec
+            ]
             if missing:
                 report.skip(where, f"missing {', '.join(missing)}" if isinstance(rec, dict) else "not an object")
                 continue
@@ -207,9 +219,20 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
                 models = ("response1", "response2")
             outputs = [rec["response1"], rec["response2"]]
             not_text += sum(not isinstance(o, str) for o in outputs)
-            runs = [answer_run(project, item_id, prompt_id, model, as_text(output), PANDALM_TESTSET,
-                               report, f"{where} {key}", actor)
-                    for model, key, output in zip(models, ("response1", "response2"), outputs, strict=True)]
+            runs = [
+                answer_run(
+                    project,
+                    item_id,
+                    prompt_id,
+                    model,
+                    as_text(output),
+                    PANDALM_TESTSET,
+                    report,
+                    f"{where} {key}",
+                    actor,
+                )
+                for model, key, output in zip(models, ("response1", "response2"), outputs, strict=True)
+            ]
             run_a, run_b = runs
             if run_a is None or run_b is None:
                 continue
@@ -218,13 +241,27 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
                 if annotator not in rec:
                     continue
                 raw = rec[annotator]
-                store_verdict(project, Verdict(
-                    subject=pair_subject(run_a, run_b), run_id=run_a, other_run_id=run_b, judge=annotator,
-                    method=Method.HUMAN, scale=Scale.WINNER, scores={"winner": normalise(raw, Scale.WINNER)},
-                    raw="" if raw is None else str(raw), answer_order="ab", source=PANDALM_TESTSET), report, actor)
+                store_verdict(
+                    project,
+                    Verdict(
+                        subject=pair_subject(run_a, run_b),
+                        run_id=run_a,
+                        other_run_id=run_b,
+                        judge=annotator,
+                        method=Method.HUMAN,
+                        scale=Scale.WINNER,
+                        scores={"winner": normalise(raw, Scale.WINNER)},
+                        raw="" if raw is None else str(raw),
+                        answer_order="ab",
+                        source=PANDALM_TESTSET,
+                    ),
+                    report,
+                    actor,
+                )
         if not_text:
-            report.notes.append(f"{not_text} response(s) are JSON values, not text (e.g. true): stored as "
-                                "their Python text ('True')")
+            report.notes.append(
+                f"{not_text} response(s) are JSON values, not text (e.g. true): stored as their Python text ('True')"
+            )
         if fallback:
             report.notes.append(f"{fallback} cmp_key(s) did not name two models: runs are 'response1'/'response2'")
         for judge, path in _pandalm_judges(folder):
@@ -232,8 +269,9 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
     return report
 
 
-def _pandalm_judge(project: Project, judge: str, path: Path, pairs: dict, report: ImportReport,
-                   actor: Optional[str]) -> None:
+def _pandalm_judge(
+    project: Project, judge: str, path: Path, pairs: dict, report: ImportReport, actor: Optional[str]
+) -> None:
     data = _load_json(path, report)
     if data is None:
         return
@@ -261,17 +299,32 @@ def _pandalm_judge(project: Project, judge: str, path: Path, pairs: dict, report
         if winner is None:
             undecided[str(raw)] = undecided.get(str(raw), 0) + 1
         reason = rec.get(f"{prefix}_reason")
-        store_verdict(project, Verdict(
-            subject=pair_subject(run_a, run_b), run_id=run_a, other_run_id=run_b, judge=judge, judge_model=judge,
-            method=Method.PAIRWISE, scale=Scale.WINNER, scores={"winner": winner},
-            rationale=reason if isinstance(reason, str) else "", raw="" if raw is None else str(raw),
-            answer_order="ab", source=path.name), report, actor)
+        store_verdict(
+            project,
+            Verdict(
+                subject=pair_subject(run_a, run_b),
+                run_id=run_a,
+                other_run_id=run_b,
+                judge=judge,
+                judge_model=judge,
+                method=Method.PAIRWISE,
+                scale=Scale.WINNER,
+                scores={"winner": winner},
+                rationale=reason if isinstance(reason, str) else "",
+                raw="" if raw is None else str(raw),
+                answer_order="ab",
+                source=path.name,
+            ),
+            report,
+            actor,
+        )
         if not store_reference(project, item_id, rec.get(f"{prefix}_reference"), judge, report):
             no_reference += 1
     if undecided:
         shown = ", ".join(f"{n} x {raw!r}" for raw, n in sorted(undecided.items()))
-        report.notes.append(f"{judge}: {sum(undecided.values())} undecided verdict(s) stored as winner None "
-                            f"(raw kept): {shown}")
+        report.notes.append(
+            f"{judge}: {sum(undecided.values())} undecided verdict(s) stored as winner None (raw kept): {shown}"
+        )
     if no_reference:
         report.notes.append(f"{judge}: {no_reference} records without a reference answer")
 
@@ -369,8 +422,7 @@ def import_llmbar(project: Project, source: Path, options: ImportOptions) -> Imp
     return report
 
 
-def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: ImportReport,
-                  actor: Optional[str]) -> None:
+def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: ImportReport, actor: Optional[str]) -> None:
     split = folder.name
     data = _load_json(folder / "dataset.json", report)
     if not isinstance(data, list):
@@ -384,25 +436,58 @@ def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: Import
             report.skip(where, "needs text 'input', 'output_1' and 'output_2'")
             continue
         item_id = text_item(project, f"llmbar-{split}-{i}", rec["input"], report, actor)
-        runs = [answer_run(project, item_id, prompt_id, model, rec[model], f"{split}/dataset.json", report,
-                           f"{where} {model}", actor) for model in LLMBAR_MODELS]
+        runs = [
+            answer_run(
+                project,
+                item_id,
+                prompt_id,
+                model,
+                rec[model],
+                f"{split}/dataset.json",
+                report,
+                f"{where} {model}",
+                actor,
+            )
+            for model in LLMBAR_MODELS
+        ]
         run_a, run_b = runs
         if run_a is None or run_b is None:
             continue
         pairs.setdefault((rec["input"], rec["output_1"], rec["output_2"]), (run_a, run_b))
         if "label" in rec:
             label = rec["label"]
-            store_verdict(project, Verdict(
-                subject=pair_subject(run_a, run_b), run_id=run_a, other_run_id=run_b, judge="gold",
-                method=Method.HUMAN, scale=Scale.WINNER, scores={"winner": normalise(label, Scale.WINNER)},
-                raw=str(label), source=f"{split}/dataset.json"), report, actor)
+            store_verdict(
+                project,
+                Verdict(
+                    subject=pair_subject(run_a, run_b),
+                    run_id=run_a,
+                    other_run_id=run_b,
+                    judge="gold",
+                    method=Method.HUMAN,
+                    scale=Scale.WINNER,
+                    scores={"winner": normalise(label, Scale.WINNER)},
+                    raw=str(label),
+                    source=f"{split}/dataset.json",
+                ),
+                report,
+                actor,
+            )
     for judge, path in _llmbar_result_files(folder):
-        _llmbar_results(project, split, judge, f"{split}/{path.relative_to(folder).as_posix()}", path, pairs,
-                        report, actor)
+        _llmbar_results(
+            project, split, judge, f"{split}/{path.relative_to(folder).as_posix()}", path, pairs, report, actor
+        )
 
 
-def _llmbar_results(project: Project, split: str, judge: str, name: str, path: Path, pairs: dict,
-                    report: ImportReport, actor: Optional[str]) -> None:
+def _llmbar_results(
+    project: Project,
+    split: str,
+    judge: str,
+    name: str,
+    path: Path,
+    pairs: dict,
+    report: ImportReport,
+    actor: Optional[str],
+) -> None:
     data = _load_json(path, report)
     if not isinstance(data, list):
         if data is not None:
@@ -427,10 +512,25 @@ def _llmbar_results(project: Project, split: str, judge: str, name: str, path: P
         for order, raw_winner, rationale, raw in found:
             winner = normalise(raw_winner, Scale.WINNER)
             undecided += winner is None
-            store_verdict(project, Verdict(
-                subject=pair_subject(run_a, run_b), run_id=run_a, other_run_id=run_b, judge=judge,
-                judge_model=judge.split("/")[0], prompt_version=judge.split("/", 1)[-1], method=Method.PAIRWISE,
-                scale=Scale.WINNER, scores={"winner": winner}, rationale=rationale, raw=raw,
-                answer_order=order, source=name), report, actor)
+            store_verdict(
+                project,
+                Verdict(
+                    subject=pair_subject(run_a, run_b),
+                    run_id=run_a,
+                    other_run_id=run_b,
+                    judge=judge,
+                    judge_model=judge.split("/")[0],
+                    prompt_version=judge.split("/", 1)[-1],
+                    method=Method.PAIRWISE,
+                    scale=Scale.WINNER,
+                    scores={"winner": winner},
+                    rationale=rationale,
+                    raw=raw,
+                    answer_order=order,
+                    source=name,
+                ),
+                report,
+                actor,
+            )
     if undecided:
         report.notes.append(f"{split} {judge}: {undecided} undecided verdict(s) stored as winner None (raw kept)")

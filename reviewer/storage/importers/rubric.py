@@ -117,8 +117,9 @@ def _flag(value: Any) -> Optional[bool]:
     return None
 
 
-def rubric_verdict(record: dict, run_id: int, default_judge: str, where: str, source: str,
-                   report: ImportReport, human: bool = False) -> Optional[Verdict]:
+def rubric_verdict(
+    record: dict, run_id: int, default_judge: str, where: str, source: str, report: ImportReport, human: bool = False
+) -> Optional[Verdict]:
     """The Verdict of a record's rubric judge scores on run ``run_id``, or
     None (reported) when it holds none. Scores off the 1-5 scale and a
     safety_flag that is not a boolean are stored as missing and reported.
@@ -157,14 +158,23 @@ def rubric_verdict(record: dict, run_id: int, default_judge: str, where: str, so
     if isinstance(repetition, bool) or not isinstance(repetition, int) or repetition < 1:
         report.skip(where, f"repetition {repetition!r} is not a whole number from 1")
         return None
-    return Verdict(subject=f"run:{run_id}", run_id=run_id, judge=str(judge),
-                   judge_model=str(judge_model) if judge_model else None,
-                   prompt_version=_str(_pick(layers, "prompt_version", "promptVersion")),
-                   method=Method.HUMAN if human or record.get("method") == "human" or str(judge) == GOLD
-                   else Method.RUBRIC, scale=Scale.ORDINAL5, scores=scores, flags=flags,
-                   issues_found=issues, rationale=str(_pick(layers, "notes", "rationale") or ""),
-                   raw=json.dumps(record, ensure_ascii=False), repetition=repetition, source=source,
-                   confidences=_confidences(layers, scores))
+    return Verdict(
+        subject=f"run:{run_id}",
+        run_id=run_id,
+        judge=str(judge),
+        judge_model=str(judge_model) if judge_model else None,
+        prompt_version=_str(_pick(layers, "prompt_version", "promptVersion")),
+        method=Method.HUMAN if human or record.get("method") == "human" or str(judge) == GOLD else Method.RUBRIC,
+        scale=Scale.ORDINAL5,
+        scores=scores,
+        flags=flags,
+        issues_found=issues,
+        rationale=str(_pick(layers, "notes", "rationale") or ""),
+        raw=json.dumps(record, ensure_ascii=False),
+        repetition=repetition,
+        source=source,
+        confidences=_confidences(layers, scores),
+    )
 
 
 def _confidences(layers: list, scores: dict) -> dict:
@@ -225,7 +235,8 @@ class _Readings:
     def __init__(self, project: Project, options: ImportOptions, report: ImportReport):
         self.project, self.options, self.report = project, options, report
         self.prompt_id, created = repo.upsert_prompt(
-            project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor)
+            project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
+        )
         report.count("prompts", created)
         self.runs: dict[str, int] = {}  # reading id -> run id
         self.known_metrics = judging.subject_metrics(project)
@@ -251,8 +262,16 @@ class _Readings:
             assert item.id is not None  # read from the database
             item_id = item.id
         self.report.count("items", item is None)
-        run_id, status = repo.add_run(self.project, item_id, self.prompt_id, model, output, timestamp=timestamp,
-                                      source=f"{source}#{name}", actor=self.options.actor)
+        run_id, status = repo.add_run(
+            self.project,
+            item_id,
+            self.prompt_id,
+            model,
+            output,
+            timestamp=timestamp,
+            source=f"{source}#{name}",
+            actor=self.options.actor,
+        )
         if run_id is None:
             self.report.skip(where, status)
             return None
@@ -271,8 +290,9 @@ class _Readings:
     def verdict(self, record: dict, run_id: int, where: str, source: str) -> None:
         if judge_fields(record) is None:
             return
-        v = rubric_verdict(record, run_id, Path(source).stem, where, f"{source}#{record.get('id')}", self.report,
-                           self.options.human)
+        v = rubric_verdict(
+            record, run_id, Path(source).stem, where, f"{source}#{record.get('id')}", self.report, self.options.human
+        )
         if v is not None:
             self.report.count("verdicts", judging.add_verdict(self.project, v, self.options.actor)[1])
 
@@ -293,16 +313,23 @@ def import_readings(project: Project, source: Path, options: ImportOptions) -> I
                 if not isinstance(stamp, str):
                     stamp = None
                 for i, sample in enumerate(samples):
-                    model = (sample.get("model") if isinstance(sample, dict) else None) or data.get("model") \
-                        or options.model or "unknown"
+                    model = (
+                        (sample.get("model") if isinstance(sample, dict) else None)
+                        or data.get("model")
+                        or options.model
+                        or "unknown"
+                    )
                     run_id = readings.add(sample, f"{SAMPLES} sample {i}", str(model), stamp, SAMPLES)
                     if run_id is not None:
                         readings.verdict(sample, run_id, f"{SAMPLES} sample {i}", SAMPLES)
         _import_metrics(source / METRICS, readings, report)
         _import_failures(source / FAILURES, readings, options, report)
         for path in sorted(source.iterdir()):
-            if path.name not in {SAMPLES, METRICS, FAILURES} and path.suffix.lower() in _VERDICT_SUFFIXES \
-                    and detect_verdicts(path):
+            if (
+                path.name not in {SAMPLES, METRICS, FAILURES}
+                and path.suffix.lower() in _VERDICT_SUFFIXES
+                and detect_verdicts(path)
+            ):
                 _import_verdict_records(project, path, options, report)
     return report
 
@@ -371,15 +398,24 @@ def reading_runs(project: Project) -> dict[str, list[tuple[int, str]]]:
     return out
 
 
-def _only_run(index: dict[str, list[tuple[int, str]]], name: str, report: ImportReport, where: str,
-              run_model: Optional[str] = None) -> Optional[int]:
+def _only_run(
+    index: dict[str, list[tuple[int, str]]],
+    name: str,
+    report: ImportReport,
+    where: str,
+    run_model: Optional[str] = None,
+) -> Optional[int]:
     """The run of reading ``name`` in ``index`` (from :func:`reading_runs`), or
     None (reported) when the reading is not in the project or has several
     runs and ``run_model`` does not pick one."""
     rows = [r for r in index.get(name, []) if run_model is None or r[1] == run_model]
     if not rows:
-        report.skip(where, f"no reading '{name}'" + (f" by {run_model}" if run_model else "")
-                    + " in the project (import the readings first)")
+        report.skip(
+            where,
+            f"no reading '{name}'"
+            + (f" by {run_model}" if run_model else "")
+            + " in the project (import the readings first)",
+        )
         return None
     if len(rows) > 1:
         report.skip(where, f"reading '{name}' has {len(rows)} runs; say which with run_model")

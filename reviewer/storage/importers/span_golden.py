@@ -34,8 +34,12 @@ _LIMIT = 64 * 1024 * 1024
 
 
 def _is_golden(data: Any) -> bool:
-    return (isinstance(data, dict) and isinstance(data.get("prompts"), list) and bool(data["prompts"])
-            and all(isinstance(p, dict) and "groundTruth" in p for p in data["prompts"]))
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("prompts"), list)
+        and bool(data["prompts"])
+        and all(isinstance(p, dict) and "groundTruth" in p for p in data["prompts"])
+    )
 
 
 def _golden_files(source: Path) -> list[Path]:
@@ -70,11 +74,17 @@ def import_golden_set(project: Project, source: Path, options: ImportOptions) ->
             report.count("golden spans", True)
         if counts["skipped"]:
             report.skip(f.name, f"{counts['skipped']} prompt ids are taken by other items")
-        mismatched = [f"{p.id} [{s.start}:{s.end}]" for p in prompts for s in p.spans
-                      if g.utf16_slice(p.text, s.start, s.end) != s.text]
+        mismatched = [
+            f"{p.id} [{s.start}:{s.end}]"
+            for p in prompts
+            for s in p.spans
+            if g.utf16_slice(p.text, s.start, s.end) != s.text
+        ]
         if mismatched:
-            report.notes.append(f"{f.name}: {len(mismatched)} golden spans whose text is not the text at their "
-                                f"offsets (kept as written): {', '.join(mismatched[:5])}")
+            report.notes.append(
+                f"{f.name}: {len(mismatched)} golden spans whose text is not the text at their "
+                f"offsets (kept as written): {', '.join(mismatched[:5])}"
+            )
     return report
 
 
@@ -98,8 +108,9 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
     timestamp = data.get("timestamp")
     if not isinstance(timestamp, str):
         timestamp = None
-    prompt_id, created = repo.upsert_prompt(project, Prompt(name=span_store.SPAN_PROMPT, text=PROMPT_TEXT,
-                                                            schema=AnswerSchema.FREE), actor=options.actor)
+    prompt_id, created = repo.upsert_prompt(
+        project, Prompt(name=span_store.SPAN_PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
+    )
     report.count("prompts", created)
     for entry in data["perPrompt"]:
         if not isinstance(entry, dict) or not isinstance(entry.get("promptId"), str):
@@ -116,8 +127,16 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
         predicted = [s for s in entry.get("predicted") or [] if isinstance(s, dict)]
         output = json.dumps({"text": item.text or "", "spans": predicted}, ensure_ascii=False, indent=1)
         assert item.id is not None  # read from the database
-        run_id, status = repo.add_run(project, item.id, prompt_id, model, output, timestamp=timestamp,
-                                      source=f"{source.name}#{name}", actor=options.actor)
+        run_id, status = repo.add_run(
+            project,
+            item.id,
+            prompt_id,
+            model,
+            output,
+            timestamp=timestamp,
+            source=f"{source.name}#{name}",
+            actor=options.actor,
+        )
         if run_id is None:
             report.skip(name, status)
             continue
@@ -133,10 +152,14 @@ def _compare_report(project: Project, data: dict, model: str, report: ImportRepo
         return
     mine = f1["relaxed"]["all"]
     pairs = (("relaxedF1", mine.f1), ("precision", mine.precision), ("recall", mine.recall))
-    diffs = [f"{k}: file {stated[k]}, recomputed {v}" for k, v in pairs
-             if isinstance(stated.get(k), (int, float)) and abs(stated[k] - v) > 1e-9]
-    report.notes.append("relaxed span F1 recomputed from the runs: " + ("equal to the file's report" if not diffs
-                                                                        else "; ".join(diffs)))
+    diffs = [
+        f"{k}: file {stated[k]}, recomputed {v}"
+        for k, v in pairs
+        if isinstance(stated.get(k), (int, float)) and abs(stated[k] - v) > 1e-9
+    ]
+    report.notes.append(
+        "relaxed span F1 recomputed from the runs: " + ("equal to the file's report" if not diffs else "; ".join(diffs))
+    )
 
 
 __all__ = ["detect_golden_results", "detect_golden_set", "import_golden_results", "import_golden_set"]

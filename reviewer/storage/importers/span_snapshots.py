@@ -47,8 +47,10 @@ from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 PROMPT = "span-labeling"
-PROMPT_TEXT = ("Label the visual control points of a video prompt as spans: text, role "
-               "(taxonomy category.attribute), confidence, start and end offsets.")
+PROMPT_TEXT = (
+    "Label the visual control points of a video prompt as spans: text, role "
+    "(taxonomy category.attribute), confidence, start and end offsets."
+)
 #: Files larger than this are not opened to detect the format (bytes).
 _DETECT_LIMIT = 64 * 1024 * 1024
 
@@ -69,8 +71,9 @@ def run_output(result: dict) -> str:
     """The run output stored for a result: the labeled text and its spans as
     indented JSON ({"text": output, "spans": [...]}), the same bytes for the
     same result (so re-imports find the run)."""
-    return json.dumps({"text": result.get("output") or "", "spans": result.get("spans") or []},
-                      ensure_ascii=False, indent=1)
+    return json.dumps(
+        {"text": result.get("output") or "", "spans": result.get("spans") or []}, ensure_ascii=False, indent=1
+    )
 
 
 def _text_item(project: Project, name: str, text: str, actor: Optional[str]) -> tuple[Optional[int], str]:
@@ -91,19 +94,23 @@ def _metrics(result: dict) -> dict:
         if isinstance(span, dict):
             section = span.get("section") or "main"
             by_section[section] = by_section.get(section, 0) + 1
-    metrics: dict[str, Any] = {"spanCount": result.get("spanCount", len(result.get("spans") or [])),
-                               "spansBySection": by_section}
+    metrics: dict[str, Any] = {
+        "spanCount": result.get("spanCount", len(result.get("spans") or [])),
+        "spansBySection": by_section,
+    }
     if result.get("latencyMs") is not None:
         metrics["latencyMs"] = result["latencyMs"]
     meta = result.get("meta")
     if isinstance(meta, dict):
-        metrics["pipeline"] = {k: meta[k] for k in ("version", "source", "closedVocab", "openVocab", "latency")
-                               if k in meta}
+        metrics["pipeline"] = {
+            k: meta[k] for k in ("version", "source", "closedVocab", "openVocab", "latency") if k in meta
+        }
     return metrics
 
 
-def _verdict(result: dict, run_id: int, judge_name: str, where: str, source: Path,
-             report: ImportReport) -> Optional[Verdict]:
+def _verdict(
+    result: dict, run_id: int, judge_name: str, where: str, source: Path, report: ImportReport
+) -> Optional[Verdict]:
     judge = result.get("judgeResult")
     if result.get("error") and not isinstance(judge, dict):
         report.skip(f"{where} verdict", f"the evaluation failed: {result['error']}")
@@ -130,10 +137,19 @@ def _verdict(result: dict, run_id: int, judge_name: str, where: str, source: Pat
     if total_value is None:
         total_value = sum(v for v in scores.values() if isinstance(v, float))
     scores[spans.TOTAL_KEY] = float(total_value)
-    return Verdict(subject=f"run:{run_id}", run_id=run_id, judge=judge_name, judge_model=judge_name,
-                   method=Method.RUBRIC, scale=scale, scores=scores,
-                   issues_found=spans.issue_lines(judge), rationale=str(judge.get("notes") or ""),
-                   raw=json.dumps(judge, ensure_ascii=False), source=f"{source.name}#{result.get('promptId')}")
+    return Verdict(
+        subject=f"run:{run_id}",
+        run_id=run_id,
+        judge=judge_name,
+        judge_model=judge_name,
+        method=Method.RUBRIC,
+        scale=scale,
+        scores=scores,
+        issues_found=spans.issue_lines(judge),
+        rationale=str(judge.get("notes") or ""),
+        raw=json.dumps(judge, ensure_ascii=False),
+        source=f"{source.name}#{result.get('promptId')}",
+    )
 
 
 def import_snapshot(project: Project, source: Path, options: ImportOptions) -> ImportReport:
@@ -156,7 +172,8 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
         report.notes.append(f"snapshot '{source.stem}' was stored before with other content; replaced")
     with project.batched(auto=True):
         prompt_id, created = repo.upsert_prompt(
-            project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor)
+            project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
+        )
         report.count("prompts", created)
         for index, result in enumerate(data["results"]):
             where = f"result {index}"
@@ -166,13 +183,15 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
             where = f"result {index} ({result['promptId']})"
             if not isinstance(result.get("output"), str) or not result["output"]:
                 if "score" in result:
-                    report.notes.append(f"{where}: compact result (score only, no labeled text): "
-                                        "kept in the snapshot, no run")
+                    report.notes.append(
+                        f"{where}: compact result (score only, no labeled text): kept in the snapshot, no run"
+                    )
                     continue
                 report.skip(where, "no output text (nothing was labeled)")
                 continue
-            item_id, status = _text_item(project, str(result["promptId"]), str(result.get("input") or ""),
-                                         options.actor)
+            item_id, status = _text_item(
+                project, str(result["promptId"]), str(result.get("input") or ""), options.actor
+            )
             if item_id is None:
                 report.skip(where, status)
                 continue
@@ -181,9 +200,16 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
             if not isinstance(meta, dict):
                 meta = {}
             model = data.get("extractionModel") or meta.get("version") or options.model or "unknown"
-            run_id, run_status = repo.add_run(project, item_id, prompt_id, str(model), run_output(result),
-                                              timestamp=timestamp, source=f"{source.name}#{result['promptId']}",
-                                              actor=options.actor)
+            run_id, run_status = repo.add_run(
+                project,
+                item_id,
+                prompt_id,
+                str(model),
+                run_output(result),
+                timestamp=timestamp,
+                source=f"{source.name}#{result['promptId']}",
+                actor=options.actor,
+            )
             if run_id is None:
                 report.skip(where, run_status)
                 continue
@@ -224,6 +250,9 @@ def _compare_summary(data: dict, report: ImportReport) -> None:
         report.notes.append(f"summary block recomputed from the results, equal: {', '.join(equal)}")
     for key, found in diffs.items():
         if found:
-            report.notes.append(f"summary {key} differs from the results: " + "; ".join(found[:5])
-                                + (f" (+{len(found) - 5} more)" if len(found) > 5 else ""))
+            report.notes.append(
+                f"summary {key} differs from the results: "
+                + "; ".join(found[:5])
+                + (f" (+{len(found) - 5} more)" if len(found) > 5 else "")
+            )
     report.notes += [f"summary: {w}" for w in computed["warnings"]]

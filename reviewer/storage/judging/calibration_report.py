@@ -82,8 +82,13 @@ class CalibrationSettings:
 
     def as_dict(self) -> dict:
         """Plain dict."""
-        return {"tolerance": self.tolerance, "metric": self.metric, "target": self.target, "alpha": self.alpha,
-                "min_n": self.min_n}
+        return {
+            "tolerance": self.tolerance,
+            "metric": self.metric,
+            "target": self.target,
+            "alpha": self.alpha,
+            "min_n": self.min_n,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,10 +115,17 @@ class CalibrationRow:
     def as_dict(self) -> dict:
         """JSON-ready: the group, n labelled and in all, the calibration and
         the selection."""
-        return {"judge": self.judge, "dimension": self.dimension, "source": self.source, "scale": self.scale,
-                "labelled": len(self.confidence), "population": len(self.population),
-                "calibration": self.calibration.as_dict(),
-                "selection": None if self.selection is None else self.selection.as_dict(), "note": self.note}
+        return {
+            "judge": self.judge,
+            "dimension": self.dimension,
+            "source": self.source,
+            "scale": self.scale,
+            "labelled": len(self.confidence),
+            "population": len(self.population),
+            "calibration": self.calibration.as_dict(),
+            "selection": None if self.selection is None else self.selection.as_dict(),
+            "note": self.note,
+        }
 
 
 def _groups(project: Project) -> dict[tuple[str, str, str, str], dict]:
@@ -131,8 +143,7 @@ def _groups(project: Project) -> dict[tuple[str, str, str, str], dict]:
                 value = value_of(v, dim)
                 if value is None:
                     continue
-                g = out.setdefault((labels[rater], dim, v.scale.value, source),
-                                   {"labelled": [], "population": []})
+                g = out.setdefault((labels[rater], dim, v.scale.value, source), {"labelled": [], "population": []})
                 g["population"].append(c)
                 ref = people.get((subject, dim))
                 if ref is not None and ref[2] in (None, v.scale):
@@ -153,12 +164,17 @@ def _span_groups(span_confidences: SpanConfidences) -> dict[tuple[str, str, str,
         rows = [(float(c), "kept", "kept" if ok else "error") for c, ok in pairs]
         if rows:
             out[(f"span snapshot {name}", "spans", "span", SPAN_SOURCE)] = {
-                "labelled": rows, "population": [r[0] for r in rows]}
+                "labelled": rows,
+                "population": [r[0] for r in rows],
+            }
     return out
 
 
-def calibration_rows(project: Project, settings: CalibrationSettings = CalibrationSettings(),
-                     span_confidences: Optional[SpanConfidences] = None) -> list[CalibrationRow]:
+def calibration_rows(
+    project: Project,
+    settings: CalibrationSettings = CalibrationSettings(),
+    span_confidences: Optional[SpanConfidences] = None,
+) -> list[CalibrationRow]:
     """Every judge x dimension x source with at least one labelled verdict
     with a confidence, and every span snapshot of ``span_confidences`` with
     span confidences (module doc), sorted by judge, dimension and source.
@@ -180,14 +196,35 @@ def calibration_rows(project: Project, settings: CalibrationSettings = Calibrati
         tol = settings.tolerance if scale in NUMERIC_SCALES else 0.0
         correct = correct_flags(jv, hv, tol)
         sel, note = _select(conf, jv, hv, g["population"], scale, tol, thresholds.get(dim), settings)
-        out.append(CalibrationRow(judge, dim, source, scale_name, tuple(conf), tuple(jv), tuple(hv),
-                                  tuple(bool(x) for x in correct), tuple(g["population"]),
-                                  calibration(conf, correct), sel, note))
+        out.append(
+            CalibrationRow(
+                judge,
+                dim,
+                source,
+                scale_name,
+                tuple(conf),
+                tuple(jv),
+                tuple(hv),
+                tuple(bool(x) for x in correct),
+                tuple(g["population"]),
+                calibration(conf, correct),
+                sel,
+                note,
+            )
+        )
     return out
 
 
-def _select(conf: list, jv: list, hv: list, population: list, scale: Optional[Scale], tol: float,
-            threshold: Optional[float], s: CalibrationSettings) -> tuple[Optional[Selection], str]:
+def _select(
+    conf: list,
+    jv: list,
+    hv: list,
+    population: list,
+    scale: Optional[Scale],
+    tol: float,
+    threshold: Optional[float],
+    s: CalibrationSettings,
+) -> tuple[Optional[Selection], str]:
     positive: Any = "pass"
     if s.metric == "precision":
         if scale is None or scale == Scale.WINNER:
@@ -197,8 +234,19 @@ def _select(conf: list, jv: list, hv: list, population: list, scale: Optional[Sc
             hv = [is_pass(v, scale, threshold) for v in hv]
             positive = True
     weights = "quadratic" if s.metric == "kappa" and scale in NUMERIC_SCALES else None
-    return select_threshold(conf, jv, hv, metric=s.metric, target=s.target, alpha=s.alpha, min_n=s.min_n,
-                            tolerance=tol, positive=positive, weights=weights, population=population), ""
+    return select_threshold(
+        conf,
+        jv,
+        hv,
+        metric=s.metric,
+        target=s.target,
+        alpha=s.alpha,
+        min_n=s.min_n,
+        tolerance=tol,
+        positive=positive,
+        weights=weights,
+        population=population,
+    ), ""
 
 
 def calibration_json(rows: list[CalibrationRow], settings: CalibrationSettings) -> dict:
@@ -210,14 +258,36 @@ def _f(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-HEADER = ["judge", "dimension", "source", "n", "accuracy", "mean conf.", "ECE", "adaptive ECE", "Brier",
-          "conf. right", "conf. wrong"]
+HEADER = [
+    "judge",
+    "dimension",
+    "source",
+    "n",
+    "accuracy",
+    "mean conf.",
+    "ECE",
+    "adaptive ECE",
+    "Brier",
+    "conf. right",
+    "conf. wrong",
+]
 
 
 def _cells(r: CalibrationRow) -> list[str]:
     c = r.calibration
-    return [r.judge, r.dimension, r.source, str(c.n), _f(c.accuracy), _f(c.mean_confidence), _f(c.ece),
-            _f(c.adaptive_ece), _f(c.brier), _f(c.mean_confidence_right), _f(c.mean_confidence_wrong)]
+    return [
+        r.judge,
+        r.dimension,
+        r.source,
+        str(c.n),
+        _f(c.accuracy),
+        _f(c.mean_confidence),
+        _f(c.ece),
+        _f(c.adaptive_ece),
+        _f(c.brier),
+        _f(c.mean_confidence_right),
+        _f(c.mean_confidence_wrong),
+    ]
 
 
 def _trust_line(r: CalibrationRow) -> str:
@@ -225,8 +295,10 @@ def _trust_line(r: CalibrationRow) -> str:
     return f"{r.judge} / {r.dimension} / {r.source}: {what}"
 
 
-_NONE = ("no calibration: no judge verdict with a confidence (logprob, stated or imported) on a subject "
-         "people labelled, and no span confidences")
+_NONE = (
+    "no calibration: no judge verdict with a confidence (logprob, stated or imported) on a subject "
+    "people labelled, and no span confidences"
+)
 
 
 def calibration_text(rows: list[CalibrationRow], settings: CalibrationSettings) -> str:
@@ -234,9 +306,12 @@ def calibration_text(rows: list[CalibrationRow], settings: CalibrationSettings) 
     selective-judging line per row."""
     if not rows:
         return _NONE + "\n"
-    out = [text_table(HEADER, [_cells(r) for r in rows]), "",
-           f"selective judging ({settings.metric} >= {settings.target:g}, one-sided "
-           f"{(1 - settings.alpha) * 100:g} % bound, at least {settings.min_n} labelled above a threshold):"]
+    out = [
+        text_table(HEADER, [_cells(r) for r in rows]),
+        "",
+        f"selective judging ({settings.metric} >= {settings.target:g}, one-sided "
+        f"{(1 - settings.alpha) * 100:g} % bound, at least {settings.min_n} labelled above a threshold):",
+    ]
     out += [_trust_line(r) for r in rows]
     return "\n".join(out) + "\n"
 
@@ -246,13 +321,20 @@ def calibration_markdown(rows: list[CalibrationRow], settings: CalibrationSettin
     there is nothing to calibrate)."""
     if not rows:
         return ""
-    out = ["## Calibration of judge confidence", "",
-           "Each judge's confidence (logprob: the value token's probability; stated: said in its reply; "
-           "imported; span: span extractors' confidences) against people's values: ECE over 15 equal-width "
-           "bins, adaptive ECE over 15 equal-mass bins, Brier score, mean confidence of right and wrong "
-           "verdicts.", "", markdown_table(HEADER, [_cells(r) for r in rows]), "",
-           f"Selective judging ({settings.metric} >= {settings.target:g}, one-sided "
-           f"{(1 - settings.alpha) * 100:g} % bound):", ""]
+    out = [
+        "## Calibration of judge confidence",
+        "",
+        "Each judge's confidence (logprob: the value token's probability; stated: said in its reply; "
+        "imported; span: span extractors' confidences) against people's values: ECE over 15 equal-width "
+        "bins, adaptive ECE over 15 equal-mass bins, Brier score, mean confidence of right and wrong "
+        "verdicts.",
+        "",
+        markdown_table(HEADER, [_cells(r) for r in rows]),
+        "",
+        f"Selective judging ({settings.metric} >= {settings.target:g}, one-sided "
+        f"{(1 - settings.alpha) * 100:g} % bound):",
+        "",
+    ]
     out += [f"- {md_text(_trust_line(r))}" for r in rows]
     return "\n".join(out) + "\n"
 
@@ -282,16 +364,25 @@ def write_reliability_charts(folder: Path, rows: list[CalibrationRow]) -> list[P
             name, k = f"{base}-{k}", k + 1
         used.add(name)
         path = folder / f"{name}.png"
-        safe_write.write_bytes(path, reliability_png(r.calibration, judge=r.judge, dimension=r.dimension,
-                                                     source=r.source), safe_write.PNG_FORMAT)
+        safe_write.write_bytes(
+            path,
+            reliability_png(r.calibration, judge=r.judge, dimension=r.dimension, source=r.source),
+            safe_write.PNG_FORMAT,
+        )
         out.append(path)
     return out
 
 
-def coverage_check(project: Project, judge: str, dimension: str, min_coverage: float, *,
-                   source: Optional[str] = None,
-                   settings: CalibrationSettings = CalibrationSettings(),
-                   span_confidences: Optional[SpanConfidences] = None) -> BoundCheck:
+def coverage_check(
+    project: Project,
+    judge: str,
+    dimension: str,
+    min_coverage: float,
+    *,
+    source: Optional[str] = None,
+    settings: CalibrationSettings = CalibrationSettings(),
+    span_confidences: Optional[SpanConfidences] = None,
+) -> BoundCheck:
     """The gate's ``--min-coverage X``: holds when a confidence threshold of
     ``judge`` on ``dimension`` reaches the selective-judging target and the
     share of the judge's verdicts it trusts is >= X. ``source``: the
@@ -303,23 +394,42 @@ def coverage_check(project: Project, judge: str, dimension: str, min_coverage: f
         span_confidences = {}
     if source is not None and source not in SOURCE_ORDER:
         raise ValueError(f"unknown confidence source '{source}' (known: {', '.join(SOURCE_ORDER)})")
-    rows = [r for r in calibration_rows(project, settings, span_confidences) if r.judge == judge and r.dimension == dimension]
+    rows = [
+        r
+        for r in calibration_rows(project, settings, span_confidences)
+        if r.judge == judge and r.dimension == dimension
+    ]
     if source is not None:
         rows = [r for r in rows if r.source == source]
     rows.sort(key=lambda r: SOURCE_ORDER.index(r.source) if r.source in SOURCE_ORDER else len(SOURCE_ORDER))
     option = "--min-coverage"
     if not rows:
         which = f"'{source}' confidence" if source else "confidence"
-        return BoundCheck(option, None, min_coverage, False,
-                          f"{option} {min_coverage:g}: coverage undefined (judge '{judge}' has no {which} on "
-                          f"'{dimension}' for a subject people labelled)")
+        return BoundCheck(
+            option,
+            None,
+            min_coverage,
+            False,
+            f"{option} {min_coverage:g}: coverage undefined (judge '{judge}' has no {which} on "
+            f"'{dimension}' for a subject people labelled)",
+        )
     r = rows[0]
     sel = r.selection
     if sel is None or sel.threshold is None:
         why = r.note if sel is None else sel.summary()
-        return BoundCheck(option, None, min_coverage, False,
-                          f"{option} {min_coverage:g}: coverage undefined ({r.source} confidence: {why})")
+        return BoundCheck(
+            option,
+            None,
+            min_coverage,
+            False,
+            f"{option} {min_coverage:g}: coverage undefined ({r.source} confidence: {why})",
+        )
     held = sel.coverage >= min_coverage
-    return BoundCheck(option, sel.coverage, min_coverage, held,
-                      f"{option} {min_coverage:g}: coverage {sel.coverage:.3f} {'>=' if held else '<'} "
-                      f"{min_coverage:g} ({r.source} confidence: {sel.summary()})")
+    return BoundCheck(
+        option,
+        sel.coverage,
+        min_coverage,
+        held,
+        f"{option} {min_coverage:g}: coverage {sel.coverage:.3f} {'>=' if held else '<'} "
+        f"{min_coverage:g} ({r.source} confidence: {sel.summary()})",
+    )

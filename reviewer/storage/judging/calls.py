@@ -25,13 +25,30 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, inserted_id, now
 
-FACT_KEYS = ("server_model", "finish_reason", "truncated", "prompt_tokens", "completion_tokens", "total_tokens",
-             "latency_ms", "attempts")
+FACT_KEYS = (
+    "server_model",
+    "finish_reason",
+    "truncated",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "latency_ms",
+    "attempts",
+)
 _LABEL_KEYS = ("item", "prompt", "model", "repetition", "judge", "subject", "answer_order")
 
 
-def _insert_call(project: Project, kind: str, status: str, endpoint: str, facts: dict, labels: dict,
-                 run_id: Optional[int] = None, verdict_id: Optional[int] = None, error: Optional[str] = None) -> int:
+def _insert_call(
+    project: Project,
+    kind: str,
+    status: str,
+    endpoint: str,
+    facts: dict,
+    labels: dict,
+    run_id: Optional[int] = None,
+    verdict_id: Optional[int] = None,
+    error: Optional[str] = None,
+) -> int:
     row = {k: facts.get(k) for k in FACT_KEYS}
     row["truncated"] = int(bool(row["truncated"]))
     row["attempts"] = int(row["attempts"] or 1)
@@ -39,8 +56,16 @@ def _insert_call(project: Project, kind: str, status: str, endpoint: str, facts:
     row["total_ms"] = facts.get("total_ms")
     row["cost"] = facts.get("cost")
     row.update({k: labels.get(k) for k in _LABEL_KEYS})
-    row.update(kind=kind, status=status, run_id=run_id, verdict_id=verdict_id, endpoint=endpoint,
-               params=json.dumps(facts.get("params") or {}, sort_keys=True), error=error, called_at=now())
+    row.update(
+        kind=kind,
+        status=status,
+        run_id=run_id,
+        verdict_id=verdict_id,
+        endpoint=endpoint,
+        params=json.dumps(facts.get("params") or {}, sort_keys=True),
+        error=error,
+        called_at=now(),
+    )
     cols = ", ".join(row)
     cur = project.db.execute(f"INSERT INTO calls ({cols}) VALUES ({', '.join(':' + k for k in row)})", row)
     return inserted_id(cur)
@@ -49,29 +74,55 @@ def _insert_call(project: Project, kind: str, status: str, endpoint: str, facts:
 def stored_repetitions(project: Project, model: str) -> set[tuple[int, int, int]]:
     """(item id, prompt id, repetition) of every run of ``model``: what a
     resumed run must not ask again."""
-    return {tuple(r) for r in project.db.execute(
-        "SELECT item_id, prompt_id, repetition FROM runs WHERE model = ?", [model])}
+    return {
+        tuple(r) for r in project.db.execute("SELECT item_id, prompt_id, repetition FROM runs WHERE model = ?", [model])
+    }
 
 
-def record_answer(project: Project, item_id: int, prompt_id: int, model: str, repetition: int, output: str,
-                  endpoint: str, facts: dict, labels: dict, actor: Optional[str] = None) -> tuple[Optional[int], str]:
+def record_answer(
+    project: Project,
+    item_id: int,
+    prompt_id: int,
+    model: str,
+    repetition: int,
+    output: str,
+    endpoint: str,
+    facts: dict,
+    labels: dict,
+    actor: Optional[str] = None,
+) -> tuple[Optional[int], str]:
     """Store a model's answer as run (item, prompt, model, repetition) with
     its call facts, in one transaction. Returns repo.add_run's (run id or
     None, status); the call row is written only for a new run."""
     with project.transaction():
-        run_id, status = repo.add_run(project, item_id, prompt_id, model, output, repetition=repetition,
-                                      timestamp=now(), source=f"endpoint {endpoint}", actor=actor)
+        run_id, status = repo.add_run(
+            project,
+            item_id,
+            prompt_id,
+            model,
+            output,
+            repetition=repetition,
+            timestamp=now(),
+            source=f"endpoint {endpoint}",
+            actor=actor,
+        )
         if status == "added":
             _insert_call(project, "answer", "ok", endpoint, facts, labels, run_id=run_id)
     return run_id, status
 
 
-def record_verdict(project: Project, verdict: Verdict, endpoint: str, facts: dict,
-                   actor: Optional[str] = None) -> tuple[int, bool]:
+def record_verdict(
+    project: Project, verdict: Verdict, endpoint: str, facts: dict, actor: Optional[str] = None
+) -> tuple[int, bool]:
     """Store a judge's verdict (the same table imported verdicts use) with
     its call facts, in one transaction. Returns (verdict id, created)."""
-    labels = {"judge": verdict.judge, "subject": verdict.subject, "answer_order": verdict.answer_order,
-              "repetition": verdict.repetition, "model": verdict.judge_model}
+    labels = {
+        "judge": verdict.judge,
+        "subject": verdict.subject,
+        "answer_order": verdict.answer_order,
+        "repetition": verdict.repetition,
+        "model": verdict.judge_model,
+    }
     with project.transaction():
         verdict_id, created = judging.add_verdict(project, verdict, actor)
         if created:
@@ -79,17 +130,31 @@ def record_verdict(project: Project, verdict: Verdict, endpoint: str, facts: dic
     return verdict_id, created
 
 
-def record_failure(project: Project, kind: str, endpoint: str, error: str, labels: dict, attempts: int = 1,
-                   latency_ms: Optional[float] = None, retry_errors: Optional[list] = None,
-                   total_ms: Optional[float] = None) -> int:
+def record_failure(
+    project: Project,
+    kind: str,
+    endpoint: str,
+    error: str,
+    labels: dict,
+    attempts: int = 1,
+    latency_ms: Optional[float] = None,
+    retry_errors: Optional[list] = None,
+    total_ms: Optional[float] = None,
+) -> int:
     """Record a failed attempt (the request failed after its retries);
     ``labels``: item, prompt, model, repetition (answers) or judge, subject,
     answer_order (verdicts); ``retry_errors``: the errors of the attempts
     before the last. Returns the call id."""
     with project.transaction():
-        return _insert_call(project, kind, "failed", endpoint,
-                            {"attempts": attempts, "latency_ms": latency_ms, "retry_errors": retry_errors,
-                             "total_ms": total_ms}, labels, error=error)
+        return _insert_call(
+            project,
+            kind,
+            "failed",
+            endpoint,
+            {"attempts": attempts, "latency_ms": latency_ms, "retry_errors": retry_errors, "total_ms": total_ms},
+            labels,
+            error=error,
+        )
 
 
 def record_imported_answer(project: Project, run_id: int, source: str, facts: dict, labels: dict) -> bool:
@@ -97,8 +162,9 @@ def record_imported_answer(project: Project, run_id: int, source: str, facts: di
     time, tokens, retries), unless the run has an answer call already.
     ``source`` stands in the endpoint column. Returns True when written."""
     with project.transaction():
-        if project.db.execute("SELECT 1 FROM calls WHERE run_id = ? AND kind = 'answer' AND status = 'ok'",
-                              [run_id]).fetchone():
+        if project.db.execute(
+            "SELECT 1 FROM calls WHERE run_id = ? AND kind = 'answer' AND status = 'ok'", [run_id]
+        ).fetchone():
             return False
         _insert_call(project, "answer", "ok", source, facts, labels, run_id=run_id)
     return True
@@ -110,10 +176,10 @@ def record_imported_failure(project: Project, source: str, error: str, labels: d
     there. Returns True when written."""
     with project.transaction():
         if project.db.execute(
-                "SELECT 1 FROM calls WHERE kind = 'answer' AND status = 'failed' AND endpoint = ? AND item = ? "
-                "AND prompt = ? AND model = ? AND coalesce(repetition, 1) = ?",
-                [source, labels.get("item"), labels.get("prompt"), labels.get("model"),
-                 labels.get("repetition") or 1]).fetchone():
+            "SELECT 1 FROM calls WHERE kind = 'answer' AND status = 'failed' AND endpoint = ? AND item = ? "
+            "AND prompt = ? AND model = ? AND coalesce(repetition, 1) = ?",
+            [source, labels.get("item"), labels.get("prompt"), labels.get("model"), labels.get("repetition") or 1],
+        ).fetchone():
             return False
         _insert_call(project, "answer", "failed", source, facts, labels, error=error)
     return True
@@ -131,12 +197,14 @@ def failed_calls(project: Project, open_only: bool = True) -> list[dict]:
             hit = project.db.execute(
                 "SELECT 1 FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
                 "WHERE i.name = ? AND p.name = ? AND r.model = ? AND r.repetition = ?",
-                [row["item"], row["prompt"], row["model"], row["repetition"]]).fetchone()
+                [row["item"], row["prompt"], row["model"], row["repetition"]],
+            ).fetchone()
         else:
             hit = project.db.execute(
                 "SELECT 1 FROM verdicts WHERE subject = ? AND judge = ? "
                 "AND coalesce(answer_order, '') = coalesce(?, '') AND repetition = ?",
-                [row["subject"], row["judge"], row["answer_order"], row["repetition"] or 1]).fetchone()
+                [row["subject"], row["judge"], row["answer_order"], row["repetition"] or 1],
+            ).fetchone()
         row["resolved"] = hit is not None
     return [r for r in rows if not (open_only and r["resolved"])]
 
@@ -146,9 +214,11 @@ def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict
     truncated, server_model, params as a dict, attempts, retry_errors,
     total_ms, cost)} for runs that came from an endpoint or whose source
     recorded them (Failter's front matter)."""
-    sql = ("SELECT run_id, latency_ms, prompt_tokens, completion_tokens, total_tokens, finish_reason, truncated, "
-           "server_model, params, attempts, retry_errors, total_ms, cost FROM calls "
-           "WHERE kind = 'answer' AND status = 'ok'")
+    sql = (
+        "SELECT run_id, latency_ms, prompt_tokens, completion_tokens, total_tokens, finish_reason, truncated, "
+        "server_model, params, attempts, retry_errors, total_ms, cost FROM calls "
+        "WHERE kind = 'answer' AND status = 'ok'"
+    )
     params: list[Any] = []
     if run_ids is not None:
         ids = list(run_ids)
@@ -156,10 +226,20 @@ def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict
         params = ids
     out = {}
     for r in project.db.execute(sql, params):
-        out[r[0]] = {"latency_ms": r[1], "prompt_tokens": r[2], "completion_tokens": r[3], "total_tokens": r[4],
-                     "finish_reason": r[5], "truncated": bool(r[6]), "server_model": r[7],
-                     "params": json.loads(r[8] or "{}"), "attempts": r[9], "retry_errors": json.loads(r[10] or "[]"),
-                     "total_ms": r[11], "cost": r[12]}
+        out[r[0]] = {
+            "latency_ms": r[1],
+            "prompt_tokens": r[2],
+            "completion_tokens": r[3],
+            "total_tokens": r[4],
+            "finish_reason": r[5],
+            "truncated": bool(r[6]),
+            "server_model": r[7],
+            "params": json.loads(r[8] or "{}"),
+            "attempts": r[9],
+            "retry_errors": json.loads(r[10] or "[]"),
+            "total_ms": r[11],
+            "cost": r[12],
+        }
     return out
 
 

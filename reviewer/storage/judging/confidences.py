@@ -27,13 +27,20 @@ def put_confidences(project: Project, verdict_id: int, by_source: Mapping[str, M
         if source not in SOURCES or not isinstance(dims, Mapping):
             continue
         for dim, value in dims.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
-                    and 0.0 <= value <= 1.0:
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and 0.0 <= value <= 1.0
+            ):
                 rows.append((verdict_id, str(dim), source, float(value)))
     if rows:
         with project.transaction():
-            project.db.conn.executemany("INSERT OR REPLACE INTO verdict_confidences (verdict_id, dimension, source, "
-                                   "confidence) VALUES (?, ?, ?, ?)", rows)
+            project.db.conn.executemany(
+                "INSERT OR REPLACE INTO verdict_confidences (verdict_id, dimension, source, "
+                "confidence) VALUES (?, ?, ?, ?)",
+                rows,
+            )
     return len(rows)
 
 
@@ -54,7 +61,11 @@ def confidences(project: Project, verdict_id: Optional[int] = None) -> dict[int,
 def export_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
     """The export's ``verdict_confidences`` table: one row per verdict,
     dimension and source (join verdicts on verdict_id and dimension)."""
-    rows = [tuple(r) for r in project.db.execute(
-        "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences "
-        "ORDER BY verdict_id, dimension, source")]
+    rows = [
+        tuple(r)
+        for r in project.db.execute(
+            "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences "
+            "ORDER BY verdict_id, dimension, source"
+        )
+    ]
     return [("verdict_confidences", EXPORT_COLUMNS, None, rows)]

@@ -26,9 +26,12 @@ def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]
     verdicts on one card-reading run, ``halluc_findings``: the run's HALLUC
     findings that are not rejected (final code when reviewed)."""
     metrics = {k: dict(v) for k, v in judging.subject_metrics(project).items()}
-    counts = dict(project.db.execute(
-        "SELECT run_id, count(*) FROM findings WHERE coalesce(final_code, code) = 'HALLUC' "
-        "AND status != 'rejected' GROUP BY run_id").fetchall())
+    counts = dict(
+        project.db.execute(
+            "SELECT run_id, count(*) FROM findings WHERE coalesce(final_code, code) = 'HALLUC' "
+            "AND status != 'rejected' GROUP BY run_id"
+        ).fetchall()
+    )
     if counts:
         for v in verdicts if verdicts is not None else judging.verdicts(project):
             if v.run_id in counts and v.other_run_id is None:

@@ -48,8 +48,19 @@ from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.judging.report import verdict_score
 
-HEADER = ["Model", "Prompt", "Eval_Method", "Trials", "Errors", "Avg_Score", "Rules_Score", "GT_Score",
-          "Avg_Time", "Avg_Tokens", "Avg_Cost"]
+HEADER = [
+    "Model",
+    "Prompt",
+    "Eval_Method",
+    "Trials",
+    "Errors",
+    "Avg_Score",
+    "Rules_Score",
+    "GT_Score",
+    "Avg_Time",
+    "Avg_Tokens",
+    "Avg_Cost",
+]
 
 
 def load_prices(path: Path) -> dict[str, dict[str, float]]:
@@ -104,9 +115,19 @@ class FailterRow:
     def cells(self) -> list[str]:
         """Text cells in HEADER order."""
         f = lambda x, d=2: "-" if x is None else f"{x:.{d}f}"  # noqa: E731
-        return [self.model, self.prompt, self.eval_method, str(self.trials), str(self.errors), f(self.avg_score),
-                f(self.rules_score), f(self.gt_score), f(self.avg_time_s), f(self.avg_tokens, 0),
-                f(self.avg_cost, 6)]
+        return [
+            self.model,
+            self.prompt,
+            self.eval_method,
+            str(self.trials),
+            str(self.errors),
+            f(self.avg_score),
+            f(self.rules_score),
+            f(self.gt_score),
+            f(self.avg_time_s),
+            f(self.avg_tokens, 0),
+            f(self.avg_cost, 6),
+        ]
 
 
 def _mean(xs: list[float]) -> Optional[float]:
@@ -139,10 +160,14 @@ def _judge_method(judge: Optional[str]) -> Optional[Method]:
     return _JUDGE_METHODS.get((judge or "").split("/", 1)[0])
 
 
-def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
-                 prices: Optional[Mapping[str, Mapping[str, float]]] = None,
-                 items: Optional[Iterable[str]] = None, prompts: Optional[Iterable[str]] = None,
-                 models: Optional[Iterable[str]] = None) -> list[FailterRow]:
+def failter_rows(
+    project: Project,
+    weights: tuple[float, float] = (0.5, 0.5),
+    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    items: Optional[Iterable[str]] = None,
+    prompts: Optional[Iterable[str]] = None,
+    models: Optional[Iterable[str]] = None,
+) -> list[FailterRow]:
     """The Failter report rows (module doc) over the runs of the given
     items / prompts / models (None: all that have a rules-based or
     ground-truth verdict, a failed judging or a failed attempt)."""
@@ -151,8 +176,11 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
     items, prompts, models = (set(x) if x is not None else None for x in (items, prompts, models))
 
     def keep(row: Mapping) -> bool:
-        return ((items is None or row["item"] in items) and (prompts is None or row["prompt"] in prompts)
-                and (models is None or row["model"] in models))
+        return (
+            (items is None or row["item"] in items)
+            and (prompts is None or row["prompt"] in prompts)
+            and (models is None or row["model"] in models)
+        )
 
     by_run: dict[int, dict[Method, list[float]]] = {}
     bad: dict[int, dict[Method, str]] = {}  # run -> method -> why its judgement failed or is unreadable
@@ -182,7 +210,7 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
     for key in failures:
         groups.setdefault(key, [])
     rows = []
-    for (model, prompt) in sorted(groups):
+    for model, prompt in sorted(groups):
         group = groups[(model, prompt)]
         failed = list(failures.get((model, prompt), {}).values())
         if not any(r["id"] in by_run or r["id"] in bad or r["id"] in facts for r in group) and not failed:
@@ -191,8 +219,17 @@ def failter_rows(project: Project, weights: tuple[float, float] = (0.5, 0.5),
     return rows
 
 
-def _row(model: str, prompt: str, group: list[dict], failed: list[dict], by_run: dict, bad: dict, facts: dict,
-         weights: tuple[float, float], prices: Optional[Mapping[str, Mapping[str, float]]]) -> FailterRow:
+def _row(
+    model: str,
+    prompt: str,
+    group: list[dict],
+    failed: list[dict],
+    by_run: dict,
+    bad: dict,
+    facts: dict,
+    weights: tuple[float, float],
+    prices: Optional[Mapping[str, Mapping[str, float]]],
+) -> FailterRow:
     """One row of :func:`failter_rows` (module doc)."""
     finals, rules, gts, messages = [], [], [], []
     combos: Counter[str] = Counter()
@@ -207,8 +244,11 @@ def _row(model: str, prompt: str, group: list[dict], failed: list[dict], by_run:
         gt_bad = gs is None and Method.GROUND_TRUTH in wrong
         if rules_bad or gt_bad:
             judge_errors += 1
-            messages += [f"{r['item']}: {wrong[m]}" for m in (Method.RULES, Method.GROUND_TRUTH)
-                         if (rules_bad if m == Method.RULES else gt_bad)]
+            messages += [
+                f"{r['item']}: {wrong[m]}"
+                for m in (Method.RULES, Method.GROUND_TRUTH)
+                if (rules_bad if m == Method.RULES else gt_bad)
+            ]
         final = path_b_score(0.0 if rules_bad else rs, 0.0 if gt_bad else gs, *weights)
         if final is not None:
             finals.append(final)
@@ -222,26 +262,43 @@ def _row(model: str, prompt: str, group: list[dict], failed: list[dict], by_run:
         combos["failed"] += len(failed)
     messages = [f"{f['item']}: Trial failed: {f['error']}" for f in failed] + messages
     names = [m for m in ("rules-based+ground-truth", "rules-based", "ground-truth", "failed") if combos[m]]
-    method = names[0] if len(names) == 1 else "mixed: " + ", ".join(f"{m} {combos[m]}" for m in names) \
-        if names else "-"
+    method = names[0] if len(names) == 1 else "mixed: " + ", ".join(f"{m} {combos[m]}" for m in names) if names else "-"
     answered = [facts[r["id"]] for r in group if r["id"] in facts]
     times = [f["latency_ms"] / 1000 for f in answered if f["latency_ms"] is not None]
     tokens = [f["total_tokens"] for f in answered if f["total_tokens"] is not None]
     price = (prices or {}).get(model)
     if price is not None:
-        cost = _mean([f["prompt_tokens"] * price["input"] + f["completion_tokens"] * price["output"]
-                      for f in answered if f["prompt_tokens"] is not None and f["completion_tokens"] is not None])
+        cost = _mean(
+            [
+                f["prompt_tokens"] * price["input"] + f["completion_tokens"] * price["output"]
+                for f in answered
+                if f["prompt_tokens"] is not None and f["completion_tokens"] is not None
+            ]
+        )
     else:
         cost = _mean([f["cost"] for f in answered if f.get("cost") is not None])
     whole = [f["total_ms"] for f in answered + failed if f.get("total_ms") is not None]
     return FailterRow(
-        model, prompt, method, len(group) + len(failed), len(failed) + judge_errors, _mean(finals), _mean(rules),
-        _mean(gts), _mean(times), _mean([float(t) for t in tokens]), cost, model_errors=len(failed),
-        judge_errors=judge_errors, scored=read,
+        model,
+        prompt,
+        method,
+        len(group) + len(failed),
+        len(failed) + judge_errors,
+        _mean(finals),
+        _mean(rules),
+        _mean(gts),
+        _mean(times),
+        _mean([float(t) for t in tokens]),
+        cost,
+        model_errors=len(failed),
+        judge_errors=judge_errors,
+        scored=read,
         tokens_in=_sum([f["prompt_tokens"] for f in answered if f["prompt_tokens"] is not None]),
         tokens_out=_sum([f["completion_tokens"] for f in answered if f["completion_tokens"] is not None]),
-        total_time_ms=_sum(whole), retry_attempts=sum(max(0, (f.get("attempts") or 1) - 1) for f in answered + failed),
-        messages=tuple(messages))
+        total_time_ms=_sum(whole),
+        retry_attempts=sum(max(0, (f.get("attempts") or 1) - 1) for f in answered + failed),
+        messages=tuple(messages),
+    )
 
 
 #: Which commit of Failter the error counting follows (see the module doc).
@@ -251,23 +308,34 @@ FAILTER_COMMIT = "c90154c"
 def errors_line(rows: list[FailterRow]) -> str:
     """The one line under the table saying how errors were counted."""
     trials, model, judge = (sum(getattr(r, k) for r in rows) for k in ("trials", "model_errors", "judge_errors"))
-    return (f"Errors: {model + judge} of {trials} trials: {model} failed at the model (after their retries), {judge} "
-            f"whose judge failed or replied without a readable score. Each error counts 0 in Avg_Score, as "
-            f"Failter's table reporter scores a failed trial (commit {FAILTER_COMMIT}); Rules_Score and GT_Score "
-            "average only the judgements that were read.")
+    return (
+        f"Errors: {model + judge} of {trials} trials: {model} failed at the model (after their retries), {judge} "
+        f"whose judge failed or replied without a readable score. Each error counts 0 in Avg_Score, as "
+        f"Failter's table reporter scores a failed trial (commit {FAILTER_COMMIT}); Rules_Score and GT_Score "
+        "average only the judgements that were read."
+    )
 
 
 def failter_markdown(rows: list[FailterRow], weights: tuple[float, float], priced: bool) -> str:
     """The Failter report as Markdown (a title, the weights, the table and
     the line saying how errors were counted)."""
     total = sum(weights) or 1.0
-    note = (f"Avg_Score per trial: {weights[0] / total:g} x Rules_Score + {weights[1] / total:g} x GT_Score when both "
-            "judges scored it, else the one score; grades in points (A=100 ... F=20). "
-            "Avg_Time in seconds per answered trial" + ("; Avg_Cost from --prices." if priced else "."))
+    note = (
+        f"Avg_Score per trial: {weights[0] / total:g} x Rules_Score + {weights[1] / total:g} x GT_Score when both "
+        "judges scored it, else the one score; grades in points (A=100 ... F=20). "
+        "Avg_Time in seconds per answered trial" + ("; Avg_Cost from --prices." if priced else ".")
+    )
     if not rows:
         return "## Failter report\n\nNo trials.\n"
-    return ("## Failter report\n\n" + note + "\n\n" + markdown_table(HEADER, [r.cells() for r in rows]) + "\n\n"
-            + errors_line(rows) + "\n")
+    return (
+        "## Failter report\n\n"
+        + note
+        + "\n\n"
+        + markdown_table(HEADER, [r.cells() for r in rows])
+        + "\n\n"
+        + errors_line(rows)
+        + "\n"
+    )
 
 
 def failed_markdown(project: Project) -> str:
@@ -276,16 +344,44 @@ def failed_markdown(project: Project) -> str:
     rows = calls.failed_calls(project, open_only=True)
     if not rows:
         return ""
-    table = [[r["kind"], r["model"] or "", r["item"] or r["subject"] or "", r["prompt"] or r["judge"] or "",
-              str(r["repetition"] or ""), str(r["attempts"]), (r["error"] or "")[:160], r["called_at"]]
-             for r in rows]
-    return ("## Failed attempts\n\n" + markdown_table(
-        ["kind", "model", "item / subject", "prompt / judge", "repetition", "attempts", "error", "at"], table) + "\n")
+    table = [
+        [
+            r["kind"],
+            r["model"] or "",
+            r["item"] or r["subject"] or "",
+            r["prompt"] or r["judge"] or "",
+            str(r["repetition"] or ""),
+            str(r["attempts"]),
+            (r["error"] or "")[:160],
+            r["called_at"],
+        ]
+        for r in rows
+    ]
+    return (
+        "## Failed attempts\n\n"
+        + markdown_table(
+            ["kind", "model", "item / subject", "prompt / judge", "repetition", "attempts", "error", "at"], table
+        )
+        + "\n"
+    )
 
 
 #: The keys of a row of :func:`failter_json`, in order.
-JSON_KEYS = ("model", "prompt", "eval_method", "trials", "errors", "model_errors", "judge_errors", "avg_score",
-             "rules_score", "gt_score", "avg_time_s", "avg_tokens", "avg_cost")
+JSON_KEYS = (
+    "model",
+    "prompt",
+    "eval_method",
+    "trials",
+    "errors",
+    "model_errors",
+    "judge_errors",
+    "avg_score",
+    "rules_score",
+    "gt_score",
+    "avg_time_s",
+    "avg_tokens",
+    "avg_cost",
+)
 
 
 def failter_objects(rows: list[FailterRow]) -> list[dict]:
@@ -314,13 +410,19 @@ def usage_rows(rows: list[FailterRow], prompt_files: Optional[Mapping[str, str]]
     judge's failure)."""
     out = []
     for r in rows:
-        out.append({
-            "prompt_id": (prompt_files or {}).get(r.prompt, r.prompt),
-            "score": r.avg_score if r.scored else None,
-            "usage": {"model_used": r.model, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out},
-            "performance": {"execution_time_ms": None if r.avg_time_s is None else r.avg_time_s * 1000,
-                            "total_trial_time_ms": r.total_time_ms, "retry_attempts": r.retry_attempts},
-            "error": "; ".join(r.messages) or None})
+        out.append(
+            {
+                "prompt_id": (prompt_files or {}).get(r.prompt, r.prompt),
+                "score": r.avg_score if r.scored else None,
+                "usage": {"model_used": r.model, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out},
+                "performance": {
+                    "execution_time_ms": None if r.avg_time_s is None else r.avg_time_s * 1000,
+                    "total_trial_time_ms": r.total_time_ms,
+                    "retry_attempts": r.retry_attempts,
+                },
+                "error": "; ".join(r.messages) or None,
+            }
+        )
     return sorted(out, key=lambda o: (o["prompt_id"], o["usage"]["model_used"]))
 
 

@@ -46,8 +46,9 @@ def alignment_budget(a: Alignment, half_width: float = HALF_WIDTH, level: float 
     return out
 
 
-def simulated_needed(a: Alignment, half_width: float = HALF_WIDTH, level: float = LEVEL,
-                     seed: int = 0) -> dict[str, Optional[int]]:
+def simulated_needed(
+    a: Alignment, half_width: float = HALF_WIDTH, level: float = LEVEL, seed: int = 0
+) -> dict[str, Optional[int]]:
     """The cross-check of :func:`alignment_budget`: {statistic: subjects
     needed in all by simulation from the current labels}
     (budget.simulate_budget; None when it cannot be told), for the same
@@ -59,13 +60,21 @@ def simulated_needed(a: Alignment, half_width: float = HALF_WIDTH, level: float 
     judge = [f.labels[i] for i, row in enumerate(f.counts) for j, c in enumerate(row) for _ in range(c)]
     human = [f.labels[j] for i, row in enumerate(f.counts) for j, c in enumerate(row) for _ in range(c)]
     weights = "quadratic" if a.scale in NUMERIC_SCALES else None
-    out["kappa"] = simulate_budget(judge, human, "kappa", half_width=half_width, level=level, weights=weights,
-                                   categories=f.labels, seed=seed)
+    out["kappa"] = simulate_budget(
+        judge, human, "kappa", half_width=half_width, level=level, weights=weights, categories=f.labels, seed=seed
+    )
     pairs = [(j, p) for _, _, j, p in a.labelled]
     if pairs and all(j is not None and p is not None for j, p in pairs):
         for name in ("tpr", "tnr"):
-            out[name] = simulate_budget([j for j, _ in pairs], [p for _, p in pairs], name, positive=True,
-                                        half_width=half_width, level=level, seed=seed)
+            out[name] = simulate_budget(
+                [j for j, _ in pairs],
+                [p for _, p in pairs],
+                name,
+                positive=True,
+                half_width=half_width,
+                level=level,
+                seed=seed,
+            )
     return out
 
 
@@ -83,8 +92,14 @@ def budget_json(items: list[Alignment], half_width: float = HALF_WIDTH, level: f
     for a in items:
         b = alignment_budget(a, half_width, level)
         sim = simulated_needed(a, half_width, level)
-        out.append({"half_width": half_width, "level": level, "further": _further(b),
-                    "statistics": {k: {**v.as_dict(), "simulated_needed": sim.get(k)} for k, v in b.items()}})
+        out.append(
+            {
+                "half_width": half_width,
+                "level": level,
+                "further": _further(b),
+                "statistics": {k: {**v.as_dict(), "simulated_needed": sim.get(k)} for k, v in b.items()},
+            }
+        )
     return out
 
 

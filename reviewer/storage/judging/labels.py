@@ -54,8 +54,10 @@ __all__ = [
     "subject_order",
 ]
 
-_COLS = ("id, subject, dimension, reviewer, queue, judge, rubric_version, answer_order, first_value, first_at, "
-         "final_value, final_at")
+_COLS = (
+    "id, subject, dimension, reviewer, queue, judge, rubric_version, answer_order, first_value, first_at, "
+    "final_value, final_at"
+)
 
 
 def split_seed(project: Project) -> int:
@@ -114,25 +116,41 @@ class LabelStore:
         """The label of (subject, dimension, reviewer, queue), or None."""
         row = self.project.db.execute(
             f"SELECT {_COLS} FROM human_labels WHERE subject = ? AND dimension = ? AND reviewer = ? AND queue = ?",
-            [subject, dimension, reviewer, queue]).fetchone()
+            [subject, dimension, reviewer, queue],
+        ).fetchone()
         return None if row is None else _label(row)
 
     def put_label(self, label: HumanLabel) -> int:
         """Insert or replace the label of its key, audited; its id."""
         before = self.get_label(*label.key)
         data = label.model_dump(mode="json")
-        values = [label.id if before is None else before.id, label.subject, label.dimension, label.reviewer,
-                  label.queue, label.judge, label.rubric_version, label.answer_order, _dump(label.first_value),
-                  (label.first_at or datetime.now()).isoformat(), _dump(label.final_value),
-                  label.final_at.isoformat() if label.final_at else None]
+        values = [
+            label.id if before is None else before.id,
+            label.subject,
+            label.dimension,
+            label.reviewer,
+            label.queue,
+            label.judge,
+            label.rubric_version,
+            label.answer_order,
+            _dump(label.first_value),
+            (label.first_at or datetime.now()).isoformat(),
+            _dump(label.final_value),
+            label.final_at.isoformat() if label.final_at else None,
+        ]
         with self.project.transaction():
             db = self.project.db
             if before is not None:
                 db.execute("DELETE FROM human_labels WHERE id = ?", [before.id])
-            cur = db.execute(f"INSERT INTO human_labels ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             values)
-            self.project.audit("put", "human_labels", cur.lastrowid,
-                               before.model_dump(mode="json") if before else None, data, self.actor)
+            cur = db.execute(f"INSERT INTO human_labels ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+            self.project.audit(
+                "put",
+                "human_labels",
+                cur.lastrowid,
+                before.model_dump(mode="json") if before else None,
+                data,
+                self.actor,
+            )
         assert cur.lastrowid is not None  # an INSERT always sets it
         return cur.lastrowid
 
@@ -158,8 +176,9 @@ def judge_verdicts(project: Project, verdicts: Optional[list[Verdict]] = None) -
     return out
 
 
-def judge_values(project: Project, verdicts: Optional[list[Verdict]] = None
-                 ) -> dict[tuple[str, str, str], tuple[Value, Scale]]:
+def judge_values(
+    project: Project, verdicts: Optional[list[Verdict]] = None
+) -> dict[tuple[str, str, str], tuple[Value, Scale]]:
     """{(judge, subject, dimension): (its primary verdict's value, scale)}
     for every non-human judge (None: undecided)."""
     out = {}
@@ -184,9 +203,14 @@ def subject_order(project: Project, subject: str) -> Optional[str]:
 
 def queue(project: Project, judge: str, dimension: str) -> list[QueueEntry]:
     """The stored fair queue of a judge and dimension, by subject."""
-    return [QueueEntry(*r) for r in project.db.execute(
-        "SELECT q.subject, q.stratum, s.split, q.rank FROM label_queue q JOIN label_subjects s USING (subject) "
-        "WHERE q.judge = ? AND q.dimension = ? ORDER BY q.subject", [judge, dimension])]
+    return [
+        QueueEntry(*r)
+        for r in project.db.execute(
+            "SELECT q.subject, q.stratum, s.split, q.rank FROM label_queue q JOIN label_subjects s USING (subject) "
+            "WHERE q.judge = ? AND q.dimension = ? ORDER BY q.subject",
+            [judge, dimension],
+        )
+    ]
 
 
 def refresh_queue(project: Project, judge: str, dimension: str) -> list[QueueEntry]:
@@ -199,8 +223,10 @@ def refresh_queue(project: Project, judge: str, dimension: str) -> list[QueueEnt
     scales = {sc for (j, _, d), (_, sc) in values.items() if j == judge and d == dimension}
     if not mine:
         there = sorted({f"{j} / {d}" for j, _, d in values})
-        raise ValueError(f"judge '{judge}' has no verdict on dimension '{dimension}' "
-                         f"(judge / dimension: {', '.join(there) or 'none'})")
+        raise ValueError(
+            f"judge '{judge}' has no verdict on dimension '{dimension}' "
+            f"(judge / dimension: {', '.join(there) or 'none'})"
+        )
     seed = split_seed(project)
     existing = {e.subject for e in queue(project, judge, dimension)}
     new = draw(mine, existing, seed=seed, splits=stored_splits(project))
@@ -210,18 +236,25 @@ def refresh_queue(project: Project, judge: str, dimension: str) -> list[QueueEnt
         for e in new:
             project.db.execute(
                 "INSERT OR IGNORE INTO label_subjects (subject, split, answer_order, seed, assigned_at) "
-                "VALUES (?, ?, ?, ?, ?)", [e.subject, e.split, shown_order(e.subject, seed) if pairwise else None,
-                                           seed, at])
-            project.db.execute("INSERT INTO label_queue (judge, dimension, subject, stratum, rank, drawn_at) "
-                               "VALUES (?, ?, ?, ?, ?, ?)", [judge, dimension, e.subject, e.stratum, e.rank, at])
+                "VALUES (?, ?, ?, ?, ?)",
+                [e.subject, e.split, shown_order(e.subject, seed) if pairwise else None, seed, at],
+            )
+            project.db.execute(
+                "INSERT INTO label_queue (judge, dimension, subject, stratum, rank, drawn_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [judge, dimension, e.subject, e.stratum, e.rank, at],
+            )
     return queue(project, judge, dimension)
 
 
 def next_entries(project: Project, judge: str, dimension: str, reviewer: str) -> list[QueueEntry]:
     """The queue's entries the reviewer has not given a first label in the
     label-first queue, in the order to label them (label_first.queue_order)."""
-    done = {x.subject for x in labels(project, LABEL_FIRST)
-            if x.dimension == dimension and x.reviewer == reviewer and x.first_value is not None}
+    done = {
+        x.subject
+        for x in labels(project, LABEL_FIRST)
+        if x.dimension == dimension and x.reviewer == reviewer and x.first_value is not None
+    }
     return queue_order(queue(project, judge, dimension), done)
 
 
@@ -243,8 +276,9 @@ def fair_people(project: Project) -> dict[tuple[str, str], tuple[Any, str, None]
     return out
 
 
-def anchoring_figures(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-                      ) -> tuple[list[Anchoring], list[AgreementRow]]:
+def anchoring_figures(
+    project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> tuple[list[Anchoring], list[AgreementRow]]:
     """The anchoring per reviewer, judge and dimension
     (reviewer.core.judging.anchoring) and its rows with 95 % bootstrap
     intervals and prevalence."""
@@ -264,8 +298,18 @@ def stale_figures(project: Project) -> list[Staleness]:
 
 # -- export -------------------------------------------------------------------------
 LABEL_COLUMNS = {
-    "subject": str, "dimension": str, "reviewer": str, "queue": str, "judge": str, "rubric_version": str,
-    "answer_order": str, "split": str, "first_value": str, "first_at": str, "final_value": str, "final_at": str,
+    "subject": str,
+    "dimension": str,
+    "reviewer": str,
+    "queue": str,
+    "judge": str,
+    "rubric_version": str,
+    "answer_order": str,
+    "split": str,
+    "first_value": str,
+    "first_at": str,
+    "final_value": str,
+    "final_at": str,
 }
 
 
@@ -273,11 +317,23 @@ def label_tables(project: Project) -> list[tuple[str, dict, Optional[str], Itera
     """The export's ``human_labels`` table: one row per label, values as
     text ('4', 'pass', '1'), times ISO 8601, the subject's stored split."""
     splits = stored_splits(project)
-    rows = [(x.subject, x.dimension, x.reviewer, x.queue, x.judge, x.rubric_version, x.answer_order,
-             splits.get(x.subject), None if x.first_value is None else format_value(x.first_value),
-             x.first_at.isoformat() if x.first_at else None,
-             None if x.final_value is None else format_value(x.final_value),
-             x.final_at.isoformat() if x.final_at else None) for x in labels(project)]
+    rows = [
+        (
+            x.subject,
+            x.dimension,
+            x.reviewer,
+            x.queue,
+            x.judge,
+            x.rubric_version,
+            x.answer_order,
+            splits.get(x.subject),
+            None if x.first_value is None else format_value(x.first_value),
+            x.first_at.isoformat() if x.first_at else None,
+            None if x.final_value is None else format_value(x.final_value),
+            x.final_at.isoformat() if x.final_at else None,
+        )
+        for x in labels(project)
+    ]
     return [("human_labels", LABEL_COLUMNS, None, rows)]
 
 
@@ -294,8 +350,11 @@ def subject_view(project: Project, subject: str, judge: str) -> tuple[str, str, 
     for run_id in (v.run_id, v.other_run_id):
         if run_id is None:
             continue
-        row = project.db.execute("SELECT i.name, i.kind, i.text, i.path, r.output FROM runs r "
-                                 "JOIN items i ON i.id = r.item_id WHERE r.id = ?", [run_id]).fetchone()
+        row = project.db.execute(
+            "SELECT i.name, i.kind, i.text, i.path, r.output FROM runs r "
+            "JOIN items i ON i.id = r.item_id WHERE r.id = ?",
+            [run_id],
+        ).fetchone()
         if row:
             runs.append(row)
     if not runs:
@@ -323,12 +382,21 @@ def anchoring_json(items: list[Anchoring], rows: list[AgreementRow], stale: list
         comparisons = {}
         for c in COMPARISONS:
             raters = a.raters(c)
-            comparisons[c] = {stat: by_raters.get((raters, a.dimension, stat))
-                              for stat in ("percent_agreement", a.kappa_name())}
-        out.append({"reviewer": a.reviewer, "judge": a.judge, "dimension": a.dimension, "scale": a.scale.value,
-                    "n": a.n, "comparisons": comparisons,
-                    "gap": {stat: a.gap(stat) for stat in ("percent_agreement", a.kappa_name())},
-                    "stale": any(s.stale for s in stale if (s.judge, s.dimension) == (a.judge, a.dimension))})
+            comparisons[c] = {
+                stat: by_raters.get((raters, a.dimension, stat)) for stat in ("percent_agreement", a.kappa_name())
+            }
+        out.append(
+            {
+                "reviewer": a.reviewer,
+                "judge": a.judge,
+                "dimension": a.dimension,
+                "scale": a.scale.value,
+                "n": a.n,
+                "comparisons": comparisons,
+                "gap": {stat: a.gap(stat) for stat in ("percent_agreement", a.kappa_name())},
+                "stale": any(s.stale for s in stale if (s.judge, s.dimension) == (a.judge, a.dimension)),
+            }
+        )
     return {"anchoring": out, "stale": [s.as_dict() for s in stale]}
 
 
@@ -341,6 +409,5 @@ def anchoring_table(items: list[Anchoring], rows: list[AgreementRow]) -> list[li
             for stat in ("percent_agreement", a.kappa_name()):
                 r = index.get((a.raters(c), a.dimension, stat))
                 if r is not None:
-                    out.append([a.reviewer, a.judge, a.dimension, c, stat, r.formatted(), r.interval_text(),
-                                str(r.n)])
+                    out.append([a.reviewer, a.judge, a.dimension, c, stat, r.formatted(), r.interval_text(), str(r.n)])
     return out

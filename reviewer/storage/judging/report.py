@@ -57,13 +57,26 @@ from reviewer.storage import repo, safe_write
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
-from reviewer.storage.judging.rubric_report import RubricSection, build_rubric_section, rubric_markdown, rubric_verdicts_markdown
+from reviewer.storage.judging.rubric_report import (
+    RubricSection,
+    build_rubric_section,
+    rubric_markdown,
+    rubric_verdicts_markdown,
+)
 from reviewer.storage.judging.rubric_rules import project_rules, rules_source
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.storage.judging.calibration_report import (
-    SpanConfidences, calibration_markdown, calibration_rows, write_reliability_charts,
+    SpanConfidences,
+    calibration_markdown,
+    calibration_rows,
+    write_reliability_charts,
 )
-from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows, alignment_markdown, project_alignments
+from reviewer.storage.judging.validation import (
+    AGREEMENT_HEADER,
+    agreement_markdown_rows,
+    alignment_markdown,
+    project_alignments,
+)
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -145,8 +158,17 @@ class VerdictRow:
     def cells(self, digits: int = 2) -> list[str]:
         """The row as text cells in VERDICT_HEADER order."""
         f = lambda x: "-" if x is None else f"{x:.{digits}f}"  # noqa: E731
-        return [self.model, self.prompt, self.judge, self.eval_method, self.scale, str(self.runs),
-                f(self.avg_score), f(self.rules_score), f(self.gt_score)]
+        return [
+            self.model,
+            self.prompt,
+            self.judge,
+            self.eval_method,
+            self.scale,
+            str(self.runs),
+            f(self.avg_score),
+            f(self.rules_score),
+            f(self.gt_score),
+        ]
 
 
 def _mean(xs: Sequence[float]) -> Optional[float]:
@@ -225,8 +247,19 @@ def verdict_table(
             order = ["rules-based+ground-truth", "rules-based", "ground-truth"]
             eval_method = "mixed: " + ", ".join(f"{m} {combos[m]}" for m in order if combos[m])
         names = [n for m in _DUAL for n in sorted(judges[key].get(m, ()), key=natural_key)]
-        rows.append(VerdictRow(model, prompt, "+".join(dict.fromkeys(names)), eval_method, scale, len(per_run),
-                               _mean(finals), _mean(rules_scores), _mean(gt_scores)))
+        rows.append(
+            VerdictRow(
+                model,
+                prompt,
+                "+".join(dict.fromkeys(names)),
+                eval_method,
+                scale,
+                len(per_run),
+                _mean(finals),
+                _mean(rules_scores),
+                _mean(gt_scores),
+            )
+        )
     return rows
 
 
@@ -250,7 +283,9 @@ class JudgeReport:
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
     rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
     alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.judging.validation)
-    calibration: str = ""  # the '## Calibration of judge confidence' section (reviewer.storage.judging.calibration_report)
+    calibration: str = (
+        ""  # the '## Calibration of judge confidence' section (reviewer.storage.judging.calibration_report)
+    )
 
     @property
     def disputes_by_kind(self) -> dict[str, int]:
@@ -276,8 +311,13 @@ def has_verdicts(project: Project) -> bool:
     return project.db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone() is not None
 
 
-def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: tuple[float, float] = DEFAULT_WEIGHTS,
-                       charts_dir: Optional[Path] = None, span_confidences: Optional[SpanConfidences] = None) -> JudgeReport:
+def build_judge_report(
+    project: Project,
+    disputes: Sequence[Dispute],
+    weights: tuple[float, float] = DEFAULT_WEIGHTS,
+    charts_dir: Optional[Path] = None,
+    span_confidences: Optional[SpanConfidences] = None,
+) -> JudgeReport:
     """With the project's ``disputes`` as the dispute queue just refreshed
     them (reviewer.storage.dispute_queue.refresh_disputes: verdict and
     ground-truth disputes, most severe first), compute the verdict table, agreement,
@@ -311,12 +351,20 @@ def build_judge_report(project: Project, disputes: Sequence[Dispute], weights: t
     warnings = [w for w in (inflation_warning(d, expected_for(d.dimension, configured)) for d in dists) if w]
     confusions = judge_vs_reference(vs, adjudications, "adjudicated") + judge_vs_reference(vs, (), "human")
     report = JudgeReport(
-        weights=weights, verdict_rows=verdict_table(vs, runs, weights),
-        agreement=with_intervals(agreement_rows(vs, adjudications)), disputes=disputes, distributions=dists,
-        warnings=warnings, confusions=confusions, undecided=undecided_counts(vs), expected=configured,
-        rubric=build_rubric_section(project_rules(project), rules_source(project), vs,
-                                    judging.subject_metrics(project), disputes, runs),
-        alignment=alignment_markdown(project_alignments(project)))
+        weights=weights,
+        verdict_rows=verdict_table(vs, runs, weights),
+        agreement=with_intervals(agreement_rows(vs, adjudications)),
+        disputes=disputes,
+        distributions=dists,
+        warnings=warnings,
+        confusions=confusions,
+        undecided=undecided_counts(vs),
+        expected=configured,
+        rubric=build_rubric_section(
+            project_rules(project), rules_source(project), vs, judging.subject_metrics(project), disputes, runs
+        ),
+        alignment=alignment_markdown(project_alignments(project)),
+    )
     calibrated = calibration_rows(project, span_confidences=span_confidences)
     report.calibration = calibration_markdown(calibrated)
     if charts_dir is not None:
@@ -353,22 +401,30 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
     for d in dists:
         s = stem("distribution", d.judge, d.dimension)
         svg = folder / f"{s}.svg"
-        safe_write.write_text(svg, charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n),
-                              safe_write.SVG_FORMAT)
+        safe_write.write_text(
+            svg, charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n), safe_write.SVG_FORMAT
+        )
         png = folder / f"{s}.png"
-        safe_write.write_bytes(png, charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n),
-                               safe_write.PNG_FORMAT)
+        safe_write.write_bytes(
+            png, charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n), safe_write.PNG_FORMAT
+        )
         out += [svg, png]
     for c in confusions:
         if not c.n:
             continue
         s = stem("confusion", c.judge, c.dimension, c.reference)
         svg = folder / f"{s}.svg"
-        safe_write.write_text(svg, charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference,
-                                                        dimension=c.dimension), safe_write.SVG_FORMAT)
+        safe_write.write_text(
+            svg,
+            charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference, dimension=c.dimension),
+            safe_write.SVG_FORMAT,
+        )
         png = folder / f"{s}.png"
-        safe_write.write_bytes(png, charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference,
-                                                         dimension=c.dimension), safe_write.PNG_FORMAT)
+        safe_write.write_bytes(
+            png,
+            charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference, dimension=c.dimension),
+            safe_write.PNG_FORMAT,
+        )
         out += [svg, png]
     return out
 
@@ -380,10 +436,14 @@ def _pct(x: float) -> str:
 def judge_report_markdown(report: JudgeReport) -> str:
     """The judge sections of the Markdown report (no top title)."""
     w_rules, w_gt = report.weights
-    out = ["## Judge verdicts", "",
-           f"Avg_Score per run: rules-based and ground-truth judges weighted "
-           f"{w_rules:g} x Rules_Score + {w_gt:g} x GT_Score (--weights rules:gt) when a run has both, "
-           "else the one score it has; grades in points (A=100 ... F=20).", ""]
+    out = [
+        "## Judge verdicts",
+        "",
+        f"Avg_Score per run: rules-based and ground-truth judges weighted "
+        f"{w_rules:g} x Rules_Score + {w_gt:g} x GT_Score (--weights rules:gt) when a run has both, "
+        "else the one score it has; grades in points (A=100 ... F=20).",
+        "",
+    ]
     if report.verdict_rows:
         out.append(markdown_table(VERDICT_HEADER, [r.cells() for r in report.verdict_rows]))
     else:
@@ -391,19 +451,29 @@ def judge_report_markdown(report: JudgeReport) -> str:
     out += ["", "## Agreement", ""]
     if report.agreement:
         out.append(markdown_table(AGREEMENT_HEADER, agreement_markdown_rows(report.agreement)))
-        out += ["", "95 % CI: bootstrap over subjects (2,000 resamples, seeded; BCa where defined, else "
-                "percentile). Strength: Landis & Koch's words for kappa, alpha and AC1. Prevalence: share of "
-                "each class among the values the statistic rests on."]
+        out += [
+            "",
+            "95 % CI: bootstrap over subjects (2,000 resamples, seeded; BCa where defined, else "
+            "percentile). Strength: Landis & Koch's words for kappa, alpha and AC1. Prevalence: share of "
+            "each class among the values the statistic rests on.",
+        ]
     else:
         out.append("No two raters share a subject.")
     if report.undecided:
-        out += ["", "Undecided (missing or garbage) values per judge: "
-                + ", ".join(f"{md_text(j)} {n}" for j, n in sorted(report.undecided.items(),
-                                                                 key=lambda kv: natural_key(kv[0])))]
+        out += [
+            "",
+            "Undecided (missing or garbage) values per judge: "
+            + ", ".join(
+                f"{md_text(j)} {n}" for j, n in sorted(report.undecided.items(), key=lambda kv: natural_key(kv[0]))
+            ),
+        ]
     out += ["", "## Disputes", ""]
     by_kind = report.disputes_by_kind
-    out.append(markdown_table(["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()]
-                              + [["total", str(sum(by_kind.values()))]]))
+    out.append(
+        markdown_table(
+            ["kind", "disputes"], [[k, str(n)] for k, n in by_kind.items()] + [["total", str(sum(by_kind.values()))]]
+        )
+    )
     if report.rubric is not None:
         for part in (rubric_markdown(report.rubric), rubric_verdicts_markdown(report.rubric)):
             if part:
@@ -411,36 +481,61 @@ def judge_report_markdown(report: JudgeReport) -> str:
     out += ["", "## Calibration (1-5 scores)", ""]
     if report.distributions:
         header = ["judge", "dimension", "n"] + [f"{s}" for s in SCORES] + ["mean", "inflated"]
-        warned = {(d.judge, d.dimension) for d in report.distributions
-                  if inflation_warning(d, expected_for(d.dimension, report.expected))}
-        rows = [["expected (plan)", "", ""] + [_pct(EXPECTED_DISTRIBUTION[s]) for s in SCORES]
-                + [f"{EXPECTED_MEAN:.2f}", ""]]
+        warned = {
+            (d.judge, d.dimension)
+            for d in report.distributions
+            if inflation_warning(d, expected_for(d.dimension, report.expected))
+        }
+        rows = [
+            ["expected (plan)", "", ""]
+            + [_pct(EXPECTED_DISTRIBUTION[s]) for s in SCORES]
+            + [f"{EXPECTED_MEAN:.2f}", ""]
+        ]
         for d in report.distributions:
             expected = expected_for(d.dimension, report.expected)
             flag = ("yes" if (d.judge, d.dimension) in warned else "") if expected is not None else "no expected"
-            rows.append([d.judge, d.dimension, str(d.n)] + [_pct(d.shares[s]) for s in SCORES]
-                        + ["-" if d.mean is None else f"{d.mean:.2f}", flag])
+            rows.append(
+                [d.judge, d.dimension, str(d.n)]
+                + [_pct(d.shares[s]) for s in SCORES]
+                + ["-" if d.mean is None else f"{d.mean:.2f}", flag]
+            )
         out.append(markdown_table(header, rows))
-        out += ["", "Each rubric is compared with its own expected distribution: the plan's is the tarot "
-                "rubric's; the span-labeling judge's dimensions have none (\"no expected\") unless one is "
-                "configured (meta key calibration.expected); totalScore (0-25) is not a 1-5 score."]
+        out += [
+            "",
+            "Each rubric is compared with its own expected distribution: the plan's is the tarot "
+            "rubric's; the span-labeling judge's dimensions have none (\"no expected\") unless one is "
+            "configured (meta key calibration.expected); totalScore (0-25) is not a 1-5 score.",
+        ]
         if report.warnings:
-            out += ["", "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, "
-                    "with 5 or more scores):", ""]
+            out += [
+                "",
+                "Inflation warnings (share of 5s > 10 % + 5 %, or mean > 3.4 + 0.5, with 5 or more scores):",
+                "",
+            ]
             out += [f"- {md_text(w)}" for w in report.warnings]
     else:
         out.append("No 1-5 judge scores.")
     confusions = [c for c in report.confusions if c.n]
     if confusions:
-        out += ["", "## Judge vs reference", "",
-                "Rows: the judge's value; columns: the adjudicated value or the human reference "
-                "(gold, else the human majority)."]
+        out += [
+            "",
+            "## Judge vs reference",
+            "",
+            "Rows: the judge's value; columns: the adjudicated value or the human reference "
+            "(gold, else the human majority).",
+        ]
         for c in confusions:
             labels = [_label(x) for x in c.labels]
-            out += ["", f"**{md_text(c.judge)} vs {md_text(c.reference)} / {md_text(c.dimension)}** (n = {c.n}, same value "
-                    f"{c.agreement:.0%})", "",
-                    markdown_table([f"{c.judge} \\ {c.reference}"] + labels,
-                                   [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)])]
+            out += [
+                "",
+                f"**{md_text(c.judge)} vs {md_text(c.reference)} / {md_text(c.dimension)}** (n = {c.n}, same value "
+                f"{c.agreement:.0%})",
+                "",
+                markdown_table(
+                    [f"{c.judge} \\ {c.reference}"] + labels,
+                    [[labels[i]] + [str(x) for x in row] for i, row in enumerate(c.counts)],
+                ),
+            ]
     if report.alignment:
         out += ["", report.alignment.rstrip()]
     if report.calibration:
@@ -465,14 +560,42 @@ def judge_report_csv(report: JudgeReport) -> str:
     writer.writerow(csv_row(VERDICT_HEADER))
     f = lambda x: "" if x is None else f"{x:.4f}"  # noqa: E731
     for r in report.verdict_rows:
-        writer.writerow(csv_row([r.model, r.prompt, r.judge, r.eval_method, r.scale, r.runs,
-                                 f(r.avg_score), f(r.rules_score), f(r.gt_score)]))
+        writer.writerow(
+            csv_row(
+                [
+                    r.model,
+                    r.prompt,
+                    r.judge,
+                    r.eval_method,
+                    r.scale,
+                    r.runs,
+                    f(r.avg_score),
+                    f(r.rules_score),
+                    f(r.gt_score),
+                ]
+            )
+        )
     if report.agreement:
         buf.write("\n")
-        writer.writerow(["raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method",
-                         "prevalence"])
+        writer.writerow(
+            ["raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method", "prevalence"]
+        )
         f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
         for a in report.agreement:
-            writer.writerow(csv_row([a.raters, a.dimension, a.statistic, f6(a.value), a.n, a.note,
-                                     f6(a.ci_low), f6(a.ci_high), a.ci_method, a.prevalence_text()]))
+            writer.writerow(
+                csv_row(
+                    [
+                        a.raters,
+                        a.dimension,
+                        a.statistic,
+                        f6(a.value),
+                        a.n,
+                        a.note,
+                        f6(a.ci_low),
+                        f6(a.ci_high),
+                        a.ci_method,
+                        a.prevalence_text(),
+                    ]
+                )
+            )
     return buf.getvalue()

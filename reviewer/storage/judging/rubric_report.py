@@ -70,9 +70,14 @@ def _names(subjects: Sequence[str], runs: Mapping[int, Mapping[str, Any]]) -> di
     return out
 
 
-def build_rubric_section(rules: RubricRules, source: str, verdicts: Sequence[Verdict],
-                         metrics: Mapping[str, Mapping[str, Any]], disputes: Sequence[Dispute],
-                         runs: Mapping[int, Mapping[str, Any]]) -> RubricSection:
+def build_rubric_section(
+    rules: RubricRules,
+    source: str,
+    verdicts: Sequence[Verdict],
+    metrics: Mapping[str, Mapping[str, Any]],
+    disputes: Sequence[Dispute],
+    runs: Mapping[int, Mapping[str, Any]],
+) -> RubricSection:
     """The rubric-rules section of a project's verdicts.
 
     Args:
@@ -84,15 +89,32 @@ def build_rubric_section(rules: RubricRules, source: str, verdicts: Sequence[Ver
     labels = rater_labels(verdicts)
     primary = {(s, labels[r]): v for (s, r), v in primary_verdicts(judges).items()}
     gate = gate_tallies(rules.gate, primary, metrics)
-    unchecked = [(s, key, value, listed) for s in sorted(metrics, key=natural_key)
-                 for key, value, listed in unchecked_expectations(rules, metrics[s])]
+    unchecked = [
+        (s, key, value, listed)
+        for s in sorted(metrics, key=natural_key)
+        for key, value, listed in unchecked_expectations(rules, metrics[s])
+    ]
     own = [d for d in disputes if d.kind == DisputeKind.METRICS]
     targets = set(rule_targets(rules))
     said = [v for v in verdicts if v.flags or targets & set(v.scores)]
-    subjects = list(dict.fromkeys([s for (s, _) in primary] + [s for s, *_ in unchecked]
-                                  + [d.subject for d in own] + [v.subject for v in said]))
-    return RubricSection(rules=rules, source=source, names=_names(subjects, runs), gate=gate, disputes=own,
-                         unchecked=unchecked, verdicts=said, labels=labels)
+    subjects = list(
+        dict.fromkeys(
+            [s for (s, _) in primary]
+            + [s for s, *_ in unchecked]
+            + [d.subject for d in own]
+            + [v.subject for v in said]
+        )
+    )
+    return RubricSection(
+        rules=rules,
+        source=source,
+        names=_names(subjects, runs),
+        gate=gate,
+        disputes=own,
+        unchecked=unchecked,
+        verdicts=said,
+        labels=labels,
+    )
 
 
 def _listing(section: RubricSection, subjects: Sequence[str]) -> str:
@@ -106,13 +128,22 @@ def rubric_markdown(section: RubricSection) -> str:
     if not section.shown:
         return ""
     r = section.rules
-    out = ["## Rubric rules", "",
-           f"Rules {md_text(r.name)} from {md_text(section.source)} (reviewer report P --rules FILE uses another "
-           f"file): {len(r.rules)} rules over the verdicts and the readings' metrics. A verdict breaking one is a "
-           "judge-vs-metrics dispute per reading and dimension; dimensions no rule checks keep the top-score rule."]
+    out = [
+        "## Rubric rules",
+        "",
+        f"Rules {md_text(r.name)} from {md_text(section.source)} (reviewer report P --rules FILE uses another "
+        f"file): {len(r.rules)} rules over the verdicts and the readings' metrics. A verdict breaking one is a "
+        "judge-vs-metrics dispute per reading and dimension; dimensions no rule checks keep the top-score rule.",
+    ]
     if section.gate:
-        out += ["", "### Judge gate", "", md_text(r.gate.says or "the gate") + (
-            f"; should a reading be blocked: {md_text(r.gate.expected)}." if r.gate.expected else "."), ""]
+        out += [
+            "",
+            "### Judge gate",
+            "",
+            md_text(r.gate.says or "the gate")
+            + (f"; should a reading be blocked: {md_text(r.gate.expected)}." if r.gate.expected else "."),
+            "",
+        ]
         for t in section.gate:
             out.append(f"- {md_text(t.rater)}: {t.line()}")
             out.append(f"  - should be blocked, blocked: {_listing(section, t.blocked)}")
@@ -125,19 +156,34 @@ def rubric_markdown(section: RubricSection) -> str:
     if section.disputes:
         out += ["", "### Judge-vs-metrics disputes", ""]
         for d in sorted(section.disputes, key=lambda d: (natural_key(section.name(d.subject)), d.dimension)):
-            out.append(f"- {md_text(section.name(d.subject))} / {md_text(d.dimension, line_start=False)} "
-                       f"(dispute {d.id}): {md_text(d.detail, line_start=False)}")
+            out.append(
+                f"- {md_text(section.name(d.subject))} / {md_text(d.dimension, line_start=False)} "
+                f"(dispute {d.id}): {md_text(d.detail, line_start=False)}"
+            )
     listed = [u for u in section.unchecked if u[3]]
     unknown = [u for u in section.unchecked if not u[3]]
     if listed:
-        out += ["", "### Not checkable from verdicts", "",
-                md_text(r.not_checkable.says or "expectations no verdict can show") + ":", ""]
-        out += [f"- {md_text(section.name(s))}: {md_text(key, line_start=False)} = "
-                f"{md_text(describe_value(value), line_start=False)}" for s, key, value, _ in listed]
+        out += [
+            "",
+            "### Not checkable from verdicts",
+            "",
+            md_text(r.not_checkable.says or "expectations no verdict can show") + ":",
+            "",
+        ]
+        out += [
+            f"- {md_text(section.name(s))}: {md_text(key, line_start=False)} = "
+            f"{md_text(describe_value(value), line_start=False)}"
+            for s, key, value, _ in listed
+        ]
     if unknown:
-        out += ["", "Expectations no rule reads (not checked): "
-                + "; ".join(f"{md_text(section.name(s), line_start=False)}: {md_text(key, line_start=False)}"
-                            for s, key, _, _ in unknown)]
+        out += [
+            "",
+            "Expectations no rule reads (not checked): "
+            + "; ".join(
+                f"{md_text(section.name(s), line_start=False)}: {md_text(key, line_start=False)}"
+                for s, key, _, _ in unknown
+            ),
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -156,14 +202,18 @@ def rubric_verdicts_markdown(section: RubricSection) -> str:
     dims = list(dict.fromkeys(d for v in vs for d in v.scores))
     flags = list(dict.fromkeys(f for v in vs for f in v.flags))
     header = ["reading", "rater", *dims, *flags, "issues_found", "notes"]
-    out = ["## Rubric verdicts", "", "Everything the rubric judges (and hand labels) said: scores, flags, "
-           "issues_found and notes.", "",
-           ]
+    out = [
+        "## Rubric verdicts",
+        "",
+        "Everything the rubric judges (and hand labels) said: scores, flags, issues_found and notes.",
+        "",
+    ]
     rows = sorted(vs, key=lambda v: (natural_key(section.name(v.subject)), natural_key(v.judge), v.repetition))
     table = []
     for v in rows:
-        scores = ["-" if v.scores.get(d) is None else describe_value(v.scores[d]) if d in v.scores else ""
-                  for d in dims]
+        scores = [
+            "-" if v.scores.get(d) is None else describe_value(v.scores[d]) if d in v.scores else "" for d in dims
+        ]
         flag_cells = [describe_value(v.flags[f]) if f in v.flags else "" for f in flags]
         cells = [_cell(section.name(v.subject)), _cell(section.labels.get(rater_key(v), v.judge))]
         cells += [_cell(c) for c in scores + flag_cells]

@@ -36,8 +36,9 @@ def _parse(text: str, where: str, yaml_file: bool) -> RubricRules:
     try:
         data = load_yaml(text) if yaml_file else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise ProjectError(f"{where}: not valid {'YAML' if yaml_file else 'TOML'}: {' '.join(str(exc).split())}") \
-            from None
+        raise ProjectError(
+            f"{where}: not valid {'YAML' if yaml_file else 'TOML'}: {' '.join(str(exc).split())}"
+        ) from None
     if not isinstance(data, dict):
         raise ProjectError(f"{where}: a rules file is a table of rules, gate and not_checkable")
     try:

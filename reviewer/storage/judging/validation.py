@@ -53,8 +53,20 @@ AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "95 % CI", "str
 def agreement_markdown_rows(rows: list[AgreementRow]) -> list[list[str]]:
     """Cells of AGREEMENT_HEADER per row: the interval with its method, the
     Landis-Koch strength of chance-corrected statistics, the prevalence."""
-    return [[r.raters, r.dimension, r.statistic, r.formatted(), r.interval_text(), strength(r), str(r.n),
-             r.prevalence_text(), r.note] for r in rows]
+    return [
+        [
+            r.raters,
+            r.dimension,
+            r.statistic,
+            r.formatted(),
+            r.interval_text(),
+            strength(r),
+            str(r.n),
+            r.prevalence_text(),
+            r.note,
+        ]
+        for r in rows
+    ]
 
 
 def _meta(project: Project, key: str) -> object:
@@ -85,8 +97,13 @@ def pass_thresholds(project: Project) -> dict[str, float]:
 class Validation:
     """The alignments of a project's judges and their corrected pass rates."""
 
-    def __init__(self, items: list[Alignment], corrected: list[Optional[CorrectedRate]], split_seed: int,
-                 stale: Optional[dict] = None):
+    def __init__(
+        self,
+        items: list[Alignment],
+        corrected: list[Optional[CorrectedRate]],
+        split_seed: int,
+        stale: Optional[dict] = None,
+    ):
         self.items = items
         self.corrected = corrected
         self.split_seed = split_seed
@@ -104,8 +121,10 @@ class Validation:
             if a.judge == judge and a.dimension == dimension:
                 return a, c
         there = ", ".join(f"{a.judge} / {a.dimension}" for a in self.items) or "none"
-        raise ValueError(f"no alignment of judge '{judge}' on dimension '{dimension}' with people "
-                         f"(judge / dimension with people's values: {there})")
+        raise ValueError(
+            f"no alignment of judge '{judge}' on dimension '{dimension}' with people "
+            f"(judge / dimension with people's values: {there})"
+        )
 
 
 def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, Callable[[str], str]]:
@@ -123,31 +142,49 @@ def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, 
     return out, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
 
 
-def project_alignments(project: Project, *, n_resamples: int = DEFAULT_RESAMPLES,
-                       seed: int = DEFAULT_SEED) -> Validation:
+def project_alignments(
+    project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc)."""
     split_seed = _meta(project, "alignment.split_seed")
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
     vs, adjudications = judging.verdicts(project), judging.adjudications(project)
     people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
-    items = alignments(vs, adjudications, thresholds=_thresholds(project), split_of=split_of,
-                       n_resamples=n_resamples, seed=seed, people=people)
+    items = alignments(
+        vs,
+        adjudications,
+        thresholds=_thresholds(project),
+        split_of=split_of,
+        n_resamples=n_resamples,
+        seed=seed,
+        people=people,
+    )
     corrected: list[Optional[CorrectedRate]] = []
     for a in items:
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
             corrected.append(None)
             continue
-        labelled = [(j, p) for _, split, j, p in a.labelled
-                    if split == RATES_FROM and j is not None and p is not None]  # p: a person labelled it
+        labelled = [
+            (j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None and p is not None
+        ]  # p: a person labelled it
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
         corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
-    return Validation(items, corrected, split_seed,
-                      {(st.judge, st.dimension): st for st in labels.stale_figures(project)})
+    return Validation(
+        items, corrected, split_seed, {(st.judge, st.dimension): st for st in labels.stale_figures(project)}
+    )
 
 
-def run_gate(project: Project, judge: str, dimension: str, *, split: str = "all", n_resamples: int = DEFAULT_RESAMPLES,
-             seed: int = DEFAULT_SEED, **bounds) -> tuple[Figures, list[BoundCheck]]:
+def run_gate(
+    project: Project,
+    judge: str,
+    dimension: str,
+    *,
+    split: str = "all",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    **bounds,
+) -> tuple[Figures, list[BoundCheck]]:
     """The gate's checks (validation_gate.gate_checks) of one judge and
     dimension on one split. Raises ValueError when there is no such
     alignment or split, or no bound."""
@@ -164,11 +201,18 @@ def alignment_json(v: Validation) -> dict:
     corrected pass rate."""
     out = []
     for a, c in zip(v.items, v.corrected):
-        out.append({"judge": a.judge, "dimension": a.dimension, "scale": a.scale.value,
-                    "pass_threshold": a.threshold, "people": a.people,
-                    "splits": [f.as_dict() for f in a.splits],
-                    "corrected_pass_rate": None if c is None else c.as_dict(),
-                    "stale": _stale_dict(v, a)})
+        out.append(
+            {
+                "judge": a.judge,
+                "dimension": a.dimension,
+                "scale": a.scale.value,
+                "pass_threshold": a.threshold,
+                "people": a.people,
+                "splits": [f.as_dict() for f in a.splits],
+                "corrected_pass_rate": None if c is None else c.as_dict(),
+                "stale": _stale_dict(v, a),
+            }
+        )
     return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
 
 
@@ -190,13 +234,33 @@ def _with_ci(x: Optional[float], iv) -> str:
 
 
 def _split_rows(a: Alignment) -> list[list[str]]:
-    return [[f.split, str(f.n), _with_ci(f.kappa, f.kappa_ci), _f(f.mae), _f(f.spearman),
-             _with_ci(f.tpr, f.tpr_ci), _with_ci(f.tnr, f.tnr_ci), str(len(f.dangerous)), str(f.undecided)]
-            for f in a.splits]
+    return [
+        [
+            f.split,
+            str(f.n),
+            _with_ci(f.kappa, f.kappa_ci),
+            _f(f.mae),
+            _f(f.spearman),
+            _with_ci(f.tpr, f.tpr_ci),
+            _with_ci(f.tnr, f.tnr_ci),
+            str(len(f.dangerous)),
+            str(f.undecided),
+        ]
+        for f in a.splits
+    ]
 
 
-SPLIT_HEADER = ["split", "n", "kappa [95 % CI]", "MAE", "rho", "TPR [95 % CI]", "TNR [95 % CI]", "dangerous",
-                "undecided"]
+SPLIT_HEADER = [
+    "split",
+    "n",
+    "kappa [95 % CI]",
+    "MAE",
+    "rho",
+    "TPR [95 % CI]",
+    "TNR [95 % CI]",
+    "dangerous",
+    "undecided",
+]
 
 
 def _title(a: Alignment) -> str:
@@ -209,8 +273,10 @@ def _title(a: Alignment) -> str:
 def _corrected_line(c: Optional[CorrectedRate]) -> str:
     if c is None:
         return "corrected pass rate: none (pairwise winners have no pass)"
-    head = (f"corrected pass rate (TPR, TNR from the {RATES_FROM} split: {_f(c.tpr)}, {_f(c.tnr)} over "
-            f"{c.labelled} labelled): observed {_f(c.observed)} on {c.unlabelled} unlabelled")
+    head = (
+        f"corrected pass rate (TPR, TNR from the {RATES_FROM} split: {_f(c.tpr)}, {_f(c.tnr)} over "
+        f"{c.labelled} labelled): observed {_f(c.observed)} on {c.unlabelled} unlabelled"
+    )
     if c.rate is None:
         return f"{head}; {c.note}"
     return f"{head}; corrected {_f(c.rate)} {_ci(c.interval)}" + (f" ({c.note})" if c.note else "")
@@ -234,11 +300,15 @@ def alignment_text(v: Validation) -> str:
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
         out += [_title(a)] + ([v.stale_line(a)] if v.stale_line(a) else [])
-        out += [text_table(SPLIT_HEADER, _split_rows(a)), "", text_table(*_confusion(f)), "",
-                text_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
+        out += [
+            text_table(SPLIT_HEADER, _split_rows(a)),
+            "",
+            text_table(*_confusion(f)),
+            "",
+            text_table(["class", "precision", "recall", "F1", "people"], _class_rows(f)),
+        ]
         if f.dangerous:
-            out += ["dangerous: " + ", ".join(f"{d.subject} (judge {d.judge}, people {d.people})"
-                                              for d in f.dangerous)]
+            out += ["dangerous: " + ", ".join(f"{d.subject} (judge {d.judge}, people {d.people})" for d in f.dangerous)]
         out += [_corrected_line(c), ""]
     return "\n".join(out)
 
@@ -248,18 +318,29 @@ def alignment_markdown(v: Validation) -> str:
     no alignment)."""
     if not v.items:
         return ""
-    out = ["## Alignment with people", "",
-           "Judge vs people's final values (label-first final values where a dimension has them, else "
-           "adjudicated, else gold, else the human majority), per split "
-           f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals."]
+    out = [
+        "## Alignment with people",
+        "",
+        "Judge vs people's final values (label-first final values where a dimension has them, else "
+        "adjudicated, else gold, else the human majority), per split "
+        f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals.",
+    ]
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
         out += ["", f"**{md_text(_title(a))}**"] + (["", md_text(v.stale_line(a))] if v.stale_line(a) else [])
-        out += ["", markdown_table(SPLIT_HEADER, _split_rows(a)), "",
-                markdown_table(*_confusion(f)), "",
-                markdown_table(["class", "precision", "recall", "F1", "people"], _class_rows(f))]
+        out += [
+            "",
+            markdown_table(SPLIT_HEADER, _split_rows(a)),
+            "",
+            markdown_table(*_confusion(f)),
+            "",
+            markdown_table(["class", "precision", "recall", "F1", "people"], _class_rows(f)),
+        ]
         if f.dangerous:
-            out += ["", "Dangerous: " + md_text(", ".join(f"{d.subject} (judge {d.judge}, people {d.people})"
-                                                          for d in f.dangerous))]
+            out += [
+                "",
+                "Dangerous: "
+                + md_text(", ".join(f"{d.subject} (judge {d.judge}, people {d.people})" for d in f.dangerous)),
+            ]
         out += ["", md_text(_corrected_line(c))]
     return "\n".join(out) + "\n"

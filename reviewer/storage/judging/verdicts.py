@@ -11,8 +11,10 @@ from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage.judging.confidences import put_confidences
 from reviewer.storage.db import Project, now
 
-_VERDICT_COLS = ("id, subject, run_id, other_run_id, judge, judge_model, prompt_version, method, scale, "
-                 "scores, flags, issues_found, rationale, raw, answer_order, repetition, source")
+_VERDICT_COLS = (
+    "id, subject, run_id, other_run_id, judge, judge_model, prompt_version, method, scale, "
+    "scores, flags, issues_found, rationale, raw, answer_order, repetition, source"
+)
 
 
 def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
@@ -27,7 +29,8 @@ def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tu
     row = project.db.execute(
         "SELECT id FROM verdicts WHERE subject = ? AND judge = ? AND method = ? "
         "AND coalesce(answer_order, '') = coalesce(?, '') AND repetition = ?",
-        [v.subject, v.judge, v.method.value, v.answer_order, v.repetition]).fetchone()
+        [v.subject, v.judge, v.method.value, v.answer_order, v.repetition],
+    ).fetchone()
     if row:
         return row[0], False
     data = v.model_dump(mode="json", exclude={"id"})
@@ -40,9 +43,16 @@ def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tu
             "scale, scores, flags, issues_found, rationale, raw, answer_order, repetition, source, imported_at) "
             "VALUES (:subject, :run_id, :other_run_id, :judge, :judge_model, :prompt_version, :method, :scale, "
             ":scores, :flags, :issues_found, :rationale, :raw, :answer_order, :repetition, :source, :imported_at)",
-            data)
-        project.audit("insert", "verdicts", cur.lastrowid, None,
-                      {k: data[k] for k in ("subject", "judge", "method", "scores")}, actor)
+            data,
+        )
+        project.audit(
+            "insert",
+            "verdicts",
+            cur.lastrowid,
+            None,
+            {k: data[k] for k in ("subject", "judge", "method", "scores")},
+            actor,
+        )
         new_id = cur.lastrowid
         assert new_id is not None  # an INSERT always sets it
         if v.confidences:
@@ -53,8 +63,10 @@ def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tu
 def has_judging(project: Project) -> bool:
     """True when the project has any verdict or dispute."""
     db = project.db
-    return bool(db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone()
-                or db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone())
+    return bool(
+        db.execute("SELECT 1 FROM verdicts LIMIT 1").fetchone()
+        or db.execute("SELECT 1 FROM disputes LIMIT 1").fetchone()
+    )
 
 
 def verdicts(project: Project, subject: Optional[str] = None) -> list[Verdict]:
@@ -76,15 +88,17 @@ def set_reference(project: Project, item_id: int, text: str, source: str) -> boo
     """Store a reference answer of an item (once per source). True if new."""
     with project.transaction():
         cur = project.db.execute(
-            "INSERT OR IGNORE INTO item_references (item_id, text, source) VALUES (?, ?, ?)",
-            [item_id, text, source])
+            "INSERT OR IGNORE INTO item_references (item_id, text, source) VALUES (?, ?, ?)", [item_id, text, source]
+        )
     return cur.rowcount > 0
 
 
 def references(project: Project, item_id: int) -> list[tuple[str, str]]:
     """(source, text) of an item's reference answers."""
-    return [(r[0], r[1]) for r in project.db.execute(
-        "SELECT source, text FROM item_references WHERE item_id = ? ORDER BY id", [item_id])]
+    return [
+        (r[0], r[1])
+        for r in project.db.execute("SELECT source, text FROM item_references WHERE item_id = ? ORDER BY id", [item_id])
+    ]
 
 
 def set_subject_metrics(project: Project, subject: str, metrics: dict, source: str) -> None:
@@ -94,7 +108,8 @@ def set_subject_metrics(project: Project, subject: str, metrics: dict, source: s
         project.db.execute(
             "INSERT INTO subject_metrics (subject, metrics, source) VALUES (?, ?, ?) "
             "ON CONFLICT(subject) DO UPDATE SET metrics = excluded.metrics, source = excluded.source",
-            [subject, json.dumps(metrics), source])
+            [subject, json.dumps(metrics), source],
+        )
 
 
 def subject_metrics(project: Project) -> dict[str, dict]:
@@ -107,21 +122,26 @@ def replace_disputes(project: Project, found: list[Dispute]) -> list[Dispute]:
     kind, subject, dimension), add new ones, delete those gone. Returns them
     with ids."""
     with project.transaction(derived=True):
-        old = {(r["kind"], r["subject"], r["dimension"]): r["id"]
-               for r in _rows(project, "SELECT id, kind, subject, dimension FROM disputes")}
+        old = {
+            (r["kind"], r["subject"], r["dimension"]): r["id"]
+            for r in _rows(project, "SELECT id, kind, subject, dimension FROM disputes")
+        }
         keep = set()
         out = []
         for d in found:
             key = (d.kind.value, d.subject, d.dimension)
             if key in old:
-                project.db.execute("UPDATE disputes SET verdict_ids = ?, severity = ?, detail = ? WHERE id = ?",
-                                   [json.dumps(d.verdict_ids), d.severity, d.detail, old[key]])
+                project.db.execute(
+                    "UPDATE disputes SET verdict_ids = ?, severity = ?, detail = ? WHERE id = ?",
+                    [json.dumps(d.verdict_ids), d.severity, d.detail, old[key]],
+                )
                 d = d.model_copy(update={"id": old[key]})
             else:
                 cur = project.db.execute(
                     "INSERT INTO disputes (kind, subject, dimension, verdict_ids, severity, detail, found_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail, now()])
+                    [d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail, now()],
+                )
                 d = d.model_copy(update={"id": cur.lastrowid})
             keep.add(key)
             out.append(d)
@@ -133,9 +153,18 @@ def replace_disputes(project: Project, found: list[Dispute]) -> list[Dispute]:
 
 def disputes(project: Project) -> list[Dispute]:
     """Stored disputes, most severe first."""
-    return [Dispute(id=r["id"], kind=r["kind"], subject=r["subject"], dimension=r["dimension"],
-                    verdict_ids=json.loads(r["verdict_ids"]), severity=r["severity"], detail=r["detail"])
-            for r in _rows(project, "SELECT * FROM disputes ORDER BY severity DESC, id")]
+    return [
+        Dispute(
+            id=r["id"],
+            kind=r["kind"],
+            subject=r["subject"],
+            dimension=r["dimension"],
+            verdict_ids=json.loads(r["verdict_ids"]),
+            severity=r["severity"],
+            detail=r["detail"],
+        )
+        for r in _rows(project, "SELECT * FROM disputes ORDER BY severity DESC, id")
+    ]
 
 
 def adjudications(project: Project) -> list[Adjudication]:
@@ -162,12 +191,29 @@ def put_adjudication(project: Project, a: Adjudication, actor: Optional[str] = N
             "dispute_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(subject, dimension) DO UPDATE SET "
             "value = excluded.value, rationale = excluded.rationale, reviewer = excluded.reviewer, "
             "decided_at = excluded.decided_at, sided_with = excluded.sided_with, dispute_id = excluded.dispute_id",
-            [a.id, a.subject, a.dimension, json.dumps(a.value), a.rationale, a.reviewer,
-             (a.decided_at or datetime.now()).isoformat(), a.sided_with, a.dispute_id])
-        row = project.db.execute("SELECT id FROM adjudications WHERE subject = ? AND dimension = ?",
-                                 [a.subject, a.dimension]).fetchone()
-        project.audit("put", "adjudications", row[0], before.model_dump(mode="json") if before else None,
-                      a.model_dump(mode="json"), actor or a.reviewer)
+            [
+                a.id,
+                a.subject,
+                a.dimension,
+                json.dumps(a.value),
+                a.rationale,
+                a.reviewer,
+                (a.decided_at or datetime.now()).isoformat(),
+                a.sided_with,
+                a.dispute_id,
+            ],
+        )
+        row = project.db.execute(
+            "SELECT id FROM adjudications WHERE subject = ? AND dimension = ?", [a.subject, a.dimension]
+        ).fetchone()
+        project.audit(
+            "put",
+            "adjudications",
+            row[0],
+            before.model_dump(mode="json") if before else None,
+            a.model_dump(mode="json"),
+            actor or a.reviewer,
+        )
     return row[0]
 
 

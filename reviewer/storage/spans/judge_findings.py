@@ -16,8 +16,9 @@ from reviewer.storage.db import Project
 __all__ = ["store_judge_findings"]
 
 
-def store_judge_findings(project: Project, run_id: int, verdict_id: int, judge_result: Optional[Mapping],
-                         actor: Optional[str]) -> int:
+def store_judge_findings(
+    project: Project, run_id: int, verdict_id: int, judge_result: Optional[Mapping], actor: Optional[str]
+) -> int:
     """Store the findings of one span-judge result (``judge_result``: the
     judge's JSON object, None or empty for none) on run ``run_id``, each
     tied to verdict ``verdict_id`` and recorded by ``actor``. Returns how

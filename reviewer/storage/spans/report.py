@@ -15,8 +15,17 @@ from reviewer.core.tables import csv_row
 from reviewer.storage.db import Project
 from reviewer.storage.spans.spans import snapshot, snapshot_names, summary_and_notes
 
-LATENCY_COLUMNS = {"snapshot": str, "model": str, "stage": str, "source": str, "results": int, "avg_ms": float,
-                   "p50_ms": float, "p95_ms": float, "p99_ms": float}
+LATENCY_COLUMNS = {
+    "snapshot": str,
+    "model": str,
+    "stage": str,
+    "source": str,
+    "results": int,
+    "avg_ms": float,
+    "p50_ms": float,
+    "p95_ms": float,
+    "p99_ms": float,
+}
 SEVERITY_COLUMNS = {"snapshot": str, "severity": str, "count": int, "examples": str}
 CATEGORY_COLUMNS = {"snapshot": str, "category": str, "count": int}
 WORST_COLUMNS = {"snapshot": str, "rank": int, "prompt": str, "input": str, "score": float, "notes": str}
@@ -33,17 +42,25 @@ def debug_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[
     for name in snapshot_names(project):
         _, loaded = snapshot(project, name)
         s, _ = summary_and_notes(loaded)
-        latency += [(name, r["model"], r["stage"], r["source"], r["n"], r["avg"], r["p50"], r["p95"], r["p99"])
-                    for r in s["latencyByModel"]]
-        severity += [(name, k, s["missedSeverity"][k]["count"], "; ".join(s["missedSeverity"][k]["examples"]))
-                     for k in SEVERITIES]
+        latency += [
+            (name, r["model"], r["stage"], r["source"], r["n"], r["avg"], r["p50"], r["p95"], r["p99"])
+            for r in s["latencyByModel"]
+        ]
+        severity += [
+            (name, k, s["missedSeverity"][k]["count"], "; ".join(s["missedSeverity"][k]["examples"]))
+            for k in SEVERITIES
+        ]
         categories += [(name, c, n) for c, n in categories_by_count(s["missedCountsByCategory"])]
-        worst += [(name, rank, w["prompt"], w["input"], w["score"], w["notes"])
-                  for rank, w in enumerate(s["worstPerformers"], 1)]
-    return [("span_latency", LATENCY_COLUMNS, None, latency),
-            ("span_missed_severity", SEVERITY_COLUMNS, None, severity),
-            ("span_missed_categories", CATEGORY_COLUMNS, None, categories),
-            ("span_worst_performers", WORST_COLUMNS, None, worst)]
+        worst += [
+            (name, rank, w["prompt"], w["input"], w["score"], w["notes"])
+            for rank, w in enumerate(s["worstPerformers"], 1)
+        ]
+    return [
+        ("span_latency", LATENCY_COLUMNS, None, latency),
+        ("span_missed_severity", SEVERITY_COLUMNS, None, severity),
+        ("span_missed_categories", CATEGORY_COLUMNS, None, categories),
+        ("span_worst_performers", WORST_COLUMNS, None, worst),
+    ]
 
 
 def report_csv(project: Project) -> str:

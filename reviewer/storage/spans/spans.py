@@ -29,26 +29,39 @@ SPAN_PROMPT = "span-labeling"
 
 
 # -- snapshots --------------------------------------------------------------------
-def save_snapshot(project: Project, name: str, source: str, data: Mapping, actor: Optional[str] = None) -> tuple[int, str]:
+def save_snapshot(
+    project: Project, name: str, source: str, data: Mapping, actor: Optional[str] = None
+) -> tuple[int, str]:
     """Store a snapshot's JSON under ``name`` (the file stem): (id, 'added' |
     'exists' | 'replaced'); the same name with other content replaces it."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     digest = repo.sha256_text(text)
     with project.transaction():
         row = project.db.execute("SELECT id, sha256 FROM span_snapshots WHERE name = ?", [name]).fetchone()
-        values = [source, digest, data.get("timestamp") if isinstance(data.get("timestamp"), str) else None,
-                  str(data.get("judgeModel") or ""), data.get("extractionModel") if isinstance(
-                      data.get("extractionModel"), str) else None, text, now()]
+        values = [
+            source,
+            digest,
+            data.get("timestamp") if isinstance(data.get("timestamp"), str) else None,
+            str(data.get("judgeModel") or ""),
+            data.get("extractionModel") if isinstance(data.get("extractionModel"), str) else None,
+            text,
+            now(),
+        ]
         if row and row[1] == digest:
             return row[0], "exists"
         if row:
-            project.db.execute("UPDATE span_snapshots SET source = ?, sha256 = ?, timestamp = ?, judge_model = ?, "
-                               "extraction_model = ?, data = ?, imported_at = ? WHERE id = ?", values + [row[0]])
+            project.db.execute(
+                "UPDATE span_snapshots SET source = ?, sha256 = ?, timestamp = ?, judge_model = ?, "
+                "extraction_model = ?, data = ?, imported_at = ? WHERE id = ?",
+                values + [row[0]],
+            )
             project.audit("update", "span_snapshots", row[0], None, {"name": name, "source": source}, actor)
             return row[0], "replaced"
-        cur = project.db.execute("INSERT INTO span_snapshots (name, source, sha256, timestamp, judge_model, "
-                                 "extraction_model, data, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                 [name] + values)
+        cur = project.db.execute(
+            "INSERT INTO span_snapshots (name, source, sha256, timestamp, judge_model, "
+            "extraction_model, data, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [name] + values,
+        )
         project.audit("insert", "span_snapshots", inserted_id(cur), None, {"name": name, "source": source}, actor)
         return inserted_id(cur), "added"
 
@@ -56,8 +69,10 @@ def save_snapshot(project: Project, name: str, source: str, data: Mapping, actor
 def link_run(project: Project, snapshot_id: int, prompt_key: str, run_id: Optional[int]) -> None:
     """Record that the result ``prompt_key`` of a snapshot became run ``run_id``."""
     with project.transaction():
-        project.db.execute("INSERT OR REPLACE INTO span_snapshot_runs (snapshot_id, prompt_key, run_id) "
-                           "VALUES (?, ?, ?)", [snapshot_id, prompt_key, run_id])
+        project.db.execute(
+            "INSERT OR REPLACE INTO span_snapshot_runs (snapshot_id, prompt_key, run_id) VALUES (?, ?, ?)",
+            [snapshot_id, prompt_key, run_id],
+        )
 
 
 def snapshot_names(project: Project) -> list[str]:
@@ -68,8 +83,9 @@ def snapshot_names(project: Project) -> list[str]:
 def snapshot(project: Project, name: str) -> tuple[dict, dict]:
     """(meta {name, source, timestamp, judge_model, extraction_model}, the
     loaded snapshot) of ``name``; ProjectError when there is none."""
-    row = project.db.execute("SELECT name, source, timestamp, judge_model, extraction_model, data "
-                             "FROM span_snapshots WHERE name = ?", [name]).fetchone()
+    row = project.db.execute(
+        "SELECT name, source, timestamp, judge_model, extraction_model, data FROM span_snapshots WHERE name = ?", [name]
+    ).fetchone()
     if row is None:
         known = ", ".join(snapshot_names(project)) or "none"
         raise ProjectError(f"no span snapshot named '{name}' (known: {known})")
@@ -84,8 +100,11 @@ def summary_and_notes(loaded: Mapping) -> tuple[dict, list[str]]:
     notes = []
     for key, diffs in compare_block(computed, loaded.get("summary") or {}, extra).items():
         if diffs:
-            notes.append(f"the file's {key} differs from the results: " + "; ".join(diffs[:3])
-                         + (f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""))
+            notes.append(
+                f"the file's {key} differs from the results: "
+                + "; ".join(diffs[:3])
+                + (f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else "")
+            )
     return computed, notes
 
 
@@ -101,11 +120,15 @@ def compare_text(baseline: str, current: str, c: Mapping) -> str:
     """The comparison as readable lines for the terminal."""
     lines = [f"warning: {c['warning']}"] if c.get("warning") else []
     if "shared_prompts" in c:
-        lines.append(f"prompts: baseline {c['baseline_prompts']}, current {c['current_prompts']}, shared "
-                     f"{c['shared_prompts']}" + (f"; compared: the {c['shared_prompts']} shared prompts only"
-                                                 if c.get("only_shared") else ""))
-    lines += [f"{baseline} -> {current}: average score {c['score_delta']:+.2f}, span count {c['span_count_delta']:+.2f}",
-             f"regressions (score down 3 or more): {len(c['regressions'])}"]
+        lines.append(
+            f"prompts: baseline {c['baseline_prompts']}, current {c['current_prompts']}, shared "
+            f"{c['shared_prompts']}"
+            + (f"; compared: the {c['shared_prompts']} shared prompts only" if c.get("only_shared") else "")
+        )
+    lines += [
+        f"{baseline} -> {current}: average score {c['score_delta']:+.2f}, span count {c['span_count_delta']:+.2f}",
+        f"regressions (score down 3 or more): {len(c['regressions'])}",
+    ]
     lines += [f"  {r['prompt']}: {r['baseline']:g} -> {r['current']:g} ({r['delta']:+g})" for r in c["regressions"]]
     lines.append(f"improvements (score up 3 or more): {len(c['improvements'])}")
     lines += [f"  {r['prompt']}: {r['baseline']:g} -> {r['current']:g} ({r['delta']:+g})" for r in c["improvements"]]
@@ -138,14 +161,26 @@ def span_runs(project: Project) -> list[dict]:
         "(SELECT s.name FROM span_snapshot_runs l JOIN span_snapshots s ON s.id = l.snapshot_id "
         " WHERE l.run_id = r.id ORDER BY s.id LIMIT 1) "
         "FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
-        "WHERE p.name = ? ORDER BY r.id", [SPAN_PROMPT]).fetchall()
+        "WHERE p.name = ? ORDER BY r.id",
+        [SPAN_PROMPT],
+    ).fetchall()
     out = []
     for run_id, item_id, item, model, source, output, snap in rows:
         parsed = parse_span_output(output)
         if parsed is None:
             continue
-        out.append({"run_id": run_id, "item_id": item_id, "item": item, "model": model, "source": source,
-                    "text": parsed[0], "spans": parsed[1], "snapshot": snap})
+        out.append(
+            {
+                "run_id": run_id,
+                "item_id": item_id,
+                "item": item,
+                "model": model,
+                "source": source,
+                "text": parsed[0],
+                "spans": parsed[1],
+                "snapshot": snap,
+            }
+        )
     return out
 
 
@@ -156,9 +191,11 @@ def _golden(row) -> g.GoldenSpan:
 
 def golden_spans(project: Project, item_id: int, text: str) -> list[g.GoldenSpan]:
     """The golden spans of ``item_id`` drawn on ``text``, in order of start."""
-    rows = project.db.execute("SELECT id, start, end, role, text, extra FROM golden_spans WHERE item_id = ? "
-                              "AND text_sha256 = ? ORDER BY start, end, position, id",
-                              [item_id, repo.sha256_text(text)]).fetchall()
+    rows = project.db.execute(
+        "SELECT id, start, end, role, text, extra FROM golden_spans WHERE item_id = ? "
+        "AND text_sha256 = ? ORDER BY start, end, position, id",
+        [item_id, repo.sha256_text(text)],
+    ).fetchall()
     return [_golden(r) for r in rows]
 
 
@@ -166,7 +203,8 @@ def all_golden(project: Project) -> dict[tuple[int, str], list[dict]]:
     """{(item id, text sha256): golden spans as dicts}."""
     out: dict[tuple[int, str], list[dict]] = {}
     for item_id, sha, start, end, role, text in project.db.execute(
-            "SELECT item_id, text_sha256, start, end, role, text FROM golden_spans ORDER BY start, end, position, id"):
+        "SELECT item_id, text_sha256, start, end, role, text FROM golden_spans ORDER BY start, end, position, id"
+    ):
         out.setdefault((item_id, sha), []).append({"start": start, "end": end, "role": role, "text": text})
     return out
 
@@ -185,20 +223,35 @@ class GoldenSpanStore:
         p = self.project
         sha = repo.sha256_text(labelled)
         with p.transaction():
-            position = p.db.execute("SELECT coalesce(max(position) + 1, 0) FROM golden_spans WHERE item_id = ? "
-                                    "AND text_sha256 = ?", [item_id, sha]).fetchone()[0]
+            position = p.db.execute(
+                "SELECT coalesce(max(position) + 1, 0) FROM golden_spans WHERE item_id = ? AND text_sha256 = ?",
+                [item_id, sha],
+            ).fetchone()[0]
             cur = p.db.execute(
                 "INSERT INTO golden_spans (id, item_id, text_sha256, start, end, role, text, extra, position, "
                 "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [span.id, item_id, sha, span.start, span.end, span.role, span.text,
-                 json.dumps(span.extra), position, self.actor, now()])
+                [
+                    span.id,
+                    item_id,
+                    sha,
+                    span.start,
+                    span.end,
+                    span.role,
+                    span.text,
+                    json.dumps(span.extra),
+                    position,
+                    self.actor,
+                    now(),
+                ],
+            )
             p.audit("insert", "golden_spans", inserted_id(cur), None, span.to_json(), self.actor)
             return inserted_id(cur)
 
     def get_golden_span(self, span_id: int) -> tuple[int, g.GoldenSpan]:
         """(item id, span) of ``span_id``; KeyError when absent."""
-        row = self.project.db.execute("SELECT id, start, end, role, text, extra, item_id FROM golden_spans "
-                                      "WHERE id = ?", [span_id]).fetchone()
+        row = self.project.db.execute(
+            "SELECT id, start, end, role, text, extra, item_id FROM golden_spans WHERE id = ?", [span_id]
+        ).fetchone()
         if row is None:
             raise KeyError(span_id)
         return row[6], _golden(row)
@@ -214,8 +267,10 @@ class GoldenSpanStore:
         """Write start, end, role and text of ``span`` to ``span_id``; KeyError when absent."""
         _, before = self.get_golden_span(span_id)
         with self.project.transaction():
-            self.project.db.execute("UPDATE golden_spans SET start = ?, end = ?, role = ?, text = ? WHERE id = ?",
-                                    [span.start, span.end, span.role, span.text, span_id])
+            self.project.db.execute(
+                "UPDATE golden_spans SET start = ?, end = ?, role = ?, text = ? WHERE id = ?",
+                [span.start, span.end, span.role, span.text, span_id],
+            )
             self.project.audit("update", "golden_spans", span_id, before.to_json(), span.to_json(), self.actor)
 
     def delete_golden_span(self, span_id: int) -> None:
@@ -226,8 +281,9 @@ class GoldenSpanStore:
             self.project.audit("delete", "golden_spans", span_id, before.to_json(), None, self.actor)
 
 
-def import_golden_prompts(project: Project, name: str, metadata: Mapping, prompts: list[g.GoldenPrompt],
-                          actor: Optional[str] = None) -> dict[str, int]:
+def import_golden_prompts(
+    project: Project, name: str, metadata: Mapping, prompts: list[g.GoldenPrompt], actor: Optional[str] = None
+) -> dict[str, int]:
     """Store a golden-set file: an item per prompt (text item named by its
     id), its golden spans (only when the item has none on that text yet, so
     hand edits survive a re-import), and the file's metadata and prompt order
@@ -247,21 +303,35 @@ def import_golden_prompts(project: Project, name: str, metadata: Mapping, prompt
         order.append({"item": p.id, "extra": p.extra, "truth_extra": p.truth_extra, "key_order": list(p.key_order)})
         sha = repo.sha256_text(p.text)
         with project.transaction():
-            has = project.db.execute("SELECT 1 FROM golden_spans WHERE item_id = ? AND text_sha256 = ? LIMIT 1",
-                                     [item_id, sha]).fetchone()
+            has = project.db.execute(
+                "SELECT 1 FROM golden_spans WHERE item_id = ? AND text_sha256 = ? LIMIT 1", [item_id, sha]
+            ).fetchone()
             if has:
                 continue
             for pos, s in enumerate(p.spans):
                 project.db.execute(
                     "INSERT INTO golden_spans (item_id, text_sha256, start, end, role, text, extra, position, "
                     "created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [item_id, sha, s.start, s.end, s.role, s.text,
-                     json.dumps({**s.extra, "_key_order": list(s.key_order)}), pos, actor or default_actor(), now()])
+                    [
+                        item_id,
+                        sha,
+                        s.start,
+                        s.end,
+                        s.role,
+                        s.text,
+                        json.dumps({**s.extra, "_key_order": list(s.key_order)}),
+                        pos,
+                        actor or default_actor(),
+                        now(),
+                    ],
+                )
                 counts["golden spans"] += 1
     with project.transaction():
-        project.db.execute("INSERT INTO golden_sets (name, metadata, prompts, imported_at) VALUES (?, ?, ?, ?) "
-                           "ON CONFLICT(name) DO UPDATE SET metadata = excluded.metadata, prompts = excluded.prompts",
-                           [name, json.dumps(dict(metadata)), json.dumps(order), now()])
+        project.db.execute(
+            "INSERT INTO golden_sets (name, metadata, prompts, imported_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET metadata = excluded.metadata, prompts = excluded.prompts",
+            [name, json.dumps(dict(metadata)), json.dumps(order), now()],
+        )
     return counts
 
 
@@ -283,7 +353,9 @@ def golden_set_json(project: Project, name: str) -> dict:
             continue
         rows = project.db.execute(
             "SELECT id, start, end, role, text, extra FROM golden_spans WHERE item_id = ? AND text_sha256 = ? "
-            "ORDER BY position, start, id", [item.id, repo.sha256_text(item.text or "")]).fetchall()
+            "ORDER BY position, start, id",
+            [item.id, repo.sha256_text(item.text or "")],
+        ).fetchall()
         spans = []
         for r in rows:
             span = _golden(r)
@@ -291,15 +363,24 @@ def golden_set_json(project: Project, name: str) -> dict:
             if order:
                 span.key_order = tuple(order)
             spans.append(span)
-        prompts.append(g.GoldenPrompt(id=entry["item"], text=item.text or "", spans=spans, extra=entry["extra"],
-                                      truth_extra=entry["truth_extra"], key_order=tuple(entry["key_order"])))
+        prompts.append(
+            g.GoldenPrompt(
+                id=entry["item"],
+                text=item.text or "",
+                spans=spans,
+                extra=entry["extra"],
+                truth_extra=entry["truth_extra"],
+                key_order=tuple(entry["key_order"]),
+            )
+        )
     return g.golden_set_json(json.loads(row[0]), prompts)
 
 
 #: A golden-set file, to check a file golden-export would replace
 #: (reviewer.storage.safe_write): a JSON object with a list of prompts.
 GOLDEN_FORMAT = safe_write.json_format(
-    "golden-set file", lambda v: isinstance(v, dict) and isinstance(v.get("prompts"), list))
+    "golden-set file", lambda v: isinstance(v, dict) and isinstance(v.get("prompts"), list)
+)
 
 
 def write_golden_set(project: Project, name: str, out: Path, force: bool = False) -> int:
@@ -357,42 +438,104 @@ def export_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
         _, loaded = snapshot(project, name)
         s = compute_summary(loaded)
         ca = s["confidenceAnalysis"]
-        summary.append((name, s["prompts"], s["judged"], s["errorCount"], s["avgScore"], s["avgSpanCount"],
-                        ca["recommendedThreshold"]))
+        summary.append(
+            (
+                name,
+                s["prompts"],
+                s["judged"],
+                s["errorCount"],
+                s["avgScore"],
+                s["avgSpanCount"],
+                ca["recommendedThreshold"],
+            )
+        )
         cats += [(name, c, v["coverage"], v["precision"]) for c, v in s["avgCategoryScores"].items()]
         reasons += [(name, r, n) for r, n in s["falsePositiveReasons"].items()]
         confusions += [(name, c["assignedRole"], c["expectedRole"], c["count"]) for c in s["topTaxonomyErrors"]]
         sections += [(name, sec, v["falsePositives"], v["missed"]) for sec, v in s["errorsBySection"].items()]
         confidence += [(name, b, v["total"], v["errors"], v["errorRate"]) for b, v in ca["buckets"].items()]
-    golden_rows = [tuple(r) for r in project.db.execute(
-        "SELECT g.id, i.name, g.text_sha256, g.start, g.end, g.role, g.text, g.created_by, g.created_at "
-        "FROM golden_spans g JOIN items i ON i.id = g.item_id ORDER BY i.name, g.start, g.end, g.id")]
+    golden_rows = [
+        tuple(r)
+        for r in project.db.execute(
+            "SELECT g.id, i.name, g.text_sha256, g.start, g.end, g.role, g.text, g.created_by, g.created_at "
+            "FROM golden_spans g JOIN items i ON i.id = g.item_id ORDER BY i.name, g.start, g.end, g.id"
+        )
+    ]
     f1_rows = []
     for group, modes in f1_by_group(project).items():
         for mode, groups in modes.items():
             for key, c in groups.items():
                 f1_rows.append((group, mode, key, c.golden, c.predicted, c.tp, c.precision, c.recall, c.f1))
     return [
-        ("span_summary", {"snapshot": str, "prompts": int, "judged": int, "errors": int, "avg_score": float,
-                          "avg_span_count": float, "recommended_min_confidence": float}, "snapshot", summary),
+        (
+            "span_summary",
+            {
+                "snapshot": str,
+                "prompts": int,
+                "judged": int,
+                "errors": int,
+                "avg_score": float,
+                "avg_span_count": float,
+                "recommended_min_confidence": float,
+            },
+            "snapshot",
+            summary,
+        ),
         ("span_category_scores", {"snapshot": str, "category": str, "coverage": float, "precision": float}, None, cats),
         ("span_fp_reasons", {"snapshot": str, "reason": str, "count": int}, None, reasons),
-        ("span_taxonomy_confusions", {"snapshot": str, "assigned_role": str, "expected_role": str, "count": int},
-         None, confusions),
+        (
+            "span_taxonomy_confusions",
+            {"snapshot": str, "assigned_role": str, "expected_role": str, "count": int},
+            None,
+            confusions,
+        ),
         ("span_sections", {"snapshot": str, "section": str, "false_positives": int, "missed": int}, None, sections),
-        ("span_confidence", {"snapshot": str, "bucket": str, "total": int, "errors": int, "error_rate": float},
-         None, confidence),
-        ("golden_spans", {"golden_span_id": int, "item": str, "text_sha256": str, "start": int, "end": int,
-                          "role": str, "text": str, "created_by": str, "created_at": str}, "golden_span_id", golden_rows),
-        ("span_f1", {"snapshot": str, "match": str, "category": str, "golden": int, "predicted": int, "matched": int,
-                     "precision": float, "recall": float, "f1": float}, None, f1_rows),
+        (
+            "span_confidence",
+            {"snapshot": str, "bucket": str, "total": int, "errors": int, "error_rate": float},
+            None,
+            confidence,
+        ),
+        (
+            "golden_spans",
+            {
+                "golden_span_id": int,
+                "item": str,
+                "text_sha256": str,
+                "start": int,
+                "end": int,
+                "role": str,
+                "text": str,
+                "created_by": str,
+                "created_at": str,
+            },
+            "golden_span_id",
+            golden_rows,
+        ),
+        (
+            "span_f1",
+            {
+                "snapshot": str,
+                "match": str,
+                "category": str,
+                "golden": int,
+                "predicted": int,
+                "matched": int,
+                "precision": float,
+                "recall": float,
+                "f1": float,
+            },
+            None,
+            f1_rows,
+        ),
     ]
 
 
 def has_span_data(project: Project) -> bool:
     """True when the project has a span snapshot or golden spans."""
-    return bool(project.db.execute("SELECT 1 FROM span_snapshots UNION ALL SELECT 1 FROM golden_spans LIMIT 1")
-                .fetchone())
+    return bool(
+        project.db.execute("SELECT 1 FROM span_snapshots UNION ALL SELECT 1 FROM golden_spans LIMIT 1").fetchone()
+    )
 
 
 def _md(text: Any) -> str:
@@ -413,14 +556,45 @@ def report_markdown(project: Project) -> str:
         out += snapshot_markdown(name, meta, s, _md, f1.pop(name, None), notes)
     for group, modes in f1.items():
         out += [f"### Span F1 of {_md(group)} against golden spans", ""]
-        rows = [[mode, _md(k), str(c.golden), str(c.predicted), str(c.tp), f"{c.precision:.3f}", f"{c.recall:.3f}",
-                 f"{c.f1:.3f}"] for mode, groups in modes.items() for k, c in groups.items()]
-        out += markdown_rows(["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"],
-                             rows) + [""]
+        rows = [
+            [
+                mode,
+                _md(k),
+                str(c.golden),
+                str(c.predicted),
+                str(c.tp),
+                f"{c.precision:.3f}",
+                f"{c.recall:.3f}",
+                f"{c.f1:.3f}",
+            ]
+            for mode, groups in modes.items()
+            for k, c in groups.items()
+        ]
+        out += markdown_rows(
+            ["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"], rows
+        ) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
-__all__ = ["GoldenSpanStore", "SPAN_PROMPT", "all_golden", "compare", "export_tables", "f1_by_group",
-           "golden_set_json", "golden_set_names", "golden_spans", "has_span_data", "import_golden_prompts",
-           "link_run", "parse_span_output", "report_markdown", "save_snapshot", "snapshot", "snapshot_names",
-           "span_runs", "summary_and_notes", "write_golden_set"]
+__all__ = [
+    "GoldenSpanStore",
+    "SPAN_PROMPT",
+    "all_golden",
+    "compare",
+    "export_tables",
+    "f1_by_group",
+    "golden_set_json",
+    "golden_set_names",
+    "golden_spans",
+    "has_span_data",
+    "import_golden_prompts",
+    "link_run",
+    "parse_span_output",
+    "report_markdown",
+    "save_snapshot",
+    "snapshot",
+    "snapshot_names",
+    "span_runs",
+    "summary_and_notes",
+    "write_golden_set",
+]
