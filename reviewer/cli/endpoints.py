@@ -344,7 +344,7 @@ def run_cmd(
                 sys.exit(130)
             new_runs += added
             echo(f"{model}: {summary.line()}")
-            total = summary if total is None else _add(total, summary)
+            total = summary if total is None else total.add(summary)
         vs = [v for v in verdicts(p) if v.model in models] if fail_on else []
     finally:
         p.close()
@@ -451,23 +451,3 @@ def judge_cmd(
         if bad:
             click.echo(f"Error: {visible(judge_gate_message(bad, fail_on))}", err=True)
             sys.exit(1)
-
-
-def _add(a, b):
-    """Two summaries added up."""
-    for name in (
-        "planned",
-        "skipped",
-        "taken",
-        "asked",
-        "answered",
-        "failed",
-        "truncated",
-        "prompt_tokens",
-        "completion_tokens",
-        "wall_s",
-    ):
-        setattr(a, name, getattr(a, name) + getattr(b, name))
-    a.errors += b.errors
-    a.cancelled = a.cancelled or b.cancelled
-    return a

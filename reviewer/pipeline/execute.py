@@ -89,6 +89,26 @@ class Summary:
     cancelled: bool = False
     errors: list[tuple[str, str]] = field(default_factory=list)
 
+    def add(self, other: "Summary") -> "Summary":
+        """Add ``other``'s counts, tokens, wall time and errors to this
+        summary (cancelled when either was); returns self."""
+        for name in (
+            "planned",
+            "skipped",
+            "taken",
+            "asked",
+            "answered",
+            "failed",
+            "truncated",
+            "prompt_tokens",
+            "completion_tokens",
+            "wall_s",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors += other.errors
+        self.cancelled = self.cancelled or other.cancelled
+        return self
+
     def line(self) -> str:
         """One line for the end of a command."""
         taken = f", asked by another run {self.taken}" if self.taken else ""

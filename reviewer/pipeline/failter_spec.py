@@ -293,20 +293,7 @@ def run_spec(
             progress=progress,
             cancel=cancel,
         )
-        for name in (
-            "planned",
-            "skipped",
-            "taken",
-            "asked",
-            "answered",
-            "failed",
-            "truncated",
-            "prompt_tokens",
-            "completion_tokens",
-            "wall_s",
-        ):
-            setattr(trials, name, getattr(trials, name) + getattr(s, name))
-        trials.errors += s.errors
+        trials.add(s)
     judged = judge_runs(
         project,
         settings,
