@@ -313,7 +313,7 @@ class ScoringConfig(BaseModel):
     ambiguous_box_convention: BoxConvention = BoxConvention.GRID1000
 
 
-class Verdict(str, enum.Enum):
+class TP1Verdict(str, enum.Enum):
     """T-P1 overall verdict of a prompt."""
 
     PASS = "pass"
@@ -369,7 +369,7 @@ class PromptVerdict(BaseModel):
     spatial_accuracy: Optional[float]
     hallucination_runs: int
     json_valid_runs: int
-    verdict: Verdict
+    verdict: TP1Verdict
     spatial_ok: Optional[bool] = None
     #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met (also
     #: with fewer runs than the rule needs), None without runs

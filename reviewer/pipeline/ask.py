@@ -40,7 +40,7 @@ from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
 from reviewer.core.cases.asking import case_messages
 from reviewer.core.models import Item, Prompt
-from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
+from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
 from reviewer.storage import repo
 from reviewer.storage.judging import calls
 from reviewer.storage.cases import cases as case_store
@@ -100,7 +100,7 @@ def run_models(
     cancel: Optional[threading.Event] = None,
     actor: Optional[str] = None,
     on_stored: Optional[Callable[[list[int]], None]] = None,
-) -> tuple[Summary, list[int]]:
+) -> tuple[RunSummary, list[int]]:
     """Ask ``options.model`` every selected item x prompt x repetition not
     yet stored (module doc). Returns the summary and the ids of the new
     runs (already scored). ``on_stored(run ids)``: called in the calling
@@ -115,7 +115,7 @@ def run_models(
     items = _select(repo.items(project), options.items, "item")
     endpoint = public_url(settings.endpoint)
     stored = calls.stored_repetitions(project, options.model)
-    summary = Summary()
+    summary = RunSummary()
     new_runs: list[int] = []
     images: dict[int, str] = {}
     jobs: list[Job] = []

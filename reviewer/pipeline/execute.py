@@ -69,7 +69,7 @@ class Job:
 
 
 @dataclass
-class Summary:
+class RunSummary:
     """What a job did: ``planned`` (all combinations), ``skipped`` (stored
     before: not asked), ``taken`` (another run at the same time asks
     them: not asked), ``asked`` (sent), ``answered``, ``failed``,
@@ -89,7 +89,7 @@ class Summary:
     cancelled: bool = False
     errors: list[tuple[str, str]] = field(default_factory=list)
 
-    def add(self, other: "Summary") -> "Summary":
+    def add(self, other: "RunSummary") -> "RunSummary":
         """Add ``other``'s counts, tokens, wall time and errors to this
         summary (cancelled when either was); returns self."""
         for name in (
@@ -121,7 +121,7 @@ class Summary:
         return text + (" (stopped early: run the same command again to continue)" if self.cancelled else "")
 
 
-Progress = Callable[[int, int, Summary], None]
+Progress = Callable[[int, int, RunSummary], None]
 #: How often a job with a cancel event looks at it while requests are in flight (seconds).
 CANCEL_POLL_S = 0.05
 
@@ -129,17 +129,17 @@ CANCEL_POLL_S = 0.05
 def execute(
     jobs: Sequence[Job],
     settings: Settings,
-    summary: Optional[Summary] = None,
+    summary: Optional[RunSummary] = None,
     progress: Optional[Progress] = None,
     cancel: Optional[threading.Event] = None,
     reservations: Optional[Reservations] = None,
-) -> Summary:
+) -> RunSummary:
     """Send every job's request (see module doc) and return the summary
     (``summary`` is filled in when given: planned and skipped are the
     caller's). ``progress(done, total, summary)`` after each outcome.
     ``reservations``: claim each keyed job before sending it (module doc);
     closed here when the jobs end."""
-    summary = summary or Summary(planned=len(jobs))
+    summary = summary or RunSummary(planned=len(jobs))
     started = time.perf_counter()
     try:
         if jobs:
@@ -154,7 +154,7 @@ def execute(
 async def _run(
     jobs: list[Job],
     settings: Settings,
-    summary: Summary,
+    summary: RunSummary,
     progress: Optional[Progress],
     cancel: Optional[threading.Event],
     reservations: Optional[Reservations] = None,

@@ -43,7 +43,7 @@ from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
-from reviewer.pipeline.execute import Progress, Settings, Summary
+from reviewer.pipeline.execute import Progress, Settings, RunSummary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
 from reviewer.storage.db import Project, open_here
 from reviewer.storage import safe_write
@@ -153,8 +153,8 @@ class SpecResult:
     saying what the command line overrode ('' when nothing) and how many
     artifact files were written."""
 
-    trials: Summary
-    judging: Summary
+    trials: RunSummary
+    judging: RunSummary
     report: str
     usage: str = "[]"
     overrides: str = ""
@@ -277,7 +277,7 @@ def run_spec(
         **{k: getattr(spec, k) for k in ("timeout", "concurrency") if getattr(spec, k) is not None and k not in given},
     )
     items, prompts = _setup(project, spec)
-    trials = Summary()
+    trials = RunSummary()
     for model in spec.models:
         s, _ = run_models(
             project,

@@ -53,7 +53,7 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
 from reviewer.pipeline.ask import user_content
-from reviewer.pipeline.execute import Job, Progress, Settings, Summary, answer_facts, execute
+from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
 from reviewer.storage import repo
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
@@ -303,7 +303,7 @@ def judge_runs(
     cancel: Optional[threading.Event] = None,
     actor: Optional[str] = None,
     on_stored: Optional[Callable[[list[int]], None]] = None,
-) -> Summary:
+) -> RunSummary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
     store each as it arrives (module doc). ``on_stored([verdict id])`` is
     called in the calling thread after each new verdict is stored (the
@@ -313,7 +313,7 @@ def judge_runs(
     asks = plan(project, options)
     stored = _stored_keys(project)
     endpoint = public_url(settings.endpoint)
-    summary = Summary(planned=len(asks))
+    summary = RunSummary(planned=len(asks))
     jobs = []
     for ask in asks:
         v = ask.verdict

@@ -18,7 +18,7 @@ from reviewer.core.models import (
     RunMetrics,
     ScoringConfig,
     Status,
-    Verdict,
+    TP1Verdict,
 )
 from reviewer.core.cards.scoring import score_run
 
@@ -203,14 +203,14 @@ def rm(
 @pytest.mark.parametrize(
     "visible, correct, verdict",
     [
-        (5, 4, Verdict.PASS),  # exactly 0.80
-        (10, 8, Verdict.PASS),
-        (10000, 7999, Verdict.AMBIGUOUS),  # 0.7999
-        (5, 3, Verdict.AMBIGUOUS),  # exactly 0.60
-        (10, 6, Verdict.AMBIGUOUS),
-        (10000, 5999, Verdict.FAIL),  # 0.5999
-        (10, 0, Verdict.FAIL),
-        (10, 10, Verdict.PASS),
+        (5, 4, TP1Verdict.PASS),  # exactly 0.80
+        (10, 8, TP1Verdict.PASS),
+        (10000, 7999, TP1Verdict.AMBIGUOUS),  # 0.7999
+        (5, 3, TP1Verdict.AMBIGUOUS),  # exactly 0.60
+        (10, 6, TP1Verdict.AMBIGUOUS),
+        (10000, 5999, TP1Verdict.FAIL),  # 0.5999
+        (10, 0, TP1Verdict.FAIL),
+        (10, 10, TP1Verdict.PASS),
     ],
 )
 def test_text_accuracy_edges(visible, correct, verdict) -> None:
@@ -223,24 +223,24 @@ def test_hallucination_in_one_run_is_ambiguous_even_at_100_percent() -> None:
     v = prompt_verdict("p", "i", [rm(6, 6, halluc=1), rm(6, 6), rm(6, 6)], CONFIG)
     assert v.text_accuracy == 1.0
     assert v.hallucination_runs == 1
-    assert v.verdict == Verdict.AMBIGUOUS
+    assert v.verdict == TP1Verdict.AMBIGUOUS
     assert any("hallucination" in r for r in v.reasons)
 
 
 def test_hallucinations_in_two_runs_fail() -> None:
     v = prompt_verdict("p", "i", [rm(6, 6, halluc=1), rm(6, 6, halluc=3), rm(6, 6)], CONFIG)
     assert v.hallucination_runs == 2
-    assert v.verdict == Verdict.FAIL
+    assert v.verdict == TP1Verdict.FAIL
 
 
 def test_hallucination_run_threshold_is_configurable() -> None:
     runs = [rm(6, 6, halluc=1), rm(6, 6, halluc=1)]
-    assert prompt_verdict("p", "i", runs, ScoringConfig(fail_hallucination_runs=3)).verdict == (Verdict.AMBIGUOUS)
+    assert prompt_verdict("p", "i", runs, ScoringConfig(fail_hallucination_runs=3)).verdict == (TP1Verdict.AMBIGUOUS)
 
 
 def test_low_text_fails_whatever_hallucinations() -> None:
     v = prompt_verdict("p", "i", [rm(10, 5)], CONFIG)
-    assert v.verdict == Verdict.FAIL
+    assert v.verdict == TP1Verdict.FAIL
     assert "text accuracy" in v.reasons[0]
 
 
@@ -259,7 +259,7 @@ def test_spatial_secondary_signal(in_pile, ok) -> None:
     assert v.spatial_accuracy == in_pile / 10
     assert v.spatial_ok is ok
     # a secondary signal never changes the verdict
-    assert v.verdict == Verdict.PASS
+    assert v.verdict == TP1Verdict.PASS
 
 
 def test_spatial_none_without_grouping() -> None:
@@ -274,7 +274,7 @@ def test_pooled_accuracy_over_runs_of_different_sizes() -> None:
     v = prompt_verdict("p", "i", runs, CONFIG)
     assert (v.cards_visible, v.cards_correct) == (20, 9)
     assert v.text_accuracy == pytest.approx(0.45)
-    assert v.verdict == Verdict.FAIL
+    assert v.verdict == TP1Verdict.FAIL
     runs = [rm(10, 10, in_pile=10), rm(30, 30, in_pile=15)]
     assert prompt_verdict("p", "i", runs, CONFIG).spatial_accuracy == pytest.approx(25 / 40)
 
@@ -283,25 +283,25 @@ def test_unscored_runs_count_for_json_only() -> None:
     runs = [rm(5, 4), rm(0, 0, scored=False, json_valid=True), rm(0, 0, scored=False, json_valid=False, halluc=2)]
     v = prompt_verdict("p", "i", runs, CONFIG)
     assert v.runs == 3
-    assert v.text_accuracy == 0.8 and v.verdict == Verdict.PASS
+    assert v.text_accuracy == 0.8 and v.verdict == TP1Verdict.PASS
     assert v.hallucination_runs == 0
     assert v.json_valid_runs == 2 and v.json_ok is True
 
 
 def test_no_scored_run_is_unscored() -> None:
     v = prompt_verdict("p", "i", [rm(0, 0, scored=False)], CONFIG)
-    assert v.verdict == Verdict.UNSCORED and v.text_accuracy is None
-    assert verdict_of(None, 0, CONFIG) == (Verdict.UNSCORED, ["no scored run"])
+    assert v.verdict == TP1Verdict.UNSCORED and v.text_accuracy is None
+    assert verdict_of(None, 0, CONFIG) == (TP1Verdict.UNSCORED, ["no scored run"])
     empty = prompt_verdict("p", "i", [], CONFIG)
-    assert empty.verdict == Verdict.UNSCORED and empty.json_ok is None and empty.runs == 0
+    assert empty.verdict == TP1Verdict.UNSCORED and empty.json_ok is None and empty.runs == 0
 
 
 def test_verdict_thresholds_come_from_config() -> None:
     cfg = ScoringConfig(pass_text_accuracy=0.9, fail_text_accuracy=0.5)
-    assert verdict_of(0.85, 0, cfg)[0] == Verdict.AMBIGUOUS
-    assert verdict_of(0.5, 0, cfg)[0] == Verdict.AMBIGUOUS
-    assert verdict_of(0.49, 0, cfg)[0] == Verdict.FAIL
-    assert verdict_of(0.9, 0, cfg)[0] == Verdict.PASS
+    assert verdict_of(0.85, 0, cfg)[0] == TP1Verdict.AMBIGUOUS
+    assert verdict_of(0.5, 0, cfg)[0] == TP1Verdict.AMBIGUOUS
+    assert verdict_of(0.49, 0, cfg)[0] == TP1Verdict.FAIL
+    assert verdict_of(0.9, 0, cfg)[0] == TP1Verdict.PASS
 
 
 @settings(max_examples=200, deadline=None)
@@ -310,11 +310,11 @@ def test_verdict_of_matches_t_p1(acc, halluc_runs) -> None:
     verdict, reasons = verdict_of(acc, halluc_runs, CONFIG)
     assert reasons
     if acc < 0.60 or halluc_runs >= 2:
-        assert verdict == Verdict.FAIL
+        assert verdict == TP1Verdict.FAIL
     elif acc >= 0.80 and halluc_runs == 0:
-        assert verdict == Verdict.PASS
+        assert verdict == TP1Verdict.PASS
     else:
-        assert verdict == Verdict.AMBIGUOUS
+        assert verdict == TP1Verdict.AMBIGUOUS
 
 
 def test_prompt_verdicts_rows() -> None:
@@ -335,15 +335,15 @@ def test_prompt_verdicts_rows() -> None:
         ("p2", "*"),
     ]
     v = {(v.prompt, v.item): v for v in out}
-    assert v["p1", "photo-a"].runs == 2 and v["p1", "photo-a"].verdict == Verdict.PASS
-    assert v["p1", "photo-b"].verdict == Verdict.FAIL
+    assert v["p1", "photo-a"].runs == 2 and v["p1", "photo-a"].verdict == TP1Verdict.PASS
+    assert v["p1", "photo-b"].verdict == TP1Verdict.FAIL
     star = v["p1", "*"]
     assert star.runs == 3 and (star.cards_visible, star.cards_correct) == (30, 24)
-    assert star.verdict == Verdict.PASS  # pooled 0.80 exactly
-    assert v["p2", "photo-a"].verdict == Verdict.AMBIGUOUS
+    assert star.verdict == TP1Verdict.PASS  # pooled 0.80 exactly
+    assert v["p2", "photo-a"].verdict == TP1Verdict.AMBIGUOUS
     assert v["p2", "*"].hallucination_runs == 1
     assert v["p2", "*"].text_accuracy == pytest.approx(17 / 20)
-    assert v["p2", "*"].verdict == Verdict.AMBIGUOUS
+    assert v["p2", "*"].verdict == TP1Verdict.AMBIGUOUS
     assert prompt_verdicts([], CONFIG) == []
 
 
@@ -356,7 +356,7 @@ def test_end_to_end_three_runs() -> None:
     metrics = [run_metrics(s.facts, s.findings) for s in runs]
     v = prompt_verdict("piles", "table", metrics, CONFIG)
     assert (v.cards_visible, v.cards_correct) == (18, 11)
-    assert v.verdict == Verdict.AMBIGUOUS  # 11/18 = 61 %
+    assert v.verdict == TP1Verdict.AMBIGUOUS  # 11/18 = 61 %
     assert v.json_valid_runs == 2 and v.json_ok is True
     # reviewing away the OCR finding does not change the band here (12/18 = 67 %)
     runs[1].findings[0].status = Status.REJECTED
@@ -369,8 +369,8 @@ def test_runs_of_different_models_are_never_pooled():
     good, bad = rm(10, 10), rm(10, 2)
     out = prompt_verdicts([("p", "i", good, "model-a"), ("p", "i", bad, "model-b")], CONFIG)
     by_model = {(v.model, v.item): v.verdict for v in out}
-    assert by_model[("model-a", "*")] == Verdict.PASS
-    assert by_model[("model-b", "*")] == Verdict.FAIL
+    assert by_model[("model-a", "*")] == TP1Verdict.PASS
+    assert by_model[("model-b", "*")] == TP1Verdict.FAIL
 
 
 # --- T-P1 as written: "valid JSON in >= 2 of 3 runs" ----------------------------------

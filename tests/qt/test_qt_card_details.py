@@ -10,7 +10,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QToolBar
 
 from reviewer.core.commands import AddCard
-from reviewer.pipeline.execute import Summary
+from reviewer.pipeline.execute import RunSummary
 from reviewer.qt.app import run
 from reviewer.qt.runner.controller import cancelled_text
 from reviewer.storage.db import open_project
@@ -57,7 +57,7 @@ def test_screenshot_leaves_the_users_settings_byte_identical(qtbot, tmp_path, mo
 
 
 def test_a_cancelled_run_says_how_far_it_got_and_that_start_resumes():
-    s = Summary(planned=10, skipped=2, asked=3, answered=2, failed=1, cancelled=True)
+    s = RunSummary(planned=10, skipped=2, asked=3, answered=2, failed=1, cancelled=True)
     text = cancelled_text(s)
     assert text.startswith("Cancelled after 5 of 10; Start resumes")
     assert "100" not in text and "command" not in text

@@ -124,7 +124,7 @@ def test_score_table_keeps_all_items_only_when_there_are_too_many_items():
     """A prompts x items grid of hundreds of items cannot be read in a
     terminal: past max_items only the all-items column stays."""
     from reviewer.core.cards.report import verdict_grid
-    from reviewer.core.models import PromptVerdict, Verdict
+    from reviewer.core.models import PromptVerdict, TP1Verdict
 
     vs = [
         PromptVerdict(
@@ -137,7 +137,7 @@ def test_score_table_keeps_all_items_only_when_there_are_too_many_items():
             spatial_accuracy=None,
             hallucination_runs=0,
             json_valid_runs=1,
-            verdict=Verdict.PASS,
+            verdict=TP1Verdict.PASS,
             reasons=[],
             model="m",
         )

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from reviewer.core.models import PromptVerdict, Verdict
+from reviewer.core.models import PromptVerdict, TP1Verdict
 
 #: The levels a gate can be set at, and the verdicts at or below each.
-FAIL_LEVELS = {"fail": {Verdict.FAIL}, "ambiguous": {Verdict.FAIL, Verdict.AMBIGUOUS}}
+FAIL_LEVELS = {"fail": {TP1Verdict.FAIL}, "ambiguous": {TP1Verdict.FAIL, TP1Verdict.AMBIGUOUS}}
 
 
 def failing(verdicts: Iterable[PromptVerdict], level: str) -> list[PromptVerdict]:

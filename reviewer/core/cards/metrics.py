@@ -23,7 +23,7 @@ from reviewer.core.models import (
     ScoringConfig,
     Status,
     TEXT_ERROR_CODES,
-    Verdict,
+    TP1Verdict,
 )
 from reviewer.core.cards.scoring import RunFacts
 
@@ -97,24 +97,24 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
 
 def verdict_of(
     text_accuracy: Optional[float], hallucination_runs: int, config: ScoringConfig
-) -> tuple[Verdict, list[str]]:
+) -> tuple[TP1Verdict, list[str]]:
     """T-P1 overall verdict and its reasons, from pooled text accuracy and the
     number of runs with at least one hallucinated card."""
     if text_accuracy is None:
-        return Verdict.UNSCORED, ["no scored run"]
+        return TP1Verdict.UNSCORED, ["no scored run"]
     pct = f"{text_accuracy:.0%}"
     if text_accuracy < config.fail_text_accuracy:
-        return Verdict.FAIL, [f"text accuracy {pct} < {config.fail_text_accuracy:.0%}"]
+        return TP1Verdict.FAIL, [f"text accuracy {pct} < {config.fail_text_accuracy:.0%}"]
     if hallucination_runs >= config.fail_hallucination_runs:
-        return Verdict.FAIL, [f"hallucinations in {hallucination_runs} runs"]
+        return TP1Verdict.FAIL, [f"hallucinations in {hallucination_runs} runs"]
     if text_accuracy >= config.pass_text_accuracy and hallucination_runs == 0:
-        return Verdict.PASS, [f"text accuracy {pct} >= {config.pass_text_accuracy:.0%}, no hallucination"]
+        return TP1Verdict.PASS, [f"text accuracy {pct} >= {config.pass_text_accuracy:.0%}, no hallucination"]
     reasons = []
     if text_accuracy < config.pass_text_accuracy:
         reasons.append(f"text accuracy {pct} in the ambiguous zone")
     if hallucination_runs:
         reasons.append(f"hallucinations in {hallucination_runs} run")
-    return Verdict.AMBIGUOUS, reasons
+    return TP1Verdict.AMBIGUOUS, reasons
 
 
 def prompt_verdict(
@@ -151,7 +151,7 @@ def prompt_verdict(
             f"only {len(runs)} run{'s' if len(runs) != 1 else ''}: the valid-JSON signal "
             f"needs {needed} ({json_runs}/{len(runs)} valid), so it is not met"
         )
-        if len(runs) < config.fail_hallucination_runs and verdict != Verdict.UNSCORED:
+        if len(runs) < config.fail_hallucination_runs and verdict != TP1Verdict.UNSCORED:
             reasons.append(f"hallucinations are judged across {config.fail_hallucination_runs}+ runs")
     return PromptVerdict(
         prompt=prompt,

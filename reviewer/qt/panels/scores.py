@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from reviewer.core.models import Verdict
+from reviewer.core.models import TP1Verdict
 from reviewer.core.cards.report import pct
 from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
@@ -33,11 +33,11 @@ COLUMNS = [
 HEADERS = [c.replace(" ", "\n") for c in COLUMNS]
 VERDICT_COLUMNS = (8, 9)
 #: Light backgrounds (dark text on them in any theme) per verdict.
-VERDICT_COLORS: dict[Verdict, str] = {
-    Verdict.PASS: "#BFE8C8",  # green
-    Verdict.AMBIGUOUS: "#FFE29A",  # amber
-    Verdict.FAIL: "#F6B3AE",  # red
-    Verdict.UNSCORED: "#E2E2E2",
+VERDICT_COLORS: dict[TP1Verdict, str] = {
+    TP1Verdict.PASS: "#BFE8C8",  # green
+    TP1Verdict.AMBIGUOUS: "#FFE29A",  # amber
+    TP1Verdict.FAIL: "#F6B3AE",  # red
+    TP1Verdict.UNSCORED: "#E2E2E2",
 }
 _TIPS = {
     3: "text accuracy from the automatic findings (cards read correctly / visible)",
@@ -56,7 +56,7 @@ def _num(value: Optional[float]) -> float:
     return -1.0 if value is None else value
 
 
-_ORDER = {Verdict.FAIL: 0, Verdict.AMBIGUOUS: 1, Verdict.PASS: 2, Verdict.UNSCORED: -1}
+_ORDER = {TP1Verdict.FAIL: 0, TP1Verdict.AMBIGUOUS: 1, TP1Verdict.PASS: 2, TP1Verdict.UNSCORED: -1}
 
 
 class ScoresModel(RowsModel):
@@ -124,7 +124,7 @@ class ScoresModel(RowsModel):
         v = a if column == 8 else r
         return (v.verdict.value, _ORDER[v.verdict]) if v else ("-", -2)
 
-    def verdict_of(self, row: int, column: int) -> Optional[Verdict]:
+    def verdict_of(self, row: int, column: int) -> Optional[TP1Verdict]:
         """The verdict shown in a verdict cell, or None."""
         a, r = self.rows[row]
         v = a if column == 8 else r if column == 9 else None
@@ -241,7 +241,7 @@ class ScoresPanel(QWidget):
         for column in range(len(COLUMNS)):
             texts = [self.model.cells(row)[column][0] for row in range(min(sample, len(self.model.rows)))]
             if column in VERDICT_COLUMNS:  # any verdict fits, whichever the sample holds
-                texts += [v.value for v in Verdict]
+                texts += [v.value for v in TP1Verdict]
             head = max(metrics.horizontalAdvance(part) for part in HEADERS[column].split("\n"))
             widest = max([bold.horizontalAdvance(t) for t in texts] + [head])
             self.view.setColumnWidth(column, min(widest + 16, 320))

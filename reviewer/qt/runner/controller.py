@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.clients.chat import public_url
-from reviewer.pipeline.execute import Summary
+from reviewer.pipeline.execute import RunSummary
 from reviewer.qt.runner.worker import RunnerThread, Task
 
 from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
@@ -44,13 +44,13 @@ def add_stored_runs(session, run_ids: list[int]) -> int:
     return len(fresh)
 
 
-def stopped_at(summary: Summary) -> int:
+def stopped_at(summary: RunSummary) -> int:
     """How many of the run's ``planned`` requests were settled when it
     stopped: stored before or by another run, answered, or failed."""
     return summary.skipped + summary.taken + summary.answered + summary.failed
 
 
-def cancelled_text(summary: Summary) -> str:
+def cancelled_text(summary: RunSummary) -> str:
     """The run form's line after Cancel: 'Cancelled after N of M; Start
     resumes' (N: stopped_at, M: planned), then what was asked, answered
     and failed this time."""
@@ -92,7 +92,7 @@ class RunnerController(QObject):
         self.thread: Optional[RunnerThread] = None
         self.form: Optional[RunForm] = None
         self.forms: dict[str, RunForm] = {}
-        self.summary: Optional[Summary] = None
+        self.summary: Optional[RunSummary] = None
         self.error: Optional[str] = None
         self._started = 0.0
         self._runs: list[int] = []
@@ -250,7 +250,7 @@ class RunnerController(QObject):
             self._disputes_at = time.monotonic()
             self._disputes_cost = self._disputes_at - now
 
-    def _succeeded(self, summary: Summary) -> None:
+    def _succeeded(self, summary: RunSummary) -> None:
         self.summary = summary
 
     def _failed(self, message: str) -> None:

@@ -35,7 +35,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from reviewer.clients.chat import api_key
 from reviewer.pipeline.ask import RunOptions, run_models
-from reviewer.pipeline.execute import Settings, Summary
+from reviewer.pipeline.execute import Settings, RunSummary
 from reviewer.pipeline.judge import JudgeOptions, judge_runs
 from reviewer.storage.db import open_project
 
@@ -67,7 +67,7 @@ class RunnerThread(QThread):
 
     progressed = Signal(int, int, int, int)  # done, total, answered, failed
     stored = Signal(str, list)  # 'runs' or 'verdicts', ids
-    succeeded = Signal(object)  # the pipeline's Summary
+    succeeded = Signal(object)  # the pipeline's RunSummary
     failed = Signal(str)  # a one-line reason (key redacted)
 
     def __init__(self, path: Path, task: Task, parent: Optional[QObject] = None):
@@ -80,7 +80,7 @@ class RunnerThread(QThread):
         """Stop at once (see module doc); the thread ends soon after."""
         self.cancel_event.set()
 
-    def _progress(self, done: int, total: int, summary: Summary) -> None:
+    def _progress(self, done: int, total: int, summary: RunSummary) -> None:
         now = time.monotonic()
         if done >= total or now - self._last_progress >= PROGRESS_EVERY_S:
             self._last_progress = now

@@ -7,7 +7,7 @@ review counts (one aggregate query, reviewer.storage.cards.overview.review_count
 an item's scored runs are read when it is first shown (``ensure_item``: by
 the runs' item index). What needs every run (the T-P1 verdicts of the scores
 panel, the search over run texts, the next run needing review across items)
-comes from the *summary* (``summarise``): a RunLine of every scored run (a few
+comes from the *summary* (``read_summary``): a RunLine of every scored run (a few
 hundred bytes: who made it, its stored metrics, its findings and search
 text; the whole ScoredRun, about 35 KB, stays cached only for the items
 shown) and both verdict sets. The Session computes it at once for small
@@ -38,7 +38,7 @@ from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
 
-#: Runs read per slice by ``summarise``, which pauses between slices so the GUI thread gets the GIL.
+#: Runs read per slice by ``read_summary``, which pauses between slices so the GUI thread gets the GIL.
 SLICE = 250
 
 Row = tuple  # (automatic PromptVerdict, reviewed PromptVerdict or None)
@@ -61,7 +61,7 @@ def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list
     return [(v, by_key.get(v.key())) for v in auto]
 
 
-def summarise(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
+def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
     """(a RunLine of every scored run in run_rows order, T-P1 rows) of
     ``project``; read in slices of SLICE runs with ``pause`` seconds between
     them; None when ``cancelled()`` turns true."""

@@ -43,7 +43,7 @@ from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
 from reviewer.qt.session.editor import SETTLE_S, Editor
-from reviewer.qt.session.runs import ItemStatus, RunCache, Row, summarise
+from reviewer.qt.session.runs import ItemStatus, RunCache, Row, read_summary
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400
@@ -172,7 +172,7 @@ class Session(QObject):
         if self.project is None:
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
-            self.cache.apply_summary(summarise(self.project))
+            self.cache.apply_summary(read_summary(self.project))
         else:
             self.summariser.start(self.project)
 

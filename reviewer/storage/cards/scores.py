@@ -511,7 +511,7 @@ def verdicts(
 
 
 @dataclass
-class Summary:
+class CardSummary:
     """What the score and report commands show of all scored runs:
     ``runs`` scored, the prompts of free-text runs (not scored), both sets
     of verdicts, and per prompt (in the order the runs first show them) its
@@ -524,7 +524,7 @@ class Summary:
     code_counts: list[tuple[str, dict[str, int]]]
 
 
-def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summary:
+def summarize(project: Project, config: Optional[ScoringConfig] = None) -> CardSummary:
     """The Summary of every scored run from the metrics stored with the runs
     (metric_rows: one query, the few runs whose findings changed since
     scoring recomputed first) and one aggregate of the findings' final
@@ -544,7 +544,7 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> Summa
         auto_rows.append((r.prompt, r.item, lean_metrics_of(r.auto), r.model))
         reviewed_rows.append((r.prompt, r.item, lean_metrics_of(r.reviewed), r.model))
     counts = code_counts(project)
-    return Summary(
+    return CardSummary(
         runs=n,
         free_prompts=sorted(free),
         auto=prompt_verdicts(auto_rows, config),
