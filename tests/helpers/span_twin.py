@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Optional
 
+from reviewer.core.spans.snapshots import CATEGORIES
+
 #: (promptId, input, version, latencyMs, tier1, tier2, totalScore, missed [(text, category, severity)])
 _PROMPTS = [
     (
@@ -103,20 +105,7 @@ def _result(
             "falsePositives": [],
             "taxonomyErrors": [],
             "granularityErrors": [],
-            "categoryScores": {
-                c: {"coverage": 4, "precision": 4}
-                for c in (
-                    "shot",
-                    "subject",
-                    "action",
-                    "environment",
-                    "lighting",
-                    "camera",
-                    "style",
-                    "technical",
-                    "audio",
-                )
-            },
+            "categoryScores": {c: {"coverage": 4, "precision": 4} for c in CATEGORIES},
             "notes": f"twin notes for {prompt_id}",
         },
     }
