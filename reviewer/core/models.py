@@ -129,6 +129,8 @@ class Item(BaseModel):
     orientation: int = 1
     text: Optional[str] = None
     image_note: Optional[str] = None
+    #: The item's workflow as stored (reviewer.core.workflows.Workflow value), None before it is recorded.
+    workflow: Optional[str] = None
 
 
 class Pile(BaseModel):

@@ -1,10 +1,11 @@
 """The main window: wires the canvas, the panels, the actions and the
 session together. It holds no domain logic of its own.
 
-Two modes share the window (``set_mode``): card review (the canvas and the
-docks) and adjudication (reviewer.qt.judging, in place of the canvas,
-docks hidden). Switching saves and restores the dock layout and enables the
-card-review actions only in card review.
+Two modes share the window (``set_mode``): review (the current item in its
+workflow's perspective, reviewer.qt.perspectives: its centre widget, docks,
+tools and score panel) and adjudication (reviewer.qt.judging, in place of
+the centre, docks hidden). Switching saves and restores the perspective's
+dock layout and enables the review actions only in review.
 
 Over both modes: the inline name bar (first start) and import bar (Ctrl+I),
 and the search box (Ctrl+F) in the toolbar. The status bar shows the
@@ -17,7 +18,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
-    QDockWidget,
     QLabel,
     QMainWindow,
     QSizePolicy,
@@ -33,6 +33,9 @@ from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
+from reviewer.qt.docks import add_docks
+from reviewer.qt.judging.judged_view import JudgedView
+from reviewer.qt.perspectives import Perspectives
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
@@ -74,11 +77,17 @@ class MainWindow(QMainWindow):
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
         self.span_pane = SpanPane(session)  # text items: the labelled text in place of the photo (docs/spans.md)
+        self.case_panel = CasePanel(session)  # a test case beside its answer (docs/test-cases.md)
+        self.judged_view = JudgedView(session)  # input, output beside ground truth, verdicts
+        self.centers = {
+            "canvas": self.canvas,
+            "spans": self.span_pane,
+            "case": self.case_panel,
+            "judged": self.judged_view,
+        }
         self.center_stack = QStackedWidget()
-        self.center_stack.addWidget(self.canvas)
-        self.center_stack.addWidget(self.span_pane)
-        session.itemChanged.connect(self._pick_center)
-        session.projectChanged.connect(self._pick_center)
+        for widget in self.centers.values():
+            self.center_stack.addWidget(widget)
         box.addWidget(self.center_stack, 1)
         box.addWidget(self.reason_bar)
         self.adjudication = AdjudicationView(session)
@@ -98,7 +107,6 @@ class MainWindow(QMainWindow):
         column.addWidget(self.modes, 1)
         self.setCentralWidget(outer)
         self.mode = "review"
-        self._review_layout = None
         self.review = ReviewController(session, self.reason_bar, self)
         self.review.span_target = lambda: self.span_pane.span_target() if self.span_pane.applies() else None
 
@@ -109,21 +117,18 @@ class MainWindow(QMainWindow):
         self.findings_panel = FindingsPanel(session)
         self.scores_panel = ScoresPanel(session)
         self.legend_panel = LegendPanel(session)
-        self.case_panel = CasePanel(session)
-        self.docks = {
-            "items": self._dock("Items", self.items_panel, Qt.LeftDockWidgetArea),
-            "unplaced": self._dock("Unplaced cards", self.unplaced_panel, Qt.LeftDockWidgetArea),
-            "findings": self._dock("Findings", self.findings_panel, Qt.RightDockWidgetArea),
-            "output": self._dock("Model output", self.output_panel, Qt.RightDockWidgetArea),
-            "runs": self._dock("Runs", self.runs_panel, Qt.BottomDockWidgetArea),
-            "scores": self._dock("Scores (T-P1)", self.scores_panel, Qt.BottomDockWidgetArea),
-            "legend": self._dock("Legend", self.legend_panel, Qt.LeftDockWidgetArea),
-            "case": self._dock("Test case", self.case_panel, Qt.RightDockWidgetArea),
-        }
-        self.tabifyDockWidget(self.docks["output"], self.docks["case"])
-        self.docks["output"].raise_()  # the test-case tab comes forward only for a test case
-        session.itemChanged.connect(lambda: self.docks["case" if self.case_panel.isEnabled() else "output"].raise_())
-        self.splitDockWidget(self.docks["runs"], self.docks["scores"], Qt.Horizontal)
+        self.docks = add_docks(
+            self,
+            {
+                "items": self.items_panel,
+                "unplaced": self.unplaced_panel,
+                "legend": self.legend_panel,
+                "findings": self.findings_panel,
+                "output": self.output_panel,
+                "runs": self.runs_panel,
+                "scores": self.scores_panel,
+            },
+        )
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
@@ -133,8 +138,6 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
-        self.tabifyDockWidget(self.docks["unplaced"], self.docks["legend"])
-        self.docks["unplaced"].raise_()
         self.annotator_bar = add_annotator_bar(self, self.annotators)
         self.search_box = SearchBox(session)
         self.search_box.setMaximumWidth(360)
@@ -177,17 +180,14 @@ class MainWindow(QMainWindow):
         self._first_start = self.settings.value("state") is None
         layout.first_size(self)
         layout.restore(self, self.settings)
+        self.perspectives = Perspectives(self)  # one per workflow (docs/window.md#perspectives)
+        self.perspectives.show(session.workflow(), force=True)
+        session.itemChanged.connect(self._pick_perspective)
+        session.projectChanged.connect(self._pick_perspective)
 
-    def _pick_center(self) -> None:
-        """The span pane for a text item, the photo canvas otherwise."""
-        self.center_stack.setCurrentWidget(self.span_pane if self.span_pane.applies() else self.canvas)
-
-    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(title)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
+    def _pick_perspective(self) -> None:
+        """The current item's perspective (reviewer.qt.perspectives)."""
+        self.perspectives.show(self.session.workflow())
 
     # -- modes ----------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -197,21 +197,19 @@ class MainWindow(QMainWindow):
             raise ValueError(f"unknown mode {mode!r}")
         if mode != self.mode:
             if mode == "adjudication":
-                self._review_layout = self.saveState()
+                self.perspectives.save()
                 for dock in self.docks.values():
                     dock.hide()
-            elif self._review_layout is not None:
-                self.restoreState(self._review_layout)
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
-            for widget in (
-                self.compact_legend,
-                self.progress_label,
-                self.findChild(QToolBar, "Tools"),
-                self.findChild(QToolBar, "Annotators"),
-            ):
+            for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
                 if widget is not None:
                     widget.setVisible(mode == "review")
             self.mode = mode
+            annotators = self.findChild(QToolBar, "Annotators")
+            if annotators is not None:
+                annotators.setVisible(mode == "review" and self.perspectives.perspective().card_tools)
+            if mode == "review":
+                self.perspectives.restore_docks()
         set_mode_actions(self.actions_by_name, mode, bool(self.session.read_only))
         if mode == "adjudication":
             self.adjudication.enter()
@@ -372,7 +370,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if self._first_start:
             self._first_start = False
-            QTimer.singleShot(0, lambda: layout.dock_defaults(self, self.docks))
+            QTimer.singleShot(0, self.perspectives.restore_docks)  # default sizes need the laid-out window
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Keep a card text being typed, save geometry and dock layout (in
@@ -388,7 +386,8 @@ class MainWindow(QMainWindow):
             self.show_error(f"{self.session.history.waiting_text()}; close again to give them up")
             event.ignore()
             return
-        self.set_mode("review")  # the saved layout is the card-review one
+        self.set_mode("review")  # the saved layouts are the review ones
+        self.perspectives.save()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.session.close()

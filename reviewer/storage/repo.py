@@ -56,8 +56,8 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
             return row[0], False
         cur = project.db.execute(
             "INSERT INTO items (name, kind, path, sha256, width, height, orientation, text, added_at, "
-            "image_note) VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, "
-            ":added_at, :image_note)",
+            "image_note, workflow) VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, "
+            ":added_at, :image_note, :workflow)",
             data,
         )
         item_id = inserted_id(cur)
@@ -68,7 +68,8 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
     rows = _rows(
-        project, "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items"
+        project,
+        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items",
     )
     return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
@@ -77,7 +78,7 @@ def item_by_name(project: Project, name: str) -> Optional[Item]:
     """The item called ``name``, or None."""
     rows = _rows(
         project,
-        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note FROM items WHERE name = ?",
+        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items WHERE name = ?",
         [name],
     )
     return Item(**rows[0]) if rows else None

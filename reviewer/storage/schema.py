@@ -461,3 +461,14 @@ def m0022_verdict_confidences(db: sqlite_utils.Database) -> None:
         source TEXT NOT NULL CHECK (source IN ('logprob', 'stated', 'imported')),
         confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
         PRIMARY KEY (verdict_id, dimension, source))""")
+
+
+@MIGRATIONS(name="0023_item_workflows")
+def m0023_item_workflows(db: sqlite_utils.Database) -> None:
+    """Each item's workflow (reviewer.core.workflows: cards, spans, case,
+    judged output, pairwise), recorded at import; items of an older project
+    get the one their contents say (reviewer.storage.workflows)."""
+    from reviewer.storage.workflows import record_missing
+
+    db.execute("ALTER TABLE items ADD COLUMN workflow TEXT")
+    record_missing(db)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.core.workflows import Workflow, first_words
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.storage.images import SWAPS
@@ -52,19 +53,40 @@ FILTERS = [
 ]
 
 
+def _runs(status: ItemStatus) -> str:
+    return f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def status_line(status: ItemStatus) -> str:
-    """'GT 10 cards · 3/6 runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs',
-    or 'no ground truth · 6 runs'."""
-    runs = f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
+    """The item's second line, in its workflow's words: 'GT 10 cards · 3/6
+    runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs', 'GT 12
+    golden spans · 1/3 runs reviewed', 'test case · 2 runs',
+    'ground-truth file · 4 runs', or 'no ground truth · 6 runs'."""
+    w = status.workflow
+    if w == Workflow.CASE:
+        return f"test case · {_runs(status)}"
+    if w == Workflow.SPANS and status.golden_spans:
+        return f"GT {_plural(status.golden_spans, 'golden span')} · {_runs(status)}"
+    if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.references:
+        return f"ground-truth file · {_runs(status)}"
     if status.cards == 0:
-        return (
-            f"no ground truth · {status.runs} run{'s' if status.runs != 1 else ''}"
-            if status.runs
-            else "no ground truth"
-        )
+        return f"no ground truth · {_plural(status.runs, 'run')}" if status.runs else "no ground truth"
     blank = status.to_transcribe
-    todo = f" · {blank} card{'s' if blank != 1 else ''} to transcribe" if blank else ""
-    return f"GT {status.cards} card{'s' if status.cards != 1 else ''}{todo} · {runs}"
+    todo = f" · {_plural(blank, 'card')} to transcribe" if blank else ""
+    return f"GT {_plural(status.cards, 'card')}{todo} · {_runs(status)}"
+
+
+def item_title(status: ItemStatus) -> str:
+    """How an item is listed: a text item by its text's first words (its
+    id on hover), a photo by its name."""
+    item = status.item
+    if item.kind == "text":
+        return first_words(item.text, item.name)
+    return item.name
 
 
 class _Bridge(QObject):
@@ -157,13 +179,14 @@ class ItemsModel(QAbstractListModel):
         status = self.rows[index.row()]
         if role == Qt.DisplayRole:
             note = "⚠ " if status.item.image_note else ""
-            return f"{note}{cell(status.item.name)}\n{status_line(status)}"
+            return f"{note}{cell(item_title(status))}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
                 return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
             note = status.item.image_note
-            return plain_tooltip(f"{status.item.name}\n⚠ {note}" if note else status.item.name)
+            name = status.item.name if status.item.kind != "text" else f"id: {status.item.name}"
+            return plain_tooltip(f"{name}\n⚠ {note}" if note else name)
         if role == Qt.DecorationRole:
             return self._icon(status)
         if role == IdRole:

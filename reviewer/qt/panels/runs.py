@@ -238,6 +238,12 @@ class RunsPanel(QWidget):
             self._syncing = False
         self.follow()
 
+    def set_hidden_columns(self, columns) -> None:
+        """Hide ``columns`` (indexes of COLUMNS) and show the others: the
+        card figures are columns of the card perspective only."""
+        for column in range(len(COLUMNS)):
+            self.view.setColumnHidden(column, column in set(columns))
+
     def row_of(self, run_id: Optional[int]) -> QModelIndex:
         """The view index of a run (invalid when absent or filtered out)."""
         return row_of(self.proxy, run_id)

@@ -31,7 +31,8 @@ from typing import Iterable, Optional
 
 from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts
 from reviewer.core.models import AnswerSchema, GroundTruth, Item, PromptVerdict
-from reviewer.storage import repo
+from reviewer.core.workflows import Workflow
+from reviewer.storage import repo, workflows
 from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
 from reviewer.storage.cards.scores import ScoredRun, scored_runs
@@ -54,6 +55,12 @@ class ItemStatus:
     reviewed: int
     #: ground-truth cards with no text yet (left out of scoring)
     to_transcribe: int = 0
+    #: the item's workflow (reviewer.core.workflows), which picks its perspective
+    workflow: Workflow = Workflow.CARDS
+    #: golden spans of a span item
+    golden_spans: int = 0
+    #: reference texts (a Failter ground-truth file) of a judged output
+    references: int = 0
 
 
 def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list[Row]:
@@ -131,7 +138,20 @@ class RunCache:
         self._counts = overview.review_counts(project)
         cards = repo.card_counts(project)
         blank = repo.transcribe_counts(project)
-        self._statuses = [ItemStatus(item, cards.get(item.id, 0), 0, 0, blank.get(item.id, 0)) for item in self._items]
+        flows = workflows.item_workflows(project, self._items)
+        truth = workflows.truth_counts(project)
+        self._statuses = [
+            ItemStatus(
+                item,
+                cards.get(item.id, 0),
+                0,
+                0,
+                blank.get(item.id, 0),
+                flows[item.id],
+                *truth.get(item.id, (0, 0)),
+            )
+            for item in self._items
+        ]
         self._status_by_id = {st.item.id: st for st in self._statuses}
         for st in self._statuses:
             c = self._counts.get(st.item.id)
@@ -173,6 +193,10 @@ class RunCache:
     def item(self, item_id: Optional[int]) -> Optional[Item]:
         """The item ``item_id``, or None."""
         return self._items_by_id.get(item_id)
+
+    def status(self, item_id: Optional[int]) -> Optional[ItemStatus]:
+        """The ItemStatus of ``item_id`` (its counts and workflow), or None."""
+        return self._status_by_id.get(item_id) if item_id is not None else None
 
     def ground_truth(self, item_id: int) -> GroundTruth:
         """Ground truth of an item, read once then cached."""

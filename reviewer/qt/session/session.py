@@ -32,6 +32,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
+from reviewer.core.workflows import Workflow
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.cards import overview
@@ -206,6 +207,12 @@ class Session(QObject):
         if self.project is None or self.item_id is None:
             return None
         return self.cache.item(self.item_id)
+
+    def workflow(self) -> Optional[Workflow]:
+        """The current item's workflow (reviewer.core.workflows), which picks
+        the window's perspective; None without a current item."""
+        status = self.cache.status(self.item_id) if self.project is not None else None
+        return status.workflow if status is not None else None
 
     def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
         """Absolute path of an item's photo (the current one by default)."""

@@ -40,6 +40,7 @@ from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGol
 from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
+from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
 from reviewer.qt.spans.layers import (
     Mark,
@@ -272,9 +273,8 @@ class SpanPane(QWidget):
 
     # -- session -> view ----------------------------------------------------------------
     def applies(self) -> bool:
-        """True when the current item is a text item (the pane replaces the photo)."""
-        item = self.session.item()
-        return item is not None and item.kind == "text"
+        """True when the current item is a span item (the pane is the span perspective's centre)."""
+        return self.session.workflow() == Workflow.SPANS
 
     def refresh(self) -> None:
         """Read the current item and run and redraw everything."""

@@ -13,6 +13,7 @@ from typing import Optional
 from reviewer.storage.db import Project, ProjectError, open_here
 from reviewer.storage.formats import IMPORT_FORMATS, format_function
 from reviewer.storage.sources import record_source
+from reviewer.storage.workflows import record_workflows
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 
 
@@ -44,7 +45,8 @@ def import_source(
     ReadOnlyProject (a ProjectError) for a project opened read-only. Long
     imports commit in short batches (``Project.batched``), so other writers
     get in; an interrupted import is completed by importing again. The
-    source is recorded (reviewer.storage.sources)."""
+    source is recorded (reviewer.storage.sources), and each new item's
+    workflow (reviewer.storage.workflows)."""
     source = Path(source)
     if not source.exists():
         raise ProjectError(f"no such file or folder: {source}")
@@ -58,7 +60,9 @@ def import_source(
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")
     record_source(project, source, fmt)  # first, so no export writes into it even after a killed import
-    return FORMATS[fmt][1](project, source, options or ImportOptions())
+    report = FORMATS[fmt][1](project, source, options or ImportOptions())
+    record_workflows(project)  # each new item's workflow, from what this import gave it
+    return report
 
 
 __all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source"]

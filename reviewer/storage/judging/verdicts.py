@@ -225,3 +225,18 @@ def delete_adjudication(project: Project, subject: str, dimension: str, actor: O
     with project.transaction():
         project.db.execute("DELETE FROM adjudications WHERE subject = ? AND dimension = ?", [subject, dimension])
         project.audit("delete", "adjudications", before.id, before.model_dump(mode="json"), None, actor)
+
+
+def run_verdicts(project: Project, run_id: int) -> list[Verdict]:
+    """The verdicts on run ``run_id``: single-output verdicts of it and
+    pairwise verdicts where it is either answer, in id order."""
+    out = []
+    for r in _rows(
+        project,
+        f"SELECT {_VERDICT_COLS} FROM verdicts WHERE run_id = ? OR other_run_id = ? ORDER BY id",
+        [run_id, run_id],
+    ):
+        for key in ("scores", "flags", "issues_found"):
+            r[key] = json.loads(r[key])
+        out.append(Verdict(**r))
+    return out

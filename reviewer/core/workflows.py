@@ -1,0 +1,75 @@
+"""The workflow of an item: which of reviewer's five jobs it belongs to, so
+the window shows it in that workflow's perspective (docs/window.md#perspectives).
+
+An item is recorded with its workflow when it is imported, from what the
+import gave it; a project from before that record is migrated by what each
+item holds, with the same rule (``infer``). The rule, first match wins:
+
+1. a test case (query, context, expected behaviour): **case**;
+2. golden spans or span-labelling runs: **spans**;
+3. single-output judge verdicts (Failter, rubric judges): **judged output**;
+4. pairwise verdicts (two outputs compared): **pairwise**;
+5. a photo: **cards**;
+6. a text with none of these: **judged output** (a text beside its output).
+
+A case comes first because its checks are its own findings; spans before
+verdicts because a span snapshot is a judge's work on spans.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Workflow(str, Enum):
+    """The five workflows (CONTEXT.md): the value is what the project stores."""
+
+    CARDS = "cards"
+    SPANS = "spans"
+    CASE = "case"
+    JUDGED = "judged output"
+    PAIRWISE = "pairwise"
+
+
+#: The order of the perspectives in menus and documentation.
+WORKFLOW_ORDER = (Workflow.CARDS, Workflow.SPANS, Workflow.CASE, Workflow.JUDGED, Workflow.PAIRWISE)
+
+
+def infer(
+    *, photo: bool, case: bool = False, spans: bool = False, judged: bool = False, pairwise: bool = False
+) -> Workflow:
+    """The workflow of an item from what it holds (the rule in the module
+    docstring): ``photo`` it is a photo; ``case`` it is a test case;
+    ``spans`` it has golden spans or span runs; ``judged`` single-output
+    verdicts on its runs; ``pairwise`` pairwise verdicts on its runs."""
+    if case:
+        return Workflow.CASE
+    if spans:
+        return Workflow.SPANS
+    if judged:
+        return Workflow.JUDGED
+    if pairwise:
+        return Workflow.PAIRWISE
+    return Workflow.CARDS if photo else Workflow.JUDGED
+
+
+def parse(value: object) -> Workflow | None:
+    """The Workflow stored as ``value`` ('cards', 'spans', ...), or None for
+    None or a value this version does not know (a newer reviewer's)."""
+    try:
+        return Workflow(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60) -> str:
+    """How a text item is named in lists: the first ``words`` words of its
+    ``text`` on one line, at most ``chars`` characters (an ellipsis when
+    cut); ``fallback`` (its id) when the text is empty."""
+    flat = " ".join((text or "").split()[:words])
+    if not flat:
+        return fallback
+    whole = " ".join((text or "").split())
+    if len(flat) > chars:
+        return flat[: chars - 1].rstrip() + "…"
+    return flat + ("…" if len(whole) > len(flat) else "")

@@ -1,0 +1,48 @@
+"""The review window's docks, one per panel, with their keys
+(reviewer.qt.perspectives names which belong to which workflow).
+
+Every score panel is a dock of its own, titled by what it shows; the
+perspective shows the one(s) of its workflow."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+
+#: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
+DOCKS = {
+    "items": ("Items", Qt.LeftDockWidgetArea),
+    "unplaced": ("Unplaced cards", Qt.LeftDockWidgetArea),
+    "legend": ("Legend", Qt.LeftDockWidgetArea),
+    "findings": ("Findings", Qt.RightDockWidgetArea),
+    "output": ("Model output", Qt.RightDockWidgetArea),
+    "runs": ("Runs", Qt.BottomDockWidgetArea),
+    "scores": ("Scores (T-P1)", Qt.BottomDockWidgetArea),
+    "span_scores": ("Span scores", Qt.BottomDockWidgetArea),
+    "case_scores": ("Case scores", Qt.BottomDockWidgetArea),
+    "failter_scores": ("Failter scores", Qt.BottomDockWidgetArea),
+    "rubric_scores": ("Rubric distribution", Qt.BottomDockWidgetArea),
+}
+
+
+def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDockWidget]:
+    """A dock for each of ``panels`` ({key of DOCKS: widget}), added to
+    ``window`` in its area; the score docks sit right of the runs."""
+    docks: dict[str, QDockWidget] = {}
+    for key, widget in panels.items():
+        title, area = DOCKS[key]
+        dock = QDockWidget(title, window)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        window.addDockWidget(area, dock)
+        docks[key] = dock
+    previous = docks.get("runs")
+    for key in ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores"):
+        if key in docks and previous is not None:
+            window.splitDockWidget(docks["runs"], docks[key], Qt.Horizontal)
+    if "failter_scores" in docks and "rubric_scores" in docks:
+        window.tabifyDockWidget(docks["failter_scores"], docks["rubric_scores"])
+    if "unplaced" in docks and "legend" in docks:
+        window.tabifyDockWidget(docks["unplaced"], docks["legend"])
+        docks["unplaced"].raise_()
+    return docks

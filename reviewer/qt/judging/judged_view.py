@@ -1,0 +1,135 @@
+"""The centre of the judged-output and pairwise perspectives
+(docs/window.md#perspectives): the item's input text, the current run's
+output beside its ground truth (a Failter experiment's ground-truth file,
+kept as the item's reference) and the judges' verdicts on the run.
+
+Everything is plain text (model and judge output is untrusted) and read
+from the project on each change of item or run: the view keeps no domain
+state. A pairwise verdict names the other answer by its run's model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.core.workflows import Workflow, first_words
+from reviewer.qt.panels import plain_tooltip
+from reviewer.qt.session import Session
+from reviewer.qt.text import cell, line, wrap_long_lines
+from reviewer.storage.judging.verdicts import references, run_verdicts
+
+#: Columns of the verdicts table.
+VERDICT_COLUMNS = ["judge", "method", "scores", "rationale"]
+
+
+def _pane(title: str) -> tuple[QWidget, QLabel, QPlainTextEdit]:
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(2, 2, 2, 2)
+    column.setSpacing(2)
+    label = QLabel(title)
+    label.setTextFormat(Qt.PlainText)
+    label.setStyleSheet("QLabel { font-weight: bold; }")
+    text = QPlainTextEdit()
+    text.setReadOnly(True)
+    text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+    column.addWidget(label)
+    column.addWidget(text, 1)
+    return box, label, text
+
+
+def _scores(scores: dict) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in scores.items()) if scores else "-"
+
+
+class JudgedView(QWidget):
+    """Input, output beside ground truth, and the run's verdicts."""
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.session = session
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.PlainText)
+        self.title.setStyleSheet("QLabel { font-size: 13pt; padding: 2px 4px; }")
+        input_box, _, self.input_text = _pane("Input")
+        output_box, self.output_label, self.output_text = _pane("Output")
+        truth_box, self.truth_label, self.truth_text = _pane("Ground truth")
+        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        for text in (self.output_text, self.truth_text):
+            text.setFont(mono)
+        self.verdicts = QTableWidget(0, len(VERDICT_COLUMNS))
+        self.verdicts.setHorizontalHeaderLabels(VERDICT_COLUMNS)
+        self.verdicts.verticalHeader().hide()
+        self.verdicts.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.verdicts.setTextElideMode(Qt.ElideMiddle)
+        header = self.verdicts.horizontalHeader()
+        for col in range(len(VERDICT_COLUMNS) - 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
+        side = QSplitter(Qt.Horizontal)
+        side.addWidget(output_box)
+        side.addWidget(truth_box)
+        side.setSizes([500, 500])
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.addWidget(input_box)
+        self.splitter.addWidget(side)
+        self.splitter.addWidget(self.verdicts)
+        self.splitter.setSizes([220, 420, 180])
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.title)
+        column.addWidget(self.splitter, 1)
+        session.itemChanged.connect(self.refresh)
+        session.runChanged.connect(self.refresh)
+        session.projectChanged.connect(self.refresh)
+
+    def applies(self) -> bool:
+        """The current item is a judged output or a pairwise subject."""
+        return self.session.workflow() in (Workflow.JUDGED, Workflow.PAIRWISE)
+
+    def refresh(self) -> None:
+        """Read the current item, run, references and verdicts again (only while this view applies)."""
+        if not self.applies():
+            return
+        s = self.session
+        item, run = s.item(), s.run()
+        text = (item.text or "") if item is not None else ""
+        self.title.setText(line(first_words(text, item.name, words=16, chars=140)) if item else "")
+        self.title.setToolTip(plain_tooltip(f"id: {item.name}") if item else None)
+        self.input_text.setPlainText(wrap_long_lines(text)[0])
+        output = run.run["output"] if run is not None else ""
+        self.output_label.setText(
+            f"Output · {cell(run.run['model'])} · {cell(run.run['prompt'])}" if run is not None else "Output (no run)"
+        )
+        self.output_text.setPlainText(wrap_long_lines(output)[0])
+        refs = references(s.project, item.id) if item is not None and item.id is not None else []
+        if refs:
+            self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}")
+            self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0])
+        else:
+            self.truth_label.setText("Ground truth")
+            self.truth_text.setPlainText("no ground-truth file for this item")
+        self._fill_verdicts(run_verdicts(s.project, run.run["id"]) if run is not None else [])
+
+    def _fill_verdicts(self, verdicts: list) -> None:
+        self.verdicts.setRowCount(len(verdicts))
+        for row, v in enumerate(verdicts):
+            values = [v.judge, v.method.value, _scores(v.scores), v.rationale or "-"]
+            for col, value in enumerate(values):
+                item = QTableWidgetItem(cell(value))
+                item.setToolTip(plain_tooltip(value if col != 2 else json.dumps(v.scores, ensure_ascii=False)))
+                self.verdicts.setItem(row, col, item)

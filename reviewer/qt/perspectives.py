@@ -1,0 +1,197 @@
+"""One perspective per workflow (docs/window.md#perspectives).
+
+The review pane takes the current item's perspective (its workflow,
+reviewer.core.workflows): the centre widget, the docks, the card tools, the
+runs table's columns and the score panel are those of the workflow, and no
+panel, tool or column of another workflow is shown. Each perspective keeps
+its own dock layout, saved in QSettings under ``perspectives/<workflow>``
+and restored when it comes back; a perspective never seen starts from its
+default layout for a 1600x1000 window (``DEFAULT_SIZES``).
+
+``Perspectives`` is composed into the main window: it owns no domain
+state, only which perspective is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolBar
+
+from reviewer.core.workflows import Workflow
+
+
+@dataclass(frozen=True)
+class Perspective:
+    """What one workflow shows.
+
+    ``center``: key of the centre widget ('canvas', 'spans', 'case',
+    'judged'); ``docks``: the dock keys that belong to it, all shown by
+    default; ``card_tools``: the card drawing tools, zoom and annotator
+    switch; ``card_columns``: the runs table's text / spatial / halluc /
+    JSON columns."""
+
+    workflow: Workflow
+    center: str
+    docks: tuple[str, ...]
+    card_tools: bool = False
+    card_columns: bool = False
+
+
+PERSPECTIVES: dict[Workflow, Perspective] = {
+    Workflow.CARDS: Perspective(
+        Workflow.CARDS,
+        "canvas",
+        ("items", "unplaced", "legend", "findings", "output", "runs", "scores"),
+        card_tools=True,
+        card_columns=True,
+    ),
+    Workflow.SPANS: Perspective(
+        Workflow.SPANS, "spans", ("items", "legend", "findings", "output", "runs", "span_scores")
+    ),
+    Workflow.CASE: Perspective(Workflow.CASE, "case", ("items", "findings", "runs", "case_scores")),
+    Workflow.JUDGED: Perspective(
+        Workflow.JUDGED, "judged", ("items", "findings", "runs", "failter_scores", "rubric_scores")
+    ),
+    Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "rubric_scores")),
+}
+
+#: Actions of the card perspective only (drawing, zoom, labels, annotators, transcription).
+CARD_ACTIONS = (
+    "delete",
+    "next_pile",
+    "prev_pile",
+    "select",
+    "pile",
+    "card",
+    "fit",
+    "zoom_in",
+    "zoom_out",
+    "actual",
+    "labels",
+    "use_boxes",
+    "accept_cards",
+    "next_transcribe",
+    "prev_transcribe",
+)
+#: Runs table columns of the card perspective only (reviewer.qt.panels.runs.COLUMNS).
+CARD_RUN_COLUMNS = (3, 4, 5, 6)
+
+#: Default dock sizes at 1600x1000: (docks, sizes, orientation) for QMainWindow.resizeDocks.
+DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]] = {
+    Workflow.CARDS: [
+        (["items"], [230], Qt.Horizontal),
+        (["findings"], [560], Qt.Horizontal),
+        (["findings", "output"], [430, 230], Qt.Vertical),
+        (["runs"], [230], Qt.Vertical),
+        (["runs", "scores"], [700, 900], Qt.Horizontal),
+    ],
+    Workflow.SPANS: [
+        (["items"], [260], Qt.Horizontal),
+        (["findings"], [520], Qt.Horizontal),
+        (["findings", "output"], [420, 240], Qt.Vertical),
+        (["runs"], [230], Qt.Vertical),
+        (["runs", "span_scores"], [600, 1000], Qt.Horizontal),
+    ],
+    Workflow.CASE: [
+        (["items"], [240], Qt.Horizontal),
+        (["findings"], [420], Qt.Horizontal),
+        (["runs"], [200], Qt.Vertical),
+        (["runs", "case_scores"], [600, 1000], Qt.Horizontal),
+    ],
+    Workflow.JUDGED: [
+        (["items"], [260], Qt.Horizontal),
+        (["findings"], [360], Qt.Horizontal),
+        (["runs"], [230], Qt.Vertical),
+        (["runs", "failter_scores"], [500, 1100], Qt.Horizontal),
+    ],
+    Workflow.PAIRWISE: [
+        (["items"], [260], Qt.Horizontal),
+        (["runs"], [230], Qt.Vertical),
+        (["runs", "rubric_scores"], [700, 900], Qt.Horizontal),
+    ],
+}
+
+
+def settings_key(workflow: Workflow) -> str:
+    """The QSettings key of a perspective's saved dock layout."""
+    return f"perspectives/{workflow.name.lower()}"
+
+
+class Perspectives:
+    """Shows the main window in one workflow's perspective (see the module doc).
+
+    ``window`` has ``docks`` ({key: QDockWidget}), ``centers`` ({key:
+    widget} in ``center_stack``), ``actions_by_name``, ``runs_panel``,
+    ``settings`` and the 'Tools' and 'Annotators' toolbars."""
+
+    def __init__(self, window):
+        self.window = window
+        self.current: Optional[Perspective] = None
+        self._seen: set[Workflow] = set()
+
+    def perspective(self) -> Perspective:
+        """The perspective shown (the card one before any)."""
+        return self.current or PERSPECTIVES[Workflow.CARDS]
+
+    def save(self) -> None:
+        """Remember the shown perspective's dock layout (review mode only)."""
+        w = self.window
+        if self.current is not None and w.mode == "review":
+            w.settings.setValue(settings_key(self.current.workflow), w.saveState())
+
+    def show(self, workflow: Optional[Workflow], force: bool = False) -> bool:
+        """Show ``workflow``'s perspective (cards for None); True when it
+        changed. In adjudication mode only the centre and tools follow; the
+        docks come back with review mode (``restore_docks``)."""
+        target = PERSPECTIVES[workflow or Workflow.CARDS]
+        if target is self.current and not force:
+            return False
+        self.save()
+        self.current = target
+        w = self.window
+        w.center_stack.setCurrentWidget(w.centers[target.center])
+        self._tools(target)
+        w.runs_panel.set_hidden_columns(() if target.card_columns else CARD_RUN_COLUMNS)
+        if w.mode == "review":
+            self.restore_docks()
+        return True
+
+    def restore_docks(self) -> None:
+        """Put the shown perspective's docks up: its saved layout, else its
+        defaults; docks of other workflows are hidden and left out of the
+        View menu."""
+        w = self.window
+        p = self.perspective()
+        for key, dock in w.docks.items():
+            dock.toggleViewAction().setVisible(key in p.docks)
+            if key not in p.docks:
+                dock.hide()
+        saved = w.settings.value(settings_key(p.workflow))
+        if saved is None or not w.restoreState(saved):
+            for key in p.docks:
+                if key in w.docks:
+                    w.docks[key].show()
+            self._defaults(p)
+        for key, dock in w.docks.items():
+            if key not in p.docks:
+                dock.hide()
+
+    def _defaults(self, p: Perspective) -> None:
+        w = self.window
+        for keys, sizes, orientation in DEFAULT_SIZES.get(p.workflow, []):
+            docks = [w.docks[k] for k in keys if k in w.docks and k in p.docks]
+            if len(docks) == len(keys):
+                w.resizeDocks(docks, sizes, orientation)
+
+    def _tools(self, p: Perspective) -> None:
+        w = self.window
+        for name in CARD_ACTIONS:
+            action = w.actions_by_name.get(name)
+            if action is not None:
+                action.setVisible(p.card_tools)
+        bar = w.findChild(QToolBar, "Annotators")
+        if bar is not None:
+            bar.setVisible(p.card_tools and w.mode == "review")
