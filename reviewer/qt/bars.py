@@ -207,6 +207,7 @@ class SearchBox(QLineEdit):
         self.setObjectName("Search")
         self.setPlaceholderText("Search items, runs, disputes (Ctrl+F)")
         self.setClearButtonEnabled(True)
+        self.setMinimumWidth(min(360, self.fontMetrics().horizontalAdvance("Search items, runs") + 48))  # never 'S…'
         self.setToolTip("matches item names, prompts, models, card texts and dispute subjects; Esc clears")
         self.textChanged.connect(session.set_search)
         self.returnPressed.connect(self.done.emit)

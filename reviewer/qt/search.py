@@ -37,9 +37,13 @@ def run_texts(run) -> list[str]:
     return out
 
 
+#: Characters of a text item's text the search looks at (its list name is made of them).
+TEXT_CHARS = 500
+
+
 def matching_items(session, text: str) -> Optional[set[int]]:
-    """Ids of the items matching ``text`` (by name, ground-truth card texts
-    or any of their runs); None when the search is empty (everything)."""
+    """Ids of the items matching ``text`` (by name, the start of a text
+    item's text, ground-truth card texts or any of their runs); None when the search is empty (everything)."""
     words = terms(text)
     if not words:
         return None
@@ -50,7 +54,10 @@ def matching_items(session, text: str) -> Optional[set[int]]:
     return {
         st.item.id
         for st in session.items()
-        if matches(words, [st.item.name, *cards.get(st.item.id, ()), *runs.get(st.item.id, ())])
+        if matches(
+            words,
+            [st.item.name, (st.item.text or "")[:TEXT_CHARS], *cards.get(st.item.id, ()), *runs.get(st.item.id, ())],
+        )
     }
 
 

@@ -1,0 +1,151 @@
+"""One perspective per workflow (docs/window.md#perspectives): on each sample
+the window shows the item's workflow's centre, docks, tools and columns, and
+nothing of another workflow; text items are named by their first words;
+layouts are kept per perspective."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QToolBar
+
+from reviewer.cli.demo_samples import import_text_sample
+from reviewer.core.workflows import Workflow
+from reviewer.qt.perspectives import CARD_ACTIONS, CARD_RUN_COLUMNS, PERSPECTIVES, settings_key
+from reviewer.storage.db import open_project
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.scoring import score_project
+from reviewer.storage.workflows import workflow_counts
+from tests.conftest import ROOT, SAMPLES
+from tests.helpers.window import open_window
+
+pytestmark = pytest.mark.gui
+
+#: sample -> the workflow of its items
+SAMPLE_WORKFLOWS = {
+    "cards": Workflow.CARDS,
+    "spans": Workflow.SPANS,
+    "cases": Workflow.CASE,
+    "failter": Workflow.JUDGED,
+    "rubric": Workflow.JUDGED,
+}
+#: Widgets of the card workflow that no other perspective may show.
+CARD_ONLY_DOCKS = {"unplaced", "scores"}
+
+
+def make(tmp_path, sample: str):
+    db = tmp_path / f"{sample}.db"
+    if sample == "cards":
+        p = open_project(db, create=True)
+        import_source(p, SAMPLES, options=ImportOptions(model="m"))
+        score_project(p)
+        p.close()
+    else:
+        import_text_sample(ROOT / "samples", sample, db)
+    return db
+
+
+@pytest.fixture
+def config(tmp_path, monkeypatch):
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
+@pytest.mark.parametrize("sample", list(SAMPLE_WORKFLOWS))
+def test_every_item_is_recorded_with_its_samples_workflow(tmp_path, sample):
+    p = open_project(make(tmp_path, sample))
+    try:
+        assert workflow_counts(p) == {SAMPLE_WORKFLOWS[sample]: len(p.db.execute("SELECT id FROM items").fetchall())}
+        assert p.db.execute("SELECT count(*) FROM items WHERE workflow IS NULL").fetchone()[0] == 0
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("sample", list(SAMPLE_WORKFLOWS))
+def test_each_perspective_shows_its_own_panels_and_nothing_of_another_workflow(qtbot, tmp_path, config, sample):
+    w = open_window(qtbot, make(tmp_path, sample), size=(1600, 1000), wait_canvas=False)
+    workflow = SAMPLE_WORKFLOWS[sample]
+    w.set_mode("review")  # a project with disputes opens in adjudication
+    qtbot.waitUntil(lambda: w.session.item() is not None, timeout=5000)
+    qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == workflow, timeout=5000)
+    p = PERSPECTIVES[workflow]
+    assert w.center_stack.currentWidget() is w.centers[p.center]
+    shown = {k for k, d in w.docks.items() if d.isVisible()}
+    assert shown == {k for k in p.docks if k in w.docks}
+    for key, dock in w.docks.items():
+        assert dock.toggleViewAction().isVisible() == (key in p.docks)  # the View menu lists only its own
+    card_tools_shown = any(w.actions_by_name[name].isVisible() for name in CARD_ACTIONS)
+    assert card_tools_shown == (workflow == Workflow.CARDS)
+    assert w.findChild(QToolBar, "Annotators").isVisible() == (workflow == Workflow.CARDS)
+    hidden = {c for c in range(w.runs_panel.model.columnCount()) if w.runs_panel.view.isColumnHidden(c)}
+    assert hidden == (set() if workflow == Workflow.CARDS else set(CARD_RUN_COLUMNS))
+    if workflow != Workflow.CARDS:
+        assert not (shown & CARD_ONLY_DOCKS)
+        assert not w.canvas.isVisible()
+        assert "Unplaced cards" not in w.statusBar().currentMessage()
+
+
+def test_text_items_are_listed_by_their_first_words_with_the_id_on_hover(qtbot, tmp_path, config):
+    from PySide6.QtCore import Qt
+
+    w = open_window(qtbot, make(tmp_path, "spans"), size=(1600, 1000), wait_canvas=False)
+    model = w.items_panel.model
+    for row in range(model.rowCount()):
+        status = model.rows[row]
+        index = model.index(row)
+        first = " ".join(status.item.text.split()[:3])
+        assert index.data(Qt.DisplayRole).startswith(first)
+        assert status.item.name in index.data(Qt.ToolTipRole)
+        assert "golden span" in index.data(Qt.DisplayRole)  # its ground truth is the golden spans
+        assert "no ground truth" not in index.data(Qt.DisplayRole)
+
+
+def test_failter_ground_truth_shows_beside_the_output(qtbot, tmp_path, config):
+    w = open_window(qtbot, make(tmp_path, "failter"), size=(1600, 1000), wait_canvas=False)
+    w.set_mode("review")
+    qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.JUDGED, timeout=5000)
+    view = w.judged_view
+    assert view.isVisible()
+    p = open_project(tmp_path / "failter.db")
+    try:
+        item_id, truth = p.db.execute("SELECT item_id, text FROM item_references").fetchone()  # pond.md has one
+    finally:
+        p.close()
+    w.session.set_item(item_id)
+    refs = [(truth,)]
+    assert view.truth_text.toPlainText().strip() == refs[0][0].strip()
+    assert view.output_text.toPlainText().strip() == w.session.run().run["output"].strip()
+    assert view.verdicts.rowCount() >= 1  # the run's verdicts are listed
+    labels = {st.item.id: w.items_panel.model.index(k).data() for k, st in enumerate(w.items_panel.model.rows)}
+    assert "ground-truth file" in labels[item_id] and "no ground truth" not in labels[item_id]
+    assert any("no ground truth" in text for i, text in labels.items() if i != item_id)  # bread.md has none
+
+
+def test_each_perspective_keeps_its_own_layout(qtbot, tmp_path, config):
+    db = make(tmp_path, "cards")
+    w = open_window(qtbot, db, size=(1600, 1000))
+    w.docks["output"].hide()  # the user closes a panel in the card perspective
+    w.perspectives.save()
+    settings = QSettings(str(config / "reviewer.ini"), QSettings.IniFormat)
+    assert w.settings.value(settings_key(Workflow.CARDS)) is not None
+    w.perspectives.show(Workflow.SPANS)
+    assert not w.docks["unplaced"].isVisible() and w.docks["output"].isVisible()  # spans: its own layout
+    w.perspectives.show(Workflow.CARDS)
+    assert not w.docks["output"].isVisible()  # the card layout came back as the user left it
+    assert w.docks["unplaced"].isVisible()
+    del settings
+
+
+def rows_that_fit(view) -> int:
+    """Whole rows the table's (or tree's) viewport holds, at the height of its first row."""
+    model = view.model()
+    height = view.visualRect(model.index(0, 0)).height() if model.rowCount() else 0
+    return view.viewport().height() // max(1, height or view.fontMetrics().height() + 8)
+
+
+def test_the_card_findings_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_path, config):
+    w = open_window(qtbot, make(tmp_path, "cards"), size=(1600, 1000), item="table-01", prompt="spatial-grouping")
+    qtbot.wait(50)  # the first-start layout is applied once the window is laid out
+    assert w.docks["findings"].isVisible()
+    assert rows_that_fit(w.findings_panel.view) >= 8
+    assert rows_that_fit(w.runs_panel.view) >= 6
