@@ -20,7 +20,10 @@ from PySide6.QtGui import QColor
 from reviewer.core.judging.calibration import EXPECTED_DISTRIBUTION, SCORES, Distribution
 from reviewer.qt.judging.common import EXPECTED_COLOUR, JUDGE_COLOUR
 
-__all__ = ["clear_chart", "draw_distribution"]
+__all__ = ["HEAD_ROOM", "clear_chart", "draw_distribution"]
+
+#: Percentage points left above the tallest bar for its label.
+HEAD_ROOM = 6
 
 
 def clear_chart(chart: QChart) -> None:
@@ -36,7 +39,7 @@ def draw_distribution(
     """Draw ``d``'s shares of each score (percent) beside ``expected``'s
     (left out when None: the dimension has no expected distribution) on
     ``chart``, replacing what it showed; the y axis runs to the next 10 %
-    above the tallest bar; the title names the judge, dimension, n, mean
+    above the tallest bar plus HEAD_ROOM (for its label; at most 100 %); the title names the judge, dimension, n, mean
     and missing scores."""
     clear_chart(chart)
     judge = QBarSet(html.escape(d.judge))
@@ -54,7 +57,7 @@ def draw_distribution(
         bar_sets.append(exp)
     series.setLabelsVisible(True)
     series.setLabelsFormat("@value%")
-    series.setLabelsPrecision(3)
+    series.setLabelsPrecision(2)  # '67%': short enough to stay over a narrow bar
     series.setLabelsPosition(QAbstractBarSeries.LabelsOutsideEnd)
     for bar_set in bar_sets:
         bar_set.setLabelColor(QColor("black"))
@@ -64,9 +67,11 @@ def draw_distribution(
     x.setTitleText("score")
     y = QValueAxis()
     top = max([100 * shares[s] for s in SCORES] + [100 * p for p in (expected or {}).values()])
-    ceiling = min(100, (int(top) // 10 + 1) * 10)
+    ceiling = min(100, (int(top + HEAD_ROOM) // 10 + 1) * 10)
     y.setRange(0, ceiling)
-    y.setTickCount(ceiling // 10 + 1)
+    y.setTickType(QValueAxis.TicksDynamic)  # round ticks: every 10 %, every 20 % on a tall axis
+    y.setTickAnchor(0)
+    y.setTickInterval(20 if ceiling > 50 else 10)
     y.setLabelFormat("%d%%")
     y.setTitleText("share of scores")
     chart.addAxis(x, Qt.AlignBottom)

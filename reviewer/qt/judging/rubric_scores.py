@@ -6,7 +6,7 @@ the project's configured distributions, inflation_warning).
 
 A table (one row per judge and dimension: n, the count and share of each
 score, the mean, whether it looks inflated; the expected distribution on
-the first row) beside a bar chart of the selected row against its expected
+the first row) beside (below, in a narrow dock) a bar chart of the selected row against its expected
 distribution (reviewer.qt.judging.distribution_chart, the calibration
 panel's chart). Judge names are untrusted: plain display strings, escaped
 in the chart.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from PySide6.QtCharts import QChart, QChartView
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMargins, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
@@ -47,6 +47,8 @@ TIPS = [
     "mean score",
     "yes: share of 5s above expected + 5 %, or mean above expected + 0.5, with 5 or more scores",
 ]
+#: From this width (pixels) the chart stands beside the table, below it when narrower.
+WIDE = 1000
 NOTHING = "no 1-5 rubric scores: import rubric judge verdicts (scores on the 1-5 scale)"
 
 
@@ -80,16 +82,19 @@ class RubricScoresPanel(QWidget):
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.chart = QChart()
         self.chart.setAnimationOptions(QChart.NoAnimation)
-        self.chart.legend().setAlignment(Qt.AlignBottom)
+        self.chart.legend().setAlignment(Qt.AlignRight)  # the height goes to the bars
+        self.chart.setMargins(QMargins(4, 4, 4, 4))
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.Antialiasing)
-        self.chart_view.setMinimumSize(280, 220)
+        self.chart_view.setMinimumSize(240, 260)
         self.note = plain_label()
-        split = QSplitter(Qt.Horizontal)
+        self.split = split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
         split.addWidget(self.table)
         split.addWidget(self.chart_view)
-        split.setSizes([560, 360])
+        split.setStretchFactor(0, 3)  # the table takes the width first; the chart stays readable
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(plain_label("Rubric score distribution (1-5) against the expected one", bold=True))
@@ -100,6 +105,15 @@ class RubricScoresPanel(QWidget):
             self.refresh,
             (session.projectChanged, session.disputesChanged, session.adjudicationsChanged, session.findingsChanged),
         )
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """The chart beside the table when the panel is WIDE, else below it."""
+        super().resizeEvent(event)
+        orientation = Qt.Horizontal if self.width() >= WIDE else Qt.Vertical
+        if orientation != self.split.orientation():
+            self.split.setOrientation(orientation)
+            whole = self.width() if orientation == Qt.Horizontal else self.height()
+            self.split.setSizes([whole * 3 // 5, whole * 2 // 5] if orientation == Qt.Horizontal else [whole // 2] * 2)
 
     def refresh(self) -> None:
         """Compute the distributions from the session's verdicts and show them."""

@@ -126,7 +126,7 @@ class FiguresTable(QTableWidget):
                 item.setData(Qt.UserRole, str(text))
                 item.setToolTip(plain_tooltip(str(text)))
                 if _NUMBER.match(str(text)):
-                    item.setTextAlignment(int(Qt.AlignRight | Qt.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.setItem(r, c, item)
         self.resizeColumnsToContents()
         for c in range(self.columnCount()):
