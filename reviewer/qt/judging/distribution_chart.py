@@ -58,7 +58,7 @@ def draw_distribution(
     series.setLabelsVisible(True)
     series.setLabelsFormat("@value%")
     series.setLabelsPrecision(2)  # '67%': short enough to stay over a narrow bar
-    series.setLabelsPosition(QAbstractBarSeries.LabelsOutsideEnd)
+    series.setLabelsPosition(QAbstractBarSeries.LabelsPosition.LabelsOutsideEnd)
     for bar_set in bar_sets:
         bar_set.setLabelColor(QColor("black"))
     chart.addSeries(series)
@@ -69,13 +69,13 @@ def draw_distribution(
     top = max([100 * shares[s] for s in SCORES] + [100 * p for p in (expected or {}).values()])
     ceiling = min(100, (int(top + HEAD_ROOM) // 10 + 1) * 10)
     y.setRange(0, ceiling)
-    y.setTickType(QValueAxis.TicksDynamic)  # round ticks: every 10 %, every 20 % on a tall axis
+    y.setTickType(QValueAxis.TickType.TicksDynamic)  # round ticks: every 10 %, every 20 % on a tall axis
     y.setTickAnchor(0)
     y.setTickInterval(20 if ceiling > 50 else 10)
     y.setLabelFormat("%d%%")
     y.setTitleText("share of scores")
-    chart.addAxis(x, Qt.AlignBottom)
-    chart.addAxis(y, Qt.AlignLeft)
+    chart.addAxis(x, Qt.AlignmentFlag.AlignBottom)
+    chart.addAxis(y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(x)
     series.attachAxis(y)
     mean = f"mean {d.mean:.2f}" if d.mean is not None else "no mean"

@@ -65,7 +65,7 @@ class FailterScoresPanel(QWidget):
         for n, row in enumerate(self.rows):
             item = self.table.item(n, errors)
             if item is not None and row.messages:
-                item.setToolTip(plain_tooltip("\n".join(row.messages)))
+                item.setToolTip(plain_tooltip("\n".join(row.messages)) or "")
         self.table.setVisible(bool(self.rows))
         self.note.setText(errors_line(self.rows) if self.rows else NOTHING)
 

@@ -81,14 +81,14 @@ class RubricScoresPanel(QWidget):
         self.table = FiguresTable()
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.chart = QChart()
-        self.chart.setAnimationOptions(QChart.NoAnimation)
-        self.chart.legend().setAlignment(Qt.AlignRight)  # the height goes to the bars
+        self.chart.setAnimationOptions(QChart.AnimationOption.NoAnimation)
+        self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignRight)  # the height goes to the bars
         self.chart.setMargins(QMargins(4, 4, 4, 4))
         self.chart_view = QChartView(self.chart)
-        self.chart_view.setRenderHint(QPainter.Antialiasing)
+        self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.chart_view.setMinimumSize(240, 260)
         self.note = plain_label()
-        self.split = split = QSplitter(Qt.Horizontal)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
         split.addWidget(self.table)
         split.addWidget(self.chart_view)
@@ -109,11 +109,13 @@ class RubricScoresPanel(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """The chart beside the table when the panel is WIDE, else below it."""
         super().resizeEvent(event)
-        orientation = Qt.Horizontal if self.width() >= WIDE else Qt.Vertical
+        orientation = Qt.Orientation.Horizontal if self.width() >= WIDE else Qt.Orientation.Vertical
         if orientation != self.split.orientation():
             self.split.setOrientation(orientation)
-            whole = self.width() if orientation == Qt.Horizontal else self.height()
-            self.split.setSizes([whole * 3 // 5, whole * 2 // 5] if orientation == Qt.Horizontal else [whole // 2] * 2)
+            whole = self.width() if orientation == Qt.Orientation.Horizontal else self.height()
+            self.split.setSizes(
+                [whole * 3 // 5, whole * 2 // 5] if orientation == Qt.Orientation.Horizontal else [whole // 2] * 2
+            )
 
     def refresh(self) -> None:
         """Compute the distributions from the session's verdicts and show them."""

@@ -72,15 +72,15 @@ class LiveRefresh(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
         """On the widget's Show event, compute at once if stale; never consumes the event."""
-        if watched is self.widget and event.type() == QEvent.Show and self.stale:
+        if watched is self.widget and event.type() == QEvent.Type.Show and self.stale:
             self.run()
         return False
 
 
 def plain_label(text: str = "", bold: bool = False) -> QLabel:
-    """A word-wrapped label that shows ``text`` literally (Qt.PlainText)."""
+    """A word-wrapped label that shows ``text`` literally (Qt.TextFormat.PlainText)."""
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     if bold:
         font = label.font()
@@ -95,15 +95,15 @@ class FiguresTable(QTableWidget):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
-        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setWordWrap(False)
-        self.setTextElideMode(Qt.ElideMiddle)  # names differ at their ends; the whole on hover
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # names differ at their ends; the whole on hover
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setHighlightSections(False)
         self._header: list[str] = []
 
@@ -119,23 +119,25 @@ class FiguresTable(QTableWidget):
         for c, tip in enumerate(tips):
             item = self.horizontalHeaderItem(c)
             if item is not None and tip:
-                item.setToolTip(plain_tooltip(tip))
+                item.setToolTip(plain_tooltip(tip) or "")
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
                 item = QTableWidgetItem(one_line(text))
-                item.setData(Qt.UserRole, str(text))
-                item.setToolTip(plain_tooltip(str(text)))
+                item.setData(Qt.ItemDataRole.UserRole, str(text))
+                item.setToolTip(plain_tooltip(str(text)) or "")
                 if _NUMBER.match(str(text)):
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
         self.resizeColumnsToContents()
         for c in range(self.columnCount()):
             self.setColumnWidth(c, min(self.columnWidth(c), MAX_COLUMN))
 
+    def text(self, row: int, column: int) -> str:
+        """The whole text of a cell ('' for none)."""
+        item = self.item(row, column)
+        return "" if item is None else str(item.data(Qt.ItemDataRole.UserRole))
+
     def rows(self) -> list[list[str]]:
         """[header, *rows] as shown (each cell's whole text)."""
-        body = [
-            [str(self.item(r, c).data(Qt.UserRole)) if self.item(r, c) else "" for c in range(self.columnCount())]
-            for r in range(self.rowCount())
-        ]
+        body = [[self.text(r, c) for c in range(self.columnCount())] for r in range(self.rowCount())]
         return [list(self._header), *body] if self._header else []

@@ -89,7 +89,7 @@ class SpanScoresPanel(QWidget):
         self.category_table = FiguresTable()
         self.severity_table = FiguresTable()
         self.judge_note = plain_label()
-        parts = QSplitter(Qt.Vertical)
+        parts = QSplitter(Qt.Orientation.Vertical)
         parts.setChildrenCollapsible(False)
         #: the titled box of each table (hidden with nothing to show)
         self.boxes: dict[str, QWidget] = {}
