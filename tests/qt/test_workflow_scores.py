@@ -1,4 +1,4 @@
-"""The score panels of the span, Failter and rubric perspectives over a real
+"""The score panels of the span, Failter, rubric and pairwise perspectives over a real
 Session on the repository's samples (offscreen): each shows the figures of
 ``reviewer report``, follows decisions while shown (once per burst), and
 computes nothing while hidden."""
@@ -15,13 +15,15 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 
 from reviewer.cli.demo_samples import import_text_sample
+from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.core.judging.calibration import SCORES, expected_for, inflation_warning, score_distribution
-from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.core.models import SpanCode, Status
+from reviewer.core.judging.verdicts import Method, Scale, Verdict
+from reviewer.core.models import AnswerSchema, Item, Prompt, SpanCode, Status
 from reviewer.core.commands import DecideFindings
 from reviewer.core.span_commands import DeleteGoldenSpan
 from reviewer.core.tables import markdown_table
 from reviewer.qt.judging.failter_scores import NOTHING as NO_FAILTER, FailterScoresPanel
+from reviewer.qt.judging.pairwise_scores import NOTHING as PAIRWISE_NOTHING, PairwiseScoresPanel
 from reviewer.qt.judging.rubric_scores import RubricScoresPanel
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
@@ -246,3 +248,50 @@ def test_span_panel_shows_the_sample_imported_while_open(qtbot, open_session):
         assert s.import_source(SAMPLES / rel) is not None
     qtbot.waitUntil(lambda: not panel.live.stale)
     assert_f1_equals_report(panel, s.project)
+
+
+def test_pairwise_panel_win_rates_position_bias_and_the_reports_consistency(qtbot, open_session):
+    s = open_session(None)
+    p = s.project
+    prompt, _ = repo.upsert_prompt(p, Prompt(name="answer", text="Answer it", schema=AnswerSchema.FREE))
+    #: pair -> (winner with run a shown first, winner with run b shown first, gold); '1': run a's answer won
+    outcomes = {"p1": ("1", "1", "1"), "p2": ("1", "2", "1"), "p3": ("2", "2", "2"), "p4": ("tie", None, "tie")}
+    for name, (ab, ba, gold) in outcomes.items():
+        item, _ = repo.upsert_item(p, Item(name=name, kind="text", text=f"question {name}"))
+        a, _ = repo.add_run(p, item, prompt, "m-a", "answer a")
+        b, _ = repo.add_run(p, item, prompt, "m-b", "answer b")
+        for judge, method, order, winner in (
+            ("j", Method.PAIRWISE, "ab", ab),
+            ("j", Method.PAIRWISE, "ba", ba),
+            ("gold", Method.HUMAN, None, gold),
+        ):
+            judging.add_verdict(
+                p,
+                Verdict(
+                    subject=f"pair:{a}:{b}",
+                    run_id=a,
+                    other_run_id=b,
+                    judge=judge,
+                    method=method,
+                    scale=Scale.WINNER,
+                    scores={"winner": winner},
+                    answer_order=order,
+                ),
+            )
+    s.judging.refresh()  # as after an import
+    panel = shown(qtbot, PairwiseScoresPanel(s))
+    figures = panel.figures()
+    rows = agreement_rows(judging.verdicts(p), judging.adjudications(p))
+    swap = next(r for r in rows if r.statistic == "position_swap_consistency" and r.raters == "j")
+    gold = next(r for r in rows if r.statistic == "accuracy_vs_gold" and r.raters == "j [ab+ba] vs gold")
+    assert (swap.formatted(), swap.n) == ("0.667", 3)  # p1 and p3 agree, p2 flips; p4 undecided in one order
+    assert figures["judges"][1] == ["j", "8", "38%", "38%", "12%", "12%", "67%", "0.667", "3", gold.formatted()]
+    assert figures["models"][1:] == [
+        ["j", "m-a", "7", "3", "3", "1", "43%"],
+        ["j", "m-b", "7", "3", "3", "1", "43%"],
+    ]
+
+
+def test_pairwise_panel_says_when_there_is_nothing(qtbot, open_session):
+    panel = shown(qtbot, PairwiseScoresPanel(open_session("rubric")))
+    assert panel.figures() == {"judges": [], "models": []} and panel.note.text() == PAIRWISE_NOTHING

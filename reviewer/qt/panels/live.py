@@ -9,7 +9,8 @@ table of figures.
 * ``FiguresTable``: a read-only QTableWidget of display strings (model and
   judge names are untrusted: never rich text), each cell with its whole text
   as a plain tooltip (reviewer.qt.panels.plain_tooltip); columns fit their
-  content up to ``MAX_COLUMN`` pixels and elide in the middle beyond it.
+  content up to ``MAX_COLUMN`` pixels and elide in the middle beyond it;
+  long headers take two lines.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ DEBOUNCE_MS = 150
 MAX_COLUMN = 260
 _NUMBER = re.compile(r"^[-+]?\d[\d.,]*\s*%?$")
 
-__all__ = ["DEBOUNCE_MS", "MAX_COLUMN", "FiguresTable", "LiveRefresh", "plain_label"]
+__all__ = ["DEBOUNCE_MS", "MAX_COLUMN", "FiguresTable", "LiveRefresh", "plain_label", "two_lines"]
 
 
 class LiveRefresh(QObject):
@@ -89,6 +90,16 @@ def plain_label(text: str = "", bold: bool = False) -> QLabel:
     return label
 
 
+def two_lines(header: str, longest: int = 10) -> str:
+    """A header longer than ``longest`` characters broken at the space nearest
+    its middle (so a table of figures stays narrow in a dock); shorter ones as given."""
+    spaces = [i for i, ch in enumerate(header) if ch == " "]
+    if len(header) <= longest or not spaces:
+        return header
+    cut = min(spaces, key=lambda i: abs(i - len(header) / 2))
+    return header[:cut] + "\n" + header[cut + 1 :]
+
+
 class FiguresTable(QTableWidget):
     """A read-only table of display strings (see module doc); ``rows()``
     gives back what it shows, header first."""
@@ -115,7 +126,7 @@ class FiguresTable(QTableWidget):
         self.clear()
         self.setColumnCount(len(self._header))
         self.setRowCount(len(rows))
-        self.setHorizontalHeaderLabels(self._header)
+        self.setHorizontalHeaderLabels([two_lines(h) for h in self._header])
         for c, tip in enumerate(tips):
             item = self.horizontalHeaderItem(c)
             if item is not None and tip:
