@@ -122,9 +122,10 @@ class SpanScoresPanel(QWidget):
         f1, categories, severity = [], [], []
         runs = has_data = False
         if project is not None:
-            runs = bool(span_store.span_runs(project))
             has_data = span_store.has_span_data(project)
             f1 = f1_rows(span_store.f1_by_group(project))
+            # the span runs are read a second time only when nothing else says there is span data
+            runs = bool(f1) or (not has_data and bool(span_store.span_runs(project)))
             reviewed = missed_after_review(project)
             for name in span_store.snapshot_names(project):
                 _, loaded = span_store.snapshot(project, name)
