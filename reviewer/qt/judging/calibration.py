@@ -16,11 +16,10 @@ as PNG (the CLI report writes SVG through reviewer.core.judging.charts).
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCharts import QAbstractBarSeries, QBarCategoryAxis, QBarSeries, QBarSet, QChart, QChartView, QValueAxis
+from PySide6.QtCharts import QChart, QChartView
 from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtGui import QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -40,14 +39,14 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
-    SCORES,
     ConfusionMatrix,
     Distribution,
     inflation_warning,
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.qt.judging.common import EXPECTED_COLOUR, JUDGE_COLOUR, show_value
+from reviewer.qt.judging.common import JUDGE_COLOUR, show_value
+from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
@@ -193,48 +192,14 @@ class CalibrationPanel(QWidget):
 
     # -- distribution ------------------------------------------------------------------------
     def _show_distribution(self) -> None:
-        self.chart.removeAllSeries()
-        for axis in self.chart.axes():
-            self.chart.removeAxis(axis)
         i = self.dist_combo.currentIndex()
         if not 0 <= i < len(self.distributions):
+            clear_chart(self.chart)
             self.chart.setTitle("No 1-5 scores in this project")
             self.warning.setText("The score distribution needs verdicts on the 1-5 scale.")
             return
         d = self.distributions[i]
-        judge = QBarSet(html.escape(d.judge))
-        judge.setColor(QColor(JUDGE_COLOUR))
-        expected = QBarSet("expected")
-        expected.setColor(QColor(EXPECTED_COLOUR))
-        shares = d.shares
-        judge.append([100 * shares[s] for s in SCORES])
-        expected.append([100 * EXPECTED_DISTRIBUTION[s] for s in SCORES])
-        series = QBarSeries()
-        series.append(judge)
-        series.append(expected)
-        series.setLabelsVisible(True)
-        series.setLabelsFormat("@value%")
-        series.setLabelsPrecision(3)
-        series.setLabelsPosition(QAbstractBarSeries.LabelsOutsideEnd)
-        for bar_set in (judge, expected):
-            bar_set.setLabelColor(QColor("black"))
-        self.chart.addSeries(series)
-        x = QBarCategoryAxis()
-        x.append([str(s) for s in SCORES])
-        x.setTitleText("score")
-        y = QValueAxis()
-        top = max([100 * shares[s] for s in SCORES] + [100 * p for p in EXPECTED_DISTRIBUTION.values()])
-        ceiling = min(100, (int(top) // 10 + 1) * 10)
-        y.setRange(0, ceiling)
-        y.setTickCount(ceiling // 10 + 1)
-        y.setLabelFormat("%d%%")
-        y.setTitleText("share of scores")
-        self.chart.addAxis(x, Qt.AlignBottom)
-        self.chart.addAxis(y, Qt.AlignLeft)
-        series.attachAxis(x)
-        series.attachAxis(y)
-        mean = f"mean {d.mean:.2f}" if d.mean is not None else "no mean"
-        self.chart.setTitle(html.escape(f"{d.judge} · {d.dimension} (n = {d.n}, {mean}, {d.missing} missing)"))
+        draw_distribution(self.chart, d, EXPECTED_DISTRIBUTION)
         warning = inflation_warning(d)
         self.warning.setText(
             f"⚠ {warning}"
