@@ -74,7 +74,7 @@ class LabelFirstPage(QWidget):
         self.judge_combo = QComboBox()
         self.dimension_combo = QComboBox()
         self.recompute = QPushButton("Recompute budget (F5)")
-        self.recompute.setFocusPolicy(Qt.NoFocus)
+        self.recompute.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.budget = plain_label()
         self.progress = plain_label()
         top = QHBoxLayout()
@@ -89,7 +89,7 @@ class LabelFirstPage(QWidget):
         self.list.setMinimumWidth(180)
         self.item_box = TextBox("Item")
         self.output_boxes = [TextBox("Output"), TextBox("Output B")]
-        outputs = QSplitter(Qt.Horizontal)
+        outputs = QSplitter(Qt.Orientation.Horizontal)
         for box in self.output_boxes:
             outputs.addWidget(box)
         self.rubric_box = TextBox("Rubric")
@@ -108,12 +108,12 @@ class LabelFirstPage(QWidget):
         line = QHBoxLayout()
         line.addWidget(self.prompt, 1)
         line.addWidget(self.value)
-        right = QSplitter(Qt.Vertical)
+        right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.item_box)
         right.addWidget(outputs)
         right.addWidget(self.rubric_box)
         right.setStretchFactor(1, 2)
-        body = QSplitter(Qt.Horizontal)
+        body = QSplitter(Qt.Orientation.Horizontal)
         body.addWidget(self.list)
         body.addWidget(right)
         body.setStretchFactor(1, 1)
@@ -139,7 +139,8 @@ class LabelFirstPage(QWidget):
             self.judge_combo.addItem(shown, j)
         if judge in names:
             self.judge_combo.setCurrentIndex(list(names).index(judge))
-        self.set_dimensions(dims.get(self.judge(), []), dimension)
+        judge_now = self.judge()
+        self.set_dimensions(dims.get(judge_now, []) if judge_now else [], dimension)
         for combo in (self.judge_combo, self.dimension_combo):
             combo.blockSignals(False)
 

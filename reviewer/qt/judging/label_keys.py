@@ -26,7 +26,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Optional
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QApplication
 
 from reviewer.core.commands import Command
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel, parse_label
@@ -97,12 +98,15 @@ class LabelFirstController(QObject):
             self.page.prompt.setText("No judge verdict to label: import or run a judge first.")
             self._show()
             return
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a big project takes a second
         try:
             self.page.plan = label_plan(p, judge, dim, self.session.reviewer)
         except (ValueError, ProjectError, sqlite3.Error) as exc:
             self.session.error.emit(f"cannot plan the label-first queue: {exc}")
             self._show()
             return
+        finally:
+            QApplication.restoreOverrideCursor()
         self.subject = self._next_todo(None)
         self._show()
 
@@ -156,7 +160,7 @@ class LabelFirstController(QObject):
         page.progress.setText(progress_line(plan, len(done & set(plan.order))) if plan else "")
         page.show_subject(self.subject, plan.judge if plan else "", self.order())
         label = self.label()
-        if label is not None and label.first_value is not None:
+        if plan is not None and self.subject is not None and label is not None and label.first_value is not None:
             page.show_verdicts(self.subject, plan.dimension, self.order(), label)
         self._prompt()
 

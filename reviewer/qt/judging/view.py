@@ -77,6 +77,7 @@ class AdjudicationView(QWidget):
         splitter.setSizes([500, 1100])
         self.label_page = LabelFirstPage(session)
         self.pages = QStackedWidget()
+        self.disputes_page = splitter
         self.pages.addWidget(splitter)
         self.pages.addWidget(self.label_page)
         layout = QVBoxLayout(self)
@@ -131,12 +132,12 @@ class AdjudicationView(QWidget):
         for name, (sequences, slot) in keys.items():
             for k, seq in enumerate(sequences):
                 shortcut = QShortcut(QKeySequence(seq), self.label_page)
-                shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 shortcut.setAutoRepeat(False)
                 shortcut.activated.connect(lambda f=slot: f())
                 self.label_shortcuts[name if k == 0 else f"{name}_{k}"] = shortcut
         toggle = QShortcut(QKeySequence("F4"), self)
-        toggle.setContext(Qt.WidgetWithChildrenShortcut)
+        toggle.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         toggle.activated.connect(self.toggle_labels)
         self.shortcuts["label_first"] = toggle
 
@@ -158,7 +159,7 @@ class AdjudicationView(QWidget):
             self.focus_queue()
             return
         self.bar.close_editors()
-        self.pages.setCurrentWidget(self.label_page if on else self.pages.widget(0))
+        self.pages.setCurrentWidget(self.label_page if on else self.disputes_page)
         self._set_enabled()
         if on:
             # the status bar may still name a judge from the dispute queue
@@ -174,7 +175,7 @@ class AdjudicationView(QWidget):
     def focus_queue(self) -> None:
         """Give the focus back to the queue (keys work from there)."""
         view = self.label_page.list if self.labelling_shown() else self.queue.view
-        view.setFocus(Qt.OtherFocusReason)
+        view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def enter(self) -> None:
         """Called when the window switches to this mode."""
