@@ -177,9 +177,9 @@ class LabelFirstController(QObject):
                 else "Nothing to label in this queue"
             )
         elif phase == "first" or self.changing:
-            verb = "Change the final value" if self.changing else "Label"
+            verb = "Change the final value of" if self.changing else "Label"
             tail = "Enter saves · Esc cancels" if self.changing else "Enter commits · S skips"
-            text = f"{verb} of {plan.dimension} [{keys}]: {typed} · {tail}"
+            text = f"{verb} {plan.dimension} [{keys}]: {typed} · {tail}"
         elif phase == "reveal":
             text = "First label committed: the judges are shown below · K keeps it · C changes it"
         else:
