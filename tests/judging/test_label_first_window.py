@@ -334,3 +334,39 @@ def test_pairwise_label_in_the_shown_order(qtbot, window, data):
     assert got.first_value == stored_winner("1", order) and got.answer_order == order
     assert f"pair-judge (model model-zeta-9): {'A' if order == 'ab' else 'B'}" in page.verdicts.toPlainText()
     assert "Your first label: A" in page.verdicts.toPlainText()
+
+
+def test_grade_keys_c_is_a_grade_before_the_commit_and_change_after(qtbot, project, tmp_path, monkeypatch):
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("REVIEWER_NAME", "ann")
+    prompt, _ = repo.upsert_prompt(project, Prompt(name="p", text="Write", schema=AnswerSchema.FREE))
+    for i in range(1, 4):
+        item, _ = repo.upsert_item(project, Item(name=f"essay-{i}", kind="text", text=f"essay {i}"))
+        run, _ = repo.add_run(project, item, prompt, "m", f"answer {i}")
+        judging.add_verdict(
+            project,
+            Verdict(subject=f"run:{run}", run_id=run, judge="grader", scale=Scale.GRADE, scores={"grade": 100.0}),
+        )
+    w = build(project.path, ask_name=False, mode="adjudication")
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    view = w.adjudication
+    view.show_labels(True)
+    page, controller = view.label_page, view.labelling
+    qtbot.waitUntil(lambda: page.plan is not None and page.list.hasFocus())
+    assert "cannot be sized yet" in page.budget.text() and page.list.count() == 3  # no labels: the whole queue
+    first = controller.subject
+    press(qtbot, Qt.Key_C)  # a grade before the commit
+    assert controller.pending == 60.0 and stored_labels(project.path) == {}
+    assert "A (100)" not in "\n".join(visible_texts(w))
+    press(qtbot, Qt.Key_Return)
+    assert controller.phase() == "reveal" and "grader (model -): A (100)" in page.verdicts.toPlainText()
+    press(qtbot, Qt.Key_C)  # now C changes ...
+    press(qtbot, Qt.Key_B)  # ... to B
+    press(qtbot, Qt.Key_Return)
+    got = stored_labels(project.path)[first]
+    assert (got.first_value, got.final_value) == (60.0, 80.0)
+    assert controller.subject != first and controller.phase() == "first"
