@@ -47,7 +47,17 @@ D = "quality"
 JUDGE, OTHER = "judge-alpha", "judge-beta"
 #: Texts that must not be visible before the first label: names, models,
 #: rationales and the judges' values (chosen so no count can spell them).
-SECRETS = ["judge-alpha", "judge-beta", "model-zeta", "model-omega", "RATIONALE-SECRET", "81.25", "38.75", "61.5"]
+SECRETS = [
+    "judge-alpha",
+    "judge-beta",
+    "model-zeta",
+    "model-omega",
+    "the-model",  # the model whose outputs are judged
+    "RATIONALE-SECRET",
+    "81.25",
+    "38.75",
+    "61.5",
+]
 
 
 @pytest.fixture
@@ -195,9 +205,11 @@ def open_page(qtbot, window):
     view = window.adjudication
     view.controller.decide(70.0)  # a dispute decided first: the status bar names the judge sided with ...
     window.show_message("sided with judge-alpha")  # ... or says so; the page must replace it
+    window.docks["runs"].show()  # a dock opened by hand (the runs name their models)
     assert {"judge-alpha", "judge-beta"} <= set(leaks(window))  # the walk sees the dispute screen's texts
     press(qtbot, Qt.Key_F4)
     assert view.labelling_shown()
+    assert not window.docks["runs"].isVisible()
     page = view.label_page
     if page.judge() != JUDGE:
         page.judge_combo.setCurrentIndex(page.judge_combo.findData(JUDGE))
@@ -370,3 +382,17 @@ def test_grade_keys_c_is_a_grade_before_the_commit_and_change_after(qtbot, proje
     got = stored_labels(project.path)[first]
     assert (got.first_value, got.final_value) == (60.0, 80.0)
     assert controller.subject != first and controller.phase() == "first"
+
+
+def test_a_dispute_decision_is_a_dispute_queue_label_undone_with_it(qtbot, window, data):
+    s, view = window.session, window.adjudication
+    subject = s.dispute().subject
+    assert view.controller.decide(42.0)
+    (got,) = stored_labels(data["db"], queue=DISPUTE).values()
+    assert (got.subject, got.first_value, got.final_value, got.queue) == (subject, 42.0, 42.0, DISPUTE)
+    assert stored_labels(data["db"]) == {}  # nothing in the label-first queue (the fair sample)
+    s.undo()  # one undo step: the adjudication and its label
+    assert stored_labels(data["db"], queue=DISPUTE) == {}
+    assert all(a.subject != subject for a in s.adjudications())
+    s.redo()
+    assert stored_labels(data["db"], queue=DISPUTE)[subject].final_value == 42.0

@@ -18,7 +18,7 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.qt.judging.bar import DecisionBar
 from reviewer.qt.judging.calibration import CalibrationPanel
@@ -162,7 +162,9 @@ class AdjudicationView(QWidget):
         self.pages.setCurrentWidget(self.label_page if on else self.disputes_page)
         self._set_enabled()
         if on:
-            # the status bar may still name a judge from the dispute queue
+            # the status bar may still name a judge from the dispute queue, a dock opened by hand a model
+            for dock in self.window().findChildren(QDockWidget):
+                dock.hide()
             self.session.message.emit("Label first: the judges are shown only after your first label")
             self.labelling.enter()
         self.focus_queue()
