@@ -391,6 +391,12 @@ def test_a_dispute_decision_is_a_dispute_queue_label_undone_with_it(qtbot, windo
     (got,) = stored_labels(data["db"], queue=DISPUTE).values()
     assert (got.subject, got.first_value, got.final_value, got.queue) == (subject, 42.0, 42.0, DISPUTE)
     assert stored_labels(data["db"]) == {}  # nothing in the label-first queue (the fair sample)
+    assert got.rubric_version == "v1"  # judge-alpha's rubric version
+    view.controller.begin_rationale()  # amend the decision with a rationale (after the view moved on)
+    view.controller.rationale_given("the summary is fair")
+    assert next(a for a in s.adjudications() if a.subject == subject).rationale == "the summary is fair"
+    again = stored_labels(data["db"], queue=DISPUTE)[subject]
+    assert (again.final_value, again.rubric_version) == (42.0, "v1")
     s.undo()  # one undo step: the adjudication and its label
     assert stored_labels(data["db"], queue=DISPUTE) == {}
     assert all(a.subject != subject for a in s.adjudications())

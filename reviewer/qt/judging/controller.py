@@ -37,9 +37,9 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject
 
-from reviewer.core.commands import Adjudicate, Command
+from reviewer.core.commands import Adjudicate, Batch, Command
 from reviewer.core.judging.disputes import is_human
-from reviewer.core.label_commands import with_dispute_labels
+from reviewer.core.label_commands import CommitFirstLabel, with_dispute_labels
 from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.judging import gt_sides
 from reviewer.qt.judging.bar import DecisionBar
@@ -279,13 +279,20 @@ class AdjudicationController(QObject):
         return True
 
     def _rubric_versions(self) -> dict[str, Optional[str]]:
-        """{dimension: the rubric version of the latest judge verdict on the
-        current subject that scores it} (for the dispute-queue labels)."""
+        """{dimension: the rubric version of the latest judge verdict with
+        one on the current subject that scores it} (for the dispute-queue labels)."""
         out: dict[str, Optional[str]] = {}
         for v in sorted(self.screen.verdicts, key=lambda v: v.id or 0):
-            if not is_human(v):
+            if not is_human(v) and v.prompt_version:
                 out.update({d: v.prompt_version for d in v.scores})
         return out
+
+    @staticmethod
+    def _versions_of(command: Optional[Command]) -> dict[str, Optional[str]]:
+        """{dimension: rubric version} of the dispute-queue labels of a
+        decision made here (its subject may no longer be on screen)."""
+        parts = command.commands if isinstance(command, Batch) else []
+        return {c.dimension: c.label.rubric_version for c in parts if isinstance(c, CommitFirstLabel)}
 
     def side(self, n: int) -> bool:
         """1 / 2 on a ground-truth dispute: side with annotator A / B (see
@@ -360,7 +367,7 @@ class AdjudicationController(QObject):
                 sided_with=dict(last.sided_with),
                 dispute_ids=dict(last.dispute_ids),
             )
-            done = with_dispute_labels(cmd, self._rubric_versions())
+            done = with_dispute_labels(cmd, self._versions_of(self._last))
             if self.session.replace_last(done):
                 self._last = done
                 self.session.message.emit(f"rationale added to {last.subject}")
