@@ -1,17 +1,19 @@
 """Label-first edits as core Commands (every user edit has do and undo):
 commit a first label (before any verdict is shown), then keep it or change
-it as the final value (after the verdicts are shown). They act on a store
-with the human-label methods (reviewer.storage.judging.labels.LabelStore); undo
+it as the final value (after the verdicts are shown); and an adjudication
+with its labels in the dispute queue (:func:`with_dispute_labels`). They
+act on a store with the human-label methods
+(reviewer.storage.judging.labels.LabelStore, or the project store); undo
 puts back exactly what was there.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Optional, Protocol
+from typing import Mapping, Optional, Protocol
 
-from reviewer.core.commands import Command, Effect
-from reviewer.core.judging.label_first import LABEL_FIRST, QUEUES, HumanLabel
+from reviewer.core.commands import Adjudicate, Batch, Command, Effect
+from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, QUEUES, HumanLabel
 from reviewer.core.judging.verdicts import Value
 
 
@@ -118,3 +120,30 @@ class SetFinalValue(_LabelCommand):
         final = before.first_value if self.value is None else self.value
         store.put_label(before.model_copy(update={"final_value": final, "final_at": self.at}))
         return Effect(subjects={self.subject})
+
+
+def with_dispute_labels(adjudicate: Adjudicate, rubric_versions: Optional[Mapping[str, Optional[str]]] = None) -> Batch:
+    """An adjudication made in the dispute queue together with its human
+    labels (one undo step): per dimension decided, the reviewer's label in
+    the 'dispute' queue, first label and final value both the decided value
+    (made with the judges in view, so kept apart from the fair sample), the
+    judge sided with as the judge shown, and the dimension's rubric version
+    from ``rubric_versions``. Undone in reverse order. The store must have
+    the adjudication and the label methods (the project store has both)."""
+    commands: list[Command] = [adjudicate]
+    for dimension, value in adjudicate.values.items():
+        if value is None:
+            continue
+        commands.append(
+            CommitFirstLabel(
+                adjudicate.subject,
+                dimension,
+                value,
+                adjudicate.reviewer,
+                queue=DISPUTE,
+                judge=adjudicate.sided_with.get(dimension),
+                rubric_version=(rubric_versions or {}).get(dimension),
+            )
+        )
+        commands.append(SetFinalValue(adjudicate.subject, dimension, adjudicate.reviewer, queue=DISPUTE))
+    return Batch(commands, adjudicate.text)

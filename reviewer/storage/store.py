@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.labels import LabelStore
 from reviewer.storage.db import Project, default_actor, inserted_id
 from reviewer.storage.spans.spans import GoldenSpanStore
 
 
 class ProjectStore(GoldenSpanStore):
     """Implements reviewer.core.commands.Store (and the golden-span store of
-    reviewer.core.span_commands) over a Project.
+    reviewer.core.span_commands and the label store of
+    reviewer.core.label_commands) over a Project.
 
     ``actor``: the reviewer's name recorded in the audit table.
     """
@@ -212,3 +215,16 @@ class ProjectStore(GoldenSpanStore):
     def delete_adjudication(self, subject: str, dimension: str) -> None:
         """Remove an adjudication."""
         judging.delete_adjudication(self.project, subject, dimension, self.actor)
+
+    # -- human labels (label first, and the dispute queue) ----------------------------------
+    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> Optional[HumanLabel]:
+        """The human label of (subject, dimension, reviewer, queue), or None."""
+        return LabelStore(self.project, self.actor).get_label(subject, dimension, reviewer, queue)
+
+    def put_label(self, label: HumanLabel) -> int:
+        """Insert or replace a human label, audited; its id."""
+        return LabelStore(self.project, self.actor).put_label(label)
+
+    def delete_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> None:
+        """Remove a human label, audited; no error when there is none."""
+        LabelStore(self.project, self.actor).delete_label(subject, dimension, reviewer, queue)

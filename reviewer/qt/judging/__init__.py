@@ -11,7 +11,10 @@
 * ``controller.AdjudicationController``: what the keys do (every decision
   is a core ``Adjudicate`` command through ``Session.execute``);
 * ``calibration.CalibrationPanel``: score distribution chart, confusion
-  matrix heatmap and agreement table.
+  matrix heatmap and agreement table;
+* ``label_first.LabelFirstPage`` and ``label_keys.LabelFirstController``
+  (F4): label a judge's fair queue before seeing the judge, in the label
+  budget's order, with the budget and the progress.
 
 Like the panels, the widgets keep no domain state: they read the Session
 and rebuild on its signals. Judge and model text is shown as plain text.

@@ -24,7 +24,10 @@ first goes with it (it cannot be amended afterwards).
 
 Every other decision is one core ``Adjudicate`` command through
 ``Session.execute`` (saved at once, with the reviewer and the time,
-audited). The controller keeps only the cursor: which dimension and judge
+audited), done together with the reviewer's human label of each decided
+dimension in the 'dispute' queue (reviewer.core.label_commands.
+with_dispute_labels: one undo step), kept apart from the label-first
+queue's fair sample. The controller keeps only the cursor: which dimension and judge
 are current, and the rationale typed for the next decision.
 """
 
@@ -34,7 +37,9 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject
 
-from reviewer.core.commands import Adjudicate
+from reviewer.core.commands import Adjudicate, Batch, Command
+from reviewer.core.judging.disputes import is_human
+from reviewer.core.label_commands import CommitFirstLabel, with_dispute_labels
 from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.judging import gt_sides
 from reviewer.qt.judging.bar import DecisionBar
@@ -64,7 +69,7 @@ class AdjudicationController(QObject):
         self.judge_index: Optional[int] = None
         self.pending_rationale = ""
         self.rationale_target = "next"  # 'last' (amend) or 'next'
-        self._last: Optional[Adjudicate] = None
+        self._last: Optional[Command] = None  # the last decision made here (with its labels)
         self._fresh = False  # nothing but the auto-advance happened since the last decision
         screen.refreshed.connect(self._reset)
         session.adjudicationsChanged.connect(self._show)
@@ -259,9 +264,10 @@ class AdjudicationController(QObject):
             sided_with={dim: sided_with},
             dispute_ids={dim: dispute_id},
         )
-        if not self.session.execute(cmd):
+        done = with_dispute_labels(cmd, self._rubric_versions())
+        if not self.session.execute(done):
             return False
-        self._last, self.pending_rationale = cmd, ""
+        self._last, self.pending_rationale = done, ""
         self.session.message.emit(
             f"{d.subject}: {dim} = {show_value(value, self.scale())}"
             + (f" (sided with {sided_with})" if sided_with else "")
@@ -271,6 +277,22 @@ class AdjudicationController(QObject):
         self._fresh = True
         self._show()
         return True
+
+    def _rubric_versions(self) -> dict[str, Optional[str]]:
+        """{dimension: the rubric version of the latest judge verdict with
+        one on the current subject that scores it} (for the dispute-queue labels)."""
+        out: dict[str, Optional[str]] = {}
+        for v in sorted(self.screen.verdicts, key=lambda v: v.id or 0):
+            if not is_human(v) and v.prompt_version:
+                out.update({d: v.prompt_version for d in v.scores})
+        return out
+
+    @staticmethod
+    def _versions_of(command: Optional[Command]) -> dict[str, Optional[str]]:
+        """{dimension: rubric version} of the dispute-queue labels of a
+        decision made here (its subject may no longer be on screen)."""
+        parts = command.commands if isinstance(command, Batch) else []
+        return {c.dimension: c.label.rubric_version for c in parts if isinstance(c, CommitFirstLabel)}
 
     def side(self, n: int) -> bool:
         """1 / 2 on a ground-truth dispute: side with annotator A / B (see
@@ -318,10 +340,11 @@ class AdjudicationController(QObject):
         if target == "last" and not self.can_amend():
             target = "next"
         self.rationale_target = target
-        if target == "last":
-            dim, value = next(iter(self._last.values.items()))
+        last = gt_sides.adjudication_of(self._last) if self._last is not None else None
+        if target == "last" and last is not None:
+            dim, value = next(iter(last.values.items()))
             prompt = (
-                f"Rationale for your last decision ({dim} = {show_value(value)}, {self._last.subject}; "
+                f"Rationale for your last decision ({dim} = {show_value(value)}, {last.subject}; "
                 "Tab: for the next one):"
             )
         else:
@@ -334,8 +357,8 @@ class AdjudicationController(QObject):
         self.refocus()
         if not text:
             return
-        if self.rationale_target == "last" and self.can_amend():
-            last = self._last
+        last = gt_sides.adjudication_of(self._last) if self._last is not None else None
+        if self.rationale_target == "last" and self.can_amend() and last is not None:
             cmd = Adjudicate(
                 last.subject,
                 dict(last.values),
@@ -344,8 +367,9 @@ class AdjudicationController(QObject):
                 sided_with=dict(last.sided_with),
                 dispute_ids=dict(last.dispute_ids),
             )
-            if self.session.replace_last(cmd):
-                self._last = cmd
+            done = with_dispute_labels(cmd, self._versions_of(self._last))
+            if self.session.replace_last(done):
+                self._last = done
                 self.session.message.emit(f"rationale added to {last.subject}")
         else:
             self.pending_rationale = text

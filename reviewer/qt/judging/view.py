@@ -1,6 +1,9 @@
 """The adjudication mode of the main window: the dispute queue on the left;
 on the right two tabs, the dispute (reviewer.qt.judging.screen) with
-the decision bar under it, and agreement and calibration.
+the decision bar under it, and agreement and calibration. F4 switches to
+the label-first page (reviewer.qt.judging.label_first, keys in
+reviewer.qt.judging.label_keys) and back; each page's keys are enabled
+only while it is shown.
 
 Its keys are QShortcuts with Qt.WidgetWithChildrenShortcut on this widget,
 so they work only while it is shown and has the focus; the main window
@@ -15,11 +18,13 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.qt.judging.bar import DecisionBar
 from reviewer.qt.judging.calibration import CalibrationPanel
 from reviewer.qt.judging.controller import AdjudicationController
+from reviewer.qt.judging.label_first import LabelFirstPage
+from reviewer.qt.judging.label_keys import LabelFirstController
 from reviewer.qt.judging.queue import DisputeQueue
 from reviewer.qt.judging.screen import DisputeScreen
 from reviewer.qt.session import Session
@@ -37,6 +42,12 @@ ADJUDICATION_SHORTCUTS: list[tuple[str, str]] = [
     ("Tab / Shift+Tab", "adjudication: next / previous dimension"),
     ("R (or typing)", "adjudication: rationale, inline (Tab: last or next decision)"),
     ("J / K", "adjudication: next / previous dispute"),
+    ("F4", "adjudication: the dispute queue / the label-first queue"),
+    ("1-5, A-F, P / F, A / B / T, 0-9", "label first: the label (a pair: the output shown first / second, tie)"),
+    ("Enter", "label first: commit the first label (then the judges are shown)"),
+    ("K / C", "label first: keep the first label / change it (a value key, then Enter)"),
+    ("S, Up / Down", "label first: skip to the next subject / walk the list"),
+    ("F5", "label first: recompute the label budget and the order"),
 ]
 
 
@@ -64,12 +75,21 @@ class AdjudicationView(QWidget):
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([500, 1100])
+        self.label_page = LabelFirstPage(session)
+        self.pages = QStackedWidget()
+        self.disputes_page = splitter
+        self.pages.addWidget(splitter)
+        self.pages.addWidget(self.label_page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.addWidget(self.pages)
         self.controller = AdjudicationController(session, self.queue, self.screen, self.bar, self.focus_queue, self)
+        self.labelling = LabelFirstController(session, self.label_page, self)
         self.shortcuts: dict[str, QShortcut] = {}
+        self.label_shortcuts: dict[str, QShortcut] = {}
         self._bind()
+        self._bind_labels()
+        self._set_enabled()
         self.queue.view.installEventFilter(self)
 
     def _bind(self) -> None:
@@ -97,14 +117,74 @@ class AdjudicationView(QWidget):
                 shortcut.activated.connect(lambda f=slot: f())
                 self.shortcuts[name if k == 0 else f"{name}_{k}"] = shortcut
 
+    def _bind_labels(self) -> None:
+        c = self.labelling
+        keys = {
+            "commit": (["Return", "Enter"], c.commit),
+            "skip": (["S"], c.skip),
+            "down": (["Down"], partial(c.step, 1)),
+            "up": (["Up"], partial(c.step, -1)),
+            "escape": (["Esc"], c.escape),
+            "recompute": (["F5"], c.replan),
+        }
+        for ch in "0123456789ABCDFPTKC":
+            keys[f"key_{ch}"] = ([ch], partial(c.key, ch))
+        for name, (sequences, slot) in keys.items():
+            for k, seq in enumerate(sequences):
+                shortcut = QShortcut(QKeySequence(seq), self.label_page)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                shortcut.setAutoRepeat(False)
+                shortcut.activated.connect(lambda f=slot: f())
+                self.label_shortcuts[name if k == 0 else f"{name}_{k}"] = shortcut
+        toggle = QShortcut(QKeySequence("F4"), self)
+        toggle.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        toggle.activated.connect(self.toggle_labels)
+        self.shortcuts["label_first"] = toggle
+
+    # -- the two pages ---------------------------------------------------------------------
+    def labelling_shown(self) -> bool:
+        """The label-first page is shown (not the dispute queue)."""
+        return self.pages.currentWidget() is self.label_page
+
+    def _set_enabled(self) -> None:
+        on = self.labelling_shown()
+        for name, shortcut in self.shortcuts.items():
+            shortcut.setEnabled(name == "label_first" or not on)
+        for shortcut in self.label_shortcuts.values():
+            shortcut.setEnabled(on)
+
+    def show_labels(self, on: bool) -> None:
+        """Show the label-first page (True) or the dispute queue (False)."""
+        if on == self.labelling_shown():
+            self.focus_queue()
+            return
+        self.bar.close_editors()
+        self.pages.setCurrentWidget(self.label_page if on else self.disputes_page)
+        self._set_enabled()
+        if on:
+            # the status bar may still name a judge from the dispute queue, a dock opened by hand a model
+            for dock in self.window().findChildren(QDockWidget):
+                dock.hide()
+            self.session.message.emit("Label first: the judges are shown only after your first label")
+            self.labelling.enter()
+        self.focus_queue()
+
+    def toggle_labels(self) -> None:
+        """F4: switch between the dispute queue and the label-first page."""
+        self.show_labels(not self.labelling_shown())
+
     # -- focus and typing -------------------------------------------------------------------
     def focus_queue(self) -> None:
         """Give the focus back to the queue (keys work from there)."""
-        self.queue.view.setFocus(Qt.OtherFocusReason)
+        view = self.label_page.list if self.labelling_shown() else self.queue.view
+        view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def enter(self) -> None:
         """Called when the window switches to this mode."""
         self.tabs.setCurrentIndex(0)
+        if self.labelling_shown():
+            self.session.message.emit("Label first: the judges are shown only after your first label")
+            self.labelling.enter()
         self.focus_queue()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
@@ -124,7 +204,8 @@ class AdjudicationView(QWidget):
         """A printable letter that is no key starts the rationale with it."""
         text = event.text()
         if (
-            text
+            not self.labelling_shown()
+            and text
             and text.isprintable()
             and text.strip()
             and not text.isdigit()
