@@ -22,6 +22,7 @@ DOCKS = {
     "case_scores": ("Case scores", Qt.BottomDockWidgetArea),
     "failter_scores": ("Failter scores", Qt.BottomDockWidgetArea),
     "rubric_scores": ("Rubric distribution", Qt.BottomDockWidgetArea),
+    "pairwise_scores": ("Pairwise scores", Qt.BottomDockWidgetArea),
 }
 
 
@@ -37,7 +38,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
         window.addDockWidget(area, dock)
         docks[key] = dock
     previous = docks.get("runs")
-    for key in ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores"):
+    for key in ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores"):
         if key in docks and previous is not None:
             window.splitDockWidget(docks["runs"], docks[key], Qt.Horizontal)
     if "failter_scores" in docks and "rubric_scores" in docks:

@@ -34,7 +34,11 @@ from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
 from reviewer.qt.cases.panel import CasePanel
 from reviewer.qt.docks import add_docks
+from reviewer.qt.judging.failter_scores import FailterScoresPanel
 from reviewer.qt.judging.judged_view import JudgedView
+from reviewer.qt.judging.pairwise_scores import PairwiseScoresPanel
+from reviewer.qt.judging.rubric_scores import RubricScoresPanel
+from reviewer.qt.spans.scores import SpanScoresPanel
 from reviewer.qt.perspectives import Perspectives
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
@@ -117,6 +121,10 @@ class MainWindow(QMainWindow):
         self.findings_panel = FindingsPanel(session)
         self.scores_panel = ScoresPanel(session)
         self.legend_panel = LegendPanel(session)
+        self.span_scores = SpanScoresPanel(session)
+        self.failter_scores = FailterScoresPanel(session)
+        self.rubric_scores = RubricScoresPanel(session)
+        self.pairwise_scores = PairwiseScoresPanel(session)
         self.docks = add_docks(
             self,
             {
@@ -127,6 +135,10 @@ class MainWindow(QMainWindow):
                 "output": self.output_panel,
                 "runs": self.runs_panel,
                 "scores": self.scores_panel,
+                "span_scores": self.span_scores,
+                "failter_scores": self.failter_scores,
+                "rubric_scores": self.rubric_scores,
+                "pairwise_scores": self.pairwise_scores,
             },
         )
         self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)

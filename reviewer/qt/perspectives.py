@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
 from reviewer.core.workflows import Workflow
+from reviewer.storage.workflows import has_failter_verdicts
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ PERSPECTIVES: dict[Workflow, Perspective] = {
     Workflow.JUDGED: Perspective(
         Workflow.JUDGED, "judged", ("items", "findings", "runs", "failter_scores", "rubric_scores")
     ),
-    Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "rubric_scores")),
+    Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "pairwise_scores")),
 }
 
 #: Actions of the card perspective only (drawing, zoom, labels, annotators, transcription).
@@ -110,7 +111,7 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
     Workflow.PAIRWISE: [
         (["items"], [260], Qt.Horizontal),
         (["runs"], [230], Qt.Vertical),
-        (["runs", "rubric_scores"], [700, 900], Qt.Horizontal),
+        (["runs", "pairwise_scores"], [600, 1000], Qt.Horizontal),
     ],
 }
 
@@ -147,8 +148,24 @@ class Perspectives:
         changed. In adjudication mode only the centre and tools follow; the
         docks come back with review mode (``restore_docks``)."""
         target = PERSPECTIVES[workflow or Workflow.CARDS]
-        if target is self.current and not force:
-            return False
+        changed = target is not self.current or force
+        if changed:
+            self._switch(target)
+        if target.workflow == Workflow.JUDGED:
+            self._raise_judged_scores()
+        return changed
+
+    def _raise_judged_scores(self) -> None:
+        """A Failter item brings the Failter table forward, a rubric-judged one the distribution."""
+        w = self.window
+        item = w.session.item()
+        if item is None or item.id is None or w.session.project is None:
+            return
+        key = "failter_scores" if has_failter_verdicts(w.session.project, item.id) else "rubric_scores"
+        if key in w.docks:
+            w.docks[key].raise_()
+
+    def _switch(self, target: Perspective) -> None:
         self.save()
         self.current = target
         w = self.window
@@ -157,7 +174,6 @@ class Perspectives:
         w.runs_panel.set_hidden_columns(() if target.card_columns else CARD_RUN_COLUMNS)
         if w.mode == "review":
             self.restore_docks()
-        return True
 
     def restore_docks(self) -> None:
         """Put the shown perspective's docks up: its saved layout, else its

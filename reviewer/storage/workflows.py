@@ -114,3 +114,17 @@ def truth_counts(project: Any) -> dict[int, tuple[int, int]]:
     for item_id, n in project.db.execute("SELECT item_id, count(*) FROM item_references GROUP BY item_id").fetchall():
         out[item_id] = (out.get(item_id, (0, 0))[0], n)
     return out
+
+
+def has_failter_verdicts(project: Any, item_id: int) -> bool:
+    """The item's runs have a Failter verdict (rules-based or ground-truth
+    evaluation): its judged-output figures are the Failter table, else the
+    rubric distribution."""
+    return (
+        project.db.execute(
+            "SELECT 1 FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE r.item_id = ? "
+            "AND v.method IN ('rules-based', 'ground-truth') LIMIT 1",
+            [item_id],
+        ).fetchone()
+        is not None
+    )

@@ -70,7 +70,7 @@ def test_each_perspective_shows_its_own_panels_and_nothing_of_another_workflow(q
     qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == workflow, timeout=5000)
     p = PERSPECTIVES[workflow]
     assert w.center_stack.currentWidget() is w.centers[p.center]
-    shown = {k for k, d in w.docks.items() if d.isVisible()}
+    shown = {k for k, d in w.docks.items() if d.toggleViewAction().isChecked()}  # tabbed docks count
     assert shown == {k for k in p.docks if k in w.docks}
     for key, dock in w.docks.items():
         assert dock.toggleViewAction().isVisible() == (key in p.docks)  # the View menu lists only its own
