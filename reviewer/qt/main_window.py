@@ -32,7 +32,8 @@ from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
-from reviewer.qt.cases.panel import CasePanel
+from reviewer.qt.cases.scores import CaseScoresPanel
+from reviewer.qt.cases.view import CaseView
 from reviewer.qt.docks import add_docks
 from reviewer.qt.judging.failter_scores import FailterScoresPanel
 from reviewer.qt.judging.judged_view import JudgedView
@@ -81,7 +82,7 @@ class MainWindow(QMainWindow):
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
         self.span_pane = SpanPane(session)  # text items: the labelled text in place of the photo (docs/spans.md)
-        self.case_panel = CasePanel(session)  # a test case beside its answer (docs/test-cases.md)
+        self.case_panel = CaseView(session)  # a test case beside its answer (docs/test-cases.md)
         self.judged_view = JudgedView(session)  # input, output beside ground truth, verdicts
         self.centers = {
             "canvas": self.canvas,
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self.scores_panel = ScoresPanel(session)
         self.legend_panel = LegendPanel(session)
         self.span_scores = SpanScoresPanel(session)
+        self.case_scores = CaseScoresPanel(session)
         self.failter_scores = FailterScoresPanel(session)
         self.rubric_scores = RubricScoresPanel(session)
         self.pairwise_scores = PairwiseScoresPanel(session)
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
                 "runs": self.runs_panel,
                 "scores": self.scores_panel,
                 "span_scores": self.span_scores,
+                "case_scores": self.case_scores,
                 "failter_scores": self.failter_scores,
                 "rubric_scores": self.rubric_scores,
                 "pairwise_scores": self.pairwise_scores,
