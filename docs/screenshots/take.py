@@ -9,7 +9,9 @@ It imports samples/cards into a fresh project, scores it, opens the real
 window at 1600x1000, drives it by keys as a reviewer would and saves:
 review-findings.png (a spatial-grouping run with OCR, PARTIAL and SPATIAL),
 boxes-exif-upright.png (a bounding-boxes run on the photo stored sideways),
-review-keys.png (J, then N rejected a finding: the reason bar offers R; zoomed in).
+review-keys.png (J, then N rejected a finding: the reason bar offers R; zoomed in);
+then each text sample in its perspective: perspective-spans.png,
+perspective-cases.png, perspective-failter.png, perspective-rubric.png.
 Look at every PNG before committing it.
 """
 
@@ -25,6 +27,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The text samples' perspectives: sample -> the item shown.
+PERSPECTIVE_SHOTS = {
+    "spans": "sample-bakery",
+    "cases": "orchard-theory-1",
+    "failter": "failter/pond.md",
+    "rubric": "sample-reading-1",
+}
 
 
 def _settle(app: QApplication, window, rounds: int = 60) -> None:
@@ -57,8 +66,8 @@ def main(out: Path) -> int:
     p.close()
     app = QApplication.instance() or QApplication(sys.argv)
 
-    def shot(name: str, item: str, prompt: str, keys: list = ()) -> None:
-        window = build(db, ask_name=False, item=item, prompt=prompt, mode="review")
+    def shot(name: str, item: str, prompt: str | None, keys: list = (), project: Path = db) -> None:
+        window = build(project, ask_name=False, item=item, prompt=prompt, mode="review")
         window.resize(1600, 1000)
         window.show()
         window.activateWindow()
@@ -78,6 +87,12 @@ def main(out: Path) -> int:
     shot("review-findings.png", "table-01", "spatial-grouping")
     shot("boxes-exif-upright.png", "table-02", "bounding-boxes")
     shot("review-keys.png", "table-01", "spatial-grouping", [Qt.Key_J, Qt.Key_N, Qt.Key_Plus, Qt.Key_Plus])
+    from reviewer.cli.demo_samples import import_text_sample
+
+    for workflow, item in PERSPECTIVE_SHOTS.items():  # one per perspective, on its sample
+        text_db = db.parent / f"{workflow}.db"
+        import_text_sample(ROOT / "samples", workflow, text_db)
+        shot(f"perspective-{workflow}.png", item, None, project=text_db)
     return 0
 
 

@@ -65,11 +65,13 @@ def parse(value: object) -> Workflow | None:
 def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60) -> str:
     """How a text item is named in lists: the first ``words`` words of its
     ``text`` on one line, at most ``chars`` characters (an ellipsis when
-    cut); ``fallback`` (its id) when the text is empty."""
-    flat = " ".join((text or "").split()[:words])
+    cut), Markdown markers ('#', '>', '-', '*') left out; ``fallback`` (its
+    id) when the text has no words."""
+    tokens = [t for t in (text or "").split() if t.strip("#>*-")]
+    flat = " ".join(tokens[:words])
     if not flat:
         return fallback
-    whole = " ".join((text or "").split())
+    whole = " ".join(tokens)
     if len(flat) > chars:
         return flat[: chars - 1].rstrip() + "…"
     return flat + ("…" if len(whole) > len(flat) else "")

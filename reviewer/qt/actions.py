@@ -186,7 +186,7 @@ def build_actions(window) -> dict[str, QAction]:
         ("zoom_out", "&View", "Zoom &out", ["-"], partial(canvas.zoom_by, 0.8)),
         ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
         ("labels", "&View", "Model-card &labels: on / on hover / off", ["L"], partial(_cycle_labels, window)),
-        ("mode_review", "&View", "Card &review mode", ["F2"], partial(window.set_mode, "review")),
+        ("mode_review", "&View", "&Review mode", ["F2"], partial(window.set_mode, "review")),
         (
             "mode_adjudication",
             "&View",

@@ -198,7 +198,7 @@ class MainWindow(QMainWindow):
         self.perspectives = Perspectives(self)  # one per workflow (docs/window.md#perspectives)
         self.perspectives.show(session.workflow(), force=True)
         session.itemChanged.connect(self._pick_perspective)
-        session.projectChanged.connect(self._pick_perspective)
+        session.projectChanged.connect(lambda: self.perspectives.show(session.workflow(), force=True))
 
     def _pick_perspective(self) -> None:
         """The current item's perspective (reviewer.qt.perspectives)."""

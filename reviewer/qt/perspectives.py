@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
 from reviewer.core.workflows import Workflow
-from reviewer.storage.workflows import has_failter_verdicts
+from reviewer.storage.workflows import has_failter_verdicts, judged_kinds
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,7 @@ PERSPECTIVES: dict[Workflow, Perspective] = {
         Workflow.SPANS, "spans", ("items", "legend", "findings", "output", "runs", "span_scores")
     ),
     Workflow.CASE: Perspective(Workflow.CASE, "case", ("items", "findings", "runs", "case_scores")),
-    Workflow.JUDGED: Perspective(
-        Workflow.JUDGED, "judged", ("items", "findings", "runs", "failter_scores", "rubric_scores")
-    ),
+    Workflow.JUDGED: Perspective(Workflow.JUDGED, "judged", ("items", "runs", "failter_scores", "rubric_scores")),
     Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "pairwise_scores")),
 }
 
@@ -104,7 +102,6 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
     ],
     Workflow.JUDGED: [
         (["items"], [260], Qt.Horizontal),
-        (["findings"], [360], Qt.Horizontal),
         (["runs"], [230], Qt.Vertical),
         (["runs", "failter_scores"], [500, 1100], Qt.Horizontal),
     ],
@@ -136,6 +133,17 @@ class Perspectives:
     def perspective(self) -> Perspective:
         """The perspective shown (the card one before any)."""
         return self.current or PERSPECTIVES[Workflow.CARDS]
+
+    def docks_of(self, p: Perspective) -> tuple[str, ...]:
+        """The docks ``p`` shows in this project: a judged output shows the
+        Failter table and the rubric distribution only where the project
+        has such verdicts (one of them when it has neither)."""
+        if p.workflow != Workflow.JUDGED:
+            return p.docks
+        project = self.window.session.project
+        kinds = judged_kinds(project) if project is not None else set()
+        drop = {f"{k}_scores" for k in ("failter", "rubric") if k not in kinds} if kinds else {"failter_scores"}
+        return tuple(k for k in p.docks if k not in drop)
 
     def save(self) -> None:
         """Remember the shown perspective's dock layout (review mode only)."""
@@ -181,19 +189,21 @@ class Perspectives:
         View menu."""
         w = self.window
         p = self.perspective()
+        own = self.docks_of(p)
         for key, dock in w.docks.items():
-            dock.toggleViewAction().setVisible(key in p.docks)
-            if key not in p.docks:
+            dock.toggleViewAction().setVisible(key in own)
+            if key not in own:
                 dock.hide()
         saved = w.settings.value(settings_key(p.workflow))
         if saved is None or not w.restoreState(saved):
-            for key in p.docks:
+            for key in own:
                 if key in w.docks:
                     w.docks[key].show()
             self._defaults(p)
         for key, dock in w.docks.items():
-            if key not in p.docks:
+            if key not in own:
                 dock.hide()
+        w.compact_legend.setVisible(w.mode == "review" and "findings" in own)
 
     def _defaults(self, p: Perspective) -> None:
         w = self.window

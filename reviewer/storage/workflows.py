@@ -128,3 +128,13 @@ def has_failter_verdicts(project: Any, item_id: int) -> bool:
         ).fetchone()
         is not None
     )
+
+
+def judged_kinds(project: Any) -> set[str]:
+    """What the project's single-output verdicts are: 'failter' (rules-based
+    or ground-truth evaluations) and/or 'rubric' (rubric judges and people);
+    the judged-output perspective shows the score panel of each."""
+    kinds = set()
+    for (method,) in project.db.execute("SELECT DISTINCT method FROM verdicts WHERE other_run_id IS NULL").fetchall():
+        kinds.add("failter" if method in ("rules-based", "ground-truth") else "rubric")
+    return kinds

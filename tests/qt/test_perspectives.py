@@ -71,9 +71,15 @@ def test_each_perspective_shows_its_own_panels_and_nothing_of_another_workflow(q
     p = PERSPECTIVES[workflow]
     assert w.center_stack.currentWidget() is w.centers[p.center]
     shown = {k for k, d in w.docks.items() if d.toggleViewAction().isChecked()}  # tabbed docks count
-    assert shown == {k for k in p.docks if k in w.docks}
+    own = w.perspectives.docks_of(p)
+    assert shown == {k for k in own if k in w.docks}
     for key, dock in w.docks.items():
-        assert dock.toggleViewAction().isVisible() == (key in p.docks)  # the View menu lists only its own
+        assert dock.toggleViewAction().isVisible() == (key in own)  # the View menu lists only its own
+    if (
+        workflow == Workflow.JUDGED
+    ):  # the Failter table only beside Failter results, the distribution beside rubric ones
+        assert ("failter_scores" in own) == (sample == "failter")
+        assert ("rubric_scores" in own) == (sample == "rubric")
     card_tools_shown = any(w.actions_by_name[name].isVisible() for name in CARD_ACTIONS)
     assert card_tools_shown == (workflow == Workflow.CARDS)
     assert w.findChild(QToolBar, "Annotators").isVisible() == (workflow == Workflow.CARDS)
@@ -93,7 +99,7 @@ def test_text_items_are_listed_by_their_first_words_with_the_id_on_hover(qtbot, 
     for row in range(model.rowCount()):
         status = model.rows[row]
         index = model.index(row)
-        first = " ".join(status.item.text.split()[:3])
+        first = " ".join(t for t in status.item.text.split()[:3])
         assert index.data(Qt.DisplayRole).startswith(first)
         assert status.item.name in index.data(Qt.ToolTipRole)
         assert "golden span" in index.data(Qt.DisplayRole)  # its ground truth is the golden spans

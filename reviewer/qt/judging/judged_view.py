@@ -67,7 +67,7 @@ class JudgedView(QWidget):
         self.title.setStyleSheet("QLabel { font-size: 13pt; padding: 2px 4px; }")
         input_box, _, self.input_text = _pane("Input")
         output_box, self.output_label, self.output_text = _pane("Output")
-        truth_box, self.truth_label, self.truth_text = _pane("Ground truth")
+        self.truth_box, self.truth_label, self.truth_text = _pane("Ground truth")
         mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         for text in (self.output_text, self.truth_text):
             text.setFont(mono)
@@ -82,7 +82,7 @@ class JudgedView(QWidget):
         header.setStretchLastSection(True)
         side = QSplitter(Qt.Horizontal)
         side.addWidget(output_box)
-        side.addWidget(truth_box)
+        side.addWidget(self.truth_box)
         side.setSizes([500, 500])
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(input_box)
@@ -117,12 +117,9 @@ class JudgedView(QWidget):
         )
         self.output_text.setPlainText(wrap_long_lines(output)[0])
         refs = references(s.project, item.id) if item is not None and item.id is not None else []
-        if refs:
-            self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}")
-            self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0])
-        else:
-            self.truth_label.setText("Ground truth")
-            self.truth_text.setPlainText("no ground-truth file for this item")
+        self.truth_box.setVisible(bool(refs))  # without a ground-truth file the output takes the room
+        self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
+        self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")
         self._fill_verdicts(run_verdicts(s.project, run.run["id"]) if run is not None else [])
 
     def _fill_verdicts(self, verdicts: list) -> None:
