@@ -113,9 +113,12 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
 }
 
 
-def settings_key(workflow: Workflow) -> str:
-    """The QSettings key of a perspective's saved dock layout."""
-    return f"perspectives/{workflow.name.lower()}"
+def settings_key(workflow: Workflow, docks: tuple[str, ...] = ()) -> str:
+    """The QSettings key of a perspective's saved dock layout; a judged
+    output's layout is kept apart per set of score docks (Failter, rubric
+    or both), so the Failter layout never hides the rubric panel."""
+    variant = "".join(f"-{k.removesuffix('_scores')}" for k in docks if k in ("failter_scores", "rubric_scores"))
+    return f"perspectives/{workflow.name.lower()}{variant if workflow == Workflow.JUDGED else ''}"
 
 
 class Perspectives:
@@ -128,7 +131,7 @@ class Perspectives:
     def __init__(self, window):
         self.window = window
         self.current: Optional[Perspective] = None
-        self._seen: set[Workflow] = set()
+        self._key: Optional[str] = None  # where the shown layout is saved
 
     def perspective(self) -> Perspective:
         """The perspective shown (the card one before any)."""
@@ -148,8 +151,8 @@ class Perspectives:
     def save(self) -> None:
         """Remember the shown perspective's dock layout (review mode only)."""
         w = self.window
-        if self.current is not None and w.mode == "review":
-            w.settings.setValue(settings_key(self.current.workflow), w.saveState())
+        if self._key is not None and w.mode == "review":
+            w.settings.setValue(self._key, w.saveState())
 
     def show(self, workflow: Optional[Workflow], force: bool = False) -> bool:
         """Show ``workflow``'s perspective (cards for None); True when it
@@ -194,7 +197,8 @@ class Perspectives:
             dock.toggleViewAction().setVisible(key in own)
             if key not in own:
                 dock.hide()
-        saved = w.settings.value(settings_key(p.workflow))
+        self._key = settings_key(p.workflow, own)
+        saved = w.settings.value(self._key)
         if saved is None or not w.restoreState(saved):
             for key in own:
                 if key in w.docks:

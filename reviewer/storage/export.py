@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 import sqlite_utils
 
+from reviewer.storage.workflows import item_workflows
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
 from reviewer.storage.judging import verdicts as judging
@@ -247,13 +248,20 @@ def collect_tables(
         "height": int,
         "orientation": int,
         "sha256": str,
+        "workflow": str,
     }
+    items = repo.items(project)
+    flows = item_workflows(project, items)
     return [
         (
             "items",
             item_columns,
             "item",
-            [(i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256) for i in repo.items(project)],
+            [
+                (i.name, i.kind, i.path, i.width, i.height, i.orientation, i.sha256, flows[i.id].value)
+                for i in items
+                if i.id is not None
+            ],
         ),
         ("runs", RUN_COLUMNS, "run_id", run_rows()),
         ("findings", FINDING_COLUMNS, "finding_id", finding_export_rows(project)),

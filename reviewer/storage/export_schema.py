@@ -56,6 +56,7 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
             "height": "Height in upright pixels (images).",
             "orientation": "EXIF orientation of the stored photo (1-8).",
             "sha256": "SHA-256 of the file.",
+            "workflow": "cards, spans, case, judged output or pairwise: the item's workflow, which picks its perspective in the window.",
         },
     ),
     "runs": (
