@@ -1,6 +1,7 @@
 """The adjudication mode of the main window: the dispute queue on the left;
 on the right two tabs, the dispute (reviewer.qt.judging.screen) with
-the decision bar under it, and agreement and calibration.
+the decision bar under it, agreement and calibration, and the validation
+view (reviewer.qt.judging.validation).
 
 Its keys are QShortcuts with Qt.WidgetWithChildrenShortcut on this widget,
 so they work only while it is shown and has the focus; the main window
@@ -22,6 +23,7 @@ from reviewer.qt.judging.calibration import CalibrationPanel
 from reviewer.qt.judging.controller import AdjudicationController
 from reviewer.qt.judging.queue import DisputeQueue
 from reviewer.qt.judging.screen import DisputeScreen
+from reviewer.qt.judging.validation import ValidationPanel
 from reviewer.qt.session import Session
 
 #: (keys, action) of the adjudication mode, for the '?' sheet.
@@ -37,6 +39,7 @@ ADJUDICATION_SHORTCUTS: list[tuple[str, str]] = [
     ("Tab / Shift+Tab", "adjudication: next / previous dimension"),
     ("R (or typing)", "adjudication: rationale, inline (Tab: last or next decision)"),
     ("J / K", "adjudication: next / previous dispute"),
+    ("Shift+D", "adjudication: the validation view's dangerous cells (Enter opens a subject)"),
 ]
 
 
@@ -59,6 +62,9 @@ class AdjudicationView(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(dispute_page, "Dispute")
         self.tabs.addTab(self.calibration, "Agreement && calibration")
+        self.validation = ValidationPanel(session)
+        self.validation.disputeOpened.connect(self.enter)
+        self.tabs.addTab(self.validation, "Validation")
         splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(self.queue)
         splitter.addWidget(self.tabs)
@@ -84,6 +90,7 @@ class AdjudicationView(QWidget):
             "accept": (["Return", "Enter"], c.accept),
             "rationale": (["R"], c.begin_rationale),
             "escape": (["Esc"], c.escape),
+            "dangerous": (["Shift+D"], self.show_dangerous),
         }
         for n in range(10):
             keys[f"digit_{n}"] = ([str(n)], partial(c.digit, n))
@@ -102,7 +109,12 @@ class AdjudicationView(QWidget):
         """Give the focus back to the queue (keys work from there)."""
         self.queue.view.setFocus(Qt.OtherFocusReason)
 
-    def enter(self) -> None:
+    def show_dangerous(self) -> None:
+        """Shift+D: the validation view, its dangerous cells under the keyboard."""
+        self.tabs.setCurrentWidget(self.validation)
+        self.validation.show_dangerous()
+
+    def enter(self, *_) -> None:
         """Called when the window switches to this mode."""
         self.tabs.setCurrentIndex(0)
         self.focus_queue()
