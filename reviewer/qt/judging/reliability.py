@@ -118,7 +118,7 @@ class ReliabilityView(QWidget):
         self.line.setName(html.escape(f"{r.judge} ({r.source})"))
         self.line.setPen(QPen(QColor(JUDGE_COLOUR), 2))
         self.points = QScatterSeries()
-        self.points.setName("bins (mean confidence, share right)")
+        self.points.setName("bins")
         self.points.setColor(QColor(JUDGE_COLOUR))
         self.points.setMarkerSize(10)
         for b in filled:
