@@ -46,6 +46,7 @@ def main(out: Path) -> int:
     panel = window.adjudication.validation
     window.adjudication.tabs.setCurrentWidget(panel)
     while panel.figures is None:
+        app.processEvents()
         QTest.qWait(50)
     for name, tab, pick in (
         ("validation.png", panel.alignment, "pandalm-7b · winner"),
