@@ -42,7 +42,7 @@ CLASS_COLUMNS = ("class", "precision", "recall", "F1", "people")
 def plain(text: str = "", bold: bool = False) -> QLabel:
     """A plain-text, word-wrapped label (bold: a heading)."""
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     if bold:
         font = label.font()
@@ -55,9 +55,9 @@ def table(columns: tuple[str, ...] | list[str]) -> QTableWidget:
     """A read-only, row-selecting table with these column headers."""
     t = QTableWidget(0, len(columns))
     t.setHorizontalHeaderLabels(list(columns))
-    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
-    t.setSelectionBehavior(QAbstractItemView.SelectRows)
-    t.setSelectionMode(QAbstractItemView.SingleSelection)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.verticalHeader().hide()
     t.setWordWrap(False)
     t.horizontalHeader().setStretchLastSection(True)
@@ -81,16 +81,16 @@ class DangerList(QTableWidget):
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(0, len(DANGER_COLUMNS), parent)
         self.setHorizontalHeaderLabels(list(DANGER_COLUMNS))
-        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setTabKeyNavigation(False)
         self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Enter / Return choose the current row; other keys as a table."""
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and self.currentRow() >= 0:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentRow() >= 0:
             self.chosen.emit(self.currentRow())
             event.accept()
             return
@@ -119,7 +119,7 @@ class AlignmentView(QWidget):
         self.title = plain()
         self.splits = table(SPLIT_HEADER)
         self.matrix = QTableWidget()
-        self.matrix.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.classes = table(CLASS_COLUMNS)
         self.corrected = plain()
         self.danger = DangerList()
@@ -130,7 +130,7 @@ class AlignmentView(QWidget):
         head.addWidget(self.combo, 1)
         head.addWidget(plain("Split"))
         head.addWidget(self.split_combo)
-        mid = QSplitter(Qt.Horizontal)
+        mid = QSplitter(Qt.Orientation.Horizontal)
         for caption, widget in (
             ("Confusion matrix (rows judge, columns people)", self.matrix),
             ("Per class", self.classes),
@@ -149,7 +149,7 @@ class AlignmentView(QWidget):
         )
         dlay.addWidget(self.danger, 1)
         dlay.addWidget(self.danger_note)
-        body = QSplitter(Qt.Vertical)
+        body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(self.splits)
         body.addWidget(mid)
         body.addWidget(danger_box)
@@ -177,7 +177,7 @@ class AlignmentView(QWidget):
         """Put the keyboard in the dangerous list, on its first row."""
         if self.danger.rowCount() and self.danger.currentRow() < 0:
             self.danger.setCurrentCell(0, 0)
-        self.danger.setFocus(Qt.ShortcutFocusReason)
+        self.danger.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _current(self):
         i = self.combo.currentIndex()
@@ -249,7 +249,7 @@ class AlignmentView(QWidget):
         for r, row in enumerate(f.counts):
             for c, n in enumerate(row):
                 cell = QTableWidgetItem(str(n))
-                cell.setTextAlignment(Qt.AlignCenter)
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 colour = heat(n, top)
                 cell.setBackground(colour)
                 cell.setForeground(QColor("white" if colour.lightness() < 140 else "black"))

@@ -66,15 +66,24 @@ AGREEMENT_COLUMNS = (
     "note",
 )
 #: Item-data role of the agreement table's number cells: the float shown (None: undefined).
-ValueRole = Qt.UserRole + 7
-_NAV = {Qt.Key_Return, Qt.Key_Enter, Qt.Key_Tab, Qt.Key_Backtab, Qt.Key_Up, Qt.Key_Down, Qt.Key_Left, Qt.Key_Right}
-_NAV |= {Qt.Key_Home, Qt.Key_End, Qt.Key_PageUp, Qt.Key_PageDown, Qt.Key_Space}
+ValueRole = Qt.ItemDataRole.UserRole + 7
+_NAV = {
+    Qt.Key.Key_Return,
+    Qt.Key.Key_Enter,
+    Qt.Key.Key_Tab,
+    Qt.Key.Key_Backtab,
+    Qt.Key.Key_Up,
+    Qt.Key.Key_Down,
+    Qt.Key.Key_Left,
+    Qt.Key.Key_Right,
+}
+_NAV |= {Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
 
 
 def _num(x: Optional[float]) -> QStandardItem:
     item = QStandardItem("-" if x is None else f"{x:.3f}")
     item.setData(x, ValueRole)
-    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
 
 
@@ -98,11 +107,11 @@ class ValidationPanel(QWidget):
         self.agreement.setHorizontalHeaderLabels(list(AGREEMENT_COLUMNS))
         self.agreement_view = QTableView()
         self.agreement_view.setModel(self.agreement)
-        self.agreement_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.agreement_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.agreement_view.setSortingEnabled(True)
         self.agreement_view.verticalHeader().hide()
         self.agreement_view.setWordWrap(False)
-        self.agreement_view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.agreement_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.agreement_view.horizontalHeader().setStretchLastSection(True)
         self.alignment = AlignmentView()
         self.alignment.subjectChosen.connect(self.open_subject)
@@ -117,7 +126,7 @@ class ValidationPanel(QWidget):
         head = QHBoxLayout()
         head.addWidget(self.status, 1)
         head.addWidget(self.recompute)
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tabs)
         split.addWidget(self.verdicts)
         split.setSizes([800, 120])
@@ -174,8 +183,8 @@ class ValidationPanel(QWidget):
             cells = [QStandardItem(x) for x in (r.raters, r.dimension, r.statistic)]
             cells += [_num(r.value), _num(r.ci_low), _num(r.ci_high)]
             cells += [QStandardItem(x) for x in (r.ci_method, strength(r), str(r.n), r.prevalence_text(), r.note)]
-            cells[0].setToolTip(plain_tooltip(r.raters))
-            cells[-1].setToolTip(plain_tooltip(r.note))
+            cells[0].setToolTip(plain_tooltip(r.raters) or "")
+            cells[-1].setToolTip(plain_tooltip(r.note) or "")
             self.agreement.appendRow(cells)
         view = self.agreement_view
         view.resizeColumnsToContents()
@@ -211,10 +220,12 @@ class ValidationPanel(QWidget):
     def event(self, event) -> bool:
         """Plain keys act on this view's widgets, not as adjudication keys
         (module doc): accept their ShortcutOverride, except Shift+D."""
-        if event.type() == QEvent.ShortcutOverride:
-            mods = event.modifiers() & ~Qt.KeypadModifier
-            plain_key = not mods & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)
-            shift_d = event.key() == Qt.Key_D and mods == Qt.ShiftModifier
+        if event.type() == QEvent.Type.ShortcutOverride:
+            mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            plain_key = not mods & (
+                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+            )
+            shift_d = event.key() == Qt.Key.Key_D and mods == Qt.KeyboardModifier.ShiftModifier
             text = event.text()
             if plain_key and not shift_d and (event.key() in _NAV or (text and text.isprintable() and text.strip())):
                 event.accept()
