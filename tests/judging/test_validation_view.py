@@ -137,6 +137,13 @@ def test_intervals_equal_the_command_lines(qtbot, window, db, tmp_path):
     rate = a["corrected_pass_rate"]
     assert f"observed {rate['observed']:.3f} on {UNLABELLED} unlabelled" in view.corrected.text()
     assert view.matrix.rowCount() == 2 and view.classes.rowCount() == 2
+    # the label budget and the progress towards it, as the CLI gives them
+    budget = a["label_budget"]
+    text = CliRunner().invoke(main, ["alignment", str(copy)]).output
+    (line,) = [x for x in text.splitlines() if x.startswith("judge / ok: kappa")]
+    assert view.budget_line.text() == f"Label budget: {line}"
+    assert budget["further"] is not None and view.progress.isVisibleTo(view)
+    assert (view.progress.value(), view.progress.maximum()) == (LABELLED, LABELLED + budget["further"])
 
 
 def test_dangerous_cells_are_listed_and_a_key_opens_the_subject(qtbot, window, db):

@@ -3,8 +3,9 @@ validation view (reviewer.qt.judging.validation): the figures per split
 (kappa, MAE, Spearman's rho, TPR and TNR with their 95 % intervals, as
 ``reviewer alignment`` prints them), the confusion matrix and per-class
 precision / recall / F1 of the chosen split, the corrected pass rate with
-its interval (or the sentence saying it is undefined), and the **dangerous
-cells** with their subjects.
+its interval (or the sentence saying it is undefined), the label budget
+with the progress towards it (labelled subjects of labelled + further
+needed), and the **dangerous cells** with their subjects.
 
 The dangerous list is one key away (Shift+D in the adjudication mode):
 Enter or a double-click on a subject emits ``subjectChosen(subject,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -112,6 +114,7 @@ class AlignmentView(QWidget):
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.validation = Validation([], [], 0)
+        self.budget: list[tuple[str, Optional[int]]] = []
         self.dangerous: list[tuple[str, str, str, str]] = []  # subject, split, judge, people
         self.combo, self.split_combo = QComboBox(), QComboBox()
         self.combo.currentIndexChanged.connect(self._show)
@@ -122,6 +125,10 @@ class AlignmentView(QWidget):
         self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.classes = table(CLASS_COLUMNS)
         self.corrected = plain()
+        self.budget_line = plain()
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m labels")
+        self.progress.setMinimumWidth(240)
         self.danger = DangerList()
         self.danger.chosen.connect(self._choose)
         self.danger_note = plain()
@@ -160,10 +167,17 @@ class AlignmentView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(body, 1)
         layout.addWidget(self.corrected)
+        foot = QHBoxLayout()
+        foot.addWidget(self.budget_line, 1)
+        foot.addWidget(self.progress)
+        layout.addLayout(foot)
 
-    def set_validation(self, validation: Validation) -> None:
-        """Show ``validation``, keeping the judge / dimension chosen when it is still there."""
+    def set_validation(self, validation: Validation, budget: Optional[list[tuple[str, Optional[int]]]] = None) -> None:
+        """Show ``validation`` and the label budget of each of its alignments
+        (line, further labels; same order), keeping the judge / dimension
+        chosen when it is still there."""
         self.validation = validation
+        self.budget = budget or []
         keep = self.combo.currentText()
         self.combo.blockSignals(True)
         self.combo.clear()
@@ -209,8 +223,19 @@ class AlignmentView(QWidget):
             )
             fill(self.splits, split_rows(a))
             self.corrected.setText(corrected_line(c))
+        self._show_budget(a)
         self._show_danger(a)
         self._show_split()
+
+    def _show_budget(self, a) -> None:
+        i = self.combo.currentIndex()
+        line, further = self.budget[i] if a is not None and 0 <= i < len(self.budget) else ("", None)
+        self.budget_line.setText(f"Label budget: {line}" if line else "")
+        self.progress.setVisible(a is not None and further is not None)
+        if a is not None and further is not None:
+            labelled = a.splits[0].n
+            self.progress.setRange(0, max(1, labelled + further))
+            self.progress.setValue(labelled)
 
     def _show_danger(self, a) -> None:
         self.dangerous = []

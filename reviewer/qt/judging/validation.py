@@ -8,7 +8,8 @@ validation_worker, off the GUI thread):
   ``reviewer agreement`` prints them;
 * **Alignment** (reviewer.qt.judging.alignment_view): per judge and
   dimension, the figures per split, confusion matrix, per-class scores,
-  corrected pass rate and the dangerous cells; choosing a dangerous
+  corrected pass rate, the label budget with its progress and the
+  dangerous cells; choosing a dangerous
   subject opens its dispute (``disputeOpened``), or, when it has none,
   shows its verdicts below the tabs;
 * **Reliability** (reviewer.qt.judging.reliability): the reliability
@@ -174,7 +175,7 @@ class ValidationPanel(QWidget):
                 f"{len(figures.calibration)} calibrations (95 % bootstrap intervals, 2,000 resamples, seed 0)"
             )
         self._fill_agreement(figures)
-        self.alignment.set_validation(figures.validation)
+        self.alignment.set_validation(figures.validation, figures.budget)
         self.reliability.set_rows(figures.calibration)
 
     def _fill_agreement(self, figures: ValidationFigures) -> None:

@@ -12,7 +12,8 @@ What it computes is what the command line prints: the agreement table
 with 95 % bootstrap intervals (reviewer.storage.dispute_queue.
 agreement_with_intervals, as ``reviewer agreement``), the alignment of each
 judge with people and its corrected pass rate (reviewer.storage.judging.
-validation.project_alignments, as ``reviewer alignment``) and the
+validation.project_alignments, as ``reviewer alignment``, with each
+one's label budget, reviewer.storage.judging.label_budget) and the
 calibration of judge and span confidences (reviewer.storage.judging.
 calibration_report.calibration_rows, as ``reviewer calibration``), all with
 their default settings (2,000 resamples, seed 0).
@@ -34,6 +35,7 @@ from reviewer.storage.cards import overview
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import agreement_with_intervals
 from reviewer.storage.judging.calibration_report import CalibrationRow, calibration_rows
+from reviewer.storage.judging.label_budget import alignment_budget, budget_text
 from reviewer.storage.judging.validation import Validation, project_alignments
 from reviewer.storage.spans.confidences import span_confidences
 
@@ -46,6 +48,8 @@ class Cancelled(Exception):
 class ValidationFigures:
     """One computation's result: ``agreement`` rows with intervals,
     ``validation`` (alignments and corrected rates), ``calibration`` rows;
+    ``budget``: per alignment (same order) its label budget line and the
+    further labels it needs in all (None: cannot be sized yet);
     ``error``: why it failed ('' when it did not; then the figures are
     empty); ``thread``: threading.get_ident() of the thread that computed
     it; ``seconds``: how long it took."""
@@ -53,6 +57,7 @@ class ValidationFigures:
     agreement: list[AgreementRow] = field(default_factory=list)
     validation: Validation = field(default_factory=lambda: Validation([], [], 0))
     calibration: list[CalibrationRow] = field(default_factory=list)
+    budget: list[tuple[str, Optional[int]]] = field(default_factory=list)
     error: str = ""
     thread: int = 0
     seconds: float = 0.0
@@ -80,8 +85,12 @@ def compute(
     validation = project_alignments(project, n_resamples=n_resamples, seed=seed)
     check()
     calibration = calibration_rows(project, span_confidences=span_confidences(project))
+    budget = []
+    for a in validation.items:
+        needs = [b.further for b in alignment_budget(a).values() if b.further is not None]
+        budget.append((budget_text([a]).splitlines()[-1], max(needs) if needs else None))
     return ValidationFigures(
-        agreement, validation, calibration, thread=threading.get_ident(), seconds=time.perf_counter() - start
+        agreement, validation, calibration, budget, thread=threading.get_ident(), seconds=time.perf_counter() - start
     )
 
 
