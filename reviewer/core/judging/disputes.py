@@ -34,6 +34,10 @@ severe first. Five kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
     structural metrics, or the judge's own ``issues_found``, report a
     problem for that dimension (:data:`METRIC_PROBLEMS`,
     :data:`ISSUE_PATTERNS`).
+``low-confidence``
+    Not found here: a verdict whose confidence is below its judge's trust
+    threshold (:mod:`reviewer.core.judging.low_confidence`, selective
+    judging), added by the storage layer that knows the confidences.
 
 Severity, in [0, 1] (larger first in the queue): for numeric scales the
 spread of the disputed values divided by the scale's range

@@ -155,6 +155,7 @@ class DisputeKind(str, enum.Enum):
     REPEAT = "repeat-spread"
     HUMAN = "judge-vs-human"
     METRICS = "judge-vs-metrics"
+    LOW_CONFIDENCE = "low-confidence"  # below the judge's trust threshold (selective judging)
     # ground-truth disputes (docs/cards.md#several-annotators): two annotators' ground truth of an item differ
     GT_MISSING = "gt-missing-card"
     GT_TEXT = "gt-text-differs"

@@ -28,6 +28,7 @@ KIND_SHORT = {
     "repeat-spread": "repeat spread",
     "judge-vs-human": "judge vs human",
     "judge-vs-metrics": "judge vs metrics",
+    "low-confidence": "low confidence",
     "gt-missing-card": "gt missing card",
     "gt-text-differs": "gt text differs",
     "gt-pile-differs": "gt pile differs",

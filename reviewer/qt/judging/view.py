@@ -1,9 +1,9 @@
 """The adjudication mode of the main window: the dispute queue on the left;
-on the right two tabs, the dispute (reviewer.qt.judging.screen) with
-the decision bar under it, and agreement and calibration. F4 switches to
-the label-first page (reviewer.qt.judging.label_first, keys in
-reviewer.qt.judging.label_keys) and back; each page's keys are enabled
-only while it is shown.
+on the right tabs: the dispute (reviewer.qt.judging.screen) with the
+decision bar under it, agreement and calibration, and the validation view
+(reviewer.qt.judging.validation). F4 switches to the label-first page
+(reviewer.qt.judging.label_first, keys in reviewer.qt.judging.label_keys)
+and back; each page's keys are enabled only while it is shown.
 
 Its keys are QShortcuts with Qt.WidgetWithChildrenShortcut on this widget,
 so they work only while it is shown and has the focus; the main window
@@ -27,6 +27,7 @@ from reviewer.qt.judging.label_first import LabelFirstPage
 from reviewer.qt.judging.label_keys import LabelFirstController
 from reviewer.qt.judging.queue import DisputeQueue
 from reviewer.qt.judging.screen import DisputeScreen
+from reviewer.qt.judging.validation import ValidationPanel
 from reviewer.qt.session import Session
 
 #: (keys, action) of the adjudication mode, for the '?' sheet.
@@ -48,6 +49,7 @@ ADJUDICATION_SHORTCUTS: list[tuple[str, str]] = [
     ("K / C", "label first: keep the first label / change it (a value key, then Enter)"),
     ("S, Up / Down", "label first: skip to the next subject / walk the list"),
     ("F5", "label first: recompute the label budget and the order"),
+    ("Shift+D", "adjudication: the validation view's dangerous cells (Enter opens a subject)"),
 ]
 
 
@@ -70,6 +72,9 @@ class AdjudicationView(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(dispute_page, "Dispute")
         self.tabs.addTab(self.calibration, "Agreement && calibration")
+        self.validation = ValidationPanel(session)
+        self.validation.disputeOpened.connect(self.enter)
+        self.tabs.addTab(self.validation, "Validation")
         splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(self.queue)
         splitter.addWidget(self.tabs)
@@ -104,6 +109,7 @@ class AdjudicationView(QWidget):
             "accept": (["Return", "Enter"], c.accept),
             "rationale": (["R"], c.begin_rationale),
             "escape": (["Esc"], c.escape),
+            "dangerous": (["Shift+D"], self.show_dangerous),
         }
         for n in range(10):
             keys[f"digit_{n}"] = ([str(n)], partial(c.digit, n))
@@ -179,7 +185,12 @@ class AdjudicationView(QWidget):
         view = self.label_page.list if self.labelling_shown() else self.queue.view
         view.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def enter(self) -> None:
+    def show_dangerous(self) -> None:
+        """Shift+D: the validation view, its dangerous cells under the keyboard."""
+        self.tabs.setCurrentWidget(self.validation)
+        self.validation.show_dangerous()
+
+    def enter(self, *_) -> None:
         """Called when the window switches to this mode."""
         self.tabs.setCurrentIndex(0)
         if self.labelling_shown():

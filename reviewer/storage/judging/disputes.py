@@ -17,6 +17,7 @@ from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.judging.rubric_rules import project_rules
+from reviewer.storage.judging.low_confidence import project_low_confidence
 
 __all__ = ["metrics_with_findings", "verdict_agreement", "verdict_disputes"]
 
@@ -43,9 +44,11 @@ def verdict_disputes(project: Project) -> list[Dispute]:
     """The disputes over every verdict of the project (with the subject
     metrics and HALLUC findings, :func:`metrics_with_findings`, checking the
     project's rubric rules, reviewer.storage.judging.rubric_rules), in the
-    order reviewer.core.judging.disputes.find_disputes gives. Not stored."""
+    order reviewer.core.judging.disputes.find_disputes gives, then the
+    low-confidence disputes (reviewer.storage.judging.low_confidence). Not stored."""
     vs = judging.verdicts(project)
-    return find_disputes(vs, metrics_with_findings(project, vs), rules=project_rules(project))
+    found = find_disputes(vs, metrics_with_findings(project, vs), rules=project_rules(project))
+    return found + project_low_confidence(project)
 
 
 def verdict_agreement(project: Project) -> list[AgreementRow]:

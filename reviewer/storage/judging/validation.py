@@ -40,9 +40,11 @@ __all__ = [
     "alignment_json",
     "alignment_markdown",
     "alignment_text",
+    "corrected_line",
     "pass_thresholds",
     "project_alignments",
     "run_gate",
+    "split_rows",
 ]
 
 #: The split whose TPR and TNR correct the pass rate.
@@ -344,3 +346,16 @@ def alignment_markdown(v: Validation) -> str:
             ]
         out += ["", md_text(_corrected_line(c))]
     return "\n".join(out) + "\n"
+
+
+def split_rows(a: Alignment) -> list[list[str]]:
+    """Cells of SPLIT_HEADER per split of ``a``, as the terminal and the
+    report show them (the window's alignment view too)."""
+    return _split_rows(a)
+
+
+def corrected_line(c: Optional[CorrectedRate]) -> str:
+    """The corrected pass rate's line, as the terminal and the report show
+    it: observed and corrected rate with its interval, or why it is
+    undefined."""
+    return _corrected_line(c)

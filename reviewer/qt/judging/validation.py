@@ -1,0 +1,238 @@
+"""The validation view of the adjudication mode: is a judge fit to be
+trusted? Three tabs over one computation (reviewer.qt.judging.
+validation_worker, off the GUI thread):
+
+* **Agreement**: every agreement statistic with its 95 % bootstrap interval
+  (low, high, the method: BCa or percentile), Landis-Koch words for
+  chance-corrected statistics, n, the class prevalence and the note, as
+  ``reviewer agreement`` prints them;
+* **Alignment** (reviewer.qt.judging.alignment_view): per judge and
+  dimension, the figures per split, confusion matrix, per-class scores,
+  corrected pass rate, the label budget with its progress and the
+  dangerous cells; choosing a dangerous
+  subject opens its dispute (``disputeOpened``), or, when it has none,
+  shows its verdicts below the tabs;
+* **Reliability** (reviewer.qt.judging.reliability): the reliability
+  diagram with ECE, adaptive ECE and Brier.
+
+The view computes while it is shown: a change while hidden marks it stale,
+and it is computed when shown again. While computing, the status line says
+"computing…" and the last figures stay; figures of an older generation
+(another project, a change since) are dropped by the worker.
+
+Keys: while the focus is in this view, plain keys (letters, digits, Enter,
+Tab, arrows) act on its widgets, not as the mode's adjudication keys (which
+would decide a dispute that is not shown); Shift+D is the mode's key to
+the dangerous list.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.core.judging.agreement_intervals import strength
+from reviewer.core.judging.disputes import format_value
+from reviewer.qt.judging.alignment_view import AlignmentView, plain
+from reviewer.qt.judging.reliability import ReliabilityView
+from reviewer.qt.judging.validation_worker import ValidationFigures, ValidationWorker
+from reviewer.qt.panels import plain_tooltip
+from reviewer.qt.session import Session
+
+AGREEMENT_COLUMNS = (
+    "raters",
+    "dimension",
+    "statistic",
+    "value",
+    "ci low",
+    "ci high",
+    "method",
+    "strength",
+    "n",
+    "prevalence",
+    "note",
+)
+#: Item-data role of the agreement table's number cells: the float shown (None: undefined).
+ValueRole = Qt.ItemDataRole.UserRole + 7
+_NAV = {
+    Qt.Key.Key_Return,
+    Qt.Key.Key_Enter,
+    Qt.Key.Key_Tab,
+    Qt.Key.Key_Backtab,
+    Qt.Key.Key_Up,
+    Qt.Key.Key_Down,
+    Qt.Key.Key_Left,
+    Qt.Key.Key_Right,
+}
+_NAV |= {Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
+
+
+def _num(x: Optional[float]) -> QStandardItem:
+    item = QStandardItem("-" if x is None else f"{x:.3f}")
+    item.setData(x, ValueRole)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+class ValidationPanel(QWidget):
+    """See module doc. ``figures``: the last computation shown (None before
+    the first); ``stale``: a change not computed yet."""
+
+    disputeOpened = Signal(int)  # the dispute id made current
+
+    def __init__(self, session: Session, parent: Optional[QWidget] = None, resamples: Optional[int] = None):
+        super().__init__(parent)
+        self.session = session
+        self.stale = True
+        self.figures: Optional[ValidationFigures] = None
+        self.worker = ValidationWorker(self) if resamples is None else ValidationWorker(self, resamples)
+        self.worker.done.connect(self._show)
+        self.status = plain()
+        self.recompute = QPushButton("Recompute")
+        self.recompute.clicked.connect(self.refresh)
+        self.agreement = QStandardItemModel(0, len(AGREEMENT_COLUMNS))
+        self.agreement.setHorizontalHeaderLabels(list(AGREEMENT_COLUMNS))
+        self.agreement_view = QTableView()
+        self.agreement_view.setModel(self.agreement)
+        self.agreement_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.agreement_view.setSortingEnabled(True)
+        self.agreement_view.verticalHeader().hide()
+        self.agreement_view.setWordWrap(False)
+        self.agreement_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.agreement_view.horizontalHeader().setStretchLastSection(True)
+        self.alignment = AlignmentView()
+        self.alignment.subjectChosen.connect(self.open_subject)
+        self.reliability = ReliabilityView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.agreement_view, "Agreement")
+        self.tabs.addTab(self.alignment, "Alignment")
+        self.tabs.addTab(self.reliability, "Reliability")
+        self.verdicts = QPlainTextEdit()
+        self.verdicts.setReadOnly(True)
+        self.verdicts.setPlaceholderText("The verdicts of a dangerous subject without a dispute show here.")
+        head = QHBoxLayout()
+        head.addWidget(self.status, 1)
+        head.addWidget(self.recompute)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tabs)
+        split.addWidget(self.verdicts)
+        split.setSizes([800, 120])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(head)
+        layout.addWidget(split, 1)
+        for signal in (session.projectChanged, session.disputesChanged, session.adjudicationsChanged):
+            signal.connect(self.mark_stale)
+
+    # -- when to compute ---------------------------------------------------------------------
+    def mark_stale(self) -> None:
+        """Something changed: compute now when shown, else when next shown."""
+        self.stale = True
+        if self.isVisible():
+            self.refresh()
+        else:
+            self.worker.cancel()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Show as usual, then compute if something changed while hidden."""
+        super().showEvent(event)
+        if self.stale:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Start computing the figures of the open project on the worker."""
+        self.stale = False
+        project = self.session.project
+        if project is None:
+            self.worker.cancel()
+            self.status.setText("No project open.")
+            return
+        self.worker.start(project)
+        self.status.setText("computing… (agreement intervals, alignment, calibration)")
+
+    def _show(self, figures: ValidationFigures) -> None:
+        self.figures = figures
+        if figures.error:
+            self.status.setText(f"could not compute the validation: {figures.error}")
+        else:
+            self.status.setText(
+                f"computed in {figures.seconds:.1f} s: {len(figures.agreement)} agreement statistics, "
+                f"{len(figures.validation.items)} judge / dimension alignments, "
+                f"{len(figures.calibration)} calibrations (95 % bootstrap intervals, 2,000 resamples, seed 0)"
+            )
+        self._fill_agreement(figures)
+        self.alignment.set_validation(figures.validation, figures.budget)
+        self.reliability.set_rows(figures.calibration)
+
+    def _fill_agreement(self, figures: ValidationFigures) -> None:
+        self.agreement.removeRows(0, self.agreement.rowCount())
+        for r in figures.agreement:
+            cells = [QStandardItem(x) for x in (r.raters, r.dimension, r.statistic)]
+            cells += [_num(r.value), _num(r.ci_low), _num(r.ci_high)]
+            cells += [QStandardItem(x) for x in (r.ci_method, strength(r), str(r.n), r.prevalence_text(), r.note)]
+            cells[0].setToolTip(plain_tooltip(r.raters) or "")
+            cells[-1].setToolTip(plain_tooltip(r.note) or "")
+            self.agreement.appendRow(cells)
+        view = self.agreement_view
+        view.resizeColumnsToContents()
+        for col, cap in ((0, 320), (2, 260), (9, 220)):
+            view.setColumnWidth(col, min(view.columnWidth(col), cap))
+
+    # -- the dangerous cells -----------------------------------------------------------------
+    def show_dangerous(self) -> None:
+        """Show the Alignment tab with the keyboard in its dangerous list."""
+        self.tabs.setCurrentWidget(self.alignment)
+        self.alignment.focus_dangerous()
+
+    def open_subject(self, subject: str, dimension: str) -> None:
+        """Open ``subject``'s dispute (on ``dimension`` first) in the dispute
+        screen and emit disputeOpened; when it has none, show its verdicts."""
+        disputes = [d for d in self.session.disputes() if d.subject == subject]
+        disputes.sort(key=lambda d: d.dimension != dimension)
+        if disputes and disputes[0].id is not None:
+            self.session.set_dispute(disputes[0].id)
+            self.disputeOpened.emit(disputes[0].id)
+            return
+        lines = [f"{subject}: no dispute; its verdicts on {dimension}:"]
+        for v in self.session.judging.judge_verdicts(subject):
+            value = format_value(v.scores.get(dimension)) if dimension in v.scores else "-"
+            order = f", order {v.answer_order}" if v.answer_order else ""
+            lines.append(
+                f"  {v.judge} ({v.method.value}{order}): {value}" + (f"; {v.rationale}" if v.rationale else "")
+            )
+        self.verdicts.setPlainText("\n".join(lines))
+        self.session.message.emit(f"{subject} has no dispute: its verdicts are shown under the validation view")
+
+    # -- keys ---------------------------------------------------------------------------------
+    def event(self, event) -> bool:
+        """Plain keys act on this view's widgets, not as adjudication keys
+        (module doc): accept their ShortcutOverride, except Shift+D."""
+        if event.type() == QEvent.Type.ShortcutOverride:
+            mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            plain_key = not mods & (
+                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+            )
+            shift_d = event.key() == Qt.Key.Key_D and mods == Qt.KeyboardModifier.ShiftModifier
+            text = event.text()
+            if plain_key and not shift_d and (event.key() in _NAV or (text and text.isprintable() and text.strip())):
+                event.accept()
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Keys no widget took stop here (they never start a rationale)."""
+        event.accept()
