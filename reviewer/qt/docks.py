@@ -11,18 +11,18 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 #: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
 DOCKS = {
-    "items": ("Items", Qt.LeftDockWidgetArea),
-    "unplaced": ("Unplaced cards", Qt.LeftDockWidgetArea),
-    "legend": ("Legend", Qt.LeftDockWidgetArea),
-    "findings": ("Findings", Qt.RightDockWidgetArea),
-    "output": ("Model output", Qt.RightDockWidgetArea),
-    "runs": ("Runs", Qt.BottomDockWidgetArea),
-    "scores": ("Scores (T-P1)", Qt.BottomDockWidgetArea),
-    "span_scores": ("Span scores", Qt.BottomDockWidgetArea),
-    "case_scores": ("Case scores", Qt.BottomDockWidgetArea),
-    "failter_scores": ("Failter scores", Qt.BottomDockWidgetArea),
-    "rubric_scores": ("Rubric distribution", Qt.BottomDockWidgetArea),
-    "pairwise_scores": ("Pairwise scores", Qt.BottomDockWidgetArea),
+    "items": ("Items", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "unplaced": ("Unplaced cards", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "legend": ("Legend", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "findings": ("Findings", Qt.DockWidgetArea.RightDockWidgetArea),
+    "output": ("Model output", Qt.DockWidgetArea.RightDockWidgetArea),
+    "runs": ("Runs", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "scores": ("Scores (T-P1)", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "span_scores": ("Span scores", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "case_scores": ("Case scores", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "failter_scores": ("Failter scores", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "rubric_scores": ("Rubric distribution", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "pairwise_scores": ("Pairwise scores", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 
 
@@ -40,7 +40,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
     previous = docks.get("runs")
     for key in ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores"):
         if key in docks and previous is not None:
-            window.splitDockWidget(docks["runs"], docks[key], Qt.Horizontal)
+            window.splitDockWidget(docks["runs"], docks[key], Qt.Orientation.Horizontal)
     if "failter_scores" in docks and "rubric_scores" in docks:
         window.tabifyDockWidget(docks["failter_scores"], docks["rubric_scores"])
     if "unplaced" in docks and "legend" in docks:

@@ -42,11 +42,11 @@ def _pane(title: str) -> tuple[QWidget, QLabel, QPlainTextEdit]:
     column.setContentsMargins(2, 2, 2, 2)
     column.setSpacing(2)
     label = QLabel(title)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setStyleSheet("QLabel { font-weight: bold; }")
     text = QPlainTextEdit()
     text.setReadOnly(True)
-    text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+    text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     column.addWidget(label)
     column.addWidget(text, 1)
     return box, label, text
@@ -63,28 +63,28 @@ class JudgedView(QWidget):
         super().__init__(parent)
         self.session = session
         self.title = QLabel()
-        self.title.setTextFormat(Qt.PlainText)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setStyleSheet("QLabel { font-size: 13pt; padding: 2px 4px; }")
         input_box, _, self.input_text = _pane("Input")
         output_box, self.output_label, self.output_text = _pane("Output")
         self.truth_box, self.truth_label, self.truth_text = _pane("Ground truth")
-        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for text in (self.output_text, self.truth_text):
             text.setFont(mono)
         self.verdicts = QTableWidget(0, len(VERDICT_COLUMNS))
         self.verdicts.setHorizontalHeaderLabels(VERDICT_COLUMNS)
         self.verdicts.verticalHeader().hide()
-        self.verdicts.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.verdicts.setTextElideMode(Qt.ElideMiddle)
+        self.verdicts.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.verdicts.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.verdicts.horizontalHeader()
         for col in range(len(VERDICT_COLUMNS) - 1):
-            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        side = QSplitter(Qt.Horizontal)
+        side = QSplitter(Qt.Orientation.Horizontal)
         side.addWidget(output_box)
         side.addWidget(self.truth_box)
         side.setSizes([500, 500])
-        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(input_box)
         self.splitter.addWidget(side)
         self.splitter.addWidget(self.verdicts)
@@ -109,18 +109,21 @@ class JudgedView(QWidget):
         item, run = s.item(), s.run()
         text = (item.text or "") if item is not None else ""
         self.title.setText(line(first_words(text, item.name, words=16, chars=140)) if item else "")
-        self.title.setToolTip(plain_tooltip(f"id: {item.name}") if item else None)
+        self.title.setToolTip((plain_tooltip(f"id: {item.name}") or "") if item else "")
         self.input_text.setPlainText(wrap_long_lines(text)[0])
         output = run.run["output"] if run is not None else ""
         self.output_label.setText(
             f"Output · {cell(run.run['model'])} · {cell(run.run['prompt'])}" if run is not None else "Output (no run)"
         )
         self.output_text.setPlainText(wrap_long_lines(output)[0])
-        refs = references(s.project, item.id) if item is not None and item.id is not None else []
+        project = s.project
+        if project is None:
+            return
+        refs = references(project, item.id) if item is not None and item.id is not None else []
         self.truth_box.setVisible(bool(refs))  # without a ground-truth file the output takes the room
         self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
         self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")
-        self._fill_verdicts(run_verdicts(s.project, run.run["id"]) if run is not None else [])
+        self._fill_verdicts(run_verdicts(project, run.run["id"]) if run is not None else [])
 
     def _fill_verdicts(self, verdicts: list) -> None:
         self.verdicts.setRowCount(len(verdicts))
@@ -128,5 +131,5 @@ class JudgedView(QWidget):
             values = [v.judge, v.method.value, _scores(v.scores), v.rationale or "-"]
             for col, value in enumerate(values):
                 item = QTableWidgetItem(cell(value))
-                item.setToolTip(plain_tooltip(value if col != 2 else json.dumps(v.scores, ensure_ascii=False)))
+                item.setToolTip(plain_tooltip(value if col != 2 else json.dumps(v.scores, ensure_ascii=False)) or "")
                 self.verdicts.setItem(row, col, item)

@@ -143,14 +143,15 @@ class RunCache:
         self._statuses = [
             ItemStatus(
                 item,
-                cards.get(item.id, 0),
+                cards.get(iid, 0),
                 0,
                 0,
-                blank.get(item.id, 0),
-                flows[item.id],
-                *truth.get(item.id, (0, 0)),
+                blank.get(iid, 0),
+                flows.get(iid, Workflow.CARDS),
+                *truth.get(iid, (0, 0)),
             )
             for item in self._items
+            for iid in [item.id or 0]  # ids are read from the database
         ]
         self._status_by_id = {st.item.id: st for st in self._statuses}
         for st in self._statuses:
