@@ -731,12 +731,64 @@ def write_rubric(out: Path) -> None:
     put(out / "rubric-verdicts.jsonl", "".join(json.dumps(dict(zip(keys, v))) + "\n" for v in VERDICTS))
 
 
+#: samples/pairwise: (instruction, output 1, output 2, gold label 1|2)
+PAIRS = [
+    (
+        "Give one tip for keeping basil alive on a windowsill.",
+        "Water it when the top of the soil is dry and pinch off the flower buds so it keeps making leaves.",
+        "Basil is a herb. Many people like basil in sauces, and it is green.",
+        1,
+    ),
+    (
+        "Name two ways to make a small kitchen feel bigger.",
+        "Paint it.",
+        "Use light colours on the walls and keep the counters clear, so the eye sees open surfaces.",
+        2,
+    ),
+    (
+        "How long should I rest pizza dough after kneading?",
+        "Let it rise covered for about an hour at room temperature, until it has roughly doubled.",
+        "Rest it covered for one to two hours at room temperature, or overnight in the fridge for more flavour.",
+        2,
+    ),
+]
+#: judge/strategy -> (winner with the answers in order, winner with them swapped) per pair; judge-b prefers
+#: whichever answer it reads first.
+PAIR_JUDGES = {
+    ("judge-a", "vanilla"): [("1", "1"), ("2", "2"), ("2", "2")],
+    ("judge-b", "vanilla"): [("1", "2"), ("1", "2"), ("2", "1")],
+}
+
+
+def write_pairwise(out: Path) -> None:
+    """samples/pairwise: three invented instruction pairs in LLMBar's split
+    layout (dataset.json with the gold label, result_<judge>_<strategy>.json
+    with each judge's winner in both answer orders); judge-a agrees with
+    the gold label, judge-b picks the answer it reads first."""
+    shutil.rmtree(out, ignore_errors=True)
+    records = [{"input": i, "output_1": a, "output_2": b, "label": g} for i, a, b, g in PAIRS]
+    dump(out / "dataset.json", records)
+    for (judge, strategy), winners in PAIR_JUDGES.items():
+        results = []
+        for record, (plain, swapped) in zip(records, winners):
+            final = {
+                "swap = False": {"completion": [f"Output ({'a' if plain == '1' else 'b'})", "stop"], "winner": plain},
+                "swap = True": {
+                    "completion": [f"Output ({'b' if swapped == '1' else 'a'})", "stop"],
+                    "winner": swapped,
+                },
+            }
+            results.append({**record, "results": [final]})
+        dump(out / f"result_{judge}_{strategy}.json", results)
+
+
 def write_text_samples(here: Path) -> None:
-    """Write the four text-workflow samples under ``here``."""
+    """Write the five text-workflow samples under ``here``."""
     write_spans(here / "spans")
     write_cases(here / "cases")
     write_failter(here / "failter")
     write_rubric(here / "rubric")
+    write_pairwise(here / "pairwise")
 
 
 README_HEAD = """# Samples
@@ -747,7 +799,7 @@ generic end-of-life wish phrases written for this project, and the model answers
 invented to show what the reviewer should catch. No third-party images or text are included, so the
 samples are redistributable with the project under its licence.
 
-This file and everything in `cards/`, `spans/`, `cases/`, `failter/` and `rubric/` are written by
+This file and everything in `cards/`, `spans/`, `cases/`, `failter/`, `rubric/` and `pairwise/` are written by
 `python samples/make_samples.py` (deterministic: a second run gives byte-identical files). Edit the
 script, not the outputs. `reviewer demo` imports each sample into its own project and prints one line
 per workflow.
@@ -759,6 +811,7 @@ per workflow.
 | `cases/` | test cases (test-cases, jsonl-runs) | `samples/cases/orchard-line.json`, then `samples/cases/answers.jsonl` |
 | `failter/` | ground-truth judge (failter) | `reviewer import P samples/failter` |
 | `rubric/` | rubric judging of readings (tarot-readings) | `reviewer import P samples/rubric` |
+| `pairwise/` | pairwise judging of two answers (pairwise-llmbar) | `reviewer import P samples/pairwise` |
 
 ## Layout
 
@@ -797,6 +850,10 @@ README_TEXT = """
   structural metrics (card coverage, cards named but not drawn, spine); `rubric-verdicts.jsonl`, two
   invented judges' 1-5 rubric verdicts. Reading 2 names cards not in the spread; reading 3 gives
   unsafe advice, which `judge-a` flags and `judge-b` misses.
+- `pairwise/`: three invented instructions with two answers each in LLMBar's layout: `dataset.json`
+  (the gold label) and `result_<judge>_vanilla.json` (each judge's winner with the answers in order and
+  swapped). `judge-a` agrees with the gold label; `judge-b` picks whichever answer it reads first, so
+  it flips when the answers are swapped.
 """
 
 

@@ -11,7 +11,8 @@ review-findings.png (a spatial-grouping run with OCR, PARTIAL and SPATIAL),
 boxes-exif-upright.png (a bounding-boxes run on the photo stored sideways),
 review-keys.png (J, then N rejected a finding: the reason bar offers R; zoomed in);
 then each text sample in its perspective: perspective-spans.png,
-perspective-cases.png, perspective-failter.png, perspective-rubric.png.
+perspective-cases.png, perspective-failter.png, perspective-rubric.png,
+perspective-pairwise.png.
 Look at every PNG before committing it.
 """
 
@@ -33,6 +34,7 @@ PERSPECTIVE_SHOTS = {
     "cases": "orchard-theory-1",
     "failter": "failter/pond.md",
     "rubric": "sample-reading-1",
+    "pairwise": "llmbar-pairwise-1",
 }
 
 

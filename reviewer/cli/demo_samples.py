@@ -1,5 +1,5 @@
 """The text-workflow samples of ``reviewer demo``: each of samples/spans,
-samples/cases, samples/failter and samples/rubric imported into its own
+samples/cases, samples/failter, samples/rubric and samples/pairwise imported into its own
 project in the demo folder, with one summary line per workflow."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ TEXT_SAMPLES: dict[str, tuple[str, ...]] = {
     "cases": ("cases/orchard-line.json", "cases/answers.jsonl"),
     "failter": ("failter",),
     "rubric": ("rubric",),
+    "pairwise": ("pairwise",),
 }
 
 

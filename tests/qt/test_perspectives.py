@@ -28,6 +28,7 @@ SAMPLE_WORKFLOWS = {
     "cases": Workflow.CASE,
     "failter": Workflow.JUDGED,
     "rubric": Workflow.JUDGED,
+    "pairwise": Workflow.PAIRWISE,
 }
 #: Widgets of the card workflow that no other perspective may show.
 CARD_ONLY_DOCKS = {"unplaced", "scores"}
@@ -155,3 +156,32 @@ def test_the_card_findings_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_p
     assert w.docks["findings"].isVisible()
     assert rows_that_fit(w.findings_panel.view) >= 8
     assert rows_that_fit(w.runs_panel.view) >= 6
+
+
+def test_a_pairwise_subject_shows_both_answers_and_the_verdicts_on_them(qtbot, tmp_path, config):
+    w = open_window(qtbot, make(tmp_path, "pairwise"), size=(1600, 1000), wait_canvas=False)
+    w.set_mode("review")
+    qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.PAIRWISE, timeout=5000)
+    view = w.judged_view
+    runs = {r.run["id"]: r.run["output"] for r in w.session.runs()}
+    shown = w.session.run().run["id"]
+    (other,) = [rid for rid in runs if rid != shown]
+    assert view.output_text.toPlainText().strip() == runs[shown].strip()
+    assert view.truth_text.toPlainText().strip() == runs[other].strip()
+    judges = {view.verdicts.item(r, 0).text() for r in range(view.verdicts.rowCount())}
+    assert judges == {"gold", "judge-a/vanilla", "judge-b/vanilla"}
+    assert "pairwise_scores" in {k for k, d in w.docks.items() if d.isVisible()}
+    assert "GT 1 human verdict" in w.items_panel.model.index(0).data()  # the gold label is its ground truth
+
+
+def test_the_case_checks_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_path, config):
+    w = open_window(qtbot, make(tmp_path, "cases"), size=(1600, 1000), wait_canvas=False, item="orchard-theory-1")
+    w.set_mode("review")
+    qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.CASE, timeout=5000)
+    qtbot.wait(50)
+    assert w.case_panel.checks.rowCount() >= 8  # a theory case counts nine checks
+    view = w.case_panel.checks
+    visible = sum(
+        1 for r in range(view.rowCount()) if view.viewport().rect().contains(view.visualItemRect(view.item(r, 0)))
+    )
+    assert visible >= 8

@@ -1,7 +1,8 @@
 """The centre of the judged-output and pairwise perspectives
 (docs/window.md#perspectives): the item's input text, the current run's
 output beside its ground truth (a Failter experiment's ground-truth file,
-kept as the item's reference) and the judges' verdicts on the run.
+kept as the item's reference) or, for a pairwise subject, beside the other
+answer of its pair, and the judges' verdicts on the run.
 
 Everything is plain text (model and judge output is untrusted) and read
 from the project on each change of item or run: the view keeps no domain
@@ -33,7 +34,7 @@ from reviewer.qt.text import cell, line, wrap_long_lines
 from reviewer.storage.judging.verdicts import references, run_verdicts
 
 #: Columns of the verdicts table.
-VERDICT_COLUMNS = ["judge", "method", "scores", "rationale"]
+VERDICT_COLUMNS = ["judge", "method", "order", "scores", "rationale"]
 
 
 def _pane(title: str) -> tuple[QWidget, QLabel, QPlainTextEdit]:
@@ -119,17 +120,32 @@ class JudgedView(QWidget):
         project = s.project
         if project is None:
             return
-        refs = references(project, item.id) if item is not None and item.id is not None else []
-        self.truth_box.setVisible(bool(refs))  # without a ground-truth file the output takes the room
-        self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
-        self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")
-        self._fill_verdicts(run_verdicts(project, run.run["id"]) if run is not None else [])
+        verdicts = run_verdicts(project, run.run["id"]) if run is not None else []
+        if self.session.workflow() == Workflow.PAIRWISE:
+            self._show_other(run, verdicts)
+        else:
+            refs = references(project, item.id) if item is not None and item.id is not None else []
+            self.truth_box.setVisible(bool(refs))  # without a ground-truth file the output takes the room
+            self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
+            self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")
+        self._fill_verdicts(verdicts)
+
+    def _show_other(self, run, verdicts: list) -> None:
+        """A pairwise subject: the other answer of the run's pair beside it."""
+        mine = run.run["id"] if run is not None else None
+        other_id = next(
+            (v.other_run_id if v.run_id == mine else v.run_id for v in verdicts if v.other_run_id is not None), None
+        )
+        other = next((r for r in self.session.runs() if r.run["id"] == other_id), None)
+        self.truth_box.setVisible(other is not None)
+        self.truth_label.setText(f"Other answer · {cell(other.run['model'])}" if other is not None else "")
+        self.truth_text.setPlainText(wrap_long_lines(other.run["output"])[0] if other is not None else "")
 
     def _fill_verdicts(self, verdicts: list) -> None:
         self.verdicts.setRowCount(len(verdicts))
         for row, v in enumerate(verdicts):
-            values = [v.judge, v.method.value, _scores(v.scores), v.rationale or "-"]
+            values = [v.judge, v.method.value, v.answer_order or "-", _scores(v.scores), v.rationale or "-"]
             for col, value in enumerate(values):
                 item = QTableWidgetItem(cell(value))
-                item.setToolTip(plain_tooltip(value if col != 2 else json.dumps(v.scores, ensure_ascii=False)) or "")
+                item.setToolTip(plain_tooltip(value if col != 3 else json.dumps(v.scores, ensure_ascii=False)) or "")
                 self.verdicts.setItem(row, col, item)

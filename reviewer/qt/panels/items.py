@@ -65,7 +65,8 @@ def status_line(status: ItemStatus) -> str:
     """The item's second line, in its workflow's words: 'GT 10 cards · 3/6
     runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs', 'GT 12
     golden spans · 1/3 runs reviewed', 'test case · 2 runs',
-    'ground-truth file · 4 runs', or 'no ground truth · 6 runs'."""
+    'ground-truth file · 4 runs', 'GT 3 human verdicts · 2 runs', or
+    'no ground truth · 6 runs'."""
     w = status.workflow
     if w == Workflow.CASE:
         return f"test case · {_runs(status)}"
@@ -73,6 +74,8 @@ def status_line(status: ItemStatus) -> str:
         return f"GT {_plural(status.golden_spans, 'golden span')} · {_runs(status)}"
     if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.references:
         return f"ground-truth file · {_runs(status)}"
+    if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.human_verdicts:
+        return f"GT {_plural(status.human_verdicts, 'human verdict')} · {_runs(status)}"
     if status.cards == 0:
         return f"no ground truth · {_plural(status.runs, 'run')}" if status.runs else "no ground truth"
     blank = status.to_transcribe

@@ -61,6 +61,8 @@ class ItemStatus:
     golden_spans: int = 0
     #: reference texts (a Failter ground-truth file) of a judged output
     references: int = 0
+    #: people's verdicts on its runs (a gold label, annotators)
+    human_verdicts: int = 0
 
 
 def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list[Row]:
@@ -148,7 +150,7 @@ class RunCache:
                 0,
                 blank.get(iid, 0),
                 flows.get(iid, Workflow.CARDS),
-                *truth.get(iid, (0, 0)),
+                *truth.get(iid, (0, 0, 0)),
             )
             for item in self._items
             for iid in [item.id or 0]  # ids are read from the database
