@@ -48,7 +48,7 @@ from reviewer.qt.panels.legend import LegendPanel
 from reviewer.qt.panels.output import OutputPanel
 from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.scores import ScoresPanel
-from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
+from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog, shortcuts_for
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.review import ReasonBar, ReviewController
 from reviewer.qt import file_dialogs, layout
@@ -144,7 +144,9 @@ class MainWindow(QMainWindow):
                 "pairwise_scores": self.pairwise_scores,
             },
         )
-        self.shortcuts = ShortcutsDialog(self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS)
+        self.shortcuts = ShortcutsDialog(
+            self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS, source=self._shortcut_rows
+        )
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -199,6 +201,11 @@ class MainWindow(QMainWindow):
         self.perspectives.show(session.workflow(), force=True)
         session.itemChanged.connect(self._pick_perspective)
         session.projectChanged.connect(lambda: self.perspectives.show(session.workflow(), force=True))
+
+    def _shortcut_rows(self) -> list[tuple[str, str]]:
+        """The '?' sheet: the keys of the shown perspective, then the adjudication mode's."""
+        perspective = self.perspectives.perspective().workflow.value
+        return shortcuts_for(perspective, SHORTCUTS, ANNOTATOR_SHORTCUTS) + ADJUDICATION_SHORTCUTS
 
     def _pick_perspective(self) -> None:
         """The current item's perspective (reviewer.qt.perspectives)."""

@@ -185,3 +185,23 @@ def test_the_case_checks_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_pat
         1 for r in range(view.rowCount()) if view.viewport().rect().contains(view.visualItemRect(view.item(r, 0)))
     )
     assert visible >= 8
+
+
+@pytest.mark.parametrize("sample", ["cards", "spans", "failter"])
+def test_the_key_sheet_lists_the_keys_of_the_shown_perspective(qtbot, tmp_path, config, sample):
+    w = open_window(qtbot, make(tmp_path, sample), size=(1600, 1000), wait_canvas=sample == "cards")
+    w.set_mode("review")
+    w.shortcuts.show()
+    sheet = w.shortcuts.table
+    rows = [(sheet.item(r, 0).text(), sheet.item(r, 1).text()) for r in range(sheet.rowCount())]
+    keys = {k: a for k, a in rows if not a.startswith(("adjudication", "label first"))}  # the review pane's
+    w.shortcuts.close()
+    if sample == "cards":
+        assert "P" in keys and "1-6" in keys and "E / Shift+E" in keys
+    else:
+        assert not {"P", "C", "G / Shift+G", "1-6", "E / Shift+E"} & set(keys)  # no card keys beside a text
+    if sample == "spans":
+        assert "MISSED" in keys["1-4"] and "Y" in keys
+    if sample == "failter":
+        assert "Y" not in keys and "J / K" not in keys  # a judged output has no findings to walk
+    assert "Ctrl+F, Esc" in keys and "?" in keys

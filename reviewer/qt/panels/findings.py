@@ -18,6 +18,7 @@ from reviewer.core.models import Finding, Status
 from reviewer.qt.canvas.overlay import build_overlay, run_legend
 from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
+from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
 from reviewer.qt.text import CELL_CHARS, block, cell, line
 
@@ -212,6 +213,8 @@ class FindingsPanel(QWidget):
         self._show_info(run)
         if run is None:
             empty = "no run selected"
+        elif self.session.workflow() not in (None, Workflow.CARDS):  # spans and cases: findings of their own
+            empty = "" if run.findings else "no findings in this run"
         elif not run.facts.scored:
             empty = "free-text answer: not scored"
         else:

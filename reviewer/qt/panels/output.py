@@ -143,7 +143,9 @@ class OutputPanel(QWidget):
         dark = self.palette().color(QPalette.Base).lightness() < 128
         self.highlighter = JsonHighlighter(self.json_view.document(), dark)
 
-        top = QHBoxLayout()
+        self.boxes_row = QWidget()  # the box convention: only for answers with boxes
+        top = QHBoxLayout(self.boxes_row)
+        top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel("boxes:"))
         top.addWidget(self.convention_combo)
         top.addWidget(self.detected_label, 1)
@@ -165,7 +167,7 @@ class OutputPanel(QWidget):
         self.splitter.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addLayout(top)
+        lay.addWidget(self.boxes_row)
         lay.addWidget(self.error_label)
         lay.addWidget(self.splitter, 1)
 
@@ -247,6 +249,7 @@ class OutputPanel(QWidget):
         self.convention_combo.setItemText(0, f"detected ({detected.value})" if detected else "detected")
         has_boxes = run is not None and (detected is not None or run.run["schema"] == AnswerSchema.CARDS.value)
         self.convention_combo.setEnabled(has_boxes)
+        self.boxes_row.setVisible(has_boxes)
         override = self.session.convention_override
         index = next((i for i, (_, c) in enumerate(CONVENTIONS) if c == override), 0)
         self.convention_combo.blockSignals(True)

@@ -6,7 +6,7 @@ it (for menus, tooltips) so the sheet never disagrees with the bindings.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -54,15 +54,82 @@ SHORTCUTS: list[tuple[str, str]] = [
 ]
 
 
+#: Keys of the card perspective only (the photo, its tools and transcription).
+CARD_KEYS = {
+    "Wheel, + / -",
+    "F",
+    "Ctrl+1",
+    "Space+drag, middle-drag",
+    "L",
+    "P",
+    "C",
+    "V, Esc",
+    "Delete",
+    "G / Shift+G",
+    "Double-click",
+    "T / Shift+T",
+}
+#: Keys that review findings (the perspectives with findings: cards, spans, case).
+FINDING_KEYS = {
+    "J / K",
+    "Shift+J",
+    "Y",
+    "N",
+    "R",
+    "Shift+Y / Shift+N",
+    "Ctrl+Shift+Y / Ctrl+Shift+N",
+    "1-6",
+    "A",
+}
+#: Each perspective's own rows: the codes its number keys pick, and its editing keys.
+OWN_KEYS: dict[str, list[tuple[str, str]]] = {
+    "spans": [
+        ("1-4", "reclassify as MISSED, FALSE_POSITIVE, TAXONOMY, GRANULARITY"),
+        ("A", "add a finding on the span at the cursor"),
+        ("L, Enter", "label the selected text: type a role, Enter (Shift+Enter: the last role)"),
+        ("Delete, Backspace", "delete the golden span at the cursor"),
+    ],
+    "case": [
+        ("1-2", "reclassify a check as ERROR, WARNING"),
+        ("A", "add a check the metrics missed"),
+    ],
+}
+
+
+def shortcuts_for(
+    perspective: str, rows: list[tuple[str, str]], card_only: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """The '?' sheet of one perspective ('cards', 'spans', 'case', 'judged
+    output', 'pairwise'; reviewer.core.workflows values): ``rows`` without
+    the keys of other workflows, ``card_only`` rows (the annotator switch)
+    for cards alone, and the perspective's own rows (OWN_KEYS)."""
+    if perspective == "cards":
+        return rows + card_only
+    findings = perspective in OWN_KEYS
+    kept = [
+        (keys, action)
+        for keys, action in rows
+        if keys not in CARD_KEYS and (findings and keys not in ("1-6", "A") or keys not in FINDING_KEYS)
+    ]
+    at = next((k for k, (keys, _) in enumerate(kept) if keys == "Ctrl+F, Esc"), len(kept))
+    return kept[:at] + OWN_KEYS.get(perspective, []) + kept[at:]
+
+
 class ShortcutsDialog(QDialog):
     """Non-modal table of SHORTCUTS (show() it, it stays open beside the work)."""
 
-    def __init__(self, parent: Optional[QWidget] = None, shortcuts: Optional[list[tuple[str, str]]] = None):
+    def __init__(
+        self,
+        parent: Optional[QWidget] = None,
+        shortcuts: Optional[list[tuple[str, str]]] = None,
+        source: Optional[Callable[[], list[tuple[str, str]]]] = None,
+    ):
         super().__init__(parent)
+        self.source = source  # the rows to list each time the sheet is shown (the perspective's keys)
         self.setWindowTitle("Keyboard shortcuts")
         self.setModal(False)
         rows = shortcuts if shortcuts is not None else SHORTCUTS
-        self.table = QTableWidget(len(rows), 2)
+        self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["keys", "action"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -71,22 +138,33 @@ class ShortcutsDialog(QDialog):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setShowGrid(False)
-        bold = self.font()
-        bold.setBold(True)
-        for row, (keys, action) in enumerate(rows):
-            key_item = QTableWidgetItem(keys)
-            key_item.setFont(bold)
-            self.table.setItem(row, 0, key_item)
-            self.table.setItem(row, 1, QTableWidgetItem(action))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.Stretch)
-        self.table.resizeRowsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.close)
         box = QVBoxLayout(self)
         box.addWidget(self.table, 1)
         box.addWidget(buttons)
+        self.set_rows(rows)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """List ``source()``'s rows (when given) as the sheet opens."""
+        if self.source is not None:
+            self.set_rows(self.source())
+        super().showEvent(event)
+
+    def set_rows(self, rows: list[tuple[str, str]]) -> None:
+        """Show ``rows`` ((keys, action) pairs) and size the sheet to them."""
+        bold = self.font()
+        bold.setBold(True)
+        self.table.setRowCount(len(rows))
+        for row, (keys, action) in enumerate(rows):
+            key_item = QTableWidgetItem(keys)
+            key_item.setFont(bold)
+            self.table.setItem(row, 0, key_item)
+            self.table.setItem(row, 1, QTableWidgetItem(action))
+        self.table.resizeRowsToContents()
         height = self.table.horizontalHeader().height() + sum(self.table.rowHeight(r) for r in range(len(rows)))
         keys_w = max((QFontMetrics(bold).horizontalAdvance(k) for k, _ in rows), default=100)
         action_w = max((self.table.fontMetrics().horizontalAdvance(a) for _, a in rows), default=200)
