@@ -189,8 +189,12 @@ class Perspectives:
     def restore_docks(self) -> None:
         """Put the shown perspective's docks up: its saved layout, else its
         defaults; docks of other workflows are hidden and left out of the
-        View menu."""
+        View menu. In adjudication mode every dock stays hidden."""
         w = self.window
+        if w.mode != "review":  # adjudication shows no dock: nothing of a judge before a label-first commit
+            for dock in w.docks.values():
+                dock.hide()
+            return
         p = self.perspective()
         own = self.docks_of(p)
         for key, dock in w.docks.items():

@@ -205,3 +205,18 @@ def test_the_key_sheet_lists_the_keys_of_the_shown_perspective(qtbot, tmp_path, 
     if sample == "failter":
         assert "Y" not in keys and "J / K" not in keys  # a judged output has no findings to walk
     assert "Ctrl+F, Esc" in keys and "?" in keys
+
+
+def test_adjudication_never_shows_a_dock_not_even_on_the_first_start(qtbot, tmp_path, config):
+    # a first start (no saved layout) in adjudication mode: the default layout comes after the window
+    # is laid out, and must not bring back docks that show judges' scores beside the label-first page
+    w = open_window(qtbot, make(tmp_path, "rubric"), size=(1600, 1000), wait_canvas=False, mode="adjudication")
+    assert w.mode == "adjudication"
+    qtbot.wait(100)
+    assert [k for k, d in w.docks.items() if d.isVisible()] == []
+    w.session.projectChanged.emit()  # a reload keeps them hidden too
+    w.session.set_item(w.session.items()[-1].item.id)
+    qtbot.wait(50)
+    assert [k for k, d in w.docks.items() if d.isVisible()] == []
+    w.set_mode("review")
+    assert "rubric_scores" in [k for k, d in w.docks.items() if d.isVisible()]

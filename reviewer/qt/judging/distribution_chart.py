@@ -57,7 +57,7 @@ def draw_distribution(
         bar_sets.append(exp)
     series.setLabelsVisible(True)
     series.setLabelsFormat("@value%")
-    series.setLabelsPrecision(2)  # '67%': short enough to stay over a narrow bar
+    series.setLabelsPrecision(3)  # "67%", "100%": three significant digits never turn 100 into 1e+02
     series.setLabelsPosition(QAbstractBarSeries.LabelsPosition.LabelsOutsideEnd)
     for bar_set in bar_sets:
         bar_set.setLabelColor(QColor("black"))
