@@ -6,7 +6,8 @@ import gave it; a project from before that record is migrated by what each
 item holds, with the same rule (``infer``). The rule, first match wins:
 
 1. a test case (query, context, expected behaviour): **case**;
-2. golden spans or span-labelling runs: **spans**;
+2. golden spans, span-labelling runs (a span snapshot's, a run of the
+   span-labeling prompt) or span findings: **spans**;
 3. single-output judge verdicts (Failter, rubric judges): **judged output**;
 4. pairwise verdicts (two outputs compared): **pairwise**;
 5. a photo: **cards**;

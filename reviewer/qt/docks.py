@@ -7,7 +7,7 @@ perspective shows the one(s) of its workflow."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 #: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
 DOCKS = {
@@ -26,6 +26,10 @@ DOCKS = {
 }
 
 
+#: The score docks (one per workflow), placed right of the runs.
+SCORE_DOCKS = ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores")
+
+
 def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDockWidget]:
     """A dock for each of ``panels`` ({key of DOCKS: widget}), added to
     ``window`` in its area; the score docks sit right of the runs."""
@@ -34,11 +38,18 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
         title, area = DOCKS[key]
         dock = QDockWidget(title, window)
         dock.setObjectName(title)
-        dock.setWidget(widget)
+        if key in SCORE_DOCKS:  # tables and charts scroll: a score panel never makes the window taller
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(widget)
+            dock.setWidget(scroll)
+        else:
+            dock.setWidget(widget)
         window.addDockWidget(area, dock)
         docks[key] = dock
     previous = docks.get("runs")
-    for key in ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores"):
+    for key in SCORE_DOCKS:
         if key in docks and previous is not None:
             window.splitDockWidget(docks["runs"], docks[key], Qt.Orientation.Horizontal)
     if "failter_scores" in docks and "rubric_scores" in docks:

@@ -21,7 +21,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
 from reviewer.core.workflows import Workflow
-from reviewer.storage.workflows import has_failter_verdicts, judged_kinds
+from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS
+from reviewer.qt.panels.legend import codes_for
+from reviewer.storage.workflows import has_failter_verdicts
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,21 @@ CARD_ACTIONS = (
     "accept_cards",
     "next_transcribe",
     "prev_transcribe",
+    *ANNOTATOR_ACTIONS,
+)
+#: Actions that walk and decide findings (the perspectives with findings: cards, spans, case).
+FINDING_ACTIONS = (
+    "next",
+    "previous",
+    "next_run",
+    "confirm",
+    "reject",
+    "reason",
+    "confirm_code",
+    "reject_code",
+    "confirm_run",
+    "reject_run",
+    "add",
 )
 #: Runs table columns of the card perspective only (reviewer.qt.panels.runs.COLUMNS).
 CARD_RUN_COLUMNS = (3, 4, 5, 6)
@@ -132,21 +149,23 @@ class Perspectives:
         self.window = window
         self.current: Optional[Perspective] = None
         self._key: Optional[str] = None  # where the shown layout is saved
+        self._own: tuple[str, ...] = ()  # the docks shown
 
     def perspective(self) -> Perspective:
         """The perspective shown (the card one before any)."""
         return self.current or PERSPECTIVES[Workflow.CARDS]
 
     def docks_of(self, p: Perspective) -> tuple[str, ...]:
-        """The docks ``p`` shows in this project: a judged output shows the
-        Failter table and the rubric distribution only where the project
-        has such verdicts (one of them when it has neither)."""
+        """The docks ``p`` shows for the current item: a judged output shows
+        the Failter table when its runs have Failter verdicts, else the
+        rubric distribution."""
         if p.workflow != Workflow.JUDGED:
             return p.docks
-        project = self.window.session.project
-        kinds = judged_kinds(project) if project is not None else set()
-        drop = {f"{k}_scores" for k in ("failter", "rubric") if k not in kinds} if kinds else {"failter_scores"}
-        return tuple(k for k in p.docks if k not in drop)
+        s = self.window.session
+        item = s.item()
+        failter = item is not None and item.id is not None and has_failter_verdicts(s.project, item.id)
+        drop = "rubric_scores" if failter else "failter_scores"
+        return tuple(k for k in p.docks if k != drop)
 
     def save(self) -> None:
         """Remember the shown perspective's dock layout (review mode only)."""
@@ -159,22 +178,10 @@ class Perspectives:
         changed. In adjudication mode only the centre and tools follow; the
         docks come back with review mode (``restore_docks``)."""
         target = PERSPECTIVES[workflow or Workflow.CARDS]
-        changed = target is not self.current or force
+        changed = force or target is not self.current or self.docks_of(target) != self._own
         if changed:
             self._switch(target)
-        if target.workflow == Workflow.JUDGED:
-            self._raise_judged_scores()
         return changed
-
-    def _raise_judged_scores(self) -> None:
-        """A Failter item brings the Failter table forward, a rubric-judged one the distribution."""
-        w = self.window
-        item = w.session.item()
-        if item is None or item.id is None or w.session.project is None:
-            return
-        key = "failter_scores" if has_failter_verdicts(w.session.project, item.id) else "rubric_scores"
-        if key in w.docks:
-            w.docks[key].raise_()
 
     def _switch(self, target: Perspective) -> None:
         self.save()
@@ -191,12 +198,12 @@ class Perspectives:
         defaults; docks of other workflows are hidden and left out of the
         View menu. In adjudication mode every dock stays hidden."""
         w = self.window
+        p = self.perspective()
+        own = self._own = self.docks_of(p)
         if w.mode != "review":  # adjudication shows no dock: nothing of a judge before a label-first commit
             for dock in w.docks.values():
                 dock.hide()
             return
-        p = self.perspective()
-        own = self.docks_of(p)
         for key, dock in w.docks.items():
             dock.toggleViewAction().setVisible(key in own)
             if key not in own:
@@ -221,11 +228,25 @@ class Perspectives:
                 w.resizeDocks(docks, sizes, orientation)
 
     def _tools(self, p: Perspective) -> None:
+        """Card tools only for cards; finding keys only where there are
+        findings, the number keys as many as the perspective's codes and
+        named by them (a hidden action's key does nothing)."""
         w = self.window
         for name in CARD_ACTIONS:
             action = w.actions_by_name.get(name)
             if action is not None:
                 action.setVisible(p.card_tools)
+        codes = codes_for(p.workflow, None)
+        for name in FINDING_ACTIONS:
+            action = w.actions_by_name.get(name)
+            if action is not None:
+                action.setVisible(bool(codes))
+        for n in range(1, 7):
+            action = w.actions_by_name.get(f"code_{n}")
+            if action is not None:
+                action.setVisible(n <= len(codes))
+                if n <= len(codes):
+                    action.setText(f"Reclassify as {codes[n - 1].value}")
         bar = w.findChild(QToolBar, "Annotators")
         if bar is not None:
             bar.setVisible(p.card_tools and w.mode == "review")

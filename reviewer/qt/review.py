@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QWid
 
 from reviewer.core.commands import AddFinding, Command, DecideFindings
 from reviewer.core.models import Status
-from reviewer.qt.panels.legend import codes_of_run
+from reviewer.qt.panels.legend import codes_for
 from reviewer.qt.session import Session
 
 
@@ -198,15 +198,23 @@ class ReviewController(QObject):
         """The RunLines of every run in item, prompt, model, repetition order,
         from the one after ``run_id`` (before it, ``delta`` -1) round to
         ``run_id`` itself (last, with ``include_self``); from the first run
-        when ``run_id`` is unknown. Lazy: a walk stops where it finds."""
+        when ``run_id`` is unknown; only runs of items in the shown item's
+        workflow. Lazy: a walk stops where it finds."""
         s = self.session
         ids, pos = s.run_order()
         n = len(ids)
         start = pos.get(run_id)
         first = (start + delta) % n if start is not None and n else (0 if delta > 0 else n - 1)
         count = n if start is None else (n if include_self else n - 1)
+        workflow = s.workflow()
+        same: dict[int, bool] = {}  # item id -> in the shown workflow (J never leaves the perspective)
         for k in range(count):
-            yield s.line(ids[(first + k * delta) % n])
+            line = s.line(ids[(first + k * delta) % n])
+            if workflow is not None and line.item_id not in same:
+                status = s.cache.status(line.item_id)
+                same[line.item_id] = status is None or status.workflow == workflow
+            if workflow is None or same[line.item_id]:
+                yield line
 
     def _advance(self, decided: list[int], finished: bool = True) -> None:
         """After a decision: select the next undecided finding of the run
@@ -361,7 +369,10 @@ class ReviewController(QObject):
     def reclassify(self, number: int) -> None:
         """1-6: reclassify the selected findings (or, after A, pick the code
         of the new finding)."""
-        order = codes_of_run(self.session.run())
+        order = codes_for(self.session.workflow(), self.session.run())
+        if not order:
+            self.session.message.emit("no findings here to reclassify")
+            return
         if number > len(order):
             self.session.message.emit(f"{len(order)} codes here: keys 1-{len(order)}")
             return
@@ -372,15 +383,19 @@ class ReviewController(QObject):
         self._decide(self._targets(), Status.CONFIRMED, final_code=code)
 
     def begin_add(self) -> None:
-        """A: add a finding the classifier missed; the next 1-6 picks its code."""
+        """A: add a finding the classifier missed; the next number key picks its code."""
         if self.session.run() is None:
             self.session.message.emit("select a run first")
+            return
+        codes = codes_for(self.session.workflow(), self.session.run())
+        if not codes:
+            self.session.message.emit("no findings here: a judged output is reviewed in the adjudication mode (F3)")
             return
         self.pending_add = True
         target = self._card_target()
         span = None if target else self.span_target()
         where = f"card '{target[1]}'" if target else f"span '{span[1]}'" if span else "the run"
-        self.session.message.emit(f"new finding on {where}: press 1-6 for its code, Esc to cancel")
+        self.session.message.emit(f"new finding on {where}: press 1-{len(codes)} for its code, Esc to cancel")
 
     def cancel(self) -> None:
         """Escape: leave add mode."""

@@ -13,15 +13,19 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from reviewer.core.models import Item
+from reviewer.core.models import Item, SpanCode
 from reviewer.core.workflows import Workflow, infer, parse
+from reviewer.storage.spans.spans import SPAN_PROMPT
 
 #: For each fact of core.workflows.infer, the items that have it (SQL over the project's tables).
 _FACTS = {
     "case": "SELECT item_id FROM cases",
     "spans": (
         "SELECT item_id FROM golden_spans UNION "
-        "SELECT r.item_id FROM span_snapshot_runs s JOIN runs r ON r.id = s.run_id"
+        "SELECT r.item_id FROM span_snapshot_runs s JOIN runs r ON r.id = s.run_id UNION "
+        f"SELECT r.item_id FROM runs r JOIN prompts p ON p.id = r.prompt_id WHERE p.name = '{SPAN_PROMPT}' UNION "
+        "SELECT r.item_id FROM findings f JOIN runs r ON r.id = f.run_id "
+        f"WHERE f.code IN ({', '.join(repr(c.value) for c in SpanCode)})"
     ),
     "judged": "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NULL",
     "pairwise": "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NOT NULL",
@@ -134,13 +138,3 @@ def has_failter_verdicts(project: Any, item_id: int) -> bool:
         ).fetchone()
         is not None
     )
-
-
-def judged_kinds(project: Any) -> set[str]:
-    """What the project's single-output verdicts are: 'failter' (rules-based
-    or ground-truth evaluations) and/or 'rubric' (rubric judges and people);
-    the judged-output perspective shows the score panel of each."""
-    kinds = set()
-    for (method,) in project.db.execute("SELECT DISTINCT method FROM verdicts WHERE other_run_id IS NULL").fetchall():
-        kinds.add("failter" if method in ("rules-based", "ground-truth") else "rubric")
-    return kinds

@@ -24,6 +24,7 @@ from PySide6.QtCore import QMargins, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from reviewer.core.judging.verdicts import Method
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
@@ -49,6 +50,8 @@ TIPS = [
 ]
 #: From this width (pixels) the chart stands beside the table, below it when narrower.
 WIDE = 1000
+#: Methods of Failter's judges, shown in the Failter table instead.
+FAILTER_METHODS = (Method.RULES, Method.GROUND_TRUTH)
 NOTHING = "no 1-5 rubric scores: import rubric judge verdicts (scores on the 1-5 scale)"
 
 
@@ -118,10 +121,12 @@ class RubricScoresPanel(QWidget):
             )
 
     def refresh(self) -> None:
-        """Compute the distributions from the session's verdicts and show them."""
+        """Compute the distributions from the session's rubric verdicts and show them
+        (a Failter experiment's rules-based and ground-truth judges have their own table)."""
         project = self.session.project
         configured = configured_expected(project) if project is not None else {}
-        self.distributions = score_distribution(self.session.judging.judge_verdicts()) if project is not None else []
+        rubric = [v for v in self.session.judging.judge_verdicts() if v.method not in FAILTER_METHODS]
+        self.distributions = score_distribution(rubric) if project is not None else []
         self.expected = [expected_for(d.dimension, configured) for d in self.distributions]
         warned = [inflation_warning(d, e) for d, e in zip(self.distributions, self.expected)]
         self.warnings = [w for w in warned if w]

@@ -52,6 +52,17 @@ def codes_of_run(run) -> tuple:
     return CODE_ORDER
 
 
+def codes_for(workflow, run) -> tuple:
+    """The code order of the shown perspective (reviewer.core.workflows
+    value or Workflow): T-P5 for cards, span codes for spans, ERROR /
+    WARNING for a case, none for a judged output or a pairwise subject (they
+    have no findings); by the run (``codes_of_run``) without a perspective."""
+    value = getattr(workflow, "value", workflow)
+    if value is None:
+        return codes_of_run(run)
+    return {"cards": CODE_ORDER, "spans": SPAN_CODE_ORDER, "case": CASE_CODE_ORDER}.get(value, ())
+
+
 _PIXMAPS: dict[tuple[Code, int, int], QPixmap] = {}
 
 
@@ -127,8 +138,9 @@ class LegendPanel(QWidget):
         self.follow()
 
     def follow(self) -> None:
-        """Show the codes of the session's current run (T-P5 or span)."""
-        shown = codes_of_run(self.session.run() if self.session is not None else None)
+        """Show the codes of the shown perspective (T-P5, span or case; none beside a judged output)."""
+        s = self.session
+        shown = codes_for(s.workflow(), s.run()) if s is not None else CODE_ORDER
         for order, table in self.tables.items():
             table.setVisible(order == shown)
 

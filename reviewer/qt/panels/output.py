@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.models import AnswerSchema, BoxConvention
+from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
 from reviewer.qt.spans.text import span_output_text
 from reviewer.qt.text import block, doc_pos, wrap_long_lines
@@ -149,10 +150,10 @@ class OutputPanel(QWidget):
         top.addWidget(QLabel("boxes:"))
         top.addWidget(self.convention_combo)
         top.addWidget(self.detected_label, 1)
-        raw_box, json_box = QWidget(), QWidget()
+        raw_box, self.json_box = QWidget(), QWidget()
         for box, caption, view in (
             (raw_box, "model output", self.raw_view),
-            (json_box, "extracted JSON", self.json_view),
+            (self.json_box, "extracted JSON", self.json_view),
         ):
             lay = QVBoxLayout(box)
             lay.setContentsMargins(0, 0, 0, 0)
@@ -161,7 +162,7 @@ class OutputPanel(QWidget):
             lay.addWidget(view, 1)
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(raw_box)
-        self.splitter.addWidget(json_box)
+        self.splitter.addWidget(self.json_box)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
@@ -196,6 +197,8 @@ class OutputPanel(QWidget):
             "free-text answer: no JSON expected" if free else "no JSON found in this answer" if run else ""
         )
         pretty = pretty_json(raw, facts.span if facts else None)
+        card = self.session.workflow() in (None, Workflow.CARDS)
+        self.json_box.setVisible(card or bool(pretty))  # no empty JSON pane beside a span answer or a text
         self.highlighter.enabled = len(pretty) <= HIGHLIGHT_CHARS
         self.json_view.setPlainText(wrap_long_lines(pretty)[0])
         self._mark(raw, facts, breaks)
