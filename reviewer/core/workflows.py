@@ -22,6 +22,10 @@ from __future__ import annotations
 from enum import Enum
 
 
+#: The prompt of span-labelling runs: its runs are span runs.
+SPAN_PROMPT = "span-labeling"
+
+
 class Workflow(str, Enum):
     """The five workflows (CONTEXT.md): the value is what the project stores."""
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from reviewer.core.models import Item, SpanCode
-from reviewer.core.workflows import Workflow, infer, parse
-from reviewer.storage.spans.spans import SPAN_PROMPT
+from reviewer.core.workflows import SPAN_PROMPT, Workflow, infer, parse
 
 #: For each fact of core.workflows.infer, the items that have it (SQL over the project's tables).
 _FACTS = {

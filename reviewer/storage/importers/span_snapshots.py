@@ -36,6 +36,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
+from reviewer.core.workflows import SPAN_PROMPT
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
@@ -46,7 +47,7 @@ from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
-PROMPT = "span-labeling"
+PROMPT = SPAN_PROMPT
 PROMPT_TEXT = (
     "Label the visual control points of a video prompt as spans: text, role "
     "(taxonomy category.attribute), confidence, start and end offsets."

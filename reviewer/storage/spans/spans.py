@@ -18,6 +18,7 @@ from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_loaded
 from reviewer.core.spans.report import snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
+from reviewer.core import workflows
 from reviewer.core.tables import markdown_rows, md_text
 from reviewer.storage import repo
 from reviewer.storage import safe_write
@@ -25,7 +26,7 @@ from reviewer.storage.db import Project, ProjectError, default_actor, inserted_i
 from reviewer.storage.sources import import_sources
 
 #: The prompt every span run belongs to (as the span-snapshot importer names it).
-SPAN_PROMPT = "span-labeling"
+SPAN_PROMPT = workflows.SPAN_PROMPT
 
 
 # -- snapshots --------------------------------------------------------------------
