@@ -1,0 +1,141 @@
+"""Items and prompts of a project (reviewer.storage.repo re-exports every
+name): adding and reading items, the per-item counts and texts the item
+list shows, adding and reading prompts; and the helpers the other repo_
+modules share (sha256_text, _rows). SQL parameters only; every writer runs
+inside ``Project.transaction`` and records an audit row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterable, Optional
+
+from reviewer.core.models import Item, Prompt
+from reviewer.core.text import natural_key
+from reviewer.storage.db import Project, inserted_id, now
+
+
+def sha256_text(text: str) -> str:
+    """Hex SHA-256 of ``text`` encoded as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    cur = project.db.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+# -- items -------------------------------------------------------------------
+def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tuple[int, bool]:
+    """Insert ``item`` by name, or return the existing one's id.
+    Returns (item id, created)."""
+    data = item.model_dump(exclude={"id"})
+    data["added_at"] = now()
+    with project.transaction():  # checked under the write lock: two imports cannot both add it
+        row = project.db.execute("SELECT id FROM items WHERE name = ?", [item.name]).fetchone()
+        if row:
+            return row[0], False
+        cur = project.db.execute(
+            "INSERT INTO items (name, kind, path, sha256, width, height, orientation, text, added_at, "
+            "image_note, workflow) VALUES (:name, :kind, :path, :sha256, :width, :height, :orientation, :text, "
+            ":added_at, :image_note, :workflow)",
+            data,
+        )
+        item_id = inserted_id(cur)
+        project.audit("insert", "items", item_id, None, data, actor)
+    return item_id, True
+
+
+def items(project: Project) -> list[Item]:
+    """All items, in natural order of their names."""
+    rows = _rows(
+        project,
+        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items",
+    )
+    return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
+
+
+def item_by_name(project: Project, name: str) -> Optional[Item]:
+    """The item called ``name``, or None."""
+    rows = _rows(
+        project,
+        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items WHERE name = ?",
+        [name],
+    )
+    return Item(**rows[0]) if rows else None
+
+
+def card_counts(project: Project) -> dict[int, int]:
+    """{item id: number of ground-truth cards} of items that have any."""
+    return dict(
+        project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' GROUP BY item_id").fetchall()
+    )
+
+
+def transcribe_counts(project: Project) -> dict[int, int]:
+    """{item id: number of ground-truth cards with no text yet (cards to
+    transcribe)} of items that have any."""
+    return dict(
+        project.db.execute(
+            "SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' GROUP BY item_id"
+        ).fetchall()
+    )
+
+
+def run_item_names(project: Project) -> dict[int, str]:
+    """{run id: its item's name} of every run (one query)."""
+    return dict(project.db.execute("SELECT r.id, i.name FROM runs r JOIN items i ON i.id = r.item_id").fetchall())
+
+
+def card_texts(project: Project) -> dict[int, list[str]]:
+    """{item id: its ground-truth card texts} of items that have cards (one query; for search)."""
+    out: dict[int, list[str]] = {}
+    for item_id, text in project.db.execute(
+        "SELECT item_id, text FROM cards WHERE annotator = '' ORDER BY item_id, position, id"
+    ):
+        out.setdefault(item_id, []).append(text)
+    return out
+
+
+# -- prompts -----------------------------------------------------------------------
+def upsert_prompt(
+    project: Project, prompt: Prompt, override: bool = False, actor: Optional[str] = None
+) -> tuple[int, bool]:
+    """Insert ``prompt`` by name; an existing prompt keeps its schema unless
+    ``override`` (then its schema and box convention are replaced).
+    Returns (prompt id, created)."""
+    conv = prompt.box_convention.value if prompt.box_convention else None
+    with project.transaction():
+        row = project.db.execute(
+            "SELECT id, schema, box_convention FROM prompts WHERE name = ?", [prompt.name]
+        ).fetchone()
+        if row:
+            if override and (row[1], row[2]) != (prompt.schema_.value, conv):
+                project.db.execute(
+                    "UPDATE prompts SET schema = ?, box_convention = ?, schema_source = 'override' WHERE id = ?",
+                    [prompt.schema_.value, conv, row[0]],
+                )
+                project.audit(
+                    "update",
+                    "prompts",
+                    row[0],
+                    {"schema": row[1], "box_convention": row[2]},
+                    {"schema": prompt.schema_.value, "box_convention": conv},
+                    actor,
+                )
+            return row[0], False
+        cur = project.db.execute(
+            "INSERT INTO prompts (name, text, schema, box_convention, schema_source) VALUES (?, ?, ?, ?, ?)",
+            [prompt.name, prompt.text, prompt.schema_.value, conv, "override" if override else "auto"],
+        )
+        project.audit("insert", "prompts", inserted_id(cur), None, prompt.model_dump(mode="json", by_alias=True), actor)
+        return inserted_id(cur), True
+
+
+def prompts(project: Project) -> list[Prompt]:
+    """All prompts, by name."""
+    return [
+        Prompt(id=r["id"], name=r["name"], text=r["text"], schema=r["schema"], box_convention=r["box_convention"])
+        for r in _rows(project, "SELECT id, name, text, schema, box_convention FROM prompts ORDER BY name")
+    ]
