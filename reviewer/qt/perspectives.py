@@ -105,25 +105,26 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
         (["runs", "scores"], [700, 900], Qt.Orientation.Horizontal),
     ],
     Workflow.SPANS: [
-        (["items"], [260], Qt.Orientation.Horizontal),
+        (["items"], [320], Qt.Orientation.Horizontal),
         (["findings"], [520], Qt.Orientation.Horizontal),
         (["findings", "output"], [420, 240], Qt.Orientation.Vertical),
         (["runs"], [230], Qt.Orientation.Vertical),
         (["runs", "span_scores"], [600, 1000], Qt.Orientation.Horizontal),
     ],
     Workflow.CASE: [
-        (["items"], [240], Qt.Orientation.Horizontal),
+        (["items"], [300], Qt.Orientation.Horizontal),
         (["findings"], [420], Qt.Orientation.Horizontal),
         (["runs"], [200], Qt.Orientation.Vertical),
         (["runs", "case_scores"], [600, 1000], Qt.Orientation.Horizontal),
     ],
     Workflow.JUDGED: [
-        (["items"], [260], Qt.Orientation.Horizontal),
+        (["items"], [320], Qt.Orientation.Horizontal),
         (["runs"], [230], Qt.Orientation.Vertical),
         (["runs", "failter_scores"], [500, 1100], Qt.Orientation.Horizontal),
+        (["runs", "rubric_scores"], [500, 1100], Qt.Orientation.Horizontal),
     ],
     Workflow.PAIRWISE: [
-        (["items"], [260], Qt.Orientation.Horizontal),
+        (["items"], [320], Qt.Orientation.Horizontal),
         (["runs"], [230], Qt.Orientation.Vertical),
         (["runs", "pairwise_scores"], [600, 1000], Qt.Orientation.Horizontal),
     ],
@@ -222,8 +223,9 @@ class Perspectives:
 
     def _defaults(self, p: Perspective) -> None:
         w = self.window
+        own = self.docks_of(p)
         for keys, sizes, orientation in DEFAULT_SIZES.get(p.workflow, []):
-            docks = [w.docks[k] for k in keys if k in w.docks and k in p.docks]
+            docks = [w.docks[k] for k in keys if k in w.docks and k in own]
             if len(docks) == len(keys):
                 w.resizeDocks(docks, sizes, orientation)
 
