@@ -173,3 +173,32 @@ def test_run_order_is_sorted_once_and_again_only_when_runs_are_added(big, qtbot,
     new = next(i for i in ids2 if i not in pos)
     assert big.line(new).model == "a-first-model"
     assert [big.line(i).item for i in ids2] == sorted(big.line(i).item for i in ids2)
+
+
+def test_pooled_rows_stay_equal_to_storage_over_decisions_in_every_item_and_undo(qtbot, big):
+    """The '*' T-P1 rows are kept run by run (pooled sums); after decisions
+    on runs of both items, a reclassification and undo they still equal a
+    computation from scratch."""
+    s = big
+
+    def same() -> None:
+        qtbot.wait(10)
+        assert [r for _, r in s.score_rows()] == verdicts(s.project, reviewed=True)
+        assert [a for a, _ in s.score_rows()] == verdicts(s.project)
+
+    for st in s.items():
+        s.set_item(st.item.id)
+        for run in s.runs():
+            proposed = [f.id for f in run.findings if f.status == Status.PROPOSED]
+            if proposed:
+                assert s.execute(DecideFindings(proposed[:1], Status.REJECTED, "tester"))
+                same()
+    run = next(r for r in s.runs() if r.findings)
+    from reviewer.core.models import Code
+
+    assert s.execute(DecideFindings([run.findings[-1].id], Status.CONFIRMED, "tester", final_code=Code.HALLUC))
+    same()
+    s.undo()
+    same()
+    s.undo()
+    same()

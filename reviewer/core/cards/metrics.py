@@ -117,22 +117,54 @@ def verdict_of(
     return TP1Verdict.AMBIGUOUS, reasons
 
 
+class Pool:
+    """The sums T-P1 pools over runs (all integers, so a run can be taken out
+    exactly as it was put in): ``runs``, and over scored runs the cards
+    visible and correct, the cards visible and in the right pile of runs with
+    a spatial accuracy, the runs with a hallucination; the runs with valid
+    JSON over all runs."""
+
+    __slots__ = ("runs", "visible", "correct", "spatial_visible", "right_pile", "halluc_runs", "json_runs")
+
+    def __init__(self, runs: Iterable[Any] = ()):
+        self.runs = self.visible = self.correct = self.spatial_visible = 0
+        self.right_pile = self.halluc_runs = self.json_runs = 0
+        for r in runs:
+            self.add(r)
+
+    def add(self, r: Any, sign: int = 1) -> None:
+        """Pool one run's metrics (RunMetrics or any object with its fields);
+        ``sign`` -1 takes them out again."""
+        self.runs += sign
+        if r.json_valid:
+            self.json_runs += sign
+        if not r.scored:
+            return
+        self.visible += sign * r.cards_visible
+        self.correct += sign * r.cards_correct
+        if r.hallucinations:
+            self.halluc_runs += sign
+        if r.spatial_accuracy is not None:
+            self.spatial_visible += sign * r.cards_visible
+            self.right_pile += sign * (r.cards_in_right_pile or 0)
+
+
 def prompt_verdict(
     prompt: str, item: str, runs: Iterable[RunMetrics], config: ScoringConfig, model: str = "*"
 ) -> PromptVerdict:
     """T-P1 verdict of one prompt over ``runs`` (pooled: summed correct over
     summed visible). Unscored runs (free-text prompt, no ground truth) are left
     out of the accuracies but counted for valid JSON when parsed."""
-    runs = list(runs)
-    scored = [r for r in runs if r.scored]
-    visible = sum(r.cards_visible for r in scored)
-    correct = sum(r.cards_correct for r in scored)
+    return pooled_verdict(prompt, item, Pool(runs), config, model)
+
+
+def pooled_verdict(prompt: str, item: str, pool: Pool, config: ScoringConfig, model: str = "*") -> PromptVerdict:
+    """``prompt_verdict`` from the runs' Pool (a window keeps the pool of
+    every prompt and model and updates it run by run)."""
+    visible, correct, halluc_runs, json_runs = pool.visible, pool.correct, pool.halluc_runs, pool.json_runs
     text = correct / visible if visible else None
-    spatial_runs = [r for r in scored if r.spatial_accuracy is not None]
-    spatial_visible = sum(r.cards_visible for r in spatial_runs)
-    spatial = sum(r.cards_in_right_pile or 0 for r in spatial_runs) / spatial_visible if spatial_visible else None
-    halluc_runs = sum(1 for r in scored if r.hallucinations)
-    json_runs = sum(1 for r in runs if r.json_valid)
+    spatial = pool.right_pile / pool.spatial_visible if pool.spatial_visible else None
+    runs = range(pool.runs)  # only its length counts below
     verdict, reasons = verdict_of(text, halluc_runs, config)
     spatial_ok = None if spatial is None else spatial >= config.pass_spatial_accuracy - 1e-9
     needed = config.json_runs_needed

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts
+from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict, prompt_verdicts
 from reviewer.core.models import AnswerSchema, GroundTruth, Item, PromptVerdict
 from reviewer.core.workflows import Workflow
 from reviewer.storage import repo, workflows
@@ -107,6 +107,7 @@ class RunCache:
         self._items: list[Item] = []
         self._items_by_id: dict[int, Item] = {}
         self._gt: dict[int, GroundTruth] = {}
+        self._item_ids: dict[str, int] = {}
         self._clear()
         self._counts: dict[int, overview.ReviewCounts] = {}
         self._statuses: list[ItemStatus] = []
@@ -122,6 +123,8 @@ class RunCache:
         self._score_rows: Optional[list[Row]] = None
         self._score_index: dict[tuple, int] = {}
         self._dirty_keys: set[tuple] = set()
+        #: (prompt, model) -> (automatic, reviewed) Pool of its '*' T-P1 row, kept run by run (``_set_line``)
+        self._pools: dict[tuple[str, str], tuple[Pool, Pool]] = {}
         self.changed_runs = self.changed_items = None
 
     # -- opening ----------------------------------------------------------------------------
@@ -132,6 +135,7 @@ class RunCache:
         self.project = project
         self._items = repo.items(project) if project else []  # items change only by import
         self._items_by_id = {i.id: i for i in self._items}
+        self._item_ids = {i.name: i.id for i in self._items if i.id is not None}
         self._gt.clear()
         self._clear()
         if project is None:
@@ -181,6 +185,7 @@ class RunCache:
         for x in merged.values():
             by_group.setdefault((x.prompt, x.model), []).append(x.id)
         self._lines, self._by_group, self._complete, self._order = merged, by_group, True, None
+        self._pools = {}  # pooled again from the new lines when first needed
         self._score_rows = rows
         self._score_index = {a.key(): k for k, (a, _) in enumerate(rows)}
 
@@ -233,7 +238,7 @@ class RunCache:
                 self._runs[r.run["id"]] = r
                 if r.run["id"] not in self._lines:
                     self._order = None
-                self._lines[r.run["id"]] = overview.run_line(r)
+                self._set_line(r.run["id"], overview.run_line(r))
         self._by_item[item_id] = [r.run["id"] for r in runs]
 
     def runs(self, item_id: Optional[int]) -> list[ScoredRun]:
@@ -298,10 +303,21 @@ class RunCache:
                 if self._complete:
                     self._by_group.setdefault((r.run["prompt"], r.run["model"]), []).append(rid)
             self._runs[rid] = r
-            self._lines[rid] = overview.run_line(r)
+            self._set_line(rid, overview.run_line(r))
             ids.add(rid)
         self.touched(ids)
         return ids
+
+    def _set_line(self, rid: int, line: overview.RunLine) -> None:
+        """Keep ``line`` as run ``rid``'s, moving it in the pooled '*' T-P1
+        sums of its prompt and model (when they are kept)."""
+        old = self._lines.get(rid)
+        self._lines[rid] = line
+        for x, sign in ((old, -1), (line, 1)):
+            pools = self._pools.get((x.prompt, x.model)) if x is not None else None
+            if pools is not None and x is not None:
+                pools[0].add(x.auto, sign)
+                pools[1].add(x.reviewed, sign)
 
     def waiting_runs(self, ops: list) -> set[int]:
         """Cached runs the decisions of the waiting ``ops`` touch, and those
@@ -377,6 +393,15 @@ class RunCache:
         all items), or None until the summary is in."""
         return self._score_rows
 
+    def _item_lines(self, prompt: str, model: str, item: str) -> list[overview.RunLine]:
+        """The RunLines of ``item``'s runs of ``prompt`` by ``model``: from the
+        item's cached runs, else from every run of the prompt and model."""
+        item_id = self._item_ids.get(item)
+        if item_id is not None and item_id in self._by_item:
+            lines = (self._lines.get(i) for i in self._by_item[item_id])
+            return [x for x in lines if x is not None and x.prompt == prompt and x.model == model]
+        return [self._lines[i] for i in self._by_group.get((prompt, model), []) if self._lines[i].item == item]
+
     def rescore(self) -> Optional[list[int]]:
         """Compute the queued (prompt, model, item) rows again from the cache
         (once the summary is in); returns the indexes of the rows changed
@@ -385,15 +410,27 @@ class RunCache:
         if not self._complete or not self._dirty_keys or self._score_rows is None:
             return []
         keys, self._dirty_keys = self._dirty_keys, set()
-        groups = {(p, m): [self._lines[i] for i in self._by_group.get((p, m), [])] for p, m, _ in keys}
         config = repo.current_config(self.project)
         changed, new = [], False
         for prompt, model, item in keys:
-            lines = [x for x in groups.get((prompt, model), []) if item == "*" or x.item == item]
-            if not lines:
-                continue
-            auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
-            reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
+            if item == "*":  # the pooled sums, kept run by run: no walk over every run of the prompt
+                pools = self._pools.get((prompt, model))
+                if pools is None:
+                    lines = [self._lines[i] for i in self._by_group.get((prompt, model), [])]
+                    pools = self._pools[(prompt, model)] = (
+                        Pool(x.auto for x in lines),
+                        Pool(x.reviewed for x in lines),
+                    )
+                if not pools[0].runs:
+                    continue
+                auto = pooled_verdict(prompt, item, pools[0], config, model)
+                reviewed = pooled_verdict(prompt, item, pools[1], config, model)
+            else:
+                lines = self._item_lines(prompt, model, item)
+                if not lines:
+                    continue
+                auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
+                reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
             row = self._score_index.get(auto.key())
             if row is None:
                 new = True
