@@ -25,20 +25,27 @@ from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, annotator_actions
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.shortcuts import close_sheets
 
-#: Actions of card review only (disabled in adjudication mode).
-REVIEW_ONLY = (
+#: Actions of the card perspective only: drawing, zoom, labels, transcription, annotators (reviewer.qt.perspectives).
+CARD_ACTIONS = (
     "delete",
     "next_pile",
     "prev_pile",
     "select",
     "pile",
     "card",
-    "escape",
     "fit",
     "zoom_in",
     "zoom_out",
     "actual",
     "labels",
+    "use_boxes",
+    "accept_cards",
+    "next_transcribe",
+    "prev_transcribe",
+    *ANNOTATOR_ACTIONS,
+)
+#: Actions that walk and decide findings (the perspectives with findings: cards, spans, case).
+FINDING_ACTIONS = (
     "next",
     "previous",
     "next_run",
@@ -50,13 +57,9 @@ REVIEW_ONLY = (
     "confirm_run",
     "reject_run",
     "add",
-    "use_boxes",
-    "accept_cards",
-    "next_transcribe",
-    "prev_transcribe",
-    *(f"code_{n}" for n in range(1, 7)),
-    *ANNOTATOR_ACTIONS,
 )
+#: Actions of the review mode only (disabled in adjudication mode).
+REVIEW_ONLY = (*CARD_ACTIONS, *FINDING_ACTIONS, "escape", *(f"code_{n}" for n in range(1, 7)))
 #: Actions that change the project (disabled when it is read-only).
 EDITS = (
     "import",

@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolBar
 
 from reviewer.core.workflows import Workflow
-from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS
+from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
 from reviewer.storage.workflows import has_failter_verdicts
 
@@ -59,39 +59,6 @@ PERSPECTIVES: dict[Workflow, Perspective] = {
     Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "pairwise_scores")),
 }
 
-#: Actions of the card perspective only (drawing, zoom, labels, annotators, transcription).
-CARD_ACTIONS = (
-    "delete",
-    "next_pile",
-    "prev_pile",
-    "select",
-    "pile",
-    "card",
-    "fit",
-    "zoom_in",
-    "zoom_out",
-    "actual",
-    "labels",
-    "use_boxes",
-    "accept_cards",
-    "next_transcribe",
-    "prev_transcribe",
-    *ANNOTATOR_ACTIONS,
-)
-#: Actions that walk and decide findings (the perspectives with findings: cards, spans, case).
-FINDING_ACTIONS = (
-    "next",
-    "previous",
-    "next_run",
-    "confirm",
-    "reject",
-    "reason",
-    "confirm_code",
-    "reject_code",
-    "confirm_run",
-    "reject_run",
-    "add",
-)
 #: Runs table columns of the card perspective only (reviewer.qt.panels.runs.COLUMNS).
 CARD_RUN_COLUMNS = (3, 4, 5, 6)
 
