@@ -109,8 +109,9 @@ class JudgedView(QWidget):
         s = self.session
         item, run = s.item(), s.run()
         text = (item.text or "") if item is not None else ""
-        self.title.setText(line(first_words(text, item.name, words=16, chars=140)) if item else "")
-        self.title.setToolTip((plain_tooltip(f"id: {item.name}") or "") if item else "")
+        # the first words name the item; the id beside them tells apart items that begin alike (PandaLM's)
+        self.title.setText(line(f"{first_words(text, item.name, words=16, chars=140)} · {item.name}") if item else "")
+        self.title.setToolTip((plain_tooltip(f"id: {item.name}\n\n{text}") or "") if item else "")
         self.input_text.setPlainText(wrap_long_lines(text)[0])
         output = run.run["output"] if run is not None else ""
         self.output_label.setText(
