@@ -7,7 +7,7 @@ review counts (one aggregate query, reviewer.storage.cards.overview.review_count
 an item's scored runs are read when it is first shown (``ensure_item``: by
 the runs' item index). What needs every run (the T-P1 verdicts of the scores
 panel, the search over run texts, the next run needing review across items)
-comes from the *summary* (``read_summary``): a RunLine of every scored run (a few
+comes from the *summary* (reviewer.qt.session.rows.read_summary): a RunLine of every scored run (a few
 hundred bytes: who made it, its stored metrics, its findings and search
 text; the whole ScoredRun, about 35 KB, stays cached only for the items
 shown) and both verdict sets. The Session computes it at once for small
@@ -18,19 +18,19 @@ An edit replaces only the runs it touched (``put_runs``): their items'
 counts are recounted from the cache, and the T-P1 rows of their (prompt,
 model, item) and (prompt, model, '*') are queued; ``rescore`` computes them
 again (cheap: one prompt's runs of one model, ~1 ms for 2,000 runs) and
-returns which rows changed. ``changed_runs`` / ``changed_items`` name what
+returns which rows changed; the '*' rows from pooled sums kept run by run
+(core.cards.metrics.Pool), never a walk over every run. ``changed_runs`` / ``changed_items`` name what
 the last change touched (None: anything), so views update those rows only.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict, prompt_verdicts
-from reviewer.core.models import AnswerSchema, GroundTruth, Item, PromptVerdict
+from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict
+from reviewer.core.models import AnswerSchema, GroundTruth, Item
 from reviewer.core.workflows import Workflow
 from reviewer.storage import repo, workflows
 from reviewer.storage.cards import overview
@@ -38,11 +38,7 @@ from reviewer.storage.db import ProjectError
 from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
-
-#: Runs read per slice by ``read_summary``, which pauses between slices so the GUI thread gets the GIL.
-SLICE = 250
-
-Row = tuple  # (automatic PromptVerdict, reviewed PromptVerdict or None)
+from reviewer.qt.session.rows import Row, rows_of
 
 
 @dataclass
@@ -63,35 +59,6 @@ class ItemStatus:
     references: int = 0
     #: people's verdicts on its runs (a gold label, annotators)
     human_verdicts: int = 0
-
-
-def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list[Row]:
-    by_key = {v.key(): v for v in reviewed}
-    return [(v, by_key.get(v.key())) for v in auto]
-
-
-def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
-    """(a RunLine of every scored run in run_rows order, T-P1 rows) of
-    ``project``; read in slices of SLICE runs with ``pause`` seconds between
-    them; None when ``cancelled()`` turns true."""
-    ids = repo.run_ids(project)
-    lines: list[overview.RunLine] = []
-    for start in range(0, len(ids), SLICE):
-        if cancelled():
-            return None
-        lines += overview.run_lines(project, ids[start : start + SLICE])
-        if pause:
-            time.sleep(pause)
-    return lines, _rows_of(lines, repo.current_config(project))
-
-
-def _rows_of(lines: Iterable, config) -> list[Row]:
-    """The T-P1 rows (automatic, reviewed) of RunLines; free text left out."""
-    rows = [(x.prompt, x.item, x.auto, x.reviewed, x.model) for x in lines if x.schema != AnswerSchema.FREE.value]
-    return _pair_rows(
-        prompt_verdicts([(p, i, a, m) for p, i, a, _, m in rows], config),
-        prompt_verdicts([(p, i, v, m) for p, i, _, v, m in rows], config),
-    )
 
 
 class RunCache:
@@ -438,7 +405,7 @@ class RunCache:
             self._score_rows[row] = (auto, reviewed)
             changed.append(row)
         if new:
-            self._score_rows = _rows_of(self._lines.values(), repo.current_config(self.project))
+            self._score_rows = rows_of(self._lines.values(), repo.current_config(self.project))
             self._score_index = {a.key(): k for k, (a, _) in enumerate(self._score_rows)}
             return None
         return sorted(changed)

@@ -44,7 +44,8 @@ from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
 from reviewer.qt.session.editor import SETTLE_S, Editor
-from reviewer.qt.session.runs import ItemStatus, RunCache, Row, read_summary
+from reviewer.qt.session.rows import Row, read_summary
+from reviewer.qt.session.runs import ItemStatus, RunCache
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400

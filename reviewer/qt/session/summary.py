@@ -1,6 +1,6 @@
 """The summary of a big project, computed off the GUI thread.
 
-``Summariser`` runs reviewer.qt.session.runs.read_summary on a QThreadPool
+``Summariser`` runs reviewer.qt.session.rows.read_summary on a QThreadPool
 thread through its own read connection (reviewer.storage.cards.overview.reader),
 START_DELAY_MS after it is asked to (so the first photo is shown first), and
 emits ``done`` on the GUI thread with the result (None when it failed). A
@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
-from reviewer.qt.session.runs import read_summary
+from reviewer.qt.session.rows import read_summary
 
 #: Projects with at most this many runs are summarised at once, on the GUI thread.
 SYNC_RUNS = 500
