@@ -50,15 +50,14 @@ from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog, shortcuts_for
 from reviewer.qt.panels.unplaced import UnplacedPanel
-from reviewer.qt.review import ReasonBar, ReviewController
+from reviewer.qt.reason_bar import ReasonBar
+from reviewer.qt.recent import RecentProjects
+from reviewer.qt.review import ReviewController
 from reviewer.qt import file_dialogs, layout
 from reviewer.qt.runner.controller import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.spans.pane import SpanPane
 from reviewer.qt.text import line
-
-MAX_RECENT = 8
-#: The window's size on the first start (smaller screens: what fits).
 
 
 class MainWindow(QMainWindow):
@@ -150,7 +149,7 @@ class MainWindow(QMainWindow):
         self.actions_by_name = build_actions(self)
         file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
         self.recent_menu = file_menu.addMenu("Open &recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.recent_projects = RecentProjects(self.settings, self.recent_menu, self.open_path)
         view_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&View")
         view_menu.addSeparator()
         for dock in self.docks.values():
@@ -316,7 +315,7 @@ class MainWindow(QMainWindow):
         if why:
             self.session.set_tool("select")
         if p:
-            self._remember(p.path)
+            self.recent_projects.remember(p.path)
 
     def open_dialog(self) -> None:
         """Ctrl+O: choose a project file to open (or create)."""
@@ -354,25 +353,6 @@ class MainWindow(QMainWindow):
             self.import_path(path)
         else:
             self.session.open(path)
-
-    def _remember(self, path: Path) -> None:
-        full = str(Path(path).resolve())
-        recent = [p for p in self.recent() if p != full]
-        self.settings.setValue("recent", [full] + recent[: MAX_RECENT - 1])
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent():
-            self.recent_menu.addAction(path).triggered.connect(lambda _=False, p=path: self.open_path(Path(p)))
-        if not self.recent():
-            self.recent_menu.addAction("(none yet)").setEnabled(False)
-
-    def recent(self) -> list[str]:
-        """Recently opened project files (absolute paths), newest first."""
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):  # an INI file gives one entry back as a string
-            value = [value]
-        return [str(v) for v in (value or [])]
 
     # -- drag and drop --------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt name)

@@ -179,7 +179,7 @@ def test_layout_and_reviewer_name_are_remembered(qtbot, window, tmp_path, monkey
     w2 = build(tmp_path / "p.db", ask_name=False)
     qtbot.addWidget(w2)
     assert w2.session.reviewer == "ann from the dialog"
-    assert str(tmp_path / "p.db") in w2.recent()
+    assert str(tmp_path / "p.db") in w2.recent_projects.paths()
     assert w2.docks["findings"].isHidden() and not w2.docks["runs"].isHidden()
     w2.canvas.loader.wait()
 
@@ -188,7 +188,7 @@ def test_recent_menu_drop_and_sample_start(qtbot, window, tmp_path, monkeypatch)
     from PySide6.QtCore import QMimeData, QPoint, QUrl
     from PySide6.QtGui import QDropEvent
 
-    window._fill_recent()
+    window.recent_projects.fill()
     assert [a.text() for a in window.recent_menu.actions()] == [str(tmp_path / "p.db")]
     # dropping a folder imports it into the open project
     folder = tmp_path / "more"
