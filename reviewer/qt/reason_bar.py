@@ -18,8 +18,8 @@ class _ReasonEdit(QLineEdit):
 
     def event(self, event) -> bool:
         """Leave Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y to the window's actions."""
-        if event.type() == QEvent.ShortcutOverride and (
-            event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo)
+        if event.type() == QEvent.Type.ShortcutOverride and (
+            event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo)
         ):
             event.ignore()
             return False
@@ -38,9 +38,9 @@ class ReasonBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         self.label = QLabel()
-        self.label.setTextFormat(Qt.PlainText)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.edit = _ReasonEdit()
-        self.edit.setFocusPolicy(Qt.ClickFocus)  # never reached by Tab or by accident
+        self.edit.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # never reached by Tab or by accident
         layout.addWidget(self.label)
         layout.addWidget(self.edit, 1)
         self.edit.returnPressed.connect(self._commit)
@@ -86,7 +86,7 @@ class ReasonBar(QWidget):
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Escape closes the bar without committing (focus goes back); other keys as in QWidget."""
-        if event.key() == Qt.Key_Escape:
+        if event.key() == Qt.Key.Key_Escape:
             self.close_bar()
             return
         super().keyPressEvent(event)

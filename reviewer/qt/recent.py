@@ -26,7 +26,7 @@ class RecentProjects:
         value = self.settings.value("recent", [])
         if isinstance(value, str):  # an INI file gives one entry back as a string
             value = [value]
-        return [str(v) for v in (value or [])]
+        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
     def remember(self, path: Path) -> None:
         """Put ``path`` first in the list (at most MAX_RECENT entries)."""
