@@ -21,8 +21,11 @@ _SOURCE_TREE = Path(__file__).resolve().parents[2] / "resources"
 
 
 @lru_cache(maxsize=64)
+@lru_cache(maxsize=64)
 def load(folder: str, name: str) -> str:
-    """The text of template ``judges/<folder>/<name>`` (UTF-8). Raises
+    """The text of template ``judges/<folder>/<name>`` (UTF-8), read once per
+    process (shipped templates do not change while it runs; a judge run asks
+    for them, and for their rubric version, once per request). Raises
     FileNotFoundError when there is none."""
     try:
         path = resources.files("reviewer.resources").joinpath("judges", folder, name)
