@@ -160,33 +160,6 @@ class AddPile(Command[Store]):
         return Effect(items={self.item_id})
 
 
-class EditPile(Command[Store]):
-    """Change a pile's label and/or region."""
-
-    def __init__(self, pile_id: int, label: Optional[str] = None, region: Optional[list] = None):
-        self.pile_id, self.label, self.region = pile_id, label, region
-        self.before: Optional[Pile] = None
-        self.item_id = -1
-        self.text = "edit pile"
-
-    def do(self, store: Store) -> Effect:
-        """Record the pile, then write the new label/region (None keeps the old one); Effect
-        with its item. KeyError when the pile is gone."""
-        self.item_id, self.before = store.get_pile(self.pile_id)
-        store.update_pile(
-            self.pile_id,
-            self.label if self.label is not None else self.before.label,
-            self.region if self.region is not None else self.before.region,
-        )
-        return Effect(items={self.item_id})
-
-    def undo(self, store: Store) -> Effect:
-        """Write the recorded label and region back; Effect with the pile's item."""
-        assert self.before is not None  # recorded by do()
-        store.update_pile(self.pile_id, self.before.label, self.before.region)
-        return Effect(items={self.item_id})
-
-
 class AddCard(Command[Store]):
     """Add a ground-truth card (text, pile label, optional box in pixels)."""
 

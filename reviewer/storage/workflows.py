@@ -6,7 +6,7 @@ every import and migration 0023 calls it once for projects from before the
 record. An item keeps the workflow it was recorded with: a span snapshot's
 verdicts imported later do not move a span item to judged output. An item
 with no workflow yet (imported by a bare importer call) is inferred when
-read (``workflow_of``).
+read (``item_workflows``).
 """
 
 from __future__ import annotations
@@ -59,35 +59,6 @@ def record_workflows(project: Any) -> int:
     reviewer.storage.db.Project); returns how many items were recorded."""
     with project.transaction():
         return record_missing(project.db)
-
-
-def workflow_of(project: Any, item: Item) -> Workflow:
-    """The workflow of ``item``: the recorded one, else inferred from what
-    it holds now (an item imported by a bare importer call, or a value a
-    newer reviewer wrote)."""
-    recorded = parse(item.workflow)
-    if recorded is not None:
-        return recorded
-    if item.id is None:
-        return Workflow.CARDS if item.kind == "photo" else Workflow.JUDGED
-    return _facts(project.db, "WHERE id = ?", [item.id]).get(
-        item.id, Workflow.CARDS if item.kind == "photo" else Workflow.JUDGED
-    )
-
-
-def workflow_counts(project: Any) -> dict[Workflow, int]:
-    """{workflow: number of items} of the project (recorded or inferred)."""
-    counts: dict[Workflow, int] = {}
-    inferred = _facts(project.db, "WHERE workflow IS NULL")
-    for value, n in project.db.execute(
-        "SELECT workflow, count(*) FROM items WHERE workflow IS NOT NULL GROUP BY workflow"
-    ).fetchall():
-        w = parse(value)
-        if w is not None:
-            counts[w] = counts.get(w, 0) + n
-    for w in inferred.values():
-        counts[w] = counts.get(w, 0) + 1
-    return counts
 
 
 def item_workflows(project: Any, items: list[Item]) -> dict[int, Workflow]:

@@ -15,7 +15,6 @@ from reviewer.qt.perspectives import CARD_ACTIONS, CARD_RUN_COLUMNS, PERSPECTIVE
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.workflows import workflow_counts
 from tests.conftest import ROOT, SAMPLES
 from tests.helpers.window import open_window
 
@@ -32,6 +31,11 @@ SAMPLE_WORKFLOWS = {
 }
 #: Widgets of the card workflow that no other perspective may show.
 CARD_ONLY_DOCKS = {"unplaced", "scores"}
+
+
+def workflow_counts(p) -> dict:
+    """{workflow: number of items} as recorded in the project."""
+    return dict(p.db.execute("SELECT workflow, count(*) FROM items GROUP BY workflow").fetchall())
 
 
 def make(tmp_path, sample: str):

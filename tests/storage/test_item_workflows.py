@@ -10,7 +10,6 @@ from reviewer.cli.demo_samples import import_text_sample
 from reviewer.core.workflows import Workflow
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
-from reviewer.storage.workflows import workflow_counts
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -21,6 +20,11 @@ def _as_before_the_record(db: Path) -> None:
     con.execute("DELETE FROM _sqlite_migrations WHERE name = '0023_item_workflows'")
     con.commit()
     con.close()
+
+
+def workflow_counts(p) -> dict:
+    """{workflow: number of items} as recorded in the project."""
+    return dict(p.db.execute("SELECT workflow, count(*) FROM items GROUP BY workflow").fetchall())
 
 
 def test_an_older_project_gets_each_items_workflow_from_what_it_holds(tmp_path):

@@ -45,7 +45,6 @@ __all__ = [
     "card_groups",
     "card_words",
     "content_groups",
-    "missing_words",
     "pair_cards",
     "raw_to_upright",
     "read_anywhere",
@@ -411,17 +410,6 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
             j -= how
             i -= 1
     return out
-
-
-def missing_words(
-    table: WordTable,
-    tokens: Sequence[str],
-    words: Sequence[str],
-    config: ScoringConfig,
-    evidence: Optional[Evidence] = None,
-) -> list[str]:
-    """§4: the card words that are not there (``word_presence``'s first part)."""
-    return word_presence(table, tokens, words, config, evidence)[0]
 
 
 def word_presence(

@@ -68,7 +68,6 @@ __all__ = [
     "alignments",
     "hash_split",
     "is_pass",
-    "parse_threshold",
     "people_values",
 ]
 
@@ -94,18 +93,6 @@ def hash_split(subject: str, seed: int = 0, shares: Sequence[float] = DEFAULT_SH
     if u < shares[0]:
         return SPLITS[0]
     return SPLITS[1] if u < shares[0] + shares[1] else SPLITS[2]
-
-
-def parse_threshold(text: str, scale: Scale) -> float:
-    """A pass threshold as typed: a grade letter ('B') or points on A-F, a
-    number on 1-5 and 0-100. Raises ValueError when it is not on the scale
-    or the scale has no threshold (pass/fail, winner)."""
-    if scale not in PASS_THRESHOLD:
-        raise ValueError(f"a {scale.value} dimension takes no pass threshold")
-    value = normalise(text, scale)
-    if not isinstance(value, float):
-        raise ValueError(f"pass threshold {text!r} is not on the {scale.value} scale")
-    return value
 
 
 def is_pass(value: Value, scale: Scale, threshold: Optional[float] = None) -> Optional[bool]:

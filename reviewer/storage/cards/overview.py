@@ -15,9 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.cards.scoring import RunFacts
-from reviewer.core.models import AnswerSchema, ModelCard, PromptVerdict, ScoringConfig
+from reviewer.core.models import ModelCard
 from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
@@ -254,25 +253,10 @@ def reader(project: Project) -> tuple[Project, bool]:
     return Project(project.path, _connect(str(project.path)), read_only="reader"), True
 
 
-def group_verdicts(runs: Iterable[ScoredRun], config: ScoringConfig, reviewed: bool) -> list[PromptVerdict]:
-    """T-P1 verdicts of ``runs`` (all of one or more (prompt, model) groups),
-    per item and '*' per group, as reviewer.core.cards.metrics.prompt_verdicts
-    gives them; free-text prompts left out."""
-    return prompt_verdicts(
-        [
-            (r.run["prompt"], r.run["item"], r.reviewed if reviewed else r.auto, r.run["model"])
-            for r in runs
-            if r.run["schema"] != AnswerSchema.FREE.value
-        ],
-        config,
-    )
-
-
 __all__ = [
     "ReviewCounts",
     "RunLine",
     "counts_of_lines",
-    "group_verdicts",
     "item_runs",
     "reader",
     "review_counts",

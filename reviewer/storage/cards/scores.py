@@ -31,7 +31,6 @@ from reviewer.core.models import (
     CaseCode,
     Finding,
     ModelCard,
-    Prompt,
     PromptVerdict,
     ScoringConfig,
     Source,
@@ -551,8 +550,3 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> CardS
         reviewed=prompt_verdicts(reviewed_rows, config),
         code_counts=[(prompt, counts.get(prompt, {})) for prompt in prompts],
     )
-
-
-def prompt_of(project: Project, name: str) -> Optional[Prompt]:
-    """The prompt called ``name``, or None."""
-    return next((p for p in repo.prompts(project) if p.name == name), None)

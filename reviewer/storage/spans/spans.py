@@ -257,13 +257,6 @@ class GoldenSpanStore:
             raise KeyError(span_id)
         return row[6], _golden(row)
 
-    def golden_text_sha(self, span_id: int) -> str:
-        """The sha256 of the labelled text ``span_id`` was drawn on; KeyError when absent."""
-        row = self.project.db.execute("SELECT text_sha256 FROM golden_spans WHERE id = ?", [span_id]).fetchone()
-        if row is None:
-            raise KeyError(span_id)
-        return row[0]
-
     def update_golden_span(self, span_id: int, span: g.GoldenSpan) -> None:
         """Write start, end, role and text of ``span`` to ``span_id``; KeyError when absent."""
         _, before = self.get_golden_span(span_id)
