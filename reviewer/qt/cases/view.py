@@ -101,9 +101,10 @@ class CaseView(QWidget):
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.title)
         box.addWidget(self.splitter, 1)
+        self._stale = True
+        # an item switch ends in runChanged (Session.set_item): itemChanged would read it all twice
         for signal in (
             session.projectChanged,
-            session.itemChanged,
             session.runChanged,
             session.findingsChanged,
             session.findingSelectionChanged,
@@ -159,8 +160,10 @@ class CaseView(QWidget):
         self._place()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Lay the parts out once shown (see _place)."""
+        """Lay the parts out once shown (see _place), and read what changed while hidden."""
         super().showEvent(event)
+        if self._stale:
+            self.refresh()
         self._place()
 
     # -- content ---------------------------------------------------------------------------
@@ -170,7 +173,12 @@ class CaseView(QWidget):
         return s.project is not None and s.item_id is not None and case_of_item(s.project, s.item_id) is not None
 
     def refresh(self) -> None:
-        """Show the session's current item and run (read from the project)."""
+        """Show the session's current item and run (read from the project);
+        while hidden (another perspective's item) only note that it must."""
+        if not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         s = self.session
         project = s.project
         case = case_of_item(project, s.item_id) if project is not None and s.item_id is not None else None

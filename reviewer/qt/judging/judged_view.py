@@ -94,8 +94,7 @@ class JudgedView(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.title)
         column.addWidget(self.splitter, 1)
-        session.itemChanged.connect(self.refresh)
-        session.runChanged.connect(self.refresh)
+        session.runChanged.connect(self.refresh)  # an item switch ends in runChanged (Session.set_item)
         session.projectChanged.connect(self.refresh)
 
     def applies(self) -> bool:

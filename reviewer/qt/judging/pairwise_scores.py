@@ -157,7 +157,7 @@ class PairwiseScoresPanel(QWidget):
         self.live = LiveRefresh(
             self,
             self.refresh,
-            (session.projectChanged, session.disputesChanged, session.adjudicationsChanged, session.findingsChanged),
+            (session.projectChanged, session.disputesChanged, session.adjudicationsChanged),
         )
 
     def refresh(self) -> None:

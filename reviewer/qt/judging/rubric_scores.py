@@ -106,7 +106,7 @@ class RubricScoresPanel(QWidget):
         self.live = LiveRefresh(
             self,
             self.refresh,
-            (session.projectChanged, session.disputesChanged, session.adjudicationsChanged, session.findingsChanged),
+            (session.projectChanged, session.disputesChanged),  # verdicts change only on open, import and judging,
         )
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt name)
