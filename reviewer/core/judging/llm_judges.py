@@ -42,30 +42,20 @@ ISSUES_LIMIT = 10
 
 # -- shared ----------------------------------------------------------------------
 def last_json_object(text: str) -> Optional[dict]:
-    """The last (outermost) JSON object in ``text`` that parses, else the
-    span from the first '{' to the last '}' (as the plan's
-    ``/\\{[\\s\\S]*\\}/``) when that parses; None otherwise."""
+    """The last (outermost) JSON object in ``text`` that parses
+    (replies.last_object), else the span from the first '{' to the last '}'
+    (as the plan's ``/\\{[\\s\\S]*\\}/``) when that parses; None otherwise (a
+    nesting bomb included)."""
     if not isinstance(text, str):
         return None
-    decoder = json.JSONDecoder()
-    found = None
-    i = text.find("{")
-    while i != -1:
-        try:
-            value, end = decoder.raw_decode(text, i)
-        except ValueError:
-            i = text.find("{", i + 1)
-            continue
-        if isinstance(value, dict):
-            found = value
-        i = text.find("{", end)
+    found = replies.last_object(text)
     if found is not None:
         return found
     first, last = text.find("{"), text.rfind("}")
     if first != -1 and last > first:
         try:
             value = json.loads(text[first : last + 1])
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
     return None

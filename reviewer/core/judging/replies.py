@@ -89,14 +89,20 @@ def _yaml(text: str) -> Any:
         return None
 
 
-def _json_object(text: str) -> Optional[dict]:
+def last_object(text: str) -> Optional[dict]:
+    """The last (outermost) JSON object in ``text`` that parses, or None; the
+    scan stops at a nesting bomb (RecursionError: what follows it reads as
+    nothing, in one pass). The one scanner of judge replies
+    (llm_judges.last_json_object adds its fallback)."""
     decoder = json.JSONDecoder()
     found = None
     i = text.find("{")
     while i != -1:
         try:
             value, end = decoder.raw_decode(text, i)
-        except (ValueError, RecursionError):
+        except RecursionError:  # nested past the interpreter's limit: every '{' after it would be too, one by one
+            break
+        except ValueError:
             i = text.find("{", i + 1)
             continue
         if isinstance(value, dict):
@@ -126,13 +132,13 @@ def reply_fields(text: Any) -> dict[str, Any]:
         return {}
     fences = _FENCE.findall(text)
     for _, body in reversed(fences):
-        found = _mapping(_yaml(body)) or _mapping(_json_object(body))
+        found = _mapping(_yaml(body)) or _mapping(last_object(body))
         if found and any(k in PLAIN_KEYS for k in found):
             return found
     found = _mapping(_yaml(text))
     if found and any(k in PLAIN_KEYS for k in found):
         return found
-    found = _mapping(_json_object(text))
+    found = _mapping(last_object(text))
     if found:
         return found
     unfenced = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
