@@ -6,7 +6,9 @@ upright image pixels. Nothing is painted over the photo but the overlay
 (the run's details are in the findings panel); selecting a finding pans
 (and zooms out when needed) so its card or box is in view. Given an
 annotator view (``set_annotators``, reviewer.qt.cards.annotators) it draws whose
-ground truth that view shows and pans to its highlighted difference."""
+ground truth that view shows and pans to its highlighted difference. Zoom
+and pan are in navigation.py, the mouse, wheel and key handling in
+events.py."""
 
 from __future__ import annotations
 
@@ -16,12 +18,12 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
 
-from reviewer.core.commands import DeleteCards
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
 from reviewer.qt.canvas.labels import ModelLabels
 from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost
+from reviewer.qt.canvas.events import CanvasEvents
 from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
 from reviewer.qt.text import cell, line, paper
@@ -47,8 +49,8 @@ class CanvasView(Navigation, QGraphicsView):
         self._size: Optional[tuple[float, float]] = None
         self._model: Optional[Overlay] = None
         self.annotators = None  # the annotator view (set_annotators); None: the consensus only
-        self._fitted, self._pressed, self._space = True, False, False
-        self._pan: Optional[QPointF] = None
+        self._fitted = True
+        self._events = CanvasEvents(self)  # mouse, wheel and keys
         self._editors = EditorHost(self)
         self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
         scene = QGraphicsScene(self)
@@ -271,101 +273,39 @@ class CanvasView(Navigation, QGraphicsView):
         self._message.setPos(self.image_rect().topLeft() + QPointF(self.px(12), self.px(12)))
         self.zoomChanged.emit(self.zoom())
 
-    # -- events --------------------------------------------------------------------------------
+    # -- events (handled by events.CanvasEvents) -------------------------------------------------
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Zoom about the mouse (1.0015 per wheel unit, about 1.2x a notch) instead of scrolling."""
-        delta = event.angleDelta().y() or event.pixelDelta().y()
-        if delta:
-            self.zoom_by(1.0015**delta, event.position())
-        event.accept()
+        """Zoom about the mouse instead of scrolling (CanvasEvents.wheel)."""
+        self._events.wheel(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """+/= and -/_ zoom, F fits, 1 is actual size, Space held pans, Delete/Backspace deletes the
-        selected cards, Enter finishes and Escape cancels the tool's operation (an idle Escape is
-        ignored, for the window); other keys go to QGraphicsView."""
-        key, mods = event.key(), event.modifiers() & ~Qt.KeypadModifier
-        plain = mods in (Qt.NoModifier, Qt.ShiftModifier)
-        if key in (Qt.Key_Plus, Qt.Key_Equal) and plain:
-            self.zoom_by(1.25)
-        elif key in (Qt.Key_Minus, Qt.Key_Underscore) and plain:
-            self.zoom_by(0.8)
-        elif key == Qt.Key_F and mods == Qt.NoModifier:
-            self.fit()
-        elif key == Qt.Key_1 and mods == Qt.NoModifier:
-            self.actual_size()
-        elif key == Qt.Key_Space and mods == Qt.NoModifier:
-            if not event.isAutoRepeat():
-                self._space = True
-                self.viewport().setCursor(Qt.OpenHandCursor)
-        elif key in (Qt.Key_Delete, Qt.Key_Backspace) and self.session.selected_cards:
-            live = {c.id for c in self.session.ground_truth().cards}
-            ids = [i for i in self.session.selected_cards if i in live]
-            if ids and self.session.execute(DeleteCards(ids)):
-                self.session.select_cards([])
-        elif key in (Qt.Key_Return, Qt.Key_Enter) and self.tool().finish():
-            pass
-        elif key == Qt.Key_Escape:
-            if not self.tool().cancel():
-                event.ignore()  # the main window's Escape (back to select)
-            return
-        else:
-            return super().keyPressEvent(event)
-        event.accept()
+        """Zoom, fit, pan, delete the selected cards, finish or cancel the tool's operation
+        (CanvasEvents.key_press); other keys go to QGraphicsView."""
+        if not self._events.key_press(event):
+            super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Releasing Space (not auto-repeat) ends pan mode; other keys go to QGraphicsView."""
-        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
-            self._space = False
-            self.viewport().unsetCursor()
-            event.accept()
-            return
-        super().keyReleaseEvent(event)
+        """Releasing Space ends pan mode (CanvasEvents.key_release); other keys go to QGraphicsView."""
+        if not self._events.key_release(event):
+            super().keyReleaseEvent(event)
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Take the focus; the middle button (or left with Space held) starts panning, the left
-        button goes to the tool's ``press`` in scene pixels; QGraphicsView never sees it."""
-        self.setFocus(Qt.MouseFocusReason)
-        button = event.button()
-        if button == Qt.MiddleButton or (button == Qt.LeftButton and self._space):
-            self._pan = event.position()
-            self.viewport().setCursor(Qt.ClosedHandCursor)
-        elif button == Qt.LeftButton:
-            p = self._to_scene(event.position())
-            self._pressed = True
-            self.tool().press(p.x(), p.y(), event.modifiers())
-        event.accept()
+        """Start panning or give the press to the tool (CanvasEvents.mouse_press); QGraphicsView
+        never sees it."""
+        self._events.mouse_press(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Pan while panning, else feed the tool's ``move`` while the left button is down, else
-        set the tool's cursor for the point and tag the model box under it (not while Space is held)."""
-        if self._pan is not None:
-            self._scroll(event.position() - self._pan)
-            self._pan = event.position()
-            return
-        p = self._to_scene(event.position())
-        if self._pressed:
-            self.tool().move(p.x(), p.y())
-        elif not self._space:
-            self.viewport().setCursor(self.tool().cursor_at(p.x(), p.y()))
-            self.labels.hover(self._model, p.x(), p.y())
+        """Pan, drag with the tool, or set the cursor and tag the model box under the mouse
+        (CanvasEvents.mouse_move)."""
+        self._events.mouse_move(event)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """End panning, or give a pressed left button's release to the tool's ``release``."""
-        if self._pan is not None and event.button() in (Qt.MiddleButton, Qt.LeftButton):
-            self._pan = None
-            self.viewport().setCursor(Qt.OpenHandCursor if self._space else Qt.ArrowCursor)
-        elif event.button() == Qt.LeftButton and self._pressed:
-            self._pressed = False
-            p = self._to_scene(event.position())
-            self.tool().release(p.x(), p.y())
-        event.accept()
+        """End panning or the tool's drag (CanvasEvents.mouse_release)."""
+        self._events.mouse_release(event)
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Give a left double-click (not while Space is held) to the tool's ``double_click``."""
-        if event.button() == Qt.LeftButton and not self._space:
-            p = self._to_scene(event.position())
-            self.tool().double_click(p.x(), p.y())
-        event.accept()
+        """Give a left double-click to the tool (CanvasEvents.mouse_double_click)."""
+        self._events.mouse_double_click(event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Resize as usual, refit the photo if it was fitted, and move the inline editor along."""
@@ -400,7 +340,7 @@ class CanvasView(Navigation, QGraphicsView):
         self._editors.close()
         for tool in self._tools.values():
             tool.reset()
-        self._pressed = False
+        self._events.pressed = False
 
     def _tool_changed(self, _name: str) -> None:
         self._cancel_tool()
