@@ -49,7 +49,8 @@ def shown(value: Any, limit: int = 80) -> str:
     return text[:head] + "..." + text[len(text) - (limit - 3 - head) :]
 
 
-def _resolved(path: Path) -> Optional[Path]:
+def followed(path: Path) -> Optional[Path]:
+    """``path`` with symlinks followed, or None when it cannot be (a symlink loop, a NUL byte)."""
     try:
         return Path(path).resolve()
     except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL byte
@@ -61,13 +62,13 @@ def source_root(source: Path) -> Path:
     it is a folder, else the folder holding it; symlinks followed."""
     source = Path(source)
     folder = source if source.is_dir() else source.parent
-    return _resolved(folder) or folder.absolute()
+    return followed(folder) or folder.absolute()
 
 
 def inside(root: Path, path: Path) -> bool:
     """True when ``path``, after following symlinks, is ``root`` or lies
     under it (``root`` as :func:`source_root` gives it: resolved)."""
-    resolved = _resolved(path)
+    resolved = followed(path)
     return resolved is not None and (resolved == root or root in resolved.parents)
 
 
@@ -207,8 +208,8 @@ def within(out: Path, name: str) -> Path:
     following symlinks); Refused otherwise (an export writes only inside
     its OUT)."""
     target = Path(out) / name
-    root = _resolved(Path(out))
-    resolved = _resolved(target)
+    root = followed(Path(out))
+    resolved = followed(target)
     if root is None or resolved is None or resolved.parent != root:
         raise Refused(f"'{shown(name)}' would be written outside {out}")
     return target

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from reviewer.storage.confine import followed, inside
 from reviewer.storage.db import ProjectError, open_here
 from reviewer.storage.recognise import look, sidecars
 
@@ -143,13 +144,6 @@ PNG_FORMAT = magic_format("PNG image", b"\x89PNG\r\n\x1a\n")
 SVG_FORMAT = magic_format("SVG image", b"<?xml", b"<svg", b"<!DOCTYPE svg")
 
 
-def inside(target: Path, source: Path) -> bool:
-    """True when ``target`` is ``source`` or lies under the folder ``source``
-    (both resolved)."""
-    t, s = Path(target).resolve(), Path(source).resolve()
-    return t == s or s in t.parents
-
-
 def check_target(
     target: os.PathLike | str, fmt: FileFormat, *, sources: Iterable[os.PathLike | str] = (), force: bool = False
 ) -> Path:
@@ -164,7 +158,8 @@ def check_target(
         raise TargetRefused(f"{shown} is the project itself (open here); choose another file")
     if not force:
         for source in sources:
-            if inside(target, Path(source)):
+            root = followed(Path(source))
+            if root is not None and inside(root, target):
                 raise TargetRefused(f"{shown} is inside {source}, which the project was imported from{how}")
     if not target.exists():
         return target
