@@ -79,7 +79,8 @@ def _meta(project: Project, key: str) -> object:
         return None
 
 
-def _thresholds(project: Project) -> dict[str, float]:
+def pass_thresholds(project: Project) -> dict[str, float]:
+    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``)."""
     data = _meta(project, "alignment.pass_threshold")
     out = {}
     if isinstance(data, dict):
@@ -89,11 +90,6 @@ def _thresholds(project: Project) -> dict[str, float]:
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 out[str(dim)] = float(value)
     return out
-
-
-def pass_thresholds(project: Project) -> dict[str, float]:
-    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``)."""
-    return _thresholds(project)
 
 
 class Validation:
@@ -156,7 +152,7 @@ def project_alignments(
     items = alignments(
         vs,
         adjudications,
-        thresholds=_thresholds(project),
+        thresholds=pass_thresholds(project),
         split_of=split_of,
         n_resamples=n_resamples,
         seed=seed,
@@ -235,7 +231,9 @@ def _with_ci(x: Optional[float], iv) -> str:
     return "-" if x is None else f"{_f(x)} {_ci(iv)}"
 
 
-def _split_rows(a: Alignment) -> list[list[str]]:
+def split_rows(a: Alignment) -> list[list[str]]:
+    """Cells of SPLIT_HEADER per split of ``a``, as the terminal and the
+    report show them (the window's alignment view too)."""
     return [
         [
             f.split,
@@ -272,7 +270,10 @@ def _title(a: Alignment) -> str:
     return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
 
 
-def _corrected_line(c: Optional[CorrectedRate]) -> str:
+def corrected_line(c: Optional[CorrectedRate]) -> str:
+    """The corrected pass rate's line, as the terminal and the report show
+    it: observed and corrected rate with its interval, or why it is
+    undefined."""
     if c is None:
         return "corrected pass rate: none (pairwise winners have no pass)"
     head = (
@@ -303,7 +304,7 @@ def alignment_text(v: Validation) -> str:
         f = a.splits[0]
         out += [_title(a)] + ([v.stale_line(a)] if v.stale_line(a) else [])
         out += [
-            text_table(SPLIT_HEADER, _split_rows(a)),
+            text_table(SPLIT_HEADER, split_rows(a)),
             "",
             text_table(*_confusion(f)),
             "",
@@ -311,7 +312,7 @@ def alignment_text(v: Validation) -> str:
         ]
         if f.dangerous:
             out += ["dangerous: " + ", ".join(f"{d.subject} (judge {d.judge}, people {d.people})" for d in f.dangerous)]
-        out += [_corrected_line(c), ""]
+        out += [corrected_line(c), ""]
     return "\n".join(out)
 
 
@@ -332,7 +333,7 @@ def alignment_markdown(v: Validation) -> str:
         out += ["", f"**{md_text(_title(a))}**"] + (["", md_text(v.stale_line(a))] if v.stale_line(a) else [])
         out += [
             "",
-            markdown_table(SPLIT_HEADER, _split_rows(a)),
+            markdown_table(SPLIT_HEADER, split_rows(a)),
             "",
             markdown_table(*_confusion(f)),
             "",
@@ -344,18 +345,5 @@ def alignment_markdown(v: Validation) -> str:
                 "Dangerous: "
                 + md_text(", ".join(f"{d.subject} (judge {d.judge}, people {d.people})" for d in f.dangerous)),
             ]
-        out += ["", md_text(_corrected_line(c))]
+        out += ["", md_text(corrected_line(c))]
     return "\n".join(out) + "\n"
-
-
-def split_rows(a: Alignment) -> list[list[str]]:
-    """Cells of SPLIT_HEADER per split of ``a``, as the terminal and the
-    report show them (the window's alignment view too)."""
-    return _split_rows(a)
-
-
-def corrected_line(c: Optional[CorrectedRate]) -> str:
-    """The corrected pass rate's line, as the terminal and the report show
-    it: observed and corrected rate with its interval, or why it is
-    undefined."""
-    return _corrected_line(c)
