@@ -4,12 +4,12 @@ project in the demo folder, with one summary line per workflow."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from reviewer.storage import repo
 from reviewer.storage.db import ProjectError, open_project
-from reviewer.storage.cases.report import case_report_json
+from reviewer.core.cases.report import seed_reports
+from reviewer.storage.cases.cases import case_results, project_metrics
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans import spans as span_store
@@ -47,9 +47,9 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
             for group, f1 in sorted(span_store.f1_by_group(project).items()):
                 parts.append(f"relaxed span F1 {f1['relaxed']['all'].f1:.3f} ({group})")
         if workflow == "cases":
-            for r in json.loads(case_report_json(project)):  # runId: reviewer-<model>-auto
-                model = str(r.get("runId", "")).removeprefix("reviewer-").removesuffix("-auto")
-                parts.append(f"passed {r.get('passedCases')}/{r.get('totalCases')} cases ({model})")
+            metrics = project_metrics(project)
+            for r in seed_reports(case_results(project, metrics), metrics, "auto"):
+                parts.append(f"passed {r.passedCases}/{r.totalCases} cases ({r.modelInfo.modelId})")
     finally:
         project.close()
     return f"{workflow}: {db.name}: " + ", ".join(parts)
