@@ -19,6 +19,8 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from reviewer.core.text import display_name, shown
 
@@ -158,3 +160,19 @@ def break_at_spaces(text: str, limit: int = LONG_LINE) -> tuple[str, bool]:
         last = b + 1
     parts.append(text[last:])
     return "\n".join(parts), whole
+
+
+def plain_label(text: str = "", bold: bool = False, wrap: bool = True, selectable: bool = False) -> QLabel:
+    """A QLabel that shows ``text`` literally (Qt.TextFormat.PlainText: never
+    rich text): word-wrapped unless ``wrap`` is False, ``bold`` for a
+    heading, ``selectable`` by the mouse for text a reviewer may copy."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label

@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QFontDatabase, QPalette
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QTableWidget, QVBoxLayout, QWidget
 
 from reviewer.core.cases.scoring import case_score, counted_metrics
+from reviewer.qt.text import plain_label
 from reviewer.qt.cases.answer import FIRED_ERROR, FIRED_WARNING, CaseAnswer
 from reviewer.qt.cases.rows import CHECK_COLUMNS, SCORE_COLUMNS, check_rows, score_rows
 from reviewer.qt.cases.tables import fill, rows_height, table_widget
@@ -42,16 +43,8 @@ NARROW_MIN_PX = 44
 SIDE_BY_SIDE_PX = 620
 
 
-def _plain(text: str = "", wrap: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
 def _heading(text: str) -> QLabel:
-    label = _plain(text, wrap=False)
+    label = plain_label(text, wrap=False, selectable=True)
     font = label.font()
     font.setBold(True)
     label.setFont(font)
@@ -70,7 +63,7 @@ class CaseView(QWidget):
         self._user_sized = False  # the user moved the splitter between the texts and the tables
         self.title = _heading("no test case")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.query = _plain()
+        self.query = plain_label(selectable=True)
         self.expected = QPlainTextEdit()
         self.expected.setReadOnly(True)
         self.expected.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QProgressBar,
     QSplitter,
     QTableWidget,
@@ -34,23 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.judging.alignment import Figures
+from reviewer.qt.text import plain_label
 from reviewer.qt.judging.calibration import heat
 from reviewer.storage.judging.validation import SPLIT_HEADER, Validation, corrected_line, split_rows
 
 DANGER_COLUMNS = ("subject", "split", "judge", "people")
 CLASS_COLUMNS = ("class", "precision", "recall", "F1", "people")
-
-
-def plain(text: str = "", bold: bool = False) -> QLabel:
-    """A plain-text, word-wrapped label (bold: a heading)."""
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
 
 
 def table(columns: tuple[str, ...] | list[str]) -> QTableWidget:
@@ -119,23 +107,23 @@ class AlignmentView(QWidget):
         self.combo, self.split_combo = QComboBox(), QComboBox()
         self.combo.currentIndexChanged.connect(self._show)
         self.split_combo.currentIndexChanged.connect(self._show_split)
-        self.title = plain()
+        self.title = plain_label()
         self.splits = table(SPLIT_HEADER)
         self.matrix = QTableWidget()
         self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.classes = table(CLASS_COLUMNS)
-        self.corrected = plain()
-        self.budget_line = plain()
+        self.corrected = plain_label()
+        self.budget_line = plain_label()
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m labels")
         self.progress.setMinimumWidth(240)
         self.danger = DangerList()
         self.danger.chosen.connect(self._choose)
-        self.danger_note = plain()
+        self.danger_note = plain_label()
         head = QHBoxLayout()
-        head.addWidget(plain("Judge / dimension", bold=True))
+        head.addWidget(plain_label("Judge / dimension", bold=True))
         head.addWidget(self.combo, 1)
-        head.addWidget(plain("Split"))
+        head.addWidget(plain_label("Split"))
         head.addWidget(self.split_combo)
         mid = QSplitter(Qt.Orientation.Horizontal)
         for caption, widget in (
@@ -145,14 +133,14 @@ class AlignmentView(QWidget):
             box = QWidget()
             lay = QVBoxLayout(box)
             lay.setContentsMargins(0, 0, 0, 0)
-            lay.addWidget(plain(caption, bold=True))
+            lay.addWidget(plain_label(caption, bold=True))
             lay.addWidget(widget, 1)
             mid.addWidget(box)
         danger_box = QWidget()
         dlay = QVBoxLayout(danger_box)
         dlay.setContentsMargins(0, 0, 0, 0)
         dlay.addWidget(
-            plain("Dangerous cells (judge passes, people fail) — Shift+D; Enter opens the subject", bold=True)
+            plain_label("Dangerous cells (judge passes, people fail) — Shift+D; Enter opens the subject", bold=True)
         )
         dlay.addWidget(self.danger, 1)
         dlay.addWidget(self.danger_note)

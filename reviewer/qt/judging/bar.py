@@ -9,9 +9,10 @@ from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIntValidator
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from reviewer.core.judging.verdicts import Scale
+from reviewer.qt.text import plain_label
 
 #: What the value keys do per scale (shown in the bar).
 SCALE_KEYS = {
@@ -25,13 +26,6 @@ COMMON_KEYS = (
     "Enter: accept the framed judge · ←/→ [ ]: judge · Tab: dimension · R: rationale · "
     "J/K: next/previous dispute · Ctrl+Z: undo"
 )
-
-
-def _plain(text: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
-    label.setWordWrap(True)
-    return label
 
 
 class _Edit(QLineEdit):
@@ -57,17 +51,17 @@ class DecisionBar(QWidget):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
-        self.status = _plain()
+        self.status = plain_label()
         font = self.status.font()
         font.setBold(True)
         self.status.setFont(font)
-        self.keys = _plain()
-        self.pending = _plain()
+        self.keys = plain_label()
+        self.pending = plain_label()
         self.pending.hide()
-        self.rationale_label = _plain("Rationale:")
+        self.rationale_label = plain_label("Rationale:")
         self.rationale = _Edit()
         self.rationale.setPlaceholderText("why (Enter saves, Esc closes)")
-        self.value_label = _plain("Value 0-100:")
+        self.value_label = plain_label("Value 0-100:")
         self.value = _Edit()
         self.value.setValidator(QIntValidator(0, 100, self.value))
         self.value.setMaximumWidth(90)

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QSplitter,
     QTableView,
@@ -45,6 +44,7 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
+from reviewer.qt.text import plain_label
 from reviewer.qt.judging.common import JUDGE_COLOUR, show_value
 from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
 from reviewer.qt.panels import plain_tooltip
@@ -55,17 +55,6 @@ from reviewer.storage.db import ProjectError
 from reviewer.core.judging.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
-
-
-def _plain(text: str = "", bold: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
-    label.setWordWrap(not bold)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
 
 
 def heat(count: int, top: int) -> QColor:
@@ -96,13 +85,13 @@ class CalibrationPanel(QWidget):
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.Antialiasing)
         self.chart_view.setMinimumHeight(260)
-        self.warning = _plain()
+        self.warning = plain_label()
         self.save_button = QPushButton("Save chart…")
         self.save_button.clicked.connect(self._save_dialog)
         left = QWidget()
         lbox = QVBoxLayout(left)
         head = QHBoxLayout()
-        head.addWidget(_plain("Score distribution (1-5)", bold=True))
+        head.addWidget(plain_label("Score distribution (1-5)", bold=True, wrap=False))
         head.addWidget(self.dist_combo, 1)
         head.addWidget(self.save_button)
         lbox.addLayout(head)
@@ -115,14 +104,14 @@ class CalibrationPanel(QWidget):
         self.matrix.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.matrix_note = _plain()
+        self.matrix_note = plain_label()
         right = QWidget()
         rbox = QVBoxLayout(right)
         chead = QHBoxLayout()
-        chead.addWidget(_plain("Confusion matrix", bold=True))
+        chead.addWidget(plain_label("Confusion matrix", bold=True, wrap=False))
         chead.addWidget(self.conf_combo, 1)
         rbox.addLayout(chead)
-        rbox.addWidget(_plain("rows: the judge's value · columns: the reference's value"))
+        rbox.addWidget(plain_label("rows: the judge's value · columns: the reference's value"))
         rbox.addWidget(self.matrix, 1)
         rbox.addWidget(self.matrix_note)
         # agreement table
@@ -139,7 +128,7 @@ class CalibrationPanel(QWidget):
         header.setStretchLastSection(True)
         bottom = QWidget()
         bbox = QVBoxLayout(bottom)
-        bbox.addWidget(_plain("Agreement", bold=True))
+        bbox.addWidget(plain_label("Agreement", bold=True, wrap=False))
         bbox.addWidget(self.agreement_view, 1)
         top = QSplitter(Qt.Horizontal)
         top.addWidget(left)

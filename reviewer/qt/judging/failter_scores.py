@@ -15,8 +15,9 @@ from typing import Optional
 
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
-from reviewer.qt.panels.live import FiguresTable, LiveRefresh, plain_label
+from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.storage.judging.failter_report import HEADER, FailterRow, errors_line, failter_rows
 from reviewer.storage.judging.report import DEFAULT_WEIGHTS

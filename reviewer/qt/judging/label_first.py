@@ -38,7 +38,8 @@ from PySide6.QtWidgets import (
 from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
 from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.qt.judging.common import show_value
-from reviewer.qt.judging.screen import TextBox, plain_label
+from reviewer.qt.judging.screen import TextBox
+from reviewer.qt.text import plain_label
 from reviewer.qt.session import Session
 from reviewer.storage.judging import labels
 from reviewer.storage.judging.label_plan import LabelPlan
@@ -75,13 +76,13 @@ class LabelFirstPage(QWidget):
         self.dimension_combo = QComboBox()
         self.recompute = QPushButton("Recompute budget (F5)")
         self.recompute.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.budget = plain_label()
-        self.progress = plain_label()
+        self.budget = plain_label(selectable=True)
+        self.progress = plain_label(selectable=True)
         top = QHBoxLayout()
-        top.addWidget(plain_label("Label first ·", bold=True, wrap=False))
-        top.addWidget(plain_label("judge:", wrap=False))
+        top.addWidget(plain_label("Label first ·", bold=True, wrap=False, selectable=True))
+        top.addWidget(plain_label("judge:", wrap=False, selectable=True))
         top.addWidget(self.judge_combo)
-        top.addWidget(plain_label("dimension:", wrap=False))
+        top.addWidget(plain_label("dimension:", wrap=False, selectable=True))
         top.addWidget(self.dimension_combo)
         top.addWidget(self.recompute)
         top.addStretch(1)
@@ -93,7 +94,7 @@ class LabelFirstPage(QWidget):
         for box in self.output_boxes:
             outputs.addWidget(box)
         self.rubric_box = TextBox("Rubric")
-        self.prompt = plain_label()
+        self.prompt = plain_label(selectable=True)
         font = self.prompt.font()
         font.setBold(True)
         self.prompt.setFont(font)

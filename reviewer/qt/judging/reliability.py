@@ -21,7 +21,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
-from reviewer.qt.judging.alignment_view import fill, plain, table
+from reviewer.qt.text import plain_label
+from reviewer.qt.judging.alignment_view import fill, table
 from reviewer.qt.judging.common import JUDGE_COLOUR
 from reviewer.storage.judging.calibration_report import CalibrationRow
 
@@ -51,10 +52,10 @@ class ReliabilityView(QWidget):
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.chart_view.setMinimumSize(360, 300)
-        self.figures = plain()
+        self.figures = plain_label()
         self.bins = table(BIN_COLUMNS)
         head = QHBoxLayout()
-        head.addWidget(plain("Reliability: judge · dimension · confidence source", bold=True))
+        head.addWidget(plain_label("Reliability: judge · dimension · confidence source", bold=True))
         head.addWidget(self.combo, 1)
         side = QWidget()
         sbox = QVBoxLayout(side)

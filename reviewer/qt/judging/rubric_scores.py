@@ -34,8 +34,9 @@ from reviewer.core.judging.calibration import (
     inflation_warning,
     score_distribution,
 )
+from reviewer.qt.text import plain_label
 from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
-from reviewer.qt.panels.live import FiguresTable, LiveRefresh, plain_label
+from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.storage.judging.report import configured_expected
 

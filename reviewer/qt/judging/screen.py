@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QV
 
 from reviewer.core.judging.disputes import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
+from reviewer.qt.text import plain_label
 from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
@@ -34,25 +35,12 @@ from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.qt.session import Session
 
 
-def plain_label(text: str = "", bold: bool = False, wrap: bool = True) -> QLabel:
-    """A QLabel that never interprets its text as rich text."""
-    label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
-
-
 class TextBox(QWidget):
     """A bold title over a read-only plain-text box."""
 
     def __init__(self, title: str, parent: Optional[QWidget] = None):
         super().__init__(parent)
-        self.title = plain_label(title, bold=True, wrap=False)
+        self.title = plain_label(title, bold=True, wrap=False, selectable=True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
@@ -99,11 +87,11 @@ class DisputeScreen(QWidget):
         self.dims: list[str] = []
         self.difference = None  # the difference of a ground-truth dispute (gt_sides.difference_of)
         self.blind = False
-        self.header = plain_label(bold=True)
+        self.header = plain_label(bold=True, selectable=True)
         font = self.header.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.header.setFont(font)
-        self.detail = plain_label()
+        self.detail = plain_label(selectable=True)
         self.sides = SidePicker()
         self.sides.hide()
         self.input_box = TextBox("Input")

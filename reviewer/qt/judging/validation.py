@@ -47,7 +47,8 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.disputes import format_value
-from reviewer.qt.judging.alignment_view import AlignmentView, plain
+from reviewer.qt.text import plain_label
+from reviewer.qt.judging.alignment_view import AlignmentView
 from reviewer.qt.judging.reliability import ReliabilityView
 from reviewer.qt.judging.validation_worker import ValidationFigures, ValidationWorker
 from reviewer.qt.panels import plain_tooltip
@@ -101,7 +102,7 @@ class ValidationPanel(QWidget):
         self.figures: Optional[ValidationFigures] = None
         self.worker = ValidationWorker(self) if resamples is None else ValidationWorker(self, resamples)
         self.worker.done.connect(self._show)
-        self.status = plain()
+        self.status = plain_label()
         self.recompute = QPushButton("Recompute")
         self.recompute.clicked.connect(self.refresh)
         self.agreement = QStandardItemModel(0, len(AGREEMENT_COLUMNS))

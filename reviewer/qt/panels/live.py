@@ -19,8 +19,9 @@ import re
 from typing import Callable, Iterable, Optional, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
+from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.text import cell as one_line
 
@@ -76,18 +77,6 @@ class LiveRefresh(QObject):
         if watched is self.widget and event.type() == QEvent.Type.Show and self.stale:
             self.run()
         return False
-
-
-def plain_label(text: str = "", bold: bool = False) -> QLabel:
-    """A word-wrapped label that shows ``text`` literally (Qt.TextFormat.PlainText)."""
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    if bold:
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-    return label
 
 
 def two_lines(header: str, longest: int = 10) -> str:

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 from reviewer.core.spans.diagnostics import SEVERITIES
 from reviewer.core.spans.golden import Counts
 from reviewer.core.spans.snapshots import CATEGORIES
-from reviewer.qt.panels.live import FiguresTable, LiveRefresh, plain_label
+from reviewer.qt.text import plain_label
+from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.reviewed import missed_after_review
