@@ -53,12 +53,14 @@ def label(
     from reviewer.core.judging.rubrics import rubric_text
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
+    from reviewer.storage.judging import verdicts as judging
     from reviewer.storage.db import default_actor
 
     who = reviewer_name or default_actor()
     p = open_project(project)
     try:
-        by_judge = labels.judge_verdicts(p)
+        verdicts = judging.verdicts(p)  # read once: labelling never changes them
+        by_judge = labels.judge_verdicts(p, verdicts)
         mine = by_judge.get(judge)
         if not mine:
             raise click.ClickException(f"no judge '{judge}' (judges: {', '.join(sorted(by_judge)) or 'none'})")
@@ -88,7 +90,7 @@ def label(
         for n, entry in enumerate(todo, 1):
             subject = entry.subject
             order = labels.subject_order(p, subject)
-            name, item_text, outputs = labels.subject_view(p, subject, judge)
+            name, item_text, outputs = labels.subject_view(p, subject, judge, verdicts)
             echo(f"\n[{n}/{len(todo)}] {subject}")
             echo(f"Item: {name or '-'}\n{item_text}")
             if len(outputs) == 2:

@@ -186,7 +186,7 @@ class LabelFirstPage(QWidget):
             self.output_boxes[1].hide()
             self.rubric_box.show_text("Rubric", plan.rubric if plan else "")
             return
-        name, text, outputs = labels.subject_view(p, subject, judge)
+        name, text, outputs = labels.subject_view(p, subject, judge, self.session.judging.judge_verdicts())
         self._show_item(name, text)
         pair = len(outputs) == 2
         for n, box in enumerate(self.output_boxes):
@@ -226,7 +226,7 @@ class LabelFirstPage(QWidget):
             )
         ]
         aliases = {self.judge_combo.itemData(n): self.judge_combo.itemText(n) for n in range(self.judge_combo.count())}
-        for judge, vs in sorted(labels.judge_verdicts(p).items()):
+        for judge, vs in sorted(labels.judge_verdicts(p, self.session.judging.judge_verdicts()).items()):
             for (s, _), v in sorted(primary_verdicts(vs).items()):
                 if s != subject or dimension not in v.scores:
                     continue

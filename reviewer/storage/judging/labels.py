@@ -337,12 +337,16 @@ def label_tables(project: Project) -> list[tuple[str, dict, Optional[str], Itera
     return [("human_labels", LABEL_COLUMNS, None, rows)]
 
 
-def subject_view(project: Project, subject: str, judge: str) -> tuple[str, str, list[str]]:
+def subject_view(
+    project: Project, subject: str, judge: str, verdicts: Optional[list[Verdict]] = None
+) -> tuple[str, str, list[str]]:
     """What label-first mode shows of a subject: (item name, item text or
     photo path, the outputs in the order shown: one run's, or a pair's in
     its stored order). Taken from the runs of the judge's verdict on the
-    subject; ('', '', []) when the subject has no stored run. No model name."""
-    vs = [v for v in judge_verdicts(project).get(judge, []) if v.subject == subject and v.run_id is not None]
+    subject (among ``verdicts`` when the caller has them: the window's, or
+    the terminal walk's; else read); ('', '', []) when the subject has no
+    stored run. No model name."""
+    vs = [v for v in judge_verdicts(project, verdicts).get(judge, []) if v.subject == subject and v.run_id is not None]
     if not vs:
         return "", "", []
     v = vs[0]
