@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from reviewer.core.cases.report import seed_reports, summary_rows
 from reviewer.qt.cases.rows import Row
 from reviewer.qt.cases.tables import fill, table_widget
 from reviewer.qt.panels import plain_tooltip
+from reviewer.qt.panels.live import LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.text import line
 from reviewer.storage.cases.cases import case_of_item, case_results, has_cases, project_metrics
@@ -44,23 +45,17 @@ class CaseScoresPanel(QWidget):
     def __init__(self, session: Session, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.session = session
-        self._stale = True
         self._dataset: Optional[str] = None  # the dataset shown ('' for all)
         self._header: list[str] = []
         self._rows: list[list[str]] = []
         self.title = QLabel("no test case answers")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.table = table_widget(["model"])
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(CHANGE_MS)
-        self.timer.timeout.connect(self.recompute)
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.title)
         box.addWidget(self.table, 1)
-        session.projectChanged.connect(self.changed)
-        session.findingsChanged.connect(self.changed)
+        self.live = LiveRefresh(self, self.recompute, (session.projectChanged, session.findingsChanged), CHANGE_MS)
         session.itemChanged.connect(self._item_changed)
 
     def _current_dataset(self) -> str:
@@ -71,28 +66,16 @@ class CaseScoresPanel(QWidget):
         return case.dataset if case is not None else ""
 
     def _item_changed(self) -> None:
-        if self._current_dataset() != self._dataset:
-            self.changed()
-
-    def changed(self) -> None:
-        """The figures may have changed: computed CHANGE_MS from now when
-        visible, else when next shown."""
-        self._stale = True
-        if self.isVisible():
-            self.timer.start()
-
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Compute stale figures now that they are seen."""
-        super().showEvent(event)
-        if self._stale:
-            self.timer.start(0)
+        """Another item: the figures change only when its dataset does (read
+        only while shown; a hidden panel just reads it again when shown)."""
+        if not self.isVisible():
+            self.live.stale = True
+        elif self._current_dataset() != self._dataset:
+            self.live.mark_stale()
 
     def recompute(self) -> None:
-        """Read the project's scored answers and show the figures (skipped
-        while hidden: they stay stale)."""
-        if not self.isVisible():
-            return
-        self._stale = False
+        """Read the project's scored answers and show the figures (LiveRefresh
+        calls it only while the panel is shown)."""
         s = self.session
         self._dataset = dataset = self._current_dataset()
         header: list[str] = []
