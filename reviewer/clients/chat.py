@@ -46,6 +46,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from reviewer.core.bounds import is_number
 from reviewer.clients.bounded_body import ACCEPT_ENCODING, BodyError, read_capped
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -280,7 +281,7 @@ def parse_completion(data: Any) -> ChatAnswer:
 
     def count(key: str) -> Optional[int]:
         v = usage.get(key)
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
+        if not is_number(v):
             return None
         if not (isinstance(v, int) or math.isfinite(v)) or not 0 <= v <= MAX_TOKEN_COUNT:
             raise UnusableReply(f"usage.{key} is {str(v)[:40]}, not a token count (0 to {MAX_TOKEN_COUNT:.0e})")

@@ -23,7 +23,7 @@ reason (``BadValue``'s message), never stored:
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Optional, TypeGuard, Union
 
 from pydantic import Field
 
@@ -43,8 +43,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def is_number(value: Any) -> bool:
-    """True for an int or float that is not a bool."""
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """True for an int or float that is not a bool (the one test of "a
+    number" in model, judge and file values: JSON true is no 1)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 import sqlite_utils
 
+from reviewer.core.bounds import is_number
 from reviewer.storage.workflows import item_workflows
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
@@ -468,7 +469,7 @@ def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list
             v.raw,
         )
         for dim, value in v.scores.items() if v.scores else [(None, None)]:
-            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            number = float(value) if is_number(value) else None
             text = value if isinstance(value, str) else None
             verdict_rows.append(head + (dim, number, text) + tail)
     dispute_rows = [

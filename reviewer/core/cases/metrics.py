@@ -44,6 +44,7 @@ from typing import Any, Literal, Optional, Union
 import regex as timed_re
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from reviewer.core.bounds import is_number
 from reviewer.core.cases.model import TestCase
 
 
@@ -367,7 +368,7 @@ def run_test(
         if test.kind == "absent":
             return not spans, {"count": len(spans)}, spans
         n = test.n if test.n is not None else case.lookup(test.source or "")
-        n = int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else 0
+        n = int(n) if is_number(n) else 0
         return len(spans) >= n, {"n": n, "count": len(spans)}, spans
     if test.kind in ("captured_within", "captured_cover"):
         found = _captured(rx, answer, test.group, clock)

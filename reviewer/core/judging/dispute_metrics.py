@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
+from reviewer.core.bounds import is_number
 from reviewer.core.judging.dispute_common import RaterKey, _Acc, format_value, rater_key, value_of
 from reviewer.core.judging.rubric_rules import RubricRules, broken_rules, covered_dimensions
 from reviewer.core.judging.verdicts import DisputeKind, Scale, Value, Verdict
@@ -94,11 +95,7 @@ METRIC_PROBLEMS: tuple[MetricProblem, ...] = (
     MetricProblem(
         "cardCoverage",
         ("tarot_coherence", "overall"),
-        lambda v: (
-            f"cardCoverage = {v:.0%} (LOW, < 70 %)"
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0.7
-            else None
-        ),
+        lambda v: f"cardCoverage = {v:.0%} (LOW, < 70 %)" if is_number(v) and v < 0.7 else None,
     ),
     MetricProblem(
         "missingCards", ("tarot_coherence",), lambda v: f"missingCards: {_names(v)}" if _count(v) > 0 else None

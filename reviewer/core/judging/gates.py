@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Iterable, Optional
 
+from reviewer.core.bounds import is_number
 from reviewer.core.judging.verdicts import Scale, Verdict
 
 #: Threshold per gate level and scale: a judged prompt whose average is at
@@ -60,13 +61,9 @@ def headline(verdict: Verdict) -> Optional[float]:
         return None
     for key in ("overall", "score"):
         value = verdict.scores.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if is_number(value):
             return float(value)
-    values = [
-        float(v)
-        for k, v in verdict.scores.items()
-        if k not in _NOT_ON_SCALE and isinstance(v, (int, float)) and not isinstance(v, bool)
-    ]
+    values = [float(v) for k, v in verdict.scores.items() if k not in _NOT_ON_SCALE and is_number(v)]
     return fmean(values) if values else None
 
 

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from reviewer.core.bounds import is_number
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Scale
 from reviewer.core.templates import load, render
@@ -154,7 +155,7 @@ def structural_metrics_section(metrics: Optional[Mapping[str, Any]]) -> str:
     else:
         lines.append("- Story spine: not analyzed")
     coverage = m.get("cardCoverage")
-    if isinstance(coverage, (int, float)) and not isinstance(coverage, bool) and math.isfinite(coverage):
+    if is_number(coverage) and math.isfinite(coverage):
         status = "good" if coverage >= 0.9 else "partial" if coverage >= 0.7 else "LOW"
         lines.append(f"- Card coverage: {_js_fixed0(coverage * 100)}% ({status})")
     else:

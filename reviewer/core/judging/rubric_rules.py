@@ -53,6 +53,7 @@ from typing import Any, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from reviewer.core.bounds import is_number
 from reviewer.core.judging.verdicts import Verdict, normalise
 
 __all__ = [
@@ -170,7 +171,7 @@ class Condition(BaseModel):
         if not has(value):
             return None
         shown = f"{self.metric}: {_shown(value)}"
-        number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        number = value if is_number(value) else None
         if self.present is not None:
             return shown if (_count(value) > 0) == self.present else None
         if self.below is not None:

@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
+from reviewer.core.bounds import is_number
+
 #: The three sections, in the order the design lists them.
 SECTIONS: tuple[str, ...] = ("main", "technicalSpecs", "alternatives")
 #: Header patterns (design, "Section header patterns (case-insensitive)").
@@ -113,7 +115,7 @@ def tag_spans(spans: Iterable[Mapping], sections: PromptSections) -> list[dict]:
     out = []
     for span in spans:
         start = span.get("start")
-        if isinstance(start, (int, float)) and not isinstance(start, bool) and math.isfinite(start):
+        if is_number(start) and math.isfinite(start):
             section = span_section(int(start), sections)
         else:
             section = "main"

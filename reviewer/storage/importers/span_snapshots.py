@@ -36,6 +36,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
+from reviewer.core.bounds import is_number
 from reviewer.core.workflows import SPAN_PROMPT
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
@@ -134,7 +135,7 @@ def _verdict(
         scores[key] = normalise(value, scale)
         if scores[key] is None and value is not None:
             report.skip(f"{where} {key}", f"score {value!r} is not on the {scale.value} scale (stored as missing)")
-    total_value = total if isinstance(total, (int, float)) and not isinstance(total, bool) else None
+    total_value = total if is_number(total) else None
     if total_value is None:
         total_value = sum(v for v in scores.values() if isinstance(v, float))
     scores[spans.TOTAL_KEY] = float(total_value)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Optional
 
+from reviewer.core.bounds import is_number
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
@@ -87,7 +88,7 @@ def pass_thresholds(project: Project) -> dict[str, float]:
         for dim, value in data.items():
             if isinstance(value, str) and value.strip().upper() in GRADE_POINTS:
                 out[str(dim)] = GRADE_POINTS[value.strip().upper()]
-            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            elif is_number(value):
                 out[str(dim)] = float(value)
     return out
 

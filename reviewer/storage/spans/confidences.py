@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from reviewer.core.bounds import is_number
 from reviewer.core.spans.summary import error_span_indices
 from reviewer.storage.db import Project
 from reviewer.storage.spans import spans
@@ -35,7 +36,7 @@ def span_confidences(project: Project) -> dict[str, list[tuple[float, bool]]]:
             errors = error_span_indices(result)
             for index, span in enumerate(result.get("spans") or []):
                 c = span.get("confidence") if isinstance(span, dict) else None
-                if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) and 0 <= c <= 1:
+                if is_number(c) and math.isfinite(c) and 0 <= c <= 1:
                     pairs.append((float(c), index not in errors))
         if pairs:
             out[name] = pairs
