@@ -19,8 +19,29 @@ from reviewer.core.spans.sections import SECTIONS
 from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    return markdown_rows(header, rows)  # cells made inert by the caller's ``md``
+#: Columns of a span F1 table (``f1_table``).
+F1_HEADER = ["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"]
+
+
+def f1_table(modes: Mapping, md: Callable[[str], str]) -> list[str]:
+    """The Markdown lines of span F1 ({match mode: {category: counts with
+    golden, predicted, tp, precision, recall, f1}}): a row per mode and
+    category, the category made inert by ``md``."""
+    rows = [
+        [
+            mode,
+            md(k),
+            str(c.golden),
+            str(c.predicted),
+            str(c.tp),
+            f"{c.precision:.3f}",
+            f"{c.recall:.3f}",
+            f"{c.f1:.3f}",
+        ]
+        for mode, groups in modes.items()
+        for k, c in groups.items()
+    ]
+    return markdown_rows(F1_HEADER, rows)
 
 
 def ms(value) -> str:
@@ -36,7 +57,7 @@ def debug_markdown(s: Mapping, md: Callable[[str], str]) -> tuple[list[str], lis
     out = ["**Latency** (ms, per model and stage; total: the whole evaluation of a prompt)", ""]
     lat = s.get("latencyByModel") or []
     out += (
-        _table(
+        markdown_rows(
             ["model", "stage", "results", "avg", "p50", "p95", "p99"],
             [
                 [
@@ -56,19 +77,19 @@ def debug_markdown(s: Mapping, md: Callable[[str], str]) -> tuple[list[str], lis
     )
     out += ["", "**Missed elements by severity**", ""]
     sev = s.get("missedSeverity") or {}
-    out += _table(
+    out += markdown_rows(
         ["severity", "count", "examples"],
         [[k, str(sev[k]["count"]), md(", ".join(sev[k]["examples"]))] for k in SEVERITIES if k in sev],
     )
     out += ["", "**Missed elements by category**", ""]
     cats = categories_by_count(s.get("missedCountsByCategory") or {})
-    out += _table(["category", "count"], [[md(c), str(n)] for c, n in cats]) if cats else ["none"]
+    out += markdown_rows(["category", "count"], [[md(c), str(n)] for c, n in cats]) if cats else ["none"]
     out.append("")
     worst = ["**Worst performers** (lowest score first)", ""]
     rows = [
         [f"{w['score']:g}/25", md(w["prompt"]), md(w["input"]), md(w["notes"])] for w in s.get("worstPerformers") or []
     ]
-    worst += (_table(["score", "prompt", "input", "notes"], rows) if rows else ["none"]) + [""]
+    worst += (markdown_rows(["score", "prompt", "input", "notes"], rows) if rows else ["none"]) + [""]
     return out, worst
 
 
@@ -96,7 +117,7 @@ def snapshot_markdown(
         "",
     ]
     out += ["**Score distribution**", ""]
-    out += _table(["band", "prompts"], [[k, str(v)] for k, v in s["scoreDistribution"].items()]) + [""]
+    out += markdown_rows(["band", "prompts"], [[k, str(v)] for k, v in s["scoreDistribution"].items()]) + [""]
     for title, key in (
         ("Commonly missed elements", "commonMissedElements"),
         ("Commonly incorrect extractions", "commonIncorrectExtractions"),
@@ -107,7 +128,7 @@ def snapshot_markdown(
     debug, worst = debug_markdown(s, md)
     out += debug
     out += ["**Category scores** (average coverage / precision, 1-5)", ""]
-    out += _table(
+    out += markdown_rows(
         ["category", "coverage", "precision"],
         [
             [c, f"{s['avgCategoryScores'][c]['coverage']:.2f}", f"{s['avgCategoryScores'][c]['precision']:.2f}"]
@@ -115,11 +136,13 @@ def snapshot_markdown(
         ],
     ) + [""]
     out += ["**False-positive reasons**", ""]
-    out += _table(["reason", "count"], [[r, str(s["falsePositiveReasons"][r])] for r in FALSE_POSITIVE_REASONS]) + [""]
+    out += markdown_rows(
+        ["reason", "count"], [[r, str(s["falsePositiveReasons"][r])] for r in FALSE_POSITIVE_REASONS]
+    ) + [""]
     out += ["**Top taxonomy confusions** (assigned -> expected)", ""]
     conf = s["topTaxonomyErrors"]
     out += (
-        _table(
+        markdown_rows(
             ["assigned role", "expected role", "count", "examples"],
             [
                 [md(c["assignedRole"]), md(c["expectedRole"]), str(c["count"]), md(", ".join(c.get("examples") or []))]
@@ -132,7 +155,7 @@ def snapshot_markdown(
     out += ["", "**Granularity**", ""]
     gran = s["topGranularityErrors"]
     out += (
-        _table(
+        markdown_rows(
             ["issue", "count", "examples"],
             [[md(g["reason"]), str(g["count"]), md(", ".join(g["examples"]))] for g in gran],
         )
@@ -140,7 +163,7 @@ def snapshot_markdown(
         else ["none"]
     )
     out += ["", "**Errors by section**", ""]
-    out += _table(
+    out += markdown_rows(
         ["section", "missed", "false positives"],
         [
             [sec, str(s["errorsBySection"][sec]["missed"]), str(s["errorsBySection"][sec]["falsePositives"])]
@@ -152,7 +175,7 @@ def snapshot_markdown(
         "**Confidence error rates** (a span is an error when a false positive, taxonomy or granularity error names it)",
         "",
     ]
-    out += _table(
+    out += markdown_rows(
         ["bucket", "range", "errors", "spans", "error rate", "examples"],
         [
             [
@@ -170,23 +193,7 @@ def snapshot_markdown(
     out += ["", f"Recommended minimum confidence: {'none' if rec is None else f'{rec:.2f}'}. {md(ca['notes'])}", ""]
     out += worst
     if f1:
-        out += ["**Span F1 against golden spans**", ""]
-        rows = []
-        for mode, groups in f1.items():
-            for group, c in groups.items():
-                rows.append(
-                    [
-                        mode,
-                        md(group),
-                        str(c.golden),
-                        str(c.predicted),
-                        str(c.tp),
-                        f"{c.precision:.3f}",
-                        f"{c.recall:.3f}",
-                        f"{c.f1:.3f}",
-                    ]
-                )
-        out += _table(["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"], rows) + [""]
+        out += ["**Span F1 against golden spans**", ""] + f1_table(f1, md) + [""]
     if s.get("warnings") or block_notes:
         out += ["Notes:", ""] + [f"- {md(w)}" for w in list(s.get("warnings") or []) + list(block_notes)] + [""]
     return out

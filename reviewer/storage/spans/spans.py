@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional
 
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_loaded
-from reviewer.core.spans.report import snapshot_markdown
+from reviewer.core.spans.report import f1_table, snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
 from reviewer.core import workflows
-from reviewer.core.tables import markdown_rows, md_text
+from reviewer.core.tables import md_text
 from reviewer.storage import repo
 from reviewer.storage import safe_write
 from reviewer.storage.db import Project, ProjectError, default_actor, inserted_id, now
@@ -532,11 +532,6 @@ def has_span_data(project: Project) -> bool:
     )
 
 
-def _md(text: Any) -> str:
-    """Untrusted text inert in Markdown: backslash escapes (core.tables.md_text)."""
-    return md_text(text)
-
-
 def report_markdown(project: Project) -> str:
     """The span section of ``reviewer report`` (Markdown): per snapshot the
     design's report shape, recomputed from the results, with span F1 where
@@ -547,26 +542,9 @@ def report_markdown(project: Project) -> str:
     for name in snapshot_names(project):
         meta, loaded = snapshot(project, name)
         s, notes = summary_and_notes(loaded)
-        out += snapshot_markdown(name, meta, s, _md, f1.pop(name, None), notes)
+        out += snapshot_markdown(name, meta, s, md_text, f1.pop(name, None), notes)
     for group, modes in f1.items():
-        out += [f"### Span F1 of {_md(group)} against golden spans", ""]
-        rows = [
-            [
-                mode,
-                _md(k),
-                str(c.golden),
-                str(c.predicted),
-                str(c.tp),
-                f"{c.precision:.3f}",
-                f"{c.recall:.3f}",
-                f"{c.f1:.3f}",
-            ]
-            for mode, groups in modes.items()
-            for k, c in groups.items()
-        ]
-        out += markdown_rows(
-            ["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"], rows
-        ) + [""]
+        out += [f"### Span F1 of {md_text(group)} against golden spans", ""] + f1_table(modes, md_text) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
