@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from reviewer.core.spans.snapshots import CATEGORIES
 from reviewer.core.models import SpanCode, Status
 from reviewer.qt.app import build
 from reviewer.storage.spans import spans as span_store
@@ -273,20 +274,7 @@ def synthetic_snapshot(n: int = 500, spans_per_prompt: int = 30) -> dict:
                     "granularityErrors": [
                         {"spanIndex": 7, "text": words[7], "issue": "too_fine", "suggestion": "merge"}
                     ],
-                    "categoryScores": {
-                        c: {"coverage": 3 + k % 2, "precision": 4}
-                        for c in (
-                            "shot",
-                            "subject",
-                            "action",
-                            "environment",
-                            "lighting",
-                            "camera",
-                            "style",
-                            "technical",
-                            "audio",
-                        )
-                    },
+                    "categoryScores": {c: {"coverage": 3 + k % 2, "precision": 4} for c in CATEGORIES},
                     "notes": "synthetic",
                 },
             }
