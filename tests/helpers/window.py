@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from reviewer.qt.app import build
+from reviewer.storage.db import open_project
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.scoring import score_project
+
+
+def scored_sample(db: Path, model: str = "m") -> Path:
+    """Project ``db`` made from the bundled card sample (its runs named
+    ``model``), scored and closed; returns ``db``."""
+    from tests.conftest import SAMPLES
+
+    p = open_project(db, create=True)
+    import_source(p, SAMPLES, options=ImportOptions(model=model))
+    score_project(p)
+    p.close()
+    return db
 
 
 def open_window(qtbot, db, size=(1400, 900), wait_canvas: bool = True, **kw):

@@ -13,10 +13,8 @@ from reviewer.cli.demo_samples import import_text_sample
 from reviewer.core.workflows import Workflow
 from reviewer.qt.perspectives import CARD_ACTIONS, CARD_RUN_COLUMNS, PERSPECTIVES, settings_key
 from reviewer.storage.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scoring import score_project
-from tests.conftest import ROOT, SAMPLES
-from tests.helpers.window import open_window
+from tests.conftest import ROOT
+from tests.helpers.window import open_window, scored_sample
 
 pytestmark = pytest.mark.gui
 
@@ -41,10 +39,7 @@ def workflow_counts(p) -> dict:
 def make(tmp_path, sample: str):
     db = tmp_path / f"{sample}.db"
     if sample == "cards":
-        p = open_project(db, create=True)
-        import_source(p, SAMPLES, options=ImportOptions(model="m"))
-        score_project(p)
-        p.close()
+        scored_sample(db)
     else:
         import_text_sample(ROOT / "samples", sample, db)
     return db

@@ -13,22 +13,13 @@ from reviewer.core.commands import AddCard
 from reviewer.pipeline.execute import RunSummary
 from reviewer.qt.app import run
 from reviewer.qt.runner.controller import cancelled_text
-from reviewer.storage.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scoring import score_project
-from tests.conftest import SAMPLES
-from tests.helpers.window import open_window
+from tests.helpers.window import open_window, scored_sample
 
 pytestmark = pytest.mark.gui
 
 
 def sample_project(tmp_path):
-    db = tmp_path / "p.db"
-    p = open_project(db, create=True)
-    import_source(p, SAMPLES, options=ImportOptions(model="m"))
-    score_project(p)
-    p.close()
-    return db
+    return scored_sample(tmp_path / "p.db")
 
 
 @pytest.fixture

@@ -12,19 +12,14 @@ import pytest
 
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scoring import score_project
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT
+from tests.helpers.window import scored_sample
 
 pytestmark = pytest.mark.gui
 
 
 def test_edit_survives_sigkill(tmp_path):
-    db = tmp_path / "p.db"
-    p = open_project(db, create=True)
-    import_source(p, SAMPLES, options=ImportOptions(model="m"))
-    score_project(p)
-    p.close()
+    db = scored_sample(tmp_path / "p.db")
     env = {
         **os.environ,
         "QT_QPA_PLATFORM": "offscreen",

@@ -12,8 +12,6 @@ from reviewer.core.models import Code, Status
 from reviewer.qt.app import build
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scoring import score_project
 from tests.conftest import SAMPLES
 from tests.qt.test_qt_canvas import at, drag, type_and_enter
 
@@ -21,22 +19,8 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("REVIEWER_NAME", "ann")
-    db = tmp_path / "p.db"
-    p = open_project(db, create=True)
-    import_source(p, SAMPLES, options=ImportOptions(model="m"))
-    score_project(p)
-    p.close()
-    w = build(db, ask_name=False, item="table-01", prompt="spatial-grouping")
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.canvas.ready, timeout=10_000)
-    yield w
-    w.canvas.loader.wait()
+def window(card_window):
+    return card_window
 
 
 def fresh(window):
