@@ -42,7 +42,7 @@ from reviewer.core.judging.confidence import Calibration, calibration, correct_f
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
 from reviewer.core.judging.validation_gate import BoundCheck
-from reviewer.core.judging.verdicts import Scale, normalise
+from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise
 from reviewer.storage import safe_write
 from reviewer.storage.db import Project
 from reviewer.storage.judging import verdicts as judging
@@ -128,9 +128,11 @@ class CalibrationRow:
         }
 
 
-def _groups(project: Project) -> dict[tuple[str, str, str, str], dict]:
-    vs = judging.verdicts(project)
-    people = people_values(vs, judging.adjudications(project))
+def _groups(
+    project: Project, verdicts: Optional[list[Verdict]] = None, adjudications: Optional[list[Adjudication]] = None
+) -> dict[tuple[str, str, str, str], dict]:
+    vs = judging.verdicts(project) if verdicts is None else verdicts
+    people = people_values(vs, judging.adjudications(project) if adjudications is None else adjudications)
     judges = [v for v in vs if not is_human(v)]
     labels = rater_labels(judges)
     stored = confidences(project)
@@ -174,17 +176,21 @@ def calibration_rows(
     project: Project,
     settings: CalibrationSettings = CalibrationSettings(),
     span_confidences: Optional[SpanConfidences] = None,
+    verdicts: Optional[list[Verdict]] = None,
+    adjudications: Optional[list[Adjudication]] = None,
 ) -> list[CalibrationRow]:
     """Every judge x dimension x source with at least one labelled verdict
     with a confidence, and every span snapshot of ``span_confidences`` with
     span confidences (module doc), sorted by judge, dimension and source.
-    Raises ValueError for a setting out of range (selective.select_threshold)."""
+    ``verdicts`` and ``adjudications``: the project's, when the caller has
+    read them already. Raises ValueError for a setting out of range
+    (selective.select_threshold)."""
     if span_confidences is None:
         span_confidences = {}
     if not (math.isfinite(settings.tolerance) and settings.tolerance >= 0):
         raise ValueError(f"tolerance must be a number >= 0, got {settings.tolerance!r}")
     thresholds = pass_thresholds(project)
-    groups = {**_groups(project), **_span_groups(span_confidences)}
+    groups = {**_groups(project, verdicts, adjudications), **_span_groups(span_confidences)}
     out = []
     for (judge, dim, scale_name, source), g in sorted(groups.items()):
         if not g["labelled"]:

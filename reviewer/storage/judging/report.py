@@ -186,9 +186,9 @@ def build_judge_report(
         rubric=build_rubric_section(
             project_rules(project), rules_source(project), vs, judging.subject_metrics(project), disputes, runs
         ),
-        alignment=alignment_markdown(project_alignments(project)),
+        alignment=alignment_markdown(project_alignments(project, verdicts=vs, adjudications=adjudications)),
     )
-    calibrated = calibration_rows(project, span_confidences=span_confidences)
+    calibrated = calibration_rows(project, span_confidences=span_confidences, verdicts=vs, adjudications=adjudications)
     report.calibration = calibration_markdown(calibrated)
     if charts_dir is not None:
         report.charts = write_charts(Path(charts_dir), dists, confusions)

@@ -28,7 +28,7 @@ from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, 
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
-from reviewer.core.judging.verdicts import GRADE_POINTS, Scale
+from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging import labels
 from reviewer.storage.db import Project
@@ -142,13 +142,20 @@ def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, 
 
 
 def project_alignments(
-    project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    project: Project,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    verdicts: Optional[list[Verdict]] = None,
+    adjudications: Optional[list[Adjudication]] = None,
 ) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
-    corrected pass rate (module doc)."""
+    corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
+    project's, when the caller has read them already (else read here)."""
     split_seed = _meta(project, "alignment.split_seed")
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
-    vs, adjudications = judging.verdicts(project), judging.adjudications(project)
+    vs = judging.verdicts(project) if verdicts is None else verdicts
+    adjudications = judging.adjudications(project) if adjudications is None else adjudications
     people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
     items = alignments(
         vs,
