@@ -15,6 +15,16 @@ from reviewer.storage.db import open_project
 from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
 
 
+#: --rules of report and agreement: the rubric rules the verdicts are checked against.
+RULES = click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
+    "(resources/tarot-rules.toml); kept in the project.",
+)
+
+
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -59,13 +69,7 @@ from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
     show_default=True,
     help="Test cases, --format json: the checks as fired or after the decisions.",
 )
-@click.option(
-    "--rules",
-    "rules_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
-    "(resources/tarot-rules.toml); kept in the project.",
-)
+@RULES
 @_friendly
 def report(
     project: Path,
@@ -121,13 +125,7 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
-@click.option(
-    "--rules",
-    "rules_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Rubric rules (TOML or YAML) to check verdicts against instead of the tarot plan's "
-    "(resources/tarot-rules.toml); kept in the project.",
-)
+@RULES
 @_friendly
 def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
