@@ -407,13 +407,16 @@ def alignments(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None,
+    only: Optional[tuple[str, str]] = None,
 ) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
     dimension. ``thresholds``: {dimension: pass threshold} overriding
     :data:`PASS_THRESHOLD` (ignored on pass/fail and winner scales).
     ``people``: people's values in the form of :func:`people_values`
-    (default: :func:`people_values` of the verdicts and adjudications)."""
+    (default: :func:`people_values` of the verdicts and adjudications).
+    ``only``: (judge, dimension) to compute alone (each alignment's
+    bootstrap has its own ``seed``, so it is the same figure as among all)."""
     vs = list(verdicts)
     people = people_values(vs, adjudications) if people is None else people
     judges = [v for v in vs if not is_human(v)]
@@ -426,6 +429,8 @@ def alignments(
     for (judge, dim, scale), vals in sorted(
         values.items(), key=lambda kv: (natural_key(kv[0][0]), kv[0][1], kv[0][2].value)
     ):
+        if only is not None and (judge, dim) != only:
+            continue
         refs = {}
         for subject in vals:
             ref = people.get((subject, dim))

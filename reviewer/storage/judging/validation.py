@@ -148,10 +148,12 @@ def project_alignments(
     seed: int = DEFAULT_SEED,
     verdicts: Optional[list[Verdict]] = None,
     adjudications: Optional[list[Adjudication]] = None,
+    only: Optional[tuple[str, str]] = None,
 ) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
-    project's, when the caller has read them already (else read here)."""
+    project's, when the caller has read them already (else read here);
+    ``only``: (judge, dimension) alone (core.judging.alignment.alignments)."""
     split_seed = _meta(project, "alignment.split_seed")
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
     vs = judging.verdicts(project) if verdicts is None else verdicts
@@ -165,6 +167,7 @@ def project_alignments(
         n_resamples=n_resamples,
         seed=seed,
         people=people,
+        only=only,
     )
     corrected: list[Optional[CorrectedRate]] = []
     for a in items:
@@ -194,7 +197,13 @@ def run_gate(
     """The gate's checks (validation_gate.gate_checks) of one judge and
     dimension on one split. Raises ValueError when there is no such
     alignment or split, or no bound."""
-    a, _ = project_alignments(project, n_resamples=n_resamples, seed=seed).find(judge, dimension)
+    try:  # the one alignment the gate checks, not a bootstrap of every judge
+        a, _ = project_alignments(project, n_resamples=n_resamples, seed=seed, only=(judge, dimension)).find(
+            judge, dimension
+        )
+    except ValueError:  # say what there is
+        project_alignments(project, n_resamples=n_resamples, seed=seed).find(judge, dimension)
+        raise
     figures = a.figures(split)
     if figures is None:
         raise ValueError(f"judge '{judge}' on '{dimension}' has no labelled subject in split '{split}'")
