@@ -111,11 +111,29 @@ class SpanScoresPanel(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(parts, 1)
         layout.addWidget(self.judge_note)
+        self._summaries: Optional[dict[str, dict]] = None  # per snapshot: its summary (changes only on import)
+        for signal in (session.projectChanged, session.disputesChanged):
+            signal.connect(self._forget_summaries)
         self.live = LiveRefresh(
             self,
             self.refresh,
             (session.projectChanged, session.findingsChanged, session.groundTruthChanged, session.disputesChanged),
         )
+
+    def _forget_summaries(self) -> None:
+        """An open or an import: the snapshots' summaries are read again when next shown."""
+        self._summaries = None
+
+    def _snapshot_summaries(self, project) -> dict[str, dict]:
+        """{snapshot: its summary recomputed from its results}, parsed once
+        per open or import (a decision changes only the F1 and the counts
+        after review)."""
+        if self._summaries is None:
+            self._summaries = {
+                name: span_store.summary_and_notes(span_store.snapshot(project, name)[1])[0]
+                for name in span_store.snapshot_names(project)
+            }
+        return self._summaries
 
     def refresh(self) -> None:
         """Compute the figures from the open project and show them."""
@@ -128,9 +146,7 @@ class SpanScoresPanel(QWidget):
             # the span runs are read a second time only when nothing else says there is span data
             runs = bool(f1) or (not has_data and bool(span_store.span_runs(project)))
             reviewed = missed_after_review(project)
-            for name in span_store.snapshot_names(project):
-                _, loaded = span_store.snapshot(project, name)
-                s, _ = span_store.summary_and_notes(loaded)
+            for name, s in self._snapshot_summaries(project).items():
                 cats = s["avgCategoryScores"]
                 categories += [
                     [name, c, f"{cats[c]['coverage']:.2f}", f"{cats[c]['precision']:.2f}"]
