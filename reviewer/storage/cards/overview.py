@@ -15,17 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from reviewer.core.cards.scoring import RunFacts
-from reviewer.core.models import ModelCard
-from reviewer.storage import repo
 from reviewer.storage.db import Project, _connect
-from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, metrics_of, scored_runs
-
-_RUN_COLUMNS = (
-    "SELECT r.id, r.item_id, i.name AS item, r.prompt_id, p.name AS prompt, p.schema, "
-    "r.model, r.repetition, r.output, r.timestamp FROM runs r "
-    "JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"
-)
+from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, scored_chunk
 
 
 @dataclass
@@ -66,42 +57,9 @@ def item_runs(project: Project, item_id: int, with_cards: bool = True) -> list[S
 
 
 def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) -> list[ScoredRun]:
-    """reviewer.storage.cards.scores.scored_runs of a few runs, their findings read
-    in one query (not one per run)."""
-    if len(ids) <= 1:
-        return scored_runs(project, ids, with_cards=with_cards)
-    marks = ",".join("?" * len(ids))
-    rows = repo._rows(project, f"{_RUN_COLUMNS} WHERE r.id IN ({marks})", ids)
-    stored = {
-        r[0]: r[1:]
-        for r in project.db.execute(
-            f"SELECT run_id, facts, cards, auto_metrics, reviewed_metrics FROM run_scores WHERE run_id IN ({marks})",
-            ids,
-        )
-    }
-    by_run: dict[int, list] = {}
-    for f in repo.findings_of_runs(project, ids):
-        assert f.run_id is not None  # stored findings belong to a run
-        by_run.setdefault(f.run_id, []).append(f)
-    out = []
-    for run in rows:
-        if run["id"] not in stored:
-            continue
-        facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
-        facts = RunFacts.model_validate_json(facts_json)
-        fs = by_run.get(run["id"], [])
-        auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
-        out.append(
-            ScoredRun(
-                run=run,
-                facts=facts,
-                cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
-                findings=fs,
-                auto=auto,
-                reviewed=reviewed,
-            )
-        )
-    return out
+    """The scored runs among ``ids`` (a few: one SQL parameter each), their
+    scores and findings read in one query each (scored.scored_chunk)."""
+    return scored_chunk(project, ids, with_cards=with_cards)
 
 
 def review_counts(project: Project, item_ids: Optional[list[int]] = None) -> dict[int, ReviewCounts]:

@@ -48,28 +48,38 @@ def iter_scored_runs(
     out of ``run`` (for figures that do not show it)."""
     ids = repo.run_ids(project, run_ids)
     for start in range(0, len(ids), CHUNK):
-        part = ids[start : start + CHUNK]
-        marks = ",".join("?" * len(part))
-        stored = {
-            r[0]: r[1:]
-            for r in project.db.execute(
-                f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
-                f"FROM run_scores WHERE run_id IN ({marks})",
-                part,
-            )
-        }
-        if not stored:
-            continue
-        by_run: dict[int, list[Finding]] = {}
-        for f in repo.findings_of_runs(project, [i for i in part if i in stored]):
-            assert f.run_id is not None  # stored findings belong to a run
-            by_run.setdefault(f.run_id, []).append(f)
-        for run in repo.run_rows(project, [i for i in part if i in stored], with_output=with_output):
-            facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
-            facts = RunFacts.model_validate_json(facts_json)
-            fs = by_run.get(run["id"], [])
-            auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
-            yield ScoredRun(
+        yield from scored_chunk(project, ids[start : start + CHUNK], with_cards, with_output)
+
+
+def scored_chunk(
+    project: Project, ids: list[int], with_cards: bool = True, with_output: bool = True
+) -> list[ScoredRun]:
+    """The scored runs among ``ids`` (a few hundred at most: one SQL
+    parameter each) in repo.run_rows order: three queries (stored scores,
+    findings, runs) whatever their number."""
+    marks = ",".join("?" * len(ids))
+    stored = {
+        r[0]: r[1:]
+        for r in project.db.execute(
+            f"SELECT run_id, facts, {'cards' if with_cards else 'NULL'}, auto_metrics, reviewed_metrics "
+            f"FROM run_scores WHERE run_id IN ({marks})",
+            ids,
+        )
+    }
+    if not stored:
+        return []
+    by_run: dict[int, list[Finding]] = {}
+    for f in repo.findings_of_runs(project, [i for i in ids if i in stored]):
+        assert f.run_id is not None  # stored findings belong to a run
+        by_run.setdefault(f.run_id, []).append(f)
+    out = []
+    for run in repo.run_rows(project, [i for i in ids if i in stored], with_output=with_output):
+        facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
+        facts = RunFacts.model_validate_json(facts_json)
+        fs = by_run.get(run["id"], [])
+        auto, reviewed = metrics_of(facts, fs, auto_json, reviewed_json)
+        out.append(
+            ScoredRun(
                 run=run,
                 facts=facts,
                 cards=[ModelCard(**c) for c in json.loads(cards_json)] if with_cards else [],
@@ -77,6 +87,8 @@ def iter_scored_runs(
                 auto=auto,
                 reviewed=reviewed,
             )
+        )
+    return out
 
 
 def metrics_of(
