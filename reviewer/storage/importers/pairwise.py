@@ -122,6 +122,30 @@ def store_verdict(project: Project, verdict: Verdict, report: ImportReport, acto
     return verdict_id
 
 
+def store_pair_verdict(
+    project: Project,
+    run_a: int,
+    run_b: int,
+    winner: Any,
+    report: ImportReport,
+    actor: Optional[str] = None,
+    **fields: Any,
+) -> int:
+    """``store_verdict`` of a verdict on the pair (run_a, run_b) in its
+    original order: its subject, runs, the winner scale and ``winner``
+    (normalised: '1', '2', 'tie' or None), with ``fields`` (judge, method,
+    raw, ...) as given."""
+    verdict = Verdict(
+        subject=pair_subject(run_a, run_b),
+        run_id=run_a,
+        other_run_id=run_b,
+        scale=Scale.WINNER,
+        scores={"winner": winner},
+        **fields,
+    )
+    return store_verdict(project, verdict, report, actor)
+
+
 def store_reference(project: Project, item_id: int, text: Any, source: str, report: ImportReport) -> bool:
     """Store a reference answer of an item; empty or non-text references are
     not stored (False). Counts 'references'."""
@@ -241,22 +265,18 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
                 if annotator not in rec:
                     continue
                 raw = rec[annotator]
-                store_verdict(
+                store_pair_verdict(
                     project,
-                    Verdict(
-                        subject=pair_subject(run_a, run_b),
-                        run_id=run_a,
-                        other_run_id=run_b,
-                        judge=annotator,
-                        method=Method.HUMAN,
-                        scale=Scale.WINNER,
-                        scores={"winner": normalise(raw, Scale.WINNER)},
-                        raw="" if raw is None else str(raw),
-                        answer_order="ab",
-                        source=PANDALM_TESTSET,
-                    ),
+                    run_a,
+                    run_b,
+                    normalise(raw, Scale.WINNER),
                     report,
                     actor,
+                    judge=annotator,
+                    method=Method.HUMAN,
+                    raw="" if raw is None else str(raw),
+                    answer_order="ab",
+                    source=PANDALM_TESTSET,
                 )
         if not_text:
             report.notes.append(
@@ -299,24 +319,20 @@ def _pandalm_judge(
         if winner is None:
             undecided[str(raw)] = undecided.get(str(raw), 0) + 1
         reason = rec.get(f"{prefix}_reason")
-        store_verdict(
+        store_pair_verdict(
             project,
-            Verdict(
-                subject=pair_subject(run_a, run_b),
-                run_id=run_a,
-                other_run_id=run_b,
-                judge=judge,
-                judge_model=judge,
-                method=Method.PAIRWISE,
-                scale=Scale.WINNER,
-                scores={"winner": winner},
-                rationale=reason if isinstance(reason, str) else "",
-                raw="" if raw is None else str(raw),
-                answer_order="ab",
-                source=path.name,
-            ),
+            run_a,
+            run_b,
+            winner,
             report,
             actor,
+            judge=judge,
+            judge_model=judge,
+            method=Method.PAIRWISE,
+            rationale=reason if isinstance(reason, str) else "",
+            raw="" if raw is None else str(raw),
+            answer_order="ab",
+            source=path.name,
         )
         if not store_reference(project, item_id, rec.get(f"{prefix}_reference"), judge, report):
             no_reference += 1
@@ -456,21 +472,17 @@ def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: Import
         pairs.setdefault((rec["input"], rec["output_1"], rec["output_2"]), (run_a, run_b))
         if "label" in rec:
             label = rec["label"]
-            store_verdict(
+            store_pair_verdict(
                 project,
-                Verdict(
-                    subject=pair_subject(run_a, run_b),
-                    run_id=run_a,
-                    other_run_id=run_b,
-                    judge="gold",
-                    method=Method.HUMAN,
-                    scale=Scale.WINNER,
-                    scores={"winner": normalise(label, Scale.WINNER)},
-                    raw=str(label),
-                    source=f"{split}/dataset.json",
-                ),
+                run_a,
+                run_b,
+                normalise(label, Scale.WINNER),
                 report,
                 actor,
+                judge="gold",
+                method=Method.HUMAN,
+                raw=str(label),
+                source=f"{split}/dataset.json",
             )
     for judge, path in _llmbar_result_files(folder):
         _llmbar_results(
@@ -512,25 +524,21 @@ def _llmbar_results(
         for order, raw_winner, rationale, raw in found:
             winner = normalise(raw_winner, Scale.WINNER)
             undecided += winner is None
-            store_verdict(
+            store_pair_verdict(
                 project,
-                Verdict(
-                    subject=pair_subject(run_a, run_b),
-                    run_id=run_a,
-                    other_run_id=run_b,
-                    judge=judge,
-                    judge_model=judge.split("/")[0],
-                    prompt_version=judge.split("/", 1)[-1],
-                    method=Method.PAIRWISE,
-                    scale=Scale.WINNER,
-                    scores={"winner": winner},
-                    rationale=rationale,
-                    raw=raw,
-                    answer_order=order,
-                    source=name,
-                ),
+                run_a,
+                run_b,
+                winner,
                 report,
                 actor,
+                judge=judge,
+                judge_model=judge.split("/")[0],
+                prompt_version=judge.split("/", 1)[-1],
+                method=Method.PAIRWISE,
+                rationale=rationale,
+                raw=raw,
+                answer_order=order,
+                source=name,
             )
     if undecided:
         report.notes.append(f"{split} {judge}: {undecided} undecided verdict(s) stored as winner None (raw kept)")
