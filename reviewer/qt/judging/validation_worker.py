@@ -1,10 +1,9 @@
 """The validation figures of a project, computed off the GUI thread.
 
-``ValidationWorker`` runs :func:`compute` on a QThreadPool thread through
-its own read connection to the project file (reviewer.storage.cards.
-overview.reader: a second SQLite connection, WAL, the last commit; SQLite
-connections never cross threads), and emits ``done`` on the GUI thread
-with a :class:`ValidationFigures`. Each ``start`` is a new *generation*: a
+``ValidationWorker`` runs :func:`compute` on the shared ReaderWorker
+(reviewer.qt.session.reader_worker: a pool thread, its own read connection
+to the project file; SQLite connections never cross threads), and emits
+``done`` on the GUI thread with a :class:`ValidationFigures`. Each ``start`` is a new *generation*: a
 result of an older generation (another project, or a change since) is
 dropped, and an older job stops between its steps when cancelled.
 
@@ -27,17 +26,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject
 
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
-from reviewer.storage.cards import overview
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import agreement_with_intervals
 from reviewer.storage.judging.calibration_report import CalibrationRow, calibration_rows
 from reviewer.storage.judging.label_budget import alignment_budget, budget_text
 from reviewer.storage.judging.validation import Validation, project_alignments
 from reviewer.storage.spans.confidences import span_confidences
+from reviewer.qt.session.reader_worker import ReaderWorker
 
 
 class Cancelled(Exception):
@@ -94,80 +93,24 @@ def compute(
     )
 
 
-class _Bridge(QObject):
-    """Carries a job's result to the GUI thread (it lives there)."""
-
-    done = Signal(int, object)  # generation, ValidationFigures or None (cancelled)
-
-
-class _Job(QRunnable):
-    """On a pool thread: :func:`compute` through a connection of its own."""
-
-    def __init__(self, project: Project, generation: int, bridge: _Bridge, cancel: threading.Event, resamples: int):
-        super().__init__()
-        self.project, self.generation, self.bridge = project, generation, bridge
-        self.cancel, self.resamples = cancel, resamples
-
-    def run(self) -> None:
-        """Read and compute; emit the figures (None when cancelled)."""
-        result: Optional[ValidationFigures]
-        try:
-            reader, own = overview.reader(self.project)
-            try:
-                result = compute(reader, self.cancel.is_set, n_resamples=self.resamples)
-            finally:
-                if own:
-                    reader.close()
-        except Cancelled:
-            result = None
-        except (ProjectError, sqlite3.Error, ValueError) as exc:
-            result = ValidationFigures(error=str(exc), thread=threading.get_ident())
-        try:
-            self.bridge.done.emit(self.generation, result)
-        except RuntimeError:  # the widget went away meanwhile
-            pass
-
-
-class ValidationWorker(QObject):
-    """One computation at a time on a worker thread (module doc)."""
-
-    done = Signal(object)  # ValidationFigures of the latest generation
+class ValidationWorker(ReaderWorker):
+    """One computation at a time on a worker thread (module doc); ``done``
+    gives the ValidationFigures of the latest generation (with ``error``
+    set when the project could not be read)."""
 
     def __init__(self, parent: Optional[QObject] = None, resamples: int = DEFAULT_RESAMPLES):
-        super().__init__(parent)
+        super().__init__(
+            lambda reader, cancelled: _compute_or_none(reader, cancelled, resamples),
+            lambda exc: ValidationFigures(error=str(exc), thread=threading.get_ident()),
+            parent,
+            errors=(ProjectError, sqlite3.Error, ValueError),
+        )
         self.resamples = resamples
-        self.generation = 0
-        self._cancel = threading.Event()
-        self._running = 0
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._bridge = _Bridge()
-        self._bridge.done.connect(self._finished)
 
-    def start(self, project: Project) -> int:
-        """Compute the figures of ``project`` on the worker; an older
-        computation is cancelled and its result dropped. Returns the new
-        generation."""
-        self.cancel()
-        self._running += 1
-        self.pool.start(_Job(project, self.generation, self._bridge, self._cancel, self.resamples))
-        return self.generation
 
-    def cancel(self) -> None:
-        """Drop what is being computed (a new generation begins)."""
-        self._cancel.set()
-        self._cancel = threading.Event()
-        self.generation += 1
-
-    def busy(self) -> bool:
-        """A computation is running or queued."""
-        return self._running > 0
-
-    def wait(self, ms: int = 60000) -> bool:
-        """Block until the pool is idle (tests, closing); True when it is."""
-        return self.pool.waitForDone(ms)
-
-    def _finished(self, generation: int, result: Optional[ValidationFigures]) -> None:
-        self._running = max(0, self._running - 1)
-        if generation == self.generation and result is not None:
-            self.done.emit(result)
+def _compute_or_none(reader, cancelled, resamples: int) -> Optional[ValidationFigures]:
+    """:func:`compute`, or None when it was cancelled (a newer generation drops it anyway)."""
+    try:
+        return compute(reader, cancelled, n_resamples=resamples)
+    except Cancelled:
+        return None
