@@ -33,12 +33,10 @@ seeded hash of its id, so a subject never moves as labels arrive; any
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from reviewer.core.judging.agreement import majority
 from reviewer.core.judging.calibration import scale_labels
@@ -53,6 +51,7 @@ from reviewer.core.judging.disputes import (
     rater_labels,
     value_of,
 )
+from reviewer.core.judging.splits import SPLITS, hash_split
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
 
@@ -75,26 +74,9 @@ __all__ = [
 PASS_THRESHOLD: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: GRADE_POINTS["B"], Scale.PERCENT: 70.0}
 #: People's value at or below which a judge's pass is dangerous (numeric scales).
 LOW_MARK: dict[Scale, float] = {Scale.ORDINAL5: 2.0, Scale.GRADE: GRADE_POINTS["D"], Scale.PERCENT: 40.0}
+
+
 #: Split names in order, and the default shares of :func:`hash_split`.
-SPLITS: tuple[str, ...] = ("train", "dev", "test")
-DEFAULT_SHARES: tuple[float, float, float] = (0.2, 0.4, 0.4)
-
-
-def hash_split(subject: str, seed: int = 0, shares: Sequence[float] = DEFAULT_SHARES) -> str:
-    """'train', 'dev' or 'test' for a subject id: the first 8 bytes of
-    sha256('<seed>:<subject>') as a number in [0, 1), cut at the cumulative
-    ``shares`` (default 20 / 40 / 40 %). Depends only on the id and the seed,
-    so it never changes as labels arrive. Raises ValueError unless three
-    non-negative shares sum to 1."""
-    if len(shares) != 3 or min(shares) < 0 or abs(sum(shares) - 1.0) > 1e-9:
-        raise ValueError(f"split shares must be three non-negative numbers summing to 1, got {list(shares)}")
-    digest = hashlib.sha256(f"{seed}:{subject}".encode("utf-8")).digest()
-    u = int.from_bytes(digest[:8], "big") / 2**64
-    if u < shares[0]:
-        return SPLITS[0]
-    return SPLITS[1] if u < shares[0] + shares[1] else SPLITS[2]
-
-
 def is_pass(value: Value, scale: Scale, threshold: Optional[float] = None) -> Optional[bool]:
     """Whether a value passes: 'pass' on pass/fail; >= the threshold
     (default :data:`PASS_THRESHOLD`) on numeric scales; None for a missing
@@ -290,6 +272,8 @@ def _figures(
         a, b = np.asarray(judge_vals, float), np.asarray(people_vals, float)
         mae = float(np.mean(np.abs(a - b)))
         if len(rows) > 1 and a.std() > 0 and b.std() > 0:
+            from scipy.stats import spearmanr  # imported when first needed: scipy.stats takes a second to load
+
             spearman = float(spearmanr(a, b).statistic)
     tpr = tnr = None
     tpr_ci = tnr_ci = none

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Hashable, Optional, Sequence, Union
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "KappaEstimate",
@@ -40,6 +39,8 @@ ArrayLike = Union[float, int, Sequence[float], np.ndarray]
 def z_value(level: float) -> float:
     """The standard normal quantile ``Phi^-1(level)`` (1.6449 for 0.95,
     1.9600 for 0.975). Raises ValueError unless 0 < level < 1."""
+    from scipy import stats  # at first use: scipy.stats takes a second to import
+
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
     return float(stats.norm.ppf(level))
@@ -69,6 +70,8 @@ def clopper_pearson_lower(k: ArrayLike, n: ArrayLike, alpha: float = 0.05) -> An
         A float (scalar input) or an array of the broadcast shape; NaN where
         n = 0. Raises ValueError unless 0 <= k <= n and 0 < alpha < 1.
     """
+    from scipy import stats  # at first use: scipy.stats takes a second to import
+
     z_value(1.0 - alpha)  # validates alpha
     k_arr, n_arr = _counts(k, n)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -36,7 +36,6 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from scipy.stats import DegenerateDataWarning, bootstrap
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -54,7 +53,19 @@ DEFAULT_SEED = 0
 #: Resamples turned into counts at once (memory: batch x subjects codes).
 _BATCH = 250
 
-_RNG_KEYWORD = "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
+
+def _bootstrap():
+    """scipy.stats.bootstrap, its DegenerateDataWarning and the name of its
+    seed keyword ('rng' in new scipy, 'random_state' before): imported at
+    the first interval, since scipy.stats takes about a second to import
+    and the window's start-up reaches this module."""
+    from scipy.stats import DegenerateDataWarning, bootstrap
+
+    return (
+        bootstrap,
+        DegenerateDataWarning,
+        "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state",
+    )
 
 
 @dataclass(frozen=True)
@@ -190,6 +201,7 @@ def bootstrap_counts(
             return np.asarray(statistic(*cs), dtype=float).reshape((k,) + cs[0].shape[:-1])
 
     rng = np.random.default_rng(seed)
+    bootstrap, DegenerateDataWarning, _RNG_KEYWORD = _bootstrap()
     with warnings.catch_warnings():  # undefined resamples (NaN) are handled below
         warnings.simplefilter("ignore", DegenerateDataWarning)
         result = bootstrap(

@@ -14,7 +14,7 @@ first label and the *rubric version* it was made under (the judge's
 *Fair queue* (:func:`draw`, :func:`queue_order`): drawn from every subject a
 judge scored on a dimension (not from disputes), each with its *stratum*
 (the judge's verdict then), its split (train/dev/test by a seeded hash of
-the subject id, reviewer.core.judging.alignment.hash_split) and a seeded
+the subject id, reviewer.core.judging.splits.hash_split) and a seeded
 rank. Entries are stored once and never changed, so neither the
 stratification nor the splits move as labels or verdicts arrive; subjects
 judged later are appended. The order to label in is proportional
@@ -37,7 +37,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel
 
-from reviewer.core.judging.alignment import hash_split
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.disputes import format_value
 from reviewer.core.judging.verdicts import Scale, Value, normalise, swap_winner
 
