@@ -28,6 +28,7 @@ from reviewer.qt.cases.answer import FIRED_ERROR, FIRED_WARNING, CaseAnswer
 from reviewer.qt.cases.rows import CHECK_COLUMNS, SCORE_COLUMNS, check_rows, score_rows
 from reviewer.qt.cases.tables import fill, rows_height, table_widget
 from reviewer.qt.panels import plain_tooltip
+from reviewer.qt.panels.live import LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.text import line
 from reviewer.storage.cases.cases import case_of_item, check_outcomes_text, project_metrics
@@ -94,16 +95,10 @@ class CaseView(QWidget):
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.title)
         box.addWidget(self.splitter, 1)
-        self._stale = True
-        # an item switch ends in runChanged (Session.set_item): itemChanged would read it all twice
-        for signal in (
-            session.projectChanged,
-            session.runChanged,
-            session.findingsChanged,
-            session.findingSelectionChanged,
-        ):
-            signal.connect(self.refresh)
-        self.refresh()
+        # read only while shown, at once on each change; an item switch ends in runChanged
+        # (Session.set_item): itemChanged would read it all twice
+        signals = (session.projectChanged, session.runChanged, session.findingsChanged, session.findingSelectionChanged)
+        self.live = LiveRefresh(self, self.refresh, signals, debounce_ms=None)
 
     @staticmethod
     def _pane(*widgets: QWidget) -> QWidget:
@@ -153,10 +148,8 @@ class CaseView(QWidget):
         self._place()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Lay the parts out once shown (see _place), and read what changed while hidden."""
+        """Lay the parts out once shown (see _place)."""
         super().showEvent(event)
-        if self._stale:
-            self.refresh()
         self._place()
 
     # -- content ---------------------------------------------------------------------------
@@ -166,12 +159,8 @@ class CaseView(QWidget):
         return s.project is not None and s.item_id is not None and case_of_item(s.project, s.item_id) is not None
 
     def refresh(self) -> None:
-        """Show the session's current item and run (read from the project);
-        while hidden (another perspective's item) only note that it must."""
-        if not self.isVisible():
-            self._stale = True
-            return
-        self._stale = False
+        """Show the session's current item and run (read from the project;
+        LiveRefresh calls it only while the view is shown)."""
         s = self.session
         project = s.project
         case = case_of_item(project, s.item_id) if project is not None and s.item_id is not None else None

@@ -35,7 +35,8 @@ __all__ = ["DEBOUNCE_MS", "MAX_COLUMN", "FiguresTable", "LiveRefresh", "plain_la
 
 
 class LiveRefresh(QObject):
-    """Calls ``compute`` when ``widget`` is shown and stale (see module doc).
+    """Calls ``compute`` when ``widget`` is shown and stale (see module doc);
+    ``debounce_ms`` None: at once on each change while shown (no quiet time).
 
     ``stale`` is True until the first computation and after every signal of
     ``signals``; ``computed`` counts the computations (for tests)."""
@@ -45,7 +46,7 @@ class LiveRefresh(QObject):
         widget: QWidget,
         compute: Callable[[], None],
         signals: Iterable[SignalInstance],
-        debounce_ms: int = DEBOUNCE_MS,
+        debounce_ms: Optional[int] = DEBOUNCE_MS,
     ):
         super().__init__(widget)
         self.widget, self.compute = widget, compute
@@ -53,7 +54,8 @@ class LiveRefresh(QObject):
         self.computed = 0
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
-        self.timer.setInterval(debounce_ms)
+        self.at_once = debounce_ms is None  # a view that must follow each change as it happens
+        self.timer.setInterval(debounce_ms or 0)
         self.timer.timeout.connect(self.run)
         for signal in signals:
             signal.connect(self.mark_stale)
@@ -63,7 +65,10 @@ class LiveRefresh(QObject):
         """Something changed: compute after the quiet time when shown, else when next shown."""
         self.stale = True
         if self.widget.isVisible():
-            self.timer.start()
+            if self.at_once:
+                self.run()
+            else:
+                self.timer.start()
 
     def run(self) -> None:
         """Compute now (when stale or not) and mark fresh."""
