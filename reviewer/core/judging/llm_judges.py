@@ -45,8 +45,9 @@ ISSUES_LIMIT = 10
 def last_json_object(text: str) -> Optional[dict]:
     """The last (outermost) JSON object in ``text`` that parses
     (replies.last_object), else the span from the first '{' to the last '}'
-    (as the plan's ``/\\{[\\s\\S]*\\}/``) when that parses; None otherwise (a
-    nesting bomb included)."""
+    (as the plan's ``/\\{[\\s\\S]*\\}/``) when that parses; None otherwise.
+    Raises RecursionError for a reply nested past the interpreter's limit
+    (the pipeline counts it a failed attempt, with the reason)."""
     if not isinstance(text, str):
         return None
     found = replies.last_object(text)
@@ -56,7 +57,7 @@ def last_json_object(text: str) -> Optional[dict]:
     if first != -1 and last > first:
         try:
             value = json.loads(text[first : last + 1])
-        except (ValueError, RecursionError):
+        except ValueError:
             return None
         return value if isinstance(value, dict) else None
     return None

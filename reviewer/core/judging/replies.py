@@ -90,18 +90,17 @@ def _yaml(text: str) -> Any:
 
 
 def last_object(text: str) -> Optional[dict]:
-    """The last (outermost) JSON object in ``text`` that parses, or None; the
-    scan stops at a nesting bomb (RecursionError: what follows it reads as
-    nothing, in one pass). The one scanner of judge replies
-    (llm_judges.last_json_object adds its fallback)."""
+    """The last (outermost) JSON object in ``text`` that parses, or None. The
+    one scanner of judge replies (llm_judges.last_json_object adds its
+    fallback). Raises RecursionError for a reply nested past the
+    interpreter's limit: a live judge's such reply is a failed attempt (the
+    pipeline says why); ``reply_fields`` reads it as nothing."""
     decoder = json.JSONDecoder()
     found = None
     i = text.find("{")
     while i != -1:
         try:
             value, end = decoder.raw_decode(text, i)
-        except RecursionError:  # nested past the interpreter's limit: every '{' after it would be too, one by one
-            break
         except ValueError:
             i = text.find("{", i + 1)
             continue
@@ -109,6 +108,13 @@ def last_object(text: str) -> Optional[dict]:
             found = value
         i = text.find("{", end)
     return found
+
+
+def _last_object_or_none(text: str) -> Optional[dict]:
+    try:
+        return last_object(text)
+    except RecursionError:  # a nesting bomb reads as no object, at once
+        return None
 
 
 def plain_lines(text: str) -> dict[str, str]:
@@ -132,13 +138,13 @@ def reply_fields(text: Any) -> dict[str, Any]:
         return {}
     fences = _FENCE.findall(text)
     for _, body in reversed(fences):
-        found = _mapping(_yaml(body)) or _mapping(last_object(body))
+        found = _mapping(_yaml(body)) or _mapping(_last_object_or_none(body))
         if found and any(k in PLAIN_KEYS for k in found):
             return found
     found = _mapping(_yaml(text))
     if found and any(k in PLAIN_KEYS for k in found):
         return found
-    found = _mapping(last_object(text))
+    found = _mapping(_last_object_or_none(text))
     if found:
         return found
     unfenced = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
