@@ -1,20 +1,24 @@
 """The workflow of an item: which of reviewer's five jobs it belongs to, so
 the window shows it in that workflow's perspective (docs/window.md#perspectives).
 
-An item is recorded with its workflow when it is imported, from what the
-import gave it; a project from before that record is migrated by what each
-item holds, with the same rule (``infer``). The rule, first match wins:
+An item is recorded with its workflow when it is imported, from what was
+imported with it; a project from before that record is migrated by the same
+rule (``infer``). The rule, first match wins:
 
 1. a test case (query, context, expected behaviour): **case**;
-2. golden spans, span-labelling runs (a span snapshot's, a run of the
-   span-labeling prompt) or span findings: **spans**;
-3. single-output judge verdicts (Failter, rubric judges): **judged output**;
-4. pairwise verdicts (two outputs compared): **pairwise**;
-5. a photo: **cards**;
-6. a text with none of these: **judged output** (a text beside its output).
+2. golden spans or span runs (a span snapshot's, a run of the
+   span-labeling prompt): **spans**;
+3. a photo: **cards**;
+4. an imported pair of outputs to compare (a pairwise benchmark's pair,
+   with its verdicts as the file gave them): **pairwise**;
+5. any other text: **judged output** (a text beside its output).
 
-A case comes first because its checks are its own findings; spans before
-verdicts because a span snapshot is a judge's work on spans.
+Content decides, verdicts never do: what a judge later scores
+(``reviewer judge``: a Failter judge over photos, a pairwise judge over two
+models' answers of a text) leaves an item where its content put it
+(decision record perspective-per-workflow). A case comes first because its
+checks are its own findings; spans before the photo because a span item's
+runs are its content.
 """
 
 from __future__ import annotations
@@ -24,6 +28,15 @@ from enum import Enum
 
 #: The prompt of span-labelling runs: its runs are span runs.
 SPAN_PROMPT = "span-labeling"
+
+#: How the source of a verdict asked by ``reviewer judge`` begins ('judge <name>'):
+#: such a verdict is a judge's later work, never content an item was imported with.
+ASKED_SOURCE_PREFIX = "judge "
+
+
+def asked_source(judge: str) -> str:
+    """The source stored with a verdict ``reviewer judge`` asked of ``judge``."""
+    return ASKED_SOURCE_PREFIX + judge
 
 
 class Workflow(str, Enum):
@@ -40,22 +53,18 @@ class Workflow(str, Enum):
 WORKFLOW_ORDER = (Workflow.CARDS, Workflow.SPANS, Workflow.CASE, Workflow.JUDGED, Workflow.PAIRWISE)
 
 
-def infer(
-    *, photo: bool, case: bool = False, spans: bool = False, judged: bool = False, pairwise: bool = False
-) -> Workflow:
-    """The workflow of an item from what it holds (the rule in the module
-    docstring): ``photo`` it is a photo; ``case`` it is a test case;
-    ``spans`` it has golden spans or span runs; ``judged`` single-output
-    verdicts on its runs; ``pairwise`` pairwise verdicts on its runs."""
+def infer(*, photo: bool, case: bool = False, spans: bool = False, pair: bool = False) -> Workflow:
+    """The workflow of an item from what was imported with it (the rule in
+    the module docstring): ``case`` it is a test case; ``spans`` it has
+    golden spans or span runs; ``photo`` it is a photo; ``pair`` it holds
+    an imported pair of outputs to compare. No verdict is a fact here."""
     if case:
         return Workflow.CASE
     if spans:
         return Workflow.SPANS
-    if judged:
-        return Workflow.JUDGED
-    if pairwise:
-        return Workflow.PAIRWISE
-    return Workflow.CARDS if photo else Workflow.JUDGED
+    if photo:
+        return Workflow.CARDS
+    return Workflow.PAIRWISE if pair else Workflow.JUDGED
 
 
 def parse(value: object) -> Workflow | None:

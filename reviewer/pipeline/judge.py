@@ -52,6 +52,7 @@ from reviewer.core.judging.verdict_confidence import value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
+from reviewer.core.workflows import asked_source
 from reviewer.pipeline.ask import user_content
 from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
 from reviewer.storage import repo
@@ -159,7 +160,7 @@ def _base(
         scale=scale,
         answer_order=order,
         repetition=rep,
-        source=f"judge {judge}",
+        source=asked_source(judge),
     )
 
 

@@ -472,3 +472,15 @@ def m0023_item_workflows(db: sqlite_utils.Database) -> None:
 
     db.execute("ALTER TABLE items ADD COLUMN workflow TEXT")
     record_missing(db)
+
+
+@MIGRATIONS(name="0024_workflows_by_content")
+def m0024_workflows_by_content(db: sqlite_utils.Database) -> None:
+    """Content decides an item's workflow, verdicts never do (decision record
+    perspective-per-workflow): the photos 0023 recorded as judged output or
+    pairwise because a judge had scored them become cards again, and the
+    texts it recorded as judged output while they hold an imported pair
+    become pairwise (reviewer.storage.workflows.correct_verdict_moves)."""
+    from reviewer.storage.workflows import correct_verdict_moves
+
+    correct_verdict_moves(db)

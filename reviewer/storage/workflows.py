@@ -1,33 +1,39 @@
 """Each item's workflow, recorded at import (reviewer.core.workflows).
 
 ``record_workflows`` gives every item that has none yet its workflow, from
-what it holds now, by core.workflows.infer; ``import_source`` calls it after
-every import and migration 0023 calls it once for projects from before the
-record. An item keeps the workflow it was recorded with: a span snapshot's
-verdicts imported later do not move a span item to judged output. An item
-with no workflow yet (imported by a bare importer call) is inferred when
-read (``item_workflows``).
+what was imported with it, by core.workflows.infer (content, never a
+judge's verdicts); ``import_source`` calls it after every import and
+migration 0023 calls it once for projects from before the record. Migration
+0024 (``correct_verdict_moves``) puts back the items that 0023, when it still
+read verdicts, moved out of their workflow. An item keeps the workflow it
+was recorded with: a span snapshot's verdicts imported later do not move a
+span item to judged output. An item with no workflow yet (imported by a
+bare importer call) is inferred when read (``item_workflows``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from reviewer.core.models import Item, SpanCode
-from reviewer.core.workflows import SPAN_PROMPT, Workflow, infer, parse
+from reviewer.core.models import Item
+from reviewer.core.workflows import ASKED_SOURCE_PREFIX, SPAN_PROMPT, Workflow, infer, parse
 
-#: For each fact of core.workflows.infer, the items that have it (SQL over the project's tables).
+#: Items holding an imported pair of outputs to compare: a verdict on a pair
+#: that an import stored (a pairwise benchmark's), not one ``reviewer judge`` asked.
+_IMPORTED_PAIR = (
+    "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NOT NULL "
+    f"AND (v.source IS NULL OR substr(v.source, 1, {len(ASKED_SOURCE_PREFIX)}) != '{ASKED_SOURCE_PREFIX}')"
+)
+
+#: For each fact of core.workflows.infer but the photo, the items that have it (SQL over the project's tables).
 _FACTS = {
     "case": "SELECT item_id FROM cases",
     "spans": (
         "SELECT item_id FROM golden_spans UNION "
         "SELECT r.item_id FROM span_snapshot_runs s JOIN runs r ON r.id = s.run_id UNION "
-        f"SELECT r.item_id FROM runs r JOIN prompts p ON p.id = r.prompt_id WHERE p.name = '{SPAN_PROMPT}' UNION "
-        "SELECT r.item_id FROM findings f JOIN runs r ON r.id = f.run_id "
-        f"WHERE f.code IN ({', '.join(repr(c.value) for c in SpanCode)})"
+        f"SELECT r.item_id FROM runs r JOIN prompts p ON p.id = r.prompt_id WHERE p.name = '{SPAN_PROMPT}'"
     ),
-    "judged": "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NULL",
-    "pairwise": "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NOT NULL",
+    "pair": _IMPORTED_PAIR,
 }
 
 
@@ -52,6 +58,23 @@ def record_missing(db: Any) -> int:
     for item_id, workflow in inferred.items():
         db.execute("UPDATE items SET workflow = ? WHERE id = ? AND workflow IS NULL", [workflow.value, item_id])
     return len(inferred)
+
+
+def correct_verdict_moves(db: Any) -> int:
+    """Put back the items an earlier rule moved by their verdicts (migration
+    0024): a photo recorded as judged output or pairwise becomes cards, and
+    a text recorded as judged output that holds an imported pair becomes
+    pairwise. Nothing else is touched. Returns how many items changed.
+    ``db``: as for record_missing."""
+    photos = db.execute(
+        "UPDATE items SET workflow = ? WHERE kind = 'photo' AND workflow IN (?, ?)",
+        [Workflow.CARDS.value, Workflow.JUDGED.value, Workflow.PAIRWISE.value],
+    ).rowcount
+    pairs = db.execute(
+        f"UPDATE items SET workflow = ? WHERE kind != 'photo' AND workflow = ? AND id IN ({_IMPORTED_PAIR})",
+        [Workflow.PAIRWISE.value, Workflow.JUDGED.value],
+    ).rowcount
+    return photos + pairs
 
 
 def record_workflows(project: Any) -> int:

@@ -6,11 +6,10 @@ from reviewer.core.workflows import Workflow, first_words, infer, parse
 def test_the_first_matching_fact_picks_the_workflow():
     assert infer(photo=True) == Workflow.CARDS
     assert infer(photo=False) == Workflow.JUDGED
-    assert infer(photo=False, case=True, spans=True, judged=True) == Workflow.CASE
-    assert infer(photo=False, spans=True, judged=True, pairwise=True) == Workflow.SPANS
-    assert infer(photo=False, judged=True, pairwise=True) == Workflow.JUDGED
-    assert infer(photo=False, pairwise=True) == Workflow.PAIRWISE
-    assert infer(photo=True, judged=True) == Workflow.JUDGED
+    assert infer(photo=False, case=True, spans=True, pair=True) == Workflow.CASE
+    assert infer(photo=True, spans=True, pair=True) == Workflow.SPANS
+    assert infer(photo=True, pair=True) == Workflow.CARDS
+    assert infer(photo=False, pair=True) == Workflow.PAIRWISE
 
 
 def test_a_stored_value_this_version_does_not_know_reads_as_none():
