@@ -18,10 +18,15 @@ Two steps, both here:
      (folders or files given by the caller;
      reviewer.storage.sources.import_sources lists a project's).
 
-   Refused even with ``force``: a folder where a file is written, a
-   project this process holds open, and an SQLite file with a -wal or -shm
-   beside it (in use, or not cleanly closed: replacing it would pair the
-   new file with the old journal).
+   * a symbolic link (``force`` replaces the file it points to, which must
+     then be a regular file).
+
+   Refused even with ``force``: anything that exists and is not a regular
+   file (a folder, a FIFO, a character or block device, a socket; also as
+   the end of a symbolic link, or a link that leads nowhere), a project
+   this process holds open, and an SQLite file with a -wal or -shm beside
+   it (in use, or not cleanly closed: replacing it would pair the new file
+   with the old journal). Writers replace only regular files.
 
 2. **The file is replaced, never rewritten** (``replacing``,
    ``write_bytes``, ``write_text``, ``write_json``): the content goes to a
@@ -150,10 +155,8 @@ def check_target(
     """Check that ``target`` may be replaced by a file of ``fmt`` (module
     doc, step 1) and return it as a Path. Raises TargetRefused."""
     shown = str(target)
-    target = _real(Path(target))
+    target = regular_or_absent(Path(target), force=force)
     how = "; choose another file (or --force to replace it)"
-    if target.is_dir():
-        raise TargetRefused(f"{shown} is a folder; give a file name")
     if open_here(target):
         raise TargetRefused(f"{shown} is the project itself (open here); choose another file")
     if not force:
@@ -182,9 +185,48 @@ def check_target(
     return target
 
 
-def _real(target: Path) -> Path:
-    """The file a symbolic link points to (it is the file replaced), else ``target``."""
-    return target.resolve() if target.is_symlink() else target
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder; give a file name"),
+    (stat.S_ISFIFO, "a FIFO (named pipe); reviewer replaces only regular files"),
+    (stat.S_ISCHR, "a character device; reviewer replaces only regular files"),
+    (stat.S_ISBLK, "a block device; reviewer replaces only regular files"),
+    (stat.S_ISSOCK, "a socket; reviewer replaces only regular files"),
+)
+
+
+def regular_or_absent(target: Path, *, force: bool = False) -> Path:
+    """The path a writer replaces for ``target``: ``target`` itself when it
+    does not exist or is a regular file; with ``force``, the regular file a
+    symbolic link points to. Raises TargetRefused for a symbolic link
+    without ``force`` (one line: pass --force to write through it), a link
+    that leads nowhere (its target is named), and anything that exists and
+    is not a regular file, also as a link's end: a folder, a FIFO, a device
+    or a socket (even with ``force``). Looks with lstat/stat only: a FIFO
+    is never opened."""
+    shown = str(target)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise TargetRefused(f"{shown} cannot be checked ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            st = os.stat(target)
+        except OSError:
+            raise TargetRefused(
+                f"{shown} is a dangling symbolic link (to {os.readlink(target)}); choose another file"
+            ) from None
+        if stat.S_ISREG(st.st_mode) and not force:
+            raise TargetRefused(
+                f"{shown} is a symbolic link; choose another file (or --force to replace the file it points to)"
+            )
+        shown = f"{shown} (a symbolic link) leads to"
+        target = target.resolve()
+    for test, what in _NOT_REGULAR:
+        if test(st.st_mode):
+            raise TargetRefused(f"{shown} is {what}")
+    return target
 
 
 def _article(name: str) -> str:
@@ -207,7 +249,7 @@ def replacing(
     ProjectError ("cannot write OUT: ...")."""
     if fmt is not None:
         check_target(target, fmt, sources=sources, force=force)
-    target = _real(Path(target))
+    target = regular_or_absent(Path(target), force=force)
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -318,6 +360,7 @@ __all__ = [
     "json_format",
     "magic_format",
     "read_json_file",
+    "regular_or_absent",
     "replacing",
     "write_bytes",
     "write_json",
