@@ -99,9 +99,10 @@ def _is_thoughts(path: Path) -> bool:
 
 
 #: What the artifacts are, to check a file they would replace (reviewer.storage.safe_write).
-OUTPUT_FORMAT = safe_write.FileFormat("Failter trial output", _is_output)
-THOUGHTS_FORMAT = safe_write.FileFormat("Failter .thoughts file", _is_thoughts)
-EVAL_FORMAT = safe_write.FileFormat("Failter .eval file", _is_eval)
+#: Failter writes them too, so its own files are replaced by their shape (by_shape).
+OUTPUT_FORMAT = safe_write.FileFormat("Failter trial output", _is_output, by_shape=True)
+THOUGHTS_FORMAT = safe_write.FileFormat("Failter .thoughts file", _is_thoughts, by_shape=True)
+EVAL_FORMAT = safe_write.FileFormat("Failter .eval file", _is_eval, by_shape=True)
 
 
 def artifact_format(path: Path) -> safe_write.FileFormat:

@@ -5,29 +5,24 @@
 Two steps, both here:
 
 1. **The target is checked** (``check_target``) before anything is asked or
-   written. Refused, with a one-line message (``TargetRefused``, a
-   ProjectError), unless ``force``:
+   written. A file that exists is replaced only when reviewer's record of
+   the files it wrote (reviewer.storage.written) lists it with its current
+   sha256 (decision record written-files-recorded-per-user). Refused, with
+   a one-line message (``TargetRefused``, a ProjectError), unless ``force``:
 
    * a reviewer project (recognised through SQLite, never with ``open()``:
      see reviewer.storage.recognise);
-   * a file of another format than the one written: an existing file must
-     be recognised by the writer's ``FileFormat`` (read; nothing is added
-     to the written file to recognise it, so a golden set stays
-     byte-identical). An empty file holds nothing and may be replaced;
+   * any other file the record does not list with its current hash,
+     whatever its shape: a user's file, a file changed since, or one an
+     earlier reviewer wrote before the record (the message says so when
+     the file has the writer's shape: ``FileFormat.recognise``; pass
+     ``--force`` once). An empty file holds nothing and may be replaced.
+     Files of a format another program writes too (``FileFormat.by_shape``:
+     Failter's own artifacts) are also replaced when they have its shape;
    * a target inside (or equal to) a ``source`` the data was imported from
      (folders or files given by the caller;
-     reviewer.storage.sources.import_sources lists a project's).
-
-   * a symbolic link (``force`` replaces the file it points to, which must
-     then be a regular file).
-
-   Refused even with ``force``: anything that exists and is not a regular
-   file (a folder, a FIFO, a character or block device, a socket; also as
-   the end of a symbolic link, or a link that leads nowhere), a project
-   this process holds open, and an SQLite file with a -wal or -shm beside
-   it (in use, or not cleanly closed: replacing it would pair the new file
-   with the old journal). Writers replace only regular files.
-
+     reviewer.storage.sources.import_sources lists a project's), even when
+     the record lists it;
 2. **The file is replaced, never rewritten** (``replacing``,
    ``write_bytes``, ``write_text``, ``write_json``): the content goes to a
    new temporary file in the target's folder (a unique name, so no file of
@@ -35,7 +30,8 @@ Two steps, both here:
    target with ``os.replace`` (atomic on POSIX), then the folder is
    fsynced. A failure at any point (a full disk, a kill) leaves the
    previous file exactly as it was and no temporary file behind (a kill
-   may leave a ``.NAME.*.tmp``, never a changed target).
+   may leave a ``.NAME.*.tmp``, never a changed target). The file put in
+   place is then added to the record with its sha256 (``written.remember``).
 
 Use::
 
@@ -67,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from reviewer.storage import written
 from reviewer.storage.confine import followed, inside
 from reviewer.storage.db import ProjectError, open_here
 from reviewer.storage.recognise import look, sidecars
@@ -95,11 +92,14 @@ class FileFormat:
     the existing, non-empty file at ``path`` holds this format (it reads the
     file; called only for a file that is not SQLite, unless ``sqlite``);
     ``sqlite``: the format is an SQLite database (``recognise`` then reads
-    it through SQLite only)."""
+    it through SQLite only); ``by_shape``: another program writes this
+    format too (Failter's artifacts), so a file recognised by its shape may
+    be replaced although the record does not list it."""
 
     name: str
     recognise: Callable[[Path], bool]
     sqlite: bool = False
+    by_shape: bool = False
 
 
 def read_json_file(path: Path) -> Any:
@@ -175,13 +175,20 @@ def check_target(
         if not force:
             raise TargetRefused(f"{shown} is a reviewer project{how}")
         return target
-    if force:
+    if force or written.owned(target):  # not open here (above): hashing it drops no lock of ours
         return target
     if found.kind == "unreadable" and found.problem != "file is not a database":
         raise TargetRefused(f"{shown} exists and cannot be checked ({found.problem}){how}")
     is_sqlite = found.kind == "foreign"  # else not SQLite at all: only now may it be read with open()
-    if fmt.sqlite != is_sqlite or not fmt.recognise(target):
-        raise TargetRefused(f"{shown} exists and is not {_article(fmt.name)}{how}")
+    shaped = fmt.sqlite == is_sqlite and fmt.recognise(target)
+    if shaped and fmt.by_shape:
+        return target
+    if shaped:
+        raise TargetRefused(
+            f"{shown} looks like {_article(fmt.name)} but is not in reviewer's record of the files it wrote "
+            "(written by an earlier version, or changed since); pass --force to replace it"
+        )
+    raise TargetRefused(f"{shown} exists and is not {_article(fmt.name)} reviewer wrote{how}")
     return target
 
 
@@ -263,6 +270,7 @@ def replacing(
             os.chmod(tmp, stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_UMASK)
             yield tmp
             _fsync_path(tmp)
+            size, digest = tmp.stat().st_size, written.sha256_file(tmp)
             os.replace(tmp, target)
         except OSError as exc:
             raise ProjectError(f"cannot write {target}: {exc.strerror or exc}") from None
@@ -270,6 +278,7 @@ def replacing(
         if tmp.exists():
             tmp.unlink()
     _fsync_folder(folder)
+    written.remember(target, digest, size)
 
 
 def write_bytes(

@@ -186,8 +186,8 @@ def test_export_gt_labelme_into_the_source_keeps_the_users_file(tmp_path):
 
 def test_safe_write_leaves_the_target_when_the_writer_fails(tmp_path):
     target = tmp_path / "a.json"
-    target.write_text("[1]")
     fmt = safe_write.json_format("list", lambda v: isinstance(v, list))
+    safe_write.write_json(target, [1], fmt, indent=None, newline=False)  # reviewer wrote it: in its record
     with pytest.raises(RuntimeError):
         with safe_write.replacing(target, fmt) as tmp:
             tmp.write_text("[2")
@@ -260,9 +260,12 @@ def big_project(tmp_path):
 def test_a_full_disk_leaves_the_previous_json_whole_and_prints_one_line(tmp_path):
     db = big_project(tmp_path)
     gold, coco = tmp_path / "gold.json", tmp_path / "coco.json"
-    gold.write_text(json.dumps(GOLDEN))  # an earlier export of another set
+    from reviewer.storage.gt_formats.coco import COCO_FORMAT
+    from reviewer.storage.spans.spans import GOLDEN_FORMAT
+
+    safe_write.write_json(gold, GOLDEN, GOLDEN_FORMAT)  # an earlier export of another set
     assert cli("export-gt", db, coco, "--format", "coco", "--annotator", "consensus").exit_code == 0
-    coco.write_text(json.dumps({"images": [], "annotations": [], "categories": []}))
+    safe_write.write_json(coco, {"images": [], "annotations": [], "categories": []}, COCO_FORMAT)
     before = {p: p.read_bytes() for p in (gold, coco)}
     for args, target in (
         (["golden-export", db, "big", gold], gold),
