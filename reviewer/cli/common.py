@@ -103,9 +103,16 @@ def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
 
 
 def _weights(ctx, param, value: str) -> tuple[float, float]:
+    """--weights RULES:GT: each number checked by the rule of every number
+    (reviewer.cli.numbers: finite, 0 to 1,000,000), then normalised."""
+    from reviewer.cli.numbers import WEIGHT, check_number
     from reviewer.storage.judging.report import parse_weights
 
     try:
+        parts = str(value).split(":")
+        if len(parts) == 2:
+            for part in parts:
+                check_number(part, WEIGHT)
         return parse_weights(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None

@@ -11,6 +11,7 @@ from reviewer.core.judging.gates import failing_judged, judge_gate_message, judg
 from reviewer.core.text import visible
 from reviewer.pipeline import limits
 from reviewer.storage.db import open_project
+from reviewer.cli.numbers import bounded, whole
 from reviewer.cli.common import (
     _weights,
     DEFAULT_KEY_ENV,
@@ -44,40 +45,43 @@ def _endpoint_options(func, fail_on=FAIL_ON):
         ),
         click.option(
             "--concurrency",
-            type=_bounded(limits.CONCURRENCY),
+            type=bounded(limits.CONCURRENCY),
             default=4,
             show_default=True,
             help="Requests in flight at most.",
         ),
         click.option(
             "--retries",
-            type=_bounded(limits.RETRIES),
+            type=bounded(limits.RETRIES),
             default=3,
             show_default=True,
             help="Retries of a request on connection errors, timeouts, 429 and 5xx.",
         ),
         click.option(
             "--timeout",
-            type=_bounded(limits.TIMEOUT_S),
+            type=bounded(limits.TIMEOUT_S),
             default=120.0,
             show_default=True,
             help="Seconds one attempt may take in all, from connecting to the answer's last byte.",
         ),
         click.option(
             "--max-response-mb",
-            type=_bounded(limits.MAX_RESPONSE_MB),
+            type=bounded(limits.MAX_RESPONSE_MB),
             default=10.0,
             show_default=True,
             help="The largest answer read, in MB of decompressed body; a larger one is a failed attempt.",
         ),
         click.option(
-            "--temperature", type=float, default=None, help="Sampling temperature (server default if left out)."
+            "--temperature",
+            type=bounded(limits.TEMPERATURE),
+            default=None,
+            help="Sampling temperature (server default if left out).",
         ),
-        click.option("--max-tokens", type=click.IntRange(1, None), default=None, help="Longest answer in tokens."),
-        click.option("--seed", type=int, default=None, help="Seed N; repetition k sends N + k - 1."),
+        click.option("--max-tokens", type=bounded(limits.MAX_TOKENS), default=None, help="Longest answer in tokens."),
+        click.option("--seed", type=bounded(limits.SEED), default=None, help="Seed N; repetition k sends N + k - 1."),
         click.option(
             "--repetitions",
-            type=_bounded(limits.REPETITIONS),
+            type=bounded(limits.REPETITIONS),
             default=1,
             show_default=True,
             help="Ask each combination this many times (repetitions 1..N).",
@@ -87,31 +91,6 @@ def _endpoint_options(func, fail_on=FAIL_ON):
     for option in reversed(options):
         func = option(func)
     return func
-
-
-class _bounded(click.ParamType):
-    """A click type for a setting of pipeline.limits: the same bound (and
-    message) as a Failter spec's value; NaN and infinity are refused."""
-
-    def __init__(self, bound: limits.Bound):
-        self.bound = bound
-        self.name = "integer" if bound.whole else "float"
-
-    def get_metavar(self, param, ctx=None) -> str:  # click 8.1 (param) and 8.2+ (param, ctx)
-        """The type and its bound, as the help shows it ('INTEGER 0..20')."""
-        return f"{self.name.upper()} {self.bound.least:g}..{self.bound.most:g}"
-
-    def convert(self, value, param, ctx):
-        """``value`` checked by the bound; a usage error naming it otherwise."""
-        if isinstance(value, str):
-            try:
-                value = int(value) if self.bound.whole else float(value)
-            except ValueError:
-                self.fail(f"{value!r} is not a {'whole ' if self.bound.whole else ''}number", param, ctx)
-        try:
-            return self.bound.check(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
 
 
 def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float, max_response_mb: float):
@@ -195,7 +174,7 @@ def _finish(summary, what: str) -> None:
 @click.option("--item", "item_names", multiple=True, metavar="NAME", help="Only this item (repeatable).")
 @click.option(
     "--max-side",
-    type=click.IntRange(16, 10000),
+    type=whole(16, 10000),
     default=1536,
     show_default=True,
     help="Longest side of a photo sent, in pixels (upright, downscaled).",
@@ -371,7 +350,7 @@ def run_cmd(
 @click.option("--run-model", "run_model_names", multiple=True, metavar="NAME", help="Only runs of this model.")
 @click.option(
     "--top-logprobs",
-    type=click.IntRange(0, 20),
+    type=whole(0, 20),
     default=1,
     show_default=True,
     help="Ask for logprobs with this many alternatives a token; each value's token probability is "

@@ -12,6 +12,7 @@ from typing import Callable, Optional
 import click
 
 from reviewer.cli.common import _friendly, echo, main
+from reviewer.cli.numbers import whole
 from reviewer.storage.db import open_project
 
 
@@ -35,7 +36,7 @@ def _ask(text: str, parse: Callable[[str], object]) -> Optional[object]:
 @click.option("--judge", required=True, help="The judge whose fair queue to label (as reviewer alignment names it).")
 @click.option("--dimension", help="The dimension (needed when the judge scores several).")
 @click.option("--reviewer", "reviewer_name", help="Who labels (default: the user name).")
-@click.option("--limit", type=click.IntRange(min=1), help="Label at most this many subjects.")
+@click.option("--limit", type=whole(1, 1_000_000_000), help="Label at most this many subjects.")
 @_friendly
 def label(
     project: Path, judge: str, dimension: Optional[str], reviewer_name: Optional[str], limit: Optional[int]

@@ -17,6 +17,7 @@ from reviewer.core.tables import text_table
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.formats import FORMAT_NAMES
 from reviewer.cli.common import FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
+from reviewer.cli.numbers import whole
 
 
 @main.command()
@@ -151,7 +152,7 @@ GRID_ITEMS = 12
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=whole(1, 1024),
     default=None,
     help="Worker processes for scoring, used from 5,000 runs on [default: the CPU cores].",
 )

@@ -13,6 +13,7 @@ import click
 from reviewer.core.tables import text_table
 from reviewer.storage.db import open_project
 from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
+from reviewer.cli.numbers import ROW_ID
 
 
 #: --rules of report and agreement: the rubric rules the verdicts are checked against.
@@ -179,7 +180,7 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
 
 @main.command("adjudicate-gt")
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("dispute", type=int)
+@click.argument("dispute", type=ROW_ID, metavar="DISPUTE")
 @click.option("--side", required=True, metavar="ANNOTATOR", help="The annotator whose ground truth is right.")
 @click.option("--rationale", default="", help="Why.")
 @click.option("--reviewer", "who", metavar="NAME", help="Who decides (default: REVIEWER_NAME or the login name).")

@@ -11,16 +11,17 @@ from typing import Optional
 import click
 
 from reviewer.cli.common import _friendly, echo, main
+from reviewer.cli.numbers import SEED as SEED_TYPE, SHARE, finite, whole
 from reviewer.storage.db import open_project
 
 RESAMPLES = click.option(
     "--resamples",
-    type=click.IntRange(min=100),
+    type=whole(100, 1_000_000),
     default=2000,
     show_default=True,
     help="Bootstrap resamples per interval.",
 )
-SEED = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap resampling.")
+SEED = click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 
 
 def _trust_options(f):
@@ -29,7 +30,7 @@ def _trust_options(f):
         [
             click.option(
                 "--tolerance",
-                type=click.FloatRange(min=0),
+                type=finite(0, 100),
                 default=0.0,
                 show_default=True,
                 help="Numeric scales: a value within this of people's counts as right.",
@@ -43,21 +44,21 @@ def _trust_options(f):
             ),
             click.option(
                 "--target",
-                type=click.FloatRange(-1, 1),
+                type=finite(-1, 1),
                 default=0.8,
                 show_default=True,
                 help="Selective judging: the agreement the lower bound must reach.",
             ),
             click.option(
                 "--alpha",
-                type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                type=finite(0.0001, 0.5),
                 default=0.05,
                 show_default=True,
                 help="Selective judging: error level of the one-sided bound.",
             ),
             click.option(
                 "--min-n",
-                type=click.IntRange(min=1),
+                type=whole(1, 1_000_000_000),
                 default=50,
                 show_default=True,
                 help="Selective judging: fewest labelled verdicts above a threshold to test it.",
@@ -127,7 +128,7 @@ def calibration(
 @click.option("--json", "as_json", is_flag=True, help="Print the alignment as JSON.")
 @click.option(
     "--half-width",
-    type=click.FloatRange(min=0, min_open=True, max=1),
+    type=finite(0.001, 1),
     default=0.1,
     show_default=True,
     help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.",
@@ -165,10 +166,10 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--judge", required=True, help="The judge (as named by reviewer alignment).")
 @click.option("--dimension", required=True, help="The dimension.")
-@click.option("--min-kappa-lower", type=float, help="Lowest allowed lower end of kappa's 95 % interval.")
-@click.option("--min-tpr", type=float, help="Lowest allowed TPR (share of people's passes the judge passes).")
-@click.option("--min-tnr", type=float, help="Lowest allowed TNR (share of people's fails the judge fails).")
-@click.option("--max-dangerous", type=click.IntRange(min=0), help="Most dangerous cells allowed.")
+@click.option("--min-kappa-lower", type=finite(-1, 1), help="Lowest allowed lower end of kappa's 95 % interval.")
+@click.option("--min-tpr", type=SHARE, help="Lowest allowed TPR (share of people's passes the judge passes).")
+@click.option("--min-tnr", type=SHARE, help="Lowest allowed TNR (share of people's fails the judge fails).")
+@click.option("--max-dangerous", type=whole(0, 1_000_000_000), help="Most dangerous cells allowed.")
 @click.option(
     "--split",
     type=click.Choice(["all", "train", "dev", "test"]),
@@ -178,7 +179,7 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
 )
 @click.option(
     "--min-coverage",
-    type=click.FloatRange(0, 1),
+    type=SHARE,
     help="Selective judging: fail unless a confidence "
     "threshold reaches the trust target and trusts at least this share of the judge's verdicts.",
 )

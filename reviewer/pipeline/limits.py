@@ -1,6 +1,9 @@
-"""The bounds of the settings of a job that asks an endpoint: one table for
-the command line's options (reviewer.cli.endpoints) and a Failter spec's
-values (reviewer.pipeline.failter_spec), so a spec cannot ask for what the
+"""The bounds of numbers at the door: one rule (``Bound.check``: finite,
+within its range, whole where it must be, one line naming the setting) for
+every numeric option of the command line (its click type,
+reviewer.cli.numbers) and every number of a Failter spec
+(reviewer.pipeline.failter_spec), and one table of the settings of a job
+that asks an endpoint, shared by both, so a spec cannot ask for what the
 command line refuses (``retries: 1000000``).
 
 Imported by the command line at start: no HTTP, no storage here.
@@ -17,8 +20,9 @@ Number = Union[int, float]
 
 @dataclass(frozen=True)
 class Bound:
-    """A setting's ``name``, its least and greatest value and whether it is
-    a whole number (``whole``)."""
+    """A setting's ``name`` ('' for a command-line option: click names it),
+    its least and greatest value and whether it is a whole number
+    (``whole``)."""
 
     name: str
     least: Number
@@ -43,8 +47,17 @@ class Bound:
                 if isinstance(value, int) and abs(value) >= 10**30
                 else repr(value)[:60]
             )
-            raise ValueError(f"{self.name} must be {kind} from {self.least:g} to {self.most:g}, got {shown}")
+            who = f"{self.name} must" if self.name else "must"
+            raise ValueError(f"{who} be {kind} from {self.range_text(' to ')}, got {shown}")
         return int(value) if self.whole else float(value)
+
+    def range_text(self, between: str = "..") -> str:
+        """The range as help and messages show it: '0..20', '0.1..86400', '0..4294967295'."""
+        return f"{_shown(self.least)}{between}{_shown(self.most)}"
+
+
+def _shown(x: Number) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 10**19 else f"{x:g}"
 
 
 CONCURRENCY = Bound("concurrency", 1, 256)
@@ -54,3 +67,9 @@ TIMEOUT_S = Bound("timeout", 0.1, 86_400, whole=False)
 #: The largest answer read, in MB (10^6 bytes) of decompressed body.
 MAX_RESPONSE_MB = Bound("max response size", 0.001, 1_000, whole=False)
 REPETITIONS = Bound("repetitions", 1, 1000)
+#: Sampling temperature (the OpenAI API's range).
+TEMPERATURE = Bound("temperature", 0, 2, whole=False)
+#: The longest answer asked for, in tokens.
+MAX_TOKENS = Bound("max tokens", 1, 10_000_000)
+#: A seed: what numpy and most servers take (an unsigned 32-bit number).
+SEED = Bound("seed", 0, 2**32 - 1)
