@@ -356,7 +356,7 @@ def run_cmd(
     help="Ask for logprobs with this many alternatives a token; each value's token probability is "
     "stored as the verdict's confidence (endpoints that refuse logprobs are asked without).",
 )
-@click.option("--no-logprobs", is_flag=True, help="Do not ask for logprobs.")
+@click.option("--no-logprobs", is_flag=True, help="Do not ask for logprobs, and store none a server sends anyway.")
 @click.option(
     "--ask-confidence",
     is_flag=True,

@@ -194,8 +194,9 @@ class ChatAnswer:
     ``params`` and ``attempts`` (1 = no retry); ``retry_errors``: the
     errors of the attempts that were retried, oldest first; ``total_ms``:
     the whole call with its retries and waits; ``tokens``: the reply's
-    token stream with logprobs, [(token, logprob)], when the endpoint
-    returned one (else empty)."""
+    token stream with logprobs, [(token, logprob)], when the request asked
+    for logprobs and the endpoint returned them (else empty: logprobs a
+    server sends unasked are dropped)."""
 
     content: str
     finish_reason: Optional[str] = None
@@ -420,6 +421,8 @@ class ChatClient:
             raise ChatError(f"HTTP {status}: {self._excerpt(body)}", status=status)
         try:
             answer = parse_completion(json.loads(body))
+            if request.top_logprobs is None:  # not asked for (--no-logprobs, or the retry without them): none kept
+                answer.tokens = []
         except UnusableReply as exc:
             raise ChatError(f"unusable reply: {self._redact(str(exc))[:_BODY_EXCERPT]}", status=200) from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors

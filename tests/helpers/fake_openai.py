@@ -16,7 +16,8 @@ body that is not JSON), 'length' (finish_reason 'length'),
 Logprobs: with ``logprobs(content) -> [(token, logprob)]`` given, a request
 asking ``logprobs: true`` gets ``choices[0].logprobs.content`` (OpenAI's
 shape: token, logprob, bytes, top_logprobs of ``top_logprobs`` entries);
-with ``refuse_logprobs`` such a request gets HTTP 400, as an endpoint that
+with ``unasked_logprobs`` every answer carries them, asked or not (servers
+that always send them); with ``refuse_logprobs`` such a request gets HTTP 400, as an endpoint that
 does not support them.
 """
 
@@ -48,10 +49,12 @@ class FakeOpenAI:
         log_requests: bool = True,
         logprobs: Optional[Callable[[str], list]] = None,
         refuse_logprobs: bool = False,
+        unasked_logprobs: bool = False,
     ):
         self.answer = answer
         self.logprobs = logprobs
         self.refuse_logprobs = refuse_logprobs
+        self.unasked_logprobs = unasked_logprobs
         self.delay = delay
         self.log_requests = log_requests
         self.script: dict[str, list[str]] = defaultdict(list)
@@ -120,7 +123,7 @@ class FakeOpenAI:
                         "total_tokens": words + len(content.split()),
                     },
                 }
-                if body.get("logprobs") and fake.logprobs is not None:
+                if (body.get("logprobs") or fake.unasked_logprobs) and fake.logprobs is not None:
                     top = int(body.get("top_logprobs") or 0)
                     out["choices"][0]["logprobs"] = {
                         "content": [
