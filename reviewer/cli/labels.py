@@ -2,7 +2,8 @@
 judge and dimension (reviewer.storage.judging.labels); per subject it shows only
 the item, the output(s) and the rubric, reads the first label, then shows
 the judges' verdicts and reads keep or change. Every answer is written at
-once (core label commands on the project), so quitting loses nothing."""
+once (core label commands on the project), so quitting loses nothing: a
+first label without its final value is asked again at the reveal step."""
 
 from __future__ import annotations
 
@@ -47,7 +48,9 @@ def label(
     rationale, score or model name); type the label (1-5, A-F, 0-100, p/f,
     or a/b/t for the output shown first / second / a tie; s skips, q
     quits). Then the verdicts are shown: k keeps the label, c changes it.
-    First label and final value are stored with their times."""
+    First label and final value are stored with their times; a subject
+    whose first label was stored without a final value (the command was
+    killed or quit in between) is asked again at the keep-or-change step."""
     from reviewer.core.commands import UndoStack
     from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
     from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
@@ -83,7 +86,7 @@ def label(
         if limit is not None:
             todo = todo[:limit]
         if not todo:
-            echo(f"nothing to label: every subject of the queue has a first label by {who}")
+            echo(f"nothing to label: every subject of the queue has a final value by {who}")
             return
         store = labels.LabelStore(p, who)
         stack: UndoStack[labels.LabelStore] = UndoStack()
@@ -99,28 +102,33 @@ def label(
             elif outputs:
                 echo(f"Output:\n{outputs[0]}")
             echo(f"Rubric ({dimension}):\n{rubric}")
-            first = _ask(
-                f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
-                lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order),
-            )
-            if first is None:
-                break
-            if first == "skip":
-                continue
-            stack.push(
-                CommitFirstLabel(
-                    subject,
-                    dimension,
-                    first,
-                    who,
-                    queue=LABEL_FIRST,
-                    judge=judge,
-                    rubric_version=version,
-                    answer_order=order,
-                ),
-                store,
-            )
-            echo(f"first label committed: {_shown(format_value(first), order)}")
+            stored = store.get_label(subject, dimension, who, LABEL_FIRST)
+            if stored is not None and stored.first_value is not None:  # committed before a kill or quit
+                first = stored.first_value
+                echo(f"first label committed earlier: {_shown(format_value(first), order)}")
+            else:
+                first = _ask(
+                    f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
+                    lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order),
+                )
+                if first is None:
+                    break
+                if first == "skip":
+                    continue
+                stack.push(
+                    CommitFirstLabel(
+                        subject,
+                        dimension,
+                        first,
+                        who,
+                        queue=LABEL_FIRST,
+                        judge=judge,
+                        rubric_version=version,
+                        answer_order=order,
+                    ),
+                    store,
+                )
+                echo(f"first label committed: {_shown(format_value(first), order)}")
             echo("Verdicts:")
             for (_, _), v in sorted(
                 primary_verdicts(

@@ -39,7 +39,7 @@ from reviewer.storage.db import ProjectError
 from reviewer.storage.judging import labels
 from reviewer.storage.judging.label_plan import (
     budget_line,
-    first_labelled,
+    labelled_by,
     judge_dimensions,
     label_plan,
     progress_line,
@@ -118,7 +118,7 @@ class LabelFirstController(QObject):
     # -- reading what is stored ------------------------------------------------------------
     def _labelled(self) -> set[str]:
         plan, p = self.page.plan, self.session.project
-        return first_labelled(p, plan.dimension, plan.reviewer) if plan and p else set()
+        return labelled_by(p, plan.dimension, plan.reviewer) if plan and p else set()
 
     def label(self) -> Optional[HumanLabel]:
         """The reviewer's stored label of the current subject (label-first queue)."""

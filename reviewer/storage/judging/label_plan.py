@@ -28,7 +28,6 @@ from typing import Optional
 from reviewer.core.judging.alignment import alignments, people_values
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
 from reviewer.core.judging.disputes import primary_verdicts, value_of
-from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.rubrics import rubric_text
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
@@ -39,7 +38,7 @@ from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.label_budget import alignment_budget
 from reviewer.storage.judging.validation import fair_sample, pass_thresholds
 
-__all__ = ["LabelPlan", "budget_line", "first_labelled", "judge_dimensions", "label_plan", "progress_line"]
+__all__ = ["LabelPlan", "budget_line", "labelled_by", "judge_dimensions", "label_plan", "progress_line"]
 
 #: Bootstrap resamples of the alignment the budget is sized on (its
 #: intervals are not used: the budget needs only the counts).
@@ -55,8 +54,8 @@ class LabelPlan:
     ``budgets``: {'kappa', 'tpr', 'tnr': Budget} ({} without labels on the
     dimension); ``further``: the budget (None: cannot be sized yet);
     ``order``: the subjects to label, in order (module doc); ``queue_size``:
-    subjects in the fair queue; ``labelled``: those with the reviewer's first
-    label."""
+    subjects in the fair queue; ``labelled``: those with the reviewer's final
+    value (labels.final_labelled)."""
 
     judge: str
     dimension: str
@@ -182,11 +181,8 @@ def progress_line(plan: LabelPlan, done: int) -> str:
     )
 
 
-def first_labelled(project: Project, dimension: str, reviewer: str) -> set[str]:
-    """Subjects with a first label of ``reviewer`` on ``dimension`` in the
-    label-first queue."""
-    return {
-        x.subject
-        for x in labels.labels(project, LABEL_FIRST)
-        if x.dimension == dimension and x.reviewer == reviewer and x.first_value is not None
-    }
+def labelled_by(project: Project, dimension: str, reviewer: str) -> set[str]:
+    """Subjects labelled by ``reviewer`` on ``dimension`` in the label-first
+    queue: those with a stored final value (labels.final_labelled; a first
+    label alone is asked again at the reveal step)."""
+    return labels.final_labelled(project, dimension, reviewer)

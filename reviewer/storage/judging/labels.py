@@ -45,6 +45,7 @@ __all__ = [
     "judge_verdicts",
     "label_tables",
     "labels",
+    "final_labelled",
     "next_entries",
     "queue",
     "refresh_queue",
@@ -247,15 +248,25 @@ def refresh_queue(project: Project, judge: str, dimension: str) -> list[QueueEnt
     return queue(project, judge, dimension)
 
 
-def next_entries(project: Project, judge: str, dimension: str, reviewer: str) -> list[QueueEntry]:
-    """The queue's entries the reviewer has not given a first label in the
-    label-first queue, in the order to label them (label_first.queue_order)."""
-    done = {
+def final_labelled(project: Project, dimension: str, reviewer: str) -> set[str]:
+    """Subjects whose final value by ``reviewer`` on ``dimension`` is stored
+    in the label-first queue: labelled, for the queue as for alignment
+    (fair_people counts final values only). A subject with a first label
+    and no final value (a kill between the two) is not labelled yet: it is
+    asked again at the reveal step."""
+    return {
         x.subject
         for x in labels(project, LABEL_FIRST)
-        if x.dimension == dimension and x.reviewer == reviewer and x.first_value is not None
+        if x.dimension == dimension and x.reviewer == reviewer and x.final_value is not None
     }
-    return queue_order(queue(project, judge, dimension), done)
+
+
+def next_entries(project: Project, judge: str, dimension: str, reviewer: str) -> list[QueueEntry]:
+    """The queue's entries without the reviewer's final value in the
+    label-first queue (final_labelled), in the order to label them
+    (label_first.queue_order). An entry whose first label is stored is
+    among them, to be asked at the reveal step (keep or change)."""
+    return queue_order(queue(project, judge, dimension), final_labelled(project, dimension, reviewer))
 
 
 # -- people's values, anchoring, staleness -------------------------------------------
