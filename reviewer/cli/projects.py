@@ -79,7 +79,7 @@ def import_cmd(
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
     JSONL, pairwise judge datasets (PandaLM, LLMBar), ground-truth-judge
     experiment folders, rubric verdicts, span-labeling snapshots."""
-    from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source
+    from reviewer.storage.importers import FORMATS, ImportOptions, detect_format, import_source, undetected
     from reviewer.storage.importers.base import HUMAN_FORMATS
 
     options = ImportOptions(
@@ -95,7 +95,7 @@ def import_cmd(
         raise click.ClickException(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     fmt = fmt or detect_format(source)
     if fmt is None:  # before the project file is made, so a failed import leaves none behind
-        raise click.ClickException(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
+        raise click.ClickException(undetected(source))
     if human and fmt not in HUMAN_FORMATS:
         raise click.ClickException(
             f"--human marks verdicts as a person's; {fmt} is not a verdict format ({', '.join(HUMAN_FORMATS)})"

@@ -36,6 +36,7 @@ every file a spec's trials may write before anything is asked.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage import repo, safe_write
+from reviewer.storage import repo, safe_write, written
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, open_here
@@ -123,13 +124,16 @@ def write_atomic(
     reviewer.storage.safe_write (checked as ``fmt``, by default
     ``artifact_format(path)``, against ``sources`` unless ``force``; a
     temporary file in the same folder, fsynced, renamed over ``path``).
-    Folders are made; a file already holding ``text`` is not touched.
+    Folders are made; a file already holding ``text`` is not touched, only
+    recorded as reviewer's (reviewer.storage.written).
     Returns True when written. Raises TargetRefused, or ProjectError when
     it cannot be written."""
     path = Path(path)
     data = text.encode("utf-8")
     try:
         if path.is_file() and not open_here(path) and path.stat().st_size == len(data) and path.read_bytes() == data:
+            # what reviewer writes, byte for byte (also a file an earlier version wrote): recorded as its own
+            written.remember(path, hashlib.sha256(data).hexdigest(), len(data))
             return False
     except OSError:
         pass

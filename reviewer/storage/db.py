@@ -19,6 +19,7 @@ write raises ReadOnlyProject.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -80,6 +81,41 @@ def open_here(path: os.PathLike | str) -> bool:
 
 class ProjectError(Exception):
     """A project cannot be opened or used; the message is for the user."""
+
+
+class DiskFull(ProjectError):
+    """A write failed because the disk is full: the message names the file
+    and the space left (disk_full_message)."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True for SQLite's SQLITE_FULL ('database or disk is full') and an
+    OSError ENOSPC ('No space left on device')."""
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+
+
+def disk_full_message(path: os.PathLike | str) -> str:
+    """'cannot write PATH: the disk is full (N free on FOLDER)': the free
+    space of the file system holding ``path`` (shutil.disk_usage of its
+    nearest existing folder), in bytes, KB, MB or GB."""
+    folder = Path(os.path.abspath(path)).parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        free = _size_text(shutil.disk_usage(folder).free)
+    except OSError:
+        free = "unknown space"
+    return f"cannot write {path}: the disk is full ({free} free on {folder})"
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 class NewerProjectError(ProjectError):
@@ -180,6 +216,11 @@ class Project:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _end(self, commit: bool) -> None:
+        """COMMIT (``commit``) or ROLLBACK the open transaction. A failed
+        COMMIT is rolled back and its own error raised, as a one-line
+        DiskFull when the disk is full; SQLite may have rolled back itself
+        (a full disk does), so a ROLLBACK is sent only while a transaction
+        is still open and never hides the error that ended it."""
         conn = self.db.conn
         if not conn.in_transaction:
             return
@@ -187,10 +228,26 @@ class Project:
             try:
                 conn.execute("COMMIT")
                 return
-            except sqlite3.Error:
-                conn.execute("ROLLBACK")
-                raise
+            except sqlite3.Error as exc:
+                self._rollback_quietly()
+                raise self.cause(exc) from exc
         conn.execute("ROLLBACK")
+
+    def _rollback_quietly(self) -> None:
+        conn = self.db.conn
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the error that ended the transaction is the one to report
+
+    def cause(self, exc: BaseException) -> BaseException:
+        """The error to report for ``exc`` raised while writing the project:
+        DiskFull (naming the project and the free space) for SQLite's
+        'database or disk is full', else ``exc`` itself."""
+        if is_disk_full(exc):
+            return DiskFull(disk_full_message(self.path))
+        return exc
 
     @contextmanager
     def transaction(
@@ -225,9 +282,12 @@ class Project:
         self._depth = 1
         try:
             yield self.db
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
-            self._end(commit=False)
+            self._rollback_quietly()
+            cause = self.cause(exc)
+            if cause is not exc:
+                raise cause from exc
             raise
         self._depth = 0
         self._end(commit=True)
@@ -352,13 +412,19 @@ def open_project(path: os.PathLike | str, create: bool = False, read_only: bool 
     says why, nothing is written to or created beside the file.
 
     Raises ProjectError with a one-line message when the file is missing
-    (and not ``create``), is not an SQLite database, is corrupt, or is not a
+    (and not ``create``), is a symbolic link that leads nowhere, is not an
+    SQLite database, is corrupt, or is not a
     project; NewerProjectError when a newer reviewer wrote it; ProjectBusy
     when another program holds the lock while the schema must change.
     """
     path = Path(path)
     if path.is_dir():
         raise ProjectError(f"{path} is a folder, not a project file")
+    if path.is_symlink() and not path.exists():
+        raise ProjectError(
+            f"{path} is a dangling symbolic link (to {os.readlink(path)}, which does not exist); "
+            "give the project file itself"
+        )
     if not path.exists():
         if not create:
             raise ProjectError(f"no project at {path} (make one with 'reviewer init {path}')")
@@ -409,6 +475,8 @@ def _open_writable(path: Path, create: bool) -> Project:
             db.close()
         if isinstance(exc, ProjectError):
             raise
+        if is_disk_full(exc):
+            raise DiskFull(disk_full_message(path)) from exc
         if _is_busy(exc):
             raise ProjectBusy(f"the project {path} is locked by another program; try again") from exc
         raise ProjectError(f"{path} is not a reviewer project ({exc})") from exc

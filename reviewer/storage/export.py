@@ -33,7 +33,7 @@ from reviewer.storage.workflows import item_workflows
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
 from reviewer.storage import safe_write
 from reviewer.storage.recognise import read_only_uri
 from reviewer.storage.sources import import_sources
@@ -336,6 +336,8 @@ def write_tables(
                 for name, sql in (views or {}).items():
                     db.create_view(name, sql, replace=True)
         except sqlite3.Error as exc:
+            if is_disk_full(exc):
+                raise DiskFull(disk_full_message(out)) from exc
             raise ProjectError(f"cannot write {out}: {exc}") from exc
         finally:
             db.close()

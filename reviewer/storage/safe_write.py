@@ -65,7 +65,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from reviewer.storage import written
 from reviewer.storage.confine import followed, inside
-from reviewer.storage.db import ProjectError, open_here
+from reviewer.storage.db import DiskFull, ProjectError, disk_full_message, is_disk_full, open_here
 from reviewer.storage.recognise import look, sidecars
 
 #: Largest existing file read to recognise its format (bytes); a larger
@@ -262,7 +262,7 @@ def replacing(
         folder.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
-        raise ProjectError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _write_error(target, exc) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -273,12 +273,25 @@ def replacing(
             size, digest = tmp.stat().st_size, written.sha256_file(tmp)
             os.replace(tmp, target)
         except OSError as exc:
-            raise ProjectError(f"cannot write {target}: {exc.strerror or exc}") from None
+            raise _write_error(target, exc) from None
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        for left in (tmp, *(Path(f"{tmp}{end}") for end in _SQLITE_SIDES)):
+            if left.exists():  # the temporary file, and a journal SQLite left beside it (a full disk)
+                left.unlink()
     _fsync_folder(folder)
     written.remember(target, digest, size)
+
+
+#: What SQLite may leave beside a database it was writing when a write failed.
+_SQLITE_SIDES = ("-journal", "-wal", "-shm")
+
+
+def _write_error(target: Path, exc: OSError) -> ProjectError:
+    """The one-line error of a failed write of ``target``: DiskFull naming
+    the free space when the disk is full, else the system's reason."""
+    if is_disk_full(exc):
+        return DiskFull(disk_full_message(target))
+    return ProjectError(f"cannot write {target}: {exc.strerror or exc}")
 
 
 def write_bytes(

@@ -294,7 +294,8 @@ def test_a_simulated_enospc_is_one_line_and_leaves_the_previous_file(golden, tmp
     monkeypatch.setattr(os, "write", write)
     result = cli("golden-export", golden, "tiny", gold)
     assert result.exit_code == 1 and result.output.count("\n") == 1
-    assert result.output.startswith("Error: cannot write") and "No space left on device" in result.output
+    assert result.output.startswith("Error: cannot write") and "the disk is full (" in result.output
+    assert " free on " in result.output  # the space left, where
     assert gold.read_bytes() == before and leftovers(tmp_path) == []
 
 

@@ -113,3 +113,21 @@ def test_the_record_lives_in_the_user_data_folder_and_keys_resolved_paths(tmp_pa
     assert written.owned(tmp_path / "a" / ".." / "a" / "x.json")
     monkeypatch.setenv("REVIEWER_DATA_DIR", str(tmp_path / "elsewhere"))  # another user: not theirs
     assert not written.owned(real)
+
+
+def test_a_report_an_earlier_version_wrote_is_refused_once(tmp_path, monkeypatch):
+    from tests.judging.test_failter_run import answers, experiment
+
+    spec = experiment(tmp_path)
+    out = spec.parent / "out" / "final-report.json"
+    db = tmp_path / "f.db"
+    with FakeOpenAI(answer=answers("score: 80")) as fake:
+        assert cli("run", db, spec, "--endpoint", fake.base_url).exit_code == 0
+        report = out.read_bytes()
+        monkeypatch.setenv("REVIEWER_DATA_DIR", str(tmp_path / "a-new-record"))  # as after an upgrade
+        refused = cli("run", db, spec, "--endpoint", fake.base_url)
+        assert refused.exit_code == 1 and "written by an earlier version" in refused.output, refused.output
+        assert cli("run", db, spec, "--endpoint", fake.base_url, "--force").exit_code == 0
+        again = cli("run", db, spec, "--endpoint", fake.base_url)  # once: now in the record
+        assert again.exit_code == 0, again.output
+    assert out.read_bytes() == report

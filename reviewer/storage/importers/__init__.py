@@ -14,7 +14,7 @@ from reviewer.storage.db import Project, ProjectError, open_here
 from reviewer.storage.formats import IMPORT_FORMATS, format_function
 from reviewer.storage.sources import record_source
 from reviewer.storage.workflows import record_workflows
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, too_deep
 
 
 def _format(name: str) -> tuple:
@@ -27,6 +27,15 @@ def _format(name: str) -> tuple:
 
 #: format name -> (detector, importer), in detection order (the list: reviewer.storage.formats)
 FORMATS = {name: _format(name) for name in IMPORT_FORMATS}
+
+
+def undetected(source: Path) -> str:
+    """The one line for a source whose format no detector accepts: the
+    reason when it is JSON nested too deep to read, else the formats."""
+    deep = too_deep(source)
+    if deep:
+        return f"cannot tell the format of {source}: it {deep.removeprefix(str(source) + ' ')}"
+    return f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})"
 
 
 def detect_format(source: Path) -> Optional[str]:
@@ -55,7 +64,7 @@ def import_source(
     if fmt is None:
         fmt = detect_format(source)
         if fmt is None:
-            raise ProjectError(f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})")
+            raise ProjectError(undetected(source))
     if fmt not in FORMATS:
         raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     project.require_writable("import")
@@ -65,4 +74,4 @@ def import_source(
     return report
 
 
-__all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source"]
+__all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source", "undetected"]

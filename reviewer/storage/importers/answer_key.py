@@ -133,6 +133,6 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
     try:
         keyed = len(json.loads((folder / "expected.json").read_text(encoding="utf-8")))
         report.notes.append(f"expected.json keys {keyed} answers: `reviewer fidelity {folder}` compares the scorer")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         report.notes.append("expected.json is unreadable")
     return report

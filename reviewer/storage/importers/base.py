@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Optional, TypeVar
@@ -68,6 +69,62 @@ class ImportReport:
         return "\n".join(lines)
 
 
+def json_depth(text: str) -> int:
+    """How deep ``text`` nests JSON arrays and objects: the most ``[`` and
+    ``{`` open at once outside strings (one linear scan; for messages)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def load_json(path: Path) -> Any:
+    """The JSON value of the file at ``path``. Raises ValueError with the
+    reason in one line: not UTF-8, not JSON, or nested deeper than
+    Python's JSON reader goes (``nested 200,000 levels deep, past the
+    reader's limit of about 1,000``); OSError when it cannot be read."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(nesting_message(text)) from None
+
+
+def nesting_message(text: str) -> str:
+    """'nested N levels deep, past the reader's limit of about L' for JSON
+    ``text`` that json.loads gave up on (RecursionError)."""
+    return f"nested {json_depth(text):,} levels deep, past the reader's limit of about {sys.getrecursionlimit():,}"
+
+
+def too_deep(path: Path) -> Optional[str]:
+    """'PATH is JSON nested N levels deep, past ...' when the file at
+    ``path`` is JSON too deep to read, else None (for a format that cannot
+    be told: the reason)."""
+    if not path.is_file() or path.suffix.lower() not in (".json", ".jsonl"):
+        return None
+    try:
+        load_json(path)
+    except ValueError as exc:
+        return f"{path} is JSON {exc}" if str(exc).startswith("nested") else None
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
 def read_json(path: Path, max_bytes: Optional[int] = None) -> Any:
     """The JSON value of the file at ``path``, or None when it cannot be read
     as UTF-8 JSON (or is larger than ``max_bytes``): what a format's
@@ -125,6 +182,8 @@ def jsonl_lines(source: Path, model: type[M], report: ImportReport) -> Iterator[
             yield number, text, model.model_validate(json.loads(text))
         except json.JSONDecodeError as exc:
             report.skip(where, f"not JSON: {exc.msg} (column {exc.colno})")
+        except RecursionError:
+            report.skip(where, nesting_message(text))
         except ValidationError as exc:
             err = exc.errors()[0]
             report.skip(where, f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}")

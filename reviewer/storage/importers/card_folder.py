@@ -15,7 +15,6 @@ size limit, truncated files noted).
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.storage import repo
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, load_json, photo_item
 from reviewer.storage.confine import inside, source_root
 from reviewer.storage.previews import store_preview
 
@@ -155,9 +154,9 @@ def _import_ground_truth(
         report.notes.append("no ground-truth.json: items have no ground truth yet")
         return
     try:
-        data = json.loads(gt_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        report.skip(gt_path.name, f"not valid JSON ({exc})")
+        data = load_json(gt_path)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError and nesting are ValueErrors
+        report.skip(gt_path.name, str(exc) if str(exc).startswith("nested") else f"not valid JSON ({exc})")
         return
     if not isinstance(data, dict):
         report.skip(gt_path.name, "expected an object keyed by image name")

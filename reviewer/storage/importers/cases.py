@@ -26,7 +26,7 @@ from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
 from reviewer.storage.cases import cases as case_store
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 
 #: Dataset files larger than this are not read to detect the format.
 MAX_DETECT_BYTES = 20_000_000
@@ -60,9 +60,9 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
     with project.batched(auto=True):
         for path in _dataset_files(source):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError, RecursionError) as exc:
-                report.skip(path.name, f"not JSON: {exc}")
+                data = load_json(path)
+            except (OSError, ValueError) as exc:
+                report.skip(path.name, str(exc) if str(exc).startswith("nested") else f"not JSON: {exc}")
                 continue
             if cases_of(data) is None:
                 if source.is_file():

@@ -84,7 +84,7 @@ def detect(source: Path) -> bool:
                 if text.strip():
                     first = json.loads(text)
                     return isinstance(first, dict) and "judge" in first and "dimension" in first
-    except (OSError, json.JSONDecodeError):
+    except (OSError, json.JSONDecodeError, RecursionError):
         return False
     return False
 

@@ -59,7 +59,7 @@ from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 
 PANDALM_TESTSET = "testset-v1.json"
 _PANDALM_JUDGE_SUFFIX = "-" + PANDALM_TESTSET
@@ -170,9 +170,10 @@ def pair_subject(run_a: int, run_b: int) -> str:
 
 def _load_json(path: Path, report: ImportReport) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        report.skip(path.name, f"cannot read JSON ({exc})")
+        return load_json(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = str(exc) if str(exc).startswith("nested") else f"cannot read JSON ({exc})"
+        report.skip(path.name, why)
         return None
 
 

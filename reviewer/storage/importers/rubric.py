@@ -55,7 +55,7 @@ from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport
+from reviewer.storage.importers.base import ImportOptions, ImportReport, nesting_message
 
 #: The rubric dimensions of the calibration plan (1-5 each).
 DIMENSIONS: tuple[str, ...] = ("personalization", "tarot_coherence", "tone", "safety", "overall")
@@ -217,11 +217,15 @@ def reading_item_text(record: dict) -> str:
 
 def _load_json(path: Path) -> tuple[Any, Optional[str]]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read: {exc}"
+    try:
+        return json.loads(text), None
     except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg} at line {exc.lineno})"
+    except RecursionError:
+        return None, nesting_message(text)
 
 
 def detect_folder(source: Path) -> bool:
@@ -440,6 +444,8 @@ def _records(source: Path, limit: Optional[int] = None) -> Iterator[tuple[str, A
                     yield f"line {number}", json.loads(line), None
                 except json.JSONDecodeError as exc:
                     yield f"line {number}", None, f"not JSON ({exc.msg} at column {exc.colno})"
+                except RecursionError:
+                    yield f"line {number}", None, nesting_message(line)
         return
     data, error = _load_json(source)
     if error:
