@@ -153,3 +153,49 @@ def test_a_socket_and_a_dangling_link_are_refused_even_with_force(tmp_path):
         with pytest.raises(safe_write.TargetRefused, match="dangling symbolic link"):
             safe_write.write_json(dangling, [], fmt, force=force)
     assert dangling.is_symlink() and not (tmp_path / "nowhere.json").exists()
+
+
+def test_report_charts_refuse_a_fifo_a_link_to_a_fifo_and_a_folder(tmp_path):
+    from tests.conftest import ROOT
+
+    db = tmp_path / "r.db"
+    assert cli("import", db, ROOT / "samples" / "rubric", "--create").exit_code == 0
+    first = tmp_path / "charts"
+    assert cli("report", db, "--charts", first).exit_code == 0
+    name = sorted(p.name for p in first.iterdir())[0]  # a chart the report writes
+    for kind in KINDS:
+        folder = tmp_path / f"charts-{kind.replace(' ', '-')}"
+        make_special(folder / name, kind)
+        result = cli("report", db, "--charts", folder)
+        assert result.exit_code == 1, (kind, result.output)
+        line = [x for x in result.output.splitlines() if x.startswith("Error:")]
+        assert len(line) == 1 and ("a folder" if kind == "folder" else "a FIFO") in line[0], result.output
+        assert unchanged(folder / name, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_screenshot_refuses_a_fifo_a_link_to_a_fifo_and_a_folder(golden, tmp_path, kind):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    shot = tmp_path / "shot.png"
+    make_special(shot, kind)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "QT_QPA_PLATFORM": "offscreen",
+        "REVIEWER_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(shot)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode != 0, (done.stdout, done.stderr)
+    assert ("a folder" if kind == "folder" else "a FIFO") in done.stderr or "is a directory" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert unchanged(shot, kind)
