@@ -402,3 +402,42 @@ def test_a_dispute_decision_is_a_dispute_queue_label_undone_with_it(qtbot, windo
     assert all(a.subject != subject for a in s.adjudications())
     s.redo()
     assert stored_labels(data["db"], queue=DISPUTE)[subject].final_value == 42.0
+
+
+def test_a_first_label_stored_before_a_kill_opens_at_the_reveal(qtbot, data, tmp_path, monkeypatch):
+    """A first label without its final value (the program was killed in
+    between) is not labelled yet: the page shows that subject at the reveal
+    step, with its first label and the verdicts, and K keeps it."""
+    p = open_project(data["db"])
+    try:
+        entries = labels.refresh_queue(p, JUDGE, D)
+        store = labels.LabelStore(p, "ann")
+        for e in entries:
+            CommitFirstLabel(e.subject, D, 60.0, "ann", queue=LABEL_FIRST, judge=JUDGE, rubric_version="v1").do(store)
+        assert len(labels.next_entries(p, JUDGE, D, "ann")) == len(entries)  # none is labelled yet
+    finally:
+        p.close()
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("REVIEWER_NAME", "ann")
+    w = build(data["db"], ask_name=False, mode="adjudication")
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    view = w.adjudication
+    view.show_labels(True)
+    page = view.label_page
+    if page.judge() != JUDGE:
+        page.judge_combo.setCurrentIndex(page.judge_combo.findData(JUDGE))
+    qtbot.waitUntil(lambda: page.plan is not None and page.plan.dimension == D)
+    page.list.setFocus()
+    qtbot.waitUntil(lambda: page.list.hasFocus())
+    controller = view.labelling
+    subject = controller.subject
+    assert subject is not None and controller.phase() == "reveal", (page.plan, controller.subject)
+    assert page.verdicts.isVisible() and "Your first label: 60" in page.verdicts.toPlainText()
+    press(qtbot, Qt.Key_K)
+    got = stored_labels(data["db"])[subject]
+    assert (got.first_value, got.final_value) == (60.0, 60.0)
+    assert controller.subject != subject and controller.phase() == "reveal"

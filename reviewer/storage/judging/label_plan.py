@@ -15,6 +15,9 @@ and the order of its fair queue within that budget
   confidence (sources in the order of
   reviewer.core.judging.verdict_confidence.SOURCES), never more than the
   budget. While the budget cannot be sized, the whole queue in that order.
+  Subjects whose first label is stored without a final value (the program
+  was killed between the two; labels.first_only) come first, whatever the
+  budget, to be asked at the reveal step.
 
 Nothing here names a verdict or a judge's value: the page shows it before
 the first label (only counts and subject ids).
@@ -121,6 +124,10 @@ def label_plan(
     budgets = _budgets(project, verdicts, judge, dimension, half_width)
     further = _further(budgets)
     todo = labels.next_entries(project, judge, dimension, reviewer)
+    # first labels without a final value (a kill between the two): asked first, at the reveal, whatever the budget
+    revealing = labels.first_only(project, dimension, reviewer)
+    pending = [e.subject for e in todo if e.subject in revealing]
+    todo = [e for e in todo if e.subject not in revealing]
     values: dict[str, set[str]] = {}
     for vs in by_judge.values():
         for (subject, _), v in primary_verdicts(vs).items():
@@ -130,7 +137,7 @@ def label_plan(
     primary = {s: v for (s, _), v in primary_verdicts(mine).items()}
     conf = confidences(project)
     subjects = [e.subject for e in todo]
-    order = labelling_order(
+    order = pending + labelling_order(
         subjects,
         [e.stratum for e in todo],
         len(subjects) if further is None else min(further, len(subjects)),
@@ -148,7 +155,7 @@ def label_plan(
         further=further,
         order=order,
         queue_size=len(entries),
-        labelled=len(entries) - len(todo),
+        labelled=len(entries) - len(todo) - len(pending),
         budgets=budgets,
         half_width=half_width,
     )

@@ -46,6 +46,7 @@ __all__ = [
     "label_tables",
     "labels",
     "final_labelled",
+    "first_only",
     "next_entries",
     "queue",
     "refresh_queue",
@@ -258,6 +259,17 @@ def final_labelled(project: Project, dimension: str, reviewer: str) -> set[str]:
         x.subject
         for x in labels(project, LABEL_FIRST)
         if x.dimension == dimension and x.reviewer == reviewer and x.final_value is not None
+    }
+
+
+def first_only(project: Project, dimension: str, reviewer: str) -> set[str]:
+    """Subjects with the reviewer's first label on ``dimension`` in the
+    label-first queue but no final value yet: to be asked at the reveal
+    step (keep or change), before any new subject."""
+    return {
+        x.subject
+        for x in labels(project, LABEL_FIRST)
+        if x.dimension == dimension and x.reviewer == reviewer and x.first_value is not None and x.final_value is None
     }
 
 
