@@ -23,6 +23,17 @@ Two steps, both here:
      (folders or files given by the caller;
      reviewer.storage.sources.import_sources lists a project's), even when
      the record lists it;
+   * a symbolic link (``force`` replaces the file it points to, which must
+     then be a regular file).
+
+   Refused even with ``force``: anything that exists and is not a regular
+   file (a folder, a FIFO, a character or block device, a socket; also as
+   the end of a symbolic link, or a link that leads nowhere:
+   ``regular_or_absent``), a project this process holds open, and an
+   SQLite file with a -wal or -shm beside it (in use, or not cleanly
+   closed: replacing it would pair the new file with the old journal).
+   Writers replace only regular files.
+
 2. **The file is replaced, never rewritten** (``replacing``,
    ``write_bytes``, ``write_text``, ``write_json``): the content goes to a
    new temporary file in the target's folder (a unique name, so no file of
@@ -48,8 +59,10 @@ or its own ``recognise``), passes the project's import sources (and any
 folder it reads) and the command's ``--force``, and lets TargetRefused /
 ProjectError reach the command line, which prints them as one line.
 
-Errors: ``TargetRefused`` for a refused target; ProjectError
-("cannot write OUT: No space left on device") when writing fails.
+Errors: ``TargetRefused`` for a refused target; DiskFull (a ProjectError:
+"cannot write OUT: the disk is full (1.2 GB free on FOLDER)") when the disk
+is full; ProjectError ("cannot write OUT: <the system's reason>") when
+writing fails otherwise.
 """
 
 from __future__ import annotations
@@ -189,7 +202,6 @@ def check_target(
             "(written by an earlier version, or changed since); pass --force to replace it"
         )
     raise TargetRefused(f"{shown} exists and is not {_article(fmt.name)} reviewer wrote{how}")
-    return target
 
 
 _NOT_REGULAR = (
