@@ -87,7 +87,7 @@ def test_queue_stratification_and_splits_are_stable_under_added_labels(tmp_path)
     # alignment reads the fair sample's final values and the stored splits
     v = project_alignments(p, n_resamples=200)
     (a,) = v.items
-    assert a.people == {LABEL_FIRST: 14}  # both batches' final values, nothing else
+    assert a.people == {"majority": 14}  # both batches' final values, one vote each
     assert {s: split for s, split, _, _ in a.labelled} == {
         s: splits.get(s) or hash_split(s) for s, _, _, _ in a.labelled
     }

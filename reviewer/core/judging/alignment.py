@@ -1,9 +1,10 @@
 """Alignment of a judge with people, per judge and dimension (and per split).
 
-*People's value* of a subject's dimension (:func:`people_values`): the
-adjudicated value when there is one (a person's final value), else the
-'gold' human label, else the majority of the human raters (a tie is no
-value). A judge's value is its primary verdict
+*People's value* of a subject's dimension
+(reviewer.core.judging.people.people_values): the adjudicated value when
+there is one, else the 'gold' human label, else the majority of every
+person's final value, label-first labels included (a tie is no value and
+is counted apart). A judge's value is its primary verdict
 (reviewer.core.judging.disputes.primary_verdicts); an undecided verdict
 (garbage) on a labelled subject is counted and left out.
 
@@ -38,11 +39,9 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.judging.agreement import majority
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights
 from reviewer.core.judging.disputes import (
-    GOLD,
     NUMERIC_SCALES,
     format_value,
     is_human,
@@ -51,6 +50,7 @@ from reviewer.core.judging.disputes import (
     rater_labels,
     value_of,
 )
+from reviewer.core.judging.people import TIE, people_values
 from reviewer.core.judging.splits import SPLITS, hash_split
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
@@ -99,33 +99,6 @@ def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional
         assert people is not None  # a judge and a person decided every row
         return float(people) <= LOW_MARK[scale]
     return False
-
-
-def people_values(
-    verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()
-) -> dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]:
-    """{(subject, dimension): (people's value, source, scale)} (module doc);
-    source 'adjudicated', 'gold' or 'majority'. Adjudicated values are raw
-    with scale None (normalised later on the judge's scale); human values
-    are normalised on their verdict's scale, which is given."""
-    out: dict[tuple[str, str], tuple[Any, str, Optional[Scale]]] = {}
-    humans = primary_verdicts(v for v in verdicts if is_human(v))
-    by_key: dict[tuple[str, str], list[Verdict]] = {}
-    for (subject, _), h in humans.items():
-        for d in h.scores:
-            by_key.setdefault((subject, d), []).append(h)
-    for key, hs in by_key.items():
-        gold = [value_of(h, key[1]) for h in hs if h.judge == GOLD and value_of(h, key[1]) is not None]
-        if gold:
-            out[key] = (gold[0], "gold", hs[0].scale)
-            continue
-        m = majority(value_of(h, key[1]) for h in hs if h.judge != GOLD)
-        if m is not None:
-            out[key] = (m, "majority", hs[0].scale)
-    for a in adjudications:
-        if a.value is not None:
-            out[(a.subject, a.dimension)] = (a.value, "adjudicated", None)
-    return out
 
 
 @dataclass(frozen=True)
@@ -204,7 +177,9 @@ class Alignment:
     """One judge's alignment with people on one dimension (module doc).
 
     ``threshold``: the pass threshold used (None: pass/fail or winner);
-    ``people``: {source: labelled subjects}; ``splits``: figures for 'all'
+    ``people``: {source: labelled subjects}; ``tied``: subjects the judge
+    scored whose people tie (no people's value; neither labelled nor
+    unlabelled); ``splits``: figures for 'all'
     then each split with labelled subjects; ``unlabelled``: the judge's
     decided values on subjects people have not labelled, as
     (subject, passes) (passes None on a winner scale); ``labelled``: the
@@ -220,6 +195,7 @@ class Alignment:
     splits: list[Figures]
     unlabelled: list[tuple[str, Optional[bool]]] = field(default_factory=list)
     labelled: list[tuple[str, str, Optional[bool], Optional[bool]]] = field(default_factory=list)
+    tied: int = 0
 
     def figures(self, split: str = "all") -> Optional[Figures]:
         """The figures of one split, None when it has no labelled subject."""
@@ -342,7 +318,8 @@ def align(
 
     Args:
         judge_values: {subject: the judge's normalised value} (None: undecided).
-        people: {subject: (people's value normalised on ``scale``, source)}.
+        people: {subject: (people's value normalised on ``scale``, source)};
+            source 'tie' (value None): people tie, counted in ``tied``.
         threshold: pass threshold (default :data:`PASS_THRESHOLD` of the scale).
         split_of: subject -> split name; None gives the figures of 'all' only.
         n_resamples, seed: of the bootstrap intervals.
@@ -353,9 +330,13 @@ def align(
     undecided: list[str] = []
     unlabelled: list[tuple[str, Optional[bool]]] = []
     sources: dict[str, int] = {}
+    tied = 0
     for subject in sorted(judge_values, key=natural_key):
         value = judge_values[subject]
         ref = people.get(subject)
+        if ref is not None and ref[1] == TIE:
+            tied += 1
+            continue
         if ref is None or ref[0] is None:
             if value is not None:
                 unlabelled.append((subject, is_pass(value, scale, threshold)))
@@ -378,7 +359,15 @@ def align(
         for s, j, p in rows
     ]
     return Alignment(
-        judge, dimension, scale, threshold if scale in PASS_THRESHOLD else None, sources, splits, unlabelled, labelled
+        judge,
+        dimension,
+        scale,
+        threshold if scale in PASS_THRESHOLD else None,
+        sources,
+        splits,
+        unlabelled,
+        labelled,
+        tied,
     )
 
 
@@ -415,14 +404,17 @@ def alignments(
     ):
         if only is not None and (judge, dim) != only:
             continue
-        refs = {}
+        refs: dict[str, tuple[Value, str]] = {}
         for subject in vals:
             ref = people.get((subject, dim))
             if ref is not None and ref[2] in (None, scale):  # people on another scale are not comparable
+                if ref[1] == TIE:
+                    refs[subject] = (None, TIE)
+                    continue
                 value = normalise(ref[0], scale)
                 if value is not None:
                     refs[subject] = (value, ref[1])
-        if not refs:
+        if not any(src != TIE for _, src in refs.values()):
             continue
         threshold = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
         out.append(

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from reviewer.core.judging.alignment import alignments, people_values
+from reviewer.core.judging.alignment import alignments
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
 from reviewer.core.judging.disputes import primary_verdicts, value_of
 from reviewer.core.judging.label_first import LABEL_FIRST
@@ -37,7 +37,7 @@ from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.label_budget import alignment_budget
-from reviewer.storage.judging.validation import fair_sample, pass_thresholds
+from reviewer.storage.judging.validation import pass_thresholds, people_and_splits
 
 __all__ = ["LabelPlan", "budget_line", "first_labelled", "judge_dimensions", "label_plan", "progress_line"]
 
@@ -87,7 +87,7 @@ def judge_dimensions(project: Project) -> dict[str, list[str]]:
 def _budgets(
     project: Project, verdicts: list[Verdict], judge: str, dimension: str, half_width: float
 ) -> dict[str, Budget]:
-    people, _ = fair_sample(project, people_values(verdicts, judging.adjudications(project)), 0)
+    people, _ = people_and_splits(project, verdicts, judging.adjudications(project), 0)
     for a in alignments(verdicts, thresholds=pass_thresholds(project), n_resamples=_RESAMPLES, people=people):
         if a.judge == judge and a.dimension == dimension:
             return alignment_budget(a, half_width)

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional
 
-from reviewer.core.judging.agreement import majority
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.anchoring import COMPARISONS, Anchoring, anchoring, anchoring_rows
@@ -40,7 +39,6 @@ __all__ = [
     "subject_view",
     "LabelStore",
     "anchoring_figures",
-    "fair_people",
     "judge_values",
     "judge_verdicts",
     "label_tables",
@@ -259,23 +257,6 @@ def next_entries(project: Project, judge: str, dimension: str, reviewer: str) ->
 
 
 # -- people's values, anchoring, staleness -------------------------------------------
-def fair_people(project: Project) -> dict[tuple[str, str], tuple[Any, str, None]]:
-    """{(subject, dimension): (people's value, 'label-first', None)} from the
-    final values of the fair sample: one reviewer's, or the majority of
-    several (a tie is no value). The form of
-    reviewer.core.judging.alignment.people_values (raw values, scale None)."""
-    by_key: dict[tuple[str, str], list] = {}
-    for x in labels(project, LABEL_FIRST):
-        if x.final_value is not None:
-            by_key.setdefault((x.subject, x.dimension), []).append(x.final_value)
-    out = {}
-    for key, values in by_key.items():
-        m = values[0] if len(values) == 1 else majority(values)
-        if m is not None:
-            out[key] = (m, LABEL_FIRST, None)
-    return out
-
-
 def anchoring_figures(
     project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> tuple[list[Anchoring], list[AgreementRow]]:

@@ -27,6 +27,7 @@ from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
+from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
@@ -43,6 +44,7 @@ __all__ = [
     "alignment_text",
     "corrected_line",
     "pass_thresholds",
+    "people_and_splits",
     "project_alignments",
     "run_gate",
     "split_rows",
@@ -126,19 +128,17 @@ class Validation:
         )
 
 
-def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, Callable[[str], str]]:
-    """People's values and the split function where label-first labels
-    exist: on a dimension with fair-sample final values
-    (reviewer.storage.judging.labels.fair_people) only those (labels made in the
-    dispute queue, adjudications and human verdicts are no fair sample);
-    elsewhere ``people`` as given. Splits: the stored split of a subject
-    that entered a fair queue, else hash_split with ``split_seed``."""
-    fair = labels.fair_people(project)
-    dims = {d for _, d in fair}
-    out = {k: v for k, v in people.items() if k[1] not in dims}
-    out.update(fair)
+def people_and_splits(
+    project: Project, verdicts: list[Verdict], adjudications: list[Adjudication], split_seed: int
+) -> tuple[dict, Callable[[str], str]]:
+    """People's values (reviewer.core.judging.people.people_values: the
+    adjudicated value, else gold, else the majority of every person's final
+    value, the label-first labels' included; a tie is counted apart) and
+    the split function: the stored split of a subject that entered a fair
+    queue, else hash_split with ``split_seed``."""
+    people = people_values(verdicts, adjudications, labels.labels(project, LABEL_FIRST))
     stored = labels.stored_splits(project)
-    return out, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
+    return people, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
 
 
 def project_alignments(
@@ -158,7 +158,7 @@ def project_alignments(
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
     vs = judging.verdicts(project) if verdicts is None else verdicts
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
-    people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
+    people, split_of = people_and_splits(project, vs, adjudications, split_seed)
     items = alignments(
         vs,
         adjudications,
@@ -223,6 +223,7 @@ def alignment_json(v: Validation) -> dict:
                 "scale": a.scale.value,
                 "pass_threshold": a.threshold,
                 "people": a.people,
+                "tied": a.tied,
                 "splits": [f.as_dict() for f in a.splits],
                 "corrected_pass_rate": None if c is None else c.as_dict(),
                 "stale": _stale_dict(v, a),
@@ -282,6 +283,8 @@ SPLIT_HEADER = [
 
 def _title(a: Alignment) -> str:
     people = ", ".join(f"{n} {s}" for s, n in sorted(a.people.items()))
+    if a.tied:
+        people += f"; {a.tied} tied, counted apart"
     mark = f", pass >= {a.threshold:g}" if a.threshold is not None else ""
     kappa = a.splits[0].kappa_statistic
     return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
@@ -341,8 +344,8 @@ def alignment_markdown(v: Validation) -> str:
     out = [
         "## Alignment with people",
         "",
-        "Judge vs people's final values (label-first final values where a dimension has them, else "
-        "adjudicated, else gold, else the human majority), per split "
+        "Judge vs people's values (adjudicated, else gold, else the majority of every person's final value, "
+        "label-first labels included; a tie is counted apart), per split "
         f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals.",
     ]
     for a, c in zip(v.items, v.corrected):
