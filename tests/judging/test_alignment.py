@@ -276,3 +276,15 @@ def test_gate_on_llmbar_gold_labels(tmp_path):
     data = json.loads(invoke("agreement", db, "--json").output)
     row = next(r for r in data["agreement"] if r["raters"] == "ChatGPT/CoT vs gold" and r["statistic"] == "cohen_kappa")
     assert (round(row["value"], 3), round(row["ci_low"], 3), round(row["ci_high"], 3)) == (0.434, 0.26, 0.589)
+
+
+def test_a_perfect_tpr_gets_an_exact_interval_below_1_and_kappa_on_four_says_too_few():
+    subjects = [f"run:{i}" for i in range(20)]
+    judge = {s: "pass" for s in subjects[:17]} | {s: "fail" for s in subjects[17:]}
+    people = {s: (v, "majority") for s, v in judge.items()}
+    f = align("j", "ok", Scale.PASS_FAIL, judge, people, n_resamples=200).figures()
+    assert f.tpr == 1.0 and f.tpr_ci.method == "Clopper-Pearson"
+    assert f.tpr_ci.low == pytest.approx(0.025 ** (1 / 17)) and f.tpr_ci.low < 1
+    four = {s: judge[s] for s in subjects[15:19]}
+    g = align("j", "ok", Scale.PASS_FAIL, four, {s: people[s] for s in four}, n_resamples=200).figures()
+    assert not g.kappa_ci.defined and g.kappa_ci.formatted() == "too few"

@@ -13,12 +13,14 @@ split ('all', then 'train', 'dev', 'test' when a split function is given):
 
 * the confusion matrix (rows judge, columns people) and per-class
   precision, recall and F1 (a class: a value of the scale);
-* Cohen's kappa with its 95 % bootstrap interval: quadratic weights by
+* Cohen's kappa with its 95 % bootstrap interval ('too few' below 10
+  subjects or when every resample is the same): quadratic weights by
   value on numeric scales (1-5, A-F, 0-100), unweighted on pass/fail and
   pairwise winners;
 * MAE and Spearman's rho on numeric scales;
 * TPR (share of what people pass that the judge passes) and TNR (share of
-  what people fail that the judge fails), with intervals. Pass/fail is
+  what people fail that the judge fails), with Wilson intervals
+  (Clopper-Pearson at the boundary: 0 or all). Pass/fail is
   native; other numeric scales pass at a threshold (:data:`PASS_THRESHOLD`:
   >= 4 on 1-5, >= B on A-F, >= 70 on 0-100; a setting per dimension).
   Pairwise winners have no pass;
@@ -260,7 +262,13 @@ def _figures(
             dtype=np.int64,
         )
         rates = CountSample(
-            codes, 4, {"tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])}
+            codes,
+            4,
+            {"tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])},
+            proportions={  # code 2 x judge passes + people pass; TPR over people's passes, TNR over their fails
+                "tpr": (np.array([0.0, 0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0, 1.0])),
+                "tnr": (np.array([1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 1.0, 0.0])),
+            },
         )
         positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
         tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None

@@ -35,11 +35,18 @@ from typing import Any, Callable, Hashable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap_counts
+from reviewer.core.judging.intervals import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap_counts,
+    proportion_interval,
+)
 
 __all__ = [
     "CountSample",
     "alpha_from_coincidences",
+    "clustered_proportion_sample",
     "gwet_ac1_counts",
     "kappa_counts",
     "pair_sample",
@@ -58,13 +65,24 @@ class CountSample:
 
     ``codes``: one pattern code per subject; ``size``: number of patterns;
     ``statistics``: {statistic name: f(counts (..., size)) -> (...)};
-    ``prevalence``: {class: share} of the values the statistics rest on.
+    ``prevalence``: {class: share} of the values the statistics rest on;
+    ``proportions``: {statistic: (hit mask, trial mask) over the patterns}
+    for the statistics that are a share of independent subjects (hits /
+    trials), whose interval is Wilson's (Clopper-Pearson's at the boundary)
+    rather than a bootstrap.
     """
 
     codes: np.ndarray
     size: int
     statistics: Mapping[str, Statistic]
     prevalence: Mapping[str, float] = field(default_factory=dict)
+    proportions: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def hits(self, statistic: str) -> tuple[int, int]:
+        """(hits, trials) of a proportion statistic on the full sample."""
+        hit, trial = self.proportions[statistic]
+        counts = np.bincount(self.codes, minlength=self.size)
+        return int(counts @ hit), int(counts @ trial)
 
     @property
     def n(self) -> int:
@@ -85,19 +103,25 @@ class CountSample:
         seed: int = DEFAULT_SEED,
         confidence_level: float = 0.95,
     ) -> dict[str, Interval]:
-        """{statistic: bootstrap interval} of the named statistics, from one
-        set of resamples (reviewer.core.judging.intervals.bootstrap_counts)."""
+        """{statistic: interval} of the named statistics: a proportion's
+        Wilson or Clopper-Pearson interval (intervals.proportion_interval);
+        the others' bootstrap intervals from one set of resamples of the
+        subjects (reviewer.core.judging.intervals.bootstrap_counts)."""
         names = list(dict.fromkeys(statistics))
-        fns = [self.statistics[s] for s in names]
-        found = bootstrap_counts(
-            [self.codes],
-            [self.size],
-            lambda c: np.stack([f(c) for f in fns]),
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=confidence_level,
-        )
-        return dict(zip(names, found))
+        out = {s: proportion_interval(*self.hits(s), confidence_level) for s in names if s in self.proportions}
+        rest = [s for s in names if s not in out]
+        if rest:
+            fns = [self.statistics[s] for s in rest]
+            found = bootstrap_counts(
+                [self.codes],
+                [self.size],
+                lambda c: np.stack([f(c) for f in fns]),
+                n_resamples=n_resamples,
+                seed=seed,
+                confidence_level=confidence_level,
+            )
+            out.update(zip(rest, found))
+        return {s: out[s] for s in names}
 
 
 # ---------------------------------------------------------------------------
@@ -232,7 +256,11 @@ def pair_sample(
         close = (np.abs(v[:, None] - v[None, :]) <= tolerance).astype(float).ravel()
         stats["agreement_within_tolerance"] = lambda c: _share(c, close)
     prevalence = prevalence_of([x for p in pairs for x in p], cats, threshold)
-    return CountSample(codes, k * k, stats, prevalence)
+    every = np.ones(k * k)
+    proportions = {"percent_agreement": (diag, every)}
+    if tolerance is not None:
+        proportions["agreement_within_tolerance"] = (close, every)
+    return CountSample(codes, k * k, stats, prevalence, proportions)
 
 
 def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapping[str, float]] = None) -> CountSample:
@@ -240,7 +268,30 @@ def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapp
     (hit) or 0; statistic ``name`` = hits / n."""
     codes = np.asarray([1 if h else 0 for h in hits], dtype=np.int64)
     mask = np.array([0.0, 1.0])
-    return CountSample(codes, 2, {name: lambda c: _share(c, mask)}, dict(prevalence or {}))
+    return CountSample(codes, 2, {name: lambda c: _share(c, mask)}, dict(prevalence or {}), {name: (mask, np.ones(2))})
+
+
+def clustered_proportion_sample(
+    clusters: Sequence[tuple[int, int]], name: str, prevalence: Optional[Mapping[str, float]] = None
+) -> CountSample:
+    """A share pooled over clusters that were sampled as units (e.g. the two
+    answer orders of one pair): each cluster is (hits, trials) and is
+    resampled whole, so the bootstrap draws pairs, not verdicts; statistic
+    ``name`` = sum hits / sum trials. Patterns are the distinct (hits,
+    trials); no Wilson interval (the trials of a cluster are not
+    independent)."""
+    kinds = sorted(set(clusters))
+    index = {c: i for i, c in enumerate(kinds)}
+    codes = np.asarray([index[c] for c in clusters], dtype=np.int64)
+    hit = np.asarray([h for h, _ in kinds], dtype=float)
+    trial = np.asarray([t for _, t in kinds], dtype=float)
+
+    def share(c: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            d = c @ trial
+            return np.where(d > 0, (c @ hit) / d, np.nan)
+
+    return CountSample(codes, max(len(kinds), 1), {name: share}, dict(prevalence or {}))
 
 
 # ---------------------------------------------------------------------------
