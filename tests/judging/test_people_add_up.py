@@ -119,3 +119,43 @@ def test_the_people_rule_adjudicated_then_gold_then_the_majority_of_every_final_
     assert people_values(vs, adj, [lab])[("s", "ok")][:2] == ("pass", "adjudicated")
     (rating,) = [r for r in human_ratings(vs, [lab]) if r.queue == LABEL_FIRST]
     assert (rating.rater, rating.first_value, rating.value) == ("ana", "fail", "fail")
+
+
+@pytest.mark.shared_data
+def test_a_gate_on_three_labels_refuses_with_one_line_and_exit_3(panda):
+    # PandaLM without its annotators: the three terminal labels are all people say
+    p = open_project(panda)
+    with p.transaction():
+        p.db.execute("DELETE FROM verdicts WHERE method = 'human'")
+    p.close()
+    out = invoke(
+        "label", panda, "--judge", "pandalm-7b", "--reviewer", "ana", "--limit", "3", input="a\nk\nb\nk\nt\nk\n"
+    )
+    assert out.exit_code == 0 and "3 subject(s) labelled by ana" in out.output
+    gate = ("gate", panda, "--judge", "pandalm-7b", "--dimension", "winner", "--resamples", "200")
+    out = invoke(*gate, "--min-kappa-lower", "0", "--max-dangerous", "0")
+    assert out.exit_code == 3, out.output
+    (line,) = [x for x in out.output.splitlines() if x.strip()]
+    assert line.startswith("Error: 3 labelled subjects, fewer than --min-labelled 30; the budget ")
+    assert "gate passed" not in out.output
+
+
+@pytest.mark.shared_data
+def test_three_labels_beside_the_annotators_leave_the_gate_on_the_annotators_majority(panda):
+    out = invoke(
+        "label", panda, "--judge", "pandalm-7b", "--reviewer", "ana", "--limit", "3", input="a\nk\nb\nk\nt\nk\n"
+    )
+    assert out.exit_code == 0
+    out = invoke(
+        "gate",
+        panda,
+        "--judge",
+        "gpt-3.5-turbo",
+        "--dimension",
+        "winner",
+        "--resamples",
+        "200",
+        "--min-kappa-lower",
+        "0",
+    )
+    assert out.exit_code == 0 and "n = 97" in out.output, out.output  # 974 decided (+- a tie the labels made)

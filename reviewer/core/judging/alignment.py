@@ -146,12 +146,17 @@ class Figures:
     tpr_ci: Interval
     tnr_ci: Interval
     dangerous: list[Dangerous]
+    true_positives: int = 0
+    true_negatives: int = 0
+    #: kappa's bootstrap interval at another confidence level (the gate's
+    #: Bonferroni levels), from the same subjects, resamples and seed.
+    kappa_at: Optional[Callable[[float], Interval]] = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         """JSON-ready: intervals as {low, high, method}."""
 
         def iv(i: Interval) -> dict:
-            return {"low": i.low, "high": i.high, "method": i.method}
+            return {"low": i.low, "high": i.high, "method": i.method, "note": i.note}
 
         return {
             "split": self.split,
@@ -168,8 +173,18 @@ class Figures:
             "spearman": self.spearman,
             "positives": self.positives,
             "negatives": self.negatives,
-            "tpr": {"value": self.tpr, **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()}},
-            "tnr": {"value": self.tnr, **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()}},
+            "tpr": {
+                "value": self.tpr,
+                "n": self.positives,
+                "hits": self.true_positives,
+                **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()},
+            },
+            "tnr": {
+                "value": self.tnr,
+                "n": self.negatives,
+                "hits": self.true_negatives,
+                **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()},
+            },
             "dangerous": [vars(d) for d in self.dangerous],
         }
 
@@ -255,7 +270,7 @@ def _figures(
             spearman = float(spearmanr(a, b).statistic)
     tpr = tnr = None
     tpr_ci = tnr_ci = none
-    positives = negatives = 0
+    positives = negatives = true_positives = true_negatives = 0
     if scale in PASS_THRESHOLD or scale == Scale.PASS_FAIL:
         codes = np.array(
             [2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold)) for _, j, p in rows],
@@ -271,6 +286,7 @@ def _figures(
             },
         )
         positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
+        true_positives, true_negatives = int(np.sum(codes == 3)), int(np.sum(codes == 0))
         tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None
         if rows:
             found = rates.intervals(["tpr", "tnr"], n_resamples=n_resamples, seed=seed)
@@ -297,6 +313,17 @@ def _figures(
         tpr_ci,
         tnr_ci,
         dangerous,
+        true_positives,
+        true_negatives,
+        (
+            (
+                lambda level: sample.intervals(
+                    [kappa_name], n_resamples=n_resamples, seed=seed, confidence_level=level
+                )[kappa_name]
+            )
+            if rows
+            else None
+        ),
     )
 
 

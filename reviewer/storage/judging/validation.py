@@ -28,7 +28,8 @@ from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, 
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST
-from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
+from reviewer.core.judging.budget import HALF_WIDTH
+from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate_checks, too_few
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging import labels
@@ -46,6 +47,7 @@ __all__ = [
     "pass_thresholds",
     "people_and_splits",
     "project_alignments",
+    "TooFewLabelled",
     "run_gate",
     "split_rows",
 ]
@@ -184,6 +186,11 @@ def project_alignments(
     )
 
 
+class TooFewLabelled(ValueError):
+    """A gate refused: its figures rest on fewer labelled subjects than
+    --min-labelled (the message is the one line to print)."""
+
+
 def run_gate(
     project: Project,
     judge: str,
@@ -192,11 +199,17 @@ def run_gate(
     split: str = "all",
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    min_labelled: int = MIN_LABELLED,
+    half_width: float = HALF_WIDTH,
     **bounds,
 ) -> tuple[Figures, list[BoundCheck]]:
     """The gate's checks (validation_gate.gate_checks) of one judge and
-    dimension on one split. Raises ValueError when there is no such
-    alignment or split, or no bound."""
+    dimension on one split. Raises TooFewLabelled (validation_gate.too_few:
+    the line names the label budget for ``half_width``) when the split has
+    fewer than ``min_labelled`` labelled subjects behind its figures, and
+    ValueError when there is no such alignment or split, or no bound."""
+    from reviewer.storage.judging.label_budget import alignment_budget
+
     try:  # the one alignment the gate checks, not a bootstrap of every judge
         a, _ = project_alignments(project, n_resamples=n_resamples, seed=seed, only=(judge, dimension)).find(
             judge, dimension
@@ -207,7 +220,12 @@ def run_gate(
     figures = a.figures(split)
     if figures is None:
         raise ValueError(f"judge '{judge}' on '{dimension}' has no labelled subject in split '{split}'")
-    return figures, gate_checks(figures, **bounds)
+    checks = gate_checks(figures, **bounds)  # bad bounds are bad input before too few labels
+    known = [b.further for b in alignment_budget(a, half_width).values() if b.further is not None]
+    refusal = too_few(figures.n, min_labelled, max(known) if known else None, half_width)
+    if refusal is not None:
+        raise TooFewLabelled(refusal)
+    return figures, checks
 
 
 def alignment_json(v: Validation) -> dict:
