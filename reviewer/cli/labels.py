@@ -49,8 +49,15 @@ def label(
     First label and final value are stored with their times."""
     from reviewer.core.commands import UndoStack
     from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
-    from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
+    from reviewer.core.judging.label_first import (
+        LABEL_FIRST,
+        choices_text,
+        pair_verdict_text,
+        parse_label,
+        rationale_as_shown,
+    )
     from reviewer.core.judging.rubrics import rubric_text
+    from reviewer.core.judging.verdicts import Scale
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
@@ -126,10 +133,16 @@ def label(
                     v for vs in by_judge.values() for v in vs if v.subject == subject and dimension in v.scores
                 ).items()
             ):
-                value = format_value(value_of(v, dimension))
+                pair = v.scale == Scale.WINNER and v.other_run_id is not None
+                value = (
+                    pair_verdict_text(value_of(v, dimension), v.answer_order, order)
+                    if pair
+                    else _shown(format_value(value_of(v, dimension)), order)
+                )
+                rationale = rationale_as_shown(v.rationale, v.answer_order, order) if pair else v.rationale
                 echo(
-                    f"  {v.judge} (model {v.judge_model or '-'}): {_shown(value, order)}"
-                    + (f"; rationale: {v.rationale}" if v.rationale else "")
+                    f"  {v.judge} (model {v.judge_model or '-'}): {value}"
+                    + (f"; rationale: {rationale}" if rationale else "")
                 )
             keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
             if keep is None:

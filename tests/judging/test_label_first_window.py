@@ -326,7 +326,12 @@ def test_pairwise_label_in_the_shown_order(qtbot, window, data):
     press(qtbot, Qt.Key_Return)
     got = stored_labels(data["db"])[data["pair"]]
     assert got.first_value == stored_winner("1", order) and got.answer_order == order
-    assert f"pair-judge (model model-zeta-9): {'A' if order == 'ab' else 'B'}" in page.verdicts.toPlainText()
+    # the judge saw the original order (ab) and chose its first: in the letters shown
+    letter = "A" if order == "ab" else "B"
+    assert f"pair-judge (model model-zeta-9): saw {letter} first: chose {letter}" in page.verdicts.toPlainText()
+    assert f"rationale: [in the order this judge saw: {letter} first] RATIONALE-SECRET pair" in (
+        page.verdicts.toPlainText()
+    )
     assert "Your first label: A" in page.verdicts.toPlainText()
 
 

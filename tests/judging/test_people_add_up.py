@@ -159,3 +159,28 @@ def test_three_labels_beside_the_annotators_leave_the_gate_on_the_annotators_maj
         "0",
     )
     assert out.exit_code == 0 and "n = 97" in out.output, out.output  # 974 decided (+- a tie the labels made)
+
+
+@pytest.mark.shared_data
+def test_imported_judges_get_a_rubric_version_and_a_covered_queue_says_why(panda):
+    from reviewer.storage.judging.label_plan import budget_line, label_plan, progress_line
+
+    p = open_project(panda)
+    try:
+        versions = dict(
+            p.db.execute("SELECT judge, group_concat(DISTINCT prompt_version) FROM verdicts GROUP BY judge").fetchall()
+        )
+        plan = label_plan(p, "pandalm-7b", "winner", "ana")
+    finally:
+        p.close()
+    assert versions["pandalm-7b"].startswith("import@") and "," not in versions["pandalm-7b"]
+    assert versions["gpt-3.5-turbo"].startswith("import@") and versions["gpt-3.5-turbo"] != versions["pandalm-7b"]
+    assert versions["annotator1"] is None  # people have no rubric version
+    assert plan.rubric_version == versions["pandalm-7b"]
+    assert plan.further == 0
+    assert budget_line(plan).endswith(
+        "no more labels needed (every subject already has people's labels: 999 by 3 annotators)"
+    )
+    assert progress_line(plan, 0).startswith("Progress: 0 of the budget's 0 more labels")
+    text = invoke("agreement", panda).output
+    assert "rubric None" not in text
