@@ -7,7 +7,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
@@ -256,16 +256,20 @@ def gate(
     --min-tnr compare Clopper-Pearson lower bounds; the interval bounds
     share --family-alpha (Bonferroni). --min-coverage checks selective
     judging (reviewer calibration) with its own --alpha."""
-    from reviewer.core.judging.validation_gate import family_line
+    from reviewer.core.judging.alignment import Figures
+    from reviewer.core.judging.validation_gate import BoundCheck, family_line
     from reviewer.storage.judging.calibration_report import CalibrationSettings, coverage_check
     from reviewer.storage.judging.validation import TooFewLabelled, run_gate
     from reviewer.storage.spans.confidences import span_confidences
 
-    bounds = dict(min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr, max_dangerous=max_dangerous)
+    bounds: dict[str, Any] = dict(
+        min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr, max_dangerous=max_dangerous
+    )
     k = sum(b is not None for b in (min_kappa_lower, min_tpr, min_tnr))
     p = open_project(project)
     try:
-        figures, checks = None, []
+        figures: Optional[Figures] = None
+        checks: list[BoundCheck] = []
         if min_coverage is None or any(b is not None for b in bounds.values()):
             figures, checks = run_gate(
                 p,

@@ -159,9 +159,10 @@ class AgreementRow:
         return "; ".join(f"{k} {v:.2f}" for k, v in self.prevalence.items())
 
     def interval_text(self, digits: int = 3) -> str:
-        """'[low, high] method', or '-' without an interval."""
+        """'[low, high] method'; 'too few' when there were too few subjects
+        for an interval (the note says so); '-' without an interval."""
         if self.ci_low is None or self.ci_high is None:
-            return "-"
+            return "too few" if "too few" in self.note else "-"
         return f"[{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}] {self.ci_method}"
 
     def formatted(self, digits: int = 3) -> str:

@@ -72,10 +72,11 @@ def family_line(k: int, family_alpha: float = FAMILY_ALPHA) -> str:
     )
 
 
-def too_few(n: int, min_labelled: int, further: Optional[int], half_width: float) -> Optional[str]:
+def too_few(n: int, min_labelled: int, further: Optional[int], half_width: float, scope: str = "") -> Optional[str]:
     """The one line refusing a gate on ``n`` labelled subjects when that is
     fewer than ``min_labelled``, naming the label budget (``further`` more
-    for a half-width <= ``half_width``; None: it cannot be sized yet); None
+    for a half-width <= ``half_width``; None: it cannot be sized yet;
+    ``scope``: what the budget is over, when not the gate's subjects); None
     when there are enough."""
     if n >= min_labelled:
         return None
@@ -84,7 +85,9 @@ def too_few(n: int, min_labelled: int, further: Optional[int], half_width: float
         if further is not None
         else "the budget cannot be sized yet"
     )
-    return f"{n} labelled subjects, fewer than --min-labelled {min_labelled}; {budget}"
+    return f"{n} labelled subjects, fewer than --min-labelled {min_labelled}; {budget}" + (
+        f" ({scope})" if scope else ""
+    )
 
 
 def gate_checks(

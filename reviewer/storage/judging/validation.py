@@ -222,7 +222,9 @@ def run_gate(
         raise ValueError(f"judge '{judge}' on '{dimension}' has no labelled subject in split '{split}'")
     checks = gate_checks(figures, **bounds)  # bad bounds are bad input before too few labels
     known = [b.further for b in alignment_budget(a, half_width).values() if b.further is not None]
-    refusal = too_few(figures.n, min_labelled, max(known) if known else None, half_width)
+    whole = a.figures("all")
+    scope = f"over all {whole.n} labelled subjects" if split != "all" and whole is not None else ""
+    refusal = too_few(figures.n, min_labelled, max(known) if known else None, half_width, scope)
     if refusal is not None:
         raise TooFewLabelled(refusal)
     return figures, checks
