@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from reviewer.core.judging.calibration import scale_labels
-from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights
+from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights, weighted_sample
 from reviewer.core.judging.disputes import (
     NUMERIC_SCALES,
     format_value,
@@ -151,6 +151,11 @@ class Figures:
     #: kappa's bootstrap interval at another confidence level (the gate's
     #: Bonferroni levels), from the same subjects, resamples and seed.
     kappa_at: Optional[Callable[[float], Interval]] = field(default=None, compare=False, repr=False)
+    #: labels of an active draw weigh 1 / pi: kappa, TPR and TNR are
+    #: weighted, TPR and TNR bootstrapped (``rates_at``: {'tpr', 'tnr':
+    #: Interval} at another level); the confusion matrix stays counts.
+    weighted: bool = False
+    rates_at: Optional[Callable[[float], dict[str, Interval]]] = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         """JSON-ready: intervals as {low, high, method}."""
@@ -186,6 +191,7 @@ class Figures:
                 **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()},
             },
             "dangerous": [vars(d) for d in self.dangerous],
+            "weighted": "labels of an active draw weigh 1 / pi (Horvitz-Thompson)" if self.weighted else None,
         }
 
 
@@ -232,8 +238,11 @@ def _figures(
     labels: list,
     n_resamples: int,
     seed: int,
+    weight_of: Optional[Mapping[str, float]] = None,
 ) -> Figures:
     index = {x: i for i, x in enumerate(labels)}
+    subject_weights = [(weight_of or {}).get(s, 1.0) for s, _, _ in rows]
+    weighted = any(w != 1.0 for w in subject_weights)
     k = len(labels)
     counts = [[0] * k for _ in labels]
     for _, j, p in rows:
@@ -256,6 +265,8 @@ def _figures(
     people_vals = [p for _, _, p in rows]
     weights = value_weights(labels) if numeric else None
     sample = pair_sample(judge_vals, people_vals, labels, weights=weights)
+    if weighted:  # labels of an active draw weigh 1 / pi (reviewer.core.judging.active_order)
+        sample = weighted_sample(sample, subject_weights)
     kappa_name = "cohen_kappa_weighted" if numeric else "cohen_kappa"
     none = Interval(None, None, "", note="no subjects")
     kappa = sample.value(kappa_name) if rows else float("nan")
@@ -271,6 +282,7 @@ def _figures(
     tpr = tnr = None
     tpr_ci = tnr_ci = none
     positives = negatives = true_positives = true_negatives = 0
+    rates_at = None
     if scale in PASS_THRESHOLD or scale == Scale.PASS_FAIL:
         codes = np.array(
             [2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold)) for _, j, p in rows],
@@ -285,12 +297,19 @@ def _figures(
                 "tnr": (np.array([1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 1.0, 0.0])),
             },
         )
+        if weighted:
+            rates = weighted_sample(rates, subject_weights)
         positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
         true_positives, true_negatives = int(np.sum(codes == 3)), int(np.sum(codes == 0))
         tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None
         if rows:
             found = rates.intervals(["tpr", "tnr"], n_resamples=n_resamples, seed=seed)
             tpr_ci, tnr_ci = found["tpr"], found["tnr"]
+            if weighted:
+                weighted_rates = rates
+                rates_at = lambda level: weighted_rates.intervals(  # noqa: E731
+                    ["tpr", "tnr"], n_resamples=n_resamples, seed=seed, confidence_level=level
+                )
     dangerous = [
         Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows if _is_dangerous(j, p, scale, threshold)
     ]
@@ -324,6 +343,8 @@ def _figures(
             if rows
             else None
         ),
+        weighted,
+        rates_at,
     )
 
 
@@ -348,6 +369,7 @@ def align(
     split_of: Optional[Callable[[str], str]] = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    weights: Optional[Mapping[str, float]] = None,
 ) -> Alignment:
     """The alignment of one judge on one dimension (module doc).
 
@@ -358,6 +380,8 @@ def align(
         threshold: pass threshold (default :data:`PASS_THRESHOLD` of the scale).
         split_of: subject -> split name; None gives the figures of 'all' only.
         n_resamples, seed: of the bootstrap intervals.
+        weights: {subject: weight} (1 / pi of an active draw; others 1):
+            kappa, TPR and TNR are weighted and bootstrapped.
     """
     if threshold is None:
         threshold = PASS_THRESHOLD.get(scale)
@@ -382,13 +406,13 @@ def align(
         else:
             rows.append((subject, value, ref[0]))
     labels = scale_labels(scale, [x for _, j, p in rows for x in (j, p)])
-    splits = [_figures("all", rows, len(undecided), scale, threshold, labels, n_resamples, seed)]
+    splits = [_figures("all", rows, len(undecided), scale, threshold, labels, n_resamples, seed, weights)]
     if split_of is not None:
         for name in SPLITS:
             part = [r for r in rows if split_of(r[0]) == name]
             lost = sum(1 for s in undecided if split_of(s) == name)
             if part or lost:
-                splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed))
+                splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed, weights))
     labelled = [
         (s, split_of(s) if split_of else "all", is_pass(j, scale, threshold), is_pass(p, scale, threshold))
         for s, j, p in rows
@@ -416,6 +440,7 @@ def alignments(
     seed: int = DEFAULT_SEED,
     people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None,
     only: Optional[tuple[str, str]] = None,
+    weights: Optional[Mapping[tuple[str, str], Mapping[str, float]]] = None,
 ) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
@@ -424,7 +449,8 @@ def alignments(
     ``people``: people's values in the form of :func:`people_values`
     (default: :func:`people_values` of the verdicts and adjudications).
     ``only``: (judge, dimension) to compute alone (each alignment's
-    bootstrap has its own ``seed``, so it is the same figure as among all)."""
+    bootstrap has its own ``seed``, so it is the same figure as among all);
+    ``weights``: {(judge, dimension): {subject: weight}} (:func:`align`)."""
     vs = list(verdicts)
     people = people_values(vs, adjudications) if people is None else people
     judges = [v for v in vs if not is_human(v)]
@@ -463,6 +489,7 @@ def alignments(
                 split_of=split_of,
                 n_resamples=n_resamples,
                 seed=seed,
+                weights=(weights or {}).get((judge, dim)),
             )
         )
     return out

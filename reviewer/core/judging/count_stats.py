@@ -54,6 +54,7 @@ __all__ = [
     "proportion_sample",
     "units_sample",
     "value_weights",
+    "weighted_sample",
 ]
 
 Statistic = Callable[[np.ndarray], np.ndarray]
@@ -378,3 +379,35 @@ def units_sample(
     else:
         prevalence = {_label(c): float(pooled[i] / total) for i, c in enumerate(cats) if total and pooled[i]}
     return CountSample(np.asarray(codes, dtype=np.int64).ravel(), len(patterns), {statistic: alpha}, prevalence)
+
+
+# ---------------------------------------------------------------------------
+# weighted subjects
+
+
+def weighted_sample(sample: CountSample, weights: Sequence[float]) -> CountSample:
+    """``sample`` with each subject weighted (e.g. 1 / pi of an unequal
+    probability draw, Horvitz & Thompson 1952): a subject's code becomes
+    (pattern, weight class), and every statistic sees the weighted pattern
+    counts, so the point estimate and every bootstrap resample (subjects
+    drawn with their weights) are weighted. No Wilson interval: the
+    proportions are bootstrapped. ``weights``: one per subject, > 0.
+    Raises ValueError on a length mismatch or a weight <= 0."""
+    w = np.asarray(weights, dtype=float)
+    if w.size != sample.codes.size:
+        raise ValueError(f"{w.size} weights for {sample.codes.size} subjects")
+    if w.size and w.min() <= 0:
+        raise ValueError("weights must be > 0")
+    classes, index = np.unique(w, return_inverse=True) if w.size else (np.ones(1), np.zeros(0, dtype=np.int64))
+    k = max(classes.size, 1)
+    size = sample.size
+
+    def wrap(f: Statistic) -> Statistic:
+        return lambda c: f((c.reshape(c.shape[:-1] + (size, k)) * classes).sum(axis=-1))
+
+    return CountSample(
+        np.asarray(sample.codes, dtype=np.int64) * k + np.asarray(index, dtype=np.int64).ravel(),
+        size * k,
+        {name: wrap(f) for name, f in sample.statistics.items()},
+        dict(sample.prevalence),
+    )

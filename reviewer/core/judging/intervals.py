@@ -267,7 +267,7 @@ def _interval(theta_hat: float, theta_b: np.ndarray, accel: float, alpha: float,
     undefined = b - finite.size
     if finite.size == 0:
         return Interval(None, None, "", level, b, undefined, "no interval: undefined in every resample")
-    if np.all(finite == finite[0]):  # a degenerate bootstrap: every resample the same
+    if np.ptp(finite) <= 1e-12 * max(1.0, abs(float(finite[0]))):  # degenerate: every resample the same
         return Interval(None, None, "", level, b, undefined, f"{TOO_FEW}: every resample gives the same value")
     notes = []
     if undefined:

@@ -6,8 +6,8 @@ and split (reviewer.core.judging.alignment.Figures):
 | bound | holds when |
 |---|---|
 | ``--min-kappa-lower X`` | the lower end of kappa's bootstrap interval >= X |
-| ``--min-tpr X`` | the lower end of TPR's Clopper-Pearson interval >= X |
-| ``--min-tnr X`` | the lower end of TNR's Clopper-Pearson interval >= X |
+| ``--min-tpr X`` | the lower end of TPR's Clopper-Pearson interval >= X (weighted labels: its bootstrap) |
+| ``--min-tnr X`` | the lower end of TNR's Clopper-Pearson interval >= X (weighted labels: its bootstrap) |
 | ``--max-dangerous N`` | dangerous cells <= N |
 
 The k interval bounds checked (kappa, TPR, TNR) share one family error
@@ -125,8 +125,13 @@ def gate_checks(
         if limit is None:
             continue
         why = "pairwise winners have no pass" if no_pass else f"no subject people {whose[:-2]}"
-        low = proportion_interval(hits, n, level, exact=True).low if n else None
-        what = f"{name} Clopper-Pearson {pct} lower bound ({hits} of {n} {whose} by people)"
+        if figures.weighted and figures.rates_at is not None:  # an active draw: 1 / pi weights, bootstrapped
+            ci = figures.rates_at(level)[name.lower()]
+            low = ci.low
+            what = f"{name} {pct} lower bound ({ci.method or 'no interval'}, weighted 1/pi; {n} {whose} by people)"
+        else:
+            low = proportion_interval(hits, n, level, exact=True).low if n else None
+            what = f"{name} Clopper-Pearson {pct} lower bound ({hits} of {n} {whose} by people)"
         out.append(_check(option, what, low, limit, True, why))
     if max_dangerous is not None:
         out.append(

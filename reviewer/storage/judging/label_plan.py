@@ -24,18 +24,30 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from reviewer.core.judging.alignment import alignments
-from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget
+from reviewer.core.judging.active_order import draw_active
+from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
+from reviewer.core.judging.disputes import primary_verdicts, value_of
 from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.rubrics import rubric_text
+from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.storage.db import Project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.label_budget import alignment_budget
 from reviewer.storage.judging.validation import pass_thresholds, people_and_splits
 
-__all__ = ["LabelPlan", "budget_line", "first_labelled", "judge_dimensions", "label_plan", "progress_line"]
+__all__ = [
+    "LabelPlan",
+    "active_order",
+    "budget_line",
+    "first_labelled",
+    "judge_dimensions",
+    "label_plan",
+    "progress_line",
+]
 
 #: Bootstrap resamples of the alignment the budget is sized on (its
 #: intervals are not used: the budget needs only the counts).
@@ -137,6 +149,57 @@ def _covered(verdicts: list[Verdict], subjects: set[str], dimension: str) -> Opt
     if not subjects or not subjects <= have:
         return None
     return len(subjects), len({r.rater for r in ratings if r.subject in subjects})
+
+
+def active_order(
+    project: Project, judge: str, dimension: str, reviewer: str, half_width: float = HALF_WIDTH
+) -> list[str]:
+    """The active order, an explicit choice (reviewer.core.judging.active_order):
+    the queue's subjects not drawn before are drawn now with inclusion
+    probabilities that favour disagreements and low confidence, summing to
+    the label budget (the whole queue while it cannot be sized); the draw
+    is stored. Returns the drawn subjects the reviewer has not labelled,
+    disagreements first, then by rising confidence. Their labels weigh
+    1 / pi in alignment (labels.active_weights)."""
+    entries = labels.refresh_queue(project, judge, dimension)
+    verdicts = judging.verdicts(project)
+    by_judge = labels.judge_verdicts(project, verdicts)
+    further = _further(_budgets(project, verdicts, judge, dimension, half_width))
+    values: dict[str, set[str]] = {}
+    for vs in by_judge.values():
+        for (subject, _), v in primary_verdicts(vs).items():
+            value = value_of(v, dimension)
+            if value is not None:
+                values.setdefault(subject, set()).add(str(value))
+    primary = {s: v for (s, _), v in primary_verdicts(by_judge.get(judge, [])).items()}
+    conf = confidences(project)
+    stored = labels.inclusions(project, judge, dimension, drawn_only=False)
+    new = [e.subject for e in entries if e.subject not in stored]
+    disagree = {s: len(values.get(s, ())) > 1 for s in (e.subject for e in entries)}
+    confidence = {s: _confidence(conf, primary.get(s), dimension) for s in (e.subject for e in entries)}
+    if new:
+        size = len(new) if further is None else min(further, len(new))
+        drawn = draw_active(
+            new, [disagree[s] for s in new], [confidence[s] for s in new], size, seed=labels.split_seed(project)
+        )
+        labels.store_inclusions(project, judge, dimension, drawn, labels.split_seed(project))
+    done = first_labelled(project, dimension, reviewer)
+    todo = [s for s in labels.inclusions(project, judge, dimension) if s not in done]
+    return labelling_order(
+        todo,
+        [0] * len(todo),
+        len(todo),
+        disagreement=[disagree.get(s, False) for s in todo],
+        confidence=[confidence.get(s) for s in todo],
+        seed=labels.split_seed(project),
+    )
+
+
+def _confidence(by_verdict: dict, v: Optional[Verdict], dimension: str) -> Optional[float]:
+    if v is None or v.id is None:
+        return None
+    by_source = by_verdict.get(v.id, {})
+    return next((by_source[s][dimension] for s in SOURCES if dimension in by_source.get(s, {})), None)
 
 
 def _part(b: Budget) -> str:

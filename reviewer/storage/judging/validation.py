@@ -161,6 +161,7 @@ def project_alignments(
     vs = judging.verdicts(project) if verdicts is None else verdicts
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
     people, split_of = people_and_splits(project, vs, adjudications, split_seed)
+    weights = labels.active_weights(project, vs)
     items = alignments(
         vs,
         adjudications,
@@ -170,17 +171,27 @@ def project_alignments(
         seed=seed,
         people=people,
         only=only,
+        weights=weights,
     )
     corrected: list[Optional[CorrectedRate]] = []
     for a in items:
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
             corrected.append(None)
             continue
-        labelled = [
-            (j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None and p is not None
+        test = [
+            (s, j, p) for s, split, j, p in a.labelled if split == RATES_FROM and j is not None and p is not None
         ]  # p: a person labelled it
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
-        corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
+        w = weights.get((a.judge, a.dimension), {})
+        corrected.append(
+            corrected_pass_rate(
+                [(j, p) for _, j, p in test],
+                unlabelled,
+                n_resamples=n_resamples,
+                seed=seed,
+                weights=[w.get(s, 1.0) for s, _, _ in test] if w else None,
+            )
+        )
     return Validation(
         items, corrected, split_seed, {(st.judge, st.dimension): st for st in labels.stale_figures(project)}
     )
@@ -307,7 +318,8 @@ def _title(a: Alignment) -> str:
         people += f"; {a.tied} tied, counted apart"
     mark = f", pass >= {a.threshold:g}" if a.threshold is not None else ""
     kappa = a.splits[0].kappa_statistic
-    return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
+    weighted = "; labels of an active draw weighted 1/pi" if a.splits[0].weighted else ""
+    return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people}{weighted})"
 
 
 def corrected_line(c: Optional[CorrectedRate]) -> str:
