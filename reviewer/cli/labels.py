@@ -38,9 +38,22 @@ def _ask(text: str, parse: Callable[[str], object]) -> Optional[object]:
 @click.option("--dimension", help="The dimension (needed when the judge scores several).")
 @click.option("--reviewer", "reviewer_name", help="Who labels (default: the user name).")
 @click.option("--limit", type=whole(1, 1_000_000_000), help="Label at most this many subjects.")
+@click.option(
+    "--order",
+    type=click.Choice(["fair", "active"]),
+    default="fair",
+    show_default=True,
+    help="fair: the seeded stratified random order (the window's too); active: a stored seeded draw favouring "
+    "disagreements and low confidence, its labels weighted 1/pi in alignment.",
+)
 @_friendly
 def label(
-    project: Path, judge: str, dimension: Optional[str], reviewer_name: Optional[str], limit: Optional[int]
+    project: Path,
+    judge: str,
+    dimension: Optional[str],
+    reviewer_name: Optional[str],
+    limit: Optional[int],
+    order: str,
 ) -> None:
     """Label the fair queue of JUDGE in PROJECT first, then see the judges.
 
@@ -50,11 +63,20 @@ def label(
     quits). Then the verdicts are shown: k keeps the label, c changes it.
     First label and final value are stored with their times; a subject
     whose first label was stored without a final value (the command was
-    killed or quit in between) is asked again at the keep-or-change step."""
+    killed or quit in between) is asked again at the keep-or-change step.
+    --order active labels a stored seeded draw that favours disagreements
+    and low confidence; alignment weighs those labels by 1 / pi and says so."""
     from reviewer.core.commands import UndoStack
     from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
-    from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
+    from reviewer.core.judging.label_first import (
+        LABEL_FIRST,
+        choices_text,
+        pair_verdict_text,
+        parse_label,
+        rationale_as_shown,
+    )
     from reviewer.core.judging.rubrics import rubric_text
+    from reviewer.core.judging.verdicts import Scale
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
@@ -83,6 +105,11 @@ def label(
         version, scale = latest.prompt_version, next(v.scale for v in mine if dimension in v.scores)
         rubric = rubric_text(version) or f"Score '{dimension}' on the {scale.value} scale."
         todo = labels.next_entries(p, judge, dimension, who)
+        if order == "active":
+            from reviewer.storage.judging.label_plan import active_order
+
+            by_subject = {e.subject: e for e in todo}
+            todo = [by_subject[x] for x in active_order(p, judge, dimension, who) if x in by_subject]
         if limit is not None:
             todo = todo[:limit]
         if not todo:
@@ -93,7 +120,7 @@ def label(
         done = 0
         for n, entry in enumerate(todo, 1):
             subject = entry.subject
-            order = labels.subject_order(p, subject)
+            shown = labels.subject_order(p, subject)
             name, item_text, outputs = labels.subject_view(p, subject, judge, verdicts)
             echo(f"\n[{n}/{len(todo)}] {subject}")
             echo(f"Item: {name or '-'}\n{item_text}")
@@ -105,11 +132,11 @@ def label(
             stored = store.get_label(subject, dimension, who, LABEL_FIRST)
             if stored is not None and stored.first_value is not None:  # committed before a kill or quit
                 first = stored.first_value
-                echo(f"first label committed earlier: {_shown(format_value(first), order)}")
+                echo(f"first label committed earlier: {_shown(format_value(first), shown)}")
             else:
                 first = _ask(
                     f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
-                    lambda t, order=order: "skip" if t.strip().lower() == "s" else parse_label(t, scale, order),
+                    lambda t, shown=shown: "skip" if t.strip().lower() == "s" else parse_label(t, scale, shown),
                 )
                 if first is None:
                     break
@@ -124,21 +151,27 @@ def label(
                         queue=LABEL_FIRST,
                         judge=judge,
                         rubric_version=version,
-                        answer_order=order,
+                        answer_order=shown,
                     ),
                     store,
                 )
-                echo(f"first label committed: {_shown(format_value(first), order)}")
+                echo(f"first label committed: {_shown(format_value(first), shown)}")
             echo("Verdicts:")
             for (_, _), v in sorted(
                 primary_verdicts(
                     v for vs in by_judge.values() for v in vs if v.subject == subject and dimension in v.scores
                 ).items()
             ):
-                value = format_value(value_of(v, dimension))
+                pair = v.scale == Scale.WINNER and v.other_run_id is not None
+                value = (
+                    pair_verdict_text(value_of(v, dimension), v.answer_order, shown)
+                    if pair
+                    else _shown(format_value(value_of(v, dimension)), shown)
+                )
+                rationale = rationale_as_shown(v.rationale, v.answer_order, shown) if pair else v.rationale
                 echo(
-                    f"  {v.judge} (model {v.judge_model or '-'}): {_shown(value, order)}"
-                    + (f"; rationale: {v.rationale}" if v.rationale else "")
+                    f"  {v.judge} (model {v.judge_model or '-'}): {value}"
+                    + (f"; rationale: {rationale}" if rationale else "")
                 )
             keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
             if keep is None:
@@ -146,12 +179,12 @@ def label(
             final = None
             if keep == "change":
                 final = _ask(
-                    f"New {dimension} [{choices_text(scale)}]", lambda t, order=order: parse_label(t, scale, order)
+                    f"New {dimension} [{choices_text(scale)}]", lambda t, shown=shown: parse_label(t, scale, shown)
                 )
                 if final is None:
                     break
             stack.push(SetFinalValue(subject, dimension, who, final, queue=LABEL_FIRST), store)
-            echo(f"final value: {_shown(format_value(first if final is None else final), order)}")
+            echo(f"final value: {_shown(format_value(first if final is None else final), shown)}")
             done += 1
         echo(f"\n{done} subject(s) labelled by {who}")
     finally:

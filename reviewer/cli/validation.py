@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
-from reviewer.cli.common import _friendly, echo, main
+from reviewer.cli.common import _friendly, _one_line, echo, main
 from reviewer.cli.numbers import SEED as SEED_TYPE, SHARE, finite, whole
 from reviewer.storage.db import open_project
 
@@ -22,6 +22,24 @@ RESAMPLES = click.option(
     help="Bootstrap resamples per interval.",
 )
 SEED = click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Seed of the bootstrap resampling.")
+
+
+#: The gate's guards against too little: how many labelled subjects, and the
+#: family error its interval bounds share (reviewer.core.judging.validation_gate).
+MIN_LABELLED = click.option(
+    "--min-labelled",
+    type=whole(1, 1_000_000_000),
+    default=30,
+    show_default=True,
+    help="Refuse (exit 3) when fewer labelled subjects (with a people's value) stand behind the figures.",
+)
+FAMILY_ALPHA = click.option(
+    "--family-alpha",
+    type=finite(0.0001, 0.5),
+    default=0.05,
+    show_default=True,
+    help="Error level shared by the k interval bounds checked (kappa, TPR, TNR): each at 1 - alpha/k (Bonferroni).",
+)
 
 
 def _trust_options(f):
@@ -167,8 +185,16 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
 @click.option("--judge", required=True, help="The judge (as named by reviewer alignment).")
 @click.option("--dimension", required=True, help="The dimension.")
 @click.option("--min-kappa-lower", type=finite(-1, 1), help="Lowest allowed lower end of kappa's 95 % interval.")
-@click.option("--min-tpr", type=SHARE, help="Lowest allowed TPR (share of people's passes the judge passes).")
-@click.option("--min-tnr", type=SHARE, help="Lowest allowed TNR (share of people's fails the judge fails).")
+@click.option(
+    "--min-tpr",
+    type=SHARE,
+    help="Lowest allowed Clopper-Pearson lower bound of TPR (share of people's passes the judge passes).",
+)
+@click.option(
+    "--min-tnr",
+    type=SHARE,
+    help="Lowest allowed Clopper-Pearson lower bound of TNR (share of people's fails the judge fails).",
+)
 @click.option("--max-dangerous", type=whole(0, 1_000_000_000), help="Most dangerous cells allowed.")
 @click.option(
     "--split",
@@ -188,6 +214,8 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
     type=click.Choice(["logprob", "stated", "imported", "span"]),
     help="--min-coverage: the confidence used (default the first the judge has, in this order).",
 )
+@MIN_LABELLED
+@FAMILY_ALPHA
 @_trust_options
 @RESAMPLES
 @SEED
@@ -208,22 +236,44 @@ def gate(
     target: float,
     alpha: float,
     min_n: int,
+    min_labelled: int,
+    family_alpha: float,
     resamples: int,
     seed: int,
 ) -> None:
     """CI gate: exit 1 naming each bound JUDGE fails on DIMENSION of PROJECT
-    against people, with its figure; exit 0 printing the bounds that held.
-    --min-coverage checks selective judging (reviewer calibration)."""
+    against people, with its figure; exit 0 printing the bounds that held;
+    exit 3 refusing, in one line, when fewer than --min-labelled labelled
+    subjects stand behind the figures; exit 2 on bad input. --min-tpr and
+    --min-tnr compare Clopper-Pearson lower bounds; the interval bounds
+    share --family-alpha (Bonferroni). --min-coverage checks selective
+    judging (reviewer calibration) with its own --alpha."""
+    from reviewer.core.judging.alignment import Figures
+    from reviewer.core.judging.validation_gate import BoundCheck, family_line
     from reviewer.storage.judging.calibration_report import CalibrationSettings, coverage_check
-    from reviewer.storage.judging.validation import run_gate
+    from reviewer.storage.judging.validation import TooFewLabelled, run_gate
     from reviewer.storage.spans.confidences import span_confidences
 
-    bounds = dict(min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr, max_dangerous=max_dangerous)
+    bounds: dict[str, Any] = dict(
+        min_kappa_lower=min_kappa_lower, min_tpr=min_tpr, min_tnr=min_tnr, max_dangerous=max_dangerous
+    )
+    k = sum(b is not None for b in (min_kappa_lower, min_tpr, min_tnr))
     p = open_project(project)
     try:
-        figures, checks = None, []
+        figures: Optional[Figures] = None
+        checks: list[BoundCheck] = []
         if min_coverage is None or any(b is not None for b in bounds.values()):
-            figures, checks = run_gate(p, judge, dimension, split=split, n_resamples=resamples, seed=seed, **bounds)
+            figures, checks = run_gate(
+                p,
+                judge,
+                dimension,
+                split=split,
+                n_resamples=resamples,
+                seed=seed,
+                min_labelled=min_labelled,
+                family_alpha=family_alpha,
+                **bounds,
+            )
         if min_coverage is not None:
             settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
             checks.append(
@@ -237,10 +287,16 @@ def gate(
                     span_confidences=span_confidences(p),
                 )
             )
+    except TooFewLabelled as exc:
+        echo(f"Error: {_one_line(exc)}", err=True)
+        sys.exit(3)
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        echo(f"Error: {_one_line(exc)}", err=True)
+        sys.exit(2)
     finally:
         p.close()
+    if k:
+        echo(family_line(k, family_alpha))
     failed = [c for c in checks if not c.held]
     for c in checks:
         if c.held:

@@ -484,3 +484,20 @@ def m0024_workflows_by_content(db: sqlite_utils.Database) -> None:
     from reviewer.storage.workflows import correct_verdict_moves
 
     correct_verdict_moves(db)
+
+
+@MIGRATIONS(name="0025_label_inclusion")
+def m0025_label_inclusion(db: sqlite_utils.Database) -> None:
+    """The active label-first order's draw (reviewer.core.judging.active_order):
+    per judge, dimension and subject of its queue, the inclusion probability
+    pi and whether the seeded draw took the subject; set once, never changed.
+    A label of a drawn subject weighs 1 / pi in alignment."""
+    db.execute("""CREATE TABLE label_inclusion (
+        judge TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        inclusion REAL NOT NULL CHECK (inclusion > 0 AND inclusion <= 1),
+        drawn INTEGER NOT NULL CHECK (drawn IN (0, 1)),
+        seed INTEGER NOT NULL,
+        drawn_at TEXT NOT NULL,
+        PRIMARY KEY (judge, dimension, subject))""")

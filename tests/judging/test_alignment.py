@@ -5,10 +5,12 @@ commands: `reviewer alignment`, `reviewer gate`, the report's section."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy.stats import beta
 
 from reviewer.cli import main
 from reviewer.core.judging.alignment import align, alignments, hash_split, is_pass, people_values
@@ -188,15 +190,21 @@ def db(tmp_path):
     return path
 
 
-GATE = ("--judge", "judge", "--dimension", D, "--resamples", "300")
+GATE = ("--judge", "judge", "--dimension", D, "--resamples", "300", "--min-labelled", "5")
 
 
 def test_gate_exits_0_when_the_bounds_hold(db):
     out = invoke(
-        "gate", db, *GATE, "--min-tpr", "0.6", "--min-tnr", "0.5", "--max-dangerous", "3", "--min-kappa-lower", "-1"
+        "gate", db, *GATE, "--min-tpr", "0.05", "--min-tnr", "0.1", "--max-dangerous", "3", "--min-kappa-lower", "-1"
     )
     assert out.exit_code == 0, out.output
-    assert "held: --min-tpr 0.6: TPR (5 passed by people) 0.600 >= 0.6" in out.output
+    lower = beta.ppf(0.05 / 3 / 2, 3, 5 - 3 + 1)  # two-sided Clopper-Pearson at 1 - 0.05/3
+    assert f"held: --min-tpr 0.05: TPR Clopper-Pearson 98.33 % lower bound (3 of 5 passed by people) {lower:.3f}" in (
+        out.output
+    )
+    # three interval bounds share alpha 0.05: each Clopper-Pearson / bootstrap interval at 98.33 %
+    assert "family alpha 0.05 over 3 interval bound(s) (Bonferroni): each interval at 98.33 %" in out.output
+    assert "held: --min-tpr 0.6:" not in out.output  # 3 of 5: the exact lower bound is far below 0.6
     assert "held: --max-dangerous 3: dangerous cells 3 <= 3" in out.output
     assert "held: --min-kappa-lower -1" in out.output and "gate passed" in out.output
 
@@ -204,14 +212,22 @@ def test_gate_exits_0_when_the_bounds_hold(db):
 @pytest.mark.parametrize(
     "option, value, named",
     [
-        ("--min-tpr", "0.7", "--min-tpr 0.7: TPR (5 passed by people) 0.600 < 0.7"),
-        ("--min-tnr", "0.6", "--min-tnr 0.6: TNR (7 failed by people) 0.571 < 0.6"),
+        (
+            "--min-tpr",
+            "0.6",
+            "--min-tpr 0.6: TPR Clopper-Pearson 95 % lower bound (3 of 5 passed by people) 0.147 < 0.6",
+        ),
+        (
+            "--min-tnr",
+            "0.5",
+            "--min-tnr 0.5: TNR Clopper-Pearson 95 % lower bound (4 of 7 failed by people) 0.184 < 0.5",
+        ),
         ("--max-dangerous", "2", "--max-dangerous 2: dangerous cells 3 > 2"),
         ("--min-kappa-lower", "0.9", "--min-kappa-lower 0.9: cohen_kappa_weighted 95 % lower bound"),
     ],
 )
 def test_gate_exits_1_naming_each_failed_bound(db, option, value, named):
-    other = ("--max-dangerous", "10") if option != "--max-dangerous" else ("--min-tpr", "0.1")
+    other = ("--max-dangerous", "10") if option != "--max-dangerous" else ("--min-tpr", "0.01")
     out = invoke("gate", db, *GATE, option, value, *other)
     assert out.exit_code == 1
     assert f"Error: failed {named}" in out.output
@@ -230,9 +246,27 @@ def test_gate_names_every_failed_bound_at_once(db):
 
 def test_gate_refuses_unknown_judges_and_no_bounds(db):
     out = invoke("gate", db, "--judge", "nobody", "--dimension", D, "--min-tpr", "0.5")
-    assert out.exit_code == 1 and "no alignment of judge 'nobody'" in out.output and "judge / quality" in out.output
+    assert out.exit_code == 2 and "no alignment of judge 'nobody'" in out.output and "judge / quality" in out.output
     out = invoke("gate", db, *GATE)
-    assert out.exit_code == 1 and "give at least one bound" in out.output
+    assert out.exit_code == 2 and "give at least one bound" in out.output
+    for option, value in (
+        ("--family-alpha", "nan"),
+        ("--family-alpha", "inf"),
+        ("--family-alpha", "0"),
+        ("--min-labelled", "0"),
+    ):
+        out = invoke("gate", db, *GATE, "--min-tpr", "0.5", option, value)
+        assert out.exit_code == 2 and option in out.output, (option, value, out.output)
+
+
+def test_gate_refuses_on_fewer_labelled_subjects_than_min_labelled(db):
+    out = invoke("gate", db, "--judge", "judge", "--dimension", D, "--resamples", "300", "--min-kappa-lower", "-1")
+    assert out.exit_code == 3
+    (line,) = [x for x in out.output.splitlines() if x.strip()]
+    assert re.fullmatch(
+        r"Error: 12 labelled subjects, fewer than --min-labelled 30; the budget asks for \d+ more for a half-width <= 0.1",
+        line,
+    ), line
 
 
 def test_alignment_json_and_text(db):
@@ -270,9 +304,21 @@ def test_gate_on_llmbar_gold_labels(tmp_path):
     db = tmp_path / "llmbar.db"
     assert invoke("import", db, folder, "--format", "pairwise-llmbar").exit_code == 0
     out = invoke("gate", db, "--judge", "GPT-4/Vanilla", "--dimension", "winner", "--min-kappa-lower", "0.7")
-    assert out.exit_code == 0 and "(BCa, n = 100) 0.760 >= 0.7" in out.output, out.output
+    assert out.exit_code == 0 and "95 % lower bound (BCa, n = 100) 0.760 >= 0.7" in out.output, out.output
     out = invoke("gate", db, "--judge", "ChatGPT/CoT", "--dimension", "winner", "--min-kappa-lower", "0.7")
-    assert out.exit_code == 1 and "(BCa, n = 99) 0.260 < 0.7" in out.output, out.output
+    assert out.exit_code == 1 and "95 % lower bound (BCa, n = 99) 0.260 < 0.7" in out.output, out.output
     data = json.loads(invoke("agreement", db, "--json").output)
     row = next(r for r in data["agreement"] if r["raters"] == "ChatGPT/CoT vs gold" and r["statistic"] == "cohen_kappa")
     assert (round(row["value"], 3), round(row["ci_low"], 3), round(row["ci_high"], 3)) == (0.434, 0.26, 0.589)
+
+
+def test_a_perfect_tpr_gets_an_exact_interval_below_1_and_kappa_on_four_says_too_few():
+    subjects = [f"run:{i}" for i in range(20)]
+    judge = {s: "pass" for s in subjects[:17]} | {s: "fail" for s in subjects[17:]}
+    people = {s: (v, "majority") for s, v in judge.items()}
+    f = align("j", "ok", Scale.PASS_FAIL, judge, people, n_resamples=200).figures()
+    assert f.tpr == 1.0 and f.tpr_ci.method == "Clopper-Pearson"
+    assert f.tpr_ci.low == pytest.approx(0.025 ** (1 / 17)) and f.tpr_ci.low < 1
+    four = {s: judge[s] for s in subjects[15:19]}
+    g = align("j", "ok", Scale.PASS_FAIL, four, {s: people[s] for s in four}, n_resamples=200).figures()
+    assert not g.kappa_ci.defined and g.kappa_ci.formatted() == "too few"

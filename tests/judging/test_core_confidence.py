@@ -181,3 +181,20 @@ def test_reliability_svg_shows_counts_diagonal_and_figures():
 def test_reliability_chart_of_a_single_bin():
     svg = reliability_svg(calibration([1.0, 1.0], [True, False]))
     assert ">2<" in svg and "of right verdicts 1.00, of wrong verdicts 1.00" in svg
+
+
+def test_adaptive_ece_is_unchanged_when_labels_are_permuted_within_tied_confidences():
+    rng = np.random.default_rng(3)
+    confidence = np.round(rng.uniform(0.5, 1.0, 400), 1)  # six values: many ties
+    correct = rng.random(400) < confidence
+    base = adaptive_ece(confidence, correct)
+    for _ in range(20):
+        shuffled = correct.copy()
+        for value in np.unique(confidence):
+            at = np.flatnonzero(confidence == value)
+            shuffled[at] = rng.permutation(shuffled[at])
+        assert adaptive_ece(confidence, shuffled) == pytest.approx(base, abs=1e-12)
+    # tied confidences share a bin, whatever their labels
+    bins = equal_mass_bins(confidence, correct)
+    for value in np.unique(confidence):
+        assert len(set(bins[confidence == value].tolist())) == 1

@@ -99,7 +99,8 @@ def test_every_agreement_row_gets_an_interval_from_its_own_subjects():
         if r.value is None:
             continue
         assert r.sample.value(r.statistic) == pytest.approx(r.value, abs=1e-12), r
-        assert r.ci_method in ("BCa", "percentile"), r
+        proportion = r.statistic.startswith(("percent_agreement", "agreement_"))
+        assert r.ci_method in (("Wilson", "Clopper-Pearson") if proportion else ("BCa", "percentile")), r
         assert r.ci_low <= r.value + 1e-9 and r.value - 1e-9 <= r.ci_high, r
     kappa = next(r for r in rows if r.raters == "j1 vs j2" and r.statistic == "cohen_kappa")
     assert strength(kappa) == landis_koch(kappa.value) != ""
@@ -209,15 +210,39 @@ def test_alpha_interval_equals_a_reference_bootstrap():
 
 
 def test_undefined_resamples_fall_back_to_percentile_and_are_counted():
-    # 12 pairs, one 'fail' each side: many resamples hold one category only (kappa 0/0)
-    a = ["pass"] * 11 + ["fail"]
-    b = ["pass"] * 11 + ["fail"]
+    # 12 pairs, few 'fail's: many resamples hold one category only (kappa 0/0)
+    a = ["pass"] * 10 + ["fail", "fail"]
+    b = ["pass"] * 10 + ["fail", "pass"]
     iv = pair_sample(a, b, ["fail", "pass"]).intervals(["cohen_kappa"], n_resamples=500, seed=0)["cohen_kappa"]
     assert iv.method == "percentile" and iv.undefined > 0 and "undefined" in iv.note
-    all_same = proportion_sample([True] * 10, "share").intervals(["share"], n_resamples=200)["share"]
-    assert (all_same.low, all_same.high, all_same.method) == (1.0, 1.0, "percentile")
+
+
+def test_a_degenerate_bootstrap_says_too_few_and_a_proportion_at_the_boundary_is_exact():
+    # a perfect 17 / 17: Clopper-Pearson, whose lower bound is below 1 (0.025 ** (1 / 17))
+    all_right = proportion_sample([True] * 17, "share").intervals(["share"], n_resamples=200)["share"]
+    assert all_right.method == "Clopper-Pearson" and all_right.high == 1.0
+    assert all_right.low == pytest.approx(0.025 ** (1 / 17)) and all_right.low < 1
     one = proportion_sample([True], "share").intervals(["share"], n_resamples=200)["share"]
-    assert not one.defined and "fewer than 2" in one.note
+    assert one.method == "Clopper-Pearson" and one.low == pytest.approx(0.025)
+    # kappa on 4 subjects: too few for a bootstrap, never [0.000, 0.000]
+    four = pair_sample(["pass", "fail", "pass", "fail"], ["pass", "pass", "fail", "fail"], ["fail", "pass"])
+    iv = four.intervals(["cohen_kappa"], n_resamples=200)["cohen_kappa"]
+    assert not iv.defined and iv.formatted() == "too few" and "n = 4 < 10" in iv.note
+    # every resample the same (a kappa of 1 wherever defined): too few, not [1.000, 1.000]
+    same = pair_sample(["pass"] * 11 + ["fail"], ["pass"] * 11 + ["fail"], ["fail", "pass"])
+    iv = same.intervals(["cohen_kappa"], n_resamples=300)["cohen_kappa"]
+    assert not iv.defined and iv.formatted() == "too few"
+    # a proportion in between: Wilson, as scipy's binomtest gives it
+    from scipy.stats import binomtest
+
+    mid = proportion_sample([True] * 12 + [False] * 5, "share").intervals(["share"])["share"]
+    ci = binomtest(12, 17).proportion_ci(method="wilson")
+    assert mid.method == "Wilson" and (mid.low, mid.high) == pytest.approx((ci.low, ci.high))
+
+
+def test_strength_words_only_from_30_subjects():
+    assert landis_koch(0.1, 1) == landis_koch(0.1, 29) == ""
+    assert landis_koch(0.1, 30) == "slight"
 
 
 def test_intervals_are_seeded():

@@ -3,8 +3,8 @@ reviewer.storage.judging.label_plan): before the first label is committed no
 judge verdict, rationale, score, judge or model name is in any visible text of
 the window; Enter commits the first label and the verdicts appear; K keeps,
 C changes; both values are stored with their times and exported; the page
-shows the label budget and the progress and lists the queue in the order of
-core labelling_order, never more than the budget; a decision in the dispute
+shows the label budget and the progress in one count and lists the queue in
+the fair order `reviewer label` walks; a decision in the dispute
 queue is stored as a human label of the 'dispute' queue."""
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.commands import UndoStack
-from reviewer.core.judging.budget import labelling_order
 from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, stored_winner
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
@@ -262,7 +261,7 @@ def test_nothing_of_the_judge_is_visible_before_the_first_label(qtbot, window, d
     press(qtbot, Qt.Key_K)
     got = stored_labels(data["db"])[second]
     assert (got.first_value, got.final_value) == (90.0, 90.0)
-    assert "Progress: 2 / " in page.progress.text()
+    assert "Progress: 2 of the budget's " in page.progress.text()
     # Ctrl+Z undoes the keep: the verdicts of that subject are shown again, no final value
     window.session.undo()
     assert controller.subject == second and controller.phase() == "reveal"
@@ -283,45 +282,28 @@ def test_nothing_of_the_judge_is_visible_before_the_first_label(qtbot, window, d
     assert any(r[1] == DISPUTE for r in rows)
 
 
-def test_budget_progress_and_order_follow_labelling_order(qtbot, window, data):
+def test_window_lists_the_command_lines_fair_order_with_the_budget_in_one_count(qtbot, window, data):
     page = open_page(qtbot, window)
     plan = page.plan
-    # the budget as the alignment gives it, the order as core labelling_order gives it
     p = open_project(data["db"])
     try:
         a = next(a for a in project_alignments(p, n_resamples=100).items if (a.judge, a.dimension) == (JUDGE, D))
         budgets = alignment_budget(a)
         further = max(b.further for b in budgets.values() if b.further is not None)
-        todo = labels.next_entries(p, JUDGE, D, "ann")
-        values = {}
-        for v in judging.verdicts(p):
-            values.setdefault(v.subject, set()).add(v.scores[D]) if D in v.scores else None
-        conf = {v.subject: v for v in judging.verdicts(p) if v.judge == JUDGE}
-        from reviewer.storage.judging.confidences import confidences
-
-        c = confidences(p)
-        subjects = [e.subject for e in todo]
-        expected = labelling_order(
-            subjects,
-            [e.stratum for e in todo],
-            min(further, len(subjects)),
-            disagreement=[len(values[s]) > 1 for s in subjects],
-            confidence=[c.get(conf[s].id, {}).get("stated", {}).get(D) for s in subjects],
-        )
+        fair = [e.subject for e in labels.next_entries(p, JUDGE, D, "ann")]  # what `reviewer label` walks
     finally:
         p.close()
     assert plan.further == further and 0 < further
-    assert plan.order == expected and len(plan.order) <= further
+    assert plan.order == fair  # the same seeded stratified random order, nothing moved by disagreement
     listed = [page.list.item(n).text().split(". ", 1)[1] for n in range(page.list.count())]
-    assert listed == expected
-    assert any(len(values[s]) > 1 for s in expected[:3])  # disagreements come early
+    assert listed == fair
     assert "Label budget" in page.budget.text() and f"{further} more labels in all" in page.budget.text()
-    assert page.progress.text().startswith(f"Progress: 0 / {len(expected)} labelled of the budget")
+    assert page.progress.text().startswith(f"Progress: 0 of the budget's {further} more labels")
     assert "fair queue: 0 of 24 labelled by ann" in page.progress.text()
-    assert window.adjudication.labelling.subject == expected[0]
+    assert window.adjudication.labelling.subject == fair[0]
     # S skips; F4 goes back to the disputes, whose keys work again
     press(qtbot, Qt.Key_S)
-    assert window.adjudication.labelling.subject == expected[1]
+    assert window.adjudication.labelling.subject == fair[1]
     press(qtbot, Qt.Key_F4)
     assert not window.adjudication.labelling_shown()
     assert all(s.isEnabled() for s in window.adjudication.shortcuts.values())
@@ -344,7 +326,12 @@ def test_pairwise_label_in_the_shown_order(qtbot, window, data):
     press(qtbot, Qt.Key_Return)
     got = stored_labels(data["db"])[data["pair"]]
     assert got.first_value == stored_winner("1", order) and got.answer_order == order
-    assert f"pair-judge (model model-zeta-9): {'A' if order == 'ab' else 'B'}" in page.verdicts.toPlainText()
+    # the judge saw the original order (ab) and chose its first: in the letters shown
+    letter = "A" if order == "ab" else "B"
+    assert f"pair-judge (model model-zeta-9): saw {letter} first: chose {letter}" in page.verdicts.toPlainText()
+    assert f"rationale: [in the order this judge saw: {letter} first] RATIONALE-SECRET pair" in (
+        page.verdicts.toPlainText()
+    )
     assert "Your first label: A" in page.verdicts.toPlainText()
 
 

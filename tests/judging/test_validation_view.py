@@ -115,7 +115,7 @@ def test_intervals_equal_the_command_lines(qtbot, window, db, tmp_path):
         assert s["ci_method"] == row["ci_method"]
         if row["ci_low"] is not None:
             assert s["text"] == (f"{row['ci_low']:.3f}", f"{row['ci_high']:.3f}")
-            assert row["ci_method"] in ("BCa", "percentile")
+            assert row["ci_method"] in ("BCa", "percentile", "Wilson", "Clopper-Pearson")
         assert s["prevalence"] == "; ".join(f"{k} {v:.2f}" for k, v in row["prevalence"].items())
         if row["statistic"].startswith("cohen_kappa") and row["value"] is not None:
             kappas += 1

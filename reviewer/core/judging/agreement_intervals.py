@@ -29,10 +29,10 @@ CHANCE_CORRECTED = ("cohen_kappa", "gwet_ac1", "krippendorff_alpha")
 def strength(row: AgreementRow) -> str:
     """Landis-Koch words for a chance-corrected row's value
     (:func:`reviewer.core.judging.intervals.landis_koch`), '' for other
-    statistics and undefined values."""
+    statistics, undefined values and rows on fewer than 30 subjects."""
     if not row.statistic.startswith(CHANCE_CORRECTED):
         return ""
-    return landis_koch(row.value)
+    return landis_koch(row.value, row.n)
 
 
 def with_intervals(

@@ -67,7 +67,13 @@ from reviewer.core.judging.agreement import (
 )
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import own_range_value, scale_labels
-from reviewer.core.judging.count_stats import CountSample, pair_sample, proportion_sample, units_sample
+from reviewer.core.judging.count_stats import (
+    CountSample,
+    clustered_proportion_sample,
+    pair_sample,
+    proportion_sample,
+    units_sample,
+)
 from reviewer.core.judging.disputes import (
     GOLD,
     NUMERIC_SCALES,
@@ -153,9 +159,10 @@ class AgreementRow:
         return "; ".join(f"{k} {v:.2f}" for k, v in self.prevalence.items())
 
     def interval_text(self, digits: int = 3) -> str:
-        """'[low, high] method', or '-' without an interval."""
+        """'[low, high] method'; 'too few' when there were too few subjects
+        for an interval (the note says so); '-' without an interval."""
         if self.ci_low is None or self.ci_high is None:
-            return "-"
+            return "too few" if "too few" in self.note else "-"
         return f"[{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}] {self.ci_method}"
 
     def formatted(self, digits: int = 3) -> str:
@@ -360,15 +367,17 @@ def _dimension_rows(
             else:
                 variants = [(f"{judge} vs {ref_name}", [judge_vals[judge]])]
             for raters_name, val_sets in variants:
-                xs, refs = [], []
+                xs, refs, units = [], [], []
                 for vals in val_sets:
                     common = sorted(set(vals) & set(ref), key=natural_key)
                     xs += [vals[s] for s in common]
                     refs += [ref[s] for s in common]
+                    units += common
                 if not xs:
                     continue
                 r = agreement_with_reference(xs, refs)
-                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note, xs, refs)
+                pooled = units if len(val_sets) > 1 else None  # both orders of a pair: resample pairs
+                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note, xs, refs, pooled)
     return rows
 
 
@@ -426,9 +435,32 @@ def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: l
     return out
 
 
+def _clusters(units: Sequence[str], hits: Sequence[Optional[bool]]) -> list[tuple[int, int]]:
+    """(hits, trials) per unit, in first-seen order; a None hit is no trial."""
+    by: dict[str, list[int]] = {}
+    for u, h in zip(units, hits):
+        c = by.setdefault(u, [0, 0])
+        if h is not None:
+            c[0] += int(h)
+            c[1] += 1
+    return [(h, t) for h, t in by.values()]
+
+
 def _accuracy_rows(
-    raters: str, name: str, statistic: str, r: AgreementResult, ref_note: str, xs: Sequence[Any], refs: Sequence[Any]
+    raters: str,
+    name: str,
+    statistic: str,
+    r: AgreementResult,
+    ref_note: str,
+    xs: Sequence[Any],
+    refs: Sequence[Any],
+    pooled: Optional[Sequence[str]] = None,
 ) -> list[AgreementRow]:
+    """The accuracy row and its strict variant (undecided counted wrong).
+    ``pooled``: the subject of each verdict when several verdicts of one
+    subject are pooled (a pair's two answer orders): the interval then
+    resamples subjects (a pair bootstrap), never verdicts, and is no
+    Wilson interval; else each verdict is an independent subject."""
     c = r.counts
     counts = (
         f"correct={c['correct']}, incorrect={c['incorrect']}, undecided={c['undecided']}, "
@@ -439,6 +471,14 @@ def _accuracy_rows(
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
     prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
+    if pooled is not None:
+        decided_hits = [None if y is None or x is None else x == y for x, y in zip(xs, refs)]
+        strict_hits = [None if y is None else (x is not None and x == y) for x, y in zip(xs, refs)]
+        sample = clustered_proportion_sample(_clusters(pooled, decided_hits), statistic, prevalence)
+        strict_sample = clustered_proportion_sample(_clusters(pooled, strict_hits), strict, prevalence)
+    else:
+        sample = proportion_sample(decided, statistic, prevalence)
+        strict_sample = proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence)
     return [
         AgreementRow(
             raters,
@@ -446,8 +486,8 @@ def _accuracy_rows(
             statistic,
             _value(r),
             r.n,
-            _note(counts, ref_note, r.note),
-            sample=proportion_sample(decided, statistic, prevalence),
+            _note(counts, ref_note, r.note, "pairs resampled" if pooled is not None else ""),
+            sample=sample,
         ),
         AgreementRow(
             raters,
@@ -456,7 +496,7 @@ def _accuracy_rows(
             c["correct"] / strict_n if strict_n else None,
             strict_n,
             _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
-            sample=proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence),
+            sample=strict_sample,
         ),
     ]
 

@@ -1,9 +1,10 @@
 """Alignment of a judge with people, per judge and dimension (and per split).
 
-*People's value* of a subject's dimension (:func:`people_values`): the
-adjudicated value when there is one (a person's final value), else the
-'gold' human label, else the majority of the human raters (a tie is no
-value). A judge's value is its primary verdict
+*People's value* of a subject's dimension
+(reviewer.core.judging.people.people_values): the adjudicated value when
+there is one, else the 'gold' human label, else the majority of every
+person's final value, label-first labels included (a tie is no value and
+is counted apart). A judge's value is its primary verdict
 (reviewer.core.judging.disputes.primary_verdicts); an undecided verdict
 (garbage) on a labelled subject is counted and left out.
 
@@ -12,12 +13,14 @@ split ('all', then 'train', 'dev', 'test' when a split function is given):
 
 * the confusion matrix (rows judge, columns people) and per-class
   precision, recall and F1 (a class: a value of the scale);
-* Cohen's kappa with its 95 % bootstrap interval: quadratic weights by
+* Cohen's kappa with its 95 % bootstrap interval ('too few' below 10
+  subjects or when every resample is the same): quadratic weights by
   value on numeric scales (1-5, A-F, 0-100), unweighted on pass/fail and
   pairwise winners;
 * MAE and Spearman's rho on numeric scales;
 * TPR (share of what people pass that the judge passes) and TNR (share of
-  what people fail that the judge fails), with intervals. Pass/fail is
+  what people fail that the judge fails), with Wilson intervals
+  (Clopper-Pearson at the boundary: 0 or all). Pass/fail is
   native; other numeric scales pass at a threshold (:data:`PASS_THRESHOLD`:
   >= 4 on 1-5, >= B on A-F, >= 70 on 0-100; a setting per dimension).
   Pairwise winners have no pass;
@@ -38,11 +41,9 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.judging.agreement import majority
 from reviewer.core.judging.calibration import scale_labels
-from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights
+from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights, weighted_sample
 from reviewer.core.judging.disputes import (
-    GOLD,
     NUMERIC_SCALES,
     format_value,
     is_human,
@@ -51,6 +52,7 @@ from reviewer.core.judging.disputes import (
     rater_labels,
     value_of,
 )
+from reviewer.core.judging.people import TIE, people_values
 from reviewer.core.judging.splits import SPLITS, hash_split
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
@@ -101,33 +103,6 @@ def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional
     return False
 
 
-def people_values(
-    verdicts: Iterable[Verdict], adjudications: Iterable[Adjudication] = ()
-) -> dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]:
-    """{(subject, dimension): (people's value, source, scale)} (module doc);
-    source 'adjudicated', 'gold' or 'majority'. Adjudicated values are raw
-    with scale None (normalised later on the judge's scale); human values
-    are normalised on their verdict's scale, which is given."""
-    out: dict[tuple[str, str], tuple[Any, str, Optional[Scale]]] = {}
-    humans = primary_verdicts(v for v in verdicts if is_human(v))
-    by_key: dict[tuple[str, str], list[Verdict]] = {}
-    for (subject, _), h in humans.items():
-        for d in h.scores:
-            by_key.setdefault((subject, d), []).append(h)
-    for key, hs in by_key.items():
-        gold = [value_of(h, key[1]) for h in hs if h.judge == GOLD and value_of(h, key[1]) is not None]
-        if gold:
-            out[key] = (gold[0], "gold", hs[0].scale)
-            continue
-        m = majority(value_of(h, key[1]) for h in hs if h.judge != GOLD)
-        if m is not None:
-            out[key] = (m, "majority", hs[0].scale)
-    for a in adjudications:
-        if a.value is not None:
-            out[(a.subject, a.dimension)] = (a.value, "adjudicated", None)
-    return out
-
-
 @dataclass(frozen=True)
 class ClassScores:
     """Precision, recall and F1 of one class (None when 0/0); ``support``:
@@ -171,12 +146,22 @@ class Figures:
     tpr_ci: Interval
     tnr_ci: Interval
     dangerous: list[Dangerous]
+    true_positives: int = 0
+    true_negatives: int = 0
+    #: kappa's bootstrap interval at another confidence level (the gate's
+    #: Bonferroni levels), from the same subjects, resamples and seed.
+    kappa_at: Optional[Callable[[float], Interval]] = field(default=None, compare=False, repr=False)
+    #: labels of an active draw weigh 1 / pi: kappa, TPR and TNR are
+    #: weighted, TPR and TNR bootstrapped (``rates_at``: {'tpr', 'tnr':
+    #: Interval} at another level); the confusion matrix stays counts.
+    weighted: bool = False
+    rates_at: Optional[Callable[[float], dict[str, Interval]]] = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         """JSON-ready: intervals as {low, high, method}."""
 
         def iv(i: Interval) -> dict:
-            return {"low": i.low, "high": i.high, "method": i.method}
+            return {"low": i.low, "high": i.high, "method": i.method, "note": i.note}
 
         return {
             "split": self.split,
@@ -193,9 +178,20 @@ class Figures:
             "spearman": self.spearman,
             "positives": self.positives,
             "negatives": self.negatives,
-            "tpr": {"value": self.tpr, **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()}},
-            "tnr": {"value": self.tnr, **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()}},
+            "tpr": {
+                "value": self.tpr,
+                "n": self.positives,
+                "hits": self.true_positives,
+                **{f"ci_{k}": v for k, v in iv(self.tpr_ci).items()},
+            },
+            "tnr": {
+                "value": self.tnr,
+                "n": self.negatives,
+                "hits": self.true_negatives,
+                **{f"ci_{k}": v for k, v in iv(self.tnr_ci).items()},
+            },
             "dangerous": [vars(d) for d in self.dangerous],
+            "weighted": "labels of an active draw weigh 1 / pi (Horvitz-Thompson)" if self.weighted else None,
         }
 
 
@@ -204,7 +200,9 @@ class Alignment:
     """One judge's alignment with people on one dimension (module doc).
 
     ``threshold``: the pass threshold used (None: pass/fail or winner);
-    ``people``: {source: labelled subjects}; ``splits``: figures for 'all'
+    ``people``: {source: labelled subjects}; ``tied``: subjects the judge
+    scored whose people tie (no people's value; neither labelled nor
+    unlabelled); ``splits``: figures for 'all'
     then each split with labelled subjects; ``unlabelled``: the judge's
     decided values on subjects people have not labelled, as
     (subject, passes) (passes None on a winner scale); ``labelled``: the
@@ -220,6 +218,7 @@ class Alignment:
     splits: list[Figures]
     unlabelled: list[tuple[str, Optional[bool]]] = field(default_factory=list)
     labelled: list[tuple[str, str, Optional[bool], Optional[bool]]] = field(default_factory=list)
+    tied: int = 0
 
     def figures(self, split: str = "all") -> Optional[Figures]:
         """The figures of one split, None when it has no labelled subject."""
@@ -239,8 +238,11 @@ def _figures(
     labels: list,
     n_resamples: int,
     seed: int,
+    weight_of: Optional[Mapping[str, float]] = None,
 ) -> Figures:
     index = {x: i for i, x in enumerate(labels)}
+    subject_weights = [(weight_of or {}).get(s, 1.0) for s, _, _ in rows]
+    weighted = any(w != 1.0 for w in subject_weights)
     k = len(labels)
     counts = [[0] * k for _ in labels]
     for _, j, p in rows:
@@ -263,6 +265,8 @@ def _figures(
     people_vals = [p for _, _, p in rows]
     weights = value_weights(labels) if numeric else None
     sample = pair_sample(judge_vals, people_vals, labels, weights=weights)
+    if weighted:  # labels of an active draw weigh 1 / pi (reviewer.core.judging.active_order)
+        sample = weighted_sample(sample, subject_weights)
     kappa_name = "cohen_kappa_weighted" if numeric else "cohen_kappa"
     none = Interval(None, None, "", note="no subjects")
     kappa = sample.value(kappa_name) if rows else float("nan")
@@ -277,20 +281,35 @@ def _figures(
             spearman = float(spearmanr(a, b).statistic)
     tpr = tnr = None
     tpr_ci = tnr_ci = none
-    positives = negatives = 0
+    positives = negatives = true_positives = true_negatives = 0
+    rates_at = None
     if scale in PASS_THRESHOLD or scale == Scale.PASS_FAIL:
         codes = np.array(
             [2 * bool(is_pass(j, scale, threshold)) + bool(is_pass(p, scale, threshold)) for _, j, p in rows],
             dtype=np.int64,
         )
         rates = CountSample(
-            codes, 4, {"tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])}
+            codes,
+            4,
+            {"tpr": lambda c: _rate(c[..., 3], c[..., 1]), "tnr": lambda c: _rate(c[..., 0], c[..., 2])},
+            proportions={  # code 2 x judge passes + people pass; TPR over people's passes, TNR over their fails
+                "tpr": (np.array([0.0, 0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0, 1.0])),
+                "tnr": (np.array([1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 1.0, 0.0])),
+            },
         )
+        if weighted:
+            rates = weighted_sample(rates, subject_weights)
         positives, negatives = int(np.sum(codes % 2 == 1)), int(np.sum(codes % 2 == 0))
+        true_positives, true_negatives = int(np.sum(codes == 3)), int(np.sum(codes == 0))
         tpr, tnr = _nan_none(rates.value("tpr")) if rows else None, _nan_none(rates.value("tnr")) if rows else None
         if rows:
             found = rates.intervals(["tpr", "tnr"], n_resamples=n_resamples, seed=seed)
             tpr_ci, tnr_ci = found["tpr"], found["tnr"]
+            if weighted:
+                weighted_rates = rates
+                rates_at = lambda level: weighted_rates.intervals(  # noqa: E731
+                    ["tpr", "tnr"], n_resamples=n_resamples, seed=seed, confidence_level=level
+                )
     dangerous = [
         Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows if _is_dangerous(j, p, scale, threshold)
     ]
@@ -313,6 +332,19 @@ def _figures(
         tpr_ci,
         tnr_ci,
         dangerous,
+        true_positives,
+        true_negatives,
+        (
+            (
+                lambda level: sample.intervals(
+                    [kappa_name], n_resamples=n_resamples, seed=seed, confidence_level=level
+                )[kappa_name]
+            )
+            if rows
+            else None
+        ),
+        weighted,
+        rates_at,
     )
 
 
@@ -337,15 +369,19 @@ def align(
     split_of: Optional[Callable[[str], str]] = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    weights: Optional[Mapping[str, float]] = None,
 ) -> Alignment:
     """The alignment of one judge on one dimension (module doc).
 
     Args:
         judge_values: {subject: the judge's normalised value} (None: undecided).
-        people: {subject: (people's value normalised on ``scale``, source)}.
+        people: {subject: (people's value normalised on ``scale``, source)};
+            source 'tie' (value None): people tie, counted in ``tied``.
         threshold: pass threshold (default :data:`PASS_THRESHOLD` of the scale).
         split_of: subject -> split name; None gives the figures of 'all' only.
         n_resamples, seed: of the bootstrap intervals.
+        weights: {subject: weight} (1 / pi of an active draw; others 1):
+            kappa, TPR and TNR are weighted and bootstrapped.
     """
     if threshold is None:
         threshold = PASS_THRESHOLD.get(scale)
@@ -353,9 +389,13 @@ def align(
     undecided: list[str] = []
     unlabelled: list[tuple[str, Optional[bool]]] = []
     sources: dict[str, int] = {}
+    tied = 0
     for subject in sorted(judge_values, key=natural_key):
         value = judge_values[subject]
         ref = people.get(subject)
+        if ref is not None and ref[1] == TIE:
+            tied += 1
+            continue
         if ref is None or ref[0] is None:
             if value is not None:
                 unlabelled.append((subject, is_pass(value, scale, threshold)))
@@ -366,19 +406,27 @@ def align(
         else:
             rows.append((subject, value, ref[0]))
     labels = scale_labels(scale, [x for _, j, p in rows for x in (j, p)])
-    splits = [_figures("all", rows, len(undecided), scale, threshold, labels, n_resamples, seed)]
+    splits = [_figures("all", rows, len(undecided), scale, threshold, labels, n_resamples, seed, weights)]
     if split_of is not None:
         for name in SPLITS:
             part = [r for r in rows if split_of(r[0]) == name]
             lost = sum(1 for s in undecided if split_of(s) == name)
             if part or lost:
-                splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed))
+                splits.append(_figures(name, part, lost, scale, threshold, labels, n_resamples, seed, weights))
     labelled = [
         (s, split_of(s) if split_of else "all", is_pass(j, scale, threshold), is_pass(p, scale, threshold))
         for s, j, p in rows
     ]
     return Alignment(
-        judge, dimension, scale, threshold if scale in PASS_THRESHOLD else None, sources, splits, unlabelled, labelled
+        judge,
+        dimension,
+        scale,
+        threshold if scale in PASS_THRESHOLD else None,
+        sources,
+        splits,
+        unlabelled,
+        labelled,
+        tied,
     )
 
 
@@ -392,6 +440,7 @@ def alignments(
     seed: int = DEFAULT_SEED,
     people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None,
     only: Optional[tuple[str, str]] = None,
+    weights: Optional[Mapping[tuple[str, str], Mapping[str, float]]] = None,
 ) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
@@ -400,7 +449,8 @@ def alignments(
     ``people``: people's values in the form of :func:`people_values`
     (default: :func:`people_values` of the verdicts and adjudications).
     ``only``: (judge, dimension) to compute alone (each alignment's
-    bootstrap has its own ``seed``, so it is the same figure as among all)."""
+    bootstrap has its own ``seed``, so it is the same figure as among all);
+    ``weights``: {(judge, dimension): {subject: weight}} (:func:`align`)."""
     vs = list(verdicts)
     people = people_values(vs, adjudications) if people is None else people
     judges = [v for v in vs if not is_human(v)]
@@ -415,14 +465,17 @@ def alignments(
     ):
         if only is not None and (judge, dim) != only:
             continue
-        refs = {}
+        refs: dict[str, tuple[Value, str]] = {}
         for subject in vals:
             ref = people.get((subject, dim))
             if ref is not None and ref[2] in (None, scale):  # people on another scale are not comparable
+                if ref[1] == TIE:
+                    refs[subject] = (None, TIE)
+                    continue
                 value = normalise(ref[0], scale)
                 if value is not None:
                     refs[subject] = (value, ref[1])
-        if not refs:
+        if not any(src != TIE for _, src in refs.values()):
             continue
         threshold = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
         out.append(
@@ -436,6 +489,7 @@ def alignments(
                 split_of=split_of,
                 n_resamples=n_resamples,
                 seed=seed,
+                weights=(weights or {}).get((judge, dim)),
             )
         )
     return out

@@ -123,18 +123,22 @@ def equal_mass_bins(
     """The equal-mass bin of each verdict: sorted by confidence, the n
     verdicts are cut into ``n_bins`` runs whose sizes differ by at most one
     (``numpy.array_split``: the first ``n % n_bins`` bins get one more);
-    fewer verdicts than bins give one verdict a bin. Ties in confidence are
-    ordered wrong before right (when ``correct`` is given) so the result does
-    not depend on the input order. Array of ints, shape (n,). Raises
-    ValueError for n_bins < 1."""
+    fewer verdicts than bins give one verdict a bin. Tied confidences stay
+    in one bin, the bin of the first of them in that order, so the bins
+    never depend on the labels (``correct`` is accepted and ignored) nor on
+    the input order; a bin can then be empty. Array of ints, shape (n,).
+    Raises ValueError for n_bins < 1."""
     if n_bins < 1:
         raise ValueError(f"n_bins must be >= 1, got {n_bins}")
     c = np.asarray(confidence, dtype=float).reshape(-1)
-    y = np.asarray(correct, dtype=float).reshape(-1) if len(correct) else np.zeros_like(c)
-    order = np.lexsort((y, c))
+    order = np.argsort(c, kind="stable")
+    by_rank = np.empty(c.size, dtype=int)
+    for b, idx in enumerate(np.array_split(np.arange(c.size), min(n_bins, max(c.size, 1)))):
+        by_rank[idx] = b
+    sorted_c = c[order]
+    first = np.searchsorted(sorted_c, sorted_c, side="left")  # rank of the first equal confidence
     bins = np.empty(c.size, dtype=int)
-    for b, idx in enumerate(np.array_split(order, min(n_bins, max(c.size, 1)))):
-        bins[idx] = b
+    bins[order] = by_rank[first] if c.size else by_rank
     return bins
 
 

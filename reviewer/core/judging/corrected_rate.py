@@ -97,12 +97,16 @@ def corrected_pass_rate(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence_level: float = 0.95,
+    weights: Optional[Sequence[float]] = None,
 ) -> CorrectedRate:
     """The Rogan-Gladen corrected pass rate (module doc).
 
     Args:
         labelled: (judge passes, people pass) per labelled subject.
         unlabelled: judge passes, per subject people have not labelled.
+        weights: one per labelled subject (1 / pi of an active draw,
+            reviewer.core.judging.active_order): TPR and TNR weighted, in
+            the estimate and every resample.
 
     Returns:
         A :class:`CorrectedRate`; rate None with a plain note when there
@@ -111,10 +115,14 @@ def corrected_pass_rate(
     """
     codes_l = np.array([2 * bool(j) + bool(p) for j, p in labelled], dtype=np.int64)
     codes_u = np.array([int(bool(j)) for j in unlabelled], dtype=np.int64)
-    c = np.bincount(codes_l, minlength=4)
-    positives, negatives = int(c[1] + c[3]), int(c[0] + c[2])
-    tpr = c[3] / positives if positives else None
-    tnr = c[0] / negatives if negatives else None
+    w = np.ones(len(labelled)) if weights is None else np.asarray(weights, dtype=float)
+    classes, w_index = np.unique(w, return_inverse=True) if w.size else (np.ones(1), np.zeros(0, dtype=np.int64))
+    k = max(classes.size, 1)
+    c = np.bincount(codes_l, weights=w, minlength=4) if w.size else np.zeros(4)
+    raw = np.bincount(codes_l, minlength=4)
+    positives, negatives = int(raw[1] + raw[3]), int(raw[0] + raw[2])
+    tpr = c[3] / (c[1] + c[3]) if positives else None
+    tnr = c[0] / (c[0] + c[2]) if negatives else None
     observed = float(codes_u.mean()) if codes_u.size else None
     none = Interval(None, None, "", confidence_level)
 
@@ -156,8 +164,18 @@ def corrected_pass_rate(
     unclipped = (observed + tnr - 1.0) / den
     rate = rogan_gladen(observed, tpr, tnr)
     assert rate is not None  # defined: den > 0 above
+
+    def statistic(labelled_counts: np.ndarray, unlabelled_counts: np.ndarray) -> np.ndarray:
+        weighted = (labelled_counts.reshape(labelled_counts.shape[:-1] + (4, k)) * classes).sum(axis=-1)
+        return _vectorised(weighted, unlabelled_counts)
+
     interval = bootstrap_counts(
-        [codes_l, codes_u], [4, 2], _vectorised, n_resamples=n_resamples, seed=seed, confidence_level=confidence_level
+        [codes_l * k + np.asarray(w_index, dtype=np.int64).ravel(), codes_u],
+        [4 * k, 2],
+        statistic,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence_level=confidence_level,
     )[0]
     notes = []
     if rate != unclipped:

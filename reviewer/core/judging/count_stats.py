@@ -35,11 +35,18 @@ from typing import Any, Callable, Hashable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap_counts
+from reviewer.core.judging.intervals import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap_counts,
+    proportion_interval,
+)
 
 __all__ = [
     "CountSample",
     "alpha_from_coincidences",
+    "clustered_proportion_sample",
     "gwet_ac1_counts",
     "kappa_counts",
     "pair_sample",
@@ -47,6 +54,7 @@ __all__ = [
     "proportion_sample",
     "units_sample",
     "value_weights",
+    "weighted_sample",
 ]
 
 Statistic = Callable[[np.ndarray], np.ndarray]
@@ -58,13 +66,24 @@ class CountSample:
 
     ``codes``: one pattern code per subject; ``size``: number of patterns;
     ``statistics``: {statistic name: f(counts (..., size)) -> (...)};
-    ``prevalence``: {class: share} of the values the statistics rest on.
+    ``prevalence``: {class: share} of the values the statistics rest on;
+    ``proportions``: {statistic: (hit mask, trial mask) over the patterns}
+    for the statistics that are a share of independent subjects (hits /
+    trials), whose interval is Wilson's (Clopper-Pearson's at the boundary)
+    rather than a bootstrap.
     """
 
     codes: np.ndarray
     size: int
     statistics: Mapping[str, Statistic]
     prevalence: Mapping[str, float] = field(default_factory=dict)
+    proportions: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def hits(self, statistic: str) -> tuple[int, int]:
+        """(hits, trials) of a proportion statistic on the full sample."""
+        hit, trial = self.proportions[statistic]
+        counts = np.bincount(self.codes, minlength=self.size)
+        return int(counts @ hit), int(counts @ trial)
 
     @property
     def n(self) -> int:
@@ -85,19 +104,25 @@ class CountSample:
         seed: int = DEFAULT_SEED,
         confidence_level: float = 0.95,
     ) -> dict[str, Interval]:
-        """{statistic: bootstrap interval} of the named statistics, from one
-        set of resamples (reviewer.core.judging.intervals.bootstrap_counts)."""
+        """{statistic: interval} of the named statistics: a proportion's
+        Wilson or Clopper-Pearson interval (intervals.proportion_interval);
+        the others' bootstrap intervals from one set of resamples of the
+        subjects (reviewer.core.judging.intervals.bootstrap_counts)."""
         names = list(dict.fromkeys(statistics))
-        fns = [self.statistics[s] for s in names]
-        found = bootstrap_counts(
-            [self.codes],
-            [self.size],
-            lambda c: np.stack([f(c) for f in fns]),
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=confidence_level,
-        )
-        return dict(zip(names, found))
+        out = {s: proportion_interval(*self.hits(s), confidence_level) for s in names if s in self.proportions}
+        rest = [s for s in names if s not in out]
+        if rest:
+            fns = [self.statistics[s] for s in rest]
+            found = bootstrap_counts(
+                [self.codes],
+                [self.size],
+                lambda c: np.stack([f(c) for f in fns]),
+                n_resamples=n_resamples,
+                seed=seed,
+                confidence_level=confidence_level,
+            )
+            out.update(zip(rest, found))
+        return {s: out[s] for s in names}
 
 
 # ---------------------------------------------------------------------------
@@ -232,7 +257,11 @@ def pair_sample(
         close = (np.abs(v[:, None] - v[None, :]) <= tolerance).astype(float).ravel()
         stats["agreement_within_tolerance"] = lambda c: _share(c, close)
     prevalence = prevalence_of([x for p in pairs for x in p], cats, threshold)
-    return CountSample(codes, k * k, stats, prevalence)
+    every = np.ones(k * k)
+    proportions = {"percent_agreement": (diag, every)}
+    if tolerance is not None:
+        proportions["agreement_within_tolerance"] = (close, every)
+    return CountSample(codes, k * k, stats, prevalence, proportions)
 
 
 def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapping[str, float]] = None) -> CountSample:
@@ -240,7 +269,30 @@ def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapp
     (hit) or 0; statistic ``name`` = hits / n."""
     codes = np.asarray([1 if h else 0 for h in hits], dtype=np.int64)
     mask = np.array([0.0, 1.0])
-    return CountSample(codes, 2, {name: lambda c: _share(c, mask)}, dict(prevalence or {}))
+    return CountSample(codes, 2, {name: lambda c: _share(c, mask)}, dict(prevalence or {}), {name: (mask, np.ones(2))})
+
+
+def clustered_proportion_sample(
+    clusters: Sequence[tuple[int, int]], name: str, prevalence: Optional[Mapping[str, float]] = None
+) -> CountSample:
+    """A share pooled over clusters that were sampled as units (e.g. the two
+    answer orders of one pair): each cluster is (hits, trials) and is
+    resampled whole, so the bootstrap draws pairs, not verdicts; statistic
+    ``name`` = sum hits / sum trials. Patterns are the distinct (hits,
+    trials); no Wilson interval (the trials of a cluster are not
+    independent)."""
+    kinds = sorted(set(clusters))
+    index = {c: i for i, c in enumerate(kinds)}
+    codes = np.asarray([index[c] for c in clusters], dtype=np.int64)
+    hit = np.asarray([h for h, _ in kinds], dtype=float)
+    trial = np.asarray([t for _, t in kinds], dtype=float)
+
+    def share(c: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            d = c @ trial
+            return np.where(d > 0, (c @ hit) / d, np.nan)
+
+    return CountSample(codes, max(len(kinds), 1), {name: share}, dict(prevalence or {}))
 
 
 # ---------------------------------------------------------------------------
@@ -327,3 +379,35 @@ def units_sample(
     else:
         prevalence = {_label(c): float(pooled[i] / total) for i, c in enumerate(cats) if total and pooled[i]}
     return CountSample(np.asarray(codes, dtype=np.int64).ravel(), len(patterns), {statistic: alpha}, prevalence)
+
+
+# ---------------------------------------------------------------------------
+# weighted subjects
+
+
+def weighted_sample(sample: CountSample, weights: Sequence[float]) -> CountSample:
+    """``sample`` with each subject weighted (e.g. 1 / pi of an unequal
+    probability draw, Horvitz & Thompson 1952): a subject's code becomes
+    (pattern, weight class), and every statistic sees the weighted pattern
+    counts, so the point estimate and every bootstrap resample (subjects
+    drawn with their weights) are weighted. No Wilson interval: the
+    proportions are bootstrapped. ``weights``: one per subject, > 0.
+    Raises ValueError on a length mismatch or a weight <= 0."""
+    w = np.asarray(weights, dtype=float)
+    if w.size != sample.codes.size:
+        raise ValueError(f"{w.size} weights for {sample.codes.size} subjects")
+    if w.size and w.min() <= 0:
+        raise ValueError("weights must be > 0")
+    classes, index = np.unique(w, return_inverse=True) if w.size else (np.ones(1), np.zeros(0, dtype=np.int64))
+    k = max(classes.size, 1)
+    size = sample.size
+
+    def wrap(f: Statistic) -> Statistic:
+        return lambda c: f((c.reshape(c.shape[:-1] + (size, k)) * classes).sum(axis=-1))
+
+    return CountSample(
+        np.asarray(sample.codes, dtype=np.int64) * k + np.asarray(index, dtype=np.int64).ravel(),
+        size * k,
+        {name: wrap(f) for name, f in sample.statistics.items()},
+        dict(sample.prevalence),
+    )

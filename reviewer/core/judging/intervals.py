@@ -20,8 +20,14 @@ the two intervals agree). BCa is undefined, and the percentile interval is
 used, when a resample's statistic is undefined (NaN: e.g. kappa when a
 resample holds one category only; those resamples are left out and counted),
 when every leave-one-out value is the same (acceleration 0/0), or when the
-bias correction is infinite. With fewer than two subjects in a sample there
-is no interval.
+bias correction is infinite. A degenerate bootstrap gives no interval and
+says 'too few': fewer than :data:`MIN_BOOTSTRAP_N` (10) subjects in a
+sample, or every resample giving the same value (a proportion then takes
+its exact interval, :func:`proportion_interval`).
+
+Proportions of independent subjects are not bootstrapped:
+:func:`proportion_interval` gives Wilson's interval, Clopper-Pearson's at
+the boundary.
 
 Pure numpy/scipy: no Qt, SQL or HTTP.
 """
@@ -41,8 +47,11 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "Interval",
+    "MIN_BOOTSTRAP_N",
+    "MIN_STRENGTH_N",
     "bootstrap_counts",
     "landis_koch",
+    "proportion_interval",
     "row_counts",
 ]
 
@@ -52,6 +61,12 @@ DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
 #: Resamples turned into counts at once (memory: batch x subjects codes).
 _BATCH = 250
+#: Fewest subjects a bootstrap interval is given on; below, 'too few'.
+MIN_BOOTSTRAP_N = 10
+#: Fewest subjects Landis & Koch's strength words are given on.
+MIN_STRENGTH_N = 30
+#: The note of an interval left out for too few subjects (shown as 'too few').
+TOO_FEW = "too few"
 
 
 def _bootstrap():
@@ -93,18 +108,39 @@ class Interval:
         return self.low is not None and self.high is not None
 
     def formatted(self, digits: int = 3) -> str:
-        """'[low, high]' rounded to ``digits``, or '-' without an interval."""
+        """'[low, high]' rounded to ``digits``; 'too few' when the sample
+        was too small for an interval; '-' for no interval otherwise."""
         if not self.defined:
-            return "-"
+            return TOO_FEW if self.note.startswith(TOO_FEW) else "-"
         return f"[{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
 
-def landis_koch(value: Optional[float]) -> str:
+def proportion_interval(k: int, n: int, level: float = 0.95, *, exact: bool = False) -> Interval:
+    """The interval of a proportion k / n of independent subjects: Wilson's
+    score interval (Wilson 1927), or Clopper-Pearson's exact interval
+    (Clopper & Pearson 1934) when ``exact`` or at the boundary (k = 0 or
+    k = n), where Wilson's is too narrow. Both from
+    ``scipy.stats.binomtest(k, n).proportion_ci`` (methods 'wilson' and
+    'exact'). Two-sided at ``level``; no interval when n = 0. Method named
+    'Wilson' or 'Clopper-Pearson'; ``resamples`` 0 (nothing resampled)."""
+    if n <= 0:
+        return Interval(None, None, "", level, 0, 0, "no interval: no subjects")
+    from scipy.stats import binomtest  # at first use: scipy.stats takes a second to import
+
+    use_exact = exact or k in (0, n)
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact" if use_exact else "wilson")
+    note = "exact at the boundary" if use_exact and not exact else ""
+    return Interval(float(ci.low), float(ci.high), "Clopper-Pearson" if use_exact else "Wilson", level, 0, 0, note)
+
+
+def landis_koch(value: Optional[float], n: Optional[int] = None) -> str:
     """The strength of agreement of a chance-corrected coefficient (kappa,
     alpha, AC1) in Landis & Koch's (1977) words: < 0 'poor', 0-0.20
     'slight', 0.21-0.40 'fair', 0.41-0.60 'moderate', 0.61-0.80
-    'substantial', 0.81-1 'almost perfect'; '' for None or NaN."""
-    if value is None or math.isnan(value):
+    'substantial', 0.81-1 'almost perfect'; '' for None or NaN, and ''
+    when ``n`` is given and below :data:`MIN_STRENGTH_N` (30): on a few
+    subjects the word would claim more than the figure holds."""
+    if value is None or math.isnan(value) or (n is not None and n < MIN_STRENGTH_N):
         return ""
     if value < 0:
         return "poor"
@@ -192,8 +228,10 @@ def bootstrap_counts(
     with np.errstate(all="ignore"):
         theta_hat = np.atleast_1d(np.asarray(statistic(*counts), dtype=float))
     k = theta_hat.shape[0]
-    if any(c.size < 2 for c in data):
-        return [Interval(None, None, "", confidence_level, 0, 0, "no interval: fewer than 2 subjects")] * k
+    if any(c.size < MIN_BOOTSTRAP_N for c in data):
+        n_min = min(c.size for c in data)
+        note = f"{TOO_FEW} subjects for a bootstrap (n = {n_min} < {MIN_BOOTSTRAP_N})"
+        return [Interval(None, None, "", confidence_level, 0, 0, note)] * k
 
     def vectorised(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
         cs = [row_counts(x, size) for x, size in zip(xs, sizes)]
@@ -229,6 +267,8 @@ def _interval(theta_hat: float, theta_b: np.ndarray, accel: float, alpha: float,
     undefined = b - finite.size
     if finite.size == 0:
         return Interval(None, None, "", level, b, undefined, "no interval: undefined in every resample")
+    if np.ptp(finite) <= 1e-12 * max(1.0, abs(float(finite[0]))):  # degenerate: every resample the same
+        return Interval(None, None, "", level, b, undefined, f"{TOO_FEW}: every resample gives the same value")
     notes = []
     if undefined:
         notes.append(f"{undefined} of {b} resamples undefined, left out; BCa needs all")

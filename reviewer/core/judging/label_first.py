@@ -25,12 +25,20 @@ Pairwise order (:func:`shown_order`): each subject's two outputs are shown
 in a seeded order ('ab' or 'ba'), stored with the subject; a winner chosen
 as shown is stored in the original order (:func:`stored_winner`).
 
+The reveal reads true (:func:`pair_verdict_text`, :func:`rationale_as_shown`):
+a pairwise judge saw the two outputs in its own answer order, which may
+differ from the order shown to the reviewer. Its verdict is shown with the
+order it saw ("saw B first: chose B"), and its rationale's "(a)/(b)",
+"Output 1/2" and "Response 1/2" are rewritten to the letters A/B shown;
+a rationale naming neither is marked as in the order the judge saw.
+
 Pure.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Mapping, Optional, Sequence
@@ -43,6 +51,8 @@ from reviewer.core.judging.verdicts import Scale, Value, normalise, swap_winner
 
 __all__ = [
     "DISPUTE",
+    "pair_verdict_text",
+    "rationale_as_shown",
     "LABEL_FIRST",
     "QUEUES",
     "HumanLabel",
@@ -120,6 +130,61 @@ def stored_winner(shown: Value, order: Optional[str]) -> Value:
     """A winner picked as shown ('1' = the output shown first) in the
     original order: swapped when the pair was shown 'ba'."""
     return swap_winner(shown) if order == "ba" else shown
+
+
+def _letter(original: str, shown: Optional[str]) -> str:
+    """The letter shown ('A': shown first) of the original answer '1' or '2'."""
+    return "A" if (original == "1") == (shown != "ba") else "B"
+
+
+def _seen_original(judge_order: Optional[str], position: int) -> str:
+    """The original answer ('1', '2') a judge saw at ``position`` (0: first)."""
+    first = "2" if judge_order == "ba" else "1"
+    return first if position == 0 else ("1" if first == "2" else "2")
+
+
+def pair_verdict_text(winner: Value, judge_order: Optional[str], shown: Optional[str]) -> str:
+    """A pairwise judge's verdict in the letters the reviewer saw, with the
+    order the judge saw: 'saw B first: chose B' ('tie', or 'undecided' for
+    None). ``winner``: in the original order ('1': the subject's first
+    run); ``judge_order``: the order the judge saw ('ab', 'ba'; None as
+    'ab'); ``shown``: the order shown to the reviewer."""
+    first = _letter(_seen_original(judge_order, 0), shown)
+    if winner is None:
+        chose = "undecided"
+    elif format_value(winner) in ("1", "2"):
+        chose = f"chose {_letter(format_value(winner), shown)}"
+    else:
+        chose = f"chose {format_value(winner)}"
+    return f"saw {first} first: {chose}"
+
+
+#: A reference to one of the two answers in a judge's rationale, in the
+#: order the judge saw them: 'Output (a)', 'Response 2', 'Output 1', 'Assistant B'.
+_ANSWER_REF = re.compile(r"\b(Output|Response|Answer|Assistant)(\s*)(?:\(([abAB12])\)|([12])\b|([AB])\b)")
+
+
+def rationale_as_shown(text: str, judge_order: Optional[str], shown: Optional[str]) -> str:
+    """A pairwise judge's rationale with its references to the answers it saw
+    ('Output (a)', 'Response 1', 'Assistant B'; position in the judge's
+    order) rewritten to the letters shown ('Output B'); when it names
+    neither answer that way (and is not empty), it is marked: '[in the order
+    this judge saw: B first] ...'. Plain text in, plain text out."""
+    if not text:
+        return text
+    found = False
+
+    def swap(m: "re.Match[str]") -> str:
+        nonlocal found
+        found = True
+        ref = (m.group(3) or m.group(4) or m.group(5)).lower()
+        position = 0 if ref in ("a", "1") else 1
+        return f"{m.group(1)} {_letter(_seen_original(judge_order, position), shown)}"
+
+    out = _ANSWER_REF.sub(swap, text)
+    if found:
+        return out
+    return f"[in the order this judge saw: {_letter(_seen_original(judge_order, 0), shown)} first] {text}"
 
 
 def choices_text(scale: Scale) -> str:

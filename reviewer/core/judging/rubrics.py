@@ -8,6 +8,9 @@ verdict's ``prompt_version`` beside ``judge_model``; a human label records
 the rubric version it was made under. Editing one character of the
 template, or adding a dimension, gives a new version.
 
+An imported judge that names no rubric version gets one
+(:func:`imported_version`): a hash of its settings in the import source.
+
 *Staleness* (:func:`staleness`): a judge's *current* state is the rubric
 version and model of its latest verdict (highest id). The figures that
 compare the judge with people on a dimension are stale when a fair-sample
@@ -20,14 +23,25 @@ under the current version) and the dimensions that need labels again.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from reviewer.core import templates
+from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import Verdict
 
-__all__ = ["RUBRIC_FILES", "Staleness", "rubric_folder", "rubric_text", "rubric_version", "staleness"]
+__all__ = [
+    "RUBRIC_FILES",
+    "Staleness",
+    "imported_version",
+    "rubric_folder",
+    "rubric_text",
+    "rubric_version",
+    "staleness",
+    "with_version",
+]
 
 #: The file of each shipped template folder that holds the rubric as a
 #: reviewer reads it (shown in label-first mode).
@@ -50,6 +64,31 @@ def rubric_version(folder: str, files: Sequence[str], dimensions: Sequence[str])
         h.update(b"\0")
     h.update(("dimensions\0" + "\0".join(dimensions)).encode("utf-8"))
     return f"{folder}@{h.hexdigest()[:12]}"
+
+
+def imported_version(v: Verdict) -> str:
+    """The rubric version of an imported judge's verdict that names none:
+    'import@<first 12 hex of SHA-256>' of the judge's settings in the
+    source (judge, model, method, scale and the dimension names, as JSON
+    with sorted keys), so every verdict of one judge in one source gets the
+    same version and a judge imported with other settings another."""
+    settings = {
+        "judge": v.judge,
+        "judge_model": v.judge_model,
+        "method": v.method.value,
+        "scale": v.scale.value,
+        "dimensions": sorted(v.scores),
+    }
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode("utf-8")).hexdigest()
+    return f"import@{digest[:12]}"
+
+
+def with_version(v: Verdict) -> Verdict:
+    """``v`` itself when it names a rubric version or is a person's label,
+    else a copy with :func:`imported_version`."""
+    if v.prompt_version is not None or is_human(v):
+        return v
+    return v.model_copy(update={"prompt_version": imported_version(v)})
 
 
 def rubric_folder(version: Optional[str]) -> Optional[str]:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
 from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.qt.judging.common import show_value
 from reviewer.qt.judging.screen import TextBox
@@ -212,7 +213,10 @@ class LabelFirstPage(QWidget):
     def show_verdicts(self, subject: str, dimension: str, order: Optional[str], label) -> None:
         """Show every judge's verdict on ``subject`` and ``dimension`` (name,
         model, value as shown, rationale) under the reviewer's first label
-        and final value (``label``: the stored HumanLabel)."""
+        and final value (``label``: the stored HumanLabel). A pairwise
+        verdict says which output its judge saw first and what it chose, in
+        the letters shown, and its rationale's answer references are
+        rewritten to those letters (core label_first.rationale_as_shown)."""
         p = self.session.project
         if p is None:
             return
@@ -230,9 +234,15 @@ class LabelFirstPage(QWidget):
             for (s, _), v in sorted(primary_verdicts(vs).items()):
                 if s != subject or dimension not in v.scores:
                     continue
-                value = shown_value(value_of(v, dimension), v.scale, order)
+                pair = v.scale == Scale.WINNER and v.other_run_id is not None
+                value = (
+                    pair_verdict_text(value_of(v, dimension), v.answer_order, order)
+                    if pair
+                    else shown_value(value_of(v, dimension), v.scale, order)
+                )
+                rationale = rationale_as_shown(v.rationale, v.answer_order, order) if pair else v.rationale
                 line = f"{aliases.get(judge, 'judge')} = {judge} (model {v.judge_model or '-'}): {value}"
-                lines.append(line + (f" · rationale: {v.rationale}" if v.rationale else ""))
+                lines.append(line + (f" · rationale: {rationale}" if rationale else ""))
         if len(lines) == 1:
             lines.append("(no judge verdict on this dimension)")
         self.verdicts.setPlainText("\n".join(lines))

@@ -172,8 +172,8 @@ class LabelFirstController(QObject):
         typed = shown_value(self.pending, plan.scale, order) if self.pending is not None else "-"
         if phase == "none":
             text = (
-                "Nothing left to label within the budget · F5 recomputes it"
-                if plan.order or plan.further == 0
+                f"Nothing left to label: every subject of the fair queue has a first label by {plan.reviewer}"
+                if plan.queue_size
                 else "Nothing to label in this queue"
             )
         elif phase == "first" or self.changing:

@@ -173,7 +173,7 @@ class ValidationPanel(QWidget):
             self.status.setText(
                 f"computed in {figures.seconds:.1f} s: {len(figures.agreement)} agreement statistics, "
                 f"{len(figures.validation.items)} judge / dimension alignments, "
-                f"{len(figures.calibration)} calibrations (95 % bootstrap intervals, 2,000 resamples, seed 0)"
+                f"{len(figures.calibration)} calibrations (95 % intervals: Wilson or Clopper-Pearson for shares, else bootstrap with 2,000 resamples, seed 0)"
             )
         self._fill_agreement(figures)
         self.alignment.set_validation(figures.validation, figures.budget)

@@ -37,6 +37,7 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel
 
+from reviewer.core.judging.rubrics import with_version
 from reviewer.core.bounds import SqlInt
 from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdict_confidence import read_confidence
@@ -228,5 +229,5 @@ def _store(
         confidences={"imported": group["confidence"]} if group.get("confidence") else {},
         source=first.source or f"{source.name}:{numbers[0]}" + (f"-{numbers[-1]}" if len(numbers) > 1 else ""),
     )
-    _, created = judging.add_verdict(project, verdict, actor)
+    _, created = judging.add_verdict(project, with_version(verdict), actor)
     report.count("verdicts", created)

@@ -54,6 +54,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.storage import repo
@@ -116,8 +117,9 @@ def answer_run(
 
 
 def store_verdict(project: Project, verdict: Verdict, report: ImportReport, actor: Optional[str] = None) -> int:
-    """Add ``verdict`` unless the same one is there; counts 'verdicts'."""
-    verdict_id, created = judging.add_verdict(project, verdict, actor)
+    """Add ``verdict`` unless the same one is there (a judge naming no
+    rubric version gets rubrics.imported_version); counts 'verdicts'."""
+    verdict_id, created = judging.add_verdict(project, with_version(verdict), actor)
     report.count("verdicts", created)
     return verdict_id
 

@@ -48,6 +48,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.disputes import GOLD
 from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
@@ -298,7 +299,7 @@ class _Readings:
             record, run_id, Path(source).stem, where, f"{source}#{record.get('id')}", self.report, self.options.human
         )
         if v is not None:
-            self.report.count("verdicts", judging.add_verdict(self.project, v, self.options.actor)[1])
+            self.report.count("verdicts", judging.add_verdict(self.project, with_version(v), self.options.actor)[1])
 
 
 def import_readings(project: Project, source: Path, options: ImportOptions) -> ImportReport:
@@ -498,7 +499,7 @@ def _import_verdict_records(project: Project, source: Path, options: ImportOptio
             continue
         v = rubric_verdict(record, run_id, source.stem, where, where, report, options.human)
         if v is not None:
-            report.count("verdicts", judging.add_verdict(project, v, options.actor)[1])
+            report.count("verdicts", judging.add_verdict(project, with_version(v), options.actor)[1])
 
 
 def import_verdicts(project: Project, source: Path, options: ImportOptions) -> ImportReport:

@@ -9,8 +9,9 @@ Per judge, dimension, scale and confidence source ('logprob', 'stated',
 verdicts (reviewer.core.judging.disputes.primary_verdicts):
 
 * the *labelled* verdicts: those on a subject whose people's value is known
-  (reviewer.core.judging.alignment.people_values: adjudicated, else gold,
-  else the human majority, as the alignment with people takes them); a
+  (reviewer.core.judging.people.people_values: adjudicated, else gold,
+  else the majority of every person's final value, label-first labels
+  included, as the alignment with people takes them); a
   verdict is correct when its value equals the people's value, within
   ``tolerance`` on numeric scales (confidence.correct_flags);
 * the calibration (ECE with 15 equal-width bins, adaptive ECE with 15
@@ -38,6 +39,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.alignment import is_pass, people_values
+from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.confidence import Calibration, calibration, correct_flags
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
@@ -45,6 +47,7 @@ from reviewer.core.judging.validation_gate import BoundCheck
 from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise
 from reviewer.storage import safe_write
 from reviewer.storage.db import Project
+from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.validation import pass_thresholds
@@ -132,7 +135,11 @@ def _groups(
     project: Project, verdicts: Optional[list[Verdict]] = None, adjudications: Optional[list[Adjudication]] = None
 ) -> dict[tuple[str, str, str, str], dict]:
     vs = judging.verdicts(project) if verdicts is None else verdicts
-    people = people_values(vs, judging.adjudications(project) if adjudications is None else adjudications)
+    people = people_values(
+        vs,
+        judging.adjudications(project) if adjudications is None else adjudications,
+        label_store.labels(project, LABEL_FIRST),
+    )
     judges = [v for v in vs if not is_human(v)]
     labels = rater_labels(judges)
     stored = confidences(project)

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional
 
-from reviewer.core.judging.agreement import majority
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.anchoring import COMPARISONS, Anchoring, anchoring, anchoring_rows
 from reviewer.core.judging.disputes import format_value, is_human, primary_verdicts, rater_key, rater_labels, value_of
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
+from reviewer.core.judging.active_order import Inclusion
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel, QueueEntry, draw, queue_order, shown_order
+from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import Staleness, staleness
 from reviewer.core.judging.verdicts import Scale, Value, Verdict
 from reviewer.storage.judging import verdicts as judging
@@ -39,8 +40,10 @@ __all__ = [
     "anchoring_table",
     "subject_view",
     "LabelStore",
+    "active_weights",
     "anchoring_figures",
-    "fair_people",
+    "inclusions",
+    "store_inclusions",
     "judge_values",
     "judge_verdicts",
     "label_tables",
@@ -281,24 +284,47 @@ def next_entries(project: Project, judge: str, dimension: str, reviewer: str) ->
     return queue_order(queue(project, judge, dimension), final_labelled(project, dimension, reviewer))
 
 
-# -- people's values, anchoring, staleness -------------------------------------------
-def fair_people(project: Project) -> dict[tuple[str, str], tuple[Any, str, None]]:
-    """{(subject, dimension): (people's value, 'label-first', None)} from the
-    final values of the fair sample: one reviewer's, or the majority of
-    several (a tie is no value). The form of
-    reviewer.core.judging.alignment.people_values (raw values, scale None)."""
-    by_key: dict[tuple[str, str], list] = {}
-    for x in labels(project, LABEL_FIRST):
-        if x.final_value is not None:
-            by_key.setdefault((x.subject, x.dimension), []).append(x.final_value)
-    out = {}
-    for key, values in by_key.items():
-        m = values[0] if len(values) == 1 else majority(values)
-        if m is not None:
-            out[key] = (m, LABEL_FIRST, None)
+# -- the active order's draw ----------------------------------------------------------
+def inclusions(project: Project, judge: str, dimension: str, drawn_only: bool = True) -> dict[str, float]:
+    """{subject: inclusion probability} of the active draw of a judge and
+    dimension (table label_inclusion): the drawn subjects (or all stored)."""
+    sql = "SELECT subject, inclusion FROM label_inclusion WHERE judge = ? AND dimension = ?"
+    if drawn_only:
+        sql += " AND drawn = 1"
+    return {r[0]: float(r[1]) for r in project.db.execute(sql, [judge, dimension])}
+
+
+def store_inclusions(project: Project, judge: str, dimension: str, items: Iterable[Inclusion], seed: int) -> None:
+    """Store the active draw of subjects not drawn before (one transaction;
+    a subject's probability is set once and never changes; probability 0 is
+    not stored: such a subject may be drawn later)."""
+    with project.transaction():
+        at = now()
+        for x in items:
+            if x.inclusion > 0:
+                project.db.execute(
+                    "INSERT OR IGNORE INTO label_inclusion (judge, dimension, subject, inclusion, drawn, seed, drawn_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [judge, dimension, x.subject, x.inclusion, int(x.drawn), seed, at],
+                )
+
+
+def active_weights(project: Project, verdicts: list[Verdict]) -> dict[tuple[str, str], dict[str, float]]:
+    """{(judge, dimension): {subject: 1 / pi}} for the subjects of each
+    active draw whose people's value rests on label-first labels alone (no
+    imported human rating, no adjudication): their labels weigh 1 / pi in
+    alignment (reviewer.core.judging.active_order)."""
+    others = {(r.subject, r.dimension) for r in human_ratings(verdicts)}
+    rows = project.db.execute("SELECT judge, dimension, subject, inclusion FROM label_inclusion WHERE drawn = 1")
+    adjudicated = {(r[0], r[1]) for r in project.db.execute("SELECT subject, dimension FROM adjudications")}
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for judge, dimension, subject, pi in rows:
+        if (subject, dimension) not in others and (subject, dimension) not in adjudicated:
+            out.setdefault((judge, dimension), {})[subject] = 1.0 / float(pi)
     return out
 
 
+# -- people's values, anchoring, staleness -------------------------------------------
 def anchoring_figures(
     project: Project, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> tuple[list[Anchoring], list[AgreementRow]]:

@@ -27,7 +27,9 @@ from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
-from reviewer.core.judging.validation_gate import BoundCheck, gate_checks
+from reviewer.core.judging.label_first import LABEL_FIRST
+from reviewer.core.judging.budget import HALF_WIDTH
+from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate_checks, too_few
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging import labels
@@ -43,7 +45,9 @@ __all__ = [
     "alignment_text",
     "corrected_line",
     "pass_thresholds",
+    "people_and_splits",
     "project_alignments",
+    "TooFewLabelled",
     "run_gate",
     "split_rows",
 ]
@@ -126,19 +130,17 @@ class Validation:
         )
 
 
-def fair_sample(project: Project, people: dict, split_seed: int) -> tuple[dict, Callable[[str], str]]:
-    """People's values and the split function where label-first labels
-    exist: on a dimension with fair-sample final values
-    (reviewer.storage.judging.labels.fair_people) only those (labels made in the
-    dispute queue, adjudications and human verdicts are no fair sample);
-    elsewhere ``people`` as given. Splits: the stored split of a subject
-    that entered a fair queue, else hash_split with ``split_seed``."""
-    fair = labels.fair_people(project)
-    dims = {d for _, d in fair}
-    out = {k: v for k, v in people.items() if k[1] not in dims}
-    out.update(fair)
+def people_and_splits(
+    project: Project, verdicts: list[Verdict], adjudications: list[Adjudication], split_seed: int
+) -> tuple[dict, Callable[[str], str]]:
+    """People's values (reviewer.core.judging.people.people_values: the
+    adjudicated value, else gold, else the majority of every person's final
+    value, the label-first labels' included; a tie is counted apart) and
+    the split function: the stored split of a subject that entered a fair
+    queue, else hash_split with ``split_seed``."""
+    people = people_values(verdicts, adjudications, labels.labels(project, LABEL_FIRST))
     stored = labels.stored_splits(project)
-    return out, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
+    return people, lambda s: stored.get(s) or hash_split(s, seed=split_seed)
 
 
 def project_alignments(
@@ -158,7 +160,8 @@ def project_alignments(
     split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
     vs = judging.verdicts(project) if verdicts is None else verdicts
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
-    people, split_of = fair_sample(project, people_values(vs, adjudications), split_seed)
+    people, split_of = people_and_splits(project, vs, adjudications, split_seed)
+    weights = labels.active_weights(project, vs)
     items = alignments(
         vs,
         adjudications,
@@ -168,20 +171,35 @@ def project_alignments(
         seed=seed,
         people=people,
         only=only,
+        weights=weights,
     )
     corrected: list[Optional[CorrectedRate]] = []
     for a in items:
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
             corrected.append(None)
             continue
-        labelled = [
-            (j, p) for _, split, j, p in a.labelled if split == RATES_FROM and j is not None and p is not None
+        test = [
+            (s, j, p) for s, split, j, p in a.labelled if split == RATES_FROM and j is not None and p is not None
         ]  # p: a person labelled it
         unlabelled = [passes for _, passes in a.unlabelled if passes is not None]
-        corrected.append(corrected_pass_rate(labelled, unlabelled, n_resamples=n_resamples, seed=seed))
+        w = weights.get((a.judge, a.dimension), {})
+        corrected.append(
+            corrected_pass_rate(
+                [(j, p) for _, j, p in test],
+                unlabelled,
+                n_resamples=n_resamples,
+                seed=seed,
+                weights=[w.get(s, 1.0) for s, _, _ in test] if w else None,
+            )
+        )
     return Validation(
         items, corrected, split_seed, {(st.judge, st.dimension): st for st in labels.stale_figures(project)}
     )
+
+
+class TooFewLabelled(ValueError):
+    """A gate refused: its figures rest on fewer labelled subjects than
+    --min-labelled (the message is the one line to print)."""
 
 
 def run_gate(
@@ -192,11 +210,17 @@ def run_gate(
     split: str = "all",
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    min_labelled: int = MIN_LABELLED,
+    half_width: float = HALF_WIDTH,
     **bounds,
 ) -> tuple[Figures, list[BoundCheck]]:
     """The gate's checks (validation_gate.gate_checks) of one judge and
-    dimension on one split. Raises ValueError when there is no such
-    alignment or split, or no bound."""
+    dimension on one split. Raises TooFewLabelled (validation_gate.too_few:
+    the line names the label budget for ``half_width``) when the split has
+    fewer than ``min_labelled`` labelled subjects behind its figures, and
+    ValueError when there is no such alignment or split, or no bound."""
+    from reviewer.storage.judging.label_budget import alignment_budget
+
     try:  # the one alignment the gate checks, not a bootstrap of every judge
         a, _ = project_alignments(project, n_resamples=n_resamples, seed=seed, only=(judge, dimension)).find(
             judge, dimension
@@ -207,7 +231,14 @@ def run_gate(
     figures = a.figures(split)
     if figures is None:
         raise ValueError(f"judge '{judge}' on '{dimension}' has no labelled subject in split '{split}'")
-    return figures, gate_checks(figures, **bounds)
+    checks = gate_checks(figures, **bounds)  # bad bounds are bad input before too few labels
+    known = [b.further for b in alignment_budget(a, half_width).values() if b.further is not None]
+    whole = a.figures("all")
+    scope = f"over all {whole.n} labelled subjects" if split != "all" and whole is not None else ""
+    refusal = too_few(figures.n, min_labelled, max(known) if known else None, half_width, scope)
+    if refusal is not None:
+        raise TooFewLabelled(refusal)
+    return figures, checks
 
 
 def alignment_json(v: Validation) -> dict:
@@ -223,6 +254,7 @@ def alignment_json(v: Validation) -> dict:
                 "scale": a.scale.value,
                 "pass_threshold": a.threshold,
                 "people": a.people,
+                "tied": a.tied,
                 "splits": [f.as_dict() for f in a.splits],
                 "corrected_pass_rate": None if c is None else c.as_dict(),
                 "stale": _stale_dict(v, a),
@@ -282,9 +314,12 @@ SPLIT_HEADER = [
 
 def _title(a: Alignment) -> str:
     people = ", ".join(f"{n} {s}" for s, n in sorted(a.people.items()))
+    if a.tied:
+        people += f"; {a.tied} tied, counted apart"
     mark = f", pass >= {a.threshold:g}" if a.threshold is not None else ""
     kappa = a.splits[0].kappa_statistic
-    return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people})"
+    weighted = "; labels of an active draw weighted 1/pi" if a.splits[0].weighted else ""
+    return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people}{weighted})"
 
 
 def corrected_line(c: Optional[CorrectedRate]) -> str:
@@ -341,8 +376,8 @@ def alignment_markdown(v: Validation) -> str:
     out = [
         "## Alignment with people",
         "",
-        "Judge vs people's final values (label-first final values where a dimension has them, else "
-        "adjudicated, else gold, else the human majority), per split "
+        "Judge vs people's values (adjudicated, else gold, else the majority of every person's final value, "
+        "label-first labels included; a tie is counted apart), per split "
         f"(train/dev/test by a hash of the subject id, seed {v.split_seed}); 95 % bootstrap intervals.",
     ]
     for a, c in zip(v.items, v.corrected):
