@@ -23,6 +23,7 @@ from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.validation import people_and_splits
 from tests.conftest import ROOT
 
 JUDGE, D, WHO = "judge-x/m", "quality", "erin"
@@ -55,7 +56,8 @@ def counts(path):
     p = open_project(path)
     try:
         left = len(labels.next_entries(p, JUDGE, D, WHO))
-        counted = sum(1 for (_, dim) in labels.fair_people(p) if dim == D)
+        people, _ = people_and_splits(p, judging.verdicts(p), judging.adjudications(p), 0)
+        counted = sum(1 for (_, dim), (value, _, _) in people.items() if dim == D and value is not None)
         pending = sum(1 for x in labels.labels(p) if x.first_value is not None and x.final_value is None)
         return left, counted, pending
     finally:

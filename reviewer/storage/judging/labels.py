@@ -255,7 +255,7 @@ def refresh_queue(project: Project, judge: str, dimension: str) -> list[QueueEnt
 def final_labelled(project: Project, dimension: str, reviewer: str) -> set[str]:
     """Subjects whose final value by ``reviewer`` on ``dimension`` is stored
     in the label-first queue: labelled, for the queue as for alignment
-    (fair_people counts final values only). A subject with a first label
+    (people_values counts final values only). A subject with a first label
     and no final value (a kill between the two) is not labelled yet: it is
     asked again at the reveal step."""
     return {
