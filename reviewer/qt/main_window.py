@@ -14,6 +14,7 @@ legend) and the progress."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.cards.text_choices import card_text_choices
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
@@ -75,6 +77,7 @@ class MainWindow(QMainWindow):
         self.canvas = CanvasView(session)
         self.annotators = AnnotatorView(session, self)  # whose ground truth the canvas shows (docs/window.md)
         self.canvas.set_annotators(self.annotators)
+        self.canvas.offer_texts = partial(card_text_choices, session)  # a right reading in one key
         self.reason_bar = ReasonBar()
         center = QWidget()
         box = QVBoxLayout(center)

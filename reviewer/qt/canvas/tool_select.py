@@ -138,7 +138,7 @@ class SelectTool(Tool):
             if new.strip() and new.strip() != text:
                 self.session.execute(EditCards({cid: {"text": new.strip()}}, text="edit card text"))
 
-        self.canvas.ask_text(card.rect, text, "card text", done, lambda: None)
+        self.canvas.ask_text(card.rect, text, "card text", done, lambda: None, self.canvas.text_choices(card.rect, cid))
 
     def preview(self) -> list[Shape]:
         """The moved boxes, the resized box or the rubber band."""
