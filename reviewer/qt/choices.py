@@ -40,8 +40,8 @@ class ChoiceList(QListWidget):
         super().__init__(parent)
         self.field, self.narrow = field, narrow
         self.choices: list[Choice] = []
-        self.setFocusPolicy(Qt.NoFocus)  # the field keeps the keys
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the field keeps the keys
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setUniformItemSizes(True)
         self.setStyleSheet(
             "QListWidget { background: #FFFDE7; color: #111; border: 1px solid #E0C870; }"
@@ -64,7 +64,7 @@ class ChoiceList(QListWidget):
         self.clear()
         for shown, value in self.narrow(self.choices, typed):
             row = QListWidgetItem(cell(shown, 160))
-            row.setData(Qt.UserRole, value)
+            row.setData(Qt.ItemDataRole.UserRole, value)
             self.addItem(row)
         self.setCurrentRow(0 if self.count() else -1)
         self.setVisible(self.count() > 0)
@@ -85,7 +85,7 @@ class ChoiceList(QListWidget):
     def chosen(self) -> Optional[str]:
         """The value of the chosen row (None: no row chosen, or none shown)."""
         row = self.currentItem() if self.isVisible() and self.currentRow() >= 0 else None
-        return row.data(Qt.UserRole) if row is not None else None
+        return row.data(Qt.ItemDataRole.UserRole) if row is not None else None
 
     def rows_height(self) -> int:
         """Height that shows up to VISIBLE_ROWS rows."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.cards.proposed_boxes import ProposedBoxes
 from reviewer.qt.cards.text_choices import card_text_choices
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.waiting_label)
         self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.progress_label)
+        self.proposed_boxes = ProposedBoxes(self)  # proposed boxes: Tab, Enter, arrows, Delete on the photo
 
         session.message.connect(lambda text: self.show_message(text, 8000))
         session.error.connect(self.show_error)
