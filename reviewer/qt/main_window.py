@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.cards.piles_list import PilesList
 from reviewer.qt.cards.proposed_boxes import ProposedBoxes
 from reviewer.qt.cards.text_choices import card_text_choices
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
 
         self.items_panel = ItemsPanel(session)
         self.unplaced_panel = UnplacedPanel(session)
+        self.piles_list = PilesList(session)  # piles, cards and findings, boxes or not
         self.runs_panel = RunsPanel(session)
         self.output_panel = OutputPanel(session)
         self.findings_panel = FindingsPanel(session)
@@ -134,6 +136,7 @@ class MainWindow(QMainWindow):
             self,
             {
                 "items": self.items_panel,
+                "piles": self.piles_list,
                 "unplaced": self.unplaced_panel,
                 "legend": self.legend_panel,
                 "findings": self.findings_panel,
