@@ -43,6 +43,8 @@ class ChoiceList(QListWidget):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the field keeps the keys
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.setStyleSheet(
             "QListWidget { background: #FFFDE7; color: #111; border: 1px solid #E0C870; }"
             "QListWidget::item:selected { background: #FFD400; color: #111; }"

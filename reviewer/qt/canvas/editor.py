@@ -57,12 +57,12 @@ class InlineEditor(QLineEdit):
         """Escape cancels (``finish(None)``); Return/Enter commits the chosen choice, else the
         text (Shift: the text as typed); Up/Down choose a choice; other keys edit as in QLineEdit."""
         key = event.key()
-        if key == Qt.Key_Escape:
+        if key == Qt.Key.Key_Escape:
             self.finish(None)
-        elif key in (Qt.Key_Return, Qt.Key_Enter):
-            typed = bool(event.modifiers() & Qt.ShiftModifier)
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            typed = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
             self.finish(self.text() if typed else (self.choices.chosen() or self.text()))
-        elif key in (Qt.Key_Up, Qt.Key_Down) and self.choices.step(1 if key == Qt.Key_Down else -1):
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.choices.step(1 if key == Qt.Key.Key_Down else -1):
             pass
         else:
             super().keyPressEvent(event)
@@ -127,8 +127,9 @@ class EditorHost:
         listed = self.editor.choices.rows_height() if self.editor.choices.isVisible() else 0
         y = int(min(max(br.y() + 4, 0), max(vp.height() - hint - listed, 0)))
         self.editor.setGeometry(x, y, width, hint)
-        if listed:
-            self.editor.choices.setGeometry(x, y + hint, max(width, 320), listed)
+        if listed:  # the list under the field, as wide as its lines need (up to 560 px), inside the viewport
+            wide = min(max(width, self.editor.choices.sizeHintForColumn(0) + 24), 560, vp.width())
+            self.editor.choices.setGeometry(min(x, max(vp.width() - wide, 0)), y + hint, wide, listed)
             self.editor.choices.raise_()
 
     def close(self) -> None:
