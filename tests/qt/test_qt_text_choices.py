@@ -128,3 +128,22 @@ def test_editing_a_text_keeps_it_unless_a_choice_is_taken(qtbot, window):
     assert editor.choices.chosen() is None  # nothing chosen: Enter keeps the text
     qtbot.keyClick(editor, Qt.Key_Return)
     assert db_cards(s)[home.id].text == "To die at home"
+
+
+def test_enter_on_a_selected_card_offers_the_reading_on_its_box(qtbot, window):
+    s, view = window.session, window.canvas
+    home = card_named(s, "To die at home")
+    assert s.execute(EditCards({home.id: {"text": "To die at hame"}}, text="a typo"))
+    s.select_cards([home.id])
+    view.setFocus()
+    keys = Keys(qtbot)
+    keys(view, Qt.Key_Return)  # the selected card's text, the texts offered listed
+    editor = view.inline_editor()
+    assert editor is not None and editor.text() == "To die at hame" and editor.choices.chosen() is None
+    keys(editor, Qt.Key_Down)
+    assert editor.choices.chosen() == "To die at home"  # the model card lying on its box
+    keys(editor, Qt.Key_Return)
+    assert db_cards(s)[home.id].text == "To die at home" and keys.count == 3
+    s.select_cards([])
+    qtbot.keyClick(view, Qt.Key_Return)  # nothing selected: nothing opens
+    assert view.inline_editor() is None

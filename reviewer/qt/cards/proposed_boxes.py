@@ -138,6 +138,7 @@ class ProposedBoxes(QObject):
         for signal in (s.projectChanged, s.itemChanged, s.undoChanged):
             signal.connect(self.reload)
         s.groundTruthChanged.connect(lambda _item: self.reload())
+        self.canvas.imageShown.connect(lambda _stage: self.reload())  # the photo's size is known: redraw
 
     # -- reading ----------------------------------------------------------------------------
     def boxes(self) -> list[ProposedBox]:
