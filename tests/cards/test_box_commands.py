@@ -115,3 +115,31 @@ def test_accepting_a_proposal_without_a_card_adds_one_or_places_the_unplaced_car
     assert next(c for c in now.cards if c.id == unplaced.id).bbox == box  # placed (§1 equality), not added
     added = next(c for c in now.cards if c.text == "A new card")
     assert added.bbox == box and added.pile == "left" and len(now.cards) == len(gt.cards) + 1
+
+
+def test_go_wish_boxes_are_proposed_for_ground_truth_without_boxes(tmp_path):
+    """go-wish-spike (real data, skipped when absent): its ground truth has no boxes, so every box of
+    the Qwen bounding-boxes run is proposed for the card it matched, with the text Qwen read."""
+    from reviewer.storage.cards.scores import scored_runs
+    from reviewer.storage.db import open_project
+    from tests.conftest import shared
+
+    data = shared("go-wish-spike")
+    p = open_project(tmp_path / "g.db", create=True)
+    try:
+        import_source(p, data, options=ImportOptions(model="qwen3-vl-2b-q4km"))
+        score_project(p)
+        runs = [r for r in scored_runs(p) if r.run["prompt"] == "bounding-boxes"]
+        assert {r.run["item"] for r in runs} == {"01-controlled", "02-angled"}
+        for run in runs:
+            item = repo.item_by_name(p, run.run["item"])
+            gt = repo.ground_truth(p, item.id)
+            assert all(c.bbox is None for c in gt.cards)
+            got = proposals_from_run(
+                gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height
+            )
+            assert len(got) == len(gt.cards) and len({b.card_id for b in got}) == len(gt.cards)
+            assert [b.text for b in got] == [c.text.strip() for c in run.cards if c.bbox is not None]
+            assert all(0 <= b.box.x_min < b.box.x_max <= item.width for b in got)
+    finally:
+        p.close()
