@@ -111,3 +111,22 @@ def test_arrows_choose_the_edge_they_point_at_and_keys_are_the_windows_without_p
     qtbot.keyClick(view, Qt.Key_Delete)
     assert card.id not in {c.id for c in s.ground_truth().cards}
     w.canvas.loader.wait()
+
+
+def test_undo_of_a_proposal_edit_shows_its_item_and_proposal(qtbot, env):
+    w = open_window(qtbot, make_project(env, strip_boxes=["table-01"]), item="table-01", prompt="bounding-boxes")
+    s, view = w.session, w.canvas
+    s.set_run(run_id(w, "bounding-boxes", 1))
+    table01 = s.item_id
+    w.actions_by_name["use_boxes"].trigger()
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key_Tab)
+    qtbot.keyClick(view, Qt.Key_Tab)
+    third = w.proposed_boxes.current_box()
+    qtbot.keyClick(view, Qt.Key_Delete)
+    assert w.proposed_boxes.current_box() != third
+    s.set_item(next(st.item.id for st in s.items() if st.item.name == "table-02"))
+    assert w.proposed_boxes.boxes() == [] and not w.proposed_boxes.label.isVisible()
+    qtbot.keyClick(w, Qt.Key_Z, Qt.ControlModifier)
+    assert s.item_id == table01 and w.proposed_boxes.current_box() == third
+    w.canvas.loader.wait()

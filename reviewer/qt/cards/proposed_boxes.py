@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QLabel
 
-from reviewer.core.box_commands import AcceptProposedBox, AdjustProposedBox, DropProposedBox, moved_edge
+from reviewer.core.box_commands import AcceptProposedBox, AdjustProposedBox, DropProposedBox, ProposeBoxes, moved_edge
 from reviewer.core.cards.pre_annotation import ProposedBox
 from reviewer.qt.palette import SELECTED_COLOR
 from reviewer.qt.text import cell
@@ -139,6 +139,7 @@ class ProposedBoxes(QObject):
             signal.connect(self.reload)
         s.groundTruthChanged.connect(lambda _item: self.reload())
         self.canvas.imageShown.connect(lambda _stage: self.reload())  # the photo's size is known: redraw
+        s.walked.connect(self._walked)
 
     # -- reading ----------------------------------------------------------------------------
     def boxes(self) -> list[ProposedBox]:
@@ -168,6 +169,17 @@ class ProposedBoxes(QObject):
         self.label.setVisible(bool(boxes))
         self.item.prepareGeometryChange()
         self.item.update()
+
+    def _walked(self, command) -> None:
+        """Undo or redo of a proposal edit: show its item, the proposal it touched current."""
+        if not isinstance(command, (ProposeBoxes, AdjustProposedBox, DropProposedBox, AcceptProposedBox)):
+            return
+        if command.item_id != self.session.item_id:
+            self.session.set_item(command.item_id)
+        touched = getattr(command, "proposal_id", None) or getattr(getattr(command, "proposal", None), "id", None)
+        if touched is not None and touched in {b.id for b in self.boxes()}:
+            self.current = touched
+            self.reload()
 
     def active(self) -> bool:
         """The proposal keys apply: proposals, and nothing drawn or typed on the canvas."""
