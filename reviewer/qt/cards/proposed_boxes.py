@@ -105,9 +105,13 @@ class ProposalItem(QGraphicsItem):
         painter.setFont(font)
         text = f"{cell(b.text)}  ·  proposed"
         metrics = QFontMetricsF(font)
-        box = QRectF(
-            where.x(), where.y() - metrics.height() - 6, metrics.horizontalAdvance(text) + 10, metrics.height() + 4
-        )
+        w, h = metrics.horizontalAdvance(text) + 10, metrics.height() + 4
+        device = painter.device()
+        right = float(device.width()) if device is not None else where.x() + w
+        # above the box, inside the view (never running off its edge); in its top edge when no room is above
+        x = min(max(where.x(), 0.0), max(right - w, 0.0))
+        y = where.y() - h - 2 if where.y() - h - 2 >= 0 else where.y() + 2
+        box = QRectF(x, y, w, h)
         painter.fillRect(box, QColor(0, 0, 0, 200))
         painter.setPen(QColor(PROPOSAL_COLOR))
         painter.drawText(box.adjusted(5, 2, -5, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
