@@ -247,7 +247,13 @@ def build_actions(window) -> dict[str, QAction]:
     for n, code in enumerate(CODE_ORDER, 1):
         spec.append((f"code_{n}", "&Review", f"Reclassify as {code.value}", [str(n)], partial(review.reclassify, n)))
     spec += [
-        ("use_boxes", "&Ground truth", "&Use this run's boxes as ground truth", [], partial(pre_annotate.use_boxes, s)),
+        (
+            "use_boxes",
+            "&Ground truth",
+            "&Use this run's boxes (proposed: confirm each)",
+            [],
+            partial(pre_annotate.use_boxes, s),
+        ),
         (
             "accept_cards",
             "&Ground truth",

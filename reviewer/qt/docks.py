@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWi
 #: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
 DOCKS = {
     "items": ("Items", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "piles": ("Piles and cards", Qt.DockWidgetArea.LeftDockWidgetArea),
     "unplaced": ("Unplaced cards", Qt.DockWidgetArea.LeftDockWidgetArea),
     "legend": ("Legend", Qt.DockWidgetArea.LeftDockWidgetArea),
     "findings": ("Findings", Qt.DockWidgetArea.RightDockWidgetArea),
@@ -57,4 +58,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
     if "unplaced" in docks and "legend" in docks:
         window.tabifyDockWidget(docks["unplaced"], docks["legend"])
         docks["unplaced"].raise_()
+    if "piles" in docks and "unplaced" in docks:  # the piles and cards first: they hold the unplaced ones too
+        window.tabifyDockWidget(docks["unplaced"], docks["piles"])
+        docks["piles"].raise_()
     return docks

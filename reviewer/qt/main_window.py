@@ -14,6 +14,7 @@ legend) and the progress."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
@@ -29,6 +30,9 @@ from PySide6.QtWidgets import (
 
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
+from reviewer.qt.cards.piles_list import PilesList
+from reviewer.qt.cards.proposed_boxes import ProposedBoxes
+from reviewer.qt.cards.text_choices import card_text_choices
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
@@ -75,6 +79,7 @@ class MainWindow(QMainWindow):
         self.canvas = CanvasView(session)
         self.annotators = AnnotatorView(session, self)  # whose ground truth the canvas shows (docs/window.md)
         self.canvas.set_annotators(self.annotators)
+        self.canvas.offer_texts = partial(card_text_choices, session)  # a right reading in one key
         self.reason_bar = ReasonBar()
         center = QWidget()
         box = QVBoxLayout(center)
@@ -116,6 +121,7 @@ class MainWindow(QMainWindow):
 
         self.items_panel = ItemsPanel(session)
         self.unplaced_panel = UnplacedPanel(session)
+        self.piles_list = PilesList(session)  # piles, cards and findings, boxes or not
         self.runs_panel = RunsPanel(session)
         self.output_panel = OutputPanel(session)
         self.findings_panel = FindingsPanel(session)
@@ -130,6 +136,7 @@ class MainWindow(QMainWindow):
             self,
             {
                 "items": self.items_panel,
+                "piles": self.piles_list,
                 "unplaced": self.unplaced_panel,
                 "legend": self.legend_panel,
                 "findings": self.findings_panel,
@@ -181,6 +188,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.waiting_label)
         self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.progress_label)
+        self.proposed_boxes = ProposedBoxes(self)  # proposed boxes: Tab, Enter, arrows, Delete on the photo
 
         session.message.connect(lambda text: self.show_message(text, 8000))
         session.error.connect(self.show_error)

@@ -47,7 +47,7 @@ PERSPECTIVES: dict[Workflow, Perspective] = {
     Workflow.CARDS: Perspective(
         Workflow.CARDS,
         "canvas",
-        ("items", "unplaced", "legend", "findings", "output", "runs", "scores"),
+        ("items", "piles", "unplaced", "legend", "findings", "output", "runs", "scores"),
         card_tools=True,
         card_columns=True,
     ),

@@ -16,12 +16,14 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.labels import LabelStore
 from reviewer.storage.db import Project, default_actor, inserted_id
+from reviewer.storage.cards.proposed_boxes import ProposedBoxStore
 from reviewer.storage.spans.spans import GoldenSpanStore
 
 
-class ProjectStore(GoldenSpanStore):
+class ProjectStore(GoldenSpanStore, ProposedBoxStore):
     """Implements reviewer.core.commands.Store (and the golden-span store of
-    reviewer.core.span_commands and the label store of
+    reviewer.core.span_commands, the proposal store of
+    reviewer.core.box_commands and the label store of
     reviewer.core.label_commands) over a Project.
 
     ``actor``: the reviewer's name recorded in the audit table.

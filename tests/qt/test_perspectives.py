@@ -28,7 +28,7 @@ SAMPLE_WORKFLOWS = {
     "pairwise": Workflow.PAIRWISE,
 }
 #: Widgets of the card workflow that no other perspective may show.
-CARD_ONLY_DOCKS = {"unplaced", "scores"}
+CARD_ONLY_DOCKS = {"unplaced", "piles", "scores"}
 
 
 def workflow_counts(p) -> dict:

@@ -266,13 +266,20 @@ def test_ground_truth_from_a_run_boxes_undo_redo(qtbot, env):
         finally:
             p.close()
 
+    # proposed, not taken: the ground truth has no box until each is accepted
+    assert all(b is None for b in boxes().values()) and len(w.proposed_boxes.boxes()) == 10
+    w.canvas.setFocus()
+    for _ in range(10):
+        qtbot.keyClick(w.canvas, Qt.Key_Return)
     got = boxes()
     assert all(b is not None for b in got.values()) and len(got) == 10
     assert got["To pray"].x_min > item.width / 2  # upright pixels, on the right half
-    assert w.unplaced_panel.card_ids() == []
-    qtbot.keyClick(w, Qt.Key_Z, Qt.ControlModifier)
-    assert all(b is None for b in boxes().values())
-    qtbot.keyClick(w, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    assert w.unplaced_panel.card_ids() == [] and w.proposed_boxes.boxes() == []
+    for _ in range(10):
+        qtbot.keyClick(w, Qt.Key_Z, Qt.ControlModifier)
+    assert all(b is None for b in boxes().values()) and len(w.proposed_boxes.boxes()) == 10
+    for _ in range(10):
+        qtbot.keyClick(w, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
     assert boxes() == got
     w.canvas.loader.wait()
 

@@ -80,6 +80,21 @@ def iou(a: BBox, b: BBox) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def lies_on(a: BBox, b: BBox, share: float = 0.5) -> bool:
+    """True when box ``a`` lies on box ``b`` (card-scoring-rules.md §6: "A box
+    lies on a card when the two boxes overlap by at least half of the smaller
+    one's area"): their overlap area is at least ``share`` times the area of
+    the smaller box. Both boxes in the same frame (any unit); min and max may
+    come in either order. A box of zero area lies on nothing."""
+    ax0, ax1 = sorted((a.x_min, a.x_max))
+    ay0, ay1 = sorted((a.y_min, a.y_max))
+    bx0, bx1 = sorted((b.x_min, b.x_max))
+    by0, by1 = sorted((b.y_min, b.y_max))
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    smaller = min((ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0))
+    return smaller > 0 and inter >= share * smaller
+
+
 _GRID_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1000\b", re.I)
 _UNIT_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1(?:\.0)?\b(?!\d)|normali[sz]ed|fraction", re.I)
 _PIXEL_WORDS = re.compile(r"\bpixels?\b", re.I)

@@ -7,12 +7,18 @@ in reviewer.core.commands (``use_run_boxes``, ``accept_run_cards``):
   ground-truth cards that have no box yet, converted from the run's box
   convention to upright image pixels;
 * ``draft_from_run``: a whole draft ground truth (piles and cards, boxes
-  when the run gave them) for a photo that has none.
+  when the run gave them) for a photo that has none;
+* ``proposals_from_run``: the run's boxes as proposed boxes, each with the
+  text the run read, to be confirmed one by one (``ProposedBox``; the
+  commands are in reviewer.core.box_commands). A proposal is never ground
+  truth until it is accepted.
 """
 
 from __future__ import annotations
 
 from typing import Optional, Sequence
+
+from pydantic import BaseModel, ConfigDict
 
 from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.cards.scoring import CardOutcome
@@ -79,3 +85,61 @@ def draft_from_run(
             labels.append(pile)
         out.append(Card(text=text, pile=pile, bbox=_pixels(card.bbox, convention, width, height)))
     return GroundTruth(item=item, piles=[Pile(label=label) for label in labels], cards=out)
+
+
+class ProposedBox(BaseModel):
+    """A box proposed for the ground truth of a photo, not ground truth yet:
+    ``id`` (unique on its item), ``text`` as the run read it, ``box`` in
+    upright image pixels, ``card_id`` the ground-truth card without a box it
+    would place (None: accepting it adds a card), ``pile`` the run's pile
+    label and ``source`` the run it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    text: str
+    box: BBox
+    card_id: Optional[int] = None
+    pile: Optional[str] = None
+    source: str = ""
+
+
+def proposals_from_run(
+    gt: GroundTruth,
+    outcomes: Sequence[CardOutcome],
+    cards: Sequence[ModelCard],
+    convention: Optional[BoxConvention],
+    width: Optional[int],
+    height: Optional[int],
+    source: str = "",
+    first_id: int = 1,
+) -> list[ProposedBox]:
+    """A proposed box for every model card of a run that has a box (in
+    pixels) and a text: for the ground-truth card it is matched to
+    (``outcomes``) when that card has no box yet, none when that card has a
+    box already (it is ground truth), else a card to add. Ids count from
+    ``first_id`` in the run's order. Empty without boxes, a convention or
+    the image size."""
+    gt_cards = {c.id: c for c in gt.cards if c.id is not None}
+    matched = {o.model_index: o.gt_card_id for o in outcomes if o.model_index is not None and o.gt_card_id is not None}
+    out: list[ProposedBox] = []
+    for index, card in enumerate(cards):
+        box = _pixels(card.bbox, convention, width, height)
+        if box is None or not card.text.strip():
+            continue
+        gt_id = matched.get(index)
+        target = gt_cards.get(gt_id) if gt_id is not None else None
+        if target is not None and target.bbox is not None:
+            continue
+        pile = card.pile.strip() if card.pile and card.pile.strip() else None
+        out.append(
+            ProposedBox(
+                id=first_id + len(out),
+                text=card.text.strip(),
+                box=box,
+                card_id=target.id if target is not None else None,
+                pile=pile,
+                source=source,
+            )
+        )
+    return out

@@ -1,14 +1,19 @@
 """The inline editor of the canvas: a one-line editor placed under a scene
-rectangle (a card's text, a pile's label), never a modal dialog."""
+rectangle (a card's text, a pile's label), never a modal dialog. Given
+choices (the texts offered for a card, reviewer.core.cards.text_choices) it
+shows them in a list under it (reviewer.qt.choices): Enter takes the chosen
+one (the first, unless Up/Down chose another or typing filtered them),
+Shift+Enter the text as typed."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from reviewer.qt.canvas.overlay import Rect
+from reviewer.qt.choices import Choice, ChoiceList
 
 
 class InlineEditor(QLineEdit):
@@ -16,12 +21,23 @@ class InlineEditor(QLineEdit):
     leaving it commits a non-empty text (the edit can be undone)."""
 
     def __init__(
-        self, parent: QWidget, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+        self,
+        parent: QWidget,
+        text: str,
+        placeholder: str,
+        done: Callable[[str], None],
+        cancelled: Callable[[], None],
+        choices: Sequence[Choice] = (),
     ):
         super().__init__(text, parent)
         self.setPlaceholderText(placeholder)
         self._done, self._cancelled, self._closed = done, cancelled, False
         self.setStyleSheet("QLineEdit { background: #FFFDE7; color: #111; border: 2px solid #FFD400; padding: 2px; }")
+        self.choices = ChoiceList(self, parent)
+        self.choices.set_choices(choices, first=not text)  # a text being edited is kept unless one is chosen
+        if not choices:
+            self.choices.hide()
+        self.returnPressed.connect(lambda: self.finish(self.choices.chosen() or self.text()))
 
     def finish(self, text: Optional[str]) -> None:
         """Close with ``text`` (None cancels); only the first call counts."""
@@ -29,6 +45,8 @@ class InlineEditor(QLineEdit):
             return
         self._closed = True
         self.hide()
+        self.choices.hide()
+        self.choices.deleteLater()
         self.deleteLater()
         if text is not None and text.strip():
             self._done(text)
@@ -36,12 +54,16 @@ class InlineEditor(QLineEdit):
             self._cancelled()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Escape cancels (``finish(None)``), Return/Enter commits the text; other keys edit
-        as in QLineEdit."""
-        if event.key() == Qt.Key_Escape:
+        """Escape cancels (``finish(None)``); Return/Enter commits the chosen choice, else the
+        text (Shift: the text as typed); Up/Down choose a choice; other keys edit as in QLineEdit."""
+        key = event.key()
+        if key == Qt.Key.Key_Escape:
             self.finish(None)
-        elif event.key() in (Qt.Key_Return, Qt.Key_Enter):
-            self.finish(self.text())
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            typed = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.finish(self.text() if typed else (self.choices.chosen() or self.text()))
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.choices.step(1 if key == Qt.Key.Key_Down else -1):
+            pass
         else:
             super().keyPressEvent(event)
 
@@ -62,10 +84,17 @@ class EditorHost:
         self.rect: Optional[Rect] = None
 
     def open(
-        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+        self,
+        rect: Rect,
+        text: str,
+        placeholder: str,
+        done: Callable[[str], None],
+        cancelled: Callable[[], None],
+        choices: Sequence[Choice] = (),
     ) -> None:
-        """Cancel any open editor, then open one under ``rect`` (scene) with ``text`` selected;
-        ``done(text)`` or ``cancelled()`` runs once it closes and the view has the focus back."""
+        """Cancel any open editor, then open one under ``rect`` (scene) with ``text`` selected
+        and ``choices`` (shown line, value) listed under it; ``done(text)`` or ``cancelled()``
+        runs once it closes and the view has the focus back."""
         self.close()
 
         def closed(callback, *args) -> None:
@@ -75,9 +104,10 @@ class EditorHost:
             callback(*args)
 
         self.editor = InlineEditor(
-            self.view.viewport(), text, placeholder, lambda t: closed(done, t), lambda: closed(cancelled)
+            self.view.viewport(), text, placeholder, lambda t: closed(done, t), lambda: closed(cancelled), choices
         )
         self.rect = rect
+        self.editor.textEdited.connect(lambda _typed: self.place())  # the list grows and shrinks
         self.place()
         self.editor.show()
         self.editor.selectAll()
@@ -94,8 +124,13 @@ class EditorHost:
         vp = self.view.viewport().rect()
         hint = self.editor.sizeHint().height()
         x = int(min(max(tl.x(), 0), max(vp.width() - width, 0)))
-        y = int(min(max(br.y() + 4, 0), max(vp.height() - hint, 0)))
+        listed = self.editor.choices.rows_height() if self.editor.choices.isVisible() else 0
+        y = int(min(max(br.y() + 4, 0), max(vp.height() - hint - listed, 0)))
         self.editor.setGeometry(x, y, width, hint)
+        if listed:  # the list under the field, as wide as its lines need (up to 560 px), inside the viewport
+            wide = min(max(width, self.editor.choices.sizeHintForColumn(0) + 24), 560, vp.width())
+            self.editor.choices.setGeometry(min(x, max(vp.width() - wide, 0)), y + hint, wide, listed)
+            self.editor.choices.raise_()
 
     def close(self) -> None:
         """Cancel the open editor, if any."""

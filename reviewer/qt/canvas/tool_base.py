@@ -5,11 +5,12 @@ points (upright image pixels) into ``preview()`` shapes and one command."""
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Callable, Optional, Protocol, Sequence
 
 from PySide6.QtCore import Qt
 
 from reviewer.qt.canvas.model import Overlay, Rect, Shape
+from reviewer.qt.choices import Choice
 from reviewer.qt.palette import SELECTED_COLOR
 
 
@@ -28,10 +29,19 @@ class Canvas(Protocol):
         """Repaint: the preview changed."""
 
     def ask_text(
-        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+        self,
+        rect: Rect,
+        text: str,
+        placeholder: str,
+        done: Callable[[str], None],
+        cancelled: Callable[[], None],
+        choices: Sequence[Choice] = (),
     ) -> None:
-        """Open the inline editor under ``rect`` (scene) with ``text``; ``done(text)`` on commit,
-        ``cancelled()`` on Escape or an empty text."""
+        """Open the inline editor under ``rect`` (scene) with ``text`` and ``choices`` listed;
+        ``done(text)`` on commit, ``cancelled()`` on Escape or an empty text."""
+
+    def text_choices(self, rect: Rect, card_id: Optional[int] = None) -> list[Choice]:
+        """The texts offered for a ground-truth card with box ``rect`` (card ``card_id``, if any)."""
 
 
 def _preview(rect: Rect) -> Shape:

@@ -22,6 +22,7 @@ class _DrawTool(Tool):
     """Drag a rectangle, then ask for a text (pile label, card text)."""
 
     placeholder = ""
+    offers = False  # list the texts offered for a card under the editor (canvas.text_choices)
 
     def __init__(self, canvas: Canvas):
         super().__init__(canvas)
@@ -74,7 +75,8 @@ class _DrawTool(Tool):
         text goes to ``commit``, Escape or an empty text cancels."""
         self.state = "ask"
         self.canvas.refresh()
-        self.canvas.ask_text(rect, "", self.placeholder, self._done, self.cancel)
+        choices = self.canvas.text_choices(rect) if self.offers else []
+        self.canvas.ask_text(rect, "", self.placeholder, self._done, self.cancel, choices)
 
     def _done(self, text: str) -> None:
         shape = self.preview()
@@ -141,6 +143,7 @@ class CardTool(_DrawTool):
     """Draw a ground-truth card's box (a new card, or an unplaced one's)."""
 
     placeholder = "card text, Enter"
+    offers = True
 
     def drawn(self, rect: Rect) -> None:
         """Make ``rect`` the box of the first selected unplaced card (one EditCards, no question);

@@ -1,7 +1,8 @@
 """The select tool of the canvas: click selects a card (Shift adds, Ctrl
 toggles), a rubber band selects several; dragging a selected card moves
 every selected card, dragging a handle resizes that card; double-click
-edits the text inline. Each edit is one EditCards."""
+(or Enter with one card selected) edits the text inline, the texts offered
+for the card listed. Each edit is one EditCards."""
 
 from __future__ import annotations
 
@@ -127,8 +128,21 @@ class SelectTool(Tool):
         """Edit the text of the card under the point in the inline editor (one EditCards)."""
         card = ht.card_at(self.canvas.overlay(), x, y)
         self.reset()
-        if card is None:
-            return
+        if card is not None:
+            self.edit_text(card)
+
+    def finish(self) -> bool:
+        """Enter with one card selected (nothing under way): edit its text, the texts offered
+        listed (as a double-click). False otherwise."""
+        chosen = self.canvas.overlay().selected_cards()
+        if self.state is not None or len(chosen) != 1 or len(self.session.selected_cards) != 1:
+            return False
+        self.edit_text(chosen[0])
+        return True
+
+    def edit_text(self, card: Shape) -> None:
+        """Edit the text of ground-truth card ``card`` in the inline editor under it, the texts
+        offered for it listed (none chosen: Enter keeps the text); a changed text is one EditCards."""
         gt = self.session.ground_truth()
         text = next((c.text for c in gt.cards if c.id == card.card_id), "")
         cid = card.card_id
@@ -138,7 +152,7 @@ class SelectTool(Tool):
             if new.strip() and new.strip() != text:
                 self.session.execute(EditCards({cid: {"text": new.strip()}}, text="edit card text"))
 
-        self.canvas.ask_text(card.rect, text, "card text", done, lambda: None)
+        self.canvas.ask_text(card.rect, text, "card text", done, lambda: None, self.canvas.text_choices(card.rect, cid))
 
     def preview(self) -> list[Shape]:
         """The moved boxes, the resized box or the rubber band."""

@@ -12,7 +12,7 @@ events.py."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
@@ -26,6 +26,7 @@ from reviewer.qt.canvas.editor import EditorHost
 from reviewer.qt.canvas.events import CanvasEvents
 from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
+from reviewer.qt.choices import Choice
 from reviewer.qt.text import cell, line, paper
 
 PLACEHOLDER_SIZE = (1200.0, 800.0)  # scene size when a photo's size is unknown
@@ -52,6 +53,8 @@ class CanvasView(Navigation, QGraphicsView):
         self._fitted = True
         self._events = CanvasEvents(self)  # mouse, wheel and keys
         self._editors = EditorHost(self)
+        #: (rect, card id) -> the texts offered for a card (reviewer.qt.cards.text_choices; None: none)
+        self.offer_texts: Optional[Callable[[Rect, Optional[int]], list[Choice]]] = None
         self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
         scene = QGraphicsScene(self)
         scene.setItemIndexMethod(QGraphicsScene.NoIndex)
@@ -330,11 +333,22 @@ class CanvasView(Navigation, QGraphicsView):
         self.overlay_item.update()
 
     def ask_text(
-        self, rect: Rect, text: str, placeholder: str, done: Callable[[str], None], cancelled: Callable[[], None]
+        self,
+        rect: Rect,
+        text: str,
+        placeholder: str,
+        done: Callable[[str], None],
+        cancelled: Callable[[], None],
+        choices: Sequence[Choice] = (),
     ) -> None:
-        """Open the inline editor under ``rect`` (scene); ``done(text)`` on
-        Enter, ``cancelled()`` on Escape or an empty text."""
-        self._editors.open(rect, text, placeholder, done, cancelled)
+        """Open the inline editor under ``rect`` (scene) with ``choices`` listed; ``done(text)``
+        on Enter, ``cancelled()`` on Escape or an empty text."""
+        self._editors.open(rect, text, placeholder, done, cancelled, choices)
+
+    def text_choices(self, rect: Rect, card_id: Optional[int] = None) -> list[Choice]:
+        """The texts offered for a ground-truth card with box ``rect`` (card ``card_id`` when it
+        exists): what ``offer_texts`` gives (the window sets it; none by default)."""
+        return self.offer_texts(rect, card_id) if self.offer_texts is not None else []
 
     def _cancel_tool(self) -> None:
         self._editors.close()

@@ -47,4 +47,5 @@ def step(window, delta: int) -> None:
         if text.strip():
             s.execute(EditCards({card_id: {"text": text.strip()}}, text="transcribe card"))
 
-    canvas.ask_text((b.x_min, b.y_min, b.x_max, b.y_max), "", "card text, Enter", done, lambda: None)
+    rect = (b.x_min, b.y_min, b.x_max, b.y_max)
+    canvas.ask_text(rect, "", "card text, Enter", done, lambda: None, canvas.text_choices(rect, card_id))

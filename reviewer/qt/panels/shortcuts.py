@@ -30,6 +30,15 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("L", "model-card labels: on / on hover / off"),
     ("P", "pile tool: draw a pile region"),
     ("C", "card tool: draw a card box"),
+    (
+        "Enter, Up / Down, typing",
+        "card text: take the first text offered (model card on the box, unplaced cards, readings), choose another, filter; Shift+Enter keeps the typed text",
+    ),
+    (
+        "Tab, Enter, arrows, Delete",
+        "proposed boxes: next, accept, move the chosen edge (Shift: further; across it: choose that edge), drop",
+    ),
+    ("B", "in Piles and cards: draw the box of the card chosen"),
     ("V, Esc", "select tool"),
     ("Delete", "delete the selection"),
     ("G / Shift+G", "move the selected cards to the next / previous pile"),
@@ -63,6 +72,9 @@ CARD_KEYS = {
     "L",
     "P",
     "C",
+    "Enter, Up / Down, typing",
+    "Tab, Enter, arrows, Delete",
+    "B",
     "V, Esc",
     "Delete",
     "G / Shift+G",
@@ -86,7 +98,11 @@ OWN_KEYS: dict[str, list[tuple[str, str]]] = {
     "spans": [
         ("1-4", "reclassify as MISSED, FALSE_POSITIVE, TAXONOMY, GRANULARITY"),
         ("A", "add a finding on the span at the cursor"),
-        ("L, Enter", "label the selected text: type a role, Enter (Shift+Enter: the last role)"),
+        ("W / S", "grow the selection by a word / a sentence"),
+        (
+            "L, Enter",
+            "label the selected text: type a role (listed as you type, Up/Down choose), Enter (Shift+Enter: the last role)",
+        ),
         ("Delete, Backspace", "delete the golden span at the cursor"),
     ],
     "case": [

@@ -5,9 +5,11 @@ golden spans as thick role-coloured lines, the judge's findings as zigzags on
 their span (a MISSED element where its text occurs, else in the list below),
 section stripes, and hand labelling:
 
-* select text with the mouse or Shift+arrows, press L or Enter, type a role
-  (completion over the taxonomy's category.attribute roles), Enter: a golden
-  span; Shift+Enter labels the selection with the last role used;
+* select text with the mouse or Shift+arrows, or grow the selection by a
+  word (W) or a sentence (S), press L or Enter, type a role (the roles of the
+  taxonomy that complete it are listed under the field, the first taken by
+  Enter, Up/Down choose another), Enter: a golden span; Shift+Enter labels
+  the selection with the last role used;
 * drag a golden span's end to fix it; Delete removes the golden span at the
   cursor; every edit is a core command (Ctrl+Z undoes).
 
@@ -21,13 +23,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QStringListModel, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
 from PySide6.QtWidgets import (
-    QCompleter,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QPlainTextEdit,
     QSplitter,
@@ -37,9 +36,11 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.models import SpanCode
 from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGoldenSpan
-from reviewer.core.spans.golden import ROLES, complete_role, utf16_slice
+from reviewer.core.spans.golden import index_to_utf16, utf16_slice, utf16_to_index
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
+from reviewer.core.spans.selection import grow
+from reviewer.qt.spans.role_bar import RoleBar
 from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
 from reviewer.qt.spans.layers import (
@@ -139,9 +140,24 @@ class SpanTextView(QPlainTextEdit):
                 return True
         return super().event(event)
 
+    def grow(self, unit: str) -> None:
+        """Grow the selection by a 'word' or 'sentence' (reviewer.core.spans.selection.grow)."""
+        c = self.textCursor()
+        text = self.source
+        start = utf16_to_index(text, c.selectionStart())
+        end = utf16_to_index(text, c.selectionEnd())
+        start, end = grow(text, start, end, unit)
+        c.setPosition(index_to_utf16(text, start))
+        c.setPosition(index_to_utf16(text, end), c.MoveMode.KeepAnchor)
+        self.setTextCursor(c)
+
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """L / Enter: label the selection; Shift+Enter: with the last role; Delete: remove the golden span."""
+        """L / Enter: label the selection; Shift+Enter: with the last role; Delete: remove the
+        golden span; W / S: grow the selection by a word / a sentence."""
         key = event.key()
+        if key in (Qt.Key_W, Qt.Key_S) and not event.modifiers():
+            self.grow("word" if key == Qt.Key_W else "sentence")
+            return
         if key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_L) and self.textCursor().hasSelection():
             self.labelRequested.emit(bool(event.modifiers() & Qt.ShiftModifier) and key != Qt.Key_L)
             return
@@ -178,53 +194,6 @@ class SpanTextView(QPlainTextEdit):
                 self.dragFinished.emit(g.id, side, pos)
             return
         super().mouseReleaseEvent(event)
-
-
-class RoleBar(QWidget):
-    """The inline role field with completion over the taxonomy's roles."""
-
-    committed = Signal(str)
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(4, 2, 4, 2)
-        self.label = QLabel("role:")
-        self.label.setTextFormat(Qt.PlainText)
-        self.edit = QLineEdit()
-        self.edit.setPlaceholderText("category.attribute, Enter labels, Esc cancels")
-        self.completer = QCompleter(QStringListModel(list(ROLES)), self.edit)
-        self.completer.setCaseSensitivity(Qt.CaseInsensitive)
-        self.completer.setFilterMode(Qt.MatchContains)
-        self.edit.setCompleter(self.completer)
-        row.addWidget(self.label)
-        row.addWidget(self.edit, 1)
-        self.edit.returnPressed.connect(self._commit)
-        self.edit.installEventFilter(self)
-        self.hide()
-
-    def ask(self, text: str) -> None:
-        """Show the bar for labelling ``text`` and focus the field."""
-        self.label.setText(f"role of '{text[:40]}':")
-        self.edit.clear()
-        self.show()
-        self.edit.setFocus()
-
-    def _commit(self) -> None:
-        typed = self.edit.text().strip()
-        role = typed if typed in ROLES else (complete_role(typed)[:1] or [typed])[0]
-        self.hide()
-        if role:
-            self.committed.emit(role)
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
-        """Escape closes the bar."""
-        if event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress) and event.key() == Qt.Key_Escape:
-            if event.type() == QEvent.KeyPress:
-                self.hide()
-            event.accept()
-            return True
-        return super().eventFilter(watched, event)
 
 
 class SpanPane(QWidget):
