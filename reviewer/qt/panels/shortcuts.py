@@ -43,7 +43,10 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("R", "type a reason for the findings just rejected (Enter saves, Esc leaves none)"),
     ("Shift+Y / Shift+N", "confirm / reject every undecided finding of the selected code in the run"),
     ("Ctrl+Shift+Y / Ctrl+Shift+N", "confirm / reject every undecided finding of the run"),
-    ("1-6", "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL"),
+    (
+        "1-6",
+        "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL (a paired card: OCR, PARTIAL, SPATIAL; a MISS, HALLUC or FORMAT: Y or N only)",
+    ),
     ("A", "add a finding the classifier missed"),
     ("T / Shift+T", "next / previous card to transcribe (a box without text): type its text, Enter"),
     ("Ctrl+F, Esc", "search items, runs and disputes; Esc clears"),
