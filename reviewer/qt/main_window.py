@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
         self.modes = QStackedWidget()
         self.modes.addWidget(center)
         self.modes.addWidget(self.adjudication)
+        layout.only_the_shown_page_sizes(self.center_stack)
+        layout.only_the_shown_page_sizes(self.modes)
         # the hidden adjudication page must not make the canvas wide: docks get the room
         self.modes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.modes.setMinimumWidth(420)

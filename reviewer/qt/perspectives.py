@@ -86,7 +86,7 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
     ],
     Workflow.JUDGED: [
         (["items"], [320], Qt.Orientation.Horizontal),
-        (["runs"], [230], Qt.Orientation.Vertical),
+        (["runs"], [320], Qt.Orientation.Vertical),  # the rubric chart needs its height
         (["runs", "failter_scores"], [500, 1100], Qt.Orientation.Horizontal),
         (["runs", "rubric_scores"], [500, 1100], Qt.Orientation.Horizontal),
     ],
@@ -189,12 +189,15 @@ class Perspectives:
         w.compact_legend.setVisible(w.mode == "review" and "findings" in own)
 
     def _defaults(self, p: Perspective) -> None:
+        """DEFAULT_SIZES, scaled from 1600x1000 to the window's size."""
         w = self.window
         own = self.docks_of(p)
+        sx, sy = min(1.0, w.width() / 1600), min(1.0, w.height() / 1000)
         for keys, sizes, orientation in DEFAULT_SIZES.get(p.workflow, []):
             docks = [w.docks[k] for k in keys if k in w.docks and k in own]
             if len(docks) == len(keys):
-                w.resizeDocks(docks, sizes, orientation)
+                scale = sx if orientation == Qt.Orientation.Horizontal else sy
+                w.resizeDocks(docks, [round(size * scale) for size in sizes], orientation)
 
     def _tools(self, p: Perspective) -> None:
         """Card tools only for cards; finding keys only where there are

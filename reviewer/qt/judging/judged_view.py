@@ -65,6 +65,7 @@ class JudgedView(QWidget):
         self.session = session
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
         self.title.setStyleSheet("QLabel { font-size: 13pt; padding: 2px 4px; }")
         input_box, _, self.input_text = _pane("Input")
         output_box, self.output_label, self.output_text = _pane("Output")

@@ -138,7 +138,7 @@ class PairwiseScoresPanel(QWidget):
         self.judge_table = FiguresTable()
         self.model_table = FiguresTable()
         self.note = plain_label()
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = QSplitter(Qt.Orientation.Horizontal)  # side by side: each table keeps the dock's height for rows
         split.setChildrenCollapsible(False)
         for title, table in (
             ("Pairwise judges", self.judge_table),
@@ -150,6 +150,8 @@ class PairwiseScoresPanel(QWidget):
             lay.addWidget(plain_label(title, bold=True))
             lay.addWidget(table, 1)
             split.addWidget(box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         self.split = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

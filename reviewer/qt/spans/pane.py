@@ -241,6 +241,7 @@ class SpanPane(QWidget):
         mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         self.header = QLabel()
         self.header.setTextFormat(Qt.PlainText)
+        self.header.setWordWrap(True)
         self.prompt_view = QPlainTextEdit()
         self.prompt_view.setReadOnly(True)
         self.prompt_view.setMaximumHeight(48)

@@ -63,7 +63,8 @@ class SpanLegend(QWidget):
             "green confirmed, grey rejected)"
         )
         note.setTextFormat(Qt.PlainText)
-        bottom.addWidget(note)
+        note.setWordWrap(True)
+        bottom.addWidget(note, 1)
         bottom.addStretch(1)
 
     @staticmethod
@@ -77,6 +78,7 @@ class SpanLegend(QWidget):
             f"QLabel {{ {border} padding: 0 3px; background: rgba({tint.red()},{tint.green()},"
             f"{tint.blue()},{30 if stripe else tint.alpha()}); }}"
         )
+        label.setMinimumWidth(label.sizeHint().width())  # a chip is never cut
         return label
 
 
