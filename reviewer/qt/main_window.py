@@ -223,6 +223,7 @@ class MainWindow(QMainWindow):
                 self.perspectives.save()
                 for dock in self.docks.values():
                     dock.hide()
+                self.perspectives.hide_stale_tab_bars()
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
             for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
                 if widget is not None:
@@ -372,6 +373,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """On the first start (no saved layout) size the docks once the window is laid out."""
         super().showEvent(event)
+        QTimer.singleShot(0, self.perspectives.hide_stale_tab_bars)
         if self._first_start:
             self._first_start = False
             QTimer.singleShot(0, self.perspectives.restore_docks)  # default sizes need the laid-out window

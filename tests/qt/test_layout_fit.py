@@ -195,3 +195,33 @@ def test_every_perspective_fits_at_its_default_layout(qtbot, tmp_path, monkeypat
     qtbot.wait(300)
     found = problems(w, workflow)
     assert not found, "\n".join(found)
+
+
+def _stale_tabs(window) -> list[str]:
+    return [
+        bar.tabText(i)
+        for bar in window.findChildren(QTabBar)
+        if _shown(bar) and bar.parentWidget() is window
+        for i in range(bar.count())
+        if bar.tabText(i) in (*CARD_TITLES, "Legend", "Failter scores", "Rubric distribution")
+        and not any(d.windowTitle() == bar.tabText(i) and d.isVisible() for d in window.docks.values())
+    ]
+
+
+@pytest.mark.parametrize("sample", ["spans", "cases", "rubric"])
+def test_no_tab_bar_of_hidden_docks_is_drawn_over_a_text_item(qtbot, tmp_path, monkeypatch, sample):
+    """As `reviewer open P --screenshot` shows the window: built in its
+    default mode, resized and shown; the dock tab bars Qt made while it was
+    hidden (Unplaced cards | Legend, Failter | Rubric) stay hidden."""
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer.qt.app import SCREENSHOT_SIZE, _wait_until_ready, build
+
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    w = build(make(tmp_path, sample), ask_name=False)
+    qtbot.addWidget(w)
+    w.resize(*SCREENSHOT_SIZE)
+    w.show()
+    _wait_until_ready(w, QApplication.instance())
+    qtbot.wait(50)
+    assert not _stale_tabs(w)
