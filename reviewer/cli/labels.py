@@ -50,7 +50,7 @@ def label(
     from reviewer.core.commands import UndoStack
     from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
     from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
-    from reviewer.core.judging.rubrics import rubric_text
+    from reviewer.core.judging.rubrics import rubric_for
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
@@ -77,7 +77,7 @@ def label(
             raise click.ClickException(str(exc)) from None
         latest = max(mine, key=lambda v: v.id or 0)
         version, scale = latest.prompt_version, next(v.scale for v in mine if dimension in v.scores)
-        rubric = rubric_text(version) or f"Score '{dimension}' on the {scale.value} scale."
+        rubric = rubric_for(version, dimension, scale.value)
         todo = labels.next_entries(p, judge, dimension, who)
         if limit is not None:
             todo = todo[:limit]
