@@ -20,6 +20,7 @@ verdicts because a span snapshot is a judge's work on spans.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Optional, Sequence
 
 
 #: The prompt of span-labelling runs: its runs are span runs.
@@ -80,3 +81,33 @@ def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60
     if len(flat) > chars:
         return flat[: chars - 1].rstrip() + "…"
     return flat + ("…" if len(whole) > len(flat) else "")
+
+
+def distinct_titles(items: Sequence[tuple[str, Optional[str]]], words: int = 8, chars: int = 60) -> list[str]:
+    """How text items are told apart in lists: for each (id, text), its id
+    (the dataset's name and the item's number, as imported) and then the
+    first words of its text *after* the longest run of leading words it
+    shares with any sibling ('Question: How can I…' and 'Question: Should
+    I…' read 'How can I…' and 'Should I…'; PandaLM's shared instruction
+    gives way to each item's input). A text equal to a sibling's, or
+    without words, shows its id alone; titles still equal get ' (2)', ' (3)'
+    in order. O(n log n): the longest shared run is found among neighbours
+    in sorted order."""
+    tokens = [tuple(t for t in (text or "").split() if t.strip("#>*-")) for _, text in items]
+    order = sorted(range(len(items)), key=lambda i: tokens[i])
+    shared = [0] * len(items)
+    for a, b in zip(order, order[1:]):
+        n = 0
+        for x, y in zip(tokens[a], tokens[b]):
+            if x != y:
+                break
+            n += 1
+        shared[a], shared[b] = max(shared[a], n), max(shared[b], n)
+    titles: list[str] = []
+    seen: dict[str, int] = {}
+    for i, (name, _) in enumerate(items):
+        rest = first_words(" ".join(tokens[i][shared[i] :]), "", words, chars)
+        title = f"{name} · {rest}" if rest else name
+        seen[title] = seen.get(title, 0) + 1
+        titles.append(title if seen[title] == 1 else f"{title} ({seen[title]})")
+    return titles

@@ -304,7 +304,8 @@ class MainWindow(QMainWindow):
         p = self.session.progress()
         self.progress_label.setText(
             f"{self.session.reviewer} · findings decided {p['decided']}/{p['findings']} · "
-            f"runs reviewed {p['runs_reviewed']}/{p['runs']}"
+            f"runs reviewed {p['runs_reviewed']}/{p['runs'] - p['runs_no_findings']}"
+            + (f" · no findings {p['runs_no_findings']}" if p["runs_no_findings"] else "")
         )
 
     def _update_title(self) -> None:
