@@ -22,6 +22,16 @@ from PySide6.QtWidgets import (
 )
 
 #: (keys, action) for every key of the review window, grouped by area.
+#: Every badge the window draws beside a value or a name, and what it means
+#: (each also says so in its tooltip).
+BADGES = {
+    "≠": "adjudication: this judge's value of the current dimension differs from the other judges' "
+    "(a disagreement to settle; it says nothing of a rubric rule)",
+    "▶": "adjudication: the judge Enter would accept (Left / Right frame another)",
+    "⚠": "a warning: an inflated score distribution, or a photo truncated or too large to decode",
+}
+
+
 SHORTCUTS: list[tuple[str, str]] = [
     ("Wheel, + / -", "zoom the photo"),
     ("F", "fit the photo to the window"),
@@ -55,6 +65,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+I", "import a file or a folder (model name typed inline)"),
     ("Ctrl+B", "blind adjudication: hide model names"),
     ("?", "this sheet (Esc closes it)"),
+    *[(f"badge {mark}", meaning) for mark, meaning in BADGES.items()],
 ]
 
 
