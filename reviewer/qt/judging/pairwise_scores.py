@@ -158,6 +158,7 @@ class PairwiseScoresPanel(QWidget):
             lay.addWidget(table, 1)
             if table is self.model_table:
                 lay.addWidget(self.models_note)
+                lay.addStretch(0)
             split.addWidget(box)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -187,6 +188,9 @@ class PairwiseScoresPanel(QWidget):
         self.model_table.set_rows(MODEL_HEADER, models)
         self.model_table.setVisible(bool(models))
         self.models_note.setVisible(bool(judges) and not models)
+        self.models_note.setAlignment(Qt.AlignmentFlag.AlignTop)
+        whole = max(self.split.width(), 2)
+        self.split.setSizes([whole * 3 // 4, whole // 4] if judges and not models else [whole * 3 // 5, whole * 2 // 5])
         self.split.setVisible(bool(judges))
         self.note.setText("" if judges else NOTHING)
         self.note.setVisible(not judges)
