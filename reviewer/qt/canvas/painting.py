@@ -162,7 +162,6 @@ def paint_overlay(
     if bounds is not None:
         area = area.intersected(transform.mapRect(bounds))
     photo = transform.mapRect(QRectF(0, 0, o.width, o.height))
-    painter.setPen(Qt.NoPen)
     paint_tags(painter, prepared, (placer or place_tags)(prepared, labels, transform, area, photo))
     painter.restore()
     return drawn

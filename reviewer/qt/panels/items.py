@@ -206,7 +206,7 @@ class ItemsModel(QAbstractListModel):
         status = self.rows[index.row()]
         if role == Qt.DisplayRole:
             note = "⚠ " if status.item.image_note else ""
-            title = self.titles.get(status.item.id) or item_title(status)
+            title = self.titles.get(status.item.id or -1) or item_title(status)
             return f"{note}{cell(title)}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
             path = self.session.image_path(status.item)
