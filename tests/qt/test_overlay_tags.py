@@ -235,3 +235,38 @@ def test_ocr_runs_dev_tags_cover_no_card(qtbot, config, tmp_path):
         _every_run(qtbot, w)
         w.canvas.loader.wait()
         w.close()
+
+
+def test_a_crowd_of_boxes_keeps_the_rules_and_bounds_the_far_search(qapp):
+    """400 touching cards, a finding on each: no tag covers a card or a tag,
+    each lies in the view and belongs to its card; only FAR_TAGS of them
+    (and the selected one) look for a place away from their box."""
+    from PySide6.QtGui import QTransform
+
+    from reviewer.qt.canvas.model import Overlay, Shape
+    from reviewer.qt.canvas.prepared import prepare
+    from reviewer.qt.canvas.tags import FAR_TAGS, place_tags
+
+    cards, finds = [], []
+    for i in range(20):
+        for j in range(20):
+            r = (i * 100.0, j * 60.0, i * 100.0 + 100, j * 60.0 + 60)
+            cards.append(Shape("card", r, "#4477aa", f"card {i} {j}", card_id=i * 20 + j))
+            label = f'OCR "model text {i} {j}"'
+            finds.append(Shape("finding", r, "#ee7733", label, card_id=i * 20 + j, finding_id=i * 20 + j, code="OCR"))
+    finds[210] = Shape(
+        "finding", finds[210].rect, "#ee7733", "PARTIAL selected", card_id=210, finding_id=210, selected=True
+    )
+    prepared = prepare(Overlay(width=2000, height=1200, cards=cards, findings=finds))
+    t = QTransform().translate(30, 30).scale(0.6, 0.6)
+    area = QRectF(0, 0, 1300, 800)
+    tags = place_tags(prepared, finds, t, area, t.mapRect(QRectF(0, 0, 2000, 1200)))
+    screen = [t.mapRect(QRectF(QPointF(c.rect[0], c.rect[1]), QPointF(c.rect[2], c.rect[3]))) for c in cards]
+    assert any(tag.shape.finding_id == 210 for tag in tags), "the selected finding always finds a place"
+    assert sum(tag.leader is not None for tag in tags) <= FAR_TAGS + 1
+    for tag in tags:
+        assert area.contains(tag.box)
+        assert not any(_overlap(tag.box, c) for c in screen)
+        assert not any(_overlap(tag.box, o.box) for o in tags if o is not tag)
+        anchor = screen[tag.shape.card_id]
+        assert _touches(tag.box, anchor) if tag.leader is None else _on_edge(tag.leader.p2(), anchor)

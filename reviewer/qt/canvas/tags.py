@@ -29,6 +29,10 @@ _LABEL_ORDER = {"finding": 0, "difference": 0, "pile": 1, "card": 2, "annotator"
 #: How far out (screen px) a tag with a leader line may sit from its box, nearest first.
 LEADER_STEPS = (10.0, 24.0, 44.0, 72.0, 110.0, 160.0)
 MARGIN_GAP = 4.0  # px between the photo and a tag in the margin
+#: At most this many tags (the first by priority) look for a place away from
+#: their box; the rest show only beside it (or on hover): placing stays well
+#: under a frame's time however many boxes are in view.
+FAR_TAGS = 24
 
 
 def _text_color(background: QColor) -> QColor:
@@ -196,9 +200,10 @@ def place_tags(
     tags may go (the view, screen px); ``photo``: the photo on the view.
     Selected shapes first, then findings, piles, cards, model boxes. Each
     tag takes the first free place (no ground-truth card's box, no other
-    tag, inside ``area``) touching its box from outside; else the first
-    free place further out, then in the margin, with a leader line; else
-    it is left out. Returns the placed tags in drawing order (highest
+    tag, inside ``area``) touching its box from outside; else (a selected
+    tag, or one of the first FAR_TAGS) the first free place further out,
+    then in the margin, with a leader line (one that crosses no other card
+    when there is one); else it is left out. Returns the placed tags in drawing order (highest
     priority last, so it ends on top)."""
     card_rects = [_screen_rect(transform, s) for s in prepared.overlay.cards]
     cards = _Grid(card_rects)
@@ -209,6 +214,7 @@ def place_tags(
         return area.contains(r) and cards.free(r) and placed.free(r)
 
     order = sorted(labels, key=lambda s: (not s.selected, _LABEL_ORDER.get(s.kind, 9)))
+    far = FAR_TAGS
     for s in order:
         if not s.label:
             continue
@@ -228,7 +234,10 @@ def place_tags(
         leader = None
         if box is None and s.kind == "predicted" and not s.selected:
             continue  # a model box's tag shows beside it or on hover, never far off
+        if box is None and far <= 0 and not s.selected:
+            continue
         if box is None:
+            far -= 1
             spots = (
                 QRectF(x, y, w, h)
                 for d in LEADER_STEPS
