@@ -57,15 +57,14 @@ class SpanLegend(QWidget):
         top.addStretch(1)
         for sec, color in SECTION_COLORS.items():
             bottom.addWidget(self._chip(sec, color, stripe=True))
-        bottom.addSpacing(8)
         note = QLabel(
             "tint: model span · thick line: golden span · wavy: judge finding (red proposed, "
             "green confirmed, grey rejected)"
         )
         note.setTextFormat(Qt.PlainText)
         note.setWordWrap(True)
-        bottom.addWidget(note, 1)
         bottom.addStretch(1)
+        column.addWidget(note)  # its own line: a narrow pane wraps it without stretching the chips
 
     @staticmethod
     def _chip(text: str, color: str, stripe: bool = False) -> QLabel:
