@@ -37,11 +37,12 @@ def test_text_items_are_told_apart_by_the_words_that_differ():
     ]
     assert distinct_titles(tarot) == [
         "tarot-1 · How can I settle into my new job?…",
-        "tarot-2",
-        "tarot-3",
+        "tarot-2 · Should I repaint the kitchen? Spread: Three-Card",  # equal texts: told apart by their id
+        "tarot-3 · Should I repaint the kitchen? Spread: Three-Card",
     ]
     shared = "The sentence you are given might be too wordy, complicated, or unclear. Rewrite it"
     panda = [(f"pandalm-{i}", f"{shared}\n\n{tail}") for i, tail in enumerate(["My rate is high.", "Call me soon."])]
     assert distinct_titles(panda) == ["pandalm-0 · My rate is high.", "pandalm-1 · Call me soon."]
     assert distinct_titles([("a", ""), ("a", "")]) == ["a", "a (2)"]  # equal names get a suffix
+    assert distinct_titles([("p", "Rewrite it"), ("q", "Rewrite it shorter")]) == ["p · Rewrite it", "q · shorter"]
     assert distinct_titles([("solo", "One text alone here")]) == ["solo · One text alone here"]
