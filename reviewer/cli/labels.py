@@ -75,7 +75,7 @@ def label(
         parse_label,
         rationale_as_shown,
     )
-    from reviewer.core.judging.rubrics import rubric_text
+    from reviewer.core.judging.rubrics import rubric_for
     from reviewer.core.judging.verdicts import Scale
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
@@ -103,7 +103,7 @@ def label(
             raise click.ClickException(str(exc)) from None
         latest = max(mine, key=lambda v: v.id or 0)
         version, scale = latest.prompt_version, next(v.scale for v in mine if dimension in v.scores)
-        rubric = rubric_text(version) or f"Score '{dimension}' on the {scale.value} scale."
+        rubric = rubric_for(version, dimension, scale.value)
         todo = labels.next_entries(p, judge, dimension, who)
         if order == "active":
             from reviewer.storage.judging.label_plan import active_order

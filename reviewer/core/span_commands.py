@@ -7,6 +7,7 @@ re-added span keeps its id on redo.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Optional, Protocol
 
 from reviewer.core.commands import Command, Effect
@@ -36,12 +37,40 @@ def _clean(labelled: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _edge(ch: str) -> bool:
+    """Whitespace or punctuation (Unicode category P*): trimmed off a selection's ends."""
+    return ch.isspace() or unicodedata.category(ch).startswith("P")
+
+
+def trim_selection(labelled: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) (UTF-16 offsets of ``labelled``) without the whitespace
+    and punctuation at its ends, so a selection made with Ctrl+Shift+Right
+    ('Establishing Shot ') labels the words alone and exact span F1 can match
+    it; the offsets move with the text (UTF-16 units). ValueError when
+    nothing but whitespace and punctuation is selected."""
+    start, end = _clean(labelled, start, end)
+    text = utf16_slice(labelled, start, end)
+    i, j = 0, len(text)
+    while i < j and _edge(text[i]):
+        i += 1
+    while j > i and _edge(text[j - 1]):
+        j -= 1
+    if i == j:
+        raise ValueError("a golden span needs a word: only whitespace or punctuation is selected")
+
+    def units(part: str) -> int:
+        return len(part.encode("utf-16-le")) // 2
+
+    return start + units(text[:i]), end - units(text[j:])
+
+
 class AddGoldenSpan(Command[GoldenStore]):
     """Label [start, end) (UTF-16 offsets) of ``labelled`` on item ``item_id``
-    with ``role``: a golden span (docs/spans.md#keys, hand labelling)."""
+    with ``role``: a golden span (docs/spans.md#keys, hand labelling), its
+    ends trimmed of whitespace and punctuation (``trim_selection``)."""
 
     def __init__(self, item_id: int, labelled: str, start: int, end: int, role: str):
-        start, end = _clean(labelled, start, end)
+        start, end = trim_selection(labelled, start, end)
         self.item_id, self.labelled = item_id, labelled
         self.span = GoldenSpan(start=start, end=end, role=role.strip(), text=utf16_slice(labelled, start, end))
         self.text = f"label '{self.span.text[:30]}' as {self.span.role}"

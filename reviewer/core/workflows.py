@@ -24,6 +24,7 @@ runs are its content.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Optional, Sequence
 
 
 #: The prompt of span-labelling runs: its runs are span runs.
@@ -89,3 +90,37 @@ def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60
     if len(flat) > chars:
         return flat[: chars - 1].rstrip() + "…"
     return flat + ("…" if len(whole) > len(flat) else "")
+
+
+def distinct_titles(items: Sequence[tuple[str, Optional[str]]], words: int = 8, chars: int = 60) -> list[str]:
+    """How text items are told apart in lists: for each (id, text), its id
+    (the dataset's name and the item's number, as imported) and then the
+    first words of its text *after* the longest run of leading words it
+    shares with any sibling of another text ('Question: How can I…' and
+    'Question: Should I…' read 'How can I…' and 'Should I…'; PandaLM's shared
+    instruction gives way to each item's input). Items with the same text
+    (PandaLM asks each prompt of ten pairs) show the same words and differ
+    by their id; a text that is all shared opening, or has no words, shows
+    its own first words, or its id alone. Titles still equal get ' (2)',
+    ' (3)' in order. O(n log n): the longest shared run is found among
+    neighbours in sorted order of the distinct texts."""
+    tokens = [tuple(t for t in (text or "").split() if t.strip("#>*-")) for _, text in items]
+    distinct = sorted(set(tokens))
+    shared = dict.fromkeys(distinct, 0)
+    for a, b in zip(distinct, distinct[1:]):
+        n = 0
+        for x, y in zip(a, b):
+            if x != y:
+                break
+            n += 1
+        shared[a], shared[b] = max(shared[a], n), max(shared[b], n)
+    titles: list[str] = []
+    seen: dict[str, int] = {}
+    for (name, _), toks in zip(items, tokens):
+        rest = first_words(" ".join(toks[shared[toks] :]), "", words, chars) or first_words(
+            " ".join(toks), "", words, chars
+        )
+        title = f"{name} · {rest}" if rest else name
+        seen[title] = seen.get(title, 0) + 1
+        titles.append(title if seen[title] == 1 else f"{title} ({seen[title]})")
+    return titles

@@ -142,6 +142,18 @@ def _cycle_labels(window) -> None:
     window.session.message.emit(LABEL_MESSAGES[window.canvas.labels.cycle()])
 
 
+#: What the status bar says for each finding-tag mode (Shift+L).
+TAG_MESSAGES = {
+    "near": "finding tags: the selected finding and its neighbours (the others on hover)",
+    "all": "finding tags: all that fit beside their cards",
+}
+
+
+def _cycle_tags(window) -> None:
+    """Shift+L: finding and card tags near the selection -> all -> near."""
+    window.session.message.emit(TAG_MESSAGES[window.canvas.labels.cycle_tags()])
+
+
 def _delete(window) -> None:
     ids = list(window.session.selected_cards)
     if ids:
@@ -189,6 +201,7 @@ def build_actions(window) -> dict[str, QAction]:
         ("zoom_out", "&View", "Zoom &out", ["-"], partial(canvas.zoom_by, 0.8)),
         ("actual", "&View", "&Actual size (1:1)", ["Ctrl+1"], canvas.actual_size),
         ("labels", "&View", "Model-card &labels: on / on hover / off", ["L"], partial(_cycle_labels, window)),
+        ("tags", "&View", "Finding &tags: near the selection / all", ["Shift+L"], partial(_cycle_tags, window)),
         ("mode_review", "&View", "&Review mode", ["F2"], partial(window.set_mode, "review")),
         (
             "mode_adjudication",

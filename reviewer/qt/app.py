@@ -23,6 +23,7 @@ from PySide6.QtCore import QBuffer, QIODevice, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
 from reviewer.qt.main_window import MainWindow
+from reviewer.qt.panels import whole_on_hover
 from reviewer.qt.session import Session
 from reviewer.storage import safe_write
 from reviewer.storage.db import ProjectError
@@ -129,6 +130,7 @@ def build(
     name, unknown = reviewer_name(store)
     session = Session(name)
     window = MainWindow(session, store)
+    whole_on_hover(window)
     if unknown and ask_name:
         window.ask_name(name)
     install_excepthook(window)

@@ -28,6 +28,8 @@ DOCKS = {
 
 
 #: The score docks (one per workflow), placed right of the runs.
+#: Other docks whose panel scrolls when short: the Legend's wrapped meanings keep their lines.
+SCROLLED_DOCKS = ("legend",)
 SCORE_DOCKS = ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores")
 
 
@@ -39,7 +41,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
         title, area = DOCKS[key]
         dock = QDockWidget(title, window)
         dock.setObjectName(title)
-        if key in SCORE_DOCKS:  # tables and charts scroll: a score panel never makes the window taller
+        if key in SCORE_DOCKS or key in SCROLLED_DOCKS:  # they scroll: a panel never makes the window taller
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setFrameShape(QFrame.Shape.NoFrame)

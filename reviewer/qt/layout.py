@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QMainWindow, QSizePolicy, QStackedWidget
 
 #: The first-start window size (smaller when the screen is).
 DEFAULT_SIZE = QSize(1600, 1000)
@@ -25,3 +25,20 @@ def restore(window: QMainWindow, settings: QSettings) -> None:
         window.restoreGeometry(geometry)
     if state is not None:
         window.restoreState(state)
+
+
+def only_the_shown_page_sizes(stack: QStackedWidget) -> None:
+    """Make ``stack``'s minimum size that of its shown page, now and
+    whenever the page changes: a QStackedWidget is otherwise as large as its
+    largest page, so a hidden perspective or mode would take room from the
+    docks (QStackedLayout leaves out pages whose size policy is Ignored)."""
+
+    def shown(index: int) -> None:
+        for i in range(stack.count()):
+            page = stack.widget(i)
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(policy, policy)
+        stack.updateGeometry()
+
+    stack.currentChanged.connect(shown)
+    shown(stack.currentIndex())

@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         self.modes = QStackedWidget()
         self.modes.addWidget(center)
         self.modes.addWidget(self.adjudication)
+        layout.only_the_shown_page_sizes(self.center_stack)
+        layout.only_the_shown_page_sizes(self.modes)
         # the hidden adjudication page must not make the canvas wide: docks get the room
         self.modes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.modes.setMinimumWidth(420)
@@ -229,6 +231,7 @@ class MainWindow(QMainWindow):
                 self.perspectives.save()
                 for dock in self.docks.values():
                     dock.hide()
+                self.perspectives.hide_stale_tab_bars()
             self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
             for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
                 if widget is not None:
@@ -309,7 +312,8 @@ class MainWindow(QMainWindow):
         p = self.session.progress()
         self.progress_label.setText(
             f"{self.session.reviewer} · findings decided {p['decided']}/{p['findings']} · "
-            f"runs reviewed {p['runs_reviewed']}/{p['runs']}"
+            f"runs reviewed {p['runs_reviewed']}/{p['runs'] - p['runs_no_findings']}"
+            + (f" · no findings {p['runs_no_findings']}" if p["runs_no_findings"] else "")
         )
 
     def _update_title(self) -> None:
@@ -378,6 +382,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """On the first start (no saved layout) size the docks once the window is laid out."""
         super().showEvent(event)
+        QTimer.singleShot(0, self.perspectives.hide_stale_tab_bars)
         if self._first_start:
             self._first_start = False
             QTimer.singleShot(0, self.perspectives.restore_docks)  # default sizes need the laid-out window

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QTabBar, QToolBar
 
 from reviewer.core.workflows import Workflow
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
@@ -86,7 +86,7 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
     ],
     Workflow.JUDGED: [
         (["items"], [320], Qt.Orientation.Horizontal),
-        (["runs"], [230], Qt.Orientation.Vertical),
+        (["runs"], [320], Qt.Orientation.Vertical),  # the rubric chart needs its height
         (["runs", "failter_scores"], [500, 1100], Qt.Orientation.Horizontal),
         (["runs", "rubric_scores"], [500, 1100], Qt.Orientation.Horizontal),
     ],
@@ -187,14 +187,30 @@ class Perspectives:
             if key not in own:
                 dock.hide()
         w.compact_legend.setVisible(w.mode == "review" and "findings" in own)
+        self.hide_stale_tab_bars()
+
+    def hide_stale_tab_bars(self) -> None:
+        """Hide the window's dock tab bars whose docks are not shown
+        together: Qt shows a tab bar made while the window was hidden when
+        the window is shown, over whatever is there ('Unplaced cards' over
+        a span item's list), even though its docks are hidden."""
+        w = self.window
+        shown = {d.windowTitle() for d in w.docks.values() if d.toggleViewAction().isChecked()}
+        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            titles = [bar.tabText(i) for i in range(bar.count())]
+            if bar.isVisible() and sum(t in shown for t in titles) < 2:
+                bar.hide()
 
     def _defaults(self, p: Perspective) -> None:
+        """DEFAULT_SIZES, scaled from 1600x1000 to the window's size."""
         w = self.window
         own = self.docks_of(p)
+        sx, sy = min(1.0, w.width() / 1600), min(1.0, w.height() / 1000)
         for keys, sizes, orientation in DEFAULT_SIZES.get(p.workflow, []):
             docks = [w.docks[k] for k in keys if k in w.docks and k in own]
             if len(docks) == len(keys):
-                w.resizeDocks(docks, sizes, orientation)
+                scale = sx if orientation == Qt.Orientation.Horizontal else sy
+                w.resizeDocks(docks, [round(size * scale) for size in sizes], orientation)
 
     def _tools(self, p: Perspective) -> None:
         """Card tools only for cards; finding keys only where there are

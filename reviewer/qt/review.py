@@ -28,7 +28,8 @@ from typing import Optional
 from PySide6.QtCore import QEvent, QObject, Qt
 
 from reviewer.core.commands import AddFinding, Command, DecideFindings
-from reviewer.core.models import Status
+from reviewer.core.cards.reclassify import refusal
+from reviewer.core.models import Code, Status
 from reviewer.qt.panels.legend import codes_for
 from reviewer.qt.reason_bar import ReasonBar
 from reviewer.qt.session import Session
@@ -299,7 +300,26 @@ class ReviewController(QObject):
         if self.pending_add:
             self._add(code)
             return
+        why = self._refusal(code)
+        if why:
+            self.session.message.emit(why)
+            return
         self._decide(self._targets(), Status.CONFIRMED, final_code=code)
+
+    def _refusal(self, code) -> Optional[str]:
+        """Why a selected card finding cannot become ``code`` (decision
+        reclassification-keeps-the-finding-shape), or None."""
+        run = self.session.run()
+        if run is None or not isinstance(code, Code):
+            return None
+        wanted = set(self._targets())
+        spatial = bool(getattr(run.facts, "spatial_scored", False))
+        for f in run.findings:
+            if f.id in wanted:
+                why = refusal(f, code, spatial)
+                if why:
+                    return why
+        return None
 
     def begin_add(self) -> None:
         """A: add a finding the classifier missed; the next number key picks its code."""

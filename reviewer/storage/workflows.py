@@ -101,22 +101,25 @@ def item_workflows(project: Any, items: list[Item]) -> dict[int, Workflow]:
 _KNOWN = ", ".join(f"'{w.value}'" for w in Workflow)
 
 
-def truth_counts(project: Any) -> dict[int, tuple[int, int, int]]:
-    """{item id: (golden spans, reference texts, human verdicts)}: the ground
-    truth of text items (a span item's golden spans; a judged output's
-    ground-truth file, kept as a reference; people's verdicts, such as a
-    pairwise benchmark's gold label), for items that have any."""
+def truth_counts(project: Any) -> dict[int, tuple[int, int, int, int]]:
+    """{item id: (golden spans, reference texts, human verdicts, gold
+    labels)}: the ground truth of text items (a span item's golden spans; a
+    judged output's ground-truth file, kept as a reference; people's
+    verdicts, of which the gold labels are the judge 'gold''s, such as a
+    pairwise benchmark's label), for items that have any."""
     out: dict[int, list[int]] = {}
     queries = (
         "SELECT item_id, count(*) FROM golden_spans GROUP BY item_id",
         "SELECT item_id, count(*) FROM item_references GROUP BY item_id",
         "SELECT r.item_id, count(*) FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.method = 'human' "
         "GROUP BY r.item_id",
+        "SELECT r.item_id, count(*) FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.method = 'human' "
+        "AND v.judge = 'gold' GROUP BY r.item_id",
     )
     for k, sql in enumerate(queries):
         for item_id, n in project.db.execute(sql).fetchall():
-            out.setdefault(item_id, [0, 0, 0])[k] = n
-    return {item_id: (a, b, c) for item_id, (a, b, c) in out.items()}
+            out.setdefault(item_id, [0, 0, 0, 0])[k] = n
+    return {item_id: (a, b, c, d) for item_id, (a, b, c, d) in out.items()}
 
 
 def has_failter_verdicts(project: Any, item_id: int) -> bool:

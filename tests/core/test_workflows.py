@@ -24,3 +24,24 @@ def test_text_items_are_named_by_their_first_words_without_markdown_markers():
     assert first_words("  \n# \n", "id-7") == "id-7"
     long = "a" * 100
     assert first_words(long, "x", chars=20) == "a" * 19 + "…"
+
+
+def test_text_items_are_told_apart_by_the_words_that_differ():
+    from reviewer.core.workflows import distinct_titles
+
+    tarot = [
+        ("tarot-1", "Question: How can I settle into my new job? Spread: Three-Card"),
+        ("tarot-2", "Question: Should I repaint the kitchen? Spread: Three-Card"),
+        ("tarot-3", "Question: Should I repaint the kitchen? Spread: Three-Card"),  # identical text
+    ]
+    assert distinct_titles(tarot) == [
+        "tarot-1 · How can I settle into my new job?…",
+        "tarot-2 · Should I repaint the kitchen? Spread: Three-Card",  # equal texts: told apart by their id
+        "tarot-3 · Should I repaint the kitchen? Spread: Three-Card",
+    ]
+    shared = "The sentence you are given might be too wordy, complicated, or unclear. Rewrite it"
+    panda = [(f"pandalm-{i}", f"{shared}\n\n{tail}") for i, tail in enumerate(["My rate is high.", "Call me soon."])]
+    assert distinct_titles(panda) == ["pandalm-0 · My rate is high.", "pandalm-1 · Call me soon."]
+    assert distinct_titles([("a", ""), ("a", "")]) == ["a", "a (2)"]  # equal names get a suffix
+    assert distinct_titles([("p", "Rewrite it"), ("q", "Rewrite it shorter")]) == ["p · Rewrite it", "q · shorter"]
+    assert distinct_titles([("solo", "One text alone here")]) == ["solo · One text alone here"]

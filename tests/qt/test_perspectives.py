@@ -91,7 +91,7 @@ def test_each_perspective_shows_its_own_panels_and_nothing_of_another_workflow(q
         assert "Unplaced cards" not in w.statusBar().currentMessage()
 
 
-def test_text_items_are_listed_by_their_first_words_with_the_id_on_hover(qtbot, tmp_path, config):
+def test_text_items_are_listed_by_their_id_and_first_words_with_the_id_on_hover(qtbot, tmp_path, config):
     from PySide6.QtCore import Qt
 
     w = open_window(qtbot, make(tmp_path, "spans"), size=(1600, 1000), wait_canvas=False)
@@ -100,10 +100,20 @@ def test_text_items_are_listed_by_their_first_words_with_the_id_on_hover(qtbot, 
         status = model.rows[row]
         index = model.index(row)
         first = " ".join(t for t in status.item.text.split()[:3])
-        assert index.data(Qt.DisplayRole).startswith(first)
+        assert index.data(Qt.DisplayRole).startswith(f"{status.item.name} · {first}")  # no shared opening here
         assert status.item.name in index.data(Qt.ToolTipRole)
         assert "golden span" in index.data(Qt.DisplayRole)  # its ground truth is the golden spans
         assert "no ground truth" not in index.data(Qt.DisplayRole)
+
+
+def test_runs_without_findings_are_not_counted_as_reviewed(qtbot, tmp_path, config):
+    """A pairwise project has no findings to decide: nothing is reviewed, and
+    the status line says how many runs have no findings instead."""
+    w = open_window(qtbot, make(tmp_path, "pairwise"), size=(1600, 1000), wait_canvas=False)
+    p = w.session.progress()
+    assert p["runs"] == 6 and p["runs_reviewed"] == 0 and p["runs_no_findings"] == 6
+    assert "runs reviewed 0/0 · no findings 6" in w.progress_label.text()
+    assert "2 runs, no findings" in w.items_panel.model.index(0).data()
 
 
 def test_failter_ground_truth_shows_beside_the_output(qtbot, tmp_path, config):
@@ -170,7 +180,7 @@ def test_a_pairwise_subject_shows_both_answers_and_the_verdicts_on_them(qtbot, t
     judges = {view.verdicts.item(r, 0).text() for r in range(view.verdicts.rowCount())}
     assert judges == {"gold", "judge-a/vanilla", "judge-b/vanilla"}
     assert "pairwise_scores" in {k for k, d in w.docks.items() if d.isVisible()}
-    assert "GT 1 human verdict" in w.items_panel.model.index(0).data()  # the gold label is its ground truth
+    assert "GT gold label" in w.items_panel.model.index(0).data()  # the gold label is its ground truth
 
 
 def test_the_case_checks_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_path, config):

@@ -93,9 +93,12 @@ def test_review_keys_confirm_reject_reclassify_and_bulk(qtbot, window):
     assert not window.reason_bar.isVisible()
     assert window.session.stack.history().count("reject 1 finding(s)") == 1  # the reason amended the rejection
     s.select_findings([ids[2]])
-    key(qtbot, window, Qt.Key_2)  # reclassify as MISS
+    assert run.findings[2].code == Code.SPATIAL
+    key(qtbot, window, Qt.Key_2)  # MISS: a paired card cannot be missed; refused, and the status line says why
+    assert finding_row(window, ids[2]).status == Status.PROPOSED
+    key(qtbot, window, Qt.Key_1)  # reclassify as OCR
     third = finding_row(window, ids[2])
-    assert third.final_code == Code.MISS and third.status == Status.CONFIRMED
+    assert third.final_code == Code.OCR and third.status == Status.CONFIRMED
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
     assert finding_row(window, ids[2]).status == Status.PROPOSED
     # bulk: select every finding and reject them in one step
@@ -255,3 +258,26 @@ def test_a_project_reopens_where_the_reviewer_left_off(qtbot, tmp_path):
     assert again.open(tmp_path / "p.db")
     assert again.run_id == target and again.item().name == "table-02"
     again.close()
+
+
+def test_a_miss_is_confirmed_or_rejected_never_reclassified(qtbot, window):
+    """A MISS has no model card: 4 (HALLUC) would count the missed card as
+    read, so the key is refused with the reason in the status line and the
+    reviewed metrics stay (decision reclassification-keeps-the-finding-shape)."""
+    s = window.session
+    run = next(
+        r for r in (s.scored_run(line.run["id"]) for line in s.runs()) if any(f.code == Code.MISS for f in r.findings)
+    )
+    s.set_run(run.run["id"])
+    miss = next(f for f in s.run().findings if f.code == Code.MISS)
+    before = s.scored_run(run.run["id"]).reviewed
+    said: list[str] = []
+    s.message.connect(said.append)
+    s.select_findings([miss.id])
+    key(qtbot, window, Qt.Key_4)
+    assert said and "no model card" in said[-1] and "N rejects" in said[-1]
+    row = finding_row(window, miss.id)
+    assert row.status == Status.PROPOSED and row.final_code is None
+    assert s.scored_run(run.run["id"]).reviewed == before
+    key(qtbot, window, Qt.Key_Y)  # confirming it is fine
+    assert finding_row(window, miss.id).status == Status.CONFIRMED

@@ -295,3 +295,15 @@ def test_pairwise_panel_win_rates_position_bias_and_the_reports_consistency(qtbo
 def test_pairwise_panel_says_when_there_is_nothing(qtbot, open_session):
     panel = shown(qtbot, PairwiseScoresPanel(open_session("rubric")))
     assert panel.figures() == {"judges": [], "models": []} and panel.note.text() == PAIRWISE_NOTHING
+
+
+def test_pairwise_win_rates_name_answering_models_never_answer_positions(qtbot, open_session):
+    """The pairwise sample is LLMBar-shaped: its runs are named output_1 and
+    output_2, which are positions, not models: no win rate lists them, and
+    the panel says the models are not named."""
+    panel = shown(qtbot, PairwiseScoresPanel(open_session("pairwise")))
+    figures = panel.figures()
+    assert figures["judges"][1:], "the sample has pairwise judges"
+    assert not any(row[1] in ("output_1", "output_2") for row in figures["models"][1:])
+    assert panel.models_note.isVisible() and "models not named" in panel.models_note.text()
+    assert not panel.model_table.isVisible()

@@ -69,3 +69,29 @@ def test_findings_sit_on_their_span_or_their_text_or_apart():
     assert place("MISSED", None, "Dawn", TEXT, SPANS) == (TEXT.index("dawn") + 1, TEXT.index("dawn") + 5, None)
     assert place("MISSED", None, "mist", TEXT, SPANS) is None  # listed apart
     assert place("FALSE_POSITIVE", None, "TECHNICAL SPECS", TEXT, SPANS)[2] is None  # on its text
+
+
+def test_a_selection_is_trimmed_of_whitespace_and_punctuation_before_it_becomes_a_golden_span(project):
+    """Ctrl+Shift+Right selects 'Establishing Shot ' with its space: the
+    golden span is 'Establishing Shot', offsets moved (UTF-16 units past an
+    emoji), so it matches the model's span exactly, not only relaxed."""
+    from reviewer.core.spans.golden import exact_match, index_to_utf16
+
+    text = "🎬 Establishing Shot of a harbour, (dawn)."
+    item_id, _ = repo.upsert_item(project, Item(name="s", kind="text", text=text))
+    start = index_to_utf16(text, text.index("Establishing"))
+    add = AddGoldenSpan(item_id, text, start - 1, start + len("Establishing Shot "), "shot.type")
+    assert (add.span.text, add.span.start, add.span.end) == ("Establishing Shot", start, start + 17)
+    assert add.text == "label 'Establishing Shot' as shot.type"
+    model = {"start": start, "end": start + 17, "text": "Establishing Shot", "role": "shot.type"}
+    assert exact_match(
+        model, {"start": add.span.start, "end": add.span.end, "text": add.span.text, "role": "shot.type"}
+    )
+    dawn = AddGoldenSpan(
+        item_id, text, index_to_utf16(text, text.index("(")), index_to_utf16(text, len(text)), "lighting.timeOfDay"
+    )
+    assert dawn.span.text == "dawn"
+    with pytest.raises(ValueError, match="only whitespace or punctuation"):
+        AddGoldenSpan(
+            item_id, text, index_to_utf16(text, text.index(",")), index_to_utf16(text, text.index(",") + 3), "shot.type"
+        )

@@ -6,7 +6,11 @@ multiple runs; ambiguous in between. Spatial grouping >= 70 % and valid JSON
 in >= 2 of 3 runs are secondary signals. Every threshold is in ScoringConfig.
 
 Reviewed metrics use each finding's final code: a rejected finding is no
-error, a reclassified one counts as its new code.
+error, a reclassified one counts as its new code. A card counts as read
+correctly (card-scoring-rules.md §5) only when no finding on it other than
+SPATIAL still counts: a card whose MISS was made a HALLUC, or whose model
+card a person calls a hallucination, is not read (decision
+reclassification-keeps-the-finding-shape).
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from reviewer.core.models import (
     RunMetrics,
     ScoringConfig,
     Status,
-    TEXT_ERROR_CODES,
     TP1Verdict,
 )
 from reviewer.core.cards.scoring import RunFacts
 
 _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
+#: §5: a card with only these codes on it is still read correctly (SPATIAL: read, in the wrong pile).
+_READ_CODES = frozenset({Code.SPATIAL})
 
 
 def _codes(finding: Finding, reviewed: bool) -> Optional[AnyCode]:
@@ -41,7 +46,8 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
 
     ``reviewed=False``: every finding counts with its proposed code (the
     automatic figures). ``reviewed=True``: final codes, rejected findings
-    ignored. Text accuracy = cards read correctly / cards visible; spatial
+    ignored. Text accuracy = cards read correctly (no counting finding on
+    the card but SPATIAL) / cards visible; spatial
     accuracy = cards in the right pile / cards visible (None when the answer
     does not group cards); hallucinations = findings counting as HALLUC.
     """
@@ -76,7 +82,7 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
         empty: frozenset = frozenset()
         for out in facts.outcomes:
             codes = per_card.get(out.gt_card_id, empty)
-            if facts.parsed and not (codes & TEXT_ERROR_CODES):
+            if facts.parsed and codes <= _READ_CODES:
                 correct += 1
             if spatial:
                 if codes & _PILE_ERROR_CODES:

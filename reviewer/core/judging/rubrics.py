@@ -37,11 +37,17 @@ __all__ = [
     "Staleness",
     "imported_version",
     "rubric_folder",
+    "rubric_for",
     "rubric_text",
     "rubric_version",
     "staleness",
     "with_version",
 ]
+
+#: The shipped template whose criteria a pairwise verdict is read against
+#: when its own rubric version names no shipped template (an imported
+#: benchmark: LLMBar's 'Vanilla', PandaLM's judges).
+PAIRWISE_TEMPLATE = "pairwise-v1"
 
 #: The file of each shipped template folder that holds the rubric as a
 #: reviewer reads it (shown in label-first mode).
@@ -108,6 +114,23 @@ def rubric_text(version: Optional[str]) -> str:
         return templates.load(folder, name).strip()
     except FileNotFoundError:
         return ""
+
+
+def rubric_for(version: Optional[str], dimension: str, scale: str) -> str:
+    """The rubric a reviewer reads for a judge's verdicts on ``dimension``
+    (``scale``: the verdicts' scale value, e.g. 'winner'): the version's
+    shipped rubric (``rubric_text``); for a pairwise winner without one, the
+    criteria of the shipped pairwise judge template (what a good answer is,
+    the dataset's instruction being the item shown beside it); else one line
+    naming the dimension and its scale."""
+    text = rubric_text(version)
+    if text:
+        return text
+    if scale == "winner":
+        text = rubric_text(PAIRWISE_TEMPLATE)
+        if text:
+            return text
+    return f"Score '{dimension}' on the {scale} scale."
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.canvas.hittest import handle_points
 from reviewer.qt.canvas.model import Overlay, Shape
 from reviewer.qt.canvas.prepared import FINDING_GAP_PX, LABEL_MAX_PX, Prepared, _Layer, _pen, _qrect, prepare
-from reviewer.qt.canvas.tags import _candidates, _paint_labels
+from reviewer.qt.canvas.tags import PlacedTag, _candidates, paint_tags, place_tags
 from reviewer.qt.palette import SELECTED_COLOR
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "LABEL_MIN_BOX_PX",
     "LABEL_MIN_WIDTH_PX",
     "LABEL_MODES",
+    "TAG_MODES",
     "OverlayItem",
     "Prepared",
     "_candidates",
@@ -53,24 +54,32 @@ DENSE_BOXES = 400  # more boxes of a layer in view than this: 1 px outlines (2 p
 HANDLE_PX = 7.0
 #: How model-card (predicted box) labels show, in the order the L key cycles them.
 LABEL_MODES = ("on", "hover", "off")
+#: Which finding and card tags show, in the order Shift+L cycles them: 'near' the
+#: selected finding (it and its NEIGHBOURS nearest; the rest when their box is
+#: hovered; every one while no finding is selected), or 'all'.
+TAG_MODES = ("near", "all")
+NEIGHBOURS = 3
+#: (labels, transform, device size) -> placed tags; OverlayItem caches it per view
+Placer = Callable[[Prepared, Sequence[Shape], QTransform, QRectF, QRectF], list[PlacedTag]]
 
 
 def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
     return (boxes[:, 0] <= view[2]) & (boxes[:, 2] >= view[0]) & (boxes[:, 1] <= view[3]) & (boxes[:, 3] >= view[1])
 
 
-def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list) -> int:
-    """Outline the layer's boxes that meet ``view``; add those big enough
-    on screen for a label to ``big``. Returns how many were drawn."""
+def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list, seen=None) -> int:
+    """Outline the layer's boxes that meet ``view``; add those that meet
+    ``seen`` (the whole view; default ``view``) and are big enough on screen
+    for a label to ``big``. Returns how many were drawn."""
     mask = _visible(layer.boxes, view)
     count = int(mask.sum())
-    if not count:
-        return 0
-    idx = np.flatnonzero(mask)
-    rects = layer.rects if count == len(layer.rects) else [layer.rects[i] for i in idx]
-    for pen in layer.thin if count > DENSE_BOXES else layer.pens:
-        painter.setPen(pen)
-        painter.drawRects(rects)
+    if count:
+        idx = np.flatnonzero(mask)
+        rects = layer.rects if count == len(layer.rects) else [layer.rects[i] for i in idx]
+        for pen in layer.thin if count > DENSE_BOXES else layer.pens:
+            painter.setPen(pen)
+            painter.drawRects(rects)
+    idx = np.flatnonzero(_visible(layer.boxes, seen or view))
     b = layer.boxes[idx]
     ok = ((b[:, 3] - b[:, 1]) * scale >= LABEL_MIN_BOX_PX) & ((b[:, 2] - b[:, 0]) * scale >= LABEL_MIN_WIDTH_PX)
     big.extend(layer.shapes[i] for i in idx[ok])
@@ -85,12 +94,19 @@ def paint_overlay(
     preview: Sequence[Shape] = (),
     model_labels: str = "on",
     hovered: Optional[Shape] = None,
+    tags: str = "all",
+    hovered_card: Optional[int] = None,
+    placer: Optional[Placer] = None,
+    bounds: Optional[QRectF] = None,
 ) -> int:
     """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
     (screen px per image px). Model-card labels (``model_labels``, one of
     LABEL_MODES): 'on' every one that fits outside its box, 'hover' only
-    the ``hovered`` model box's, 'off' none. Returns the number of boxes
-    painted."""
+    the ``hovered`` model box's, 'off' none. Finding and card tags
+    (``tags``, one of TAG_MODES; ``hovered_card``: the ground-truth card
+    under the mouse). Tags are placed by ``placer`` (default
+    tags.place_tags, every call) inside the device and ``bounds`` (scene
+    rect; None: the device only). Returns the number of boxes painted."""
     o = prepared.overlay
     m = 4.0 / max(scale, 1e-6)  # pen width; labels are culled on screen
     view = (exposed.left() - m, exposed.top() - m, exposed.right() + m, exposed.bottom() + m)
@@ -115,14 +131,19 @@ def paint_overlay(
         painter.setPen(_pen(s.color, 1.5 if s.rejected else (3.5 if s.selected else 2.5), s.style))
         painter.drawRect(r)
         drawn += 1
-    labels.extend(s for s, _ in prepared.findings)
+    labels.extend(_shown_findings(prepared, tags, hovered_card, hovered))
     budget = LABEL_BUDGET - len(labels)
+    device = painter.device()
+    whole = painter.worldTransform().inverted()[0].mapRect(QRectF(0, 0, device.width(), device.height()))
+    seen = (whole.left(), whole.top(), whole.right(), whole.bottom())  # tags are chosen over the whole view
     for kind in ("predicted", "cards", "annotators"):  # cards on top
         big: list[Shape] = []
         for layer in prepared.layers[kind]:
-            drawn += _draw_layer(painter, layer, view, scale, big)
+            drawn += _draw_layer(painter, layer, view, scale, big, seen)
         if kind == "predicted" and model_labels != "on":
             continue
+        if kind == "cards" and tags != "all":
+            big = [c for c in big if c.selected or (hovered_card is not None and c.card_id == hovered_card)]
         if len(big) <= budget:  # all of a kind or none: no arbitrary half
             labels.extend(big)
             budget -= len(big)
@@ -137,9 +158,42 @@ def paint_overlay(
     painter.setRenderHint(QPainter.Antialiasing, True)
     if o.handles:
         _paint_handles(painter, transform, o.selected_cards())
-    _paint_labels(painter, transform, prepared, labels, scale)
+    area = QRectF(0, 0, device.width(), device.height())
+    if bounds is not None:
+        area = area.intersected(transform.mapRect(bounds))
+    photo = transform.mapRect(QRectF(0, 0, o.width, o.height))
+    paint_tags(painter, prepared, (placer or place_tags)(prepared, labels, transform, area, photo))
     painter.restore()
     return drawn
+
+
+def _shown_findings(
+    prepared: Prepared, tags: str, hovered_card: Optional[int], hovered: Optional[Shape]
+) -> list[Shape]:
+    """The finding shapes whose tags show (TAG_MODES): all, or the selected
+    ones, their NEIGHBOURS nearest and those of the hovered card or model box."""
+    shapes = [s for s, _ in prepared.findings]
+    chosen = [s for s in shapes if s.selected]
+    if tags == "all" or not chosen:
+        return shapes
+
+    def centre(s: Shape) -> tuple[float, float]:
+        return ((s.rect[0] + s.rect[2]) / 2, (s.rect[1] + s.rect[3]) / 2)
+
+    def near(s: Shape) -> float:
+        x, y = centre(s)
+        return min((x - cx) ** 2 + (y - cy) ** 2 for cx, cy in map(centre, chosen))
+
+    others = sorted((s for s in shapes if not s.selected), key=near)
+    shown = chosen + others[:NEIGHBOURS]
+    hovered_model = hovered.model_index if hovered is not None else None
+    shown += [
+        s
+        for s in others[NEIGHBOURS:]
+        if (hovered_card is not None and s.card_id == hovered_card)
+        or (hovered_model is not None and s.card_id is None and s.model_index == hovered_model)
+    ]
+    return shown
 
 
 def _paint_differences(painter: QPainter, shapes: Sequence[Shape], scale: float) -> int:
@@ -199,6 +253,11 @@ class OverlayItem(QGraphicsItem):
         self.paints = 0
         self.model_labels = LABEL_MODES[0]  # see paint_overlay
         self.hovered: Optional[Shape] = None  # the model box under the mouse
+        self.tags = TAG_MODES[0]  # see paint_overlay
+        self.hovered_card: Optional[int] = None  # the ground-truth card under the mouse
+        self.placed: list[PlacedTag] = []  # the tags of the last placement (screen px)
+        self.placements = 0  # how many times tags were placed (once per overlay model and view)
+        self._placed_key: Optional[tuple] = None
 
     def set_rect(self, rect: QRectF) -> None:
         """The area overlays may cover (the photo, grown for labels)."""
@@ -224,5 +283,34 @@ class OverlayItem(QGraphicsItem):
         prepared = self.prepared()
         _, preview = self._source()
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
-        paint_overlay(painter, prepared, option.exposedRect, scale, preview, self.model_labels, self.hovered)
+        paint_overlay(
+            painter,
+            prepared,
+            option.exposedRect,
+            scale,
+            preview,
+            self.model_labels,
+            self.hovered,
+            self.tags,
+            self.hovered_card,
+            self._place,
+            self._rect,
+        )
         self.paints += 1
+
+    def _place(
+        self, prepared: Prepared, labels: Sequence[Shape], transform: QTransform, area: QRectF, photo: QRectF
+    ) -> list[PlacedTag]:
+        """tags.place_tags, computed again only when the overlay model, the
+        tags asked for or the view (transform, size) changed."""
+        key = (
+            id(prepared),
+            tuple(labels),
+            tuple(round(v, 3) for v in (transform.m11(), transform.m22(), transform.dx(), transform.dy())),
+            (area.x(), area.y(), area.width(), area.height()),
+        )
+        if key != self._placed_key:
+            self.placed = place_tags(prepared, labels, transform, area, photo)
+            self._placed_key = key
+            self.placements += 1
+        return self.placed

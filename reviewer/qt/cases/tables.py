@@ -37,7 +37,8 @@ class CaseTable(QTableWidget):
 
     def fit_columns(self) -> None:
         """Each column as wide as its content (header included) when they
-        all fit; else the widest ones narrowed to one width so they do."""
+        all fit; else the widest ones narrowed to one width so they do,
+        never below their header's width (the table then scrolls)."""
         n = self.columnCount()
         if not n:
             return
@@ -45,7 +46,7 @@ class CaseTable(QTableWidget):
         want = [max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) + 4 for c in range(n)]
         header.setStretchLastSection(False)  # else the last keeps the width it was stretched to
         for c, width in enumerate(fit_widths(want, self.viewport().width())):
-            header.resizeSection(c, width)
+            header.resizeSection(c, max(width, header.sectionSizeHint(c)))
         header.setStretchLastSection(True)  # over what is left
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API

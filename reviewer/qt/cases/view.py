@@ -63,6 +63,7 @@ class CaseView(QWidget):
         self._outcomes: tuple[str, list[dict]] = ("[]", [])  # the stored outcomes read last, parsed
         self._user_sized = False  # the user moved the splitter between the texts and the tables
         self.title = _heading("no test case")
+        self.title.setWordWrap(True)  # the whole title, on two lines when narrow
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.query = plain_label(selectable=True)
         self.expected = QPlainTextEdit()
@@ -72,6 +73,7 @@ class CaseView(QWidget):
         self.answer = CaseAnswer()
         self.highlighter = self.answer.highlighter
         self.checks_title = _heading("checks")
+        self.checks_title.setWordWrap(True)
         self.checks = table_widget(CHECK_COLUMNS)
         self.scores = table_widget(SCORE_COLUMNS)
         self.texts = QSplitter(Qt.Orientation.Horizontal)  # the case | the answer

@@ -113,6 +113,7 @@ class VerdictCard(QFrame):
         border = f"3px solid {JUDGE_COLOUR}" if on else "1px solid palette(mid)"
         self.setStyleSheet(f"QFrame#verdictCard {{ border: {border}; border-radius: 4px; }}")
         self.title.setText(("▶ " if on else "") + self.name)
+        self.title.setToolTip("▶: the judge Enter would accept (Left / Right frame another)" if on else "")
 
     def mark(self, dimension: str, differs: bool) -> None:
         """Show which dimension is current and whether its value differs."""
@@ -124,12 +125,17 @@ class VerdictCard(QFrame):
             value = show_value(said(self.verdict, dim), self.verdict.scale) if gives(self.verdict, dim) else "—"
             if current and differs:
                 label.setText(f"{DIFFER_MARK} {value}")
+                label.setToolTip(
+                    f"{DIFFER_MARK}: {self.name}'s {dim} ({value}) differs from the other judges' values; "
+                    "a disagreement to settle, not a broken rubric rule (the ? sheet lists every badge)"
+                )
                 label.setStyleSheet(
                     f"QLabel#value {{ background: {DIFFER_BACKGROUND}; color: black; "
                     "font-weight: bold; border: 1px solid #E69F00; padding: 1px 4px; }"
                 )
             else:
                 label.setText(value)
+                label.setToolTip("")
                 label.setStyleSheet("QLabel#value { font-weight: bold; padding: 1px 4px; }" if current else "")
 
 
@@ -185,6 +191,12 @@ class VerdictColumns(QScrollArea):
         ]
 
 
-def scale_text(scale: Optional[Scale]) -> str:
-    """The scale's name for the decision line ('1-5', 'winner', ...)."""
-    return scale.value if scale else "?"
+def scale_text(scale: Optional[Scale], values: Sequence[object] = ()) -> str:
+    """The scale's name for the decision line ('1-5', 'winner', ...);
+    'yes/no' for a boolean dimension (a flag such as safety_flag, whose
+    ``values`` are true or false), '?' when nothing tells."""
+    if scale is not None:
+        return scale.value
+    if values and all(isinstance(v, bool) or str(v).lower() in ("true", "false") for v in values):
+        return "yes/no"
+    return "?"

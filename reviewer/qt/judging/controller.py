@@ -44,6 +44,7 @@ from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.judging import gt_sides
 from reviewer.qt.judging.bar import DecisionBar
 from reviewer.qt.judging.common import gives, is_flag, said, scale_of, show_value
+from reviewer.qt.judging.compare import scale_text
 from reviewer.qt.judging.queue import DisputeQueue
 from reviewer.qt.judging.screen import DisputeScreen
 from reviewer.qt.panels.shortcuts import close_sheets
@@ -90,6 +91,12 @@ class AdjudicationController(QObject):
         dim = self.dimension()
         return scale_of(self.screen.verdicts, dim) if dim else None
 
+    def _scale_text(self, dim: str, scale: Optional[Scale]) -> str:
+        """compare.scale_text of the current dimension, from what the judges said."""
+        if scale is None and is_flag(self.screen.verdicts, dim):
+            return "yes/no"
+        return scale_text(scale, [said(v, dim) for v in self.screen.verdicts if gives(v, dim)])
+
     def _scoring(self) -> list[int]:
         dim = self.dimension()
         return [n for n, v in enumerate(self.screen.verdicts) if dim is not None and gives(v, dim)]
@@ -108,7 +115,7 @@ class AdjudicationController(QObject):
             return
         adj = next((a for a in self.session.adjudications() if (a.subject, a.dimension) == (d.subject, dim)), None)
         where = (
-            (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, scale {scale.value if scale else '?'})")
+            (f"Deciding {dim} ({self.dim_index + 1} of {len(self.screen.dims)}, scale {self._scale_text(dim, scale)})")
             if self.screen.difference is None
             else f"Deciding {dim}"
         )

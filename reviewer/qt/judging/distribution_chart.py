@@ -45,14 +45,14 @@ def draw_distribution(
     judge = QBarSet(html.escape(d.judge))
     judge.setColor(QColor(JUDGE_COLOUR))
     shares = d.shares
-    judge.append([100 * shares[s] for s in SCORES])
+    judge.append([round(100 * shares[s]) for s in SCORES])  # whole percents: a label never spills past the axis
     series = QBarSeries()
     series.append(judge)
     bar_sets = [judge]
     if expected is not None:
         exp = QBarSet("expected")
         exp.setColor(QColor(EXPECTED_COLOUR))
-        exp.append([100 * expected.get(s, 0.0) for s in SCORES])
+        exp.append([round(100 * expected.get(s, 0.0)) for s in SCORES])
         series.append(exp)
         bar_sets.append(exp)
     series.setLabelsVisible(True)

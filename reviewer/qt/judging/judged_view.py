@@ -57,6 +57,11 @@ def _scores(scores: dict) -> str:
     return ", ".join(f"{k}: {v}" for k, v in scores.items()) if scores else "-"
 
 
+#: The most of the view's height the input and the verdicts take (``JudgedView.fit``).
+INPUT_SHARE = 0.3
+VERDICT_SHARE = 0.45
+
+
 class JudgedView(QWidget):
     """Input, output beside ground truth, and the run's verdicts."""
 
@@ -65,6 +70,7 @@ class JudgedView(QWidget):
         self.session = session
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
         self.title.setStyleSheet("QLabel { font-size: 13pt; padding: 2px 4px; }")
         input_box, _, self.input_text = _pane("Input")
         output_box, self.output_label, self.output_text = _pane("Output")
@@ -90,6 +96,8 @@ class JudgedView(QWidget):
         self.splitter.addWidget(side)
         self.splitter.addWidget(self.verdicts)
         self.splitter.setSizes([220, 420, 180])
+        self._user_sized = False  # the reviewer moved the splitter: their sizes stay
+        self.splitter.splitterMoved.connect(self._moved)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.title)
@@ -129,6 +137,35 @@ class JudgedView(QWidget):
             self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
             self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")
         self._fill_verdicts(verdicts)
+        self.fit()
+
+    def _moved(self, *_args) -> None:
+        self._user_sized = True
+
+    def fit(self) -> None:
+        """Space to what holds content: the input as tall as its text (at
+        most INPUT_SHARE of the view), the verdicts as tall as their rows (at
+        most VERDICT_SHARE), the output(s) the rest; not once the reviewer
+        moved the splitter."""
+        total = self.splitter.height()
+        if self._user_sized or total <= 0:
+            return
+        text = self.input_text
+        lines = text.document().documentLayout().documentSize().height()
+        need_input = int(lines * text.fontMetrics().lineSpacing()) + 2 * text.frameWidth() + 40
+        table = self.verdicts
+        row = table.verticalHeader().defaultSectionSize()
+        body = sum(table.rowHeight(r) for r in range(table.rowCount())) or row
+        scroll = table.horizontalScrollBar().sizeHint().height()
+        need_verdicts = table.horizontalHeader().sizeHint().height() + body + 2 * table.frameWidth() + scroll
+        top = max(60, min(need_input, int(total * INPUT_SHARE)))
+        bottom = max(row * 2, min(need_verdicts, int(total * VERDICT_SHARE)))
+        self.splitter.setSizes([top, max(total - top - bottom, int(total * 0.25)), bottom])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Fit the panes to the new height."""
+        super().resizeEvent(event)
+        self.fit()
 
     def _show_other(self, run, verdicts: list) -> None:
         """A pairwise subject: the other answer of the run's pair beside it."""

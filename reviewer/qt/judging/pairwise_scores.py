@@ -13,8 +13,11 @@ so the figures are the report's), the position-swap consistency with the
 pairs it rests on and the accuracy against gold (both orders pooled when
 the judge used both), else the agreement with the human majority.
 
-Per judge and model: verdicts the model's answer was in (each answer order
-counts), wins, losses, ties and the win rate (wins / decided verdicts).
+Per judge and answering model: verdicts the model's answer was in (each
+answer order counts), wins, losses, ties and the win rate (wins / decided
+verdicts). Runs named only by their answer's position (LLMBar's output_1 and
+output_2: UNNAMED_MODELS) are no models; where no answering model is named
+the panel says "models not named".
 
 Recomputed on the session's project, verdict and adjudication signals,
 only while shown, once per burst (reviewer.qt.panels.live).
@@ -35,6 +38,7 @@ from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.storage import repo
+from reviewer.storage.importers.pairwise import UNNAMED_MODELS
 
 DIMENSION = "winner"
 JUDGE_HEADER = [
@@ -62,6 +66,7 @@ JUDGE_TIPS = [
     "accuracy against gold (both orders pooled), else agreement with the human majority (the report's)",
 ]
 MODEL_HEADER = ["judge", "model", "verdicts", "wins", "losses", "ties", "win rate"]
+UNNAMED = "models not named: the dataset names each answer only by its position (output_1, output_2)"
 NOTHING = "no pairwise verdicts: import a pairwise benchmark (PandaLM, LLMBar) or pairwise judge verdicts"
 
 
@@ -121,7 +126,8 @@ def pairwise_figures(
                 continue
             a, b = models.get(v.run_id, "?"), models.get(v.other_run_id, "?")
             for model, outcome in ((a, {"1": "win", "2": "loss"}), (b, {"2": "win", "1": "loss"})):
-                tally.setdefault(model, Counter())[outcome.get(str(winner), "tie")] += 1
+                if model not in UNNAMED_MODELS:
+                    tally.setdefault(model, Counter())[outcome.get(str(winner), "tie")] += 1
         for model in sorted(tally):
             t = tally[model]
             n = t["win"] + t["loss"] + t["tie"]
@@ -138,7 +144,8 @@ class PairwiseScoresPanel(QWidget):
         self.judge_table = FiguresTable()
         self.model_table = FiguresTable()
         self.note = plain_label()
-        split = QSplitter(Qt.Orientation.Vertical)
+        self.models_note = plain_label(UNNAMED)
+        split = QSplitter(Qt.Orientation.Horizontal)  # side by side: each table keeps the dock's height for rows
         split.setChildrenCollapsible(False)
         for title, table in (
             ("Pairwise judges", self.judge_table),
@@ -149,7 +156,12 @@ class PairwiseScoresPanel(QWidget):
             lay.setContentsMargins(0, 0, 0, 0)
             lay.addWidget(plain_label(title, bold=True))
             lay.addWidget(table, 1)
+            if table is self.model_table:
+                lay.addWidget(self.models_note)
+                lay.addStretch(0)
             split.addWidget(box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         self.split = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -174,6 +186,11 @@ class PairwiseScoresPanel(QWidget):
             judges, models = pairwise_figures(vs, agreement_rows(vs, self.session.adjudications()), names)
         self.judge_table.set_rows(JUDGE_HEADER, judges, JUDGE_TIPS)
         self.model_table.set_rows(MODEL_HEADER, models)
+        self.model_table.setVisible(bool(models))
+        self.models_note.setVisible(bool(judges) and not models)
+        self.models_note.setAlignment(Qt.AlignmentFlag.AlignTop)
+        whole = max(self.split.width(), 2)
+        self.split.setSizes([whole * 3 // 4, whole // 4] if judges and not models else [whole * 3 // 5, whole * 2 // 5])
         self.split.setVisible(bool(judges))
         self.note.setText("" if judges else NOTHING)
         self.note.setVisible(not judges)

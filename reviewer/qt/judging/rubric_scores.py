@@ -90,7 +90,7 @@ class RubricScoresPanel(QWidget):
         self.chart.setMargins(QMargins(4, 4, 4, 4))
         self.chart_view = QChartView(self.chart)
         self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self.chart_view.setMinimumSize(240, 260)
+        self.chart_view.setMinimumSize(240, 210)
         self.note = plain_label()
         self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
@@ -111,15 +111,22 @@ class RubricScoresPanel(QWidget):
         )
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """The chart beside the table when the panel is WIDE, else below it."""
+        """The chart beside the table when the dock's visible part is WIDE
+        or wider than tall (a short dock below the chart would cut its
+        axes), else below it. The visible part, not the panel: inside the
+        dock's scroll area the panel is never shorter than its minimum."""
         super().resizeEvent(event)
-        orientation = Qt.Orientation.Horizontal if self.width() >= WIDE else Qt.Orientation.Vertical
+        seen = self.parentWidget() or self  # the scroll area's viewport
+        width, height = seen.width(), seen.height()
+        beside = width >= WIDE or width >= 1.5 * height
+        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
         if orientation != self.split.orientation():
             self.split.setOrientation(orientation)
             whole = self.width() if orientation == Qt.Orientation.Horizontal else self.height()
             self.split.setSizes(
                 [whole * 3 // 5, whole * 2 // 5] if orientation == Qt.Orientation.Horizontal else [whole // 2] * 2
             )
+            self.updateGeometry()
 
     def refresh(self) -> None:
         """Compute the distributions from the session's rubric verdicts and show them

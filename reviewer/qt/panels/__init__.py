@@ -21,7 +21,8 @@ import html
 import importlib
 from typing import Any, Optional
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QToolTip
 
 from reviewer.qt.text import block
 
@@ -180,6 +181,34 @@ def plain_tooltip(text: Optional[str]) -> Optional[str]:
         return None
     body = html.escape(block(text), quote=False).replace("\n", "<br>")
     return f"<p style='white-space:pre-wrap'>{body}</p>"
+
+
+class WholeOnHover(QStyledItemDelegate):
+    """The default cell delegate, and a cell whose text its column cuts
+    shows the whole text on hover (plain, plain_tooltip) when its model
+    gives no tooltip of its own (docs/window.md: wide text columns show the
+    whole text on hover)."""
+
+    def helpEvent(self, event, view, option, index) -> bool:  # noqa: N802 (Qt name)
+        """A tooltip event over a cut cell without a tooltip: show its whole text."""
+        if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
+            if not index.data(Qt.ItemDataRole.ToolTipRole):
+                text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+                if text and view.fontMetrics().horizontalAdvance(text) + 8 > view.visualRect(index).width():
+                    QToolTip.showText(event.globalPos(), plain_tooltip(text) or "", view)
+                    return True
+        return super().helpEvent(event, view, option, index)
+
+
+def whole_on_hover(root: QObject) -> int:
+    """Give every item view under ``root`` that uses the default delegate a
+    WholeOnHover; returns how many got one."""
+    count = 0
+    for view in root.findChildren(QAbstractItemView):
+        if type(view.itemDelegate()) is QStyledItemDelegate:
+            view.setItemDelegate(WholeOnHover(view))
+            count += 1
+    return count
 
 
 def __getattr__(name: str) -> Any:

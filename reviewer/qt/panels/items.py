@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.workflows import Workflow, first_words
+from reviewer.core.workflows import Workflow, distinct_titles, first_words
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.storage.images import SWAPS
@@ -49,12 +49,20 @@ THUMB = QSize(72, 54)
 FILTERS = [
     ("all", lambda s: True),
     ("needs ground truth", lambda s: s.cards == 0 or s.to_transcribe > 0),
-    ("needs review", lambda s: s.reviewed < s.runs),
+    ("needs review", lambda s: s.reviewed + s.no_findings < s.runs),
 ]
 
 
 def _runs(status: ItemStatus) -> str:
-    return f"{status.reviewed}/{status.runs} runs reviewed" if status.runs else "no runs"
+    """'3/5 runs reviewed' (runs with findings, every one decided), '· 2 without
+    findings' beside; '4 runs, no findings'; 'no runs'."""
+    if not status.runs:
+        return "no runs"
+    with_findings = status.runs - status.no_findings
+    if not with_findings:
+        return f"{_plural(status.runs, 'run')}, no findings"
+    none = f" · {status.no_findings} without findings" if status.no_findings else ""
+    return f"{status.reviewed}/{with_findings} runs reviewed{none}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -64,17 +72,21 @@ def _plural(n: int, word: str) -> str:
 def status_line(status: ItemStatus) -> str:
     """The item's second line, in its workflow's words: 'GT 10 cards · 3/6
     runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs', 'GT 12
-    golden spans · 1/3 runs reviewed', 'test case · 2 runs',
-    'ground-truth file · 4 runs', 'GT 3 human verdicts · 2 runs', or
-    'no ground truth · 6 runs'."""
+    golden spans · 1/3 runs reviewed', 'test case · 2 runs, no findings',
+    'ground-truth file · ...' (a judged output's Failter file), 'GT gold label
+    · ...' (a pairwise benchmark's label), 'GT 3 human verdicts · ...', or
+    'no ground truth · 6 runs' (a pairwise item's judge references are no
+    ground truth)."""
     w = status.workflow
     if w == Workflow.CASE:
         return f"test case · {_runs(status)}"
     if w == Workflow.SPANS and status.golden_spans:
         return f"GT {_plural(status.golden_spans, 'golden span')} · {_runs(status)}"
-    if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.references:
+    if w == Workflow.JUDGED and status.references:  # a Failter experiment's ground-truth file
         return f"ground-truth file · {_runs(status)}"
     if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.human_verdicts:
+        if status.gold_labels == status.human_verdicts:
+            return f"GT {'gold label' if status.gold_labels == 1 else _plural(status.gold_labels, 'gold label')} · {_runs(status)}"
         return f"GT {_plural(status.human_verdicts, 'human verdict')} · {_runs(status)}"
     if status.cards == 0:
         return f"no ground truth · {_plural(status.runs, 'run')}" if status.runs else "no ground truth"
@@ -83,9 +95,19 @@ def status_line(status: ItemStatus) -> str:
     return f"GT {_plural(status.cards, 'card')}{todo} · {_runs(status)}"
 
 
+def titles(rows: list[ItemStatus]) -> dict[int, str]:
+    """{item id: title} of the text items among ``rows``: their id, then
+    the words that tell them from their siblings (core.workflows.distinct_titles),
+    computed once per reload so the list answers each row in O(1)."""
+    texts = [st.item for st in rows if st.item.kind == "text" and st.item.id is not None]
+    named = distinct_titles([(item.name, item.text) for item in texts])
+    return {item.id: title for item, title in zip(texts, named) if item.id is not None}
+
+
 def item_title(status: ItemStatus) -> str:
-    """How an item is listed: a text item by its text's first words (its
-    id on hover), a photo by its name."""
+    """How an item is listed when alone: a text item by its text's first
+    words (its id on hover), a photo by its name. In the list, text items
+    are titled together (``titles``)."""
     item = status.item
     if item.kind == "text":
         return first_words(item.text, item.name)
@@ -133,6 +155,7 @@ class ItemsModel(QAbstractListModel):
         self.session = session
         self.rows: list[ItemStatus] = []
         self.row_by_id: dict[int, int] = {}
+        self.titles: dict[int, str] = {}  # text items' titles, by item id (``titles``)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(2)
         self._bridge = _Bridge()  # no parent: lives while jobs hold it
@@ -159,6 +182,7 @@ class ItemsModel(QAbstractListModel):
         self.beginResetModel()
         self.rows = self.session.items()
         self.row_by_id = {st.item.id: k for k, st in enumerate(self.rows)}
+        self.titles = titles(self.rows)
         self.endResetModel()
 
     def changed(self, item_ids) -> None:
@@ -182,7 +206,8 @@ class ItemsModel(QAbstractListModel):
         status = self.rows[index.row()]
         if role == Qt.DisplayRole:
             note = "⚠ " if status.item.image_note else ""
-            return f"{note}{cell(item_title(status))}\n{status_line(status)}"
+            title = self.titles.get(status.item.id or -1) or item_title(status)
+            return f"{note}{cell(title)}\n{status_line(status)}"
         if role == Qt.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:

@@ -192,6 +192,8 @@ class RunsPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.Stretch)  # prompt and model share what is left
         header.setHighlightSections(False)
         metrics = self.view.fontMetrics()
+        # prompt and model never narrower than their header (a narrow dock scrolls instead)
+        header.setMinimumSectionSize(max(metrics.horizontalAdvance(COLUMNS[c]) for c in (0, 1)) + 18)
         sample = {2: "rep", 3: "100% → 100%", 4: "100% → 100%", 5: "10 → 10", 6: "repaired", 7: "10/10"}
         for column, text in sample.items():
             self.view.setColumnWidth(

@@ -22,12 +22,23 @@ from PySide6.QtWidgets import (
 )
 
 #: (keys, action) for every key of the review window, grouped by area.
+#: Every badge the window draws beside a value or a name, and what it means
+#: (each also says so in its tooltip).
+BADGES = {
+    "≠": "adjudication: this judge's value of the current dimension differs from the other judges' "
+    "(a disagreement to settle; it says nothing of a rubric rule)",
+    "▶": "adjudication: the judge Enter would accept (Left / Right frame another)",
+    "⚠": "a warning: an inflated score distribution, or a photo truncated or too large to decode",
+}
+
+
 SHORTCUTS: list[tuple[str, str]] = [
     ("Wheel, + / -", "zoom the photo"),
     ("F", "fit the photo to the window"),
     ("Ctrl+1", "actual size (1:1)"),
     ("Space+drag, middle-drag", "pan the photo"),
     ("L", "model-card labels: on / on hover / off"),
+    ("Shift+L", "finding tags: the selected finding and its neighbours (the others on hover) / all"),
     ("P", "pile tool: draw a pile region"),
     ("C", "card tool: draw a card box"),
     (
@@ -52,7 +63,10 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("R", "type a reason for the findings just rejected (Enter saves, Esc leaves none)"),
     ("Shift+Y / Shift+N", "confirm / reject every undecided finding of the selected code in the run"),
     ("Ctrl+Shift+Y / Ctrl+Shift+N", "confirm / reject every undecided finding of the run"),
-    ("1-6", "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL"),
+    (
+        "1-6",
+        "reclassify as OCR, MISS, SPATIAL, HALLUC, FORMAT, PARTIAL (a paired card: OCR, PARTIAL, SPATIAL; a MISS, HALLUC or FORMAT: Y or N only)",
+    ),
     ("A", "add a finding the classifier missed"),
     ("T / Shift+T", "next / previous card to transcribe (a box without text): type its text, Enter"),
     ("Ctrl+F, Esc", "search items, runs and disputes; Esc clears"),
@@ -60,6 +74,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("Ctrl+I", "import a file or a folder (model name typed inline)"),
     ("Ctrl+B", "blind adjudication: hide model names"),
     ("?", "this sheet (Esc closes it)"),
+    *[(f"badge {mark}", meaning) for mark, meaning in BADGES.items()],
 ]
 
 
@@ -70,6 +85,7 @@ CARD_KEYS = {
     "Ctrl+1",
     "Space+drag, middle-drag",
     "L",
+    "Shift+L",
     "P",
     "C",
     "Enter, Up / Down, typing",

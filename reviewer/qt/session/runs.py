@@ -59,6 +59,10 @@ class ItemStatus:
     references: int = 0
     #: people's verdicts on its runs (a gold label, annotators)
     human_verdicts: int = 0
+    #: of those, the gold labels (the judge 'gold''s verdicts)
+    gold_labels: int = 0
+    #: runs without any finding (nothing to decide: never counted as reviewed)
+    no_findings: int = 0
 
 
 class RunCache:
@@ -121,7 +125,7 @@ class RunCache:
                 0,
                 blank.get(iid, 0),
                 flows.get(iid, Workflow.CARDS),
-                *truth.get(iid, (0, 0, 0)),
+                *truth.get(iid, (0, 0, 0, 0)),
             )
             for item in self._items
             for iid in [item.id or 0]  # ids are read from the database
@@ -129,7 +133,7 @@ class RunCache:
         self._status_by_id = {st.item.id: st for st in self._statuses}
         for st in self._statuses:
             c = self._counts.get(st.item.id)
-            st.runs, st.reviewed = (c.runs, c.reviewed) if c else (0, 0)
+            st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
         self.ensure_item(item_id)
 
     def forget_previewed(self) -> None:
@@ -247,13 +251,15 @@ class RunCache:
         return self._order
 
     def progress(self) -> dict[str, int]:
-        """Findings, decided findings, runs and reviewed runs of the project."""
+        """Findings, decided findings, runs, reviewed runs (runs with
+        findings, none still proposed) and runs without findings of the project."""
         counts = self._counts.values()
         return {
             "findings": sum(c.findings for c in counts),
             "decided": sum(c.decided for c in counts),
             "runs": sum(c.runs for c in counts),
             "runs_reviewed": sum(c.reviewed for c in counts),
+            "runs_no_findings": sum(c.no_findings for c in counts),
         }
 
     # -- changes ------------------------------------------------------------------------------
@@ -352,7 +358,7 @@ class RunCache:
         self._counts[item_id] = counts
         st = self._status_by_id.get(item_id)
         if st is not None:
-            st.runs, st.reviewed = counts.runs, counts.reviewed
+            st.runs, st.reviewed, st.no_findings = counts.runs, counts.reviewed, counts.no_findings
 
     # -- T-P1 rows ----------------------------------------------------------------------------
     def score_rows(self) -> Optional[list[Row]]:

@@ -242,7 +242,7 @@ class Session(QObject):
 
     def progress(self) -> dict[str, int]:
         """Review progress of the project: findings, decided findings, runs,
-        and runs reviewed (every finding decided, or none to decide)."""
+        runs reviewed (with findings, every one decided) and runs without findings."""
         return self.cache.progress()
 
     def run_lines(self) -> list[overview.RunLine]:

@@ -210,6 +210,7 @@ class SpanPane(QWidget):
         mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         self.header = QLabel()
         self.header.setTextFormat(Qt.PlainText)
+        self.header.setWordWrap(True)
         self.prompt_view = QPlainTextEdit()
         self.prompt_view.setReadOnly(True)
         self.prompt_view.setMaximumHeight(48)
@@ -326,7 +327,12 @@ class SpanPane(QWidget):
         if item is None or start == end:
             return
         self.last_role = role
-        if self.session.execute(AddGoldenSpan(item.id, self.labelled, start, end, role)):
+        try:
+            command = AddGoldenSpan(item.id, self.labelled, start, end, role)
+        except ValueError as exc:
+            self.session.message.emit(str(exc))
+            return
+        if self.session.execute(command):
             cursor = self.view.textCursor()
             cursor.setPosition(end)
             self.view.setTextCursor(cursor)

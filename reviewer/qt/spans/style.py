@@ -57,14 +57,14 @@ class SpanLegend(QWidget):
         top.addStretch(1)
         for sec, color in SECTION_COLORS.items():
             bottom.addWidget(self._chip(sec, color, stripe=True))
-        bottom.addSpacing(8)
         note = QLabel(
             "tint: model span · thick line: golden span · wavy: judge finding (red proposed, "
             "green confirmed, grey rejected)"
         )
         note.setTextFormat(Qt.PlainText)
-        bottom.addWidget(note)
+        note.setWordWrap(True)
         bottom.addStretch(1)
+        column.addWidget(note)  # its own line: a narrow pane wraps it without stretching the chips
 
     @staticmethod
     def _chip(text: str, color: str, stripe: bool = False) -> QLabel:
@@ -77,6 +77,7 @@ class SpanLegend(QWidget):
             f"QLabel {{ {border} padding: 0 3px; background: rgba({tint.red()},{tint.green()},"
             f"{tint.blue()},{30 if stripe else tint.alpha()}); }}"
         )
+        label.setMinimumWidth(label.sizeHint().width())  # a chip is never cut
         return label
 
 

@@ -24,9 +24,10 @@ class ReviewCounts:
     """Review progress of one item's scored runs."""
 
     runs: int = 0
-    reviewed: int = 0  # runs with no proposed finding (all decided, or none)
+    reviewed: int = 0  # runs with a decision: findings, none of them still proposed
     findings: int = 0
     decided: int = 0
+    no_findings: int = 0  # runs without any finding (nothing to decide: not counted as reviewed)
 
     @classmethod
     def of(cls, runs: Iterable[ScoredRun]) -> "ReviewCounts":
@@ -35,7 +36,8 @@ class ReviewCounts:
         for r in runs:
             out.runs += 1
             open_ = sum(f.status.value == "proposed" for f in r.findings)
-            out.reviewed += open_ == 0
+            out.reviewed += bool(r.findings) and open_ == 0
+            out.no_findings += not r.findings
             out.findings += len(r.findings)
             out.decided += len(r.findings) - open_
         return out
@@ -69,8 +71,9 @@ def review_counts(project: Project, item_ids: Optional[list[int]] = None) -> dic
     if item_ids is not None:
         where, params = f" WHERE r.item_id IN ({','.join('?' * len(item_ids))})", list(item_ids)
     sql = (
-        "SELECT r.item_id, count(*), sum(coalesce(f.open, 0) = 0), sum(coalesce(f.total, 0)), "
-        "sum(coalesce(f.total, 0) - coalesce(f.open, 0)) FROM runs r JOIN run_scores s ON s.run_id = r.id "
+        "SELECT r.item_id, count(*), sum(coalesce(f.total, 0) > 0 AND coalesce(f.open, 0) = 0), "
+        "sum(coalesce(f.total, 0)), sum(coalesce(f.total, 0) - coalesce(f.open, 0)), sum(coalesce(f.total, 0) = 0) "
+        "FROM runs r JOIN run_scores s ON s.run_id = r.id "
         "LEFT JOIN (SELECT run_id, count(*) AS total, sum(status = 'proposed') AS open FROM findings "
         "GROUP BY run_id) f ON f.run_id = r.id" + where + " GROUP BY r.item_id"
     )
@@ -195,7 +198,8 @@ def counts_of_lines(lines: Iterable[RunLine]) -> ReviewCounts:
     out = ReviewCounts()
     for line in lines:
         out.runs += 1
-        out.reviewed += line.open == 0
+        out.reviewed += line.findings > 0 and line.open == 0
+        out.no_findings += line.findings == 0
         out.findings += line.findings
         out.decided += line.findings - line.open
     return out

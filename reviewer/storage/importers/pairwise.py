@@ -68,6 +68,10 @@ PANDALM_PROMPT = "pandalm-testset"
 PANDALM_ANNOTATORS = ("annotator1", "annotator2", "annotator3")
 LLMBAR_PROMPT = "llmbar"
 LLMBAR_MODELS = ("output_1", "output_2")
+#: Run "models" that only name an answer's position, where the dataset names
+#: no answering model (LLMBar; a PandaLM record without a usable cmp_key):
+#: never shown as models in win rates.
+UNNAMED_MODELS = frozenset({*LLMBAR_MODELS, "response1", "response2"})
 _LLMBAR_RESULT = re.compile(r"^result_(?P<judge>[^_]+)_(?P<strategy>.+)\.json$")
 
 

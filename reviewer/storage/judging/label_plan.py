@@ -30,7 +30,7 @@ from reviewer.core.judging.active_order import draw_active
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
 from reviewer.core.judging.disputes import primary_verdicts, value_of
 from reviewer.core.judging.people import human_ratings
-from reviewer.core.judging.rubrics import rubric_text
+from reviewer.core.judging.rubrics import rubric_for
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.storage.db import Project
@@ -136,7 +136,7 @@ def label_plan(
         reviewer=reviewer,
         scale=scale,
         rubric_version=latest.prompt_version,
-        rubric=rubric_text(latest.prompt_version) or f"Score '{dimension}' on the {scale.value} scale.",
+        rubric=rubric_for(latest.prompt_version, dimension, scale.value),
         further=_further(budgets),
         order=pending + [e.subject for e in todo],
         queue_size=len(entries),
