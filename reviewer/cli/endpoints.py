@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from pathlib import Path
 from typing import Optional
@@ -25,15 +26,35 @@ from reviewer.cli.common import (
 
 
 # -- asking models and judges (docs/runner.md) ----------------------------------------------
+#: The numeric options of batch files, declared in one place: hours a batch holds its requests.
+BATCH_EXPIRES_H = click.FloatRange(min=0.01, max=24.0 * 366)
+
+
 def _endpoint_options(func, fail_on=FAIL_ON):
     """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
     options = [
         click.option(
             "--endpoint",
-            required=True,
             metavar="URL",
             help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
-            "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1).",
+            "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1). "
+            "Required unless --batch-out.",
+        ),
+        click.option(
+            "--batch-out",
+            type=click.Path(dir_okay=False, path_type=Path),
+            metavar="FILE.jsonl",
+            help="Send nothing: write every request in the OpenAI Batch format to FILE.jsonl (split at "
+            "50,000 lines or 200 MB: FILE-1.jsonl, FILE-2.jsonl...), held for the batch until --batch-expires; "
+            "'reviewer import' reads the batch's output back.",
+        ),
+        click.option(
+            "--batch-expires",
+            type=BATCH_EXPIRES_H,
+            default=48.0,
+            show_default=True,
+            metavar="HOURS",
+            help="With --batch-out: hours a batch holds its requests (live runs skip them until then).",
         ),
         click.option(
             "--api-key-env",
@@ -114,14 +135,29 @@ class _bounded(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float, max_response_mb: float):
+def _settings(
+    endpoint: Optional[str],
+    api_key_env: str,
+    concurrency: int,
+    retries: int,
+    timeout: float,
+    max_response_mb: float,
+    batch_out: Optional[Path] = None,
+):
+    """The endpoint's settings; with ``batch_out`` and no endpoint, the
+    answers' endpoint is 'batch:<file name>' (nothing is sent)."""
     from reviewer.clients.chat import EndpointError, check_endpoint
     from reviewer.pipeline.execute import Settings
 
-    try:
-        base = check_endpoint(endpoint)
-    except EndpointError as exc:
-        raise click.ClickException(f"--endpoint: {exc}") from None
+    if endpoint is None:
+        if batch_out is None:
+            raise click.UsageError("give --endpoint URL (or --batch-out FILE.jsonl to write the requests)")
+        base = f"batch:{batch_out.name}"
+    else:
+        try:
+            base = check_endpoint(endpoint)
+        except EndpointError as exc:
+            raise click.ClickException(f"--endpoint: {exc}") from None
     return Settings(
         endpoint=base,
         key_env=api_key_env,
@@ -130,6 +166,25 @@ def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, t
         timeout=timeout,
         max_response_bytes=int(max_response_mb * 1_000_000),
     )
+
+
+def _batch(batch_out: Optional[Path], batch_expires: float):
+    """The batch file to write (--batch-out), or None: ask live."""
+    if batch_out is None:
+        return None
+    if not math.isfinite(batch_expires):
+        raise click.BadParameter("must be a finite number of hours", param_hint="'--batch-expires'")
+    from reviewer.pipeline.batch_out import BatchOut
+
+    return BatchOut(batch_out, expires_h=batch_expires)
+
+
+def _batch_written(p, batch, summary) -> str:
+    """Write the batch file(s) and say what was written and held."""
+    from reviewer.pipeline.batch_out import batch_line
+
+    batch.write(p)
+    return batch_line(batch, summary)
 
 
 class _Progress:
@@ -235,7 +290,9 @@ def run_cmd(
     prices: Optional[Path],
     weights: tuple[float, float],
     force: bool,
-    endpoint: str,
+    endpoint: Optional[str],
+    batch_out: Optional[Path],
+    batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
@@ -257,7 +314,8 @@ def run_cmd(
     from reviewer.pipeline.ask import RunOptions, run_models
     from reviewer.storage.cards.scores import verdicts
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb, batch_out)
+    batch = _batch(batch_out, batch_expires)
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
 
@@ -287,6 +345,7 @@ def run_cmd(
                     templates=prompt_names,
                     notice=lambda line: echo(line, err=True),
                     force=force,
+                    batch=batch,
                     given=tuple(
                         k
                         for k in ("timeout", "concurrency")
@@ -300,6 +359,9 @@ def run_cmd(
             raise click.ClickException(f"cannot write the artifacts or output_file: {exc}") from None
         finally:
             p.close()
+        if result.step:  # requests written to a batch file: no report yet
+            echo(result.step)
+            return
         # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
         echo(result.report, nl=False, err=True)
         echo("", err=True)
@@ -336,15 +398,19 @@ def run_cmd(
             )
             try:
                 with _Progress(f"{model}") as progress:
-                    summary, added = run_models(p, settings, options, progress=progress)
+                    summary, added = run_models(p, settings, options, progress=progress, batch=batch)
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
             except KeyboardInterrupt:
                 echo("interrupted: the answers received are stored; run the same command again to continue", err=True)
                 sys.exit(130)
             new_runs += added
-            echo(f"{model}: {summary.line()}")
+            if batch is None:
+                echo(f"{model}: {summary.line()}")
             total = summary if total is None else total.add(summary)
+        if batch is not None:
+            echo(_batch_written(p, batch, total))
+            return
         vs = [v for v in verdicts(p) if v.model in models] if fail_on else []
     finally:
         p.close()
@@ -396,7 +462,9 @@ def judge_cmd(
     top_logprobs: int,
     no_logprobs: bool,
     ask_confidence: bool,
-    endpoint: str,
+    endpoint: Optional[str],
+    batch_out: Optional[Path],
+    batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
@@ -415,7 +483,8 @@ def judge_cmd(
     below the level, naming them."""
     from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb, batch_out)
+    batch = _batch(batch_out, batch_expires)
     options = JudgeOptions(
         kind=kind,
         model=model,
@@ -434,7 +503,10 @@ def judge_cmd(
     try:
         try:
             with _Progress(f"{kind} ({model})") as progress:
-                summary = judge_runs(p, settings, options, progress=progress)
+                summary = judge_runs(p, settings, options, progress=progress, batch=batch)
+            if batch is not None:
+                echo(_batch_written(p, batch, summary))
+                return
         except KeyboardInterrupt:
             echo("interrupted: the verdicts received are stored; run the same command again to continue", err=True)
             sys.exit(130)
@@ -451,3 +523,35 @@ def judge_cmd(
         if bad:
             click.echo(f"Error: {visible(judge_gate_message(bad, fail_on))}", err=True)
             sys.exit(1)
+
+
+@main.command("batches")
+@click.argument("project", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--cancel",
+    "cancel_file",
+    metavar="FILE",
+    help="Release the waiting requests of this batch file (its name or path): live runs may ask them again.",
+)
+@_friendly
+def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
+    """List the batch files written from PROJECT (--batch-out) with their
+    requests waiting, answered and failed and when they expire; with
+    --cancel FILE, release that file's waiting requests."""
+    from reviewer.storage import batches
+
+    p = open_project(project)
+    try:
+        if cancel_file is not None:
+            n = batches.cancel(p, cancel_file)
+            echo(f"{n} waiting request(s) of {cancel_file} released; live runs may ask them again")
+            return
+        files = batches.batch_files(p)
+    finally:
+        p.close()
+    if not files:
+        echo("no batch files")
+        return
+    for f in files:
+        state = "expired" if f.expired else "expires"
+        echo(f"{f.file}: waiting {f.waiting}, answered {f.answered}, failed {f.failed}; {state} {f.expires_at}")
