@@ -224,6 +224,11 @@ def test_failter_spec_in_two_batch_steps(tmp_path, dual):
     assert said.startswith("step 1 of 2 (trials)") and len(trials) == 12
     said, _ = step("trials-again.jsonl")  # all held: nothing written, still step 1
     assert said.startswith("step 1 of 2") and "held by a batch file already 12" in said
+    with FakeOpenAI() as fake:  # a live run in between asks none of the held trials
+        live = cli("run", tmp_path / "live.db", spec, "--endpoint", fake.base_url)
+        assert live.exit_code == 0 and sum(fake.counts.values()) == 24  # another project: asked
+        live = cli("run", db, spec, "--endpoint", fake.base_url, "--model", "ollama/qwen3:8b")
+        assert "held by a batch file 6" in live.output and sum(fake.counts.values()) == 24
     result = cli("import", db, fake_output(trials, lambda r: failter_reply(r["body"]), tmp_path / "t-out.jsonl"))
     assert "added: 1 failed attempts, 11 runs" in result.output
     said, retry = step("trials-retry.jsonl")  # the failed trial only
@@ -246,3 +251,28 @@ def test_failter_spec_in_two_batch_steps(tmp_path, dual):
     assert final.exit_code == 0, final.output
     assert "Errors: 0 of 12 trials" in final.output and not (tmp_path / "none.jsonl").exists()
     assert (spec.parent / "out" / "final-report.json").exists()
+
+
+def test_a_batch_verdict_is_read_as_a_live_one_logprob_confidence_and_an_unusable_reply_fails(tmp_path):
+    db = text_project(tmp_path, n=2)
+    out = tmp_path / "judge.jsonl"
+    assert cli("judge", db, "--model", "j", "--judge", "failter", "--batch-out", out).exit_code == 0
+    first, second = lines(out)
+    content = "score: 80\nrationale: fine."
+    tokens = [("score:", -0.01), (" 80", -0.2), ("\nrationale: fine.", -0.05)]
+    answered = ok_line(first["custom_id"], content, 1)
+    answered["response"]["body"]["choices"][0]["logprobs"] = {
+        "content": [{"token": t, "logprob": lp, "top_logprobs": []} for t, lp in tokens]
+    }
+    unusable = ok_line(second["custom_id"], "x", 2)
+    unusable["response"]["body"]["choices"][0]["message"]["content"] = 42
+    result = cli("import", db, write_output(tmp_path / "o.jsonl", [answered, unusable]))
+    assert "added: 1 failed attempts, 1 verdicts" in result.output, result.output
+    confidence = rows(db, "SELECT confidence FROM verdict_confidences WHERE source = 'logprob' AND dimension = 'score'")
+    assert confidence == [(pytest.approx(0.8187307530779818),)]
+    error = rows(db, "SELECT error FROM calls WHERE kind = 'judge' AND status = 'failed'")
+    assert len(error) == 1 and error[0][0].startswith("unusable reply")
+    # the failed request is free for the next batch
+    again = tmp_path / "again.jsonl"
+    assert cli("judge", db, "--model", "j", "--judge", "failter", "--batch-out", again).exit_code == 0
+    assert [r["custom_id"] for r in lines(again)] == [second["custom_id"]]
