@@ -543,6 +543,11 @@ def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
     p = open_project(project)
     try:
         if cancel_file is not None:
+            name = cancel_file.replace("\\", "/").rsplit("/", 1)[-1]
+            if not any(f.file in (cancel_file, name) for f in batches.batch_files(p)):
+                raise click.ClickException(
+                    f"no batch file {cancel_file} in {project} ('reviewer batches P' lists them)"
+                )
             n = batches.cancel(p, cancel_file)
             echo(f"{n} waiting request(s) of {cancel_file} released; live runs may ask them again")
             return

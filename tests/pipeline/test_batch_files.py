@@ -176,6 +176,8 @@ def test_cancel_releases_a_file_and_a_late_answer_is_still_stored_and_said(tmp_p
     assert "added: 1 runs" in result.output and "after their reservation expired" in result.output
     # cancel: the other request is released and its output line reserves nothing any more
     assert "1 waiting request(s)" in cli("batches", db, "--cancel", out).output
+    unknown = cli("batches", db, "--cancel", "nothing.jsonl")
+    assert unknown.exit_code == 1 and "no batch file nothing.jsonl" in unknown.output
     result = cli("import", db, write_output(tmp_path / "o2.jsonl", [ok_line(requests[1]["custom_id"], "x", 2)]))
     assert "added: nothing" in result.output and "no batch file" in result.output
     assert cli("run", db, "--model", "m", "--batch-expires", "0").exit_code == 2  # below the declared range
