@@ -11,7 +11,7 @@ from reviewer.core.judging.gates import failing_judged, judge_gate_message, judg
 from reviewer.core.text import visible
 from reviewer.pipeline import limits
 from reviewer.storage.db import open_project
-from reviewer.cli.numbers import bounded, whole
+from reviewer.cli.numbers import bounded, finite, whole
 from reviewer.cli.common import (
     _weights,
     DEFAULT_KEY_ENV,
@@ -26,15 +26,35 @@ from reviewer.cli.common import (
 
 
 # -- asking models and judges (docs/runner.md) ----------------------------------------------
+#: The numeric options of batch files, declared in one place: hours a batch holds its requests.
+BATCH_EXPIRES_H = finite(0.01, 24.0 * 366)
+
+
 def _endpoint_options(func, fail_on=FAIL_ON):
     """The options every command that talks to an endpoint takes (``fail_on``: its --fail-on)."""
     options = [
         click.option(
             "--endpoint",
-            required=True,
             metavar="URL",
             help="OpenAI-compatible API base ending in /v1 (Ollama http://localhost:11434/v1, "
-            "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1).",
+            "vLLM http://localhost:8000/v1, llama.cpp server http://localhost:8080/v1). "
+            "Required unless --batch-out.",
+        ),
+        click.option(
+            "--batch-out",
+            type=click.Path(dir_okay=False, path_type=Path),
+            metavar="FILE.jsonl",
+            help="Send nothing: write every request in the OpenAI Batch format to FILE.jsonl (split at "
+            "50,000 lines or 200 MB: FILE-1.jsonl, FILE-2.jsonl...), held for the batch until --batch-expires; "
+            "'reviewer import' reads the batch's output back.",
+        ),
+        click.option(
+            "--batch-expires",
+            type=BATCH_EXPIRES_H,
+            default=48.0,
+            show_default=True,
+            metavar="HOURS",
+            help="With --batch-out: hours a batch holds its requests (live runs skip them until then).",
         ),
         click.option(
             "--api-key-env",
@@ -93,14 +113,29 @@ def _endpoint_options(func, fail_on=FAIL_ON):
     return func
 
 
-def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, timeout: float, max_response_mb: float):
+def _settings(
+    endpoint: Optional[str],
+    api_key_env: str,
+    concurrency: int,
+    retries: int,
+    timeout: float,
+    max_response_mb: float,
+    batch_out: Optional[Path] = None,
+):
+    """The endpoint's settings; with ``batch_out`` and no endpoint, the
+    answers' endpoint is 'batch:<file name>' (nothing is sent)."""
     from reviewer.clients.chat import EndpointError, check_endpoint
     from reviewer.pipeline.execute import Settings
 
-    try:
-        base = check_endpoint(endpoint)
-    except EndpointError as exc:
-        raise click.ClickException(f"--endpoint: {exc}") from None
+    if endpoint is None:
+        if batch_out is None:
+            raise click.UsageError("give --endpoint URL (or --batch-out FILE.jsonl to write the requests)")
+        base = f"batch:{batch_out.name}"
+    else:
+        try:
+            base = check_endpoint(endpoint)
+        except EndpointError as exc:
+            raise click.ClickException(f"--endpoint: {exc}") from None
     return Settings(
         endpoint=base,
         key_env=api_key_env,
@@ -109,6 +144,23 @@ def _settings(endpoint: str, api_key_env: str, concurrency: int, retries: int, t
         timeout=timeout,
         max_response_bytes=int(max_response_mb * 1_000_000),
     )
+
+
+def _batch(batch_out: Optional[Path], batch_expires: float):
+    """The batch file to write (--batch-out), or None: ask live."""
+    if batch_out is None:
+        return None
+    from reviewer.pipeline.batch_out import BatchOut
+
+    return BatchOut(batch_out, expires_h=batch_expires)
+
+
+def _batch_written(p, batch, summary) -> str:
+    """Write the batch file(s) and say what was written and held."""
+    from reviewer.pipeline.batch_out import batch_line
+
+    batch.write(p)
+    return batch_line(batch, summary)
 
 
 class _Progress:
@@ -214,7 +266,9 @@ def run_cmd(
     prices: Optional[Path],
     weights: tuple[float, float],
     force: bool,
-    endpoint: str,
+    endpoint: Optional[str],
+    batch_out: Optional[Path],
+    batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
@@ -236,7 +290,8 @@ def run_cmd(
     from reviewer.pipeline.ask import RunOptions, run_models
     from reviewer.storage.cards.scores import verdicts
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb, batch_out)
+    batch = _batch(batch_out, batch_expires)
     if spec is not None:
         from reviewer.pipeline.failter_spec import SpecError, run_spec
 
@@ -266,6 +321,7 @@ def run_cmd(
                     templates=prompt_names,
                     notice=lambda line: echo(line, err=True),
                     force=force,
+                    batch=batch,
                     given=tuple(
                         k
                         for k in ("timeout", "concurrency")
@@ -279,6 +335,9 @@ def run_cmd(
             raise click.ClickException(f"cannot write the artifacts or output_file: {exc}") from None
         finally:
             p.close()
+        if result.step:  # requests written to a batch file: no report yet
+            echo(result.step)
+            return
         # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
         echo(result.report, nl=False, err=True)
         echo("", err=True)
@@ -315,15 +374,19 @@ def run_cmd(
             )
             try:
                 with _Progress(f"{model}") as progress:
-                    summary, added = run_models(p, settings, options, progress=progress)
+                    summary, added = run_models(p, settings, options, progress=progress, batch=batch)
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
             except KeyboardInterrupt:
                 echo("interrupted: the answers received are stored; run the same command again to continue", err=True)
                 sys.exit(130)
             new_runs += added
-            echo(f"{model}: {summary.line()}")
+            if batch is None:
+                echo(f"{model}: {summary.line()}")
             total = summary if total is None else total.add(summary)
+        if batch is not None:
+            echo(_batch_written(p, batch, total))
+            return
         vs = [v for v in verdicts(p) if v.model in models] if fail_on else []
     finally:
         p.close()
@@ -375,7 +438,9 @@ def judge_cmd(
     top_logprobs: int,
     no_logprobs: bool,
     ask_confidence: bool,
-    endpoint: str,
+    endpoint: Optional[str],
+    batch_out: Optional[Path],
+    batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
@@ -394,7 +459,8 @@ def judge_cmd(
     below the level, naming them."""
     from reviewer.pipeline.judge import JudgeOptions, judge_runs, judged
 
-    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb)
+    settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb, batch_out)
+    batch = _batch(batch_out, batch_expires)
     options = JudgeOptions(
         kind=kind,
         model=model,
@@ -413,7 +479,10 @@ def judge_cmd(
     try:
         try:
             with _Progress(f"{kind} ({model})") as progress:
-                summary = judge_runs(p, settings, options, progress=progress)
+                summary = judge_runs(p, settings, options, progress=progress, batch=batch)
+            if batch is not None:
+                echo(_batch_written(p, batch, summary))
+                return
         except KeyboardInterrupt:
             echo("interrupted: the verdicts received are stored; run the same command again to continue", err=True)
             sys.exit(130)
@@ -430,3 +499,40 @@ def judge_cmd(
         if bad:
             click.echo(f"Error: {visible(judge_gate_message(bad, fail_on))}", err=True)
             sys.exit(1)
+
+
+@main.command("batches")
+@click.argument("project", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--cancel",
+    "cancel_file",
+    metavar="FILE",
+    help="Release the waiting requests of this batch file (its name or path): live runs may ask them again.",
+)
+@_friendly
+def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
+    """List the batch files written from PROJECT (--batch-out) with their
+    requests waiting, answered and failed and when they expire; with
+    --cancel FILE, release that file's waiting requests."""
+    from reviewer.storage import batches
+
+    p = open_project(project)
+    try:
+        if cancel_file is not None:
+            name = cancel_file.replace("\\", "/").rsplit("/", 1)[-1]
+            if not any(f.file in (cancel_file, name) for f in batches.batch_files(p)):
+                raise click.ClickException(
+                    f"no batch file {cancel_file} in {project} ('reviewer batches P' lists them)"
+                )
+            n = batches.cancel(p, cancel_file)
+            echo(f"{n} waiting request(s) of {cancel_file} released; live runs may ask them again")
+            return
+        files = batches.batch_files(p)
+    finally:
+        p.close()
+    if not files:
+        echo("no batch files")
+        return
+    for f in files:
+        state = "expired" if f.expired else "expires"
+        echo(f"{f.file}: waiting {f.waiting}, answered {f.answered}, failed {f.failed}; {state} {f.expires_at}")

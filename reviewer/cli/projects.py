@@ -102,7 +102,12 @@ def import_cmd(
         )
     p = open_project(project, create=create)
     try:
-        report = import_source(p, source, fmt, options)
+        if fmt == "batch-output":  # stored as a live run stores answers: the runner does it
+            from reviewer.pipeline.batch import import_output
+
+            report = import_output(p, source)
+        else:
+            report = import_source(p, source, fmt, options)
     finally:
         p.close()
     echo(report.summary())

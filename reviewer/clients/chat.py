@@ -40,7 +40,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
@@ -203,7 +203,7 @@ class ChatAnswer:
     prompt_tokens: Optional[int] = None
     completion_tokens: Optional[int] = None
     total_tokens: Optional[int] = None
-    latency_ms: float = 0.0
+    latency_ms: Optional[float] = 0.0  # None: not measured (an answer read from a batch's output)
     server_model: Optional[str] = None
     params: dict = field(default_factory=dict)
     attempts: int = 1
@@ -300,6 +300,25 @@ def parse_completion(data: Any) -> ChatAnswer:
         total_tokens=total,
         server_model=data.get("model") if isinstance(data.get("model"), str) else None,
     )
+
+
+def read_answer(
+    body: Any, redact: Callable[[str], str] = str, excerpt: Optional[Callable[[], str]] = None
+) -> ChatAnswer:
+    """The answer of a 200 reply's ``body`` (bytes of JSON, or the JSON value
+    already read, as a batch output line holds it): parse_completion, with
+    its failures as ChatError (status 200) saying 'unusable reply: ...' or
+    'malformed response body: ...'. ``redact`` cleans a message (the key);
+    ``excerpt()`` shows the body. The live client and the import of a
+    batch's output read answers through here."""
+    try:
+        return parse_completion(json.loads(body) if isinstance(body, (bytes, str)) else body)
+    except UnusableReply as exc:
+        raise ChatError(f"unusable reply: {redact(str(exc))[:_BODY_EXCERPT]}", status=200) from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else redact(str(exc))
+        shown = f" (body: {excerpt()})" if excerpt is not None else ""
+        raise ChatError(f"malformed response body: {reason[:_BODY_EXCERPT]}{shown}", status=200) from None
 
 
 def token_logprobs(choice: Any) -> list[tuple[str, float]]:
@@ -419,17 +438,9 @@ class ChatClient:
             raise _Retryable(f"HTTP {status}: {self._excerpt(body)}", status, retry_after_seconds(retry_after))
         if status != 200:
             raise ChatError(f"HTTP {status}: {self._excerpt(body)}", status=status)
-        try:
-            answer = parse_completion(json.loads(body))
-            if request.top_logprobs is None:  # not asked for (--no-logprobs, or the retry without them): none kept
-                answer.tokens = []
-        except UnusableReply as exc:
-            raise ChatError(f"unusable reply: {self._redact(str(exc))[:_BODY_EXCERPT]}", status=200) from None
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else self._redact(str(exc))
-            raise ChatError(
-                f"malformed response body: {reason[:_BODY_EXCERPT]} (body: {self._excerpt(body)})", status=200
-            ) from None
+        answer = read_answer(body, self._redact, lambda: self._excerpt(body))
+        if request.top_logprobs is None:  # not asked for (--no-logprobs, or the retry without them): none kept
+            answer.tokens = []
         answer.latency_ms = latency
         answer.params = request.params()
         return answer

@@ -34,7 +34,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
@@ -47,6 +47,9 @@ from reviewer.storage.cases import cases as case_store
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, answer_key
 from reviewer.storage.scoring import score_project
+
+if TYPE_CHECKING:
+    from reviewer.pipeline.batch_out import BatchOut
 
 PLACEHOLDER = "{{INPUT_TEXT}}"
 #: With ``on_stored``: the shortest time between two scoring batches (seconds).
@@ -100,6 +103,7 @@ def run_models(
     cancel: Optional[threading.Event] = None,
     actor: Optional[str] = None,
     on_stored: Optional[Callable[[list[int]], None]] = None,
+    batch: Optional["BatchOut"] = None,
 ) -> tuple[RunSummary, list[int]]:
     """Ask ``options.model`` every selected item x prompt x repetition not
     yet stored (module doc). Returns the summary and the ids of the new
@@ -134,7 +138,6 @@ def run_models(
                     summary.skipped += 1
                     continue
                 labels = {"item": item.name, "prompt": prompt.name, "model": options.model, "repetition": rep}
-                label = f"{item.name} / {prompt.name} / repetition {rep}"
                 image = None
                 if item.kind == "photo":
                     if item.id not in images:
@@ -144,7 +147,7 @@ def run_models(
                             error = f"cannot read the photo {item.path}: {exc}"
                             calls.record_failure(project, "answer", endpoint, error, labels, attempts=0)
                             summary.failed += 1
-                            summary.errors.append((label, error))
+                            summary.errors.append((f"{item.name} / {prompt.name} / repetition {rep}", error))
                             continue
                     image = images[item.id]
                 seed = None if options.seed is None else options.seed + rep - 1
@@ -162,23 +165,73 @@ def run_models(
                     tag=f"{item.name}|{prompt.name}|{options.model}|{rep}",
                 )
                 jobs.append(
-                    Job(
-                        request,
-                        _on_answer(
-                            project, item, prompt, options.model, rep, endpoint, labels, new_runs, actor, batches
-                        ),
-                        _on_failure(project, endpoint, labels),
-                        label,
-                        key=answer_key(item.id, prompt.id, options.model, rep),
-                        stored=_stored(project, item.id, prompt.id, options.model, rep),
-                    )
+                    answer_job(project, item, prompt, options.model, rep, endpoint, request, new_runs, actor, batches)
                 )
+    if batch is not None:
+        batch.add(project, jobs, summary)
+        return summary, new_runs
     execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     if on_stored is not None:
         batches.flush()
     elif new_runs:
         score_project(project, run_ids=new_runs)
     return summary, new_runs
+
+
+def answer_job(
+    project: Project,
+    item: Item,
+    prompt: Prompt,
+    model: str,
+    rep: int,
+    endpoint: str,
+    request: ChatRequest,
+    new_runs: list[int],
+    actor: Optional[str] = None,
+    batches: Optional["_Batches"] = None,
+) -> Job:
+    """The job asking ``model`` about ``item`` x ``prompt``, repetition
+    ``rep``: its answer is stored as a run (``new_runs`` gets its id), a
+    failure as a failed attempt; keyed by its reservation key, and with
+    ``what`` it stands for (the batch file's reservation, from which
+    :func:`job_for` makes the same job again)."""
+    assert item.id is not None and prompt.id is not None, "a stored item and prompt"
+    labels = {"item": item.name, "prompt": prompt.name, "model": model, "repetition": rep}
+    what = {
+        "kind": "answer",
+        "item_id": item.id,
+        "prompt_id": prompt.id,
+        "model": model,
+        "repetition": rep,
+        "endpoint": endpoint,
+        "params": request.params(),
+    }
+    return Job(
+        request,
+        _on_answer(
+            project, item, prompt, model, rep, endpoint, labels, new_runs, actor, batches or _Batches(project, None)
+        ),
+        _on_failure(project, endpoint, labels),
+        f"{item.name} / {prompt.name} / repetition {rep}",
+        key=answer_key(item.id, prompt.id, model, rep),
+        stored=_stored(project, item.id, prompt.id, model, rep),
+        what=what,
+    )
+
+
+def job_for(project: Project, what: dict, new_runs: list[int], actor: Optional[str] = None) -> Job:
+    """The job a batch reservation's ``what`` (:func:`answer_job`) stands
+    for, to store its answer as the live run would. Raises ValueError when
+    its item or prompt is no longer in the project."""
+    items = {i.id: i for i in repo.items(project)}
+    prompts = {p.id: p for p in repo.prompts(project)}
+    item, prompt = items.get(what["item_id"]), prompts.get(what["prompt_id"])
+    if item is None or prompt is None:
+        raise ValueError("its item or prompt is no longer in the project")
+    request = ChatRequest(model=what["model"], messages=[], **what.get("params", {}))
+    return answer_job(
+        project, item, prompt, what["model"], what["repetition"], what["endpoint"], request, new_runs, actor
+    )
 
 
 class _Batches:

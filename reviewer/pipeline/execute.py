@@ -20,7 +20,8 @@ answers in flight are stored as they arrive.
 With ``reservations`` (reviewer.storage.reservations), a job with a ``key``
 is claimed in the project right before its request is sent: a job another
 run holds, or whose answer another run stored meanwhile, is not sent
-(counted in ``taken`` / ``skipped``). A key is released once its answer is
+(counted in ``taken`` / ``skipped``), nor one a batch file holds
+(``batched``: reviewer.storage.batches). A key is released once its answer is
 stored; every key of the run when it ends, however it ends.
 """
 
@@ -58,7 +59,9 @@ class Settings:
 class Job:
     """One request and what to do with its outcome. ``label``: for error
     lines ('item/prompt rep 2'); ``key``: its reservation key (module doc);
-    ``stored()``: True when its answer is in the project by now."""
+    ``stored()``: True when its answer is in the project by now;
+    ``what``: what it stands for (JSON), so its answer can be stored from
+    a batch's output as a live run stores it."""
 
     request: ChatRequest
     on_answer: Callable[[ChatAnswer], None]
@@ -66,19 +69,22 @@ class Job:
     label: str = ""
     key: Optional[str] = None
     stored: Optional[Callable[[], bool]] = None
+    what: Optional[dict] = None  # what it stands for, kept with a batch file's reservation (reviewer.pipeline.batch)
 
 
 @dataclass
 class RunSummary:
     """What a job did: ``planned`` (all combinations), ``skipped`` (stored
     before: not asked), ``taken`` (another run at the same time asks
-    them: not asked), ``asked`` (sent), ``answered``, ``failed``,
+    them: not asked), ``batched`` (a batch file holds them: not asked),
+    ``asked`` (sent), ``answered``, ``failed``,
     ``truncated`` (finish_reason length), tokens, wall time (s),
     ``cancelled``, and the failures as (label, error) lines."""
 
     planned: int = 0
     skipped: int = 0
     taken: int = 0
+    batched: int = 0
     asked: int = 0
     answered: int = 0
     failed: int = 0
@@ -96,6 +102,7 @@ class RunSummary:
             "planned",
             "skipped",
             "taken",
+            "batched",
             "asked",
             "answered",
             "failed",
@@ -112,6 +119,7 @@ class RunSummary:
     def line(self) -> str:
         """One line for the end of a command."""
         taken = f", asked by another run {self.taken}" if self.taken else ""
+        taken += f", held by a batch file {self.batched} (reviewer batches lists them)" if self.batched else ""
         text = (
             f"asked {self.asked}, answered {self.answered}, failed {self.failed}"
             f"{f', truncated {self.truncated}' if self.truncated else ''}, "
@@ -181,6 +189,8 @@ async def _run(
                 if claim != "claimed":
                     if claim == "stored":
                         summary.skipped += 1
+                    elif claim == "batched":
+                        summary.batched += 1
                     else:
                         summary.taken += 1
                     done += 1
@@ -190,25 +200,10 @@ async def _run(
             summary.asked += 1
             try:
                 answer = await client.chat(job.request)
-                try:
-                    job.on_answer(answer)
-                except UNUSABLE as exc:
-                    reason = unusable_reason(exc)
-                    raise ChatError(
-                        f"unusable reply: {reason.replace(key, '***') if key else reason}",
-                        status=200,
-                        attempts=answer.attempts,
-                    ) from None
             except ChatError as exc:
-                summary.failed += 1
-                summary.errors.append((job.label, str(exc)))
-                job.on_failure(exc)
+                fail(job, exc, summary)
             else:
-                summary.answered += 1
-                summary.truncated += int(answer.truncated)
-                summary.prompt_tokens += answer.prompt_tokens or 0
-                summary.completion_tokens += answer.completion_tokens or 0
-                if reservations is not None and job.key is not None:
+                if deliver(job, answer, summary, key) and reservations is not None and job.key is not None:
                     reservations.release(job.key)
             done += 1
             if progress is not None:
@@ -238,6 +233,40 @@ async def _run(
                     task.cancel()  # storing is synchronous: a task is never cancelled half-way through it
                 await asyncio.gather(*pending, return_exceptions=True)
                 return
+
+
+def deliver(job: Job, answer: ChatAnswer, summary: RunSummary, key: Optional[str] = None) -> bool:
+    """Hand ``answer`` to ``job.on_answer`` and count it in ``summary``;
+    a reply it cannot use (UNUSABLE) is a failed attempt with the reason
+    (``fail``), the ``key`` redacted from it. Returns True when stored.
+    The live run and the import of a batch's output (reviewer.pipeline.batch)
+    both store answers through here."""
+    try:
+        job.on_answer(answer)
+    except UNUSABLE as exc:
+        reason = unusable_reason(exc)
+        fail(
+            job,
+            ChatError(
+                f"unusable reply: {reason.replace(key, '***') if key else reason}",
+                status=200,
+                attempts=answer.attempts,
+            ),
+            summary,
+        )
+        return False
+    summary.answered += 1
+    summary.truncated += int(answer.truncated)
+    summary.prompt_tokens += answer.prompt_tokens or 0
+    summary.completion_tokens += answer.completion_tokens or 0
+    return True
+
+
+def fail(job: Job, exc: ChatError, summary: RunSummary) -> None:
+    """A request that failed for good: counted, listed and handed to ``job.on_failure``."""
+    summary.failed += 1
+    summary.errors.append((job.label, str(exc)))
+    job.on_failure(exc)
 
 
 #: What an ``on_answer`` may raise for a reply it cannot use (module doc).

@@ -42,6 +42,7 @@ from typing import Callable, Optional
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
+from reviewer.pipeline.batch_out import BatchOut, batch_line
 from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, RunSummary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
@@ -150,15 +151,16 @@ def _bounded(data: dict, bound: limits.Bound, path: Path):
 class SpecResult:
     """What a spec run did: the trials' and the judging's summaries, the
     report (Markdown), Failter's JSON report (USAGE.md's shape), the line
-    saying what the command line overrode ('' when nothing) and how many
-    artifact files were written."""
+    saying what the command line overrode ('' when nothing), how many
+    artifact files were written and, with a batch file, the step written."""
 
     trials: RunSummary
     judging: RunSummary
-    report: str
+    report: str  # '' while a batch step is under way (``step`` says which)
     usage: str = "[]"
     overrides: str = ""
     artifacts_written: int = 0
+    step: str = ""  # with a batch file: the step written ('' when the report was made)
 
 
 def apply_overrides(
@@ -240,6 +242,7 @@ def run_spec(
     notice: Optional[Callable[[str], None]] = None,
     force: bool = False,
     given: tuple[str, ...] = (),
+    batch: Optional[BatchOut] = None,
 ) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which
@@ -250,7 +253,15 @@ def run_spec(
     or prices file; ReadOnlyProject, or TargetRefused for the spec's
     output_file or artifacts (module doc; ``force``), before any request;
     ProjectError when the artifacts or output_file cannot be written.
-    ``notice(line)`` gets the overrides line before anything is asked."""
+    ``notice(line)`` gets the overrides line before anything is asked.
+
+    With ``batch`` (reviewer.pipeline.batch_out.BatchOut) nothing is sent and
+    the spec runs in two steps, each a batch file: step 1 writes the
+    trials not stored (while any is unanswered, or held by a batch file,
+    the run stops there); step 2 writes the judge requests of the stored
+    trials (Path A, or Path B with ``dual``). Once every trial and verdict
+    is stored, the report and artifacts are made as without a batch.
+    ``SpecResult.step`` says which step was written."""
     project.require_writable("run a Failter spec")
     spec, overrides = apply_overrides(load_spec(spec_path), retries, models, templates)
     kept = [
@@ -292,8 +303,19 @@ def run_spec(
             ),
             progress=progress,
             cancel=cancel,
+            batch=batch,
         )
         trials.add(s)
+    if batch is not None and (trials.asked or trials.batched):
+        batch.write(project)
+        return SpecResult(
+            trials,
+            RunSummary(),
+            "",
+            overrides=overrides,
+            step=f"step 1 of 2 (trials): {batch_line(batch, trials)}. Import the batch's output "
+            "('reviewer import P OUTPUT.jsonl'), then run the same command again for step 2 (judging)",
+        )
     judged = judge_runs(
         project,
         settings,
@@ -307,7 +329,19 @@ def run_spec(
         ),
         progress=progress,
         cancel=cancel,
+        batch=batch,
     )
+    if batch is not None and (judged.asked or judged.batched):
+        batch.write(project)
+        path = "Path B, both judges" if dual else "Path A"
+        return SpecResult(
+            trials,
+            judged,
+            "",
+            overrides=overrides,
+            step=f"step 2 of 2 (judging, {path}): {batch_line(batch, judged)}. Import the batch's output, "
+            "then run the same command again for the report",
+        )
     rows = failter_rows(project, weights, price_table, items=items, prompts=prompts, models=spec.models)
     text = failter_markdown(rows, weights, bool(price_table))
     failed = failed_markdown(project)

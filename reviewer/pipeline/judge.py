@@ -42,7 +42,7 @@ import json
 import threading
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
@@ -61,6 +61,9 @@ from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.db import Project
 from reviewer.storage.reservations import Reservations, verdict_key
+
+if TYPE_CHECKING:
+    from reviewer.pipeline.batch_out import BatchOut
 
 #: The template files of the chat judges (system and user message).
 _TWO = ("system.md", "user.md")
@@ -123,8 +126,10 @@ class _Ask:
     own_range: frozenset = frozenset()  # scores kept as read, not on the verdict's scale (span totalScore 0-25)
 
 
-def _runs(project: Project, options: JudgeOptions, default_prompt: Optional[str] = None) -> list[dict]:
-    rows = repo.run_rows(project)
+def _runs(
+    project: Project, options: JudgeOptions, default_prompt: Optional[str] = None, run_ids: Optional[set] = None
+) -> list[dict]:
+    rows = [r for r in repo.run_rows(project) if run_ids is None or r["id"] in run_ids]
     prompts = set(options.prompts) or (
         {default_prompt} if default_prompt and any(r["prompt"] == default_prompt for r in rows) else set()
     )
@@ -164,9 +169,9 @@ def _base(
     )
 
 
-def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
-    """Every verdict the options ask for (stored ones included). Raises
-    ValueError for an unknown kind."""
+def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None) -> list[_Ask]:
+    """Every verdict the options ask for (stored ones included), about the
+    runs ``run_ids`` only when given. Raises ValueError for an unknown kind."""
     if options.kind not in KINDS:
         raise ValueError(f"unknown judge '{options.kind}' (known: {', '.join(KINDS)})")
     items = {i.id: i for i in repo.items(project)}
@@ -174,7 +179,7 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
     m, out = options.model, []
     reps = range(1, options.repetitions + 1)
     if options.kind in ("failter", "failter-gt"):
-        for run in _runs(project, options):
+        for run in _runs(project, options, run_ids=run_ids):
             item, prompt = items[run["item_id"]], prompts[run["prompt_id"]]
             gt = next((t for s, t in judging.references(project, item.id) if s == GT_SOURCE), None)
             which = []
@@ -200,7 +205,7 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                     )
     elif options.kind == "tarot-rubric":
         metrics = judging.subject_metrics(project)
-        for run in _runs(project, options, "tarot-reading"):
+        for run in _runs(project, options, "tarot-reading", run_ids):
             case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
             for rep in reps:
                 version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
@@ -212,7 +217,7 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                     )
                 )
     elif options.kind == "span":
-        for run in _runs(project, options, "span-labeling"):
+        for run in _runs(project, options, "span-labeling", run_ids):
             try:
                 labeled = json.loads(run["output"])
                 spans = (
@@ -226,7 +231,7 @@ def plan(project: Project, options: JudgeOptions) -> list[_Ask]:
                 out.append(_span_ask(project, run, items[run["item_id"]].text or "", spans, m, rep))
     else:  # pairwise
         groups: dict[tuple[int, int], dict[str, dict]] = {}
-        for run in _runs(project, options):
+        for run in _runs(project, options, run_ids=run_ids):
             if run["repetition"] == 1:
                 groups.setdefault((run["item_id"], run["prompt_id"]), {})[run["model"]] = run
         for (item_id, prompt_id), by_model in groups.items():
@@ -304,11 +309,14 @@ def judge_runs(
     cancel: Optional[threading.Event] = None,
     actor: Optional[str] = None,
     on_stored: Optional[Callable[[list[int]], None]] = None,
+    batch: Optional["BatchOut"] = None,
 ) -> RunSummary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
     store each as it arrives (module doc). ``on_stored([verdict id])`` is
     called in the calling thread after each new verdict is stored (the
-    window shows them as they come). Returns the summary. Raises
+    window shows them as they come). With ``batch``
+    (reviewer.pipeline.batch_out.BatchOut), nothing is sent: the requests are
+    added to the batch file to write. Returns the summary. Raises
     ReadOnlyProject (before any request) for a read-only project."""
     project.require_writable("ask a judge")
     asks = plan(project, options)
@@ -321,32 +329,80 @@ def judge_runs(
         if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) in stored:
             summary.skipped += 1
             continue
-        if options.ask_confidence:
-            v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
-            ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
-        seed = None if options.seed is None else options.seed + v.repetition - 1
-        request = ChatRequest(
-            model=options.model,
-            messages=ask.messages,
-            temperature=options.temperature,
-            max_tokens=options.max_tokens,
-            seed=seed,
-            top_logprobs=options.top_logprobs,
-            tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}",
-        )
-        label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
-        jobs.append(
-            Job(
-                request,
-                _store(project, ask, endpoint, actor, on_stored),
-                _fail(project, ask, endpoint),
-                label,
-                key=verdict_key(v.subject, v.judge, v.method.value, v.answer_order, v.repetition),
-                stored=_verdict_stored(project, v),
-            )
-        )
+        jobs.append(verdict_job(project, ask, options, endpoint, actor, on_stored))
+    if batch is not None:
+        batch.add(project, jobs, summary)
+        return summary
     execute(jobs, settings, summary, progress, cancel, reservations=Reservations(project))
     return summary
+
+
+def verdict_job(
+    project: Project,
+    ask: _Ask,
+    options: JudgeOptions,
+    endpoint: str,
+    actor: Optional[str] = None,
+    on_stored: Optional[Callable[[list[int]], None]] = None,
+) -> Job:
+    """The job asking the judge for ``ask``'s verdict (with the stated
+    confidence asked for when ``options.ask_confidence``): its reply is read
+    and stored as a verdict, a failure as a failed attempt; keyed by its
+    reservation key, with ``what`` it stands for (the batch file's
+    reservation, from which :func:`job_for` makes the same job again)."""
+    v = ask.verdict
+    if options.ask_confidence:
+        v = v.model_copy(update={"prompt_version": f"{v.prompt_version}+{lj.STATED_CONFIDENCE}"})
+        ask = dataclasses.replace(ask, verdict=v, messages=lj.ask_confidence(ask.messages))
+    seed = None if options.seed is None else options.seed + v.repetition - 1
+    request = ChatRequest(
+        model=options.model,
+        messages=ask.messages,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+        seed=seed,
+        top_logprobs=options.top_logprobs,
+        tag=f"judge|{options.kind}|{v.subject}|{v.answer_order or ''}|{v.repetition}",
+    )
+    label = f"{v.judge} on {v.subject}" + (f" ({v.answer_order})" if v.answer_order else "")
+    what = {
+        "kind": "judge",
+        "options": {
+            "kind": options.kind,
+            "model": options.model,
+            "dual": options.dual,
+            "ask_confidence": options.ask_confidence,
+            "top_logprobs": options.top_logprobs,
+            "repetitions": options.repetitions,
+        },
+        "runs": [r for r in (v.run_id, v.other_run_id) if r is not None],
+        "verdict": [v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition],
+        "endpoint": endpoint,
+        "params": request.params(),
+    }
+    return Job(
+        request,
+        _store(project, ask, endpoint, actor, on_stored),
+        _fail(project, ask, endpoint),
+        label,
+        key=verdict_key(v.subject, v.judge, v.method.value, v.answer_order, v.repetition),
+        stored=_verdict_stored(project, v),
+        what=what,
+    )
+
+
+def job_for(project: Project, what: dict, actor: Optional[str] = None) -> Job:
+    """The job a batch reservation's ``what`` (:func:`verdict_job`) stands
+    for: the judge's plan made again for its runs, so the reply is read as
+    the live run reads it. Raises ValueError when the plan no longer holds
+    the verdict (its runs are gone)."""
+    options = JudgeOptions(**what["options"])
+    wanted = tuple(what["verdict"])
+    for ask in plan(project, options, run_ids=set(what["runs"])):
+        v = ask.verdict
+        if (v.subject, v.judge, v.method.value, v.answer_order or "", v.repetition) == wanted:
+            return verdict_job(project, ask, options, what["endpoint"], actor)
+    raise ValueError("the judge no longer asks for this verdict (its runs are gone)")
 
 
 def _verdict_stored(project: Project, v: Verdict) -> Callable[[], bool]:

@@ -28,6 +28,7 @@ IMPORT_FORMATS: dict[str, tuple[str, str, str]] = {
     "span-golden-set": ("importers.span_golden", "detect_golden_set", "import_golden_set"),
     "span-golden-results": ("importers.span_golden", "detect_golden_results", "import_golden_results"),
     "rubric-verdicts": ("importers.rubric", "detect_verdicts", "import_verdicts"),
+    "batch-output": ("importers.batch_output", "detect", "import_batch_output"),
     "jsonl-verdicts": ("importers.jsonl_verdicts", "detect", "import_jsonl_verdicts"),
     "jsonl-runs": ("importers.jsonl_runs", "detect", "import_jsonl"),
 }

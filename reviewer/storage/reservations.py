@@ -17,6 +17,8 @@ on one project never ask the same thing twice, and no answer is thrown away.
   zombie, or one started at another time than the recorded one, which
   reused the pid, is gone; a run of this very process is gone once it
   closed). A key of another host is honoured for STALE_AFTER_S.
+* A key a batch file holds (reviewer.storage.batches: written with
+  ``--batch-out``, not answered, not expired) is not claimed: 'batched'.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Optional
 
+from reviewer.storage import batches
 from reviewer.storage.db import Project, now
 
 #: A reservation made on another host is taken over after this many seconds.
@@ -123,12 +126,15 @@ class Reservations:
     def claim(self, key: str, stored: Optional[Callable[[], bool]] = None) -> str:
         """Reserve ``key`` in one transaction. Returns 'claimed' (send the
         request), 'stored' (``stored()`` says the answer is in the project by
-        now: nothing to ask) or 'taken' (another live run holds it).
+        now: nothing to ask), 'taken' (another live run holds it) or
+        'batched' (a batch file holds it: module doc).
         Raises ReadOnlyProject / ProjectBusy as any write."""
         p = self.project
         with p.transaction():
             if stored is not None and stored():
                 return "stored"
+            if batches.held(p, key):
+                return "batched"
             row = p.db.execute(
                 "SELECT owner, pid, started, host, claimed_at FROM reservations WHERE key = ?", [key]
             ).fetchone()

@@ -501,3 +501,30 @@ def m0025_label_inclusion(db: sqlite_utils.Database) -> None:
         seed INTEGER NOT NULL,
         drawn_at TEXT NOT NULL,
         PRIMARY KEY (judge, dimension, subject))""")
+
+
+@MIGRATIONS(name="0026_batch_reservations")
+def m0026_batch_reservations(db: sqlite_utils.Database) -> None:
+    """Requests written to a batch file (reviewer.storage.batches), held for
+    the batch until they are answered, cancelled or expire.
+
+    ``batch_reservations``: one row per request (``custom_id``: the batch
+    line's id, the request's reservation key), the batch file's name, what
+    the request stands for (JSON, to store its answer as a live run would),
+    when it was written and when the hold expires (UTC ISO 8601), its
+    ``state`` ('waiting', 'answered', 'failed') and when it was settled.
+    ``batch_lines``: the id of every output line read, so importing the
+    same output twice adds nothing."""
+    db.execute("""CREATE TABLE batch_reservations (
+        custom_id TEXT PRIMARY KEY,
+        file TEXT NOT NULL,
+        request TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'answered', 'failed')),
+        settled_at TEXT)""")
+    db.execute("CREATE INDEX idx_batch_reservations_file ON batch_reservations(file)")
+    db.execute("""CREATE TABLE batch_lines (
+        line_id TEXT PRIMARY KEY,
+        custom_id TEXT NOT NULL,
+        imported_at TEXT NOT NULL)""")
