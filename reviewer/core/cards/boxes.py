@@ -80,6 +80,28 @@ def iou(a: BBox, b: BBox) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def box_lies_on(a: tuple[float, ...], b: tuple[float, ...], share: float = 0.5) -> bool:
+    """``lies_on`` for boxes given as (x_min, y_min, x_max, y_max) tuples in
+    one frame (any unit): the overlap area is positive and at least
+    ``share`` x the area of the smaller box (card-scoring-rules.md §6)."""
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    if ix <= 0.0 or iy <= 0.0:
+        return False
+    smaller = min(max(0.0, a[2] - a[0]) * max(0.0, a[3] - a[1]), max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]))
+    return ix * iy >= share * smaller
+
+
+def lies_on(a: BBox, b: BBox, share: float = 0.5) -> bool:
+    """True when box ``a`` lies on box ``b`` (or ``b`` on ``a``: the test is
+    symmetric): they overlap by at least ``share`` of the smaller box's area
+    (card-scoring-rules.md §6; the default is the rule's half). Both boxes in
+    the same frame and unit. A heading that grazes a note does not lie on it;
+    a merged block over several notes lies on each. Boxes that only touch,
+    or a box of zero area, lie on nothing."""
+    return box_lies_on((a.x_min, a.y_min, a.x_max, a.y_max), (b.x_min, b.y_min, b.x_max, b.y_max), share)
+
+
 _GRID_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1000\b", re.I)
 _UNIT_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1(?:\.0)?\b(?!\d)|normali[sz]ed|fraction", re.I)
 _PIXEL_WORDS = re.compile(r"\bpixels?\b", re.I)

@@ -362,7 +362,7 @@ def _classify(
                 )
             )
     facts.outcomes = _OUTCOMES.validate_python(outcomes)
-    findings.extend(_hallucinations(pairing, cards, gt_cards))
+    findings.extend(_hallucinations(pairing, cards, gt_cards, config))
     return findings
 
 
@@ -406,13 +406,26 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     tokens = pairing.model_words[m]
     missing, used = word_presence(table, tokens, words, config, ev)
     read = ev.describe() or "none"
+    box = _box_phrase(pairing, m, config)
     if missing:
         return Code.PARTIAL, (
-            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); missing: {', '.join(missing)}"
+            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}){box}; missing: {', '.join(missing)}"
         )
     extra = [t for i, t in enumerate(tokens) if i not in used]
     tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
-    return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
+    return Code.OCR, f"§4 OCR: every word is there ({read}){box} but the text differs{tail}"
+
+
+def _box_phrase(pairing: Pairing, m: int, config: ScoringConfig) -> str:
+    """The §6 position evidence of model card ``m`` for a detail: which
+    cards its box lies on (or none), when boxes are evidence; else ''."""
+    if pairing.boxes is None or pairing.gt_boxes is None or pairing.boxes[m] is None:
+        return ""
+    on = [g for g in range(len(pairing.gt_words)) if pairing.lies_on(m, g, config)]
+    if not on:
+        return "; §6: its box lies on no card"
+    names = ", ".join(f"'{_short(_gt_text(pairing, g))}'" for g in on[:3])
+    return f"; §6: its box lies on {names}" + (f" and {len(on) - 3} more" if len(on) > 3 else "")
 
 
 def _miss_detail(pairing: Pairing, g: int, cards: Sequence[ModelCard]) -> str:
@@ -455,7 +468,9 @@ _TIE_NAMES = (
 )
 
 
-def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
+def _hallucinations(
+    pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any], config: ScoringConfig
+) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
     on no card it reads (§6). The card named is the one it reads best by
@@ -469,7 +484,8 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
         if m in matched:
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
-        exact_reader = None if related else _exact_reader(pairing, m)
+        exact_reader = None if related else _exact_reader(pairing, m, config)
+        box = _box_phrase(pairing, m, config)
         if related:
             # the card it reads best by the §3 order (card-scoring-rules.md
             # §3, criteria 1-4); on a tie in all of them, §3.5 reading order:
@@ -501,15 +517,18 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
                 f"§4 HALLUC: its box lies on no card it reads (§6 position); "
                 f"by text alone it reads '{_short(gt_cards[g].text)}'"
             )
+            box = ""
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
+        detail += box
         out.append(dict(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
     return out
 
 
-def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
+def _exact_reader(pairing: Pairing, m: int, config: ScoringConfig) -> Optional[tuple[int, int, str]]:
     """(gt card, model card reading it exactly, what model card ``m`` reads of
-    it) for the §1 pair whose card ``m`` reads most of, or None."""
+    it) for the §1 pair whose card ``m`` reads most of, or None. With boxes
+    in use, a card ``m``'s box does not lie on is not read by it (§6)."""
     table = pairing.table
     if table is None:
         return None
@@ -518,7 +537,7 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     joined = "".join(tokens)
     if joined in table.index.equal_at:  # the first §1 pair of the same text wins outright
         for winner, g in pairing.exact:
-            if "".join(gw[g]) == joined:
+            if "".join(gw[g]) == joined:  # equal texts: that card wherever the box is (§6)
                 return g, winner, " ".join(gw[g])
     allowed = table.allowed
     readable = {(g, k) for t in tokens for g, k, _mark in allowed.get(t, ())}
@@ -527,7 +546,7 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     content_keys = table.index.content_keys
     best = None
     for winner, g in pairing.exact:
-        if readable.isdisjoint(content_keys(g)):
+        if readable.isdisjoint(content_keys(g)) or pairing.lies_on(m, g, config) is False:
             continue
         words = gw[g]
         ev = table.evidence(tokens, words)
