@@ -153,35 +153,51 @@ def _each_word_gives(token: str, parts: tuple[str, ...], lcs: int, share: float)
     """Whether some longest common subsequence of ``token`` and the joined
     ``parts`` (``lcs`` letters) takes at least ``share`` of every part's
     letters. A common subsequence matches each part against a stretch of
-    the token, stretches in order, so it is enough to try every split of
-    the token into consecutive stretches (one per part) whose stretch-wise
-    common letters add up to ``lcs``."""
-    n = len(token)
-    need = [share * len(p) for p in parts]
+    the token, stretches in order, so it is enough to find a split of the
+    token into consecutive stretches (one per part) whose stretch-wise
+    common letters add up to ``lcs``, each at least the part's share."""
     sim = LCSseq.similarity
+    if any(sim(token, p) < share * len(p) for p in parts):
+        return False  # a word that shares too few letters with the whole token gives too few to any stretch
     if len(parts) == 2:
-        w1, w2 = parts
-        for s in range(n + 1):
-            a = sim(token[:s], w1)
-            if a < need[0]:
-                continue
-            b = sim(token[s:], w2)
-            if b >= need[1] and a + b == lcs:
-                return True
-        return False
-    w1, w2, w3 = parts[0], parts[1], "".join(parts[2:])
-    for s1 in range(n + 1):
-        a = sim(token[:s1], w1)
-        if a < need[0]:
+        return _two_words_give(token, parts[0], parts[1], lcs, share)
+    first, rest = parts[0], parts[1:]
+    need = share * len(first)
+    joined_rest = "".join(rest)
+    for cut in range(len(token) + 1):
+        a = sim(token[:cut], first)
+        if a < need:
             continue
-        for s2 in range(s1, n + 1):
-            b = sim(token[s1:s2], w2)
-            if b < need[1]:
-                continue
-            c = sim(token[s2:], w3)
-            if c >= need[2] and a + b + c == lcs:
-                return True
+        tail = token[cut:]
+        if sim(tail, joined_rest) == lcs - a and _each_word_gives(tail, rest, lcs - a, share):
+            return True
     return False
+
+
+def _two_words_give(token: str, w1: str, w2: str, lcs: int, share: float) -> bool:
+    """``_each_word_gives`` for two words: the common letters of the token's
+    head with ``w1`` grow with the cut and those of its tail with ``w2``
+    shrink, so the cuts where both reach their share form one window (found
+    by bisection); some cut in it must reach ``lcs``."""
+    sim = LCSseq.similarity
+    n = len(token)
+    need1, need2 = share * len(w1), share * len(w2)
+    lo, hi = 0, n + 1  # the first cut whose head gives w1 its share
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sim(token[:mid], w1) >= need1:
+            hi = mid
+        else:
+            lo = mid + 1
+    first = lo
+    lo, hi = -1, n  # the last cut whose tail gives w2 its share
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sim(token[mid:], w2) >= need2:
+            lo = mid
+        else:
+            hi = mid - 1
+    return any(sim(token[:cut], w1) + sim(token[cut:], w2) == lcs for cut in range(first, lo + 1))
 
 
 @lru_cache(maxsize=262144)
@@ -290,7 +306,10 @@ class GtIndex:
         self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
         self._holders: Optional[dict[tuple[str, int], tuple[int, ...]]] = None
         self.kmax, self.stop = kmax, stop
-        self._by_length: dict[int, tuple[list[int], list[str]]] = {}
+        singles = [j for j, (_text, k) in enumerate(self.groups) if k == 1]
+        joined = [j for j, (_text, k) in enumerate(self.groups) if k > 1]
+        #: the groups of read_tokens' two scans: (single word indices, texts, run-together indices, texts)
+        self._scans = (singles, [self.gstr[j] for j in singles], joined, [self.gstr[j] for j in joined])
         # Every reading has at least ``cutoff`` common letters (so the scan of
         # read_tokens finds all of them) unless a truncation may have fewer.
         min_letters, _short, trunc_min, trunc_share, share, _jshare = cfg
@@ -405,54 +424,46 @@ class GtIndex:
                 where.setdefault("".join(w), []).append(g)
         return where
 
-    def _candidates(self, length: int) -> tuple[list[int], list[str]]:
-        """The groups a token of ``length`` letters can read (§2): every
-        single word, and the run-together groups whose length is within the
-        misreading share both ways (``misreading`` fails on the others:
-        their common letters cannot reach the share of the longer one), as
-        (group indices in order, their texts); cached per length."""
-        found = self._by_length.get(length)
-        if found is None:
-            share = self.share
-            at = [
-                j
-                for j, (text, k) in enumerate(self.groups)
-                if k == 1 or (share * len(text) <= length and share * length <= len(text))
-            ]
-            found = self._by_length[length] = (at, [self.gstr[j] for j in at])
-        return found
-
     def read_tokens(self, tokens: Sequence[str]) -> None:
         """Add the readings of ``tokens`` (new to this ground truth) to
-        ``readings``: one C scan per token (rapidfuzz ``process.extract``
-        with LCSseq and a cut-off at the misreading floor, at most 3
-        letters) over the groups it can read, plus exact lookups for the
-        short words under the cut-off, then ``reading_mark``'s tests on the
-        common letters found. Readings are listed most common letters
-        first, then in group order. Quality: common letters, +0.5 when
-        exact, +0.1 x Indel similarity, the order of §2's "each model word
-        stands for one card word only"."""
+        ``readings``: two C scans per token (rapidfuzz ``process.extract``):
+        every single word with LCSseq and a cut-off at the misreading floor
+        (at most 3 letters), every run-together group with the normalised
+        LCSseq (common letters / the longer length) and a cut-off at
+        ``misread_share``, below which ``run_together`` fails; plus exact
+        lookups for the short words under the cut-off; then ``mark_of``'s
+        tests on the common letters found. Readings are listed most common
+        letters first, then in group order. Quality: common letters, +0.5
+        when exact, +0.1 x Indel similarity, the order of §2's "each model
+        word stands for one card word only"."""
         if len(self.readings) > _MEMO_LIMIT:
             self.readings.clear()
             self._stands.clear()
         cfg = self.cfg
         cutoff = min(cfg[0], 3)
-        groups, exact_at = self.groups, self.exact_at
+        share = self.share
+        groups, exact_at, split = self.groups, self.exact_at, self.parts
+        single_at, single_texts, joined_at, joined_texts = self._scans
+        extract, lcs_of, normalized = process.extract, LCSseq.similarity, LCSseq.normalized_similarity
         for t in tokens:
             lt = len(t)
-            at, texts = self._candidates(lt)
-            # extract lists equal scores in choice order, and ``at`` is ascending
             hits = {
-                at[i]: lcs
-                for _g, lcs, i in process.extract(t, texts, scorer=LCSseq.similarity, score_cutoff=cutoff, limit=None)
+                single_at[i]: lcs
+                for _g, lcs, i in extract(t, single_texts, scorer=lcs_of, score_cutoff=cutoff, limit=None)
             }
+            if joined_texts:
+                for _g, sim, i in extract(t, joined_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
+                    j = joined_at[i]
+                    lcs = round(sim * max(lt, len(groups[j][0])))
+                    if lcs >= cutoff:
+                        hits[j] = lcs
             for j in exact_at.get(t, ()):
                 hits[j] = lt
             found = []
-            split = self.parts
-            for j, lcs in hits.items():
+            for j, lcs in sorted(hits.items(), key=lambda hit: (-hit[1], hit[0])):
                 text, k = groups[j]
-                mark = max(mark_of(t, p, lcs, cfg) for p in split[text, k])
+                ways = split[text, k]
+                mark = mark_of(t, ways[0], lcs, cfg) if len(ways) == 1 else max(mark_of(t, p, lcs, cfg) for p in ways)
                 if mark:
                     found.append(
                         (j, mark, lcs + (0.5 if mark == EXACT else 0.0) + 0.1 * (2.0 * lcs / (lt + len(text))))

@@ -22,7 +22,6 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.cards.boxes import box_lies_on
 from reviewer.core.cards.gt_geometry import stored_to_upright
 from reviewer.core.cards.readings import (
     EXACT,
@@ -51,7 +50,7 @@ __all__ = [
     "pair_cards",
     "raw_to_upright",
     "read_anywhere",
-    "lies_on_card",
+    "lies_on_matrix",
     "reading_mark",
     "squashed",
     "word_presence",
@@ -68,15 +67,6 @@ def raw_to_upright(box: Frac, orientation: int) -> Frac:
     x0, y0 = stored_to_upright((box[0], box[1]), orientation, 1.0, 1.0)
     x1, y1 = stored_to_upright((box[2], box[3]), orientation, 1.0, 1.0)
     return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-
-
-def lies_on_card(box: Optional[Frac], card_box: Optional[Frac], config: ScoringConfig) -> bool:
-    """§6 "lies on": the model card's ``box`` and the card's ``card_box``
-    (same frame) overlap by at least ``config.lies_on_share`` (half) of
-    the smaller one's area (``boxes.lies_on``). False when either is None."""
-    if box is None or card_box is None:
-        return False
-    return box_lies_on(box, card_box, config.lies_on_share)
 
 
 @dataclass
@@ -101,16 +91,34 @@ class Pairing:
     boxes: Optional[list[Optional[Frac]]] = None
     #: the cards' boxes when the model boxes are evidence (§6)
     gt_boxes: Optional[list[Optional[Frac]]] = None
+    #: ``lies_on_matrix`` of ``boxes`` and ``gt_boxes`` when they are evidence
+    on: Optional[np.ndarray] = None
 
-    def lies_on(self, m: int, g: int, config: ScoringConfig) -> Optional[bool]:
+    def lies_on(self, m: int, g: int) -> Optional[bool]:
         """§6: whether model card ``m``'s box lies on card ``g``'s; None when
         boxes are no evidence here (not used, or either card has no box)."""
-        if self.boxes is None or self.gt_boxes is None:
+        if self.on is None or self.boxes is None or self.gt_boxes is None:
             return None
-        box, gt_box = self.boxes[m], self.gt_boxes[g]
-        if box is None or gt_box is None:
+        if self.boxes[m] is None or self.gt_boxes[g] is None:
             return None
-        return lies_on_card(box, gt_box, config)
+        return bool(self.on[m, g])
+
+
+def lies_on_matrix(boxes: Sequence[Optional[Frac]], card_boxes: Sequence[Optional[Frac]], share: float) -> np.ndarray:
+    """§6 "lies on" for every (model box, card box) at once: a boolean
+    matrix, True where the two overlap by a positive area of at least
+    ``share`` x the smaller box's area (``boxes.box_lies_on``); False where
+    either box is None."""
+    nan = (np.nan,) * 4
+    a = np.array([b if b is not None else nan for b in boxes], dtype=np.float64).reshape(-1, 4)
+    c = np.array([b if b is not None else nan for b in card_boxes], dtype=np.float64).reshape(-1, 4)
+    w = np.minimum(a[:, None, 2], c[None, :, 2]) - np.maximum(a[:, None, 0], c[None, :, 0])
+    h = np.minimum(a[:, None, 3], c[None, :, 3]) - np.maximum(a[:, None, 1], c[None, :, 1])
+    area_a = np.clip(a[:, 2] - a[:, 0], 0, None) * np.clip(a[:, 3] - a[:, 1], 0, None)
+    area_c = np.clip(c[:, 2] - c[:, 0], 0, None) * np.clip(c[:, 3] - c[:, 1], 0, None)
+    smaller = np.minimum(area_a[:, None], area_c[None, :])
+    with np.errstate(invalid="ignore"):
+        return (w > 0) & (h > 0) & (w * h >= share * smaller)
 
 
 def boxes_fit(reads_by_text: set[tuple[int, int]], model_boxes, gt_boxes, orientation: int, config: ScoringConfig):
@@ -118,12 +126,12 @@ def boxes_fit(reads_by_text: set[tuple[int, int]], model_boxes, gt_boxes, orient
     the cards they read by text (``reads_by_text``: (model card, card)
     pairs, §1-2): the upright image, or the stored one when the reader
     ignored EXIF. A boxed model card that reads a boxed card fits when its
-    box lies on one of the cards it reads (``lies_on_card``). Returns (frame name, boxes in upright fractions) for
-    the frame where more fit (on a tie, where more of the (model card, card
-    it reads) pairs lie on each other; then upright), or (None, None) when
-    fewer than
-    ``config.box_fit`` (half) of them fit in either frame: the boxes use
-    another convention and text alone decides."""
+    box lies on one of the cards it reads (``lies_on_matrix``). Returns
+    (frame name, model boxes in upright fractions, lies-on matrix) for the
+    frame where more fit (on a tie, where more of the (model card, card it
+    reads) pairs lie on each other; then upright), or (None, None, None)
+    when fewer than ``config.box_fit`` (half) of them fit in either frame:
+    the boxes use another convention and text alone decides."""
     reads: dict[int, list[int]] = {}
     for m, g in sorted(reads_by_text):
         if gt_boxes[g] is not None and model_boxes[m] is not None:
@@ -131,16 +139,17 @@ def boxes_fit(reads_by_text: set[tuple[int, int]], model_boxes, gt_boxes, orient
     frames = [("upright", 1)]
     if orientation not in (None, 1):
         frames.append(("stored", orientation))
-    best: tuple[Optional[str], Optional[list[Optional[Frac]]], tuple[int, int]] = (None, None, (0, 0))
+    best: tuple = (None, None, None, (0, 0))
     for name, o in frames:
         boxes = [raw_to_upright(b, o) if b is not None else None for b in model_boxes]
-        on = {m: sum(lies_on_card(boxes[m], gt_boxes[g], config) for g in cards) for m, cards in reads.items()}
-        hit = sum(1 for n in on.values() if n)
+        on = lies_on_matrix(boxes, gt_boxes, config.lies_on_share)
+        per_card = [int(on[m, cards].sum()) for m, cards in reads.items()]
+        hit = sum(1 for n in per_card if n)
         # fits better: more model cards on a card they read, then more such (model card, card) pairs
-        fit = (hit, sum(on.values()))
-        if reads and hit >= config.box_fit * len(reads) and fit > best[2]:
-            best = (name, boxes, fit)
-    return best[0], best[1]
+        fit = (hit, sum(per_card))
+        if reads and hit >= config.box_fit * len(reads) and fit > best[3]:
+            best = (name, boxes, on, fit)
+    return best[0], best[1], best[2]
 
 
 def pair_cards(
@@ -158,9 +167,10 @@ def pair_cards(
 
     ``model_boxes`` / ``gt_boxes``: boxes as fractions of the image (model
     boxes in the frame the reader saw), or None; when they fit (see
-    ``ScoringConfig.box_fit``) a model card is related only to cards its box
-    overlaps (§6). ``orientation``: the photo's EXIF orientation, to recognise
-    boxes read off the stored, un-rotated pixels. Never raises.
+    ``boxes_fit``) a model card is related only to the cards its box lies on
+    (§6; ``box_evidence``), in matching as in coding. ``orientation``: the
+    photo's EXIF orientation, to recognise boxes read off the stored,
+    un-rotated pixels. Never raises.
     """
     mw = [card_words(t) for t in model_texts]
     gw = [card_words(t) for t in gt_texts]
@@ -184,10 +194,7 @@ def pair_cards(
         return out
     table = WordTable([t for m in rest_m for t in mw[m]], gw, config, index)
     out.table = table
-    for m, g in _related(table, mw, gw, rest_m, rest_g):
-        ev = table.evidence(mw[m], gw[g])
-        if ev.content:
-            out.evidence[m, g] = ev
+    related = _related(table, mw, gw, rest_m, rest_g)
     use_boxes = (
         config.use_boxes
         and model_boxes is not None
@@ -199,28 +206,31 @@ def pair_cards(
         # every card each model card reads by text, a card §1 already paired included
         all_m, all_g = range(len(mw)), range(len(gw))
         whole = table if len(rest_m) == len(mw) else WordTable([t for w in mw for t in w], gw, config, index)
-        by_text = set(out.evidence) | set(exact) | _related(whole, mw, gw, all_m, all_g)
-        out.box_frame, boxes = boxes_fit(by_text, model_boxes, gt_boxes, orientation, config)
+        by_text = related | set(exact) | _related(whole, mw, gw, all_m, all_g)
+        out.box_frame, boxes, on = boxes_fit(by_text, model_boxes, gt_boxes, orientation, config)
         if boxes is not None:
-            out.boxes = boxes
-            out.gt_boxes = list(gt_boxes)
-            for m, g in list(out.evidence):
-                if m in paired_m:
-                    continue  # an equal text is that card wherever its box is
-                if not box_evidence(boxes[m], gt_boxes[g], config):
+            out.boxes, out.gt_boxes, out.on = boxes, list(gt_boxes), on
+            kept = set()
+            for m, g in sorted(related):
+                if box_evidence(out, m, g):
+                    kept.add((m, g))
+                else:
                     out.box_vetoed.setdefault(m, []).append(g)
-                    del out.evidence[m, g]
+            related = kept
+    for m, g in related:
+        ev = table.evidence(mw[m], gw[g])
+        if ev.content:
+            evidence[m, g] = ev
     out.pairs = sorted(exact + _assign(out, rest_m, rest_g))
     return out
 
 
-def box_evidence(box: Optional[Frac], card_box: Optional[Frac], config: ScoringConfig) -> bool:
-    """§6 position: with boxes in use, a model card whose ``box`` does not
-    lie on the card (``card_box``) is no evidence for it. A model card or a
-    card without a box is related by text alone (True)."""
-    if box is None or card_box is None:
-        return True
-    return lies_on_card(box, card_box, config)
+def box_evidence(out: "Pairing", m: int, g: int) -> bool:
+    """§6 position: with boxes in use, a model card (``m``) whose box does
+    not lie on card ``g`` is no evidence for it, in matching as in coding.
+    A model card or a card without a box is related by text alone (True),
+    and so is every pair when the boxes are no evidence."""
+    return out.lies_on(m, g) is not False
 
 
 def _exact_pairs(

@@ -421,7 +421,7 @@ def _box_phrase(pairing: Pairing, m: int, config: ScoringConfig) -> str:
     cards its box lies on (or none), when boxes are evidence; else ''."""
     if pairing.boxes is None or pairing.gt_boxes is None or pairing.boxes[m] is None:
         return ""
-    on = [g for g in range(len(pairing.gt_words)) if pairing.lies_on(m, g, config)]
+    on = [g for g in range(len(pairing.gt_words)) if pairing.lies_on(m, g)]
     if not on:
         return "; §6: its box lies on no card"
     names = ", ".join(f"'{_short(_gt_text(pairing, g))}'" for g in on[:3])
@@ -546,7 +546,7 @@ def _exact_reader(pairing: Pairing, m: int, config: ScoringConfig) -> Optional[t
     content_keys = table.index.content_keys
     best = None
     for winner, g in pairing.exact:
-        if readable.isdisjoint(content_keys(g)) or pairing.lies_on(m, g, config) is False:
+        if readable.isdisjoint(content_keys(g)) or pairing.lies_on(m, g) is False:
             continue
         words = gw[g]
         ev = table.evidence(tokens, words)
