@@ -232,16 +232,6 @@ def mark_of(token: str, parts: tuple[str, ...], lcs: int, cfg: tuple) -> int:
     return 0
 
 
-def reading_clause(mark: int, k: int) -> str:
-    """The §2 clause behind a reading ``mark`` of ``k`` card words, as a
-    finding's detail names it."""
-    if mark == EXACT:
-        return "exact" if k == 1 else "run together"
-    if k > 1:
-        return "run together, misread"
-    return "misreading" if mark == MISREAD else "truncation"
-
-
 def cfg_key(config: ScoringConfig) -> tuple:
     """The §2 letter thresholds of ``config`` as ``reading_mark``'s ``cfg``:
     (misread_min_letters, short_word_letters, truncation_min_letters,

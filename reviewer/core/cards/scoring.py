@@ -406,7 +406,7 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     tokens = pairing.model_words[m]
     missing, used = word_presence(table, tokens, words, config, ev)
     read = ev.describe() or "none"
-    box = _box_phrase(pairing, m, config)
+    box = _box_phrase(pairing, m)
     if missing:
         return Code.PARTIAL, (
             f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}){box}; missing: {', '.join(missing)}"
@@ -416,7 +416,7 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     return Code.OCR, f"§4 OCR: every word is there ({read}){box} but the text differs{tail}"
 
 
-def _box_phrase(pairing: Pairing, m: int, config: ScoringConfig) -> str:
+def _box_phrase(pairing: Pairing, m: int) -> str:
     """The §6 position evidence of model card ``m`` for a detail: which
     cards its box lies on (or none), when boxes are evidence; else ''."""
     if pairing.boxes is None or pairing.gt_boxes is None or pairing.boxes[m] is None:
@@ -485,7 +485,7 @@ def _hallucinations(
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
         exact_reader = None if related else _exact_reader(pairing, m, config)
-        box = _box_phrase(pairing, m, config)
+        box = _box_phrase(pairing, m)
         if related:
             # the card it reads best by the §3 order (card-scoring-rules.md
             # §3, criteria 1-4); on a tie in all of them, §3.5 reading order:
