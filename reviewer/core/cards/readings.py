@@ -2,14 +2,16 @@
 
 §1 equality ignores spacing and punctuation (``card_words``, ``squashed``).
 §2: a model token *reads* a card word when it is exact, a misreading, a
-truncation, or 2-3 card words run together (``reading_mark``); ``WordTable``
-holds the readings of one answer and ``WordTable.evidence`` what one model
-card shows of one card.
+truncation, or 2-3 card words run together (``reading_mark``); each clause
+is one function (``misreading``, ``truncation``, ``short_word``,
+``run_together``, and ``GtIndex.stands_for`` for "each model word stands for
+one card word only"). ``WordTable`` holds the readings of one answer and
+``WordTable.evidence`` what one model card shows of one card.
 
 The card side of every letter test is fixed per ground truth, so it is built
 once per ground truth (``gt_index``, cached across the runs of one item) with
 the readings of every token met so far; a token new to that ground truth is
-compared with all its words and groups in one C scan (rapidfuzz
+compared with all its words and groups in two C scans (rapidfuzz
 ``process.extract``, LCSseq). Nothing here knows about storage or Qt.
 """
 
@@ -232,6 +234,13 @@ def mark_of(token: str, parts: tuple[str, ...], lcs: int, cfg: tuple) -> int:
     return 0
 
 
+@lru_cache(maxsize=262144)
+def _joined_mark(token: str, parts: tuple[str, ...], lcs: int, cfg: tuple) -> int:
+    """``mark_of`` for 2-3 run-together words, cached across ground truths
+    (the same words run together on many photos of one card set)."""
+    return mark_of(token, parts, lcs, cfg)
+
+
 def cfg_key(config: ScoringConfig) -> tuple:
     """The §2 letter thresholds of ``config`` as ``reading_mark``'s ``cfg``:
     (misread_min_letters, short_word_letters, truncation_min_letters,
@@ -300,6 +309,11 @@ class GtIndex:
         joined = [j for j, (_text, k) in enumerate(self.groups) if k > 1]
         #: the groups of read_tokens' two scans: (single word indices, texts, run-together indices, texts)
         self._scans = (singles, [self.gstr[j] for j in singles], joined, [self.gstr[j] for j in joined])
+        first: dict[str, list[int]] = {}
+        for j in singles:
+            first.setdefault(self.gstr[j][:1], []).append(j)
+        #: single words by first letter (truncation candidates): letter -> (indices, texts)
+        self._by_first = {c: (at, [self.gstr[j] for j in at]) for c, at in first.items()}
         # Every reading has at least ``cutoff`` common letters (so the scan of
         # read_tokens finds all of them) unless a truncation may have fewer.
         min_letters, _short, trunc_min, trunc_share, share, _jshare = cfg
@@ -416,13 +430,14 @@ class GtIndex:
 
     def read_tokens(self, tokens: Sequence[str]) -> None:
         """Add the readings of ``tokens`` (new to this ground truth) to
-        ``readings``: two C scans per token (rapidfuzz ``process.extract``):
-        every single word with LCSseq and a cut-off at the misreading floor
-        (at most 3 letters), every run-together group with the normalised
-        LCSseq (common letters / the longer length) and a cut-off at
-        ``misread_share``, below which ``run_together`` fails; plus exact
-        lookups for the short words under the cut-off; then ``mark_of``'s
-        tests on the common letters found. Readings are listed most common
+        ``readings``: C scans per token (rapidfuzz ``process.extract``):
+        every word and every run-together group with the normalised LCSseq
+        (common letters / the longer length) and a cut-off at
+        ``misread_share``, below which ``misreading`` and ``run_together``
+        fail; for a token of at least ``truncation_min_letters``, the longer
+        words with its first letter with LCSseq and a cut-off at
+        ``truncation_share`` of the token (``truncation``); plus exact
+        lookups; then ``mark_of``'s tests on the common letters found. Readings are listed most common
         letters first, then in group order. Quality: common letters, +0.5
         when exact, +0.1 x Indel similarity, the order of §2's "each model
         word stands for one card word only"."""
@@ -435,29 +450,46 @@ class GtIndex:
         groups, exact_at, split = self.groups, self.exact_at, self.parts
         single_at, single_texts, joined_at, joined_texts = self._scans
         extract, lcs_of, normalized = process.extract, LCSseq.similarity, LCSseq.normalized_similarity
+        joined_mark = _joined_mark
+        trunc_min, trunc_share = cfg[2], cfg[3]
+        by_first = self._by_first
         for t in tokens:
             lt = len(t)
-            hits = {
-                single_at[i]: lcs
-                for _g, lcs, i in extract(t, single_texts, scorer=lcs_of, score_cutoff=cutoff, limit=None)
-            }
-            if joined_texts:
-                for _g, sim, i in extract(t, joined_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
-                    j = joined_at[i]
-                    lcs = round(sim * max(lt, len(groups[j][0])))
-                    if lcs >= cutoff:
-                        hits[j] = lcs
+            hits: dict[int, int] = {}
+            # misreadings: common letters at least the share of the longer of token and word
+            for text, sim, i in extract(t, single_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
+                lcs = int(sim * max(lt, len(text)) + 0.5)
+                if lcs >= cutoff:
+                    hits[single_at[i]] = lcs
+            if lt >= trunc_min:  # truncations: longer words with the token's first letter
+                at, texts = by_first.get(t[0], ((), ()))
+                need = trunc_share * lt - 1e-9
+                for text, lcs, i in extract(t, texts, scorer=lcs_of, score_cutoff=need, limit=None):
+                    if len(text) > lt:
+                        hits.setdefault(at[i], int(lcs))
             for j in exact_at.get(t, ()):
                 hits[j] = lt
-            found = []
-            for j, lcs in sorted(hits.items(), key=lambda hit: (-hit[1], hit[0])):
+            marks: list[tuple[int, int, int]] = []  # (common letters, group, mark)
+            for j, lcs in hits.items():
                 text, k = groups[j]
                 ways = split[text, k]
                 mark = mark_of(t, ways[0], lcs, cfg) if len(ways) == 1 else max(mark_of(t, p, lcs, cfg) for p in ways)
                 if mark:
-                    found.append(
-                        (j, mark, lcs + (0.5 if mark == EXACT else 0.0) + 0.1 * (2.0 * lcs / (lt + len(text))))
-                    )
+                    marks.append((lcs, j, mark))
+            if joined_texts:
+                for text, sim, i in extract(t, joined_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
+                    lcs = int(sim * max(lt, len(text)) + 0.5)
+                    if lcs < cutoff:
+                        continue
+                    j = joined_at[i]
+                    mark = max(joined_mark(t, p, lcs, cfg) for p in split[groups[j]])
+                    if mark:
+                        marks.append((lcs, j, mark))
+            marks.sort(key=lambda f: (-f[0], f[1]))  # most common letters first, then group order
+            found = [
+                (j, mark, lcs + (0.5 if mark == EXACT else 0.0) + 0.1 * (2.0 * lcs / (lt + len(groups[j][0]))))
+                for lcs, j, mark in marks
+            ]
             best = max((f[2] for f in found), default=0.0)
             self.readings[t] = (
                 found,

@@ -1,11 +1,13 @@
-"""The card scoring rules (shared/specs/card-scoring-rules.md, sections 1-4).
+"""The card scoring rules (shared/specs/card-scoring-rules.md, sections 1-4 and 6).
 
 How a careful person applies T-P5 to messy answers: equality ignores spacing
 and punctuation (§1); a model card is *related* to a ground-truth card when it
 holds a recognisable reading of one of that card's content words (§2); cards
 are paired one to one, as many as possible, with the tie order of §3; a
 matched card with wrong text is PARTIAL when a word of the card is missing and
-OCR when every word is there (§4).
+OCR when every word is there (§4); with boxes, a model card is evidence only
+for the cards its box lies on (§6: ``boxes_fit``, ``lies_on_matrix``,
+``box_evidence``).
 
 The letter tests (§1-2) are in reviewer.core.cards.readings, which builds
 the card side once per ground truth and compares new tokens with rapidfuzz

@@ -517,7 +517,6 @@ def _hallucinations(
                 f"§4 HALLUC: its box lies on no card it reads (§6 position); "
                 f"by text alone it reads '{_short(gt_cards[g].text)}'"
             )
-            box = ""
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
         detail += box
