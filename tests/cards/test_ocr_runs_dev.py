@@ -13,6 +13,9 @@ other run must agree with the key finding for finding.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from reviewer.core.cards.fidelity import compare
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.models import ScoringConfig
@@ -71,6 +74,30 @@ def test_every_finding_names_its_rule():
             assert f.detail.startswith("§4 "), (name, f.detail)
             if f.code.value in ("OCR", "PARTIAL"):
                 assert "reads" in f.detail or "every word" in f.detail, f.detail
+
+
+def test_no_finding_names_a_word_as_both_read_and_missing():
+    """A word the card holds once is read or missing, never both; a word it
+    holds twice may be read once and missing once."""
+    from reviewer.core.cards.readings import card_words
+
+    answers, _key = load(shared("ocr-runs-dev"))
+    partial = 0
+    for name, score in score_answers(answers, ScoringConfig()).items():
+        for f in score.findings:
+            if f.code.value != "PARTIAL":
+                continue
+            partial += 1
+            m = re.match(r"§4 PARTIAL: reads \d+ of \d+ words \((.*)\)(?:; §6: [^;]*)?; missing: (.*)$", f.detail)
+            assert m, (name, f.detail)
+            read: Counter = Counter()
+            for part in m.group(1).split(", ") if m.group(1) != "none" else []:
+                if not part.endswith(" short"):  # a truncation: its word is missing (§4)
+                    read.update(part.split(" = ", 1)[-1].split())
+            named = read + Counter(m.group(2).split(";")[0].split(", "))
+            held = Counter(card_words(f.gt_card or ""))
+            assert all(named[w] <= held[w] for w in named), (name, f.detail)
+    assert partial >= 50
 
 
 def test_boxes_read_off_the_stored_pixels_are_recognised():
