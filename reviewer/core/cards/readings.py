@@ -302,13 +302,11 @@ class GtIndex:
         self._equal_evidence: dict[int, Evidence] = {}
         self._words_read: dict[str, frozenset[str]] = {}
         self._stands: dict[str, dict[tuple[str, int], int]] = {}
+        self._allowed: dict[str, list[tuple[str, int, int]]] = {}
         self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
         self._holders: Optional[dict[tuple[str, int], tuple[int, ...]]] = None
         self.kmax, self.stop = kmax, stop
         singles = [j for j, (_text, k) in enumerate(self.groups) if k == 1]
-        joined = [j for j, (_text, k) in enumerate(self.groups) if k > 1]
-        #: the groups of read_tokens' two scans: (single word indices, texts, run-together indices, texts)
-        self._scans = (singles, [self.gstr[j] for j in singles], joined, [self.gstr[j] for j in joined])
         first: dict[str, list[int]] = {}
         for j in singles:
             first.setdefault(self.gstr[j][:1], []).append(j)
@@ -378,7 +376,16 @@ class GtIndex:
                                     found[key] = max(found.get(key, 0), marks[key])
             if len(self._stands) > _MEMO_LIMIT:
                 self._stands.clear()
+                self._allowed.clear()
             self._stands[token] = found
+        return found
+
+    def allowed_of(self, token: str) -> list[tuple[str, int, int]]:
+        """``stands_for(token)`` as a list of (group text, k, mark), cached
+        (a ``WordTable``'s ``allowed`` entry; read only)."""
+        found = self._allowed.get(token)
+        if found is None:
+            found = self._allowed[token] = [(text, k, mark) for (text, k), mark in self.stands_for(token).items()]
         return found
 
     def mark(self, token: str, parts: tuple[str, ...]) -> int:
@@ -430,12 +437,12 @@ class GtIndex:
 
     def read_tokens(self, tokens: Sequence[str]) -> None:
         """Add the readings of ``tokens`` (new to this ground truth) to
-        ``readings``: C scans per token (rapidfuzz ``process.extract``):
-        every word and every run-together group with the normalised LCSseq
+        ``readings``: C scans per token (rapidfuzz ``process.extract``): one
+        over every word and run-together group with the normalised LCSseq
         (common letters / the longer length) and a cut-off at
         ``misread_share``, below which ``misreading`` and ``run_together``
-        fail; for a token of at least ``truncation_min_letters``, the longer
-        words with its first letter with LCSseq and a cut-off at
+        fail; for a token of at least ``truncation_min_letters``, one over
+        the longer words with its first letter with LCSseq and a cut-off at
         ``truncation_share`` of the token (``truncation``); plus exact
         lookups; then ``mark_of``'s tests on the common letters found. Readings are listed most common
         letters first, then in group order. Quality: common letters, +0.5
@@ -444,47 +451,49 @@ class GtIndex:
         if len(self.readings) > _MEMO_LIMIT:
             self.readings.clear()
             self._stands.clear()
+            self._allowed.clear()
         cfg = self.cfg
         cutoff = min(cfg[0], 3)
         share = self.share
         groups, exact_at, split = self.groups, self.exact_at, self.parts
-        single_at, single_texts, joined_at, joined_texts = self._scans
+        gstr = self.gstr
         extract, lcs_of, normalized = process.extract, LCSseq.similarity, LCSseq.normalized_similarity
         joined_mark = _joined_mark
         trunc_min, trunc_share = cfg[2], cfg[3]
         by_first = self._by_first
         for t in tokens:
             lt = len(t)
-            hits: dict[int, int] = {}
-            # misreadings: common letters at least the share of the longer of token and word
-            for text, sim, i in extract(t, single_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
-                lcs = int(sim * max(lt, len(text)) + 0.5)
-                if lcs >= cutoff:
-                    hits[single_at[i]] = lcs
-            if lt >= trunc_min:  # truncations: longer words with the token's first letter
-                at, texts = by_first.get(t[0], ((), ()))
-                need = trunc_share * lt - 1e-9
-                for text, lcs, i in extract(t, texts, scorer=lcs_of, score_cutoff=need, limit=None):
-                    if len(text) > lt:
-                        hits.setdefault(at[i], int(lcs))
-            for j in exact_at.get(t, ()):
-                hits[j] = lt
             marks: list[tuple[int, int, int]] = []  # (common letters, group, mark)
-            for j, lcs in hits.items():
-                text, k = groups[j]
+            seen: set[int] = set()
+            # misreadings, of a word or of run-together words: common letters at least
+            # the share of the longer of token and group (one scan over every group)
+            for text, sim, j in extract(t, gstr, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
+                lcs = int(sim * max(lt, len(text)) + 0.5)
+                if lcs < cutoff and text != t:
+                    continue
+                seen.add(j)
+                k = groups[j][1]
                 ways = split[text, k]
-                mark = mark_of(t, ways[0], lcs, cfg) if len(ways) == 1 else max(mark_of(t, p, lcs, cfg) for p in ways)
+                if k == 1:
+                    mark = (
+                        mark_of(t, ways[0], lcs, cfg) if len(ways) == 1 else max(mark_of(t, p, lcs, cfg) for p in ways)
+                    )
+                else:
+                    mark = max(joined_mark(t, p, lcs, cfg) for p in ways)
                 if mark:
                     marks.append((lcs, j, mark))
-            if joined_texts:
-                for text, sim, i in extract(t, joined_texts, scorer=normalized, score_cutoff=share - 1e-9, limit=None):
-                    lcs = int(sim * max(lt, len(text)) + 0.5)
-                    if lcs < cutoff:
-                        continue
-                    j = joined_at[i]
-                    mark = max(joined_mark(t, p, lcs, cfg) for p in split[groups[j]])
-                    if mark:
-                        marks.append((lcs, j, mark))
+            if lt >= trunc_min:  # truncations: longer words with the token's first letter
+                at, texts = by_first.get(t[0], ((), ()))
+                for text, lcs, i in extract(t, texts, scorer=lcs_of, score_cutoff=trunc_share * lt - 1e-9, limit=None):
+                    j = at[i]
+                    if len(text) > lt and j not in seen:
+                        seen.add(j)
+                        mark = max(mark_of(t, p, int(lcs), cfg) for p in split[text, 1])
+                        if mark:
+                            marks.append((int(lcs), j, mark))
+            for j in exact_at.get(t, ()):  # short words under the cut-off
+                if j not in seen:
+                    marks.append((lt, j, EXACT))
             marks.sort(key=lambda f: (-f[0], f[1]))  # most common letters first, then group order
             found = [
                 (j, mark, lcs + (0.5 if mark == EXACT else 0.0) + 0.1 * (2.0 * lcs / (lt + len(groups[j][0]))))
@@ -577,7 +586,7 @@ class WordTable:
             if not top:
                 continue
             if complete:
-                allowed[t] = [(text, k, mark) for (text, k), mark in self.index.stands_for(t).items()]
+                allowed[t] = self.index.allowed_of(t)
             else:
                 allowed[t] = [(groups[j][0], groups[j][1], mark) for j, mark, _q in top]
 
