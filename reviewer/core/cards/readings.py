@@ -270,8 +270,9 @@ class GtIndex:
     every token met so far (``readings``).
 
     ``groups[j]``: (group text, k) of every word and run-together group;
-    ``parts[(text, k)]``: the card words of the group (every split met, when
-    two cards join different words to the same text);
+    ``parts[(text, k)]``: the card words of a run-together group, k > 1
+    (every split met, when two cards join different words to the same
+    text);
     ``content[(text, k)]``: the group holds a content word on some card;
     ``all_words``: every single card word; ``equal_at``: §1 key (squashed
     words) -> card indices in reading order.
@@ -282,10 +283,17 @@ class GtIndex:
         parts: dict[tuple[str, int], list[tuple[str, ...]]] = {}
         for words in gt_words:
             for text, k, j, has_content in card_groups(words, kmax, stop):
-                content[(text, k)] = content.get((text, k), False) or has_content
-                split = parts.setdefault((text, k), [])
-                if words[j : j + k] not in split:
-                    split.append(words[j : j + k])
+                key = (text, k)
+                seen = content.get(key)
+                if seen is None:
+                    content[key] = has_content
+                    if k > 1:
+                        parts[key] = [words[j : j + k]]
+                    continue
+                if has_content and not seen:
+                    content[key] = True
+                if k > 1 and words[j : j + k] not in parts[key]:
+                    parts[key].append(words[j : j + k])
         self.parts = parts
         self.cfg = cfg
         self.groups = list(content)
@@ -393,7 +401,7 @@ class GtIndex:
         group of this ground truth), looked up in ``marks_of`` when it is
         complete and the group's text has one split."""
         key = ("".join(parts), len(parts))
-        if self.complete and len(self.parts.get(key, ())) == 1:
+        if self.complete and (len(parts) == 1 or len(self.parts.get(key, ())) == 1):
             return self.marks_of(token).get(key, 0)
         return reading_mark(token, parts, self.cfg)
 
@@ -473,13 +481,10 @@ class GtIndex:
                     continue
                 seen.add(j)
                 k = groups[j][1]
-                ways = split[text, k]
                 if k == 1:
-                    mark = (
-                        mark_of(t, ways[0], lcs, cfg) if len(ways) == 1 else max(mark_of(t, p, lcs, cfg) for p in ways)
-                    )
+                    mark = mark_of(t, (text,), lcs, cfg)
                 else:
-                    mark = max(joined_mark(t, p, lcs, cfg) for p in ways)
+                    mark = max(joined_mark(t, p, lcs, cfg) for p in split[text, k])
                 if mark:
                     marks.append((lcs, j, mark))
             if lt >= trunc_min:  # truncations: longer words with the token's first letter
@@ -488,7 +493,7 @@ class GtIndex:
                     j = at[i]
                     if len(text) > lt and j not in seen:
                         seen.add(j)
-                        mark = max(mark_of(t, p, int(lcs), cfg) for p in split[text, 1])
+                        mark = mark_of(t, (text,), int(lcs), cfg)
                         if mark:
                             marks.append((int(lcs), j, mark))
             for j in exact_at.get(t, ()):  # short words under the cut-off
