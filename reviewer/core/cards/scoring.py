@@ -362,7 +362,7 @@ def _classify(
                 )
             )
     facts.outcomes = _OUTCOMES.validate_python(outcomes)
-    findings.extend(_hallucinations(pairing, cards, gt_cards, config))
+    findings.extend(_hallucinations(pairing, cards, gt_cards))
     return findings
 
 
@@ -468,9 +468,7 @@ _TIE_NAMES = (
 )
 
 
-def _hallucinations(
-    pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any], config: ScoringConfig
-) -> list[dict[str, Any]]:
+def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequence[Any]) -> list[dict[str, Any]]:
     """§4 HALLUC: every unmatched model card, with the rule that left it
     unmatched: no evidence (§2), a duplicate or a lost tie (§3), or a box
     on no card it reads (§6). The card named is the one it reads best by
@@ -484,7 +482,7 @@ def _hallucinations(
         if m in matched:
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
-        exact_reader = None if related else _exact_reader(pairing, m, config)
+        exact_reader = None if related else _exact_reader(pairing, m)
         box = _box_phrase(pairing, m)
         if related:
             # the card it reads best by the §3 order (card-scoring-rules.md
@@ -524,7 +522,7 @@ def _hallucinations(
     return out
 
 
-def _exact_reader(pairing: Pairing, m: int, config: ScoringConfig) -> Optional[tuple[int, int, str]]:
+def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     """(gt card, model card reading it exactly, what model card ``m`` reads of
     it) for the §1 pair whose card ``m`` reads most of, or None. With boxes
     in use, a card ``m``'s box does not lie on is not read by it (§6)."""
