@@ -4,7 +4,7 @@ of ../shared/data/ocr-runs-dev (40 real tesseract answers on 5 photos).
 Prints per-code precision, recall and F1 over all findings, the runs whose
 text accuracy is off by more than 0.05, the HALLUC findings of the key the
 scorer missed, and per-run differences (with --diff). The last line gives
-the code F1 and its target (issue 7: >= 0.97 with no HALLUC missed).
+the code F1 and its target (>= 0.97 with no HALLUC missed).
 
 Usage:
     python benchmarks/bench_fidelity.py [--data DIR] [--diff]

@@ -253,7 +253,7 @@ class ScoringConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    version: str = "2026.11-3"
+    version: str = "2026.11-4"
     #: card-scoring-rules.md §2: words that are no evidence on their own.
     stop_words: tuple[str, ...] = (
         "a",
@@ -277,8 +277,13 @@ class ScoringConfig(BaseModel):
         "who",
     )
     #: §2 misreading: the longest common letter subsequence of token and word
-    #: is at least this many letters (and at least half of each).
+    #: is at least this many letters ...
     misread_min_letters: int = 3
+    #: ... and at least this share of the word and of the token (half).
+    misread_share: float = 0.5
+    #: §2 run together: each joined word gives at least this share of its
+    #: letters to the common subsequence of the token and the joined words.
+    joined_word_share: float = 0.5
     #: §2: a misreading of a word of at most this many letters is no evidence.
     short_word_letters: int = 2
     #: §2 truncation: a reading of a word's beginning of at least this many
@@ -291,9 +296,12 @@ class ScoringConfig(BaseModel):
     #: §4 OCR: a token within this many letters of a card word's length fills
     #: the word's place.
     length_slack: int = 1
-    #: §6: with boxes, a model card relates only to cards its box overlaps.
+    #: §6: with boxes, a model card relates only to cards its box lies on.
     use_boxes: bool = True
-    #: §6: share of box-carrying model cards whose box must overlap a card
+    #: §6: a box lies on a card when the two overlap by at least this share
+    #: of the smaller box's area.
+    lies_on_share: float = 0.5
+    #: §6: share of box-carrying model cards whose box must lie on a card
     #: they read before boxes count as evidence (else text alone decides).
     box_fit: float = 0.5
     #: T-P1: text accuracy at or above which a prompt can pass.

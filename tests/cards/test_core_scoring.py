@@ -104,7 +104,7 @@ def test_ocr() -> None:
     f = s.findings[0]
     assert f.gt_card == "To be free from pain" and f.model_card == "To be free from pan"
     assert f.gt_card_id == 0 and f.model_index == 0
-    assert f.detail.startswith("§4 OCR") and "pan=pain" in f.detail
+    assert f.detail.startswith("§4 OCR") and "pan = pain" in f.detail
     assert not s.facts.outcomes[0].text_ok
 
 
@@ -163,7 +163,7 @@ def test_near_duplicate_resembles() -> None:
     s = score_run(piles_out(("left", LEFT), ("right", right)), PILES_PROMPT, GT)
     assert codes(s) == Counter({Code.HALLUC: 1})
     detail = s.findings[0].detail
-    assert "reads wild, cart=card of 'Wild Card', which #5 reads exactly (§1)" in detail
+    assert "reads wild, cart = card of 'Wild Card', which #5 reads exactly (§1)" in detail
     assert s.facts.outcomes[card_id("Wild Card")].text_ok  # the exact reading wins
 
 

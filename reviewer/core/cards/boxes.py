@@ -80,19 +80,26 @@ def iou(a: BBox, b: BBox) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def box_lies_on(a: tuple[float, ...], b: tuple[float, ...], share: float = 0.5) -> bool:
+    """``lies_on`` for boxes given as (x_min, y_min, x_max, y_max) tuples in
+    one frame (any unit): the overlap area is positive and at least
+    ``share`` x the area of the smaller box (card-scoring-rules.md §6)."""
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    if ix <= 0.0 or iy <= 0.0:
+        return False
+    smaller = min(max(0.0, a[2] - a[0]) * max(0.0, a[3] - a[1]), max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]))
+    return ix * iy >= share * smaller
+
+
 def lies_on(a: BBox, b: BBox, share: float = 0.5) -> bool:
-    """True when box ``a`` lies on box ``b`` (card-scoring-rules.md §6: "A box
-    lies on a card when the two boxes overlap by at least half of the smaller
-    one's area"): their overlap area is at least ``share`` times the area of
-    the smaller box. Both boxes in the same frame (any unit); min and max may
-    come in either order. A box of zero area lies on nothing."""
-    ax0, ax1 = sorted((a.x_min, a.x_max))
-    ay0, ay1 = sorted((a.y_min, a.y_max))
-    bx0, bx1 = sorted((b.x_min, b.x_max))
-    by0, by1 = sorted((b.y_min, b.y_max))
-    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
-    smaller = min((ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0))
-    return smaller > 0 and inter >= share * smaller
+    """True when box ``a`` lies on box ``b`` (or ``b`` on ``a``: the test is
+    symmetric): they overlap by at least ``share`` of the smaller box's area
+    (card-scoring-rules.md §6; the default is the rule's half). Both boxes in
+    the same frame and unit. A heading that grazes a note does not lie on it;
+    a merged block over several notes lies on each. Boxes that only touch,
+    or a box of zero area, lie on nothing."""
+    return box_lies_on((a.x_min, a.y_min, a.x_max, a.y_max), (b.x_min, b.y_min, b.x_max, b.y_max), share)
 
 
 _GRID_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1000\b", re.I)

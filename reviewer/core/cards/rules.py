@@ -1,11 +1,13 @@
-"""The card scoring rules (shared/specs/card-scoring-rules.md, sections 1-4).
+"""The card scoring rules (shared/specs/card-scoring-rules.md, sections 1-4 and 6).
 
 How a careful person applies T-P5 to messy answers: equality ignores spacing
 and punctuation (§1); a model card is *related* to a ground-truth card when it
 holds a recognisable reading of one of that card's content words (§2); cards
 are paired one to one, as many as possible, with the tie order of §3; a
 matched card with wrong text is PARTIAL when a word of the card is missing and
-OCR when every word is there (§4).
+OCR when every word is there (§4); with boxes, a model card is evidence only
+for the cards its box lies on (§6: ``boxes_fit``, ``lies_on_matrix``,
+``box_evidence``).
 
 The letter tests (§1-2) are in reviewer.core.cards.readings, which builds
 the card side once per ground truth and compares new tokens with rapidfuzz
@@ -24,6 +26,8 @@ import numpy as np
 
 from reviewer.core.cards.gt_geometry import stored_to_upright
 from reviewer.core.cards.readings import (
+    EXACT,
+    MISREAD,
     Evidence,
     GtIndex,
     WordTable,
@@ -48,6 +52,7 @@ __all__ = [
     "pair_cards",
     "raw_to_upright",
     "read_anywhere",
+    "lies_on_matrix",
     "reading_mark",
     "squashed",
     "word_presence",
@@ -64,10 +69,6 @@ def raw_to_upright(box: Frac, orientation: int) -> Frac:
     x0, y0 = stored_to_upright((box[0], box[1]), orientation, 1.0, 1.0)
     x1, y1 = stored_to_upright((box[2], box[3]), orientation, 1.0, 1.0)
     return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-
-
-def _overlap(a: Frac, b: Frac) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 @dataclass
@@ -88,40 +89,69 @@ class Pairing:
     table: Optional["WordTable"] = None
     #: the §1 pairs (equal texts), paired before §3
     exact: list[tuple[int, int]] = field(default_factory=list)
+    #: the model boxes in upright fractions when they are evidence (§6), else None
+    boxes: Optional[list[Optional[Frac]]] = None
+    #: the cards' boxes when the model boxes are evidence (§6)
+    gt_boxes: Optional[list[Optional[Frac]]] = None
+    #: ``lies_on_matrix`` of ``boxes`` and ``gt_boxes`` when they are evidence
+    on: Optional[np.ndarray] = None
+
+    def lies_on(self, m: int, g: int) -> Optional[bool]:
+        """§6: whether model card ``m``'s box lies on card ``g``'s; None when
+        boxes are no evidence here (not used, or either card has no box)."""
+        if self.on is None or self.boxes is None or self.gt_boxes is None:
+            return None
+        if self.boxes[m] is None or self.gt_boxes[g] is None:
+            return None
+        return bool(self.on[m, g])
 
 
-def _box_frame(out: "Pairing", model_boxes, gt_boxes, orientation: int, config: ScoringConfig):
-    """Choose the frame in which the answer's boxes lie on the cards they read:
-    the upright image, or the stored one when the reader ignored EXIF (§6:
-    with boxes, a word counts only for the card it lies on). Each model card
-    with a box is checked against the cards it reads most words of. Returns
-    (frame name, boxes in upright fractions) or (None, None) when the boxes
-    do not fit well enough (``config.box_fit``) to be evidence."""
-    best_cards: dict[int, list[int]] = {}
-    top: dict[int, int] = {}
-    for (m, g), ev in out.evidence.items():
-        if gt_boxes[g] is None or model_boxes[m] is None:
-            continue
-        n = ev.recognised
-        if n > top.get(m, 0):
-            top[m], best_cards[m] = n, [g]
-        elif n == top.get(m, 0):
-            best_cards[m].append(g)
+def lies_on_matrix(boxes: Sequence[Optional[Frac]], card_boxes: Sequence[Optional[Frac]], share: float) -> np.ndarray:
+    """§6 "lies on" for every (model box, card box) at once: a boolean
+    matrix, True where the two overlap by a positive area of at least
+    ``share`` x the smaller box's area (``boxes.box_lies_on``); False where
+    either box is None."""
+    nan = (np.nan,) * 4
+    a = np.array([b if b is not None else nan for b in boxes], dtype=np.float64).reshape(-1, 4)
+    c = np.array([b if b is not None else nan for b in card_boxes], dtype=np.float64).reshape(-1, 4)
+    w = np.minimum(a[:, None, 2], c[None, :, 2]) - np.maximum(a[:, None, 0], c[None, :, 0])
+    h = np.minimum(a[:, None, 3], c[None, :, 3]) - np.maximum(a[:, None, 1], c[None, :, 1])
+    area_a = np.clip(a[:, 2] - a[:, 0], 0, None) * np.clip(a[:, 3] - a[:, 1], 0, None)
+    area_c = np.clip(c[:, 2] - c[:, 0], 0, None) * np.clip(c[:, 3] - c[:, 1], 0, None)
+    smaller = np.minimum(area_a[:, None], area_c[None, :])
+    with np.errstate(invalid="ignore"):
+        return (w > 0) & (h > 0) & (w * h >= share * smaller)
+
+
+def boxes_fit(reads_by_text: set[tuple[int, int]], model_boxes, gt_boxes, orientation: int, config: ScoringConfig):
+    """§6 frame and fit: choose the frame in which the answer's boxes lie on
+    the cards they read by text (``reads_by_text``: (model card, card)
+    pairs, §1-2): the upright image, or the stored one when the reader
+    ignored EXIF. A boxed model card that reads a boxed card fits when its
+    box lies on one of the cards it reads (``lies_on_matrix``). Returns
+    (frame name, model boxes in upright fractions, lies-on matrix) for the
+    frame where more fit (on a tie, where more of the (model card, card it
+    reads) pairs lie on each other; then upright), or (None, None, None)
+    when fewer than ``config.box_fit`` (half) of them fit in either frame:
+    the boxes use another convention and text alone decides."""
+    reads: dict[int, list[int]] = {}
+    for m, g in sorted(reads_by_text):
+        if gt_boxes[g] is not None and model_boxes[m] is not None:
+            reads.setdefault(m, []).append(g)
     frames = [("upright", 1)]
     if orientation not in (None, 1):
         frames.append(("stored", orientation))
-    best: tuple[Optional[str], Optional[list[Optional[Frac]]], float] = (None, None, 0.0)
+    best: tuple = (None, None, None, (0, 0))
     for name, o in frames:
         boxes = [raw_to_upright(b, o) if b is not None else None for b in model_boxes]
-        hit = sum(
-            1
-            for m, cards in best_cards.items()  # every model card here has a box (see above)
-            if (box := boxes[m]) is not None and any(_overlap(box, gt_boxes[g]) for g in cards)
-        )
-        fit = hit / len(best_cards) if best_cards else 0.0
-        if best_cards and fit >= config.box_fit and fit > best[2]:
-            best = (name, boxes, fit)
-    return best[0], best[1]
+        on = lies_on_matrix(boxes, gt_boxes, config.lies_on_share)
+        per_card = [int(on[m, cards].sum()) for m, cards in reads.items()]
+        hit = sum(1 for n in per_card if n)
+        # fits better: more model cards on a card they read, then more such (model card, card) pairs
+        fit = (hit, sum(per_card))
+        if reads and hit >= config.box_fit * len(reads) and fit > best[3]:
+            best = (name, boxes, on, fit)
+    return best[0], best[1], best[2]
 
 
 def pair_cards(
@@ -139,9 +169,10 @@ def pair_cards(
 
     ``model_boxes`` / ``gt_boxes``: boxes as fractions of the image (model
     boxes in the frame the reader saw), or None; when they fit (see
-    ``ScoringConfig.box_fit``) a model card is related only to cards its box
-    overlaps (§6). ``orientation``: the photo's EXIF orientation, to recognise
-    boxes read off the stored, un-rotated pixels. Never raises.
+    ``boxes_fit``) a model card is related only to the cards its box lies on
+    (§6; ``box_evidence``), in matching as in coding. ``orientation``: the
+    photo's EXIF orientation, to recognise boxes read off the stored,
+    un-rotated pixels. Never raises.
     """
     mw = [card_words(t) for t in model_texts]
     gw = [card_words(t) for t in gt_texts]
@@ -165,10 +196,7 @@ def pair_cards(
         return out
     table = WordTable([t for m in rest_m for t in mw[m]], gw, config, index)
     out.table = table
-    for m, g in _related(table, mw, gw, rest_m, rest_g):
-        ev = table.evidence(mw[m], gw[g])
-        if ev.content:
-            out.evidence[m, g] = ev
+    related = _related(table, mw, gw, rest_m, rest_g)
     use_boxes = (
         config.use_boxes
         and model_boxes is not None
@@ -177,18 +205,34 @@ def pair_cards(
         and any(b is not None for b in gt_boxes)
     )
     if use_boxes and gt_boxes is not None:  # use_boxes implies gt_boxes
-        out.box_frame, boxes = _box_frame(out, model_boxes, gt_boxes, orientation, config)
+        # every card each model card reads by text, a card §1 already paired included
+        all_m, all_g = range(len(mw)), range(len(gw))
+        whole = table if len(rest_m) == len(mw) else WordTable([t for w in mw for t in w], gw, config, index)
+        by_text = related | set(exact) | _related(whole, mw, gw, all_m, all_g)
+        out.box_frame, boxes, on = boxes_fit(by_text, model_boxes, gt_boxes, orientation, config)
         if boxes is not None:
-            for m, g in list(out.evidence):
-                if m in paired_m:
-                    continue  # an equal text is that card wherever its box is
-                box, gt_box = boxes[m], gt_boxes[g]
-                if box is not None and gt_box is not None and not _overlap(box, gt_box):
+            out.boxes, out.gt_boxes, out.on = boxes, list(gt_boxes), on
+            kept = set()
+            for m, g in sorted(related):
+                if box_evidence(out, m, g):
+                    kept.add((m, g))
+                else:
                     out.box_vetoed.setdefault(m, []).append(g)
-                    del out.evidence[m, g]
-            _placed_stop_words(out, table, boxes, gt_boxes, rest_m, rest_g)
+            related = kept
+    for m, g in related:
+        ev = table.evidence(mw[m], gw[g])
+        if ev.content:
+            evidence[m, g] = ev
     out.pairs = sorted(exact + _assign(out, rest_m, rest_g))
     return out
+
+
+def box_evidence(out: "Pairing", m: int, g: int) -> bool:
+    """§6 position: with boxes in use, a model card (``m``) whose box does
+    not lie on card ``g`` is no evidence for it, in matching as in coding.
+    A model card or a card without a box is related by text alone (True),
+    and so is every pair when the boxes are no evidence."""
+    return out.lies_on(m, g) is not False
 
 
 def _exact_pairs(
@@ -213,26 +257,6 @@ def _exact_pairs(
                 pairs.append((m, free[n]))
                 used[key] = n + 1
     return pairs
-
-
-def _placed_stop_words(
-    out: Pairing, table: WordTable, boxes, gt_boxes, rest_m: Sequence[int], rest_g: Sequence[int]
-) -> None:
-    """§2 with position (§6): a stop word is no evidence *on its own*; read
-    inside a card's box by a model card that also reads a content word of a
-    card it lies on, it is evidence for that card (as the hand keys apply it
-    with the photo in view). Without boxes stop words never relate."""
-    readers = {m for (m, _g) in out.evidence} & set(rest_m)
-    for m in readers:
-        if boxes[m] is None:
-            continue
-        for g in rest_g:
-            words = out.gt_words[g]
-            if (m, g) in out.evidence or gt_boxes[g] is None or not _overlap(boxes[m], gt_boxes[g]):
-                continue
-            ev = table.evidence(out.model_words[m], words)
-            if ev.recognised:
-                out.evidence[m, g] = ev
 
 
 def _related(table: WordTable, mw, gw, rest_m: Sequence[int], rest_g: Sequence[int]) -> set[tuple[int, int]]:
@@ -341,20 +365,26 @@ def _clear_winners(weights: dict[tuple[int, int], float]) -> Optional[list[tuple
 def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[Optional[int]]:
     """Order-preserving alignment of card words to model tokens that reads
     the most words (exact ones preferred): card word -> token index or None.
-    A token may read up to ``kmax`` run-together words (§2). Among equal
+    A token may read up to ``kmax`` run-together words (§2). Only exact and
+    misread readings of groups the token stands for (``GtIndex.stands_for``)
+    anchor a word: a truncation leaves it missing (§4).
+    Among equal
     alignments the dynamic programme prefers skipping a word, then skipping
     a token, then the fewest run-together words."""
     n, m = len(words), len(tokens)
     index, cfg = table.index, table.cfg
     # every run of a card's words is a group of its ground truth: look the marks up
     lookup = index.complete and tuple(words) in index.cards
+    share = cfg[4]
+    split = index.parts
     # a score (words read, words read exactly) is one int: words * base + exact
     base = n + 1
     # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
     gains: list[list[Sequence[tuple[int, int]]]] = []
     for t in tokens:
         lt = len(t)
-        marks = index.marks_of(t) if lookup else None
+        # the groups the token stands for (§2: one card word only), or None: plain reads
+        marks = index.stands_for(t) if lookup else None
         if marks is not None and not marks:
             gains.append([()] * n)  # the token reads no group of the ground truth
             continue
@@ -362,17 +392,23 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
         for j in range(n):
             cell = []
             text = words[j]
-            r = marks.get((text, 1), 0) if marks is not None else reading_mark(t, text, 1, cfg)
-            if r:
-                cell.append((1, base + (1 if r == 2 else 0)))
+            r = marks.get((text, 1), 0) if marks is not None else reading_mark(t, (text,), cfg)
+            if r >= MISREAD:
+                cell.append((1, base + (1 if r == EXACT else 0)))
             for k in range(2, kmax + 1):
                 if j - k + 1 < 0:
                     break
                 text = words[j - k + 1] + text
-                if abs(len(text) - lt) <= 1:
-                    r = marks.get((text, k), 0) if marks is not None else reading_mark(t, text, k, cfg)
-                    if r:
-                        cell.append((k, k * base + (k if r == 2 else 0)))
+                if share * len(text) <= lt and share * lt <= len(text):
+                    parts = tuple(words[j - k + 1 : j + 1])
+                    if marks is None:
+                        r = reading_mark(t, parts, cfg)
+                    elif len(split.get((text, k), ())) == 1:
+                        r = marks.get((text, k), 0)
+                    else:
+                        r = reading_mark(t, parts, cfg) if (text, k) in marks else 0
+                    if r >= MISREAD:
+                        cell.append((k, k * base + (k if r == EXACT else 0)))
             row.append(cell)
         gains.append(row)
     # back[j][i]: 0 skip word j, -1 skip token i, k: token i reads k words ending at j
@@ -433,7 +469,7 @@ def word_presence(
     words in card order, a repeated word once per missing occurrence; the
     indices of the tokens that stand for a card word)."""
     if len(tokens) == len(words) and all(
-        table.reads(t, w) or _fills(table, t, w, words, config) for t, w in zip(tokens, words)
+        table.reads(t, (w,)) >= MISREAD or _fills(table, t, w, words, config) for t, w in zip(tokens, words)
     ):
         return [], set(range(len(tokens)))  # word for word in place: the common misread-a-word case
     present, used = read_anywhere(table, tokens, words, config, evidence)
@@ -483,15 +519,20 @@ def read_anywhere(
     config: ScoringConfig,
     evidence: Optional[Evidence] = None,
 ) -> tuple[list[bool], set[int]]:
-    """§4 presence by reading: (``present[j]``: card word j has a
-    recognisable reading (§2) somewhere in the model card, the token
+    """§4 presence by reading: (``present[j]``: card word j has an exact or
+    misread reading (§2, run-together tokens included) somewhere in the
+    model card, the token
     indices those readings use). Word order plays no part (a reader of a
     rotated photo may give the card's lines in reverse order). The words
     ``evidence`` (the pair's §2 evidence, as its detail lists it) marks are
     there first, on the first tokens of their texts; then each remaining
     token stands for at most one word or run-together group of 2 to
     ``max_run_together`` words (§2: each model word stands for one card
-    word only), exact readings first, then longer groups, then card order."""
+    word only: a token counts for a group it stands for, ``GtIndex.stands_for``),
+    exact readings first, then longer groups, then card order.
+    A truncation (§2) makes the cards related, but the word it cuts short
+    is missing (§4): its token stands for the word and is used, the word is
+    not present."""
     n = len(words)
     present = [False] * n
     used: set[int] = set()
@@ -499,30 +540,34 @@ def read_anywhere(
         free: dict[str, list[int]] = {}
         for i, t in enumerate(tokens):
             free.setdefault(t, []).append(i)
-        for t, _w in evidence.readings:
+        for t, _w, _mark in evidence.readings:
             at = free.get(t)
             if at:
                 used.add(at.pop(0))
         for j, mark in enumerate(evidence.marks):
-            if mark:
+            if mark >= MISREAD:
                 present[j] = True
     if all(present):
         return present, used
     kmax = config.max_run_together
+    share = config.misread_share
+    index = table.index
     cands = []
     for i, t in enumerate(tokens):
         if i in used:
             continue
+        lt = len(t)
         for j in range(n):
             group = ""
             for k in range(1, kmax + 1):
                 if j + k > n:
                     break
                 group += words[j + k - 1]
-                if k > 1 and abs(len(group) - len(t)) > 1:
-                    continue  # a run-together reading is within one letter of its words (§2)
-                mark = table.reads(t, group, k)
-                if mark:
+                if k > 1 and not (share * len(group) <= lt and share * lt <= len(group)):
+                    continue  # the misreading share fails both ways (§2)
+                parts = tuple(words[j : j + k])
+                mark = table.reads(t, parts)
+                if mark >= MISREAD and (not index.complete or (group, k) in index.stands_for(t)):
                     cands.append((-mark, -k, j, i, k))
     cands.sort()
     for _neg, _negk, j, i, k in cands:
@@ -534,11 +579,13 @@ def read_anywhere(
 
 
 def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config: ScoringConfig) -> bool:
-    """§4: ``token`` in ``word``'s place counts as the word: within
-    ``length_slack`` letters of its length, not a truncation of it, and not
-    a reading of a word of another card (a word not on this ``card``)."""
+    """§4 fallback: ``token`` in ``word``'s place counts as the word: within
+    ``length_slack`` letters of its length, not a truncation of it (a
+    shorter beginning), and no reading of any other word of the ground
+    truth, on this card or another (§2: a token that reads a word stands
+    for that word only). ``card``: the card's words (kept for callers)."""
     if abs(len(token) - len(word)) > config.length_slack:
         return False
     if len(token) < len(word) and word.startswith(token):
         return False  # a truncation keeps only part of the word
-    return table.index.words_read_by(token).issubset(card)
+    return table.index.words_read_by(token) <= {word}

@@ -406,13 +406,26 @@ def _text_code(pairing: Pairing, m: int, g: int, config: ScoringConfig) -> tuple
     tokens = pairing.model_words[m]
     missing, used = word_presence(table, tokens, words, config, ev)
     read = ev.describe() or "none"
+    box = _box_phrase(pairing, m)
     if missing:
         return Code.PARTIAL, (
-            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}); missing: {', '.join(missing)}"
+            f"§4 PARTIAL: reads {ev.recognised} of {len(words)} words ({read}){box}; missing: {', '.join(missing)}"
         )
     extra = [t for i, t in enumerate(tokens) if i not in used]
     tail = f"; other words mixed in: {', '.join(extra[:8])}" if extra else ""
-    return Code.OCR, f"§4 OCR: every word is there ({read}) but the text differs{tail}"
+    return Code.OCR, f"§4 OCR: every word is there ({read}){box} but the text differs{tail}"
+
+
+def _box_phrase(pairing: Pairing, m: int) -> str:
+    """The §6 position evidence of model card ``m`` for a detail: which
+    cards its box lies on (or none), when boxes are evidence; else ''."""
+    if pairing.boxes is None or pairing.gt_boxes is None or pairing.boxes[m] is None:
+        return ""
+    on = [g for g in range(len(pairing.gt_words)) if pairing.lies_on(m, g)]
+    if not on:
+        return "; §6: its box lies on no card"
+    names = ", ".join(f"'{_short(_gt_text(pairing, g))}'" for g in on[:3])
+    return f"; §6: its box lies on {names}" + (f" and {len(on) - 3} more" if len(on) > 3 else "")
 
 
 def _miss_detail(pairing: Pairing, g: int, cards: Sequence[ModelCard]) -> str:
@@ -470,6 +483,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
             continue
         related = [g for (mm, g) in pairing.evidence if mm == m]
         exact_reader = None if related else _exact_reader(pairing, m)
+        box = _box_phrase(pairing, m)
         if related:
             # the card it reads best by the §3 order (card-scoring-rules.md
             # §3, criteria 1-4); on a tie in all of them, §3.5 reading order:
@@ -503,13 +517,15 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
             )
         else:
             detail = "§4 HALLUC: reads no word of any card (§2: stop words and 1-2 letter misreadings do not count)"
+        detail += box
         out.append(dict(code=Code.HALLUC, model_card=card.text, model_index=m, detail=detail))
     return out
 
 
 def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     """(gt card, model card reading it exactly, what model card ``m`` reads of
-    it) for the §1 pair whose card ``m`` reads most of, or None."""
+    it) for the §1 pair whose card ``m`` reads most of, or None. With boxes
+    in use, a card ``m``'s box does not lie on is not read by it (§6)."""
     table = pairing.table
     if table is None:
         return None
@@ -518,7 +534,7 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     joined = "".join(tokens)
     if joined in table.index.equal_at:  # the first §1 pair of the same text wins outright
         for winner, g in pairing.exact:
-            if "".join(gw[g]) == joined:
+            if "".join(gw[g]) == joined:  # equal texts: that card wherever the box is (§6)
                 return g, winner, " ".join(gw[g])
     allowed = table.allowed
     readable = {(g, k) for t in tokens for g, k, _mark in allowed.get(t, ())}
@@ -527,7 +543,7 @@ def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
     content_keys = table.index.content_keys
     best = None
     for winner, g in pairing.exact:
-        if readable.isdisjoint(content_keys(g)):
+        if readable.isdisjoint(content_keys(g)) or pairing.lies_on(m, g) is False:
             continue
         words = gw[g]
         ev = table.evidence(tokens, words)
