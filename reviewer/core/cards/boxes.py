@@ -98,8 +98,13 @@ def lies_on(a: BBox, b: BBox, share: float = 0.5) -> bool:
     (card-scoring-rules.md §6; the default is the rule's half). Both boxes in
     the same frame and unit. A heading that grazes a note does not lie on it;
     a merged block over several notes lies on each. Boxes that only touch,
-    or a box of zero area, lie on nothing."""
-    return box_lies_on((a.x_min, a.y_min, a.x_max, a.y_max), (b.x_min, b.y_min, b.x_max, b.y_max), share)
+    or a box of zero area, lie on nothing. A box's min and max may come in
+    either order (a box drawn from its bottom-right corner)."""
+    ax0, ax1 = sorted((a.x_min, a.x_max))
+    ay0, ay1 = sorted((a.y_min, a.y_max))
+    bx0, bx1 = sorted((b.x_min, b.x_max))
+    by0, by1 = sorted((b.y_min, b.y_max))
+    return box_lies_on((ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1), share)
 
 
 _GRID_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1000\b", re.I)
