@@ -193,12 +193,20 @@ class Perspectives:
         """Hide the window's dock tab bars whose docks are not shown
         together: Qt shows a tab bar made while the window was hidden when
         the window is shown, over whatever is there ('Unplaced cards' over
-        a span item's list), even though its docks are hidden."""
+        a span item's list), even though its docks are hidden. A bar drawn
+        over a shown dock is stale too (the bar of Unplaced cards | Legend,
+        made before Piles and cards joined them, over the piles tree): Qt
+        puts a group's bar beside its docks, and shows it again when it
+        lays them out."""
         w = self.window
         shown = {d.windowTitle() for d in w.docks.values() if d.toggleViewAction().isChecked()}
+        docked = [d.geometry() for d in w.docks.values() if d.isVisible() and not d.isFloating()]
         for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if not bar.isVisible():
+                continue
             titles = [bar.tabText(i) for i in range(bar.count())]
-            if bar.isVisible() and sum(t in shown for t in titles) < 2:
+            over = bar.geometry().intersects(w.rect()) and any(bar.geometry().intersects(g) for g in docked)
+            if sum(t in shown for t in titles) < 2 or over:
                 bar.hide()
 
     def _defaults(self, p: Perspective) -> None:

@@ -234,3 +234,38 @@ def test_no_tab_bar_of_hidden_docks_is_drawn_over_a_text_item(qtbot, tmp_path, m
     _wait_until_ready(w, QApplication.instance())
     qtbot.wait(50)
     assert not _stale_tabs(w)
+
+
+def _bars_over_docks(window) -> list[str]:
+    """The shown dock tab bars drawn over a shown dock: Qt places a group's
+    tab bar beside its docks, so one over a dock is a stale bar hiding
+    what the dock lists."""
+    out = []
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if not bar.isVisible() or not bar.geometry().intersects(window.rect()):
+            continue
+        for dock in window.docks.values():
+            if dock.isVisible() and not dock.isFloating() and bar.geometry().intersects(dock.geometry()):
+                tabs = [bar.tabText(i) for i in range(bar.count())]
+                out.append(f"a tab bar {tabs} at {bar.geometry().getRect()} over the '{dock.windowTitle()}' dock")
+    return out
+
+
+def test_no_tab_bar_is_drawn_over_the_piles_and_cards_of_the_card_sample(qtbot, tmp_path, monkeypatch):
+    """As `reviewer open --screenshot` shows the bundled card sample: the
+    Unplaced cards | Legend | Piles and cards group has one tab bar, below
+    its docks, and no bar made before the window was shown covers the
+    piles tree."""
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer.qt.app import SCREENSHOT_SIZE, _wait_until_ready, build
+
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    w = build(make(tmp_path, "cards"), ask_name=False)
+    qtbot.addWidget(w)
+    w.resize(*SCREENSHOT_SIZE)
+    w.show()
+    _wait_until_ready(w, QApplication.instance())
+    qtbot.wait(50)
+    assert w.docks["piles"].isVisible()
+    assert not _bars_over_docks(w)
