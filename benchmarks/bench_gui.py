@@ -1,4 +1,4 @@
-"""Benchmark: the review window on a big project (issue 9), offscreen.
+"""Benchmark: the review window on a big project (decision big-projects-stay-interactive), offscreen.
 
 Two generated projects (reviewer.storage.repo, as bench_export.build_project,
 10 runs per item: 2 prompts x 5 models, scored once, 5 % of the findings

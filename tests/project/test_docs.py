@@ -122,3 +122,30 @@ def test_formats_page_names_every_import_format():
     text = (DOCS / "formats.md").read_text(encoding="utf-8")
     missing = [name for name in FORMAT_NAMES if f"`{name}`" not in text]
     assert not missing, f"docs/formats.md does not name {missing}"
+
+
+#: The word issue followed by a number (with a space, #, - or _ between,
+#: or none): an issue number in a file's name or text, which users cannot
+#: see; code and docs cite a decision by its name instead.
+ISSUE_NUMBER = re.compile(r"issue[ _#-]*\d", re.IGNORECASE)
+
+
+def test_no_file_names_an_issue_number():
+    found = []
+    for folder in ("reviewer", "tests", "docs", "benchmarks", "samples", "resources"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(ROOT)
+            if ISSUE_NUMBER.search(str(rel)):
+                found.append(f"{rel}: its name")
+            if path.suffix not in (".py", ".md", ".txt", ".toml", ".yml", ".yaml", ".json", ".jsonl"):
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                if ISSUE_NUMBER.search(line) and "ISSUE_NUMBER" not in line:
+                    found.append(f"{rel}:{n}: {line.strip()[:80]}")
+    for name in ("README.md", "CONTEXT.md"):
+        for n, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1):
+            if ISSUE_NUMBER.search(line):
+                found.append(f"{name}:{n}: {line.strip()[:80]}")
+    assert not found, "\n".join(found)

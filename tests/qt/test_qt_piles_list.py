@@ -18,7 +18,7 @@ from reviewer.storage.scoring import score_project
 from tests.conftest import shared
 from tests.helpers.window import open_window
 from tests.qt.test_qt_canvas import at, db_cards, drag
-from tests.qt.test_qt_issue7 import make_project, run_id
+from tests.qt.test_qt_review_window import make_project, run_id
 
 pytestmark = pytest.mark.gui
 
