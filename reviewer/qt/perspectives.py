@@ -66,6 +66,7 @@ CARD_RUN_COLUMNS = (3, 4, 5, 6)
 DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]] = {
     Workflow.CARDS: [
         (["items"], [230], Qt.Orientation.Horizontal),
+        (["items", "piles"], [300, 380], Qt.Orientation.Vertical),  # photos in view beside the piles
         (["findings"], [560], Qt.Orientation.Horizontal),
         (["findings", "output"], [430, 230], Qt.Orientation.Vertical),
         (["runs"], [230], Qt.Orientation.Vertical),

@@ -269,3 +269,20 @@ def test_no_tab_bar_is_drawn_over_the_piles_and_cards_of_the_card_sample(qtbot, 
     qtbot.wait(50)
     assert w.docks["piles"].isVisible()
     assert not _bars_over_docks(w)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_items_list_of_the_card_sample_shows_every_photo(qtbot, tmp_path, monkeypatch, size):
+    """The Items list shares the left column with Piles and cards: at the
+    default layout it still shows every photo of the sample (at least 2
+    whole rows), not one photo and the top of the next."""
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    w = open_window(qtbot, make(tmp_path, "cards"), size=size, wait_canvas=False, item=ITEMS["cards"])
+    w.set_mode("review")
+    qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.CARDS, timeout=5000)
+    qtbot.wait(300)
+    view = w.docks["items"].findChild(QListView)
+    rows = view.model().rowCount()
+    assert rows == 2
+    height = max(view.sizeHintForIndex(view.model().index(n, 0)).height() for n in range(rows))
+    assert view.viewport().height() >= rows * height, f"{view.viewport().height()} px for {rows} rows of {height} px"
