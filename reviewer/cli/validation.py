@@ -151,17 +151,29 @@ def calibration(
     show_default=True,
     help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.",
 )
+@click.option(
+    "--compare",
+    metavar="J1,J2",
+    help="Compare two judges on the subjects both judged and people labelled: McNemar's exact test "
+    "and paired bootstrap intervals of the difference in kappa and in accuracy.",
+)
 @RESAMPLES
 @SEED
 @_friendly
-def alignment(project: Path, as_json: bool, half_width: float, resamples: int, seed: int) -> None:
+def alignment(
+    project: Path, as_json: bool, half_width: float, compare: Optional[str], resamples: int, seed: int
+) -> None:
     """Print how well each judge of PROJECT agrees with people, per dimension
     and split: confusion matrix, per-class precision / recall / F1, kappa
     with its 95 % interval, MAE and Spearman's rho, TPR and TNR, the
     dangerous cells with their subjects, and the pass rate on unlabelled
     subjects corrected for the judge's errors (Rogan-Gladen), and the label
     budget: the further labels for a 95 % interval of half-width
-    --half-width on kappa, TPR and TNR."""
+    --half-width on kappa, TPR and TNR. With --compare J1,J2: the two
+    judges compared instead (reviewer.core.judging.judge_compare)."""
+    if compare is not None:
+        _compare(project, compare, as_json, resamples, seed)
+        return
     from reviewer.storage.judging.label_budget import budget_json, budget_text
     from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
 
@@ -178,6 +190,25 @@ def alignment(project: Path, as_json: bool, half_width: float, resamples: int, s
     else:
         budget = budget_text(v.items, half_width)
         echo(alignment_text(v) + (budget if budget else ""), nl=False)
+
+
+def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int) -> None:
+    from reviewer.storage.judging.comparison import comparison_text, project_comparisons
+
+    names = [x.strip() for x in compare.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise click.BadParameter("two different judges, as J1,J2", param_hint="--compare")
+    p = open_project(project)
+    try:
+        found = project_comparisons(p, names[0], names[1], n_resamples=resamples, seed=seed)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    if as_json:
+        echo(json.dumps({"comparisons": [c.as_dict() for c in found]}, indent=2))
+    else:
+        echo(comparison_text(found), nl=False)
 
 
 @main.command()

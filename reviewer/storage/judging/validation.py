@@ -50,6 +50,7 @@ __all__ = [
     "TooFewLabelled",
     "run_gate",
     "split_rows",
+    "split_seed_of",
 ]
 
 #: The split whose TPR and TNR correct the pass rate.
@@ -130,6 +131,12 @@ class Validation:
         )
 
 
+def split_seed_of(project: Project) -> int:
+    """The seed of the hash split (``alignment.split_seed``, default 0)."""
+    seed = _meta(project, "alignment.split_seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
+
+
 def people_and_splits(
     project: Project, verdicts: list[Verdict], adjudications: list[Adjudication], split_seed: int
 ) -> tuple[dict, Callable[[str], str]]:
@@ -156,8 +163,7 @@ def project_alignments(
     corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
     project's, when the caller has read them already (else read here);
     ``only``: (judge, dimension) alone (core.judging.alignment.alignments)."""
-    split_seed = _meta(project, "alignment.split_seed")
-    split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
+    split_seed = split_seed_of(project)
     vs = judging.verdicts(project) if verdicts is None else verdicts
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
     people, split_of = people_and_splits(project, vs, adjudications, split_seed)
