@@ -24,6 +24,13 @@ RESAMPLES = click.option(
 SEED = click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 
 
+BY = click.option(
+    "--by",
+    metavar="FIELD",
+    help="Give every figure per slice: the items' metadata FIELD (e.g. subset, category); "
+    "subjects whose item lacks it are left out and counted.",
+)
+
 #: The gate's guards against too little: how many labelled subjects, and the
 #: family error its interval bounds share (reviewer.core.judging.validation_gate).
 MIN_LABELLED = click.option(
@@ -157,11 +164,18 @@ def calibration(
     help="Compare two judges on the subjects both judged and people labelled: McNemar's exact test "
     "and paired bootstrap intervals of the difference in kappa and in accuracy.",
 )
+@BY
 @RESAMPLES
 @SEED
 @_friendly
 def alignment(
-    project: Path, as_json: bool, half_width: float, compare: Optional[str], resamples: int, seed: int
+    project: Path,
+    as_json: bool,
+    half_width: float,
+    compare: Optional[str],
+    by: Optional[str],
+    resamples: int,
+    seed: int,
 ) -> None:
     """Print how well each judge of PROJECT agrees with people, per dimension
     and split: confusion matrix, per-class precision / recall / F1, kappa
@@ -172,27 +186,51 @@ def alignment(
     --half-width on kappa, TPR and TNR. With --compare J1,J2: the two
     judges compared instead (reviewer.core.judging.judge_compare)."""
     if compare is not None:
-        _compare(project, compare, as_json, resamples, seed)
+        _compare(project, compare, as_json, resamples, seed, by)
         return
     from reviewer.storage.judging.label_budget import budget_json, budget_text
     from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
 
     p = open_project(project)
     try:
-        v = project_alignments(p, n_resamples=resamples, seed=seed)
+        slices = _slices(p, by)
+        found = [(name, s, project_alignments(p, n_resamples=resamples, seed=seed, subjects=s)) for name, s in slices]
     finally:
         p.close()
+    parts: list[dict] = []
+    for name, subjects, v in found:
+        if as_json:
+            data = alignment_json(v)
+            for entry, budget in zip(data["alignments"], budget_json(v.items, half_width)):
+                entry["label_budget"] = budget
+            parts.append(data if by is None else {"slice": name, "subjects": len(subjects or ()), **data})
+        else:
+            budget = budget_text(v.items, half_width)
+            head = f"== {by} = {name} ({len(subjects or ())} subjects) ==\n" if by is not None else ""
+            echo(head + alignment_text(v) + (budget if budget else ""), nl=False)
     if as_json:
-        data = alignment_json(v)
-        for entry, budget in zip(data["alignments"], budget_json(v.items, half_width)):
-            entry["label_budget"] = budget
-        echo(json.dumps(data, indent=2))
-    else:
-        budget = budget_text(v.items, half_width)
-        echo(alignment_text(v) + (budget if budget else ""), nl=False)
+        echo(json.dumps(parts[0] if by is None else {"by": by, "slices": parts}, indent=2))
 
 
-def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int) -> None:
+def _slices(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
+    """[(slice name, its subjects)] of --by FIELD; [('all', None)] without it.
+    Names the subjects left out (no such field) on stderr."""
+    if by is None:
+        return [("all", None)]
+    from reviewer.storage.item_metadata import subject_slices
+
+    try:
+        of = subject_slices(p, by)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    names = sorted(set(of.values()))
+    left = p.db.execute("SELECT count(DISTINCT subject) FROM verdicts").fetchone()[0] - len(of)
+    if left:
+        echo(f"{left} subject(s) have no metadata field '{by}': in no slice", err=True)
+    return [(name, {s for s, n in of.items() if n == name}) for name in names]
+
+
+def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
     from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 
     names = [x.strip() for x in compare.split(",")]
@@ -200,15 +238,29 @@ def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: i
         raise click.BadParameter("two different judges, as J1,J2", param_hint="--compare")
     p = open_project(project)
     try:
-        found = project_comparisons(p, names[0], names[1], n_resamples=resamples, seed=seed)
+        found = []
+        for name, subjects in _slices(p, by):
+            try:
+                found.append(
+                    (name, project_comparisons(p, *names, subjects=subjects, n_resamples=resamples, seed=seed))
+                )
+            except ValueError as exc:
+                if by is None:
+                    raise
+                found.append((name, []))
+                echo(f"{by} = {name}: {_one_line(exc)}", err=True)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         p.close()
     if as_json:
-        echo(json.dumps({"comparisons": [c.as_dict() for c in found]}, indent=2))
+        data = [{"slice": name, "comparisons": [c.as_dict() for c in cs]} for name, cs in found]
+        echo(
+            json.dumps({"comparisons": data[0]["comparisons"]} if by is None else {"by": by, "slices": data}, indent=2)
+        )
     else:
-        echo(comparison_text(found), nl=False)
+        for name, cs in found:
+            echo((f"== {by} = {name} ==\n" if by is not None else "") + comparison_text(cs), nl=False)
 
 
 @main.command()

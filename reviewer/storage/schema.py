@@ -528,3 +528,13 @@ def m0026_batch_reservations(db: sqlite_utils.Database) -> None:
         line_id TEXT PRIMARY KEY,
         custom_id TEXT NOT NULL,
         imported_at TEXT NOT NULL)""")
+
+
+@MIGRATIONS(name="0027_item_metadata")
+def m0027_item_metadata(db: sqlite_utils.Database) -> None:
+    """Each item's metadata from its source (reviewer.storage.item_metadata):
+    a JSON object of text, number or boolean values ('subset', 'category',
+    'difficulty', 'section', ...), '{}' when the source has none; the
+    figures of alignment, agreement and calibration are sliced by a key of
+    it (--by FIELD). Items of an older project get '{}'."""
+    db.execute("ALTER TABLE items ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")

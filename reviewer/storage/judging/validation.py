@@ -158,13 +158,23 @@ def project_alignments(
     verdicts: Optional[list[Verdict]] = None,
     adjudications: Optional[list[Adjudication]] = None,
     only: Optional[tuple[str, str]] = None,
+    subjects: Optional[set[str]] = None,
 ) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
     project's, when the caller has read them already (else read here);
-    ``only``: (judge, dimension) alone (core.judging.alignment.alignments)."""
+    ``only``: (judge, dimension) alone (core.judging.alignment.alignments);
+    ``subjects``: only the verdicts and adjudications of these subjects (a
+    slice, reviewer.storage.item_metadata.subject_slices)."""
     split_seed = split_seed_of(project)
     vs = judging.verdicts(project) if verdicts is None else verdicts
+    if subjects is not None:
+        vs = [v for v in vs if v.subject in subjects]
+        adjudications = [
+            a
+            for a in (judging.adjudications(project) if adjudications is None else adjudications)
+            if a.subject in subjects
+        ]
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
     people, split_of = people_and_splits(project, vs, adjudications, split_seed)
     weights = labels.active_weights(project, vs)
