@@ -165,6 +165,13 @@ def calibration(
     "and paired bootstrap intervals of the difference in kappa and in accuracy.",
 )
 @BY
+@click.option(
+    "--resplit",
+    type=SEED_TYPE,
+    metavar="SEED",
+    help="Draw new train/dev/test hash splits with this seed, record it, and restart the count of test-split "
+    "reads; then print the alignment on them.",
+)
 @RESAMPLES
 @SEED
 @_friendly
@@ -174,6 +181,7 @@ def alignment(
     half_width: float,
     compare: Optional[str],
     by: Optional[str],
+    resplit: Optional[int],
     resamples: int,
     seed: int,
 ) -> None:
@@ -184,7 +192,19 @@ def alignment(
     subjects corrected for the judge's errors (Rogan-Gladen), and the label
     budget: the further labels for a 95 % interval of half-width
     --half-width on kappa, TPR and TNR. With --compare J1,J2: the two
-    judges compared instead (reviewer.core.judging.judge_compare)."""
+    judges compared instead (reviewer.core.judging.judge_compare). Each
+    alignment says how often its test split was read (gate runs and
+    calibration fits since the last --resplit); alignment itself is not
+    counted."""
+    if resplit is not None:
+        from reviewer.storage.judging.test_reuse import resplit as draw
+
+        p = open_project(project)
+        try:
+            draw(p, resplit)
+        finally:
+            p.close()
+        echo(f"new train/dev/test split drawn with seed {resplit}; test-split reads restart at 0", err=True)
     if compare is not None:
         _compare(project, compare, as_json, resamples, seed, by)
         return
@@ -228,6 +248,19 @@ def _slices(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
     if left:
         echo(f"{left} subject(s) have no metadata field '{by}': in no slice", err=True)
     return [(name, {s for s, n in of.items() if n == name}) for name in names]
+
+
+def _record_gate_read(p: Any, judge: str, dimension: str) -> str:
+    """Record this gate's read of the test split (reviewer.storage.judging.test_reuse)
+    and return the count's line; on a read-only project nothing is recorded, and the line says so."""
+    from reviewer.core.judging.test_reuse import reuse_line
+    from reviewer.storage.judging import test_reuse
+    from reviewer.storage.judging.validation import split_seed_of
+
+    recorded = test_reuse.record_read(p, "gate", judge, dimension, split_seed_of(p))
+    version = test_reuse.rubric_version(p, judge, dimension)
+    line = reuse_line(test_reuse.read_count(p, judge, dimension, version), version, split_seed_of(p))
+    return line if recorded else f"{line}; read-only project: this read is not recorded"
 
 
 def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
@@ -342,6 +375,7 @@ def gate(
     )
     k = sum(b is not None for b in (min_kappa_lower, min_tpr, min_tnr))
     p = open_project(project)
+    read_line = ""
     try:
         figures: Optional[Figures] = None
         checks: list[BoundCheck] = []
@@ -357,6 +391,7 @@ def gate(
                 family_alpha=family_alpha,
                 **bounds,
             )
+        read_line = _record_gate_read(p, judge, dimension)
         if min_coverage is not None:
             settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
             checks.append(
@@ -380,6 +415,7 @@ def gate(
         p.close()
     if k:
         echo(family_line(k, family_alpha))
+    echo(read_line)
     failed = [c for c in checks if not c.held]
     for c in checks:
         if c.held:

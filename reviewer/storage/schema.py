@@ -538,3 +538,20 @@ def m0027_item_metadata(db: sqlite_utils.Database) -> None:
     figures of alignment, agreement and calibration are sliced by a key of
     it (--by FIELD). Items of an older project get '{}'."""
     db.execute("ALTER TABLE items ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")
+
+
+@MIGRATIONS(name="0028_test_split_reads")
+def m0028_test_split_reads(db: sqlite_utils.Database) -> None:
+    """Each read of the test split that could tune a judge on it
+    (reviewer.storage.judging.test_reuse): a `reviewer gate` run or a
+    calibration fit ('gate', 'fit') of a judge, dimension and rubric
+    version, and each new hash split ('resplit', no judge), which restarts
+    the count. Written once, never changed."""
+    db.execute("""CREATE TABLE test_split_reads (
+        id INTEGER PRIMARY KEY,
+        action TEXT NOT NULL CHECK (action IN ('gate', 'fit', 'resplit')),
+        judge TEXT,
+        dimension TEXT,
+        rubric_version TEXT NOT NULL DEFAULT '',
+        split_seed INTEGER,
+        at TEXT NOT NULL)""")
