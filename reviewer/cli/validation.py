@@ -166,6 +166,12 @@ def calibration(
 )
 @BY
 @click.option(
+    "--bias",
+    is_flag=True,
+    help="Print the bias checks instead: length (longer-answer wins, or score vs length), self-preference "
+    "(the judge's model's own answers) and, for judges of both orders, correct_both and swap accuracy.",
+)
+@click.option(
     "--resplit",
     type=SEED_TYPE,
     metavar="SEED",
@@ -181,6 +187,7 @@ def alignment(
     half_width: float,
     compare: Optional[str],
     by: Optional[str],
+    bias: bool,
     resplit: Optional[int],
     resamples: int,
     seed: int,
@@ -207,6 +214,9 @@ def alignment(
         echo(f"new train/dev/test split drawn with seed {resplit}; test-split reads restart at 0", err=True)
     if compare is not None:
         _compare(project, compare, as_json, resamples, seed, by)
+        return
+    if bias:
+        _bias(project, as_json, resamples, seed, by)
         return
     from reviewer.storage.judging.label_budget import budget_json, budget_text
     from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
@@ -261,6 +271,25 @@ def _record_gate_read(p: Any, judge: str, dimension: str) -> str:
     version = test_reuse.rubric_version(p, judge, dimension)
     line = reuse_line(test_reuse.read_count(p, judge, dimension, version), version, split_seed_of(p))
     return line if recorded else f"{line}; read-only project: this read is not recorded"
+
+
+def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
+    from reviewer.storage.judging.bias import bias_json, bias_text, project_bias
+
+    p = open_project(project)
+    try:
+        found = [
+            (name, project_bias(p, subjects=subjects, n_resamples=resamples, seed=seed))
+            for name, subjects in _slices(p, by)
+        ]
+    finally:
+        p.close()
+    if as_json:
+        data = [{"slice": name, "bias": bias_json(b)} for name, b in found]
+        echo(json.dumps({"bias": data[0]["bias"]} if by is None else {"by": by, "slices": data}, indent=2))
+    else:
+        for name, b in found:
+            echo((f"== {by} = {name} ==\n" if by is not None else "") + bias_text(b), nl=False)
 
 
 def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
