@@ -103,12 +103,20 @@ def _trust_options(f):
     type=click.Path(file_okay=False, path_type=Path),
     help="Write each reliability diagram as PNG into this folder.",
 )
+@click.option(
+    "--fit",
+    type=click.Choice(["temperature", "platt", "isotonic"]),
+    help="Fit a calibration map on the dev split's labelled verdicts and report ECE, adaptive ECE and Brier "
+    "before and after on the test split; stored with the judge's rubric version (platt and isotonic need "
+    "scikit-learn: pip install 'reviewer[calibration]').",
+)
 @_trust_options
 @_friendly
 def calibration(
     project: Path,
     as_json: bool,
     charts_dir: Optional[Path],
+    fit: Optional[str],
     tolerance: float,
     metric: str,
     target: float,
@@ -132,6 +140,9 @@ def calibration(
     from reviewer.storage.spans.confidences import span_confidences
 
     settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
+    if fit is not None:
+        _fit(project, fit, settings, as_json)
+        return
     p = open_project(project)
     try:
         rows = calibration_rows(p, settings, span_confidences(p))
@@ -271,6 +282,20 @@ def _record_gate_read(p: Any, judge: str, dimension: str) -> str:
     version = test_reuse.rubric_version(p, judge, dimension)
     line = reuse_line(test_reuse.read_count(p, judge, dimension, version), version, split_seed_of(p))
     return line if recorded else f"{line}; read-only project: this read is not recorded"
+
+
+def _fit(project: Path, method: str, settings: Any, as_json: bool) -> None:
+    from reviewer.core.judging.calibration_fit import NeedsScikitLearn
+    from reviewer.storage.judging.calibration_fit import fit_calibrations, fit_json, fit_text
+
+    p = open_project(project)
+    try:
+        fits = fit_calibrations(p, method, settings)
+    except (ValueError, NeedsScikitLearn) as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    echo(json.dumps(fit_json(fits, method), indent=2) if as_json else fit_text(fits, method), nl=not as_json)
 
 
 def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:

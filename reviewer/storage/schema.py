@@ -555,3 +555,22 @@ def m0028_test_split_reads(db: sqlite_utils.Database) -> None:
         rubric_version TEXT NOT NULL DEFAULT '',
         split_seed INTEGER,
         at TEXT NOT NULL)""")
+
+
+@MIGRATIONS(name="0029_calibration_maps")
+def m0029_calibration_maps(db: sqlite_utils.Database) -> None:
+    """Calibration maps fitted on the dev split (reviewer.storage.judging.calibration_fit):
+    per judge, dimension, confidence source and rubric version, the latest
+    fit's method, its parameters (JSON), the dev verdicts it rests on, the
+    split seed and when it was fitted."""
+    db.execute("""CREATE TABLE calibration_maps (
+        judge TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        source TEXT NOT NULL,
+        rubric_version TEXT NOT NULL DEFAULT '',
+        method TEXT NOT NULL CHECK (method IN ('temperature', 'platt', 'isotonic')),
+        params TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        split_seed INTEGER NOT NULL,
+        fitted_at TEXT NOT NULL,
+        PRIMARY KEY (judge, dimension, source, rubric_version))""")
