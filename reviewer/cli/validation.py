@@ -110,6 +110,7 @@ def _trust_options(f):
     "before and after on the test split; stored with the judge's rubric version (platt and isotonic need "
     "scikit-learn: pip install 'reviewer[calibration]').",
 )
+@BY
 @_trust_options
 @_friendly
 def calibration(
@@ -117,6 +118,7 @@ def calibration(
     as_json: bool,
     charts_dir: Optional[Path],
     fit: Optional[str],
+    by: Optional[str],
     tolerance: float,
     metric: str,
     target: float,
@@ -142,6 +144,9 @@ def calibration(
     settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
     if fit is not None:
         _fit(project, fit, settings, as_json)
+        return
+    if by is not None:
+        _calibration_by(project, by, settings, as_json)
         return
     p = open_project(project)
     try:
@@ -282,6 +287,44 @@ def _record_gate_read(p: Any, judge: str, dimension: str) -> str:
     version = test_reuse.rubric_version(p, judge, dimension)
     line = reuse_line(test_reuse.read_count(p, judge, dimension, version), version, split_seed_of(p))
     return line if recorded else f"{line}; read-only project: this read is not recorded"
+
+
+def _calibration_by(project: Path, by: str, settings: Any, as_json: bool) -> None:
+    """The judges' calibration per slice of the items' metadata field ``by``
+    (span confidences are left out: spans have no item metadata slice)."""
+    from reviewer.storage.judging import verdicts as judging
+    from reviewer.storage.judging.calibration_report import calibration_json, calibration_rows, calibration_text
+
+    p = open_project(project)
+    try:
+        vs, adjudications = judging.verdicts(p), judging.adjudications(p)
+        found = [
+            (
+                name,
+                subjects,
+                calibration_rows(
+                    p,
+                    settings,
+                    None,
+                    [v for v in vs if v.subject in (subjects or ())],
+                    [a for a in adjudications if a.subject in (subjects or ())],
+                ),
+            )
+            for name, subjects in _slices(p, by)
+        ]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    if as_json:
+        data = [
+            {"slice": name, "subjects": len(subjects or ()), **calibration_json(rows, settings)}
+            for name, subjects, rows in found
+        ]
+        echo(json.dumps({"by": by, "slices": data}, indent=2))
+        return
+    for name, subjects, rows in found:
+        echo(f"== {by} = {name} ({len(subjects or ())} subjects) ==\n" + calibration_text(rows, settings), nl=False)
 
 
 def _fit(project: Path, method: str, settings: Any, as_json: bool) -> None:

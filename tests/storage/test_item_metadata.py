@@ -119,3 +119,22 @@ def test_by_subset_on_llmbar_equals_each_subset_alone(tmp_path):
             assert sliced["splits"][0] == own["splits"][0]  # 'all': n, kappa, its interval, TPR/TNR, confusion
     text = invoke("alignment", both, "--by", "subset", "--resamples", "300").output
     assert "== subset = Natural (100 subjects) ==" in text and "== subset = MT-Bench (200 subjects) ==" in text
+
+
+@pytest.mark.shared_data
+def test_agreement_by_subset_on_llmbar_equals_each_subset_alone(tmp_path):
+    from tests.conftest import shared
+
+    folder = shared("pairwise-llmbar")
+    both = tmp_path / "both.db"
+    assert invoke("import", both, folder, "--format", "pairwise-llmbar").exit_code == 0
+    out = invoke("agreement", both, "--by", "subset", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    natural = next(s for s in data["slices"] if s["slice"] == "Natural")
+    alone = tmp_path / "natural.db"
+    assert invoke("import", alone, folder / "Natural", "--format", "pairwise-llmbar").exit_code == 0
+    own = json.loads(invoke("agreement", alone, "--json").stdout)["agreement"]
+    assert natural["subjects"] == 100 and natural["agreement"] == own
+    out = invoke("calibration", both, "--by", "subset")
+    assert out.exit_code == 0 and "== subset = MT-Bench (200 subjects) ==" in out.output
