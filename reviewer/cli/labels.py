@@ -197,3 +197,23 @@ def _shown(value: str, order: Optional[str]) -> str:
         return value
     first_shown = "1" if order == "ab" else "2"
     return "A" if value == first_shown else "B"
+
+
+@main.command("export-promptfoo")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
+@_friendly
+def export_promptfoo(project: Path, out: Path, force: bool) -> None:
+    """Write people's labels of runs imported from promptfoo results as
+    promptfoo test cases (YAML) into OUT: each labelled run's variables and
+    output, and its assertions expecting people's label (negated where
+    people failed the output), for the next `promptfoo eval -c OUT`."""
+    from reviewer.storage.promptfoo_export import write_promptfoo_tests
+
+    p = open_project(project)
+    try:
+        n = write_promptfoo_tests(p, out, force=force)
+    finally:
+        p.close()
+    echo(f"wrote {n} promptfoo test case(s) to {out}")
