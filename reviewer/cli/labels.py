@@ -217,3 +217,24 @@ def export_promptfoo(project: Path, out: Path, force: bool) -> None:
     finally:
         p.close()
     echo(f"wrote {n} promptfoo test case(s) to {out}")
+
+
+@main.command("export-inspect")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("log", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
+@_friendly
+def export_inspect(project: Path, log: Path, out: Path, force: bool) -> None:
+    """Write a copy of the inspect LOG into OUT in which each person's final
+    label (adjudications, label-first labels) edits the score of the scorer
+    whose verdict was labelled, with who, when and why, through inspect_ai's
+    edit API; LOG is never changed. Needs inspect_ai: pip install 'reviewer[inspect]'."""
+    from reviewer.storage.inspect_export import export_inspect as write_copy
+
+    p = open_project(project)
+    try:
+        n = write_copy(p, log, out, force=force)
+    finally:
+        p.close()
+    echo(f"wrote {out}: {n} score(s) edited with people's labels")

@@ -120,3 +120,52 @@ def test_without_inspect_ai_the_import_says_what_to_install(tmp_path, monkeypatc
     out = invoke("import", tmp_path / "p.db", log)
     assert out.exit_code == 1
     assert out.output.strip().splitlines()[-1] == "Error: inspect logs need inspect_ai: pip install 'reviewer[inspect]'"
+
+
+def test_people_labels_go_back_into_an_inspect_log(tmp_path, no_tokenizer_download):
+    from inspect_ai.log import read_eval_log
+
+    from reviewer.core.judging.verdicts import Adjudication
+
+    location = make_log(tmp_path / "logs", ["4", "Paris", "4", "Lyon"], ["C", "C", "C", "C"])
+    before = open(location, "rb").read()
+    db = tmp_path / "p.db"
+    assert invoke("import", db, location).exit_code == 0
+    # the scorers disagree on Lyon: a dispute; a person settles it (Lyon is wrong)
+    data = json.loads(invoke("agreement", db, "--json").stdout)
+    assert data["disputes"]["by_kind"]["judges-disagree"] == 1
+    p = open_project(db)
+    try:
+        (lyon,) = p.db.execute("SELECT id FROM runs WHERE output = 'Lyon'").fetchone()
+        judging.put_adjudication(
+            p,
+            Adjudication(
+                subject=f"run:{lyon}",
+                dimension="score",
+                value="fail",
+                reviewer="ana",
+                rationale="Lyon is not the capital",
+            ),
+        )
+    finally:
+        p.close()
+    # alignment of the grader with people on the one labelled subject
+    aligned = json.loads(invoke("alignment", db, "--json", "--resamples", "200").stdout)["alignments"]
+    graded = next(a for a in aligned if a["judge"] == "model_graded_qa")
+    assert graded["splits"][0]["n"] == 1 and graded["splits"][0]["confusion"]["counts"] == [[0, 0], [1, 0]]
+    out = tmp_path / "edited.eval"
+    r = invoke("export-inspect", db, location, out)
+    assert r.exit_code == 0, r.output
+    assert "2 score(s) edited" in r.output  # match and model_graded_qa on the Lyon run
+    assert open(location, "rb").read() == before  # the original log is never changed
+    log = read_eval_log(str(out))
+    sample = next(s for s in log.samples if s.id == "q2" and s.epoch == 2)
+    edited = sample.scores["model_graded_qa"]
+    assert edited.value == "I"
+    assert edited.history and edited.history[-1].provenance.author == "ana"
+    assert "Lyon is not the capital" in edited.history[-1].provenance.reason
+    assert sample.scores["match"].value == "I"  # already I, recorded as edited all the same
+    untouched = next(s for s in log.samples if s.id == "q1" and s.epoch == 1)
+    assert untouched.scores["model_graded_qa"].value == "C" and not untouched.scores["model_graded_qa"].history
+    # refuses to write over the log itself
+    assert invoke("export-inspect", db, location, location).exit_code == 1
