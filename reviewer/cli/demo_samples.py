@@ -1,5 +1,5 @@
 """The text-workflow samples of ``reviewer demo``: each of samples/spans,
-samples/cases, samples/failter, samples/rubric and samples/pairwise imported into its own
+samples/cases, samples/failter, samples/rubric, samples/pairwise and samples/promptfoo imported into its own
 project in the demo folder, with one summary line per workflow."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ TEXT_SAMPLES: dict[str, tuple[str, ...]] = {
     "failter": ("failter",),
     "rubric": ("rubric",),
     "pairwise": ("pairwise",),
+    "promptfoo": ("promptfoo/results.json",),
 }
 
 

@@ -19,7 +19,7 @@ from reviewer.storage.importers import detect_format
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 SCRIPT = SAMPLES / "make_samples.py"
-TEXT_FOLDERS = ("spans", "cases", "failter", "rubric")
+TEXT_FOLDERS = ("spans", "cases", "failter", "rubric", "promptfoo")
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -66,6 +66,7 @@ def test_committed_samples_equal_the_script(generated):
         ("cases/answers.jsonl", "jsonl-runs"),
         ("failter", "failter"),
         ("rubric", "tarot-readings"),
+        ("promptfoo/results.json", "promptfoo-results"),
     ],
 )
 def test_sample_format_is_detected(rel, fmt):
@@ -85,6 +86,7 @@ SECTIONS = {
         "| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 2.33 |",
         "| judge-a vs judge-b | overall | percent_agreement | 0.000 |",
     ),
+    "promptfoo": ("| contains vs llm-rubric | pass | percent_agreement | 0.500 |",),
 }
 
 
