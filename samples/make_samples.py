@@ -880,6 +880,78 @@ def write_promptfoo(out: Path) -> None:
     )
 
 
+#: samples/inspect: (sample id, topic, question, target, [(epoch, answer, match, grader)])
+INSPECT_SAMPLES = [
+    ("q1", "arithmetic", "What is 7 times 6?", "42", [(1, "42", "C", "C"), (2, "42", "C", "C")]),
+    (
+        "q2",
+        "geography",
+        "Name the capital of Australia.",
+        "Canberra",
+        [(1, "Canberra", "C", "C"), (2, "Sydney", "I", "C")],
+    ),
+    ("q3", "arithmetic", "What is 15 minus 9?", "6", [(1, "6", "C", "C"), (2, "five", "I", "I")]),
+]
+
+
+def write_inspect(out: Path) -> None:
+    """samples/inspect/quiz.json: an invented inspect_ai log in its JSON log
+    format (version 2), as `inspect eval --log-format json` writes it: three
+    samples over 2 epochs of the model `mockllm/model`, scored by `match`
+    and by `model_graded_qa` with the grader `mockllm/grader`. In epoch 2
+    of q2 they disagree (the grader passes "Sydney")."""
+    shutil.rmtree(out, ignore_errors=True)
+    samples = []
+    for sid, topic, question, target, epochs in INSPECT_SAMPLES:
+        for epoch, answer, matched, graded in epochs:
+            samples.append(
+                {
+                    "id": sid,
+                    "epoch": epoch,
+                    "input": question,
+                    "target": target,
+                    "messages": [],
+                    "metadata": {"topic": topic},
+                    "output": {
+                        "model": "mockllm/model",
+                        "choices": [{"message": {"role": "assistant", "content": answer}, "stop_reason": "stop"}],
+                        "completion": answer,
+                    },
+                    "scores": {
+                        "match": {"value": matched, "answer": answer},
+                        "model_graded_qa": {
+                            "value": graded,
+                            "answer": answer,
+                            "explanation": f"The submission gives {answer}; the criterion is {target}. GRADE: {graded}",
+                        },
+                    },
+                }
+            )
+    dump(
+        out / "quiz.json",
+        {
+            "version": 2,
+            "status": "success",
+            "eval": {
+                "eval_id": "sample-eval-1",
+                "run_id": "sample-run-1",
+                "created": "2025-03-14T12:00:00+00:00",
+                "task": "quiz",
+                "task_id": "quiz-1",
+                "task_version": 0,
+                "dataset": {"name": "quiz", "samples": len(INSPECT_SAMPLES)},
+                "model": "mockllm/model",
+                "config": {"epochs": 2},
+                "scorers": [
+                    {"name": "match", "options": {}, "metrics": [], "metadata": {}},
+                    {"name": "model_graded_qa", "options": {"model": "mockllm/grader"}, "metrics": [], "metadata": {}},
+                ],
+            },
+            "samples": samples,
+        },
+    )
+
+
 def write_text_samples(here: Path) -> None:
     """Write the five text-workflow samples under ``here``."""
     write_spans(here / "spans")
@@ -888,6 +960,7 @@ def write_text_samples(here: Path) -> None:
     write_rubric(here / "rubric")
     write_pairwise(here / "pairwise")
     write_promptfoo(here / "promptfoo")
+    write_inspect(here / "inspect")
 
 
 README_HEAD = """# Samples
@@ -898,7 +971,7 @@ generic end-of-life wish phrases written for this project, and the model answers
 invented to show what the reviewer should catch. No third-party images or text are included, so the
 samples are redistributable with the project under its licence.
 
-This file and everything in `cards/`, `spans/`, `cases/`, `failter/`, `rubric/`, `pairwise/` and `promptfoo/` are written by
+This file and everything in `cards/`, `spans/`, `cases/`, `failter/`, `rubric/`, `pairwise/`, `promptfoo/` and `inspect/` are written by
 `python samples/make_samples.py` (deterministic: a second run gives byte-identical files). Edit the
 script, not the outputs. `reviewer demo` imports each sample into its own project and prints one line
 per workflow.
@@ -912,6 +985,7 @@ per workflow.
 | `rubric/` | rubric judging of readings (tarot-readings) | `reviewer import P samples/rubric` |
 | `pairwise/` | pairwise judging of two answers (pairwise-llmbar) | `reviewer import P samples/pairwise` |
 | `promptfoo/` | judged output graded by promptfoo assertions (promptfoo-results) | `reviewer import P samples/promptfoo/results.json` |
+| `inspect/` | judged output scored by inspect_ai scorers (inspect-log; needs `reviewer[inspect]`) | `reviewer import P samples/inspect/quiz.json` |
 
 ## Layout
 
@@ -957,6 +1031,9 @@ README_TEXT = """
 - `promptfoo/results.json`: three invented test cases in the shape of promptfoo's results file
   (`promptfoo eval -o results.json`, promptfoo 0.123.0), each graded by a deterministic assertion
   and an `llm-rubric`; on the boiling point they disagree (a dispute).
+- `inspect/quiz.json`: an invented inspect_ai log (JSON log format): three samples over 2 epochs,
+  scored by `match` and `model_graded_qa`; in epoch 2 of q2 the grader passes "Sydney" (a dispute).
+  Importing it needs inspect_ai (`pip install 'reviewer[inspect]'`).
 """
 
 

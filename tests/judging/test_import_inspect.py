@@ -169,3 +169,19 @@ def test_people_labels_go_back_into_an_inspect_log(tmp_path, no_tokenizer_downlo
     assert untouched.scores["model_graded_qa"].value == "C" and not untouched.scores["model_graded_qa"].history
     # refuses to write over the log itself
     assert invoke("export-inspect", db, location, location).exit_code == 1
+
+
+def test_demo_says_what_to_install_for_the_inspect_sample(tmp_path, monkeypatch):
+    import importlib.util
+
+    from reviewer.cli.demo_samples import import_text_sample
+    from tests.conftest import ROOT
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "inspect_ai" else real(name, *a))
+    line = import_text_sample(ROOT / "samples", "inspect", tmp_path / "inspect.db")
+    assert line == "inspect: skipped: the sample needs inspect_ai (pip install 'reviewer[inspect]')"
+    assert not (tmp_path / "inspect.db").exists()
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    line = import_text_sample(ROOT / "samples", "inspect", tmp_path / "inspect.db")
+    assert line == "inspect: inspect.db: 3 items, 6 runs, 12 verdicts"
