@@ -7,6 +7,7 @@ dimension and rubric version is the number of 'gate' and 'fit' reads
 recorded since the last 'resplit'. Only `reviewer gate` and `reviewer
 calibration --fit` record; `reviewer alignment` and the window only read
 the count. A read-only project records nothing (the caller says so).
+Counted, not prevented: decision record test-split-reads-counted.
 """
 
 from __future__ import annotations
