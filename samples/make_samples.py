@@ -782,6 +782,176 @@ def write_pairwise(out: Path) -> None:
         dump(out / f"result_{judge}_{strategy}.json", results)
 
 
+#: samples/promptfoo: (description, topic, question, output, [(type, value, passed, reason)])
+PROMPTFOO_TESTS = [
+    (
+        "capital of France",
+        "geography",
+        "What is the capital of France?",
+        "Paris.",
+        [
+            ("contains", "Paris", True, "Assertion passed"),
+            ("llm-rubric", "Names Paris and nothing false", True, "The answer names Paris."),
+        ],
+    ),
+    (
+        "boiling point",
+        "physics",
+        "At what temperature does water boil at sea level?",
+        "212 degrees Fahrenheit.",
+        [
+            ("contains", "100", False, 'Expected output to contain "100"'),
+            ("llm-rubric", "Gives 100 degrees Celsius (or 212 F)", True, "212 F is the boiling point at sea level."),
+        ],
+    ),
+    (
+        "largest planet",
+        "astronomy",
+        "Which planet is the largest?",
+        "Saturn is the largest planet.",
+        [
+            ("icontains", "jupiter", False, 'Expected output to contain "jupiter"'),
+            ("llm-rubric", "Names Jupiter", False, "Saturn is not the largest planet."),
+        ],
+    ),
+]
+
+
+def write_promptfoo(out: Path) -> None:
+    """samples/promptfoo/results.json: three invented test cases in the shape
+    of `promptfoo eval -o results.json` (promptfoo 0.123.0, EvaluateSummaryV3):
+    one provider, a deterministic assertion and an llm-rubric per test case;
+    on the boiling point the two disagree."""
+    shutil.rmtree(out, ignore_errors=True)
+    grader = "openai:gpt-4o"
+    results = []
+    for idx, (description, topic, question, output, checks) in enumerate(PROMPTFOO_TESTS):
+        asserts = [
+            {"type": t, "value": v, **({"provider": grader} if t == "llm-rubric" else {})} for t, v, _, _ in checks
+        ]
+        parts = [
+            {"pass": ok, "score": 1 if ok else 0, "reason": why, "assertion": a}
+            for a, (_, _, ok, why) in zip(asserts, checks)
+        ]
+        passed = all(ok for _, _, ok, _ in checks)
+        score = sum(ok for _, _, ok, _ in checks) / len(checks)
+        results.append(
+            {
+                "promptIdx": 0,
+                "testIdx": idx,
+                "promptId": "brief",
+                "testCase": {
+                    "description": description,
+                    "vars": {"question": question},
+                    "metadata": {"topic": topic},
+                    "assert": asserts,
+                },
+                "provider": {"id": "openai:gpt-4o-mini", "label": "gpt-4o-mini"},
+                "prompt": {"raw": f"Answer briefly: {question}", "label": "brief"},
+                "vars": {"question": question},
+                "response": {"output": output},
+                "failureReason": 0 if passed else 1,
+                "success": passed,
+                "score": score,
+                "latencyMs": 300,
+                "namedScores": {},
+                "gradingResult": {
+                    "pass": passed,
+                    "score": score,
+                    "reason": "All assertions passed" if passed else next(p["reason"] for p in parts if not p["pass"]),
+                    "componentResults": parts,
+                },
+            }
+        )
+    dump(
+        out / "results.json",
+        {
+            "evalId": "eval-reviewer-sample",
+            "results": {
+                "version": 3,
+                "timestamp": "2025-03-14T12:00:00.000Z",
+                "prompts": [{"raw": "Answer briefly: {{question}}", "label": "brief", "provider": "gpt-4o-mini"}],
+                "results": results,
+                "stats": {"successes": 1, "failures": 2, "errors": 0},
+            },
+            "config": {"description": "reviewer's promptfoo sample"},
+            "shareableUrl": None,
+        },
+    )
+
+
+#: samples/inspect: (sample id, topic, question, target, [(epoch, answer, match, grader)])
+INSPECT_SAMPLES = [
+    ("q1", "arithmetic", "What is 7 times 6?", "42", [(1, "42", "C", "C"), (2, "42", "C", "C")]),
+    (
+        "q2",
+        "geography",
+        "Name the capital of Australia.",
+        "Canberra",
+        [(1, "Canberra", "C", "C"), (2, "Sydney", "I", "C")],
+    ),
+    ("q3", "arithmetic", "What is 15 minus 9?", "6", [(1, "6", "C", "C"), (2, "five", "I", "I")]),
+]
+
+
+def write_inspect(out: Path) -> None:
+    """samples/inspect/quiz.json: an invented inspect_ai log in its JSON log
+    format (version 2), as `inspect eval --log-format json` writes it: three
+    samples over 2 epochs of the model `mockllm/model`, scored by `match`
+    and by `model_graded_qa` with the grader `mockllm/grader`. In epoch 2
+    of q2 they disagree (the grader passes "Sydney")."""
+    shutil.rmtree(out, ignore_errors=True)
+    samples = []
+    for sid, topic, question, target, epochs in INSPECT_SAMPLES:
+        for epoch, answer, matched, graded in epochs:
+            samples.append(
+                {
+                    "id": sid,
+                    "epoch": epoch,
+                    "input": question,
+                    "target": target,
+                    "messages": [],
+                    "metadata": {"topic": topic},
+                    "output": {
+                        "model": "mockllm/model",
+                        "choices": [{"message": {"role": "assistant", "content": answer}, "stop_reason": "stop"}],
+                        "completion": answer,
+                    },
+                    "scores": {
+                        "match": {"value": matched, "answer": answer},
+                        "model_graded_qa": {
+                            "value": graded,
+                            "answer": answer,
+                            "explanation": f"The submission gives {answer}; the criterion is {target}. GRADE: {graded}",
+                        },
+                    },
+                }
+            )
+    dump(
+        out / "quiz.json",
+        {
+            "version": 2,
+            "status": "success",
+            "eval": {
+                "eval_id": "sample-eval-1",
+                "run_id": "sample-run-1",
+                "created": "2025-03-14T12:00:00+00:00",
+                "task": "quiz",
+                "task_id": "quiz-1",
+                "task_version": 0,
+                "dataset": {"name": "quiz", "samples": len(INSPECT_SAMPLES)},
+                "model": "mockllm/model",
+                "config": {"epochs": 2},
+                "scorers": [
+                    {"name": "match", "options": {}, "metrics": [], "metadata": {}},
+                    {"name": "model_graded_qa", "options": {"model": "mockllm/grader"}, "metrics": [], "metadata": {}},
+                ],
+            },
+            "samples": samples,
+        },
+    )
+
+
 def write_text_samples(here: Path) -> None:
     """Write the five text-workflow samples under ``here``."""
     write_spans(here / "spans")
@@ -789,6 +959,8 @@ def write_text_samples(here: Path) -> None:
     write_failter(here / "failter")
     write_rubric(here / "rubric")
     write_pairwise(here / "pairwise")
+    write_promptfoo(here / "promptfoo")
+    write_inspect(here / "inspect")
 
 
 README_HEAD = """# Samples
@@ -799,7 +971,7 @@ generic end-of-life wish phrases written for this project, and the model answers
 invented to show what the reviewer should catch. No third-party images or text are included, so the
 samples are redistributable with the project under its licence.
 
-This file and everything in `cards/`, `spans/`, `cases/`, `failter/`, `rubric/` and `pairwise/` are written by
+This file and everything in `cards/`, `spans/`, `cases/`, `failter/`, `rubric/`, `pairwise/`, `promptfoo/` and `inspect/` are written by
 `python samples/make_samples.py` (deterministic: a second run gives byte-identical files). Edit the
 script, not the outputs. `reviewer demo` imports each sample into its own project and prints one line
 per workflow.
@@ -812,6 +984,8 @@ per workflow.
 | `failter/` | ground-truth judge (failter) | `reviewer import P samples/failter` |
 | `rubric/` | rubric judging of readings (tarot-readings) | `reviewer import P samples/rubric` |
 | `pairwise/` | pairwise judging of two answers (pairwise-llmbar) | `reviewer import P samples/pairwise` |
+| `promptfoo/` | judged output graded by promptfoo assertions (promptfoo-results) | `reviewer import P samples/promptfoo/results.json` |
+| `inspect/` | judged output scored by inspect_ai scorers (inspect-log; needs `reviewer[inspect]`) | `reviewer import P samples/inspect/quiz.json` |
 
 ## Layout
 
@@ -854,6 +1028,12 @@ README_TEXT = """
   (the gold label) and `result_<judge>_vanilla.json` (each judge's winner with the answers in order and
   swapped). `judge-a` agrees with the gold label; `judge-b` picks whichever answer it reads first, so
   it flips when the answers are swapped.
+- `promptfoo/results.json`: three invented test cases in the shape of promptfoo's results file
+  (`promptfoo eval -o results.json`, promptfoo 0.123.0), each graded by a deterministic assertion
+  and an `llm-rubric`; on the boiling point they disagree (a dispute).
+- `inspect/quiz.json`: an invented inspect_ai log (JSON log format): three samples over 2 epochs,
+  scored by `match` and `model_graded_qa`; in epoch 2 of q2 the grader passes "Sydney" (a dispute).
+  Importing it needs inspect_ai (`pip install 'reviewer[inspect]'`).
 """
 
 

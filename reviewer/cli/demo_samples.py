@@ -1,5 +1,5 @@
 """The text-workflow samples of ``reviewer demo``: each of samples/spans,
-samples/cases, samples/failter, samples/rubric and samples/pairwise imported into its own
+samples/cases, samples/failter, samples/rubric, samples/pairwise, samples/promptfoo and samples/inspect (when inspect_ai is installed) imported into its own
 project in the demo folder, with one summary line per workflow."""
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ TEXT_SAMPLES: dict[str, tuple[str, ...]] = {
     "failter": ("failter",),
     "rubric": ("rubric",),
     "pairwise": ("pairwise",),
+    "promptfoo": ("promptfoo/results.json",),
+    "inspect": ("inspect/quiz.json",),
 }
+#: workflow -> (the module its import needs, what to install when it is missing)
+NEEDS = {"inspect": ("inspect_ai", "pip install 'reviewer[inspect]'")}
 
 
 def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
@@ -31,6 +35,12 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
     for spans the relaxed span F1 of each labeler, for cases each model's
     passed and total cases (the seed report). Raises ProjectError
     when a sample file is missing."""
+    if workflow in NEEDS:
+        from importlib.util import find_spec
+
+        module, install = NEEDS[workflow]
+        if find_spec(module) is None:
+            return f"{workflow}: skipped: the sample needs {module} ({install})"
     project = open_project(db, create=True)
     try:
         for rel in TEXT_SAMPLES[workflow]:
@@ -55,4 +65,4 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
     return f"{workflow}: {db.name}: " + ", ".join(parts)
 
 
-__all__ = ["TEXT_SAMPLES", "import_text_sample"]
+__all__ = ["NEEDS", "TEXT_SAMPLES", "import_text_sample"]

@@ -197,3 +197,44 @@ def _shown(value: str, order: Optional[str]) -> str:
         return value
     first_shown = "1" if order == "ab" else "2"
     return "A" if value == first_shown else "B"
+
+
+@main.command("export-promptfoo")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
+@_friendly
+def export_promptfoo(project: Path, out: Path, force: bool) -> None:
+    """Write people's labels of runs imported from promptfoo results as
+    promptfoo test cases (YAML) into OUT: each labelled run's variables and
+    output, and its assertions expecting people's label (negated where
+    people failed the output), for the next `promptfoo eval -c OUT`."""
+    from reviewer.storage.promptfoo_export import write_promptfoo_tests
+
+    p = open_project(project)
+    try:
+        n = write_promptfoo_tests(p, out, force=force)
+    finally:
+        p.close()
+    echo(f"wrote {n} promptfoo test case(s) to {out}")
+
+
+@main.command("export-inspect")
+@click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("log", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
+@_friendly
+def export_inspect(project: Path, log: Path, out: Path, force: bool) -> None:
+    """Write a copy of the inspect LOG into OUT in which each person's final
+    label (adjudications, label-first labels) edits the score of the scorer
+    whose verdict was labelled, with who, when and why, through inspect_ai's
+    edit API; LOG is never changed. Needs inspect_ai: pip install 'reviewer[inspect]'."""
+    from reviewer.storage.inspect_export import export_inspect as write_copy
+
+    p = open_project(project)
+    try:
+        n = write_copy(p, log, out, force=force)
+    finally:
+        p.close()
+    echo(f"wrote {out}: {n} score(s) edited with people's labels")

@@ -355,7 +355,8 @@ def _text_samples(folder: Path) -> None:
 def demo(folder: Path) -> None:
     """Import the bundled card sample into FOLDER/sample.db, score it, print the
     verdicts and export FOLDER/sample-export.db; then import the spans, cases,
-    failter and rubric samples into FOLDER/<workflow>.db, one line each."""
+    failter, rubric, pairwise and promptfoo samples into FOLDER/<workflow>.db,
+    one line each."""
     source = _sample_dir()
     if not source.is_dir():
         raise click.ClickException(f"the bundled sample is missing ({source})")

@@ -14,6 +14,7 @@ from reviewer.core.tables import text_table
 from reviewer.storage.db import open_project
 from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
 from reviewer.cli.numbers import ROW_ID
+from reviewer.cli.validation import BY, _slices
 
 
 #: --rules of report and agreement: the rubric rules the verdicts are checked against.
@@ -108,6 +109,31 @@ def report(
         echo(note, err=True)
 
 
+def _agreement_by(project: Path, by: str, as_json: bool) -> None:
+    """The judges' agreement statistics per slice of the items' metadata
+    field ``by`` (disputes are not refreshed; annotators' ground truth is
+    left out)."""
+    from reviewer.core.judging.agreement_intervals import with_intervals
+    from reviewer.storage.judging.disputes import verdict_agreement
+    from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows
+
+    p = open_project(project)
+    try:
+        found = [(name, subjects, with_intervals(verdict_agreement(p, subjects))) for name, subjects in _slices(p, by)]
+    finally:
+        p.close()
+    if as_json:
+        data = [
+            {"slice": name, "subjects": len(subjects or ()), "agreement": [r.as_dict() for r in rows]}
+            for name, subjects, rows in found
+        ]
+        echo(json.dumps({"by": by, "slices": data}, indent=2))
+        return
+    for name, subjects, rows in found:
+        echo(f"== {by} = {name} ({len(subjects or ())} subjects) ==")
+        echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)) if rows else "no agreement statistics")
+
+
 def _read_rules(path: Optional[Path]):
     """The rubric rules of --rules FILE (ProjectError, one line, when unusable), or None."""
     from reviewer.storage.judging.rubric_rules import read_rules_file
@@ -126,9 +152,10 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
+@BY
 @RULES
 @_friendly
-def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -> None:
+def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications with 95 % bootstrap intervals
     (ci_low, ci_high, ci_method) and class prevalence (undefined values:
@@ -142,6 +169,9 @@ def agreement(project: Path, as_json: bool, rules_file: Optional[Path] = None) -
     from reviewer.storage.judging import labels
 
     rules = _read_rules(rules_file)
+    if by is not None:
+        _agreement_by(project, by, as_json)
+        return
     p = open_project(project)
     _read_only_note(p)
     try:

@@ -24,6 +24,13 @@ RESAMPLES = click.option(
 SEED = click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Seed of the bootstrap resampling.")
 
 
+BY = click.option(
+    "--by",
+    metavar="FIELD",
+    help="Give every figure per slice: the items' metadata FIELD (e.g. subset, category); "
+    "subjects whose item lacks it are left out and counted.",
+)
+
 #: The gate's guards against too little: how many labelled subjects, and the
 #: family error its interval bounds share (reviewer.core.judging.validation_gate).
 MIN_LABELLED = click.option(
@@ -96,12 +103,22 @@ def _trust_options(f):
     type=click.Path(file_okay=False, path_type=Path),
     help="Write each reliability diagram as PNG into this folder.",
 )
+@click.option(
+    "--fit",
+    type=click.Choice(["temperature", "platt", "isotonic"]),
+    help="Fit a calibration map on the dev split's labelled verdicts and report ECE, adaptive ECE and Brier "
+    "before and after on the test split; stored with the judge's rubric version (platt and isotonic need "
+    "scikit-learn: pip install 'reviewer[calibration]').",
+)
+@BY
 @_trust_options
 @_friendly
 def calibration(
     project: Path,
     as_json: bool,
     charts_dir: Optional[Path],
+    fit: Optional[str],
+    by: Optional[str],
     tolerance: float,
     metric: str,
     target: float,
@@ -125,6 +142,12 @@ def calibration(
     from reviewer.storage.spans.confidences import span_confidences
 
     settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
+    if fit is not None:
+        _fit(project, fit, settings, as_json)
+        return
+    if by is not None:
+        _calibration_by(project, by, settings, as_json)
+        return
     p = open_project(project)
     try:
         rows = calibration_rows(p, settings, span_confidences(p))
@@ -151,33 +174,223 @@ def calibration(
     show_default=True,
     help="Label budget: the 95 % interval half-width wanted on kappa, TPR and TNR.",
 )
+@click.option(
+    "--compare",
+    metavar="J1,J2",
+    help="Compare two judges on the subjects both judged and people labelled: McNemar's exact test "
+    "and paired bootstrap intervals of the difference in kappa and in accuracy.",
+)
+@BY
+@click.option(
+    "--bias",
+    is_flag=True,
+    help="Print the bias checks instead: length (longer-answer wins, or score vs length), self-preference "
+    "(the judge's model's own answers) and, for judges of both orders, correct_both and swap accuracy.",
+)
+@click.option(
+    "--resplit",
+    type=SEED_TYPE,
+    metavar="SEED",
+    help="Draw new train/dev/test hash splits with this seed, record it, and restart the count of test-split "
+    "reads; then print the alignment on them.",
+)
 @RESAMPLES
 @SEED
 @_friendly
-def alignment(project: Path, as_json: bool, half_width: float, resamples: int, seed: int) -> None:
+def alignment(
+    project: Path,
+    as_json: bool,
+    half_width: float,
+    compare: Optional[str],
+    by: Optional[str],
+    bias: bool,
+    resplit: Optional[int],
+    resamples: int,
+    seed: int,
+) -> None:
     """Print how well each judge of PROJECT agrees with people, per dimension
     and split: confusion matrix, per-class precision / recall / F1, kappa
     with its 95 % interval, MAE and Spearman's rho, TPR and TNR, the
     dangerous cells with their subjects, and the pass rate on unlabelled
     subjects corrected for the judge's errors (Rogan-Gladen), and the label
     budget: the further labels for a 95 % interval of half-width
-    --half-width on kappa, TPR and TNR."""
+    --half-width on kappa, TPR and TNR. With --compare J1,J2: the two
+    judges compared instead (reviewer.core.judging.judge_compare). Each
+    alignment says how often its test split was read (gate runs and
+    calibration fits since the last --resplit); alignment itself is not
+    counted."""
+    if resplit is not None:
+        from reviewer.storage.judging.test_reuse import resplit as draw
+
+        p = open_project(project)
+        try:
+            draw(p, resplit)
+        finally:
+            p.close()
+        echo(f"new train/dev/test split drawn with seed {resplit}; test-split reads restart at 0", err=True)
+    if compare is not None:
+        _compare(project, compare, as_json, resamples, seed, by)
+        return
+    if bias:
+        _bias(project, as_json, resamples, seed, by)
+        return
     from reviewer.storage.judging.label_budget import budget_json, budget_text
     from reviewer.storage.judging.validation import alignment_json, alignment_text, project_alignments
 
     p = open_project(project)
     try:
-        v = project_alignments(p, n_resamples=resamples, seed=seed)
+        slices = _slices(p, by)
+        found = [(name, s, project_alignments(p, n_resamples=resamples, seed=seed, subjects=s)) for name, s in slices]
+    finally:
+        p.close()
+    parts: list[dict] = []
+    for name, subjects, v in found:
+        if as_json:
+            data = alignment_json(v)
+            for entry, budget in zip(data["alignments"], budget_json(v.items, half_width)):
+                entry["label_budget"] = budget
+            parts.append(data if by is None else {"slice": name, "subjects": len(subjects or ()), **data})
+        else:
+            budget = budget_text(v.items, half_width)
+            head = f"== {by} = {name} ({len(subjects or ())} subjects) ==\n" if by is not None else ""
+            echo(head + alignment_text(v) + (budget if budget else ""), nl=False)
+    if as_json:
+        echo(json.dumps(parts[0] if by is None else {"by": by, "slices": parts}, indent=2))
+
+
+def _slices(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
+    """[(slice name, its subjects)] of --by FIELD; [('all', None)] without it.
+    Names the subjects left out (no such field) on stderr."""
+    if by is None:
+        return [("all", None)]
+    from reviewer.storage.item_metadata import subject_slices
+
+    try:
+        of = subject_slices(p, by)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    names = sorted(set(of.values()))
+    left = p.db.execute("SELECT count(DISTINCT subject) FROM verdicts").fetchone()[0] - len(of)
+    if left:
+        echo(f"{left} subject(s) have no metadata field '{by}': in no slice", err=True)
+    return [(name, {s for s, n in of.items() if n == name}) for name in names]
+
+
+def _record_gate_read(p: Any, judge: str, dimension: str) -> str:
+    """Record this gate's read of the test split (reviewer.storage.judging.test_reuse)
+    and return the count's line; on a read-only project nothing is recorded, and the line says so."""
+    from reviewer.core.judging.test_reuse import reuse_line
+    from reviewer.storage.judging import test_reuse
+    from reviewer.storage.judging.validation import split_seed_of
+
+    recorded = test_reuse.record_read(p, "gate", judge, dimension, split_seed_of(p))
+    version = test_reuse.rubric_version(p, judge, dimension)
+    line = reuse_line(test_reuse.read_count(p, judge, dimension, version), version, split_seed_of(p))
+    return line if recorded else f"{line}; read-only project: this read is not recorded"
+
+
+def _calibration_by(project: Path, by: str, settings: Any, as_json: bool) -> None:
+    """The judges' calibration per slice of the items' metadata field ``by``
+    (span confidences are left out: spans have no item metadata slice)."""
+    from reviewer.storage.judging import verdicts as judging
+    from reviewer.storage.judging.calibration_report import calibration_json, calibration_rows, calibration_text
+
+    p = open_project(project)
+    try:
+        vs, adjudications = judging.verdicts(p), judging.adjudications(p)
+        found = [
+            (
+                name,
+                subjects,
+                calibration_rows(
+                    p,
+                    settings,
+                    None,
+                    [v for v in vs if v.subject in (subjects or ())],
+                    [a for a in adjudications if a.subject in (subjects or ())],
+                ),
+            )
+            for name, subjects in _slices(p, by)
+        ]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     finally:
         p.close()
     if as_json:
-        data = alignment_json(v)
-        for entry, budget in zip(data["alignments"], budget_json(v.items, half_width)):
-            entry["label_budget"] = budget
-        echo(json.dumps(data, indent=2))
+        data = [
+            {"slice": name, "subjects": len(subjects or ()), **calibration_json(rows, settings)}
+            for name, subjects, rows in found
+        ]
+        echo(json.dumps({"by": by, "slices": data}, indent=2))
+        return
+    for name, subjects, rows in found:
+        echo(f"== {by} = {name} ({len(subjects or ())} subjects) ==\n" + calibration_text(rows, settings), nl=False)
+
+
+def _fit(project: Path, method: str, settings: Any, as_json: bool) -> None:
+    from reviewer.core.judging.calibration_fit import NeedsScikitLearn
+    from reviewer.storage.judging.calibration_fit import fit_calibrations, fit_json, fit_text
+
+    p = open_project(project)
+    try:
+        fits = fit_calibrations(p, method, settings)
+    except (ValueError, NeedsScikitLearn) as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    echo(json.dumps(fit_json(fits, method), indent=2) if as_json else fit_text(fits, method), nl=not as_json)
+
+
+def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
+    from reviewer.storage.judging.bias import bias_json, bias_text, project_bias
+
+    p = open_project(project)
+    try:
+        found = [
+            (name, project_bias(p, subjects=subjects, n_resamples=resamples, seed=seed))
+            for name, subjects in _slices(p, by)
+        ]
+    finally:
+        p.close()
+    if as_json:
+        data = [{"slice": name, "bias": bias_json(b)} for name, b in found]
+        echo(json.dumps({"bias": data[0]["bias"]} if by is None else {"by": by, "slices": data}, indent=2))
     else:
-        budget = budget_text(v.items, half_width)
-        echo(alignment_text(v) + (budget if budget else ""), nl=False)
+        for name, b in found:
+            echo((f"== {by} = {name} ==\n" if by is not None else "") + bias_text(b), nl=False)
+
+
+def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
+    from reviewer.storage.judging.comparison import comparison_text, project_comparisons
+
+    names = [x.strip() for x in compare.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise click.BadParameter("two different judges, as J1,J2", param_hint="--compare")
+    p = open_project(project)
+    try:
+        found = []
+        for name, subjects in _slices(p, by):
+            try:
+                found.append(
+                    (name, project_comparisons(p, *names, subjects=subjects, n_resamples=resamples, seed=seed))
+                )
+            except ValueError as exc:
+                if by is None:
+                    raise
+                found.append((name, []))
+                echo(f"{by} = {name}: {_one_line(exc)}", err=True)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        p.close()
+    if as_json:
+        data = [{"slice": name, "comparisons": [c.as_dict() for c in cs]} for name, cs in found]
+        echo(
+            json.dumps({"comparisons": data[0]["comparisons"]} if by is None else {"by": by, "slices": data}, indent=2)
+        )
+    else:
+        for name, cs in found:
+            echo((f"== {by} = {name} ==\n" if by is not None else "") + comparison_text(cs), nl=False)
 
 
 @main.command()
@@ -259,6 +472,7 @@ def gate(
     )
     k = sum(b is not None for b in (min_kappa_lower, min_tpr, min_tnr))
     p = open_project(project)
+    read_line = ""
     try:
         figures: Optional[Figures] = None
         checks: list[BoundCheck] = []
@@ -274,6 +488,7 @@ def gate(
                 family_alpha=family_alpha,
                 **bounds,
             )
+        read_line = _record_gate_read(p, judge, dimension)
         if min_coverage is not None:
             settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
             checks.append(
@@ -297,6 +512,7 @@ def gate(
         p.close()
     if k:
         echo(family_line(k, family_alpha))
+    echo(read_line)
     failed = [c for c in checks if not c.held]
     for c in checks:
         if c.held:

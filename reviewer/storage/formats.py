@@ -17,6 +17,8 @@ IMPORT_FORMATS: dict[str, tuple[str, str, str]] = {
     "labelme": ("gt_formats.labelme", "detect", "import_labelme"),
     "coco": ("gt_formats.coco", "detect", "import_coco"),
     "label-studio": ("gt_formats.label_studio", "detect", "import_label_studio"),
+    "inspect-log": ("importers.inspect_log", "detect", "import_inspect"),
+    "promptfoo-results": ("importers.promptfoo", "detect", "import_promptfoo"),
     "test-cases": ("importers.cases", "detect", "import_cases"),
     "pairwise-pandalm": ("importers.pairwise", "detect_pandalm", "import_pandalm"),
     "pairwise-llmbar": ("importers.pairwise", "detect_llmbar", "import_llmbar"),

@@ -528,3 +528,49 @@ def m0026_batch_reservations(db: sqlite_utils.Database) -> None:
         line_id TEXT PRIMARY KEY,
         custom_id TEXT NOT NULL,
         imported_at TEXT NOT NULL)""")
+
+
+@MIGRATIONS(name="0027_item_metadata")
+def m0027_item_metadata(db: sqlite_utils.Database) -> None:
+    """Each item's metadata from its source (reviewer.storage.item_metadata):
+    a JSON object of text, number or boolean values ('subset', 'category',
+    'difficulty', 'section', ...), '{}' when the source has none; the
+    figures of alignment, agreement and calibration are sliced by a key of
+    it (--by FIELD). Items of an older project get '{}'."""
+    db.execute("ALTER TABLE items ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")
+
+
+@MIGRATIONS(name="0028_test_split_reads")
+def m0028_test_split_reads(db: sqlite_utils.Database) -> None:
+    """Each read of the test split that could tune a judge on it
+    (reviewer.storage.judging.test_reuse): a `reviewer gate` run or a
+    calibration fit ('gate', 'fit') of a judge, dimension and rubric
+    version, and each new hash split ('resplit', no judge), which restarts
+    the count. Written once, never changed."""
+    db.execute("""CREATE TABLE test_split_reads (
+        id INTEGER PRIMARY KEY,
+        action TEXT NOT NULL CHECK (action IN ('gate', 'fit', 'resplit')),
+        judge TEXT,
+        dimension TEXT,
+        rubric_version TEXT NOT NULL DEFAULT '',
+        split_seed INTEGER,
+        at TEXT NOT NULL)""")
+
+
+@MIGRATIONS(name="0029_calibration_maps")
+def m0029_calibration_maps(db: sqlite_utils.Database) -> None:
+    """Calibration maps fitted on the dev split (reviewer.storage.judging.calibration_fit):
+    per judge, dimension, confidence source and rubric version, the latest
+    fit's method, its parameters (JSON), the dev verdicts it rests on, the
+    split seed and when it was fitted."""
+    db.execute("""CREATE TABLE calibration_maps (
+        judge TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        source TEXT NOT NULL,
+        rubric_version TEXT NOT NULL DEFAULT '',
+        method TEXT NOT NULL CHECK (method IN ('temperature', 'platt', 'isotonic')),
+        params TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        split_seed INTEGER NOT NULL,
+        fitted_at TEXT NOT NULL,
+        PRIMARY KEY (judge, dimension, source, rubric_version))""")

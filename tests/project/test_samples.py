@@ -19,7 +19,7 @@ from reviewer.storage.importers import detect_format
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 SCRIPT = SAMPLES / "make_samples.py"
-TEXT_FOLDERS = ("spans", "cases", "failter", "rubric")
+TEXT_FOLDERS = ("spans", "cases", "failter", "rubric", "promptfoo", "inspect")
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -66,6 +66,8 @@ def test_committed_samples_equal_the_script(generated):
         ("cases/answers.jsonl", "jsonl-runs"),
         ("failter", "failter"),
         ("rubric", "tarot-readings"),
+        ("promptfoo/results.json", "promptfoo-results"),
+        ("inspect/quiz.json", "inspect-log"),
     ],
 )
 def test_sample_format_is_detected(rel, fmt):
@@ -85,6 +87,8 @@ SECTIONS = {
         "| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 2.33 |",
         "| judge-a vs judge-b | overall | percent_agreement | 0.000 |",
     ),
+    "promptfoo": ("| contains vs llm-rubric | pass | percent_agreement | 0.500 |",),
+    "inspect": ("| match vs model_graded_qa | score | percent_agreement | 0.833 |",),
 }
 
 

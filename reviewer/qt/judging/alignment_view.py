@@ -205,9 +205,11 @@ class AlignmentView(QWidget):
             people = ", ".join(f"{n} {s}" for s, n in sorted(a.people.items()))
             mark = f", pass >= {a.threshold:g}" if a.threshold is not None else ""
             stale = self.validation.stale_line(a)
+            reads = self.validation.reads_line(a)  # the count only: the window never records a read
             self.title.setText(
                 f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {a.splits[0].kappa_statistic}; people: {people})"
                 + (f"\n{stale}" if stale else "")
+                + (f"\n{reads}" if reads else "")
             )
             fill(self.splits, split_rows(a))
             self.corrected.setText(corrected_line(c))

@@ -26,10 +26,22 @@ from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
 from reviewer.storage.cases import cases as case_store
 from reviewer.storage.db import Project
+from reviewer.storage import repo
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
+from reviewer.storage.item_metadata import add_item_metadata
 
 #: Dataset files larger than this are not read to detect the format.
 MAX_DETECT_BYTES = 20_000_000
+
+
+def _case_metadata(metadata: dict, dataset: str) -> dict:
+    """The item metadata of a case: its dataset and the case's metadata
+    values that are text, numbers or booleans (category, difficulty, ...)."""
+    out: dict = {"dataset": dataset}
+    for key, value in (metadata or {}).items():
+        if isinstance(value, (str, int, float, bool)) and value == value:
+            out[str(key)] = value
+    return out
 
 
 def _dataset_files(source: Path) -> list[Path]:
@@ -85,6 +97,9 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
                     continue
                 seen[case.id] = path.name
                 status = case_store.upsert_case(project, case, source=path.name, actor=options.actor)
+                item = repo.item_by_name(project, case.id)
+                if item is not None and item.id is not None and not status.startswith("conflict"):
+                    add_item_metadata(project, item.id, _case_metadata(case.metadata, path.stem))
                 if status.startswith("conflict"):
                     report.skip(where, status.removeprefix("conflict: "))
                 elif status == "updated":

@@ -4,7 +4,8 @@
 
 Test-case answers may leave "prompt" out: it is the case's dataset
 (docs/formats.md). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
-prompt the project does not have yet, "timestamp". Unknown items are made as
+prompt the project does not have yet, "timestamp", "metadata" (an object kept
+as the item's metadata, reviewer.storage.item_metadata). Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
 their line number and the reason. A run is item, prompt, model and
 repetition: lines that differ only in ``repetition`` are different runs; a
@@ -14,6 +15,7 @@ line without one is matched by its output (``repo.add_run``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -24,6 +26,7 @@ from reviewer.storage import repo
 from reviewer.storage.cases.cases import dataset_of, score_cases
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
+from reviewer.storage.item_metadata import add_item_metadata
 
 
 class _Line(BaseModel):
@@ -35,11 +38,21 @@ class _Line(BaseModel):
     prompt_text: str | None = None
     schema_: AnswerSchema | None = None
     timestamp: str | None = None
+    metadata: dict[str, Any] | None = None
 
     model_config = {
         "populate_by_name": True,
         "extra": "ignore",
         "alias_generator": lambda n: "schema" if n == "schema_" else n,
+    }
+
+
+def _plain(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The metadata values JSON holds as they are (NaN and infinities left out)."""
+    return {
+        k: v
+        for k, v in metadata.items()
+        if not (isinstance(v, float) and (v != v or v in (float("inf"), -float("inf"))))
     }
 
 
@@ -77,6 +90,8 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                     if made:
                         report.count("items", True)
                 item_ids[line.item] = item_id
+            if line.metadata:
+                add_item_metadata(project, item_id, _plain(line.metadata))
             schema = options.schemas.get(line.prompt) or line.schema_
             key = (line.prompt, line.prompt_text or "", schema)
             prompt_id = prompt_ids.get(key)

@@ -61,6 +61,7 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
+from reviewer.storage.item_metadata import add_item_metadata
 
 PANDALM_TESTSET = "testset-v1.json"
 _PANDALM_JUDGE_SUFFIX = "-" + PANDALM_TESTSET
@@ -244,6 +245,8 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
             if rec.get("input"):
                 text += "\n\n" + as_text(rec["input"])
             item_id = text_item(project, f"pandalm-{idx}", text, report, actor)
+            if isinstance(rec.get("motivation_app"), str) and rec["motivation_app"]:
+                add_item_metadata(project, item_id, {"motivation_app": rec["motivation_app"]})
             models = pandalm_models(rec.get("cmp_key"))
             if models is None:
                 fallback += 1
@@ -459,6 +462,7 @@ def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: Import
             report.skip(where, "needs text 'input', 'output_1' and 'output_2'")
             continue
         item_id = text_item(project, f"llmbar-{split}-{i}", rec["input"], report, actor)
+        add_item_metadata(project, item_id, {"subset": split})
         runs = [
             answer_run(
                 project,

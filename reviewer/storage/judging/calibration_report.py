@@ -114,6 +114,8 @@ class CalibrationRow:
     calibration: Calibration
     selection: Optional[Selection]
     note: str = ""
+    #: the labelled verdicts' subjects, same order ('' for span confidences)
+    subjects: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         """JSON-ready: the group, n labelled and in all, the calibration and
@@ -152,13 +154,16 @@ def _groups(
                 value = value_of(v, dim)
                 if value is None:
                     continue
-                g = out.setdefault((labels[rater], dim, v.scale.value, source), {"labelled": [], "population": []})
+                g = out.setdefault(
+                    (labels[rater], dim, v.scale.value, source), {"labelled": [], "population": [], "subjects": []}
+                )
                 g["population"].append(c)
                 ref = people.get((subject, dim))
                 if ref is not None and ref[2] in (None, v.scale):
                     human = normalise(ref[0], v.scale)
                     if human is not None:
                         g["labelled"].append((c, value, human))
+                        g["subjects"].append(subject)
     return out
 
 
@@ -223,6 +228,7 @@ def calibration_rows(
                 calibration(conf, correct),
                 sel,
                 note,
+                tuple(g.get("subjects") or [""] * len(conf)),
             )
         )
     return out

@@ -51,7 +51,12 @@ def verdict_disputes(project: Project) -> list[Dispute]:
     return found + project_low_confidence(project)
 
 
-def verdict_agreement(project: Project) -> list[AgreementRow]:
+def verdict_agreement(project: Project, subjects: Optional[set[str]] = None) -> list[AgreementRow]:
     """The agreement statistics of every verdict and adjudication of the
-    project (:func:`agreement_rows`). Reads only."""
-    return agreement_rows(judging.verdicts(project), judging.adjudications(project))
+    project (:func:`agreement_rows`); ``subjects``: of these subjects only
+    (a slice, reviewer.storage.item_metadata.subject_slices). Reads only."""
+    vs, adjudications = judging.verdicts(project), judging.adjudications(project)
+    if subjects is not None:
+        vs = [v for v in vs if v.subject in subjects]
+        adjudications = [a for a in adjudications if a.subject in subjects]
+    return agreement_rows(vs, adjudications)

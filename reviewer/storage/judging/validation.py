@@ -29,10 +29,11 @@ from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_r
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.budget import HALF_WIDTH
+from reviewer.core.judging.test_reuse import reuse_line
 from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate_checks, too_few
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.judging import labels
+from reviewer.storage.judging import labels, test_reuse
 from reviewer.storage.db import Project
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "TooFewLabelled",
     "run_gate",
     "split_rows",
+    "split_seed_of",
 ]
 
 #: The split whose TPR and TNR correct the pass rate.
@@ -106,11 +108,19 @@ class Validation:
         corrected: list[Optional[CorrectedRate]],
         split_seed: int,
         stale: Optional[dict] = None,
+        reads: Optional[dict[tuple[str, str], tuple[int, str]]] = None,
     ):
         self.items = items
         self.corrected = corrected
         self.split_seed = split_seed
         self.stale = stale or {}  # {(judge, dimension): Staleness} where fair-sample labels were made with it
+        #: {(judge, dimension): (test-split reads since the last resplit, rubric version)}
+        self.reads = reads or {}
+
+    def reads_line(self, a: Alignment) -> str:
+        """'test split read k times for rubric v…' of an alignment ('' when unknown)."""
+        found = self.reads.get((a.judge, a.dimension))
+        return "" if found is None else reuse_line(found[0], found[1], self.split_seed)
 
     def stale_line(self, a: Alignment) -> str:
         """The staleness line of an alignment whose figures are stale ('' otherwise)."""
@@ -128,6 +138,12 @@ class Validation:
             f"no alignment of judge '{judge}' on dimension '{dimension}' with people "
             f"(judge / dimension with people's values: {there})"
         )
+
+
+def split_seed_of(project: Project) -> int:
+    """The seed of the hash split (``alignment.split_seed``, default 0)."""
+    seed = _meta(project, "alignment.split_seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
 
 
 def people_and_splits(
@@ -151,14 +167,23 @@ def project_alignments(
     verdicts: Optional[list[Verdict]] = None,
     adjudications: Optional[list[Adjudication]] = None,
     only: Optional[tuple[str, str]] = None,
+    subjects: Optional[set[str]] = None,
 ) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
     project's, when the caller has read them already (else read here);
-    ``only``: (judge, dimension) alone (core.judging.alignment.alignments)."""
-    split_seed = _meta(project, "alignment.split_seed")
-    split_seed = split_seed if isinstance(split_seed, int) and not isinstance(split_seed, bool) else 0
+    ``only``: (judge, dimension) alone (core.judging.alignment.alignments);
+    ``subjects``: only the verdicts and adjudications of these subjects (a
+    slice, reviewer.storage.item_metadata.subject_slices)."""
+    split_seed = split_seed_of(project)
     vs = judging.verdicts(project) if verdicts is None else verdicts
+    if subjects is not None:
+        vs = [v for v in vs if v.subject in subjects]
+        adjudications = [
+            a
+            for a in (judging.adjudications(project) if adjudications is None else adjudications)
+            if a.subject in subjects
+        ]
     adjudications = judging.adjudications(project) if adjudications is None else adjudications
     people, split_of = people_and_splits(project, vs, adjudications, split_seed)
     weights = labels.active_weights(project, vs)
@@ -192,8 +217,12 @@ def project_alignments(
                 weights=[w.get(s, 1.0) for s, _, _ in test] if w else None,
             )
         )
+    reads = {}
+    for a in items:
+        version = test_reuse.rubric_version(project, a.judge, a.dimension)
+        reads[(a.judge, a.dimension)] = (test_reuse.read_count(project, a.judge, a.dimension, version), version)
     return Validation(
-        items, corrected, split_seed, {(st.judge, st.dimension): st for st in labels.stale_figures(project)}
+        items, corrected, split_seed, {(st.judge, st.dimension): st for st in labels.stale_figures(project)}, reads
     )
 
 
@@ -258,9 +287,17 @@ def alignment_json(v: Validation) -> dict:
                 "splits": [f.as_dict() for f in a.splits],
                 "corrected_pass_rate": None if c is None else c.as_dict(),
                 "stale": _stale_dict(v, a),
+                "test_split_reads": _reads_dict(v, a),
             }
         )
     return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
+
+
+def _reads_dict(v: Validation, a: Alignment) -> Optional[dict]:
+    found = v.reads.get((a.judge, a.dimension))
+    if found is None:
+        return None
+    return {"count": found[0], "rubric_version": found[1], "split_seed": v.split_seed, "line": v.reads_line(a)}
 
 
 def _stale_dict(v: Validation, a: Alignment) -> Optional[dict]:
@@ -355,6 +392,7 @@ def alignment_text(v: Validation) -> str:
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
         out += [_title(a)] + ([v.stale_line(a)] if v.stale_line(a) else [])
+        out += [v.reads_line(a)] if v.reads_line(a) else []
         out += [
             text_table(SPLIT_HEADER, split_rows(a)),
             "",
@@ -383,6 +421,7 @@ def alignment_markdown(v: Validation) -> str:
     for a, c in zip(v.items, v.corrected):
         f = a.splits[0]
         out += ["", f"**{md_text(_title(a))}**"] + (["", md_text(v.stale_line(a))] if v.stale_line(a) else [])
+        out += ["", md_text(v.reads_line(a))] if v.reads_line(a) else []
         out += [
             "",
             markdown_table(SPLIT_HEADER, split_rows(a)),
