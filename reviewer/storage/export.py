@@ -30,6 +30,7 @@ import sqlite_utils
 
 from reviewer.core.bounds import is_number
 from reviewer.storage.workflows import item_workflows
+from reviewer.storage import registry
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
 from reviewer.storage.judging import verdicts as judging
@@ -281,6 +282,7 @@ def collect_tables(
         ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
         *label_tables(project),
+        *(table for parts in registry.registered() if parts.export for table in parts.export(project)),
     ]
 
 

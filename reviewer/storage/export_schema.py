@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Optional
 
-from reviewer.storage import safe_write
+from reviewer.storage import registry, safe_write
 from reviewer.storage.db import Project
 
 #: {table: [(column, other table, other column)]}
@@ -487,8 +487,9 @@ def doc_tables(
         ("_tables", {"table": str, "description": str}),
         ("_columns", {"table": str, "column": str, "type": str, "description": str}),
     ]
+    registered = {name: doc for parts in registry.registered() for name, doc in parts.export_docs.items()}
     for name, columns in described:
-        about, cols = TABLES.get(name) or VIEW_DOCS.get(name) or ("", {})
+        about, cols = TABLES.get(name) or VIEW_DOCS.get(name) or registered.get(name) or ("", {})
         table_rows.append((name, about))
         for column, kind in columns.items():
             column_rows.append((name, column, _TYPES.get(kind, "TEXT"), cols.get(column, "")))

@@ -80,9 +80,10 @@ def test_report_json_of_a_card_project_gives_its_sections(tmp_path):
     result = cli("report", db, "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"project", "cards", "judges", "spans", "failter", "ground_truth_agreement"}
+    assert set(data) == {"project", "cards", "judges", "spans", "failter", "ground_truth_agreement", "workflows"}
     verdicts = data["cards"]["verdicts"]
     assert verdicts["auto"] and len(verdicts["auto"]) == len(verdicts["reviewed"])
     assert {v["verdict"] for v in verdicts["auto"]} <= {"pass", "ambiguous", "fail", "unscored"}
     assert any(c["codes"].get("MISS") for c in data["cards"]["code_counts"])
     assert data["judges"] is None and data["spans"] is None and data["failter"] is None
+    assert data["workflows"] is None  # no workflow beyond the five is registered
