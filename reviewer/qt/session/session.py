@@ -32,7 +32,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
-from reviewer.core.workflows import Workflow
+from reviewer.core.workflows import AnyWorkflow
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.cards import overview
@@ -209,7 +209,7 @@ class Session(QObject):
             return None
         return self.cache.item(self.item_id)
 
-    def workflow(self) -> Optional[Workflow]:
+    def workflow(self) -> Optional[AnyWorkflow]:
         """The current item's workflow (reviewer.core.workflows), which picks
         the window's perspective; None without a current item."""
         status = self.cache.status(self.item_id) if self.project is not None else None

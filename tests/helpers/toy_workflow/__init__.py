@@ -17,9 +17,9 @@ from typing import Iterator
 
 
 @contextmanager
-def registered() -> Iterator[None]:
-    """The toy workflow registered in the core and storage layers for the
-    block, forgotten after it."""
+def registered(window: bool = False) -> Iterator[None]:
+    """The toy workflow registered in the core and storage layers (and the
+    window's, with ``window``) for the block, forgotten after it."""
     from reviewer.core import workflows
     from reviewer.storage import registry
 
@@ -28,8 +28,16 @@ def registered() -> Iterator[None]:
 
     register_core()
     register_storage()
+    if window:
+        from tests.helpers.toy_workflow.qt import register_qt
+
+        register_qt()
     try:
         yield
     finally:
+        if window:
+            from reviewer.qt import registry as qt_registry
+
+            qt_registry.unregister(RIDDLES.value)
         registry.unregister(RIDDLES.value)
         workflows.unregister(RIDDLES.value)
