@@ -260,7 +260,7 @@ def _row(
     finals += [0.0] * len(failed)
     if failed:
         combos["failed"] += len(failed)
-    messages = [f"{f['item']}: Trial failed: {f['error']}" for f in failed] + messages
+    messages = [_trial_failed(f) for f in failed] + messages
     names = [m for m in ("rules-based+ground-truth", "rules-based", "ground-truth", "failed") if combos[m]]
     method = names[0] if len(names) == 1 else "mixed: " + ", ".join(f"{m} {combos[m]}" for m in names) if names else "-"
     answered = [facts[r["id"]] for r in group if r["id"] in facts]
@@ -303,6 +303,15 @@ def _row(
 
 #: Which commit of Failter the error counting follows (see the module doc).
 FAILTER_COMMIT = "c90154c"
+
+
+def _trial_failed(failure: dict) -> str:
+    """A failed trial as the report's error line gives it: 'Trial failed:
+    ...' as Failter's reporter words it, then the errors of its retried
+    attempts, each message whole ('errors on retry: A | B')."""
+    retried = failure.get("retry_errors") or []
+    tail = f" (errors on retry: {' | '.join(retried)})" if retried else ""
+    return f"{failure['item']}: Trial failed: {failure['error']}{tail}"
 
 
 def errors_line(rows: list[FailterRow]) -> str:
