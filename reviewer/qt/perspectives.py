@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QTabBar, QToolBar
 
 from reviewer.core.workflows import AnyWorkflow, Workflow
 from reviewer.qt import registry
+from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
 from reviewer.storage.workflows import has_failter_verdicts
@@ -136,7 +137,7 @@ class Perspectives:
     widget} in ``center_stack``), ``actions_by_name``, ``runs_panel``,
     ``settings`` and the 'Tools' and 'Annotators' toolbars."""
 
-    def __init__(self, window):
+    def __init__(self, window: PerspectiveHost):
         self.window = window
         self.current: Optional[Perspective] = None
         self._key: Optional[str] = None  # where the shown layout is saved
@@ -164,7 +165,7 @@ class Perspectives:
         if self._key is not None and w.mode == "review":
             w.settings.setValue(self._key, w.saveState())
 
-    def show(self, workflow: Optional[Workflow], force: bool = False) -> bool:
+    def show(self, workflow: Optional[AnyWorkflow], force: bool = False) -> bool:
         """Show ``workflow``'s perspective (cards for None); True when it
         changed. In adjudication mode only the centre and tools follow; the
         docks come back with review mode (``restore_docks``)."""
