@@ -220,6 +220,24 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
             "final_at": "When the final value was set (ISO 8601).",
         },
     ),
+    "failter": (
+        "The Failter table, as `reviewer report` gives it: one row per model and prompt (docs/failter.md).",
+        {
+            "model": "The model that filtered the texts.",
+            "prompt": "The prompt (Failter's template).",
+            "eval_method": "Which judges scored the trials; the scales when the scores came on several.",
+            "trials": "Every trial: answered or failed, judged or not.",
+            "errors": "Trials that failed at the model, plus answered trials whose judge failed.",
+            "model_errors": "Trials whose request to the model still failed after its retries.",
+            "judge_errors": "Answered trials whose judge failed or gave no readable score.",
+            "avg_score": "Mean score per trial in points 0-100 (one map per scale; every error counts 0).",
+            "rules_score": "Mean of the rules-based judge's scores, in points 0-100 (errors left out).",
+            "gt_score": "Mean of the ground-truth judge's scores, in points 0-100 (errors left out).",
+            "avg_time_s": "Seconds per answered trial (its last attempt).",
+            "avg_tokens": "Total tokens per answered trial.",
+            "avg_cost": "Cost per answered trial, from --prices or as recorded.",
+        },
+    ),
     "agreement": (
         "Agreement statistics among judges, people and annotators.",
         {
