@@ -8,7 +8,8 @@ verdicts and findings per code (cards), the test-case report (cases), the
 judge report (judging; the dispute queue refreshed first), the ground-truth
 agreement (annotators), the Failter table and the open failed calls
 (judging), the span section (spans). CSV: the card verdicts, the judge
-verdict table and the span tables. JSON: with test cases the seed's
+verdict table, the Failter table (a first column ``table``) and the span
+tables, separated by blank lines. JSON: with test cases the seed's
 test-case report only (case_report.case_report_json: the seed fixes that
 shape); otherwise the object below.
 
@@ -56,6 +57,7 @@ from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage import registry
 from reviewer.storage.judging.failter_report import (
     failed_markdown,
+    failter_csv,
     failter_markdown,
     failter_objects,
     failter_rows,
@@ -238,15 +240,17 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     span_rows = span_csv(project) if options.fmt == "csv" else ""
     extra = _registered(project, options.fmt)
     cards = bool(auto) or not (judged or cases_md or span_rows or extra)
+    trials = failter_rows(project, weights, price_table)
     if options.fmt == "csv":
+        failter_part = failter_csv(trials)
         parts = (
             ([verdicts_csv(auto, rev)] if cards else [])
             + ([judge_report_csv(jr)] if jr else [])
+            + ([failter_part] if failter_part else [])
             + ([span_rows] if span_rows else [])
             + extra
         )
         return BuiltReport("\n".join(parts), notes)
-    trials = failter_rows(project, weights, price_table)
     failed = failed_markdown(project)
     span_md = span_store.report_markdown(project) if span_store.has_span_data(project) else ""
     gt_rows = gt_agreement_rows(project)

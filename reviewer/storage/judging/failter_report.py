@@ -33,6 +33,8 @@ and model with prompt_id, score, usage, performance, error), which
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, TypeVar
 
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
-from reviewer.core.tables import markdown_table
+from reviewer.core.tables import csv_row, markdown_table
 from reviewer.core.judging.verdicts import POINTS_NOTE, Method, path_b_score
 from reviewer.storage import repo
 from reviewer.storage.judging import calls
@@ -404,6 +406,21 @@ def failter_objects(rows: list[FailterRow]) -> list[dict]:
     """The table as one dict per row with the keys of JSON_KEYS, in order
     (None for a missing figure; times in seconds, scores in points 0-100)."""
     return [{k: getattr(r, k) for k in JSON_KEYS} for r in rows]
+
+
+def failter_csv(rows: list[FailterRow]) -> str:
+    """The Failter table as CSV for ``reviewer report --format csv``: a
+    first column ``table`` ('failter'), then JSON_KEYS, the same figures as
+    the JSON (scores in points 0-100, times in seconds; empty for a missing
+    one); '' without rows. Text cells are formula-safe (core.tables.csv_row)."""
+    if not rows:
+        return ""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["table", *JSON_KEYS])
+    for o in failter_objects(rows):
+        writer.writerow(csv_row(["failter", *("" if o[k] is None else o[k] for k in JSON_KEYS)]))
+    return buf.getvalue()
 
 
 def failter_json(rows: list[FailterRow]) -> str:
