@@ -266,19 +266,27 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
 )
 @click.option("--annotator", metavar="NAME", help="Whose ground truth (left out: the consensus).")
 @click.option(
+    "--images",
+    type=click.Choice(["copy", "reference"]),
+    default="copy",
+    show_default=True,
+    help="labelme: copy each photo beside its JSON (imagePath its bare name, as labelme saves; "
+    "the folder imports back), or reference it where it is (a path relative to OUT).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Replace OUT even when it is a project, a file of another format "
     "or inside what the project was imported from.",
 )
 @_friendly
-def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], force: bool) -> None:
+def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], images: str, force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
     from reviewer.storage.gt_formats import export_ground_truth
 
     p = open_project(project)
     try:
-        counts = export_ground_truth(p, out, fmt, annotator, force=force)
+        counts = export_ground_truth(p, out, fmt, annotator, force=force, images=images)
     finally:
         p.close()
     skipped = counts.pop("skipped", [])

@@ -23,8 +23,9 @@ runs are its content.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 
 #: The prompt of span-labelling runs: its runs are span runs.
@@ -54,11 +55,65 @@ class Workflow(str, Enum):
 WORKFLOW_ORDER = (Workflow.CARDS, Workflow.SPANS, Workflow.CASE, Workflow.JUDGED, Workflow.PAIRWISE)
 
 
-def infer(*, photo: bool, case: bool = False, spans: bool = False, pair: bool = False) -> Workflow:
+@dataclass(frozen=True)
+class RegisteredWorkflow:
+    """A workflow beyond the five, registered from its own package
+    (decision record "workflow-registries"): ``value`` is what the project
+    stores as the item's workflow, ``fact`` the name of the fact that
+    recognises its items (a keyword of ``infer``; storage says how the fact
+    is read from a project), ``title`` how menus name it. It reads like a
+    Workflow member: ``value`` and ``name``."""
+
+    value: str
+    fact: str
+    title: str = ""
+
+    @property
+    def name(self) -> str:
+        """The upper-case name, as a Workflow member's ('TOY' for 'toy')."""
+        return self.value.upper().replace(" ", "_")
+
+
+#: A workflow: one of the five, or a registered one.
+AnyWorkflow = Union[Workflow, RegisteredWorkflow]
+
+#: The registered workflows beyond the five, by value, in registration order.
+REGISTERED: dict[str, RegisteredWorkflow] = {}
+
+
+def register(workflow: RegisteredWorkflow) -> RegisteredWorkflow:
+    """Register ``workflow`` (idempotent for the same one). ValueError when
+    its value is one of the five's or another registered workflow's."""
+    known = REGISTERED.get(workflow.value)
+    if known == workflow:
+        return workflow
+    if known is not None or workflow.value in {w.value for w in Workflow}:
+        raise ValueError(f"workflow '{workflow.value}' is registered already")
+    REGISTERED[workflow.value] = workflow
+    return workflow
+
+
+def unregister(value: str) -> None:
+    """Forget the registered workflow stored as ``value`` (nothing when none)."""
+    REGISTERED.pop(value, None)
+
+
+def all_workflows() -> tuple[AnyWorkflow, ...]:
+    """The five in WORKFLOW_ORDER, then the registered ones in order."""
+    return (*WORKFLOW_ORDER, *REGISTERED.values())
+
+
+def infer(*, photo: bool, case: bool = False, spans: bool = False, pair: bool = False, **facts: bool) -> AnyWorkflow:
     """The workflow of an item from what was imported with it (the rule in
     the module docstring): ``case`` it is a test case; ``spans`` it has
     golden spans or span runs; ``photo`` it is a photo; ``pair`` it holds
-    an imported pair of outputs to compare. No verdict is a fact here."""
+    an imported pair of outputs to compare. ``facts``: the registered
+    workflows' facts ({fact: held}); a registered workflow whose fact holds
+    comes first (its fact is its own content), in registration order. No
+    verdict is a fact here."""
+    for registered in REGISTERED.values():
+        if facts.get(registered.fact):
+            return registered
     if case:
         return Workflow.CASE
     if spans:
@@ -68,13 +123,14 @@ def infer(*, photo: bool, case: bool = False, spans: bool = False, pair: bool = 
     return Workflow.PAIRWISE if pair else Workflow.JUDGED
 
 
-def parse(value: object) -> Workflow | None:
-    """The Workflow stored as ``value`` ('cards', 'spans', ...), or None for
-    None or a value this version does not know (a newer reviewer's)."""
+def parse(value: object) -> AnyWorkflow | None:
+    """The Workflow stored as ``value`` ('cards', 'spans', ...; a registered
+    workflow's value gives it), or None for None or a value this version
+    does not know (a newer reviewer's)."""
     try:
         return Workflow(value) if value is not None else None
     except ValueError:
-        return None
+        return REGISTERED.get(value) if isinstance(value, str) else None
 
 
 def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
+from reviewer.qt import registry
+
 #: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
 DOCKS = {
     "items": ("Items", Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -37,11 +39,14 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
     """A dock for each of ``panels`` ({key of DOCKS: widget}), added to
     ``window`` in its area; the score docks sit right of the runs."""
     docks: dict[str, QDockWidget] = {}
+    scores = {p.score_key: p.score_title for p in registry.registered()}
     for key, widget in panels.items():
-        title, area = DOCKS[key]
+        title, area = DOCKS.get(key) or (scores[key], Qt.DockWidgetArea.BottomDockWidgetArea)
         dock = QDockWidget(title, window)
         dock.setObjectName(title)
-        if key in SCORE_DOCKS or key in SCROLLED_DOCKS:  # they scroll: a panel never makes the window taller
+        if (
+            key in SCORE_DOCKS or key in SCROLLED_DOCKS or key in scores
+        ):  # they scroll: a panel never makes the window taller
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -52,7 +57,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
         window.addDockWidget(area, dock)
         docks[key] = dock
     previous = docks.get("runs")
-    for key in SCORE_DOCKS:
+    for key in (*SCORE_DOCKS, *scores):
         if key in docks and previous is not None:
             window.splitDockWidget(docks["runs"], docks[key], Qt.Orientation.Horizontal)
     if "failter_scores" in docks and "rubric_scores" in docks:

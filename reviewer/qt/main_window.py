@@ -56,6 +56,7 @@ from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog, shortcuts_f
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.reason_bar import ReasonBar
 from reviewer.qt.recent import RecentProjects
+from reviewer.qt import registry
 from reviewer.qt.review import ReviewController
 from reviewer.qt import file_dialogs, layout
 from reviewer.qt.runner.controller import RunnerController
@@ -94,6 +95,8 @@ class MainWindow(QMainWindow):
             "case": self.case_panel,
             "judged": self.judged_view,
         }
+        for parts in registry.registered():  # the registered workflows' centres (reviewer.qt.registry)
+            self.centers[parts.center_key] = parts.center(session)
         self.center_stack = QStackedWidget()
         for widget in self.centers.values():
             self.center_stack.addWidget(widget)
@@ -150,6 +153,7 @@ class MainWindow(QMainWindow):
                 "failter_scores": self.failter_scores,
                 "rubric_scores": self.rubric_scores,
                 "pairwise_scores": self.pairwise_scores,
+                **{p.score_key: p.score_panel(session) for p in registry.registered() if p.score_panel},
             },
         )
         self.shortcuts = ShortcutsDialog(

@@ -20,7 +20,9 @@ from typing import Optional
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QToolBar
 
-from reviewer.core.workflows import Workflow
+from reviewer.core.workflows import AnyWorkflow, Workflow
+from reviewer.qt import registry
+from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
 from reviewer.storage.workflows import has_failter_verdicts
@@ -36,7 +38,7 @@ class Perspective:
     switch; ``card_columns``: the runs table's text / spatial / halluc /
     JSON columns."""
 
-    workflow: Workflow
+    workflow: AnyWorkflow
     center: str
     docks: tuple[str, ...]
     card_tools: bool = False
@@ -99,7 +101,29 @@ DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]]
 }
 
 
-def settings_key(workflow: Workflow, docks: tuple[str, ...] = ()) -> str:
+def perspective_of(workflow: Optional[AnyWorkflow]) -> Perspective:
+    """The perspective of ``workflow``: one of PERSPECTIVES, a registered
+    workflow's (reviewer.qt.registry: its centre, its docks and its score
+    dock), else the card one (None, or a workflow this window does not know)."""
+    if isinstance(workflow, Workflow):
+        return PERSPECTIVES[workflow]
+    if workflow is None:
+        return PERSPECTIVES[Workflow.CARDS]
+    parts = registry.of(workflow)
+    if parts is None:
+        return PERSPECTIVES[Workflow.CARDS]
+    known = _REGISTERED.get(parts)
+    if known is None:
+        docks = parts.docks + ((parts.score_key,) if parts.score_panel else ())
+        known = _REGISTERED[parts] = Perspective(parts.workflow, parts.center_key, docks)
+    return known
+
+
+#: The registered workflows' perspectives, made once each (``show`` compares them by identity).
+_REGISTERED: dict[registry.QtWorkflow, Perspective] = {}
+
+
+def settings_key(workflow: AnyWorkflow, docks: tuple[str, ...] = ()) -> str:
     """The QSettings key of a perspective's saved dock layout; a judged
     output's layout is kept apart per set of score docks (Failter, rubric
     or both), so the Failter layout never hides the rubric panel."""
@@ -114,7 +138,7 @@ class Perspectives:
     widget} in ``center_stack``), ``actions_by_name``, ``runs_panel``,
     ``settings`` and the 'Tools' and 'Annotators' toolbars."""
 
-    def __init__(self, window):
+    def __init__(self, window: PerspectiveHost):
         self.window = window
         self.current: Optional[Perspective] = None
         self._key: Optional[str] = None  # where the shown layout is saved
@@ -142,11 +166,11 @@ class Perspectives:
         if self._key is not None and w.mode == "review":
             w.settings.setValue(self._key, w.saveState())
 
-    def show(self, workflow: Optional[Workflow], force: bool = False) -> bool:
+    def show(self, workflow: Optional[AnyWorkflow], force: bool = False) -> bool:
         """Show ``workflow``'s perspective (cards for None); True when it
         changed. In adjudication mode only the centre and tools follow; the
         docks come back with review mode (``restore_docks``)."""
-        target = PERSPECTIVES[workflow or Workflow.CARDS]
+        target = perspective_of(workflow)
         changed = force or target is not self.current or self.docks_of(target) != self._own
         if changed:
             self._switch(target)
@@ -215,7 +239,8 @@ class Perspectives:
         w = self.window
         own = self.docks_of(p)
         sx, sy = min(1.0, w.width() / 1600), min(1.0, w.height() / 1000)
-        for keys, sizes, orientation in DEFAULT_SIZES.get(p.workflow, []):
+        sizes_of = DEFAULT_SIZES.get(p.workflow, []) if isinstance(p.workflow, Workflow) else []
+        for keys, sizes, orientation in sizes_of:
             docks = [w.docks[k] for k in keys if k in w.docks and k in own]
             if len(docks) == len(keys):
                 scale = sx if orientation == Qt.Orientation.Horizontal else sy

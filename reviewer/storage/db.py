@@ -401,6 +401,18 @@ def _connect(target: str, uri: bool = False) -> sqlite_utils.Database:
     return db
 
 
+def second_connection(project: Project) -> Project:
+    """The same project through a connection of its own, for writing work
+    on another thread (a connection never crosses threads; the close of a
+    second SQLite connection keeps the first one's locks, SQLite tracks them
+    per file). ``project`` itself when it lives in memory (opened
+    read-only): there is no file to connect to. The caller closes what it
+    got unless it is ``project``."""
+    if project.read_only or not project.path.exists():
+        return project
+    return Project(project.path, _connect(str(project.path)))
+
+
 def open_project(path: os.PathLike | str, create: bool = False, read_only: bool = False) -> Project:
     """Open (or with ``create``, make) the project file at ``path`` and bring
     its schema up to date.

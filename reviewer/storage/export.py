@@ -30,6 +30,7 @@ import sqlite_utils
 
 from reviewer.core.bounds import is_number
 from reviewer.storage.workflows import item_workflows
+from reviewer.storage import registry
 from reviewer.storage import repo
 from reviewer.core.judging.disputes import format_value
 from reviewer.storage.judging import verdicts as judging
@@ -54,6 +55,7 @@ from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.gt_formats import gt_tables
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.judging.calls import run_calls
+from reviewer.storage.judging.failter_report import failter_objects, failter_rows
 from reviewer.storage.judging.labels import label_tables
 from reviewer.storage.export_schema import (
     FOREIGN_KEYS,
@@ -274,6 +276,7 @@ def collect_tables(
             [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()],
         ),
         *_judge_tables(project),
+        ("failter", FAILTER_COLUMNS, None, _failter_rows(project, prices)),
         *confidence_tables(project),
         *case_tables(project),
         *span_tables(project),
@@ -281,7 +284,32 @@ def collect_tables(
         ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
         *gt_tables(project),
         *label_tables(project),
+        *(table for parts in registry.registered() if parts.export for table in parts.export(project)),
     ]
+
+
+#: The Failter table's columns (failter_report.JSON_KEYS, in order).
+FAILTER_COLUMNS: dict[str, type] = {
+    "model": str,
+    "prompt": str,
+    "eval_method": str,
+    "trials": int,
+    "errors": int,
+    "model_errors": int,
+    "judge_errors": int,
+    "avg_score": float,
+    "rules_score": float,
+    "gt_score": float,
+    "avg_time_s": float,
+    "avg_tokens": float,
+    "avg_cost": float,
+}
+
+
+def _failter_rows(project: Project, prices: Optional[dict[str, dict[str, float]]]) -> list[tuple]:
+    """The Failter table of the report (default weights), one tuple per row in FAILTER_COLUMNS order."""
+    objects = failter_objects(failter_rows(project, prices=prices))
+    return [tuple(o[c] for c in FAILTER_COLUMNS) for o in objects]
 
 
 #: Tables every export has: an existing file without them is not an export.

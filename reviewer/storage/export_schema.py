@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Optional
 
-from reviewer.storage import safe_write
+from reviewer.storage import registry, safe_write
 from reviewer.storage.db import Project
 
 #: {table: [(column, other table, other column)]}
@@ -218,6 +218,24 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
             "first_at": "When the first label was committed (ISO 8601).",
             "final_value": "Final value as text (null until kept or changed).",
             "final_at": "When the final value was set (ISO 8601).",
+        },
+    ),
+    "failter": (
+        "The Failter table, as `reviewer report` gives it: one row per model and prompt (docs/failter.md).",
+        {
+            "model": "The model that filtered the texts.",
+            "prompt": "The prompt (Failter's template).",
+            "eval_method": "Which judges scored the trials; the scales when the scores came on several.",
+            "trials": "Every trial: answered or failed, judged or not.",
+            "errors": "Trials that failed at the model, plus answered trials whose judge failed.",
+            "model_errors": "Trials whose request to the model still failed after its retries.",
+            "judge_errors": "Answered trials whose judge failed or gave no readable score.",
+            "avg_score": "Mean score per trial in points 0-100 (one map per scale; every error counts 0).",
+            "rules_score": "Mean of the rules-based judge's scores, in points 0-100 (errors left out).",
+            "gt_score": "Mean of the ground-truth judge's scores, in points 0-100 (errors left out).",
+            "avg_time_s": "Seconds per answered trial (its last attempt).",
+            "avg_tokens": "Total tokens per answered trial.",
+            "avg_cost": "Cost per answered trial, from --prices or as recorded.",
         },
     ),
     "agreement": (
@@ -487,8 +505,9 @@ def doc_tables(
         ("_tables", {"table": str, "description": str}),
         ("_columns", {"table": str, "column": str, "type": str, "description": str}),
     ]
+    registered = {name: doc for parts in registry.registered() for name, doc in parts.export_docs.items()}
     for name, columns in described:
-        about, cols = TABLES.get(name) or VIEW_DOCS.get(name) or ("", {})
+        about, cols = TABLES.get(name) or VIEW_DOCS.get(name) or registered.get(name) or ("", {})
         table_rows.append((name, about))
         for column, kind in columns.items():
             column_rows.append((name, column, _TYPES.get(kind, "TEXT"), cols.get(column, "")))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Callable
 
+from reviewer.storage import registry
+
 #: format name -> (module under reviewer.storage, detector, importer), in detection order.
 #: The ground-truth formats come before card-folder, which takes any photo folder.
 IMPORT_FORMATS: dict[str, tuple[str, str, str]] = {
@@ -39,12 +41,25 @@ IMPORT_FORMATS: dict[str, tuple[str, str, str]] = {
 FORMAT_NAMES = tuple(IMPORT_FORMATS)
 
 
+def import_formats() -> dict[str, tuple[str, str, str]]:
+    """Every import format, in detection order: IMPORT_FORMATS with the
+    registered workflows' formats (reviewer.storage.registry) before the
+    card folder, their modules named in full."""
+    out: dict[str, tuple[str, str, str]] = {}
+    extra = {name: (module, detect, load) for w in registry.registered() for name, module, detect, load in w.formats}
+    for name, entry in IMPORT_FORMATS.items():
+        if name == "card-folder":
+            out.update(extra)
+        out[name] = (f"reviewer.storage.{entry[0]}", entry[1], entry[2])
+    return out
+
+
 def format_function(name: str, role: str) -> Callable:
     """The ``role`` function ('detect' or 'import') of import format
-    ``name``, its module imported at the first call. KeyError for an
-    unknown name."""
-    module, detector, importer = IMPORT_FORMATS[name]
-    return getattr(import_module(f"reviewer.storage.{module}"), detector if role == "detect" else importer)
+    ``name`` (a registered workflow's too), its module imported at the first
+    call. KeyError for an unknown name."""
+    module, detector, importer = import_formats()[name]
+    return getattr(import_module(module), detector if role == "detect" else importer)
 
 
-__all__ = ["FORMAT_NAMES", "IMPORT_FORMATS", "format_function"]
+__all__ = ["FORMAT_NAMES", "IMPORT_FORMATS", "format_function", "import_formats"]

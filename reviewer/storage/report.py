@@ -8,7 +8,8 @@ verdicts and findings per code (cards), the test-case report (cases), the
 judge report (judging; the dispute queue refreshed first), the ground-truth
 agreement (annotators), the Failter table and the open failed calls
 (judging), the span section (spans). CSV: the card verdicts, the judge
-verdict table and the span tables. JSON: with test cases the seed's
+verdict table, the Failter table (a first column ``table``) and the span
+tables, separated by blank lines. JSON: with test cases the seed's
 test-case report only (case_report.case_report_json: the seed fixes that
 shape); otherwise the object below.
 
@@ -27,7 +28,12 @@ project has no data for is null):
                   judge_errors, avg_score, rules_score, gt_score, avg_time_s,
                   avg_tokens, avg_cost}...] (the Failter table, one object per
                   model and prompt: failter_report.JSON_KEYS),
-     "ground_truth_agreement": [AgreementRow...]}
+     "ground_truth_agreement": [AgreementRow...],
+     "workflows": {workflow: section} (the registered workflows' sections,
+                  reviewer.storage.registry; null when none has data)}
+
+The registered workflows' sections (decision record "workflow-registries")
+follow the built-in ones in Markdown and CSV, in registration order.
 
 A project with test cases keeps the seed's report shape
 (case_report.case_report_json).
@@ -48,8 +54,10 @@ from reviewer.storage.cases import report as case_report
 from reviewer.storage.cases.cases import has_cases
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
+from reviewer.storage import registry
 from reviewer.storage.judging.failter_report import (
     failed_markdown,
+    failter_csv,
     failter_markdown,
     failter_objects,
     failter_rows,
@@ -159,7 +167,28 @@ def project_report(
         "spans": _spans(project),
         "failter": failter_objects(failter_rows(project, weights, prices)) or None,
         "ground_truth_agreement": [r.as_dict() for r in gt] or None,
+        "workflows": _registered_json(project),
     }
+
+
+def _registered_json(project: Project) -> Optional[dict[str, Any]]:
+    """{workflow: its JSON section} of the registered workflows that have data, or None."""
+    out = {}
+    for parts in registry.registered():
+        section = parts.report.json(project) if parts.report else None
+        if section is not None:
+            out[parts.workflow] = section
+    return out or None
+
+
+def _registered(project: Project, fmt: str) -> list[str]:
+    """The registered workflows' sections in ``fmt`` ('md' or 'csv'), those with data."""
+    texts = [
+        (parts.report.markdown if fmt == "md" else parts.report.csv)(project)
+        for parts in registry.registered()
+        if parts.report is not None
+    ]
+    return [t for t in texts if t]
 
 
 def project_report_json(
@@ -209,15 +238,19 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     price_table = _prices(options)
     notes = ["no charts: the project has no judge verdicts"] if not jr and options.charts_dir is not None else []
     span_rows = span_csv(project) if options.fmt == "csv" else ""
-    cards = bool(auto) or not (judged or cases_md or span_rows)
+    extra = _registered(project, options.fmt)
+    cards = bool(auto) or not (judged or cases_md or span_rows or extra)
+    trials = failter_rows(project, weights, price_table)
     if options.fmt == "csv":
+        failter_part = failter_csv(trials)
         parts = (
             ([verdicts_csv(auto, rev)] if cards else [])
             + ([judge_report_csv(jr)] if jr else [])
+            + ([failter_part] if failter_part else [])
             + ([span_rows] if span_rows else [])
+            + extra
         )
         return BuiltReport("\n".join(parts), notes)
-    trials = failter_rows(project, weights, price_table)
     failed = failed_markdown(project)
     span_md = span_store.report_markdown(project) if span_store.has_span_data(project) else ""
     gt_rows = gt_agreement_rows(project)
@@ -248,4 +281,5 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
         out.append("\n" + failed)
     if span_md:
         out.append("\n" + span_md)
+    out += [("\n" if len(out) > 1 else "") + text for text in extra]
     return BuiltReport("".join(out), notes)

@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from reviewer.core.models import Item
-from reviewer.core.workflows import ASKED_SOURCE_PREFIX, SPAN_PROMPT, Workflow, infer, parse
+from reviewer.core import workflows as core_workflows
+from reviewer.core.workflows import ASKED_SOURCE_PREFIX, SPAN_PROMPT, AnyWorkflow, Workflow, infer, parse
+from reviewer.storage import registry
 
 #: Items holding an imported pair of outputs to compare: a verdict on a pair
 #: that an import stored (a pairwise benchmark's), not one ``reviewer judge`` asked.
@@ -37,13 +39,23 @@ _FACTS = {
 }
 
 
-def _facts(db: Any, where: str = "", params: Optional[list] = None) -> dict[int, Workflow]:
+def _fact_queries() -> dict[str, str]:
+    """_FACTS and each registered workflow's fact (reviewer.storage.registry)."""
+    out = dict(_FACTS)
+    for parts in registry.registered():
+        flow = core_workflows.REGISTERED.get(parts.workflow)
+        if flow is not None and parts.fact_sql:
+            out[flow.fact] = parts.fact_sql
+    return out
+
+
+def _facts(db: Any, where: str = "", params: Optional[list] = None) -> dict[int, AnyWorkflow]:
     """{item id: inferred workflow} of the items selected by ``where`` (an
     SQL condition on ``items``); ``db`` has ``execute`` (sqlite3 or sqlite-utils)."""
     rows = db.execute(f"SELECT id, kind FROM items {where}", params or []).fetchall()
     if not rows:
         return {}
-    facts = {name: {r[0] for r in db.execute(sql).fetchall()} for name, sql in _FACTS.items()}
+    facts = {name: {r[0] for r in db.execute(sql).fetchall()} for name, sql in _fact_queries().items()}
     return {
         item_id: infer(photo=kind == "photo", **{name: item_id in ids for name, ids in facts.items()})
         for item_id, kind in rows
@@ -84,21 +96,19 @@ def record_workflows(project: Any) -> int:
         return record_missing(project.db)
 
 
-def item_workflows(project: Any, items: list[Item]) -> dict[int, Workflow]:
+def item_workflows(project: Any, items: list[Item]) -> dict[int, AnyWorkflow]:
     """{item id: workflow} of ``items`` (read from the project): the recorded
     workflow, inferred for those without one (one pass over the project)."""
     missing = [i for i in items if parse(i.workflow) is None]
-    inferred = _facts(project.db, "WHERE workflow IS NULL OR workflow NOT IN (%s)" % _KNOWN) if missing else {}
-    out: dict[int, Workflow] = {}
+    known = ", ".join(f"'{w.value}'" for w in core_workflows.all_workflows())
+    inferred = _facts(project.db, "WHERE workflow IS NULL OR workflow NOT IN (%s)" % known) if missing else {}
+    out: dict[int, AnyWorkflow] = {}
     for item in items:
         if item.id is None:
             continue
         w = parse(item.workflow) or inferred.get(item.id)
         out[item.id] = w or (Workflow.CARDS if item.kind == "photo" else Workflow.JUDGED)
     return out
-
-
-_KNOWN = ", ".join(f"'{w.value}'" for w in Workflow)
 
 
 def truth_counts(project: Any) -> dict[int, tuple[int, int, int, int]]:

@@ -262,7 +262,12 @@ def test_export_gt_cli_and_the_analysts_tables(tmp_path):
     runner = CliRunner()
     result = runner.invoke(main, ["export-gt", str(tmp_path / "a.db"), str(tmp_path / "lm"), "--format", "labelme"])
     assert result.exit_code == 0, result.output
-    assert sorted(f.name for f in (tmp_path / "lm").iterdir()) == ["table-01.json", "table-02.json"]
+    assert sorted(f.name for f in (tmp_path / "lm").iterdir()) == [  # each photo beside its JSON
+        "table-01.jpg",
+        "table-01.json",
+        "table-02.jpg",
+        "table-02.json",
+    ]
     result = runner.invoke(
         main,
         ["export-gt", str(tmp_path / "a.db"), str(tmp_path / "x.json"), "--format", "coco", "--annotator", "nobody"],
@@ -289,3 +294,37 @@ def test_export_gt_cli_and_the_analysts_tables(tmp_path):
     ).fetchone()[0]
     assert json.loads(region)[0] == [560.1, 396.9]
     con.close()
+
+
+def test_a_labelme_export_stands_alone_and_round_trips(tmp_path):
+    # export-gt writes each photo beside its JSON (imagePath its bare name, as
+    # labelme saves): the folder imports into a new project, and exporting that
+    # project again writes the same files
+    source = _sample_project(tmp_path / "a.db")
+    first, second = tmp_path / "first", tmp_path / "second"
+    target = open_project(tmp_path / "b.db", create=True)
+    try:
+        counts = export_ground_truth(source, first, "labelme")
+        assert counts["images"] == counts["files"] == 2
+        for doc in first.glob("*.json"):
+            ref = json.loads(doc.read_text())["imagePath"]
+            assert "/" not in ref and (first / ref).is_file()
+        report = import_source(target, first)
+        assert report.format == "labelme" and report.added["ground truths"] == 2
+        for item in repo.items(source):
+            a = repo.ground_truth(source, item.id)
+            b = repo.ground_truth(target, repo.item_by_name(target, item.name).id)
+            assert same_ground_truth(a, b) and [c.bbox for c in a.cards] == [c.bbox for c in b.cards], item.name
+        export_ground_truth(target, second, "labelme")
+        names = sorted(p.name for p in first.iterdir())
+        assert names == sorted(p.name for p in second.iterdir())
+        assert all((first / n).read_bytes() == (second / n).read_bytes() for n in names)
+        # the copies are files reviewer wrote: exporting again replaces them without --force
+        assert export_ground_truth(source, first, "labelme")["images"] == 2
+        reference = export_ground_truth(source, tmp_path / "ref", "labelme", images="reference")
+        assert "images" not in reference
+        doc = json.loads(next((tmp_path / "ref").glob("*.json")).read_text())
+        assert doc["imagePath"].startswith("../")
+    finally:
+        source.close()
+        target.close()

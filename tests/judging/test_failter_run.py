@@ -12,7 +12,7 @@ from typing import Optional
 
 import pytest
 import yaml
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from reviewer.core.judging.llm_judges import read_failter_reply
 from reviewer.core.judging.verdicts import Scale
@@ -349,3 +349,32 @@ def test_artifacts_are_written_whole(tmp_path, monkeypatch):
         failter_artifacts.write_atomic(target, "---\nfiltered-by-model: m\n---\nsecond, longer\n")
     assert target.read_text() == first
     assert [p.name for p in target.parent.iterdir()] == ["doc.md"]  # no temporary file left
+
+
+class TrialFrontMatter(BaseModel):
+    """A failed trial's front matter as Failter writes it (failter-docs
+    USAGE.md: error, retry-attempts, errors-on-retry: a list of messages)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    error: str
+    retry_attempts: int = Field(alias="retry-attempts")
+    errors_on_retry: list[str] = Field(alias="errors-on-retry")
+
+
+def test_errors_on_retry_are_whole_messages_in_the_artifacts_and_the_report(tmp_path):
+    spec = experiment(tmp_path)
+    tag = "exp1/doc1.md|clean-a|openai/gpt-4o-mini|1"
+    with FakeOpenAI(answer=answers("score: 70")) as fake:
+        fake.script[tag] = ["500", "500"]
+        result = cli("run", tmp_path / "a.db", spec, "--endpoint", fake.base_url, "--retries", "1")
+        assert result.exit_code == 1 and fake.counts[tag] == 2
+    meta = TrialFrontMatter.model_validate(front(spec.parent / "artifacts" / "openai-gpt-4o-mini_clean-a" / "doc1.md"))
+    assert meta.retry_attempts == 1 and len(meta.errors_on_retry) == 1
+    [message] = meta.errors_on_retry
+    assert "500" in message and len(message) > 3  # one whole message, never one character of its JSON
+    [row] = [
+        u
+        for u in json.loads(result.stdout)
+        if (u["prompt_id"], u["usage"]["model_used"]) == ("clean-a.md", "openai/gpt-4o-mini")
+    ]
+    assert f"(errors on retry: {message})" in row["error"]

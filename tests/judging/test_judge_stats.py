@@ -266,7 +266,7 @@ def test_verdict_table_weights(tmp_path):
     m2 = by[("m2", "failter-rules")]
     assert (m2.avg_score, m2.rules_score, m2.gt_score, m2.eval_method) == (40.0, 40.0, None, "rules-based")
     llama = by[("m1", "llama-8b")]
-    assert (llama.avg_score, llama.eval_method, llama.runs) == (5.0, "rubric", 2)
+    assert (llama.avg_score, llama.eval_method, llama.runs) == (100.0, "rubric", 2)  # 5 of 5: 5 x 20 points
 
 
 def invoke(*args):

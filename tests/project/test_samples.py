@@ -81,10 +81,10 @@ SECTIONS = {
     "failter": (
         "| Model | Prompt | Judge | Eval_Method |",
         "| tidy-model | cleanup | rules-judge | rules-based | A-F | 1 | 100.00 |",
-        "| sloppy-model | cleanup | gt-judge | ground-truth | 1-5 | 1 | 3.00 |",
+        "| sloppy-model | cleanup | gt-judge | ground-truth | 1-5 | 1 | 60.00 |",  # 3 of 5 in points
     ),
     "rubric": (
-        "| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 2.33 |",
+        "| sample-reader | tarot-reading | judge-a | rubric | 1-5 | 3 | 46.67 |",  # 2.33 of 5 in points
         "| judge-a vs judge-b | overall | percent_agreement | 0.000 |",
     ),
     "promptfoo": ("| contains vs llm-rubric | pass | percent_agreement | 0.500 |",),

@@ -125,12 +125,13 @@ def test_export_gt_labelme_writes_safe_names_inside_out(tmp_path):
         main, ["export-gt", str(tmp_path / "deep" / "er" / "p.db"), str(out), "--format", "labelme"]
     )
     assert result.exit_code == 0, result.output
-    written = sorted(f.name for f in out.iterdir())
+    written = sorted(f.name for f in out.glob("*.json"))  # each beside its photo
     assert len(written) == len(names)  # one file per item, none lost to a clash
     assert all("/" not in n and "\\" not in n and not n.startswith(".") for n in written)
     assert "CON.json" not in written and "_CON.json" in written
+    photos = {n.removesuffix(".json") + ".jpg" for n in written}  # each photo copied beside its JSON, named as it
     assert not (tmp_path / "pwned.json").exists() and _files_under(tmp_path / "deep" / "er" / "out") == {"gt"} | {
-        f"gt/{n}" for n in written
+        f"gt/{n}" for n in (*written, *photos)
     }
 
 

@@ -168,7 +168,7 @@ def test_a_project_already_holding_nan_and_infinity_exports_valid_json(tmp_path)
     finally:
         p.close()
     strict = lambda c: (_ for _ in ()).throw(ValueError(c))  # noqa: E731  (NaN, Infinity: invalid JSON)
-    for path in [tmp_path / "gt.json", tmp_path / "ls.json", *(tmp_path / "lm").iterdir()]:
+    for path in [tmp_path / "gt.json", tmp_path / "ls.json", *(tmp_path / "lm").glob("*.json")]:
         json.loads(path.read_text(), parse_constant=strict)
     assert {c.text: c.bbox for c in gt.cards}["To die at home"] is None
     assert {pl.label: pl.region for pl in gt.piles}["left"] is None

@@ -80,9 +80,25 @@ def test_report_json_of_a_card_project_gives_its_sections(tmp_path):
     result = cli("report", db, "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"project", "cards", "judges", "spans", "failter", "ground_truth_agreement"}
+    assert set(data) == {"project", "cards", "judges", "spans", "failter", "ground_truth_agreement", "workflows"}
     verdicts = data["cards"]["verdicts"]
     assert verdicts["auto"] and len(verdicts["auto"]) == len(verdicts["reviewed"])
     assert {v["verdict"] for v in verdicts["auto"]} <= {"pass", "ambiguous", "fail", "unscored"}
     assert any(c["codes"].get("MISS") for c in data["cards"]["code_counts"])
     assert data["judges"] is None and data["spans"] is None and data["failter"] is None
+    assert data["workflows"] is None  # no workflow beyond the five is registered
+
+
+def test_the_export_has_the_failter_table_of_the_report(tmp_path):
+    from tests.conftest import ROOT
+
+    db = tmp_path / "f.db"
+    assert cli("import", db, ROOT / "samples" / "failter").exit_code == 0
+    report = json.loads(cli("report", db, "--format", "json").output)["failter"]
+    assert cli("export", db, tmp_path / "out.db").exit_code == 0
+    x = sqlite_utils.Database(tmp_path / "out.db")
+    rows = list(x.query("SELECT * FROM failter ORDER BY model, prompt"))
+    assert rows == sorted(report, key=lambda r: (r["model"], r["prompt"]))
+    assert {r["model"]: r["avg_score"] for r in rows} == {"sloppy-model": 50.0, "tidy-model": 100.0}
+    described = dict(x.execute("SELECT column, description FROM _columns WHERE \"table\" = 'failter'").fetchall())
+    assert described["avg_score"].startswith("Mean score per trial in points")

@@ -97,6 +97,38 @@ def normalise(value: Any, scale: Scale) -> Value:
     return mapping.get(text)
 
 
+#: Points 0-100 per scale: the one map by which every table that puts scores
+#: of several scales together (the Failter table, the judge verdict table)
+#: reads a score, consistent with the grades and the gate levels
+#: (reviewer.core.judging.gates.JUDGE_LEVELS: 2 of 5 is 40 points, 3 of 5 is 60).
+#: A-F: GRADE_POINTS (A=100 ... F=20); 1-5: s x 20; 0-100: as is; pass/fail: 100 and 0.
+POINTS_MAP = {
+    Scale.GRADE: "A=100, B=80, C=60, D=40, F=20",
+    Scale.ORDINAL5: "s x 20",
+    Scale.PERCENT: "as is",
+    Scale.PASS_FAIL: "pass 100, fail 0",
+}
+
+#: POINTS_MAP as one line, for the note under each table that uses it.
+POINTS_NOTE = "; ".join(f"{scale.value}: {rule}" for scale, rule in POINTS_MAP.items())
+
+
+def points(value: Value, scale: Scale) -> Optional[float]:
+    """A score as stored (``normalise``'s value) in points 0-100 by
+    POINTS_MAP: a grade is stored in points already, 1-5 is multiplied by
+    20, 0-100 is as is, 'pass' is 100 and 'fail' 0. None for a missing
+    value or a scale without points (winner)."""
+    if value is None or scale not in POINTS_MAP:
+        return None
+    if scale == Scale.PASS_FAIL:
+        return {"pass": 100.0, "fail": 0.0}.get(str(value))
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number * 20 if scale == Scale.ORDINAL5 else number
+
+
 def _number(value: Any, low: float, high: float) -> Optional[float]:
     try:
         number = float(value)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
 
 from reviewer.core.models import CASE_CODE_ORDER, CODE_ORDER, SPAN_CODE_ORDER, CaseCode, Code, Finding, SpanCode
 from reviewer.qt.palette import CODE_STYLES, code_color
+from reviewer.qt import registry
 
 #: What each code means (T-P5 taxonomy), in words for the legend.
 CODE_MEANINGS: dict[Code, str] = {
@@ -56,10 +57,14 @@ def codes_for(workflow, run) -> tuple:
     """The code order of the shown perspective (reviewer.core.workflows
     value or Workflow): T-P5 for cards, span codes for spans, ERROR /
     WARNING for a case, none for a judged output or a pairwise subject (they
-    have no findings); by the run (``codes_of_run``) without a perspective."""
+    have no findings), a registered workflow's own (reviewer.qt.registry);
+    by the run (``codes_of_run``) without a perspective."""
     value = getattr(workflow, "value", workflow)
     if value is None:
         return codes_of_run(run)
+    parts = registry.of(value)
+    if parts is not None:
+        return parts.codes
     return {"cards": CODE_ORDER, "spans": SPAN_CODE_ORDER, "case": CASE_CODE_ORDER}.get(value, ())
 
 

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.qt import registry
+
 #: (keys, action) for every key of the review window, grouped by area.
 #: Every badge the window draws beside a value or a name, and what it means
 #: (each also says so in its tooltip).
@@ -144,7 +146,9 @@ def shortcuts_for(
         if keys not in CARD_KEYS and (findings and keys not in ("1-6", "A") or keys not in FINDING_KEYS)
     ]
     at = next((k for k, (keys, _) in enumerate(kept) if keys == "Ctrl+F, Esc"), len(kept))
-    return kept[:at] + OWN_KEYS.get(perspective, []) + kept[at:]
+    parts = registry.of(perspective)  # a registered workflow's own keys (reviewer.qt.registry)
+    own = list(parts.keys) if parts is not None else OWN_KEYS.get(perspective, [])
+    return kept[:at] + own + kept[at:]
 
 
 class ShortcutsDialog(QDialog):

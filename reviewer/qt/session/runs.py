@@ -31,7 +31,7 @@ from typing import Iterable, Optional
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
-from reviewer.core.workflows import Workflow
+from reviewer.core.workflows import AnyWorkflow, Workflow
 from reviewer.storage import repo, workflows
 from reviewer.storage.cards import overview
 from reviewer.storage.db import ProjectError
@@ -52,7 +52,7 @@ class ItemStatus:
     #: ground-truth cards with no text yet (left out of scoring)
     to_transcribe: int = 0
     #: the item's workflow (reviewer.core.workflows), which picks its perspective
-    workflow: Workflow = Workflow.CARDS
+    workflow: AnyWorkflow = Workflow.CARDS
     #: golden spans of a span item
     golden_spans: int = 0
     #: reference texts (a Failter ground-truth file) of a judged output

@@ -32,7 +32,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
-from reviewer.core.workflows import Workflow
+from reviewer.core.workflows import AnyWorkflow
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.storage import previews, repo
 from reviewer.storage.cards import overview
@@ -46,9 +46,32 @@ from reviewer.qt.session.disputes import DisputeState
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
 from reviewer.qt.session.runs import ItemStatus, RunCache
+from reviewer.qt.session.writer_worker import WriterWorker
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400
+
+
+#: From this many stale runs on, opening a project scores them on the writer
+#: worker after the window shows (fewer are scored at once, before it shows).
+ASYNC_STALE_RUNS = 1_000
+
+
+def _stale_runs(project: Project) -> int:
+    """How many runs are not scored with the project's scoring config (two
+    counts from indexes, as score_runs asks)."""
+    version = repo.current_config(project).version
+    scored = project.db.execute(
+        "SELECT count(*) FROM run_scores WHERE config_version = ? AND strict = 0", [version]
+    ).fetchone()[0]
+    return max(0, project.db.execute("SELECT count(*) FROM runs").fetchone()[0] - scored)
+
+
+def _score_stale(project, progress, cancelled) -> int:
+    """The writer's work after open: the stale runs scored (reviewer.storage.scoring),
+    in short write transactions; returns how many the card scorer scored."""
+    return score_project(project, only_stale=True, progress=progress)
+
 
 __all__ = ["ItemStatus", "REMEMBER_MS", "Session"]
 
@@ -107,6 +130,11 @@ class Session(QObject):
         self.editor.written.connect(self._written)
         self.editor.queued.connect(self._show_pending)
         self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
+        #: Writing work off the GUI thread: the stale runs scored after open.
+        self.scorer = WriterWorker(self)
+        self.scorer.progress.connect(self._scoring_progress)
+        self.scorer.done.connect(self._scored)
+        self.scorer.failed.connect(lambda text: self.error.emit(f"could not score the stale runs: {text}"))
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -114,7 +142,8 @@ class Session(QObject):
         project = None
         try:
             project = open_project(path, create=create)
-            score_project(project, only_stale=True)
+            if project.read_only or _stale_runs(project) < ASYNC_STALE_RUNS:  # in memory, or little to do: at once
+                score_project(project, only_stale=True)
         except (ProjectError, sqlite3.Error) as exc:
             if project is not None:
                 project.close()
@@ -143,7 +172,27 @@ class Session(QObject):
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
             self.set_item(self.items()[0].item.id)
+        if not project.read_only and _stale_runs(project) >= ASYNC_STALE_RUNS:
+            self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
         return True
+
+    def scoring(self) -> bool:
+        """The stale runs of the project just opened are being scored (on the writer worker)."""
+        return self.scorer.busy()
+
+    def _scoring_progress(self, done: int, total: int) -> None:
+        self.message.emit(f"scoring stale runs: {done} of {total}")
+
+    def _scored(self, scored) -> None:
+        """The writer scored ``scored`` stale runs: read them again (the views
+        are told as after an import, the current item kept)."""
+        if self.project is None or not scored:
+            return
+        self.reload()
+        self.judging.refresh()
+        self.findingsChanged.emit()
+        self.scoresChanged.emit(None)
+        self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
 
     def import_source(self, source: Path, model: Optional[str] = None) -> Optional[ImportReport]:
         """Import a folder or file into the open project and score it."""
@@ -209,7 +258,7 @@ class Session(QObject):
             return None
         return self.cache.item(self.item_id)
 
-    def workflow(self) -> Optional[Workflow]:
+    def workflow(self) -> Optional[AnyWorkflow]:
         """The current item's workflow (reviewer.core.workflows), which picks
         the window's perspective; None without a current item."""
         status = self.cache.status(self.item_id) if self.project is not None else None
@@ -506,6 +555,7 @@ class Session(QObject):
         to editor.SETTLE_S seconds; what is still waiting then is lost and
         said on the error signal)."""
         if self.project is not None:
+            self.scorer.cancel()  # its result is for this project: dropped (what it wrote is committed)
             if self._remember_timer.isActive():
                 self._remember_run()
             if not self.settle():

@@ -46,7 +46,12 @@ GT_CARD_COLUMNS = {
 
 
 def export_ground_truth(
-    project: Project, out: Path, fmt: str, annotator: Optional[str] = None, force: bool = False
+    project: Project,
+    out: Path,
+    fmt: str,
+    annotator: Optional[str] = None,
+    force: bool = False,
+    images: str = "copy",
 ) -> dict[str, Any]:
     """Write the ground truth of ``annotator`` (None or 'consensus': the
     consensus) of every photo item that has one to ``out`` in ``fmt``
@@ -56,7 +61,9 @@ def export_ground_truth(
     previous file is left whole); TargetRefused, before anything is
     written, for a project, a file of another format or a target inside a
     source the project was imported from, unless ``force``
-    (reviewer.storage.safe_write)."""
+    (reviewer.storage.safe_write). ``images`` (labelme): 'copy' writes each
+    photo beside its JSON, 'reference' points at it where it is
+    (gt_formats.labelme.export_labelme)."""
     if fmt not in EXPORTERS:
         raise ProjectError(f"unknown ground-truth format '{fmt}' (known: {', '.join(EXPORTERS)})")
     who = CONSENSUS if annotator in (None, "", CONSENSUS_NAME) else annotator
@@ -72,7 +79,9 @@ def export_ground_truth(
             items.append((item, project.resolve(item.path).resolve(), gt))
     out = Path(out).resolve()
     try:
-        counts = format_function(*EXPORTERS[fmt])(items, out, sources=import_sources(project), force=force)
+        writer = format_function(*EXPORTERS[fmt])
+        extra = {"images": images} if fmt == "labelme" else {}
+        counts = writer(items, out, sources=import_sources(project), force=force, **extra)
     except OSError as exc:
         raise ProjectError(f"cannot write {out}: {exc}") from exc
     counts["annotator"] = shown(who)

@@ -170,8 +170,20 @@ def card_folder_stem(ref: str) -> str:
 LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
 
 
+#: The photos an export copies (labelme beside its JSON): recognised by their first bytes.
+IMAGE_FORMAT = safe_write.magic_format(
+    "image", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF8", b"RIFF", b"BM", b"II*\x00", b"MM\x00*"
+)
+#: How an export refers to the photos: 'copy' (beside the file, as labelme saves) or 'reference'.
+IMAGE_MODES = ("copy", "reference")
+
+
 def export_labelme(
-    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+    items: list[tuple[Item, Path, GroundTruth]],
+    out: Path,
+    sources=(),
+    force: bool = False,
+    images: str = "copy",
 ) -> dict[str, Any]:
     """Write one labelme file per item into the folder ``out``: a polygon
     per pile region (label = pile, no description), a rectangle per card
@@ -183,7 +195,14 @@ def export_labelme(
     (else the item is skipped). Returns counts. Every file is checked before
     any is written (TargetRefused: ``out`` is a file, or a file inside a
     ``source``, a project or not a labelme file, unless ``force``) and each
-    is replaced whole (reviewer.storage.safe_write)."""
+    is replaced whole (reviewer.storage.safe_write). ``images``: 'copy'
+    writes a copy of each photo beside its JSON, named as the JSON with the
+    photo's suffix, and ``imagePath`` is that bare file name, as labelme
+    saves (the folder stands alone and imports back); 'reference' writes
+    ``imagePath`` as the photo's path relative to ``out``. The copies are
+    files reviewer wrote, like the JSON (reviewer.storage.written)."""
+    if images not in IMAGE_MODES:
+        raise ValueError(f"images is one of {', '.join(IMAGE_MODES)}, not '{images}'")
     if out.exists() and not out.is_dir():
         raise safe_write.TargetRefused(f"{out} is a file; labelme ground truth is written to a folder")
     used: set[str] = set()
@@ -196,9 +215,15 @@ def export_labelme(
             continue
         safe_write.check_target(path, LABELME_FORMAT, sources=sources, force=force)
         targets.append(path)
+    copies: dict[int, Path] = {}
+    if images == "copy":
+        for k, ((_, photo, _), target) in enumerate(zip(items, targets)):
+            if not isinstance(target, Refused):
+                copies[k] = target.with_suffix(photo.suffix.lower())
+                safe_write.check_target(copies[k], IMAGE_FORMAT, sources=sources, force=force)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {"files": 0, "piles": 0, "cards": 0, "skipped": []}
-    for (item, photo, gt), target in zip(items, targets):
+    for k, ((item, photo, gt), target) in enumerate(zip(items, targets)):
         shapes: list[dict[str, Any]] = []
         draw = drawable(item, gt, counts["skipped"])
         for _, pile in draw.regions:
@@ -233,7 +258,7 @@ def export_labelme(
             "version": "5.5.0",
             "flags": {},
             "shapes": shapes,
-            "imagePath": Path(os.path.relpath(photo, out)).as_posix(),
+            "imagePath": copies[k].name if k in copies else Path(os.path.relpath(photo, out)).as_posix(),
             "imageData": None,
             "imageHeight": item.height,
             "imageWidth": item.width,
@@ -241,6 +266,9 @@ def export_labelme(
         if isinstance(target, Refused):
             counts["skipped"].append(f"{item.name}: {target}")
             continue
+        if k in copies:
+            safe_write.write_bytes(copies[k], photo.read_bytes(), IMAGE_FORMAT, sources=sources, force=force)
+            counts["images"] = counts.get("images", 0) + 1
         safe_write.write_json(target, doc, LABELME_FORMAT, sources=sources, force=force, indent=2, newline=False)
         counts["files"] += 1
     return counts

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.storage.db import Project, ProjectError, open_here
-from reviewer.storage.formats import IMPORT_FORMATS, format_function
+from reviewer.storage.formats import IMPORT_FORMATS, format_function, import_formats
 from reviewer.storage.sources import record_source
 from reviewer.storage.workflows import record_workflows
 from reviewer.storage.importers.base import ImportOptions, ImportReport, too_deep
@@ -29,18 +29,23 @@ def _format(name: str) -> tuple:
 FORMATS = {name: _format(name) for name in IMPORT_FORMATS}
 
 
+def formats() -> dict[str, tuple]:
+    """FORMATS with the registered workflows' formats (reviewer.storage.registry), in detection order."""
+    return {name: FORMATS.get(name) or _format(name) for name in import_formats()}
+
+
 def undetected(source: Path) -> str:
     """The one line for a source whose format no detector accepts: the
     reason when it is JSON nested too deep to read, else the formats."""
     deep = too_deep(source)
     if deep:
         return f"cannot tell the format of {source}: it {deep.removeprefix(str(source) + ' ')}"
-    return f"cannot tell the format of {source}; give --format ({', '.join(FORMATS)})"
+    return f"cannot tell the format of {source}; give --format ({', '.join(formats())})"
 
 
 def detect_format(source: Path) -> Optional[str]:
     """The name of the first format whose detector accepts ``source``, or None."""
-    for name, (detect, _) in FORMATS.items():
+    for name, (detect, _) in formats().items():
         if detect(source):
             return name
     return None
@@ -65,13 +70,14 @@ def import_source(
         fmt = detect_format(source)
         if fmt is None:
             raise ProjectError(undetected(source))
-    if fmt not in FORMATS:
-        raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    known = formats()
+    if fmt not in known:
+        raise ProjectError(f"unknown format '{fmt}' (known: {', '.join(known)})")
     project.require_writable("import")
     record_source(project, source, fmt)  # first, so no export writes into it even after a killed import
-    report = FORMATS[fmt][1](project, source, options or ImportOptions())
+    report = known[fmt][1](project, source, options or ImportOptions())
     record_workflows(project)  # each new item's workflow, from what this import gave it
     return report
 
 
-__all__ = ["FORMATS", "ImportOptions", "ImportReport", "detect_format", "import_source", "undetected"]
+__all__ = ["FORMATS", "formats", "ImportOptions", "ImportReport", "detect_format", "import_source", "undetected"]

@@ -187,12 +187,14 @@ def record_imported_failure(project: Project, source: str, error: str, labels: d
 
 def failed_calls(project: Project, open_only: bool = True) -> list[dict]:
     """Failed attempts, oldest first, as dicts of the calls columns plus
-    ``resolved`` (a later call of the same thing succeeded). ``open_only``:
-    only those not resolved."""
+    ``resolved`` (a later call of the same thing succeeded); ``retry_errors``
+    is the list of the retried attempts' whole messages, oldest first (the
+    column holds it as JSON). ``open_only``: only those not resolved."""
     cur = project.db.execute("SELECT * FROM calls WHERE status = 'failed' ORDER BY id")
     names = [d[0] for d in cur.description]
     rows = [dict(zip(names, r)) for r in cur.fetchall()]
     for row in rows:
+        row["retry_errors"] = _messages(row.get("retry_errors"))
         if row["kind"] == "answer":
             hit = project.db.execute(
                 "SELECT 1 FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id "
@@ -241,6 +243,16 @@ def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict
             "cost": r[12],
         }
     return out
+
+
+def _messages(stored: object) -> list[str]:
+    """The retry errors stored as a JSON list: its messages, whole ([] for
+    anything else, such as a hand-edited project's text)."""
+    try:
+        value = json.loads(stored) if isinstance(stored, str) else stored
+    except ValueError:
+        return []
+    return [str(m) for m in value] if isinstance(value, list) else []
 
 
 def failed_answers(project: Project) -> list[dict]:

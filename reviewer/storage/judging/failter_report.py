@@ -33,6 +33,8 @@ and model with prompt_id, score, usage, performance, error), which
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -40,13 +42,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, TypeVar
 
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
-from reviewer.core.tables import markdown_table
-from reviewer.core.judging.verdicts import Method, path_b_score
+from reviewer.core.tables import csv_row, markdown_table
+from reviewer.core.judging.verdicts import POINTS_NOTE, Method, path_b_score
 from reviewer.storage import repo
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.storage.judging.report import verdict_score
+from reviewer.storage.judging.verdict_table import verdict_points
 
 HEADER = [
     "Model",
@@ -183,12 +185,14 @@ def failter_rows(
         )
 
     by_run: dict[int, dict[Method, list[float]]] = {}
+    scales: dict[int, set[str]] = {}  # run -> the scales its scores came on
     bad: dict[int, dict[Method, str]] = {}  # run -> method -> why its judgement failed or is unreadable
     for v in judging.verdicts(project):
         if v.method in (Method.RULES, Method.GROUND_TRUTH) and v.run_id is not None and v.other_run_id is None:
-            score = verdict_score(v)
+            score = verdict_points(v)
             if score is not None:
                 by_run.setdefault(v.run_id, {}).setdefault(v.method, []).append(score)
+                scales.setdefault(v.run_id, set()).add(v.scale.value)
             else:
                 why = v.rationale.removeprefix("undecided:").strip() or "no readable score"
                 bad.setdefault(v.run_id, {}).setdefault(v.method, f"judge reply not read: {why}{_excerpt(v.raw)}")
@@ -215,7 +219,7 @@ def failter_rows(
         failed = list(failures.get((model, prompt), {}).values())
         if not any(r["id"] in by_run or r["id"] in bad or r["id"] in facts for r in group) and not failed:
             continue
-        rows.append(_row(model, prompt, group, failed, by_run, bad, facts, (w_rules, w_gt), prices))
+        rows.append(_row(model, prompt, group, failed, (by_run, scales), bad, facts, (w_rules, w_gt), prices))
     return rows
 
 
@@ -224,13 +228,15 @@ def _row(
     prompt: str,
     group: list[dict],
     failed: list[dict],
-    by_run: dict,
+    read_scores: tuple[dict, dict],
     bad: dict,
     facts: dict,
     weights: tuple[float, float],
     prices: Optional[Mapping[str, Mapping[str, float]]],
 ) -> FailterRow:
-    """One row of :func:`failter_rows` (module doc)."""
+    """One row of :func:`failter_rows` (module doc); ``read_scores``:
+    {run: {method: points}} and {run: scales the points came from}."""
+    by_run, scales = read_scores
     finals, rules, gts, messages = [], [], [], []
     combos: Counter[str] = Counter()
     judge_errors = read = 0
@@ -260,9 +266,12 @@ def _row(
     finals += [0.0] * len(failed)
     if failed:
         combos["failed"] += len(failed)
-    messages = [f"{f['item']}: Trial failed: {f['error']}" for f in failed] + messages
+    messages = [_trial_failed(f) for f in failed] + messages
     names = [m for m in ("rules-based+ground-truth", "rules-based", "ground-truth", "failed") if combos[m]]
     method = names[0] if len(names) == 1 else "mixed: " + ", ".join(f"{m} {combos[m]}" for m in names) if names else "-"
+    used = sorted({s for r in group for s in scales.get(r["id"], ())})
+    if len(used) > 1:  # points from several scales (POINTS_MAP): the row says so
+        method += f" (scales {', '.join(used)}, in points)"
     answered = [facts[r["id"]] for r in group if r["id"] in facts]
     times = [f["latency_ms"] / 1000 for f in answered if f["latency_ms"] is not None]
     tokens = [f["total_tokens"] for f in answered if f["total_tokens"] is not None]
@@ -305,6 +314,15 @@ def _row(
 FAILTER_COMMIT = "c90154c"
 
 
+def _trial_failed(failure: dict) -> str:
+    """A failed trial as the report's error line gives it: 'Trial failed:
+    ...' as Failter's reporter words it, then the errors of its retried
+    attempts, each message whole ('errors on retry: A | B')."""
+    retried = failure.get("retry_errors") or []
+    tail = f" (errors on retry: {' | '.join(retried)})" if retried else ""
+    return f"{failure['item']}: Trial failed: {failure['error']}{tail}"
+
+
 def errors_line(rows: list[FailterRow]) -> str:
     """The one line under the table saying how errors were counted."""
     trials, model, judge = (sum(getattr(r, k) for r in rows) for k in ("trials", "model_errors", "judge_errors"))
@@ -322,7 +340,7 @@ def failter_markdown(rows: list[FailterRow], weights: tuple[float, float], price
     total = sum(weights) or 1.0
     note = (
         f"Avg_Score per trial: {weights[0] / total:g} x Rules_Score + {weights[1] / total:g} x GT_Score when both "
-        "judges scored it, else the one score; grades in points (A=100 ... F=20). "
+        "judges scored it, else the one score; every score in points 0-100 (" + POINTS_NOTE + "). "
         "Avg_Time in seconds per answered trial" + ("; Avg_Cost from --prices." if priced else ".")
     )
     if not rows:
@@ -388,6 +406,21 @@ def failter_objects(rows: list[FailterRow]) -> list[dict]:
     """The table as one dict per row with the keys of JSON_KEYS, in order
     (None for a missing figure; times in seconds, scores in points 0-100)."""
     return [{k: getattr(r, k) for k in JSON_KEYS} for r in rows]
+
+
+def failter_csv(rows: list[FailterRow]) -> str:
+    """The Failter table as CSV for ``reviewer report --format csv``: a
+    first column ``table`` ('failter'), then JSON_KEYS, the same figures as
+    the JSON (scores in points 0-100, times in seconds; empty for a missing
+    one); '' without rows. Text cells are formula-safe (core.tables.csv_row)."""
+    if not rows:
+        return ""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["table", *JSON_KEYS])
+    for o in failter_objects(rows):
+        writer.writerow(csv_row(["failter", *("" if o[k] is None else o[k] for k in JSON_KEYS)]))
+    return buf.getvalue()
 
 
 def failter_json(rows: list[FailterRow]) -> str:

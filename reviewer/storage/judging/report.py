@@ -32,7 +32,7 @@ from reviewer.core.judging.calibration import (
     score_distribution,
 )
 from reviewer.core.judging.disputes import natural_key
-from reviewer.core.judging.verdicts import Dispute, DisputeKind
+from reviewer.core.judging.verdicts import POINTS_NOTE, Dispute, DisputeKind
 from reviewer.core.tables import csv_row, markdown_table, md_text
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
@@ -208,7 +208,7 @@ def judge_report_markdown(report: JudgeReport) -> str:
         "",
         f"Avg_Score per run: rules-based and ground-truth judges weighted "
         f"{w_rules:g} x Rules_Score + {w_gt:g} x GT_Score (--weights rules:gt) when a run has both, "
-        "else the one score it has; grades in points (A=100 ... F=20).",
+        f"else the one score it has; every score in points 0-100 ({POINTS_NOTE}).",
         "",
     ]
     if report.verdict_rows:

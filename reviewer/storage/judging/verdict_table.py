@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
-from reviewer.core.judging.verdicts import Method, Verdict, path_b_score
+from reviewer.core.judging.verdicts import Method, Scale, Verdict, path_b_score, points
 
 #: Default --weights (rules:gt).
 DEFAULT_WEIGHTS = (0.5, 0.5)
@@ -82,6 +82,18 @@ def verdict_score(v: Verdict) -> Optional[float]:
     values = [value_of(v, d) for d in v.scores]
     nums = [float(x) for x in values if x is not None]
     return sum(nums) / len(nums) if nums else None
+
+
+def verdict_points(v: Verdict) -> Optional[float]:
+    """The verdict's number in points 0-100 by the one map per scale
+    (reviewer.core.judging.verdicts.POINTS_MAP): :func:`verdict_score` for
+    the numeric scales, the first decided value for pass/fail (pass 100,
+    fail 0); None for a winner or when every value is missing. The Failter
+    table and the verdict table read verdicts through it."""
+    if v.scale == Scale.PASS_FAIL:
+        decided = [value_of(v, d) for d in v.scores]
+        return next((points(x, v.scale) for x in decided if x is not None), None)
+    return points(verdict_score(v), v.scale)
 
 
 @dataclass(frozen=True)
@@ -148,7 +160,7 @@ def verdict_table(
     groups: dict[tuple, dict[object, dict[Method, list[float]]]] = {}
     judges: dict[tuple, dict[Method, set]] = {}
     for v in vs:
-        score = verdict_score(v)
+        score = verdict_points(v)
         if score is None:
             continue
         run = runs.get(v.run_id) if v.run_id is not None else None

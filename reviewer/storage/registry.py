@@ -1,0 +1,89 @@
+"""The storage layer's registry of workflows (decision record
+"workflow-registries"): what a workflow adds to the project database, kept
+in one registration made from its own package. The composition modules
+loop over it: reviewer.storage.workflows (how its items are recognised),
+reviewer.storage.formats (its import formats), reviewer.storage.scoring
+(its scorer), reviewer.storage.report (its report sections, Markdown, CSV
+and JSON) and reviewer.storage.export (its export tables and their
+``_columns`` descriptions).
+
+The five built-in workflows keep their parts where they were; a workflow
+beyond them (reviewer.core.workflows.register) registers here with
+``register`` and is then imported, scored, reported and exported with no
+edit to those modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+#: (name, module, detector function, importer function): an import format,
+#: its module named in full (reviewer.storage.formats imports it when first asked).
+ImportFormat = tuple[str, str, str, str]
+#: An export table: (name, {column: type}, primary key or None, rows as tuples).
+ExportTable = tuple[str, dict, Optional[str], Iterable[tuple]]
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A workflow's report section in each format, each a function of the
+    project: ``markdown`` gives the section's Markdown (a '## ' heading
+    first) or '' without data; ``csv`` its CSV rows, a first column
+    ``table`` naming the table, or ''; ``json`` an object for the JSON
+    report, or None without data."""
+
+    markdown: Callable[[Any], str]
+    csv: Callable[[Any], str]
+    json: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class StorageWorkflow:
+    """What workflow ``workflow`` (its stored value) adds to the storage layer.
+
+    ``fact_sql``: an SQL query of the item ids that hold the workflow's
+    fact (reviewer.core.workflows.RegisteredWorkflow.fact); ``formats``:
+    its import formats, tried before the card folder (which takes any
+    folder of photos); ``scorer``: scores the project's runs, called as
+    scorer(project, run_ids=list or None, only_stale=bool), returns the
+    runs scored; ``report``: its report sections; ``export``: its export
+    tables of a project; ``export_docs``: {table: (description, {column:
+    description})}, the ``_columns`` of those tables."""
+
+    workflow: str
+    fact_sql: Optional[str] = None
+    formats: tuple[ImportFormat, ...] = ()
+    scorer: Optional[Callable[..., int]] = None
+    report: Optional[ReportSection] = None
+    export: Optional[Callable[[Any], list[ExportTable]]] = None
+    export_docs: Mapping[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+
+
+#: The registered workflows' storage parts, by workflow value, in registration order.
+REGISTERED: dict[str, StorageWorkflow] = {}
+
+
+def register(parts: StorageWorkflow) -> StorageWorkflow:
+    """Register ``parts`` (replacing an earlier registration of the same
+    workflow). ValueError when one of its import formats has the name of
+    another workflow's."""
+    taken = {f[0] for w in REGISTERED.values() if w.workflow != parts.workflow for f in w.formats}
+    clash = [f[0] for f in parts.formats if f[0] in taken]
+    if clash:
+        raise ValueError(f"import format '{clash[0]}' is registered already")
+    REGISTERED[parts.workflow] = parts
+    return parts
+
+
+def unregister(workflow: str) -> None:
+    """Forget the storage parts of ``workflow`` (nothing when none)."""
+    REGISTERED.pop(workflow, None)
+
+
+def registered() -> tuple[StorageWorkflow, ...]:
+    """The registered storage parts, in registration order."""
+    return tuple(REGISTERED.values())
+
+
+__all__ = ["ExportTable", "ImportFormat", "REGISTERED", "ReportSection", "StorageWorkflow", "register", "registered"]

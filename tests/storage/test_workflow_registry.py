@@ -1,0 +1,78 @@
+"""A workflow beyond the five, registered only here (tests/helpers/toy_workflow),
+is imported, recognised, scored, reported in every format and exported by
+the composition modules looping over the registries, with no edit to them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sqlite_utils
+from click.testing import CliRunner
+
+from reviewer.cli import main
+from reviewer.core.workflows import Workflow, infer, parse
+from reviewer.storage.formats import import_formats
+from tests.helpers import toy_workflow
+from tests.helpers.toy_workflow.core import RIDDLES
+
+RIDDLES_FILE = {
+    "riddles": [
+        {
+            "name": "r1",
+            "text": "What has keys but opens no lock?",
+            "answer": "A piano",
+            "model": "m",
+            "guess": "a piano",
+        },
+        {"name": "r2", "text": "What has hands but cannot clap?", "answer": "A clock", "model": "m", "guess": "a map"},
+    ]
+}
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def riddles(tmp_path):
+    source = tmp_path / "set.riddles.json"
+    source.write_text(json.dumps(RIDDLES_FILE))
+    with toy_workflow.registered():
+        yield tmp_path / "p.db", source
+
+
+def test_a_registered_workflow_is_recognised_before_the_five_and_parsed_back():
+    with toy_workflow.registered():
+        assert infer(photo=False, case=True, riddle=True) is RIDDLES
+        assert infer(photo=False, riddle=False) == Workflow.JUDGED
+        assert parse("riddles") is RIDDLES
+        names = list(import_formats())
+        assert names.index("riddles") == names.index("card-folder") - 1  # before the folder that takes any photos
+    assert parse("riddles") is None and "riddles" not in import_formats()
+
+
+def test_a_registered_workflow_is_imported_scored_reported_and_exported(riddles, tmp_path):
+    db, source = riddles
+    result = cli("import", db, source)
+    assert result.exit_code == 0, result.output
+    project = sqlite_utils.Database(db)
+    assert {r["workflow"] for r in project.query("SELECT workflow FROM items")} == {"riddles"}
+
+    md = cli("report", db)
+    assert md.exit_code == 0, md.output
+    assert "## Riddles" in md.output and "| m | 1 | 2 |" in md.output
+    assert md.output.startswith("# reviewer report: p.db\n\n## Riddles")
+    csv = cli("report", db, "--format", "csv")
+    assert "riddles,m,1,2" in csv.output.splitlines()
+    data = json.loads(cli("report", db, "--format", "json").output)
+    assert data["workflows"] == {"riddles": [{"model": "m", "correct": 1, "runs": 2}]}
+
+    out = tmp_path / "out.db"
+    result = cli("export", db, out)
+    assert result.exit_code == 0, result.output
+    x = sqlite_utils.Database(out)
+    assert sorted(r["correct"] for r in x.query("SELECT correct FROM riddle_scores")) == [0, 1]
+    assert x.execute("SELECT workflow FROM items").fetchall() == [("riddles",), ("riddles",)]
+    described = dict(x.execute("SELECT column, description FROM _columns WHERE \"table\" = 'riddle_scores'").fetchall())
+    assert described["correct"] == "1 when the guess is the answer."
