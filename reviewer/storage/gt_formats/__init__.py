@@ -70,7 +70,7 @@ def export_ground_truth(
         gt = repo.ground_truth(project, item.id, who)
         if gt.cards or gt.piles:
             items.append((item, project.resolve(item.path).resolve(), gt))
-    out = Path(out).resolve()
+    out = Path(out)  # not resolved: a symbolic link OUT is safe_write's to refuse (or follow with force)
     try:
         counts = format_function(*EXPORTERS[fmt])(items, out, sources=import_sources(project), force=force)
     except OSError as exc:
