@@ -96,12 +96,18 @@ def _trust_options(f):
     type=click.Path(file_okay=False, path_type=Path),
     help="Write each reliability diagram as PNG into this folder.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a chart even when it is not in reviewer's record of the files it wrote (changed since, or written by an earlier version).",
+)
 @_trust_options
 @_friendly
 def calibration(
     project: Path,
     as_json: bool,
     charts_dir: Optional[Path],
+    force: bool,
     tolerance: float,
     metric: str,
     target: float,
@@ -132,7 +138,7 @@ def calibration(
         raise click.ClickException(str(exc)) from None
     finally:
         p.close()
-    written = write_reliability_charts(charts_dir, rows) if charts_dir is not None else []
+    written = write_reliability_charts(charts_dir, rows, force=force) if charts_dir is not None else []
     if as_json:
         data = calibration_json(rows, settings)
         data["charts"] = [str(w) for w in written]
