@@ -402,12 +402,18 @@ def demo(folder: Path) -> None:
     help="Start in card review or in adjudication (settle disputed judge verdicts); "
     "by default adjudication for a project of judge verdicts without photos.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="--screenshot: replace the PNG even when it is not in reviewer's record of the files it wrote.",
+)
 def open_cmd(
     project: Optional[Path],
     screenshot: Optional[Path],
     item: Optional[str] = None,
     prompt: Optional[str] = None,
     mode: Optional[str] = None,
+    force: bool = False,
 ) -> None:
     """Open PROJECT (or the bundled sample) in the review window."""
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
@@ -420,7 +426,9 @@ def open_cmd(
         gui = importlib.import_module("reviewer.qt.app")
     except ImportError as exc:
         raise click.ClickException(f"the review window is not available: {exc}") from None
-    sys.exit(gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt, mode=mode))
+    sys.exit(
+        gui.run(project, screenshot=screenshot, sample=_sample_dir(), item=item, prompt=prompt, mode=mode, force=force)
+    )
 
 
 @main.command("compare")

@@ -71,6 +71,11 @@ RULES = click.option(
     show_default=True,
     help="Test cases, --format json: the checks as fired or after the decisions.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a chart even when it is not in reviewer's record of the files it wrote (changed since, or written by an earlier version).",
+)
 @RULES
 @_friendly
 def report(
@@ -82,6 +87,7 @@ def report(
     compare_pair: Optional[str] = None,
     basis: str = "auto",
     rules_file: Optional[Path] = None,
+    force: bool = False,
 ) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
     verdicts and findings (when there are scored card runs) and judge
@@ -95,7 +101,14 @@ def report(
         raise click.BadParameter(str(exc), param_hint="--compare") from None
     rules = _read_rules(rules_file)
     options = ReportOptions(
-        fmt=fmt, weights=weights, charts_dir=charts_dir, prices=prices, compare=pair, basis=basis, title=project.name
+        fmt=fmt,
+        weights=weights,
+        charts_dir=charts_dir,
+        prices=prices,
+        compare=pair,
+        basis=basis,
+        title=project.name,
+        force=force,
     )
     p = open_project(project)
     _read_only_note(p)

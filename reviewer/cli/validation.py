@@ -111,6 +111,11 @@ def _trust_options(f):
     "scikit-learn: pip install 'reviewer[calibration]').",
 )
 @BY
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a chart even when it is not in reviewer's record of the files it wrote (changed since, or written by an earlier version).",
+)
 @_trust_options
 @_friendly
 def calibration(
@@ -119,6 +124,7 @@ def calibration(
     charts_dir: Optional[Path],
     fit: Optional[str],
     by: Optional[str],
+    force: bool,
     tolerance: float,
     metric: str,
     target: float,
@@ -155,7 +161,7 @@ def calibration(
         raise click.ClickException(str(exc)) from None
     finally:
         p.close()
-    written = write_reliability_charts(charts_dir, rows) if charts_dir is not None else []
+    written = write_reliability_charts(charts_dir, rows, force=force) if charts_dir is not None else []
     if as_json:
         data = calibration_json(rows, settings)
         data["charts"] = [str(w) for w in written]

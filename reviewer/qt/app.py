@@ -168,10 +168,11 @@ def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 
         app.processEvents()
 
 
-def _save_screenshot(window: MainWindow, path: Path) -> Optional[str]:
+def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Optional[str]:
     """Write the window as PNG (JPEG for a .jpg / .jpeg name) to ``path``,
     replacing the file whole and never a project or a file that is not such
-    an image (reviewer.storage.safe_write). Returns None, or why not."""
+    an image, nor, unless ``force``, one not in reviewer's record of the
+    files it wrote (reviewer.storage.safe_write). Returns None, or why not."""
     jpeg = path.suffix.lower() in (".jpg", ".jpeg")
     buffer = QBuffer()
     buffer.open(QIODevice.WriteOnly)
@@ -179,7 +180,7 @@ def _save_screenshot(window: MainWindow, path: Path) -> Optional[str]:
         return "the window could not be drawn"
     fmt = safe_write.magic_format("JPEG image", b"\xff\xd8\xff") if jpeg else safe_write.PNG_FORMAT
     try:
-        safe_write.write_bytes(path, bytes(buffer.data()), fmt)
+        safe_write.write_bytes(path, bytes(buffer.data()), fmt, force=force)
     except ProjectError as exc:
         return str(exc)
     return None
@@ -192,16 +193,18 @@ def run(
     item: Optional[str] = None,
     prompt: Optional[str] = None,
     mode: Optional[str] = None,
+    force: bool = False,
 ) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
-    window at 1600x1000 to that PNG and exit, leaving the user's settings
+    window at 1600x1000 to that PNG (``force``: even over a PNG not in
+    reviewer's record of the files it wrote) and exit, leaving the user's settings
     untouched (the window keeps its own in a scratch copy). Returns the
     exit status."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("reviewer")
     if screenshot is not None:
         with tempfile.TemporaryDirectory(prefix="reviewer-screenshot-") as folder:
-            return _screenshot(app, project, Path(screenshot), sample, item, prompt, mode, Path(folder))
+            return _screenshot(app, project, Path(screenshot), sample, item, prompt, mode, Path(folder), force)
     window = build(project, sample, item=item, prompt=prompt, mode=mode)
     window.show()
     QTimer.singleShot(0, window.canvas.fit)
@@ -217,6 +220,7 @@ def _screenshot(
     prompt: Optional[str],
     mode: Optional[str],
     scratch: Path,
+    force: bool = False,
 ) -> int:
     """run()'s screenshot mode, its settings kept under ``scratch``."""
     store = scratch_copy(settings(), scratch)
@@ -231,7 +235,7 @@ def _screenshot(
         for text in window.errors:
             print(f"Error: {text}", file=sys.stderr)
         return 1
-    problem = _save_screenshot(window, screenshot)
+    problem = _save_screenshot(window, screenshot, force)
     window.close()
     print(
         f"saved {screenshot}" if problem is None else f"Error: could not save {screenshot}: {problem}",

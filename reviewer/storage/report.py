@@ -92,7 +92,8 @@ class ReportOptions:
     ``prices``: a JSON or YAML file {model: {input, output}} per token for
     the Failter table's avg_cost; ``compare``: two models or dates (A, B)
     of the test-case report; ``basis``: 'auto' or 'reviewed' checks in the
-    test-case JSON; ``title``: the name in the Markdown title."""
+    test-case JSON; ``title``: the name in the Markdown title; ``force``:
+    replace charts not in reviewer's record of the files it wrote."""
 
     fmt: str = "md"
     weights: tuple[float, float] = DEFAULT_WEIGHTS
@@ -101,6 +102,7 @@ class ReportOptions:
     compare: Optional[tuple[str, str]] = None
     basis: str = "auto"
     title: str = ""
+    force: bool = False
 
 
 @dataclass
@@ -228,7 +230,12 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     try:
         jr = (
             build_judge_report(
-                project, refresh_disputes(project), weights, options.charts_dir, span_confidences(project)
+                project,
+                refresh_disputes(project),
+                weights,
+                options.charts_dir,
+                span_confidences(project),
+                force=options.force,
             )
             if judged
             else None

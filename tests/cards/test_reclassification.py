@@ -159,3 +159,14 @@ def test_spatial_is_offered_only_where_piles_are_scored() -> None:
     ocr = next(f for f in score.findings if f.code in (Code.OCR, Code.PARTIAL))
     assert allowed_codes(ocr, score.facts.spatial_scored) == (Code.OCR, Code.PARTIAL)
     assert "not scored" in (refusal(ocr, Code.SPATIAL, False) or "")
+
+
+def test_a_refused_key_names_the_keys_that_fit_with_their_numbers() -> None:
+    """The status line says which number keys reclassify a paired card
+    (keys follow CODE_ORDER: 1 OCR, 3 SPATIAL, 6 PARTIAL), not only the
+    codes' names."""
+    score = score_run(_answer(["truncate"] + ["exact"] * 5, [], AnswerSchema.CARDS), CARDS, GT)
+    ocr = next(f for f in score.findings if f.code in (Code.OCR, Code.PARTIAL))
+    why = refusal(ocr, Code.MISS, False) or ""
+    assert "keys 1 OCR, 6 PARTIAL; N rejects" in why, why
+    assert "keys 1 OCR, 3 SPATIAL, 6 PARTIAL; N rejects" in (refusal(ocr, Code.HALLUC, True) or "")

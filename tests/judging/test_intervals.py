@@ -321,3 +321,27 @@ def test_two_sample_bca_equals_scipys_bca():
         pytest.approx(ref.confidence_interval.low, abs=1e-12),
         pytest.approx(ref.confidence_interval.high, abs=1e-12),
     )
+
+
+def test_every_pooled_ab_ba_row_says_first_that_pairs_are_resampled(tmp_path):
+    """Both pooled [ab+ba] rows (accuracy and its undecided-as-wrong
+    variant) rest on a pair bootstrap, and their note says so first, so the
+    report's note cell, cut at CELL_LIMIT characters, still shows the unit
+    resampled (bundled LLMBar-shaped sample: three pairs, both orders)."""
+    from reviewer.core.tables import CELL_LIMIT
+    from reviewer.storage.db import open_project
+    from reviewer.storage.importers import import_source
+    from reviewer.storage.judging import verdicts as judging
+    from tests.conftest import ROOT
+
+    p = open_project(tmp_path / "pw.db", create=True)
+    import_source(p, ROOT / "samples" / "pairwise")
+    vs = judging.verdicts(p)
+    p.close()
+    pooled = [r for r in agreement_rows(vs) if "[ab+ba]" in r.raters]
+    assert {r.statistic for r in pooled} == {"accuracy_vs_gold", "accuracy_vs_gold_undecided_wrong"}
+    for r in pooled:
+        assert r.note.startswith("pairs resampled"), r.note
+        assert "pairs resampled" in r.note[:CELL_LIMIT]
+    single = [r for r in agreement_rows(vs) if "[ab]" in r.raters or "[ba]" in r.raters]
+    assert single and not any("pairs resampled" in r.note for r in single)

@@ -131,3 +131,47 @@ def test_a_report_an_earlier_version_wrote_is_refused_once(tmp_path, monkeypatch
         again = cli("run", db, spec, "--endpoint", fake.base_url)  # once: now in the record
         assert again.exit_code == 0, again.output
     assert out.read_bytes() == report
+
+
+def test_report_charts_not_in_the_record_are_replaced_with_force(tmp_path):
+    """The refusal's hint (pass --force) names an option `reviewer report`
+    has: a chart changed since reviewer wrote it is refused, then replaced
+    with --force."""
+    from tests.conftest import ROOT
+
+    db = tmp_path / "r.db"
+    assert CliRunner().invoke(main, ["import", str(db), str(ROOT / "samples" / "rubric"), "--create"]).exit_code == 0
+    charts = tmp_path / "charts"
+    assert CliRunner().invoke(main, ["report", str(db), "--charts", str(charts)]).exit_code == 0
+    chart = sorted(charts.glob("*.svg"))[0]
+    chart.write_text(chart.read_text() + "<!-- a person's edit -->\n")
+    refused = CliRunner().invoke(main, ["report", str(db), "--charts", str(charts)])
+    assert refused.exit_code == 1 and "pass --force" in refused.output, refused.output
+    assert chart.read_text().endswith("<!-- a person's edit -->\n")
+    forced = CliRunner().invoke(main, ["report", str(db), "--charts", str(charts), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert "a person's edit" not in chart.read_text()
+    assert CliRunner().invoke(main, ["report", str(db), "--charts", str(charts)]).exit_code == 0  # recorded again
+
+
+def test_a_screenshot_over_a_png_reviewer_did_not_write_is_replaced_with_force(golden, tmp_path):  # noqa: F811
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"\x89PNG\r\n\x1a\n" + b"a person's picture")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    env["REVIEWER_CONFIG_DIR"] = str(tmp_path / "config")
+
+    def shoot(*extra: str) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-m", "reviewer", "open", str(golden), "--screenshot", str(shot), *extra]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+
+    refused = shoot()
+    assert refused.returncode == 1 and "pass --force" in refused.stderr, refused.stderr
+    assert shot.read_bytes().endswith(b"a person's picture")
+    forced = shoot("--force")
+    assert forced.returncode == 0, forced.stderr
+    assert not shot.read_bytes().endswith(b"a person's picture")

@@ -199,3 +199,29 @@ def test_a_screenshot_refuses_a_fifo_a_link_to_a_fifo_and_a_folder(golden, tmp_p
     assert ("a folder" if kind == "folder" else "a FIFO") in done.stderr or "is a directory" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert unchanged(shot, kind)
+
+
+FILE_WRITERS = [w for w, (_, inner) in WRITERS.items() if inner is None]
+
+
+@pytest.mark.parametrize("writer", FILE_WRITERS)
+def test_every_writer_needs_force_for_a_link_to_a_file_it_wrote(golden, tmp_path, writer):
+    """A symbolic link is refused unless --force, even when the file it
+    points to is one reviewer wrote (the writer must not resolve OUT before
+    the check); with --force the file is replaced and the link stays."""
+    args, _ = WRITERS[writer]
+    real, link = tmp_path / "real.out", tmp_path / "link.out"
+
+    def argv(out: Path, *extra: str) -> list[str]:
+        return [a.replace("{P}", str(golden)).replace("{OUT}", str(out)) for a in args] + list(extra)
+
+    assert cli(*argv(real)).exit_code == 0
+    written = real.read_bytes()
+    link.symlink_to(real)
+    result = cli(*argv(link))
+    assert result.exit_code == 1, (writer, result.output)
+    assert "is a symbolic link" in result.output and "--force" in result.output, result.output
+    assert link.is_symlink() and real.read_bytes() == written
+    result = cli(*argv(link, "--force"))
+    assert result.exit_code == 0, (writer, result.output)
+    assert link.is_symlink() and real.stat().st_size > 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.core.models import Code, Finding
+from reviewer.core.models import CODE_ORDER, Code, Finding
 
 #: The codes of a ground-truth card paired with a model card.
 PAIRED_CODES: tuple[Code, ...] = (Code.OCR, Code.PARTIAL, Code.SPATIAL)
@@ -64,10 +64,8 @@ def refusal(finding: Finding, code: Code, spatial_scored: bool) -> Optional[str]
     if shape == "paired":
         if code == Code.SPATIAL:
             return f"{current} cannot become SPATIAL: this answer's piles are not scored"
-        return (
-            f"{current} cannot become {code.value}: the card is paired with a model card "
-            "(keys: OCR, PARTIAL" + (", SPATIAL" if spatial_scored else "") + "; N rejects)"
-        )
+        keys = ", ".join(f"{CODE_ORDER.index(c) + 1} {c.value}" for c in allowed_codes(finding, spatial_scored))
+        return f"{current} cannot become {code.value}: the card is paired with a model card (keys {keys}; N rejects)"
     why = {
         "card": "it names no model card",
         "model": "it names no ground-truth card",

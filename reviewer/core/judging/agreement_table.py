@@ -471,6 +471,8 @@ def _accuracy_rows(
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
     prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
+    # said first, so a table cell cut at CELL_LIMIT still names the unit resampled
+    resampled = "pairs resampled" if pooled is not None else ""
     if pooled is not None:
         decided_hits = [None if y is None or x is None else x == y for x, y in zip(xs, refs)]
         strict_hits = [None if y is None else (x is not None and x == y) for x, y in zip(xs, refs)]
@@ -486,7 +488,7 @@ def _accuracy_rows(
             statistic,
             _value(r),
             r.n,
-            _note(counts, ref_note, r.note, "pairs resampled" if pooled is not None else ""),
+            _note(resampled, counts, ref_note, r.note),
             sample=sample,
         ),
         AgreementRow(
@@ -495,7 +497,7 @@ def _accuracy_rows(
             strict,
             c["correct"] / strict_n if strict_n else None,
             strict_n,
-            _note(f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
+            _note(resampled, f"{c['undecided']} undecided verdicts counted as wrong", ref_note),
             sample=strict_sample,
         ),
     ]

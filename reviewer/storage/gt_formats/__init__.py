@@ -77,7 +77,7 @@ def export_ground_truth(
         gt = repo.ground_truth(project, item.id, who)
         if gt.cards or gt.piles:
             items.append((item, project.resolve(item.path).resolve(), gt))
-    out = Path(out).resolve()
+    out = Path(out)  # not resolved: a symbolic link OUT is safe_write's to refuse (or follow with force)
     try:
         writer = format_function(*EXPORTERS[fmt])
         extra = {"images": images} if fmt == "labelme" else {}

@@ -363,13 +363,14 @@ def _slug(text: str) -> str:
     return s or "x"
 
 
-def write_reliability_charts(folder: Path, rows: list[CalibrationRow]) -> list[Path]:
+def write_reliability_charts(folder: Path, rows: list[CalibrationRow], *, force: bool = False) -> list[Path]:
     """Write each row's reliability diagram as PNG
     (confidence_charts.reliability_png) into ``folder`` (made when missing),
     named ``reliability-<judge>-<dimension>-<source>.png`` (names cleaned,
     numbered when two would clash), each replaced whole
     (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
-    by a project or a file that is not a PNG). Returns the files written.
+    by a project or a file that is not a PNG, or by one not in reviewer's
+    record of the files it wrote, unless ``force``). Returns the files written.
     Raises OSError when the folder or a file cannot be written."""
     from reviewer.core.judging.confidence_charts import reliability_png  # matplotlib: only when drawing
 
@@ -387,6 +388,7 @@ def write_reliability_charts(folder: Path, rows: list[CalibrationRow]) -> list[P
             path,
             reliability_png(r.calibration, judge=r.judge, dimension=r.dimension, source=r.source),
             safe_write.PNG_FORMAT,
+            force=force,
         )
         out.append(path)
     return out

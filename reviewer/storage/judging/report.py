@@ -140,6 +140,7 @@ def build_judge_report(
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
     charts_dir: Optional[Path] = None,
     span_confidences: Optional[SpanConfidences] = None,
+    force: bool = False,
 ) -> JudgeReport:
     """With the project's ``disputes`` as the dispute queue just refreshed
     them (reviewer.storage.dispute_queue.refresh_disputes: verdict and
@@ -191,8 +192,8 @@ def build_judge_report(
     calibrated = calibration_rows(project, span_confidences=span_confidences, verdicts=vs, adjudications=adjudications)
     report.calibration = calibration_markdown(calibrated)
     if charts_dir is not None:
-        report.charts = write_charts(Path(charts_dir), dists, confusions)
-        report.charts += write_reliability_charts(Path(charts_dir), calibrated)
+        report.charts = write_charts(Path(charts_dir), dists, confusions, force=force)
+        report.charts += write_reliability_charts(Path(charts_dir), calibrated, force=force)
     return report
 
 

@@ -19,12 +19,15 @@ def _slug(text: str) -> str:
     return s or "x"
 
 
-def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix]) -> list[Path]:
+def write_charts(
+    folder: Path, dists: Sequence[Distribution], confusions: Sequence[ConfusionMatrix], *, force: bool = False
+) -> list[Path]:
     """Write every distribution and confusion chart as SVG and PNG into
     ``folder`` (made when missing), each replaced whole
     (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
-    by a project or a file that is not such an image). Returns the files
-    written, in order."""
+    by a project or a file that is not such an image, or by one not in
+    reviewer's record of the files it wrote, unless ``force``). Returns the
+    files written, in order."""
     from reviewer.core.judging import charts  # matplotlib: loaded only when charts are written
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -43,11 +46,17 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
         s = stem("distribution", d.judge, d.dimension)
         svg = folder / f"{s}.svg"
         safe_write.write_text(
-            svg, charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n), safe_write.SVG_FORMAT
+            svg,
+            charts.distribution_svg(d.judge, d.shares, dimension=d.dimension, n=d.n),
+            safe_write.SVG_FORMAT,
+            force=force,
         )
         png = folder / f"{s}.png"
         safe_write.write_bytes(
-            png, charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n), safe_write.PNG_FORMAT
+            png,
+            charts.distribution_png(d.judge, d.shares, dimension=d.dimension, n=d.n),
+            safe_write.PNG_FORMAT,
+            force=force,
         )
         out += [svg, png]
     for c in confusions:
@@ -59,12 +68,14 @@ def write_charts(folder: Path, dists: Sequence[Distribution], confusions: Sequen
             svg,
             charts.confusion_svg(c.labels, c.counts, judge=c.judge, reference=c.reference, dimension=c.dimension),
             safe_write.SVG_FORMAT,
+            force=force,
         )
         png = folder / f"{s}.png"
         safe_write.write_bytes(
             png,
             charts.confusion_png(c.labels, c.counts, judge=c.judge, reference=c.reference, dimension=c.dimension),
             safe_write.PNG_FORMAT,
+            force=force,
         )
         out += [svg, png]
     return out
