@@ -270,3 +270,38 @@ def test_a_crowd_of_boxes_keeps_the_rules_and_bounds_the_far_search(qapp):
         assert not any(_overlap(tag.box, o.box) for o in tags if o is not tag)
         anchor = screen[tag.shape.card_id]
         assert _touches(tag.box, anchor) if tag.leader is None else _on_edge(tag.leader.p2(), anchor)
+
+
+def test_without_ground_truth_boxes_tags_keep_off_the_models_boxes(qtbot, config, tmp_path):
+    """A ground truth of piles and texts only (as go-wish's): the model's
+    boxes are where the printed text is, so no tag, model labels included,
+    covers one of them."""
+    folder = dense_folder(tmp_path / "dense")
+    gt_path = folder / "test-images" / "ground-truth.json"
+    gt = json.loads(gt_path.read_text())
+    for pile in gt["dense"]["piles"]:
+        for card in pile["cards"]:
+            del card["bbox"]
+    gt_path.write_text(json.dumps(gt))
+    db = tmp_path / "dense.db"
+    p = open_project(db, create=True)
+    import_source(p, folder, options=ImportOptions(model="m"))
+    score_project(p)
+    p.close()
+    w = open_window(qtbot, db, size=(1600, 1000), item="dense", prompt="bounding-boxes")
+    canvas = w.canvas
+    assert not canvas.overlay().cards and canvas.overlay().predicted
+    canvas.labels.set_mode("on")
+    if canvas.labels.tags != "all":
+        canvas.labels.cycle_tags()
+    tags = check_tags(qtbot, w)
+    assert any(t.shape.kind == "predicted" for t in tags), "no model label was placed"
+    t = canvas.viewportTransform()
+    boxes = [
+        t.mapRect(QRectF(QPointF(s.rect[0], s.rect[1]), QPointF(s.rect[2], s.rect[3])))
+        for s in canvas.overlay().predicted
+    ]
+    for tag in tags:
+        for b in boxes:
+            assert not _overlap(tag.box, b), f"{tag.text!r} covers a model box, the text it read"
+    canvas.loader.wait()

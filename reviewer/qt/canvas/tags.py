@@ -199,13 +199,16 @@ def place_tags(
     ``transform``: scene (upright image px) to screen px; ``area``: where
     tags may go (the view, screen px); ``photo``: the photo on the view.
     Selected shapes first, then findings, piles, cards, model boxes. Each
-    tag takes the first free place (no ground-truth card's box, no other
-    tag, inside ``area``) touching its box from outside; else (a selected
+    tag takes the first free place (no ground-truth card's box, or, where
+    the ground truth has no boxes, no model box; no other tag; inside
+    ``area``) touching its box from outside; else (a selected
     tag, or one of the first FAR_TAGS) the first free place further out,
     then in the margin, with a leader line (one that crosses no other card
     when there is one); else it is left out. Returns the placed tags in drawing order (highest
     priority last, so it ends on top)."""
     card_rects = [_screen_rect(transform, s) for s in prepared.overlay.cards]
+    if not card_rects:  # a ground truth without boxes: the model's boxes are where the printed text is
+        card_rects = [_screen_rect(transform, s) for s in prepared.overlay.predicted]
     cards = _Grid(card_rects)
     placed = _Grid()
     out: list[PlacedTag] = []
