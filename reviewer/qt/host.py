@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QByteArray, QSettings, Qt
+    from PySide6.QtCore import QByteArray, QRect, QSettings, Qt
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QStackedWidget, QWidget
 
@@ -63,6 +63,10 @@ class PerspectiveHost(Protocol):
 
     def height(self) -> int:
         """The window's height in pixels."""
+        ...
+
+    def rect(self) -> "QRect":
+        """The window's own rectangle (0, 0, width, height)."""
         ...
 
     def findChildren(self, type: Any, name: str = ..., options: Any = ...) -> Any:  # noqa: N802 (Qt's name)

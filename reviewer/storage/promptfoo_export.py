@@ -32,9 +32,11 @@ __all__ = ["PROMPTFOO_TESTS", "promptfoo_tests", "write_promptfoo_tests"]
 def _is_tests(path: Path) -> bool:
     import yaml
 
+    from reviewer.core.bounded_yaml import read_yaml_file
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, yaml.YAMLError):
+        data = read_yaml_file(path)
+    except (OSError, ValueError, yaml.YAMLError):  # YAMLLimitError is a YAMLError
         return False
     return isinstance(data, list) and all(isinstance(t, dict) and "assert" in t for t in data)
 
