@@ -34,6 +34,7 @@ __all__ = [
     "rubric_csv",
     "rubric_markdown",
     "rubric_objects",
+    "rubric_tables",
     "rubric_verdicts_markdown",
 ]
 
@@ -306,3 +307,17 @@ def rubric_csv(section: RubricSection) -> str:
             writer.writerow(csv_row([name, *row]))
         parts.append(buf.getvalue())
     return "\n".join(parts)
+
+
+def rubric_tables(section: "RubricSection | None") -> list[tuple[str, dict, None, list[tuple]]]:
+    """The analysts' export tables rubric_gate (GATE_COLUMNS: a judge and
+    counts of readings) and rubric_disputes (DISPUTE_COLUMNS), the rows of
+    the CSV report's tables of the same names; empty tables without a
+    section or when rubric_markdown shows nothing."""
+    shown = section is not None and section.shown
+    gate = [tuple(r) for r in _gate_rows(section)] if section is not None and shown else []
+    disputes = [tuple(r) for r in _dispute_rows(section)] if section is not None and shown else []
+    return [
+        ("rubric_gate", {c: (str if c == "rater" else int) for c in GATE_COLUMNS}, None, gate),
+        ("rubric_disputes", {"reading": str, "dimension": str, "dispute": int, "detail": str}, None, disputes),
+    ]
