@@ -270,8 +270,9 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
     type=click.Choice(["copy", "reference"]),
     default="copy",
     show_default=True,
-    help="labelme: copy each photo beside its JSON (imagePath its bare name, as labelme saves; "
-    "the folder imports back), or reference it where it is (a path relative to OUT).",
+    help="copy each photo beside its JSON (labelme: imagePath its bare name, as labelme saves) "
+    "or under images/ beside OUT (coco, label-studio), so the export imports back; "
+    "or reference it where it is (a relative path).",
 )
 @click.option(
     "--force",

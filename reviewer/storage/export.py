@@ -2,7 +2,7 @@
 
 Tables (column docs in docs/export-schema.md): items, runs, findings,
 prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
-agreement; case_results and case_scores (test cases, docs/export-schema.md); the span
+agreement, failter, rubric_gate and rubric_disputes; case_results and case_scores (test cases, docs/export-schema.md); the span
 tables (reviewer.storage.spans.spans.export_tables, and the report's debugging
 sections: reviewer.storage.spans.report.debug_tables) and span_runs; gt_piles
 and gt_cards (ground truth of every annotator and the consensus, docs/export-schema.md);
@@ -38,7 +38,8 @@ from reviewer.storage.db import DiskFull, Project, ProjectError, disk_full_messa
 from reviewer.storage import safe_write
 from reviewer.storage.recognise import read_only_uri
 from reviewer.storage.sources import import_sources
-from reviewer.storage.judging.report import has_verdicts
+from reviewer.storage.judging.report import build_judge_report, has_verdicts
+from reviewer.storage.judging.rubric_report import rubric_tables
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.storage.dispute_queue import refresh_disputes
@@ -277,6 +278,9 @@ def collect_tables(
         ),
         *_judge_tables(project),
         ("failter", FAILTER_COLUMNS, None, _failter_rows(project, prices)),
+        *rubric_tables(
+            build_judge_report(project, judging.disputes(project)).rubric if has_verdicts(project) else None
+        ),
         *confidence_tables(project),
         *case_tables(project),
         *span_tables(project),

@@ -238,6 +238,28 @@ TABLES: dict[str, tuple[str, dict[str, str]]] = {
             "avg_cost": "Cost per answered trial, from --prices or as recorded.",
         },
     ),
+    "rubric_gate": (
+        "The judge gate of the rubric rules, as `reviewer report` gives it: one row per judge (docs/tarot-rubric.md).",
+        {
+            "rater": "The judge (or person) whose verdicts the gate read.",
+            "should_block": "Readings the expectations say the gate should block.",
+            "blocked": "Of those, the readings the gate blocked.",
+            "missed": "Of those, the readings the gate did not block (or could not decide).",
+            "should_pass": "Readings the expectations say the gate should let through.",
+            "wrongly_blocked": "Of those, the readings the gate blocked.",
+            "undecided": "Readings the gate could not decide (no safety flag or scores).",
+        },
+    ),
+    "rubric_disputes": (
+        "The judge-vs-metrics disputes of the rubric rules, as `reviewer report` gives them: one row per reading "
+        "and dimension whose verdicts broke a rule (docs/tarot-rubric.md).",
+        {
+            "reading": "The reading (its item; with the model when an item has several judged runs).",
+            "dimension": "The dimension (or flag) a rule checks.",
+            "dispute": "The dispute's id (disputes.id).",
+            "detail": "Which judges broke which rules, with the metrics' values.",
+        },
+    ),
     "agreement": (
         "Agreement statistics among judges, people and annotators.",
         {

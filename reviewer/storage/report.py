@@ -8,8 +8,9 @@ verdicts and findings per code (cards), the test-case report (cases), the
 judge report (judging; the dispute queue refreshed first), the ground-truth
 agreement (annotators), the Failter table and the open failed calls
 (judging), the span section (spans). CSV: the card verdicts, the judge
-verdict table, the Failter table (a first column ``table``) and the span
-tables, separated by blank lines. JSON: with test cases the seed's
+verdict table, the rubric rules (judge gate and judge-vs-metrics
+disputes), the Failter table (a first column ``table`` in these three) and the
+span tables, separated by blank lines. JSON: with test cases the seed's
 test-case report only (case_report.case_report_json: the seed fixes that
 shape); otherwise the object below.
 
@@ -22,7 +23,9 @@ project has no data for is null):
                "free_prompts": [...]},
      "judges": {"weights": [rules, gt], "verdicts": [VerdictRow...],
                 "agreement": [AgreementRow...], "disputes": {kind: count},
-                "warnings": [...]},
+                "warnings": [...],
+                "rubric": the rubric rules section or null
+                          (judging.rubric_report.rubric_objects)},
      "spans": {table: [row...]} (the export's span tables, rows as objects),
      "failter": [{model, prompt, eval_method, trials, errors, model_errors,
                   judge_errors, avg_score, rules_score, gt_score, avg_time_s,
@@ -70,6 +73,7 @@ from reviewer.storage.judging.report import (
     judge_report_csv,
     judge_report_markdown,
 )
+from reviewer.storage.judging.rubric_report import rubric_csv, rubric_objects
 from reviewer.storage.scoring import score_project
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.confidences import span_confidences
@@ -142,6 +146,7 @@ def _judges(project: Project, weights: tuple[float, float]) -> Optional[dict[str
         "agreement": [r.as_dict() for r in jr.agreement],
         "disputes": jr.disputes_by_kind,
         "warnings": list(jr.warnings),
+        "rubric": rubric_objects(jr.rubric) if jr.rubric is not None else None,
     }
 
 
@@ -253,6 +258,7 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
         parts = (
             ([verdicts_csv(auto, rev)] if cards else [])
             + ([judge_report_csv(jr)] if jr else [])
+            + ([rubric_csv(jr.rubric)] if jr and jr.rubric is not None and jr.rubric.shown else [])
             + ([failter_part] if failter_part else [])
             + ([span_rows] if span_rows else [])
             + extra

@@ -328,3 +328,40 @@ def test_a_labelme_export_stands_alone_and_round_trips(tmp_path):
     finally:
         source.close()
         target.close()
+
+
+@pytest.mark.parametrize("fmt", ["coco", "label-studio"])
+def test_a_coco_or_label_studio_export_stands_alone_and_round_trips(tmp_path, fmt):
+    # export-gt writes copies of the photos under images/ beside the JSON file:
+    # the folder imports into a new project, and exporting that project again
+    # writes the same files, byte for byte
+    source = _sample_project(tmp_path / "a.db")
+    first, second = tmp_path / "first", tmp_path / "second"
+    target = open_project(tmp_path / "b.db", create=True)
+    try:
+        counts = export_ground_truth(source, first / "gt.json", fmt)
+        assert counts["copied images"] == 2
+        assert sorted(p.name for p in (first / "images").iterdir()) == sorted(
+            p.name for p in (SAMPLES / "test-images").iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")
+        )
+        text = (first / "gt.json").read_text()
+        assert ".." not in text and "images/" in text
+        report = import_source(target, first / "gt.json")
+        assert report.format == fmt and report.added["ground truths"] == 2
+        for item in repo.items(source):
+            a = repo.ground_truth(source, item.id)
+            b = repo.ground_truth(target, repo.item_by_name(target, item.name).id)
+            assert same_ground_truth(a, b) and [c.bbox for c in a.cards] == [c.bbox for c in b.cards], item.name
+            assert [p.region for p in a.piles] == [p.region for p in b.piles]
+        export_ground_truth(target, second / "gt.json", fmt)
+        files = sorted(str(p.relative_to(first)) for p in first.rglob("*") if p.is_file())
+        assert files == sorted(str(p.relative_to(second)) for p in second.rglob("*") if p.is_file())
+        assert all((first / n).read_bytes() == (second / n).read_bytes() for n in files)
+        # the copies are files reviewer wrote: exporting again replaces them without --force
+        assert export_ground_truth(source, first / "gt.json", fmt)["copied images"] == 2
+        reference = export_ground_truth(source, tmp_path / "ref" / "gt.json", fmt, images="reference")
+        assert "copied images" not in reference and not (tmp_path / "ref" / "images").exists()
+        assert "../" in (tmp_path / "ref" / "gt.json").read_text()
+    finally:
+        source.close()
+        target.close()

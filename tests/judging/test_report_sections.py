@@ -1,6 +1,6 @@
-"""The Failter table is in every format of `reviewer report` with the same
-figures: parsed out of the Markdown, the CSV and the JSON of the failter
-sample, they agree."""
+"""The Failter table and the rubric rules are in every format of `reviewer
+report` with the same figures: parsed out of the Markdown, the CSV and the
+JSON of the failter and rubric samples, they agree."""
 
 from __future__ import annotations
 
@@ -79,3 +79,49 @@ def test_the_failter_table_is_in_every_format_with_the_same_figures(tmp_path):
     }
     assert _markdown_failter(md) == figures
     assert _csv_failter(as_csv) == figures
+
+
+def _markdown_rubric(text: str) -> dict:
+    section = text.split("## Rubric rules\n", 1)[1].split("\n## ", 1)[0]
+    rules = int(section.split(" rules over the verdicts", 1)[0].rsplit(": ", 1)[1])
+    disputes = section.split("### Judge-vs-metrics disputes\n", 1)[1].split("\n### ", 1)[0]
+    rows = []
+    for line in disputes.splitlines():
+        if line.startswith("- "):
+            head = line[2:].split(": ", 1)[0]
+            where, number = head.rsplit(" (dispute ", 1)
+            reading, dimension = where.split(" / ", 1)
+            rows.append((reading, dimension, int(number.rstrip(")"))))
+    return {"rules": rules, "disputes": rows}
+
+
+def _csv_rubric(text: str) -> list:
+    rows = []
+    for block in text.split("\n\n"):
+        for r in csv.DictReader(io.StringIO(block)):
+            if r.get("table") == "rubric_disputes":
+                rows.append((r["reading"], r["dimension"], int(r["dispute"])))
+    return rows
+
+
+def test_the_rubric_rules_are_in_every_format_with_the_same_figures(tmp_path):
+    # the rubric sample's judges break the hallucinated-cards rule on one
+    # reading: the Markdown lists the disputes, the CSV has them as the table
+    # rubric_disputes and the JSON under judges.rubric, the same in all three
+    db = tmp_path / "r.db"
+    assert cli("import", db, ROOT / "samples" / "rubric").exit_code == 0
+    md, as_csv, as_json = (cli("report", db, "--format", fmt).output for fmt in ("md", "csv", "json"))
+    rubric = json.loads(as_json)["judges"]["rubric"]
+    disputes = [(d["reading"], d["dimension"], d["dispute"]) for d in rubric["disputes"]]
+    assert disputes == [("sample-reading-2", "safety_flag", 1), ("sample-reading-2", "tarot_coherence", 2)]
+    assert _markdown_rubric(md) == {"rules": rubric["rule_count"], "disputes": disputes}
+    assert _csv_rubric(as_csv) == disputes
+    assert rubric["gate"] == []  # the sample's readings declare no gate expectations
+
+
+def test_a_project_without_rubric_rules_shown_has_no_rubric_section(tmp_path):
+    db = tmp_path / "f.db"
+    assert cli("import", db, ROOT / "samples" / "failter").exit_code == 0
+    assert "rubric_" not in cli("report", db, "--format", "csv").output
+    judges = json.loads(cli("report", db, "--format", "json").output)["judges"]
+    assert judges is None or judges["rubric"] is None

@@ -102,3 +102,20 @@ def test_the_export_has_the_failter_table_of_the_report(tmp_path):
     assert {r["model"]: r["avg_score"] for r in rows} == {"sloppy-model": 50.0, "tidy-model": 100.0}
     described = dict(x.execute("SELECT column, description FROM _columns WHERE \"table\" = 'failter'").fetchall())
     assert described["avg_score"].startswith("Mean score per trial in points")
+
+
+def test_the_export_has_the_rubric_rules_of_the_report(tmp_path):
+    from tests.conftest import ROOT
+
+    db = tmp_path / "r.db"
+    assert cli("import", db, ROOT / "samples" / "rubric").exit_code == 0
+    rubric = json.loads(cli("report", db, "--format", "json").output)["judges"]["rubric"]
+    assert cli("export", db, tmp_path / "out.db").exit_code == 0
+    x = sqlite_utils.Database(tmp_path / "out.db")
+    rows = list(x.query("SELECT * FROM rubric_disputes"))
+    assert rows == rubric["disputes"] and [r["dimension"] for r in rows] == ["safety_flag", "tarot_coherence"]
+    assert list(x.query("SELECT * FROM rubric_gate")) == rubric["gate"]
+    for table in ("rubric_gate", "rubric_disputes"):
+        described = dict(x.execute('SELECT column, description FROM _columns WHERE "table" = ?', [table]).fetchall())
+        assert list(described) == list(x[table].columns_dict) and all(described.values()), table
+    assert set(rows[0]) == set(x["rubric_disputes"].columns_dict)

@@ -61,9 +61,10 @@ def export_ground_truth(
     previous file is left whole); TargetRefused, before anything is
     written, for a project, a file of another format or a target inside a
     source the project was imported from, unless ``force``
-    (reviewer.storage.safe_write). ``images`` (labelme): 'copy' writes each
-    photo beside its JSON, 'reference' points at it where it is
-    (gt_formats.labelme.export_labelme)."""
+    (reviewer.storage.safe_write). ``images``: 'copy' writes a copy of each
+    photo beside its JSON (labelme) or under ``images/`` beside the file
+    (coco, label-studio), 'reference' points at it where it is
+    (gt_formats.common.plan_image_copies)."""
     if fmt not in EXPORTERS:
         raise ProjectError(f"unknown ground-truth format '{fmt}' (known: {', '.join(EXPORTERS)})")
     who = CONSENSUS if annotator in (None, "", CONSENSUS_NAME) else annotator
@@ -80,8 +81,7 @@ def export_ground_truth(
     out = Path(out)  # not resolved: a symbolic link OUT is safe_write's to refuse (or follow with force)
     try:
         writer = format_function(*EXPORTERS[fmt])
-        extra = {"images": images} if fmt == "labelme" else {}
-        counts = writer(items, out, sources=import_sources(project), force=force, **extra)
+        counts = writer(items, out, sources=import_sources(project), force=force, images=images)
     except OSError as exc:
         raise ProjectError(f"cannot write {out}: {exc}") from exc
     counts["annotator"] = shown(who)

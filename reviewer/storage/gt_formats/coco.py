@@ -37,6 +37,8 @@ from reviewer.storage.gt_formats.common import (
     ensure_item,
     store_ground_truth,
     upright,
+    plan_image_copies,
+    write_image_copies,
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
@@ -215,7 +217,11 @@ COCO_FORMAT = safe_write.json_format("COCO JSON file", is_coco)
 
 
 def export_coco(
-    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+    items: list[tuple[Item, Path, GroundTruth]],
+    out: Path,
+    sources=(),
+    force: bool = False,
+    images: str = "copy",
 ) -> dict[str, Any]:
     """Write one COCO detection file ``out``: a category per pile label (in
     order of first use; '' for cards in no pile), an image per item
@@ -223,9 +229,14 @@ def export_coco(
     ``reviewer_item``), a polygon annotation per pile region and a bbox
     annotation per card with a box (``attributes.text``, '' for a card to
     transcribe; a rectangle segmentation). Cards without a box are counted
-    in ``skipped``."""
+    in ``skipped``. ``images``: 'copy' writes a copy of each photo under
+    ``images/`` beside ``out`` and ``file_name`` names it (the export stands
+    alone and imports back; the copies are files reviewer wrote,
+    common.plan_image_copies); 'reference' names the photo where it is."""
+    copies = plan_image_copies(items, out.parent / "images", images, sources=sources, force=force)
+    safe_write.check_target(out, COCO_FORMAT, sources=sources, force=force)
     categories: dict[str, int] = {}
-    images: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = []
     anns: list[dict[str, Any]] = []
     counts: dict[str, Any] = {"images": 0, "piles": 0, "cards": 0, "skipped": []}
 
@@ -233,10 +244,11 @@ def export_coco(
         return categories.setdefault(label, len(categories) + 1)
 
     for image_id, (item, photo, gt) in enumerate(items, 1):
-        images.append(
+        shown_at = copies.get(image_id - 1, photo)
+        entries.append(
             {
                 "id": image_id,
-                "file_name": Path(os.path.relpath(photo, out.parent)).as_posix(),
+                "file_name": Path(os.path.relpath(shown_at, out.parent)).as_posix(),
                 "width": item.width,
                 "height": item.height,
                 "reviewer_item": item.name,
@@ -283,9 +295,11 @@ def export_coco(
     doc = {
         "info": {"description": "ground truth exported by reviewer"},
         "licenses": [],
-        "images": images,
+        "images": entries,
         "annotations": anns,
         "categories": [{"id": i, "name": n, "supercategory": "pile"} for n, i in categories.items()],
     }
+    if copies:
+        counts["copied images"] = write_image_copies(items, copies, sources=sources, force=force)
     safe_write.write_json(out, doc, COCO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

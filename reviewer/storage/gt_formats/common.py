@@ -41,8 +41,11 @@ from reviewer.storage.confine import (
     outside,
     plain_name,
     points_outside,
+    safe_file_name,
     shown,
+    within,
 )
+from reviewer.storage import safe_write
 from reviewer.storage.previews import store_preview
 
 #: Label Studio prefixes uploaded files with 8 hex digits and a dash.
@@ -344,3 +347,58 @@ def drawable(item: Item, gt: GroundTruth, skipped: list[str]) -> Drawable:
         else:
             cards.append((k, card))
     return Drawable(regions, cards, kept)
+
+
+#: The photos an export copies (labelme beside its JSON, COCO and Label Studio
+#: under images/): recognised by their first bytes (reviewer.storage.safe_write).
+IMAGE_FORMAT = safe_write.magic_format(
+    "image", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF8", b"RIFF", b"BM", b"II*\x00", b"MM\x00*"
+)
+#: How an export refers to the photos: 'copy' (a copy written with the export) or 'reference'.
+IMAGE_MODES = ("copy", "reference")
+
+
+def plan_image_copies(
+    items: Sequence[tuple[Item, Path, GroundTruth]],
+    folder: Path,
+    images: str,
+    sources=(),
+    force: bool = False,
+) -> dict[int, Path]:
+    """Where an export with ``images`` 'copy' writes the copy of each
+    item's photo: ``folder`` / the item's name made a safe file name
+    (reviewer.storage.confine.safe_file_name, one per item) + the photo's
+    suffix in lower case, keyed by the item's position in ``items``. An item
+    whose copy would lie outside ``folder`` gets none (the export then
+    references its photo). {} for 'reference'. ValueError for another mode;
+    TargetRefused, before anything is written, for a target that is not a
+    file reviewer may replace, unless ``force`` (reviewer.storage.safe_write)."""
+    if images not in IMAGE_MODES:
+        raise ValueError(f"images is one of {', '.join(IMAGE_MODES)}, not '{images}'")
+    copies: dict[int, Path] = {}
+    if images != "copy":
+        return copies
+    used: set[str] = set()
+    for k, (item, photo, _) in enumerate(items):
+        name = safe_file_name(item.name, used) + photo.suffix.lower()
+        target = Path(folder) / name
+        if Path(folder).exists():
+            try:
+                target = within(folder, name)
+            except Refused:
+                continue
+        safe_write.check_target(target, IMAGE_FORMAT, sources=sources, force=force)
+        copies[k] = target
+    return copies
+
+
+def write_image_copies(
+    items: Sequence[tuple[Item, Path, GroundTruth]], copies: dict[int, Path], sources=(), force: bool = False
+) -> int:
+    """Write the copies planned by plan_image_copies (each photo's bytes,
+    replaced whole through reviewer.storage.safe_write, so they count as
+    files reviewer wrote). Returns how many were written."""
+    for k, target in copies.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        safe_write.write_bytes(target, items[k][1].read_bytes(), IMAGE_FORMAT, sources=sources, force=force)
+    return len(copies)

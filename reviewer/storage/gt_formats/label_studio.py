@@ -45,6 +45,8 @@ from reviewer.storage.gt_formats.common import (
     ensure_item,
     store_ground_truth,
     upright,
+    plan_image_copies,
+    write_image_copies,
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
@@ -247,14 +249,24 @@ LABEL_STUDIO_FORMAT = safe_write.json_format("Label Studio JSON file", lambda da
 
 
 def export_label_studio(
-    items: list[tuple[Item, Path, GroundTruth]], out: Path, sources=(), force: bool = False
+    items: list[tuple[Item, Path, GroundTruth]],
+    out: Path,
+    sources=(),
+    force: bool = False,
+    images: str = "copy",
 ) -> dict[str, Any]:
     """Write one Label Studio JSON export ``out``: a task per item
     (``data.image`` a local-files URL relative to the file's folder,
     ``data.reviewer_item``) with one annotation marked ``ground_truth``: a
     polygonlabels result per pile region, and per card with a box a
     rectanglelabels result (a plain rectangle for a card in no pile) and a
-    textarea of the same id, in percent of the upright size, rotation 0."""
+    textarea of the same id, in percent of the upright size, rotation 0.
+    ``images``: 'copy' writes a copy of each photo under ``images/`` beside
+    ``out`` and ``data.image`` names it (the export stands alone and imports
+    back; the copies are files reviewer wrote, common.plan_image_copies);
+    'reference' names the photo where it is."""
+    copies = plan_image_copies(items, out.parent / "images", images, sources=sources, force=force)
+    safe_write.check_target(out, LABEL_STUDIO_FORMAT, sources=sources, force=force)
     tasks = []
     counts: dict[str, Any] = {"tasks": 0, "piles": 0, "cards": 0, "skipped": []}
     for task_id, (item, photo, gt) in enumerate(items, 1):
@@ -303,7 +315,8 @@ def export_label_studio(
                 }
             )
             counts["cards"] += 1
-        image = "/data/local-files/?d=" + Path(os.path.relpath(photo, out.parent)).as_posix()
+        shown_at = copies.get(task_id - 1, photo)
+        image = "/data/local-files/?d=" + Path(os.path.relpath(shown_at, out.parent)).as_posix()
         tasks.append(
             {
                 "id": task_id,
@@ -321,5 +334,7 @@ def export_label_studio(
             }
         )
         counts["tasks"] += 1
+    if copies:
+        counts["copied images"] = write_image_copies(items, copies, sources=sources, force=force)
     safe_write.write_json(out, tasks, LABEL_STUDIO_FORMAT, sources=sources, force=force, indent=1, newline=False)
     return counts

@@ -35,6 +35,8 @@ from typing import Any
 from reviewer.core.models import GroundTruth, Item
 from reviewer.storage.db import Project
 from reviewer.storage.gt_formats.common import (
+    IMAGE_FORMAT,
+    IMAGE_MODES,
     GtBuilder,
     annotator_of,
     declared_size,
@@ -168,14 +170,6 @@ def card_folder_stem(ref: str) -> str:
 
 #: What export_labelme writes, to check a file it would replace (reviewer.storage.safe_write).
 LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
-
-
-#: The photos an export copies (labelme beside its JSON): recognised by their first bytes.
-IMAGE_FORMAT = safe_write.magic_format(
-    "image", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF8", b"RIFF", b"BM", b"II*\x00", b"MM\x00*"
-)
-#: How an export refers to the photos: 'copy' (beside the file, as labelme saves) or 'reference'.
-IMAGE_MODES = ("copy", "reference")
 
 
 def export_labelme(

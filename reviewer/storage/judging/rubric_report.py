@@ -11,10 +11,12 @@ several judged runs). Every untrusted text goes through md_text.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from reviewer.core.tables import markdown_cell, markdown_rows, md_text
+from reviewer.core.tables import csv_row, markdown_cell, markdown_rows, md_text
 from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels
 from reviewer.core.judging.rubric_rules import (
     GateTally,
@@ -26,7 +28,15 @@ from reviewer.core.judging.rubric_rules import (
 )
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
 
-__all__ = ["RubricSection", "build_rubric_section", "rubric_markdown", "rubric_verdicts_markdown"]
+__all__ = [
+    "RubricSection",
+    "build_rubric_section",
+    "rubric_csv",
+    "rubric_markdown",
+    "rubric_objects",
+    "rubric_tables",
+    "rubric_verdicts_markdown",
+]
 
 #: Longest notes or issue list shown in the rubric verdicts table (characters).
 TEXT_LIMIT = 1000
@@ -220,3 +230,94 @@ def rubric_verdicts_markdown(section: RubricSection) -> str:
         cells += [_cell("; ".join(v.issues_found) or "none", TEXT_LIMIT), _cell(v.rationale, TEXT_LIMIT)]
         table.append(cells)
     return "\n".join(out + markdown_rows([_cell(h) for h in header], table)) + "\n"
+
+
+#: The columns of the judge gate table in the CSV report and the JSON's ``rubric.gate`` objects.
+GATE_COLUMNS = (
+    "rater",
+    "should_block",
+    "blocked",
+    "missed",
+    "should_pass",
+    "wrongly_blocked",
+    "undecided",
+)
+#: The columns of the judge-vs-metrics dispute table (CSV) and the JSON's ``rubric.disputes`` objects.
+DISPUTE_COLUMNS = ("reading", "dimension", "dispute", "detail")
+
+
+def _gate_rows(section: RubricSection) -> list[list[Any]]:
+    """One row per judge: its name and how many readings fall in each part
+    of the gate tally (rubric_rules.GateTally; counts of readings)."""
+    return [
+        [
+            t.rater,
+            len(t.should_block),
+            len(t.blocked),
+            len(t.missed),
+            len(t.should_pass),
+            len(t.wrongly_blocked),
+            len(t.undecided),
+        ]
+        for t in section.gate
+    ]
+
+
+def _dispute_rows(section: RubricSection) -> list[list[Any]]:
+    """One row per judge-vs-metrics dispute, in the Markdown's order."""
+    ordered = sorted(section.disputes, key=lambda d: (natural_key(section.name(d.subject)), d.dimension))
+    return [[section.name(d.subject), d.dimension, d.id, d.detail] for d in ordered]
+
+
+def rubric_objects(section: RubricSection) -> Any:
+    """The rubric rules section as JSON: {"rules": name, "source": file,
+    "rule_count": n, "gate": [{GATE_COLUMNS: counts of readings}...],
+    "disputes": [{DISPUTE_COLUMNS}...]}; None when rubric_markdown shows
+    nothing. The same figures as the Markdown section."""
+    if not section.shown:
+        return None
+    return {
+        "rules": section.rules.name,
+        "source": section.source,
+        "rule_count": len(section.rules.rules),
+        "gate": [dict(zip(GATE_COLUMNS, row)) for row in _gate_rows(section)],
+        "disputes": [dict(zip(DISPUTE_COLUMNS, row)) for row in _dispute_rows(section)],
+    }
+
+
+def rubric_csv(section: RubricSection) -> str:
+    """The rubric rules section as CSV: the table ``rubric_gate`` (a first
+    column ``table``, then GATE_COLUMNS) and, after a blank line, the table
+    ``rubric_disputes`` (``table``, then DISPUTE_COLUMNS); a table without
+    rows is left out, '' when rubric_markdown shows nothing. Text cells are
+    made visible and formula-safe (core.tables.csv_row)."""
+    if not section.shown:
+        return ""
+    parts = []
+    for name, columns, rows in (
+        ("rubric_gate", GATE_COLUMNS, _gate_rows(section)),
+        ("rubric_disputes", DISPUTE_COLUMNS, _dispute_rows(section)),
+    ):
+        if not rows:
+            continue
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["table", *columns])
+        for row in rows:
+            writer.writerow(csv_row([name, *row]))
+        parts.append(buf.getvalue())
+    return "\n".join(parts)
+
+
+def rubric_tables(section: "RubricSection | None") -> list[tuple[str, dict, None, list[tuple]]]:
+    """The analysts' export tables rubric_gate (GATE_COLUMNS: a judge and
+    counts of readings) and rubric_disputes (DISPUTE_COLUMNS), the rows of
+    the CSV report's tables of the same names; empty tables without a
+    section or when rubric_markdown shows nothing."""
+    shown = section is not None and section.shown
+    gate = [tuple(r) for r in _gate_rows(section)] if section is not None and shown else []
+    disputes = [tuple(r) for r in _dispute_rows(section)] if section is not None and shown else []
+    return [
+        ("rubric_gate", {c: (str if c == "rater" else int) for c in GATE_COLUMNS}, None, gate),
+        ("rubric_disputes", {"reading": str, "dimension": str, "dispute": int, "detail": str}, None, disputes),
+    ]
