@@ -12,7 +12,7 @@ read-only project nothing is written and the result says so.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from reviewer.core.judging.calibration_fit import CalibrationMap, fit_map
@@ -58,7 +58,7 @@ def fit_calibrations(project: Project, method: str, settings: Optional[Calibrati
     seed = split_seed_of(project)
     _, split_of = people_and_splits(project, vs, adjudications, seed)
     out = []
-    for r in calibration_rows(project, settings, None, vs, adjudications):
+    for r in calibration_rows(project, replace(settings, calibrated=False), None, vs, adjudications):
         version = test_reuse.rubric_version(project, r.judge, r.dimension)
         dev = [i for i, s in enumerate(r.subjects) if split_of(s) == "dev"]
         test = [i for i, s in enumerate(r.subjects) if split_of(s) == "test"]
