@@ -49,6 +49,7 @@ from reviewer.storage import safe_write
 from reviewer.storage.db import Project
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.validation import pass_thresholds
 
@@ -219,8 +220,6 @@ def calibration_rows(
         population = list(g["population"])
         used = "raw"
         if settings.calibrated and source != SPAN_SOURCE:
-            from reviewer.storage.judging.calibration_fit import stored_map  # it reads this module
-
             m = stored_map(project, judge, dim, source)
             if m is not None:
                 conf = [float(x) for x in m.apply(conf)]

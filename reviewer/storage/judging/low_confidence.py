@@ -18,7 +18,7 @@ from reviewer.core.judging.low_confidence import low_confidence_disputes
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.storage.db import Project
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.judging.calibration_fit import stored_map
+from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
 from reviewer.storage.judging.confidences import confidences
 
