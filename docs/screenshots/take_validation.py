@@ -9,7 +9,9 @@ span-labeling baseline snapshot (span confidences) into a scratch project,
 opens the real window at 1600x1000 in the adjudication mode, waits for the
 validation figures (computed off the GUI thread) and saves the Alignment
 tab (PandaLM-7B against the annotators' majority) and the Reliability tab
-(the span confidences' reliability diagram). Look at every PNG before
+(the span confidences' reliability diagram), then the Compare tab
+(validation-compare.png: two judges compared, on a slice when the items
+have metadata). Look at every PNG before
 committing it.
 """
 
@@ -58,6 +60,21 @@ def main(out: Path) -> int:
         QTest.qWait(500)
         path = out / name
         print(f"{path}: {'saved' if window.grab().save(str(path)) else 'NOT saved'}")
+    # the Compare tab: the first two judges, on the first slice of the first metadata field when there is one
+    judges = [panel.first_judge.itemText(i) for i in range(1, panel.first_judge.count())]
+    fields = [panel.slice_field.itemText(i) for i in range(1, panel.slice_field.count())]
+    slice_ = None
+    if fields:
+        panel.slice_field.setCurrentText(fields[0])
+        slice_ = (fields[0], panel.slice_value.itemText(0))
+    panel.choose(slice_, (judges[0], judges[1]) if len(judges) > 1 else None)
+    panel.tabs.setCurrentWidget(panel.compare_text)
+    while panel.worker.busy() or panel.figures is None:
+        app.processEvents()
+        QTest.qWait(50)
+    QTest.qWait(500)
+    path = out / "validation-compare.png"
+    print(f"{path}: {'saved' if window.grab().save(str(path)) else 'NOT saved'}", panel.figures.slice)
     panel.worker.wait()
     window.close()
     return 0

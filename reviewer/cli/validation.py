@@ -110,6 +110,12 @@ def _trust_options(f):
     "before and after on the test split; stored with the judge's rubric version (platt and isotonic need "
     "scikit-learn: pip install 'reviewer[calibration]').",
 )
+@click.option(
+    "--calibrated",
+    is_flag=True,
+    help="Use the calibration map stored by --fit for the judge's current rubric version where there is one "
+    "(each row says which confidence it used: raw or calibrated with its method).",
+)
 @BY
 @click.option(
     "--force",
@@ -123,6 +129,7 @@ def calibration(
     as_json: bool,
     charts_dir: Optional[Path],
     fit: Optional[str],
+    calibrated: bool,
     by: Optional[str],
     force: bool,
     tolerance: float,
@@ -147,7 +154,9 @@ def calibration(
     )
     from reviewer.storage.spans.confidences import span_confidences
 
-    settings = CalibrationSettings(tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n)
+    settings = CalibrationSettings(
+        tolerance=tolerance, metric=metric, target=target, alpha=alpha, min_n=min_n, calibrated=calibrated
+    )
     if fit is not None:
         _fit(project, fit, settings, as_json)
         return

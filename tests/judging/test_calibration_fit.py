@@ -107,3 +107,45 @@ def test_calibration_fit_command_fits_on_dev_reports_on_test_and_counts_the_read
     # alignment reads the count and does not add to it
     data = json.loads(CliRunner().invoke(main, ["alignment", str(db), "--json", "--resamples", "200"]).stdout)
     assert data["alignments"][0]["test_split_reads"]["count"] == 2
+
+
+def test_selective_judging_and_low_confidence_disputes_use_the_stored_map_and_say_so(db):
+    from reviewer.storage.judging.calibration_fit import stored_map
+    from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
+    from reviewer.storage.judging.low_confidence import project_low_confidence
+
+    p = open_project(db)
+    try:
+        (raw,) = calibration_rows(p, CalibrationSettings(calibrated=True))  # no map stored yet: raw
+        assert raw.confidence_used == "raw"
+    finally:
+        p.close()
+    out = CliRunner().invoke(main, ["calibration", str(db), "--fit", "temperature", "--json"])
+    assert out.exit_code == 0, out.output
+    p = open_project(db)
+    try:
+        m = stored_map(p, "j", "ok", "stated")
+        assert m is not None and m.method == "temperature"
+        used = f"calibrated (temperature, fitted on {m.n} dev verdicts)"
+        (cal,) = calibration_rows(p, CalibrationSettings(calibrated=True))
+        assert cal.confidence_used == used
+        assert np.allclose(cal.confidence, m.apply(list(raw.confidence)))
+        assert cal.confidence != raw.confidence and cal.correct == raw.correct
+        assert cal.calibration.ece < raw.calibration.ece  # the over-confident judge is honest after the map
+        raw_disputes = project_low_confidence(p, CalibrationSettings(target=0.6))
+        cal_disputes = project_low_confidence(p, CalibrationSettings(target=0.6, calibrated=True))
+    finally:
+        p.close()
+    assert raw_disputes and cal_disputes
+    assert all(d.detail.endswith("(raw)") for d in raw_disputes)
+    assert all(d.detail.endswith(f"({used})") for d in cal_disputes)
+    raw_conf = dict(zip(raw.subjects, raw.confidence))
+    for d in cal_disputes:
+        assert f"stated confidence {float(m.apply([raw_conf[d.subject]])[0]):.2f} below" in d.detail
+    # the command line says which confidence it used
+    out = CliRunner().invoke(main, ["calibration", str(db), "--calibrated", "--json"])
+    assert json.loads(out.stdout)["calibrations"][0]["confidence_used"] == used
+    out = CliRunner().invoke(main, ["calibration", str(db)])
+    assert "confidence used: raw" in out.output
+    out = CliRunner().invoke(main, ["calibration", str(db), "--calibrated"])
+    assert f"j / ok / stated: {used}" in out.output

@@ -247,3 +247,50 @@ def test_low_confidence_verdicts_are_in_the_dispute_queue(window):
     assert DisputeKind.LOW_CONFIDENCE in kinds
     queue = window.adjudication.queue
     assert queue.kind_combo.findText("low confidence") > 0
+
+
+@pytest.fixture
+def sliced(db):
+    """The items of ``db`` get a metadata field 'subset': 'even' or 'odd' by their number."""
+    from reviewer.storage.item_metadata import add_item_metadata
+
+    p = open_project(db)
+    for item_id, name in p.db.execute("SELECT id, name FROM items").fetchall():
+        add_item_metadata(p, item_id, {"subset": "even" if int(name[1:]) % 2 == 0 else "odd"})
+    p.close()
+    return db
+
+
+def test_slice_and_comparison_equal_the_command_lines(qtbot, sliced, window, tmp_path):
+    panel = shown(qtbot, window)
+    assert not panel.figures.error
+    fields = [panel.slice_field.itemText(i) for i in range(panel.slice_field.count())]
+    assert "subset" in fields
+    assert {panel.first_judge.itemText(i) for i in range(panel.first_judge.count())} >= {"judge", "other"}
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(sliced.read_bytes())
+    # a comparison over all subjects
+    panel.choose(None, ("judge", "other"))
+    qtbot.waitUntil(lambda: bool(panel.figures.comparisons) and not panel.worker.busy(), timeout=60_000)
+    out = CliRunner().invoke(main, ["alignment", str(copy), "--compare", "judge,other", "--json"])
+    assert out.exit_code == 0, out.output
+    cli = json.loads(out.output)["comparisons"]
+    assert [c.as_dict() for c in panel.figures.comparisons] == cli
+    text = panel.compare_text.toPlainText()
+    assert cli[0]["sentence"] in text and f"p = {cli[0]['mcnemar']['p']:.3g}" in text
+    # the same comparison and the alignment on one slice
+    panel.choose(("subset", "odd"), ("judge", "other"))
+    qtbot.waitUntil(lambda: panel.figures.slice == ("subset", "odd") and not panel.worker.busy(), timeout=60_000)
+    out = CliRunner().invoke(main, ["alignment", str(copy), "--compare", "judge,other", "--by", "subset", "--json"])
+    odd = {s["slice"]: s for s in json.loads(out.output)["slices"]}["odd"]["comparisons"]
+    shown_odd = [c.as_dict() for c in panel.figures.comparisons]
+    assert shown_odd == odd and odd[0]["n"] == LABELLED // 2
+    assert shown_odd != cli
+    out = CliRunner().invoke(main, ["alignment", str(copy), "--by", "subset", "--json"])
+    odd_alignment = {s["slice"]: s for s in json.loads(out.output)["slices"]}["odd"]
+    a = {(x["judge"], x["dimension"]): x for x in odd_alignment["alignments"]}[("judge", "ok")]
+    from reviewer.storage.judging.validation import alignment_json
+
+    mine = {(x["judge"], x["dimension"]): x for x in alignment_json(panel.figures.validation)["alignments"]}
+    assert mine[("judge", "ok")]["splits"] == a["splits"] and a["splits"][0]["n"] == LABELLED // 2
+    assert "subset = odd" in panel.status.text()

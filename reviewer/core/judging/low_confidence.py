@@ -19,7 +19,7 @@ a flip or a contradiction (severity 1). Pure.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Optional
 
 from reviewer.core.judging.disputes import natural_key
 from reviewer.core.judging.verdict_confidence import SOURCES
@@ -34,6 +34,7 @@ SEVERITY_CAP = 0.5
 def low_confidence_disputes(
     entries: Iterable[tuple[Verdict, str, str, str, float]],
     thresholds: Mapping[tuple[str, str, str], float],
+    confidence_used: Optional[Mapping[tuple[str, str, str], str]] = None,
 ) -> list[Dispute]:
     """The low-confidence disputes (module doc).
 
@@ -42,6 +43,10 @@ def low_confidence_disputes(
             for each stored confidence of a judge's primary verdict whose
             dimension has a decided value.
         thresholds: {(judge name, dimension, source): trust threshold 0-1}.
+        confidence_used: {(judge name, dimension, source): which confidence
+            the entries and thresholds are on, e.g. 'calibrated (isotonic,
+            fitted on 60 dev verdicts)'}; 'raw' where absent. The detail
+            names it.
 
     Returns:
         One dispute per verdict and dimension whose deciding confidence is
@@ -69,7 +74,8 @@ def low_confidence_disputes(
                 dimension=dim,
                 verdict_ids=[v.id],
                 severity=round(severity, 6),
-                detail=f"{judge}: {source} confidence {c:.2f} below its trust threshold {t:.2f}",
+                detail=f"{judge}: {source} confidence {c:.2f} below its trust threshold {t:.2f} "
+                f"({(confidence_used or {}).get((judge, dim, source), 'raw')})",
             )
         )
     out.sort(key=lambda d: (-d.severity, natural_key(d.subject), d.dimension))

@@ -13,7 +13,16 @@ validation_worker, off the GUI thread):
   subject opens its dispute (``disputeOpened``), or, when it has none,
   shows its verdicts below the tabs;
 * **Reliability** (reviewer.qt.judging.reliability): the reliability
-  diagram with ECE, adaptive ECE and Brier.
+  diagram with ECE, adaptive ECE and Brier;
+* **Compare**: two judges chosen above the tabs compared on the subjects
+  both judged and people labelled, as ``reviewer alignment P --compare
+  J1,J2`` prints it (McNemar's exact test, the Δκ and Δaccuracy paired
+  bootstrap intervals, the sentence).
+
+The slice selector above the tabs (a metadata field of the items, then one
+of its values) limits the alignment, the reliability and the comparison to
+that slice's subjects, as ``--by FIELD`` does; the agreement table stays
+over all subjects.
 
 The view computes while it is shown: a change while hidden marks it stale,
 and it is computed when shown again. While computing, the status line says
@@ -34,8 +43,10 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -50,9 +61,12 @@ from reviewer.core.judging.disputes import format_value
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import AlignmentView
 from reviewer.qt.judging.reliability import ReliabilityView
-from reviewer.qt.judging.validation_worker import ValidationFigures, ValidationWorker
+from reviewer.qt.judging.validation_worker import ValidationFigures, ValidationWorker, comparison_text, slice_choices
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
+
+ALL_SUBJECTS = "all subjects"
+NO_JUDGE = "-"
 
 AGREEMENT_COLUMNS = (
     "raters",
@@ -122,6 +136,21 @@ class ValidationPanel(QWidget):
         self.tabs.addTab(self.agreement_view, "Agreement")
         self.tabs.addTab(self.alignment, "Alignment")
         self.tabs.addTab(self.reliability, "Reliability")
+        self.compare_text = QPlainTextEdit()
+        self.compare_text.setReadOnly(True)
+        self.compare_text.setPlaceholderText("Choose two judges above to compare them on the same subjects.")
+        self.tabs.addTab(self.compare_text, "Compare")
+        self.slice_field = QComboBox()
+        self.slice_value = QComboBox()
+        self.first_judge = QComboBox()
+        self.second_judge = QComboBox()
+        self.slice_field.setToolTip("Limit alignment, reliability and comparison to a slice: an item metadata field")
+        self.slice_field.currentIndexChanged.connect(self._fill_slice_values)
+        for box in (self.slice_value, self.first_judge, self.second_judge):
+            box.activated.connect(self._choice_changed)
+        for box in (self.slice_field, self.slice_value, self.first_judge, self.second_judge):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(16)
         self.verdicts = QPlainTextEdit()
         self.verdicts.setReadOnly(True)
         self.verdicts.setPlaceholderText("The verdicts of a dangerous subject without a dispute show here.")
@@ -135,6 +164,17 @@ class ValidationPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
+        choose = QHBoxLayout()
+        for label, box in (
+            ("slice:", self.slice_field),
+            ("=", self.slice_value),
+            ("compare:", self.first_judge),
+            ("with", self.second_judge),
+        ):
+            choose.addWidget(QLabel(label))
+            choose.addWidget(box)
+        choose.addStretch(1)
+        layout.addLayout(choose)
         layout.addWidget(split, 1)
         for signal in (session.projectChanged, session.disputesChanged, session.adjudicationsChanged):
             signal.connect(self.mark_stale)
@@ -162,8 +202,68 @@ class ValidationPanel(QWidget):
             self.worker.cancel()
             self.status.setText("No project open.")
             return
+        self._fill_slice_fields(project)
         self.worker.start(project)
         self.status.setText("computing… (agreement intervals, alignment, calibration)")
+
+    # -- slice and comparison ----------------------------------------------------------------
+    def _fill_slice_fields(self, project) -> None:
+        """The metadata fields of the open project, keeping the one chosen."""
+        chosen = self.slice_field.currentText()
+        fields = [ALL_SUBJECTS] + slice_choices(project)
+        if [self.slice_field.itemText(i) for i in range(self.slice_field.count())] == fields:
+            return
+        self.slice_field.blockSignals(True)
+        self.slice_field.clear()
+        self.slice_field.addItems(fields)
+        self.slice_field.setCurrentIndex(max(0, fields.index(chosen) if chosen in fields else 0))
+        self.slice_field.blockSignals(False)
+        self._fill_slice_values(compute=False)
+
+    def _fill_slice_values(self, *_args, compute: bool = True) -> None:
+        """The values (slices) of the chosen field; computes again when asked."""
+        project = self.session.project
+        field_name = self.slice_field.currentText()
+        self.slice_value.clear()
+        if project is not None and field_name and field_name != ALL_SUBJECTS:
+            try:
+                self.slice_value.addItems(slice_choices(project, field_name))
+            except ValueError as exc:
+                self.status.setText(str(exc))
+        self.slice_value.setEnabled(self.slice_value.count() > 0)
+        if compute:
+            self._choice_changed()
+
+    def choose(self, slice_: Optional[tuple[str, str]], compare: Optional[tuple[str, str]]) -> None:
+        """Set the slice (field, value) and the two judges compared, and compute again."""
+        if slice_ is None:
+            self.slice_field.setCurrentIndex(0)
+        else:
+            self.slice_field.setCurrentText(slice_[0])
+            self.slice_value.setCurrentText(slice_[1])
+        for box, name in zip((self.first_judge, self.second_judge), compare or (NO_JUDGE, NO_JUDGE)):
+            if box.findText(name) < 0:
+                box.addItem(name)
+            box.setCurrentText(name)
+        self._choice_changed()
+
+    def _choice_changed(self, *_args) -> None:
+        field_name, value = self.slice_field.currentText(), self.slice_value.currentText()
+        self.worker.slice = (field_name, value) if field_name not in ("", ALL_SUBJECTS) and value else None
+        pair = (self.first_judge.currentText(), self.second_judge.currentText())
+        self.worker.compare = pair if NO_JUDGE not in pair and "" not in pair and pair[0] != pair[1] else None
+        self.mark_stale()
+
+    def _fill_judges(self, figures: ValidationFigures) -> None:
+        names = sorted({a.judge for a in figures.validation.items} | {n for n in self._judge_names() if n != NO_JUDGE})
+        for box in (self.first_judge, self.second_judge):
+            chosen = box.currentText() or NO_JUDGE
+            box.clear()
+            box.addItems([NO_JUDGE] + names)
+            box.setCurrentText(chosen)
+
+    def _judge_names(self) -> list[str]:
+        return [self.first_judge.itemText(i) for i in range(self.first_judge.count())]
 
     def _show(self, figures: ValidationFigures) -> None:
         self.figures = figures
@@ -175,6 +275,19 @@ class ValidationPanel(QWidget):
                 f"{len(figures.validation.items)} judge / dimension alignments, "
                 f"{len(figures.calibration)} calibrations (95 % intervals: Wilson or Clopper-Pearson for shares, else bootstrap with 2,000 resamples, seed 0)"
             )
+        if figures.slice is not None:
+            self.status.setText(
+                self.status.text()
+                + f"; alignment, reliability and comparison on {figures.slice[0]} = {figures.slice[1]} "
+                f"({figures.subjects} subjects; agreement on all)"
+            )
+        self._fill_judges(figures)
+        if figures.comparisons:
+            self.compare_text.setPlainText(comparison_text(figures.comparisons))
+        elif figures.compare_error:
+            self.compare_text.setPlainText(f"cannot compare: {figures.compare_error}")
+        else:
+            self.compare_text.clear()
         self._fill_agreement(figures)
         self.alignment.set_validation(figures.validation, figures.budget)
         self.reliability.set_rows(figures.calibration)

@@ -16,6 +16,13 @@ one's label budget, reviewer.storage.judging.label_budget) and the
 calibration of judge and span confidences (reviewer.storage.judging.
 calibration_report.calibration_rows, as ``reviewer calibration``), all with
 their default settings (2,000 resamples, seed 0).
+
+A *slice* (a metadata field of the items and one of its values,
+reviewer.storage.item_metadata) limits the alignment, the calibration and
+the comparison to its subjects, as ``--by FIELD`` does; the agreement table
+stays over all subjects. A *comparison* of two judges gives what
+``reviewer alignment P --compare J1,J2`` gives (reviewer.storage.judging.
+comparison.project_comparisons).
 """
 
 from __future__ import annotations
@@ -30,13 +37,30 @@ from PySide6.QtCore import QObject
 
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
+from reviewer.core.judging.judge_compare import JudgeComparison
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import agreement_with_intervals
+from reviewer.storage.item_metadata import metadata_fields, subject_slices
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 from reviewer.storage.judging.calibration_report import CalibrationRow, calibration_rows
 from reviewer.storage.judging.label_budget import alignment_budget, budget_text
 from reviewer.storage.judging.validation import Validation, project_alignments
 from reviewer.storage.spans.confidences import span_confidences
 from reviewer.qt.session.reader_worker import ReaderWorker
+
+
+__all__ = ["ValidationFigures", "ValidationWorker", "comparison_text", "compute", "slice_choices"]
+
+
+def slice_choices(project: Project, field_name: Optional[str] = None) -> list[str]:
+    """The slice selector's choices: the items' metadata fields (``field_name``
+    None), else the slices (values) of that field among judged subjects,
+    sorted. A light read on the calling thread. Raises ValueError as
+    reviewer.storage.item_metadata.subject_slices does."""
+    if field_name is None:
+        return metadata_fields(project)
+    return sorted(set(subject_slices(project, field_name).values()))
 
 
 class Cancelled(Exception):
@@ -51,7 +75,11 @@ class ValidationFigures:
     further labels it needs in all (None: cannot be sized yet);
     ``error``: why it failed ('' when it did not; then the figures are
     empty); ``thread``: threading.get_ident() of the thread that computed
-    it; ``seconds``: how long it took."""
+    it; ``seconds``: how long it took; ``slice``: (field, value) the
+    alignment, calibration and comparison were limited to (None: all
+    subjects) and ``subjects`` its number of subjects; ``comparisons``:
+    the two judges compared per dimension (empty when none was asked or
+    ``compare_error`` says why not)."""
 
     agreement: list[AgreementRow] = field(default_factory=list)
     validation: Validation = field(default_factory=lambda: Validation([], [], 0))
@@ -60,6 +88,10 @@ class ValidationFigures:
     error: str = ""
     thread: int = 0
     seconds: float = 0.0
+    slice: Optional[tuple[str, str]] = None
+    subjects: int = 0
+    comparisons: list[JudgeComparison] = field(default_factory=list)
+    compare_error: str = ""
 
 
 def compute(
@@ -68,11 +100,15 @@ def compute(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    slice_: Optional[tuple[str, str]] = None,
+    compare: Optional[tuple[str, str]] = None,
 ) -> ValidationFigures:
     """Agreement, alignment and calibration of ``project`` (module doc),
-    read through ``project`` on the calling thread. Raises Cancelled when
-    ``cancelled()`` turns true between two steps; ProjectError or
-    sqlite3.Error when the project cannot be read."""
+    read through ``project`` on the calling thread; ``slice_``: (metadata
+    field, value) to limit them to; ``compare``: two judges to compare.
+    Raises Cancelled when ``cancelled()`` turns true between two steps;
+    ProjectError or sqlite3.Error when the project cannot be read,
+    ValueError when the field is not a metadata field."""
     start = time.perf_counter()
 
     def check() -> None:
@@ -81,15 +117,43 @@ def compute(
 
     agreement = agreement_with_intervals(project, n_resamples=n_resamples, seed=seed)
     check()
-    validation = project_alignments(project, n_resamples=n_resamples, seed=seed)
+    subjects: Optional[set[str]] = None
+    if slice_ is not None:
+        subjects = {s for s, name in subject_slices(project, slice_[0]).items() if name == slice_[1]}
+    validation = project_alignments(project, n_resamples=n_resamples, seed=seed, subjects=subjects)
     check()
-    calibration = calibration_rows(project, span_confidences=span_confidences(project))
+    if subjects is None:
+        calibration = calibration_rows(project, span_confidences=span_confidences(project))
+    else:
+        vs, adjudications = judging.verdicts(project), judging.adjudications(project)
+        calibration = calibration_rows(
+            project,
+            verdicts=[v for v in vs if v.subject in subjects],
+            adjudications=[a for a in adjudications if a.subject in subjects],
+        )
+    check()
+    comparisons: list[JudgeComparison] = []
+    compare_error = ""
+    if compare is not None:
+        try:
+            comparisons = project_comparisons(project, *compare, subjects=subjects, n_resamples=n_resamples, seed=seed)
+        except ValueError as exc:
+            compare_error = str(exc).splitlines()[0]
     budget = []
     for a in validation.items:
         needs = [b.further for b in alignment_budget(a).values() if b.further is not None]
         budget.append((budget_text([a]).splitlines()[-1], max(needs) if needs else None))
     return ValidationFigures(
-        agreement, validation, calibration, budget, thread=threading.get_ident(), seconds=time.perf_counter() - start
+        agreement,
+        validation,
+        calibration,
+        budget,
+        thread=threading.get_ident(),
+        seconds=time.perf_counter() - start,
+        slice=slice_,
+        subjects=len(subjects) if subjects is not None else 0,
+        comparisons=comparisons,
+        compare_error=compare_error,
     )
 
 
@@ -100,17 +164,20 @@ class ValidationWorker(ReaderWorker):
 
     def __init__(self, parent: Optional[QObject] = None, resamples: int = DEFAULT_RESAMPLES):
         super().__init__(
-            lambda reader, cancelled: _compute_or_none(reader, cancelled, resamples),
+            lambda reader, cancelled: _compute_or_none(reader, cancelled, resamples, self.slice, self.compare),
             lambda exc: ValidationFigures(error=str(exc), thread=threading.get_ident()),
             parent,
             errors=(ProjectError, sqlite3.Error, ValueError),
         )
         self.resamples = resamples
+        #: what the next start computes: the slice (field, value) and the two judges compared (module doc)
+        self.slice: Optional[tuple[str, str]] = None
+        self.compare: Optional[tuple[str, str]] = None
 
 
-def _compute_or_none(reader, cancelled, resamples: int) -> Optional[ValidationFigures]:
+def _compute_or_none(reader, cancelled, resamples: int, slice_, compare) -> Optional[ValidationFigures]:
     """:func:`compute`, or None when it was cancelled (a newer generation drops it anyway)."""
     try:
-        return compute(reader, cancelled, n_resamples=resamples)
+        return compute(reader, cancelled, n_resamples=resamples, slice_=slice_, compare=compare)
     except Cancelled:
         return None

@@ -12,7 +12,7 @@ read-only project nothing is written and the result says so.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from reviewer.core.judging.calibration_fit import CalibrationMap, fit_map
@@ -21,6 +21,7 @@ from reviewer.core.judging.test_reuse import reuse_line
 from reviewer.storage.db import Project, now
 from reviewer.storage.judging import test_reuse
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
 
@@ -58,7 +59,7 @@ def fit_calibrations(project: Project, method: str, settings: Optional[Calibrati
     seed = split_seed_of(project)
     _, split_of = people_and_splits(project, vs, adjudications, seed)
     out = []
-    for r in calibration_rows(project, settings, None, vs, adjudications):
+    for r in calibration_rows(project, replace(settings, calibrated=False), None, vs, adjudications):
         version = test_reuse.rubric_version(project, r.judge, r.dimension)
         dev = [i for i, s in enumerate(r.subjects) if split_of(s) == "dev"]
         test = [i for i, s in enumerate(r.subjects) if split_of(s) == "test"]
@@ -98,17 +99,6 @@ def _store(
             "split_seed = excluded.split_seed, fitted_at = excluded.fitted_at",
             [judge, dimension, source, version, m.method, json.dumps(m.params), m.n, seed, now()],
         )
-
-
-def stored_map(project: Project, judge: str, dimension: str, source: str) -> Optional[CalibrationMap]:
-    """The map stored for the judge's current rubric version, or None."""
-    version = test_reuse.rubric_version(project, judge, dimension)
-    row = project.db.execute(
-        "SELECT method, params, n FROM calibration_maps WHERE judge = ? AND dimension = ? AND source = ? "
-        "AND rubric_version = ?",
-        [judge, dimension, source, version],
-    ).fetchone()
-    return None if row is None else CalibrationMap(row[0], json.loads(row[1]), int(row[2]))
 
 
 def _f(x: Optional[float]) -> str:

@@ -49,6 +49,7 @@ from reviewer.storage import safe_write
 from reviewer.storage.db import Project
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.validation import pass_thresholds
 
@@ -75,17 +76,22 @@ SOURCE_ORDER = ("logprob", "stated", "imported", SPAN_SOURCE)
 class CalibrationSettings:
     """``tolerance``: on numeric scales a value within it of the people's
     counts as right (0: exact); ``metric``, ``target``, ``alpha``, ``min_n``:
-    of selective judging (selective.select_threshold)."""
+    of selective judging (selective.select_threshold); ``calibrated``: use
+    the calibration map stored by ``reviewer calibration --fit`` for the
+    judge's current rubric version (table calibration_maps) where there is
+    one, the raw confidence elsewhere (each row names which it used)."""
 
     tolerance: float = 0.0
     metric: str = "accuracy"
     target: float = 0.8
     alpha: float = 0.05
     min_n: int = MIN_N
+    calibrated: bool = False
 
     def as_dict(self) -> dict:
         """Plain dict."""
         return {
+            "calibrated": self.calibrated,
             "tolerance": self.tolerance,
             "metric": self.metric,
             "target": self.target,
@@ -116,6 +122,8 @@ class CalibrationRow:
     note: str = ""
     #: the labelled verdicts' subjects, same order ('' for span confidences)
     subjects: tuple[str, ...] = ()
+    #: which confidence the figures are on: 'raw', or 'calibrated (METHOD, fitted on N dev verdicts)'
+    confidence_used: str = "raw"
 
     def as_dict(self) -> dict:
         """JSON-ready: the group, n labelled and in all, the calibration and
@@ -130,6 +138,7 @@ class CalibrationRow:
             "calibration": self.calibration.as_dict(),
             "selection": None if self.selection is None else self.selection.as_dict(),
             "note": self.note,
+            "confidence_used": self.confidence_used,
         }
 
 
@@ -208,12 +217,20 @@ def calibration_rows(
         if not g["labelled"]:
             continue
         conf = [c for c, _, _ in g["labelled"]]
+        population = list(g["population"])
+        used = "raw"
+        if settings.calibrated and source != SPAN_SOURCE:
+            m = stored_map(project, judge, dim, source)
+            if m is not None:
+                conf = [float(x) for x in m.apply(conf)]
+                population = [float(x) for x in m.apply(population)] if population else []
+                used = f"calibrated ({m.method}, fitted on {m.n} dev verdicts)"
         jv = [j for _, j, _ in g["labelled"]]
         hv = [h for _, _, h in g["labelled"]]
         scale = Scale(scale_name) if scale_name in {s.value for s in Scale} else None
         tol = settings.tolerance if scale in NUMERIC_SCALES else 0.0
         correct = correct_flags(jv, hv, tol)
-        sel, note = _select(conf, jv, hv, g["population"], scale, tol, thresholds.get(dim), settings)
+        sel, note = _select(conf, jv, hv, population, scale, tol, thresholds.get(dim), settings)
         out.append(
             CalibrationRow(
                 judge,
@@ -224,11 +241,12 @@ def calibration_rows(
                 tuple(jv),
                 tuple(hv),
                 tuple(bool(x) for x in correct),
-                tuple(g["population"]),
+                tuple(population),
                 calibration(conf, correct),
                 sel,
                 note,
                 tuple(g.get("subjects") or [""] * len(conf)),
+                used,
             )
         )
     return out
@@ -332,6 +350,10 @@ def calibration_text(rows: list[CalibrationRow], settings: CalibrationSettings) 
         f"{(1 - settings.alpha) * 100:g} % bound, at least {settings.min_n} labelled above a threshold):",
     ]
     out += [_trust_line(r) for r in rows]
+    if settings.calibrated:
+        out += ["confidence used:"] + [f"  {r.judge} / {r.dimension} / {r.source}: {r.confidence_used}" for r in rows]
+    else:
+        out.append("confidence used: raw (--calibrated uses the maps stored by --fit)")
     return "\n".join(out) + "\n"
 
 
