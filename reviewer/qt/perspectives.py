@@ -230,9 +230,7 @@ class Perspectives:
             if not bar.isVisible():
                 continue
             titles = [bar.tabText(i) for i in range(bar.count())]
-            over = bar.geometry().intersects(bar.parentWidget().rect()) and any(
-                bar.geometry().intersects(g) for g in docked
-            )
+            over = bar.geometry().intersects(w.rect()) and any(bar.geometry().intersects(g) for g in docked)
             if sum(t in shown for t in titles) < 2 or over:
                 bar.hide()
 
