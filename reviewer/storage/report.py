@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from reviewer.core.cards.report import code_count_table, verdict_rows, verdicts_csv
+from reviewer.core.cards.report import code_count_table, code_counts_csv, verdict_rows, verdicts_csv
 from reviewer.core.tables import markdown_table
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.cards.scores import summarize
@@ -68,6 +68,7 @@ from reviewer.storage.judging.failter_report import (
 )
 from reviewer.storage.judging.report import (
     DEFAULT_WEIGHTS,
+    agreement_csv,
     build_judge_report,
     has_verdicts,
     judge_report_csv,
@@ -78,7 +79,7 @@ from reviewer.storage.scoring import score_project
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.confidences import span_confidences
 from reviewer.storage.spans.report import report_csv as span_csv
-from reviewer.storage.spans.spans import export_tables, has_span_data
+from reviewer.storage.spans.report import report_json as span_json
 
 __all__ = ["FORMATS", "BuiltReport", "ReportOptions", "build_report", "project_report", "project_report_json"]
 
@@ -118,11 +119,24 @@ class BuiltReport:
     notes: list[str] = field(default_factory=list)
 
 
+def _shows_cards(project: Project, has_verdicts_of_cards: bool) -> bool:
+    """Whether the report has the card section: when a run is scored against
+    cards, or when the project has none of the other workflows' sections
+    (judge verdicts, test cases, the registered workflows'); the same in
+    every format."""
+    if has_verdicts_of_cards:
+        return True
+    return not (has_verdicts(project) or has_cases(project) or any(_registered(project, "csv")))
+
+
 def _cards(project: Project) -> Optional[dict[str, Any]]:
     """The card verdicts (automatic and reviewed) and final codes per
-    prompt, or None when no run is scored against cards."""
+    prompt, or None when the report has no card section (_shows_cards) or
+    no run is scored against cards."""
     summary = summarize(project)
     if not summary.auto and not summary.code_counts:
+        return None
+    if not _shows_cards(project, bool(summary.auto)):
         return None
     return {
         "verdicts": {
@@ -150,28 +164,23 @@ def _judges(project: Project, weights: tuple[float, float]) -> Optional[dict[str
     }
 
 
-def _spans(project: Project) -> Optional[dict[str, list[dict]]]:
-    """The span summaries (the export's span tables, each row an object),
-    or None without span data."""
-    if not has_span_data(project):
-        return None
-    return {name: [dict(zip(columns, row)) for row in rows] for name, columns, _pk, rows in export_tables(project)}
-
-
 def project_report(
     project: Project,
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
     prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    basis: str = "auto",
 ) -> dict[str, Any]:
     """The sections of ``project`` as the module docstring shows them;
     ``prices`` ({model: {input, output}} per token) fill the Failter
-    table's avg_cost. Scores nothing: the caller scores stale runs first."""
+    table's avg_cost; ``basis`` ('auto' or 'reviewed') is that of the
+    test-case reports. Scores nothing: the caller scores stale runs first."""
     gt = gt_agreement_rows(project)
     return {
         "project": project.path.name,
+        "test_cases": json.loads(case_report.case_report_json(project, basis)) if has_cases(project) else None,
         "cards": _cards(project),
         "judges": _judges(project, weights),
-        "spans": _spans(project),
+        "spans": span_json(project),
         "failter": failter_objects(failter_rows(project, weights, prices)) or None,
         "ground_truth_agreement": [r.as_dict() for r in gt] or None,
         "workflows": _registered_json(project),
@@ -202,9 +211,16 @@ def project_report_json(
     project: Project,
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
     prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    basis: str = "auto",
 ) -> str:
-    """``project_report`` as indented JSON text."""
-    return json.dumps(project_report(project, weights, prices), indent=2, default=str)
+    """The JSON report as indented text: ``project_report``, except that a
+    project whose only section is the test cases gets their list in the
+    seed's shape alone (decision record "case-report-keeps-the-seed-shape")."""
+    report = project_report(project, weights, prices, basis)
+    others = [k for k, v in report.items() if k not in ("project", "test_cases") and v is not None]
+    if report["test_cases"] is not None and not others:
+        return json.dumps(report["test_cases"], indent=2, default=str)
+    return json.dumps(report, indent=2, default=str)
 
 
 def _prices(options: ReportOptions) -> Optional[dict[str, dict[str, float]]]:
@@ -224,11 +240,8 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     cannot be written."""
     score_project(project, only_stale=True)
     if options.fmt == "json":
-        if has_cases(project):
-            return BuiltReport(case_report.case_report_json(project, options.basis) + "\n")
-        return BuiltReport(project_report_json(project, options.weights, _prices(options)) + "\n")
+        return BuiltReport(project_report_json(project, options.weights, _prices(options), options.basis) + "\n")
     weights = options.weights
-    cases_md = case_report.case_report_markdown(project, options.compare)
     summary = summarize(project)
     auto, rev = summary.auto, summary.reviewed
     judged = has_verdicts(project)
@@ -251,22 +264,28 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     notes = ["no charts: the project has no judge verdicts"] if not jr and options.charts_dir is not None else []
     span_rows = span_csv(project) if options.fmt == "csv" else ""
     extra = _registered(project, options.fmt)
-    cards = bool(auto) or not (judged or cases_md or span_rows or extra)
+    cards = _shows_cards(project, bool(auto))
     trials = failter_rows(project, weights, price_table)
+    gt_rows = gt_agreement_rows(project)
     if options.fmt == "csv":
         failter_part = failter_csv(trials)
+        findings = code_counts_csv(summary.code_counts) if cards else ""
+        cases_csv = case_report.case_report_csv(project, options.compare)
         parts = (
             ([verdicts_csv(auto, rev)] if cards else [])
+            + ([findings] if findings else [])
+            + ([cases_csv] if cases_csv else [])
             + ([judge_report_csv(jr)] if jr else [])
             + ([rubric_csv(jr.rubric)] if jr and jr.rubric is not None and jr.rubric.shown else [])
+            + ([agreement_csv("gt_agreement", gt_rows)] if gt_rows else [])
             + ([failter_part] if failter_part else [])
             + ([span_rows] if span_rows else [])
             + extra
         )
         return BuiltReport("\n".join(parts), notes)
     failed = failed_markdown(project)
+    cases_md = case_report.case_report_markdown(project, options.compare)
     span_md = span_store.report_markdown(project) if span_store.has_span_data(project) else ""
-    gt_rows = gt_agreement_rows(project)
     out = [f"# reviewer report: {options.title}\n\n"]
     if cards:
         out += [

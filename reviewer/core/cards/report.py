@@ -100,16 +100,22 @@ def verdict_rows(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict
 
 
 def verdicts_csv(auto: Sequence[PromptVerdict], reviewed: Sequence[PromptVerdict]) -> str:
-    """CSV of every verdict, one row per (basis, prompt, item), numbers raw;
-    text cells made visible and safe from spreadsheet formulas (core.tables.csv_row)."""
+    """CSV of every verdict, one row per (basis, prompt, item), numbers raw,
+    a first column ``table`` naming the table (``card_verdicts``, as every
+    table of the CSV report has); text cells made visible and safe from
+    spreadsheet formulas (core.tables.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["basis"] + _VERDICT_FIELDS + ["reasons"])
+    writer.writerow(["table", "basis"] + _VERDICT_FIELDS + ["reasons"])
     for basis, vs in (("auto", auto), ("reviewed", reviewed)):
         for v in vs:
             d = v.model_dump(mode="json")
             writer.writerow(
-                csv_row([basis] + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS] + ["; ".join(v.reasons)])
+                csv_row(
+                    ["card_verdicts", basis]
+                    + ["" if d[f] is None else d[f] for f in _VERDICT_FIELDS]
+                    + ["; ".join(v.reasons)]
+                )
             )
     return buf.getvalue()
 
@@ -138,3 +144,20 @@ def code_count_table(counts: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[l
     codes = [c.value for c in CODE_ORDER]
     codes += [c.value for c in SPAN_CODE_ORDER if c.value in seen]
     return ["prompt"] + codes, [[p] + [str(c.get(k, 0)) for k in codes] for p, c in counts]
+
+
+def code_counts_csv(counts: Iterable[tuple[str, Mapping[str, int]]]) -> str:
+    """CSV of the findings per final code, the Markdown's "Findings per
+    code" table in long form: a first column ``table`` (``card_findings``),
+    then prompt, code and findings, one row per prompt and code with at
+    least one finding (the JSON report's ``cards.code_counts``); '' when no
+    code has a finding. Text cells are formula-safe (core.tables.csv_row)."""
+    rows = [(p, code, n) for p, c in counts for code, n in c.items() if n]
+    if not rows:
+        return ""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["table", "prompt", "code", "findings"])
+    for row in rows:
+        writer.writerow(csv_row(["card_findings", *row]))
+    return buf.getvalue()

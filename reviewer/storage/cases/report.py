@@ -1,15 +1,17 @@
 """The test-case part of ``reviewer report`` (docs/test-cases.md): per model the
 seed's figures (automatic and reviewed), failures by check and a comparison
-of two models or two dates with the cases that flipped; and the seed's
-report shape as JSON (``--format json``)."""
+of two models or two dates with the cases that flipped, in Markdown and CSV;
+and the seed's report shape as JSON (``--format json``)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from typing import Optional
 
-from reviewer.core.tables import markdown_table
+from reviewer.core.tables import csv_row, markdown_table
 from reviewer.core.cases.report import (
     compare,
     comparison_rows,
@@ -84,6 +86,66 @@ def case_report_json(project: Project, basis: str = "auto") -> str:
     return json.dumps(
         [r.model_dump(mode="json", exclude_none=True) for r in seed_reports(results, metrics, basis)], indent=2
     )
+
+
+def case_report_csv(project: Project, pair: Optional[tuple[str, str]] = None) -> str:
+    """The test-case report as CSV, the figures of case_report_markdown in
+    raw numbers; each table with a first column ``table`` naming it, tables
+    separated by a blank line ('' without a scored answer of a test case):
+
+    - ``case_reports``: model, basis (auto, reviewed), totalCases,
+      passedCases, failedCases, averageScore, then one column per metric
+      of the metric set (its average): the seed's figures per model;
+    - ``case_failures``: model, check, severity, answers (reviewed), when a
+      check fired;
+    - ``case_comparison``: by (model or date), a, b, figure, value_a,
+      value_b, and ``case_comparison_cases``: case, score_a, passed_a,
+      score_b, passed_b (empty for a side without answers), flipped (1 or
+      0); when two models or ``pair`` are compared (reviewed).
+
+    Text cells are formula-safe (core.tables.csv_row)."""
+    if not has_cases(project):
+        return ""
+    metrics = project_metrics(project)
+    results = case_results(project, metrics)
+    if not results:
+        return ""
+    names = [m.name for m in metrics.metrics]
+    tables: list[tuple[str, list[str], list[list]]] = []
+    reports = []
+    for a, r in zip(seed_reports(results, metrics, "auto"), seed_reports(results, metrics, "reviewed")):
+        for basis, rep in (("auto", a), ("reviewed", r)):
+            avg = rep.metricAverages.model_dump()
+            reports.append(
+                [rep.modelInfo.modelId, basis, rep.totalCases, rep.passedCases, rep.failedCases, rep.averageScore]
+                + [avg.get(n, 0.0) for n in names]
+            )
+    head = ["model", "basis", "totalCases", "passedCases", "failedCases", "averageScore", *names]
+    tables.append(("case_reports", head, reports))
+    failures = failures_by_check(results, "reviewed")
+    if failures:
+        tables.append(("case_failures", ["model", "check", "severity", "answers"], [list(f) for f in failures]))
+    c = _comparison(project, results, metrics, pair, "reviewed")
+    if c is not None:
+        figures = [[c.by, c.a, c.b, k, x, y] for k, (x, y) in c.summary.items()]
+        tables.append(("case_comparison", ["by", "a", "b", "figure", "value_a", "value_b"], figures))
+        cases = [
+            [case_id]
+            + [v for side in (x, y) for v in (("", "") if side is None else (side.score, int(side.passed)))]
+            + [int(case_id in c.flipped)]
+            for case_id, (x, y) in c.cases.items()
+        ]
+        head = ["case", "score_a", "passed_a", "score_b", "passed_b", "flipped"]
+        tables.append(("case_comparison_cases", head, cases))
+    parts = []
+    for name, columns, rows in tables:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["table", *columns])
+        for row in rows:
+            writer.writerow(csv_row([name, *row]))
+        parts.append(buf.getvalue())
+    return "\n".join(parts)
 
 
 def case_score_lines(project: Project) -> list[str]:

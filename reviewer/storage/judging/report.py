@@ -318,19 +318,23 @@ def _label(x) -> str:
 
 
 def judge_report_csv(report: JudgeReport) -> str:
-    """The verdict table as CSV (VERDICT_HEADER columns; scores with 4
-    decimals, empty when none), then, after a blank line, the agreement
-    table (raters, dimension, statistic, value, n, note, ci_low, ci_high,
-    ci_method, prevalence). Text cells are
-    made visible and formula-safe (core.text.csv_row)."""
+    """The judge tables as CSV, each with a first column ``table`` naming
+    it, separated by a blank line: ``judge_verdicts`` (VERDICT_HEADER
+    columns; scores with 4 decimals, empty when none), ``judge_agreement``
+    (raters, dimension, statistic, value, n, note, ci_low, ci_high,
+    ci_method, prevalence) when there are agreement rows, and
+    ``judge_disputes`` (kind, disputes: every kind, the Markdown's Disputes
+    table without its total). Text cells are made visible
+    and formula-safe (core.text.csv_row)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(csv_row(VERDICT_HEADER))
+    writer.writerow(csv_row(["table", *VERDICT_HEADER]))
     f = lambda x: "" if x is None else f"{x:.4f}"  # noqa: E731
     for r in report.verdict_rows:
         writer.writerow(
             csv_row(
                 [
+                    "judge_verdicts",
                     r.model,
                     r.prompt,
                     r.judge,
@@ -345,25 +349,53 @@ def judge_report_csv(report: JudgeReport) -> str:
         )
     if report.agreement:
         buf.write("\n")
+        buf.write(agreement_csv("judge_agreement", report.agreement))
+    buf.write("\n")
+    writer.writerow(["table", "kind", "disputes"])
+    for kind, n in report.disputes_by_kind.items():
+        writer.writerow(csv_row(["judge_disputes", kind, n]))
+    return buf.getvalue()
+
+
+def agreement_csv(table: str, rows: Sequence[AgreementRow]) -> str:
+    """Agreement rows (AgreementRow) as CSV: a first column ``table`` with
+    the value ``table``, then raters, dimension, statistic, value (6
+    decimals), n, note, ci_low, ci_high, ci_method, prevalence. Text cells
+    are formula-safe (core.text.csv_row)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(
+        [
+            "table",
+            "raters",
+            "dimension",
+            "statistic",
+            "value",
+            "n",
+            "note",
+            "ci_low",
+            "ci_high",
+            "ci_method",
+            "prevalence",
+        ]
+    )
+    f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
+    for a in rows:
         writer.writerow(
-            ["raters", "dimension", "statistic", "value", "n", "note", "ci_low", "ci_high", "ci_method", "prevalence"]
-        )
-        f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
-        for a in report.agreement:
-            writer.writerow(
-                csv_row(
-                    [
-                        a.raters,
-                        a.dimension,
-                        a.statistic,
-                        f6(a.value),
-                        a.n,
-                        a.note,
-                        f6(a.ci_low),
-                        f6(a.ci_high),
-                        a.ci_method,
-                        a.prevalence_text(),
-                    ]
-                )
+            csv_row(
+                [
+                    table,
+                    a.raters,
+                    a.dimension,
+                    a.statistic,
+                    f6(a.value),
+                    a.n,
+                    a.note,
+                    f6(a.ci_low),
+                    f6(a.ci_high),
+                    a.ci_method,
+                    a.prevalence_text(),
+                ]
             )
+        )
     return buf.getvalue()

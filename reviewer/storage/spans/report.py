@@ -1,7 +1,8 @@
 """The debugging sections of the span report as tables (latency per model
 and stage, missed elements by severity and by category, worst performers;
-reviewer.core.spans.diagnostics), keyed by snapshot: tables of the export
-and the span part of ``reviewer report --format csv``. The Markdown report
+reviewer.core.spans.diagnostics), keyed by snapshot: tables of the export;
+and the span tables of ``reviewer report`` in CSV and JSON (these and the
+export's span summaries). The Markdown report
 (reviewer.storage.spans.spans.report_markdown) shows the same figures."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Optional
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.tables import csv_row
 from reviewer.storage.db import Project
-from reviewer.storage.spans.spans import snapshot, snapshot_names, summary_and_notes
+from reviewer.storage.spans.spans import export_tables, has_span_data, snapshot, snapshot_names, summary_and_notes
 
 LATENCY_COLUMNS = {
     "snapshot": str,
@@ -63,22 +64,49 @@ def debug_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[
     ]
 
 
+#: Tables of the export that are the span workflow's input, not report figures.
+INPUT_TABLES = ("golden_spans",)
+
+
+def report_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    """The span tables of ``reviewer report`` in CSV and JSON, the figures
+    the Markdown's span section shows: the export's span summaries
+    (reviewer.storage.spans.spans.export_tables: span_summary,
+    span_category_scores, span_fp_reasons, span_taxonomy_confusions,
+    span_sections, span_confidence, span_f1; not golden_spans, the input)
+    then :func:`debug_tables`, as (name, columns, primary key, rows); []
+    without span data."""
+    if not has_span_data(project):
+        return []
+    return [t for t in export_tables(project) if t[0] not in INPUT_TABLES] + debug_tables(project)
+
+
 def report_csv(project: Project) -> str:
     """The span part of ``reviewer report --format csv``: each table of
-    :func:`debug_tables` with its rows, a first column ``table`` naming it,
-    tables separated by a blank line ('' without snapshots). Text cells are
+    :func:`report_tables` that has rows, a first column ``table`` naming
+    it, tables separated by a blank line ('' without rows). Text cells are
     made visible and formula-safe (core.text.csv_row)."""
-    if not snapshot_names(project):
-        return ""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    for n, (name, columns, _, rows) in enumerate(debug_tables(project)):
-        if n:
-            buf.write("\n")
+    parts = []
+    for name, columns, _, rows in report_tables(project):
+        if not rows:
+            continue
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["table", *columns])
         for row in rows:
             writer.writerow(csv_row([name, *("" if v is None else v for v in row)]))
-    return buf.getvalue()
+        parts.append(buf.getvalue())
+    return "\n".join(parts)
 
 
-__all__ = ["debug_tables", "report_csv"]
+def report_json(project: Project) -> Optional[dict[str, list[dict]]]:
+    """The span part of the JSON report: {table: [row as an object...]}
+    for every table of :func:`report_tables` (empty lists kept), or None
+    without span data."""
+    tables = report_tables(project)
+    if not tables:
+        return None
+    return {name: [dict(zip(columns, row)) for row in rows] for name, columns, _, rows in tables}
+
+
+__all__ = ["INPUT_TABLES", "debug_tables", "report_csv", "report_json", "report_tables"]
