@@ -187,6 +187,24 @@ def test_failter_panel_is_the_reports_table(qtbot, open_session):
     assert panel.note.text().startswith("Errors: 0 of 4 trials")
 
 
+def test_failter_panels_eval_method_is_shown_whole(qtbot, open_session):
+    # the sample's rows name the scales they mix ("mixed: ... (scales 1-5,
+    # A-F, in points)"): the column fits the whole text, or the row is tall
+    # enough for it wrapped; either way nothing is elided
+    s = open_session("failter")
+    panel = shown(qtbot, FailterScoresPanel(s))
+    table, column = panel.table, HEADER.index("Eval_Method")
+    metrics = table.fontMetrics()
+    assert table.wordWrap()
+    for row in range(table.rowCount()):
+        text = table.item(row, column).text()
+        assert "(scales " in text
+        margin = table.style().pixelMetric(table.style().PixelMetric.PM_FocusFrameHMargin)
+        width = table.columnWidth(column) - 2 * margin - 2
+        needed = metrics.boundingRect(0, 0, width, 10_000, Qt.TextWordWrap, text)
+        assert needed.width() <= width and needed.height() <= table.rowHeight(row), (text, width, needed)
+
+
 def test_failter_panel_says_when_there_is_nothing(qtbot, open_session):
     panel = shown(qtbot, FailterScoresPanel(open_session(None)))
     assert panel.figures() == [] and panel.note.text() == NO_FAILTER and not panel.table.isVisible()

@@ -37,7 +37,7 @@ def test_init_import_score_report_export(tmp_path):
     md = invoke("report", db).output
     assert md.startswith("# reviewer report") and "| spatial-grouping | vlm | all |" in md
     csv_out = invoke("report", db, "--format", "csv").output
-    assert csv_out.splitlines()[0].startswith("basis,prompt,model,item")
+    assert csv_out.splitlines()[0].startswith("table,basis,prompt,model,item")
     out = tmp_path / "out.db"
     assert invoke("export", db, out).exit_code == 0
     assert sqlite3.connect(out).execute("select count(*) from findings").fetchone()[0] > 0

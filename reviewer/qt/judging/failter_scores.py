@@ -3,7 +3,10 @@
 Eval_Method, Trials, Errors, Avg_Score, Rules_Score, GT_Score, Avg_Time,
 Avg_Tokens and Avg_Cost), the same rows ``reviewer report`` prints (default
 weights 0.5:0.5, no prices), with the line saying how errors were counted
-and each row's error messages on hover of its Errors cell.
+and each row's error messages on hover of its Errors cell. Eval_Method is
+shown whole: its column fits the text up to EVAL_METHOD_WIDTH pixels, and a
+longer text wraps onto more lines of its row (the scales it names are part
+of the figures).
 
 Recomputed on the session's project, verdict, finding and adjudication
 signals, only while shown, once per burst (reviewer.qt.panels.live).
@@ -22,6 +25,8 @@ from reviewer.qt.session import Session
 from reviewer.storage.judging.failter_report import HEADER, FailterRow, errors_line, failter_rows
 from reviewer.storage.judging.report import DEFAULT_WEIGHTS
 
+#: The widest the Eval_Method column grows before its text wraps (pixels).
+EVAL_METHOD_WIDTH = 420
 NOTHING = "no Failter results: import a Failter experiment (results with rules-based or ground-truth evaluations)"
 TIPS = {
     "Eval_Method": "which judges the scores come from; 'mixed: ...' counts trials per combination",
@@ -45,6 +50,7 @@ class FailterScoresPanel(QWidget):
         self.rows: list[FailterRow] = []
         self.title = plain_label("Failter report", bold=True)
         self.table = FiguresTable()
+        self.table.setWordWrap(True)
         self.note = plain_label()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -62,6 +68,10 @@ class FailterScoresPanel(QWidget):
         project = self.session.project
         self.rows = failter_rows(project, DEFAULT_WEIGHTS) if project is not None else []
         self.table.set_rows(HEADER, [r.cells() for r in self.rows], [TIPS.get(h, "") for h in HEADER])
+        method = HEADER.index("Eval_Method")
+        self.table.resizeColumnToContents(method)
+        self.table.setColumnWidth(method, min(self.table.columnWidth(method), EVAL_METHOD_WIDTH))
+        self.table.resizeRowsToContents()
         errors = HEADER.index("Errors")
         for n, row in enumerate(self.rows):
             item = self.table.item(n, errors)
