@@ -80,7 +80,17 @@ def test_report_json_of_a_card_project_gives_its_sections(tmp_path):
     result = cli("report", db, "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"project", "cards", "judges", "spans", "failter", "ground_truth_agreement", "workflows"}
+    assert set(data) == {
+        "project",
+        "test_cases",
+        "cards",
+        "judges",
+        "spans",
+        "failter",
+        "ground_truth_agreement",
+        "workflows",
+    }
+    assert data["test_cases"] is None
     verdicts = data["cards"]["verdicts"]
     assert verdicts["auto"] and len(verdicts["auto"]) == len(verdicts["reviewed"])
     assert {v["verdict"] for v in verdicts["auto"]} <= {"pass", "ambiguous", "fail", "unscored"}
