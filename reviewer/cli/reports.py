@@ -35,8 +35,9 @@ RULES = click.option(
     type=click.Choice(["md", "csv", "json"]),
     default="md",
     show_default=True,
-    help="json: the test-case report in the seed's shape, one report per model; without test "
-    "cases, the project's sections, the Failter table among them (docs/commands.md: report --format json).",
+    help="The same sections in each; csv: every table with a first column 'table'; json: the project's "
+    "sections as one object, the test-case report (the seed's list, one report per model) under test_cases, "
+    "or that list alone when it is the only section (docs/commands.md: report --format json).",
 )
 @click.option(
     "--weights",

@@ -7,17 +7,22 @@ Markdown: a title, then the sections the project has data for: card
 verdicts and findings per code (cards), the test-case report (cases), the
 judge report (judging; the dispute queue refreshed first), the ground-truth
 agreement (annotators), the Failter table and the open failed calls
-(judging), the span section (spans). CSV: the card verdicts, the judge
-verdict table, the rubric rules (judge gate and judge-vs-metrics
-disputes), the Failter table (a first column ``table`` in these three) and the
-span tables, separated by blank lines. JSON: with test cases the seed's
-test-case report only (case_report.case_report_json: the seed fixes that
-shape); otherwise the object below.
+(judging), the span section (spans). CSV: the same sections as tables,
+each with a first column ``table`` naming it, separated by one blank line:
+card_verdicts and card_findings, the test-case tables (case_reports,
+case_failures, case_comparison, case_comparison_cases), judge_verdicts,
+judge_agreement, judge_disputes, rubric_gate and rubric_disputes,
+gt_agreement, failter and the span tables (spans.report.report_tables).
+JSON: the object below; a project whose only section is its test cases
+gets the seed's list alone (decision record
+"case-report-keeps-the-seed-shape").
 
-JSON shape without test cases (every key always present; a section the
-project has no data for is null):
+JSON shape (every key always present; a section the project has no data
+for is null):
 
     {"project": "<file name>",
+     "test_cases": [EvaluationReport...] (the seed's reports, one per model,
+                   case_report.case_report_json),
      "cards": {"verdicts": {"auto": [PromptVerdict...], "reviewed": [...]},
                "code_counts": [{"prompt": p, "codes": {code: findings}}...],
                "free_prompts": [...]},
@@ -26,7 +31,7 @@ project has no data for is null):
                 "warnings": [...],
                 "rubric": the rubric rules section or null
                           (judging.rubric_report.rubric_objects)},
-     "spans": {table: [row...]} (the export's span tables, rows as objects),
+     "spans": {table: [row...]} (the CSV's span tables, rows as objects),
      "failter": [{model, prompt, eval_method, trials, errors, model_errors,
                   judge_errors, avg_score, rules_score, gt_score, avg_time_s,
                   avg_tokens, avg_cost}...] (the Failter table, one object per
@@ -37,9 +42,6 @@ project has no data for is null):
 
 The registered workflows' sections (decision record "workflow-registries")
 follow the built-in ones in Markdown and CSV, in registration order.
-
-A project with test cases keeps the seed's report shape
-(case_report.case_report_json).
 """
 
 from __future__ import annotations
