@@ -1032,7 +1032,8 @@ README_TEXT = """
   (`promptfoo eval -o results.json`, promptfoo 0.123.0), each graded by a deterministic assertion
   and an `llm-rubric`; on the boiling point they disagree (a dispute).
 - `inspect/quiz.json`: an invented inspect_ai log (JSON log format): three samples over 2 epochs,
-  scored by `match` and `model_graded_qa`; in epoch 2 of q2 the grader passes "Sydney" (a dispute).
+  scored by `match` and `model_graded_qa` on the C/I/P scale; in epoch 2 of q2 the grader passes "Sydney"
+  (the scorers disagree), and the epochs of q2 and q3 disagree (a dispute on each epoch).
   Importing it needs inspect_ai (`pip install 'reviewer[inspect]'`).
 """
 

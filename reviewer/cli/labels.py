@@ -59,7 +59,7 @@ def label(
 
     For each subject: the item, output(s) and rubric only (no verdict,
     rationale, score or model name); type the label (1-5, A-F, 0-100, p/f,
-    or a/b/t for the output shown first / second / a tie; s skips, q
+    c/p/i on C/I/P, or a/b/t for the output shown first / second / a tie; s skips, q
     quits). Then the verdicts are shown: k keeps the label, c changes it.
     First label and final value are stored with their times; a subject
     whose first label was stored without a final value (the command was

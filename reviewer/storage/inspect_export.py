@@ -8,9 +8,12 @@ own edit API (``inspect_ai.log.edit_score`` with a ``ScoreEdit`` and its
 Which labels: an adjudication of a run's dimension edits every scorer that
 scored the dimension on the run; a label-first final label edits the score
 of the judge (scorer) whose queue it was made from. The value goes back in
-the scorer's own form: pass/fail as C/I, 0-100 as the letters the scorer
-used (C 100, P 50, I 0) or as a number in the scorer's unit (0-1 when its
-values were). A dict score is edited key by key.
+the scorer's own form: C/I/P as its letter, 0-100 as the letters the
+scorer used (C 100, P 50, I 0) or as a number in the scorer's unit (0-1
+when its values were). A dict score is edited key by key. Each epoch is a
+run of its own, so a label of one epoch's run edits that epoch's score only
+(an epochs-disagree dispute is settled epoch by epoch; decision record
+"inspect-epochs-and-letters").
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.judging.label_first import LABEL_FIRST
-from reviewer.core.judging.verdicts import Scale, Verdict
+from reviewer.core.judging.verdicts import Scale, Verdict, cip_letter, normalise
 from reviewer.storage import safe_write as sw
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.inspect_log import INSTALL, SCORE
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.epochs import epoch_source
 from reviewer.storage.sources import import_sources
 
 __all__ = ["INSPECT_LOG", "export_inspect"]
@@ -35,6 +39,8 @@ INSPECT_LOG = sw.magic_format("inspect log", b"PK")
 
 def _back(value: Any, scale: Scale, original: Any) -> Any:
     """A people's value in the scorer's form (module doc)."""
+    if scale == Scale.CIP:
+        return cip_letter(normalise(value, scale))
     if scale == Scale.PASS_FAIL:
         return {"pass": "C", "fail": "I"}.get(str(value))
     x = float(value)
@@ -57,13 +63,19 @@ def export_inspect(project: Project, log_path: Path, target: Path, *, force: boo
     if target.resolve() == log_path.resolve():
         raise ProjectError(f"{target} is the log itself: write the edited copy elsewhere (the log is never changed)")
     log = read_eval_log(str(log_path))
+    # a run is one epoch of one sample: its item's name (task/sample id) and its source (eval id, epoch)
     key_of = {
-        f"inspect {log.eval.eval_id} epoch {s.epoch}": (s.id, s.epoch) for s in log.samples or [] if s.id is not None
+        (f"{log.eval.task}/{s.id}", epoch_source(log.eval.eval_id, s.epoch)): (s.id, s.epoch)
+        for s in log.samples or []
+        if s.id is not None
     }
     runs = {
-        rid: key_of[src]
-        for rid, src in project.db.execute("SELECT id, source FROM runs WHERE source LIKE 'inspect %'")
-        if src in key_of
+        rid: key_of[(name, src)]
+        for rid, name, src in project.db.execute(
+            "SELECT runs.id, items.name, runs.source FROM runs JOIN items ON items.id = runs.item_id "
+            "WHERE runs.source LIKE 'inspect %'"
+        )
+        if (name, src) in key_of
     }
     verdicts: dict[tuple[str, str, str], Verdict] = {}
     for v in judging.verdicts(project):

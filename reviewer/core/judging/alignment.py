@@ -55,7 +55,7 @@ from reviewer.core.judging.disputes import (
 from reviewer.core.judging.people import TIE, people_values
 from reviewer.core.judging.splits import SPLITS, hash_split
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
-from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.judging.verdicts import CIP_POINTS, GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = [
     "LOW_MARK",
@@ -73,9 +73,19 @@ __all__ = [
 ]
 
 #: Default pass threshold per scored scale: a value at or above it passes.
-PASS_THRESHOLD: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: GRADE_POINTS["B"], Scale.PERCENT: 70.0}
+PASS_THRESHOLD: dict[Scale, float] = {
+    Scale.ORDINAL5: 4.0,
+    Scale.GRADE: GRADE_POINTS["B"],
+    Scale.PERCENT: 70.0,
+    Scale.CIP: CIP_POINTS["C"],
+}
 #: People's value at or below which a judge's pass is dangerous (numeric scales).
-LOW_MARK: dict[Scale, float] = {Scale.ORDINAL5: 2.0, Scale.GRADE: GRADE_POINTS["D"], Scale.PERCENT: 40.0}
+LOW_MARK: dict[Scale, float] = {
+    Scale.ORDINAL5: 2.0,
+    Scale.GRADE: GRADE_POINTS["D"],
+    Scale.PERCENT: 40.0,
+    Scale.CIP: CIP_POINTS["I"],
+}
 
 
 #: Split names in order, and the default shares of :func:`hash_split`.
@@ -259,7 +269,7 @@ def _figures(
             else (0.0 if precision is not None and recall is not None else None)
         )
         if said or support:
-            per_class.append(ClassScores(format_value(lab), precision, recall, f1, support))
+            per_class.append(ClassScores(format_value(lab, scale), precision, recall, f1, support))
     numeric = scale in NUMERIC_SCALES
     judge_vals = [j for _, j, _ in rows]
     people_vals = [p for _, _, p in rows]
@@ -311,13 +321,15 @@ def _figures(
                     ["tpr", "tnr"], n_resamples=n_resamples, seed=seed, confidence_level=level
                 )
     dangerous = [
-        Dangerous(s, format_value(j), format_value(p)) for s, j, p in rows if _is_dangerous(j, p, scale, threshold)
+        Dangerous(s, format_value(j, scale), format_value(p, scale))
+        for s, j, p in rows
+        if _is_dangerous(j, p, scale, threshold)
     ]
     return Figures(
         split,
         len(rows),
         undecided,
-        [format_value(x) for x in labels],
+        [format_value(x, scale) for x in labels],
         counts,
         per_class,
         kappa_name,

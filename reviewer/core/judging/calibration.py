@@ -192,7 +192,7 @@ def inflation_warning(
 def scale_labels(scale: Scale, observed: Iterable[Any] = ()) -> list[Any]:
     """The labels of a scale in scale order, with any other observed values
     merged in order: 1-5 -> [1.0 .. 5.0]; A-F -> [20, 40, 60, 80, 100]
-    (F..A as points); 0-100 -> the observed values sorted; pass/fail ->
+    (F..A as points); C/I/P -> [0, 50, 100] (I, P, C as points); 0-100 -> the observed values sorted; pass/fail ->
     ['fail', 'pass']; winner -> ['1', '2', 'tie']. Missing values are left
     out."""
     seen = [x for x in observed if not is_missing(x)]
@@ -200,6 +200,8 @@ def scale_labels(scale: Scale, observed: Iterable[Any] = ()) -> list[Any]:
         base: list[Any] = [1.0, 2.0, 3.0, 4.0, 5.0]
     elif scale == Scale.GRADE:
         base = [20.0, 40.0, 60.0, 80.0, 100.0]
+    elif scale == Scale.CIP:
+        base = [0.0, 50.0, 100.0]
     elif scale == Scale.PERCENT:
         base = []
     elif scale == Scale.PASS_FAIL:

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.verdicts import TOLERANCE, Dispute, DisputeKind, Method, Scale, Value, Verdict, normalise
+from reviewer.core.judging.verdicts import (
+    TOLERANCE,
+    Dispute,
+    DisputeKind,
+    Method,
+    Scale,
+    Value,
+    Verdict,
+    cip_letter,
+    normalise,
+)
 from reviewer.core.text import natural_key
 
 #: The human judge name whose label is the reference when present (LLMBar).
@@ -19,9 +29,9 @@ GOLD = "gold"
 #: Answer orders of pairwise verdicts; None for verdicts without an order.
 ORDERS = ("ab", "ba")
 #: Scales whose values are numbers (distance = absolute difference).
-NUMERIC_SCALES = frozenset({Scale.ORDINAL5, Scale.GRADE, Scale.PERCENT})
+NUMERIC_SCALES = frozenset({Scale.ORDINAL5, Scale.GRADE, Scale.PERCENT, Scale.CIP})
 #: Width of each numeric scale, for severity = spread / range.
-SCALE_RANGE: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: 100.0, Scale.PERCENT: 100.0}
+SCALE_RANGE: dict[Scale, float] = {Scale.ORDINAL5: 4.0, Scale.GRADE: 100.0, Scale.PERCENT: 100.0, Scale.CIP: 100.0}
 
 #: A rater: (judge name, method value). The same judge name under two methods
 #: (e.g. Failter's rules-based and ground-truth judges) are two raters.
@@ -83,10 +93,13 @@ def primary_verdicts(verdicts: Iterable[Verdict]) -> dict[tuple[str, RaterKey], 
     return out
 
 
-def format_value(value: Value) -> str:
-    """A value as shown in details: 5 not 5.0, 4.5, '1', 'tie', '-' for None."""
+def format_value(value: Value, scale: Optional[Scale] = None) -> str:
+    """A value as shown in details: 5 not 5.0, 4.5, '1', 'tie', '-' for None;
+    on C/I/P (``scale``) the letter: C, P or I."""
     if value is None:
         return "-"
+    if scale == Scale.CIP and cip_letter(value) is not None:
+        return str(cip_letter(value))
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else f"{value:g}"
     return str(value)

@@ -1,6 +1,6 @@
 """The dispute families that compare raters (reviewer.core.judging.disputes,
 whose module docstring gives the rules): judges-disagree, position-flip,
-repeat-spread and judge-vs-human. Each adds the disputes it finds for one
+repeat-spread, epochs-disagree and judge-vs-human. Each adds the disputes it finds for one
 subject to the finder's accumulator.
 """
 
@@ -40,7 +40,7 @@ def _judges_disagree(
             values = [x for _, x in rated]
             if len(rated) < 2 or not _beyond(values, scale, tolerance):
                 continue
-            shown = ", ".join(f"{labels[rater_key(v)]}={format_value(x)}" for v, x in rated)
+            shown = ", ".join(f"{labels[rater_key(v)]}={format_value(x, scale)}" for v, x in rated)
             acc.add(
                 DisputeKind.JUDGES,
                 subject,
@@ -98,7 +98,7 @@ def _repeat_spread(
             if len(rated) < 2 or not _beyond(values, scale, tolerance):
                 continue
             where = f" (order {order})" if order else ""
-            shown = ", ".join(f"#{v.repetition}={format_value(x)}" for v, x in rated)
+            shown = ", ".join(f"#{v.repetition}={format_value(x, scale)}" for v, x in rated)
             acc.add(
                 DisputeKind.REPEAT,
                 subject,
@@ -107,6 +107,45 @@ def _repeat_spread(
                 severity_of(values, scale),
                 f"{labels[rater]} repetitions{where} spread on {dim}: {shown}",
             )
+
+
+def _epochs_disagree(
+    acc: _Acc,
+    primary: Mapping[tuple[str, RaterKey], Verdict],
+    epochs: Mapping[str, tuple[str, int]],
+    labels: Mapping[RaterKey, str],
+    tolerance: Mapping[Scale, float],
+) -> None:
+    """One rater's primary verdicts on the epochs of one sample (``epochs``:
+    {subject: (sample, epoch)}) that disagree beyond the tolerance: a
+    dispute on every epoch's subject, naming each epoch's value."""
+    groups: dict[tuple[str, RaterKey, Scale], list[tuple[int, Verdict]]] = {}
+    for (subject, rater), v in primary.items():
+        if subject in epochs:
+            sample, epoch = epochs[subject]
+            groups.setdefault((sample, rater, v.scale), []).append((epoch, v))
+    for (sample, rater, scale), found in sorted(
+        groups.items(), key=lambda kv: (natural_key(kv[0][0]), labels[kv[0][1]])
+    ):
+        if len(found) < 2:
+            continue
+        found.sort(key=lambda ev: ev[0])
+        for dim in _dimensions(v for _, v in found):
+            rated = [(e, v, value_of(v, dim)) for e, v in found if dim in v.scores]
+            rated = [(e, v, x) for e, v, x in rated if x is not None]
+            values = [x for _, _, x in rated]
+            if len(rated) < 2 or not _beyond(values, scale, tolerance):
+                continue
+            shown = ", ".join(f"epoch {e}={format_value(x, scale)}" for e, _, x in rated)
+            for _, v, _ in rated:
+                acc.add(
+                    DisputeKind.EPOCHS,
+                    v.subject,
+                    dim,
+                    [w for _, w, _ in rated],
+                    severity_of(values, scale),
+                    f"{labels[rater]} epochs of {sample} disagree on {dim}: {shown}",
+                )
 
 
 def _judge_vs_human(
@@ -126,14 +165,14 @@ def _judge_vs_human(
             gold = [(h, x) for h, x in rated if h.judge == GOLD and x is not None]
             ref: Value
             if gold:
-                refs, ref, what = [gold[0][0]], gold[0][1], f"gold {format_value(gold[0][1])}"
+                refs, ref, what = [gold[0][0]], gold[0][1], f"gold {format_value(gold[0][1], scale)}"
             else:
                 ref = majority(x for _, x in rated)
                 if ref is None:
                     continue  # no human majority (tied or no labels): no reference
                 refs = [h for h, _ in rated]
-                votes = ", ".join(f"{h.judge}={format_value(x)}" for h, x in rated)
-                what = f"human majority {format_value(ref)} ({votes})"
+                votes = ", ".join(f"{h.judge}={format_value(x, scale)}" for h, x in rated)
+                what = f"human majority {format_value(ref, scale)} ({votes})"
             for v in judges:
                 if v.scale != scale or dim not in v.scores:
                     continue
@@ -146,5 +185,5 @@ def _judge_vs_human(
                     dim,
                     [v, *refs],
                     severity_of([x, ref], scale),
-                    f"{labels[rater_key(v)]}={format_value(x)} vs {what} on {dim}",
+                    f"{labels[rater_key(v)]}={format_value(x, scale)} vs {what} on {dim}",
                 )

@@ -23,6 +23,7 @@ TOP_SCORE: dict[Scale, Value] = {
     Scale.GRADE: 100.0,
     Scale.PERCENT: 100.0,
     Scale.PASS_FAIL: "pass",
+    Scale.CIP: 100.0,
 }
 
 

@@ -2,7 +2,7 @@
 
 :func:`find_disputes` reads verdicts (and, optionally, the structural metrics
 of their subjects) and returns the disputes a person should settle, most
-severe first. Five kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
+severe first. Six kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
 
 ``judges-disagree``
     Two or more non-human judges scored the same dimension of a subject
@@ -17,6 +17,14 @@ severe first. Five kinds (:class:`~reviewer.core.judging.verdicts.DisputeKind`):
 ``repeat-spread``
     One judge scored the same subject, dimension and answer order in several
     repetitions and the values spread beyond the tolerance.
+``epochs-disagree``
+    One judge's primary values on the epochs of one sample differ beyond
+    the tolerance: inspect_ai runs a sample several times (epochs), each
+    epoch's output a run of its own subject (``epochs``: {subject: (sample,
+    epoch)}, given by the storage layer that knows the runs). Every epoch's
+    subject gets a dispute naming each epoch's value, so a person settles
+    each epoch's output on its own (decision record
+    "inspect-epochs-and-letters").
 ``judge-vs-human``
     A judge's primary value differs from the human reference: the 'gold'
     label when a human verdict by judge 'gold' exists, else the majority of
@@ -77,6 +85,7 @@ from reviewer.core.judging.dispute_common import (
     value_of,
 )
 from reviewer.core.judging.dispute_disagreements import (
+    _epochs_disagree,
     _judge_vs_human,
     _judges_disagree,
     _position_flips,
@@ -133,6 +142,7 @@ def find_disputes(
     problems: Sequence[MetricProblem] = METRIC_PROBLEMS,
     patterns: Sequence[IssuePattern] = ISSUE_PATTERNS,
     rules: Optional[RubricRules] = None,
+    epochs: Optional[Mapping[str, tuple[str, int]]] = None,
 ) -> list[Dispute]:
     """Every dispute among ``verdicts`` (rules: module docstring).
 
@@ -151,6 +161,8 @@ def find_disputes(
         rules: the rubric rules checked for judge-vs-metrics disputes (e.g.
             resources/tarot-rules.toml as read by reviewer.storage); None:
             the top-score rule alone.
+        epochs: {subject: (sample, epoch)} of the subjects that are epochs
+            of one sample, for epochs-disagree disputes; None for none.
 
     Returns:
         Disputes with ``id=None``, one per (kind, subject, dimension), most
@@ -163,12 +175,14 @@ def find_disputes(
     labels = rater_labels(v for vs in by_subject.values() for v in vs)
     metrics = subject_metrics or {}
     acc = _Acc()
+    primaries: dict[tuple[str, RaterKey], Verdict] = {}
     for subject, vs in by_subject.items():
         judges = [v for v in vs if not is_human(v)]
         humans = [v for v in vs if is_human(v)]
         if not judges:
             continue
         primary = primary_verdicts(judges)
+        primaries.update(primary)
         latest = latest_by_order(judges)
         _judges_disagree(acc, subject, primary, labels, tolerance)
         _position_flips(acc, subject, latest, labels, tolerance)
@@ -176,4 +190,6 @@ def find_disputes(
         if humans:
             _judge_vs_human(acc, subject, primary, humans, labels, tolerance)
         _judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
+    if epochs:
+        _epochs_disagree(acc, primaries, epochs, labels, tolerance)
     return acc.disputes()

@@ -12,6 +12,7 @@ level's threshold on the verdicts' scale:
 | A-F (stored as points A=100 ... F=20) | D (40) | C (60) |
 | 0-100 | 40 | 60 |
 | 1-5 | 2 | 3 |
+| C/I/P (stored as points C=100, P=50, I=0) | 40 | 60 |
 
 The **headline score** of a verdict is its ``overall`` score (tarot
 rubric), else its ``score`` (Failter's judges), else the mean of its scores
@@ -32,8 +33,8 @@ from reviewer.core.judging.verdicts import Scale, Verdict
 #: Threshold per gate level and scale: a judged prompt whose average is at
 #: or below it fails the gate.
 JUDGE_LEVELS: dict[str, dict[Scale, float]] = {
-    "fail": {Scale.GRADE: 40.0, Scale.PERCENT: 40.0, Scale.ORDINAL5: 2.0},
-    "ambiguous": {Scale.GRADE: 60.0, Scale.PERCENT: 60.0, Scale.ORDINAL5: 3.0},
+    "fail": {Scale.GRADE: 40.0, Scale.PERCENT: 40.0, Scale.ORDINAL5: 2.0, Scale.CIP: 40.0},
+    "ambiguous": {Scale.GRADE: 60.0, Scale.PERCENT: 60.0, Scale.ORDINAL5: 3.0, Scale.CIP: 60.0},
 }
 #: Scores that are not on the verdict's scale (left out of the headline).
 _NOT_ON_SCALE = {"totalScore"}

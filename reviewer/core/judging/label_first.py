@@ -196,6 +196,7 @@ def choices_text(scale: Scale) -> str:
         Scale.PERCENT: "0-100",
         Scale.PASS_FAIL: "p (pass) / f (fail)",
         Scale.WINNER: "a / b / t (tie)",
+        Scale.CIP: "c (correct) / p (partial) / i (incorrect)",
     }[scale]
 
 

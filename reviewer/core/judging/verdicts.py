@@ -47,10 +47,15 @@ class Scale(str, enum.Enum):
     PERCENT = "0-100"  # interval 0..100
     PASS_FAIL = "pass/fail"  # nominal
     WINNER = "winner"  # pairwise: '1', '2' or 'tie' (nominal)
+    CIP = "C/I/P"  # inspect_ai's correct / partial / incorrect, ordered I < P < C, stored as points C=100, P=50, I=0
 
 
 #: Grade letters to points (docs/judging.md).
 GRADE_POINTS = {"A": 100.0, "B": 80.0, "C": 60.0, "D": 40.0, "F": 20.0}
+#: inspect_ai's letters to points, in the order I < P < C (decision record
+#: "inspect-epochs-and-letters"): correct 100, partial 50, incorrect 0.
+CIP_POINTS = {"C": 100.0, "P": 50.0, "I": 0.0}
+
 #: Default disagreement tolerance per scale: scores further apart than this
 #: make a dispute between judges (absolute difference of normalised values).
 TOLERANCE = {
@@ -59,6 +64,7 @@ TOLERANCE = {
     Scale.PERCENT: 20.0,
     Scale.PASS_FAIL: 0.0,
     Scale.WINNER: 0.0,
+    Scale.CIP: 0.0,
 }
 #: Statistic level of a scale for agreement (Krippendorff's alpha).
 LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval", "ratio"]] = {
@@ -67,6 +73,7 @@ LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval", "ratio"]] = {
     Scale.PERCENT: "interval",
     Scale.PASS_FAIL: "nominal",
     Scale.WINNER: "nominal",
+    Scale.CIP: "ordinal",
 }
 WINNERS = ("1", "2", "tie")
 
@@ -74,9 +81,12 @@ WINNERS = ("1", "2", "tie")
 def normalise(value: Any, scale: Scale) -> Value:
     """A raw score as stored and compared: a float for 1-5, A-F (as points)
     and 0-100; 'pass'/'fail' and '1'/'2'/'tie' as text; None when missing or
-    not on the scale (e.g. 'garbage'). Never raises."""
+    not on the scale (e.g. 'garbage'). C/I/P: the letters (or correct,
+    partial, incorrect) and the points 0, 50, 100 as points. Never raises."""
     if value is None:
         return None
+    if scale == Scale.CIP:
+        return _cip(value)
     if scale == Scale.GRADE:
         text = str(value).strip().upper()[:1]
         if text in GRADE_POINTS:
@@ -107,6 +117,7 @@ POINTS_MAP = {
     Scale.ORDINAL5: "s x 20",
     Scale.PERCENT: "as is",
     Scale.PASS_FAIL: "pass 100, fail 0",
+    Scale.CIP: "C=100, P=50, I=0",
 }
 
 #: POINTS_MAP as one line, for the note under each table that uses it.
@@ -116,7 +127,7 @@ POINTS_NOTE = "; ".join(f"{scale.value}: {rule}" for scale, rule in POINTS_MAP.i
 def points(value: Value, scale: Scale) -> Optional[float]:
     """A score as stored (``normalise``'s value) in points 0-100 by
     POINTS_MAP: a grade is stored in points already, 1-5 is multiplied by
-    20, 0-100 is as is, 'pass' is 100 and 'fail' 0. None for a missing
+    20, 0-100 and C/I/P (points already) are as is, 'pass' is 100 and 'fail' 0. None for a missing
     value or a scale without points (winner)."""
     if value is None or scale not in POINTS_MAP:
         return None
@@ -127,6 +138,22 @@ def points(value: Value, scale: Scale) -> Optional[float]:
     except (TypeError, ValueError):
         return None
     return number * 20 if scale == Scale.ORDINAL5 else number
+
+
+def _cip(value: Any) -> Optional[float]:
+    if isinstance(value, str):
+        text = value.strip().upper()
+        words = {"CORRECT": "C", "PARTIAL": "P", "INCORRECT": "I"}
+        letter = words.get(text, text)
+        if letter in CIP_POINTS:
+            return CIP_POINTS[letter]
+    number = _number(value, 0, 100)
+    return number if number in CIP_POINTS.values() else None
+
+
+def cip_letter(value: Value) -> Optional[str]:
+    """The letter (C, P or I) of a C/I/P value as stored (points), or None."""
+    return next((k for k, x in CIP_POINTS.items() if value is not None and x == value), None)
 
 
 def _number(value: Any, low: float, high: float) -> Optional[float]:
@@ -185,6 +212,7 @@ class DisputeKind(str, enum.Enum):
     JUDGES = "judges-disagree"
     POSITION = "position-flip"
     REPEAT = "repeat-spread"
+    EPOCHS = "epochs-disagree"  # one scorer, the epochs (runs) of one inspect sample
     HUMAN = "judge-vs-human"
     METRICS = "judge-vs-metrics"
     LOW_CONFIDENCE = "low-confidence"  # below the judge's trust threshold (selective judging)

@@ -21,6 +21,7 @@ SCALE_KEYS = {
     Scale.GRADE: "A B C D F: set the grade",
     Scale.PERCENT: "0-9: type a value 0-100, Enter",
     Scale.PASS_FAIL: "P / F: pass, fail",
+    Scale.CIP: "C / P / I: correct, partial, incorrect",
 }
 COMMON_KEYS = (
     "Enter: accept the framed judge · ←/→ [ ]: judge · Tab: dimension · R: rationale · "

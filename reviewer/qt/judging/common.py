@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Iterable, Optional, Sequence
 
 from reviewer.core.judging.disputes import format_value, is_human, value_of
-from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict
+from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict, cip_letter
 
 #: Okabe-Ito colours (safe for colour vision deficiency).
 JUDGE_COLOUR = "#0072B2"  # blue: the judge, the highlighted column
@@ -26,6 +26,7 @@ KIND_SHORT = {
     "judges-disagree": "judges disagree",
     "position-flip": "position flip",
     "repeat-spread": "repeat spread",
+    "epochs-disagree": "epochs disagree",
     "judge-vs-human": "judge vs human",
     "judge-vs-metrics": "judge vs metrics",
     "low-confidence": "low confidence",
@@ -41,9 +42,12 @@ _RUN = re.compile(r"^run:(\d+)$")
 
 
 def show_value(value: Value, scale: Optional[Scale] = None) -> str:
-    """A value as shown: 5 not 5.0, 'tie', '-' for none; grades as 'A (100)'."""
+    """A value as shown: 5 not 5.0, 'tie', '-' for none; grades as 'A (100)',
+    C/I/P as 'P (50)'."""
     if scale == Scale.GRADE and isinstance(value, float) and value in _LETTERS:
         return f"{_LETTERS[value]} ({format_value(value)})"
+    if scale == Scale.CIP and cip_letter(value) is not None:
+        return f"{cip_letter(value)} ({format_value(value)})"
     return format_value(value)
 
 

@@ -208,7 +208,8 @@ class AdjudicationController(QObject):
             self.session.message.emit(f"{n} is not a value on this scale ({scale.value if scale else 'none'})")
 
     def letter(self, key: str) -> None:
-        """A letter key: T tie, A-F grades, P/F pass and fail, T/F true and
+        """A letter key: T tie, A-F grades, P/F pass and fail, C/P/I correct,
+        partial and incorrect, T/F true and
         false on a flag (safety_flag); any other
         letter starts the rationale with it."""
         scale, key = self.scale(), key.upper()
@@ -220,6 +221,8 @@ class AdjudicationController(QObject):
             self.decide(normalise(key, Scale.GRADE))
         elif scale == Scale.PASS_FAIL and key in "PF":
             self.decide("pass" if key == "P" else "fail")
+        elif scale == Scale.CIP and key in "CPI":
+            self.decide(normalise(key, Scale.CIP))
         else:
             self.begin_rationale(key.lower())
 

@@ -52,6 +52,7 @@ KEYS = {
     Scale.PERCENT: "type 0-100",
     Scale.PASS_FAIL: "P pass / F fail",
     Scale.WINNER: "A / B: the output shown first / second, T: tie",
+    Scale.CIP: "C correct / P partial / I incorrect",
 }
 
 

@@ -9,16 +9,21 @@ A source is one log (``.eval``, or a ``.json`` log: an object with
   its text the input (a chat input's messages joined), its target a
   reference answer, its metadata (and the task's name) the item metadata.
 * Each (eval id, epoch) output of a sample is a run of the log's model: the
-  run's source is ``inspect <eval id> epoch <n>``, so a second log of the
+  run's source is ``inspect <eval id> epoch <n>``
+  (reviewer.storage.judging.epochs), its subject the run's own, so the
+  epochs of a sample are compared (epochs-disagree disputes), a second log of the
   same task adds runs beside the first, and importing a log again adds
   nothing; a new run gets the next free repetition.
 * Each scorer's score is a verdict of the judge named as the scorer, its
   explanation the rationale, its answer and value kept raw, the grader
   model (the scorer's ``model`` option, or the model of the grading
-  message) its judge model. Values keep their scale: C/I (correct,
-  incorrect) on pass/fail; a scorer that also gives P (partial) on 0-100
-  (C 100, P 50, I 0); numbers in 0-1 on 0-100 (x 100), other numbers up to
-  100 as they are; a dict gives one dimension per key. A scalar value's
+  message) its judge model. Values keep their scale: the letters C, P, I
+  (correct, partial, incorrect) on the ordered scale C/I/P (I < P < C,
+  stored as points C 100, P 50, I 0), so match's C/I and a partial-credit
+  grader's C/P/I are compared on one scale; a scorer that mixes letters
+  and numbers on 0-100 (letters as those points); numbers in 0-1 on 0-100
+  (x 100), other numbers up to 100 as they are; a dict gives one dimension
+  per key. A scalar value's
   dimension is ``score``, so scorers of one sample are compared. A value
   inspect could not decide (NaN, 'N') is an undecided verdict.
 
@@ -34,17 +39,17 @@ import math
 from pathlib import Path
 from typing import Any, Optional
 
-from reviewer.core.judging.verdicts import Method, Scale, Verdict
+from reviewer.core.judging.verdicts import CIP_POINTS, Method, Scale, Verdict
 from reviewer.storage import repo
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, store_verdict, text_item
 from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.judging.epochs import epoch_source
 
 INSTALL = "inspect logs need inspect_ai: pip install 'reviewer[inspect]'"
 #: Dimension of a scalar score.
 SCORE = "score"
-_LETTERS = {"C": 100.0, "P": 50.0, "I": 0.0}
 
 
 def _is_json_log(path: Path) -> bool:
@@ -119,10 +124,7 @@ def _scales(log: Any) -> dict[tuple[str, str], Scale]:
     out = {}
     for key, kinds in seen.items():
         letters = {k for k in kinds if isinstance(k, str) and k != "number"}
-        if letters <= {"C", "I", "N"}:
-            out[key] = Scale.PASS_FAIL if "number" not in kinds else Scale.PERCENT
-        else:
-            out[key] = Scale.PERCENT
+        out[key] = Scale.CIP if letters <= {"C", "P", "I", "N"} and "number" not in kinds else Scale.PERCENT
     return out
 
 
@@ -133,9 +135,7 @@ def _value(v: Any, scale: Scale, unit: bool) -> Any:
         v = 1.0 if v else 0.0
     if isinstance(v, str):
         letter = v.strip().upper()
-        if scale == Scale.PASS_FAIL:
-            return {"C": "pass", "I": "fail"}.get(letter)
-        return _LETTERS.get(letter)
+        return CIP_POINTS.get(letter)
     if isinstance(v, (int, float)) and math.isfinite(v):
         x = float(v) * (100.0 if unit else 1.0)
         return x if 0.0 <= x <= 100.0 else None
@@ -205,7 +205,7 @@ def _import_log(project: Project, path: Path, log: Any, report: ImportReport, ac
             if output is None:
                 report.skip(where, "no output")
                 continue
-            key = f"inspect {eval_id} epoch {sample.epoch}"
+            key = epoch_source(eval_id, sample.epoch)
             try:
                 run_id, made = _run(project, item_id, prompt_id, model, output, key, actor)
             except ValueError as exc:

@@ -16,6 +16,7 @@ from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
+from reviewer.storage.judging.epochs import epoch_subjects
 from reviewer.storage.judging.rubric_rules import project_rules
 from reviewer.storage.judging.low_confidence import project_low_confidence
 
@@ -43,11 +44,14 @@ def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]
 def verdict_disputes(project: Project) -> list[Dispute]:
     """The disputes over every verdict of the project (with the subject
     metrics and HALLUC findings, :func:`metrics_with_findings`, checking the
-    project's rubric rules, reviewer.storage.judging.rubric_rules), in the
+    project's rubric rules, reviewer.storage.judging.rubric_rules, and the
+    epochs of inspect samples, reviewer.storage.judging.epochs), in the
     order reviewer.core.judging.disputes.find_disputes gives, then the
     low-confidence disputes (reviewer.storage.judging.low_confidence). Not stored."""
     vs = judging.verdicts(project)
-    found = find_disputes(vs, metrics_with_findings(project, vs), rules=project_rules(project))
+    found = find_disputes(
+        vs, metrics_with_findings(project, vs), rules=project_rules(project), epochs=epoch_subjects(project)
+    )
     return found + project_low_confidence(project)
 
 
