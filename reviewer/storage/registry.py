@@ -7,10 +7,13 @@ reviewer.storage.formats (its import formats), reviewer.storage.scoring
 and JSON) and reviewer.storage.export (its export tables and their
 ``_columns`` descriptions).
 
-The five built-in workflows keep their parts where they were; a workflow
-beyond them (reviewer.core.workflows.register) registers here with
-``register`` and is then imported, scored, reported and exported with no
-edit to those modules.
+The five built-in workflows register here from their own packages
+(``registration`` in reviewer.storage.cards, .spans, .cases, .judging and
+.annotators, imported once by reviewer.storage's ``__init__``); a workflow
+beyond them (reviewer.core.workflows.register) registers the same way and
+is then imported, scored, reported and exported with no edit to those
+modules. A registration names its functions' modules and reaches them only
+when called, so registering is cheap and imports nothing of storage.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 ImportFormat = tuple[str, str, str, str]
 #: An export table: (name, {column: type}, primary key or None, rows as tuples).
 ExportTable = tuple[str, dict, Optional[str], Iterable[tuple]]
+
+#: Where a registered format without a rank goes in detection order: just
+#: before the card folder (rank 110), which takes any folder of photos.
+DEFAULT_FORMAT_RANK = 105
 
 
 @dataclass(frozen=True)
@@ -49,11 +56,23 @@ class StorageWorkflow:
     scorer(project, run_ids=list or None, only_stale=bool), returns the
     runs scored; ``report``: its report sections; ``export``: its export
     tables of a project; ``export_docs``: {table: (description, {column:
-    description})}, the ``_columns`` of those tables."""
+    description})}, the ``_columns`` of those tables.
+
+    A built-in workflow's registration also gives ``fact``: the keyword of
+    core.workflows.infer that ``fact_sql`` answers (a registered workflow's
+    is its RegisteredWorkflow.fact); and ``format_ranks``: {format name:
+    rank}, its formats' places in detection order, lower first (a format
+    without one gets DEFAULT_FORMAT_RANK). Its scorer is also given the
+    keywords ``config``, ``strict``, ``progress`` and ``jobs`` when it
+    takes them (``scorer_options``). ``workflow`` may name a part shared by
+    the photo workflows rather than a stored workflow ('annotators')."""
 
     workflow: str
     fact_sql: Optional[str] = None
+    fact: str = ""
     formats: tuple[ImportFormat, ...] = ()
+    format_ranks: Mapping[str, int] = field(default_factory=dict)
+    scorer_options: bool = False
     scorer: Optional[Callable[..., int]] = None
     report: Optional[ReportSection] = None
     export: Optional[Callable[[Any], list[ExportTable]]] = None
@@ -86,4 +105,13 @@ def registered() -> tuple[StorageWorkflow, ...]:
     return tuple(REGISTERED.values())
 
 
-__all__ = ["ExportTable", "ImportFormat", "REGISTERED", "ReportSection", "StorageWorkflow", "register", "registered"]
+__all__ = [
+    "DEFAULT_FORMAT_RANK",
+    "ExportTable",
+    "ImportFormat",
+    "REGISTERED",
+    "ReportSection",
+    "StorageWorkflow",
+    "register",
+    "registered",
+]
