@@ -93,7 +93,7 @@ def item_workflows(project: Any, items: list[Item]) -> dict[int, AnyWorkflow]:
         if item.id is None:
             continue
         w = parse(item.workflow) or inferred.get(item.id)
-        out[item.id] = w or (Workflow.CARDS if item.kind == "photo" else Workflow.JUDGED)
+        out[item.id] = w or infer(photo=item.kind == "photo")
     return out
 
 
