@@ -9,5 +9,12 @@ from reviewer.storage.cases import registration as cases_registration
 from reviewer.storage.cards import registration as cards_registration
 from reviewer.storage.spans import registration as spans_registration
 from reviewer.storage.judging import registration as judging_registration
+from reviewer.storage.annotators import registration as annotators_registration
 
-__all__ = ["cards_registration", "cases_registration", "judging_registration", "spans_registration"]
+__all__ = [
+    "annotators_registration",
+    "cards_registration",
+    "cases_registration",
+    "judging_registration",
+    "spans_registration",
+]

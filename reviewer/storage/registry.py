@@ -33,6 +33,23 @@ DEFAULT_FORMAT_RANK = 105
 
 
 @dataclass(frozen=True)
+class ExportPart:
+    """Some tables of the analysts' export: ``function`` of ``module``
+    (named in full; reviewer.storage.export imports it when exporting)
+    gives them as ExportTable tuples, called as function(project), or
+    function(project, prices) with ``prices`` ({model: {"input", "output"}
+    per token}, or None). ``rank``: where they go in the export, lower
+    first; a table another part gave already gets these rows after its own
+    (one table two workflows fill, as the judges' and the annotators'
+    agreement)."""
+
+    rank: int
+    module: str
+    function: str
+    prices: bool = False
+
+
+@dataclass(frozen=True)
 class ReportSection:
     """A workflow's report section in each format, each a function of the
     project: ``markdown`` gives the section's Markdown (a '## ' heading
@@ -55,8 +72,10 @@ class StorageWorkflow:
     folder of photos); ``scorer``: scores the project's runs, called as
     scorer(project, run_ids=list or None, only_stale=bool), returns the
     runs scored; ``report``: its report sections; ``export``: its export
-    tables of a project; ``export_docs``: {table: (description, {column:
-    description})}, the ``_columns`` of those tables.
+    tables of a project (after every ExportPart); ``export_docs``: {table:
+    (description, {column: description})}, the ``_columns`` of those tables;
+    ``export_keys``: {table: [(column, other table, other column)]}, their
+    foreign keys.
 
     A built-in workflow's registration also gives ``fact``: the keyword of
     core.workflows.infer that ``fact_sql`` answers (a registered workflow's
@@ -65,7 +84,10 @@ class StorageWorkflow:
     without one gets DEFAULT_FORMAT_RANK). Its scorer is also given the
     keywords ``config``, ``strict``, ``progress`` and ``jobs`` when it
     takes them (``scorer_options``). ``workflow`` may name a part shared by
-    the photo workflows rather than a stored workflow ('annotators')."""
+    the photo workflows rather than a stored workflow ('annotators').
+    ``export_parts``: its tables of the export, named by module and function
+    (ExportPart), so a part may live in a module above the workflow
+    packages (the ground-truth formats' tables)."""
 
     workflow: str
     fact_sql: Optional[str] = None
@@ -77,6 +99,8 @@ class StorageWorkflow:
     report: Optional[ReportSection] = None
     export: Optional[Callable[[Any], list[ExportTable]]] = None
     export_docs: Mapping[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    export_keys: Mapping[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    export_parts: tuple[ExportPart, ...] = ()
 
 
 #: The registered workflows' storage parts, by workflow value, in registration order.
@@ -107,6 +131,7 @@ def registered() -> tuple[StorageWorkflow, ...]:
 
 __all__ = [
     "DEFAULT_FORMAT_RANK",
+    "ExportPart",
     "ExportTable",
     "ImportFormat",
     "REGISTERED",

@@ -1,13 +1,15 @@
 """The test-case workflow's storage registration (decision record
-"workflow-registries"): the fact of its items, its import format and its
-scorer (the checks of the project's metric set)."""
+"workflow-registries"): the fact of its items, its import format, its
+scorer (the checks of the project's metric set) and its tables of the
+analysts' export (case results and scores)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from reviewer.core.workflows import Workflow
-from reviewer.storage.registry import StorageWorkflow, register
+from reviewer.storage.cases import export_docs
+from reviewer.storage.registry import ExportPart, StorageWorkflow, register
 
 
 def score(project: Any, run_ids: Optional[list[int]] = None, only_stale: bool = False) -> int:
@@ -28,5 +30,8 @@ PARTS = register(
         formats=(("test-cases", "reviewer.storage.importers.cases", "detect", "import_cases"),),
         format_ranks={"test-cases": 60},
         scorer=score,
+        export_parts=(ExportPart(500, "reviewer.storage.cases.cases", "case_tables"),),
+        export_docs=export_docs.TABLES,
+        export_keys=export_docs.FOREIGN_KEYS,
     )
 )

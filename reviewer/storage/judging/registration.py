@@ -1,11 +1,13 @@
 """The storage registrations of the two judging workflows, judged output
-and pairwise (decision record "workflow-registries"): their import formats
-and the fact of a pairwise item."""
+and pairwise (decision record "workflow-registries"): their import formats,
+the fact of a pairwise item, and the tables of the analysts' export they
+share (registered with judged output)."""
 
 from __future__ import annotations
 
 from reviewer.core.workflows import ASKED_SOURCE_PREFIX, Workflow
-from reviewer.storage.registry import StorageWorkflow, register
+from reviewer.storage.judging import export_docs
+from reviewer.storage.registry import ExportPart, StorageWorkflow, register
 
 #: Items holding an imported pair of outputs to compare: a verdict on a pair
 #: that an import stored (a pairwise benchmark's), not one ``reviewer judge`` asked.
@@ -33,6 +35,15 @@ JUDGED = register(
             "rubric-verdicts": 160,
             "jsonl-verdicts": 180,
         },
+        export_parts=(
+            ExportPart(100, "reviewer.storage.judging.export_tables", "judge_tables"),
+            ExportPart(200, "reviewer.storage.judging.export_tables", "failter_table", prices=True),
+            ExportPart(300, "reviewer.storage.judging.export_tables", "rubric"),
+            ExportPart(400, "reviewer.storage.judging.confidences", "export_tables"),
+            ExportPart(800, "reviewer.storage.judging.labels", "label_tables"),
+        ),
+        export_docs=export_docs.TABLES,
+        export_keys=export_docs.FOREIGN_KEYS,
     )
 )
 

@@ -1,10 +1,13 @@
 """The span workflow's storage registration (decision record
-"workflow-registries"): the fact of its items and its import formats."""
+"workflow-registries"): the fact of its items, its import formats and its
+tables of the analysts' export (each snapshot's summary and debugging
+sections, the runs its results became, the golden spans)."""
 
 from __future__ import annotations
 
 from reviewer.core.workflows import SPAN_PROMPT, Workflow
-from reviewer.storage.registry import StorageWorkflow, register
+from reviewer.storage.registry import ExportPart, StorageWorkflow, register
+from reviewer.storage.spans import export_docs
 
 #: Items with golden spans or span runs (a span snapshot's, a run of the span-labeling prompt).
 FACT_SQL = (
@@ -29,5 +32,12 @@ PARTS = register(
             ),
         ),
         format_ranks={"span-snapshot": 130, "span-golden-set": 140, "span-golden-results": 150},
+        export_parts=(
+            ExportPart(600, "reviewer.storage.spans.spans", "export_tables"),
+            ExportPart(610, "reviewer.storage.spans.report", "debug_tables"),
+            ExportPart(620, "reviewer.storage.spans.export_tables", "span_runs"),
+        ),
+        export_docs=export_docs.TABLES,
+        export_keys=export_docs.FOREIGN_KEYS,
     )
 )
