@@ -20,12 +20,11 @@ from typing import Optional
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QToolBar
 
-from reviewer.core.workflows import AnyWorkflow, Workflow
+from reviewer.core.workflows import AnyWorkflow
 from reviewer.qt import registry
 from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
-from reviewer.storage.workflows import has_failter_verdicts
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ def perspective_of(workflow: Optional[AnyWorkflow]) -> Perspective:
     (reviewer.qt.registry: its centre, its docks and its score dock), else
     the first registered one, the cards' (None, or a workflow this window
     does not know)."""
-    parts = (registry.of(workflow) if workflow is not None else None) or registry.registered()[0]
+    parts = registry.shown_for(workflow)
     known = _MADE.get(parts)
     if known is None:
         docks = parts.docks + ((parts.score_key,) if parts.score_panel else ())
@@ -73,11 +72,16 @@ PERSPECTIVES: dict[AnyWorkflow, Perspective] = {p.workflow: perspective_of(p.wor
 
 
 def settings_key(workflow: AnyWorkflow, docks: tuple[str, ...] = ()) -> str:
-    """The QSettings key of a perspective's saved dock layout; a judged
-    output's layout is kept apart per set of score docks (Failter, rubric
-    or both), so the Failter layout never hides the rubric panel."""
-    variant = "".join(f"-{k.removesuffix('_scores')}" for k in docks if k in ("failter_scores", "rubric_scores"))
-    return f"perspectives/{workflow.name.lower()}{variant if workflow == Workflow.JUDGED else ''}"
+    """The QSettings key of a perspective's saved dock layout; a perspective
+    whose docks vary by item (its registration's ``variant_docks``: a judged
+    output's Failter table or rubric distribution) keeps its layout apart
+    per set of those docks shown, so the Failter layout never hides the
+    rubric panel."""
+    parts = registry.of(workflow)
+    variant = parts.variant_docks if parts is not None else ()
+    return f"perspectives/{workflow.name.lower()}" + "".join(
+        f"-{k.removesuffix('_scores')}" for k in docks if k in variant
+    )
 
 
 class Perspectives:
@@ -98,16 +102,15 @@ class Perspectives:
         return self.current or perspective_of(None)
 
     def docks_of(self, p: Perspective) -> tuple[str, ...]:
-        """The docks ``p`` shows for the current item: a judged output shows
-        the Failter table when its runs have Failter verdicts, else the
-        rubric distribution."""
-        if p.workflow != Workflow.JUDGED:
+        """The docks ``p`` shows for the current item: all its docks, but of
+        those its registration shows only for some items (``variant_docks``:
+        a judged output's Failter table or rubric distribution) those the
+        item shows (``item_docks``)."""
+        parts = registry.of(p.workflow)
+        if parts is None or not parts.variant_docks or parts.item_docks is None:
             return p.docks
-        s = self.window.session
-        item = s.item()
-        failter = item is not None and item.id is not None and has_failter_verdicts(s.project, item.id)
-        drop = "rubric_scores" if failter else "failter_scores"
-        return tuple(k for k in p.docks if k != drop)
+        shown = parts.item_docks(self.window.session)
+        return tuple(k for k in p.docks if k not in parts.variant_docks or k in shown)
 
     def save(self) -> None:
         """Remember the shown perspective's dock layout (review mode only)."""

@@ -28,7 +28,7 @@ from reviewer.core.workflows import AnyWorkflow
 DockSizes = tuple[tuple[tuple[str, ...], tuple[int, ...], Qt.Orientation], ...]
 
 if TYPE_CHECKING:
-    from reviewer.qt.session import Session
+    from reviewer.qt.session import ItemStatus, Session
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,17 @@ class QtWorkflow:
     'spans', 'case', 'judged'), and ``docks`` are all its docks, score
     docks included. ``card_tools``: it shows the card drawing tools, zoom
     and annotator switch, the runs table's card columns and every key of
-    the '?' sheet; ``sizes``: its default dock sizes (DockSizes)."""
+    the '?' sheet; ``sizes``: its default dock sizes (DockSizes).
+
+    What the shared panels ask of any workflow: ``status_line`` gives the
+    item's second line in the items list from its ItemStatus and the phrase
+    of its runs ('3/5 runs reviewed'), or None for the shared line (its
+    ground-truth cards, or 'no ground truth'); ``output_text`` gives a
+    run's output as the output panel shows it (the labelled text and
+    numbered spans of a span run), or None when the output is not its
+    kind; ``variant_docks``: docks of its perspective shown only for some
+    items, ``item_docks`` saying which of them the current item shows (each
+    set keeps its own saved layout)."""
 
     workflow: AnyWorkflow
     center: Optional[Callable[["Session"], QWidget]] = None
@@ -59,6 +69,10 @@ class QtWorkflow:
     center_name: str = ""
     card_tools: bool = False
     sizes: DockSizes = ()
+    status_line: Optional[Callable[["ItemStatus", str], Optional[str]]] = None
+    output_text: Optional[Callable[[str], Optional[str]]] = None
+    variant_docks: tuple[str, ...] = ()
+    item_docks: Optional[Callable[["Session"], tuple[str, ...]]] = None
 
     @property
     def center_key(self) -> str:
@@ -95,3 +109,16 @@ def registered() -> tuple[QtWorkflow, ...]:
 def of(workflow: object) -> Optional[QtWorkflow]:
     """The registered perspective of ``workflow`` (a value or a workflow), or None."""
     return REGISTERED.get(str(getattr(workflow, "value", workflow)))
+
+
+def shown_for(workflow: object) -> QtWorkflow:
+    """The registration whose perspective shows ``workflow``: its own, else
+    the first registered one (the cards', reviewer.qt's ``__init__``), as
+    for None or a workflow this window does not know. LookupError before
+    any registration."""
+    parts = of(workflow) if workflow is not None else None
+    if parts is None:
+        if not REGISTERED:
+            raise LookupError("no perspective is registered")
+        parts = next(iter(REGISTERED.values()))
+    return parts
