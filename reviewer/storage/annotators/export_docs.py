@@ -1,7 +1,8 @@
-"""What the analysts' export says about the ground-truth tables of every annotator and the consensus
-(decision record "workflow-registries"): {table: (description, {column:
-description})}, written as ``_tables`` and ``_columns``, and the foreign
-keys of those tables. docs/export-schema.md says the same in prose."""
+"""What the analysts' export says about the ground-truth tables of every
+annotator and the consensus (decision record "workflow-registries"): {table:
+(description, {column: description})}, written as ``_tables`` and
+``_columns``, and the foreign keys of those tables. docs/export-schema.md
+says the same in prose."""
 
 #: {table: (description, {column: description})}
 TABLES: dict[str, tuple[str, dict[str, str]]] = {

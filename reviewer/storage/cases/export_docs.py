@@ -1,7 +1,7 @@
-"""What the analysts' export says about the test-case tables: case results and scores
-(decision record "workflow-registries"): {table: (description, {column:
-description})}, written as ``_tables`` and ``_columns``, and the foreign
-keys of those tables. docs/export-schema.md says the same in prose."""
+"""What the analysts' export says about the test-case tables: case results and
+scores (decision record "workflow-registries"): {table: (description,
+{column: description})}, written as ``_tables`` and ``_columns``, and the
+foreign keys of those tables. docs/export-schema.md says the same in prose."""
 
 #: {table: (description, {column: description})}
 TABLES: dict[str, tuple[str, dict[str, str]]] = {
