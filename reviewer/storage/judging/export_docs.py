@@ -1,9 +1,9 @@
 """What the analysts' export says about the judged-output and pairwise tables:
 judges' verdicts, their confidences, disputes, adjudications, people's
-labels, Failter, the rubric gate and agreement (decision record "workflow-
-registries"): {table: (description, {column: description})}, written as
-``_tables`` and ``_columns``, and the foreign keys of those tables.
-docs/export-schema.md says the same in prose."""
+labels, Failter, the rubric gate and agreement (decision record
+"workflow-registries"): {table: (description, {column: description})},
+written as ``_tables`` and ``_columns``, and the foreign keys of those
+tables. docs/export-schema.md says the same in prose."""
 
 #: {table: (description, {column: description})}
 TABLES: dict[str, tuple[str, dict[str, str]]] = {
