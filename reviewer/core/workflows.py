@@ -3,7 +3,10 @@ the window shows it in that workflow's perspective (docs/window.md#perspectives)
 
 An item is recorded with its workflow when it is imported, from what was
 imported with it; a project from before that record is migrated by the same
-rule (``infer``). The rule, first match wins:
+rule (``infer``). Each of the five gives its part of the rule from its own
+package (``registration`` in reviewer.core.cards, .spans, .cases and
+.judging, imported once by reviewer.core's ``__init__``): the fact that
+recognises its items and its place in the rule. The rule, first match wins:
 
 1. a test case (query, context, expected behaviour): **case**;
 2. golden spans or span runs (a span snapshot's, a run of the
@@ -103,24 +106,47 @@ def all_workflows() -> tuple[AnyWorkflow, ...]:
     return (*WORKFLOW_ORDER, *REGISTERED.values())
 
 
+@dataclass(frozen=True)
+class Recognition:
+    """How one of the five recognises its items (decision record
+    "workflow-registries"): ``fact`` names the keyword of ``infer`` that
+    holds for them ('' for the workflow of any other item, the last rule);
+    ``rank`` is its place in the rule, lower first."""
+
+    workflow: Workflow
+    fact: str
+    rank: int
+
+
+#: The five's parts of the rule, by workflow, as their packages register them.
+RECOGNITIONS: dict[Workflow, Recognition] = {}
+
+
+def recognise(recognition: Recognition) -> Recognition:
+    """Register one of the five's part of ``infer``'s rule (replacing an
+    earlier one of the same workflow)."""
+    RECOGNITIONS[recognition.workflow] = recognition
+    return recognition
+
+
 def infer(*, photo: bool, case: bool = False, spans: bool = False, pair: bool = False, **facts: bool) -> AnyWorkflow:
     """The workflow of an item from what was imported with it (the rule in
     the module docstring): ``case`` it is a test case; ``spans`` it has
     golden spans or span runs; ``photo`` it is a photo; ``pair`` it holds
     an imported pair of outputs to compare. ``facts``: the registered
     workflows' facts ({fact: held}); a registered workflow whose fact holds
-    comes first (its fact is its own content), in registration order. No
-    verdict is a fact here."""
+    comes first (its fact is its own content), in registration order, then
+    the five's parts of the rule (RECOGNITIONS) in rank order. No verdict
+    is a fact here. LookupError when no part of the rule matches (the five's
+    registrations were not imported)."""
     for registered in REGISTERED.values():
         if facts.get(registered.fact):
             return registered
-    if case:
-        return Workflow.CASE
-    if spans:
-        return Workflow.SPANS
-    if photo:
-        return Workflow.CARDS
-    return Workflow.PAIRWISE if pair else Workflow.JUDGED
+    held = {**facts, "photo": photo, "case": case, "spans": spans, "pair": pair}
+    for part in sorted(RECOGNITIONS.values(), key=lambda r: r.rank):
+        if not part.fact or held.get(part.fact):
+            return part.workflow
+    raise LookupError("no workflow recognises the item: the workflows' registrations are not imported")
 
 
 def parse(value: object) -> AnyWorkflow | None:

@@ -1,1 +1,12 @@
-"""The review window (PySide6). Nothing outside this package imports it."""
+"""The review window (PySide6). Nothing outside this package imports it.
+
+Each workflow registers its perspective from its own package (decision
+record "workflow-registries"), once, here, in the order of the menus.
+"""
+
+from reviewer.qt.cards import registration as cards_registration
+from reviewer.qt.spans import registration as spans_registration
+from reviewer.qt.cases import registration as cases_registration
+from reviewer.qt.judging import registration as judging_registration
+
+__all__ = ["cards_registration", "cases_registration", "judging_registration", "spans_registration"]

@@ -39,7 +39,7 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
     """A dock for each of ``panels`` ({key of DOCKS: widget}), added to
     ``window`` in its area; the score docks sit right of the runs."""
     docks: dict[str, QDockWidget] = {}
-    scores = {p.score_key: p.score_title for p in registry.registered()}
+    scores = {p.score_key: p.score_title for p in registry.registered() if p.score_panel}
     for key, widget in panels.items():
         title, area = DOCKS.get(key) or (scores[key], Qt.DockWidgetArea.BottomDockWidgetArea)
         dock = QDockWidget(title, window)

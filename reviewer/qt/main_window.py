@@ -96,7 +96,8 @@ class MainWindow(QMainWindow):
             "judged": self.judged_view,
         }
         for parts in registry.registered():  # the registered workflows' centres (reviewer.qt.registry)
-            self.centers[parts.center_key] = parts.center(session)
+            if parts.center is not None:
+                self.centers[parts.center_key] = parts.center(session)
         self.center_stack = QStackedWidget()
         for widget in self.centers.values():
             self.center_stack.addWidget(widget)

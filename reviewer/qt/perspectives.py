@@ -6,7 +6,7 @@ runs table's columns and the score panel are those of the workflow, and no
 panel, tool or column of another workflow is shown. Each perspective keeps
 its own dock layout, saved in QSettings under ``perspectives/<workflow>``
 and restored when it comes back; a perspective never seen starts from its
-default layout for a 1600x1000 window (``DEFAULT_SIZES``).
+default layout for a 1600x1000 window (its registration's ``sizes``).
 
 ``Perspectives`` is composed into the main window: it owns no domain
 state, only which perspective is shown.
@@ -20,12 +20,11 @@ from typing import Optional
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QToolBar
 
-from reviewer.core.workflows import AnyWorkflow, Workflow
+from reviewer.core.workflows import AnyWorkflow
 from reviewer.qt import registry
 from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
-from reviewer.storage.workflows import has_failter_verdicts
 
 
 @dataclass(frozen=True)
@@ -36,99 +35,53 @@ class Perspective:
     'judged'); ``docks``: the dock keys that belong to it, all shown by
     default; ``card_tools``: the card drawing tools, zoom and annotator
     switch; ``card_columns``: the runs table's text / spatial / halluc /
-    JSON columns."""
+    JSON columns; ``sizes``: its default dock sizes at 1600x1000."""
 
     workflow: AnyWorkflow
     center: str
     docks: tuple[str, ...]
     card_tools: bool = False
     card_columns: bool = False
+    sizes: registry.DockSizes = ()
 
-
-PERSPECTIVES: dict[Workflow, Perspective] = {
-    Workflow.CARDS: Perspective(
-        Workflow.CARDS,
-        "canvas",
-        ("items", "piles", "unplaced", "legend", "findings", "output", "runs", "scores"),
-        card_tools=True,
-        card_columns=True,
-    ),
-    Workflow.SPANS: Perspective(
-        Workflow.SPANS, "spans", ("items", "legend", "findings", "output", "runs", "span_scores")
-    ),
-    Workflow.CASE: Perspective(Workflow.CASE, "case", ("items", "findings", "runs", "case_scores")),
-    Workflow.JUDGED: Perspective(Workflow.JUDGED, "judged", ("items", "runs", "failter_scores", "rubric_scores")),
-    Workflow.PAIRWISE: Perspective(Workflow.PAIRWISE, "judged", ("items", "runs", "pairwise_scores")),
-}
 
 #: Runs table columns of the card perspective only (reviewer.qt.panels.runs.COLUMNS).
 CARD_RUN_COLUMNS = (3, 4, 5, 6)
 
-#: Default dock sizes at 1600x1000: (docks, sizes, orientation) for QMainWindow.resizeDocks.
-DEFAULT_SIZES: dict[Workflow, list[tuple[list[str], list[int], Qt.Orientation]]] = {
-    Workflow.CARDS: [
-        (["items"], [230], Qt.Orientation.Horizontal),
-        (["items", "piles"], [300, 380], Qt.Orientation.Vertical),  # photos in view beside the piles
-        (["findings"], [560], Qt.Orientation.Horizontal),
-        (["findings", "output"], [430, 230], Qt.Orientation.Vertical),
-        (["runs"], [230], Qt.Orientation.Vertical),
-        (["runs", "scores"], [700, 900], Qt.Orientation.Horizontal),
-    ],
-    Workflow.SPANS: [
-        (["items"], [320], Qt.Orientation.Horizontal),
-        (["findings"], [520], Qt.Orientation.Horizontal),
-        (["findings", "output"], [420, 240], Qt.Orientation.Vertical),
-        (["runs"], [230], Qt.Orientation.Vertical),
-        (["runs", "span_scores"], [600, 1000], Qt.Orientation.Horizontal),
-    ],
-    Workflow.CASE: [
-        (["items"], [300], Qt.Orientation.Horizontal),
-        (["findings"], [420], Qt.Orientation.Horizontal),
-        (["runs"], [200], Qt.Orientation.Vertical),
-        (["runs", "case_scores"], [600, 1000], Qt.Orientation.Horizontal),
-    ],
-    Workflow.JUDGED: [
-        (["items"], [320], Qt.Orientation.Horizontal),
-        (["runs"], [320], Qt.Orientation.Vertical),  # the rubric chart needs its height
-        (["runs", "failter_scores"], [500, 1100], Qt.Orientation.Horizontal),
-        (["runs", "rubric_scores"], [500, 1100], Qt.Orientation.Horizontal),
-    ],
-    Workflow.PAIRWISE: [
-        (["items"], [320], Qt.Orientation.Horizontal),
-        (["runs"], [230], Qt.Orientation.Vertical),
-        (["runs", "pairwise_scores"], [600, 1000], Qt.Orientation.Horizontal),
-    ],
-}
-
 
 def perspective_of(workflow: Optional[AnyWorkflow]) -> Perspective:
-    """The perspective of ``workflow``: one of PERSPECTIVES, a registered
-    workflow's (reviewer.qt.registry: its centre, its docks and its score
-    dock), else the card one (None, or a workflow this window does not know)."""
-    if isinstance(workflow, Workflow):
-        return PERSPECTIVES[workflow]
-    if workflow is None:
-        return PERSPECTIVES[Workflow.CARDS]
-    parts = registry.of(workflow)
-    if parts is None:
-        return PERSPECTIVES[Workflow.CARDS]
-    known = _REGISTERED.get(parts)
+    """The perspective of ``workflow`` as its registration gives it
+    (reviewer.qt.registry: its centre, its docks and its score dock), else
+    the first registered one, the cards' (None, or a workflow this window
+    does not know)."""
+    parts = registry.shown_for(workflow)
+    known = _MADE.get(parts)
     if known is None:
         docks = parts.docks + ((parts.score_key,) if parts.score_panel else ())
-        known = _REGISTERED[parts] = Perspective(parts.workflow, parts.center_key, docks)
+        known = _MADE[parts] = Perspective(
+            parts.workflow, parts.center_key, docks, parts.card_tools, parts.card_tools, parts.sizes
+        )
     return known
 
 
-#: The registered workflows' perspectives, made once each (``show`` compares them by identity).
-_REGISTERED: dict[registry.QtWorkflow, Perspective] = {}
+#: The perspectives, made once each from their registrations (``show`` compares them by identity).
+_MADE: dict[registry.QtWorkflow, Perspective] = {}
+
+#: The perspectives of the workflows registered when the window's package was imported, by workflow.
+PERSPECTIVES: dict[AnyWorkflow, Perspective] = {p.workflow: perspective_of(p.workflow) for p in registry.registered()}
 
 
 def settings_key(workflow: AnyWorkflow, docks: tuple[str, ...] = ()) -> str:
-    """The QSettings key of a perspective's saved dock layout; a judged
-    output's layout is kept apart per set of score docks (Failter, rubric
-    or both), so the Failter layout never hides the rubric panel."""
-    variant = "".join(f"-{k.removesuffix('_scores')}" for k in docks if k in ("failter_scores", "rubric_scores"))
-    return f"perspectives/{workflow.name.lower()}{variant if workflow == Workflow.JUDGED else ''}"
+    """The QSettings key of a perspective's saved dock layout; a perspective
+    whose docks vary by item (its registration's ``variant_docks``: a judged
+    output's Failter table or rubric distribution) keeps its layout apart
+    per set of those docks shown, so the Failter layout never hides the
+    rubric panel."""
+    parts = registry.of(workflow)
+    variant = parts.variant_docks if parts is not None else ()
+    return f"perspectives/{workflow.name.lower()}" + "".join(
+        f"-{k.removesuffix('_scores')}" for k in docks if k in variant
+    )
 
 
 class Perspectives:
@@ -146,19 +99,18 @@ class Perspectives:
 
     def perspective(self) -> Perspective:
         """The perspective shown (the card one before any)."""
-        return self.current or PERSPECTIVES[Workflow.CARDS]
+        return self.current or perspective_of(None)
 
     def docks_of(self, p: Perspective) -> tuple[str, ...]:
-        """The docks ``p`` shows for the current item: a judged output shows
-        the Failter table when its runs have Failter verdicts, else the
-        rubric distribution."""
-        if p.workflow != Workflow.JUDGED:
+        """The docks ``p`` shows for the current item: all its docks, but of
+        those its registration shows only for some items (``variant_docks``:
+        a judged output's Failter table or rubric distribution) those the
+        item shows (``item_docks``)."""
+        parts = registry.of(p.workflow)
+        if parts is None or not parts.variant_docks or parts.item_docks is None:
             return p.docks
-        s = self.window.session
-        item = s.item()
-        failter = item is not None and item.id is not None and has_failter_verdicts(s.project, item.id)
-        drop = "rubric_scores" if failter else "failter_scores"
-        return tuple(k for k in p.docks if k != drop)
+        shown = parts.item_docks(self.window.session)
+        return tuple(k for k in p.docks if k not in parts.variant_docks or k in shown)
 
     def save(self) -> None:
         """Remember the shown perspective's dock layout (review mode only)."""
@@ -239,8 +191,7 @@ class Perspectives:
         w = self.window
         own = self.docks_of(p)
         sx, sy = min(1.0, w.width() / 1600), min(1.0, w.height() / 1000)
-        sizes_of = DEFAULT_SIZES.get(p.workflow, []) if isinstance(p.workflow, Workflow) else []
-        for keys, sizes, orientation in sizes_of:
+        for keys, sizes, orientation in p.sizes:
             docks = [w.docks[k] for k in keys if k in w.docks and k in own]
             if len(docks) == len(keys):
                 scale = sx if orientation == Qt.Orientation.Horizontal else sy

@@ -7,7 +7,11 @@ dock of its own, and its perspective shows its docks. Its codes and keys go
 to the legend and the '?' sheet (reviewer.qt.panels.legend.codes_for,
 reviewer.qt.panels.shortcuts.shortcuts_for).
 
-The five built-in perspectives keep their table in reviewer.qt.perspectives.
+The five built-in workflows register their perspectives the same way, from
+their own packages (``registration`` in reviewer.qt.cards, .spans, .cases
+and .judging, imported once by reviewer.qt's ``__init__``): the docks,
+default dock sizes, tools, codes and keys. Their centre widgets and score
+panels the main window still makes itself (``center_name``).
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from reviewer.core.workflows import RegisteredWorkflow
+from reviewer.core.workflows import AnyWorkflow
+
+#: A perspective's default dock sizes at 1600x1000: (docks, sizes, orientation) for QMainWindow.resizeDocks.
+DockSizes = tuple[tuple[tuple[str, ...], tuple[int, ...], Qt.Orientation], ...]
 
 if TYPE_CHECKING:
-    from reviewer.qt.session import Session
+    from reviewer.qt.session import ItemStatus, Session
 
 
 @dataclass(frozen=True)
@@ -32,20 +40,44 @@ class QtWorkflow:
     ``docks``: the shared docks it shows besides its score dock ('items',
     'runs', 'findings', 'output', 'legend'); ``codes``: its finding codes,
     in key order (the legend's and the number keys'); ``keys``: its own rows
-    of the '?' sheet, (keys, what they do)."""
+    of the '?' sheet, (keys, what they do).
 
-    workflow: RegisteredWorkflow
-    center: Callable[["Session"], QWidget]
+    A built-in workflow's registration has no ``center`` factory: its
+    ``center_name`` names the centre the main window makes ('canvas',
+    'spans', 'case', 'judged'), and ``docks`` are all its docks, score
+    docks included. ``card_tools``: it shows the card drawing tools, zoom
+    and annotator switch, the runs table's card columns and every key of
+    the '?' sheet; ``sizes``: its default dock sizes (DockSizes).
+
+    What the shared panels ask of any workflow: ``status_line`` gives the
+    item's second line in the items list from its ItemStatus and the phrase
+    of its runs ('3/5 runs reviewed'), or None for the shared line (its
+    ground-truth cards, or 'no ground truth'); ``output_text`` gives a
+    run's output as the output panel shows it (the labelled text and
+    numbered spans of a span run), or None when the output is not its
+    kind; ``variant_docks``: docks of its perspective shown only for some
+    items, ``item_docks`` saying which of them the current item shows (each
+    set keeps its own saved layout)."""
+
+    workflow: AnyWorkflow
+    center: Optional[Callable[["Session"], QWidget]] = None
     score_panel: Optional[Callable[["Session"], QWidget]] = None
     score_title: str = ""
     docks: tuple[str, ...] = ("items", "runs")
     codes: tuple = ()
     keys: tuple[tuple[str, str], ...] = ()
+    center_name: str = ""
+    card_tools: bool = False
+    sizes: DockSizes = ()
+    status_line: Optional[Callable[["ItemStatus", str], Optional[str]]] = None
+    output_text: Optional[Callable[[str], Optional[str]]] = None
+    variant_docks: tuple[str, ...] = ()
+    item_docks: Optional[Callable[["Session"], tuple[str, ...]]] = None
 
     @property
     def center_key(self) -> str:
         """The key of its centre widget in the main window's ``centers``."""
-        return f"workflow:{self.workflow.value}"
+        return self.center_name or f"workflow:{self.workflow.value}"
 
     @property
     def score_key(self) -> str:
@@ -77,3 +109,16 @@ def registered() -> tuple[QtWorkflow, ...]:
 def of(workflow: object) -> Optional[QtWorkflow]:
     """The registered perspective of ``workflow`` (a value or a workflow), or None."""
     return REGISTERED.get(str(getattr(workflow, "value", workflow)))
+
+
+def shown_for(workflow: object) -> QtWorkflow:
+    """The registration whose perspective shows ``workflow``: its own, else
+    the first registered one (the cards', reviewer.qt's ``__init__``), as
+    for None or a workflow this window does not know. LookupError before
+    any registration."""
+    parts = of(workflow) if workflow is not None else None
+    if parts is None:
+        if not REGISTERED:
+            raise LookupError("no perspective is registered")
+        parts = next(iter(REGISTERED.values()))
+    return parts

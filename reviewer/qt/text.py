@@ -176,3 +176,8 @@ def plain_label(text: str = "", bold: bool = False, wrap: bool = True, selectabl
         font.setBold(True)
         label.setFont(font)
     return label
+
+
+def plural(n: int, word: str) -> str:
+    """'1 card', '3 cards': ``n`` and ``word``, with an s unless ``n`` is 1."""
+    return f"{n} {word}{'s' if n != 1 else ''}"

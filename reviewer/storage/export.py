@@ -1,11 +1,13 @@
 """Export scored runs to an SQLite database for analysts (Datasette, pandas).
 
 Tables (column docs in docs/export-schema.md): items, runs, findings,
-prompt_verdicts, scoring_config, verdicts, disputes, adjudications,
-agreement, failter, rubric_gate and rubric_disputes; case_results and case_scores (test cases, docs/export-schema.md); the span
-tables (reviewer.storage.spans.spans.export_tables, and the report's debugging
-sections: reviewer.storage.spans.report.debug_tables) and span_runs; gt_piles
-and gt_cards (ground truth of every annotator and the consensus, docs/export-schema.md);
+prompt_verdicts and scoring_config, which every export has; then each
+registered workflow's tables (reviewer.storage.registry, ``export_parts``,
+decision record "workflow-registries"): verdicts, disputes, adjudications,
+agreement, failter, rubric_gate, rubric_disputes, verdict_confidences (the
+judging workflows); case_results and case_scores (test cases); the span
+tables and span_runs; gt_piles and gt_cards (ground truth of every
+annotator and the consensus); human_labels (the judging workflows);
 views code_counts and auto_code_counts; _tables and _columns describing
 them all, with their foreign keys (reviewer.storage.export_schema), and a
 Datasette metadata file beside the database.
@@ -20,7 +22,8 @@ Datasette metadata or new, the same way).
 from __future__ import annotations
 
 import gc
-import json
+import importlib
+import itertools
 import sqlite3
 import time
 from pathlib import Path
@@ -28,43 +31,27 @@ from typing import Callable, Iterable, Iterator, Optional
 
 import sqlite_utils
 
-from reviewer.core.bounds import is_number
 from reviewer.storage.workflows import item_workflows
 from reviewer.storage import registry
 from reviewer.storage import repo
-from reviewer.core.judging.disputes import format_value
-from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
 from reviewer.storage import safe_write
 from reviewer.storage.recognise import read_only_uri
 from reviewer.storage.sources import import_sources
-from reviewer.storage.judging.report import build_judge_report, has_verdicts
-from reviewer.storage.judging.rubric_report import rubric_tables
-from reviewer.core.judging.agreement_intervals import with_intervals
-from reviewer.core.judging.agreement_table import agreement_rows
+from reviewer.storage.judging.report import has_verdicts
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
 from reviewer.storage.cards.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
 from reviewer.storage.cards.scored import lean_metrics_of
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cases.cases import case_tables
-from reviewer.storage.spans.spans import export_tables as span_tables
-from reviewer.storage.judging.confidences import export_tables as confidence_tables
-from reviewer.storage.spans.report import debug_tables as span_debug_tables
 from reviewer.storage.annotators.ground_truth import annotators
-from reviewer.storage.gt_formats import gt_tables
-from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.judging.calls import run_calls
-from reviewer.storage.judging.failter_report import failter_objects, failter_rows
-from reviewer.storage.judging.labels import label_tables
 from reviewer.storage.export_schema import (
-    FOREIGN_KEYS,
     METADATA_FORMAT,
-    SPAN_RUN_COLUMNS,
     doc_tables,
+    foreign_keys,
     metadata_path,
-    span_run_rows,
     write_metadata,
 )
 
@@ -131,59 +118,6 @@ VERDICT_COLUMNS = {
     "spatial_ok": int,
     "json_ok": int,
     "reasons": str,
-}
-
-JUDGE_VERDICT_COLUMNS = {
-    "verdict_id": int,
-    "subject": str,
-    "run_id": int,
-    "other_run_id": int,
-    "judge": str,
-    "judge_model": str,
-    "prompt_version": str,
-    "method": str,
-    "scale": str,
-    "dimension": str,
-    "value": float,
-    "value_text": str,
-    "rationale": str,
-    "answer_order": str,
-    "repetition": int,
-    "flags": str,
-    "issues_found": str,
-    "source": str,
-    "raw": str,
-}
-DISPUTE_COLUMNS = {
-    "dispute_id": int,
-    "kind": str,
-    "subject": str,
-    "dimension": str,
-    "verdict_ids": str,
-    "severity": float,
-    "detail": str,
-}
-ADJUDICATION_COLUMNS = {
-    "subject": str,
-    "dimension": str,
-    "value": str,
-    "rationale": str,
-    "reviewer": str,
-    "decided_at": str,
-    "sided_with": str,
-    "dispute_id": int,
-}
-AGREEMENT_COLUMNS = {
-    "raters": str,
-    "dimension": str,
-    "statistic": str,
-    "value": float,
-    "n": int,
-    "note": str,
-    "ci_low": float,
-    "ci_high": float,
-    "ci_method": str,
-    "prevalence": str,
 }
 
 _VIEWS = {
@@ -276,44 +210,30 @@ def collect_tables(
             None,
             [(config.version, k, str(v)) for k, v in config.model_dump(mode="json").items()],
         ),
-        *_judge_tables(project),
-        ("failter", FAILTER_COLUMNS, None, _failter_rows(project, prices)),
-        *rubric_tables(
-            build_judge_report(project, judging.disputes(project)).rubric if has_verdicts(project) else None
-        ),
-        *confidence_tables(project),
-        *case_tables(project),
-        *span_tables(project),
-        *span_debug_tables(project),
-        ("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project)),
-        *gt_tables(project),
-        *label_tables(project),
+        *workflow_tables(project, prices),
         *(table for parts in registry.registered() if parts.export for table in parts.export(project)),
     ]
 
 
-#: The Failter table's columns (failter_report.JSON_KEYS, in order).
-FAILTER_COLUMNS: dict[str, type] = {
-    "model": str,
-    "prompt": str,
-    "eval_method": str,
-    "trials": int,
-    "errors": int,
-    "model_errors": int,
-    "judge_errors": int,
-    "avg_score": float,
-    "rules_score": float,
-    "gt_score": float,
-    "avg_time_s": float,
-    "avg_tokens": float,
-    "avg_cost": float,
-}
-
-
-def _failter_rows(project: Project, prices: Optional[dict[str, dict[str, float]]]) -> list[tuple]:
-    """The Failter table of the report (default weights), one tuple per row in FAILTER_COLUMNS order."""
-    objects = failter_objects(failter_rows(project, prices=prices))
-    return [tuple(o[c] for c in FAILTER_COLUMNS) for o in objects]
+def workflow_tables(
+    project: Project, prices: Optional[dict[str, dict[str, float]]] = None
+) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+    """The registered workflows' tables of the export (reviewer.storage.registry,
+    ``export_parts``: the judges', the test cases', the spans', the
+    annotators'), in their parts' rank order; a table two parts give is
+    one table, the later part's rows after the earlier's. ``prices`` go to
+    the parts that take them."""
+    parts = sorted((p for w in registry.registered() for p in w.export_parts), key=lambda p: p.rank)
+    tables: dict[str, tuple[str, dict, Optional[str], Iterable[tuple]]] = {}
+    for part in parts:
+        function = getattr(importlib.import_module(part.module), part.function)
+        for name, columns, pk, rows in function(project, prices) if part.prices else function(project):
+            if name in tables:
+                first = tables[name]
+                tables[name] = (name, first[1], first[2], itertools.chain(first[3], rows))
+            else:
+                tables[name] = (name, columns, pk, rows)
+    return list(tables.values())
 
 
 #: Tables every export has: an existing file without them is not an export.
@@ -347,7 +267,7 @@ def write_tables(
     database at ``out``, through a temporary file in its folder moved into
     place (safe_write.replacing; with ``check``, the target is checked
     first: TargetRefused). Tables are made with sqlite-utils, with the
-    foreign keys of export_schema.FOREIGN_KEYS to tables made before them; rows go in
+    foreign keys of export_schema.foreign_keys() to tables made before them; rows go in
     with one executemany per table in one transaction. Returns rows per
     table; ProjectError when ``out`` cannot be written (the previous file
     is left as it was)."""
@@ -358,9 +278,10 @@ def write_tables(
         try:
             counts = {}
             made: set[str] = set()
+            links = foreign_keys()
             with db.atomic():
                 for name, columns, pk, rows in tables:
-                    keys = [fk for fk in FOREIGN_KEYS.get(name, ()) if fk[1] in made]
+                    keys = [fk for fk in links.get(name, ()) if fk[1] in made]
                     db.table(name).create(columns, pk=pk, foreign_keys=keys or None)  # a table, never a view
                     made.add(name)
                     marks = ", ".join("?" * len(columns))
@@ -469,65 +390,3 @@ def _run_row(
         "cost": cost,
     }
     return tuple(row[c] for c in RUN_COLUMNS)
-
-
-def _judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
-    """The verdicts (one row per dimension; a verdict without scores gives one
-    row with dimension null; every row carries the verdict's flags, e.g.
-    {"safety_flag": true}, and issues_found as JSON, its source and raw
-    answer), disputes (as stored: export_project refreshes
-    them first), adjudications and agreement tables. Cheap when the project
-    has no verdicts (four empty tables)."""
-    vs = judging.verdicts(project) if has_verdicts(project) else []
-    adjudications = judging.adjudications(project)
-    verdict_rows = []
-    for v in vs:
-        head = (
-            v.id,
-            v.subject,
-            v.run_id,
-            v.other_run_id,
-            v.judge,
-            v.judge_model,
-            v.prompt_version,
-            v.method.value,
-            v.scale.value,
-        )
-        tail = (
-            v.rationale,
-            v.answer_order,
-            v.repetition,
-            json.dumps(v.flags, ensure_ascii=False),
-            json.dumps(v.issues_found, ensure_ascii=False),
-            v.source,
-            v.raw,
-        )
-        for dim, value in v.scores.items() if v.scores else [(None, None)]:
-            number = float(value) if is_number(value) else None
-            text = value if isinstance(value, str) else None
-            verdict_rows.append(head + (dim, number, text) + tail)
-    dispute_rows = [
-        (d.id, d.kind.value, d.subject, d.dimension, json.dumps(d.verdict_ids), d.severity, d.detail)
-        for d in judging.disputes(project)
-    ]
-    adjudication_rows = [
-        (
-            a.subject,
-            a.dimension,
-            None if a.value is None else format_value(a.value),
-            a.rationale,
-            a.reviewer,
-            a.decided_at.isoformat() if a.decided_at else None,
-            a.sided_with,
-            a.dispute_id,
-        )
-        for a in adjudications
-    ]
-    agreement = [r.as_tuple() for r in with_intervals(agreement_rows(vs, adjudications))] if vs else []
-    agreement += [r.as_tuple() for r in gt_agreement_rows(project)]
-    return [
-        ("verdicts", JUDGE_VERDICT_COLUMNS, None, verdict_rows),
-        ("disputes", DISPUTE_COLUMNS, "dispute_id", dispute_rows),
-        ("adjudications", ADJUDICATION_COLUMNS, None, adjudication_rows),
-        ("agreement", AGREEMENT_COLUMNS, None, agreement),
-    ]

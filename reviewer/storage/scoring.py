@@ -1,19 +1,18 @@
-"""Scoring a project: the two workflows that score runs, composed. A run's
-answer is scored by the checks of its test case (reviewer.storage.cases.cases.score_cases:
-the project's metric set) and by the card scorer (reviewer.storage.cards.scores.score_runs:
-T-P5 against the ground-truth cards). Neither workflow imports the other;
-this module is the one place that scores both (decision record
-"scoring-composed"), and then the runs of every registered workflow by its
-scorer (reviewer.storage.registry, decision record "workflow-registries").
+"""Scoring a project: the workflows that score runs, composed. Each
+registers its scorer (reviewer.storage.registry, decision record
+"workflow-registries"): the checks of the test cases
+(reviewer.storage.cases.cases.score_cases: the project's metric set) and
+the card scorer (reviewer.storage.cards.scores.score_runs: T-P5 against the
+ground-truth cards), then those of workflows registered beyond the five.
+No workflow imports another; this module is the one place that scores them
+all (decision record "scoring-composed").
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.cards.scores import Progress, score_runs
-from reviewer.storage.cases.cases import score_cases
 from reviewer.storage.db import Project
 from reviewer.storage import registry
 
@@ -27,20 +26,20 @@ def score_project(
     strict: bool = False,
     run_ids: Optional[Iterable[int]] = None,
     only_stale: bool = False,
-    progress: Optional[Progress] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
     jobs: Optional[int] = None,
 ) -> int:
-    """Score runs of the project (all, or ``run_ids``): first the checks of
-    the test cases among them (score_cases, with ``run_ids`` and
-    ``only_stale``), then every run against its cards (score_runs, whose
-    docstring explains ``config``, ``strict``, ``only_stale``, ``progress``
-    and ``jobs``), then each registered workflow's scorer (with ``run_ids``
-    and ``only_stale``). Returns the number of runs the card scorer and the
-    registered scorers scored."""
+    """Score runs of the project (all, or ``run_ids``) by every registered
+    scorer in registration order (the test cases' checks, then the cards),
+    each with ``run_ids`` and ``only_stale``; a scorer that takes them
+    (``scorer_options``: the card scorer, whose docstring explains them)
+    also gets ``config``, ``strict``, ``progress`` and ``jobs``. Returns the
+    number of runs the scorers scored (the checks count none)."""
     ids = list(run_ids) if run_ids is not None else None
-    score_cases(project, run_ids=ids, only_stale=only_stale)
-    n = score_runs(project, config, strict=strict, run_ids=ids, only_stale=only_stale, progress=progress, jobs=jobs)
+    n = 0
     for parts in registry.registered():
-        if parts.scorer is not None:
-            n += parts.scorer(project, run_ids=ids, only_stale=only_stale)
+        if parts.scorer is None:
+            continue
+        options = dict(config=config, strict=strict, progress=progress, jobs=jobs) if parts.scorer_options else {}
+        n += parts.scorer(project, run_ids=ids, only_stale=only_stale, **options)
     return n

@@ -17,35 +17,20 @@ from typing import Any, Optional
 
 from reviewer.core.models import Item
 from reviewer.core import workflows as core_workflows
-from reviewer.core.workflows import ASKED_SOURCE_PREFIX, SPAN_PROMPT, AnyWorkflow, Workflow, infer, parse
+from reviewer.core.workflows import AnyWorkflow, Workflow, infer, parse
 from reviewer.storage import registry
-
-#: Items holding an imported pair of outputs to compare: a verdict on a pair
-#: that an import stored (a pairwise benchmark's), not one ``reviewer judge`` asked.
-_IMPORTED_PAIR = (
-    "SELECT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE v.other_run_id IS NOT NULL "
-    f"AND (v.source IS NULL OR substr(v.source, 1, {len(ASKED_SOURCE_PREFIX)}) != '{ASKED_SOURCE_PREFIX}')"
-)
-
-#: For each fact of core.workflows.infer but the photo, the items that have it (SQL over the project's tables).
-_FACTS = {
-    "case": "SELECT item_id FROM cases",
-    "spans": (
-        "SELECT item_id FROM golden_spans UNION "
-        "SELECT r.item_id FROM span_snapshot_runs s JOIN runs r ON r.id = s.run_id UNION "
-        f"SELECT r.item_id FROM runs r JOIN prompts p ON p.id = r.prompt_id WHERE p.name = '{SPAN_PROMPT}'"
-    ),
-    "pair": _IMPORTED_PAIR,
-}
 
 
 def _fact_queries() -> dict[str, str]:
-    """_FACTS and each registered workflow's fact (reviewer.storage.registry)."""
-    out = dict(_FACTS)
+    """{fact of core.workflows.infer: SQL of the items that have it}, for
+    every fact but the photo: each registered workflow's (reviewer.storage.registry),
+    named by its core registration or, for the five, by its own ``fact``."""
+    out = {}
     for parts in registry.registered():
         flow = core_workflows.REGISTERED.get(parts.workflow)
-        if flow is not None and parts.fact_sql:
-            out[flow.fact] = parts.fact_sql
+        fact = flow.fact if flow is not None else parts.fact
+        if fact and parts.fact_sql:
+            out[fact] = parts.fact_sql
     return out
 
 
@@ -82,8 +67,9 @@ def correct_verdict_moves(db: Any) -> int:
         "UPDATE items SET workflow = ? WHERE kind = 'photo' AND workflow IN (?, ?)",
         [Workflow.CARDS.value, Workflow.JUDGED.value, Workflow.PAIRWISE.value],
     ).rowcount
+    imported_pair = registry.REGISTERED[Workflow.PAIRWISE.value].fact_sql
     pairs = db.execute(
-        f"UPDATE items SET workflow = ? WHERE kind != 'photo' AND workflow = ? AND id IN ({_IMPORTED_PAIR})",
+        f"UPDATE items SET workflow = ? WHERE kind != 'photo' AND workflow = ? AND id IN ({imported_pair})",
         [Workflow.PAIRWISE.value, Workflow.JUDGED.value],
     ).rowcount
     return photos + pairs
@@ -107,7 +93,7 @@ def item_workflows(project: Any, items: list[Item]) -> dict[int, AnyWorkflow]:
         if item.id is None:
             continue
         w = parse(item.workflow) or inferred.get(item.id)
-        out[item.id] = w or (Workflow.CARDS if item.kind == "photo" else Workflow.JUDGED)
+        out[item.id] = w or infer(photo=item.kind == "photo")
     return out
 
 

@@ -1,5 +1,7 @@
 """The workflow rule (reviewer.core.workflows) and how text items are named."""
 
+import pytest
+
 from reviewer.core.workflows import Workflow, first_words, infer, parse
 
 
@@ -10,6 +12,32 @@ def test_the_first_matching_fact_picks_the_workflow():
     assert infer(photo=True, spans=True, pair=True) == Workflow.SPANS
     assert infer(photo=True, pair=True) == Workflow.CARDS
     assert infer(photo=False, pair=True) == Workflow.PAIRWISE
+
+
+def test_each_of_the_five_gives_its_part_of_the_rule_from_its_own_package(monkeypatch):
+    from reviewer.core import workflows
+
+    parts = workflows.RECOGNITIONS
+    assert set(parts) == set(Workflow)
+    from reviewer.core.cards import registration as cards
+    from reviewer.core.cases import registration as cases
+    from reviewer.core.judging import registration as judging
+    from reviewer.core.spans import registration as spans
+
+    own = (cards.RECOGNITION, cases.RECOGNITION, spans.RECOGNITION, judging.PAIRWISE, judging.JUDGED)
+    assert sorted(parts.values(), key=repr) == sorted(own, key=repr)
+    assert [p.workflow for p in sorted(parts.values(), key=lambda p: p.rank)] == [
+        Workflow.CASE,
+        Workflow.SPANS,
+        Workflow.CARDS,
+        Workflow.PAIRWISE,
+        Workflow.JUDGED,
+    ]
+    # Without the judging package's part, a text with no other fact matches no rule.
+    monkeypatch.setitem(parts, Workflow.JUDGED, workflows.Recognition(Workflow.JUDGED, fact="never", rank=1000))
+    assert infer(photo=False, pair=True) == Workflow.PAIRWISE
+    with pytest.raises(LookupError):
+        infer(photo=False)
 
 
 def test_a_stored_value_this_version_does_not_know_reads_as_none():

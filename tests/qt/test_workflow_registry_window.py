@@ -34,4 +34,10 @@ def test_a_registered_workflow_is_shown_in_its_perspective(qtbot, tmp_path):
         qtbot.waitUntil(lambda: "m: 1 of 2 right" in score.widget().widget().text(), timeout=5_000)
         assert not w.docks["scores"].isVisible() and not w.docks["findings"].isVisible()
         assert ("G", "Say the guess is right") in w._shortcut_rows()
+        # The shared panels ask the registration: the items list its line, the output panel its text.
+        model = w.items_panel.model
+        lines = [model.data(model.index(row, 0)).split("\n")[-1] for row in range(model.rowCount())]
+        assert lines and all(line.startswith("riddle · ") for line in lines)
+        w.session.set_run(w.session.runs()[0].run["id"])
+        qtbot.waitUntil(lambda: w.output_panel.raw_view.toPlainText().startswith("guess: a "), timeout=5_000)
         w.close()

@@ -76,3 +76,47 @@ def test_a_registered_workflow_is_imported_scored_reported_and_exported(riddles,
     assert x.execute("SELECT workflow FROM items").fetchall() == [("riddles",), ("riddles",)]
     described = dict(x.execute("SELECT column, description FROM _columns WHERE \"table\" = 'riddle_scores'").fetchall())
     assert described["correct"] == "1 when the guess is the answer."
+
+
+def test_the_five_register_their_export_tables_and_a_table_two_parts_give_is_one(tmp_path):
+    from reviewer.storage import export_schema, registry
+    from reviewer.storage.db import open_project
+    from reviewer.storage.export import collect_tables, workflow_tables
+
+    project = open_project(tmp_path / "p.db", create=True)
+    try:
+        base = ["items", "runs", "findings", "prompt_verdicts", "scoring_config"]
+        names = [t[0] for t in collect_tables(project)]
+        assert names[: len(base)] == base and set(export_schema.TABLES) == {*base, "_tables", "_columns"}
+        # Every other table comes from a registration, described by it.
+        registered = [t[0] for t in workflow_tables(project)]
+        assert names[len(base) :] == registered
+        docs = {name for parts in registry.registered() for name in parts.export_docs}
+        assert set(registered) <= docs and {"verdicts", "case_scores", "span_runs", "gt_cards"} <= docs
+        # Rows of a table that parts of two registrations give follow in rank order, in one table.
+        later = registry.ExportPart(160, "tests.storage.test_workflow_registry", "later_agreement_row")
+        earlier = registry.ExportPart(150, "tests.storage.test_workflow_registry", "agreement_row")
+        registry.register(registry.StorageWorkflow("agreeing", export_parts=(later, earlier)))
+        try:
+            tables = {t[0]: t for t in workflow_tables(project)}
+            assert [t[0] for t in workflow_tables(project)] == registered
+            assert list(tables["agreement"][3]) == [ONE_ROW, ONE_ROW[:3] + (0.7,) + ONE_ROW[4:]]
+        finally:
+            registry.unregister("agreeing")
+    finally:
+        project.close()
+
+
+ONE_ROW = ("a|b", "overall", "kappa", 0.5, 10, "", None, None, None, None)
+
+
+def agreement_row(project):
+    from reviewer.storage.export_schema import AGREEMENT_COLUMNS
+
+    return [("agreement", AGREEMENT_COLUMNS, None, [ONE_ROW])]
+
+
+def later_agreement_row(project):
+    from reviewer.storage.export_schema import AGREEMENT_COLUMNS
+
+    return [("agreement", AGREEMENT_COLUMNS, None, [ONE_ROW[:3] + (0.7,) + ONE_ROW[4:]])]

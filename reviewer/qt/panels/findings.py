@@ -15,10 +15,10 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QToolButton, QTreeView, QVBoxLayout, QWidget
 
 from reviewer.core.models import Finding, Status
+from reviewer.qt import registry
 from reviewer.qt.canvas.overlay import build_overlay, run_legend
 from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
-from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
 from reviewer.qt.text import CELL_CHARS, block, cell, line
 
@@ -213,7 +213,7 @@ class FindingsPanel(QWidget):
         self._show_info(run)
         if run is None:
             empty = "no run selected"
-        elif self.session.workflow() not in (None, Workflow.CARDS):  # spans and cases: findings of their own
+        elif not registry.shown_for(self.session.workflow()).card_tools:  # spans and cases: findings of their own
             empty = "" if run.findings else "no findings in this run"
         elif not run.facts.scored:
             empty = "free-text answer: not scored"

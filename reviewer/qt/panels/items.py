@@ -36,13 +36,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.workflows import Workflow, distinct_titles, first_words
+from reviewer.core.workflows import distinct_titles, first_words
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.storage.images import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
-from reviewer.qt.text import cell
+from reviewer.qt import registry
+from reviewer.qt.text import cell, plural
 
 THUMB = QSize(72, 54)
 #: Filter modes of the combo: (label, predicate on ItemStatus).
@@ -60,39 +61,29 @@ def _runs(status: ItemStatus) -> str:
         return "no runs"
     with_findings = status.runs - status.no_findings
     if not with_findings:
-        return f"{_plural(status.runs, 'run')}, no findings"
+        return f"{plural(status.runs, 'run')}, no findings"
     none = f" · {status.no_findings} without findings" if status.no_findings else ""
     return f"{status.reviewed}/{with_findings} runs reviewed{none}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def status_line(status: ItemStatus) -> str:
-    """The item's second line, in its workflow's words: 'GT 10 cards · 3/6
-    runs reviewed', 'GT 9 cards · 9 cards to transcribe · no runs', 'GT 12
-    golden spans · 1/3 runs reviewed', 'test case · 2 runs, no findings',
-    'ground-truth file · ...' (a judged output's Failter file), 'GT gold label
-    · ...' (a pairwise benchmark's label), 'GT 3 human verdicts · ...', or
-    'no ground truth · 6 runs' (a pairwise item's judge references are no
-    ground truth)."""
-    w = status.workflow
-    if w == Workflow.CASE:
-        return f"test case · {_runs(status)}"
-    if w == Workflow.SPANS and status.golden_spans:
-        return f"GT {_plural(status.golden_spans, 'golden span')} · {_runs(status)}"
-    if w == Workflow.JUDGED and status.references:  # a Failter experiment's ground-truth file
-        return f"ground-truth file · {_runs(status)}"
-    if w in (Workflow.JUDGED, Workflow.PAIRWISE) and status.human_verdicts:
-        if status.gold_labels == status.human_verdicts:
-            return f"GT {'gold label' if status.gold_labels == 1 else _plural(status.gold_labels, 'gold label')} · {_runs(status)}"
-        return f"GT {_plural(status.human_verdicts, 'human verdict')} · {_runs(status)}"
+    """The item's second line, in its workflow's words: its registration's
+    (reviewer.qt.registry, ``status_line``: 'GT 12 golden spans · 1/3 runs
+    reviewed', 'test case · 2 runs, no findings', 'ground-truth file · ...'
+    (a judged output's Failter file), 'GT gold label · ...' (a pairwise
+    benchmark's label), 'GT 3 human verdicts · ...'), else its ground-truth
+    cards: 'GT 10 cards · 3/6 runs reviewed', 'GT 9 cards · 9 cards to
+    transcribe · no runs', or 'no ground truth · 6 runs' (a pairwise item's
+    judge references are no ground truth)."""
+    parts = registry.of(status.workflow)
+    own = parts.status_line(status, _runs(status)) if parts is not None and parts.status_line else None
+    if own is not None:
+        return own
     if status.cards == 0:
-        return f"no ground truth · {_plural(status.runs, 'run')}" if status.runs else "no ground truth"
+        return f"no ground truth · {plural(status.runs, 'run')}" if status.runs else "no ground truth"
     blank = status.to_transcribe
-    todo = f" · {_plural(blank, 'card')} to transcribe" if blank else ""
-    return f"GT {_plural(status.cards, 'card')}{todo} · {_runs(status)}"
+    todo = f" · {plural(blank, 'card')} to transcribe" if blank else ""
+    return f"GT {plural(status.cards, 'card')}{todo} · {_runs(status)}"
 
 
 def titles(rows: list[ItemStatus]) -> dict[int, str]:

@@ -55,17 +55,16 @@ def codes_of_run(run) -> tuple:
 
 def codes_for(workflow, run) -> tuple:
     """The code order of the shown perspective (reviewer.core.workflows
-    value or Workflow): T-P5 for cards, span codes for spans, ERROR /
-    WARNING for a case, none for a judged output or a pairwise subject (they
-    have no findings), a registered workflow's own (reviewer.qt.registry);
-    by the run (``codes_of_run``) without a perspective."""
+    value or Workflow), as its registration gives it (reviewer.qt.registry):
+    T-P5 for cards, span codes for spans, ERROR / WARNING for a case, none
+    for a judged output or a pairwise subject (they have no findings) or a
+    workflow this window does not know; by the run (``codes_of_run``)
+    without a perspective."""
     value = getattr(workflow, "value", workflow)
     if value is None:
         return codes_of_run(run)
     parts = registry.of(value)
-    if parts is not None:
-        return parts.codes
-    return {"cards": CODE_ORDER, "spans": SPAN_CODE_ORDER, "case": CASE_CODE_ORDER}.get(value, ())
+    return parts.codes if parts is not None else ()
 
 
 _PIXMAPS: dict[tuple[Code, int, int], QPixmap] = {}

@@ -26,12 +26,23 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.models import AnswerSchema, BoxConvention
-from reviewer.core.workflows import Workflow
+from reviewer.qt import registry
 from reviewer.qt.session import Session
-from reviewer.qt.spans.text import span_output_text
 from reviewer.qt.text import block, doc_pos, wrap_long_lines
 
 __all__ = ["CONVENTIONS", "HIGHLIGHT_CHARS", "JsonHighlighter", "OutputPanel", "doc_pos", "pretty_json"]
+
+
+def _readable(output: str) -> Optional[str]:
+    """``output`` as the first registered workflow that knows its kind shows
+    it (reviewer.qt.registry, ``output_text``: a span run's text and
+    numbered spans), or None: shown as it is, its JSON beside."""
+    for parts in registry.registered():
+        shown = parts.output_text(output) if parts.output_text else None
+        if shown is not None:
+            return shown
+    return None
+
 
 #: The extracted JSON is coloured only up to this size (characters): the
 #: highlighter runs over every line at once, so a huge answer is shown plain.
@@ -184,7 +195,7 @@ class OutputPanel(QWidget):
         run = self.session.run()
         raw = run.run["output"] if run else ""
         facts = run.facts if run else None
-        readable = span_output_text(raw) if run else None
+        readable = _readable(raw) if run else None
         if readable is not None:  # a span run: its text and numbered spans, not JSON with \n escapes
             raw, facts = readable, None
         shown, breaks = wrap_long_lines(raw)
@@ -197,7 +208,7 @@ class OutputPanel(QWidget):
             "free-text answer: no JSON expected" if free else "no JSON found in this answer" if run else ""
         )
         pretty = pretty_json(raw, facts.span if facts else None)
-        card = self.session.workflow() in (None, Workflow.CARDS)
+        card = registry.shown_for(self.session.workflow()).card_tools
         self.json_box.setVisible(card or bool(pretty))  # no empty JSON pane beside a span answer or a text
         self.highlighter.enabled = len(pretty) <= HIGHLIGHT_CHARS
         self.json_view.setPlainText(wrap_long_lines(pretty)[0])

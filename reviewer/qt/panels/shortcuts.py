@@ -111,43 +111,29 @@ FINDING_KEYS = {
     "1-6",
     "A",
 }
-#: Each perspective's own rows: the codes its number keys pick, and its editing keys.
-OWN_KEYS: dict[str, list[tuple[str, str]]] = {
-    "spans": [
-        ("1-4", "reclassify as MISSED, FALSE_POSITIVE, TAXONOMY, GRANULARITY"),
-        ("A", "add a finding on the span at the cursor"),
-        ("W / S", "grow the selection by a word / a sentence"),
-        (
-            "L, Enter",
-            "label the selected text: type a role (listed as you type, Up/Down choose), Enter (Shift+Enter: the last role)",
-        ),
-        ("Delete, Backspace", "delete the golden span at the cursor"),
-    ],
-    "case": [
-        ("1-2", "reclassify a check as ERROR, WARNING"),
-        ("A", "add a check the metrics missed"),
-    ],
-}
 
 
 def shortcuts_for(
     perspective: str, rows: list[tuple[str, str]], card_only: list[tuple[str, str]]
 ) -> list[tuple[str, str]]:
     """The '?' sheet of one perspective ('cards', 'spans', 'case', 'judged
-    output', 'pairwise'; reviewer.core.workflows values): ``rows`` without
-    the keys of other workflows, ``card_only`` rows (the annotator switch)
-    for cards alone, and the perspective's own rows (OWN_KEYS)."""
-    if perspective == "cards":
+    output', 'pairwise'; reviewer.core.workflows values), as its
+    registration gives it (reviewer.qt.registry): for the card tools'
+    perspective every row of ``rows`` and ``card_only`` (the annotator
+    switch); for another, ``rows`` without the card keys, without the
+    finding keys unless it has codes (the number keys and A are then its
+    own), and its own rows."""
+    parts = registry.of(perspective)
+    if parts is not None and parts.card_tools:
         return rows + card_only
-    findings = perspective in OWN_KEYS
+    findings = parts is not None and bool(parts.codes)
     kept = [
         (keys, action)
         for keys, action in rows
         if keys not in CARD_KEYS and (findings and keys not in ("1-6", "A") or keys not in FINDING_KEYS)
     ]
     at = next((k for k, (keys, _) in enumerate(kept) if keys == "Ctrl+F, Esc"), len(kept))
-    parts = registry.of(perspective)  # a registered workflow's own keys (reviewer.qt.registry)
-    own = list(parts.keys) if parts is not None else OWN_KEYS.get(perspective, [])
+    own = list(parts.keys) if parts is not None else []
     return kept[:at] + own + kept[at:]
 
 

@@ -46,6 +46,8 @@ PARTS = QtWorkflow(
     score_panel=RiddleScores,
     score_title="Riddle scores",
     keys=(("G", "Say the guess is right"),),
+    status_line=lambda status, runs: f"riddle · {runs}",
+    output_text=lambda output: f"guess: {output}" if output.startswith("a ") else None,
 )
 
 
