@@ -126,4 +126,4 @@ def main(ctx: click.Context) -> None:
     their job. Without a command, opens the window on the bundled sample."""
     if ctx.invoked_subcommand is None:
         # the 'open' command registers on this group (reviewer.cli.projects): found by name, not imported
-        ctx.invoke(ctx.command.get_command(ctx, "open"), project=None, screenshot=None)
+        ctx.invoke(main.commands["open"], project=None, screenshot=None)

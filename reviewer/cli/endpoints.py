@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 import click
 from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
@@ -24,6 +24,8 @@ from reviewer.cli.common import (
     main,
 )
 
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 # -- asking models and judges (docs/runner.md) ----------------------------------------------
 #: The numeric options of batch files, declared in one place: hours a batch holds its requests.
@@ -166,6 +168,8 @@ def _batch_written(p, batch, summary) -> str:
 class _Progress:
     """A progress bar with ETA on a terminal (rich, on stderr), else a
     plain line at every tenth of the way."""
+
+    task: Optional[TaskID]
 
     def __init__(self, what: str):
         self.what, self.bar, self.task, self.shown = what, None, None, -1

@@ -7,8 +7,9 @@ first label without its final value is asked again at the reveal step."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 import click
 
@@ -16,8 +17,13 @@ from reviewer.cli.common import _friendly, echo, main
 from reviewer.cli.numbers import whole
 from reviewer.storage.db import open_project
 
+if TYPE_CHECKING:
+    from reviewer.core.judging.verdicts import Scale, Value
 
-def _ask(text: str, parse: Callable[[str], object]) -> Optional[object]:
+T = TypeVar("T")
+
+
+def _ask(text: str, parse: Callable[[str], T]) -> Optional[T]:
     """A value read until it parses; None for quit (q or end of input)."""
     while True:
         try:
@@ -130,13 +136,14 @@ def label(
                 echo(f"Output:\n{outputs[0]}")
             echo(f"Rubric ({dimension}):\n{rubric}")
             stored = store.get_label(subject, dimension, who, LABEL_FIRST)
+            first: Value
             if stored is not None and stored.first_value is not None:  # committed before a kill or quit
                 first = stored.first_value
                 echo(f"first label committed earlier: {_shown(format_value(first), shown)}")
             else:
                 first = _ask(
                     f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
-                    lambda t, shown=shown: "skip" if t.strip().lower() == "s" else parse_label(t, scale, shown),
+                    partial(_label_or_skip, scale=scale, order=shown),
                 )
                 if first is None:
                     break
@@ -176,11 +183,9 @@ def label(
             keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
             if keep is None:
                 break
-            final = None
+            final: Value = None
             if keep == "change":
-                final = _ask(
-                    f"New {dimension} [{choices_text(scale)}]", lambda t, shown=shown: parse_label(t, scale, shown)
-                )
+                final = _ask(f"New {dimension} [{choices_text(scale)}]", partial(parse_label, scale=scale, order=shown))
                 if final is None:
                     break
             stack.push(SetFinalValue(subject, dimension, who, final, queue=LABEL_FIRST), store)
@@ -189,6 +194,13 @@ def label(
         echo(f"\n{done} subject(s) labelled by {who}")
     finally:
         p.close()
+
+
+def _label_or_skip(text: str, scale: Scale, order: Optional[str]) -> Value:
+    """'skip' for s, else the label ``text`` reads as on ``scale`` (parse_label; None when it is not one)."""
+    from reviewer.core.judging.label_first import parse_label
+
+    return "skip" if text.strip().lower() == "s" else parse_label(text, scale, order)
 
 
 def _shown(value: str, order: Optional[str]) -> str:

@@ -266,9 +266,8 @@ def alignment(
                 entry["label_budget"] = budget
             parts.append(data if by is None else {"slice": name, "subjects": len(subjects or ()), **data})
         else:
-            budget = budget_text(v.items, half_width)
             head = f"== {by} = {name} ({len(subjects or ())} subjects) ==\n" if by is not None else ""
-            echo(head + alignment_text(v) + (budget if budget else ""), nl=False)
+            echo(head + alignment_text(v) + budget_text(v.items, half_width), nl=False)
     if as_json:
         echo(json.dumps(parts[0] if by is None else {"by": by, "slices": parts}, indent=2))
 

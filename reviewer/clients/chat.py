@@ -278,7 +278,9 @@ def parse_completion(data: Any) -> ChatAnswer:
     if not isinstance(message, dict):
         raise ValueError("no message in the first choice")
     content = _content(message.get("content"))
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
 
     def count(key: str) -> Optional[int]:
         v = usage.get(key)
@@ -289,14 +291,15 @@ def parse_completion(data: Any) -> ChatAnswer:
         return int(v)
 
     total = count("total_tokens")
-    if total is None and count("prompt_tokens") is not None and count("completion_tokens") is not None:
-        total = count("prompt_tokens") + count("completion_tokens")
+    prompt, completion = count("prompt_tokens"), count("completion_tokens")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
     return ChatAnswer(
         content=content,
         tokens=token_logprobs(choice),
         finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-        prompt_tokens=count("prompt_tokens"),
-        completion_tokens=count("completion_tokens"),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
         total_tokens=total,
         server_model=data.get("model") if isinstance(data.get("model"), str) else None,
     )

@@ -23,6 +23,7 @@ def image_data_url(path: Path, max_side: int = DEFAULT_MAX_SIDE) -> tuple[str, t
     is an OSError) and ValueError for ``max_side`` < 1."""
     if max_side < 1:
         raise ValueError("max_side must be at least 1 pixel")
+    im: Image.Image
     with Image.open(path) as im:
         im = ImageOps.exif_transpose(im)
         im.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)

@@ -262,6 +262,7 @@ def write_artifacts(
         )
         out = trial_path(artifacts_dir, t.model, t.template_path.name, t.input_path.name)
         if run is None:
+            assert failure is not None  # a trial with neither was skipped above
             meta.update(
                 {
                     "total-trial-time-ms": _number(failure.get("total_ms")),

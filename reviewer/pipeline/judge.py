@@ -41,6 +41,7 @@ import dataclasses
 import json
 import threading
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -181,7 +182,7 @@ def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None)
     if options.kind in ("failter", "failter-gt"):
         for run in _runs(project, options, run_ids=run_ids):
             item, prompt = items[run["item_id"]], prompts[run["prompt_id"]]
-            gt = next((t for s, t in judging.references(project, item.id) if s == GT_SOURCE), None)
+            gt = next((t for s, t in judging.references(project, run["item_id"]) if s == GT_SOURCE), None)
             which = []
             if options.kind == "failter-gt" and gt is not None:
                 which = (
@@ -257,7 +258,7 @@ def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None)
                                     rb,
                                 ),
                                 lj.pairwise_messages(instruction, first["output"], second["output"]),
-                                lambda text, s=swapped: lj.read_pairwise_reply(text, s),
+                                partial(lj.read_pairwise_reply, swapped=swapped),
                             )
                         )
     return out

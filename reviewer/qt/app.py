@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QBuffer, QIODevice, QSettings, QStandardPaths, QTimer
+from PySide6.QtCore import QBuffer, QCoreApplication, QIODevice, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
 from reviewer.qt.main_window import MainWindow
@@ -35,7 +35,7 @@ def settings() -> QSettings:
     """The app's settings (an INI file under $REVIEWER_CONFIG_DIR when set)."""
     folder = os.environ.get("REVIEWER_CONFIG_DIR")
     if folder:
-        return QSettings(str(Path(folder) / "reviewer.ini"), QSettings.IniFormat)
+        return QSettings(str(Path(folder) / "reviewer.ini"), QSettings.Format.IniFormat)
     return QSettings("reviewer", "reviewer")
 
 
@@ -43,7 +43,7 @@ def scratch_copy(store: QSettings, folder: Path) -> QSettings:
     """A copy of ``store`` in an INI file under ``folder``: the window reads
     the user's settings from it and writes its own (recent list, layout)
     there, so the user's ``store`` is never written (a screenshot run)."""
-    copy = QSettings(str(Path(folder) / "reviewer.ini"), QSettings.IniFormat)
+    copy = QSettings(str(Path(folder) / "reviewer.ini"), QSettings.Format.IniFormat)
     for key in store.allKeys():
         copy.setValue(key, store.value(key))
     return copy
@@ -69,7 +69,9 @@ def reviewer_name(store: QSettings) -> tuple[str, bool]:
 
 def sample_project(sample: Path) -> Path:
     """The user's copy of the bundled sample project (made on first use)."""
-    base = os.environ.get("REVIEWER_DATA_DIR") or QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    base = os.environ.get("REVIEWER_DATA_DIR") or QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.AppDataLocation
+    )
     folder = Path(base or Path.home() / ".reviewer")
     folder.mkdir(parents=True, exist_ok=True)
     return folder / "sample.db"
@@ -98,7 +100,7 @@ def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None
     if prompt:
         runs = [r for r in session.runs() if r.run["prompt"] == prompt]
         pending = [r for r in runs if any(f.status.value == "proposed" for f in r.findings)]
-        run = (pending or runs or [None])[0]
+        run = next(iter(pending or runs), None)
         if run is None:
             session.error.emit(f"no run of prompt '{prompt}' on this item")
             return
@@ -157,7 +159,7 @@ def waiting_for(window: MainWindow) -> bool:
     return s.project is not None and s.item() is not None and not window.canvas.is_ready()
 
 
-def _wait_until_ready(window: MainWindow, app: QApplication, timeout_s: float = 20.0) -> None:
+def _wait_until_ready(window: MainWindow, app: QCoreApplication, timeout_s: float = 20.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         app.processEvents()
@@ -175,12 +177,12 @@ def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Opt
     files it wrote (reviewer.storage.safe_write). Returns None, or why not."""
     jpeg = path.suffix.lower() in (".jpg", ".jpeg")
     buffer = QBuffer()
-    buffer.open(QIODevice.WriteOnly)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if not window.grab().save(buffer, "JPG" if jpeg else "PNG"):
         return "the window could not be drawn"
     fmt = safe_write.magic_format("JPEG image", b"\xff\xd8\xff") if jpeg else safe_write.PNG_FORMAT
     try:
-        safe_write.write_bytes(path, bytes(buffer.data()), fmt, force=force)
+        safe_write.write_bytes(path, bytes(buffer.data().data()), fmt, force=force)
     except ProjectError as exc:
         return str(exc)
     return None
@@ -212,7 +214,7 @@ def run(
 
 
 def _screenshot(
-    app: QApplication,
+    app: QCoreApplication,
     project: Optional[Path],
     screenshot: Path,
     sample: Optional[Path],

@@ -36,6 +36,7 @@ def only_the_shown_page_sizes(stack: QStackedWidget) -> None:
     def shown(index: int) -> None:
         for i in range(stack.count()):
             page = stack.widget(i)
+            assert page is not None  # i is below count()
             policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
             page.setSizePolicy(policy, policy)
         stack.updateGeometry()

@@ -29,18 +29,18 @@ CODE_COLORS: dict = {
 }
 
 CODE_STYLES: dict = {
-    Code.OCR: Qt.SolidLine,
-    Code.MISS: Qt.DashLine,
-    Code.SPATIAL: Qt.DashDotLine,
-    Code.HALLUC: Qt.DotLine,
-    Code.FORMAT: Qt.DashDotDotLine,
-    Code.PARTIAL: Qt.SolidLine,
-    SpanCode.MISSED: Qt.DashLine,
-    SpanCode.FALSE_POSITIVE: Qt.DotLine,
-    SpanCode.TAXONOMY: Qt.DashDotLine,
-    SpanCode.GRANULARITY: Qt.SolidLine,
-    CaseCode.ERROR: Qt.SolidLine,
-    CaseCode.WARNING: Qt.DashLine,
+    Code.OCR: Qt.PenStyle.SolidLine,
+    Code.MISS: Qt.PenStyle.DashLine,
+    Code.SPATIAL: Qt.PenStyle.DashDotLine,
+    Code.HALLUC: Qt.PenStyle.DotLine,
+    Code.FORMAT: Qt.PenStyle.DashDotDotLine,
+    Code.PARTIAL: Qt.PenStyle.SolidLine,
+    SpanCode.MISSED: Qt.PenStyle.DashLine,
+    SpanCode.FALSE_POSITIVE: Qt.PenStyle.DotLine,
+    SpanCode.TAXONOMY: Qt.PenStyle.DashDotLine,
+    SpanCode.GRANULARITY: Qt.PenStyle.SolidLine,
+    CaseCode.ERROR: Qt.PenStyle.SolidLine,
+    CaseCode.WARNING: Qt.PenStyle.DashLine,
 }
 
 PILE_COLORS = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB"]
@@ -61,7 +61,7 @@ def pile_color(index: int) -> QColor:
 #: Annotator colours (Paul Tol's 'vibrant', apart from the pile colours' blues and greens).
 ANNOTATOR_COLORS = ["#EE7733", "#33BBEE", "#EE3377", "#009988", "#CC3311", "#0077BB", "#BBBBBB"]
 #: Annotator line styles, so two annotators' boxes on the same card both show.
-ANNOTATOR_STYLES = [Qt.SolidLine, Qt.DashLine, Qt.DotLine, Qt.DashDotLine]
+ANNOTATOR_STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 
 
 def color_of(names: list[str], name: str) -> str:

@@ -23,13 +23,14 @@ undoes the rejection.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 
 from reviewer.core.commands import AddFinding, Command, DecideFindings
 from reviewer.core.cards.reclassify import refusal
-from reviewer.core.models import Code, Status
+from reviewer.core.models import Code, Finding, Status
 from reviewer.qt.panels.legend import codes_for
 from reviewer.qt.reason_bar import ReasonBar
 from reviewer.qt.session import Session
@@ -76,7 +77,7 @@ class ReviewController(QObject):
         past either end, go on into the next or previous run with findings."""
         s = self.session
         run = s.run()
-        ids = [f.id for f in run.findings] if run else []
+        ids = _ids(run.findings) if run else []
         current = s.selected_findings[-1] if s.selected_findings else None
         if current in ids:
             index = ids.index(current) + delta
@@ -92,7 +93,7 @@ class ReviewController(QObject):
         s.set_run(target.id)
         run = s.run()
         if delta < 0 and run is not None and run.findings:
-            s.select_findings([run.findings[-1].id])
+            s.select_findings(_ids(run.findings[-1:]))
 
     def next_run_needing_review(self) -> None:
         """Go to the next run (in item, prompt, model, repetition order) that
@@ -110,7 +111,7 @@ class ReviewController(QObject):
                 continue
             if x.id == current:
                 s.message.emit("only this run still needs review")
-            s.select_findings([undecided[0].id])
+            s.select_findings(_ids(undecided[:1]))
             return
         s.message.emit("every run is reviewed")
 
@@ -123,7 +124,7 @@ class ReviewController(QObject):
         s = self.session
         ids, pos = s.run_order()
         n = len(ids)
-        start = pos.get(run_id)
+        start = pos.get(run_id) if run_id is not None else None
         first = (start + delta) % n if start is not None and n else (0 if delta > 0 else n - 1)
         count = n if start is None else (n if include_self else n - 1)
         workflow = s.workflow()
@@ -149,14 +150,14 @@ class ReviewController(QObject):
         after = max((ids.index(i) for i in decided if i in ids), default=-1) + 1
         undecided = [f for f in run.findings[after:] + run.findings[:after] if f.status == Status.PROPOSED]
         if undecided:
-            s.select_findings([undecided[0].id])
+            s.select_findings(_ids(undecided[:1]))
         elif self.auto_advance and finished and run.findings:
             done = f"{run.run['prompt']} #{run.run['repetition']}"
             self.next_run_needing_review()
-            if s.run_id != run.run["id"]:
+            shown = s.run()
+            if s.run_id != run.run["id"] and shown is not None:
                 s.message.emit(
-                    f"run {done} reviewed; on to {s.run().run['item']} · "
-                    f"{s.run().run['prompt']} #{s.run().run['repetition']}"
+                    f"run {done} reviewed; on to {shown.run['item']} · {shown.run['prompt']} #{shown.run['repetition']}"
                 )
 
     def _walked(self, command) -> None:
@@ -164,6 +165,7 @@ class ReviewController(QObject):
         if not isinstance(command, (DecideFindings, AddFinding)):
             return
         s = self.session
+        run_id: Optional[int]
         if isinstance(command, AddFinding):
             run_id, ids = command.run_id, [command.finding.id]
         else:
@@ -172,8 +174,11 @@ class ReviewController(QObject):
             return
         if run_id != s.run_id:
             s.set_run(run_id)
-        live = {f.id for f in s.run().findings}
-        s.select_findings([i for i in ids if i in live])
+        run = s.run()
+        if run is None:
+            return
+        live = {f.id for f in run.findings}
+        s.select_findings([i for i in ids if i is not None and i in live])
         if self._rejection is command:
             self._rejected, self._rejection = [], None
             self.reason_bar.close_bar()
@@ -232,7 +237,7 @@ class ReviewController(QObject):
         if not undecided:
             s.message.emit(f"no undecided {what + ' ' if what else ''}finding in this run")
             return
-        self._decide([f.id for f in undecided], status, what)
+        self._decide(_ids(undecided), status, what)
 
     def begin_reason(self) -> None:
         """R: type a reason for the rejected finding(s) selected, else for
@@ -242,7 +247,7 @@ class ReviewController(QObject):
         run = s.run()
         chosen = [f for f in (run.findings if run else []) if f.id in set(s.selected_findings)]
         if chosen and all(f.status == Status.REJECTED for f in chosen):
-            ids = [f.id for f in chosen]
+            ids = _ids(chosen)
             if ids != self._rejected:
                 self._rejected, self._rejection = ids, None
         elif not self._rejected:
@@ -264,9 +269,8 @@ class ReviewController(QObject):
             done = self.session.execute(reasoned)
         if done:
             self._rejection = reasoned
-            self.session.select_findings(
-                [i for i in keep if i in {f.id for f in self.session.run().findings}] if self.session.run() else []
-            )
+            run = self.session.run()
+            self.session.select_findings([i for i in keep if i in {f.id for f in run.findings}] if run else [])
             self.session.message.emit(f"reason saved for {len(ids)} finding(s) · Ctrl+Z undoes the rejection")
 
     def close_reason(self) -> bool:
@@ -278,10 +282,12 @@ class ReviewController(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
         """Escape in the reason edit closes the bar (before the window's Esc action)."""
-        if event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Escape:
+        if not isinstance(event, QKeyEvent):
+            return super().eventFilter(watched, event)
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() == Qt.Key.Key_Escape:
             event.accept()
             return True
-        if event.type() == QEvent.KeyPress and event.key() == Qt.Key_Escape:
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
             self.reason_bar.close_bar()
             return True
         return super().eventFilter(watched, event)
@@ -347,7 +353,7 @@ class ReviewController(QObject):
         if not s.selected_cards:
             return None
         card = next((c for c in s.ground_truth().cards if c.id == s.selected_cards[0]), None)
-        return (card.id, card.text) if card else None
+        return (card.id, card.text) if card is not None and card.id is not None else None
 
     def _add(self, code) -> None:
         self.pending_add = False
@@ -368,3 +374,12 @@ class ReviewController(QObject):
         )
         if s.execute(cmd) and cmd.finding.id is not None:  # a queued finding has no id yet
             s.select_findings([cmd.finding.id])
+
+
+def _ids(findings: Iterable[Finding]) -> list[int]:
+    """The ids of ``findings``, read from the project (every one has its id)."""
+    out = []
+    for f in findings:
+        assert f.id is not None  # findings read from the project have ids
+        out.append(f.id)
+    return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -94,7 +94,7 @@ def _position_marks(raw: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return astral, crlf
 
 
-def doc_pos(raw: str, offset: int, breaks: list[int] = ()) -> int:
+def doc_pos(raw: str, offset: int, breaks: Sequence[int] = ()) -> int:
     """The QTextDocument position of Python string offset ``offset`` of
     ``raw`` once shown with setPlainText (after ``wrap_long_lines``, whose
     ``breaks`` each add one position): Qt counts UTF-16 units and turns
@@ -105,13 +105,18 @@ def doc_pos(raw: str, offset: int, breaks: list[int] = ()) -> int:
     return offset + bisect_left(astral, offset) - bisect_left(crlf, offset) + bisect_right(breaks, offset)
 
 
-def doc_positions(raw: str, offsets: Sequence[int], breaks: list[int] = ()) -> list[int]:
+def doc_positions(raw: str, offsets: Sequence[int], breaks: Sequence[int] = ()) -> list[int]:
     """``doc_pos`` of many offsets of ``raw`` at once (the same values),
     vectorised."""
     astral, crlf = _position_marks(raw)
     at = np.clip(np.asarray(offsets, dtype=np.int64), 0, len(raw))
     pos = at.copy()
-    for marks, side, sign in ((astral, "left", 1), (crlf, "left", -1), (breaks, "right", 1)):
+    passes: tuple[tuple[Sequence[int], Literal["left", "right"], int], ...] = (
+        (astral, "left", 1),
+        (crlf, "left", -1),
+        (breaks, "right", 1),
+    )
+    for marks, side, sign in passes:
         if len(marks):
             pos += sign * np.searchsorted(np.asarray(marks, dtype=np.int64), at, side=side)
     return pos.tolist()

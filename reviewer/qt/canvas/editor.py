@@ -26,7 +26,7 @@ class InlineEditor(QLineEdit):
         text: str,
         placeholder: str,
         done: Callable[[str], None],
-        cancelled: Callable[[], None],
+        cancelled: Callable[[], object],
         choices: Sequence[Choice] = (),
     ):
         super().__init__(text, parent)
@@ -70,7 +70,7 @@ class InlineEditor(QLineEdit):
     def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Losing focus commits the text (empty cancels), except to another window or a popup."""
         super().focusOutEvent(event)
-        if event.reason() not in (Qt.ActiveWindowFocusReason, Qt.PopupFocusReason):
+        if event.reason() not in (Qt.FocusReason.ActiveWindowFocusReason, Qt.FocusReason.PopupFocusReason):
             self.finish(self.text())
 
 
@@ -89,7 +89,7 @@ class EditorHost:
         text: str,
         placeholder: str,
         done: Callable[[str], None],
-        cancelled: Callable[[], None],
+        cancelled: Callable[[], object],
         choices: Sequence[Choice] = (),
     ) -> None:
         """Cancel any open editor, then open one under ``rect`` (scene) with ``text`` selected
@@ -100,7 +100,7 @@ class EditorHost:
         def closed(callback, *args) -> None:
             """Forget the editor, give the view the focus back, then call ``callback(*args)``."""
             self.editor = self.rect = None
-            self.view.setFocus(Qt.OtherFocusReason)
+            self.view.setFocus(Qt.FocusReason.OtherFocusReason)
             callback(*args)
 
         self.editor = InlineEditor(
@@ -111,7 +111,7 @@ class EditorHost:
         self.place()
         self.editor.show()
         self.editor.selectAll()
-        self.editor.setFocus(Qt.OtherFocusReason)
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def place(self) -> None:
         """Put the editor just under its rectangle, inside the viewport."""

@@ -35,28 +35,28 @@ class CanvasEvents:
         selected cards, Enter finishes and Escape cancels the tool's operation (an idle Escape is
         ignored, for the window). False for other keys (the view gives them to QGraphicsView)."""
         view = self.view
-        key, mods = event.key(), event.modifiers() & ~Qt.KeypadModifier
-        plain = mods in (Qt.NoModifier, Qt.ShiftModifier)
-        if key in (Qt.Key_Plus, Qt.Key_Equal) and plain:
+        key, mods = event.key(), event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        plain = mods in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier)
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal) and plain:
             view.zoom_by(1.25)
-        elif key in (Qt.Key_Minus, Qt.Key_Underscore) and plain:
+        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore) and plain:
             view.zoom_by(0.8)
-        elif key == Qt.Key_F and mods == Qt.NoModifier:
+        elif key == Qt.Key.Key_F and mods == Qt.KeyboardModifier.NoModifier:
             view.fit()
-        elif key == Qt.Key_1 and mods == Qt.NoModifier:
+        elif key == Qt.Key.Key_1 and mods == Qt.KeyboardModifier.NoModifier:
             view.actual_size()
-        elif key == Qt.Key_Space and mods == Qt.NoModifier:
+        elif key == Qt.Key.Key_Space and mods == Qt.KeyboardModifier.NoModifier:
             if not event.isAutoRepeat():
                 self.space = True
-                view.viewport().setCursor(Qt.OpenHandCursor)
-        elif key in (Qt.Key_Delete, Qt.Key_Backspace) and view.session.selected_cards:
+                view.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and view.session.selected_cards:
             live = {c.id for c in view.session.ground_truth().cards}
             ids = [i for i in view.session.selected_cards if i in live]
             if ids and view.session.execute(DeleteCards(ids)):
                 view.session.select_cards([])
-        elif key in (Qt.Key_Return, Qt.Key_Enter) and view.tool().finish():
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and view.tool().finish():
             pass
-        elif key == Qt.Key_Escape:
+        elif key == Qt.Key.Key_Escape:
             if not view.tool().cancel():
                 event.ignore()  # the main window's Escape (back to select)
             return True
@@ -68,7 +68,7 @@ class CanvasEvents:
     def key_release(self, event) -> bool:
         """Releasing Space (not auto-repeat) ends pan mode; False for other keys (the view gives
         them to QGraphicsView)."""
-        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self.space = False
             self.view.viewport().unsetCursor()
             event.accept()
@@ -79,12 +79,12 @@ class CanvasEvents:
         """Take the focus; the middle button (or left with Space held) starts panning, the left
         button goes to the tool's ``press`` in scene pixels; QGraphicsView never sees it."""
         view = self.view
-        view.setFocus(Qt.MouseFocusReason)
+        view.setFocus(Qt.FocusReason.MouseFocusReason)
         button = event.button()
-        if button == Qt.MiddleButton or (button == Qt.LeftButton and self.space):
+        if button == Qt.MouseButton.MiddleButton or (button == Qt.MouseButton.LeftButton and self.space):
             self.pan = event.position()
-            view.viewport().setCursor(Qt.ClosedHandCursor)
-        elif button == Qt.LeftButton:
+            view.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+        elif button == Qt.MouseButton.LeftButton:
             p = view._to_scene(event.position())
             self.pressed = True
             view.tool().press(p.x(), p.y(), event.modifiers())
@@ -108,10 +108,10 @@ class CanvasEvents:
     def mouse_release(self, event) -> None:
         """End panning, or give a pressed left button's release to the tool's ``release``."""
         view = self.view
-        if self.pan is not None and event.button() in (Qt.MiddleButton, Qt.LeftButton):
+        if self.pan is not None and event.button() in (Qt.MouseButton.MiddleButton, Qt.MouseButton.LeftButton):
             self.pan = None
-            view.viewport().setCursor(Qt.OpenHandCursor if self.space else Qt.ArrowCursor)
-        elif event.button() == Qt.LeftButton and self.pressed:
+            view.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self.space else Qt.CursorShape.ArrowCursor)
+        elif event.button() == Qt.MouseButton.LeftButton and self.pressed:
             self.pressed = False
             p = view._to_scene(event.position())
             view.tool().release(p.x(), p.y())
@@ -120,7 +120,7 @@ class CanvasEvents:
     def mouse_double_click(self, event) -> None:
         """Give a left double-click (not while Space is held) to the tool's ``double_click``."""
         view = self.view
-        if event.button() == Qt.LeftButton and not self.space:
+        if event.button() == Qt.MouseButton.LeftButton and not self.space:
             p = view._to_scene(event.position())
             view.tool().double_click(p.x(), p.y())
         event.accept()

@@ -71,7 +71,7 @@ def selected_handle_at(overlay: Overlay, x: float, y: float, tolerance: float) -
 
 def cards_in(overlay: Overlay, rect: Rect) -> list[int]:
     """Ids of ground-truth cards whose box meets ``rect`` (rubber band)."""
-    return [s.card_id for s in overlay.cards if intersects(s.rect, rect)]
+    return [s.card_id for s in overlay.cards if s.card_id is not None and intersects(s.rect, rect)]
 
 
 def point_in_polygon(points: Sequence[tuple[float, float]], x: float, y: float) -> bool:

@@ -91,7 +91,7 @@ def _too_large(reader: QImageReader, stored: QSize) -> bool:
 
 def _display_format(image: QImage) -> QImage:
     """``image`` in a format the raster engine draws without converting."""
-    wanted = QImage.Format_ARGB32_Premultiplied if image.hasAlphaChannel() else QImage.Format_RGB32
+    wanted = QImage.Format.Format_ARGB32_Premultiplied if image.hasAlphaChannel() else QImage.Format.Format_RGB32
     return image if image.format() == wanted else image.convertToFormat(wanted)
 
 
@@ -110,9 +110,9 @@ def decode(path: Path | str, max_side: Optional[int] = None, orientation: int = 
     stored = reader.size()
     if not stored.isValid():
         return Decoded(str(path), error=f"not a readable image ({reader.errorString()})")
-    turned = reader.transformation() != QImageIOHandler.TransformationNone
+    turned = reader.transformation() != QImageIOHandler.Transformation.TransformationNone
     ours = 1 if turned else orientation  # Qt read no orientation: the stored one is applied here
-    rotated = bool(reader.transformation() & QImageIOHandler.TransformationRotate90) or ours in SWAPS
+    rotated = bool(reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90) or ours in SWAPS
     size = (stored.height(), stored.width()) if rotated else (stored.width(), stored.height())
     target = reduced_size(stored, max_side) if max_side else None
     if target is not None:
@@ -299,7 +299,7 @@ class PhotoItem(QGraphicsItem):
             self.prepareGeometryChange()
             self._w, self._h = float(width), float(height)
 
-    def show(self, decoded: Decoded) -> None:
+    def show_decoded(self, decoded: Decoded) -> None:
         """Show a decode: a reduced one until the full one arrives."""
         if decoded.size:
             self.set_size(*decoded.size)
@@ -340,7 +340,7 @@ class PhotoItem(QGraphicsItem):
             painter.fillRect(self.boundingRect(), QColor(PLACEHOLDER_COLOR))
             return
         # Smooth when shrinking or mildly enlarging; crisp pixels when peeping.
-        painter.setRenderHint(QPainter.SmoothPixmapTransform, scale * self._w / image.width() < 3.0)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, scale * self._w / image.width() < 3.0)
         painter.drawImage(self.boundingRect(), image)
         self.paints += 1
 

@@ -31,7 +31,7 @@ class Shape:
     rect: Rect
     color: str
     label: str = ""
-    style: Qt.PenStyle = Qt.SolidLine
+    style: Qt.PenStyle = Qt.PenStyle.SolidLine
     selected: bool = False
     polygon: tuple[tuple[float, float], ...] = ()
     card_id: Optional[int] = None

@@ -5,17 +5,34 @@ into view. Scene coordinates are upright image pixels; the view calls
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QTransform
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QGraphicsView
+
+    from reviewer.qt.canvas.model import Overlay
+
+    _View = QGraphicsView  # the type checker sees the view this is mixed into
+else:
+    _View = object
+
 MIN_ZOOM, MAX_ZOOM = 0.01, 40.0
 
 
-class Navigation:
+class Navigation(_View):
     """Zoom and pan over a QGraphicsView that has ``image_rect()``,
     ``zoom()`` and ``_zoomed()`` and a ``_fitted`` flag."""
+
+    if TYPE_CHECKING:  # what the view provides
+        _fitted: bool
+
+        def image_rect(self) -> QRectF: ...
+        def zoom(self) -> float: ...
+        def _zoomed(self) -> None: ...
+        def overlay(self) -> Overlay: ...
 
     def fit(self) -> None:
         """Show the whole photo."""
@@ -23,7 +40,7 @@ class Navigation:
         rect = self.image_rect()
         if not rect.isEmpty():
             m = 0.02 * max(rect.width(), rect.height())
-            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.KeepAspectRatio)
+            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
             self._zoomed()
 
     def zoom_by(self, factor: float, anchor: Optional[QPointF] = None) -> None:

@@ -93,7 +93,7 @@ def build_overlay(session, width: Optional[float] = None, height: Optional[float
     run, convention = session.run(), session.convention()
     predicted = predicted_shapes(run, convention, width, height)
     findings, unplaced_findings = finding_shapes(
-        run, {s.card_id: s.rect for s in cards}, predicted, session.selected_findings
+        run, {s.card_id: s.rect for s in cards if s.card_id is not None}, predicted, session.selected_findings
     )
     legend = run_legend(run, convention) + unplaced_findings
     if unplaced:

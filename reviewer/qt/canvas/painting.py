@@ -110,16 +110,16 @@ def paint_overlay(
     o = prepared.overlay
     m = 4.0 / max(scale, 1e-6)  # pen width; labels are culled on screen
     view = (exposed.left() - m, exposed.top() - m, exposed.right() + m, exposed.bottom() + m)
-    painter.setBrush(Qt.NoBrush)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
     labels: list[Shape] = []
-    painter.setRenderHint(QPainter.Antialiasing, True)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     for _shape, poly, pen, brush in prepared.piles:
         painter.setPen(pen)
         painter.setBrush(brush)
         painter.drawPolygon(poly)
-    painter.setBrush(Qt.NoBrush)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
     labels.extend(s for s, *_ in prepared.piles)
-    painter.setRenderHint(QPainter.Antialiasing, False)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
     drawn = 0
     gap = FINDING_GAP_PX / max(scale, 1e-6)
     for s, ring in prepared.findings:
@@ -155,7 +155,7 @@ def paint_overlay(
     painter.save()
     transform = painter.worldTransform()
     painter.resetTransform()
-    painter.setRenderHint(QPainter.Antialiasing, True)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     if o.handles:
         _paint_handles(painter, transform, o.selected_cards())
     area = QRectF(0, 0, device.width(), device.height())
@@ -212,21 +212,21 @@ def _paint_differences(painter: QPainter, shapes: Sequence[Shape], scale: float)
 
 def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
     for s in preview:
-        painter.setPen(_pen(SELECTED_COLOR, 1.5, Qt.DashLine))
+        painter.setPen(_pen(SELECTED_COLOR, 1.5, Qt.PenStyle.DashLine))
         fill = QColor(SELECTED_COLOR)
         fill.setAlpha(30)
         painter.setBrush(QBrush(fill))
         if s.polygon:
             pts = [QPointF(x, y) for x, y in s.polygon]
             painter.drawPolyline(QPolygonF(pts))
-            painter.setBrush(Qt.NoBrush)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
             for p in pts:
                 painter.drawEllipse(
                     p, 3.0 / max(painter.worldTransform().m11(), 1e-6), 3.0 / max(painter.worldTransform().m22(), 1e-6)
                 )
         else:
             painter.drawRect(_qrect(s.rect))
-    painter.setBrush(Qt.NoBrush)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
 
 
 def _paint_handles(painter: QPainter, transform: QTransform, shapes: Sequence[Shape]) -> None:
@@ -237,19 +237,19 @@ def _paint_handles(painter: QPainter, transform: QTransform, shapes: Sequence[Sh
         for x, y in handle_points(s.rect):
             p = transform.map(QPointF(x, y))
             painter.drawRect(QRectF(p.x() - h / 2, p.y() - h / 2, h, h))
-    painter.setBrush(Qt.NoBrush)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
 
 
 class OverlayItem(QGraphicsItem):
     """The one scene item that paints every overlay. ``source()`` returns
     (overlay, preview shapes) at paint time."""
 
-    def __init__(self, source: Callable[[], tuple[Overlay, Sequence[Shape]]]):
+    def __init__(self, source: Callable[[], tuple[Optional[Overlay], Sequence[Shape]]]):
         super().__init__()
         self._source = source
         self._prepared: Optional[Prepared] = None
         self._rect = QRectF()
-        self.setFlag(QGraphicsItem.ItemUsesExtendedStyleOption, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.paints = 0
         self.model_labels = LABEL_MODES[0]  # see paint_overlay
         self.hovered: Optional[Shape] = None  # the model box under the mouse
@@ -272,6 +272,7 @@ class OverlayItem(QGraphicsItem):
     def prepared(self) -> Prepared:
         """The prepared current overlay (rebuilt when the model changed)."""
         overlay, _ = self._source()
+        assert overlay is not None  # paint asks only once the overlay is built
         if self._prepared is None or self._prepared.overlay is not overlay:
             self._prepared = prepare(overlay)
         return self._prepared

@@ -21,12 +21,12 @@ LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
 FINDING_GAP_PX = 3.0
 
 
-def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.SolidLine, alpha: int = 255) -> QPen:
+def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine, alpha: int = 255) -> QPen:
     c = QColor(color)
     c.setAlpha(alpha)
     pen = QPen(c, width, style)
     pen.setCosmetic(True)
-    pen.setJoinStyle(Qt.MiterJoin)
+    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
     return pen
 
 
@@ -73,7 +73,7 @@ class Prepared:
         key = (text, bold)
         if key not in self._tags:
             fm = QFontMetrics(self.bold if bold else self.font)
-            shown = fm.elidedText(cell(text), Qt.ElideRight, LABEL_MAX_PX)
+            shown = fm.elidedText(cell(text), Qt.TextElideMode.ElideRight, LABEL_MAX_PX)
             self._tags[key] = (shown, fm.horizontalAdvance(shown) + 6.0, fm.height() + 2.0)
         return self._tags[key]
 
@@ -106,7 +106,7 @@ def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
         [
             _Layer(
                 list(overlay.predicted),
-                [_pen("#000000", 1.0, alpha=150), _pen(overlay.predicted[0].color, 1.0, Qt.DashLine)],
+                [_pen("#000000", 1.0, alpha=150), _pen(overlay.predicted[0].color, 1.0, Qt.PenStyle.DashLine)],
             )
         ]
         if overlay.predicted

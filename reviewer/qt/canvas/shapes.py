@@ -51,6 +51,7 @@ def ground_truth_shapes(gt: GroundTruth, selected: Iterable[int]) -> tuple[list[
     cards, unplaced = [], []
     for card in gt.cards:
         if card.bbox is None:
+            assert card.id is not None  # the project's ground truth has card ids
             unplaced.append(card.id)
             continue
         cards.append(
@@ -74,7 +75,7 @@ def predicted_shapes(run, convention, width: Optional[float], height: Optional[f
     for i, card in enumerate(run.cards):
         if card.bbox is not None:
             rect = rect_of(to_pixels(card.bbox, convention, int(width), int(height)))
-            out.append(Shape("predicted", rect, PREDICTED_COLOR, cell(card.text), Qt.DashLine, model_index=i))
+            out.append(Shape("predicted", rect, PREDICTED_COLOR, cell(card.text), Qt.PenStyle.DashLine, model_index=i))
     return out
 
 

@@ -281,7 +281,7 @@ def paint_tags(painter: QPainter, prepared: Prepared, tags: Sequence[PlacedTag])
             painter.drawRect(t.box)
         painter.setFont(prepared.bold if t.bold else prepared.font)
         painter.setPen(_text_color(bg))
-        painter.drawText(t.box, Qt.AlignCenter, t.text)
+        painter.drawText(t.box, Qt.AlignmentFlag.AlignCenter, t.text)
 
 
 __all__ = ["FINDING_GAP_PX", "PlacedTag", "paint_tags", "place_tags"]

@@ -34,7 +34,7 @@ class Canvas(Protocol):
         text: str,
         placeholder: str,
         done: Callable[[str], None],
-        cancelled: Callable[[], None],
+        cancelled: Callable[[], object],
         choices: Sequence[Choice] = (),
     ) -> None:
         """Open the inline editor under ``rect`` (scene) with ``text`` and ``choices`` listed;
@@ -96,4 +96,4 @@ class Tool:
 
     def cursor_at(self, x: float, y: float) -> Qt.CursorShape:
         """The mouse cursor over scene point (x, y); a cross here."""
-        return Qt.CrossCursor
+        return Qt.CursorShape.CrossCursor

@@ -106,7 +106,7 @@ class PileTool(_DrawTool):
         a rectangle drag. Ignored while the label is asked for."""
         if self.state == "ask":
             return
-        if self.state == "polygon" or modifiers & Qt.ShiftModifier:
+        if self.state == "polygon" or modifiers & Qt.KeyboardModifier.ShiftModifier:
             self.state, self.now = "polygon", (x, y)
             if not self.points or self.points[-1] != (x, y):
                 self.points.append((x, y))
@@ -170,4 +170,5 @@ class CardTool(_DrawTool):
             if command.card.id is not None:  # queued: no id yet
                 self.session.select_cards([command.card.id])
         else:
+            assert isinstance(command, EditCards)  # draw_card adds a card or edits one
             self.session.select_cards(list(command.changes))

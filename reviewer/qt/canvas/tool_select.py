@@ -19,14 +19,14 @@ DRAG_PX = 3.0  # a press that moves less than this (screen px) is a click
 HANDLE_HIT_PX = 6.0  # how near a handle a press must be
 
 _HANDLE_CURSORS = (
-    Qt.SizeFDiagCursor,
-    Qt.SizeVerCursor,
-    Qt.SizeBDiagCursor,
-    Qt.SizeHorCursor,
-    Qt.SizeFDiagCursor,
-    Qt.SizeVerCursor,
-    Qt.SizeBDiagCursor,
-    Qt.SizeHorCursor,
+    Qt.CursorShape.SizeFDiagCursor,
+    Qt.CursorShape.SizeVerCursor,
+    Qt.CursorShape.SizeBDiagCursor,
+    Qt.CursorShape.SizeHorCursor,
+    Qt.CursorShape.SizeFDiagCursor,
+    Qt.CursorShape.SizeVerCursor,
+    Qt.CursorShape.SizeBDiagCursor,
+    Qt.CursorShape.SizeHorCursor,
 )
 
 
@@ -56,7 +56,10 @@ class SelectTool(Tool):
         toggles) ready to drag; elsewhere start a rubber band (clearing unless Shift/Ctrl)."""
         o, s = self.canvas.overlay(), self.session
         self.start = self.now = (x, y)
-        add, toggle = bool(modifiers & Qt.ShiftModifier), bool(modifiers & Qt.ControlModifier)
+        add, toggle = (
+            bool(modifiers & Qt.KeyboardModifier.ShiftModifier),
+            bool(modifiers & Qt.KeyboardModifier.ControlModifier),
+        )
         hit = ht.selected_handle_at(o, x, y, self.canvas.px(HANDLE_HIT_PX)) if o.handles else None
         if hit and not (add or toggle):
             self.state, (self.card, self.handle) = "resize", hit
@@ -67,6 +70,7 @@ class SelectTool(Tool):
             if not (add or toggle) and s.selected_cards:
                 s.select_cards([])
             return
+        assert card.card_id is not None  # card shapes carry their card's id
         chosen = list(s.selected_cards)
         if toggle:
             chosen = [c for c in chosen if c != card.card_id] if card.card_id in chosen else chosen + [card.card_id]
@@ -91,12 +95,17 @@ class SelectTool(Tool):
 
     def _moved(self) -> list[tuple[int, Rect]]:
         dx, dy = self.now[0] - self.start[0], self.now[1] - self.start[1]
-        return [(c.card_id, ht.moved(c.rect, dx, dy)) for c in self.canvas.overlay().selected_cards()]
+        return [
+            (c.card_id, ht.moved(c.rect, dx, dy))
+            for c in self.canvas.overlay().selected_cards()
+            if c.card_id is not None
+        ]
 
     def _band(self) -> Rect:
         return ht.normalized(*self.start, *self.now)
 
     def _resized(self) -> Rect:
+        assert self.card is not None  # set with the resize state
         return ht.resized(self.card.rect, self.handle, *self.now)
 
     def release(self, x, y) -> None:
@@ -111,6 +120,7 @@ class SelectTool(Tool):
             if moved:
                 s.execute(EditCards({cid: {"bbox": bbox_of(r)} for cid, r in moved}, text=f"move {len(moved)} card(s)"))
         elif state == "resize":
+            assert self.card is not None and self.card.card_id is not None  # set with the resize state
             rect = self._resized()
             if rect != self.card.rect and ht.size_ok(rect, self.canvas.px(2)):
                 s.execute(EditCards({self.card.card_id: {"bbox": bbox_of(rect)}}, text="resize card"))
@@ -146,6 +156,7 @@ class SelectTool(Tool):
         gt = self.session.ground_truth()
         text = next((c.text for c in gt.cards if c.id == card.card_id), "")
         cid = card.card_id
+        assert cid is not None  # card shapes carry their card's id
 
         def done(new: str) -> None:
             """Execute the text edit when the stripped text is non-empty and changed."""
@@ -173,5 +184,5 @@ class SelectTool(Tool):
             return _HANDLE_CURSORS[hit[1]]
         card = ht.card_at(o, x, y)
         if card is None:
-            return Qt.ArrowCursor
-        return Qt.SizeAllCursor if card.selected else Qt.PointingHandCursor
+            return Qt.CursorShape.ArrowCursor
+        return Qt.CursorShape.SizeAllCursor if card.selected else Qt.CursorShape.PointingHandCursor

@@ -57,7 +57,7 @@ class CanvasView(Navigation, QGraphicsView):
         self.offer_texts: Optional[Callable[[Rect, Optional[int]], list[Choice]]] = None
         self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
         scene = QGraphicsScene(self)
-        scene.setItemIndexMethod(QGraphicsScene.NoIndex)
+        scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setScene(scene)
         self.photo = PhotoItem()
         self._defer_overlay = False
@@ -66,7 +66,7 @@ class CanvasView(Navigation, QGraphicsView):
         self.labels = ModelLabels(self.overlay_item)  # model-card labels: on / on hover / off (key L)
         self._paper = TextPaper()
         self._message = QGraphicsTextItem()
-        self._message.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
+        self._message.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
         self._message.setDefaultTextColor(QColor("#FFD400"))
         self._message.setFont(QFont(self.font().family(), 11))
         self._message.setZValue(20)
@@ -75,14 +75,14 @@ class CanvasView(Navigation, QGraphicsView):
         self.loader = ImageLoader(self)
         self.loader.decoded.connect(self._show)
         self.setBackgroundBrush(QBrush(QColor(BACKGROUND)))
-        self.setViewportUpdateMode(QGraphicsView.FullViewportUpdate)
-        self.setTransformationAnchor(QGraphicsView.NoAnchor)
-        self.setResizeAnchor(QGraphicsView.NoAnchor)
-        self.setRenderHint(QPainter.TextAntialiasing, True)
-        self.setFrameShape(QGraphicsView.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # pan by dragging; F fits
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setFocusPolicy(Qt.StrongFocus)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # pan by dragging; F fits
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         s = session
         s.projectChanged.connect(self._load)
@@ -222,7 +222,7 @@ class CanvasView(Navigation, QGraphicsView):
             if decoded.size:
                 self._resize_scene(decoded.size)
             return self._fail(decoded.path, decoded.error)
-        self.photo.show(decoded)
+        self.photo.show_decoded(decoded)
         if decoded.size and decoded.size != self._size:
             self._resize_scene(decoded.size)
         self._finish("reduced" if decoded.reduced else "full", ready=not decoded.reduced)
@@ -338,7 +338,7 @@ class CanvasView(Navigation, QGraphicsView):
         text: str,
         placeholder: str,
         done: Callable[[str], None],
-        cancelled: Callable[[], None],
+        cancelled: Callable[[], object],
         choices: Sequence[Choice] = (),
     ) -> None:
         """Open the inline editor under ``rect`` (scene) with ``choices`` listed; ``done(text)``

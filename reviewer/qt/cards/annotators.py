@@ -259,7 +259,7 @@ class AnnotatorBar(QWidget):
         self.view = view
         self.combo = QComboBox()
         self.combo.setToolTip("Whose ground truth the photo shows (E / Shift+E); editing acts on the consensus")
-        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.legend = QWidget()
         self._legend_layout = QHBoxLayout(self.legend)
         self._legend_layout.setContentsMargins(6, 0, 0, 0)
@@ -290,9 +290,11 @@ class AnnotatorBar(QWidget):
         if self.action is not None:
             self.action.setVisible(len(choices) > 1)
         while self._legend_layout.count():
-            old = self._legend_layout.takeAt(0).widget()
-            old.setParent(None)
-            old.deleteLater()
+            item = self._legend_layout.takeAt(0)
+            old = item.widget() if item is not None else None
+            if old is not None:  # a spacer has no widget
+                old.setParent(None)
+                old.deleteLater()
         for text, colour in self.view.legend():
             if colour:
                 swatch = QLabel()
@@ -329,7 +331,7 @@ def add_annotator_bar(window, view: AnnotatorView) -> AnnotatorBar:
 
 def _plain(text: str) -> QLabel:
     label = QLabel(cell(text))
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 

@@ -37,7 +37,7 @@ class _Edit(QLineEdit):
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Escape emits ``escaped`` (the bar closes the edit) instead of reaching QLineEdit;
         other keys edit as usual."""
-        if event.key() == Qt.Key_Escape:
+        if event.key() == Qt.Key.Key_Escape:
             self.escaped.emit()
             return
         super().keyPressEvent(event)

@@ -80,10 +80,10 @@ class CalibrationPanel(QWidget):
         self.dist_combo = QComboBox()
         self.dist_combo.currentIndexChanged.connect(self._show_distribution)
         self.chart = QChart()
-        self.chart.setAnimationOptions(QChart.NoAnimation)
-        self.chart.legend().setAlignment(Qt.AlignBottom)
+        self.chart.setAnimationOptions(QChart.AnimationOption.NoAnimation)
+        self.chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.chart_view = QChartView(self.chart)
-        self.chart_view.setRenderHint(QPainter.Antialiasing)
+        self.chart_view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.chart_view.setMinimumHeight(260)
         self.warning = plain_label()
         self.save_button = QPushButton("Save chart…")
@@ -101,9 +101,9 @@ class CalibrationPanel(QWidget):
         self.conf_combo = QComboBox()
         self.conf_combo.currentIndexChanged.connect(self._show_matrix)
         self.matrix = QTableWidget()
-        self.matrix.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.matrix_note = plain_label()
         right = QWidget()
         rbox = QVBoxLayout(right)
@@ -119,22 +119,22 @@ class CalibrationPanel(QWidget):
         self.agreement.setHorizontalHeaderLabels(list(AGREEMENT_COLUMNS))
         self.agreement_view = QTableView()
         self.agreement_view.setModel(self.agreement)
-        self.agreement_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.agreement_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.agreement_view.setSortingEnabled(True)
         self.agreement_view.verticalHeader().hide()
         self.agreement_view.setWordWrap(False)
         header = self.agreement_view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         bottom = QWidget()
         bbox = QVBoxLayout(bottom)
         bbox.addWidget(plain_label("Agreement", bold=True, wrap=False))
         bbox.addWidget(self.agreement_view, 1)
-        top = QSplitter(Qt.Horizontal)
+        top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(left)
         top.addWidget(right)
         top.setSizes([620, 480])
-        splitter = QSplitter(Qt.Vertical)
+        splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(bottom)
         splitter.setSizes([480, 360])
@@ -205,11 +205,11 @@ class CalibrationPanel(QWidget):
         (reviewer.storage.safe_write: never a project or a file that is not
         a PNG image). Returns None, or why it could not be saved."""
         buffer = QBuffer()
-        buffer.open(QIODevice.WriteOnly)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         if not self.chart_view.grab().save(buffer, "PNG"):
             return "the chart could not be drawn"
         try:
-            safe_write.write_bytes(path, bytes(buffer.data()), safe_write.PNG_FORMAT)
+            safe_write.write_bytes(path, bytes(buffer.data().data()), safe_write.PNG_FORMAT)
         except ProjectError as exc:
             return str(exc)
         return None
@@ -239,7 +239,7 @@ class CalibrationPanel(QWidget):
         for r, row in enumerate(m.counts):
             for c, count in enumerate(row):
                 cell = QTableWidgetItem(str(count))
-                cell.setTextAlignment(Qt.AlignCenter)
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 colour = heat(count, top)
                 cell.setBackground(colour)
                 cell.setForeground(QColor("white" if colour.lightness() < 140 else "black"))
@@ -259,10 +259,10 @@ class CalibrationPanel(QWidget):
         self.agreement.removeRows(0, self.agreement.rowCount())
         for r in rows:
             cells = [QStandardItem(x) for x in (r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note)]
-            cells[5].setToolTip(plain_tooltip(r.note))
-            cells[0].setToolTip(plain_tooltip(r.raters))
+            cells[5].setToolTip(plain_tooltip(r.note) or "")
+            cells[0].setToolTip(plain_tooltip(r.raters) or "")
             for c in (3, 4):
-                cells[c].setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                cells[c].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.agreement.appendRow(cells)
         view = self.agreement_view
         view.resizeColumnsToContents()

@@ -41,9 +41,9 @@ CARD_WIDTH = 205
 
 def _label(text: str = "", wrap: bool = False) -> QLabel:
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
 
@@ -78,7 +78,7 @@ class VerdictCard(QFrame):
             name_label = _label(dim)
             value_label = _label(show_value(said(verdict, dim), verdict.scale) if gives(verdict, dim) else "—")
             value_label.setObjectName("value")
-            value_label.setAlignment(Qt.AlignCenter)
+            value_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             value_label.setMinimumWidth(64)
             grid.addWidget(name_label, row, 0)
             grid.addWidget(value_label, row, 1)
@@ -95,7 +95,7 @@ class VerdictCard(QFrame):
             verdict.rationale or (f"(no rationale; raw answer)\n{verdict.raw}" if verdict.raw else "(no rationale)")
         )
         self.rationale.setMinimumHeight(90)
-        self.rationale.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.rationale.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(4)
@@ -146,7 +146,7 @@ class VerdictColumns(QScrollArea):
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.cards: list[VerdictCard] = []
         self._inner = QWidget()
         self._row = QHBoxLayout(self._inner)
@@ -172,7 +172,7 @@ class VerdictColumns(QScrollArea):
     def set_state(self, dimension: Optional[str], highlighted: Optional[int]) -> None:
         """Mark ``dimension``'s differing values and frame card ``highlighted``."""
         scoring = [n for n, c in enumerate(self.cards) if dimension and gives(c.verdict, dimension)]
-        flags = differing([said(self.cards[n].verdict, dimension) for n in scoring])
+        flags = differing([said(self.cards[n].verdict, dimension) for n in scoring if dimension])
         marks = [False] * len(self.cards)
         for n, flag in zip(scoring, flags):
             marks[n] = flag

@@ -247,8 +247,8 @@ class AdjudicationController(QObject):
         if self.judge_index is None:
             self.session.message.emit("no judge scored this dimension")
             return
-        v = self.screen.verdicts[self.judge_index]
-        value = said(v, self.dimension())
+        v, dim = self.screen.verdicts[self.judge_index], self.dimension()
+        value = said(v, dim) if dim is not None else None
         if value is None:
             self.session.message.emit(f"{v.judge} gave no usable value here; pick one with the value keys")
             return

@@ -12,7 +12,7 @@ domain state: the difference is read again from the project each time.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, TypeGuard
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
@@ -27,7 +27,7 @@ from reviewer.storage.gt_adjudication import adjudication_command
 from reviewer.qt.text import cell
 
 
-def is_ground_truth(dispute: Optional[Dispute]) -> bool:
+def is_ground_truth(dispute: Optional[Dispute]) -> TypeGuard[Dispute]:
     """True for a ground-truth dispute (gt-missing-card, gt-text-differs, gt-pile-differs, gt-box-differs)."""
     return dispute is not None and dispute.kind in GT_KINDS
 
@@ -68,7 +68,7 @@ def side_with(session, dispute: Dispute, annotator: str, rationale: str = "") ->
     """Side with ``annotator`` on the ground-truth ``dispute`` (see module
     doc); the command done, or None when it could not be (said on the
     session's error signal)."""
-    if session.project is None:
+    if session.project is None or dispute.id is None:
         return None
     try:
         command, _item_id = adjudication_command(session.project, dispute.id, annotator, session.reviewer, rationale)
@@ -91,7 +91,7 @@ class SidePicker(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         for n, button in enumerate(self.buttons, 1):
-            button.setFocusPolicy(Qt.NoFocus)  # the keys stay with the queue
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the queue
             button.clicked.connect(lambda _=False, n=n: self.picked.emit(n))
             layout.addWidget(button)
         layout.addStretch(1)

@@ -33,7 +33,7 @@ from reviewer.qt.session import Session
 
 ALL = "(all)"
 #: Item-data role: True when the row's dispute is adjudicated.
-DoneRole = Qt.UserRole + 3
+DoneRole = Qt.ItemDataRole.UserRole + 3
 STATUSES = ("(all)", "to do", "adjudicated")
 COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
 
@@ -45,7 +45,7 @@ class DisputeQueue(QWidget):
         super().__init__(parent)
         self.session = session
         self._rebuilding = False
-        self._judges_of: dict[int, set[str]] = {}
+        self._judges_of: dict[Optional[int], set[str]] = {}
         self.kind_combo, self.judge_combo = QComboBox(), QComboBox()
         self.dimension_combo, self.status_combo = QComboBox(), QComboBox()
         self.status_combo.addItems(STATUSES)
@@ -60,10 +60,10 @@ class DisputeQueue(QWidget):
             )
         ):
             caption = QLabel(label)
-            caption.setTextFormat(Qt.PlainText)
+            caption.setTextFormat(Qt.TextFormat.PlainText)
             grid.addWidget(caption, n // 2, (n % 2) * 2)
             grid.addWidget(combo, n // 2, (n % 2) * 2 + 1)
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)
             combo.currentIndexChanged.connect(self._refill)
         grid.setColumnStretch(1, 1)
@@ -72,18 +72,18 @@ class DisputeQueue(QWidget):
         self.model.setHorizontalHeaderLabels(list(COLUMNS))
         self.view = QTableView()
         self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTabKeyNavigation(False)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         self.view.setWordWrap(False)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.progress = QLabel()
-        self.progress.setTextFormat(Qt.PlainText)
+        self.progress.setTextFormat(Qt.TextFormat.PlainText)
         self.progress.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -171,10 +171,10 @@ class DisputeQueue(QWidget):
             for cell in row:
                 cell.setData(d.id, IdRole)
                 cell.setData(done, DoneRole)
-                cell.setToolTip(plain_tooltip(d.detail))
+                cell.setToolTip(plain_tooltip(d.detail) or "")
             if done:
                 row[0].setForeground(QBrush(QColor(DONE_COLOUR)))
-            row[4].setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            row[4].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.model.appendRow(row)
         self._rebuilding = False
         self._update_progress(disputes, decided)
@@ -219,7 +219,8 @@ class DisputeQueue(QWidget):
         if self.view.currentIndex().row() != row:
             self._rebuilding = True
             self.view.selectionModel().setCurrentIndex(
-                self.model.index(row, 0), QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+                self.model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
             )
             self._rebuilding = False
         self.view.scrollTo(self.model.index(row, 0))

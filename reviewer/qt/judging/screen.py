@@ -23,6 +23,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from reviewer.core.cards.gt_agreement import Difference
 from reviewer.core.judging.disputes import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.text import plain_label
@@ -43,10 +44,10 @@ class TextBox(QWidget):
         self.title = plain_label(title, bold=True, wrap=False, selectable=True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.image = QLabel()
-        self.image.setAlignment(Qt.AlignCenter)
-        self.image.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.image.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -67,7 +68,9 @@ class TextBox(QWidget):
         self.title.setText(title)
         self.text.hide()
         self.image.show()
-        self.image.setPixmap(pixmap.scaled(520, 300, Qt.KeepAspectRatio, Qt.SmoothTransformation))
+        self.image.setPixmap(
+            pixmap.scaled(520, 300, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+        )
 
 
 class DisputeScreen(QWidget):
@@ -85,7 +88,9 @@ class DisputeScreen(QWidget):
         self.verdicts: list[Verdict] = []
         self.names: list[str] = []
         self.dims: list[str] = []
-        self.difference = None  # the difference of a ground-truth dispute (gt_sides.difference_of)
+        self.difference: Optional[Difference] = (
+            None  # the difference of a ground-truth dispute (gt_sides.difference_of)
+        )
         self.blind = False
         self.header = plain_label(bold=True, selectable=True)
         font = self.header.font()
@@ -99,14 +104,15 @@ class DisputeScreen(QWidget):
         self.metrics_box = TextBox("Structural metrics")
         self.output_boxes = [TextBox("Output 1"), TextBox("Output 2")]
         self.columns = VerdictColumns()
-        top = QSplitter(Qt.Horizontal)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        w: QWidget
         for w in (self.input_box, self.reference_box, self.metrics_box):
             top.addWidget(w)
         top.setSizes([600, 400, 220])
-        middle = QSplitter(Qt.Horizontal)
+        middle = QSplitter(Qt.Orientation.Horizontal)
         for w in self.output_boxes:
             middle.addWidget(w)
-        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         for w in (top, middle, self.columns):
             self.splitter.addWidget(w)
         self.splitter.setSizes([200, 190, 480])
@@ -164,8 +170,8 @@ class DisputeScreen(QWidget):
         self.verdicts = disputed + [v for v in mine if v.id not in d.verdict_ids]
         self.names = [labels.get(rater_key(v), v.judge) for v in self.verdicts]
         self.dims = dimensions(self.verdicts, d.dimension)
-        runs = [s.judging.run_by_id(r) for r in subject_runs(d.subject, mine)]
-        runs = [r for r in runs if r is not None]
+        found = [s.judging.run_by_id(r) for r in subject_runs(d.subject, mine)]
+        runs = [r for r in found if r is not None]
         item = f"{runs[0]['item']} · " if runs else ""
         self.header.setText(
             f"{KIND_SHORT.get(d.kind.value, d.kind.value)} · {d.dimension} · "
@@ -225,6 +231,7 @@ class DisputeScreen(QWidget):
         for n, (box, who) in enumerate(zip(self.output_boxes, sides), 1):
             box.setVisible(True)
             box.show_text(f"{n} · {who}'s side", side_text(diff, who))
+        assert s.project is not None  # difference_of read the difference from it
         names = annotators(s.project)
         marks = [
             ((c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max), color_of(names, who), style_of(names, who))

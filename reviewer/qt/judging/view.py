@@ -56,6 +56,9 @@ ADJUDICATION_SHORTCUTS: list[tuple[str, str]] = [
 class AdjudicationView(QWidget):
     """See module doc."""
 
+    #: shadows QWidget.screen() (the dispute screen, not the monitor); the main window and tests use the name
+    screen: DisputeScreen  # type: ignore[assignment]
+
     def __init__(self, session: Session, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.session = session
@@ -75,7 +78,7 @@ class AdjudicationView(QWidget):
         self.validation = ValidationPanel(session)
         self.validation.disputeOpened.connect(self.enter)
         self.tabs.addTab(self.validation, "Validation")
-        splitter = QSplitter(Qt.Horizontal)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.queue)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(1, 1)
@@ -118,7 +121,7 @@ class AdjudicationView(QWidget):
         for name, (sequences, slot) in keys.items():
             for k, seq in enumerate(sequences):
                 shortcut = QShortcut(QKeySequence(seq), self)
-                shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 shortcut.setAutoRepeat(False)
                 shortcut.activated.connect(lambda f=slot: f())
                 self.shortcuts[name if k == 0 else f"{name}_{k}"] = shortcut
@@ -201,7 +204,7 @@ class AdjudicationView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
         """Consume a key press on the queue view that types a letter (it starts the rationale,
         see ``_typed``); pass every other event to the default filter."""
-        if event.type() == QEvent.KeyPress and self._typed(event):
+        if event.type() == QEvent.Type.KeyPress and self._typed(event):
             return True
         return super().eventFilter(watched, event)
 
@@ -220,7 +223,8 @@ class AdjudicationView(QWidget):
             and text.isprintable()
             and text.strip()
             and not text.isdigit()
-            and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier)
+            and not event.modifiers()
+            & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier)
         ):
             self.controller.begin_rationale(text)
             return True

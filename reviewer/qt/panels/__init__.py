@@ -21,15 +21,23 @@ import html
 import importlib
 from typing import Any, Optional
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QToolTip
 
 from reviewer.qt.text import block
 
 #: Item-data role holding a row's domain id (item, run, finding or card id).
-IdRole = Qt.UserRole + 1
+IdRole = Qt.ItemDataRole.UserRole + 1
 #: Item-data role holding a row's sort key (numbers sort as numbers).
-SortRole = Qt.UserRole + 2
+SortRole = Qt.ItemDataRole.UserRole + 2
 
 _PANELS = {
     "ItemsPanel": "items",
@@ -64,9 +72,9 @@ class SortProxy(QSortFilterProxyModel):
         super().__init__(parent)
         self.setSortRole(SortRole)
         self.setFilterKeyColumn(-1)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort every row: a source that fetches its rows in batches
         (RowsModel.BATCH) gives them all first."""
         source = self.sourceModel()
@@ -74,7 +82,7 @@ class SortProxy(QSortFilterProxyModel):
             source.fetch_all()
         super().sort(column, order)
 
-    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
+    def lessThan(self, left: QModelIndex | QPersistentModelIndex, right: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         """Compare the SortRole keys; as strings when they do not compare (TypeError)."""
         a, b = left.data(SortRole), right.data(SortRole)
         try:
@@ -130,11 +138,11 @@ class RowsModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(start, 0), self.index(row, last))
                 start = None
 
-    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: N802
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: N802
         """Rows are left to show (BATCH)."""
         return not parent.isValid() and self.shown < len(self.rows)
 
-    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: N802
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:  # noqa: N802
         """Show the next BATCH rows."""
         if parent.isValid() or self.shown >= len(self.rows):
             return
@@ -152,21 +160,21 @@ class RowsModel(QAbstractTableModel):
             finally:
                 self.BATCH = batch
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
         """Number of rows shown (0 under a valid parent: the table is flat)."""
         return 0 if parent.isValid() else self.shown
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
         """Number of HEADERS (0 under a valid parent)."""
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
         """Horizontal headers only: the HEADERS text, and the TIPS tooltip; None otherwise."""
-        if orientation != Qt.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
             return None
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return self.TIPS.get(section)
         return None
 

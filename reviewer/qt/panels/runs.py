@@ -10,6 +10,7 @@ from typing import Any, Optional
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
+    QPersistentModelIndex,
     Qt,
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
@@ -118,22 +119,26 @@ class RunsModel(RowsModel):
         self.changed(rows)
         return True
 
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         """A run's cell: text, sort key (SortRole), run id (IdRole), alignment, and tooltips for
         a parse error, review progress and cards read; None otherwise."""
         if not index.isValid():
             return None
         run, column = self.rows[index.row()], index.column()
-        if role in (Qt.DisplayRole, SortRole):
+        if role in (Qt.ItemDataRole.DisplayRole, SortRole):
             cells = self._cells.get(index.row())
             if cells is None:  # made once per row: data() is called for every paint
                 cells = self._cells[index.row()] = [cell(run, c) for c in range(len(COLUMNS))]
-            return cells[column][0 if role == Qt.DisplayRole else 1]
+            return cells[column][0 if role == Qt.ItemDataRole.DisplayRole else 1]
         if role == IdRole:
             return run.run["id"]
-        if role == Qt.TextAlignmentRole and column in NUMERIC | {6}:
-            return int(Qt.AlignRight | Qt.AlignVCenter) if column != 6 else int(Qt.AlignCenter)
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC | {6}:
+            return (
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if column != 6
+                else int(Qt.AlignmentFlag.AlignCenter)
+            )
+        if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and run.facts.parse_error:
                 return plain_tooltip(run.facts.parse_error)
             if column == 7 and run.findings:
@@ -158,9 +163,10 @@ class RunsProxy(SortProxy):
         self.words = terms(text)
         self.endFilterChange(SortProxy.Direction.Rows)
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         """The run matches the search words (reviewer.qt.search.run_matches)."""
         model = self.sourceModel()
+        assert isinstance(model, RunsModel)  # the proxy filters the runs model
         return not self.words or (row < len(model.rows) and run_matches(self.words, model.rows[row]))
 
 
@@ -178,18 +184,18 @@ class RunsPanel(QWidget):
         self.view = QTableView()
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(-1, Qt.AscendingOrder)  # session order until a header is clicked
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # session order until a header is clicked
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)  # sized from the header texts once
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.Stretch)  # prompt and model share what is left
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # sized from the header texts once
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # prompt and model share what is left
         header.setHighlightSections(False)
         metrics = self.view.fontMetrics()
         # prompt and model never narrower than their header (a narrow dock scrolls instead)
@@ -257,7 +263,7 @@ class RunsPanel(QWidget):
             index = self.row_of(self.session.run_id)
             if index.isValid():
                 self.view.selectionModel().setCurrentIndex(
-                    index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
                 )
                 self.view.scrollTo(index)
             else:

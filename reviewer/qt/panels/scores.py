@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
@@ -130,36 +130,36 @@ class ScoresModel(RowsModel):
         v = a if column == 8 else r if column == 9 else None
         return v.verdict if v else None
 
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         """A cell's text and sort key (SortRole); verdict cells coloured with dark text, 'all' rows
         and verdicts bold, numbers right-aligned; tooltips for verdict reasons and cards read."""
         if not index.isValid():
             return None
         row, column = index.row(), index.column()
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.cells(row)[column][0]
         if role == SortRole:
             return self.cells(row)[column][1]
         a, r = self.rows[row]
         verdict = self.verdict_of(row, column)
-        if role == Qt.BackgroundRole and verdict is not None:
+        if role == Qt.ItemDataRole.BackgroundRole and verdict is not None:
             return self.colors[verdict]
-        if role == Qt.ForegroundRole and verdict is not None:
+        if role == Qt.ItemDataRole.ForegroundRole and verdict is not None:
             return self.dark
-        if role == Qt.FontRole and (a.item == "*" or verdict is not None):
+        if role == Qt.ItemDataRole.FontRole and (a.item == "*" or verdict is not None):
             return self.bold
-        if role == Qt.TextAlignmentRole and 2 <= column <= 7:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.TextAlignmentRole and verdict is not None:
-            return int(Qt.AlignCenter)
-        if role == Qt.ToolTipRole and column in VERDICT_COLUMNS:
+        if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= column <= 7:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole and verdict is not None:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column in VERDICT_COLUMNS:
             v = a if column == 8 else r
             return plain_tooltip("\n".join(v.reasons)) if v else None
-        if role == Qt.ToolTipRole and column == 0:  # the whole name (the cell elides in the middle)
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:  # the whole name (the cell elides in the middle)
             return plain_tooltip(a.label(self.several))
-        if role == Qt.ToolTipRole and column == 1 and a.item != "*":
+        if role == Qt.ItemDataRole.ToolTipRole and column == 1 and a.item != "*":
             return plain_tooltip(a.item)
-        if role == Qt.ToolTipRole and column in (3, 4):
+        if role == Qt.ItemDataRole.ToolTipRole and column in (3, 4):
             v = a if column == 3 else r
             return f"{v.cards_correct} of {v.cards_visible} cards read correctly" if v else None
         return None
@@ -177,16 +177,16 @@ class ScoresPanel(QWidget):
         self.view = QTableView()
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(-1, Qt.AscendingOrder)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setWordWrap(False)
-        self.view.setTextElideMode(Qt.ElideMiddle)  # model names differ at their ends; the whole on hover
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # model names differ at their ends; the whole on hover
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)  # sized once, from a sample (size_columns)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # sized once, from a sample (size_columns)
         header.setHighlightSections(False)
         self._sized = False
         self.note = QLabel(
@@ -194,7 +194,7 @@ class ScoresPanel(QWidget):
             "(rejected findings dropped, reclassified ones recounted). "
             "Hover a verdict for its reasons."
         )
-        self.note.setTextFormat(Qt.PlainText)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note_text = self.note.text()
         self.note.setWordWrap(True)
         box = QVBoxLayout(self)

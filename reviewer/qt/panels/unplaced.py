@@ -40,16 +40,16 @@ class UnplacedPanel(QWidget):
         self.session = session
         self.model = QStandardItemModel(self)
         self.title = QLabel()
-        self.title.setTextFormat(Qt.PlainText)
-        self.title.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.title.setWordWrap(True)
         self.view = QListView()
         self.view.setModel(self.model)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setWordWrap(True)
         self.hint = QLabel(HINT)
-        self.hint.setTextFormat(Qt.PlainText)
+        self.hint.setTextFormat(Qt.TextFormat.PlainText)
         self.hint.setStyleSheet(
             "QLabel { background: #FFF4C2; color: #3D3000; padding: 3px; "
             "border: 1px solid #E0C870; border-radius: 3px; }"
@@ -88,12 +88,12 @@ class UnplacedPanel(QWidget):
             for card in cards:
                 row = QStandardItem(f"{cell(card.text)}  ·  {cell(card.pile)}" if card.pile else cell(card.text))
                 row.setData(card.id, IdRole)
-                row.setData(card.text, Qt.UserRole)
+                row.setData(card.text, Qt.ItemDataRole.UserRole)
                 self.model.appendRow(row)
         finally:
             self._syncing = False
         self.title.setText(title(self.session.item(), len(every), len(cards)))
-        self.title.setForegroundRole(QPalette.WindowText if cards else QPalette.PlaceholderText)
+        self.title.setForegroundRole(QPalette.ColorRole.WindowText if cards else QPalette.ColorRole.PlaceholderText)
         self.view.setVisible(bool(cards))
         self.follow()
 
@@ -107,14 +107,14 @@ class UnplacedPanel(QWidget):
         try:
             sm = self.view.selectionModel()
             if target.isValid():
-                sm.setCurrentIndex(target, QItemSelectionModel.ClearAndSelect)
+                sm.setCurrentIndex(target, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             else:
                 sm.clear()
         finally:
             self._syncing = False
         self.hint.setVisible(target.isValid())
         if target.isValid():
-            self.hint.setText(f"{HINT}: “{cell(target.data(Qt.UserRole))}” (card tool)")
+            self.hint.setText(f"{HINT}: “{cell(target.data(Qt.ItemDataRole.UserRole))}” (card tool)")
 
     def _clicked(self, index: QModelIndex) -> None:
         # clicking the already-current row again re-arms the card tool

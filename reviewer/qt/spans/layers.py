@@ -15,6 +15,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit
 
+from reviewer.core.spans.golden import GoldenSpan
 from reviewer.qt.spans.style import SECTION_COLORS, STATUS_COLORS, TINT_ALPHA, role_color
 
 
@@ -33,7 +34,7 @@ def _cursor(doc, start: int, end: int) -> QTextCursor:
     n = max(0, doc.characterCount() - 1)
     c = QTextCursor(doc)
     c.setPosition(max(0, min(start, n)))
-    c.setPosition(max(0, min(end, n)), QTextCursor.KeepAnchor)
+    c.setPosition(max(0, min(end, n)), QTextCursor.MoveMode.KeepAnchor)
     return c
 
 
@@ -46,7 +47,7 @@ def apply_formats(doc, spans: Sequence[Mapping], marks: Sequence[Mark]) -> None:
     whole = QTextCursor(doc)
     whole.beginEditBlock()
     try:
-        whole.select(QTextCursor.Document)
+        whole.select(QTextCursor.SelectionType.Document)
         whole.setCharFormat(QTextCharFormat())
         tints: dict[str, QTextCharFormat] = {}
         for s in spans:
@@ -216,7 +217,7 @@ def paint_marks(painter: QPainter, view: QPlainTextEdit, marks: Sequence[Mark]) 
     """Each visible finding as a 2 px zigzag under its text in its status's
     colour (red proposed, green confirmed, grey rejected)."""
     lo, hi = visible_range(view)
-    painter.setRenderHint(QPainter.Antialiasing, True)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     for m in marks:
         if m.end < lo or m.start > hi:
             continue
@@ -230,16 +231,16 @@ def paint_marks(painter: QPainter, view: QPlainTextEdit, marks: Sequence[Mark]) 
                 x, up = x + 3, not up
             for a, b in zip(points, points[1:]):
                 painter.drawLine(a, b)
-    painter.setRenderHint(QPainter.Antialiasing, False)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
 
 
-def golden_at(golden: Sequence, pos: int):
+def golden_at(golden: Sequence[GoldenSpan], pos: int) -> Optional[GoldenSpan]:
     """The golden span containing ``pos`` (the shortest when nested), or None."""
     inside = [g for g in golden if g.start <= pos < g.end or (pos == g.end and g.start < pos)]
     return min(inside, key=lambda g: g.end - g.start) if inside else None
 
 
-def edge_at(golden: Sequence, pos: int) -> Optional[tuple[object, str]]:
+def edge_at(golden: Sequence[GoldenSpan], pos: int) -> Optional[tuple[GoldenSpan, str]]:
     """(golden span, 'start' | 'end') whose end is at ``pos`` (within one
     character), for dragging; None when no end is there."""
     best = None

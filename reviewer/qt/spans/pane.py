@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.models import SpanCode
 from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGoldenSpan
-from reviewer.core.spans.golden import index_to_utf16, utf16_slice, utf16_to_index
+from reviewer.core.spans.golden import GoldenSpan, index_to_utf16, utf16_slice, utf16_to_index
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.core.spans.selection import grow
@@ -63,7 +63,9 @@ def show_plain(edit: QPlainTextEdit, text: str) -> None:
     """Set ``text`` in ``edit`` as break_at_spaces shows it (every position
     the same), wrapping anywhere when a long line has no space to break at."""
     shown, whole = break_at_spaces(text)
-    edit.setWordWrapMode(QTextOption.WrapAnywhere if whole else QTextOption.WrapAtWordBoundaryOrAnywhere)
+    edit.setWordWrapMode(
+        QTextOption.WrapMode.WrapAnywhere if whole else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+    )
     edit.setPlainText(shown)
 
 
@@ -84,11 +86,11 @@ class SpanTextView(QPlainTextEdit):
         self.document().setDocumentMargin(12)
         self.source = ""  # the text shown (break_at_spaces of it is in the document)
         self.tinted = False  # character formats applied since the text was set
-        self.golden: list = []
+        self.golden: list[GoldenSpan] = []
         self.golden_starts: list[int] = []
         self.bounds: list[tuple[str, int, int]] = []
         self.marks: list = []  # findings placed on the text (painted)
-        self._drag: Optional[tuple[object, str]] = None
+        self._drag: Optional[tuple[GoldenSpan, str]] = None
         self._drag_pos: Optional[int] = None
 
     def show_text(self, text: str) -> None:
@@ -101,7 +103,7 @@ class SpanTextView(QPlainTextEdit):
         show_plain(self, text)
         self.tinted = False
 
-    def set_golden(self, golden: list) -> None:
+    def set_golden(self, golden: list[GoldenSpan]) -> None:
         """The golden spans to paint (sorted by start)."""
         self.golden = sorted(golden, key=lambda g: (g.start, g.end))
         self.golden_starts = [g.start for g in self.golden]
@@ -111,6 +113,7 @@ class SpanTextView(QPlainTextEdit):
         if not self._drag or self._drag_pos is None:
             return None
         g, side = self._drag
+        assert g.id is not None  # golden spans read from the project have ids
         return (g.id, self._drag_pos, g.end) if side == "start" else (g.id, g.start, self._drag_pos)
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt name)
@@ -127,15 +130,17 @@ class SpanTextView(QPlainTextEdit):
     def event(self, event) -> bool:
         """Take Delete, Backspace, Enter and L from the window's shortcuts
         while labelling here (the other review keys stay the window's)."""
-        if event.type() == QEvent.ShortcutOverride:
-            if event.matches(QKeySequence.Undo) or event.matches(QKeySequence.Redo):
+        if event.type() == QEvent.Type.ShortcutOverride:
+            if event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo):
                 event.ignore()  # the window's undo (golden-span commands), not the text's
                 return False
             key = event.key()
-            if key in (Qt.Key_Delete, Qt.Key_Backspace) and golden_at(self.golden, self.textCursor().position()):
+            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and golden_at(
+                self.golden, self.textCursor().position()
+            ):
                 event.accept()
                 return True
-            if key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_L) and self.textCursor().hasSelection():
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_L) and self.textCursor().hasSelection():
                 event.accept()
                 return True
         return super().event(event)
@@ -155,13 +160,15 @@ class SpanTextView(QPlainTextEdit):
         """L / Enter: label the selection; Shift+Enter: with the last role; Delete: remove the
         golden span; W / S: grow the selection by a word / a sentence."""
         key = event.key()
-        if key in (Qt.Key_W, Qt.Key_S) and not event.modifiers():
-            self.grow("word" if key == Qt.Key_W else "sentence")
+        if key in (Qt.Key.Key_W, Qt.Key.Key_S) and not event.modifiers():
+            self.grow("word" if key == Qt.Key.Key_W else "sentence")
             return
-        if key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_L) and self.textCursor().hasSelection():
-            self.labelRequested.emit(bool(event.modifiers() & Qt.ShiftModifier) and key != Qt.Key_L)
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_L) and self.textCursor().hasSelection():
+            self.labelRequested.emit(
+                bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier) and key != Qt.Key.Key_L
+            )
             return
-        if key in (Qt.Key_Delete, Qt.Key_Backspace):
+        if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             self.deleteRequested.emit(self.textCursor().position())
             return
         super().keyPressEvent(event)
@@ -169,7 +176,7 @@ class SpanTextView(QPlainTextEdit):
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """On a golden span's end: start dragging it; else select as usual."""
         pos = self.cursorForPosition(event.position().toPoint()).position()
-        edge = edge_at(self.golden, pos) if event.button() == Qt.LeftButton else None
+        edge = edge_at(self.golden, pos) if event.button() == Qt.MouseButton.LeftButton else None
         if edge is not None and not event.modifiers():
             self._drag, self._drag_pos = edge, pos
             return
@@ -207,9 +214,9 @@ class SpanPane(QWidget):
         self.spans: list[dict] = []
         self.marks: list[Mark] = []
         self.last_role: Optional[str] = None
-        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.header = QLabel()
-        self.header.setTextFormat(Qt.PlainText)
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setWordWrap(True)
         self.prompt_view = QPlainTextEdit()
         self.prompt_view.setReadOnly(True)
@@ -219,7 +226,7 @@ class SpanPane(QWidget):
         self.apart = QListWidget()
         self.apart.setMaximumHeight(90)
         self.role_bar = RoleBar()
-        split = QSplitter(Qt.Vertical)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.view)
         split.addWidget(self.apart)
         split.setStretchFactor(0, 1)
@@ -268,6 +275,7 @@ class SpanPane(QWidget):
             if where is None:
                 apart.append(f"{code.value}: '{text}' · {f.status.value} · {f.detail}")
             else:
+                assert f.id is not None  # findings read from the project have ids
                 self.marks.append(Mark(where[0], where[1], f.id, f.status.value, where[2]))
         if self.spans or self.view.tinted:  # a fresh text has no formats to clear
             apply_formats(self.view.document(), self.spans, self.marks)
@@ -289,7 +297,9 @@ class SpanPane(QWidget):
         """Read the golden spans of this item's labelled text."""
         item = self.session.item()
         project = self.session.project
-        golden = span_store.golden_spans(project, item.id, self.labelled) if item and project else []
+        golden = (
+            span_store.golden_spans(project, item.id, self.labelled) if item and item.id is not None and project else []
+        )
         self.view.set_golden(golden)
 
     def _show_selection(self) -> None:
@@ -324,7 +334,7 @@ class SpanPane(QWidget):
     def _labelled_as(self, role: str) -> None:
         item = self.session.item()
         start, end = self._selection()
-        if item is None or start == end:
+        if item is None or item.id is None or start == end:
             return
         self.last_role = role
         try:
@@ -343,10 +353,14 @@ class SpanPane(QWidget):
         if g is None:
             self.session.message.emit("no golden span at the cursor")
             return
+        assert g.id is not None  # golden spans read from the project have ids
         self.session.execute(DeleteGoldenSpan(g.id, self.labelled))
 
     def _dragged(self, span_id: int, side: str, pos: int) -> None:
-        self.session.execute(EditGoldenSpan(span_id, self.labelled, **{side: pos}))
+        if side == "start":
+            self.session.execute(EditGoldenSpan(span_id, self.labelled, start=pos))
+        else:
+            self.session.execute(EditGoldenSpan(span_id, self.labelled, end=pos))
 
     def _clicked(self, pos: int) -> None:
         hits = [m for m in self.marks if m.start <= pos < m.end]

@@ -69,7 +69,7 @@ class SpanLegend(QWidget):
     @staticmethod
     def _chip(text: str, color: str, stripe: bool = False) -> QLabel:
         label = QLabel(text)
-        label.setTextFormat(Qt.PlainText)
+        label.setTextFormat(Qt.TextFormat.PlainText)
         tint = QColor(color)
         tint.setAlpha(255 if stripe else TINT_ALPHA + 40)
         border = f"border-left: 5px solid {color};" if stripe else f"border-bottom: 3px solid {color};"
