@@ -15,12 +15,11 @@ import click
 
 from reviewer.cli.common import _friendly, echo, main
 from reviewer.cli.numbers import whole
-from reviewer.core.judging.verdicts import Scale
 from reviewer.storage.db import Project, open_project
 
 if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without them
     from reviewer.core.commands import UndoStack
-    from reviewer.core.judging.verdicts import Verdict
+    from reviewer.core.judging.verdicts import Scale, Verdict
     from reviewer.storage.judging.labels import LabelStore
 
 
@@ -255,6 +254,7 @@ def _show_verdicts(run: _Labelling, subject: str, shown: Optional[str]) -> None:
     rationale as the outputs were shown (A first), with the judge's model and rationale."""
     from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
     from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
+    from reviewer.core.judging.verdicts import Scale
 
     echo("Verdicts:")
     for (_, _), v in sorted(
