@@ -308,58 +308,18 @@ def make_run(
     with_piles = schema == AnswerSchema.PILES or rng.random() < 0.5
     done: list[str] = []
     for _ in range(n_perturb):
-        kind = rng.choices(PERTURBATIONS, _WEIGHTS)[0]
-        if kind == "SPATIAL" and (not with_piles or len(item.piles) < 2):
-            kind = "OCR"
-        if kind == "PARTIAL":
-            pick = [c for c in cards if c[2] is not None and fragment(c[0], rng)]
-            if not pick:
-                kind = "OCR"
+        kind, pick = _pick_perturbation(cards, item, with_piles, rng)
         live = [c for c in cards if c[2] is not None]
         if not live:
             break
-        if kind == "OCR":
-            c = rng.choice(live)
-            c[0] = typo(c[0], rng)
-        elif kind == "MISS":
-            cards.remove(rng.choice(live))
-        elif kind == "HALLUC":
-            cards.insert(rng.randrange(len(cards) + 1), [rng.choice(INVENTED), rng.randrange(len(item.piles)), None])
-        elif kind == "SPATIAL":
-            c = rng.choice(live)
-            c[1] = rng.choice([j for j in range(len(item.piles)) if j != c[1]])
-        elif kind == "PARTIAL":
-            c = rng.choice(pick)
-            c[0] = fragment(c[0], rng)
-        elif kind == "DUP":
-            c = rng.choice(live)
-            cards.insert(cards.index(c) + 1, [c[0], c[1], None])
+        _perturb(kind, cards, live, pick, item, rng)
         done.append(kind)
     labels = RENAMED if rng.random() < 0.3 else item.piles
     if schema == AnswerSchema.PILES:
         piles = [{"label": labels[j], "cards": [c[0] for c in cards if c[1] == j]} for j in range(len(item.piles))]
         data: dict = {"piles": [p for p in piles if p["cards"]]}
     else:
-        entries = []
-        per_pile = Counter()
-        for c in cards:
-            j, k = c[1], per_pile[c[1]]
-            per_pile[j] += 1
-            x0 = 40 + j * (900 // len(item.piles)) + rng.randint(-8, 8)
-            y0 = 30 + k * 95 % 900 + rng.randint(-6, 6)
-            entry: dict = {
-                "text": c[0],
-                "bbox": {
-                    "x_min": x0,
-                    "y_min": y0,
-                    "x_max": x0 + rng.randint(180, 240),
-                    "y_max": y0 + rng.randint(80, 110),
-                },
-            }
-            if with_piles:
-                entry["pile"] = labels[j]
-            entries.append(entry)
-        data = {"cards": entries}
+        data = {"cards": _card_entries(cards, item, labels, with_piles, rng)}
     body = json.dumps(data, indent=2 if rng.random() < 0.7 else None, ensure_ascii=False)
     if rng.random() < truncate_share:
         body = body[: rng.randint(len(body) // 2, len(body) - 5)]
@@ -371,6 +331,79 @@ def make_run(
     elif rng.random() < 0.3:
         text += "\n\nLet me know if you need anything else."
     return SynthRun(item=item, schema=schema, output=text, perturbations=done)
+
+
+def _pick_perturbation(
+    cards: list[list[Any]], item: SynthItem, with_piles: bool, rng: random.Random
+) -> tuple[str, list[list[Any]]]:
+    """The next perturbation's kind, drawn by _WEIGHTS, and for PARTIAL the cards it may
+    cut short. SPATIAL without piles (or with one pile) and PARTIAL without a card of
+    four words or more become OCR."""
+    kind = rng.choices(PERTURBATIONS, _WEIGHTS)[0]
+    if kind == "SPATIAL" and (not with_piles or len(item.piles) < 2):
+        kind = "OCR"
+    pick: list[list[Any]] = []
+    if kind == "PARTIAL":
+        pick = [c for c in cards if c[2] is not None and fragment(c[0], rng)]
+        if not pick:
+            kind = "OCR"
+    return kind, pick
+
+
+def _perturb(
+    kind: str,
+    cards: list[list[Any]],
+    live: list[list[Any]],
+    pick: list[list[Any]],
+    item: SynthItem,
+    rng: random.Random,
+) -> None:
+    """Apply one perturbation to the model cards ``cards`` (``live``: those from the
+    ground truth): OCR misreads a card, MISS drops one, HALLUC invents one, SPATIAL moves
+    one to another pile, PARTIAL cuts one of ``pick`` short, DUP repeats one."""
+    if kind == "OCR":
+        c = rng.choice(live)
+        c[0] = typo(c[0], rng)
+    elif kind == "MISS":
+        cards.remove(rng.choice(live))
+    elif kind == "HALLUC":
+        cards.insert(rng.randrange(len(cards) + 1), [rng.choice(INVENTED), rng.randrange(len(item.piles)), None])
+    elif kind == "SPATIAL":
+        c = rng.choice(live)
+        c[1] = rng.choice([j for j in range(len(item.piles)) if j != c[1]])
+    elif kind == "PARTIAL":
+        c = rng.choice(pick)
+        c[0] = fragment(c[0], rng)
+    elif kind == "DUP":
+        c = rng.choice(live)
+        cards.insert(cards.index(c) + 1, [c[0], c[1], None])
+
+
+def _card_entries(
+    cards: list[list[Any]], item: SynthItem, labels: Sequence[str], with_piles: bool, rng: random.Random
+) -> list[dict]:
+    """The cards schema's entries: each card's text and a jittered box in its pile's
+    column on the 0-1000 grid, and its pile's label when ``with_piles``."""
+    entries = []
+    per_pile: Counter = Counter()
+    for c in cards:
+        j, k = c[1], per_pile[c[1]]
+        per_pile[j] += 1
+        x0 = 40 + j * (900 // len(item.piles)) + rng.randint(-8, 8)
+        y0 = 30 + k * 95 % 900 + rng.randint(-6, 6)
+        entry: dict = {
+            "text": c[0],
+            "bbox": {
+                "x_min": x0,
+                "y_min": y0,
+                "x_max": x0 + rng.randint(180, 240),
+                "y_max": y0 + rng.randint(80, 110),
+            },
+        }
+        if with_piles:
+            entry["pile"] = labels[j]
+        entries.append(entry)
+    return entries
 
 
 def make_pool(

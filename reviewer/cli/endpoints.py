@@ -24,8 +24,13 @@ from reviewer.cli.common import (
     main,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without the pipeline
     from rich.progress import TaskID
+
+    from reviewer.pipeline.batch_out import BatchOut
+    from reviewer.pipeline.execute import Settings
+    from reviewer.pipeline.failter_spec import SpecResult
+
 
 # -- asking models and judges (docs/runner.md) ----------------------------------------------
 #: The numeric options of batch files, declared in one place: hours a batch holds its requests.
@@ -291,91 +296,121 @@ def run_cmd(
     (on stdout and in output_file) as one idempotent pipeline; --model,
     --prompt and --retries override the spec's models, templates and
     retries."""
-    from reviewer.pipeline.ask import RunOptions, run_models
-    from reviewer.storage.cards.scores import verdicts
-
     settings = _settings(endpoint, api_key_env, concurrency, retries, timeout, max_response_mb, batch_out)
     batch = _batch(batch_out, batch_expires)
     if spec is not None:
-        from reviewer.pipeline.failter_spec import SpecError, run_spec
-
         if item_names or repetitions != 1:
             raise click.UsageError(
                 "--item and --repetitions do not apply to a Failter spec (it asks every input "
                 "once); --model, --prompt, --retries, --timeout and --concurrency override the spec"
             )
-        source = click.get_current_context().get_parameter_source("retries")
-        given = source == click.core.ParameterSource.COMMANDLINE
-        p = open_project(project, create=True)
-        try:
-            with _Progress("failter") as progress:
-                result = run_spec(
-                    p,
-                    spec,
-                    settings,
-                    dual=dual,
-                    weights=weights,
-                    prices=prices,
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    seed=seed,
-                    progress=progress,
-                    retries=retries if given else None,
-                    models=models,
-                    templates=prompt_names,
-                    notice=lambda line: echo(line, err=True),
-                    force=force,
-                    batch=batch,
-                    given=tuple(
-                        k
-                        for k in ("timeout", "concurrency")
-                        if click.get_current_context().get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE
-                    ),
-                )
-            vs = verdicts(p)
-        except SpecError as exc:
-            raise click.ClickException(str(exc)) from None
-        except OSError as exc:
-            raise click.ClickException(f"cannot write the artifacts or output_file: {exc}") from None
-        finally:
-            p.close()
-        if result.step:  # requests written to a batch file: no report yet
-            echo(result.step)
-            return
-        # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
-        echo(result.report, nl=False, err=True)
-        echo("", err=True)
-        for name, summary in (("trials", result.trials), ("judging", result.judging)):
-            echo(f"{name}: {summary.line()}", err=True)
-        if result.artifacts_written:
-            echo(f"artifacts: {result.artifacts_written} file(s) written", err=True)
-        echo(result.usage)
-        failed = result.trials.failed + result.judging.failed
-        if failed:
-            echo(
-                f"Error: {failed} request(s) failed after their retries; run the same command again to retry them",
-                err=True,
-            )
-            sys.exit(1)
-        _gate(vs, fail_on)
+        context = click.get_current_context()
+        given = context.get_parameter_source("retries") == click.core.ParameterSource.COMMANDLINE
+        spec_options = dict(
+            dual=dual,
+            weights=weights,
+            prices=prices,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            retries=retries if given else None,
+            models=models,
+            templates=prompt_names,
+            force=force,
+            batch=batch,
+            given=tuple(
+                k
+                for k in ("timeout", "concurrency")
+                if context.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE
+            ),
+        )
+        _run_failter_spec(project, spec, settings, spec_options, fail_on)
         return
     if not models:
         raise click.UsageError("give --model NAME (or a Failter spec.yml)")
+    run_options = dict(
+        prompts=prompt_names,
+        items=item_names,
+        repetitions=repetitions,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        max_side=max_side,
+    )
+    _ask_models(project, settings, batch, models, run_options, fail_on)
+
+
+def _run_failter_spec(
+    project: Path, spec: Path, settings: Settings, spec_options: dict, fail_on: Optional[str]
+) -> None:
+    """``run`` with a Failter spec: run it (pipeline.failter_spec.run_spec with
+    ``spec_options``) on the project, created when new, then report (``_report_spec``).
+    A bad spec or an unwritable output is one clear error."""
+    from reviewer.pipeline.failter_spec import SpecError, run_spec
+    from reviewer.storage.cards.scores import verdicts
+
+    p = open_project(project, create=True)
+    try:
+        with _Progress("failter") as progress:
+            result = run_spec(
+                p, spec, settings, progress=progress, notice=lambda line: echo(line, err=True), **spec_options
+            )
+        vs = verdicts(p)
+    except SpecError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the artifacts or output_file: {exc}") from None
+    finally:
+        p.close()
+    _report_spec(result, vs, fail_on)
+
+
+def _report_spec(result: SpecResult, vs: list, fail_on: Optional[str]) -> None:
+    """Say what a Failter spec's run did: the next step when its requests went to a batch
+    file; else, as Failter, the JSON report on stdout and the table, the trials' and
+    judging's summaries and the artifacts on stderr. Exits 1 when a request failed,
+    then applies the ``--fail-on`` gate to the verdicts ``vs``."""
+    if result.step:  # requests written to a batch file: no report yet
+        echo(result.step)
+        return
+    # as Failter: the JSON report on stdout, the rest (the table, progress, summaries) on stderr
+    echo(result.report, nl=False, err=True)
+    echo("", err=True)
+    for name, summary in (("trials", result.trials), ("judging", result.judging)):
+        echo(f"{name}: {summary.line()}", err=True)
+    if result.artifacts_written:
+        echo(f"artifacts: {result.artifacts_written} file(s) written", err=True)
+    echo(result.usage)
+    failed = result.trials.failed + result.judging.failed
+    if failed:
+        echo(
+            f"Error: {failed} request(s) failed after their retries; run the same command again to retry them",
+            err=True,
+        )
+        sys.exit(1)
+    _gate(vs, fail_on)
+
+
+def _ask_models(
+    project: Path,
+    settings: Settings,
+    batch: Optional[BatchOut],
+    models: tuple[str, ...],
+    run_options: dict,
+    fail_on: Optional[str],
+) -> None:
+    """``run`` without a spec: ask each model in turn (pipeline.ask.run_models with
+    ``run_options``), a line per model; with a batch file, say what it holds. Then the
+    count of new runs, the failures (exit 1) and the ``--fail-on`` gate on these models' verdicts."""
+    from reviewer.pipeline.ask import RunOptions, run_models
+    from reviewer.storage.cards.scores import verdicts
+
     p = open_project(project)
     try:
         total = None
         new_runs: list[int] = []
         for model in models:
-            options = RunOptions(
-                model=model,
-                prompts=prompt_names,
-                items=item_names,
-                repetitions=repetitions,
-                temperature=temperature,
-                max_tokens=max_tokens,
-                seed=seed,
-                max_side=max_side,
-            )
+            options = RunOptions(model=model, **run_options)
             try:
                 with _Progress(f"{model}") as progress:
                     summary, added = run_models(p, settings, options, progress=progress, batch=batch)

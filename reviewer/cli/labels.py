@@ -7,6 +7,7 @@ first label without its final value is asked again at the reveal step."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar
@@ -15,10 +16,12 @@ import click
 
 from reviewer.cli.common import _friendly, echo, main
 from reviewer.cli.numbers import whole
-from reviewer.storage.db import open_project
+from reviewer.storage.db import Project, open_project
 
-if TYPE_CHECKING:
-    from reviewer.core.judging.verdicts import Scale, Value
+if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without them
+    from reviewer.core.commands import UndoStack
+    from reviewer.core.judging.verdicts import Scale, Value, Verdict
+    from reviewer.storage.judging.labels import LabelStore
 
 T = TypeVar("T")
 
@@ -73,17 +76,7 @@ def label(
     --order active labels a stored seeded draw that favours disagreements
     and low confidence; alignment weighs those labels by 1 / pi and says so."""
     from reviewer.core.commands import UndoStack
-    from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
-    from reviewer.core.judging.label_first import (
-        LABEL_FIRST,
-        choices_text,
-        pair_verdict_text,
-        parse_label,
-        rationale_as_shown,
-    )
     from reviewer.core.judging.rubrics import rubric_for
-    from reviewer.core.judging.verdicts import Scale
-    from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
     from reviewer.storage.db import default_actor
@@ -96,104 +89,120 @@ def label(
         mine = by_judge.get(judge)
         if not mine:
             raise click.ClickException(f"no judge '{judge}' (judges: {', '.join(sorted(by_judge)) or 'none'})")
-        dims = sorted({d for v in mine for d in v.scores})
-        if dimension is None:
-            if len(dims) != 1:
-                raise click.ClickException(
-                    f"judge '{judge}' scores several dimensions; pick one with --dimension ({', '.join(dims)})"
-                )
-            dimension = dims[0]
+        dimension = _pick_dimension(judge, mine, dimension)
         try:
             labels.refresh_queue(p, judge, dimension)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
         latest = max(mine, key=lambda v: v.id or 0)
         version, scale = latest.prompt_version, next(v.scale for v in mine if dimension in v.scores)
-        rubric = rubric_for(version, dimension, scale.value)
-        todo = labels.next_entries(p, judge, dimension, who)
-        if order == "active":
-            from reviewer.storage.judging.label_plan import active_order
-
-            by_subject = {e.subject: e for e in todo}
-            todo = [by_subject[x] for x in active_order(p, judge, dimension, who) if x in by_subject]
-        if limit is not None:
-            todo = todo[:limit]
+        todo = _queue(p, judge, dimension, who, order, limit)
         if not todo:
             echo(f"nothing to label: every subject of the queue has a final value by {who}")
             return
-        store = labels.LabelStore(p, who)
-        stack: UndoStack[labels.LabelStore] = UndoStack()
+        run = _Labelling(
+            p,
+            judge,
+            dimension,
+            who,
+            scale,
+            version,
+            rubric_for(version, dimension, scale.value),
+            verdicts,
+            by_judge,
+            labels.LabelStore(p, who),
+            UndoStack(),
+        )
         done = 0
         for n, entry in enumerate(todo, 1):
-            subject = entry.subject
-            shown = labels.subject_order(p, subject)
-            name, item_text, outputs = labels.subject_view(p, subject, judge, verdicts)
-            echo(f"\n[{n}/{len(todo)}] {subject}")
-            echo(f"Item: {name or '-'}\n{item_text}")
-            if len(outputs) == 2:
-                echo(f"Output A:\n{outputs[0]}\nOutput B:\n{outputs[1]}")
-            elif outputs:
-                echo(f"Output:\n{outputs[0]}")
-            echo(f"Rubric ({dimension}):\n{rubric}")
-            stored = store.get_label(subject, dimension, who, LABEL_FIRST)
-            first: Value
-            if stored is not None and stored.first_value is not None:  # committed before a kill or quit
-                first = stored.first_value
-                echo(f"first label committed earlier: {_shown(format_value(first), shown)}")
-            else:
-                first = _ask(
-                    f"Label {dimension} [{choices_text(scale)}; s skip, q quit]",
-                    partial(_label_or_skip, scale=scale, order=shown),
-                )
-                if first is None:
-                    break
-                if first == "skip":
-                    continue
-                stack.push(
-                    CommitFirstLabel(
-                        subject,
-                        dimension,
-                        first,
-                        who,
-                        queue=LABEL_FIRST,
-                        judge=judge,
-                        rubric_version=version,
-                        answer_order=shown,
-                    ),
-                    store,
-                )
-                echo(f"first label committed: {_shown(format_value(first), shown)}")
-            echo("Verdicts:")
-            for (_, _), v in sorted(
-                primary_verdicts(
-                    v for vs in by_judge.values() for v in vs if v.subject == subject and dimension in v.scores
-                ).items()
-            ):
-                pair = v.scale == Scale.WINNER and v.other_run_id is not None
-                value = (
-                    pair_verdict_text(value_of(v, dimension), v.answer_order, shown)
-                    if pair
-                    else _shown(format_value(value_of(v, dimension)), shown)
-                )
-                rationale = rationale_as_shown(v.rationale, v.answer_order, shown) if pair else v.rationale
-                echo(
-                    f"  {v.judge} (model {v.judge_model or '-'}): {value}"
-                    + (f"; rationale: {rationale}" if rationale else "")
-                )
-            keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
-            if keep is None:
+            outcome = _label_subject(run, entry.subject, f"[{n}/{len(todo)}]")
+            if outcome is None:
                 break
-            final: Value = None
-            if keep == "change":
-                final = _ask(f"New {dimension} [{choices_text(scale)}]", partial(parse_label, scale=scale, order=shown))
-                if final is None:
-                    break
-            stack.push(SetFinalValue(subject, dimension, who, final, queue=LABEL_FIRST), store)
-            echo(f"final value: {_shown(format_value(first if final is None else final), shown)}")
-            done += 1
+            if outcome:
+                done += 1
         echo(f"\n{done} subject(s) labelled by {who}")
     finally:
         p.close()
+
+
+@dataclass
+class _Labelling:
+    """What labelling one judge's queue on one dimension needs: the project, who labels,
+    the scale, rubric version and text, every verdict (read once) and by judge, the
+    label store and the undo stack the label commands go through."""
+
+    p: Project
+    judge: str
+    dimension: str
+    who: str
+    scale: Scale
+    version: Optional[str]
+    rubric: str
+    verdicts: list[Verdict]
+    by_judge: dict[str, list[Verdict]]
+    store: LabelStore
+    stack: UndoStack[LabelStore]
+
+
+def _pick_dimension(judge: str, mine: list[Verdict], dimension: Optional[str]) -> str:
+    """The dimension to label: ``dimension`` when given, else the judge's only one
+    (a ClickException when it scores several)."""
+    if dimension is not None:
+        return dimension
+    dims = sorted({d for v in mine for d in v.scores})
+    if len(dims) != 1:
+        raise click.ClickException(
+            f"judge '{judge}' scores several dimensions; pick one with --dimension ({', '.join(dims)})"
+        )
+    return dims[0]
+
+
+def _queue(p: Project, judge: str, dimension: str, who: str, order: str, limit: Optional[int]) -> list:
+    """The queue entries ``who`` has still to label, in the fair order or (``order``
+    'active') the stored seeded draw's, at most ``limit``."""
+    from reviewer.storage.judging import labels
+
+    todo = labels.next_entries(p, judge, dimension, who)
+    if order == "active":
+        from reviewer.storage.judging.label_plan import active_order
+
+        by_subject = {e.subject: e for e in todo}
+        todo = [by_subject[x] for x in active_order(p, judge, dimension, who) if x in by_subject]
+    if limit is not None:
+        todo = todo[:limit]
+    return todo
+
+
+def _label_subject(run: _Labelling, subject: str, where: str) -> Optional[bool]:
+    """Label one subject: show it blind, read (or find committed) the first label, reveal
+    the verdicts, read keep or change and store the final value. True when labelled,
+    False when skipped, None when the labeller quits."""
+    from reviewer.core.judging.disputes import format_value
+    from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
+    from reviewer.core.label_commands import SetFinalValue
+    from reviewer.storage.judging import labels
+
+    shown = labels.subject_order(run.p, subject)
+    _show_blind(run, subject, where)
+    first = _first_label(run, subject, shown)
+    if first is None:
+        return None
+    if first == "skip":
+        return False
+    _show_verdicts(run, subject, shown)
+    keep = _ask("Keep (k) or change (c)?", lambda t: {"k": "keep", "c": "change"}.get(t.strip().lower()))
+    if keep is None:
+        return None
+    final: Value = None
+    if keep == "change":
+        final = _ask(
+            f"New {run.dimension} [{choices_text(run.scale)}]", partial(parse_label, scale=run.scale, order=shown)
+        )
+        if final is None:
+            return None
+    run.stack.push(SetFinalValue(subject, run.dimension, run.who, final, queue=LABEL_FIRST), run.store)
+    echo(f"final value: {_shown(format_value(first if final is None else final), shown)}")
+    return True
 
 
 def _label_or_skip(text: str, scale: Scale, order: Optional[str]) -> Value:
@@ -201,6 +210,80 @@ def _label_or_skip(text: str, scale: Scale, order: Optional[str]) -> Value:
     from reviewer.core.judging.label_first import parse_label
 
     return "skip" if text.strip().lower() == "s" else parse_label(text, scale, order)
+
+
+def _show_blind(run: _Labelling, subject: str, where: str) -> None:
+    """The subject as it is labelled first: the item, its output(s) and the rubric only
+    (no verdict, rationale, score or model name)."""
+    from reviewer.storage.judging import labels
+
+    name, item_text, outputs = labels.subject_view(run.p, subject, run.judge, run.verdicts)
+    echo(f"\n{where} {subject}")
+    echo(f"Item: {name or '-'}\n{item_text}")
+    if len(outputs) == 2:
+        echo(f"Output A:\n{outputs[0]}\nOutput B:\n{outputs[1]}")
+    elif outputs:
+        echo(f"Output:\n{outputs[0]}")
+    echo(f"Rubric ({run.dimension}):\n{run.rubric}")
+
+
+def _first_label(run: _Labelling, subject: str, shown: Optional[str]) -> Value:
+    """The subject's first label: the one committed before a kill or quit, or one read and
+    committed now. 'skip' when skipped, None when the labeller quits."""
+    from reviewer.core.judging.disputes import format_value
+    from reviewer.core.judging.label_first import LABEL_FIRST, choices_text
+    from reviewer.core.label_commands import CommitFirstLabel
+
+    stored = run.store.get_label(subject, run.dimension, run.who, LABEL_FIRST)
+    if stored is not None and stored.first_value is not None:  # committed before a kill or quit
+        echo(f"first label committed earlier: {_shown(format_value(stored.first_value), shown)}")
+        return stored.first_value
+    first = _ask(
+        f"Label {run.dimension} [{choices_text(run.scale)}; s skip, q quit]",
+        partial(_label_or_skip, scale=run.scale, order=shown),
+    )
+    if first is None or first == "skip":
+        return first
+    run.stack.push(
+        CommitFirstLabel(
+            subject,
+            run.dimension,
+            first,
+            run.who,
+            queue=LABEL_FIRST,
+            judge=run.judge,
+            rubric_version=run.version,
+            answer_order=shown,
+        ),
+        run.store,
+    )
+    echo(f"first label committed: {_shown(format_value(first), shown)}")
+    return first
+
+
+def _show_verdicts(run: _Labelling, subject: str, shown: Optional[str]) -> None:
+    """Every judge's primary verdict on the subject's dimension, a pair's winner and
+    rationale as the outputs were shown (A first), with the judge's model and rationale."""
+    from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+    from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
+    from reviewer.core.judging.verdicts import Scale
+
+    echo("Verdicts:")
+    for (_, _), v in sorted(
+        primary_verdicts(
+            v for vs in run.by_judge.values() for v in vs if v.subject == subject and run.dimension in v.scores
+        ).items()
+    ):
+        pair = v.scale == Scale.WINNER and v.other_run_id is not None
+        value = (
+            pair_verdict_text(value_of(v, run.dimension), v.answer_order, shown)
+            if pair
+            else _shown(format_value(value_of(v, run.dimension)), shown)
+        )
+        rationale = rationale_as_shown(v.rationale, v.answer_order, shown) if pair else v.rationale
+        echo(
+            f"  {v.judge} (model {v.judge_model or '-'}): {value}" + (f"; rationale: {rationale}" if rationale else "")
+        )
 
 
 def _shown(value: str, order: Optional[str]) -> str:

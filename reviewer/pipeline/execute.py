@@ -184,27 +184,8 @@ async def _run(
                 job = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            if reservations is not None and job.key is not None:
-                claim = reservations.claim(job.key, job.stored)  # storing is synchronous too: one connection
-                if claim != "claimed":
-                    if claim == "stored":
-                        summary.skipped += 1
-                    elif claim == "batched":
-                        summary.batched += 1
-                    else:
-                        summary.taken += 1
-                    done += 1
-                    if progress is not None:
-                        progress(done, total, summary)
-                    continue
-            summary.asked += 1
-            try:
-                answer = await client.chat(job.request)
-            except ChatError as exc:
-                fail(job, exc, summary)
-            else:
-                if deliver(job, answer, summary, key) and reservations is not None and job.key is not None:
-                    reservations.release(job.key)
+            if _claim(job, reservations, summary):
+                await _ask(client, job, summary, key, reservations)
             done += 1
             if progress is not None:
                 progress(done, total, summary)
@@ -219,20 +200,60 @@ async def _run(
         max_bytes=settings.max_response_bytes,
     ) as client:
         tasks = [asyncio.ensure_future(worker(client)) for _ in range(min(settings.concurrency, len(jobs)))]
-        if cancel is None:
-            await asyncio.gather(*tasks)
+        await _finish(tasks, cancel, summary)
+
+
+def _claim(job: Job, reservations: Optional[Reservations], summary: RunSummary) -> bool:
+    """Whether ``job`` is to be sent: True without reservations or a key, or once its key
+    is claimed. Else it is counted in ``summary``: skipped (another run stored its answer),
+    batched (a batch file holds it) or taken (another run asks it)."""
+    if reservations is None or job.key is None:
+        return True
+    claim = reservations.claim(job.key, job.stored)  # storing is synchronous too: one connection
+    if claim == "claimed":
+        return True
+    if claim == "stored":
+        summary.skipped += 1
+    elif claim == "batched":
+        summary.batched += 1
+    else:
+        summary.taken += 1
+    return False
+
+
+async def _ask(
+    client: ChatClient, job: Job, summary: RunSummary, key: Optional[str], reservations: Optional[Reservations]
+) -> None:
+    """Send ``job``'s request and hand its answer (``deliver``) or failure (``fail``) on;
+    a stored answer releases the job's key."""
+    summary.asked += 1
+    try:
+        answer = await client.chat(job.request)
+    except ChatError as exc:
+        fail(job, exc, summary)
+    else:
+        if deliver(job, answer, summary, key) and reservations is not None and job.key is not None:
+            reservations.release(job.key)
+
+
+async def _finish(tasks: Sequence[asyncio.Future], cancel: Optional[threading.Event], summary: RunSummary) -> None:
+    """Wait for the workers ``tasks``. With ``cancel``, look at it every CANCEL_POLL_S: once
+    set, the summary is marked cancelled and the tasks in flight are abandoned. A
+    callback's error is raised here, as with gather."""
+    if cancel is None:
+        await asyncio.gather(*tasks)
+        return
+    pending = set(tasks)
+    while pending:
+        done_now, pending = await asyncio.wait(pending, timeout=CANCEL_POLL_S)
+        for task in done_now:
+            task.result()  # an error of a callback is raised here, as with gather
+        if pending and cancel.is_set():
+            summary.cancelled = True
+            for task in pending:
+                task.cancel()  # storing is synchronous: a task is never cancelled half-way through it
+            await asyncio.gather(*pending, return_exceptions=True)
             return
-        pending = set(tasks)
-        while pending:
-            done_now, pending = await asyncio.wait(pending, timeout=CANCEL_POLL_S)
-            for task in done_now:
-                task.result()  # an error of a callback is raised here, as with gather
-            if pending and cancel.is_set():
-                summary.cancelled = True
-                for task in pending:
-                    task.cancel()  # storing is synchronous: a task is never cancelled half-way through it
-                await asyncio.gather(*pending, return_exceptions=True)
-                return
 
 
 def deliver(job: Job, answer: ChatAnswer, summary: RunSummary, key: Optional[str] = None) -> bool:

@@ -51,6 +51,7 @@ from reviewer.core.judging import replies
 from reviewer.core.judging.rubrics import rubric_version
 from reviewer.core.judging.verdict_confidence import value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
+from reviewer.core.models import Item, Prompt
 from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
 from reviewer.core.workflows import asked_source
@@ -177,90 +178,131 @@ def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None)
         raise ValueError(f"unknown judge '{options.kind}' (known: {', '.join(KINDS)})")
     items = {i.id: i for i in repo.items(project)}
     prompts = {p.id: p for p in repo.prompts(project)}
+    if options.kind in ("failter", "failter-gt"):
+        return _failter_asks(project, options, items, prompts, run_ids)
+    if options.kind == "tarot-rubric":
+        return _tarot_asks(project, options, items, run_ids)
+    if options.kind == "span":
+        return _span_asks(project, options, items, run_ids)
+    return _pairwise_asks(project, options, items, prompts, run_ids)
+
+
+#: The project's items and prompts by id, as plan reads them.
+_Items = dict[Optional[int], Item]
+_Prompts = dict[Optional[int], Prompt]
+
+
+def _failter_asks(
+    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: Optional[set]
+) -> list[_Ask]:
+    """The Failter judge's letter grades of each run, per repetition: by the rules, or
+    ('failter-gt') against the item's ground-truth reference when it has one (with
+    ``dual``, by the rules and the hybrid template both)."""
     m, out = options.model, []
     reps = range(1, options.repetitions + 1)
-    if options.kind in ("failter", "failter-gt"):
-        for run in _runs(project, options, run_ids=run_ids):
-            item, prompt = items[run["item_id"]], prompts[run["prompt_id"]]
-            gt = next((t for s, t in judging.references(project, run["item_id"]) if s == GT_SOURCE), None)
-            which = []
-            if options.kind == "failter-gt" and gt is not None:
-                which = (
-                    [("rules", Method.RULES), ("gt-hybrid", Method.GROUND_TRUTH)]
-                    if options.dual
-                    else [("gt", Method.GROUND_TRUTH)]
-                )
-            else:
-                which = [("rules", Method.RULES)]
-            for template, method in which:
-                name = ("rules-judge/" if method == Method.RULES else "gt-judge/") + m
-                text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
-                for rep in reps:
-                    version = rubric_version(lj.FAILTER, (f"{template}.md", "letter-grade.md"), ("score",))
-                    out.append(
-                        _Ask(
-                            _base(run, name, m, method, Scale.GRADE, version, rep),
-                            [{"role": "user", "content": text}],
-                            lj.read_failter_reply,
-                        )
-                    )
-    elif options.kind == "tarot-rubric":
-        metrics = judging.subject_metrics(project)
-        for run in _runs(project, options, "tarot-reading", run_ids):
-            case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
+    for run in _runs(project, options, run_ids=run_ids):
+        item, prompt = items[run["item_id"]], prompts[run["prompt_id"]]
+        gt = next((t for s, t in judging.references(project, run["item_id"]) if s == GT_SOURCE), None)
+        which = []
+        if options.kind == "failter-gt" and gt is not None:
+            which = (
+                [("rules", Method.RULES), ("gt-hybrid", Method.GROUND_TRUTH)]
+                if options.dual
+                else [("gt", Method.GROUND_TRUTH)]
+            )
+        else:
+            which = [("rules", Method.RULES)]
+        for template, method in which:
+            name = ("rules-judge/" if method == Method.RULES else "gt-judge/") + m
+            text = lj.failter_prompt(template, item.text or "", prompt.text, run["output"], gt or "")
             for rep in reps:
-                version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
+                version = rubric_version(lj.FAILTER, (f"{template}.md", "letter-grade.md"), ("score",))
                 out.append(
                     _Ask(
-                        _base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
-                        lj.tarot_messages(case),
-                        lj.read_tarot_reply,
+                        _base(run, name, m, method, Scale.GRADE, version, rep),
+                        [{"role": "user", "content": text}],
+                        lj.read_failter_reply,
                     )
                 )
-    elif options.kind == "span":
-        for run in _runs(project, options, "span-labeling", run_ids):
-            try:
-                labeled = json.loads(run["output"])
-                spans = (
-                    labeled["spans"] if isinstance(labeled, dict) and isinstance(labeled.get("spans"), list) else None
+    return out
+
+
+def _tarot_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: Optional[set]) -> list[_Ask]:
+    """The tarot rubric's verdicts (1-5 per dimension) of each tarot reading, per repetition,
+    the case holding the reading's stored metrics."""
+    m, out = options.model, []
+    reps = range(1, options.repetitions + 1)
+    metrics = judging.subject_metrics(project)
+    for run in _runs(project, options, "tarot-reading", run_ids):
+        case = lj.tarot_case(items[run["item_id"]].text or "", run["output"], metrics.get(f"run:{run['id']}"))
+        for rep in reps:
+            version = rubric_version(lj.TAROT, _TWO, lj.TAROT_DIMENSIONS)
+            out.append(
+                _Ask(
+                    _base(run, f"tarot-rubric/{m}", m, Method.RUBRIC, Scale.ORDINAL5, version, rep),
+                    lj.tarot_messages(case),
+                    lj.read_tarot_reply,
                 )
-            except ValueError:
-                spans = None
-            if spans is None:
-                continue
-            for rep in reps:
-                out.append(_span_ask(project, run, items[run["item_id"]].text or "", spans, m, rep))
-    else:  # pairwise
-        groups: dict[tuple[int, int], dict[str, dict]] = {}
-        for run in _runs(project, options, run_ids=run_ids):
-            if run["repetition"] == 1:
-                groups.setdefault((run["item_id"], run["prompt_id"]), {})[run["model"]] = run
-        for (item_id, prompt_id), by_model in groups.items():
-            instruction = user_content(prompts[prompt_id], items[item_id])
-            if not isinstance(instruction, str):
-                continue  # photos: pairwise judging is text-only here
-            for a, b in combinations(sorted(by_model), 2):
-                ra, rb = by_model[a], by_model[b]
-                for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
-                    swapped = order == "ba"
-                    for rep in reps:
-                        out.append(
-                            _Ask(
-                                _base(
-                                    ra,
-                                    f"pairwise/{m}",
-                                    m,
-                                    Method.PAIRWISE,
-                                    Scale.WINNER,
-                                    rubric_version(lj.PAIRWISE, _TWO, ("winner",)),
-                                    rep,
-                                    order,
-                                    rb,
-                                ),
-                                lj.pairwise_messages(instruction, first["output"], second["output"]),
-                                partial(lj.read_pairwise_reply, swapped=swapped),
-                            )
+            )
+    return out
+
+
+def _span_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: Optional[set]) -> list[_Ask]:
+    """The span judge's verdicts (``_span_ask``) of each span-labeling run whose output is a
+    JSON object with a list of spans, per repetition; other runs are left out."""
+    out = []
+    reps = range(1, options.repetitions + 1)
+    for run in _runs(project, options, "span-labeling", run_ids):
+        try:
+            labeled = json.loads(run["output"])
+            spans = labeled["spans"] if isinstance(labeled, dict) and isinstance(labeled.get("spans"), list) else None
+        except ValueError:
+            spans = None
+        if spans is None:
+            continue
+        for rep in reps:
+            out.append(_span_ask(project, run, items[run["item_id"]].text or "", spans, options.model, rep))
+    return out
+
+
+def _pairwise_asks(
+    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: Optional[set]
+) -> list[_Ask]:
+    """The pairwise winners of every two models' first repetitions of one item and prompt,
+    in both answer orders ('ab', 'ba'), per repetition. Items with photos are left out
+    (pairwise judging is text-only)."""
+    m, out = options.model, []
+    reps = range(1, options.repetitions + 1)
+    groups: dict[tuple[int, int], dict[str, dict]] = {}
+    for run in _runs(project, options, run_ids=run_ids):
+        if run["repetition"] == 1:
+            groups.setdefault((run["item_id"], run["prompt_id"]), {})[run["model"]] = run
+    for (item_id, prompt_id), by_model in groups.items():
+        instruction = user_content(prompts[prompt_id], items[item_id])
+        if not isinstance(instruction, str):
+            continue  # photos: pairwise judging is text-only here
+        for a, b in combinations(sorted(by_model), 2):
+            ra, rb = by_model[a], by_model[b]
+            for order, first, second in (("ab", ra, rb), ("ba", rb, ra)):
+                swapped = order == "ba"
+                for rep in reps:
+                    out.append(
+                        _Ask(
+                            _base(
+                                ra,
+                                f"pairwise/{m}",
+                                m,
+                                Method.PAIRWISE,
+                                Scale.WINNER,
+                                rubric_version(lj.PAIRWISE, _TWO, ("winner",)),
+                                rep,
+                                order,
+                                rb,
+                            ),
+                            lj.pairwise_messages(instruction, first["output"], second["output"]),
+                            partial(lj.read_pairwise_reply, swapped=swapped),
                         )
+                    )
     return out
 
 

@@ -173,6 +173,8 @@ def read_photo(path: Path, side: int = PREVIEW_SIDE, max_pixels: Optional[int] =
 
 
 def _read(path: Path, side: int, limit: int) -> Photo:
+    """``read_photo`` under its Pillow settings: the header's size and orientation, then
+    the decode (``_decode``) and, for a photo larger than ``side``, the preview."""
     try:
         im = Image.open(path)
     except (UnidentifiedImageError, OSError, ValueError, TypeError, SyntaxError) as exc:
@@ -186,50 +188,75 @@ def _read(path: Path, side: int, limit: int) -> Photo:
         photo = Photo(width=w, height=h, orientation=orientation or 1)
         if photo.orientation in SWAPS:
             photo.width, photo.height = h, w
-        pixels = w * h
-        draftable = im.format == "JPEG"
-        if draftable and max(w, h) > side:
+        draft = im.format == "JPEG" and max(w, h) > side
+        if draft:
             im.draft("RGB" if im.mode == "RGB" else None, (side, side))  # JPEG: 1/2, 1/4, 1/8 scale
-        decoded = im.size[0] * im.size[1]
-        if decoded > limit:
-            photo.note = f"too large to decode ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): no preview"
+        if not _within_limit(im, photo, w, h, limit):
             return photo
-        if pixels > limit:
-            photo.note = (
-                f"too large ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): preview made from a reduced decode"
-            )
-        try:
-            im.load()
-        except OSError as exc:
-            if "truncated" not in str(exc).lower() and "broken data stream" not in str(exc).lower():
-                photo.note = f"cannot decode the image: {exc}"
-                return photo
-            photo.note = "truncated: the file ends early; the missing part shows grey"
-            ImageFile.LOAD_TRUNCATED_IMAGES = True
-            try:
-                im = Image.open(path)
-                if draftable and max(w, h) > side:
-                    im.draft("RGB" if im.mode == "RGB" else None, (side, side))
-                im.load()
-            except (OSError, ValueError) as again:
-                photo.note = f"truncated and cannot be decoded: {again}"
-                return photo
-        except (ValueError, SyntaxError, MemoryError) as exc:
-            photo.note = f"cannot decode the image: {exc}"
+        decoded = _decode(path, im, photo, draft, side)
+        if decoded is None:
             return photo
         if orientation is None:  # a PNG with its EXIF after the pixels: known now
-            late = _orientation(im, header_only=False)
+            late = _orientation(decoded, header_only=False)
             if late:
                 photo.orientation = late
                 if late in SWAPS:
                     photo.width, photo.height = h, w
-        still = _orientation(im, header_only=False)  # None when the decoder turned the pixels itself
+        still = _orientation(decoded, header_only=False)  # None when the decoder turned the pixels itself
         if max(w, h) <= side:
             return photo
-        small = _to_rgb(_shrink(im, side))
-        if still in UPRIGHT:
-            small = small.transpose(UPRIGHT[still])
-        buf = io.BytesIO()
-        small.save(buf, "JPEG", quality=QUALITY)
-        photo.preview = (buf.getvalue(), small.width, small.height)
+        photo.preview = _preview(decoded, side, still)
         return photo
+
+
+def _within_limit(im: Image.Image, photo: Photo, w: int, h: int, limit: int) -> bool:
+    """Whether the pixels to decode (``im.size``, after a JPEG draft) are within ``limit``.
+    Notes on ``photo`` a photo too large to decode (no preview), or one over the limit
+    whose reduced decode is within it."""
+    pixels = w * h
+    decoded = im.size[0] * im.size[1]
+    if decoded > limit:
+        photo.note = f"too large to decode ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): no preview"
+        return False
+    if pixels > limit:
+        photo.note = (
+            f"too large ({w} x {h}, {_mp(pixels)}; the limit is {_mp(limit)}): preview made from a reduced decode"
+        )
+    return True
+
+
+def _decode(path: Path, im: Image.Image, photo: Photo, draft: bool, side: int) -> Optional[Image.Image]:
+    """The decoded image: ``im`` loaded, or for a truncated file ``path`` opened again with
+    truncated images allowed (the missing part grey; ``draft``: drafted to ``side`` again).
+    None when it cannot be decoded; ``photo.note`` says why (and notes a truncation)."""
+    try:
+        im.load()
+    except OSError as exc:
+        if "truncated" not in str(exc).lower() and "broken data stream" not in str(exc).lower():
+            photo.note = f"cannot decode the image: {exc}"
+            return None
+        photo.note = "truncated: the file ends early; the missing part shows grey"
+        ImageFile.LOAD_TRUNCATED_IMAGES = True
+        try:
+            im = Image.open(path)
+            if draft:
+                im.draft("RGB" if im.mode == "RGB" else None, (side, side))
+            im.load()
+        except (OSError, ValueError) as again:
+            photo.note = f"truncated and cannot be decoded: {again}"
+            return None
+    except (ValueError, SyntaxError, MemoryError) as exc:
+        photo.note = f"cannot decode the image: {exc}"
+        return None
+    return im
+
+
+def _preview(im: Image.Image, side: int, still: Optional[int]) -> tuple[bytes, int, int]:
+    """The upright JPEG preview of the decoded ``im`` within ``side`` pixels: (bytes, width,
+    height); turned by the orientation ``still`` when the decoder left the pixels as stored."""
+    small = _to_rgb(_shrink(im, side))
+    if still in UPRIGHT:
+        small = small.transpose(UPRIGHT[still])
+    buf = io.BytesIO()
+    small.save(buf, "JPEG", quality=QUALITY)
+    return (buf.getvalue(), small.width, small.height)

@@ -71,102 +71,126 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def __enter__(self) -> "FakeOpenAI":
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                if not self.path.endswith("/v1/chat/completions"):
-                    return self._send(404, {"error": {"message": "not found"}})
-                body = json.loads(raw)
-                tag = unquote(self.headers.get("X-Reviewer-Request", ""))
-                with fake._lock:
-                    fake.counts[tag] += 1
-                    if fake.log_requests:
-                        fake.requests.append((tag, body, dict(self.headers)))
-                    action = fake.script[tag].pop(0) if fake.script.get(tag) else "ok"
-                if fake.delay:
-                    time.sleep(fake.delay)
-                if action.startswith("sleep:"):
-                    time.sleep(float(action.split(":", 1)[1]))
-                    action = "ok"
-                if action.startswith("429"):
-                    wait = action.split(":", 1)[1] if ":" in action else "0"
-                    return self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": wait})
-                if action.isdigit():
-                    return self._send(int(action), {"error": {"message": f"scripted {action}"}})
-                if action == "malformed":
-                    return self._send_raw(200, b"<html>not json</html>", "text/html")
-                if action == "nochoices":
-                    return self._send(200, {"id": "x", "object": "chat.completion"})
-                if body.get("logprobs") and fake.refuse_logprobs:
-                    return self._send(400, {"error": {"message": "logprobs are not supported"}})
-                content = fake.answer(body, tag)
-                finish = "length" if action == "length" else "stop"
-                words = len(str(body.get("messages")).split())
-                out = {
-                    "id": "chatcmpl-fake",
-                    "object": "chat.completion",
-                    "model": f"{body.get('model')}-served",
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
-                    ],
-                    "usage": {
-                        "prompt_tokens": words,
-                        "completion_tokens": len(content.split()),
-                        "total_tokens": words + len(content.split()),
-                    },
-                }
-                if (body.get("logprobs") or fake.unasked_logprobs) and fake.logprobs is not None:
-                    top = int(body.get("top_logprobs") or 0)
-                    out["choices"][0]["logprobs"] = {
-                        "content": [
-                            {
-                                "token": t,
-                                "logprob": lp,
-                                "bytes": list(t.encode()),
-                                "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:top],
-                            }
-                            for t, lp in fake.logprobs(content)
-                        ]
-                    }
-                return self._send(200, out)
-
-            def _send(self, status, payload, headers=None):
-                self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
-
-            def _send_raw(self, status, data, ctype, headers=None):
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", ctype)
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in (headers or {}).items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 256  # the default backlog of 5 resets connections under concurrency
-
-        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), self)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
+
+    def _next_action(self, tag: str, body: dict, headers: dict) -> str:
+        """Count and log a request of ``tag``; its next scripted action ('ok' when none is left)."""
+        with self._lock:
+            self.counts[tag] += 1
+            if self.log_requests:
+                self.requests.append((tag, body, headers))
+            return self.script[tag].pop(0) if self.script.get(tag) else "ok"
+
+    def completion(self, body: dict, content: str, action: str) -> dict:
+        """The chat.completion answering ``body`` with ``content``: finish_reason 'length'
+        for the action 'length', usage in words, and logprobs when asked (or always sent)."""
+        finish = "length" if action == "length" else "stop"
+        words = len(str(body.get("messages")).split())
+        out = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": f"{body.get('model')}-served",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": words,
+                "completion_tokens": len(content.split()),
+                "total_tokens": words + len(content.split()),
+            },
+        }
+        if (body.get("logprobs") or self.unasked_logprobs) and self.logprobs is not None:
+            top = int(body.get("top_logprobs") or 0)
+            out["choices"][0]["logprobs"] = {
+                "content": [
+                    {
+                        "token": t,
+                        "logprob": lp,
+                        "bytes": list(t.encode()),
+                        "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}][:top],
+                    }
+                    for t, lp in self.logprobs(content)
+                ]
+            }
+        return out
 
     def __exit__(self, *exc) -> None:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+class _Server(ThreadingHTTPServer):
+    """The fake's HTTP server; ``fake`` holds the script, counts and answers."""
+
+    request_queue_size = 256  # the default backlog of 5 resets connections under concurrency
+
+    def __init__(self, address: tuple[str, int], fake: FakeOpenAI):
+        super().__init__(address, _Handler)
+        self.fake = fake
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers POST /v1/chat/completions as the server's fake says (module doc)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_POST(self):
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.endswith("/v1/chat/completions"):
+            return self._send(404, {"error": {"message": "not found"}})
+        body = json.loads(raw)
+        tag = unquote(self.headers.get("X-Reviewer-Request", ""))
+        action = fake._next_action(tag, body, dict(self.headers))
+        if fake.delay:
+            time.sleep(fake.delay)
+        if action.startswith("sleep:"):
+            time.sleep(float(action.split(":", 1)[1]))
+            action = "ok"
+        if self._failed(action, body, fake):
+            return
+        self._send(200, fake.completion(body, fake.answer(body, tag), action))
+
+    def _failed(self, action: str, body: dict, fake: FakeOpenAI) -> bool:
+        """Send the scripted failure of ``action`` (429, a status, 'malformed', 'nochoices'),
+        or 400 for logprobs the fake refuses; False when the request is to be answered."""
+        if action.startswith("429"):
+            wait = action.split(":", 1)[1] if ":" in action else "0"
+            self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": wait})
+        elif action.isdigit():
+            self._send(int(action), {"error": {"message": f"scripted {action}"}})
+        elif action == "malformed":
+            self._send_raw(200, b"<html>not json</html>", "text/html")
+        elif action == "nochoices":
+            self._send(200, {"id": "x", "object": "chat.completion"})
+        elif body.get("logprobs") and fake.refuse_logprobs:
+            self._send(400, {"error": {"message": "logprobs are not supported"}})
+        else:
+            return False
+        return True
+
+    def _send(self, status, payload, headers=None):
+        self._send_raw(status, json.dumps(payload).encode(), "application/json", headers)
+
+    def _send_raw(self, status, data, ctype, headers=None):
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 def serve_forever(port: int = 0, delay: float = 0.0) -> None:  # pragma: no cover - manual use

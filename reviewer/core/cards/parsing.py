@@ -287,9 +287,28 @@ def parse_answer(
     if not raw.strip():
         result.error = "the output is empty"
         return result
+    objects = json_objects(raw)
+    accepted, mismatch = _match_objects(result, objects, schema, prompt_example)
+    if accepted is not None:
+        return accepted
+    if mismatch is not None:
+        start, end, error = mismatch
+        result.error = _validation_detail(schema, error)
+        result.error_offset = start
+        result.span = (start, end)
+        return result
+    return _broken_answer(raw, schema, result, objects, salvage)
+
+
+def _match_objects(
+    result: ParseResult, objects: list[tuple[int, int, Any]], schema: AnswerSchema, prompt_example: Any
+) -> tuple[Optional[ParseResult], Optional[tuple[int, int, ValidationError]]]:
+    """The last JSON object (``json_objects``: (start, end, value)) that validates against
+    ``schema``, skipping an echo of ``prompt_example``: (``result`` accepted with it,
+    None). Else (None, the last object with the schema's key that failed validation,
+    or None). A value the models cannot validate at all leaves its error in ``result``."""
     adapter, fast = _ADAPTERS[schema], _FAST_ADAPTERS[schema]
     key = schema.value
-    objects = json_objects(raw)
     mismatch: Optional[tuple[int, int, ValidationError]] = None
     for start, end, value in reversed(objects):
         if prompt_example is not None and _same_json(value, prompt_example):
@@ -299,7 +318,7 @@ def parse_answer(
         except Exception:  # noqa: BLE001 - the models below give the same verdict and the detail
             fields = None
         if fields is not None:
-            return _accepted(result, _fields_to_cards(fields), start, end, value)
+            return _accepted(result, _fields_to_cards(fields), start, end, value), None
         try:
             answer = adapter.validate_python(value)
         except ValidationError as exc:
@@ -309,13 +328,17 @@ def parse_answer(
         except (ValueError, TypeError, RecursionError) as exc:  # pragma: no cover
             result.error = f"JSON could not be validated: {exc}"
             continue
-        return _accepted(result, _to_cards(answer), start, end, value)
-    if mismatch is not None:
-        start, end, error = mismatch
-        result.error = _validation_detail(schema, error)
-        result.error_offset = start
-        result.span = (start, end)
-        return result
+        return _accepted(result, _to_cards(answer), start, end, value), None
+    return None, mismatch
+
+
+def _broken_answer(
+    raw: str, schema: AnswerSchema, result: ParseResult, objects: list[tuple[int, int, Any]], salvage: bool
+) -> ParseResult:
+    """``result`` when no JSON object holds the answer: the error names the broken region
+    that starts the answer (``_broken_region``) and, with ``salvage``, the cards
+    json-repair recovers from it; or says no object matched or none was found."""
+    key = schema.value
     region = _broken_region(raw, key, [(a, b) for a, b, _ in objects])
     if region is None:
         if objects:

@@ -371,7 +371,20 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
     Among equal
     alignments the dynamic programme prefers skipping a word, then skipping
     a token, then the fewest run-together words."""
-    n, m = len(words), len(tokens)
+    gains = _reading_gains(table, tokens, words, kmax)
+    back = _alignment_moves(gains, len(words), len(tokens))
+    return _trace_alignment(back, len(words), len(tokens))
+
+
+def _reading_gains(
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int
+) -> list[list[Sequence[tuple[int, int]]]]:
+    """gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j] (k up to ``kmax``).
+
+    A score (words read, words read exactly) is one int: words * (len(words) + 1)
+    + exact. Only exact and misread readings count, and with a complete index
+    only of groups the token stands for (``GtIndex.stands_for``, §2)."""
+    n = len(words)
     index, cfg = table.index, table.cfg
     # every run of a card's words is a group of its ground truth: look the marks up
     lookup = index.complete and tuple(words) in index.cards
@@ -379,7 +392,6 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
     split = index.parts
     # a score (words read, words read exactly) is one int: words * base + exact
     base = n + 1
-    # gains[i][j]: [(k, score gain)] of token i reading words[j-k+1 .. j]
     gains: list[list[Sequence[tuple[int, int]]]] = []
     for t in tokens:
         lt = len(t)
@@ -411,7 +423,13 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
                         cell.append((k, k * base + (k if r == EXACT else 0)))
             row.append(cell)
         gains.append(row)
-    # back[j][i]: 0 skip word j, -1 skip token i, k: token i reads k words ending at j
+    return gains
+
+
+def _alignment_moves(gains: list[list[Sequence[tuple[int, int]]]], n: int, m: int) -> list[list[int]]:
+    """The dynamic programme over ``n`` words and ``m`` tokens: back[j][i] is the best
+    last move, 0 skip word j, -1 skip token i, k: token i reads k words ending at j.
+    Among equal scores skipping a word wins, then skipping a token, then the fewest words."""
     score = [[0] * (m + 1) for _ in range(n + 1)]
     back = [[0] * (m + 1) for _ in range(n + 1)]
     for j in range(n + 1):
@@ -432,6 +450,11 @@ def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax
                         best, how = cand, k
             srow[i] = best
             brow[i] = how
+    return back
+
+
+def _trace_alignment(back: list[list[int]], n: int, m: int) -> list[Optional[int]]:
+    """Follow the moves ``back`` from the end: card word -> the token index that reads it, or None."""
     out: list[Optional[int]] = [None] * n
     j, i = n, m
     while j > 0 or i > 0:
@@ -534,6 +557,21 @@ def read_anywhere(
     is missing (§4): its token stands for the word and is used, the word is
     not present."""
     n = len(words)
+    present, used = _evidence_presence(tokens, n, evidence)
+    if all(present):
+        return present, used
+    for _neg, _negk, j, i, k in _reading_candidates(table, tokens, words, config, used):
+        if i in used or all(present[j : j + k]):
+            continue
+        used.add(i)
+        present[j : j + k] = [True] * k
+    return present, used
+
+
+def _evidence_presence(tokens: Sequence[str], n: int, evidence: Optional[Evidence]) -> tuple[list[bool], set[int]]:
+    """The card words ``evidence`` marks as read (exact or misread) and the tokens its
+    readings use (the first free token of each reading's text). Nothing without
+    evidence or when its marks are not one per card word (``n``)."""
     present = [False] * n
     used: set[int] = set()
     if evidence is not None and len(evidence.marks) == n:
@@ -547,8 +585,17 @@ def read_anywhere(
         for j, mark in enumerate(evidence.marks):
             if mark >= MISREAD:
                 present[j] = True
-    if all(present):
-        return present, used
+    return present, used
+
+
+def _reading_candidates(
+    table: WordTable, tokens: Sequence[str], words: Sequence[str], config: ScoringConfig, used: set[int]
+) -> list[tuple[int, int, int, int, int]]:
+    """Every reading of a group of 1 to ``max_run_together`` card words by a token not in
+    ``used``, as (-mark, -k, j, i, k) sorted: exact first, then longer groups, then card
+    order. A group passes the misreading share both ways (§2) and, with a complete
+    index, is one the token stands for (``GtIndex.stands_for``)."""
+    n = len(words)
     kmax = config.max_run_together
     share = config.misread_share
     index = table.index
@@ -570,12 +617,7 @@ def read_anywhere(
                 if mark >= MISREAD and (not index.complete or (group, k) in index.stands_for(t)):
                     cands.append((-mark, -k, j, i, k))
     cands.sort()
-    for _neg, _negk, j, i, k in cands:
-        if i in used or all(present[j : j + k]):
-            continue
-        used.add(i)
-        present[j : j + k] = [True] * k
-    return present, used
+    return cands
 
 
 def _fills(table: WordTable, token: str, word: str, card: Sequence[str], config: ScoringConfig) -> bool:

@@ -417,72 +417,14 @@ def krippendorff_alpha(
     if level not in _LEVELS:
         raise ValueError(f"level must be one of {_LEVELS}, got {level!r}")
     statistic = f"krippendorff_alpha_{level}"
-    values: Optional[np.ndarray]
-
     if value_counts:
-        n_uc = np.asarray(data, dtype=float)
-        if n_uc.ndim != 2:
-            raise ValueError(f"value counts must be a 2-D units x categories array, got shape {n_uc.shape}")
-        if not np.isfinite(n_uc).all() or (n_uc < 0).any():
-            raise ValueError("value counts must be finite and non-negative")
-        if categories is None:
-            if level in ("interval", "ratio"):
-                raise ValueError(f"{level} alpha from value counts needs categories (the value of each column)")
-            values = np.arange(n_uc.shape[1], dtype=float)
-        else:
-            if len(categories) != n_uc.shape[1]:
-                raise ValueError(f"{len(categories)} categories for {n_uc.shape[1]} count columns")
-            if level in ("interval", "ratio") and not all(_is_real(c) for c in categories):
-                raise ValueError(f"{level} alpha needs numeric category values")
-            values = np.asarray(categories, dtype=float) if all(_is_real(c) for c in categories) else None
+        n_uc, values = _counts_from_value_counts(data, level, categories)
     else:
-        arr = None
-        if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
-            arr = data.astype(float, copy=False)
-        elif not isinstance(data, np.ndarray) or data.dtype.kind == "O":
-            try:
-                probe = np.asarray(data)
-            except ValueError:  # ragged rows
-                probe = None
-            if probe is not None and probe.ndim == 2:
-                if probe.dtype.kind in "biuf":
-                    arr = probe.astype(float)
-                elif probe.dtype.kind == "O" and all(
-                    t is type(None) or _is_real_type(t) for t in set(map(type, probe.ravel().tolist()))
-                ):
-                    arr = probe.astype(float)  # None -> NaN
-        if arr is not None and categories is not None and not all(_is_real(c) for c in categories):
-            arr = None  # numeric data, label categories: let the object path report mismatches
-        if arr is not None:
-            if arr.ndim != 2:
-                raise ValueError(f"data must be 2-D (units x raters), got shape {arr.shape}")
-            n_uc, values = _counts_from_numeric(arr, categories)
-        else:
-            if isinstance(data, np.ndarray) and data.ndim != 2:
-                raise ValueError(f"data must be 2-D (units x raters), got shape {data.shape}")
-            rows = data.tolist() if isinstance(data, np.ndarray) else list(data)
-            n_uc, values = _counts_from_objects(rows, level, categories)
-        if level in ("interval", "ratio") and values is None:
-            raise ValueError(f"{level} alpha needs numeric values")
+        n_uc, values = _counts_from_ratings(data, level, categories)
+    if level == "ratio":
+        _check_ratio_non_negative(n_uc, values)
 
-    if level == "ratio" and values is not None and (values < 0).any():
-        # Only columns actually used matter for counts; raw data only holds used values.
-        used = n_uc.sum(axis=0) > 0
-        if (values[used] < 0).any():
-            raise ValueError("ratio alpha needs non-negative values (a ratio scale has an absolute zero)")
-
-    units = n_uc.shape[0]
-    m_u = n_uc.sum(axis=1)
-    pairable = m_u >= 2
-    counts = {
-        "units": int(units),
-        "pairable_units": int(pairable.sum()),
-        "unpaired_values": int(round(float(m_u[~pairable].sum()))),
-    }
-    # units with fewer than two values weigh 0 (cheaper than selecting rows)
-    weighted = n_uc * (pairable / np.maximum(m_u - 1.0, 1.0))[:, None]
-    coincidences = weighted.T @ n_uc
-    coincidences[np.diag_indices_from(coincidences)] -= weighted.sum(axis=0)
+    coincidences, counts = _coincidences(n_uc)
     n_c = coincidences.sum(axis=1)
     n = float(n_c.sum())
     n_int = int(round(n))
@@ -501,3 +443,111 @@ def krippendorff_alpha(
         )
     alpha = 1.0 - (n - 1.0) * d_observed / d_expected
     return AgreementResult(statistic, alpha, n_int, "", counts)
+
+
+def _counts_from_value_counts(
+    data: Any, level: str, categories: Optional[Sequence[Any]]
+) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """Validate a units x categories array of counts n_uc; return it with each column's value.
+
+    The values are ``categories`` as floats when all are numbers (None when
+    some are labels), or the column positions 0..K-1 without ``categories``.
+    Raises ValueError as ``krippendorff_alpha`` documents for value counts.
+    """
+    n_uc = np.asarray(data, dtype=float)
+    if n_uc.ndim != 2:
+        raise ValueError(f"value counts must be a 2-D units x categories array, got shape {n_uc.shape}")
+    if not np.isfinite(n_uc).all() or (n_uc < 0).any():
+        raise ValueError("value counts must be finite and non-negative")
+    if categories is None:
+        if level in ("interval", "ratio"):
+            raise ValueError(f"{level} alpha from value counts needs categories (the value of each column)")
+        return n_uc, np.arange(n_uc.shape[1], dtype=float)
+    if len(categories) != n_uc.shape[1]:
+        raise ValueError(f"{len(categories)} categories for {n_uc.shape[1]} count columns")
+    if level in ("interval", "ratio") and not all(_is_real(c) for c in categories):
+        raise ValueError(f"{level} alpha needs numeric category values")
+    values = np.asarray(categories, dtype=float) if all(_is_real(c) for c in categories) else None
+    return n_uc, values
+
+
+def _numeric_ratings(data: Any, categories: Optional[Sequence[Any]]) -> Optional[np.ndarray]:
+    """The ratings as a float array (None/missing -> NaN) when they are all numbers, else None.
+
+    None also when the rows are ragged, hold labels, or ``categories`` holds
+    labels (then the object path reports values outside the categories).
+    """
+    arr = None
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+        arr = data.astype(float, copy=False)
+    elif not isinstance(data, np.ndarray) or data.dtype.kind == "O":
+        try:
+            probe = np.asarray(data)
+        except ValueError:  # ragged rows
+            probe = None
+        if probe is not None and probe.ndim == 2:
+            if probe.dtype.kind in "biuf":
+                arr = probe.astype(float)
+            elif probe.dtype.kind == "O" and all(
+                t is type(None) or _is_real_type(t) for t in set(map(type, probe.ravel().tolist()))
+            ):
+                arr = probe.astype(float)  # None -> NaN
+    if arr is not None and categories is not None and not all(_is_real(c) for c in categories):
+        arr = None  # numeric data, label categories: let the object path report mismatches
+    return arr
+
+
+def _counts_from_ratings(
+    data: Any, level: str, categories: Optional[Sequence[Any]]
+) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """Count raw units x raters ratings into n_uc; return it with each category's value.
+
+    Numeric ratings take the fast path (``_counts_from_numeric``), anything
+    else the per-value one (``_counts_from_objects``). Raises ValueError for
+    data that is not 2-D, and for interval or ratio on non-numeric values.
+    """
+    values: Optional[np.ndarray]
+    arr = _numeric_ratings(data, categories)
+    if arr is not None:
+        if arr.ndim != 2:
+            raise ValueError(f"data must be 2-D (units x raters), got shape {arr.shape}")
+        n_uc, values = _counts_from_numeric(arr, categories)
+    else:
+        if isinstance(data, np.ndarray) and data.ndim != 2:
+            raise ValueError(f"data must be 2-D (units x raters), got shape {data.shape}")
+        rows = data.tolist() if isinstance(data, np.ndarray) else list(data)
+        n_uc, values = _counts_from_objects(rows, level, categories)
+    if level in ("interval", "ratio") and values is None:
+        raise ValueError(f"{level} alpha needs numeric values")
+    return n_uc, values
+
+
+def _check_ratio_non_negative(n_uc: np.ndarray, values: Optional[np.ndarray]) -> None:
+    """Raise ValueError when a category in use has a negative value (a ratio scale has an absolute zero)."""
+    if values is not None and (values < 0).any():
+        # Only columns actually used matter for counts; raw data only holds used values.
+        used = n_uc.sum(axis=0) > 0
+        if (values[used] < 0).any():
+            raise ValueError("ratio alpha needs non-negative values (a ratio scale has an absolute zero)")
+
+
+def _coincidences(n_uc: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
+    """Krippendorff's K x K coincidence matrix o_ck from the counts n_uc, and the unit counts.
+
+    o_ck = sum_u (n_uc n_uk - [c == k] n_uc) / (m_u - 1) over the pairable
+    units (m_u >= 2). The counts: ``units``, ``pairable_units``,
+    ``unpaired_values`` (values in units with a single value).
+    """
+    units = n_uc.shape[0]
+    m_u = n_uc.sum(axis=1)
+    pairable = m_u >= 2
+    counts = {
+        "units": int(units),
+        "pairable_units": int(pairable.sum()),
+        "unpaired_values": int(round(float(m_u[~pairable].sum()))),
+    }
+    # units with fewer than two values weigh 0 (cheaper than selecting rows)
+    weighted = n_uc * (pairable / np.maximum(m_u - 1.0, 1.0))[:, None]
+    coincidences = weighted.T @ n_uc
+    coincidences[np.diag_indices_from(coincidences)] -= weighted.sum(axis=0)
+    return coincidences, counts

@@ -203,13 +203,47 @@ def agreement_rows(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudica
     return rows
 
 
+@dataclass(frozen=True)
+class _DimensionRaters:
+    """The raters' values on one dimension: {rater label: {subject: value}}.
+
+    ``judges`` and ``humans`` hold the primary verdicts' values; ``adjudicated``
+    the adjudications normalised to the scale; ``all`` every rater in display
+    order (judges, humans with 'gold' last, then 'adjudicated' when there are
+    adjudications); ``annotators`` the human raters other than 'gold'.
+    """
+
+    judges: dict[str, dict[str, Value]]
+    humans: dict[str, dict[str, Value]]
+    adjudicated: dict[str, Value]
+    judge_names: list[str]
+    human_names: list[str]
+    annotators: list[str]
+    all: dict[str, dict[str, Value]]
+
+
 def _dimension_rows(
     name: str, dim: str, scale: Scale, group: Sequence[Verdict], adj: dict, labels: dict
 ) -> list[AgreementRow]:
-    rows: list[AgreementRow] = []
+    """Every agreement row of one dimension (and scale), in the module docstring's order:
+    pairs of raters, Krippendorff's alpha, position swap, judges against references."""
+    judges = [v for v in group if not is_human(v)]
+    raters = _dimension_raters(dim, scale, group, adj, labels)
+    observed = [x for vals in raters.all.values() for x in vals.values()]
+    cats = scale_labels(scale, observed)
+    by_judge = _values_by_order(judges, dim, labels)
+    rows = _rater_pair_rows(name, scale, raters.all, cats)
+    rows += _alpha_rows(name, scale, raters, cats)
+    rows += _position_swap_rows(name, scale, by_judge, cats)
+    rows += _reference_rows(name, raters, by_judge, _references(raters))
+    return rows
+
+
+def _dimension_raters(dim: str, scale: Scale, group: Sequence[Verdict], adj: dict, labels: dict) -> _DimensionRaters:
+    """Each rater's value of each subject on ``dim``: the judges' and humans' primary
+    verdicts (by display label) and the adjudications of the group's subjects."""
     judges = [v for v in group if not is_human(v)]
     humans = [v for v in group if is_human(v)]
-    # {rater label: {subject: value}}
     judge_vals: dict[str, dict[str, Value]] = {}
     for (subject, rater), v in primary_verdicts(judges).items():
         judge_vals.setdefault(labels[rater], {})[subject] = value_of(v, dim)
@@ -226,10 +260,13 @@ def _dimension_rows(
     }
     if adj_vals:
         raters[ADJUDICATED] = adj_vals
-    observed = [x for vals in raters.values() for x in vals.values()]
-    cats = scale_labels(scale, observed)
+    annotators = [h for h in human_names if h != GOLD]
+    return _DimensionRaters(judge_vals, human_vals, adj_vals, judge_names, human_names, annotators, raters)
 
-    # pairs of raters
+
+def _rater_pair_rows(name: str, scale: Scale, raters: dict[str, dict[str, Value]], cats: list) -> list[AgreementRow]:
+    """The pair statistics (``_pair_rows``) of every two raters with subjects in common."""
+    rows: list[AgreementRow] = []
     for a, b in itertools.combinations(raters, 2):
         common = sorted(set(raters[a]) & set(raters[b]), key=natural_key)
         if not common:
@@ -237,18 +274,23 @@ def _dimension_rows(
         xa = [raters[a][s] for s in common]
         xb = [raters[b][s] for s in common]
         rows += _pair_rows(f"{a} vs {b}", name, scale, xa, xb, cats)
+    return rows
 
-    # Krippendorff's alpha
+
+def _alpha_rows(name: str, scale: Scale, raters: _DimensionRaters, cats: list) -> list[AgreementRow]:
+    """Krippendorff's alpha at the scale's level over all judges and humans, and over the
+    annotators (humans other than 'gold') alone when there are two or more."""
+    rows: list[AgreementRow] = []
     level = LEVEL[scale]
-    sets = [("all raters: " + ", ".join([*judge_names, *human_names]), [*judge_names, *human_names])]
-    annotators = [h for h in human_names if h != GOLD]
-    if len(annotators) >= 2:
-        sets.append(("humans: " + ", ".join(annotators), annotators))
+    everyone = [*raters.judge_names, *raters.human_names]
+    sets = [("all raters: " + ", ".join(everyone), everyone)]
+    if len(raters.annotators) >= 2:
+        sets.append(("humans: " + ", ".join(raters.annotators), raters.annotators))
     for title, names in sets:
         if len(names) < 2:
             continue
-        units = sorted({s for n in names for s in raters[n]}, key=natural_key)
-        data = [[raters[n].get(s) for n in names] for s in units]
+        units = sorted({s for n in names for s in raters.all[n]}, key=natural_key)
+        data = [[raters.all[n].get(s) for n in names] for s in units]
         r = krippendorff_alpha(data, level, categories=cats if level != "interval" else None)
         rows.append(
             AgreementRow(
@@ -261,13 +303,24 @@ def _dimension_rows(
                 sample=_units_sample(data, level, cats, r.statistic, scale),
             )
         )
+    return rows
 
-    # position swap per pairwise judge
-    latest = latest_by_order(judges)
+
+def _values_by_order(judges: Sequence[Verdict], dim: str, labels: dict) -> dict[str, dict[str, dict[str, Value]]]:
+    """{judge label: {answer order 'ab' or 'ba': {subject: value}}}, each order's latest verdict."""
     by_judge: dict[str, dict[str, dict[str, Value]]] = {}
-    for (subject, rater, order), v in latest.items():
+    for (subject, rater, order), v in latest_by_order(judges).items():
         if order in ("ab", "ba"):
             by_judge.setdefault(labels[rater], {}).setdefault(order, {})[subject] = value_of(v, dim)
+    return by_judge
+
+
+def _position_swap_rows(
+    name: str, scale: Scale, by_judge: dict[str, dict[str, dict[str, Value]]], cats: list
+) -> list[AgreementRow]:
+    """Per judge with both answer orders on common subjects: the position-swap consistency
+    (pairwise winner scale), the percent agreement (other scales) and Cohen's kappa between the orders."""
+    rows: list[AgreementRow] = []
     for judge in sorted(by_judge, key=natural_key):
         orders = by_judge[judge]
         if set(orders) != {"ab", "ba"}:
@@ -278,46 +331,7 @@ def _dimension_rows(
         ab = [orders["ab"][s] for s in common]
         ba = [orders["ba"][s] for s in common]
         if scale == Scale.WINNER:
-            r = position_swap_consistency(ab, ba)
-            c = r.counts
-            counts = (
-                f"total={c['total']}, consistent={c['consistent']}, flipped={c['flipped']} "
-                f"(first position won both {c['first_position_won_both']}, second "
-                f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
-                f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
-                f"undecided_any={c['undecided_any']}"
-            )
-            decided = [(x, y) for x, y in zip(ab, ba) if x is not None and y is not None]
-            rows.append(
-                AgreementRow(
-                    judge,
-                    name,
-                    r.statistic,
-                    _value(r),
-                    r.n,
-                    _note(counts, r.note),
-                    sample=proportion_sample(
-                        [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p])
-                    ),
-                )
-            )
-            total = c["total"]
-            strict = "position_swap_consistency_undecided_inconsistent"
-            rows.append(
-                AgreementRow(
-                    judge,
-                    name,
-                    strict,
-                    c["consistent"] / total if total else None,
-                    total,
-                    f"{c['undecided_any']} items undecided in an order counted as inconsistent",
-                    sample=proportion_sample(
-                        [x is not None and x == y for x, y in zip(ab, ba)],
-                        strict,
-                        _prevalence([v for p in decided for v in p]),
-                    ),
-                )
-            )
+            rows += _swap_consistency_rows(judge, name, ab, ba)
         orders_sample = _pair(ab, ba, cats, scale)
         if scale != Scale.WINNER:
             r = percent_agreement(ab, ba)
@@ -332,18 +346,67 @@ def _dimension_rows(
                 f"{judge} [ab] vs {judge} [ba]", name, k.statistic, _value(k), k.n, k.note, sample=orders_sample
             )
         )
+    return rows
 
-    # judges against references
+
+def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[AgreementRow]:
+    """A pairwise judge's ``position_swap_consistency`` over the items decided in both
+    orders (``ab``, ``ba``: its winners per common subject) and the strict variant
+    that counts an item undecided in either order as inconsistent."""
+    r = position_swap_consistency(ab, ba)
+    c = r.counts
+    counts = (
+        f"total={c['total']}, consistent={c['consistent']}, flipped={c['flipped']} "
+        f"(first position won both {c['first_position_won_both']}, second "
+        f"{c['second_position_won_both']}), tie_mismatch={c['tie_mismatch']}, "
+        f"undecided_ab={c['undecided_ab']}, undecided_ba={c['undecided_ba']}, "
+        f"undecided_any={c['undecided_any']}"
+    )
+    decided = [(x, y) for x, y in zip(ab, ba) if x is not None and y is not None]
+    total = c["total"]
+    strict = "position_swap_consistency_undecided_inconsistent"
+    return [
+        AgreementRow(
+            judge,
+            name,
+            r.statistic,
+            _value(r),
+            r.n,
+            _note(counts, r.note),
+            sample=proportion_sample(
+                [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p])
+            ),
+        ),
+        AgreementRow(
+            judge,
+            name,
+            strict,
+            c["consistent"] / total if total else None,
+            total,
+            f"{c['undecided_any']} items undecided in an order counted as inconsistent",
+            sample=proportion_sample(
+                [x is not None and x == y for x, y in zip(ab, ba)],
+                strict,
+                _prevalence([v for p in decided for v in p]),
+            ),
+        ),
+    ]
+
+
+def _references(raters: _DimensionRaters) -> list[tuple[str, str, dict[str, Value], str]]:
+    """The references judges are compared with, as (name, statistic, {subject: value}, note):
+    the annotators' majority (a tie is no majority; the note counts them), the
+    adjudications and 'gold', each when present."""
     human_majority: dict[str, Value] = {}
     tied = 0
-    if annotators:
-        for s in sorted({s for h in annotators for s in human_vals[h]}, key=natural_key):
-            labels_s = [human_vals[h].get(s) for h in annotators]
+    if raters.annotators:
+        for s in sorted({s for h in raters.annotators for s in raters.humans[h]}, key=natural_key):
+            labels_s = [raters.humans[h].get(s) for h in raters.annotators]
             m = majority(labels_s)
             if m is None and any(x is not None for x in labels_s):
                 tied += 1
             human_majority[s] = m
-    gold = human_vals.get(GOLD, {})
+    gold = raters.humans.get(GOLD, {})
     references = []
     if human_majority:
         references.append(
@@ -354,18 +417,30 @@ def _dimension_rows(
                 f"{tied} items without a human majority (annotators tied)" if tied else "",
             )
         )
-    if adj_vals:
-        references.append((ADJUDICATED, "agreement_with_adjudicated", adj_vals, ""))
+    if raters.adjudicated:
+        references.append((ADJUDICATED, "agreement_with_adjudicated", raters.adjudicated, ""))
     if gold:
         references.append((GOLD, "accuracy_vs_gold", gold, ""))
-    for judge in judge_names:
+    return references
+
+
+def _reference_rows(
+    name: str,
+    raters: _DimensionRaters,
+    by_judge: dict[str, dict[str, dict[str, Value]]],
+    references: list[tuple[str, str, dict[str, Value], str]],
+) -> list[AgreementRow]:
+    """Each judge's accuracy against each reference (``_accuracy_rows``); against 'gold'
+    per answer order and pooled over both when the judge used both orders."""
+    rows: list[AgreementRow] = []
+    for judge in raters.judge_names:
         for ref_name, statistic, ref, ref_note in references:
             per_order = by_judge.get(judge, {})
             if statistic == "accuracy_vs_gold" and set(per_order) == {"ab", "ba"}:
                 variants = [(f"{judge} [{o}] vs {ref_name}", [per_order[o]]) for o in ("ab", "ba")]
                 variants.append((f"{judge} [ab+ba] vs {ref_name}", [per_order["ab"], per_order["ba"]]))
             else:
-                variants = [(f"{judge} vs {ref_name}", [judge_vals[judge]])]
+                variants = [(f"{judge} vs {ref_name}", [raters.judges[judge]])]
             for raters_name, val_sets in variants:
                 xs, refs, units = [], [], []
                 for vals in val_sets:

@@ -286,43 +286,99 @@ def compute_summary(snapshot: Mapping) -> dict:
     ok = successful_results(results)
     judges = [r["judgeResult"] for r in ok]
     wrapped = [{"judgeResult": j} for j in judges]
-    warnings: list[str] = []
     totals = [_num(j.get("totalScore")) for j in judges]
     distribution = {name: 0 for name, _ in SCORE_BANDS}
     for t in totals:
         distribution[score_band(t)] += 1
-    missed_texts, wrong_texts = [], []
-    by_section = {s: {"falsePositives": 0, "missed": 0} for s in SECTIONS}
-    by_severity: dict[str, list[str]] = {"critical": [], "important": [], "minor": []}
-    granularity: dict[str, list] = {}
-    invalid_pairs = 0
+    tallies = _ErrorTallies()
     for r in ok:
+        tallies.add(r)
+    warnings = _summary_warnings(ok, tallies.invalid_pairs)
+    pipeline, sources = _pipeline_sources(results)
+    latency = _latency_stats(results)
+    return {
+        "prompts": len(results),
+        "judged": len(ok),
+        "avgScore": sum(totals) / len(totals) if totals else 0.0,
+        "avgSpanCount": sum(r["spanCount"] for r in results) / len(results) if results else 0.0,
+        "scoreDistribution": distribution,
+        "errorCount": sum(1 for r in results if r.get("error")),
+        "commonMissedElements": [list(x) for x in _common(tallies.missed_texts)],
+        "commonIncorrectExtractions": [list(x) for x in _common(tallies.wrong_texts)],
+        "avgCategoryScores": base.category_averages(wrapped, digits=None),
+        "falsePositiveReasons": base.false_positive_reasons(wrapped),
+        "topTaxonomyErrors": [c.to_json() for c in base.taxonomy_confusions(wrapped)],
+        "topGranularityErrors": [
+            {"reason": k, "count": v[0], "examples": v[1]}
+            for k, v in sorted(tallies.granularity.items(), key=lambda kv: -kv[1][0])
+        ],
+        "errorsBySection": tallies.by_section,
+        "confidenceAnalysis": confidence_analysis(ok),
+        "missedBySeverity": tallies.by_severity,
+        "missedCountsByCategory": base.missed_by_category(wrapped),
+        "pipelineSources": pipeline,
+        "spanSources": sources,
+        "latencyStats": latency,
+        "latencyByModel": latency_by_model(snapshot, snapshot.get("latencyStats")),
+        "missedSeverity": missed_by_severity(judges),
+        "worstPerformers": worst_performers(ok),
+        "warnings": warnings,
+    }
+
+
+class _ErrorTallies:
+    """The judge errors of successful results, counted for the summary: missed and
+    wrongly extracted texts, errors by output section, up to 5 missed elements per
+    severity, granularity errors by reason ([count, up to 3 example texts]) and the
+    category score pairs outside 1-5."""
+
+    def __init__(self) -> None:
+        self.missed_texts: list[str] = []
+        self.wrong_texts: list[str] = []
+        self.by_section = {s: {"falsePositives": 0, "missed": 0} for s in SECTIONS}
+        self.by_severity: dict[str, list[str]] = {"critical": [], "important": [], "minor": []}
+        self.granularity: dict[str, list] = {}
+        self.invalid_pairs = 0
+
+    def add(self, r: Mapping) -> None:
+        """Count the errors of one successful result ``r`` (its judgeResult and spans)."""
         j, spans = r["judgeResult"], r.get("spans") or []
-        sections = detect_sections(r.get("output") or "")
-        for m in j["missedElements"]:
-            text = str(m.get("text", ""))
-            missed_texts.append(text)
-            by_section[text_section(text, r.get("output") or "", sections)]["missed"] += 1
-            sev = m.get("severity")
-            if sev in by_severity and len(by_severity[sev]) < 5:
-                by_severity[sev].append(f"{text} ({m.get('category')})")
+        self._missed(j, r.get("output") or "")
         for fp in j["falsePositives"]:
-            wrong_texts.append(str(fp.get("text", "")))
+            self.wrong_texts.append(str(fp.get("text", "")))
             index = _int_index(fp.get("spanIndex"))
             if index is not None and 0 <= index < len(spans):
-                by_section[spans[index].get("section") or "main"]["falsePositives"] += 1
+                self.by_section[spans[index].get("section") or "main"]["falsePositives"] += 1
         for ge in j["granularityErrors"]:
             reason = str(ge.get("issue") or ge.get("reason") or "other")
-            g = granularity.setdefault(reason, [0, []])
+            g = self.granularity.setdefault(reason, [0, []])
             g[0] += 1
             if len(g[1]) < 3:
                 g[1].append(str(ge.get("text", "")))
-        invalid_pairs += sum(
+        self.invalid_pairs += sum(
             1
             for cat in base.CATEGORIES
             if not base.valid_pair(j["categoryScores"][cat])
             and (j["categoryScores"][cat]["coverage"] or j["categoryScores"][cat]["precision"])
         )
+
+    def _missed(self, j: Mapping, output: str) -> None:
+        """The missed elements of judge result ``j``: their texts, the section of
+        ``output`` each falls in, and the first 5 per severity as 'text (category)'."""
+        sections = detect_sections(output)
+        for m in j["missedElements"]:
+            text = str(m.get("text", ""))
+            self.missed_texts.append(text)
+            self.by_section[text_section(text, output, sections)]["missed"] += 1
+            sev = m.get("severity")
+            if sev in self.by_severity and len(self.by_severity[sev]) < 5:
+                self.by_severity[sev].append(f"{text} ({m.get('category')})")
+
+
+def _summary_warnings(ok: list, invalid_pairs: int) -> list[str]:
+    """The summary's warnings: judge errors whose spanIndex names a span with other
+    text, and category score pairs left out of the averages (``invalid_pairs``)."""
+    warnings: list[str] = []
     mismatched = sum(
         1
         for r in ok
@@ -337,6 +393,13 @@ def compute_summary(snapshot: Mapping) -> dict:
         )
     if invalid_pairs:
         warnings.append(f"{invalid_pairs} category score pairs with a value outside 1-5 were left out of the averages")
+    return warnings
+
+
+def _pipeline_sources(results: list) -> tuple[dict[str, int], dict[str, int]]:
+    """(pipelineSources {nlp, llm, unknown}: results per pipeline, from their meta;
+    spanSources {closedVocab, openVocab, llm}: spans per source). An NLP result
+    without vocabulary counts has all its spans counted as closed vocabulary."""
     pipeline = {"nlp": 0, "llm": 0, "unknown": 0}
     sources = {"closedVocab": 0, "openVocab": 0, "llm": 0}
     for r in results:
@@ -356,39 +419,17 @@ def compute_summary(snapshot: Mapping) -> dict:
             sources["llm"] += r["spanCount"]
         else:
             pipeline["unknown"] += 1
+    return pipeline, sources
+
+
+def _latency_stats(results: list) -> dict[str, Any]:
+    """{avg, p50, p95, p99} of the results' latencyMs (nearest rank, floor(n p / 100)
+    of the sorted values; avg rounded to an int; all 0 without latencies)."""
     latencies = sorted(_num(r.get("latencyMs")) for r in results if r.get("latencyMs") is not None)
     n_lat = len(latencies)
-    latency = {
+    return {
         "avg": round(sum(latencies) / (n_lat or 1)),
         **{f"p{p}": (latencies[math.floor(n_lat * p / 100)] if n_lat else 0) for p in (50, 95, 99)},
-    }
-    return {
-        "prompts": len(results),
-        "judged": len(ok),
-        "avgScore": sum(totals) / len(totals) if totals else 0.0,
-        "avgSpanCount": sum(r["spanCount"] for r in results) / len(results) if results else 0.0,
-        "scoreDistribution": distribution,
-        "errorCount": sum(1 for r in results if r.get("error")),
-        "commonMissedElements": [list(x) for x in _common(missed_texts)],
-        "commonIncorrectExtractions": [list(x) for x in _common(wrong_texts)],
-        "avgCategoryScores": base.category_averages(wrapped, digits=None),
-        "falsePositiveReasons": base.false_positive_reasons(wrapped),
-        "topTaxonomyErrors": [c.to_json() for c in base.taxonomy_confusions(wrapped)],
-        "topGranularityErrors": [
-            {"reason": k, "count": v[0], "examples": v[1]}
-            for k, v in sorted(granularity.items(), key=lambda kv: -kv[1][0])
-        ],
-        "errorsBySection": by_section,
-        "confidenceAnalysis": confidence_analysis(ok),
-        "missedBySeverity": by_severity,
-        "missedCountsByCategory": base.missed_by_category(wrapped),
-        "pipelineSources": pipeline,
-        "spanSources": sources,
-        "latencyStats": latency,
-        "latencyByModel": latency_by_model(snapshot, snapshot.get("latencyStats")),
-        "missedSeverity": missed_by_severity(judges),
-        "worstPerformers": worst_performers(ok),
-        "warnings": warnings,
     }
 
 

@@ -14,10 +14,11 @@ import gc
 import json
 import multiprocessing
 import os
+import sqlite3
 import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -136,7 +137,30 @@ def _write_chunk(
     deletions, stale marks, run_scores with the runs' metrics). Audited:
     each deleted finding with what it was, and the chunk's new findings in
     one row (actor 'scorer', row_id 'first-last' of their ids)."""
-    ids = [r["id"] for r in runs]
+    old_by_run, others = _stored_findings(project, [r["id"] for r in runs])
+    next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
+    writes = _ChunkWrites(stamp=now(), version=config.version, next_id=next_id)
+    for run, score in zip(runs, scores):
+        final = writes.merge(run["id"], score.findings, old_by_run.get(run["id"], []), others.get(run["id"], ()))
+        auto_json, reviewed_json = metrics_json(score.facts, final)
+        writes.score_rows.append(
+            [
+                run["id"],
+                config.version,
+                int(strict),
+                score.facts.model_dump_json(by_alias=True),
+                _cards_json(score.cards),
+                writes.stamp,
+                auto_json,
+                reviewed_json,
+            ]
+        )
+    writes.execute(project.db.conn, len(runs))
+
+
+def _stored_findings(project: Project, ids: list[int]) -> tuple[dict[int, list[Finding]], dict[int, list[Finding]]]:
+    """The stored findings of the runs ``ids`` in one read, by run id: (the scorer's own,
+    which a new score replaces; the others, human findings and test-case checks, kept as they are)."""
     old_by_run: dict[int, list[Finding]] = {}
     others: dict[int, list[Finding]] = {}  # human findings, test-case checks: kept as they are
     for f in repo.findings_of_runs(project, ids):
@@ -144,84 +168,102 @@ def _write_chunk(
         mine = f.source == Source.AUTO and not isinstance(f.code, CaseCode)
         assert f.run_id is not None  # stored findings belong to a run
         (old_by_run if mine else others).setdefault(f.run_id, []).append(f)
-    next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM findings").fetchone()[0]
-    stamp = now()
-    inserts, audits, details, deletes, stale, score_rows = [], [], [], [], [], []
-    for run, score in zip(runs, scores):
+    return old_by_run, others
+
+
+@dataclass
+class _ChunkWrites:
+    """The rows a chunk writes, collected per kind for one executemany each: new findings
+    (``inserts``, ids from ``next_id`` on), changed ``details``, ``deletes``, ``stale`` marks,
+    ``audits`` and ``score_rows``; ``stamp`` and ``version``: the time and scoring
+    config version written."""
+
+    stamp: str
+    version: str
+    next_id: int
+    inserts: list[dict] = field(default_factory=list)
+    audits: list[list] = field(default_factory=list)
+    details: list[list] = field(default_factory=list)
+    deletes: list[list] = field(default_factory=list)
+    stale: list[list] = field(default_factory=list)
+    score_rows: list[list] = field(default_factory=list)
+
+    def merge(self, run_id: int, found: list[Finding], old: list[Finding], others: Iterable[Finding]) -> list[Finding]:
+        """Merge the scorer's new findings ``found`` of a run with its stored ones ``old``
+        (matched by ``Finding.key``, in order): a match keeps the stored finding and its
+        decision (its detail updated), the rest are inserted; unmatched stored ones are
+        retired (``_retire``). Returns the run's findings once written, ``others`` first."""
         by_key: dict[tuple, list[Finding]] = {}
-        for f in old_by_run.get(run["id"], []):
+        for f in old:
             by_key.setdefault(f.key(), []).append(f)
-        final = list(others.get(run["id"], ()))  # the run's findings once this chunk is written
-        for f in score.findings:
+        final = list(others)  # the run's findings once this chunk is written
+        for f in found:
             same = by_key.get(f.key()) if by_key else None
             if same:
                 kept = same.pop(0)
                 if kept.detail != f.detail:
-                    details.append([f.detail, config.version, kept.id])
+                    self.details.append([f.detail, self.version, kept.id])
                     kept = kept.model_copy(update={"detail": f.detail})
                 final.append(kept)
                 continue
             final.append(f)
-            inserts.append(_insert_row(f, next_id, run["id"], config.version, stamp))
-            next_id += 1
+            self.inserts.append(_insert_row(f, self.next_id, run_id, self.version, self.stamp))
+            self.next_id += 1
         for rest in by_key.values():
             for f in rest:
-                if f.status.value == "proposed":
-                    deletes.append([f.id])
-                    audits.append(
-                        [stamp, "delete", str(f.id), json.dumps(f.model_dump(mode="json"), default=str), None]
-                    )
-                elif not f.detail.startswith(STALE):
-                    # a decision is never thrown away: keep it, marked, until the
-                    # scorer finds the same error again (e.g. a deleted card comes back)
-                    stale.append([STALE + f.detail, f.id])
-                    final.append(f.model_copy(update={"detail": STALE + f.detail}))
-                else:
-                    final.append(f)
-        auto_json, reviewed_json = metrics_json(score.facts, final)
-        score_rows.append(
-            [
-                run["id"],
-                config.version,
-                int(strict),
-                score.facts.model_dump_json(by_alias=True),
-                _cards_json(score.cards),
-                stamp,
-                auto_json,
-                reviewed_json,
-            ]
-        )
-    db = project.db.conn
-    if deletes:
-        db.executemany("DELETE FROM findings WHERE id = ?", deletes)
-    if inserts:
-        db.executemany(_INSERT_FINDING, inserts)
-    if details:
-        db.executemany("UPDATE findings SET detail = ?, config_version = ? WHERE id = ?", details)
-    if stale:
-        db.executemany("UPDATE findings SET detail = ? WHERE id = ?", stale)
-    if inserts:
-        # one audit row for the chunk's new findings: their ids (the rows hold what they say)
-        first, last = inserts[0]["id"], inserts[-1]["id"]
-        audits.append(
-            [
-                stamp,
-                "insert",
-                f"{first}-{last}" if last != first else str(first),
-                None,
-                json.dumps(
-                    {
-                        "ids": [first, last],
-                        "findings": len(inserts),
-                        "runs": len(runs),
-                        "config_version": config.version,
-                    }
-                ),
-            ]
-        )
-    if audits:
-        db.executemany(_INSERT_AUDIT, audits)
-    db.executemany(_UPSERT_SCORE, score_rows)
+                final += self._retire(f)
+        return final
+
+    def _retire(self, f: Finding) -> list[Finding]:
+        """A stored finding the scorer no longer finds: deleted (and audited) while only
+        proposed; a decision is kept, its detail marked STALE once. Returns what stays."""
+        if f.status.value == "proposed":
+            self.deletes.append([f.id])
+            self.audits.append(
+                [self.stamp, "delete", str(f.id), json.dumps(f.model_dump(mode="json"), default=str), None]
+            )
+            return []
+        if not f.detail.startswith(STALE):
+            # a decision is never thrown away: keep it, marked, until the
+            # scorer finds the same error again (e.g. a deleted card comes back)
+            self.stale.append([STALE + f.detail, f.id])
+            return [f.model_copy(update={"detail": STALE + f.detail})]
+        return [f]
+
+    def execute(self, db: sqlite3.Connection, n_runs: int) -> None:
+        """Run the writes on the connection ``db``: deletions, inserts, changed details,
+        stale marks, then the audit rows (one for the chunk's ``n_runs`` runs' new
+        findings: the first-last of their ids) and the run_scores upserts."""
+        if self.deletes:
+            db.executemany("DELETE FROM findings WHERE id = ?", self.deletes)
+        if self.inserts:
+            db.executemany(_INSERT_FINDING, self.inserts)
+        if self.details:
+            db.executemany("UPDATE findings SET detail = ?, config_version = ? WHERE id = ?", self.details)
+        if self.stale:
+            db.executemany("UPDATE findings SET detail = ? WHERE id = ?", self.stale)
+        if self.inserts:
+            # one audit row for the chunk's new findings: their ids (the rows hold what they say)
+            first, last = self.inserts[0]["id"], self.inserts[-1]["id"]
+            self.audits.append(
+                [
+                    self.stamp,
+                    "insert",
+                    f"{first}-{last}" if last != first else str(first),
+                    None,
+                    json.dumps(
+                        {
+                            "ids": [first, last],
+                            "findings": len(self.inserts),
+                            "runs": n_runs,
+                            "config_version": self.version,
+                        }
+                    ),
+                ]
+            )
+        if self.audits:
+            db.executemany(_INSERT_AUDIT, self.audits)
+        db.executemany(_UPSERT_SCORE, self.score_rows)
 
 
 _WORKER: dict = {}

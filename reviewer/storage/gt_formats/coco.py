@@ -148,44 +148,12 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
     if not is_coco(data):
         report.skip(source.name, "not a COCO detection file (images, annotations, categories)")
         return report
-    categories = {}
-    for n, c in enumerate(data["categories"]):
-        if isinstance(c, dict):
-            try:
-                categories[ident(c.get("id"), "id")] = str(c.get("name") or "")
-            except BadValue as exc:
-                report.skip(f"category {n + 1}", f"{exc}: not stored")
-    by_image: dict[Any, list[dict]] = {}
-    for n, ann in enumerate(data["annotations"]):
-        if isinstance(ann, dict):
-            try:
-                ident(ann.get("id", 0), "id")
-                by_image.setdefault(ident(ann.get("image_id"), "image_id"), []).append(ann)
-            except BadValue as exc:
-                report.skip(f"annotation {n + 1}", f"{exc}: not stored")
-    known = set()
-    for image in data["images"]:
-        if isinstance(image, dict):
-            try:
-                known.add(ident(image.get("id"), "id"))
-            except BadValue:
-                pass  # reported with the image below
-    for image_id in by_image:
-        if image_id not in known:
-            report.skip(f"annotations of image {image_id}", "no such image in images")
+    categories = _categories(data, report)
+    by_image = _annotations_by_image(data, report)
     root = source_root(source)
     with project.batched(auto=True):
         for n, image in enumerate(data["images"]):
-            if not isinstance(image, dict) or not image.get("file_name"):
-                report.skip(f"image {image.get('id') if isinstance(image, dict) else image!r}", "no file_name")
-                continue
-            try:
-                ident(image.get("id"), "id")
-            except BadValue as exc:
-                report.skip(f"image {n + 1}", f"{exc}: not stored")
-                continue
-            if not isinstance(image["file_name"], str):
-                report.skip(f"image {image['id']}", "file_name is not a text")
+            if not _valid_image(n, image, report):
                 continue
             item = ensure_item(
                 project,
@@ -203,6 +171,59 @@ def import_coco(project: Project, source: Path, options: ImportOptions) -> Impor
             gt = parse(image, by_image.get(image.get("id"), []), categories, item, str(image["file_name"]), report)
             store_ground_truth(project, item, gt, annotator, report, options.actor)
     return report
+
+
+def _categories(data: dict, report: ImportReport) -> dict[Any, str]:
+    """{category id: name} of a COCO file; a category without a usable id is reported, not stored."""
+    categories = {}
+    for n, c in enumerate(data["categories"]):
+        if isinstance(c, dict):
+            try:
+                categories[ident(c.get("id"), "id")] = str(c.get("name") or "")
+            except BadValue as exc:
+                report.skip(f"category {n + 1}", f"{exc}: not stored")
+    return categories
+
+
+def _annotations_by_image(data: dict, report: ImportReport) -> dict[Any, list[dict]]:
+    """{image id: its annotations}. An annotation without a usable id or image_id is
+    reported, not stored; so are the annotations of an image id not in ``images``."""
+    by_image: dict[Any, list[dict]] = {}
+    for n, ann in enumerate(data["annotations"]):
+        if isinstance(ann, dict):
+            try:
+                ident(ann.get("id", 0), "id")
+                by_image.setdefault(ident(ann.get("image_id"), "image_id"), []).append(ann)
+            except BadValue as exc:
+                report.skip(f"annotation {n + 1}", f"{exc}: not stored")
+    known = set()
+    for image in data["images"]:
+        if isinstance(image, dict):
+            try:
+                known.add(ident(image.get("id"), "id"))
+            except BadValue:
+                pass  # reported with the image in import_coco
+    for image_id in by_image:
+        if image_id not in known:
+            report.skip(f"annotations of image {image_id}", "no such image in images")
+    return by_image
+
+
+def _valid_image(n: int, image: Any, report: ImportReport) -> bool:
+    """Whether the ``n``-th entry of ``images`` can be imported: a dict with a usable id and
+    a text ``file_name``. Else the reason is reported and the image skipped."""
+    if not isinstance(image, dict) or not image.get("file_name"):
+        report.skip(f"image {image.get('id') if isinstance(image, dict) else image!r}", "no file_name")
+        return False
+    try:
+        ident(image.get("id"), "id")
+    except BadValue as exc:
+        report.skip(f"image {n + 1}", f"{exc}: not stored")
+        return False
+    if not isinstance(image["file_name"], str):
+        report.skip(f"image {image['id']}", "file_name is not a text")
+        return False
+    return True
 
 
 def _area(points: list) -> float:

@@ -107,8 +107,18 @@ def annotator_name(annotation: dict) -> str:
 def parse(results: list, item: Item, where: str, report: ImportReport) -> GroundTruth:
     """The ground truth of one annotation's results on ``item`` (module doc)."""
     builder = GtBuilder(item, where, report)
+    regions = _collect_regions(results, where, report)
+    for rid, region in regions.items():
+        _build_region(builder, rid, region, item, where, report)
+    return builder.build()
+
+
+def _collect_regions(results: list, where: str, report: ImportReport) -> dict[str, dict]:
+    """The results grouped by region id (a result without one is its own region), in
+    order of first appearance: {id: {shape, label, text, size, and 'implied' (a
+    transcription's own rectangle) or 'bad' (drawn on a turned image) when so}}.
+    A result that is not an object with a value, or has an unusable id, is reported."""
     regions: dict[str, dict] = {}
-    order: list[str] = []
     for k, r in enumerate(results):
         if not isinstance(r, dict) or not isinstance(r.get("value"), dict):
             report.skip(f"{where}: result {k + 1}", "not an object with a value")
@@ -118,54 +128,64 @@ def parse(results: list, item: Item, where: str, report: ImportReport) -> Ground
         except BadValue as exc:
             report.skip(f"{where}: result {k + 1}", str(exc))
             continue
-        kind = r.get("type")
         region = regions.get(rid)
         if region is None:
             region = regions[rid] = {"shape": None, "label": None, "text": None, "size": None}
-            order.append(rid)
-        value = r["value"]
-        for key in _LABEL_KEYS:
-            if isinstance(value.get(key), list) and value[key]:
-                region["label"] = str(value[key][0])
-        if kind in _REGIONS:
-            if r.get("image_rotation"):
-                report.skip(f"{where}: region {rid}", "drawn on a turned image (image_rotation)")
-                region["bad"] = True
-            region["shape"] = (kind, value)
-            region["size"] = (r.get("original_width"), r.get("original_height"))
-        elif kind == "textarea":
-            lines = value.get("text")
-            region["text"] = " ".join(str(t).strip() for t in lines) if isinstance(lines, list) else str(lines or "")
-            if region["shape"] is None and all(key in value for key in ("x", "y", "width", "height")):
-                region["implied"] = ("rectangle", value)
-                region["size"] = region["size"] or (r.get("original_width"), r.get("original_height"))
-        elif kind != "labels":
-            report.skip(f"{where}: result {rid}", f"type '{kind}' is not a rectangle, polygon or transcription")
-    for rid in order:
-        region = regions[rid]
-        if region.get("bad"):
-            continue
-        shape = region["shape"] or region.get("implied")
-        text = (region["text"] or "").strip()
-        if shape is None:
-            if text or region["label"]:
-                report.skip(f"{where}: region {rid}", "a transcription or label without a rectangle or polygon")
-            continue
-        points = _points(shape, region["size"], item, f"{where}: region {rid}", report)
-        if points is None:
-            report.skip(f"{where}: region {rid}", "its value lacks x, y, width, height or points")
-            continue
-        if text or not shape[0].startswith("polygon"):
-            builder.card(
-                text,
-                region["label"],
-                points,
-                f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)",
-            )
-        else:
-            builder.pile(region["label"])
-            builder.region(region["label"], points, f"region {rid}")
-    return builder.build()
+        _merge_result(region, rid, r, where, report)
+    return regions
+
+
+def _merge_result(region: dict, rid: str, r: dict, where: str, report: ImportReport) -> None:
+    """Add one result ``r`` to its ``region``: its label (any label key), and by type
+    its shape (rectangle, polygon) or its transcription (textarea). A type that is none
+    of these nor 'labels' is reported."""
+    kind = r.get("type")
+    value = r["value"]
+    for key in _LABEL_KEYS:
+        if isinstance(value.get(key), list) and value[key]:
+            region["label"] = str(value[key][0])
+    if kind in _REGIONS:
+        if r.get("image_rotation"):
+            report.skip(f"{where}: region {rid}", "drawn on a turned image (image_rotation)")
+            region["bad"] = True
+        region["shape"] = (kind, value)
+        region["size"] = (r.get("original_width"), r.get("original_height"))
+    elif kind == "textarea":
+        lines = value.get("text")
+        region["text"] = " ".join(str(t).strip() for t in lines) if isinstance(lines, list) else str(lines or "")
+        if region["shape"] is None and all(key in value for key in ("x", "y", "width", "height")):
+            region["implied"] = ("rectangle", value)
+            region["size"] = region["size"] or (r.get("original_width"), r.get("original_height"))
+    elif kind != "labels":
+        report.skip(f"{where}: result {rid}", f"type '{kind}' is not a rectangle, polygon or transcription")
+
+
+def _build_region(builder: GtBuilder, rid: str, region: dict, item: Item, where: str, report: ImportReport) -> None:
+    """Add one region to the ground truth: a card (a transcription, or a rectangle: a box
+    to transcribe) or a pile's region (an untranscribed polygon). A region on a turned
+    image is left out; one without a usable shape is reported."""
+    if region.get("bad"):
+        return
+    shape = region["shape"] or region.get("implied")
+    text = (region["text"] or "").strip()
+    if shape is None:
+        if text or region["label"]:
+            report.skip(f"{where}: region {rid}", "a transcription or label without a rectangle or polygon")
+        return
+    points = _points(shape, region["size"], item, f"{where}: region {rid}", report)
+    if points is None:
+        report.skip(f"{where}: region {rid}", "its value lacks x, y, width, height or points")
+        return
+    if text or not shape[0].startswith("polygon"):
+        builder.card(
+            text,
+            region["label"],
+            points,
+            f"region {rid} ('{text}')" if text else f"region {rid} (a box to transcribe)",
+        )
+    else:
+        builder.pile(region["label"])
+        builder.region(region["label"], points, f"region {rid}")
 
 
 def _points(shape: tuple[str, dict], size, item: Item, where: str, report: ImportReport) -> Optional[list[Point]]:

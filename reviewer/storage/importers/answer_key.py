@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from reviewer.core.models import BBox, Card, GroundTruth
+from reviewer.core.models import BBox, Card, GroundTruth, Item
 from reviewer.storage import repo
 from reviewer.storage.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
@@ -75,64 +75,99 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
     model = options.model or "unknown"
     if not options.model:
         report.notes.append("no --model given: runs are recorded for model 'unknown'")
-    item_ids: dict[str, int] = {}
     with project.batched(auto=True):
-        for path in sorted((folder / "images").iterdir()):
-            if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
-                continue
-            photo = _photo_of(path.stem, list(truths))
-            if photo is None:
-                report.skip(path.name, "no photo of ground-truth.json is a prefix of its name")
-                continue
-            item = repo.item_by_name(project, path.stem)
-            if item:
-                assert item.id is not None  # read from the database
-                item_ids[path.stem] = item.id
-                report.count("items", False)
-            else:
-                item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
-                if item.image_note:
-                    report.notes.append(f"{path.name}: {item.image_note}")
-                item_ids[path.stem], created = repo.upsert_item(project, item, options.actor)
-                report.count("items", created)
-                if read.preview and store_preview(project, item.sha256, *read.preview):
-                    report.count("previews", True)
-            gt, width, height = truths[photo]
-            if repo.ground_truth(project, item_ids[path.stem]).cards:
-                report.count("ground truths", False)
-            elif item.width and width and height:
-                sx, sy = item.width / width, (item.height or height) / height
-                repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
-                report.count("ground truths", True)
+        item_ids = _import_images(project, folder, truths, options, report)
         prompt_ids = {}
         for name, prompt in PROMPTS.items():
             prompt_ids[name], created = repo.upsert_prompt(project, prompt, actor=options.actor)
             report.count("prompts", created)
-        for path in sorted((folder / "runs").iterdir()):
-            if not path.is_file() or path.suffix != ".txt":
-                continue
-            stem, _, schema = path.stem.rpartition("_")
-            if schema not in prompt_ids or stem not in item_ids:
-                report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
-                continue
-            output = path.read_text(encoding="utf-8", errors="replace")
-            _run_id, status = repo.add_run(
-                project,
-                item_ids[stem],
-                prompt_ids[schema],
-                model,
-                output,
-                source=path.name,
-                actor=options.actor,
-                any_model=not options.model,
-            )
-            if status.startswith("conflict"):
-                report.skip(path.name, status)
-            else:
-                report.count("runs", status == "added")
+        _import_runs(project, folder, item_ids, prompt_ids, model, options, report)
     try:
         keyed = len(json.loads((folder / "expected.json").read_text(encoding="utf-8")))
         report.notes.append(f"expected.json keys {keyed} answers: `reviewer fidelity {folder}` compares the scorer")
     except (OSError, ValueError, RecursionError):
         report.notes.append("expected.json is unreadable")
     return report
+
+
+def _import_images(
+    project: Project,
+    folder: Path,
+    truths: dict[str, tuple[GroundTruth, int, int]],
+    options: ImportOptions,
+    report: ImportReport,
+) -> dict[str, int]:
+    """Each image of ``folder``/images as an item (found by name, else added with its
+    preview) and, when the item has none, its photo's ground truth scaled to the item's
+    upright size. Returns {image stem: item id}; an image of no known photo is skipped."""
+    item_ids: dict[str, int] = {}
+    for path in sorted((folder / "images").iterdir()):
+        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
+            continue
+        photo = _photo_of(path.stem, list(truths))
+        if photo is None:
+            report.skip(path.name, "no photo of ground-truth.json is a prefix of its name")
+            continue
+        item, item_ids[path.stem] = _image_item(project, path, options, report)
+        gt, width, height = truths[photo]
+        if repo.ground_truth(project, item_ids[path.stem]).cards:
+            report.count("ground truths", False)
+        elif item.width and width and height:
+            sx, sy = item.width / width, (item.height or height) / height
+            repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
+            report.count("ground truths", True)
+    return item_ids
+
+
+def _image_item(project: Project, path: Path, options: ImportOptions, report: ImportReport) -> tuple[Item, int]:
+    """The item of the image ``path`` (named by its stem) and its id: the stored one, or a
+    new one read from the photo (its note reported, its preview stored)."""
+    item = repo.item_by_name(project, path.stem)
+    if item:
+        assert item.id is not None  # read from the database
+        report.count("items", False)
+        return item, item.id
+    item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
+    if item.image_note:
+        report.notes.append(f"{path.name}: {item.image_note}")
+    item_id, created = repo.upsert_item(project, item, options.actor)
+    report.count("items", created)
+    if read.preview and store_preview(project, item.sha256, *read.preview):
+        report.count("previews", True)
+    return item, item_id
+
+
+def _import_runs(
+    project: Project,
+    folder: Path,
+    item_ids: dict[str, int],
+    prompt_ids: dict[str, int],
+    model: str,
+    options: ImportOptions,
+    report: ImportReport,
+) -> None:
+    """Each answer ``folder``/runs/<image>_<variant>_<piles|cards>.txt as a run of ``model``
+    on its image's item with that prompt; a name naming no known image or schema, and a
+    conflict with a stored run, are skipped with the reason."""
+    for path in sorted((folder / "runs").iterdir()):
+        if not path.is_file() or path.suffix != ".txt":
+            continue
+        stem, _, schema = path.stem.rpartition("_")
+        if schema not in prompt_ids or stem not in item_ids:
+            report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
+            continue
+        output = path.read_text(encoding="utf-8", errors="replace")
+        _run_id, status = repo.add_run(
+            project,
+            item_ids[stem],
+            prompt_ids[schema],
+            model,
+            output,
+            source=path.name,
+            actor=options.actor,
+            any_model=not options.model,
+        )
+        if status.startswith("conflict"):
+            report.skip(path.name, status)
+        else:
+            report.count("runs", status == "added")

@@ -228,25 +228,12 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
         prompt_id = free_prompt(project, PANDALM_PROMPT, "", report, actor)
         for pos, rec in enumerate(data):
             where = f"{PANDALM_TESTSET}[{pos}]"
-            missing = [
-                k for k in ("idx", "instruction", "response1", "response2") if not isinstance(rec, dict) or k not in rec
-            ]
-            if missing:
-                report.skip(where, f"missing {', '.join(missing)}" if isinstance(rec, dict) else "not an object")
+            problem = _pandalm_problem(rec, pairs)
+            if problem:
+                report.skip(where, problem)
                 continue
             idx = rec["idx"]
-            if not isinstance(idx, (int, str)):
-                report.skip(where, f"idx {idx!r} is neither a number nor a text")
-                continue
-            if idx in pairs:
-                report.skip(where, f"idx {idx} appears twice; the first is kept")
-                continue
-            text = as_text(rec["instruction"])
-            if rec.get("input"):
-                text += "\n\n" + as_text(rec["input"])
-            item_id = text_item(project, f"pandalm-{idx}", text, report, actor)
-            if isinstance(rec.get("motivation_app"), str) and rec["motivation_app"]:
-                add_item_metadata(project, item_id, {"motivation_app": rec["motivation_app"]})
+            item_id = _pandalm_item(project, rec, report, actor)
             models = pandalm_models(rec.get("cmp_key"))
             if models is None:
                 fallback += 1
@@ -271,23 +258,7 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
             if run_a is None or run_b is None:
                 continue
             pairs[idx] = (item_id, run_a, run_b)
-            for annotator in PANDALM_ANNOTATORS:
-                if annotator not in rec:
-                    continue
-                raw = rec[annotator]
-                store_pair_verdict(
-                    project,
-                    run_a,
-                    run_b,
-                    normalise(raw, Scale.WINNER),
-                    report,
-                    actor,
-                    judge=annotator,
-                    method=Method.HUMAN,
-                    raw="" if raw is None else str(raw),
-                    answer_order="ab",
-                    source=PANDALM_TESTSET,
-                )
+            _pandalm_annotators(project, rec, run_a, run_b, report, actor)
         if not_text:
             report.notes.append(
                 f"{not_text} response(s) are JSON values, not text (e.g. true): stored as their Python text ('True')"
@@ -297,6 +268,55 @@ def import_pandalm(project: Project, folder: Path, options: ImportOptions) -> Im
         for judge, path in _pandalm_judges(folder):
             _pandalm_judge(project, judge, path, pairs, report, actor)
     return report
+
+
+def _pandalm_problem(rec: Any, pairs: dict) -> str:
+    """Why a PandaLM test set record cannot be imported ('' when it can): not an object,
+    a missing field, an idx that is neither a number nor a text, or one already in ``pairs``."""
+    missing = [k for k in ("idx", "instruction", "response1", "response2") if not isinstance(rec, dict) or k not in rec]
+    if missing:
+        return f"missing {', '.join(missing)}" if isinstance(rec, dict) else "not an object"
+    idx = rec["idx"]
+    if not isinstance(idx, (int, str)):
+        return f"idx {idx!r} is neither a number nor a text"
+    if idx in pairs:
+        return f"idx {idx} appears twice; the first is kept"
+    return ""
+
+
+def _pandalm_item(project: Project, rec: dict, report: ImportReport, actor: Optional[str]) -> int:
+    """The text item 'pandalm-<idx>' of a record: its instruction, then its input after a
+    blank line; its motivation_app kept as metadata. Returns the item id."""
+    text = as_text(rec["instruction"])
+    if rec.get("input"):
+        text += "\n\n" + as_text(rec["input"])
+    item_id = text_item(project, f"pandalm-{rec['idx']}", text, report, actor)
+    if isinstance(rec.get("motivation_app"), str) and rec["motivation_app"]:
+        add_item_metadata(project, item_id, {"motivation_app": rec["motivation_app"]})
+    return item_id
+
+
+def _pandalm_annotators(
+    project: Project, rec: dict, run_a: int, run_b: int, report: ImportReport, actor: Optional[str]
+) -> None:
+    """The human annotators' verdicts of a record on the pair (``run_a``, ``run_b``), answer order 'ab'."""
+    for annotator in PANDALM_ANNOTATORS:
+        if annotator not in rec:
+            continue
+        raw = rec[annotator]
+        store_pair_verdict(
+            project,
+            run_a,
+            run_b,
+            normalise(raw, Scale.WINNER),
+            report,
+            actor,
+            judge=annotator,
+            method=Method.HUMAN,
+            raw="" if raw is None else str(raw),
+            answer_order="ab",
+            source=PANDALM_TESTSET,
+        )
 
 
 def _pandalm_judge(
