@@ -25,7 +25,6 @@ from reviewer.qt import registry
 from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
 from reviewer.qt.panels.legend import codes_for
-from reviewer.storage.workflows import has_failter_verdicts
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ class Perspectives:
             return p.docks
         s = self.window.session
         item = s.item()
-        failter = item is not None and item.id is not None and has_failter_verdicts(s.project, item.id)
+        failter = item is not None and item.id is not None and s.has_failter_verdicts(item.id)
         drop = "rubric_scores" if failter else "failter_scores"
         return tuple(k for k in p.docks if k != drop)
 

@@ -19,8 +19,8 @@ from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage.judging.failter_report import HEADER, FailterRow, errors_line, failter_rows
-from reviewer.storage.judging.report import DEFAULT_WEIGHTS
+from reviewer.qt.session.reads import FAILTER_HEADER as HEADER
+from reviewer.qt.session.reads import FailterRow, errors_line
 
 NOTHING = "no Failter results: import a Failter experiment (results with rules-based or ground-truth evaluations)"
 TIPS = {
@@ -59,8 +59,7 @@ class FailterScoresPanel(QWidget):
 
     def refresh(self) -> None:
         """Compute the table from the open project and show it."""
-        project = self.session.project
-        self.rows = failter_rows(project, DEFAULT_WEIGHTS) if project is not None else []
+        self.rows = self.session.reads.failter_rows()
         self.table.set_rows(HEADER, [r.cells() for r in self.rows], [TIPS.get(h, "") for h in HEADER])
         errors = HEADER.index("Errors")
         for n, row in enumerate(self.rows):

@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QMenu,
     QProgressBar,
     QToolButton,
     QWidget,
@@ -22,21 +23,19 @@ from PySide6.QtWidgets import (
 
 from reviewer.clients.chat import public_url
 from reviewer.pipeline.execute import RunSummary
+from reviewer.qt.host import RunnerHost
 from reviewer.qt.runner.worker import RunnerThread, Task
 
 from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
 from reviewer.qt.runner.settings import DISPUTES_EVERY_S, FLUSH_MS
-from reviewer.storage.cards.scores import scored_runs
+from reviewer.qt.session import Session
 
 
-def add_stored_runs(session, run_ids: list[int]) -> int:
+def add_stored_runs(session: Session, run_ids: list[int]) -> int:
     """Add runs stored meanwhile by another connection (the worker thread)
-    to the session, reading only those runs, and tell the views
-    (findingsChanged). Returns how many were added."""
-    if session.project is None or not run_ids:
-        return 0
-    fresh = scored_runs(session.project, run_ids)
-    session.take_runs(fresh)  # into the session's caches: no full reload on a big project
+    to the session, reading only those runs (Session.add_stored_runs), and
+    tell the views (findingsChanged). Returns how many were added."""
+    fresh = session.add_stored_runs(run_ids)  # into the session's caches: no full reload on a big project
     if fresh:
         session.findingsChanged.emit()
         if session.item_id is None:
@@ -84,11 +83,13 @@ class RunStatus(QWidget):
 
 class RunnerController(QObject):
     """The Run menu and its one job at a time (see module doc). Made by the
-    main window: ``RunnerController(window)``."""
+    main window: ``RunnerController(window)``, ``window`` a
+    reviewer.qt.host.RunnerHost."""
 
-    def __init__(self, window):
+    def __init__(self, host: RunnerHost):
+        window = host.window()
         super().__init__(window)
-        self.window, self.session = window, window.session
+        self.window, self.session, self.settings = window, host.session, host.settings
         self.thread: Optional[RunnerThread] = None
         self.form: Optional[RunForm] = None
         self.forms: dict[str, RunForm] = {}
@@ -99,12 +100,11 @@ class RunnerController(QObject):
         self._verdicts = 0
         self._disputes_at = 0.0
         self._disputes_cost = 0.0
-        menu = window.menuBar()
+        menu = host.menuBar()
         help_menu = next((a for a in menu.actions() if a.text() == "&Help"), None)
-        self.menu = menu.addMenu("&Run") if help_menu is None else None
-        if self.menu is None:
-            from PySide6.QtWidgets import QMenu
-
+        if help_menu is None:
+            self.menu = menu.addMenu("&Run")
+        else:
             self.menu = QMenu("&Run", menu)
             menu.insertMenu(help_menu, self.menu)
         self.actions: dict[str, QAction] = {}
@@ -117,7 +117,7 @@ class RunnerController(QObject):
             action.triggered.connect(lambda _=False, k=name: self.show_form(k))
             self.actions[name] = action
         self.status = RunStatus()
-        window.statusBar().addPermanentWidget(self.status)
+        host.statusBar().addPermanentWidget(self.status)
         self.status.cancel_button.clicked.connect(self.cancel)
         self.flush_timer = QTimer(self, interval=FLUSH_MS, timeout=self.flush)
         self._hide_timer = QTimer(self, singleShot=True, interval=6000, timeout=self.status.hide)
@@ -145,17 +145,17 @@ class RunnerController(QObject):
         """Start ``task`` on the open project in a worker thread; False (and
         the reason on the form or in the status bar) when no project is
         open, it is read-only or a job already runs."""
-        p = self.session.project
+        path = self.session.project_path()
         problem = (
             "open a project first"
-            if p is None
-            else f"the project is read-only ({p.read_only})"
-            if p.read_only
+            if path is None
+            else f"the project is read-only ({self.session.read_only})"
+            if self.session.read_only
             else "a run is already going on: cancel it or wait"
             if self.running()
             else None
         )
-        if problem:
+        if problem or path is None:
             if form is not None:
                 form.show_status(f"Cannot start: {problem}")
             self.session.error.emit(problem)
@@ -163,7 +163,7 @@ class RunnerController(QObject):
         self.form, self.summary, self.error = form, None, None
         self._runs, self._verdicts = [], 0
         self._started = time.monotonic()
-        thread = RunnerThread(p.path, task, self)
+        thread = RunnerThread(path, task, self)
         thread.progressed.connect(self._progressed)
         thread.stored.connect(self._stored)
         thread.succeeded.connect(self._succeeded)
@@ -232,8 +232,8 @@ class RunnerController(QObject):
             self._verdicts += len(ids)
 
     def _same_project(self) -> bool:
-        p = self.session.project
-        return p is not None and self.thread is not None and Path(p.path).resolve() == self.thread.path.resolve()
+        path = self.session.project_path()
+        return path is not None and self.thread is not None and Path(path).resolve() == self.thread.path.resolve()
 
     def flush(self, final: bool = False) -> None:
         """Show what arrived since the last flush (see module doc)."""
@@ -247,6 +247,7 @@ class RunnerController(QObject):
         if self._verdicts and (final or now - self._disputes_at >= max(DISPUTES_EVERY_S, 10 * self._disputes_cost)):
             self._verdicts = 0
             self.session.judging.refresh()
+            self.session.refresh_facts()
             self._disputes_at = time.monotonic()
             self._disputes_cost = self._disputes_at - now
 

@@ -10,6 +10,9 @@ another's (see docs/decisions/session-composed-of-parts.md):
 * ``judging``: the DisputeState (reviewer.qt.session.disputes): disputes,
   judge verdicts and the dispute being adjudicated (the adjudication view
   reads verdicts, references and metrics from it directly);
+* ``reads``: the ProjectReads (reviewer.qt.session.reads): what the
+  widgets read of the project beside the cache (annotators, test cases,
+  verdicts, spans, labels), never from reviewer.storage themselves;
 * ``editor``: the Editor (reviewer.qt.session.editor): every edit a core
   Command through the queued history (reviewer.qt.session.history), in
   the database before the signal that announces it is emitted, or, while
@@ -43,6 +46,8 @@ from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
+from reviewer.qt.session.facts import FailterItems
+from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
 from reviewer.qt.session.runs import ItemStatus, RunCache
@@ -99,6 +104,7 @@ class Session(QObject):
     reviewerChanged = Signal(str)  # the reviewer's name changed
     summaryChanged = Signal()  # every run is cached now (reviewer.qt.session.summary)
     scoresChanged = Signal(object)  # T-P1 rows changed: their indexes in score_rows(), None for all
+    factsChanged = Signal()  # facts read off the GUI thread arrived (which items have Failter verdicts)
 
     def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
         super().__init__(parent)
@@ -108,6 +114,9 @@ class Session(QObject):
         self.cache = RunCache()
         self.summariser = summary.Summariser(self)
         self.judging = DisputeState(self)
+        self.reads = ProjectReads(self)
+        self.failter_items = FailterItems(self)
+        self.failter_items.known.connect(self.factsChanged.emit)
         self.editor = Editor(self)
         #: The undo history, its writes queued while the project is busy
         #: (``stack`` is the same object, for the undo actions and tests).
@@ -219,6 +228,7 @@ class Session(QObject):
         summary is computed again (at once for up to summary.SYNC_RUNS runs,
         else on the worker). Views are not told: emit what changed."""
         self.summariser.cancel()
+        self.failter_items.cancel()
         self.cache.reset(self.project, self.item_id)
         if self.project is None:
             return
@@ -226,6 +236,20 @@ class Session(QObject):
             self.cache.apply_summary(read_summary(self.project))
         else:
             self.summariser.start(self.project)
+        self.refresh_facts(tell=False)
+
+    def refresh_facts(self, tell: bool = True) -> None:
+        """Read again which items have Failter verdicts (new verdicts were
+        stored): at once for up to summary.SYNC_RUNS runs, else on the
+        reader worker (factsChanged when it is in; at once too when ``tell``)."""
+        if self.project is None:
+            return
+        if self.cache.total_runs() <= summary.SYNC_RUNS:
+            self.failter_items.read_now(self.project)
+            if tell:
+                self.factsChanged.emit()
+        else:
+            self.failter_items.start(self.project)
 
     def _summary_done(self, result) -> None:
         if self.project is None:
@@ -352,6 +376,26 @@ class Session(QObject):
     def changed_items(self) -> Optional[set[int]]:
         """Items the last ``findingsChanged`` touched (None: any)."""
         return self.cache.changed_items
+
+    def has_project(self) -> bool:
+        """A project is open."""
+        return self.project is not None
+
+    def has_failter_verdicts(self, item_id: int) -> bool:
+        """The item's runs have a Failter verdict (False until a big
+        project's answer is read off the GUI thread: factsChanged)."""
+        return item_id in self.failter_items.items
+
+    def project_path(self) -> Optional[Path]:
+        """The open project's file, None when none is open."""
+        return self.project.path if self.project is not None else None
+
+    def add_stored_runs(self, run_ids: list[int]) -> list[ScoredRun]:
+        """Read the runs ``run_ids`` stored meanwhile by another connection
+        (a worker thread) into the caches (take_runs); returns them."""
+        fresh = self.reads.stored_runs(run_ids)
+        self.take_runs(fresh)
+        return fresh
 
     def take_runs(self, runs: list[ScoredRun]) -> set[int]:
         """Runs stored meanwhile by another connection (a model run on a
