@@ -364,7 +364,7 @@ def build_actions(window: ActionsHost) -> dict[str, QAction]:
             # '&' in a card text would be read as a mnemonic
             action.setText(f"&{name.title()} {what.replace('&', '&&')}".rstrip())
             action.setIconText(name.title())
-            action.setToolTip(plain_tooltip(f"{name.title()} {what}".rstrip()))
+            action.setToolTip(plain_tooltip(f"{name.title()} {what}".rstrip()) or "")
 
     s.undoChanged.connect(refresh_undo)
     for name in SETTINGS:
@@ -379,7 +379,12 @@ def build_actions(window: ActionsHost) -> dict[str, QAction]:
     for name in ("select", "pile", "card"):
         actions[name].setCheckable(True)
     actions["select"].setChecked(True)
-    s.toolChanged.connect(lambda tool: [actions[n].setChecked(n == tool) for n in ("select", "pile", "card")])
+
+    def check_tool(tool: str) -> None:
+        for n in ("select", "pile", "card"):
+            actions[n].setChecked(n == tool)
+
+    s.toolChanged.connect(check_tool)
     modes = window.addToolBar("Mode")
     modes.setObjectName("Mode")
     group = QActionGroup(parent)

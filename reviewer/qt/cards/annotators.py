@@ -28,6 +28,7 @@ from functools import partial
 from typing import Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMainWindow, QWidget
 
 from reviewer.core.annotators import GT_KINDS, KIND
@@ -268,7 +269,7 @@ class AnnotatorBar(QWidget):
         layout.addWidget(self.legend)
         self._filling = False
         #: The toolbar's action of this widget (QToolBar.addWidget), shown only when the project has annotators.
-        self.action = None
+        self.action: Optional[QAction] = None
         self.combo.currentIndexChanged.connect(self._picked)
         view.changed.connect(self.refresh)
         self.refresh()

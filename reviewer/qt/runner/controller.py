@@ -119,8 +119,13 @@ class RunnerController(QObject):
         self.status = RunStatus()
         host.statusBar().addPermanentWidget(self.status)
         self.status.cancel_button.clicked.connect(self.cancel)
-        self.flush_timer = QTimer(self, interval=FLUSH_MS, timeout=self.flush)
-        self._hide_timer = QTimer(self, singleShot=True, interval=6000, timeout=self.status.hide)
+        self.flush_timer = QTimer(self)
+        self.flush_timer.setInterval(FLUSH_MS)
+        self.flush_timer.timeout.connect(self.flush)
+        self._hide_timer = QTimer(self)
+        self._hide_timer.setSingleShot(True)
+        self._hide_timer.setInterval(6000)
+        self._hide_timer.timeout.connect(self.status.hide)
         window.installEventFilter(self)
 
     # -- forms ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ The controller that runs the jobs is reviewer.qt.runner.controller.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Optional, Protocol
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -61,7 +61,7 @@ class JobRunner(Protocol):
     settings: QSettings  # where the forms remember what was typed
     session: Session  # prompt and item names, run lines, the reviewer
 
-    def start(self, task: Task, form: "RunForm") -> None:
+    def start(self, task: Task, form: Optional["RunForm"] = None) -> bool:
         """Run ``task``, showing progress in ``form``."""
 
     def cancel(self) -> None:
