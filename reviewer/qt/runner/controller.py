@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.clients.chat import public_url
+from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import RunSummary
 from reviewer.qt.host import RunnerHost
 from reviewer.qt.runner.worker import RunnerThread, Task
@@ -90,7 +91,7 @@ class RunnerController(QObject):
         window = host.window()
         super().__init__(window)
         self.window, self.session, self.settings = window, host.session, host.settings
-        self.thread: Optional[RunnerThread] = None
+        self.job: Optional[RunnerThread] = None
         self.form: Optional[RunForm] = None
         self.forms: dict[str, RunForm] = {}
         self.summary: Optional[RunSummary] = None
@@ -144,7 +145,7 @@ class RunnerController(QObject):
     # -- the job ----------------------------------------------------------------------------
     def running(self) -> bool:
         """True while a job's thread runs."""
-        return self.thread is not None and self.thread.isRunning()
+        return self.job is not None and self.job.isRunning()
 
     def start(self, task: Task, form: Optional[RunForm] = None) -> bool:
         """Start ``task`` on the open project in a worker thread; False (and
@@ -174,8 +175,9 @@ class RunnerController(QObject):
         thread.succeeded.connect(self._succeeded)
         thread.failed.connect(self._failed)
         thread.finished.connect(self._finished)
-        self.thread = thread
-        what = f"{task.options.model}" if task.kind == "run" else f"{task.options.kind} judge {task.options.model}"
+        self.job = thread
+        options = task.options
+        what = options.model if isinstance(options, RunOptions) else f"{options.kind} judge {options.model}"
         self.status.label.setText(f"{'Running' if task.kind == 'run' else 'Judging'}: {what}")
         for bar in self._bars():
             bar.setRange(0, 0)  # busy until the first answer says how many
@@ -193,8 +195,8 @@ class RunnerController(QObject):
 
     def cancel(self) -> None:
         """Cancel the running job (what was stored stays)."""
-        if self.running():
-            self.thread.cancel()
+        if self.job is not None and self.job.isRunning():
+            self.job.cancel()
             self.status.cancel_button.setEnabled(False)
             if self.form is not None:
                 self.form.cancel_button.setEnabled(False)
@@ -202,18 +204,18 @@ class RunnerController(QObject):
 
     def wait(self, ms: int = 30_000) -> bool:
         """Block until the job's thread ends (tests, closing); True when it did."""
-        return self.thread.wait(ms) if self.thread is not None else True
+        return self.job.wait(ms) if self.job is not None else True
 
     def shutdown(self) -> None:
         """Cancel the job and wait for its thread (the window is closing)."""
-        if self.running():
-            self.thread.cancel()
-            self.thread.wait(30_000)
+        if self.job is not None and self.job.isRunning():
+            self.job.cancel()
+            self.job.wait(30_000)
         self.flush_timer.stop()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
         """Closing the window cancels the job and waits for its thread."""
-        if watched is self.window and event.type() == QEvent.Close:
+        if watched is self.window and event.type() == QEvent.Type.Close:
             self.shutdown()
         return False
 
@@ -226,7 +228,7 @@ class RunnerController(QObject):
             bar.setRange(0, max(total, 1))
             bar.setValue(done)
         self.status.eta.setText(f"{done}/{total} {eta}".strip())
-        if self.form is not None and not self.thread.cancel_event.is_set():
+        if self.form is not None and self.job is not None and not self.job.cancel_event.is_set():
             self.form.eta.setText(eta)
             self.form.show_status(f"{done} of {total} asked: {answered} answered, {failed} failed")
 
@@ -238,7 +240,7 @@ class RunnerController(QObject):
 
     def _same_project(self) -> bool:
         path = self.session.project_path()
-        return path is not None and self.thread is not None and Path(path).resolve() == self.thread.path.resolve()
+        return path is not None and self.job is not None and Path(path).resolve() == self.job.path.resolve()
 
     def flush(self, final: bool = False) -> None:
         """Show what arrived since the last flush (see module doc)."""
@@ -268,7 +270,7 @@ class RunnerController(QObject):
         s = self.summary
         cancelled = self.error is None and s is not None and s.cancelled
         for bar in self._bars():
-            if cancelled:  # the bar stays where the run stopped
+            if cancelled and s is not None:  # the bar stays where the run stopped
                 bar.setRange(0, max(s.planned, 1))
                 bar.setValue(min(stopped_at(s), s.planned))
                 continue
@@ -279,7 +281,7 @@ class RunnerController(QObject):
         if self.error is not None:
             text = f"Error: {self.error}"
             self.session.error.emit(self.error)
-        elif cancelled:
+        elif cancelled and s is not None:
             text = cancelled_text(s)
         else:
             text = s.line() if s is not None else "stopped"

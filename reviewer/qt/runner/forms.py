@@ -71,7 +71,7 @@ class JobRunner(Protocol):
 def plain_label(text: str = "") -> QLabel:
     """A label that shows ``text`` as plain text (never rich text)."""
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -115,19 +115,23 @@ class _CheckList(QListWidget):
         self.clear()
         for name in names:
             item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Checked if name in ticked else Qt.Unchecked)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in ticked else Qt.CheckState.Unchecked)
             self.addItem(item)
 
     def ticked(self) -> tuple[str, ...]:
         """The ticked names (empty: all)."""
-        return tuple(self.item(i).text() for i in range(self.count()) if self.item(i).checkState() == Qt.Checked)
+        return tuple(
+            self.item(i).text() for i in range(self.count()) if self.item(i).checkState() == Qt.CheckState.Checked
+        )
 
     def tick(self, names) -> None:
         """Tick exactly ``names``."""
         wanted = set(names)
         for i in range(self.count()):
-            self.item(i).setCheckState(Qt.Checked if self.item(i).text() in wanted else Qt.Unchecked)
+            self.item(i).setCheckState(
+                Qt.CheckState.Checked if self.item(i).text() in wanted else Qt.CheckState.Unchecked
+            )
 
 
 class RunForm(QDialog):
@@ -254,6 +258,7 @@ class RunForm(QDialog):
         )
         temperature = None if self.temperature.value() < 0 else self.temperature.value()
         max_tokens = self.max_tokens.value() or None
+        options: RunOptions | JudgeOptions
         if self.kind == "run":
             options = RunOptions(
                 model=model,

@@ -97,7 +97,7 @@ class RunnerThread(QThread):
         try:
             if project.read_only:
                 raise ValueError(f"{self.path.name} is read-only ({project.read_only}): answers cannot be stored")
-            if task.kind == "run":
+            if isinstance(task.options, RunOptions):  # kind 'run'; else 'judge' with JudgeOptions
                 summary, _ = run_models(
                     project,
                     task.settings,

@@ -29,7 +29,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict
+from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
 from reviewer.core.workflows import AnyWorkflow, Workflow
 from reviewer.storage import repo, workflows
@@ -105,7 +105,7 @@ class RunCache:
         ``item_id``. The summary is the caller's (``apply_summary``)."""
         self.project = project
         self._items = repo.items(project) if project else []  # items change only by import
-        self._items_by_id = {i.id: i for i in self._items}
+        self._items_by_id = {i.id: i for i in self._items if i.id is not None}
         self._item_ids = {i.name: i.id for i in self._items if i.id is not None}
         self._gt.clear()
         self._clear()
@@ -130,9 +130,9 @@ class RunCache:
             for item in self._items
             for iid in [item.id or 0]  # ids are read from the database
         ]
-        self._status_by_id = {st.item.id: st for st in self._statuses}
-        for st in self._statuses:
-            c = self._counts.get(st.item.id)
+        self._status_by_id = {st.item.id: st for st in self._statuses if st.item.id is not None}
+        for iid, st in self._status_by_id.items():
+            c = self._counts.get(iid)
             st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
         self.ensure_item(item_id)
 
@@ -171,7 +171,7 @@ class RunCache:
 
     def item(self, item_id: Optional[int]) -> Optional[Item]:
         """The item ``item_id``, or None."""
-        return self._items_by_id.get(item_id)
+        return self._items_by_id.get(item_id) if item_id is not None else None
 
     def status(self, item_id: Optional[int]) -> Optional[ItemStatus]:
         """The ItemStatus of ``item_id`` (its counts and workflow), or None."""
@@ -215,7 +215,7 @@ class RunCache:
     def runs(self, item_id: Optional[int]) -> list[ScoredRun]:
         """Scored runs of an item, read when first asked for."""
         self.ensure_item(item_id)
-        return [self._runs[i] for i in self._by_item.get(item_id, [])]
+        return [self._runs[i] for i in self._by_item.get(item_id, [])] if item_id is not None else []
 
     def load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
         """The cached run ``run_id``, its item's runs read first when needed."""
@@ -402,8 +402,8 @@ class RunCache:
                 lines = self._item_lines(prompt, model, item)
                 if not lines:
                     continue
-                auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
-                reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
+                auto = pooled_verdict(prompt, item, Pool(x.auto for x in lines), config, model)
+                reviewed = pooled_verdict(prompt, item, Pool(x.reviewed for x in lines), config, model)
             row = self._score_index.get(auto.key())
             if row is None:
                 new = True

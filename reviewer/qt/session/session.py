@@ -138,7 +138,10 @@ class Session(QObject):
                 getattr(part, name).connect(getattr(self, name))
         self.editor.written.connect(self._written)
         self.editor.queued.connect(self._show_pending)
-        self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
+        self._remember_timer = QTimer(self)
+        self._remember_timer.setSingleShot(True)
+        self._remember_timer.setInterval(REMEMBER_MS)
+        self._remember_timer.timeout.connect(self._remember_run)
         #: Writing work off the GUI thread: the stale runs scored after open.
         self.scorer = WriterWorker(self)
         self.scorer.progress.connect(self._scoring_progress)
@@ -509,7 +512,8 @@ class Session(QObject):
         self.undoChanged.emit()
 
     def _keep_live_findings(self) -> None:
-        live = {f.id for f in (self.run().findings if self.run() else [])}
+        run = self.run()
+        live = {f.id for f in (run.findings if run else [])}
         self.selected_findings = [i for i in self.selected_findings if i in live]
 
     # -- selection ------------------------------------------------------------------------
@@ -538,7 +542,8 @@ class Session(QObject):
         if run is not None and self.project is not None:
             self._remember_timer.start()  # written once the reviewer stays on it (no write per key)
         self.convention_override = None
-        self.selected_findings = [run.findings[0].id] if run and run.findings else []
+        first = run.findings[0].id if run and run.findings else None
+        self.selected_findings = [first] if first is not None else []
         self.runChanged.emit()
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()
