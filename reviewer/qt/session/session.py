@@ -131,7 +131,7 @@ class Session(QObject):
         self.search = ""
         self.summariser.done.connect(self._summary_done)
         for part, names in (
-            (self.judging, ("disputesChanged", "disputeChanged", "error")),
+            (self.judging, ("disputesChanged", "disputeChanged", "error", "message")),
             (self.editor, ("undoChanged", "walked", "message", "error")),
         ):
             for name in names:
