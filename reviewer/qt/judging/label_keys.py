@@ -65,6 +65,8 @@ class LabelFirstController(QObject):
         session.walked.connect(self._walked)
         session.projectChanged.connect(self._project_changed)
         session.reviewerChanged.connect(lambda _: self.replan() if page.isVisible() else None)
+        session.planner.planned.connect(self._planned)
+        session.planner.failed.connect(self._plan_failed)
 
     # -- the plan ----------------------------------------------------------------------
     def enter(self) -> None:
@@ -89,7 +91,13 @@ class LabelFirstController(QObject):
             self.page.prompt.setText("No judge verdict to label: import or run a judge first.")
             self._show()
             return
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a big project takes a second
+        if self.session.planner.in_background():  # a big project: the queue is written on the writer worker
+            self._show()
+            self.page.prompt.setText("Planning the label-first queue…")
+            self.session.planner.start(judge, dim, self.session.reviewer)
+            return
+        self.session.planner.cancel()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             self.page.plan = self.session.reads.label_plan(judge, dim, self.session.reviewer)
         except (ValueError, ProjectError, sqlite3.Error) as exc:
@@ -100,6 +108,22 @@ class LabelFirstController(QObject):
             QApplication.restoreOverrideCursor()
         self.subject = self._next_todo(None)
         self._show()
+
+    def _planned(self, plan) -> None:
+        """The writer worker's plan: shown unless another judge or dimension was chosen since."""
+        if (plan.judge, plan.dimension, plan.reviewer) != (
+            self.page.judge(),
+            self.page.dimension(),
+            self.session.reviewer,
+        ):
+            return
+        self.page.plan, self.subject, self.pending, self.changing = plan, None, None, False
+        self.subject = self._next_todo(None)
+        self._show()
+
+    def _plan_failed(self, why: str) -> None:
+        self.session.error.emit(f"cannot plan the label-first queue: {why}")
+        self.page.prompt.setText("")
 
     def _project_changed(self) -> None:
         self.page.plan, self.subject = None, None

@@ -30,7 +30,7 @@ from reviewer.qt.session.writer_worker import WriterWorker
 ASYNC_VERDICTS = 1_000
 
 
-def _verdict_count(project: Project) -> int:
+def verdict_count(project: Project) -> int:
     """How many verdicts the project holds (one count over the table)."""
     return project.db.execute("SELECT count(*) FROM verdicts").fetchone()[0]
 
@@ -85,7 +85,7 @@ class DisputeState(QObject):
         returns at once and the work is done on the writer worker."""
         if self.project is not None and not self.project.read_only:
             try:
-                many = _verdict_count(self.project) >= ASYNC_VERDICTS
+                many = verdict_count(self.project) >= ASYNC_VERDICTS
             except sqlite3.Error:
                 many = False
             if many:

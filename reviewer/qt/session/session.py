@@ -47,6 +47,7 @@ from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
 from reviewer.qt.session.facts import FailterItems
+from reviewer.qt.session.label_planner import LabelPlanner
 from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
@@ -114,6 +115,9 @@ class Session(QObject):
         self.cache = RunCache()
         self.summariser = summary.Summariser(self)
         self.judging = DisputeState(self)
+        #: the label-first plan of a big project, made on a writer worker
+        self.planner = LabelPlanner(lambda: self.project, self)
+        self.planner.message.connect(self.message)
         self.reads = ProjectReads(self)
         self.failter_items = FailterItems(self)
         self.failter_items.known.connect(self.factsChanged.emit)
