@@ -103,6 +103,12 @@ class DisputeState(QObject):
                 self.error.emit(f"could not find disputes: {exc}")
         self._settle()
 
+    def show_stored(self) -> None:
+        """Tell the views about the disputes as stored, without finding them
+        again (open does that after the stale runs are scored)."""
+        self.writer.cancel()
+        self._settle()
+
     def _found(self, verdicts: Optional[list[Verdict]]) -> None:
         """The writer found and stored the disputes and read ``verdicts``."""
         if self.project is None or verdicts is None:

@@ -158,7 +158,8 @@ class Session(QObject):
         project = None
         try:
             project = open_project(path, create=create)
-            if project.read_only or _stale_runs(project) < ASYNC_STALE_RUNS:  # in memory, or little to do: at once
+            background = not project.read_only and _stale_runs(project) >= ASYNC_STALE_RUNS
+            if not background:  # in memory, or little to do: at once
                 score_project(project, only_stale=True)
         except (ProjectError, sqlite3.Error) as exc:
             if project is not None:
@@ -180,7 +181,10 @@ class Session(QObject):
         self.item_id = self.run_id = None
         self.selected_findings, self.selected_cards = [], []
         self.judging.attach(project)
-        self.judging.refresh()
+        if background:  # the disputes are found once the scores are in (``_scored``); the stored ones meanwhile
+            self.judging.show_stored()
+        else:
+            self.judging.refresh()
         self.projectChanged.emit()
         self.undoChanged.emit()
         last = self.project.meta("view.run")
@@ -188,7 +192,7 @@ class Session(QObject):
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
             self.set_item(self.items()[0].item.id)
-        if not project.read_only and _stale_runs(project) >= ASYNC_STALE_RUNS:
+        if background:
             self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
         return True
 
@@ -201,11 +205,14 @@ class Session(QObject):
 
     def _scored(self, scored) -> None:
         """The writer scored ``scored`` stale runs: read them again (the views
-        are told as after an import, the current item kept)."""
-        if self.project is None or not scored:
+        are told as after an import, the current item kept), and find the
+        disputes, which open left for now."""
+        if self.project is None:
+            return
+        self.judging.refresh()
+        if not scored:
             return
         self.reload()
-        self.judging.refresh()
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -270,8 +277,10 @@ class Session(QObject):
         self._announce_scores()
 
     def busy(self) -> bool:
-        """The summary is still being computed (on the worker, or waiting to start)."""
-        return self.summariser.busy()
+        """Work of the open project is still under way off the GUI thread:
+        the summary (on the worker, or waiting to start), the stale runs'
+        scores, the dispute refresh or a label-first plan (writer workers)."""
+        return self.summariser.busy() or self.scorer.busy() or self.judging.refreshing() or self.planner.busy()
 
     def summary_ready(self) -> bool:
         """Every run is cached and the T-P1 rows are there."""
