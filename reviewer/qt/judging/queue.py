@@ -164,7 +164,7 @@ class DisputeQueue(QWidget):
         s = self.session
         disputes = s.disputes()
         decided = {(a.subject, a.dimension): a for a in s.adjudications()}
-        items = s.judging.run_items()
+        items = s.judging.run_items() if disputes else {}  # every run's item: read only when there is a dispute
         by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
         self._rebuilding = True
         self.model.removeRows(0, self.model.rowCount())
