@@ -78,6 +78,18 @@ class Store(Protocol):
         """Remove the adjudication of (``subject``, ``dimension``); no error when there is none."""
 
 
+class FindingStore(Protocol):
+    """The part of Store a decision on findings needs (DecideFindings): the
+    project store has it, and so has a cache of findings shown before they
+    are written."""
+
+    def get_finding(self, finding_id: int) -> Finding:
+        """Return finding ``finding_id``; KeyError when there is none."""
+
+    def update_finding(self, finding_id: int, finding: Finding) -> None:
+        """Write the review fields of ``finding`` to ``finding_id``; KeyError when absent."""
+
+
 S = TypeVar("S", contravariant=True)
 """The store a command acts on. Contravariant: a command that needs only a
 narrow store (golden spans, labels) runs on any store that has those methods,
@@ -304,7 +316,7 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class DecideFindings(Command[Store]):
+class DecideFindings(Command[FindingStore]):
     """Confirm, reject or reclassify findings (one step for many).
 
     ``status``: CONFIRMED or REJECTED; ``final_code``: the new code when
@@ -329,7 +341,7 @@ class DecideFindings(Command[Store]):
         verb = f"reclassify as {final_code.value}" if final_code else status.value.replace("ed", "")
         self.text = f"{verb} {len(self.ids)} {what + ' ' if what else ''}finding(s)"
 
-    def do(self, store: Store) -> Effect:
+    def do(self, store: FindingStore) -> Effect:
         """Record the findings (first time), then write status, final code (kept when confirming
         without one, None when rejecting), reason, reviewer and time; Effect with their runs.
         KeyError for a missing finding."""
@@ -349,7 +361,7 @@ class DecideFindings(Command[Store]):
             store.update_finding(old.id, new)
         return Effect(runs=_runs_of(self.before))
 
-    def undo(self, store: Store) -> Effect:
+    def undo(self, store: FindingStore) -> Effect:
         """Write the recorded findings back, skipping any that are gone; Effect with their runs."""
         for old in self.before:
             assert old.id is not None  # read from the store by do()

@@ -15,15 +15,76 @@ default) and blind adjudication (``adjudication/blind``, off).
 from __future__ import annotations
 
 from functools import partial
+from typing import Any, Callable, Optional, Protocol
 
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenuBar, QWidget
 
 from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
 from reviewer.qt.cards import pre_annotate, transcribe
-from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, annotator_actions
+from reviewer.qt.bars import ImportBar
+from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, AnnotatorView, annotator_actions
+from reviewer.qt.host import ToolbarHost, TranscribeHost
 from reviewer.qt.panels import plain_tooltip
-from reviewer.qt.panels.shortcuts import close_sheets
+from reviewer.qt.panels.shortcuts import ShortcutsDialog, close_sheets
+from reviewer.qt.review import ReviewController
+
+
+class ActionsHost(ToolbarHost, TranscribeHost, Protocol):
+    """The window as build_actions uses it: the Session, the review
+    controller, the canvas, the annotator view, the bars Escape closes, the
+    '?' sheet, the settings and the window's own slots (open, import,
+    search, mode, settings)."""
+
+    @property
+    def settings(self) -> QSettings: ...
+    @property
+    def review(self) -> ReviewController: ...
+    @property
+    def annotators(self) -> AnnotatorView: ...
+    @property
+    def import_bar(self) -> ImportBar: ...
+    @property
+    def shortcuts(self) -> ShortcutsDialog: ...
+
+    def open_dialog(self) -> None:
+        """Ctrl+O: open or create a project."""
+        ...
+
+    def import_dialog(self) -> None:
+        """Ctrl+I: the import bar."""
+        ...
+
+    def focus_search(self) -> None:
+        """Ctrl+F: the keyboard to the search box."""
+        ...
+
+    def set_mode(self, mode: str) -> None:
+        """'review' or 'adjudication'."""
+        ...
+
+    def apply_setting(self, name: str, on: bool) -> None:
+        """Apply and remember a checkable setting."""
+        ...
+
+    def close(self) -> bool:
+        """Close the window (Ctrl+Q)."""
+        ...
+
+    def menuBar(self) -> QMenuBar:  # noqa: N802 (Qt's name)
+        """The window's menu bar."""
+        ...
+
+    def addAction(self, action: QAction) -> None:  # noqa: N802 (Qt's name)
+        """Make ``action``'s keys work window-wide."""
+        ...
+
+    def window(self) -> QWidget:
+        """The top-level widget: the actions' parent, the '?' sheets' owner."""
+        ...
+
 
 #: Actions of the card perspective only: drawing, zoom, labels, transcription, annotators (reviewer.qt.perspectives).
 CARD_ACTIONS = (
@@ -86,7 +147,7 @@ EDITS = (
 SETTINGS = {"auto_advance": ("review/auto_advance", True), "blind": ("adjudication/blind", False)}
 
 
-def setting(settings, name: str) -> bool:
+def setting(settings: QSettings, name: str) -> bool:
     """The value of checkable setting ``name`` (see SETTINGS); INI files give 'true'/'false' back."""
     key, default = SETTINGS[name]
     value = settings.value(key, default)
@@ -110,11 +171,11 @@ def set_mode_actions(actions: dict[str, QAction], mode: str, read_only: bool = F
         actions[name].setChecked(m == mode)
 
 
-def _escape(window) -> None:
+def _escape(window: ActionsHost) -> None:
     """Escape, innermost first: close the '?' sheet; the reason bar; cancel
     the canvas's inline editor or the drawing under way; else leave add mode
     and go back to the select tool."""
-    if close_sheets(window) or window.review.close_reason():
+    if close_sheets(window.window()) or window.review.close_reason():
         return
     if window.import_bar.isVisible():
         window.import_bar.close_bar()
@@ -137,7 +198,7 @@ LABEL_MESSAGES = {
 }
 
 
-def _cycle_labels(window) -> None:
+def _cycle_labels(window: ActionsHost) -> None:
     """L: model-card labels on -> on hover -> off -> on."""
     window.session.message.emit(LABEL_MESSAGES[window.canvas.labels.cycle()])
 
@@ -149,19 +210,19 @@ TAG_MESSAGES = {
 }
 
 
-def _cycle_tags(window) -> None:
+def _cycle_tags(window: ActionsHost) -> None:
     """Shift+L: finding and card tags near the selection -> all -> near."""
     window.session.message.emit(TAG_MESSAGES[window.canvas.labels.cycle_tags()])
 
 
-def _delete(window) -> None:
+def _delete(window: ActionsHost) -> None:
     ids = list(window.session.selected_cards)
     if ids:
         window.session.execute(DeleteCards(ids))
         window.session.select_cards([])
 
 
-def _cycle_pile(window, step: int) -> None:
+def _cycle_pile(window: ActionsHost, step: int) -> None:
     """G / Shift+G: the selected cards to the next / previous pile."""
     s = window.session
     command = move_to_next_pile(s.ground_truth(), s.selected_cards, step)
@@ -171,11 +232,11 @@ def _cycle_pile(window, step: int) -> None:
     s.execute(command)
 
 
-def build_actions(window) -> dict[str, QAction]:
-    """Make every action of ``window`` (a MainWindow), put them in menus and
-    return them by name."""
-    s, review, canvas = window.session, window.review, window.canvas
-    spec = [
+def build_actions(window: ActionsHost) -> dict[str, QAction]:
+    """Make every action of ``window`` (reviewer.qt.host.ActionsHost), put
+    them in menus and return them by name."""
+    s, review, canvas, parent = window.session, window.review, window.canvas, window.window()
+    spec: list[tuple[str, str, str, list[str], Optional[Callable[[], Any]]]] = [
         # name, menu, text, keys, slot
         ("open", "&File", "&Open or create project…", ["Ctrl+O"], window.open_dialog),
         ("import", "&File", "&Import files or folder…", ["Ctrl+I"], window.import_dialog),
@@ -277,9 +338,9 @@ def build_actions(window) -> dict[str, QAction]:
         *annotator_actions(window.annotators),
     ]
     menus = {}
-    actions = {}
+    actions: dict[str, QAction] = {}
     for name, menu, text, keys, slot in spec:
-        action = QAction(text, window)
+        action = QAction(text, parent)
         action.setShortcuts([QKeySequence(k) for k in keys])
         if slot is not None:
             action.triggered.connect(lambda _=False, f=slot: f())
@@ -303,7 +364,7 @@ def build_actions(window) -> dict[str, QAction]:
             # '&' in a card text would be read as a mnemonic
             action.setText(f"&{name.title()} {what.replace('&', '&&')}".rstrip())
             action.setIconText(name.title())
-            action.setToolTip(plain_tooltip(f"{name.title()} {what}".rstrip()))
+            action.setToolTip(plain_tooltip(f"{name.title()} {what}".rstrip()) or "")
 
     s.undoChanged.connect(refresh_undo)
     for name in SETTINGS:
@@ -318,10 +379,15 @@ def build_actions(window) -> dict[str, QAction]:
     for name in ("select", "pile", "card"):
         actions[name].setCheckable(True)
     actions["select"].setChecked(True)
-    s.toolChanged.connect(lambda tool: [actions[n].setChecked(n == tool) for n in ("select", "pile", "card")])
+
+    def check_tool(tool: str) -> None:
+        for n in ("select", "pile", "card"):
+            actions[n].setChecked(n == tool)
+
+    s.toolChanged.connect(check_tool)
     modes = window.addToolBar("Mode")
     modes.setObjectName("Mode")
-    group = QActionGroup(window)
+    group = QActionGroup(parent)
     for name in MODES:
         actions[name].setCheckable(True)
         group.addAction(actions[name])

@@ -25,8 +25,7 @@ from PySide6.QtWidgets import QApplication
 from reviewer.qt.main_window import MainWindow
 from reviewer.qt.panels import whole_on_hover
 from reviewer.qt.session import Session
-from reviewer.storage import safe_write
-from reviewer.storage.db import ProjectError
+from reviewer.qt.session.reads import ProjectError, safe_write
 
 SCREENSHOT_SIZE = (1600, 1000)
 

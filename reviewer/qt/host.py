@@ -5,7 +5,25 @@ things it uses and mypy sees when it reaches for more.
 ``PerspectiveHost``: what reviewer.qt.perspectives switches: the Session
 (the current item), the mode, the actions by name, the centre widgets and
 their stack, the docks and their saved layouts, the runs table and the
-compact legend. The main window satisfies it.
+compact legend.
+
+``RunnerHost``: what the Run menu (reviewer.qt.runner.controller) uses:
+the Session, the settings, the menu bar, the status line and the window
+to parent its forms to and to watch for closing.
+
+``ActionsHost`` (in reviewer.qt.actions, since it names the card
+workflow's annotator view, which a module every workflow imports may not)
+extends ``ToolbarHost`` and ``TranscribeHost``.
+
+``ToolbarHost``: a window that takes a toolbar. (The annotator switch,
+reviewer.qt.cards.annotators.add_annotator_bar, takes Qt's QMainWindow,
+which only adds its toolbar: this module names AnnotatorView, so the
+annotators module cannot import it back.)
+
+``TranscribeHost``: the Session and the canvas, for T / Shift+T
+(reviewer.qt.cards.transcribe.step).
+
+The main window satisfies every one of them.
 """
 
 from __future__ import annotations
@@ -15,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 if TYPE_CHECKING:
     from PySide6.QtCore import QByteArray, QRect, QSettings, Qt
     from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QDockWidget, QStackedWidget, QWidget
+    from PySide6.QtWidgets import QDockWidget, QMenuBar, QStackedWidget, QStatusBar, QToolBar, QWidget
 
+    from reviewer.qt.canvas.view import CanvasView
     from reviewer.qt.panels.runs import RunsPanel
     from reviewer.qt.session import Session
 
@@ -78,4 +97,42 @@ class PerspectiveHost(Protocol):
         ...
 
 
-__all__ = ["PerspectiveHost"]
+class ToolbarHost(Protocol):
+    """A window that takes a toolbar (module doc)."""
+
+    def addToolBar(self, title: str) -> "QToolBar":  # noqa: N802 (Qt's name)
+        """A new toolbar named ``title`` at the top of the window."""
+        ...
+
+
+class RunnerHost(Protocol):
+    """The window as the Run menu uses it (module doc)."""
+
+    @property
+    def session(self) -> "Session": ...
+    @property
+    def settings(self) -> "QSettings": ...
+
+    def menuBar(self) -> "QMenuBar":  # noqa: N802 (Qt's name)
+        """The window's menu bar (the Run menu goes before Help)."""
+        ...
+
+    def statusBar(self) -> "QStatusBar":  # noqa: N802 (Qt's name)
+        """The status line (the job's progress and Cancel)."""
+        ...
+
+    def window(self) -> "QWidget":
+        """The top-level widget: the forms' parent, watched for closing."""
+        ...
+
+
+class TranscribeHost(Protocol):
+    """The window as T / Shift+T use it (module doc)."""
+
+    @property
+    def session(self) -> "Session": ...
+    @property
+    def canvas(self) -> "CanvasView": ...
+
+
+__all__ = ["PerspectiveHost", "RunnerHost", "ToolbarHost", "TranscribeHost"]

@@ -214,6 +214,9 @@ class MainWindow(QMainWindow):
         self.perspectives = Perspectives(self)  # one per workflow (docs/window.md#perspectives)
         self.perspectives.show(session.workflow(), force=True)
         session.itemChanged.connect(self._pick_perspective)
+        session.factsChanged.connect(
+            self._pick_perspective
+        )  # a big project's Failter verdicts, read off the GUI thread
         session.projectChanged.connect(lambda: self.perspectives.show(session.workflow(), force=True))
 
     def _shortcut_rows(self) -> list[tuple[str, str]]:

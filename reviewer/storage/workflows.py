@@ -118,6 +118,18 @@ def truth_counts(project: Any) -> dict[int, tuple[int, int, int, int]]:
     return {item_id: (a, b, c, d) for item_id, (a, b, c, d) in out.items()}
 
 
+def failter_verdict_items(project: Any) -> set[int]:
+    """The ids of the items whose runs have a Failter verdict (as
+    has_failter_verdicts, for every item in one query)."""
+    return {
+        row[0]
+        for row in project.db.execute(
+            "SELECT DISTINCT r.item_id FROM verdicts v JOIN runs r ON r.id = v.run_id "
+            "WHERE v.method IN ('rules-based', 'ground-truth')"
+        ).fetchall()
+    }
+
+
 def has_failter_verdicts(project: Any, item_id: int) -> bool:
     """The item's runs have a Failter verdict (rules-based or ground-truth
     evaluation): its judged-output figures are the Failter table, else the

@@ -23,7 +23,7 @@ from reviewer.cli import main
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.app import build
-from reviewer.qt.judging import validation_worker
+from reviewer.qt.session import validation_worker
 from reviewer.qt.judging.validation import AGREEMENT_COLUMNS, ValueRole
 from reviewer.storage import repo
 from reviewer.storage.db import open_project

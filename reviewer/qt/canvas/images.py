@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QImageIOHandler, QImageReader, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
-from reviewer.storage.images import SWAPS, UPRIGHT
+from reviewer.qt.session.reads import SWAPS, UPRIGHT
 
 REDUCED_SIDE = 2048  # long side of the first, reduced decode (at most)
 CACHE_SIZE = 8  # reduced decodes kept for prefetch / going back

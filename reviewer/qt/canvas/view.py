@@ -16,13 +16,13 @@ from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QLineEdit, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QWidget
 
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
 from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
 from reviewer.qt.canvas.labels import ModelLabels
 from reviewer.qt.canvas.painting import OverlayItem
-from reviewer.qt.canvas.editor import EditorHost
+from reviewer.qt.canvas.editor import EditorHost, InlineEditor
 from reviewer.qt.canvas.events import CanvasEvents
 from reviewer.qt.canvas.navigation import Navigation
 from reviewer.qt.canvas.tools import TOOLS, Tool
@@ -148,7 +148,7 @@ class CanvasView(Navigation, QGraphicsView):
         """The message shown on the canvas instead of the photo ('' if none)."""
         return self._message.toPlainText() if self._message.isVisible() else ""
 
-    def inline_editor(self) -> Optional[QLineEdit]:
+    def inline_editor(self) -> Optional[InlineEditor]:
         """The open inline editor, if any."""
         return self._editors.editor
 

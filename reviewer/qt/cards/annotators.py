@@ -17,7 +17,7 @@ differences one key away (docs/window.md).
 * ``annotator_actions``: the menu entries and keys (E / Shift+E cycle the
   view, D / Shift+D the differences) for reviewer.qt.actions.
 
-Everything is read through reviewer.storage.annotators.ground_truth (no SQL here);
+Everything is read through the Session (Session.reads, no SQL here);
 nothing is edited here: a ground-truth dispute is settled in adjudication
 mode (reviewer.qt.judging.gt_sides).
 """
@@ -28,13 +28,12 @@ from functools import partial
 from typing import Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMainWindow, QWidget
 
 from reviewer.core.annotators import GT_KINDS, KIND
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, Difference
 from reviewer.core.models import GroundTruth
-from reviewer.storage.annotators.ground_truth import annotators as project_annotators
-from reviewer.storage.annotators.ground_truth import item_comparisons, item_ground_truths
 from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.text import cell, line
 
@@ -65,7 +64,7 @@ class AnnotatorView(QObject):
     # -- reading --------------------------------------------------------------------------
     def _read(self, key: str, compute):
         item_id = self.session.item_id
-        if self.session.project is None or item_id is None:
+        if not self.session.has_project() or item_id is None:
             return compute(None)
         if (key, item_id) not in self._cache:
             self._cache[(key, item_id)] = compute(item_id)
@@ -73,15 +72,15 @@ class AnnotatorView(QObject):
 
     def project_names(self) -> list[str]:
         """Every named annotator of the project, by name (their colour order)."""
-        if self.session.project is None:
+        if not self.session.has_project():
             return []
         if ("names", None) not in self._cache:
-            self._cache[("names", None)] = project_annotators(self.session.project)
+            self._cache[("names", None)] = self.session.reads.annotators()
         return self._cache[("names", None)]
 
     def ground_truths(self) -> dict[str, GroundTruth]:
         """{annotator: ground truth} of the current item's named annotators."""
-        return self._read("gt", lambda i: {} if i is None else item_ground_truths(self.session.project, i))
+        return self._read("gt", lambda i: {} if i is None else self.session.reads.item_ground_truths(i))
 
     def names(self) -> list[str]:
         """The current item's named annotators, by name."""
@@ -132,7 +131,7 @@ class AnnotatorView(QObject):
     def differences(self) -> list[Difference]:
         """Every difference of the current item's annotators (each a
         ground-truth dispute), most severe first."""
-        found = self._read("diff", lambda i: [] if i is None else item_comparisons(self.session.project, i))
+        found = self._read("diff", lambda i: [] if i is None else self.session.reads.item_comparisons(i))
         return sorted((d for c in found for d in c.differences), key=lambda d: -d.severity)
 
     def difference(self) -> Optional[Difference]:
@@ -270,7 +269,7 @@ class AnnotatorBar(QWidget):
         layout.addWidget(self.legend)
         self._filling = False
         #: The toolbar's action of this widget (QToolBar.addWidget), shown only when the project has annotators.
-        self.action = None
+        self.action: Optional[QAction] = None
         self.combo.currentIndexChanged.connect(self._picked)
         view.changed.connect(self.refresh)
         self.refresh()
@@ -317,10 +316,10 @@ class AnnotatorBar(QWidget):
             self.view.set_mode(self.combo.itemData(index))
 
 
-def add_annotator_bar(window, view: AnnotatorView) -> AnnotatorBar:
+def add_annotator_bar(window: QMainWindow, view: AnnotatorView) -> AnnotatorBar:
     """Put the annotator switch of ``view`` in a toolbar 'Annotators' of
-    ``window`` (a QMainWindow; the toolbar shows only when the project has
-    annotators) and return it."""
+    ``window`` (any QMainWindow: only its addToolBar is used; the toolbar
+    shows only when the project has annotators) and return it."""
     toolbar = window.addToolBar("Annotators")
     toolbar.setObjectName("Annotators")
     bar = AnnotatorBar(view)

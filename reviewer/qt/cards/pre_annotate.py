@@ -15,7 +15,6 @@ from reviewer.core.box_commands import ProposeBoxes
 from reviewer.core.cards.pre_annotation import proposals_from_run
 from reviewer.core.commands import accept_run_cards
 from reviewer.qt.session import Session
-from reviewer.storage.cards.proposed_boxes import proposed_boxes
 
 
 def _run_name(run) -> str:
@@ -29,7 +28,7 @@ def use_boxes(session: Session) -> bool:
     text the run read, converted from the run's box convention to upright
     pixels; one undoable edit. True when done."""
     run, item = session.run(), session.item()
-    if run is None or item is None or item.id is None or item.kind != "photo" or session.project is None:
+    if run is None or item is None or item.id is None or item.kind != "photo" or not session.has_project():
         session.message.emit("select a run on a photo first")
         return False
     convention = session.convention()
@@ -37,7 +36,7 @@ def use_boxes(session: Session) -> bool:
         session.message.emit("this run gave no boxes")
         return False
     name = _run_name(run)
-    if any(b.source == name for b in proposed_boxes(session.project, item.id)):
+    if any(b.source == name for b in session.reads.proposed_boxes(item.id)):
         session.message.emit(f"{name}'s boxes are proposed already: Tab, Enter, arrows, Delete on the photo")
         return False
     boxes = proposals_from_run(

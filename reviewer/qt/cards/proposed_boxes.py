@@ -28,7 +28,6 @@ from reviewer.core.box_commands import AcceptProposedBox, AdjustProposedBox, Dro
 from reviewer.core.cards.pre_annotation import ProposedBox
 from reviewer.qt.palette import SELECTED_COLOR
 from reviewer.qt.text import cell
-from reviewer.storage.cards.proposed_boxes import proposed_boxes
 
 PROPOSAL_COLOR = "#00E5FF"
 #: Screen pixels an arrow moves an edge; Shift+arrow moves it FAR_PX.
@@ -150,8 +149,8 @@ class ProposedBoxes(QObject):
         """The current item's proposed boxes (read once after each change)."""
         if self._boxes is None:
             s, item = self.session, self.session.item()
-            ok = s.project is not None and item is not None and item.kind == "photo"
-            self._boxes = proposed_boxes(s.project, item.id) if ok else []
+            ok = item is not None and item.id is not None and item.kind == "photo"
+            self._boxes = s.reads.proposed_boxes(item.id) if item is not None and item.id is not None and ok else []
         return self._boxes
 
     def current_box(self) -> Optional[ProposedBox]:

@@ -14,14 +14,16 @@ from PySide6.QtCore import QRectF
 
 from reviewer.core.cards.scoring import to_transcribe
 from reviewer.core.commands import EditCards
+from reviewer.core.models import GroundTruth
+from reviewer.qt.host import TranscribeHost
 
 
-def transcribe_ids(gt) -> list[int]:
+def transcribe_ids(gt: GroundTruth) -> list[int]:
     """Ids of the cards of ground truth ``gt`` that have no text yet, in ground-truth order."""
     return [c.id for c in gt.cards if c.id is not None and to_transcribe(c)]
 
 
-def step(window, delta: int) -> None:
+def step(window: TranscribeHost, delta: int) -> None:
     """Select the next (``delta`` 1) or previous (-1) card to transcribe of
     the item (wrapping around), bring it into view and ask for its text; a
     status message when the item has none."""

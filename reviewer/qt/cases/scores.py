@@ -26,7 +26,6 @@ from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.text import line
-from reviewer.storage.cases.cases import case_of_item, case_results, has_cases, project_metrics
 
 #: Milliseconds after the last change before the figures are computed.
 CHANGE_MS = 150
@@ -60,9 +59,7 @@ class CaseScoresPanel(QWidget):
 
     def _current_dataset(self) -> str:
         s = self.session
-        if s.project is None or s.item_id is None:
-            return ""
-        case = case_of_item(s.project, s.item_id)
+        case = s.reads.case_of_item(s.item_id)
         return case.dataset if case is not None else ""
 
     def _item_changed(self) -> None:
@@ -80,10 +77,9 @@ class CaseScoresPanel(QWidget):
         self._dataset = dataset = self._current_dataset()
         header: list[str] = []
         rows: list[list[str]] = []
-        project = s.project
-        if project is not None and has_cases(project):
-            metrics = project_metrics(project)
-            results = [r for r in case_results(project, metrics) if not dataset or r.case.dataset == dataset]
+        if s.reads.has_cases():
+            metrics = s.reads.case_metrics()
+            results = [r for r in s.reads.case_results(metrics) if not dataset or r.case.dataset == dataset]
             if results:
                 header, rows = summary_rows(
                     seed_reports(results, metrics, "auto"), seed_reports(results, metrics, "reviewed"), metrics

@@ -31,7 +31,6 @@ from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.text import line
-from reviewer.storage.cases.cases import case_of_item, check_outcomes_text, project_metrics
 
 #: Rows of the checks table the first layout leaves room for (a theory or
 #: story case of the CICADA preset has 9 checks that count).
@@ -158,16 +157,15 @@ class CaseView(QWidget):
     def applies(self) -> bool:
         """Whether the current item is a test case (the case perspective's)."""
         s = self.session
-        return s.project is not None and s.item_id is not None and case_of_item(s.project, s.item_id) is not None
+        return s.reads.case_of_item(s.item_id) is not None
 
     def refresh(self) -> None:
         """Show the session's current item and run (read from the project;
         LiveRefresh calls it only while the view is shown)."""
         s = self.session
-        project = s.project
-        case = case_of_item(project, s.item_id) if project is not None and s.item_id is not None else None
+        case = s.reads.case_of_item(s.item_id)
         self.setEnabled(case is not None)
-        if project is None or case is None:
+        if case is None:
             self.title.setText("the current item is no test case")
             self.query.clear()
             self.expected.clear()
@@ -186,7 +184,7 @@ class CaseView(QWidget):
         self.expected.setPlainText(
             json.dumps({"context": case.context, "expectedBehavior": case.expected}, indent=2, ensure_ascii=False)
         )
-        metrics = project_metrics(project)
+        metrics = s.reads.case_metrics()
         counted = [m.name for m in metrics.metrics if m.name in counted_metrics(metrics, case.category)]
         self.checks_title.setText(line(f"checks of a {case.category or '-'} case: {', '.join(counted) or 'none'}"))
         run = s.run()
@@ -194,7 +192,7 @@ class CaseView(QWidget):
             self._no_run("answer: no run of this case selected")
             return
         self.answer_title.setText(line(f"answer of {run.run['model']} #{run.run.get('repetition', 1)}"))
-        outcomes_text = check_outcomes_text(project, run.run["id"])
+        outcomes_text = s.reads.check_outcomes_text(run.run["id"])
         if outcomes_text != self._outcomes[0]:
             self._outcomes = (outcomes_text, json.loads(outcomes_text))
         outcomes = self._outcomes[1]

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from reviewer.core.judging.alignment import Figures
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.calibration import heat
-from reviewer.storage.judging.validation import SPLIT_HEADER, Validation, corrected_line, split_rows
+from reviewer.qt.session.reads import SPLIT_HEADER, Validation, corrected_line, split_rows
 
 DANGER_COLUMNS = ("subject", "split", "judge", "people")
 CLASS_COLUMNS = ("class", "precision", "recall", "F1", "people")

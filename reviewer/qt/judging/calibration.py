@@ -50,8 +50,7 @@ from reviewer.qt.judging.distribution_chart import clear_chart, draw_distributio
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
-from reviewer.storage import safe_write
-from reviewer.storage.db import ProjectError
+from reviewer.qt.session.reads import ProjectError, safe_write
 from reviewer.core.judging.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")

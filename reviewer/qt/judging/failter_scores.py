@@ -22,8 +22,8 @@ from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage.judging.failter_report import HEADER, FailterRow, errors_line, failter_rows
-from reviewer.storage.judging.report import DEFAULT_WEIGHTS
+from reviewer.qt.session.reads import FAILTER_HEADER as HEADER
+from reviewer.qt.session.reads import FailterRow, errors_line
 
 #: The widest the Eval_Method column grows before its text wraps (pixels).
 EVAL_METHOD_WIDTH = 420
@@ -65,8 +65,7 @@ class FailterScoresPanel(QWidget):
 
     def refresh(self) -> None:
         """Compute the table from the open project and show it."""
-        project = self.session.project
-        self.rows = failter_rows(project, DEFAULT_WEIGHTS) if project is not None else []
+        self.rows = self.session.reads.failter_rows()
         self.table.set_rows(HEADER, [r.cells() for r in self.rows], [TIPS.get(h, "") for h in HEADER])
         method = HEADER.index("Eval_Method")
         self.table.resizeColumnToContents(method)

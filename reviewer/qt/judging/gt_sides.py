@@ -21,9 +21,7 @@ from reviewer.core.annotators import GT_KINDS, find_difference
 from reviewer.core.cards.gt_agreement import SUBJECT_PREFIX, Difference, shown
 from reviewer.core.commands import Adjudicate, Batch, Command
 from reviewer.core.judging.verdicts import Dispute
-from reviewer.storage.db import ProjectError
-from reviewer.storage.annotators.ground_truth import item_comparisons
-from reviewer.storage.gt_adjudication import adjudication_command
+from reviewer.qt.session.reads import ProjectError
 from reviewer.qt.text import cell
 
 
@@ -35,13 +33,13 @@ def is_ground_truth(dispute: Optional[Dispute]) -> TypeGuard[Dispute]:
 def difference_of(session, dispute: Dispute) -> Optional[Difference]:
     """The difference behind a ground-truth dispute, read from the project
     now; None when it is gone (the annotators agree now) or not found."""
-    if session.project is None or not is_ground_truth(dispute):
+    if not session.has_project() or not is_ground_truth(dispute):
         return None
     name = dispute.subject[len(SUBJECT_PREFIX) :]
     item = next((st.item for st in session.items() if st.item.name == name), None)
     if item is None:
         return None
-    return find_difference(item_comparisons(session.project, item.id), dispute.subject, dispute.dimension)
+    return find_difference(session.reads.item_comparisons(item.id), dispute.subject, dispute.dimension)
 
 
 def side_text(difference: Difference, annotator: str) -> str:
@@ -68,10 +66,10 @@ def side_with(session, dispute: Dispute, annotator: str, rationale: str = "") ->
     """Side with ``annotator`` on the ground-truth ``dispute`` (see module
     doc); the command done, or None when it could not be (said on the
     session's error signal)."""
-    if session.project is None or dispute.id is None:
+    if not session.has_project() or dispute.id is None:
         return None
     try:
-        command, _item_id = adjudication_command(session.project, dispute.id, annotator, session.reviewer, rationale)
+        command, _item_id = session.reads.gt_adjudication(dispute.id, annotator, session.reviewer, rationale)
     except ProjectError as exc:
         session.error.emit(str(exc))
         return None

@@ -31,7 +31,6 @@ from reviewer.core.workflows import Workflow, first_words
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.qt.text import cell, line, wrap_long_lines
-from reviewer.storage.judging.verdicts import references, run_verdicts
 
 #: Columns of the verdicts table.
 VERDICT_COLUMNS = ["judge", "method", "order", "scores", "rationale"]
@@ -125,14 +124,13 @@ class JudgedView(QWidget):
             f"Output · {cell(run.run['model'])} · {cell(run.run['prompt'])}" if run is not None else "Output (no run)"
         )
         self.output_text.setPlainText(wrap_long_lines(output)[0])
-        project = s.project
-        if project is None:
+        if not s.has_project():
             return
-        verdicts = run_verdicts(project, run.run["id"]) if run is not None else []
+        verdicts = s.reads.run_verdicts(run.run["id"]) if run is not None else []
         if self.session.workflow() == Workflow.PAIRWISE:
             self._show_other(run, verdicts)
         else:
-            refs = references(project, item.id) if item is not None and item.id is not None else []
+            refs = s.reads.references(item.id) if item is not None and item.id is not None else []
             self.truth_box.setVisible(bool(refs))  # without a ground-truth file the output takes the room
             self.truth_label.setText(f"Ground truth · {cell(refs[0][0])}" if refs else "Ground truth")
             self.truth_text.setPlainText(wrap_long_lines("\n\n".join(t for _, t in refs))[0] if refs else "")

@@ -42,8 +42,7 @@ from reviewer.qt.judging.common import show_value
 from reviewer.qt.judging.screen import TextBox
 from reviewer.qt.text import plain_label
 from reviewer.qt.session import Session
-from reviewer.storage.judging import labels
-from reviewer.storage.judging.label_plan import LabelPlan
+from reviewer.qt.session.reads import LabelPlan
 
 #: Photo files shown as a picture in the item box.
 _PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif", ".tif", ".tiff"}
@@ -179,15 +178,15 @@ class LabelFirstPage(QWidget):
         """Show the item, the output(s) in their shown order and the rubric
         of ``subject`` (None: an empty page); the verdicts are hidden."""
         self.hide_verdicts()
-        p, plan = self.session.project, self.plan
-        if subject is None or p is None or plan is None:
+        plan = self.plan
+        if subject is None or not self.session.has_project() or plan is None:
             self.item_box.show_text("Item", "")
             for box in self.output_boxes:
                 box.show_text("Output", "")
             self.output_boxes[1].hide()
             self.rubric_box.show_text("Rubric", plan.rubric if plan else "")
             return
-        name, text, outputs = labels.subject_view(p, subject, judge, self.session.judging.judge_verdicts())
+        name, text, outputs = self.session.reads.subject_view(subject, judge, self.session.judging.judge_verdicts())
         self._show_item(name, text)
         pair = len(outputs) == 2
         for n, box in enumerate(self.output_boxes):
@@ -198,10 +197,9 @@ class LabelFirstPage(QWidget):
 
     def _show_item(self, name: str, text: str) -> None:
         title = f"Item · {name or '-'}"
-        p = self.session.project
-        if p is not None and text and "\n" not in text and Path(text).suffix.lower() in _PHOTO_SUFFIXES:
-            path = p.resolve(text)
-            pixmap = QPixmap(str(path)) if path.is_file() else QPixmap()
+        if text and "\n" not in text and Path(text).suffix.lower() in _PHOTO_SUFFIXES:
+            path = self.session.reads.resolve(text)
+            pixmap = QPixmap(str(path)) if path is not None and path.is_file() else QPixmap()
             if not pixmap.isNull():
                 self.item_box.show_pixmap(title, pixmap)
                 return
@@ -217,8 +215,7 @@ class LabelFirstPage(QWidget):
         verdict says which output its judge saw first and what it chose, in
         the letters shown, and its rationale's answer references are
         rewritten to those letters (core label_first.rationale_as_shown)."""
-        p = self.session.project
-        if p is None:
+        if not self.session.has_project():
             return
         scale = self.plan.scale if self.plan else None
         lines = [
@@ -230,7 +227,7 @@ class LabelFirstPage(QWidget):
             )
         ]
         aliases = {self.judge_combo.itemData(n): self.judge_combo.itemText(n) for n in range(self.judge_combo.count())}
-        for judge, vs in sorted(labels.judge_verdicts(p, self.session.judging.judge_verdicts()).items()):
+        for judge, vs in sorted(self.session.reads.judge_verdicts(self.session.judging.judge_verdicts()).items()):
             for (s, _), v in sorted(primary_verdicts(vs).items()):
                 if s != subject or dimension not in v.scores:
                     continue

@@ -35,15 +35,7 @@ from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.qt.judging.label_first import LabelFirstPage, shown_value
 from reviewer.qt.session import Session
-from reviewer.storage.db import ProjectError
-from reviewer.storage.judging import labels
-from reviewer.storage.judging.label_plan import (
-    budget_line,
-    labelled_by,
-    judge_dimensions,
-    label_plan,
-    progress_line,
-)
+from reviewer.qt.session.reads import ProjectError, budget_line, progress_line
 
 #: The keys of a label per scale, as the key line names them.
 KEYS = {
@@ -74,34 +66,41 @@ class LabelFirstController(QObject):
         session.walked.connect(self._walked)
         session.projectChanged.connect(self._project_changed)
         session.reviewerChanged.connect(lambda _: self.replan() if page.isVisible() else None)
+        session.planner.planned.connect(self._planned)
+        session.planner.failed.connect(self._plan_failed)
 
     # -- the plan ----------------------------------------------------------------------
     def enter(self) -> None:
         """The page is shown: fill the choices and make the plan."""
-        p = self.session.project
-        if p is None:
+        if not self.session.has_project():
             return
-        self.page.set_judges(judge_dimensions(p), self.page.judge(), self.page.dimension())
+        self.page.set_judges(self.session.reads.judge_dimensions(), self.page.judge(), self.page.dimension())
         self.replan()
 
     def _judge_changed(self, _index: int) -> None:
-        p, judge = self.session.project, self.page.judge()
-        if p is not None and judge is not None:
-            self.page.set_dimensions(judge_dimensions(p).get(judge, []), self.page.dimension())
+        judge = self.page.judge()
+        if self.session.has_project() and judge is not None:
+            self.page.set_dimensions(self.session.reads.judge_dimensions().get(judge, []), self.page.dimension())
         self.replan()
 
     def replan(self) -> None:
         """(Re)compute the budget and the order of the current judge and
         dimension (label_plan) and show the first subject not labelled yet."""
-        p, judge, dim = self.session.project, self.page.judge(), self.page.dimension()
+        judge, dim = self.page.judge(), self.page.dimension()
         self.page.plan, self.subject, self.pending, self.changing = None, None, None, False
-        if p is None or judge is None or dim is None:
+        if not self.session.has_project() or judge is None or dim is None:
             self.page.prompt.setText("No judge verdict to label: import or run a judge first.")
             self._show()
             return
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a big project takes a second
+        if self.session.planner.in_background():  # a big project: the queue is written on the writer worker
+            self._show()
+            self.page.prompt.setText("Planning the label-first queue…")
+            self.session.planner.start(judge, dim, self.session.reviewer)
+            return
+        self.session.planner.cancel()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            self.page.plan = label_plan(p, judge, dim, self.session.reviewer)
+            self.page.plan = self.session.reads.label_plan(judge, dim, self.session.reviewer)
         except (ValueError, ProjectError, sqlite3.Error) as exc:
             self.session.error.emit(f"cannot plan the label-first queue: {exc}")
             self._show()
@@ -111,6 +110,22 @@ class LabelFirstController(QObject):
         self.subject = self._next_todo(None)
         self._show()
 
+    def _planned(self, plan) -> None:
+        """The writer worker's plan: shown unless another judge or dimension was chosen since."""
+        if (plan.judge, plan.dimension, plan.reviewer) != (
+            self.page.judge(),
+            self.page.dimension(),
+            self.session.reviewer,
+        ):
+            return
+        self.page.plan, self.subject, self.pending, self.changing = plan, None, None, False
+        self.subject = self._next_todo(None)
+        self._show()
+
+    def _plan_failed(self, why: str) -> None:
+        self.session.error.emit(f"cannot plan the label-first queue: {why}")
+        self.page.prompt.setText("")
+
     def _project_changed(self) -> None:
         self.page.plan, self.subject = None, None
         if self.page.isVisible():
@@ -118,8 +133,8 @@ class LabelFirstController(QObject):
 
     # -- reading what is stored ------------------------------------------------------------
     def _labelled(self) -> set[str]:
-        plan, p = self.page.plan, self.session.project
-        return labelled_by(p, plan.dimension, plan.reviewer) if plan and p else set()
+        plan = self.page.plan
+        return self.session.reads.labelled_by(plan.dimension, plan.reviewer) if plan else set()
 
     def label(self) -> Optional[HumanLabel]:
         """The reviewer's stored label of the current subject (label-first queue)."""
@@ -140,8 +155,7 @@ class LabelFirstController(QObject):
 
     def order(self) -> Optional[str]:
         """The stored order the current pair is shown in (None: one output)."""
-        p = self.session.project
-        return labels.subject_order(p, self.subject) if p is not None and self.subject else None
+        return self.session.reads.subject_order(self.subject) if self.subject else None
 
     def _next_todo(self, after: Optional[str]) -> Optional[str]:
         plan = self.page.plan

@@ -37,8 +37,7 @@ from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage import repo
-from reviewer.storage.importers.pairwise import UNNAMED_MODELS
+from reviewer.qt.session.reads import UNNAMED_MODELS
 
 DIMENSION = "winner"
 JUDGE_HEADER = [
@@ -175,14 +174,14 @@ class PairwiseScoresPanel(QWidget):
 
     def refresh(self) -> None:
         """Compute the figures from the session's verdicts and show them."""
-        project = self.session.project
-        vs = self.session.judging.judge_verdicts() if project is not None else []
+        has_project = self.session.has_project()
+        vs = self.session.judging.judge_verdicts() if has_project else []
         pairwise = [v for v in vs if v.scale == Scale.WINNER and v.other_run_id is not None]
         judges: list[list[str]] = []
         models: list[list[str]] = []
-        if pairwise and project is not None:
+        if pairwise and has_project:
             ids = {i for v in pairwise for i in (v.run_id, v.other_run_id) if i is not None}
-            names = {r["id"]: str(r["model"]) for r in repo.run_rows(project, ids, with_output=False)}
+            names = self.session.reads.run_models(sorted(ids))
             judges, models = pairwise_figures(vs, agreement_rows(vs, self.session.adjudications()), names)
         self.judge_table.set_rows(JUDGE_HEADER, judges, JUDGE_TIPS)
         self.model_table.set_rows(MODEL_HEADER, models)

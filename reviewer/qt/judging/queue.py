@@ -34,6 +34,21 @@ from reviewer.qt.session import Session
 ALL = "(all)"
 #: Item-data role: True when the row's dispute is adjudicated.
 DoneRole = Qt.ItemDataRole.UserRole + 3
+DetailRole = Qt.ItemDataRole.UserRole + 4
+
+
+class _QueueModel(QStandardItemModel):
+    """The queue's rows; a cell's tooltip (the dispute's detail as plain
+    text) is made when asked for, not for every row when the queue fills."""
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        """Qt's data, the tooltip made from the stored detail."""
+        if role == Qt.ItemDataRole.ToolTipRole:
+            detail = super().data(index, DetailRole)
+            return plain_tooltip(detail) if detail else None
+        return super().data(index, role)
+
+
 STATUSES = ("(all)", "to do", "adjudicated")
 COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
 
@@ -68,7 +83,7 @@ class DisputeQueue(QWidget):
             combo.currentIndexChanged.connect(self._refill)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        self.model = QStandardItemModel(0, len(COLUMNS))
+        self.model = _QueueModel(0, len(COLUMNS))
         self.model.setHorizontalHeaderLabels(list(COLUMNS))
         self.view = QTableView()
         self.view.setModel(self.model)
@@ -149,7 +164,7 @@ class DisputeQueue(QWidget):
         s = self.session
         disputes = s.disputes()
         decided = {(a.subject, a.dimension): a for a in s.adjudications()}
-        items = s.judging.run_items()
+        items = s.judging.run_items() if disputes else {}  # every run's item: read only when there is a dispute
         by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
         self._rebuilding = True
         self.model.removeRows(0, self.model.rowCount())
@@ -171,7 +186,7 @@ class DisputeQueue(QWidget):
             for cell in row:
                 cell.setData(d.id, IdRole)
                 cell.setData(done, DoneRole)
-                cell.setToolTip(plain_tooltip(d.detail) or "")
+                cell.setData(d.detail, DetailRole)
             if done:
                 row[0].setForeground(QBrush(QColor(DONE_COLOUR)))
             row[4].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

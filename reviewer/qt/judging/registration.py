@@ -43,11 +43,10 @@ def judged_line(status: "ItemStatus", runs: str) -> Optional[str]:
 
 def judged_score_docks(session: "Session") -> tuple[str, ...]:
     """The score dock the current item shows: the Failter table when its
-    runs have Failter verdicts, else the rubric distribution."""
-    from reviewer.storage.workflows import has_failter_verdicts
-
+    runs have Failter verdicts (read once per project, off the GUI thread
+    on a big one: Session.has_failter_verdicts), else the rubric distribution."""
     item = session.item()
-    failter = item is not None and item.id is not None and has_failter_verdicts(session.project, item.id)
+    failter = item is not None and item.id is not None and session.has_failter_verdicts(item.id)
     return ("failter_scores",) if failter else ("rubric_scores",)
 
 

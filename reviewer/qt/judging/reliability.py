@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QSplitter, QVBoxLayout, QW
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import fill, table
 from reviewer.qt.judging.common import JUDGE_COLOUR
-from reviewer.storage.judging.calibration_report import CalibrationRow
+from reviewer.qt.session.reads import CalibrationRow
 
 BIN_COLUMNS = ("bin", "count", "mean confidence", "share right", "gap")
 

@@ -38,7 +38,6 @@ from reviewer.qt.text import plain_label
 from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage.judging.report import configured_expected
 
 HEADER = ["judge", "dimension", "n", *(str(s) for s in SCORES), "mean", "inflated"]
 TIPS = [
@@ -131,10 +130,9 @@ class RubricScoresPanel(QWidget):
     def refresh(self) -> None:
         """Compute the distributions from the session's rubric verdicts and show them
         (a Failter experiment's rules-based and ground-truth judges have their own table)."""
-        project = self.session.project
-        configured = configured_expected(project) if project is not None else {}
+        configured = self.session.reads.configured_expected()
         rubric = [v for v in self.session.judging.judge_verdicts() if v.method not in FAILTER_METHODS]
-        self.distributions = score_distribution(rubric) if project is not None else []
+        self.distributions = score_distribution(rubric) if self.session.has_project() else []
         self.expected = [expected_for(d.dimension, configured) for d in self.distributions]
         warned = [inflation_warning(d, e) for d, e in zip(self.distributions, self.expected)]
         self.warnings = [w for w in warned if w]

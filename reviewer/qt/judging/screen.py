@@ -32,7 +32,6 @@ from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
 from reviewer.qt.palette import color_of, style_of
 from reviewer.qt.canvas.painting import marked_crop
-from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.qt.session import Session
 
 
@@ -231,8 +230,7 @@ class DisputeScreen(QWidget):
         for n, (box, who) in enumerate(zip(self.output_boxes, sides), 1):
             box.setVisible(True)
             box.show_text(f"{n} · {who}'s side", side_text(diff, who))
-        assert s.project is not None  # difference_of read the difference from it
-        names = annotators(s.project)
+        names = s.reads.annotators()
         marks = [
             ((c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max), color_of(names, who), style_of(names, who))
             for who, c in ((diff.annotator_a, diff.a_card), (diff.annotator_b, diff.b_card))

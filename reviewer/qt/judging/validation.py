@@ -1,6 +1,6 @@
 """The validation view of the adjudication mode: is a judge fit to be
-trusted? Three tabs over one computation (reviewer.qt.judging.
-validation_worker, off the GUI thread):
+trusted? Three tabs over one computation
+(reviewer.qt.session.validation_worker, off the GUI thread):
 
 * **Agreement**: every agreement statistic with its 95 % bootstrap interval
   (low, high, the method: BCa or percentile), Landis-Koch words for
@@ -61,7 +61,7 @@ from reviewer.core.judging.disputes import format_value
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import AlignmentView
 from reviewer.qt.judging.reliability import ReliabilityView
-from reviewer.qt.judging.validation_worker import ValidationFigures, ValidationWorker, comparison_text, slice_choices
+from reviewer.qt.session.validation_worker import ValidationFigures, ValidationWorker, comparison_text, slice_choices
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
 

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from reviewer.core.workflows import distinct_titles, first_words
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
-from reviewer.storage.images import SWAPS
+from reviewer.qt.session.reads import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
 from reviewer.qt import registry
@@ -325,7 +325,7 @@ class ItemsPanel(QWidget):
         session.projectChanged.connect(self._project)
         session.groundTruthChanged.connect(lambda item_id: self._changed({item_id}))
         session.findingsChanged.connect(lambda: self._changed(self.session.changed_items))
-        session.summaryChanged.connect(lambda: self.session.search and self._filter())
+        session.summaryChanged.connect(self._summarised)
         session.itemChanged.connect(self.follow)
         self._project()
 
@@ -337,6 +337,17 @@ class ItemsPanel(QWidget):
     def _project(self) -> None:
         self.model.forget_thumbnails()
         self.refresh()
+
+    def _summarised(self) -> None:
+        """The summary is in (a big project's review counts come with it):
+        the rows drawn again in place, filtered again when a filter is on."""
+        n = len(self.model.rows)
+        if n:
+            self.model.dataChanged.emit(
+                self.model.index(0), self.model.index(n - 1), [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole]
+            )
+        if self.session.search or self.filter_combo.currentIndex() != 0:
+            self._filter()
 
     def _changed(self, item_ids) -> None:
         """Rows of ``item_ids`` changed (None: any): update them in place, and

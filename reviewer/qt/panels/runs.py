@@ -21,7 +21,7 @@ from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_too
 from reviewer.qt.search import run_matches, terms
 from reviewer.qt.session import Session
 from reviewer.qt.text import CELL_CHARS, cell as one_line
-from reviewer.storage.cards.scores import ScoredRun
+from reviewer.qt.session.reads import ScoredRun
 
 COLUMNS = ["prompt", "model", "rep", "text", "spatial", "halluc", "JSON valid", "reviewed"]
 NUMERIC = {2, 3, 4, 5, 7}

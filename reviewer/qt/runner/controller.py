@@ -15,28 +15,28 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QMenu,
     QProgressBar,
     QToolButton,
     QWidget,
 )
 
 from reviewer.clients.chat import public_url
+from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import RunSummary
+from reviewer.qt.host import RunnerHost
 from reviewer.qt.runner.worker import RunnerThread, Task
 
 from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
 from reviewer.qt.runner.settings import DISPUTES_EVERY_S, FLUSH_MS
-from reviewer.storage.cards.scores import scored_runs
+from reviewer.qt.session import Session
 
 
-def add_stored_runs(session, run_ids: list[int]) -> int:
+def add_stored_runs(session: Session, run_ids: list[int]) -> int:
     """Add runs stored meanwhile by another connection (the worker thread)
-    to the session, reading only those runs, and tell the views
-    (findingsChanged). Returns how many were added."""
-    if session.project is None or not run_ids:
-        return 0
-    fresh = scored_runs(session.project, run_ids)
-    session.take_runs(fresh)  # into the session's caches: no full reload on a big project
+    to the session, reading only those runs (Session.add_stored_runs), and
+    tell the views (findingsChanged). Returns how many were added."""
+    fresh = session.add_stored_runs(run_ids)  # into the session's caches: no full reload on a big project
     if fresh:
         session.findingsChanged.emit()
         if session.item_id is None:
@@ -84,12 +84,14 @@ class RunStatus(QWidget):
 
 class RunnerController(QObject):
     """The Run menu and its one job at a time (see module doc). Made by the
-    main window: ``RunnerController(window)``."""
+    main window: ``RunnerController(window)``, ``window`` a
+    reviewer.qt.host.RunnerHost."""
 
-    def __init__(self, window):
+    def __init__(self, host: RunnerHost):
+        window = host.window()
         super().__init__(window)
-        self.window, self.session = window, window.session
-        self.thread: Optional[RunnerThread] = None
+        self.window, self.session, self.settings = window, host.session, host.settings
+        self.job: Optional[RunnerThread] = None
         self.form: Optional[RunForm] = None
         self.forms: dict[str, RunForm] = {}
         self.summary: Optional[RunSummary] = None
@@ -99,12 +101,11 @@ class RunnerController(QObject):
         self._verdicts = 0
         self._disputes_at = 0.0
         self._disputes_cost = 0.0
-        menu = window.menuBar()
+        menu = host.menuBar()
         help_menu = next((a for a in menu.actions() if a.text() == "&Help"), None)
-        self.menu = menu.addMenu("&Run") if help_menu is None else None
-        if self.menu is None:
-            from PySide6.QtWidgets import QMenu
-
+        if help_menu is None:
+            self.menu = menu.addMenu("&Run")
+        else:
             self.menu = QMenu("&Run", menu)
             menu.insertMenu(help_menu, self.menu)
         self.actions: dict[str, QAction] = {}
@@ -117,10 +118,15 @@ class RunnerController(QObject):
             action.triggered.connect(lambda _=False, k=name: self.show_form(k))
             self.actions[name] = action
         self.status = RunStatus()
-        window.statusBar().addPermanentWidget(self.status)
+        host.statusBar().addPermanentWidget(self.status)
         self.status.cancel_button.clicked.connect(self.cancel)
-        self.flush_timer = QTimer(self, interval=FLUSH_MS, timeout=self.flush)
-        self._hide_timer = QTimer(self, singleShot=True, interval=6000, timeout=self.status.hide)
+        self.flush_timer = QTimer(self)
+        self.flush_timer.setInterval(FLUSH_MS)
+        self.flush_timer.timeout.connect(self.flush)
+        self._hide_timer = QTimer(self)
+        self._hide_timer.setSingleShot(True)
+        self._hide_timer.setInterval(6000)
+        self._hide_timer.timeout.connect(self.status.hide)
         window.installEventFilter(self)
 
     # -- forms ------------------------------------------------------------------------------
@@ -139,23 +145,23 @@ class RunnerController(QObject):
     # -- the job ----------------------------------------------------------------------------
     def running(self) -> bool:
         """True while a job's thread runs."""
-        return self.thread is not None and self.thread.isRunning()
+        return self.job is not None and self.job.isRunning()
 
     def start(self, task: Task, form: Optional[RunForm] = None) -> bool:
         """Start ``task`` on the open project in a worker thread; False (and
         the reason on the form or in the status bar) when no project is
         open, it is read-only or a job already runs."""
-        p = self.session.project
+        path = self.session.project_path()
         problem = (
             "open a project first"
-            if p is None
-            else f"the project is read-only ({p.read_only})"
-            if p.read_only
+            if path is None
+            else f"the project is read-only ({self.session.read_only})"
+            if self.session.read_only
             else "a run is already going on: cancel it or wait"
             if self.running()
             else None
         )
-        if problem:
+        if problem or path is None:
             if form is not None:
                 form.show_status(f"Cannot start: {problem}")
             self.session.error.emit(problem)
@@ -163,14 +169,15 @@ class RunnerController(QObject):
         self.form, self.summary, self.error = form, None, None
         self._runs, self._verdicts = [], 0
         self._started = time.monotonic()
-        thread = RunnerThread(p.path, task, self)
+        thread = RunnerThread(path, task, self)
         thread.progressed.connect(self._progressed)
         thread.stored.connect(self._stored)
         thread.succeeded.connect(self._succeeded)
         thread.failed.connect(self._failed)
         thread.finished.connect(self._finished)
-        self.thread = thread
-        what = f"{task.options.model}" if task.kind == "run" else f"{task.options.kind} judge {task.options.model}"
+        self.job = thread
+        options = task.options
+        what = options.model if isinstance(options, RunOptions) else f"{options.kind} judge {options.model}"
         self.status.label.setText(f"{'Running' if task.kind == 'run' else 'Judging'}: {what}")
         for bar in self._bars():
             bar.setRange(0, 0)  # busy until the first answer says how many
@@ -188,8 +195,8 @@ class RunnerController(QObject):
 
     def cancel(self) -> None:
         """Cancel the running job (what was stored stays)."""
-        if self.running():
-            self.thread.cancel()
+        if self.job is not None and self.job.isRunning():
+            self.job.cancel()
             self.status.cancel_button.setEnabled(False)
             if self.form is not None:
                 self.form.cancel_button.setEnabled(False)
@@ -197,18 +204,18 @@ class RunnerController(QObject):
 
     def wait(self, ms: int = 30_000) -> bool:
         """Block until the job's thread ends (tests, closing); True when it did."""
-        return self.thread.wait(ms) if self.thread is not None else True
+        return self.job.wait(ms) if self.job is not None else True
 
     def shutdown(self) -> None:
         """Cancel the job and wait for its thread (the window is closing)."""
-        if self.running():
-            self.thread.cancel()
-            self.thread.wait(30_000)
+        if self.job is not None and self.job.isRunning():
+            self.job.cancel()
+            self.job.wait(30_000)
         self.flush_timer.stop()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
         """Closing the window cancels the job and waits for its thread."""
-        if watched is self.window and event.type() == QEvent.Close:
+        if watched is self.window and event.type() == QEvent.Type.Close:
             self.shutdown()
         return False
 
@@ -221,7 +228,7 @@ class RunnerController(QObject):
             bar.setRange(0, max(total, 1))
             bar.setValue(done)
         self.status.eta.setText(f"{done}/{total} {eta}".strip())
-        if self.form is not None and not self.thread.cancel_event.is_set():
+        if self.form is not None and self.job is not None and not self.job.cancel_event.is_set():
             self.form.eta.setText(eta)
             self.form.show_status(f"{done} of {total} asked: {answered} answered, {failed} failed")
 
@@ -232,8 +239,8 @@ class RunnerController(QObject):
             self._verdicts += len(ids)
 
     def _same_project(self) -> bool:
-        p = self.session.project
-        return p is not None and self.thread is not None and Path(p.path).resolve() == self.thread.path.resolve()
+        path = self.session.project_path()
+        return path is not None and self.job is not None and Path(path).resolve() == self.job.path.resolve()
 
     def flush(self, final: bool = False) -> None:
         """Show what arrived since the last flush (see module doc)."""
@@ -247,6 +254,7 @@ class RunnerController(QObject):
         if self._verdicts and (final or now - self._disputes_at >= max(DISPUTES_EVERY_S, 10 * self._disputes_cost)):
             self._verdicts = 0
             self.session.judging.refresh()
+            self.session.refresh_facts()
             self._disputes_at = time.monotonic()
             self._disputes_cost = self._disputes_at - now
 
@@ -262,7 +270,7 @@ class RunnerController(QObject):
         s = self.summary
         cancelled = self.error is None and s is not None and s.cancelled
         for bar in self._bars():
-            if cancelled:  # the bar stays where the run stopped
+            if cancelled and s is not None:  # the bar stays where the run stopped
                 bar.setRange(0, max(s.planned, 1))
                 bar.setValue(min(stopped_at(s), s.planned))
                 continue
@@ -273,7 +281,7 @@ class RunnerController(QObject):
         if self.error is not None:
             text = f"Error: {self.error}"
             self.session.error.emit(self.error)
-        elif cancelled:
+        elif cancelled and s is not None:
             text = cancelled_text(s)
         else:
             text = s.line() if s is not None else "stopped"

@@ -24,9 +24,9 @@ The controller that runs the jobs is reviewer.qt.runner.controller.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Optional, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QVBoxLayout,
+    QWidget,
 )
 
 from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, api_key, check_endpoint, public_url
@@ -49,17 +50,18 @@ from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
 from reviewer.qt.runner.worker import Task
-from reviewer.storage import repo
+from reviewer.qt.session import Session
 
 
 class JobRunner(Protocol):
     """What a form needs of whoever runs its job (reviewer.qt.runner.controller.RunnerController):
     the form imports no controller, so the two modules do not import each other."""
 
-    window: Any  # the main window (its ``settings``: QSettings)
-    session: Any  # the Session (project, run lines, reviewer)
+    window: QWidget  # the forms' parent
+    settings: QSettings  # where the forms remember what was typed
+    session: Session  # prompt and item names, run lines, the reviewer
 
-    def start(self, task: Task, form: "RunForm") -> None:
+    def start(self, task: Task, form: Optional["RunForm"] = None) -> bool:
         """Run ``task``, showing progress in ``form``."""
 
     def cancel(self) -> None:
@@ -69,7 +71,7 @@ class JobRunner(Protocol):
 def plain_label(text: str = "") -> QLabel:
     """A label that shows ``text`` as plain text (never rich text)."""
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -113,19 +115,23 @@ class _CheckList(QListWidget):
         self.clear()
         for name in names:
             item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Checked if name in ticked else Qt.Unchecked)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in ticked else Qt.CheckState.Unchecked)
             self.addItem(item)
 
     def ticked(self) -> tuple[str, ...]:
         """The ticked names (empty: all)."""
-        return tuple(self.item(i).text() for i in range(self.count()) if self.item(i).checkState() == Qt.Checked)
+        return tuple(
+            self.item(i).text() for i in range(self.count()) if self.item(i).checkState() == Qt.CheckState.Checked
+        )
 
     def tick(self, names) -> None:
         """Tick exactly ``names``."""
         wanted = set(names)
         for i in range(self.count()):
-            self.item(i).setCheckState(Qt.Checked if self.item(i).text() in wanted else Qt.Unchecked)
+            self.item(i).setCheckState(
+                Qt.CheckState.Checked if self.item(i).text() in wanted else Qt.CheckState.Unchecked
+            )
 
 
 class RunForm(QDialog):
@@ -136,7 +142,7 @@ class RunForm(QDialog):
     def __init__(self, controller: JobRunner, kind: str):
         super().__init__(controller.window)
         self.controller, self.kind = controller, kind
-        self.settings = controller.window.settings
+        self.settings = controller.settings
         self.setObjectName("RunModelForm" if kind == "run" else "RunJudgeForm")
         self.setWindowTitle("Run model" if kind == "run" else "Run judge")
         self.setModal(False)
@@ -224,9 +230,9 @@ class RunForm(QDialog):
 
     def refill(self) -> None:
         """Fill the lists from the open project (ticks kept by name)."""
-        p = self.controller.session.project
-        self.prompts.fill([x.name for x in repo.prompts(p)] if p else [])
-        self.items.fill([x.name for x in repo.items(p)] if p else [])
+        session = self.controller.session
+        self.prompts.fill(session.reads.prompt_names())
+        self.items.fill(session.reads.item_names())
         if self.kind == "judge":
             models = sorted({x.model for x in self.controller.session.run_lines()})
             self.run_models.fill(models)
@@ -252,6 +258,7 @@ class RunForm(QDialog):
         )
         temperature = None if self.temperature.value() < 0 else self.temperature.value()
         max_tokens = self.max_tokens.value() or None
+        options: RunOptions | JudgeOptions
         if self.kind == "run":
             options = RunOptions(
                 model=model,

@@ -6,7 +6,7 @@ waits for the network.
 * The thread opens its own connection to the project file (WAL: the
   window's connection reads what it commits at once) and closes it when
   done; the window's connection is never used from it. It opens the file
-  through open_project like the window, which recognises it through SQLite
+  through open_own_connection (open_project) like the window, which recognises it through SQLite
   only, so the window's locks are never dropped (reviewer.storage.recognise).
   Each request is reserved in the project before it is sent
   (reviewer.storage.reservations), so a `reviewer run` beside the window
@@ -37,7 +37,7 @@ from reviewer.clients.chat import api_key
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.execute import Settings, RunSummary
 from reviewer.pipeline.judge import JudgeOptions, judge_runs
-from reviewer.storage.db import open_project
+from reviewer.qt.session.reads import open_own_connection
 
 #: Shortest time between two progress signals (seconds).
 PROGRESS_EVERY_S = 0.05
@@ -90,14 +90,14 @@ class RunnerThread(QThread):
         """The thread's body: open the project, run the task, close."""
         task = self.task
         try:
-            project = open_project(self.path)
+            project = open_own_connection(self.path)
         except Exception as exc:  # noqa: BLE001 - any failure is shown, never raised in a thread
             self.failed.emit(redact(f"cannot open {self.path.name}: {exc}", task.settings.key_env))
             return
         try:
             if project.read_only:
                 raise ValueError(f"{self.path.name} is read-only ({project.read_only}): answers cannot be stored")
-            if task.kind == "run":
+            if isinstance(task.options, RunOptions):  # kind 'run'; else 'judge' with JudgeOptions
                 summary, _ = run_models(
                     project,
                     task.settings,

@@ -5,7 +5,11 @@ them.
 ``DisputeState`` is owned by the Session, which forwards its signals. The
 disputes are found again when a project is opened and after an import
 (``refresh``), and the judge verdicts are cached then (commands never
-change them).
+change them). On a project with ASYNC_VERDICTS verdicts or more the
+refresh is writing work off the GUI thread (decision record
+"big-projects-stay-interactive"): it runs on a WriterWorker (a connection
+of its own, the same short write transaction as ever), the message line
+says so, and disputesChanged comes when it is done.
 """
 
 from __future__ import annotations
@@ -19,6 +23,28 @@ from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage import dispute_queue, repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project, ProjectError
+from reviewer.qt.session.writer_worker import WriterWorker
+
+#: Verdicts from which the disputes are found on the writer worker (fewer:
+#: at once, on the GUI thread, as the window's tests expect).
+ASYNC_VERDICTS = 1_000
+
+
+def verdict_count(project: Project) -> int:
+    """How many verdicts the project holds (one count over the table)."""
+    return project.db.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+
+
+def _find_disputes(project: Project, progress, cancelled) -> Optional[list[Verdict]]:
+    """The writer's work: the disputes found again and stored (one short
+    write transaction), then every verdict read; None when cancelled."""
+    progress(0, 2)
+    if judging.has_judging(project):
+        dispute_queue.refresh_disputes(project)
+    if cancelled():
+        return None
+    progress(1, 2)
+    return judging.verdicts(project)
 
 
 class DisputeState(QObject):
@@ -27,22 +53,46 @@ class DisputeState(QObject):
     disputesChanged = Signal()  # disputes found again (open, import)
     disputeChanged = Signal()  # current dispute changed
     error = Signal(str)
+    message = Signal(str)  # the background refresh's progress, for the status line
 
     def __init__(self, parent: Optional[QObject] = None):
         super().__init__(parent)
         self.project: Optional[Project] = None
         self.current_dispute_id: Optional[int] = None
         self._verdicts: list[Verdict] = []
+        #: the background refresh of a big project (module doc)
+        self.writer = WriterWorker(self)
+        self.writer.done.connect(self._found)
+        self.writer.failed.connect(lambda why: self.error.emit(f"could not find disputes: {why}"))
+        self.writer.failed.connect(lambda _: self.message.emit(""))
 
     def attach(self, project: Optional[Project]) -> None:
-        """Work on ``project`` (None: none); no dispute is current, no verdict cached."""
+        """Work on ``project`` (None: none); no dispute is current, no verdict
+        cached, a background refresh of the project before is dropped."""
+        self.writer.cancel()
         self.project, self.current_dispute_id, self._verdicts = project, None, []
+
+    def refreshing(self) -> bool:
+        """The disputes are being found on the writer worker (a big project)."""
+        return self.writer.busy()
 
     def refresh(self) -> None:
         """Find the disputes over every verdict again and store them
         (reviewer.storage.dispute_queue.refresh_disputes; skipped when the
         project has neither verdicts nor disputes), cache the verdicts and
-        emit disputesChanged. Called on open and after an import."""
+        emit disputesChanged. Called on open and after an import. With
+        ASYNC_VERDICTS verdicts or more (and a project on disk) this
+        returns at once and the work is done on the writer worker."""
+        if self.project is not None and not self.project.read_only:
+            try:
+                many = verdict_count(self.project) >= ASYNC_VERDICTS
+            except sqlite3.Error:
+                many = False
+            if many:
+                self.message.emit("finding disputes…")
+                self.writer.start(self.project, _find_disputes)
+                return
+        self.writer.cancel()  # a refresh at once supersedes one in the background
         self._verdicts = []
         if self.project is not None:
             try:
@@ -51,6 +101,23 @@ class DisputeState(QObject):
                 self._verdicts = judging.verdicts(self.project)
             except (ProjectError, sqlite3.Error) as exc:
                 self.error.emit(f"could not find disputes: {exc}")
+        self._settle()
+
+    def show_stored(self) -> None:
+        """Tell the views about the disputes as stored, without finding them
+        again (open does that after the stale runs are scored)."""
+        self.writer.cancel()
+        self._settle()
+
+    def _found(self, verdicts: Optional[list[Verdict]]) -> None:
+        """The writer found and stored the disputes and read ``verdicts``."""
+        if self.project is None or verdicts is None:
+            return
+        self._verdicts = verdicts
+        self._settle()
+        self.message.emit(f"disputes found: {len(self.disputes())}")
+
+    def _settle(self) -> None:
         ids = {d.id for d in self.disputes()}
         if self.current_dispute_id not in ids:
             self.current_dispute_id = None

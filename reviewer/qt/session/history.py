@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -58,8 +58,8 @@ class History(QObject):
 
     def __init__(self, parent: Optional[QObject] = None):
         super().__init__(parent)
-        self.stack = UndoStack()
-        self.store = None
+        self.stack: UndoStack[Any] = UndoStack()  # the store is the project's (Store and the narrower protocols)
+        self.store: Any = None
         self._queue: Optional[WriteQueue] = None
         self._ops: deque[Op] = deque()
         self._done_now: list[tuple[Op, Optional[Effect]]] = []
@@ -153,11 +153,13 @@ class History(QObject):
     def undo(self) -> Optional[bool]:
         """Undo the last edit (True: written now, False: queued, None:
         nothing to undo)."""
-        return self._submit(Op("undo", self.next_undo())) if self.can_undo else None
+        command = self.next_undo()
+        return None if command is None else self._submit(Op("undo", command))
 
     def redo(self) -> Optional[bool]:
         """Redo the last undone edit (as ``undo``)."""
-        return self._submit(Op("redo", self.next_redo())) if self.can_redo else None
+        command = self.next_redo()
+        return None if command is None else self._submit(Op("redo", command))
 
     def flush(self, wait: float = FLUSH_WAIT_S) -> int:
         """Write what waits, in order, each waiting up to ``wait`` seconds
@@ -199,6 +201,7 @@ class History(QObject):
         """Inside the write transaction: the operation on the real stack.
         An undo or redo whose edit is no longer next (its push failed) does
         nothing."""
+        effect: Optional[Effect]
         if op.kind == "push":
             effect = self.stack.push(op.command, self.store)
         elif op.kind == "undo":

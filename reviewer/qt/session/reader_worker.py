@@ -10,7 +10,7 @@ set (it may stop between its steps) and its result is dropped. When the
 connection cannot be opened or the work raises one of ``errors``,
 ``on_error(exc)`` is the result. The Session's summary
 (reviewer.qt.session.summary) and the validation view
-(reviewer.qt.judging.validation_worker) are its users.
+(reviewer.qt.session.validation_worker) are its users.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from reviewer.core.cards.metrics import Pool, pooled_verdict, prompt_verdict
+from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
 from reviewer.core.workflows import AnyWorkflow, Workflow
 from reviewer.storage import repo, workflows
@@ -65,6 +65,13 @@ class ItemStatus:
     no_findings: int = 0
 
 
+#: Runs from which the review counts of the items come with the summary
+#: (counted from its RunLines off the GUI thread) instead of from one
+#: aggregate query at open (seconds on 100,000 runs); until then an item
+#: counts only the runs the window has read whole.
+COUNTS_WITH_SUMMARY_RUNS = 20_000
+
+
 class RunCache:
     """Items, ground truth, scored runs, review counts and T-P1 rows of the
     open project, read when first asked for (module doc)."""
@@ -83,6 +90,8 @@ class RunCache:
         self._counts: dict[int, overview.ReviewCounts] = {}
         self._statuses: list[ItemStatus] = []
         self._status_by_id: dict[int, ItemStatus] = {}
+        self._runs_total = 0
+        self._counts_later = False
 
     def _clear(self) -> None:
         self._runs: dict[int, ScoredRun] = {}
@@ -105,14 +114,17 @@ class RunCache:
         ``item_id``. The summary is the caller's (``apply_summary``)."""
         self.project = project
         self._items = repo.items(project) if project else []  # items change only by import
-        self._items_by_id = {i.id: i for i in self._items}
+        self._items_by_id = {i.id: i for i in self._items if i.id is not None}
         self._item_ids = {i.name: i.id for i in self._items if i.id is not None}
         self._gt.clear()
         self._clear()
         if project is None:
             self._counts, self._statuses, self._status_by_id = {}, [], {}
+            self._runs_total, self._counts_later = 0, False
             return
-        self._counts = overview.review_counts(project)
+        self._runs_total = project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        self._counts_later = self._runs_total >= COUNTS_WITH_SUMMARY_RUNS
+        self._counts = {} if self._counts_later else overview.review_counts(project)
         cards = repo.card_counts(project)
         blank = repo.transcribe_counts(project)
         flows = workflows.item_workflows(project, self._items)
@@ -130,9 +142,9 @@ class RunCache:
             for item in self._items
             for iid in [item.id or 0]  # ids are read from the database
         ]
-        self._status_by_id = {st.item.id: st for st in self._statuses}
-        for st in self._statuses:
-            c = self._counts.get(st.item.id)
+        self._status_by_id = {st.item.id: st for st in self._statuses if st.item.id is not None}
+        for iid, st in self._status_by_id.items():
+            c = self._counts.get(iid)
             st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
         self.ensure_item(item_id)
 
@@ -141,8 +153,15 @@ class RunCache:
         self.previewed = set()
 
     def total_runs(self) -> int:
-        """Scored runs of the project, from the review counts."""
+        """Scored runs of the project, from the review counts (every run
+        while they wait for the summary)."""
+        if self._counts_later:
+            return self._runs_total
         return sum(c.runs for c in self._counts.values())
+
+    def counts_later(self) -> bool:
+        """The review counts wait for the summary (a big project)."""
+        return self._counts_later
 
     def apply_summary(self, result) -> None:
         """Take the summary's RunLines (those of the runs cached whole are as
@@ -159,6 +178,26 @@ class RunCache:
         self._pools = {}  # pooled again from the new lines when first needed
         self._score_rows = rows
         self._score_index = {a.key(): k for k, (a, _) in enumerate(rows)}
+        if self.counts_later():
+            self._count_lines(merged.values())
+
+    def _count_lines(self, lines: Iterable[overview.RunLine]) -> None:
+        """The review counts of every item from the RunLines (as the
+        aggregate query counts them), the statuses updated."""
+        counts: dict[int, overview.ReviewCounts] = {}
+        for x in lines:
+            c = counts.get(x.item_id)
+            if c is None:
+                c = counts[x.item_id] = overview.ReviewCounts()
+            c.runs += 1
+            c.findings += x.findings
+            c.decided += x.findings - x.open
+            c.reviewed += x.findings > 0 and x.open == 0
+            c.no_findings += x.findings == 0
+        self._counts, self._counts_later = counts, False
+        for iid, st in self._status_by_id.items():
+            c = counts.get(iid)
+            st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
 
     def complete(self) -> bool:
         """Every run is known and the T-P1 rows are there."""
@@ -171,7 +210,7 @@ class RunCache:
 
     def item(self, item_id: Optional[int]) -> Optional[Item]:
         """The item ``item_id``, or None."""
-        return self._items_by_id.get(item_id)
+        return self._items_by_id.get(item_id) if item_id is not None else None
 
     def status(self, item_id: Optional[int]) -> Optional[ItemStatus]:
         """The ItemStatus of ``item_id`` (its counts and workflow), or None."""
@@ -215,7 +254,7 @@ class RunCache:
     def runs(self, item_id: Optional[int]) -> list[ScoredRun]:
         """Scored runs of an item, read when first asked for."""
         self.ensure_item(item_id)
-        return [self._runs[i] for i in self._by_item.get(item_id, [])]
+        return [self._runs[i] for i in self._by_item.get(item_id, [])] if item_id is not None else []
 
     def load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
         """The cached run ``run_id``, its item's runs read first when needed."""
@@ -402,8 +441,8 @@ class RunCache:
                 lines = self._item_lines(prompt, model, item)
                 if not lines:
                     continue
-                auto = prompt_verdict(prompt, item, [x.auto for x in lines], config, model)
-                reviewed = prompt_verdict(prompt, item, [x.reviewed for x in lines], config, model)
+                auto = pooled_verdict(prompt, item, Pool(x.auto for x in lines), config, model)
+                reviewed = pooled_verdict(prompt, item, Pool(x.reviewed for x in lines), config, model)
             row = self._score_index.get(auto.key())
             if row is None:
                 new = True

@@ -10,6 +10,9 @@ another's (see docs/decisions/session-composed-of-parts.md):
 * ``judging``: the DisputeState (reviewer.qt.session.disputes): disputes,
   judge verdicts and the dispute being adjudicated (the adjudication view
   reads verdicts, references and metrics from it directly);
+* ``reads``: the ProjectReads (reviewer.qt.session.reads): what the
+  widgets read of the project beside the cache (annotators, test cases,
+  verdicts, spans, labels), never from reviewer.storage themselves;
 * ``editor``: the Editor (reviewer.qt.session.editor): every edit a core
   Command through the queued history (reviewer.qt.session.history), in
   the database before the signal that announces it is emitted, or, while
@@ -43,6 +46,9 @@ from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
+from reviewer.qt.session.facts import FailterItems
+from reviewer.qt.session.label_planner import LabelPlanner
+from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
 from reviewer.qt.session.runs import ItemStatus, RunCache
@@ -99,6 +105,7 @@ class Session(QObject):
     reviewerChanged = Signal(str)  # the reviewer's name changed
     summaryChanged = Signal()  # every run is cached now (reviewer.qt.session.summary)
     scoresChanged = Signal(object)  # T-P1 rows changed: their indexes in score_rows(), None for all
+    factsChanged = Signal()  # facts read off the GUI thread arrived (which items have Failter verdicts)
 
     def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
         super().__init__(parent)
@@ -108,6 +115,12 @@ class Session(QObject):
         self.cache = RunCache()
         self.summariser = summary.Summariser(self)
         self.judging = DisputeState(self)
+        #: the label-first plan of a big project, made on a writer worker
+        self.planner = LabelPlanner(lambda: self.project, self)
+        self.planner.message.connect(self.message)
+        self.reads = ProjectReads(self)
+        self.failter_items = FailterItems(self)
+        self.failter_items.known.connect(self.factsChanged.emit)
         self.editor = Editor(self)
         #: The undo history, its writes queued while the project is busy
         #: (``stack`` is the same object, for the undo actions and tests).
@@ -122,14 +135,17 @@ class Session(QObject):
         self.search = ""
         self.summariser.done.connect(self._summary_done)
         for part, names in (
-            (self.judging, ("disputesChanged", "disputeChanged", "error")),
+            (self.judging, ("disputesChanged", "disputeChanged", "error", "message")),
             (self.editor, ("undoChanged", "walked", "message", "error")),
         ):
             for name in names:
                 getattr(part, name).connect(getattr(self, name))
         self.editor.written.connect(self._written)
         self.editor.queued.connect(self._show_pending)
-        self._remember_timer = QTimer(self, singleShot=True, interval=REMEMBER_MS, timeout=self._remember_run)
+        self._remember_timer = QTimer(self)
+        self._remember_timer.setSingleShot(True)
+        self._remember_timer.setInterval(REMEMBER_MS)
+        self._remember_timer.timeout.connect(self._remember_run)
         #: Writing work off the GUI thread: the stale runs scored after open.
         self.scorer = WriterWorker(self)
         self.scorer.progress.connect(self._scoring_progress)
@@ -142,7 +158,8 @@ class Session(QObject):
         project = None
         try:
             project = open_project(path, create=create)
-            if project.read_only or _stale_runs(project) < ASYNC_STALE_RUNS:  # in memory, or little to do: at once
+            background = not project.read_only and _stale_runs(project) >= ASYNC_STALE_RUNS
+            if not background:  # in memory, or little to do: at once
                 score_project(project, only_stale=True)
         except (ProjectError, sqlite3.Error) as exc:
             if project is not None:
@@ -164,7 +181,10 @@ class Session(QObject):
         self.item_id = self.run_id = None
         self.selected_findings, self.selected_cards = [], []
         self.judging.attach(project)
-        self.judging.refresh()
+        if background:  # the disputes are found once the scores are in (``_scored``); the stored ones meanwhile
+            self.judging.show_stored()
+        else:
+            self.judging.refresh()
         self.projectChanged.emit()
         self.undoChanged.emit()
         last = self.project.meta("view.run")
@@ -172,7 +192,7 @@ class Session(QObject):
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
             self.set_item(self.items()[0].item.id)
-        if not project.read_only and _stale_runs(project) >= ASYNC_STALE_RUNS:
+        if background:
             self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
         return True
 
@@ -185,11 +205,14 @@ class Session(QObject):
 
     def _scored(self, scored) -> None:
         """The writer scored ``scored`` stale runs: read them again (the views
-        are told as after an import, the current item kept)."""
-        if self.project is None or not scored:
+        are told as after an import, the current item kept), and find the
+        disputes, which open left for now."""
+        if self.project is None:
+            return
+        self.judging.refresh()
+        if not scored:
             return
         self.reload()
-        self.judging.refresh()
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -219,6 +242,7 @@ class Session(QObject):
         summary is computed again (at once for up to summary.SYNC_RUNS runs,
         else on the worker). Views are not told: emit what changed."""
         self.summariser.cancel()
+        self.failter_items.cancel()
         self.cache.reset(self.project, self.item_id)
         if self.project is None:
             return
@@ -226,6 +250,20 @@ class Session(QObject):
             self.cache.apply_summary(read_summary(self.project))
         else:
             self.summariser.start(self.project)
+        self.refresh_facts(tell=False)
+
+    def refresh_facts(self, tell: bool = True) -> None:
+        """Read again which items have Failter verdicts (new verdicts were
+        stored): at once for up to summary.SYNC_RUNS runs, else on the
+        reader worker (factsChanged when it is in; at once too when ``tell``)."""
+        if self.project is None:
+            return
+        if self.cache.total_runs() <= summary.SYNC_RUNS:
+            self.failter_items.read_now(self.project)
+            if tell:
+                self.factsChanged.emit()
+        else:
+            self.failter_items.start(self.project)
 
     def _summary_done(self, result) -> None:
         if self.project is None:
@@ -239,8 +277,10 @@ class Session(QObject):
         self._announce_scores()
 
     def busy(self) -> bool:
-        """The summary is still being computed (on the worker, or waiting to start)."""
-        return self.summariser.busy()
+        """Work of the open project is still under way off the GUI thread:
+        the summary (on the worker, or waiting to start), the stale runs'
+        scores, the dispute refresh or a label-first plan (writer workers)."""
+        return self.summariser.busy() or self.scorer.busy() or self.judging.refreshing() or self.planner.busy()
 
     def summary_ready(self) -> bool:
         """Every run is cached and the T-P1 rows are there."""
@@ -352,6 +392,26 @@ class Session(QObject):
     def changed_items(self) -> Optional[set[int]]:
         """Items the last ``findingsChanged`` touched (None: any)."""
         return self.cache.changed_items
+
+    def has_project(self) -> bool:
+        """A project is open."""
+        return self.project is not None
+
+    def has_failter_verdicts(self, item_id: int) -> bool:
+        """The item's runs have a Failter verdict (False until a big
+        project's answer is read off the GUI thread: factsChanged)."""
+        return item_id in self.failter_items.items
+
+    def project_path(self) -> Optional[Path]:
+        """The open project's file, None when none is open."""
+        return self.project.path if self.project is not None else None
+
+    def add_stored_runs(self, run_ids: list[int]) -> list[ScoredRun]:
+        """Read the runs ``run_ids`` stored meanwhile by another connection
+        (a worker thread) into the caches (take_runs); returns them."""
+        fresh = self.reads.stored_runs(run_ids)
+        self.take_runs(fresh)
+        return fresh
 
     def take_runs(self, runs: list[ScoredRun]) -> set[int]:
         """Runs stored meanwhile by another connection (a model run on a
@@ -465,7 +525,8 @@ class Session(QObject):
         self.undoChanged.emit()
 
     def _keep_live_findings(self) -> None:
-        live = {f.id for f in (self.run().findings if self.run() else [])}
+        run = self.run()
+        live = {f.id for f in (run.findings if run else [])}
         self.selected_findings = [i for i in self.selected_findings if i in live]
 
     # -- selection ------------------------------------------------------------------------
@@ -494,7 +555,8 @@ class Session(QObject):
         if run is not None and self.project is not None:
             self._remember_timer.start()  # written once the reviewer stays on it (no write per key)
         self.convention_override = None
-        self.selected_findings = [run.findings[0].id] if run and run.findings else []
+        first = run.findings[0].id if run and run.findings else None
+        self.selected_findings = [first] if first is not None else []
         self.runChanged.emit()
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()

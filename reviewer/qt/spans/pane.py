@@ -56,7 +56,7 @@ from reviewer.qt.spans.layers import (
 )
 from reviewer.qt.spans.style import SpanLegend
 from reviewer.qt.text import break_at_spaces, line
-from reviewer.storage.spans import spans as span_store
+from reviewer.qt.session.reads import parse_span_output
 
 
 def show_plain(edit: QPlainTextEdit, text: str) -> None:
@@ -256,7 +256,7 @@ class SpanPane(QWidget):
     def refresh(self) -> None:
         """Read the current item and run and redraw everything."""
         item, run = self.session.item(), self.session.run()
-        parsed = span_store.parse_span_output(run.run["output"]) if run is not None else None
+        parsed = parse_span_output(run.run["output"]) if run is not None else None
         prompt = (item.text or "") if item is not None else ""
         self.labelled, self.spans = parsed if parsed else (prompt, [])
         self.view.show_text(self.labelled)
@@ -296,10 +296,7 @@ class SpanPane(QWidget):
     def refresh_golden(self) -> None:
         """Read the golden spans of this item's labelled text."""
         item = self.session.item()
-        project = self.session.project
-        golden = (
-            span_store.golden_spans(project, item.id, self.labelled) if item and item.id is not None and project else []
-        )
+        golden = self.session.reads.golden_spans(item.id, self.labelled) if item and item.id is not None else []
         self.view.set_golden(golden)
 
     def _show_selection(self) -> None:

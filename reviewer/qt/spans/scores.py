@@ -32,8 +32,6 @@ from reviewer.core.spans.snapshots import CATEGORIES
 from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage.spans import spans as span_store
-from reviewer.storage.spans.reviewed import missed_after_review
 
 F1_HEADER = ["run", "category", "golden", "predicted", "exact F1", "relaxed F1", "coverage", "precision"]
 F1_TIPS = [
@@ -124,29 +122,26 @@ class SpanScoresPanel(QWidget):
         """An open or an import: the snapshots' summaries are read again when next shown."""
         self._summaries = None
 
-    def _snapshot_summaries(self, project) -> dict[str, dict]:
+    def _snapshot_summaries(self) -> dict[str, dict]:
         """{snapshot: its summary recomputed from its results}, parsed once
         per open or import (a decision changes only the F1 and the counts
         after review)."""
         if self._summaries is None:
-            self._summaries = {
-                name: span_store.summary_and_notes(span_store.snapshot(project, name)[1])[0]
-                for name in span_store.snapshot_names(project)
-            }
+            self._summaries = self.session.reads.snapshot_summaries()
         return self._summaries
 
     def refresh(self) -> None:
         """Compute the figures from the open project and show them."""
-        project = self.session.project
+        reads = self.session.reads
         f1, categories, severity = [], [], []
         runs = has_data = False
-        if project is not None:
-            has_data = span_store.has_span_data(project)
-            f1 = f1_rows(span_store.f1_by_group(project))
+        if self.session.has_project():
+            has_data = reads.has_span_data()
+            f1 = f1_rows(reads.span_f1())
             # the span runs are read a second time only when nothing else says there is span data
-            runs = bool(f1) or (not has_data and bool(span_store.span_runs(project)))
-            reviewed = missed_after_review(project)
-            for name, s in self._snapshot_summaries(project).items():
+            runs = bool(f1) or (not has_data and bool(reads.span_runs()))
+            reviewed = reads.missed_after_review()
+            for name, s in self._snapshot_summaries().items():
                 cats = s["avgCategoryScores"]
                 categories += [
                     [name, c, f"{cats[c]['coverage']:.2f}", f"{cats[c]['precision']:.2f}"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from reviewer.core.spans.responses import format_spans_for_judge
-from reviewer.storage.spans.spans import parse_span_output
+from reviewer.qt.session.reads import parse_span_output
 
 
 def span_output_text(output: str) -> Optional[str]:
