@@ -54,10 +54,6 @@ class Workflow(str, Enum):
     PAIRWISE = "pairwise"
 
 
-#: The order of the perspectives in menus and documentation.
-WORKFLOW_ORDER = (Workflow.CARDS, Workflow.SPANS, Workflow.CASE, Workflow.JUDGED, Workflow.PAIRWISE)
-
-
 @dataclass(frozen=True)
 class RegisteredWorkflow:
     """A workflow beyond the five, registered from its own package
@@ -101,9 +97,15 @@ def unregister(value: str) -> None:
     REGISTERED.pop(value, None)
 
 
+def workflow_order() -> tuple[Workflow, ...]:
+    """The five in the order of the perspectives in menus and documentation,
+    as their registrations place them (Recognition.order)."""
+    return tuple(sorted(RECOGNITIONS, key=lambda w: RECOGNITIONS[w].order))
+
+
 def all_workflows() -> tuple[AnyWorkflow, ...]:
-    """The five in WORKFLOW_ORDER, then the registered ones in order."""
-    return (*WORKFLOW_ORDER, *REGISTERED.values())
+    """The five in their order (workflow_order), then the registered ones in order."""
+    return (*workflow_order(), *REGISTERED.values())
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,13 @@ class Recognition:
     """How one of the five recognises its items (decision record
     "workflow-registries"): ``fact`` names the keyword of ``infer`` that
     holds for them ('' for the workflow of any other item, the last rule);
-    ``rank`` is its place in the rule, lower first."""
+    ``rank`` is its place in the rule, lower first; ``order`` its place in
+    menus and documentation (workflow_order), lower first."""
 
     workflow: Workflow
     fact: str
     rank: int
+    order: int = 1000
 
 
 #: The five's parts of the rule, by workflow, as their packages register them.

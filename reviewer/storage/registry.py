@@ -18,8 +18,9 @@ when called, so registering is cheap and imports nothing of storage.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 #: (name, module, detector function, importer function): an import format,
 #: its module named in full (reviewer.storage.formats imports it when first asked).
@@ -49,17 +50,97 @@ class ExportPart:
     prices: bool = False
 
 
+#: Where a section without a rank goes in the report: after the built-in
+#: ones (ranks 100 to 600), in registration order.
+DEFAULT_SECTION_RANK = 1000
+
+#: A section's function: one of ``module`` named, or the function itself.
+SectionFunction = Union[str, Callable[..., Any], None]
+
+
+@dataclass
+class ReportContext:
+    """What one report asks, given to the functions of a section that takes
+    it (ReportSection.context) beside the project: ``fmt`` ('md', 'csv' or
+    'json'); ``options`` (reviewer.storage.report.ReportOptions: weights,
+    charts_dir, compare, basis, force); ``prices`` ({model: {"input",
+    "output"}} per token, or None); ``inputs``: what sections of several
+    workflows share, composed by reviewer.storage.report and computed the
+    first time asked (:meth:`input`); ``notes``: lines for the user, a
+    section adds its own."""
+
+    project: Any
+    fmt: str
+    options: Any
+    prices: Optional[Mapping[str, Mapping[str, float]]] = None
+    inputs: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed the first time ``key`` is asked in this report
+        (what two sections, or two formats of one, share: the judge report)."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def input(self, name: str) -> Any:
+        """The shared input ``name`` of ``inputs``, computed once."""
+        return self.once(f"input:{name}", self.inputs[name])
+
+
 @dataclass(frozen=True)
 class ReportSection:
-    """A workflow's report section in each format, each a function of the
-    project: ``markdown`` gives the section's Markdown (a '## ' heading
-    first) or '' without data; ``csv`` its CSV rows, a first column
-    ``table`` naming the table, or ''; ``json`` an object for the JSON
-    report, or None without data."""
+    """A workflow's report section in each format. ``markdown`` gives the
+    section's Markdown (a '## ' heading first, no blank line before it) or
+    '' without data; ``csv`` its CSV tables, each with a first column
+    ``table`` naming it, or ''; ``json`` an object for the JSON report, or
+    None without data; a format the section has no part in is None.
 
-    markdown: Callable[[Any], str]
-    csv: Callable[[Any], str]
-    json: Callable[[Any], Any]
+    Each is a function, or the name of one in ``module`` (named in full;
+    reviewer.storage.report imports it when reporting), called as
+    function(project), or function(project, context) with a ReportContext
+    when ``context``. ``rank``: where the section goes in Markdown and CSV,
+    lower first (sections are separated by one blank line); ``json_rank``
+    its place among the JSON's keys, when not ``rank``. ``key``: its key in
+    the JSON object, always present (null without data); without one, the
+    section is under ``workflows``, by the workflow's value.
+
+    The rule of the card section, shown when nothing else is: a
+    ``fallback`` section is shown when ``has_data`` holds of the project,
+    or when no other section that ``hides_fallback`` has data (its
+    ``has_data``, or by default its CSV not being empty). ``alone_in_json``:
+    when this is the only section with data, the JSON report is its object
+    alone (the test cases' list, decision record
+    "case-report-keeps-the-seed-shape")."""
+
+    markdown: SectionFunction = None
+    csv: SectionFunction = None
+    json: SectionFunction = None
+    module: str = ""
+    context: bool = False
+    rank: int = DEFAULT_SECTION_RANK
+    json_rank: Optional[int] = None
+    key: str = ""
+    has_data: SectionFunction = None
+    fallback: bool = False
+    hides_fallback: bool = True
+    alone_in_json: bool = False
+
+    def function(self, part: SectionFunction) -> Optional[Callable[..., Any]]:
+        """The function ``part`` (one of this section's fields) names, imported
+        from ``module`` when a name; None when it is None."""
+        if part is None or callable(part):
+            return part
+        return getattr(importlib.import_module(self.module), part)
+
+    def call(self, part: SectionFunction, project: Any, context: ReportContext) -> Any:
+        """``part`` of this section called on ``project`` (and ``context`` when
+        the section takes it); None when the section has no such part."""
+        function = self.function(part)
+        if function is None:
+            return None
+        return function(project, context) if self.context else function(project)
 
 
 @dataclass(frozen=True)
@@ -75,7 +156,9 @@ class StorageWorkflow:
     tables of a project (after every ExportPart); ``export_docs``: {table:
     (description, {column: description})}, the ``_columns`` of those tables;
     ``export_keys``: {table: [(column, other table, other column)]}, their
-    foreign keys.
+    foreign keys; ``report_sections``: more report sections, when it has
+    several (the judging workflows: the judges, the Failter table, the
+    failed calls).
 
     A built-in workflow's registration also gives ``fact``: the keyword of
     core.workflows.infer that ``fact_sql`` answers (a registered workflow's
@@ -97,6 +180,7 @@ class StorageWorkflow:
     scorer_options: bool = False
     scorer: Optional[Callable[..., int]] = None
     report: Optional[ReportSection] = None
+    report_sections: tuple[ReportSection, ...] = ()
     export: Optional[Callable[[Any], list[ExportTable]]] = None
     export_docs: Mapping[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     export_keys: Mapping[str, list[tuple[str, str, str]]] = field(default_factory=dict)
@@ -129,14 +213,30 @@ def registered() -> tuple[StorageWorkflow, ...]:
     return tuple(REGISTERED.values())
 
 
+def report_sections() -> list[tuple[str, ReportSection]]:
+    """(workflow, section) of every registered workflow's report sections
+    (``report``, then ``report_sections``), in rank order (registration
+    order within a rank)."""
+    found = [
+        (parts.workflow, section)
+        for parts in REGISTERED.values()
+        for section in ((parts.report,) if parts.report else ()) + parts.report_sections
+    ]
+    return sorted(found, key=lambda pair: pair[1].rank)
+
+
 __all__ = [
     "DEFAULT_FORMAT_RANK",
+    "DEFAULT_SECTION_RANK",
     "ExportPart",
     "ExportTable",
     "ImportFormat",
     "REGISTERED",
+    "ReportContext",
     "ReportSection",
+    "SectionFunction",
     "StorageWorkflow",
     "register",
     "registered",
+    "report_sections",
 ]

@@ -40,55 +40,45 @@ for is null):
      "workflows": {workflow: section} (the registered workflows' sections,
                   reviewer.storage.registry; null when none has data)}
 
-The registered workflows' sections (decision record "workflow-registries")
-follow the built-in ones in Markdown and CSV, in registration order.
+Every section is a workflow's, registered from its own package
+(reviewer.storage.registry.ReportSection, decision record
+"workflow-registries"): cards (storage/cards/report.py), test cases
+(storage/cases/report.py), the judges, the Failter table and the failed
+calls (storage/judging/report_sections.py), the ground-truth agreement
+(storage/annotators/report.py) and spans (storage/spans/report.py). This
+module loops over them: their order (rank), the card section shown when
+nothing else is (``fallback``), one blank line between sections, the JSON's
+keys and the test cases alone in it (``alone_in_json``). A workflow beyond
+the five registers its sections the same way; one without a ``key`` goes
+after the built-in ones in Markdown and CSV, in registration order, and
+under ``workflows`` in the JSON.
+
+What sections of several workflows share is composed here and handed to
+them as the ReportContext's inputs: the dispute queue, refreshed once
+(reviewer.storage.dispute_queue), and the spans' confidences the judges'
+calibration takes (reviewer.storage.spans.confidences).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
-from reviewer.core.cards.report import code_count_table, code_counts_csv, verdict_rows, verdicts_csv
-from reviewer.core.tables import markdown_table
-from reviewer.storage.annotators.ground_truth import gt_agreement_rows
-from reviewer.storage.cards.scores import summarize
-from reviewer.storage.cases import report as case_report
-from reviewer.storage.cases.cases import has_cases
+from reviewer.storage import registry
 from reviewer.storage.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
-from reviewer.storage import registry
-from reviewer.storage.judging.failter_report import (
-    failed_markdown,
-    failter_csv,
-    failter_markdown,
-    failter_objects,
-    failter_rows,
-    load_prices,
-)
-from reviewer.storage.judging.report import (
-    DEFAULT_WEIGHTS,
-    agreement_csv,
-    build_judge_report,
-    has_verdicts,
-    judge_report_csv,
-    judge_report_markdown,
-)
-from reviewer.storage.judging.rubric_report import rubric_csv, rubric_objects
+from reviewer.storage.judging.failter_report import load_prices
+from reviewer.storage.judging.report import DEFAULT_WEIGHTS
+from reviewer.storage.registry import ReportContext, ReportSection
 from reviewer.storage.scoring import score_project
-from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.confidences import span_confidences
-from reviewer.storage.spans.report import report_csv as span_csv
-from reviewer.storage.spans.report import report_json as span_json
 
 __all__ = ["FORMATS", "BuiltReport", "ReportOptions", "build_report", "project_report", "project_report_json"]
 
 #: The report's output formats.
 FORMATS = ("md", "csv", "json")
-#: The columns of the ground-truth agreement table in Markdown.
-GT_AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "n", "note"]
 
 
 @dataclass(frozen=True)
@@ -121,49 +111,85 @@ class BuiltReport:
     notes: list[str] = field(default_factory=list)
 
 
-def _shows_cards(project: Project, has_verdicts_of_cards: bool) -> bool:
-    """Whether the report has the card section: when a run is scored against
-    cards, or when the project has none of the other workflows' sections
-    (judge verdicts, test cases, the registered workflows'); the same in
-    every format."""
-    if has_verdicts_of_cards:
-        return True
-    return not (has_verdicts(project) or has_cases(project) or any(_registered(project, "csv")))
+def _inputs(project: Project) -> dict[str, Callable[[], Any]]:
+    """The inputs sections of several workflows share (ReportContext.input):
+    ``disputes``, the dispute queue refreshed (verdict and ground-truth
+    disputes, most severe first), and ``span_confidences``, the spans'
+    confidences for the judges' calibration."""
+    return {"disputes": lambda: refresh_disputes(project), "span_confidences": lambda: span_confidences(project)}
 
 
-def _cards(project: Project) -> Optional[dict[str, Any]]:
-    """The card verdicts (automatic and reviewed) and final codes per
-    prompt, or None when the report has no card section (_shows_cards) or
-    no run is scored against cards."""
-    summary = summarize(project)
-    if not summary.auto and not summary.code_counts:
-        return None
-    if not _shows_cards(project, bool(summary.auto)):
-        return None
-    return {
-        "verdicts": {
-            "auto": [v.model_dump(mode="json") for v in summary.auto],
-            "reviewed": [v.model_dump(mode="json") for v in summary.reviewed],
-        },
-        "code_counts": [{"prompt": p, "codes": dict(c)} for p, c in summary.code_counts if c],
-        "free_prompts": summary.free_prompts,
-    }
+def _context(
+    project: Project, options: ReportOptions, prices: Optional[Mapping[str, Mapping[str, float]]]
+) -> ReportContext:
+    return ReportContext(project, options.fmt, options, prices, _inputs(project))
 
 
-def _judges(project: Project, weights: tuple[float, float]) -> Optional[dict[str, Any]]:
-    """The judge tables (verdict table, agreement, disputes by kind,
-    inflation warnings), or None without verdicts."""
-    if not has_verdicts(project):
-        return None
-    jr = build_judge_report(project, refresh_disputes(project), weights)
-    return {
-        "weights": list(jr.weights),
-        "verdicts": [asdict(r) for r in jr.verdict_rows],
-        "agreement": [r.as_dict() for r in jr.agreement],
-        "disputes": jr.disputes_by_kind,
-        "warnings": list(jr.warnings),
-        "rubric": rubric_objects(jr.rubric) if jr.rubric is not None else None,
-    }
+def _has_data(section: ReportSection, context: ReportContext) -> bool:
+    """Whether the project has data of ``section``: its ``has_data``, or its CSV not empty."""
+    if section.has_data is not None:
+        return bool(section.call(section.has_data, context.project, context))
+    return bool(section.call(section.csv, context.project, context))
+
+
+def _shown(context: ReportContext) -> list[tuple[str, ReportSection]]:
+    """The registered sections (workflow, section) in rank order, but a
+    ``fallback`` section (the cards') with no data of its own when another
+    section that hides it has data; the same in every format."""
+    sections = registry.report_sections()
+    others: Optional[bool] = None
+    shown = []
+    for workflow, section in sections:
+        if section.fallback and not _has_data(section, context):
+            if others is None:
+                others = any(_has_data(s, context) for _, s in sections if s.hides_fallback and not s.fallback)
+            if others:
+                continue
+        shown.append((workflow, section))
+    return shown
+
+
+def _texts(context: ReportContext) -> list[str]:
+    """The shown sections' Markdown or CSV (context.fmt), those with data."""
+    texts = []
+    for _, section in _shown(context):
+        text = section.call(section.markdown if context.fmt == "md" else section.csv, context.project, context)
+        if text:
+            texts.append(text)
+    return texts
+
+
+def _report(context: ReportContext) -> dict[str, Any]:
+    """The JSON object (module docstring): the sections with a key in their
+    JSON order, null when not shown or without data, then ``workflows``."""
+    shown = {id(section) for _, section in _shown(context)}
+    keyed = sorted(
+        (s for _, s in registry.report_sections() if s.key),
+        key=lambda s: s.rank if s.json_rank is None else s.json_rank,
+    )
+    report: dict[str, Any] = {"project": context.project.path.name}
+    for section in keyed:
+        report[section.key] = section.call(section.json, context.project, context) if id(section) in shown else None
+    workflows = {}
+    for workflow, section in registry.report_sections():
+        if not section.key and id(section) in shown:
+            value = section.call(section.json, context.project, context)
+            if value is not None:
+                workflows[workflow] = value
+    report["workflows"] = workflows or None
+    return report
+
+
+def _json_text(context: ReportContext) -> str:
+    """The JSON report as indented text; a section ``alone_in_json`` that is
+    the only one with data gets its object alone (decision record
+    "case-report-keeps-the-seed-shape")."""
+    report = _report(context)
+    with_data = [k for k, v in report.items() if k != "project" and v is not None]
+    for _, section in registry.report_sections():
+        if section.alone_in_json and with_data == [section.key]:
+            return json.dumps(report[section.key], indent=2, default=str)
+    return json.dumps(report, indent=2, default=str)
 
 
 def project_report(
@@ -176,37 +202,7 @@ def project_report(
     ``prices`` ({model: {input, output}} per token) fill the Failter
     table's avg_cost; ``basis`` ('auto' or 'reviewed') is that of the
     test-case reports. Scores nothing: the caller scores stale runs first."""
-    gt = gt_agreement_rows(project)
-    return {
-        "project": project.path.name,
-        "test_cases": json.loads(case_report.case_report_json(project, basis)) if has_cases(project) else None,
-        "cards": _cards(project),
-        "judges": _judges(project, weights),
-        "spans": span_json(project),
-        "failter": failter_objects(failter_rows(project, weights, prices)) or None,
-        "ground_truth_agreement": [r.as_dict() for r in gt] or None,
-        "workflows": _registered_json(project),
-    }
-
-
-def _registered_json(project: Project) -> Optional[dict[str, Any]]:
-    """{workflow: its JSON section} of the registered workflows that have data, or None."""
-    out = {}
-    for parts in registry.registered():
-        section = parts.report.json(project) if parts.report else None
-        if section is not None:
-            out[parts.workflow] = section
-    return out or None
-
-
-def _registered(project: Project, fmt: str) -> list[str]:
-    """The registered workflows' sections in ``fmt`` ('md' or 'csv'), those with data."""
-    texts = [
-        (parts.report.markdown if fmt == "md" else parts.report.csv)(project)
-        for parts in registry.registered()
-        if parts.report is not None
-    ]
-    return [t for t in texts if t]
+    return _report(_context(project, ReportOptions(fmt="json", weights=weights, basis=basis), prices))
 
 
 def project_report_json(
@@ -218,11 +214,7 @@ def project_report_json(
     """The JSON report as indented text: ``project_report``, except that a
     project whose only section is the test cases gets their list in the
     seed's shape alone (decision record "case-report-keeps-the-seed-shape")."""
-    report = project_report(project, weights, prices, basis)
-    others = [k for k, v in report.items() if k not in ("project", "test_cases") and v is not None]
-    if report["test_cases"] is not None and not others:
-        return json.dumps(report["test_cases"], indent=2, default=str)
-    return json.dumps(report, indent=2, default=str)
+    return _json_text(_context(project, ReportOptions(fmt="json", weights=weights, basis=basis), prices))
 
 
 def _prices(options: ReportOptions) -> Optional[dict[str, dict[str, float]]]:
@@ -241,79 +233,10 @@ def build_report(project: Project, options: ReportOptions) -> BuiltReport:
     ProjectError (one line) when the prices file is unusable or the charts
     cannot be written."""
     score_project(project, only_stale=True)
+    context = _context(project, options, _prices(options))
     if options.fmt == "json":
-        return BuiltReport(project_report_json(project, options.weights, _prices(options), options.basis) + "\n")
-    weights = options.weights
-    summary = summarize(project)
-    auto, rev = summary.auto, summary.reviewed
-    judged = has_verdicts(project)
-    try:
-        jr = (
-            build_judge_report(
-                project,
-                refresh_disputes(project),
-                weights,
-                options.charts_dir,
-                span_confidences(project),
-                force=options.force,
-            )
-            if judged
-            else None
-        )
-    except OSError as exc:
-        raise ProjectError(f"cannot write the charts to {options.charts_dir}: {exc}") from None
-    price_table = _prices(options)
-    notes = ["no charts: the project has no judge verdicts"] if not jr and options.charts_dir is not None else []
-    span_rows = span_csv(project) if options.fmt == "csv" else ""
-    extra = _registered(project, options.fmt)
-    cards = _shows_cards(project, bool(auto))
-    trials = failter_rows(project, weights, price_table)
-    gt_rows = gt_agreement_rows(project)
+        return BuiltReport(_json_text(context) + "\n")
+    texts = _texts(context)
     if options.fmt == "csv":
-        failter_part = failter_csv(trials)
-        findings = code_counts_csv(summary.code_counts) if cards else ""
-        cases_csv = case_report.case_report_csv(project, options.compare)
-        parts = (
-            ([verdicts_csv(auto, rev)] if cards else [])
-            + ([findings] if findings else [])
-            + ([cases_csv] if cases_csv else [])
-            + ([judge_report_csv(jr)] if jr else [])
-            + ([rubric_csv(jr.rubric)] if jr and jr.rubric is not None and jr.rubric.shown else [])
-            + ([agreement_csv("gt_agreement", gt_rows)] if gt_rows else [])
-            + ([failter_part] if failter_part else [])
-            + ([span_rows] if span_rows else [])
-            + extra
-        )
-        return BuiltReport("\n".join(parts), notes)
-    failed = failed_markdown(project)
-    cases_md = case_report.case_report_markdown(project, options.compare)
-    span_md = span_store.report_markdown(project) if span_store.has_span_data(project) else ""
-    out = [f"# reviewer report: {options.title}\n\n"]
-    if cards:
-        out += [
-            "## T-P1 verdicts\n\n",
-            markdown_table(*verdict_rows(auto, rev)) + "\n",
-            "\n## Findings per code (final codes)\n\n",
-            markdown_table(*code_count_table(summary.code_counts)) + "\n",
-        ]
-    if cases_md:
-        out.append(("\n" if cards else "") + cases_md)
-    if jr:
-        out.append(("\n" if cards or cases_md else "") + judge_report_markdown(jr))
-    if gt_rows:
-        out += [
-            "\n## Ground-truth agreement\n\n",
-            markdown_table(
-                GT_AGREEMENT_HEADER,
-                [[r.raters, r.dimension, r.statistic, r.formatted(), str(r.n), r.note] for r in gt_rows],
-            )
-            + "\n",
-        ]
-    if trials:
-        out.append("\n" + failter_markdown(trials, weights, price_table is not None))
-    if failed:
-        out.append("\n" + failed)
-    if span_md:
-        out.append("\n" + span_md)
-    out += [("\n" if len(out) > 1 else "") + text for text in extra]
-    return BuiltReport("".join(out), notes)
+        return BuiltReport("\n".join(texts), context.notes)
+    return BuiltReport(f"# reviewer report: {options.title}\n\n" + "\n".join(texts), context.notes)

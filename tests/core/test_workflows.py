@@ -33,6 +33,15 @@ def test_each_of_the_five_gives_its_part_of_the_rule_from_its_own_package(monkey
         Workflow.PAIRWISE,
         Workflow.JUDGED,
     ]
+    # Their order in menus and documentation is their registrations' too.
+    assert workflows.workflow_order() == (
+        Workflow.CARDS,
+        Workflow.SPANS,
+        Workflow.CASE,
+        Workflow.JUDGED,
+        Workflow.PAIRWISE,
+    )
+    assert workflows.all_workflows()[:5] == workflows.workflow_order()
     # Without the judging package's part, a text with no other fact matches no rule.
     monkeypatch.setitem(parts, Workflow.JUDGED, workflows.Recognition(Workflow.JUDGED, fact="never", rank=1000))
     assert infer(photo=False, pair=True) == Workflow.PAIRWISE

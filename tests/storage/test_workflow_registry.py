@@ -120,3 +120,52 @@ def later_agreement_row(project):
     from reviewer.storage.export_schema import AGREEMENT_COLUMNS
 
     return [("agreement", AGREEMENT_COLUMNS, None, [ONE_ROW[:3] + (0.7,) + ONE_ROW[4:]])]
+
+
+def test_the_five_register_their_report_sections_and_the_report_loops_over_them(tmp_path):
+    import inspect
+
+    from reviewer.storage import registry, report
+    from reviewer.storage.db import open_project
+
+    sections = registry.report_sections()
+    assert [s.key for _, s in sections if s.key] == [
+        "cards",
+        "test_cases",
+        "judges",
+        "ground_truth_agreement",
+        "failter",
+        "spans",
+    ]
+    # Every named function is found in its module, and the report's own module names no workflow package.
+    for _, section in sections:
+        for part in (section.markdown, section.csv, section.json, section.has_data):
+            assert part is None or callable(section.function(part))
+    source = inspect.getsource(report)
+    assert not any(f"storage.{w}." in source for w in ("cards", "cases", "annotators"))
+    # A section ranked among the five's, with a key of its own, sits there in every format and
+    # hides the card section's empty tables.
+    extra = registry.ReportSection(
+        markdown=lambda p: "## Noted\n",
+        csv=lambda p: "table,n\nnoted,1\n",
+        json=lambda p: {"n": 1},
+        rank=150,
+        json_rank=5,
+        key="noted",
+    )
+    registry.register(registry.StorageWorkflow("noting", report=extra))
+    project = open_project(tmp_path / "p.db", create=True)
+    try:
+        md = report.build_report(project, report.ReportOptions(title="p")).text
+        assert md == "# reviewer report: p\n\n## Noted\n"
+        assert report.build_report(project, report.ReportOptions(fmt="csv")).text == "table,n\nnoted,1\n"
+        data = json.loads(report.build_report(project, report.ReportOptions(fmt="json")).text)
+        assert list(data)[:3] == ["project", "noted", "test_cases"] and data["cards"] is None
+    finally:
+        registry.unregister("noting")
+        project.close()
+    project = open_project(tmp_path / "p.db")
+    try:
+        assert "## T-P1 verdicts" in report.build_report(project, report.ReportOptions()).text
+    finally:
+        project.close()

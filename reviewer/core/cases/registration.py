@@ -4,4 +4,4 @@ is a case, before anything else, as its checks are its own findings."""
 
 from reviewer.core.workflows import Recognition, Workflow, recognise
 
-RECOGNITION = recognise(Recognition(Workflow.CASE, fact="case", rank=10))
+RECOGNITION = recognise(Recognition(Workflow.CASE, fact="case", rank=10, order=30))

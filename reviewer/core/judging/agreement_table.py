@@ -51,6 +51,8 @@ Statistics per dimension (and scale):
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -86,9 +88,10 @@ from reviewer.core.judging.disputes import (
     rater_labels,
     value_of,
 )
+from reviewer.core.tables import csv_row
 from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
 
-__all__ = ["ADJUDICATED", "AgreementRow", "agreement_rows", "undecided_counts"]
+__all__ = ["ADJUDICATED", "AgreementRow", "agreement_csv", "agreement_rows", "undecided_counts"]
 
 #: The rater name of adjudicated values.
 ADJUDICATED = "adjudicated"
@@ -596,3 +599,47 @@ def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
             if value_of(v, d) is None and own_range_value(v, d) is None:  # totalScore 0-25 is decided
                 c[labels[rater_key(v)]] += 1
     return c
+
+
+def agreement_csv(table: str, rows: Sequence[AgreementRow]) -> str:
+    """Agreement rows (AgreementRow) as CSV: a first column ``table`` with
+    the value ``table``, then raters, dimension, statistic, value (6
+    decimals), n, note, ci_low, ci_high, ci_method, prevalence. Text cells
+    are formula-safe (core.text.csv_row)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(
+        [
+            "table",
+            "raters",
+            "dimension",
+            "statistic",
+            "value",
+            "n",
+            "note",
+            "ci_low",
+            "ci_high",
+            "ci_method",
+            "prevalence",
+        ]
+    )
+    f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
+    for a in rows:
+        writer.writerow(
+            csv_row(
+                [
+                    table,
+                    a.raters,
+                    a.dimension,
+                    a.statistic,
+                    f6(a.value),
+                    a.n,
+                    a.note,
+                    f6(a.ci_low),
+                    f6(a.ci_high),
+                    a.ci_method,
+                    a.prevalence_text(),
+                ]
+            )
+        )
+    return buf.getvalue()

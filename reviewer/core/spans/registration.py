@@ -4,4 +4,4 @@ item, before the photo, as a span item's runs are its content."""
 
 from reviewer.core.workflows import Recognition, Workflow, recognise
 
-RECOGNITION = recognise(Recognition(Workflow.SPANS, fact="spans", rank=20))
+RECOGNITION = recognise(Recognition(Workflow.SPANS, fact="spans", rank=20, order=20))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QToolButton, QTreeView, QVBoxLayout, QWidget
 
@@ -76,13 +76,13 @@ class FindingsModel(RowsModel):
         self._texts = {}
         return list(run.findings) if run else []
 
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         """A finding's cell: text, code swatch (column 0), tooltip and id (IdRole); rejected rows
         grey and struck out, a confirmed status bold; None otherwise."""
         if not index.isValid():
             return None
         f, column = self.rows[index.row()], index.column()
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             texts = self._texts.get(id(f))
             if texts is None:  # made once per row and load: data() is called for every paint
                 texts = self._texts[id(f)] = [
@@ -93,16 +93,16 @@ class FindingsModel(RowsModel):
                     cell(" ".join(f.detail[: CELL_CHARS * 4].split())),
                 ]
             return texts[column]
-        if role == Qt.DecorationRole and column == 0:
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
             return code_icon(f.final_code or f.code)
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(finding_tooltip(f))
         if role == IdRole:
             return f.id
         rejected = f.status == Status.REJECTED
-        if role == Qt.ForegroundRole and rejected:
+        if role == Qt.ItemDataRole.ForegroundRole and rejected:
             return self.grey
-        if role == Qt.FontRole and (rejected or (f.status == Status.CONFIRMED and column == 1)):
+        if role == Qt.ItemDataRole.FontRole and (rejected or (f.status == Status.CONFIRMED and column == 1)):
             font = QFont()
             font.setStrikeOut(rejected)
             font.setBold(not rejected)
@@ -130,34 +130,34 @@ class FindingsPanel(QWidget):
         self.info_toggle.setCheckable(True)
         self.info_toggle.setChecked(True)
         self.info_toggle.setAutoRaise(True)
-        self.info_toggle.setFocusPolicy(Qt.NoFocus)
-        self.info_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-        self.info_toggle.setArrowType(Qt.DownArrow)
+        self.info_toggle.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.info_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.info_toggle.setArrowType(Qt.ArrowType.DownArrow)
         self.info_toggle.setToolTip("the run: click to fold or unfold its details")
         self.details_label = QLabel()
-        self.details_label.setTextFormat(Qt.PlainText)
+        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
         self.details_label.setWordWrap(True)
         self.piles_label = QLabel()
-        self.piles_label.setTextFormat(Qt.PlainText)
+        self.piles_label.setTextFormat(Qt.TextFormat.PlainText)
         self.piles_label.setWordWrap(True)
         self.empty_label = QLabel()
-        self.empty_label.setTextFormat(Qt.PlainText)
-        self.empty_label.setAlignment(Qt.AlignCenter)
-        self.empty_label.setForegroundRole(QPalette.PlaceholderText)
+        self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.view = _FindingsView()
         self.view.setModel(self.model)
         self.view.setRootIsDecorated(False)
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
-        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setAllColumnsShowFocus(True)
-        self.view.setTextElideMode(Qt.ElideRight)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.setIconSize(QSize(36, 14))
         header = self.view.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setMinimumSectionSize(40)
 
         box = QVBoxLayout(self)
@@ -235,14 +235,14 @@ class FindingsPanel(QWidget):
         self.info_toggle.setVisible(bool(head))
         mapping = pile_mapping_line(run.facts.pile_mapping, short=True) if run else ""
         self.piles_label.setText(block(mapping, 600))
-        self.piles_label.setToolTip(plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None)
+        self.piles_label.setToolTip((plain_tooltip(pile_mapping_line(run.facts.pile_mapping)) if run else None) or "")
         # at most 12 lines: a run with hundreds of findings must not make the window taller than the screen
         more = [f"… {len(rest) - 12} more"] if len(rest) > 12 else []
         self.details_label.setText(block("\n".join([line(r, CELL_CHARS) for r in rest[:12]] + more), 2400))
         self._fold(self.info_toggle.isChecked())
 
     def _fold(self, unfolded: bool) -> None:
-        self.info_toggle.setArrowType(Qt.DownArrow if unfolded else Qt.RightArrow)
+        self.info_toggle.setArrowType(Qt.ArrowType.DownArrow if unfolded else Qt.ArrowType.RightArrow)
         self.piles_label.setVisible(unfolded and bool(self.piles_label.text()))
         self.details_label.setVisible(unfolded and bool(self.details_label.text()))
 
@@ -262,9 +262,11 @@ class FindingsPanel(QWidget):
         self._syncing = True
         try:
             if first.isValid():
-                sm.setCurrentIndex(first, QItemSelectionModel.NoUpdate)
+                sm.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
                 self.view.scrollTo(first)
-            sm.select(selection, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+            sm.select(
+                selection, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
         finally:
             self._syncing = False
 

@@ -17,6 +17,7 @@ from typing import Optional
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
+    QPersistentModelIndex,
     QObject,
     QRunnable,
     QSize,
@@ -125,10 +126,12 @@ class _ThumbJob(QRunnable):
         raw = reader.size()
         if raw.isValid():
             box = QSize(self.size)
-            ours = self.orientation if reader.transformation() == QImageIOHandler.TransformationNone else 1
-            if reader.transformation() & QImageIOHandler.TransformationRotate90 or ours in SWAPS:
+            ours = (
+                self.orientation if reader.transformation() == QImageIOHandler.Transformation.TransformationNone else 1
+            )
+            if reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90 or ours in SWAPS:
                 box.transpose()  # scaled before rotating: fit the sideways box
-            reader.setScaledSize(raw.scaled(box, Qt.KeepAspectRatio))
+            reader.setScaledSize(raw.scaled(box, Qt.AspectRatioMode.KeepAspectRatio))
             image = reader.read()
             if not image.isNull():
                 image = upright(image, ours)
@@ -172,9 +175,13 @@ class ItemsModel(QAbstractListModel):
         """Read session.items() again (a model reset)."""
         self.beginResetModel()
         self.rows = self.session.items()
-        self.row_by_id = {st.item.id: k for k, st in enumerate(self.rows)}
+        self.row_by_id = {st.item.id: k for k, st in enumerate(self.rows) if st.item.id is not None}
         self.titles = titles(self.rows)
         self.endResetModel()
+
+    def row_of(self, item_id: Optional[int]) -> Optional[int]:
+        """The row of item ``item_id``, None when it has none (or for None)."""
+        return None if item_id is None else self.row_by_id.get(item_id)
 
     def changed(self, item_ids) -> None:
         """The statuses of ``item_ids`` changed in place (the session keeps
@@ -183,46 +190,47 @@ class ItemsModel(QAbstractListModel):
             row = self.row_by_id.get(item_id)
             if row is not None:
                 index = self.index(row)
-                self.dataChanged.emit(index, index, [Qt.DisplayRole, Qt.UserRole])
+                self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole])
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
         """Number of items (0 under a valid parent: the list is flat)."""
         return 0 if parent.isValid() else len(self.rows)
 
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         """Name and status line, thumbnail (requested on first use) or placeholder, a tooltip for an
         unreadable photo, the item id (IdRole) and its ItemStatus (UserRole); None otherwise."""
         if not index.isValid():
             return None
         status = self.rows[index.row()]
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             note = "⚠ " if status.item.image_note else ""
             title = self.titles.get(status.item.id or -1) or item_title(status)
             return f"{note}{cell(title)}\n{status_line(status)}"
-        if role == Qt.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
                 return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
-            note = status.item.image_note
+            image_note = status.item.image_note
             name = status.item.name if status.item.kind != "text" else f"id: {status.item.name}"
-            return plain_tooltip(f"{name}\n⚠ {note}" if note else name)
-        if role == Qt.DecorationRole:
+            return plain_tooltip(f"{name}\n⚠ {image_note}" if image_note else name)
+        if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(status)
         if role == IdRole:
             return status.item.id
-        if role == Qt.UserRole:
+        if role == Qt.ItemDataRole.UserRole:
             return status
         return None
 
     def _icon(self, status: ItemStatus) -> QIcon:
         path = self.session.image_path(status.item)
         if path is None:
-            return self._standard("text_icon", QStyle.SP_FileIcon)
+            return self._standard("text_icon", QStyle.StandardPixmap.SP_FileIcon)
         key = str(path)
         icon = self._thumbs.get(key)
         if icon is not None:
             return icon
-        self._paths.setdefault(key, set()).add(status.item.id)
+        if status.item.id is not None:
+            self._paths.setdefault(key, set()).add(status.item.id)
         if key not in self._pending:
             self._pending.add(key)
             self.pool.start(_ThumbJob(key, THUMB, self._bridge, status.item.orientation or 1))
@@ -233,7 +241,7 @@ class ItemsModel(QAbstractListModel):
         names line up with those beside real thumbnails)."""
         if getattr(self, attr) is None:
             cell = QPixmap(THUMB)
-            cell.fill(Qt.transparent)
+            cell.fill(Qt.GlobalColor.transparent)
             p = QPainter(cell)
             small = QApplication.style().standardIcon(which).pixmap(32, 32)
             p.drawPixmap((THUMB.width() - 32) // 2, (THUMB.height() - 32) // 2, small)
@@ -244,10 +252,10 @@ class ItemsModel(QAbstractListModel):
     def _thumb_ready(self, path: str, image: QImage) -> None:
         self._pending.discard(path)
         if image.isNull():
-            self._thumbs[path] = self._standard("broken", QStyle.SP_MessageBoxWarning)
+            self._thumbs[path] = self._standard("broken", QStyle.StandardPixmap.SP_MessageBoxWarning)
         else:
             canvas = QPixmap(THUMB)  # centred on a fixed cell so rows line up
-            canvas.fill(Qt.transparent)
+            canvas.fill(Qt.GlobalColor.transparent)
             p = QPainter(canvas)
             p.drawImage((THUMB.width() - image.width()) // 2, (THUMB.height() - image.height()) // 2, image)
             p.end()
@@ -256,7 +264,7 @@ class ItemsModel(QAbstractListModel):
             row = self.row_by_id.get(item_id)
             if row is not None:
                 index = self.index(row)
-                self.dataChanged.emit(index, index, [Qt.DecorationRole])
+                self.dataChanged.emit(index, index, [Qt.ItemDataRole.DecorationRole])
 
     def forget_thumbnails(self) -> None:
         """Drop cached thumbnails (another project was opened)."""
@@ -279,11 +287,11 @@ class ItemsFilter(QSortFilterProxyModel):
         self.ids, self.mode = ids, mode
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         """The row's item matches the search and its status passes the mode."""
         if self.ids is None and self.mode == 0:
             return True  # no search, every item: no row needs reading
-        status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.UserRole)
+        status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.ItemDataRole.UserRole)
         if status is None:
             return False
         return (self.ids is None or status.item.id in self.ids) and FILTERS[self.mode][1](status)
@@ -308,9 +316,9 @@ class ItemsPanel(QWidget):
         self.view.setIconSize(THUMB)
         self.view.setUniformItemSizes(True)
         self.view.setSpacing(2)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.view.setTextElideMode(Qt.ElideRight)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
 
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
@@ -388,7 +396,7 @@ class ItemsPanel(QWidget):
                 s.set_item(self._before_search)
             self._before_search = None
             return
-        row = self.model.row_by_id.get(s.item_id)
+        row = self.model.row_of(s.item_id)
         if s.item_id is None or (row is not None and self.proxy.mapFromSource(self.model.index(row)).isValid()):
             return
         if self._before_search is None:
@@ -400,7 +408,7 @@ class ItemsPanel(QWidget):
         """Select the session's current item (if it passes the filter)."""
         self._syncing = True
         try:
-            row = self.model.row_by_id.get(self.session.item_id)
+            row = self.model.row_of(self.session.item_id)
             target = self.proxy.mapFromSource(self.model.index(row)) if row is not None else QModelIndex()
             if target.isValid():
                 self.view.setCurrentIndex(target)

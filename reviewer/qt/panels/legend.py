@@ -13,12 +13,21 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
 
-from reviewer.core.models import CASE_CODE_ORDER, CODE_ORDER, SPAN_CODE_ORDER, CaseCode, Code, Finding, SpanCode
+from reviewer.core.models import (
+    CASE_CODE_ORDER,
+    CODE_ORDER,
+    SPAN_CODE_ORDER,
+    AnyCode,
+    CaseCode,
+    Code,
+    Finding,
+    SpanCode,
+)
 from reviewer.qt.palette import CODE_STYLES, code_color
 from reviewer.qt import registry
 
 #: What each code means (T-P5 taxonomy), in words for the legend.
-CODE_MEANINGS: dict[Code, str] = {
+CODE_MEANINGS: dict[AnyCode, str] = {
     Code.OCR: "text recognition error: card found, text wrong",
     Code.MISS: "detection miss: card in the photo, not in the answer",
     Code.SPATIAL: "wrong pile: text right, pile wrong",
@@ -76,9 +85,9 @@ def code_pixmap(code: Code, width: int = 36, height: int = 14) -> QPixmap:
     key = (code, width, height)
     if key not in _PIXMAPS:
         pix = QPixmap(width, height)
-        pix.fill(Qt.transparent)
+        pix.fill(Qt.GlobalColor.transparent)
         p = QPainter(pix)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         color = code_color(code)
         side = height - 2
         p.setPen(QPen(QColor("#444444"), 1))
@@ -86,7 +95,7 @@ def code_pixmap(code: Code, width: int = 36, height: int = 14) -> QPixmap:
         p.drawRect(QRectF(0.5, 0.5, side, side))
         if width > height + 4:
             pen = QPen(color, 3, CODE_STYLES[code])
-            pen.setCapStyle(Qt.FlatCap)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
             p.setPen(pen)
             y = height / 2
             p.drawLine(QPointF(height + 2, y), QPointF(width - 1, y))
@@ -99,7 +108,7 @@ def code_icon(code: Code) -> QIcon:
     """The swatch of a code as an icon for item views (not tinted when
     the row is selected, so the colour stays true)."""
     icon = QIcon()
-    for mode in (QIcon.Normal, QIcon.Selected, QIcon.Active):
+    for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected, QIcon.Mode.Active):
         icon.addPixmap(code_pixmap(code), mode)
     return icon
 
@@ -113,7 +122,7 @@ def code_label(finding: Finding) -> str:
 
 def _plain(text: str, parent: Optional[QWidget] = None) -> QLabel:
     label = QLabel(text, parent)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -184,7 +193,7 @@ class LegendPanel(QWidget):
             grid.addWidget(head, 0, col)
         for n, code in enumerate(order, 1):
             key = _plain(CODE_KEYS[code])
-            key.setAlignment(Qt.AlignCenter)
+            key.setAlignment(Qt.AlignmentFlag.AlignCenter)
             swatch = QLabel()
             swatch.setPixmap(code_pixmap(code, 44, 14))
             swatch.setToolTip(

@@ -111,7 +111,7 @@ class JsonHighlighter(QSyntaxHighlighter):
 
 def _caption(text: str) -> QLabel:
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     font = label.font()
     font.setBold(True)
     label.setFont(font)
@@ -124,18 +124,18 @@ class OutputPanel(QWidget):
     def __init__(self, session: Session, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.session = session
-        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
         self.convention_combo = QComboBox()
         for label, convention in CONVENTIONS:
             self.convention_combo.addItem(label, convention)
         self.convention_combo.setToolTip("coordinate convention the predicted boxes are drawn in")
         self.detected_label = QLabel()
-        self.detected_label.setTextFormat(Qt.PlainText)
+        self.detected_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label = QLabel()
-        self.error_label.setTextFormat(Qt.PlainText)
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setWordWrap(True)
-        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.setStyleSheet(
             "QLabel { background: #FDE2E1; color: #7A1010; padding: 3px; "
             "border: 1px solid #E0A0A0; border-radius: 3px; }"
@@ -145,14 +145,16 @@ class OutputPanel(QWidget):
         self.raw_view = QPlainTextEdit()
         self.raw_view.setReadOnly(True)
         self.raw_view.setFont(mono)
-        self.raw_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.raw_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.raw_view.setPlaceholderText("no run selected")
-        self.raw_view.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.raw_view.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
         self.json_view = QPlainTextEdit()
         self.json_view.setReadOnly(True)
         self.json_view.setFont(mono)
-        self.json_view.setLineWrapMode(QPlainTextEdit.NoWrap)
-        dark = self.palette().color(QPalette.Base).lightness() < 128
+        self.json_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         self.highlighter = JsonHighlighter(self.json_view.document(), dark)
 
         self.boxes_row = QWidget()  # the box convention: only for answers with boxes
@@ -171,7 +173,7 @@ class OutputPanel(QWidget):
             lay.setSpacing(2)
             lay.addWidget(_caption(caption))
             lay.addWidget(view, 1)
-        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(raw_box)
         self.splitter.addWidget(self.json_box)
         self.splitter.setStretchFactor(0, 3)
@@ -223,8 +225,8 @@ class OutputPanel(QWidget):
             sel = QTextEdit.ExtraSelection()
             sel.cursor = QTextCursor(doc)
             sel.cursor.setPosition(doc_pos(raw, facts.span[0], breaks))
-            sel.cursor.setPosition(doc_pos(raw, facts.span[1], breaks), QTextCursor.KeepAnchor)
-            dark = self.palette().color(QPalette.Base).lightness() < 128
+            sel.cursor.setPosition(doc_pos(raw, facts.span[1], breaks), QTextCursor.MoveMode.KeepAnchor)
+            dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
             sel.format.setBackground(QColor("#3A3A1C" if dark else "#FFF4C2"))
             selections.append(sel)
             span_cursor = QTextCursor(doc)
@@ -235,8 +237,8 @@ class OutputPanel(QWidget):
             sel = QTextEdit.ExtraSelection()
             sel.cursor = QTextCursor(doc)
             sel.cursor.setPosition(doc_pos(raw, offset, breaks))
-            sel.cursor.setPosition(doc_pos(raw, offset + 1, breaks), QTextCursor.KeepAnchor)
-            sel.format.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+            sel.cursor.setPosition(doc_pos(raw, offset + 1, breaks), QTextCursor.MoveMode.KeepAnchor)
+            sel.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
             sel.format.setUnderlineColor(QColor("#D00000"))
             sel.format.setBackground(QColor("#F8C9C9"))
             sel.format.setForeground(QColor("#000000"))
@@ -249,13 +251,13 @@ class OutputPanel(QWidget):
             self.raw_view.centerCursor()
         elif span_cursor is not None:
             end = QTextCursor(doc)
-            end.movePosition(QTextCursor.End)
+            end.movePosition(QTextCursor.MoveOperation.End)
             self.raw_view.setTextCursor(end)  # scroll past, then back: the span lands at the top
             self.raw_view.ensureCursorVisible()
             self.raw_view.setTextCursor(span_cursor)
             self.raw_view.ensureCursorVisible()
         else:
-            self.raw_view.moveCursor(QTextCursor.Start)
+            self.raw_view.moveCursor(QTextCursor.MoveOperation.Start)
 
     def _follow_convention(self) -> None:
         run = self.session.run()

@@ -1,13 +1,15 @@
 """The card workflow's storage registration (decision record
 "workflow-registries"): its import formats, ground truth of photos
-included, and its scorer (T-P5 against the ground-truth cards)."""
+included, its scorer (T-P5 against the ground-truth cards) and its report
+section, first in the report and shown when nothing else is
+(reviewer.storage.cards.report)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from reviewer.core.workflows import Workflow
-from reviewer.storage.registry import StorageWorkflow, register
+from reviewer.storage.registry import ReportSection, StorageWorkflow, register
 
 
 def score(project: Any, **options: Any) -> int:
@@ -34,5 +36,16 @@ PARTS = register(
         format_ranks={"labelme": 10, "coco": 20, "label-studio": 30, "answer-key": 100, "card-folder": 110},
         scorer=score,
         scorer_options=True,
+        report=ReportSection(
+            module="reviewer.storage.cards.report",
+            markdown="markdown",
+            csv="csv",
+            json="as_json",
+            has_data="has_data",
+            context=True,
+            rank=100,
+            key="cards",
+            fallback=True,
+        ),
     )
 )

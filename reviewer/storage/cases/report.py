@@ -22,6 +22,7 @@ from reviewer.core.cases.report import (
 )
 from reviewer.storage.cases.cases import case_results, has_cases, not_run_notes, project_metrics
 from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.registry import ReportContext
 
 _DATE = re.compile(r"^\d{4}(-\d{2}){0,2}$")
 
@@ -169,3 +170,25 @@ def case_score_lines(project: Project) -> list[str]:
             f"(reviewed: passed {r.passedCases}/{r.totalCases}, average {r.averageScore:.2f})"
         )
     return lines + not_run_notes(project)
+
+
+def section_has_data(project: Project, context: ReportContext) -> bool:
+    """Whether the project has a test case (the report's test-case section)."""
+    return has_cases(project)
+
+
+def section_markdown(project: Project, context: ReportContext) -> str:
+    """The report's test-case section in Markdown (its registration names it):
+    case_report_markdown with the report's ``--compare`` pair."""
+    return case_report_markdown(project, context.options.compare)
+
+
+def section_csv(project: Project, context: ReportContext) -> str:
+    """The report's test-case tables: case_report_csv with the ``--compare`` pair."""
+    return case_report_csv(project, context.options.compare)
+
+
+def section_json(project: Project, context: ReportContext) -> Optional[list]:
+    """The seed's reports, one per model, with the report's ``--basis``, or
+    None when the project has no test case."""
+    return json.loads(case_report_json(project, context.options.basis)) if has_cases(project) else None

@@ -1,13 +1,19 @@
 """The storage registrations of the two judging workflows, judged output
 and pairwise (decision record "workflow-registries"): their import formats,
-the fact of a pairwise item, and the tables of the analysts' export they
-share (registered with judged output)."""
+the fact of a pairwise item, and the report sections and the tables of the
+analysts' export they share (registered with judged output): the judge
+report, the Failter table and the open failed calls
+(reviewer.storage.judging.report_sections)."""
 
 from __future__ import annotations
 
 from reviewer.core.workflows import ASKED_SOURCE_PREFIX, Workflow
 from reviewer.storage.judging import export_docs
-from reviewer.storage.registry import ExportPart, StorageWorkflow, register
+from reviewer.storage.registry import ExportPart, ReportSection, StorageWorkflow, register
+
+
+#: The module of the judging workflows' report sections.
+SECTIONS = "reviewer.storage.judging.report_sections"
 
 #: Items holding an imported pair of outputs to compare: a verdict on a pair
 #: that an import stored (a pairwise benchmark's), not one ``reviewer judge`` asked.
@@ -35,6 +41,29 @@ JUDGED = register(
             "rubric-verdicts": 160,
             "jsonl-verdicts": 180,
         },
+        report_sections=(
+            ReportSection(
+                module=SECTIONS,
+                markdown="judges_markdown",
+                csv="judges_csv",
+                json="judges_json",
+                has_data="has_data",
+                context=True,
+                rank=300,
+                key="judges",
+            ),
+            ReportSection(
+                module=SECTIONS,
+                markdown="failter_section_markdown",
+                csv="failter_section_csv",
+                json="failter_section_json",
+                context=True,
+                rank=500,
+                key="failter",
+                hides_fallback=False,
+            ),
+            ReportSection(module=SECTIONS, markdown="failed_section_markdown", rank=550, hides_fallback=False),
+        ),
         export_parts=(
             ExportPart(100, "reviewer.storage.judging.export_tables", "judge_tables"),
             ExportPart(200, "reviewer.storage.judging.export_tables", "failter_table", prices=True),

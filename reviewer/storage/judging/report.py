@@ -37,7 +37,7 @@ from reviewer.core.tables import csv_row, markdown_table, md_text
 from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import Project
-from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows, undecided_counts
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows, undecided_counts
 from reviewer.storage.judging.rubric_report import (
     RubricSection,
     build_rubric_section,
@@ -354,48 +354,4 @@ def judge_report_csv(report: JudgeReport) -> str:
     writer.writerow(["table", "kind", "disputes"])
     for kind, n in report.disputes_by_kind.items():
         writer.writerow(csv_row(["judge_disputes", kind, n]))
-    return buf.getvalue()
-
-
-def agreement_csv(table: str, rows: Sequence[AgreementRow]) -> str:
-    """Agreement rows (AgreementRow) as CSV: a first column ``table`` with
-    the value ``table``, then raters, dimension, statistic, value (6
-    decimals), n, note, ci_low, ci_high, ci_method, prevalence. Text cells
-    are formula-safe (core.text.csv_row)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(
-        [
-            "table",
-            "raters",
-            "dimension",
-            "statistic",
-            "value",
-            "n",
-            "note",
-            "ci_low",
-            "ci_high",
-            "ci_method",
-            "prevalence",
-        ]
-    )
-    f6 = lambda x: "" if x is None else f"{x:.6f}"  # noqa: E731
-    for a in rows:
-        writer.writerow(
-            csv_row(
-                [
-                    table,
-                    a.raters,
-                    a.dimension,
-                    a.statistic,
-                    f6(a.value),
-                    a.n,
-                    a.note,
-                    f6(a.ci_low),
-                    f6(a.ci_high),
-                    a.ci_method,
-                    a.prevalence_text(),
-                ]
-            )
-        )
     return buf.getvalue()

@@ -1,12 +1,13 @@
 """The span workflow's storage registration (decision record
-"workflow-registries"): the fact of its items, its import formats and its
-tables of the analysts' export (each snapshot's summary and debugging
+"workflow-registries"): the fact of its items, its import formats, its
+report section (reviewer.storage.spans.report) and its tables of the
+analysts' export (each snapshot's summary and debugging
 sections, the runs its results became, the golden spans)."""
 
 from __future__ import annotations
 
 from reviewer.core.workflows import SPAN_PROMPT, Workflow
-from reviewer.storage.registry import ExportPart, StorageWorkflow, register
+from reviewer.storage.registry import ExportPart, ReportSection, StorageWorkflow, register
 from reviewer.storage.spans import export_docs
 
 #: Items with golden spans or span runs (a span snapshot's, a run of the span-labeling prompt).
@@ -32,6 +33,17 @@ PARTS = register(
             ),
         ),
         format_ranks={"span-snapshot": 130, "span-golden-set": 140, "span-golden-results": 150},
+        # Last in the report; a span project still shows the card section's empty tables.
+        report=ReportSection(
+            module="reviewer.storage.spans.report",
+            markdown="report_section_markdown",
+            csv="report_csv",
+            json="report_json",
+            rank=600,
+            json_rank=450,
+            key="spans",
+            hides_fallback=False,
+        ),
         export_parts=(
             ExportPart(600, "reviewer.storage.spans.spans", "export_tables"),
             ExportPart(610, "reviewer.storage.spans.report", "debug_tables"),

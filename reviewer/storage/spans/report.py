@@ -3,7 +3,8 @@ and stage, missed elements by severity and by category, worst performers;
 reviewer.core.spans.diagnostics), keyed by snapshot: tables of the export;
 and the span tables of ``reviewer report`` in CSV and JSON (these and the
 export's span summaries). The Markdown report
-(reviewer.storage.spans.spans.report_markdown) shows the same figures."""
+(reviewer.storage.spans.spans.report_markdown) shows the same figures; the
+span registration names the three as the span section of the report."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from typing import Optional
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.tables import csv_row
 from reviewer.storage.db import Project
-from reviewer.storage.spans.spans import export_tables, has_span_data, snapshot, snapshot_names, summary_and_notes
+from reviewer.storage.spans.spans import (
+    export_tables,
+    has_span_data,
+    report_markdown,
+    snapshot,
+    snapshot_names,
+    summary_and_notes,
+)
 
 LATENCY_COLUMNS = {
     "snapshot": str,
@@ -109,4 +117,17 @@ def report_json(project: Project) -> Optional[dict[str, list[dict]]]:
     return {name: [dict(zip(columns, row)) for row in rows] for name, columns, _, rows in tables}
 
 
-__all__ = ["INPUT_TABLES", "debug_tables", "report_csv", "report_json", "report_tables"]
+def report_section_markdown(project: Project) -> str:
+    """The span section of the Markdown report
+    (reviewer.storage.spans.spans.report_markdown), '' without span data."""
+    return report_markdown(project) if has_span_data(project) else ""
+
+
+__all__ = [
+    "INPUT_TABLES",
+    "debug_tables",
+    "report_csv",
+    "report_json",
+    "report_section_markdown",
+    "report_tables",
+]
