@@ -9,7 +9,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 
 def _run(*args):

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 SEEDS = ("0", "1", "2", "3", "4", "7", "99")
 

@@ -19,7 +19,7 @@ from reviewer.core.models import Code
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from tests.conftest import SAMPLES, shared
+from tests.helpers.paths import SAMPLES, shared
 from tests.helpers.window import open_window, scored_sample
 
 LEFT = [

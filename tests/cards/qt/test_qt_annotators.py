@@ -19,13 +19,12 @@ from reviewer.qt.palette import ANNOTATOR_COLORS
 from tests.helpers.window import open_window
 from reviewer.qt.canvas.painting import prepare
 from reviewer.storage.dispute_queue import refresh_disputes
-from tests.cards.test_gt_annotators import two  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def window(qtbot, two, tmp_path, monkeypatch):  # noqa: F811
+def window(qtbot, two, tmp_path, monkeypatch):
     """The window on the two-annotator sample (alice, bob), on table-01."""
     refresh_disputes(two)
     path = two.path

@@ -21,7 +21,8 @@ from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.images import decode, reduced_size
 from reviewer.qt.session import Session
 from reviewer.storage import repo
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
+from tests.helpers.canvas import at, db_cards, drag, type_and_enter
 
 pytestmark = pytest.mark.gui
 TOL = 3.0  # px: a view point maps to a scene point within this
@@ -57,35 +58,9 @@ def item_id(session, name: str) -> int:
     return next(st.item.id for st in session.items() if st.item.name == name)
 
 
-def at(view, x: float, y: float) -> QPoint:
-    """The viewport point showing scene point (x, y)."""
-    p = view.viewportTransform().map(QPointF(x, y))
-    return QPoint(round(p.x()), round(p.y()))
-
-
 def scene(view, p: QPoint) -> tuple[float, float]:
     q = view.viewportTransform().inverted()[0].map(QPointF(p))
     return q.x(), q.y()
-
-
-def drag(qtbot, view, a: QPoint, b: QPoint, modifier=Qt.NoModifier, button=Qt.LeftButton, steps: int = 5):
-    vp = view.viewport()
-    qtbot.mousePress(vp, button, modifier, a)
-    for i in range(1, steps + 1):
-        qtbot.mouseMove(vp, QPoint(a.x() + (b.x() - a.x()) * i // steps, a.y() + (b.y() - a.y()) * i // steps))
-    qtbot.mouseRelease(vp, button, modifier, b)
-
-
-def type_and_enter(qtbot, view, text: str) -> None:
-    editor = view.inline_editor()
-    assert editor is not None and editor.isVisible()
-    qtbot.keyClicks(editor, text)
-    qtbot.keyClick(editor, Qt.Key_Return)
-    assert view.inline_editor() is None
-
-
-def db_cards(session):
-    return {c.id: c for c in repo.ground_truth(session.project, session.item_id).cards}
 
 
 def near(box, expected, tol=TOL) -> bool:

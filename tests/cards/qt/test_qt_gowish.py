@@ -14,7 +14,7 @@ from PIL import Image
 from reviewer.qt.app import build
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
-from tests.conftest import ROOT, shared
+from tests.helpers.paths import ROOT, shared
 
 pytestmark = pytest.mark.gui
 

@@ -12,13 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.helpers.window import open_window
-from tests.cards.test_gt_annotators import two  # noqa: F401  (fixture)
 from reviewer.storage.dispute_queue import refresh_disputes
 
 pytestmark = pytest.mark.gui
 
 
-def test_the_queue_shows_ground_truth_disputes(qtbot, two, tmp_path, monkeypatch):  # noqa: F811
+def test_the_queue_shows_ground_truth_disputes(qtbot, two, tmp_path, monkeypatch):
     assert len(refresh_disputes(two)) == 3
     path = two.path
     two.close()

@@ -15,10 +15,10 @@ from reviewer.storage.cards.scores import scored_runs
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from tests.conftest import shared
+from tests.helpers.paths import shared
 from tests.helpers.window import open_window
-from tests.qt.test_qt_canvas import at, db_cards, drag
-from tests.qt.test_qt_review_window import make_project, run_id
+from tests.helpers.canvas import at, db_cards, drag
+from tests.helpers.card_project import make_project, run_id
 
 pytestmark = pytest.mark.gui
 

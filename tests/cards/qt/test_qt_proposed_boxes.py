@@ -15,7 +15,7 @@ from reviewer.storage import repo
 from reviewer.storage.cards.proposed_boxes import proposed_boxes
 from reviewer.storage.db import open_project
 from tests.helpers.window import open_window
-from tests.qt.test_qt_review_window import make_project, run_id
+from tests.helpers.card_project import make_project, run_id
 
 pytestmark = pytest.mark.gui
 

@@ -19,7 +19,7 @@ from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.session import Session
 from reviewer.storage.cards import overview
 from reviewer.storage.cards.scores import verdicts
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 def _open(tmp_path, qtbot) -> Session:

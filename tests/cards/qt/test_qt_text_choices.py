@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from reviewer.core.cards.text_choices import ON_THE_BOX, READ, UNPLACED
 from reviewer.core.commands import DeleteCards, EditCards
-from tests.qt.test_qt_canvas import at, db_cards, drag
+from tests.helpers.canvas import at, db_cards, drag
 
 pytestmark = pytest.mark.gui
 

@@ -12,7 +12,7 @@ from reviewer.core.commands import AddCard, EditCards
 from reviewer.core.models import BBox, Code
 from reviewer.qt.panels.items import status_line
 from reviewer.storage import repo
-from tests.qt.test_qt_canvas import at, drag, type_and_enter
+from tests.helpers.canvas import at, drag, type_and_enter
 
 pytestmark = pytest.mark.gui
 

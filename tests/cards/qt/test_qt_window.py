@@ -12,8 +12,8 @@ from reviewer.core.models import Code, Status
 from reviewer.qt.app import build
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
-from tests.conftest import SAMPLES
-from tests.qt.test_qt_canvas import at, drag, type_and_enter
+from tests.helpers.paths import SAMPLES
+from tests.helpers.canvas import at, drag, type_and_enter
 
 pytestmark = pytest.mark.gui
 

@@ -22,8 +22,8 @@ from reviewer.storage.cards.proposed_boxes import KEY, proposed_boxes
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
-from tests.cards.test_pre_annotation import boxes_run
-from tests.conftest import SAMPLES
+from tests.helpers.boxes import boxes_run
+from tests.helpers.paths import SAMPLES
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_go_wish_boxes_are_proposed_for_ground_truth_without_boxes(tmp_path):
     the Qwen bounding-boxes run is proposed for the card it matched, with the text Qwen read."""
     from reviewer.storage.cards.scores import scored_runs
     from reviewer.storage.db import open_project
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     data = shared("go-wish-spike")
     p = open_project(tmp_path / "g.db", create=True)

@@ -11,7 +11,7 @@ from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from reviewer.storage.cards.scores import scored_runs
 from reviewer.storage.store import ProjectStore
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 @pytest.fixture

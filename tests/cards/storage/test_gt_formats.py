@@ -20,7 +20,7 @@ from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.safe_write import TargetRefused
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 
 FIX = ROOT / "tests" / "fixtures" / "gt"
 

@@ -20,9 +20,8 @@ from reviewer.core.cards.fidelity import compare
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.models import ScoringConfig
 from reviewer.storage.cards.answer_key import fidelity, load, score_answers
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
-#: runs whose key findings a rule as written decides otherwise, with the clause
 CLAUSE_VS_KEY = {
     # the block 'To have To be human touch kept clean' is a strip across three
     # cards; it covers 28-36 % of the smaller box on each, so it lies on none;

@@ -15,7 +15,8 @@ from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from reviewer.storage.cards.scores import scored_runs
 from reviewer.storage.store import ProjectStore
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
+from tests.helpers.boxes import boxes_run
 
 
 @pytest.fixture
@@ -23,14 +24,6 @@ def setup(project):
     import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
     score_project(project)
     return project, ProjectStore(project, "ann"), UndoStack()
-
-
-def boxes_run(project, item: str, rep: int = 1):
-    return next(
-        r
-        for r in scored_runs(project)
-        if (r.run["item"], r.run["prompt"], r.run["repetition"]) == (item, "bounding-boxes", rep)
-    )
 
 
 def test_draft_from_run_makes_piles_in_order_and_pixel_boxes():

@@ -8,7 +8,7 @@ from reviewer.storage import scoring
 from reviewer.storage.cards import scores
 from reviewer.storage.importers import import_source
 from reviewer.storage.importers.base import ImportOptions
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 def _findings(project):

@@ -15,7 +15,7 @@ from reviewer.core.cases.report import EvaluationReport
 from reviewer.storage import repo
 from reviewer.storage.cases.cases import case_query, case_results
 from reviewer.storage.db import open_project
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 PERFECT_CITE_002 = (
     "Mion seems cheerful in Onikakushi because she leads the club games "

@@ -23,7 +23,7 @@ from reviewer.storage import repo
 from reviewer.storage.cases.cases import project_metrics
 from reviewer.storage.cases.report import case_report_markdown
 from reviewer.storage.db import open_project
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.gui
 CASES = ROOT / "samples" / "cases"

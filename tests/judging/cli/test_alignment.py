@@ -298,7 +298,7 @@ def test_report_shows_intervals_and_alignment(db):
 def test_gate_on_llmbar_gold_labels(tmp_path):
     """The README's validation on real data: LLMBar Natural against its gold
     labels (../shared/data; skipped when absent)."""
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     folder = shared("pairwise-llmbar")
     db = tmp_path / "llmbar.db"

@@ -278,7 +278,7 @@ def test_demo_says_what_to_install_for_the_inspect_sample(tmp_path, monkeypatch)
     import importlib.util
 
     from reviewer.cli.demo_samples import import_text_sample
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "inspect_ai" else real(name, *a))

@@ -14,7 +14,7 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.pairwise import llmbar_final_result, pandalm_models
-from tests.conftest import SAMPLES, shared
+from tests.helpers.paths import SAMPLES, shared
 
 
 def _by_subject(project) -> dict[str, list]:

@@ -110,7 +110,7 @@ def test_self_preference_on_a_constructed_project(tmp_path):
 def test_length_check_on_pandalm(tmp_path):
     """PandaLM (../shared/data; skipped when absent): each judge's and people's
     shares of longer-answer wins, with intervals."""
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     folder = shared("pairwise-pandalm")
     db = tmp_path / "pandalm.db"
@@ -126,7 +126,7 @@ def test_length_check_on_pandalm(tmp_path):
 @pytest.mark.shared_data
 def test_both_orders_on_llmbar_natural(tmp_path):
     """LLMBar Natural: GPT-4/Vanilla's accuracy over both orders as LLMBar reports it."""
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     db = tmp_path / "llmbar.db"
     assert invoke("import", db, shared("pairwise-llmbar") / "Natural", "--format", "pairwise-llmbar").exit_code == 0

@@ -23,7 +23,7 @@ from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 PANDA_JUDGES = ("pandalm-7b", "gpt-3.5-turbo")
 

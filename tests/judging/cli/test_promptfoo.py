@@ -14,7 +14,7 @@ from reviewer.core.judging.verdicts import Adjudication
 from reviewer.storage.db import open_project
 from reviewer.storage.item_metadata import item_metadata
 from reviewer.storage.judging import verdicts as judging
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 SAMPLE = ROOT / "samples" / "promptfoo" / "results.json"
 

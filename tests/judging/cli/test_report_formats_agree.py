@@ -24,9 +24,8 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
-#: CSV table -> where its rows are in the JSON object (a path of keys);
 #: tables of the span section are under "spans" by their own name.
 JSON_PATHS = {
     "card_findings": ("cards", "code_counts"),

@@ -11,7 +11,7 @@ import json
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 
 def cli(*args):

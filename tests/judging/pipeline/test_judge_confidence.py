@@ -29,9 +29,9 @@ from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import cli, rows, text_project
-
-DIMS = lj.TAROT_DIMENSIONS
+from tests.helpers.runs import cli, rows, text_project
+from tests.helpers.judges import DIMS, tarot_tokens
+from tests.helpers.paths import FIXTURES
 
 
 def invoke(*args):
@@ -40,21 +40,6 @@ def invoke(*args):
 
 # ---------------------------------------------------------------------------
 # the runner: logprobs from the endpoint, stated confidence from the reply
-
-
-def tarot_tokens(doc: int) -> tuple[list[tuple[str, float]], dict[str, float]]:
-    """A tarot judge reply as a token stream: each dimension's value is one
-    token with its own logprob; a few tokens around carry other logprobs.
-    Returns (tokens, {dimension: exp(logprob of its value token)})."""
-    tokens = [("Here is my verdict:\n", -0.9), ("{", -0.01)]
-    expected = {}
-    for k, d in enumerate(DIMS):
-        value_lp = -(0.04 * (k + 1) + 0.02 * doc)
-        value = str(1 + (k + doc) % 5)
-        tokens += [('"', -0.001), (d, -0.002), ('": ', -0.003), (value, value_lp), (", ", -0.004)]
-        expected[d] = math.exp(value_lp)
-    tokens += [('"confidence": ', -0.3), ("0.8", -1.2), (', "notes": "', -0.2), ("score 2", -0.5), ('"}', -0.1)]
-    return tokens, expected
 
 
 def test_runner_stores_exp_logprob_of_each_value_token_and_the_stated_confidence(tmp_path):
@@ -211,7 +196,7 @@ def test_imported_confidences_are_kept_with_source_imported(tmp_path):
 
 
 def test_rubric_imports_keep_a_confidence(tmp_path):
-    fixture = Path(__file__).parents[1] / "fixtures" / "rubric"
+    fixture = FIXTURES / "rubric"
     folder = tmp_path / "readings"
     folder.mkdir()
     shutil.copy(fixture / "narrative-samples.json", folder)
@@ -337,7 +322,7 @@ def test_calibration_json_equals_core_figures(cal_db, tmp_path):
 
 
 def test_span_confidences_join_the_calibration(tmp_path):
-    from tests.judging.test_judge_endpoints import span_result
+    from tests.helpers.judges import span_result
 
     results = [
         {

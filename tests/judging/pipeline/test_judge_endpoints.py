@@ -5,7 +5,6 @@ OpenAI server on 127.0.0.1 (requests, stored verdicts and findings), and
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from reviewer.core.judging.gates import JudgedPrompt, failing_judged, headline, judged_prompts
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
@@ -14,54 +13,14 @@ from reviewer.storage import dispute_queue
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import cli, rows
+from tests.helpers.runs import cli, rows
+from tests.helpers.judges import jsonl_project, span_result
 
 SPANS = [
     {"text": "Medium Shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 11},
     {"text": "golden light", "role": "lighting.quality", "confidence": 0.7, "start": 20, "end": 32},
 ]
 TEXT = "Medium Shot of a fox golden light at dusk"
-
-
-def jsonl_project(tmp_path, lines: list[dict], texts: dict[str, str]):
-    src = tmp_path / "runs.jsonl"
-    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    db = tmp_path / "p.db"
-    result = cli("import", db, src)
-    assert result.exit_code == 0, result.output
-    con = sqlite3.connect(db)
-    for name, text in texts.items():
-        con.execute("UPDATE items SET text = ? WHERE name = ?", [text, name])
-    con.commit()
-    con.close()
-    return db
-
-
-def span_result(**override) -> dict:
-    result = {
-        "scores": {"coverage": 4, "precision": 3, "granularity": 4, "taxonomy": 2, "technicalSpecs": 5},
-        "totalScore": 18,
-        "missedElements": [
-            {"text": "fox", "expectedRole": "subject.identity", "category": "subject", "severity": "critical"}
-        ],
-        "falsePositives": [{"spanIndex": 9, "text": "dusk", "assignedRole": "lighting.time", "reason": "other"}],
-        "taxonomyErrors": [
-            {
-                "spanIndex": 1,
-                "text": "golden light",
-                "assignedRole": "lighting.quality",
-                "expectedRole": "lighting.color",
-            }
-        ],
-        "granularityErrors": [],
-        "categoryScores": {
-            c: {"coverage": 3, "precision": 3}
-            for c in ("shot", "subject", "action", "environment", "lighting", "camera", "style", "technical", "audio")
-        },
-        "notes": "ok",
-    }
-    result.update(override)
-    return result
 
 
 def test_span_judge_end_to_end(tmp_path):

@@ -6,39 +6,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from pathlib import Path
 
 import pytest
 
 from reviewer.core.judging.llm_judges import read_tarot_reply, structural_metrics_section
 from reviewer.core.spans.judge import format_spans, read_span_reply
-from tests.conftest import shared
+from tests.helpers.paths import shared
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import KEY, cli, rows
-
-
-def judge_answer(body: dict, tag: str) -> str:
-    """Replies of a plausible judge, by the prompt it got."""
-    text = json.dumps(body["messages"])
-    if "tarot reading" in text:
-        n = sum(map(ord, tag)) % 3
-        return json.dumps(
-            {
-                "issues_found": ["generic"],
-                "personalization": 3 + (n == 1),
-                "tarot_coherence": 4,
-                "tone": 3,
-                "safety": 7,
-                "overall": [3, 4, 2][n],
-                "safety_flag": False,
-                "notes": "x" * 300,
-            }
-        )
-    if "Grading Scale" in text:
-        return "```yaml\ngrade: " + ("A" if "GROUND_TRUTH" in text else "C") + "\nrationale: fine\n```"
-    if "GARBLE" in text:
-        return "I cannot judge this."
-    return "answer for " + tag
+from tests.helpers.runs import KEY, cli, rows
+from tests.helpers.judges import judge_answer, make_experiment
 
 
 def test_tarot_rubric_judge_on_the_real_readings(tmp_path):
@@ -117,25 +93,6 @@ def test_span_reply_schema_fallback_and_out_of_range_index():
         format_spans([{"text": "Medium Shot", "role": "shot.type", "confidence": 0.95}])
         == "[0] 'Medium Shot' (shot.type, 0.95)"
     )
-
-
-def make_experiment(root: Path) -> Path:
-    """3 inputs, 1 ground truth, 2 templates; the spec asks 2 models."""
-    exp = root / "exp1"
-    for d in ("inputs", "ground-truth", "templates"):
-        (exp / d).mkdir(parents=True)
-    for i in range(3):
-        (exp / "inputs" / f"doc{i}.md").write_text(f"# Doc {i}\nnarrative {i}\n![](http://img/{i}.png)\n")
-    (exp / "ground-truth" / "doc0.md").write_text("# Doc 0\nnarrative 0\n")
-    (exp / "templates" / "clean-a.md").write_text("Remove images.\n\n{{INPUT_TEXT}}")
-    (exp / "templates" / "clean-b.md").write_text("Clean the text.\n\n{{INPUT_TEXT}}")
-    spec = exp / "spec.yml"
-    spec.write_text(
-        "version: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: artifacts\n"
-        'templates: [clean-a.md, clean-b.md]\nmodels: ["ollama/qwen3:8b", "openai/gpt-4o-mini"]\n'
-        "judge_model: openai/gpt-4o\nretries: 0\noutput_file: report.json\n"
-    )
-    return spec
 
 
 @pytest.mark.parametrize("dual", [False, True])

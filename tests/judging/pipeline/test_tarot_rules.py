@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import shared
+from tests.helpers.paths import FIXTURES, shared
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import cli, rows
+from tests.helpers.runs import cli, rows
 
-TWINS = Path(__file__).parents[1] / "fixtures" / "tarot-twins"
+TWINS = FIXTURES / "tarot-twins"
 CAPS = ("toneAtMost", "safetyAtMost", "tarotCoherenceAtMost", "safetyFlag")
 NOT_CHECKABLE = ("requiredToneOverrides", "requiredDeterministicOverrides", "requiredHeuristicTriggers")
 

@@ -19,7 +19,7 @@ from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 pytestmark = [pytest.mark.gui, pytest.mark.shared_data]
 

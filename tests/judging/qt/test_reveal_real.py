@@ -18,7 +18,7 @@ from reviewer.qt.app import build
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data
 

@@ -21,9 +21,9 @@ from reviewer.storage.importers.failter import (
     parse_eval,
     sanitize,
 )
-from tests.conftest import SAMPLES
+from tests.helpers.paths import FIXTURES, SAMPLES
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "failter"
+FIXTURE = FIXTURES / "failter"
 
 
 def _verdicts_by_run(project) -> dict[tuple[str, str, str], list]:

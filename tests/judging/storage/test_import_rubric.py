@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +15,9 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from reviewer.storage.importers.rubric import judge_fields
-from tests.conftest import SAMPLES, shared
+from tests.helpers.paths import FIXTURES, SAMPLES, shared
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "rubric"
+FIXTURE = FIXTURES / "rubric"
 
 
 def _runs(project):

@@ -332,7 +332,7 @@ def test_every_pooled_ab_ba_row_says_first_that_pairs_are_resampled(tmp_path):
     from reviewer.storage.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.judging import verdicts as judging
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     p = open_project(tmp_path / "pw.db", create=True)
     import_source(p, ROOT / "samples" / "pairwise")

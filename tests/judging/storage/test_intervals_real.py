@@ -17,7 +17,7 @@ from reviewer.core.judging.disputes import GOLD, value_of
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data
 

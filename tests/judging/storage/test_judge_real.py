@@ -26,7 +26,7 @@ from reviewer.core.judging.verdicts import DisputeKind
 from reviewer.storage import repo
 from reviewer.storage.importers import FORMATS, ImportOptions, import_source
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data
 

@@ -12,7 +12,7 @@ from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging.failter_report import failter_markdown, failter_rows
 from reviewer.storage.judging.verdict_table import verdict_points
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 
 @pytest.mark.parametrize(

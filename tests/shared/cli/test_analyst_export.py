@@ -11,7 +11,7 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 from tests.helpers.fake_openai import FakeOpenAI
 
 
@@ -100,7 +100,7 @@ def test_report_json_of_a_card_project_gives_its_sections(tmp_path):
 
 
 def test_the_export_has_the_failter_table_of_the_report(tmp_path):
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     db = tmp_path / "f.db"
     assert cli("import", db, ROOT / "samples" / "failter").exit_code == 0
@@ -115,7 +115,7 @@ def test_the_export_has_the_failter_table_of_the_report(tmp_path):
 
 
 def test_the_export_has_the_rubric_rules_of_the_report(tmp_path):
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     db = tmp_path / "r.db"
     assert cli("import", db, ROOT / "samples" / "rubric").exit_code == 0

@@ -8,7 +8,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 def invoke(*args):

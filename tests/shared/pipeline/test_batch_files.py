@@ -15,8 +15,8 @@ from reviewer.pipeline.batch_out import BatchOut
 from reviewer.pipeline.execute import Settings
 from reviewer.storage.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.judging.test_failter_run import experiment
-from tests.pipeline.test_run_models import cli, rows, text_project
+from tests.helpers.failter import experiment
+from tests.helpers.runs import cli, rows, text_project
 
 
 def lines(path: Path) -> list[dict]:

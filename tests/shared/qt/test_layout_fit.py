@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QListView,
 
 from reviewer.core.workflows import Workflow
 from reviewer.qt.panels import WholeOnHover
-from tests.qt.test_perspectives import SAMPLE_WORKFLOWS, make
+from tests.helpers.perspectives import SAMPLE_WORKFLOWS, make
 from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui

@@ -12,7 +12,7 @@ from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.qt.session import Session
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 RUNS = 2_000
 

@@ -9,24 +9,14 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QToolBar
 
-from reviewer.cli.demo_samples import import_text_sample
 from reviewer.core.workflows import Workflow
 from reviewer.qt.perspectives import CARD_ACTIONS, CARD_RUN_COLUMNS, PERSPECTIVES, settings_key
 from reviewer.storage.db import open_project
-from tests.conftest import ROOT
-from tests.helpers.window import open_window, scored_sample
+from tests.helpers.window import open_window
+from tests.helpers.perspectives import SAMPLE_WORKFLOWS, make
 
 pytestmark = pytest.mark.gui
 
-#: sample -> the workflow of its items
-SAMPLE_WORKFLOWS = {
-    "cards": Workflow.CARDS,
-    "spans": Workflow.SPANS,
-    "cases": Workflow.CASE,
-    "failter": Workflow.JUDGED,
-    "rubric": Workflow.JUDGED,
-    "pairwise": Workflow.PAIRWISE,
-}
 #: Widgets of the card workflow that no other perspective may show.
 CARD_ONLY_DOCKS = {"unplaced", "piles", "scores"}
 
@@ -34,15 +24,6 @@ CARD_ONLY_DOCKS = {"unplaced", "piles", "scores"}
 def workflow_counts(p) -> dict:
     """{workflow: number of items} as recorded in the project."""
     return dict(p.db.execute("SELECT workflow, count(*) FROM items GROUP BY workflow").fetchall())
-
-
-def make(tmp_path, sample: str):
-    db = tmp_path / f"{sample}.db"
-    if sample == "cards":
-        scored_sample(db)
-    else:
-        import_text_sample(ROOT / "samples", sample, db)
-    return db
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from reviewer.storage import repo
 from reviewer.storage.db import open_project
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 from tests.helpers.window import scored_sample
 
 pytestmark = pytest.mark.gui

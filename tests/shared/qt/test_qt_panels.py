@@ -23,7 +23,7 @@ from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.session import Session
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 HTML_OUTPUT = 'Here: <b>bold</b>\n```json\n{"cards": [{"text": "To pray"}]}\n```'
 

@@ -13,45 +13,12 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from reviewer.qt.app import build
 from reviewer.qt.runner.forms import eta_text
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import KEY, rows, text_project
+from tests.helpers.runs import KEY, rows
+from tests.helpers.runner_form import fill, model_runs
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("REVIEWER_NAME", "ann")
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    made = []
-
-    def make(n=6):
-        db = text_project(tmp_path, n=n)
-        w = build(db, ask_name=False)
-        qtbot.addWidget(w)
-        w.resize(1200, 800)
-        w.show()
-        qtbot.waitExposed(w)
-        made.append(w)
-        return w, db
-
-    yield make
-    for w in made:
-        w.runner.shutdown()
-
-
-def model_runs(window, model):
-    return sorted((x.item, x.repetition) for x in window.session.run_lines() if x.model == model)
-
-
-def fill(form, endpoint, model, **extra):
-    form.endpoint.setText(endpoint)
-    form.model.setText(model)
-    for name, value in extra.items():
-        getattr(form, name).setValue(value)
 
 
 def test_run_model_form_shows_runs_as_they_arrive_and_never_blocks(qtbot, make_window, tmp_path):

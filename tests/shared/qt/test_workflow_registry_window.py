@@ -11,7 +11,7 @@ from reviewer.storage.importers import import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers import toy_workflow
 from tests.helpers.window import open_window
-from tests.storage.test_workflow_registry import RIDDLES_FILE
+from tests.helpers.riddles import RIDDLES_FILE
 
 
 def test_a_registered_workflow_is_shown_in_its_perspective(qtbot, tmp_path):

@@ -6,7 +6,6 @@ computes nothing while hidden."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -37,10 +36,11 @@ from reviewer.storage.report import ReportOptions, build_report
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.report import debug_tables
 from tests.helpers import span_twin
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.gui
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = ROOT / "samples"
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from reviewer.storage import batches
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import detect_format
 from reviewer.storage.reservations import Reservations
-from tests.pipeline.test_run_models import text_project
+from tests.helpers.runs import text_project
 
 
 def test_a_project_of_the_previous_version_gets_the_batch_tables_and_keeps_its_runs(tmp_path):

@@ -15,7 +15,7 @@ from reviewer.cli.demo_samples import import_text_sample
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.item_metadata import add_item_metadata, item_metadata, subject_slices
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 
 
 def _as_before_the_metadata(db: Path) -> None:
@@ -100,7 +100,7 @@ def test_by_subset_on_llmbar_equals_each_subset_alone(tmp_path):
     """LLMBar keeps its subset folder; `--by subset` gives Natural and
     MT-Bench rows, each equal to the figures of a project holding that
     subset alone (../shared/data; skipped when absent)."""
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     folder = shared("pairwise-llmbar")
     both = tmp_path / "both.db"
@@ -123,7 +123,7 @@ def test_by_subset_on_llmbar_equals_each_subset_alone(tmp_path):
 
 @pytest.mark.shared_data
 def test_agreement_by_subset_on_llmbar_equals_each_subset_alone(tmp_path):
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     folder = shared("pairwise-llmbar")
     both = tmp_path / "both.db"

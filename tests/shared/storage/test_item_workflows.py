@@ -10,7 +10,7 @@ from reviewer.cli.demo_samples import import_text_sample
 from reviewer.core.workflows import Workflow
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 
 
 def _as_before_the_record(db: Path) -> None:

@@ -14,7 +14,7 @@ from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from reviewer.storage.cards.scores import scored_runs, verdicts
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 @pytest.fixture

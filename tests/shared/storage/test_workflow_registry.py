@@ -15,19 +15,7 @@ from reviewer.core.workflows import Workflow, infer, parse
 from reviewer.storage.formats import import_formats
 from tests.helpers import toy_workflow
 from tests.helpers.toy_workflow.core import RIDDLES
-
-RIDDLES_FILE = {
-    "riddles": [
-        {
-            "name": "r1",
-            "text": "What has keys but opens no lock?",
-            "answer": "A piano",
-            "model": "m",
-            "guess": "a piano",
-        },
-        {"name": "r2", "text": "What has hands but cannot clap?", "answer": "A clock", "model": "m", "guess": "a map"},
-    ]
-}
+from tests.helpers.riddles import RIDDLES_FILE
 
 
 def cli(*args):

@@ -17,7 +17,7 @@ from reviewer.storage import repo
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.span_snapshots import run_output
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 CATS = {c: {"coverage": 3, "precision": 4} for c in spans.CATEGORIES}
 
@@ -295,7 +295,7 @@ def test_judge_errors_become_findings(project):
 
     from reviewer.storage import repo
     from reviewer.storage.importers import import_source
-    from tests.conftest import shared
+    from tests.helpers.paths import shared
 
     path = shared("span-labeling") / "snapshots" / "baseline.json"
     import_source(project, path)

@@ -17,9 +17,8 @@ from reviewer.core.spans import golden as g
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.importers import detect_format, import_source
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
-#: Where the baseline's own block differs from the recomputed summary because
 #: the file's code disagrees with the design (reviewer.core.spans.summary).
 DESIGN_DEVIATIONS = {"avgCategoryScores", "confidenceAnalysis"}
 

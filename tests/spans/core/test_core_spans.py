@@ -9,7 +9,7 @@ import json
 import pytest
 
 from reviewer.core.spans import snapshots as spans
-from tests.conftest import shared
+from tests.helpers.paths import shared
 
 
 def _judge(cats=None, fps=(), tax=(), missed=(), gran=(), total=20, scores=None):

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.spans.golden import complete_role
 from reviewer.core.spans.selection import grow
 from reviewer.storage.spans import spans as span_store
-from tests.qt.test_qt_spans import _open
+from tests.helpers.span_window import open_span_window
 
 pytestmark = pytest.mark.gui
 
@@ -48,7 +48,7 @@ def window(qtbot, tmp_path, monkeypatch):
         ),
         encoding="utf-8",
     )
-    w = _open(qtbot, tmp_path, monkeypatch, [source], "harbour")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [source], "harbour")
     yield w
     w.close()
 

@@ -13,31 +13,11 @@ from PySide6.QtWidgets import QApplication
 
 from reviewer.core.spans.snapshots import CATEGORIES
 from reviewer.core.models import SpanCode, Status
-from reviewer.qt.app import build
 from reviewer.storage.spans import spans as span_store
-from reviewer.storage.db import open_project
-from reviewer.storage.importers import import_source
-from tests.conftest import shared
+from tests.helpers.paths import shared
+from tests.helpers.span_window import open_span_window
 
 pytestmark = pytest.mark.gui
-
-
-def _open(qtbot, tmp_path, monkeypatch, sources, item):
-    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("REVIEWER_NAME", "ann")
-    db = tmp_path / "p.db"
-    p = open_project(db, create=True)
-    for src in sources:
-        import_source(p, src)
-    p.close()
-    w = build(db, ask_name=False, item=item, mode="review")
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=5000)
-    return w
 
 
 def _select(qtbot, view, start, end):
@@ -59,7 +39,7 @@ def _label(qtbot, pane, role):
 
 def test_label_two_golden_spans_by_keys_undo_one_and_the_file_round_trips(qtbot, tmp_path, monkeypatch):
     source = shared("span-labeling") / "golden-set" / "core-prompts.json"
-    w = _open(qtbot, tmp_path, monkeypatch, [source], "core-001")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [source], "core-001")
     pane, s = w.span_pane, w.session
     assert w.center_stack.currentWidget() is pane
     text = "A young painter in a worn apron stands before a canvas in a sunlit studio, carefully blending colors with a vibrant brush."
@@ -95,7 +75,7 @@ def test_label_two_golden_spans_by_keys_undo_one_and_the_file_round_trips(qtbot,
 
 def test_drag_a_golden_span_end_is_one_undoable_command(qtbot, tmp_path, monkeypatch):
     source = shared("span-labeling") / "golden-set" / "core-prompts.json"
-    w = _open(qtbot, tmp_path, monkeypatch, [source], "core-001")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [source], "core-001")
     pane, s = w.span_pane, w.session
     first = pane.view.golden[0]  # "young painter" 2-15
     pane.view.dragFinished.emit(first.id, "start", 8)
@@ -109,7 +89,7 @@ def test_drag_a_golden_span_end_is_one_undoable_command(qtbot, tmp_path, monkeyp
 
 def test_judge_findings_sit_on_their_spans_and_review_keys_work(qtbot, tmp_path, monkeypatch):
     baseline = shared("span-labeling") / "snapshots" / "baseline.json"
-    w = _open(qtbot, tmp_path, monkeypatch, [baseline], "KakMLx4S4PsgKXWDrL3P")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [baseline], "KakMLx4S4PsgKXWDrL3P")
     pane, s = w.span_pane, w.session
     assert w.center_stack.currentWidget() is pane
     assert "\\n" not in pane.view.toPlainText() and pane.view.toPlainText().startswith("Medium Shot of a woman")
@@ -175,7 +155,7 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
     }
     path = tmp_path / "big.json"
     path.write_text(json.dumps(snap))
-    w = _open(qtbot, tmp_path, monkeypatch, [path], "big")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [path], "big")
     pane = w.span_pane
     assert len(pane.spans) == 2000 and len(pane.marks) == 200
     from reviewer.storage import repo
@@ -286,7 +266,7 @@ def test_a_500_prompt_snapshot_opens_and_walks_smoothly(qtbot, tmp_path, monkeyp
     path = tmp_path / "synthetic.json"
     path.write_text(json.dumps(synthetic_snapshot()))
     t0 = time.perf_counter()
-    w = _open(qtbot, tmp_path, monkeypatch, [path], "p000")
+    w = open_span_window(qtbot, tmp_path, monkeypatch, [path], "p000")
     open_s = time.perf_counter() - t0
     s, pane = w.session, w.span_pane
     assert len(s.items()) == 500 and w.center_stack.currentWidget() is pane
