@@ -7,6 +7,7 @@ conftest.py fixture."""
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -18,16 +19,20 @@ WORKFLOWS = ("cards", "spans", "cases", "judging", "shared")
 LAYERS = ("core", "storage", "pipeline", "cli", "qt")
 #: the cross-cutting folders: by concern, not by workflow (docs/reliability.md cites the first)
 CROSS_CUTTING = ("reliability", "project")
+MODULE_NAME = re.compile(r"tests(\.\w+)+")
 
 
 def imported_modules(path: Path) -> list[str]:
-    """Every module that ``path`` imports, lazy imports inside functions included."""
+    """Every module that ``path`` imports, lazy imports inside functions and
+    dotted module names in strings included."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.append(node.module)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
+            found.append(node.value)  # a module imported by its name (importlib, a registry's parts)
     return found
 
 

@@ -15,6 +15,7 @@ from reviewer.core.workflows import Workflow, infer, parse
 from reviewer.storage.formats import import_formats
 from tests.helpers import toy_workflow
 from tests.helpers.toy_workflow.core import RIDDLES
+from tests.helpers.export_parts import ONE_ROW
 from tests.helpers.riddles import RIDDLES_FILE
 
 
@@ -82,8 +83,8 @@ def test_the_five_register_their_export_tables_and_a_table_two_parts_give_is_one
         docs = {name for parts in registry.registered() for name in parts.export_docs}
         assert set(registered) <= docs and {"verdicts", "case_scores", "span_runs", "gt_cards"} <= docs
         # Rows of a table that parts of two registrations give follow in rank order, in one table.
-        later = registry.ExportPart(160, "tests.storage.test_workflow_registry", "later_agreement_row")
-        earlier = registry.ExportPart(150, "tests.storage.test_workflow_registry", "agreement_row")
+        later = registry.ExportPart(160, "tests.helpers.export_parts", "later_agreement_row")
+        earlier = registry.ExportPart(150, "tests.helpers.export_parts", "agreement_row")
         registry.register(registry.StorageWorkflow("agreeing", export_parts=(later, earlier)))
         try:
             tables = {t[0]: t for t in workflow_tables(project)}
@@ -93,18 +94,3 @@ def test_the_five_register_their_export_tables_and_a_table_two_parts_give_is_one
             registry.unregister("agreeing")
     finally:
         project.close()
-
-
-ONE_ROW = ("a|b", "overall", "kappa", 0.5, 10, "", None, None, None, None)
-
-
-def agreement_row(project):
-    from reviewer.storage.export_schema import AGREEMENT_COLUMNS
-
-    return [("agreement", AGREEMENT_COLUMNS, None, [ONE_ROW])]
-
-
-def later_agreement_row(project):
-    from reviewer.storage.export_schema import AGREEMENT_COLUMNS
-
-    return [("agreement", AGREEMENT_COLUMNS, None, [ONE_ROW[:3] + (0.7,) + ONE_ROW[4:]])]
