@@ -1,10 +1,11 @@
-"""Shared test set-up: Qt offscreen by default, paths to the real data."""
+"""Shared test set-up: Qt offscreen by default, each test its own record of
+written files, and the fixtures that test modules in several folders use.
+Paths to the samples and the real data are in tests/helpers/paths.py."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -12,18 +13,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REVIEWER_NAME", "tester")
 # reviewer's record of the files it wrote (reviewer.storage.written): never the user's own
 os.environ["REVIEWER_DATA_DIR"] = tempfile.mkdtemp(prefix="reviewer-test-data-")
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("REVIEWER_SHARED_DATA", ROOT.parent / "shared" / "data"))
-SAMPLES = ROOT / "samples" / "cards"
-
-
-def shared(name: str) -> Path:
-    """A folder of ../shared/data, or skip the test when it is absent."""
-    path = SHARED_DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (real data lives beside the project, not in it)")
-    return path
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +29,31 @@ def project(tmp_path):
     p = open_project(tmp_path / "p.db", create=True)
     yield p
     p.close()
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path, monkeypatch):
+    """A factory of review windows, each on a new project of ``n`` text items
+    (tests/helpers/runs.py), settings in ``tmp_path``; the runner of each is
+    shut down at the end."""
+    from reviewer.qt.app import build
+    from tests.helpers.runs import KEY, text_project
+
+    monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("REVIEWER_NAME", "ann")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    made = []
+
+    def make(n=6):
+        db = text_project(tmp_path, n=n)
+        w = build(db, ask_name=False)
+        qtbot.addWidget(w)
+        w.resize(1200, 800)
+        w.show()
+        qtbot.waitExposed(w)
+        made.append(w)
+        return w, db
+
+    yield make
+    for w in made:
+        w.runner.shutdown()

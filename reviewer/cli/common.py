@@ -20,7 +20,7 @@ from reviewer.storage.db import Project, ProjectError
 # commands that use them: `reviewer import` and `--help` start without them.
 
 #: reviewer.pipeline.judge.KINDS and reviewer.clients.chat.DEFAULT_KEY_ENV,
-#: without importing them (tests/storage/test_cli.py checks they agree)
+#: without importing them (tests/shared/cli/test_cli.py checks they agree)
 JUDGE_KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 

@@ -205,7 +205,7 @@ def doc_tables(
     """The ``_tables`` and ``_columns`` tables describing ``tables`` (as
     export.collect_tables gives them: name, {column: type}, pk, rows) and
     ``views``, themselves included. A table or column missing from
-    ``TABLES`` gets an empty description (tests/storage/test_analyst_export.py
+    ``TABLES`` gets an empty description (tests/shared/cli/test_analyst_export.py
     fails on it, the export does not)."""
     table_rows, column_rows = [], []
     described = [(name, columns) for name, columns, _pk, _rows in tables]

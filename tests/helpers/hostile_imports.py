@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 PHOTO = SAMPLES / "test-images" / "table-01.jpg"  # 1600 x 1200
 

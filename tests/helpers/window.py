@@ -13,7 +13,7 @@ from reviewer.storage.scoring import score_project
 def scored_sample(db: Path, model: str = "m") -> Path:
     """Project ``db`` made from the bundled card sample (its runs named
     ``model``), scored and closed; returns ``db``."""
-    from tests.conftest import SAMPLES
+    from tests.helpers.paths import SAMPLES
 
     p = open_project(db, create=True)
     import_source(p, SAMPLES, options=ImportOptions(model=model))

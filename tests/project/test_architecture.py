@@ -1,4 +1,4 @@
-"""The layering of DEVELOPERS.md, enforced with import-linter's contracts
+"""The layering of docs/architecture.md, enforced with import-linter's contracts
 (pyproject.toml [tool.importlinter]): core imports no Qt, SQL or HTTP; the
 workflow packages of core and of storage are independent of each other. And
 no two modules of reviewer/ import each other ("dependencies point one way"):

@@ -96,7 +96,7 @@ def test_reliability_page_names_real_tests_of_every_reliability_file():
     text = (DOCS / "reliability.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`(test_[a-z0-9_]+)`", text))
     defined: dict[str, set[str]] = {}
-    for path in (ROOT / "tests").glob("*/test_*.py"):
+    for path in (ROOT / "tests").rglob("test_*.py"):
         defined[path.name] = set(re.findall(r"^def (test_[a-z0-9_]+)", path.read_text(encoding="utf-8"), re.M))
     everywhere = set().union(*defined.values())
     assert named and not named - everywhere, f"not tests: {sorted(named - everywhere)}"

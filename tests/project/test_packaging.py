@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tomllib
 
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 
 def test_every_package_is_listed_and_resources_map():

@@ -24,12 +24,13 @@ import pytest
 
 from reviewer.clients.chat import ChatClient, ChatError, ChatRequest
 from reviewer.core.bounded_yaml import MAX_ALIASES, YAMLLimitError, load_yaml, read_yaml_file
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.hostile_openai import HostileOpenAI, drip, endless, gzip_bomb, raw, reply
-from tests.judging.test_judge_endpoints import jsonl_project
-from tests.qt.test_qt_runner import fill, make_window  # noqa: F401 - the window's fixture
-from tests.pipeline.test_run_models import KEY, cli, rows, text_project
+from tests.helpers.judges import jsonl_project
+from tests.helpers.runner_form import fill
+from tests.helpers.runs import KEY, cli, rows, text_project
+from tests.helpers.failter import failter_spec
 
 #: The address space a measured `reviewer` may use (bytes): a bomb that gets through dies here.
 AS_LIMIT = 3 << 30
@@ -273,21 +274,6 @@ def test_bad_numbers_on_the_command_line_are_refused(tmp_path):
         no_traceback(result)
 
 
-# -- spec values: the command line's bounds --------------------------------------------------------
-def failter_spec(tmp_path: Path, extra: str = "", templates: str = "[t.md]") -> Path:
-    exp = tmp_path / "exp"
-    (exp / "inputs").mkdir(parents=True)
-    (exp / "templates").mkdir()
-    (exp / "inputs" / "a.md").write_text("an input")
-    (exp / "templates" / "t.md").write_text("Clean: {{INPUT_TEXT}}")
-    spec = exp / "spec.yml"
-    spec.write_text(
-        f"{extra}\nversion: 2\ninputs_dir: inputs\ntemplates_dir: templates\nartifacts_dir: out\n"
-        f"templates: {templates}\nmodels: [m]\njudge_model: j\n"
-    )
-    return spec
-
-
 @pytest.mark.parametrize(
     "extra,message",
     [
@@ -451,7 +437,7 @@ def test_a_prices_or_metrics_bomb_is_one_line(tmp_path):
 
 # -- the window: the same bounds and errors --------------------------------------------------------
 @pytest.mark.gui
-def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_bad_port(qtbot, make_window):  # noqa: F811 - the fixture
+def test_the_window_runner_ends_an_endless_answer_at_the_deadline_and_refuses_a_bad_port(qtbot, make_window):
     window, db = make_window(n=2)
     runner = window.runner
     form = runner.show_form("run")

@@ -23,20 +23,10 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.storage import safe_write
 from reviewer.storage.db import ProjectError
-from tests.conftest import ROOT, SAMPLES
-from tests.judging.test_judge_models import judge_answer, make_experiment
+from tests.helpers.paths import ROOT, SAMPLES
+from tests.helpers.judges import judge_answer, make_experiment
 from tests.helpers.fake_openai import FakeOpenAI
-
-GOLDEN = {
-    "metadata": {"name": "tiny"},
-    "prompts": [
-        {
-            "id": "t-001",
-            "text": "A red fox jumps over a fence.",
-            "groundTruth": {"spans": [{"text": "red fox", "start": 2, "end": 9, "role": "subject.identity"}]},
-        }
-    ],
-}
+from tests.helpers.golden import GOLDEN
 
 
 def cli(*args):
@@ -357,7 +347,7 @@ def test_a_screenshot_never_replaces_the_project(golden, tmp_path):
 
 
 def test_failter_artifacts_never_replace_a_project_or_a_foreign_file(tmp_path):
-    from tests.judging.test_failter_run import answers, experiment
+    from tests.helpers.failter import answers, experiment
 
     spec = experiment(tmp_path)
     art = spec.parent / "artifacts"
@@ -401,7 +391,7 @@ def test_failter_artifacts_never_replace_a_project_or_a_foreign_file(tmp_path):
 
 
 def test_failter_artifacts_inside_the_inputs_are_refused(tmp_path):
-    from tests.judging.test_failter_run import answers, experiment
+    from tests.helpers.failter import answers, experiment
 
     spec = experiment(tmp_path)
     spec.write_text(spec.read_text().replace("artifacts_dir: artifacts", "artifacts_dir: inputs/artifacts"))

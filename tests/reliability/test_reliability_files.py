@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.storage.db import ReadOnlyProject, open_project
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 COMMANDS = [
     ("score",),

@@ -18,39 +18,8 @@ from reviewer.storage import repo
 from reviewer.storage.images import read_photo
 from reviewer.storage.importers import import_source
 from reviewer.storage.previews import preview
-from tests.conftest import ROOT
-
-W, H = 1600, 1000  # upright size: larger than a preview
-CARD = (300, 200, 700, 500)  # the card, upright pixels
-#: orientation -> the transpose that makes the stored pixels from the upright ones
-STORE = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_90,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_270,
-}
-FORMATS = {"jpg": ("JPEG", {"quality": 90}), "png": ("PNG", {}), "webp": ("WEBP", {"quality": 90}), "tif": ("TIFF", {})}
-
-
-def upright() -> Image.Image:
-    im = Image.new("RGB", (W, H), "white")
-    im.paste((220, 20, 20), CARD)
-    return im
-
-
-def save_oriented(path, orientation: int) -> None:
-    fmt, kw = FORMATS[path.suffix[1:]]
-    stored = upright().transpose(STORE[orientation]) if orientation in STORE else upright()
-    exif = Image.Exif()
-    exif[274] = orientation
-    stored.save(path, fmt, exif=exif.tobytes(), **kw)
-
-
-def is_red(px) -> bool:
-    return px[0] > 150 and px[1] < 90 and px[2] < 90
+from tests.helpers.paths import ROOT
+from tests.helpers.oriented_images import CARD, FORMATS, H, W, is_red, save_oriented, upright
 
 
 def test_every_orientation_of_every_format_is_upright_with_its_box_on_the_card(project, tmp_path):

@@ -24,7 +24,7 @@ from reviewer.storage.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 JUDGE, D, WHO = "judge-x/m", "quality", "erin"
 

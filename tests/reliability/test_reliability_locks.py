@@ -16,7 +16,6 @@ import pytest
 
 from reviewer.storage.db import open_here, open_project
 from reviewer.storage.recognise import sidecars
-from tests.qt.test_qt_runner import make_window  # noqa: F401 (a fixture)
 
 OUTSIDE_READ = (
     "import sqlite3, sys\n"
@@ -112,11 +111,11 @@ def test_importing_a_project_into_itself_reads_nothing_with_os_calls(tmp_path):
 
 
 @pytest.mark.gui
-def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qtbot, make_window):  # noqa: F811 - the fixture
+def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qtbot, make_window):
     from PySide6.QtCore import Qt
 
     from tests.helpers.fake_openai import FakeOpenAI
-    from tests.qt.test_qt_runner import fill, model_runs
+    from tests.helpers.runner_form import fill, model_runs
 
     window, db = make_window(n=10)
     runner = window.runner
@@ -149,7 +148,7 @@ def test_the_window_runner_survives_an_outside_read_cancel_and_a_second_start(qt
 
 
 @pytest.mark.gui
-def test_the_windows_file_dialogs_and_path_completion_never_read_the_project(qtbot, make_window):  # noqa: F811 - the fixture
+def test_the_windows_file_dialogs_and_path_completion_never_read_the_project(qtbot, make_window):
     """Qt's file system model reads every file of a folder it shows to tell
     its type (MIME sniffing) unless told otherwise: shown the project's
     folder, it dropped the window's locks."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 from reviewer.storage.db import open_project
 from reviewer.storage.judging.confidences import confidences
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.judging.test_judge_confidence import tarot_tokens
-from tests.pipeline.test_run_models import cli, text_project
+from tests.helpers.judges import tarot_tokens
+from tests.helpers.runs import cli, text_project
 
 
 def _judge(db, fake, *extra):

@@ -20,7 +20,7 @@ from reviewer.cli import main
 from reviewer.storage import db as db_module
 from reviewer.storage import safe_write
 from reviewer.storage.db import DiskFull
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 
 def cli(*args):

@@ -108,7 +108,7 @@ def test_a_spec_uses_the_command_lines_bounds(tmp_path):
     import pytest
 
     from reviewer.pipeline.failter_spec import SpecError, load_spec
-    from tests.reliability.test_reliability_endpoints import failter_spec
+    from tests.helpers.failter import failter_spec
 
     by_name = {p.name: p.type for p in main.commands["run"].params}
     for bound in (limits.RETRIES, limits.TIMEOUT_S, limits.CONCURRENCY):

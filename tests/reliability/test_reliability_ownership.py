@@ -19,8 +19,7 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.storage import safe_write, written
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.reliability.test_reliability_exports import GOLDEN
-from tests.reliability.test_reliability_special_files import golden  # noqa: F401 - a fixture
+from tests.helpers.golden import GOLDEN
 
 #: A user's list of objects, shaped like a Failter report (LLMBar's dataset.json is one).
 USERS_LIST = [{"input": f"question {i}", "output_1": "a", "output_2": "b", "label": 1} for i in range(50)]
@@ -31,7 +30,7 @@ def cli(*args):
 
 
 def test_a_failter_output_file_never_overwrites_a_users_json_list(tmp_path):
-    from tests.judging.test_failter_run import answers, experiment
+    from tests.helpers.failter import answers, experiment
 
     spec = experiment(tmp_path)
     out = spec.parent / "out" / "final-report.json"
@@ -55,7 +54,7 @@ def test_a_failter_output_file_never_overwrites_a_users_json_list(tmp_path):
     assert out.read_bytes() == report and written.owned(out)
 
 
-def test_a_golden_set_an_earlier_version_wrote_is_refused_once_with_the_hint(golden, tmp_path):  # noqa: F811
+def test_a_golden_set_an_earlier_version_wrote_is_refused_once_with_the_hint(golden, tmp_path):
     out = tmp_path / "tiny.json"
     out.write_text(json.dumps(GOLDEN, indent=2) + "\n")  # as an earlier reviewer wrote it: not in the record
     result = cli("golden-export", golden, "tiny", out)
@@ -69,7 +68,7 @@ def test_a_golden_set_an_earlier_version_wrote_is_refused_once_with_the_hint(gol
     assert out.read_bytes() == exported  # the record lives elsewhere: the file's bytes are the export's alone
 
 
-def test_a_written_file_changed_since_is_refused(golden, tmp_path):  # noqa: F811
+def test_a_written_file_changed_since_is_refused(golden, tmp_path):
     out = tmp_path / "out.db"
     assert cli("export", golden, out).exit_code == 0
     assert written.owned(out) and written.owned(Path(str(out) + ".metadata.json"))
@@ -81,7 +80,7 @@ def test_a_written_file_changed_since_is_refused(golden, tmp_path):  # noqa: F81
     assert cli("export", golden, out, "--force").exit_code == 0
 
 
-def test_every_writer_refuses_a_file_it_did_not_write_and_replaces_its_own(golden, tmp_path):  # noqa: F811
+def test_every_writer_refuses_a_file_it_did_not_write_and_replaces_its_own(golden, tmp_path):
     cases = {
         "export": (["export", golden, "{OUT}"], "out.db"),
         "coco": (["export-gt", golden, "{OUT}", "--format", "coco"], "coco.json"),
@@ -116,7 +115,7 @@ def test_the_record_lives_in_the_user_data_folder_and_keys_resolved_paths(tmp_pa
 
 
 def test_a_report_an_earlier_version_wrote_is_refused_once(tmp_path, monkeypatch):
-    from tests.judging.test_failter_run import answers, experiment
+    from tests.helpers.failter import answers, experiment
 
     spec = experiment(tmp_path)
     out = spec.parent / "out" / "final-report.json"
@@ -137,7 +136,7 @@ def test_report_charts_not_in_the_record_are_replaced_with_force(tmp_path):
     """The refusal's hint (pass --force) names an option `reviewer report`
     has: a chart changed since reviewer wrote it is refused, then replaced
     with --force."""
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     db = tmp_path / "r.db"
     assert CliRunner().invoke(main, ["import", str(db), str(ROOT / "samples" / "rubric"), "--create"]).exit_code == 0
@@ -154,11 +153,11 @@ def test_report_charts_not_in_the_record_are_replaced_with_force(tmp_path):
     assert CliRunner().invoke(main, ["report", str(db), "--charts", str(charts)]).exit_code == 0  # recorded again
 
 
-def test_a_screenshot_over_a_png_reviewer_did_not_write_is_replaced_with_force(golden, tmp_path):  # noqa: F811
+def test_a_screenshot_over_a_png_reviewer_did_not_write_is_replaced_with_force(golden, tmp_path):
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     shot = tmp_path / "shot.png"
     shot.write_bytes(b"\x89PNG\r\n\x1a\n" + b"a person's picture")

@@ -19,9 +19,9 @@ import pytest
 
 from reviewer.storage.db import open_project
 from reviewer.storage.reservations import Reservations, answer_key, process_alive, process_started
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.pipeline.test_run_models import KEY, cli, rows, text_project
+from tests.helpers.runs import KEY, cli, rows, text_project
 
 ENV = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
 
@@ -191,7 +191,7 @@ def test_two_judges_at_once_in_one_process_ask_every_verdict_once(tmp_path):
 
     from reviewer.pipeline.execute import Settings
     from reviewer.pipeline.judge import JudgeOptions, judge_runs
-    from tests.judging.test_judge_models import judge_answer
+    from tests.helpers.judges import judge_answer
 
     db = text_project(tmp_path, n=12)
     summaries, errors = [], []

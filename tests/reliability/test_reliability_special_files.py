@@ -21,9 +21,7 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.storage import safe_write
-from tests.conftest import SAMPLES
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.reliability.test_reliability_exports import GOLDEN
 
 KINDS = ("fifo", "link to a fifo", "folder")
 
@@ -50,19 +48,6 @@ def unchanged(path: Path, kind: str) -> bool:
     if kind == "link to a fifo":
         return path.is_symlink() and stat.S_ISFIFO(os.stat(path).st_mode)
     return path.is_dir() and not any(path.iterdir())
-
-
-@pytest.fixture(scope="module")
-def golden(tmp_path_factory):
-    """A project with golden set 'tiny' and the sample cards."""
-    root = tmp_path_factory.mktemp("golden")
-    src = root / "src"
-    src.mkdir()
-    (src / "tiny.json").write_text(json.dumps(GOLDEN, indent=2) + "\n", encoding="utf-8")
-    db = root / "p.db"
-    assert cli("import", db, src).exit_code == 0
-    assert cli("import", db, SAMPLES, "--model", "m").exit_code == 0
-    return db
 
 
 #: writer -> (arguments with OUT, the file written inside OUT or None for OUT itself)
@@ -96,7 +81,7 @@ def test_every_writer_refuses_a_fifo_a_link_to_a_fifo_and_a_folder(golden, tmp_p
 
 
 def _spec(tmp_path: Path) -> Path:
-    from tests.judging.test_failter_run import experiment
+    from tests.helpers.failter import experiment
 
     return experiment(tmp_path)
 
@@ -104,7 +89,7 @@ def _spec(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("where", ["output_file", "artifact"])
 def test_a_failter_spec_refuses_a_special_output_before_any_request(tmp_path, where, kind):
-    from tests.judging.test_failter_run import answers
+    from tests.helpers.failter import answers
 
     spec = _spec(tmp_path)
     if where == "output_file":
@@ -156,7 +141,7 @@ def test_a_socket_and_a_dangling_link_are_refused_even_with_force(tmp_path):
 
 
 def test_report_charts_refuse_a_fifo_a_link_to_a_fifo_and_a_folder(tmp_path):
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     db = tmp_path / "r.db"
     assert cli("import", db, ROOT / "samples" / "rubric", "--create").exit_code == 0
@@ -178,7 +163,7 @@ def test_a_screenshot_refuses_a_fifo_a_link_to_a_fifo_and_a_folder(golden, tmp_p
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.helpers.paths import ROOT
 
     shot = tmp_path / "shot.png"
     make_special(shot, kind)

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.tables import csv_cell
 from reviewer.core.text import bounded, display_name, visible
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 
 ESC = "\x1b[31mred\x1b[0m"
 RLO = "photo\u202egnp.exe"

@@ -20,7 +20,7 @@ from reviewer.storage import repo
 from reviewer.storage.cases.cases import read_metrics_file
 from reviewer.storage.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 from tests.helpers import hostile_imports as h
 
 

@@ -25,7 +25,7 @@ from reviewer.storage import repo
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 
 pytestmark = pytest.mark.gui
 
@@ -330,7 +330,7 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
     from PySide6.QtGui import QImage
 
     from reviewer.qt.panels.items import THUMB, _Bridge, _ThumbJob
-    from tests.reliability.test_reliability_images import CARD, H, W, is_red, save_oriented
+    from tests.helpers.oriented_images import CARD, H, W, is_red, save_oriented
 
     folder = tmp_path / "photos"
     (folder / "test-images").mkdir(parents=True)

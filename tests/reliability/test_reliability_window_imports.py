@@ -14,7 +14,7 @@ import pytest
 
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
-from tests.conftest import SAMPLES
+from tests.helpers.paths import SAMPLES
 from tests.helpers import hostile_imports as h
 from tests.helpers.window import open_window
 

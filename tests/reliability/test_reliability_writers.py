@@ -21,7 +21,7 @@ from reviewer.storage.db import ProjectBusy, now, open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from reviewer.storage.writes import WriteQueue, write_retrying
-from tests.conftest import ROOT, SAMPLES
+from tests.helpers.paths import ROOT, SAMPLES
 
 
 def cli(*args, **kwargs) -> subprocess.Popen:

@@ -15,7 +15,7 @@ scipy's BCa computes the acceleration from a jackknife that builds an
 n x (n - 1) array of leave-one-out samples (800 MB at n = 10,000); a
 statistic of pattern counts has only one leave-one-out value per pattern, so
 the acceleration is computed here from those P values weighted by their
-counts, which gives exactly scipy's number (tests/judging/test_intervals.py checks
+counts, which gives exactly scipy's number (tests/judging/storage/test_intervals.py checks
 the two intervals agree). BCa is undefined, and the percentile interval is
 used, when a resample's statistic is undefined (NaN: e.g. kappa when a
 resample holds one category only; those resamples are left out and counted),

@@ -22,7 +22,6 @@ def registered(window: bool = False) -> Iterator[None]:
     window's, with ``window``) for the block, forgotten after it."""
     from reviewer.core import workflows
     from reviewer.storage import registry
-
     from tests.helpers.toy_workflow.core import RIDDLES, register_core
     from tests.helpers.toy_workflow.storage import register_storage
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel
 
 from reviewer.qt.registry import QtWorkflow, register
-
 from tests.helpers.toy_workflow.core import RIDDLES
 
 

@@ -12,7 +12,6 @@ from reviewer.core.tables import markdown_table
 from reviewer.storage import repo
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.registry import ReportSection, StorageWorkflow, register
-
 from tests.helpers.toy_workflow.core import RIDDLES, correct
 
 _TABLES = (

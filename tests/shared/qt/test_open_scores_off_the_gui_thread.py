@@ -1,0 +1,61 @@
+"""Opening a project shows it at once: its stale runs are scored on the
+Session's writer worker (a connection of its own, short write
+transactions), with progress on the message line, and the views are told
+when the scores are in."""
+
+from __future__ import annotations
+
+import time
+
+from reviewer.core.models import Prompt
+from reviewer.storage import repo
+from reviewer.storage.db import open_project
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.qt.session import Session
+from tests.helpers.paths import SAMPLES
+
+RUNS = 2_000
+
+
+def _unscored(db) -> int:
+    p = open_project(db)
+    try:
+        return p.db.execute(
+            "SELECT count(*) FROM runs r LEFT JOIN run_scores s ON s.run_id = r.id WHERE s.run_id IS NULL"
+        ).fetchone()[0]
+    finally:
+        p.close()
+
+
+def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
+    db = tmp_path / "p.db"
+    p = open_project(db, create=True)
+    import_source(p, SAMPLES, options=ImportOptions(model="m"))  # not scored
+    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="bulk", text="Read the cards."))
+    items = [i.id for i in repo.items(p) if i.id is not None]
+    runs = [
+        repo.NumberedRun(items[k % len(items)], prompt_id, "bulk", k // len(items) + 1, '{"cards": []}')
+        for k in range(RUNS)
+    ]
+    repo.add_numbered_runs(p, runs)
+    p.close()
+    stale = _unscored(db)
+    assert stale >= RUNS
+
+    session = Session("ann")
+    messages: list[str] = []
+    session.message.connect(messages.append)
+    started = time.perf_counter()
+    assert session.open(db)
+    opened = time.perf_counter() - started
+    assert session.scoring()  # open returned; the writer is still at it
+    assert session.items()  # the window has its items already
+    with qtbot.waitSignal(session.scorer.done, timeout=120_000) as done:
+        pass
+    scored = time.perf_counter() - started
+    assert done.args[0] >= RUNS and not session.scoring()
+    assert _unscored(db) == 0
+    assert scored > opened
+    assert any(m.startswith("scoring stale runs:") for m in messages)
+    assert any(m.startswith("scored ") for m in messages)
+    session.close()
