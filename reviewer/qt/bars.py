@@ -45,7 +45,7 @@ class MessageField(QLabel):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
-        self.setTextFormat(Qt.PlainText)
+        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setContentsMargins(0, 0, self.GAP_PX, 0)
         self.setMinimumWidth(40)
 
@@ -53,14 +53,14 @@ class MessageField(QLabel):
         """Draw the text elided to the field's width (less the gap)."""
         painter = QPainter(self)
         rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text(), Qt.ElideRight, rect.width())
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
         painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.drawText(rect, int(Qt.AlignLeft | Qt.AlignVCenter), text)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
 
 def _plain(text: str) -> QLabel:
     label = QLabel(text)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -69,7 +69,7 @@ class _Bar(QFrame):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
-        self.setFrameShape(QFrame.StyledPanel)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(6, 3, 6, 3)
@@ -89,7 +89,7 @@ class _Bar(QFrame):
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Escape closes the bar; other keys as in QFrame."""
-        if event.key() == Qt.Key_Escape:
+        if event.key() == Qt.Key.Key_Escape:
             self.close_bar()
             return
         super().keyPressEvent(event)
@@ -106,10 +106,10 @@ class NameBar(_Bar):
         self.setObjectName("NameBar")
         self.label = _plain("Your name, recorded on every decision:")
         self.edit = QLineEdit()
-        self.edit.setFocusPolicy(Qt.ClickFocus)  # review keys never type into it by accident
+        self.edit.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # review keys never type into it by accident
         self.edit.setMaximumWidth(260)
         self.save = QPushButton("Save")
-        self.save.setFocusPolicy(Qt.NoFocus)
+        self.save.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.row.addWidget(self.label)
         self.row.addWidget(self.edit)
         self.row.addWidget(self.save)
@@ -168,7 +168,7 @@ class ImportBar(_Bar):
             fs = file_dialogs.file_system_model(self)  # never reads a file to tell its type: SQLite's locks stay
             fs.setRootPath(QDir.rootPath())
             completer = QCompleter(fs, self)
-            completer.setCompletionMode(QCompleter.PopupCompletion)
+            completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
             self.path.setCompleter(completer)
         self.show()
         self.path.setFocus()
@@ -214,14 +214,14 @@ class SearchBox(QLineEdit):
 
     def event(self, event) -> bool:
         """Keep Escape for the box (it clears the search) before the window's Esc action."""
-        if event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Escape:
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() == Qt.Key.Key_Escape:
             event.accept()
             return True
         return super().event(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Escape clears the search and hands the keyboard back; other keys edit."""
-        if event.key() == Qt.Key_Escape:
+        if event.key() == Qt.Key.Key_Escape:
             self.clear()
             self.done.emit()
             return

@@ -1,8 +1,11 @@
 """The review window's docks, one per panel, with their keys
 (reviewer.qt.perspectives names which belong to which workflow).
 
-Every score panel is a dock of its own, titled by what it shows; the
-perspective shows the one(s) of its workflow."""
+The shared panels' docks are listed here (DOCKS); every score panel is a
+dock of its own, registered by its workflow (reviewer.qt.registry:
+``score_docks``, titled by what it shows) and placed right of the runs, a
+workflow's several score docks tabbed in one place; the perspective shows
+the one(s) of its workflow."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWi
 
 from reviewer.qt import registry
 
-#: Dock key -> (title, area). Titles are also the docks' object names (the saved layouts use them).
+#: Dock key -> (title, area) of the shared panels. Titles are also the docks' object names (the saved layouts use them).
 DOCKS = {
     "items": ("Items", Qt.DockWidgetArea.LeftDockWidgetArea),
     "piles": ("Piles and cards", Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -20,33 +23,24 @@ DOCKS = {
     "findings": ("Findings", Qt.DockWidgetArea.RightDockWidgetArea),
     "output": ("Model output", Qt.DockWidgetArea.RightDockWidgetArea),
     "runs": ("Runs", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "scores": ("Scores (T-P1)", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "span_scores": ("Span scores", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "case_scores": ("Case scores", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "failter_scores": ("Failter scores", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "rubric_scores": ("Rubric distribution", Qt.DockWidgetArea.BottomDockWidgetArea),
-    "pairwise_scores": ("Pairwise scores", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 
-
-#: The score docks (one per workflow), placed right of the runs.
-#: Other docks whose panel scrolls when short: the Legend's wrapped meanings keep their lines.
+#: Other docks whose panel scrolls when short (as every score dock does): the Legend's wrapped meanings keep their lines.
 SCROLLED_DOCKS = ("legend",)
-SCORE_DOCKS = ("scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores")
 
 
 def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDockWidget]:
-    """A dock for each of ``panels`` ({key of DOCKS: widget}), added to
-    ``window`` in its area; the score docks sit right of the runs."""
+    """A dock for each of ``panels`` ({key of DOCKS or of a registered
+    score dock: widget}), added to ``window`` in its area; the score docks
+    sit right of the runs, in registration order, those of one workflow
+    tabbed together."""
     docks: dict[str, QDockWidget] = {}
-    scores = {p.score_key: p.score_title for p in registry.registered() if p.score_panel}
+    scores = {d.key: d.title for p in registry.registered() for d in p.score_docks}
     for key, widget in panels.items():
         title, area = DOCKS.get(key) or (scores[key], Qt.DockWidgetArea.BottomDockWidgetArea)
         dock = QDockWidget(title, window)
         dock.setObjectName(title)
-        if (
-            key in SCORE_DOCKS or key in SCROLLED_DOCKS or key in scores
-        ):  # they scroll: a panel never makes the window taller
+        if key in SCROLLED_DOCKS or key in scores:  # they scroll: a panel never makes the window taller
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -57,11 +51,13 @@ def add_docks(window: QMainWindow, panels: dict[str, QWidget]) -> dict[str, QDoc
         window.addDockWidget(area, dock)
         docks[key] = dock
     previous = docks.get("runs")
-    for key in (*SCORE_DOCKS, *scores):
+    for key in scores:
         if key in docks and previous is not None:
             window.splitDockWidget(docks["runs"], docks[key], Qt.Orientation.Horizontal)
-    if "failter_scores" in docks and "rubric_scores" in docks:
-        window.tabifyDockWidget(docks["failter_scores"], docks["rubric_scores"])
+    for parts in registry.registered():  # a workflow's score docks in one place (the Failter table | rubric)
+        keys = [d.key for d in parts.score_docks if d.key in docks]
+        for key in keys[1:]:
+            window.tabifyDockWidget(docks[keys[0]], docks[key])
     if "unplaced" in docks and "legend" in docks:
         window.tabifyDockWidget(docks["unplaced"], docks["legend"])
         docks["unplaced"].raise_()

@@ -1,6 +1,13 @@
 """The main window: wires the canvas, the panels, the actions and the
 session together. It holds no domain logic of its own.
 
+The workflows' centre widgets and score panels come from their
+registrations (reviewer.qt.registry, decision record
+"workflow-registries"), made in registration order: ``centers`` and
+``score_panels`` hold them by key; ``canvas`` and ``span_pane`` are the
+cards' and the spans' centres, typed, for the actions and keys that drive
+them.
+
 Two modes share the window (``set_mode``): review (the current item in its
 workflow's perspective, reviewer.qt.perspectives: its centre widget, docks,
 tools and score panel) and adjudication (reviewer.qt.judging, in place of
@@ -14,13 +21,15 @@ legend) and the progress."""
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
+from typing import Optional, TypeVar
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import QStatusTipEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
+    QMenu,
     QSizePolicy,
     QStackedWidget,
     QToolBar,
@@ -32,18 +41,10 @@ from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
 from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.cards.piles_list import PilesList
 from reviewer.qt.cards.proposed_boxes import ProposedBoxes
-from reviewer.qt.cards.text_choices import card_text_choices
 from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
-from reviewer.qt.cases.scores import CaseScoresPanel
-from reviewer.qt.cases.view import CaseView
 from reviewer.qt.docks import add_docks
-from reviewer.qt.judging.failter_scores import FailterScoresPanel
-from reviewer.qt.judging.judged_view import JudgedView
-from reviewer.qt.judging.pairwise_scores import PairwiseScoresPanel
-from reviewer.qt.judging.rubric_scores import RubricScoresPanel
-from reviewer.qt.spans.scores import SpanScoresPanel
 from reviewer.qt.perspectives import Perspectives
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
@@ -51,7 +52,6 @@ from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.legend import LegendPanel
 from reviewer.qt.panels.output import OutputPanel
 from reviewer.qt.panels.runs import RunsPanel
-from reviewer.qt.panels.scores import ScoresPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog, shortcuts_for
 from reviewer.qt.panels.unplaced import UnplacedPanel
 from reviewer.qt.reason_bar import ReasonBar
@@ -63,6 +63,8 @@ from reviewer.qt.runner.controller import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.spans.pane import SpanPane
 from reviewer.qt.text import line
+
+_W = TypeVar("_W", bound=QWidget)
 
 
 class MainWindow(QMainWindow):
@@ -77,27 +79,17 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setObjectName("MainWindow")
 
-        self.canvas = CanvasView(session)
-        self.annotators = AnnotatorView(session, self)  # whose ground truth the canvas shows (docs/window.md)
-        self.canvas.set_annotators(self.annotators)
-        self.canvas.offer_texts = partial(card_text_choices, session)  # a right reading in one key
+        # the workflows' centres, by key (reviewer.qt.registry): the photo, the labelled text
+        # (docs/spans.md), a test case beside its answer (docs/test-cases.md), a judged output, ...
+        self.centers: dict[str, QWidget] = {}
+        for parts in registry.registered():
+            if parts.center is not None and parts.center_key not in self.centers:
+                self.centers[parts.center_key] = parts.center(session)
         self.reason_bar = ReasonBar()
         center = QWidget()
         box = QVBoxLayout(center)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
-        self.span_pane = SpanPane(session)  # text items: the labelled text in place of the photo (docs/spans.md)
-        self.case_panel = CaseView(session)  # a test case beside its answer (docs/test-cases.md)
-        self.judged_view = JudgedView(session)  # input, output beside ground truth, verdicts
-        self.centers = {
-            "canvas": self.canvas,
-            "spans": self.span_pane,
-            "case": self.case_panel,
-            "judged": self.judged_view,
-        }
-        for parts in registry.registered():  # the registered workflows' centres (reviewer.qt.registry)
-            if parts.center is not None:
-                self.centers[parts.center_key] = parts.center(session)
         self.center_stack = QStackedWidget()
         for widget in self.centers.values():
             self.center_stack.addWidget(widget)
@@ -106,11 +98,12 @@ class MainWindow(QMainWindow):
         self.adjudication = AdjudicationView(session)
         self.modes = QStackedWidget()
         self.modes.addWidget(center)
+        self._review_page = center  # the centre stack over the reason bar
         self.modes.addWidget(self.adjudication)
         layout.only_the_shown_page_sizes(self.center_stack)
         layout.only_the_shown_page_sizes(self.modes)
         # the hidden adjudication page must not make the canvas wide: docks get the room
-        self.modes.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.modes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.modes.setMinimumWidth(420)
         self.name_bar, self.import_bar = NameBar(), ImportBar()
         outer = QWidget()
@@ -123,7 +116,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(outer)
         self.mode = "review"
         self.review = ReviewController(session, self.reason_bar, self)
-        self.review.span_target = lambda: self.span_pane.span_target() if self.span_pane.applies() else None
+        self.review.span_target = self._span_target
 
         self.items_panel = ItemsPanel(session)
         self.unplaced_panel = UnplacedPanel(session)
@@ -131,13 +124,11 @@ class MainWindow(QMainWindow):
         self.runs_panel = RunsPanel(session)
         self.output_panel = OutputPanel(session)
         self.findings_panel = FindingsPanel(session)
-        self.scores_panel = ScoresPanel(session)
         self.legend_panel = LegendPanel(session)
-        self.span_scores = SpanScoresPanel(session)
-        self.case_scores = CaseScoresPanel(session)
-        self.failter_scores = FailterScoresPanel(session)
-        self.rubric_scores = RubricScoresPanel(session)
-        self.pairwise_scores = PairwiseScoresPanel(session)
+        # the workflows' score panels, by dock key (reviewer.qt.registry: their score_docks)
+        self.score_panels: dict[str, QWidget] = {
+            d.key: d.make(session) for parts in registry.registered() for d in parts.score_docks
+        }
         self.docks = add_docks(
             self,
             {
@@ -148,23 +139,16 @@ class MainWindow(QMainWindow):
                 "findings": self.findings_panel,
                 "output": self.output_panel,
                 "runs": self.runs_panel,
-                "scores": self.scores_panel,
-                "span_scores": self.span_scores,
-                "case_scores": self.case_scores,
-                "failter_scores": self.failter_scores,
-                "rubric_scores": self.rubric_scores,
-                "pairwise_scores": self.pairwise_scores,
-                **{p.score_key: p.score_panel(session) for p in registry.registered() if p.score_panel},
+                **self.score_panels,
             },
         )
         self.shortcuts = ShortcutsDialog(
             self, SHORTCUTS + ANNOTATOR_SHORTCUTS + ADJUDICATION_SHORTCUTS, source=self._shortcut_rows
         )
         self.actions_by_name = build_actions(self)
-        file_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&File")
-        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu = self._menu("&File").addMenu("Open &recent")
         self.recent_projects = RecentProjects(self.settings, self.recent_menu, self.open_path)
-        view_menu = next(a.menu() for a in self.menuBar().actions() if a.text() == "&View")
+        view_menu = self._menu("&View")
         view_menu.addSeparator()
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
@@ -176,18 +160,20 @@ class MainWindow(QMainWindow):
         search_bar.addWidget(self.search_box)
         self.search_box.done.connect(self._back_to_work)
         self.compact_legend = LegendPanel(session, compact=True)
-        self.compact_legend.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+        self.compact_legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.message_label = MessageField()  # messages in their own field, elided before the permanent text
-        self.message_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self._message_timer = QTimer(self, singleShot=True, timeout=self.message_label.clear)
+        self.message_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self.message_label.clear)
         self.progress_label = QLabel()
-        self.progress_label.setTextFormat(Qt.PlainText)
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
         self.waiting_label = QLabel()  # edits queued while another program writes the project
-        self.waiting_label.setTextFormat(Qt.PlainText)
+        self.waiting_label.setTextFormat(Qt.TextFormat.PlainText)
         self.waiting_label.setStyleSheet("QLabel { background: #FFE8B0; color: #5A3B00; padding: 1px 6px; }")
         self.waiting_label.hide()
         self.read_only_label = QLabel()  # a project opened read-only: nothing can be changed
-        self.read_only_label.setTextFormat(Qt.PlainText)
+        self.read_only_label.setTextFormat(Qt.TextFormat.PlainText)
         self.read_only_label.setStyleSheet("QLabel { background: #DDE6F5; color: #16325C; padding: 1px 6px; }")
         self.read_only_label.hide()
         self.statusBar().addWidget(self.compact_legend)
@@ -219,6 +205,47 @@ class MainWindow(QMainWindow):
         )  # a big project's Failter verdicts, read off the GUI thread
         session.projectChanged.connect(lambda: self.perspectives.show(session.workflow(), force=True))
 
+    # -- the workflows' parts -----------------------------------------------------------
+    def center(self, key: str, kind: type[_W]) -> _W:
+        """The centre widget ``key`` of ``centers`` ('canvas', 'spans', 'case',
+        'judged' or a registered workflow's), as a ``kind``; KeyError when no
+        registration made it, TypeError when it is not a ``kind``."""
+        widget = self.centers[key]
+        if not isinstance(widget, kind):
+            raise TypeError(f"the centre {key!r} is a {type(widget).__name__}, not a {kind.__name__}")
+        return widget
+
+    @property
+    def canvas(self) -> CanvasView:
+        """The card perspective's centre: the photo with its cards."""
+        return self.center("canvas", CanvasView)
+
+    @property
+    def span_pane(self) -> SpanPane:
+        """The span perspective's centre: the labelled text (docs/spans.md)."""
+        return self.center("spans", SpanPane)
+
+    @property
+    def annotators(self) -> AnnotatorView:
+        """Whose ground truth the canvas shows (the annotator switch, docs/window.md)."""
+        view = self.canvas.annotators
+        if not isinstance(view, AnnotatorView):
+            raise TypeError("the canvas has no annotator view")
+        return view
+
+    def _span_target(self) -> Optional[tuple[int, str]]:
+        """The span at the text cursor (A on a span item), else None."""
+        pane = self.span_pane
+        return pane.span_target() if pane.applies() else None
+
+    def _menu(self, title: str) -> QMenu:
+        """The menu bar's menu titled ``title`` ('&File'); LookupError without one."""
+        for action in self.menuBar().actions():
+            menu = action.menu()
+            if action.text() == title and isinstance(menu, QMenu):
+                return menu
+        raise LookupError(f"the menu bar has no menu {title!r}")
+
     def _shortcut_rows(self) -> list[tuple[str, str]]:
         """The '?' sheet: the keys of the shown perspective, then the adjudication mode's."""
         perspective = self.perspectives.perspective().workflow.value
@@ -240,7 +267,7 @@ class MainWindow(QMainWindow):
                 for dock in self.docks.values():
                     dock.hide()
                 self.perspectives.hide_stale_tab_bars()
-            self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self.modes.widget(0))
+            self.modes.setCurrentWidget(self.adjudication if mode == "adjudication" else self._review_page)
             for widget in (self.compact_legend, self.progress_label, self.findChild(QToolBar, "Tools")):
                 if widget is not None:
                     widget.setVisible(mode == "review")
@@ -275,7 +302,7 @@ class MainWindow(QMainWindow):
 
     def focus_search(self) -> None:
         """Ctrl+F: put the keyboard in the search box."""
-        self.search_box.setFocus(Qt.ShortcutFocusReason)
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()
 
     def _back_to_work(self) -> None:
@@ -288,7 +315,7 @@ class MainWindow(QMainWindow):
     def show_message(self, text: str, ms: int = 8000) -> None:
         """A line in the status bar beside the legend, for ``ms`` milliseconds."""
         self.message_label.setText(line(text))
-        self.message_label.setToolTip(plain_tooltip(text))
+        self.message_label.setToolTip(plain_tooltip(text) or "")
         self._message_timer.start(ms)
 
     def show_error(self, text: str) -> None:
@@ -301,9 +328,9 @@ class MainWindow(QMainWindow):
         if self.session.project is None:
             self.canvas.show_notice(f"Error: {line(text, 600)}")
 
-    def event(self, event) -> bool:
+    def event(self, event: QEvent) -> bool:
         """Menu status tips go to the message label (QStatusBar would paint them over the legend)."""
-        if event.type() == QEvent.StatusTip:
+        if event.type() == QEvent.Type.StatusTip and isinstance(event, QStatusTipEvent):
             if event.tip():
                 self.show_message(event.tip(), 4000)
             return True

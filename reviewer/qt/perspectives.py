@@ -57,7 +57,7 @@ def perspective_of(workflow: Optional[AnyWorkflow]) -> Perspective:
     parts = registry.shown_for(workflow)
     known = _MADE.get(parts)
     if known is None:
-        docks = parts.docks + ((parts.score_key,) if parts.score_panel else ())
+        docks = parts.docks + tuple(d.key for d in parts.score_docks)
         known = _MADE[parts] = Perspective(
             parts.workflow, parts.center_key, docks, parts.card_tools, parts.card_tools, parts.sizes
         )

@@ -9,13 +9,16 @@ reviewer.qt.panels.shortcuts.shortcuts_for).
 
 The five built-in workflows register their perspectives the same way, from
 their own packages (``registration`` in reviewer.qt.cards, .spans, .cases
-and .judging, imported once by reviewer.qt's ``__init__``): the docks,
-default dock sizes, tools, codes and keys. Their centre widgets and score
-panels the main window still makes itself (``center_name``).
+and .judging, imported once by reviewer.qt's ``__init__``): the centre
+widget, the score panels, the docks, default dock sizes, tools, codes and
+keys. Their factories name their widgets by module (``lazy``), so
+registering imports no widget: reviewer.qt's ``__init__`` runs before any
+of them can be imported.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -31,23 +34,47 @@ if TYPE_CHECKING:
     from reviewer.qt.session import ItemStatus, Session
 
 
+def lazy(module: str, name: str) -> Callable[["Session"], QWidget]:
+    """A widget factory: ``name`` of ``module`` (a widget class, or a
+    function of the Session giving a widget), imported when first called."""
+
+    def make(session: "Session") -> QWidget:
+        return getattr(importlib.import_module(module), name)(session)
+
+    make.__qualname__ = make.__name__ = f"{module}.{name}"
+    return make
+
+
+@dataclass(frozen=True)
+class ScorePanel:
+    """One score dock of a workflow: ``key``, its key in the main window's
+    ``docks`` and ``score_panels``; ``title``, the dock's title and object
+    name (saved dock layouts name docks by it); ``make``, its panel from the
+    Session."""
+
+    key: str
+    title: str
+    make: Callable[["Session"], QWidget]
+
+
 @dataclass(frozen=True)
 class QtWorkflow:
     """A registered workflow's perspective.
 
-    ``center``: makes the centre widget from the Session; ``score_panel``:
+    ``center``: makes the centre widget from the Session, keyed
+    ``center_name`` in the main window's ``centers`` (default
+    'workflow:<value>'; two registrations naming the same centre share the
+    one the first makes: judged output and pairwise); ``score_panel``:
     makes its score panel (None: no score dock), titled ``score_title``;
-    ``docks``: the shared docks it shows besides its score dock ('items',
-    'runs', 'findings', 'output', 'legend'); ``codes``: its finding codes,
-    in key order (the legend's and the number keys'); ``keys``: its own rows
-    of the '?' sheet, (keys, what they do).
-
-    A built-in workflow's registration has no ``center`` factory: its
-    ``center_name`` names the centre the main window makes ('canvas',
-    'spans', 'case', 'judged'), and ``docks`` are all its docks, score
-    docks included. ``card_tools``: it shows the card drawing tools, zoom
-    and annotator switch, the runs table's card columns and every key of
-    the '?' sheet; ``sizes``: its default dock sizes (DockSizes).
+    ``score_panels``: score docks with keys of their own (ScorePanel; the
+    judged output's Failter table and rubric distribution, tabbed in one
+    place); ``docks``: the shared docks it shows besides its score docks
+    ('items', 'runs', 'findings', 'output', 'legend', and the cards' 'piles'
+    and 'unplaced'); ``codes``: its finding codes, in key order (the
+    legend's and the number keys'); ``keys``: its own rows of the '?'
+    sheet, (keys, what they do). ``card_tools``: it shows the card drawing
+    tools, zoom and annotator switch, the runs table's card columns and
+    every key of the '?' sheet; ``sizes``: its default dock sizes (DockSizes).
 
     What the shared panels ask of any workflow: ``status_line`` gives the
     item's second line in the items list from its ItemStatus and the phrase
@@ -63,6 +90,7 @@ class QtWorkflow:
     center: Optional[Callable[["Session"], QWidget]] = None
     score_panel: Optional[Callable[["Session"], QWidget]] = None
     score_title: str = ""
+    score_panels: tuple[ScorePanel, ...] = ()
     docks: tuple[str, ...] = ("items", "runs")
     codes: tuple = ()
     keys: tuple[tuple[str, str], ...] = ()
@@ -81,8 +109,15 @@ class QtWorkflow:
 
     @property
     def score_key(self) -> str:
-        """The key of its score dock in the main window's ``docks``."""
+        """The key of its ``score_panel``'s dock in the main window's ``docks``."""
         return f"{self.workflow.value}_scores"
+
+    @property
+    def score_docks(self) -> tuple[ScorePanel, ...]:
+        """All its score docks: ``score_panels``, then ``score_panel`` (keyed ``score_key``)."""
+        if self.score_panel is None:
+            return self.score_panels
+        return (*self.score_panels, ScorePanel(self.score_key, self.score_title, self.score_panel))
 
 
 #: The registered perspectives, by workflow value, in registration order.

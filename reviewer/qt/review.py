@@ -23,7 +23,7 @@ undoes the rejection.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -52,7 +52,7 @@ class ReviewController(QObject):
         self._rejected: list[int] = []
         self._rejection: Optional[Command] = None
         #: () -> (span index, span text) of the span at the cursor in the span pane, or None (docs/spans.md#keys: A)
-        self.span_target = lambda: None
+        self.span_target: Callable[[], Optional[tuple[int, str]]] = lambda: None
         reason_bar.committed.connect(self._reason_given)
         reason_bar.edit.installEventFilter(self)
         session.walked.connect(self._walked)

@@ -418,7 +418,7 @@ def test_a_1_mb_answer_opens_its_case_panel_in_under_1_s(qtbot, tmp_path, monkey
     assert cli("score", db)[0].returncode == 0
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
     w = open_window(qtbot, db, wait_canvas=False, item="fest-1", mode="review")
-    s, panel = w.session, w.case_panel
+    s, panel = w.session, w.centers["case"]
     target = repo.item_by_name(s.project, "fest-2")
     run_id = s.project.db.execute("SELECT id FROM runs WHERE model = 'm' AND item_id = ?", [target.id]).fetchone()[0]
     qtbot.wait(300)  # the window's start-up work (summary, first item) is done before the clock starts

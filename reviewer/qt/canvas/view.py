@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QWidget
 
@@ -49,7 +49,7 @@ class CanvasView(Navigation, QGraphicsView):
         self._key: Optional[tuple] = None
         self._size: Optional[tuple[float, float]] = None
         self._model: Optional[Overlay] = None
-        self.annotators = None  # the annotator view (set_annotators); None: the consensus only
+        self.annotators: Optional[QObject] = None  # the annotator view (set_annotators); None: the consensus only
         self._fitted = True
         self._events = CanvasEvents(self)  # mouse, wheel and keys
         self._editors = EditorHost(self)

@@ -1,6 +1,6 @@
 """The test-case perspective's registration (decision record "workflow-registries"):
-the case beside its answer in the centre, its docks, the check codes and keys,
-and its line in the items list."""
+the case beside its answer in the centre, its score panel and docks, the check
+codes and keys, and its line in the items list."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from reviewer.core.models import CASE_CODE_ORDER
 from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
-from reviewer.qt.registry import QtWorkflow, register
+from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
 
@@ -21,9 +21,11 @@ def status_line(status: object, runs: str) -> str:
 PARTS = register(
     QtWorkflow(
         Workflow.CASE,
+        center=lazy("reviewer.qt.cases.view", "CaseView"),
         center_name="case",
+        score_panels=(ScorePanel("case_scores", "Case scores", lazy("reviewer.qt.cases.scores", "CaseScoresPanel")),),
         status_line=status_line,
-        docks=("items", "findings", "runs", "case_scores"),
+        docks=("items", "findings", "runs"),
         codes=CASE_CODE_ORDER,
         keys=(
             ("1-2", "reclassify a check as ERROR, WARNING"),

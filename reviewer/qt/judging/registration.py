@@ -1,9 +1,10 @@
 """The perspectives of the two judging workflows, judged output and
 pairwise (decision record "workflow-registries"): the input and output
-beside the verdicts in the centre, and their score docks (a judged output
-shows the Failter table when its runs have Failter verdicts, else the
-rubric distribution), and their lines in the items list. They have no
-findings, so no codes."""
+beside the verdicts in the centre (one widget, which both show), and their
+score docks (a judged output shows the Failter table when its runs have
+Failter verdicts, else the rubric distribution: the two are tabbed in one
+place), and their lines in the items list. They have no findings, so no
+codes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
-from reviewer.qt.registry import QtWorkflow, register
+from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 from reviewer.qt.text import plural
 
 if TYPE_CHECKING:
@@ -50,11 +51,23 @@ def judged_score_docks(session: "Session") -> tuple[str, ...]:
     return ("failter_scores",) if failter else ("rubric_scores",)
 
 
+#: The centre both show (one widget, made once): the input, the output beside the ground truth, the verdicts.
+JUDGED_VIEW = lazy("reviewer.qt.judging.judged_view", "JudgedView")
+
 JUDGED = register(
     QtWorkflow(
         Workflow.JUDGED,
+        center=JUDGED_VIEW,
         center_name="judged",
-        docks=("items", "runs", "failter_scores", "rubric_scores"),
+        score_panels=(
+            ScorePanel(
+                "failter_scores", "Failter scores", lazy("reviewer.qt.judging.failter_scores", "FailterScoresPanel")
+            ),
+            ScorePanel(
+                "rubric_scores", "Rubric distribution", lazy("reviewer.qt.judging.rubric_scores", "RubricScoresPanel")
+            ),
+        ),
+        docks=("items", "runs"),
         variant_docks=("failter_scores", "rubric_scores"),
         item_docks=judged_score_docks,
         status_line=judged_line,
@@ -70,8 +83,14 @@ JUDGED = register(
 PAIRWISE = register(
     QtWorkflow(
         Workflow.PAIRWISE,
+        center=JUDGED_VIEW,
         center_name="judged",
-        docks=("items", "runs", "pairwise_scores"),
+        score_panels=(
+            ScorePanel(
+                "pairwise_scores", "Pairwise scores", lazy("reviewer.qt.judging.pairwise_scores", "PairwiseScoresPanel")
+            ),
+        ),
+        docks=("items", "runs"),
         status_line=verdicts_line,
         sizes=(
             (("items",), (320,), _H),

@@ -1,5 +1,5 @@
 """The span perspective's registration (decision record "workflow-registries"):
-the labelled text in the centre, its docks, the span codes and its editing keys,
+the labelled text in the centre, its score panel and docks, the span codes and its editing keys,
 its line in the items list and how the output panel shows a span run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from reviewer.core.models import SPAN_CODE_ORDER
 from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
-from reviewer.qt.registry import QtWorkflow, register
+from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 from reviewer.qt.text import plural
 
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
@@ -35,10 +35,12 @@ def output_text(output: str) -> Optional[str]:
 PARTS = register(
     QtWorkflow(
         Workflow.SPANS,
+        center=lazy("reviewer.qt.spans.pane", "SpanPane"),
         center_name="spans",
+        score_panels=(ScorePanel("span_scores", "Span scores", lazy("reviewer.qt.spans.scores", "SpanScoresPanel")),),
         status_line=status_line,
         output_text=output_text,
-        docks=("items", "legend", "findings", "output", "runs", "span_scores"),
+        docks=("items", "legend", "findings", "output", "runs"),
         codes=SPAN_CODE_ORDER,
         keys=(
             ("1-4", "reclassify as MISSED, FALSE_POSITIVE, TAXONOMY, GRANULARITY"),

@@ -172,7 +172,7 @@ def test_the_unplaced_line_fits_the_item():
 
 
 def test_score_names_elide_in_the_middle_with_the_whole_name_on_hover(qtbot, window):
-    panel = window.scores_panel
+    panel = window.score_panels["scores"]
     qtbot.waitUntil(lambda: bool(panel.model.rows), timeout=10_000)
     assert panel.view.textElideMode() == Qt.ElideMiddle
     index = panel.model.index(0, 0)

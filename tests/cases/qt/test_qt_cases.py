@@ -53,12 +53,12 @@ def window(qtbot, tmp_path, monkeypatch):
 
 
 def score_cells(window, row):
-    table = window.case_panel.scores
+    table = window.centers["case"].scores
     return [table.item(row, c).text() for c in range(3)]
 
 
 def test_reject_a_fired_warning_by_key_and_the_reviewed_score_rises(qtbot, window):
-    s, panel = window.session, window.case_panel
+    s, panel = window.session, window.centers["case"]
     assert s.run() is not None and s.run().run["item"] == "dam-1"
     assert panel.isEnabled() and panel.query.text() == CASE["query"]
     assert '"citationCount": 3' in panel.expected.toPlainText()

@@ -101,7 +101,7 @@ def test_failter_ground_truth_shows_beside_the_output(qtbot, tmp_path, config):
     w = open_window(qtbot, make(tmp_path, "failter"), size=(1600, 1000), wait_canvas=False)
     w.set_mode("review")
     qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.JUDGED, timeout=5000)
-    view = w.judged_view
+    view = w.centers["judged"]
     assert view.isVisible()
     p = open_project(tmp_path / "failter.db")
     try:
@@ -152,7 +152,7 @@ def test_a_pairwise_subject_shows_both_answers_and_the_verdicts_on_them(qtbot, t
     w = open_window(qtbot, make(tmp_path, "pairwise"), size=(1600, 1000), wait_canvas=False)
     w.set_mode("review")
     qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.PAIRWISE, timeout=5000)
-    view = w.judged_view
+    view = w.centers["judged"]
     runs = {r.run["id"]: r.run["output"] for r in w.session.runs()}
     shown = w.session.run().run["id"]
     (other,) = [rid for rid in runs if rid != shown]
@@ -169,8 +169,8 @@ def test_the_case_checks_table_holds_at_least_8_rows_at_1600x1000(qtbot, tmp_pat
     w.set_mode("review")
     qtbot.waitUntil(lambda: w.perspectives.perspective().workflow == Workflow.CASE, timeout=5000)
     qtbot.wait(50)
-    assert w.case_panel.checks.rowCount() >= 8  # a theory case counts nine checks
-    view = w.case_panel.checks
+    assert w.centers["case"].checks.rowCount() >= 8  # a theory case counts nine checks
+    view = w.centers["case"].checks
     visible = sum(
         1 for r in range(view.rowCount()) if view.viewport().rect().contains(view.visualItemRect(view.item(r, 0)))
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from reviewer.storage.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.scoring import score_project
@@ -41,3 +43,36 @@ def test_a_registered_workflow_is_shown_in_its_perspective(qtbot, tmp_path):
         w.session.set_run(w.session.runs()[0].run["id"])
         qtbot.waitUntil(lambda: w.output_panel.raw_view.toPlainText().startswith("guess: a "), timeout=5_000)
         w.close()
+
+
+def test_the_five_centres_and_score_panels_come_from_their_registrations(card_window):
+    """The window makes each registration's centre (one for the judged
+    output and pairwise, which name the same) and score panels, in
+    registration order; a registration's several score docks (the Failter
+    table and the rubric distribution) are tabbed in one place."""
+    from PySide6.QtWidgets import QMainWindow, QWidget
+
+    from reviewer.qt import registry
+    from reviewer.qt.docks import add_docks
+    from reviewer.qt.canvas.view import CanvasView
+    from reviewer.qt.spans.pane import SpanPane
+
+    w = card_window
+    keys = list(dict.fromkeys(p.center_key for p in registry.registered() if p.center is not None))
+    assert list(w.centers) == keys and keys[:4] == ["canvas", "spans", "case", "judged"]
+    assert [w.center_stack.widget(i) for i in range(w.center_stack.count())] == list(w.centers.values())
+    assert type(w.centers["judged"]).__name__ == "JudgedView" and type(w.centers["case"]).__name__ == "CaseView"
+    assert isinstance(w.canvas, CanvasView) and isinstance(w.span_pane, SpanPane)
+    assert w.canvas.annotators is w.annotators and w.canvas.offer_texts is not None
+    with pytest.raises(TypeError, match="not a SpanPane"):
+        w.center("canvas", SpanPane)
+    scores = [d.key for p in registry.registered() for d in p.score_docks]
+    assert list(w.score_panels) == scores
+    assert scores == ["scores", "span_scores", "case_scores", "failter_scores", "rubric_scores", "pairwise_scores"]
+    for key, panel in w.score_panels.items():
+        assert w.docks[key].widget().widget() is panel  # each in a scrolling dock
+    assert w.docks["failter_scores"].objectName() == "Failter scores"  # the saved layouts' names
+    bare = QMainWindow()
+    docks = add_docks(bare, {key: QWidget() for key in ("runs", "scores", "failter_scores", "rubric_scores")})
+    assert docks["rubric_scores"] in bare.tabifiedDockWidgets(docks["failter_scores"])
+    assert not bare.tabifiedDockWidgets(docks["scores"])  # one workflow's docks only
