@@ -14,7 +14,7 @@ from reviewer import __version__
 from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
 from reviewer.core.judging.gates import JUDGE_LEVELS
 from reviewer.core.text import visible
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 
 # Scoring (scipy), export, reports and the pipeline are imported by the
 # commands that use them: `reviewer import` and `--help` start without them.

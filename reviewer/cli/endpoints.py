@@ -10,7 +10,7 @@ import click
 from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
 from reviewer.pipeline import limits
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.cli.numbers import bounded, finite, whole
 from reviewer.cli.common import (
     _weights,
@@ -518,7 +518,7 @@ def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
     """List the batch files written from PROJECT (--batch-out) with their
     requests waiting, answered and failed and when they expire; with
     --cancel FILE, release that file's waiting requests."""
-    from reviewer.storage import batches
+    from reviewer.storage.repo import batches
 
     p = open_project(project)
     try:

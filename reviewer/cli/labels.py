@@ -15,7 +15,7 @@ import click
 
 from reviewer.cli.common import _friendly, echo, main
 from reviewer.cli.numbers import whole
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 if TYPE_CHECKING:
     from reviewer.core.judging.verdicts import Scale, Value
@@ -86,7 +86,7 @@ def label(
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
-    from reviewer.storage.db import default_actor
+    from reviewer.storage.project.db import default_actor
 
     who = reviewer_name or default_actor()
     p = open_project(project)

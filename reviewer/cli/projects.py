@@ -14,7 +14,7 @@ import click
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.report import verdict_grid
 from reviewer.core.tables import text_table
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.formats import FORMAT_NAMES
 from reviewer.cli.common import FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
 from reviewer.cli.numbers import whole

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Optional
 import click
 from reviewer.core.tables import text_table
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
 from reviewer.cli.numbers import ROW_ID
 from reviewer.cli.validation import BY, _slices

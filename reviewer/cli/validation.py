@@ -12,7 +12,7 @@ import click
 
 from reviewer.cli.common import _friendly, _one_line, echo, main
 from reviewer.cli.numbers import SEED as SEED_TYPE, SHARE, finite, whole
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 RESAMPLES = click.option(
     "--resamples",
@@ -277,7 +277,7 @@ def _slices(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
     Names the subjects left out (no such field) on stderr."""
     if by is None:
         return [("all", None)]
-    from reviewer.storage.item_metadata import subject_slices
+    from reviewer.storage.repo.item_metadata import subject_slices
 
     try:
         of = subject_slices(p, by)

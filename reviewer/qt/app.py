@@ -25,8 +25,8 @@ from PySide6.QtWidgets import QApplication
 from reviewer.qt.main_window import MainWindow
 from reviewer.qt.panels import whole_on_hover
 from reviewer.qt.session import Session
-from reviewer.storage import safe_write
-from reviewer.storage.db import ProjectError
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import ProjectError
 
 SCREENSHOT_SIZE = (1600, 1000)
 
@@ -174,7 +174,7 @@ def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Opt
     """Write the window as PNG (JPEG for a .jpg / .jpeg name) to ``path``,
     replacing the file whole and never a project or a file that is not such
     an image, nor, unless ``force``, one not in reviewer's record of the
-    files it wrote (reviewer.storage.safe_write). Returns None, or why not."""
+    files it wrote (reviewer.storage.files.safe_write). Returns None, or why not."""
     jpeg = path.suffix.lower() in (".jpg", ".jpeg")
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)

@@ -57,7 +57,7 @@ from reviewer.storage.annotators.ground_truth import gt_agreement_rows
 from reviewer.storage.cards.scores import summarize
 from reviewer.storage.cases import report as case_report
 from reviewer.storage.cases.cases import has_cases
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage import registry
 from reviewer.storage.judging.failter_report import (

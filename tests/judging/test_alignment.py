@@ -17,7 +17,7 @@ from reviewer.core.judging.alignment import align, alignments, hash_split, is_pa
 from reviewer.core.judging.corrected_rate import corrected_pass_rate, rogan_gladen
 from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 D = "quality"
 #          run:1 ...                                  run:12

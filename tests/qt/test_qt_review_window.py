@@ -11,8 +11,10 @@ from PySide6.QtCore import QRectF, QSettings, Qt
 
 from reviewer.core.models import Code, GroundTruth, Status
 from tests.helpers.window import open_window
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.conftest import SAMPLES
@@ -59,15 +61,15 @@ def make_project(tmp_path, *, strip_boxes=(), clear_gt=()):
     import_source(p, SAMPLES, options=ImportOptions(model="m"))
     import_source(p, columns_run(tmp_path / "cols.jsonl"))
     for name in strip_boxes:
-        item = repo.item_by_name(p, name)
-        gt = repo.ground_truth(p, item.id)
-        repo.set_ground_truth(
+        item = repo_items.item_by_name(p, name)
+        gt = repo_ground_truth.ground_truth(p, item.id)
+        repo_ground_truth.set_ground_truth(
             p,
             item.id,
             GroundTruth(item=name, piles=gt.piles, cards=[c.model_copy(update={"bbox": None}) for c in gt.cards]),
         )
     for name in clear_gt:
-        repo.set_ground_truth(p, repo.item_by_name(p, name).id, GroundTruth(item=name))
+        repo_ground_truth.set_ground_truth(p, repo_items.item_by_name(p, name).id, GroundTruth(item=name))
     score_project(p)
     p.close()
     return db
@@ -95,7 +97,7 @@ def key(qtbot, window, k, modifier=Qt.NoModifier):
 def stored(window, finding_id):
     p = open_project(window.session.project.path)
     try:
-        return repo.finding(p, finding_id)
+        return repo_findings.finding(p, finding_id)
     finally:
         p.close()
 
@@ -262,7 +264,7 @@ def test_ground_truth_from_a_run_boxes_undo_redo(qtbot, env):
     def boxes():
         p = open_project(s.project.path)
         try:
-            return {c.text: c.bbox for c in repo.ground_truth(p, item.id).cards}
+            return {c.text: c.bbox for c in repo_ground_truth.ground_truth(p, item.id).cards}
         finally:
             p.close()
 
@@ -294,7 +296,7 @@ def test_ground_truth_from_a_run_draft_undo_redo(qtbot, env):
     def gt():
         p = open_project(s.project.path)
         try:
-            return repo.ground_truth(p, s.item_id)
+            return repo_ground_truth.ground_truth(p, s.item_id)
         finally:
             p.close()
 

@@ -4,7 +4,7 @@ Photos are decoded upright, so scene coordinates are upright image pixels:
 QImageReader's auto-transform turns JPEG and TIFF, and when it turned
 nothing (PNG and WebP, whose EXIF Qt does not read) the item's stored EXIF
 orientation is applied here (``upright``, the mapping of
-reviewer.storage.images.UPRIGHT). Past Qt's image allocation limit the
+reviewer.storage.files.images.UPRIGHT). Past Qt's image allocation limit the
 message says "too large (W x H)", not Qt's "Unable to read image data". A large photo is shown in two
 steps: a reduced decode first (JPEG scales in the decoder: 1/2, 1/4 or 1/8
 so the long side fits ``REDUCED_SIDE``), then the full image; both decode on
@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QImageIOHandler, QImageReader, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsTextItem
 
-from reviewer.storage.images import SWAPS, UPRIGHT
+from reviewer.storage.files.images import SWAPS, UPRIGHT
 
 REDUCED_SIDE = 2048  # long side of the first, reduced decode (at most)
 CACHE_SIZE = 8  # reduced decodes kept for prefetch / going back

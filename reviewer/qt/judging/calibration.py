@@ -50,8 +50,8 @@ from reviewer.qt.judging.distribution_chart import clear_chart, draw_distributio
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
-from reviewer.storage import safe_write
-from reviewer.storage.db import ProjectError
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import ProjectError
 from reviewer.core.judging.agreement_table import agreement_rows
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
@@ -202,7 +202,7 @@ class CalibrationPanel(QWidget):
 
     def write_chart(self, path: Path) -> Optional[str]:
         """Write the chart as PNG to ``path``, replacing the file whole
-        (reviewer.storage.safe_write: never a project or a file that is not
+        (reviewer.storage.files.safe_write: never a project or a file that is not
         a PNG image). Returns None, or why it could not be saved."""
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)

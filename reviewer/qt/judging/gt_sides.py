@@ -21,7 +21,7 @@ from reviewer.core.annotators import GT_KINDS, find_difference
 from reviewer.core.cards.gt_agreement import SUBJECT_PREFIX, Difference, shown
 from reviewer.core.commands import Adjudicate, Batch, Command
 from reviewer.core.judging.verdicts import Dispute
-from reviewer.storage.db import ProjectError
+from reviewer.storage.project.db import ProjectError
 from reviewer.storage.annotators.ground_truth import item_comparisons
 from reviewer.storage.gt_adjudication import adjudication_command
 from reviewer.qt.text import cell

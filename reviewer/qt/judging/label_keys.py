@@ -35,7 +35,7 @@ from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.qt.judging.label_first import LabelFirstPage, shown_value
 from reviewer.qt.session import Session
-from reviewer.storage.db import ProjectError
+from reviewer.storage.project.db import ProjectError
 from reviewer.storage.judging import labels
 from reviewer.storage.judging.label_plan import (
     budget_line,

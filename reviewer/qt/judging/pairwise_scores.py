@@ -37,7 +37,7 @@ from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.importers.pairwise import UNNAMED_MODELS
 
 DIMENSION = "winner"
@@ -182,7 +182,7 @@ class PairwiseScoresPanel(QWidget):
         models: list[list[str]] = []
         if pairwise and project is not None:
             ids = {i for v in pairwise for i in (v.run_id, v.other_run_id) if i is not None}
-            names = {r["id"]: str(r["model"]) for r in repo.run_rows(project, ids, with_output=False)}
+            names = {r["id"]: str(r["model"]) for r in repo_runs.run_rows(project, ids, with_output=False)}
             judges, models = pairwise_figures(vs, agreement_rows(vs, self.session.adjudications()), names)
         self.judge_table.set_rows(JUDGE_HEADER, judges, JUDGE_TIPS)
         self.model_table.set_rows(MODEL_HEADER, models)

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from reviewer.core.workflows import distinct_titles, first_words
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
-from reviewer.storage.images import SWAPS
+from reviewer.storage.files.images import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
 from reviewer.qt import registry

@@ -49,7 +49,7 @@ from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import Settings
 from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
 from reviewer.qt.runner.worker import Task
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
 
 
 class JobRunner(Protocol):
@@ -225,8 +225,8 @@ class RunForm(QDialog):
     def refill(self) -> None:
         """Fill the lists from the open project (ticks kept by name)."""
         p = self.controller.session.project
-        self.prompts.fill([x.name for x in repo.prompts(p)] if p else [])
-        self.items.fill([x.name for x in repo.items(p)] if p else [])
+        self.prompts.fill([x.name for x in repo_items.prompts(p)] if p else [])
+        self.items.fill([x.name for x in repo_items.items(p)] if p else [])
         if self.kind == "judge":
             models = sorted({x.model for x in self.controller.session.run_lines()})
             self.run_models.fill(models)

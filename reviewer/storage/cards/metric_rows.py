@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Iterator, NamedTuple, Optional
 
 from reviewer.core.models import STALE_PREFIX
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.cards.scored import iter_scored_runs
 
 #: Runs whose metrics are recomputed per write transaction.

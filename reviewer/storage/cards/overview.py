@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from reviewer.storage.db import Project, _connect
+from reviewer.storage.project.db import Project, _connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, scored_chunk
 
 

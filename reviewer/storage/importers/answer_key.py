@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.previews import store_preview
+from reviewer.storage.files.previews import store_preview
 
 
 def detect(source: Path) -> bool:
@@ -84,7 +86,7 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
             if photo is None:
                 report.skip(path.name, "no photo of ground-truth.json is a prefix of its name")
                 continue
-            item = repo.item_by_name(project, path.stem)
+            item = repo_items.item_by_name(project, path.stem)
             if item:
                 assert item.id is not None  # read from the database
                 item_ids[path.stem] = item.id
@@ -93,20 +95,22 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
                 if item.image_note:
                     report.notes.append(f"{path.name}: {item.image_note}")
-                item_ids[path.stem], created = repo.upsert_item(project, item, options.actor)
+                item_ids[path.stem], created = repo_items.upsert_item(project, item, options.actor)
                 report.count("items", created)
                 if read.preview and store_preview(project, item.sha256, *read.preview):
                     report.count("previews", True)
             gt, width, height = truths[photo]
-            if repo.ground_truth(project, item_ids[path.stem]).cards:
+            if repo_ground_truth.ground_truth(project, item_ids[path.stem]).cards:
                 report.count("ground truths", False)
             elif item.width and width and height:
                 sx, sy = item.width / width, (item.height or height) / height
-                repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
+                repo_ground_truth.set_ground_truth(
+                    project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor
+                )
                 report.count("ground truths", True)
         prompt_ids = {}
         for name, prompt in PROMPTS.items():
-            prompt_ids[name], created = repo.upsert_prompt(project, prompt, actor=options.actor)
+            prompt_ids[name], created = repo_items.upsert_prompt(project, prompt, actor=options.actor)
             report.count("prompts", created)
         for path in sorted((folder / "runs").iterdir()):
             if not path.is_file() or path.suffix != ".txt":
@@ -116,7 +120,7 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
                 report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
                 continue
             output = path.read_text(encoding="utf-8", errors="replace")
-            _run_id, status = repo.add_run(
+            _run_id, status = repo_runs.add_run(
                 project,
                 item_ids[stem],
                 prompt_ids[schema],

@@ -52,7 +52,7 @@ each output with Failter's front matter naming its sources
 in the outputs of its subfolders. Each output's input is read from
 ``source-input-path``, inside the experiment folder holding the artifacts
 folder only (the nearest ancestor with ``inputs/`` or a spec file;
-reviewer.storage.confine): as written when it lies inside, else
+reviewer.storage.files.confine): as written when it lies inside, else
 (a relative path, a folder moved since, or a path outside, which is never
 read as written) the path or its last two or three parts under the
 artifacts folder or one of its ancestors up to the experiment folder.
@@ -88,9 +88,9 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, open_here
+from reviewer.storage.project.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.confine import experiment_root, inside, source_root
+from reviewer.storage.files.confine import experiment_root, inside, source_root
 from reviewer.storage.importers.failter_files import (
     _IGNORED_SUFFIXES,
     GT_DIRS,
@@ -267,7 +267,7 @@ def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
     """The files of ``folder`` (not hidden, not a project open here: that
     is read only through SQLite), sorted, that lie inside the experiment
     folder ``exp`` after following symlinks; a link leading out is skipped,
-    never read (reviewer.storage.confine)."""
+    never read (reviewer.storage.files.confine)."""
     root, out = source_root(exp), []
     for p in sorted(folder.iterdir()):
         if not p.is_file() or p.name.startswith(".") or open_here(p):

@@ -19,7 +19,7 @@ import yaml
 from reviewer.core.bounded_yaml import YAMLLimitError, load_yaml
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage.confine import experiment_root, find_inside
+from reviewer.storage.files.confine import experiment_root, find_inside
 
 GT_DIRS = ("ground-truth", "ground_truth")
 TEMPLATE_DIRS = ("templates", "prompts")
@@ -199,7 +199,7 @@ def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
 def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
     """The file a Failter front matter path names (the failter module's doc), inside the
     experiment folder ``root`` only (default: the one holding ``folder``,
-    reviewer.storage.confine.experiment_root): ``written`` as it
+    reviewer.storage.files.confine.experiment_root): ``written`` as it
     is when it lies inside, else it or its last three or two parts under
     ``folder`` or one of its ancestors up to ``root``; None when not found.
     A path outside ``root`` is never read as written."""

@@ -15,9 +15,9 @@ from typing import Optional
 from reviewer.core.bounded_yaml import MAX_YAML_BYTES
 from reviewer.core.judging.verdicts import Scale, Verdict, normalise
 from reviewer.storage.judging import calls
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportReport
-from reviewer.storage.confine import inside, source_root
+from reviewer.storage.files.confine import inside, source_root
 from reviewer.storage.importers.failter_files import (
     _EXCLUDED,
     _IGNORED_SUFFIXES,

@@ -24,7 +24,7 @@ from reviewer.core.judging.judge_bias import (
 )
 from reviewer.core.judging.people import TIE
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
 

@@ -18,7 +18,7 @@ from typing import Optional
 from reviewer.core.judging.calibration_fit import CalibrationMap, fit_map
 from reviewer.core.judging.confidence import Calibration, calibration
 from reviewer.core.judging.test_reuse import reuse_line
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 from reviewer.storage.judging import test_reuse
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_maps import stored_map

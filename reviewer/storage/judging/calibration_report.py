@@ -45,8 +45,8 @@ from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, primary_ver
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
 from reviewer.core.judging.validation_gate import BoundCheck
 from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise
-from reviewer.storage import safe_write
-from reviewer.storage.db import Project
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_maps import stored_map
@@ -390,7 +390,7 @@ def write_reliability_charts(folder: Path, rows: list[CalibrationRow], *, force:
     (confidence_charts.reliability_png) into ``folder`` (made when missing),
     named ``reliability-<judge>-<dimension>-<source>.png`` (names cleaned,
     numbered when two would clash), each replaced whole
-    (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
+    (reviewer.storage.files.safe_write: TargetRefused when a chart's name is taken
     by a project or a file that is not a PNG, or by one not in reviewer's
     record of the files it wrote, unless ``force``). Returns the files written.
     Raises OSError when the folder or a file cannot be written."""

@@ -33,7 +33,7 @@ from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import rubric_for
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences

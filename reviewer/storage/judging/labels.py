@@ -31,7 +31,7 @@ from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import Staleness, staleness
 from reviewer.core.judging.verdicts import Scale, Value, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, default_actor, now
+from reviewer.storage.project.db import Project, default_actor, now
 
 __all__ = [
     "ANCHORING_HEADER",

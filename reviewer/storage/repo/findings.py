@@ -1,5 +1,4 @@
-"""The findings of a project's runs (reviewer.storage.repo re-exports every
-name): reading them (per run, per set of runs, one by id), inserting,
+"""The findings of a project's runs: reading them (per run, per set of runs, one by id), inserting,
 changing the review fields of and deleting one, each audited.
 """
 
@@ -9,8 +8,8 @@ import json
 from typing import Any, Optional
 
 from reviewer.core.models import Code, Finding, Source, Status
-from reviewer.storage.db import Project, default_actor, inserted_id, now
-from reviewer.storage.repo_items import _rows
+from reviewer.storage.project.db import Project, default_actor, inserted_id, now
+from reviewer.storage.repo.items import _rows
 
 _FINDING_COLUMNS = (
     "id, run_id, code, final_code, status, source, gt_card_id, gt_card, model_index, "

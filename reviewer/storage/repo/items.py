@@ -1,6 +1,5 @@
-"""Items and prompts of a project (reviewer.storage.repo re-exports every
-name): adding and reading items, the per-item counts and texts the item
-list shows, adding and reading prompts; and the helpers the other repo_
+"""Items and prompts of a project: adding and reading items, the per-item counts and texts the item
+list shows, adding and reading prompts; and the helpers the other repo
 modules share (sha256_text, _rows). SQL parameters only; every writer runs
 inside ``Project.transaction`` and records an audit row.
 """
@@ -12,7 +11,7 @@ from typing import Any, Iterable, Optional
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.text import natural_key
-from reviewer.storage.db import Project, inserted_id, now
+from reviewer.storage.project.db import Project, inserted_id, now
 
 
 def sha256_text(text: str) -> str:

@@ -1,5 +1,4 @@
-"""The ground truth of a project's photo items (reviewer.storage.repo
-re-exports every name): piles and cards per annotator ('' the consensus,
+"""The ground truth of a project's photo items: piles and cards per annotator ('' the consensus,
 which scoring uses), replaced whole in one audited transaction and read
 back with the stored regions and boxes checked (reviewer.core.bounds).
 """
@@ -11,8 +10,8 @@ from typing import Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.bounds import drawable_box, drawable_points
-from reviewer.storage.db import Project, inserted_id
-from reviewer.storage.repo_items import _rows
+from reviewer.storage.project.db import Project, inserted_id
+from reviewer.storage.repo.items import _rows
 
 
 def has_ground_truth(project: Project, item_id: int) -> bool:

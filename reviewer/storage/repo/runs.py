@@ -1,4 +1,4 @@
-"""The runs of a project (reviewer.storage.repo re-exports every name):
+"""The runs of a project:
 adding a run idempotently (add_run) or many numbered runs at once
 (add_numbered_runs), giving an unnamed run its model, and reading runs
 joined with their item and prompt. Every writer runs inside
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
-from reviewer.storage.db import Project, inserted_id, now
-from reviewer.storage.repo_items import _rows, sha256_text
+from reviewer.storage.project.db import Project, inserted_id, now
+from reviewer.storage.repo.items import _rows, sha256_text
 
 
 def add_run(
