@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 import click
 
-from reviewer.cli.common import _friendly, echo, main
+from reviewer.cli.common import friendly_errors, echo, main
 from reviewer.cli.numbers import whole
 from reviewer.storage.project.db import open_project
 
@@ -52,7 +52,7 @@ def _ask(text: str, parse: Callable[[str], T]) -> Optional[T]:
     help="fair: the seeded stratified random order (the window's too); active: a stored seeded draw favouring "
     "disagreements and low confidence, its labels weighted 1/pi in alignment.",
 )
-@_friendly
+@friendly_errors
 def label(
     project: Path,
     judge: str,
@@ -215,7 +215,7 @@ def _shown(value: str, order: Optional[str]) -> str:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
-@_friendly
+@friendly_errors
 def export_promptfoo(project: Path, out: Path, force: bool) -> None:
     """Write people's labels of runs imported from promptfoo results as
     promptfoo test cases (YAML) into OUT: each labelled run's variables and
@@ -236,7 +236,7 @@ def export_promptfoo(project: Path, out: Path, force: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
-@_friendly
+@friendly_errors
 def export_inspect(project: Path, log: Path, out: Path, force: bool) -> None:
     """Write a copy of the inspect LOG into OUT in which each person's final
     label (adjudications, label-first labels) edits the score of the scorer

@@ -176,7 +176,7 @@ def test_gold_and_human_are_people_never_judges():
 def test_chart_titles_keep_every_character_inside_the_figure(which):
     dim = "personalization_of_the_reading_to_the_querent_question_and_the_spread"
     judge = "tarot-rubric/meta-llama/Llama-3.3-70B-Instruct-fp8-fast"
-    with charts.matplotlib.rc_context(charts._RC):
+    with charts.matplotlib.rc_context(charts.RC_PARAMS):
         if which == "distribution":
             fig = charts._distribution(judge, {4: 1.0}, charts.EXPECTED_DISTRIBUTION, dim, 9, None)
         else:

@@ -120,7 +120,7 @@ def severity_of(values: Sequence[Value], scale: Scale) -> float:
     return 1.0
 
 
-def _beyond(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, float]) -> bool:
+def beyond_tolerance(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, float]) -> bool:
     """True when the decided values disagree beyond the tolerance (numeric:
     spread > tolerance; nominal: any two differ)."""
     vals = [x for x in values if x is not None]
@@ -132,7 +132,7 @@ def _beyond(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, flo
     return True
 
 
-class _Acc:
+class DisputeCollector:
     """Collects one dispute per (kind, subject, dimension)."""
 
     def __init__(self) -> None:
@@ -164,5 +164,6 @@ class _Acc:
         return out
 
 
-def _dimensions(verdicts: Iterable[Verdict]) -> list[str]:
+def dimensions_of(verdicts: Iterable[Verdict]) -> list[str]:
+    """The dimensions any of ``verdicts`` scores, sorted."""
     return sorted({d for v in verdicts for d in v.scores})

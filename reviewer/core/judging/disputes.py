@@ -74,7 +74,7 @@ from reviewer.core.judging.dispute_common import (
     ORDERS,
     SCALE_RANGE,
     RaterKey,
-    _Acc,
+    DisputeCollector,
     format_value,
     is_human,
     latest_by_order,
@@ -85,11 +85,11 @@ from reviewer.core.judging.dispute_common import (
     value_of,
 )
 from reviewer.core.judging.dispute_disagreements import (
-    _epochs_disagree,
-    _judge_vs_human,
-    _judges_disagree,
-    _position_flips,
-    _repeat_spread,
+    epochs_disagree,
+    judge_vs_human,
+    judges_disagree,
+    position_flips,
+    repeat_spread,
 )
 from reviewer.core.judging.dispute_metrics import (
     ISSUE_PATTERNS,
@@ -97,7 +97,7 @@ from reviewer.core.judging.dispute_metrics import (
     TOP_SCORE,
     IssuePattern,
     MetricProblem,
-    _judge_vs_metrics,
+    judge_vs_metrics,
     issue_problems,
     metric_problems,
 )
@@ -174,7 +174,7 @@ def find_disputes(
         by_subject.setdefault(v.subject, []).append(v)
     labels = rater_labels(v for vs in by_subject.values() for v in vs)
     metrics = subject_metrics or {}
-    acc = _Acc()
+    acc = DisputeCollector()
     primaries: dict[tuple[str, RaterKey], Verdict] = {}
     for subject, vs in by_subject.items():
         judges = [v for v in vs if not is_human(v)]
@@ -184,12 +184,12 @@ def find_disputes(
         primary = primary_verdicts(judges)
         primaries.update(primary)
         latest = latest_by_order(judges)
-        _judges_disagree(acc, subject, primary, labels, tolerance)
-        _position_flips(acc, subject, latest, labels, tolerance)
-        _repeat_spread(acc, subject, judges, labels, tolerance)
+        judges_disagree(acc, subject, primary, labels, tolerance)
+        position_flips(acc, subject, latest, labels, tolerance)
+        repeat_spread(acc, subject, judges, labels, tolerance)
         if humans:
-            _judge_vs_human(acc, subject, primary, humans, labels, tolerance)
-        _judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
+            judge_vs_human(acc, subject, primary, humans, labels, tolerance)
+        judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
     if epochs:
-        _epochs_disagree(acc, primaries, epochs, labels, tolerance)
+        epochs_disagree(acc, primaries, epochs, labels, tolerance)
     return acc.disputes()

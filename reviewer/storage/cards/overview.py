@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from reviewer.storage.project.db import Project, _connect
+from reviewer.storage.project.db import Project, connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, scored_chunk
 
 
@@ -212,7 +212,7 @@ def reader(project: Project) -> tuple[Project, bool]:
     in memory (read-only projects: nothing writes to them meanwhile)."""
     if project.read_only or not project.path.exists():
         return project, False
-    return Project(project.path, _connect(str(project.path)), read_only="reader"), True
+    return Project(project.path, connect(str(project.path)), read_only="reader"), True
 
 
 __all__ = [

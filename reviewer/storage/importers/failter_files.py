@@ -24,8 +24,8 @@ from reviewer.storage.files.confine import experiment_root, find_inside
 GT_DIRS = ("ground-truth", "ground_truth")
 TEMPLATE_DIRS = ("templates", "prompts")
 OUTPUT_ROOTS = ("results", "outputs")
-_EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
-_IGNORED_SUFFIXES = (".eval", ".thoughts")
+EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
+IGNORED_SUFFIXES = (".eval", ".thoughts")
 JUDGES = {Method.RULES: "rules-judge", Method.GROUND_TRUTH: "gt-judge"}
 _DUAL = {"rules-based-eval": Method.RULES, "ground-truth-eval": Method.GROUND_TRUTH}
 _METHODS = {
@@ -183,7 +183,7 @@ def front_matter(text: str) -> tuple[Optional[dict], str]:
     return {_key(k): v for k, v in meta.items()}, text[m.end() :]
 
 
-def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
+def head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
     """Failter's front matter of a file, reading at most ``limit`` bytes."""
     try:
         with path.open("rb") as f:
@@ -206,11 +206,12 @@ def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Opti
     return find_inside(root or experiment_root(folder), folder, written)
 
 
-def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+def first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+    """The first of ``names`` that is a folder inside ``folder``, or None."""
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def _read(path: Path, limit: Optional[int] = None) -> str:
+def read_text(path: Path, limit: Optional[int] = None) -> str:
     """The text of ``path``; with ``limit``, ValueError for a file over
     ``limit`` bytes (read no further)."""
     if limit is None:

@@ -391,7 +391,7 @@ class Batch:
         self.started = time.monotonic()
 
 
-def _connect(target: str, uri: bool = False) -> sqlite_utils.Database:
+def connect(target: str, uri: bool = False) -> sqlite_utils.Database:
     """A connection with no implicit transactions, the busy timeout and
     foreign keys on."""
     conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False, uri=uri)
@@ -410,7 +410,7 @@ def second_connection(project: Project) -> Project:
     got unless it is ``project``."""
     if project.read_only or not project.path.exists():
         return project
-    return Project(project.path, _connect(str(project.path)))
+    return Project(project.path, connect(str(project.path)))
 
 
 def open_project(path: os.PathLike | str, create: bool = False, read_only: bool = False) -> Project:
@@ -469,7 +469,7 @@ def open_project(path: os.PathLike | str, create: bool = False, read_only: bool 
 def _open_writable(path: Path, create: bool) -> Project:
     db = project = None
     try:
-        db = _connect(str(path))
+        db = connect(str(path))
         project = Project(path, db)
         _enable_wal(db)
         if create or MIGRATIONS.pending(db):
@@ -519,7 +519,7 @@ def _open_copy(path: Path, why: str) -> Project:
     connection to is never copied with OS calls (that would drop SQLite's
     locks, see open_here): it is read through a read-only connection that
     uses its -wal and -shm."""
-    mem = _connect(":memory:")
+    mem = connect(":memory:")
     wal, _ = sidecars(path)
     try:
         if wal.exists() and wal.stat().st_size and not open_here(path):

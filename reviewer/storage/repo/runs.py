@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
 from reviewer.storage.project.db import Project, inserted_id, now
-from reviewer.storage.repo.items import _rows, sha256_text
+from reviewer.storage.repo.items import dict_rows, sha256_text
 
 
 def add_run(
@@ -202,7 +202,7 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_out
         ids = list(run_ids)
         sql += f" WHERE r.id IN ({','.join('?' * len(ids))})"
         params = ids
-    return _rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
+    return dict_rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
 
 
 def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[int]:
