@@ -109,7 +109,7 @@ def weights_option(ctx, param, value: str) -> tuple[float, float]:
     """--weights RULES:GT: each number checked by the rule of every number
     (reviewer.cli.numbers: finite, 0 to 1,000,000), then normalised."""
     from reviewer.cli.numbers import WEIGHT, check_number
-    from reviewer.storage.judging.report import parse_weights
+    from reviewer.storage.judging.verdict_table import parse_weights
 
     try:
         parts = str(value).split(":")

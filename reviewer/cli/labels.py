@@ -73,7 +73,8 @@ def label(
     --order active labels a stored seeded draw that favours disagreements
     and low confidence; alignment weighs those labels by 1 / pi and says so."""
     from reviewer.core.commands import UndoStack
-    from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+    from reviewer.core.judging.dispute_common import primary_verdicts
+    from reviewer.core.judging.dispute_common import format_value, value_of
     from reviewer.core.judging.label_first import (
         LABEL_FIRST,
         choices_text,

@@ -117,7 +117,7 @@ def _echo_runs_json(p, vs) -> None:
     """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
     run with both metric sets, its pile mapping and findings, streamed a
     chunk of runs at a time (memory O(chunk) however many runs)."""
-    from reviewer.storage.cards.scores import iter_scored_runs
+    from reviewer.storage.cards.scored import iter_scored_runs
 
     echo('{\n  "runs": [', nl=False)
     first = True

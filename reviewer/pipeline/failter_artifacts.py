@@ -53,8 +53,8 @@ from reviewer.storage.files import written
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project, open_here
-from reviewer.storage.importers.failter import sanitize
-from reviewer.storage.judging.report import verdict_score
+from reviewer.storage.importers.failter_files import sanitize
+from reviewer.storage.judging.verdict_table import verdict_score
 
 _THOUGHTS = re.compile(r"(?s)<(?:think|scratchpad)>(.*?)</(?:think|scratchpad)>")
 _MONOLOGUE = re.compile(r"(?s)(<think>.*?</think>|<scratchpad>.*?</scratchpad>)\s*")

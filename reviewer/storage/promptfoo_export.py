@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.judging.disputes import is_human
+from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.judging.people import TIE
 from reviewer.storage.files import safe_write as sw
 from reviewer.storage.project.db import Project

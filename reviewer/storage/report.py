@@ -69,13 +69,13 @@ from reviewer.storage.judging.failter_report import (
     load_prices,
 )
 from reviewer.storage.judging.report import (
-    DEFAULT_WEIGHTS,
     agreement_csv,
     build_judge_report,
     has_verdicts,
     judge_report_csv,
     judge_report_markdown,
 )
+from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS
 from reviewer.storage.judging.rubric_report import rubric_csv, rubric_objects
 from reviewer.storage.scoring import score_project
 from reviewer.storage.spans import spans as span_store

@@ -121,7 +121,7 @@ def test_accepting_a_proposal_without_a_card_adds_one_or_places_the_unplaced_car
 def test_go_wish_boxes_are_proposed_for_ground_truth_without_boxes(tmp_path):
     """go-wish-spike (real data, skipped when absent): its ground truth has no boxes, so every box of
     the Qwen bounding-boxes run is proposed for the card it matched, with the text Qwen read."""
-    from reviewer.storage.cards.scores import scored_runs
+    from reviewer.storage.cards.scored import scored_runs
     from reviewer.storage.project.db import open_project
     from tests.conftest import shared
 

@@ -16,7 +16,7 @@ from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.cards.metric_rows import fill_missing_metrics, iter_metric_rows
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scores import iter_scored_runs
+from reviewer.storage.cards.scored import iter_scored_runs
 from tests.conftest import SAMPLES
 
 

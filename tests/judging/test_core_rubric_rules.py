@@ -11,7 +11,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from reviewer.core.judging import charts
-from reviewer.core.judging.disputes import find_disputes, is_human
+from reviewer.core.judging.disputes import find_disputes
+from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.judging.rubric_rules import (
     RulesError,
     broken_rules,

@@ -16,12 +16,7 @@ from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import failter_rows
 from reviewer.storage.importers import detect_format, import_source
-from reviewer.storage.importers.failter import (
-    front_matter,
-    infer_score_scale,
-    parse_eval,
-    sanitize,
-)
+from reviewer.storage.importers.failter_files import front_matter, infer_score_scale, parse_eval, sanitize
 from tests.conftest import SAMPLES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "failter"

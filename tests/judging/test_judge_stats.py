@@ -22,7 +22,8 @@ from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project
 from reviewer.storage.export import export_project
-from reviewer.storage.judging.report import parse_weights, verdict_score, verdict_table
+from reviewer.storage.judging.verdict_table import verdict_table
+from reviewer.storage.judging.verdict_table import parse_weights, verdict_score
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 
 W = "winner"

@@ -17,7 +17,7 @@ from reviewer.cli import main
 from reviewer.core import templates
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging import llm_judges as lj
-from reviewer.core.judging.alignment import hash_split
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, parse_label, queue_order, shown_order
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue

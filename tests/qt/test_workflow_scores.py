@@ -34,7 +34,8 @@ from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import HEADER, failter_rows
-from reviewer.storage.judging.report import DEFAULT_WEIGHTS, build_judge_report
+from reviewer.storage.judging.report import build_judge_report
+from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS
 from reviewer.storage.report import ReportOptions, build_report
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.report import debug_tables

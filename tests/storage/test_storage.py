@@ -15,7 +15,8 @@ from reviewer.storage.project.db import NewerProjectError, ProjectError, open_pr
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scores import scored_runs, verdicts
+from reviewer.storage.cards.scores import verdicts
+from reviewer.storage.cards.scored import scored_runs
 from tests.conftest import SAMPLES
 
 
@@ -211,7 +212,8 @@ def test_large_photos_get_an_upright_preview(project, tmp_path):
 
     from PIL import Image
 
-    from reviewer.storage.files.previews import PREVIEW_SIDE, preview
+    from reviewer.storage.files.previews import preview
+    from reviewer.storage.files.images import PREVIEW_SIDE
 
     folder = tmp_path / "f"
     (folder / "test-images").mkdir(parents=True)
@@ -327,7 +329,7 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
 
     monkeypatch.setattr(scored, "CHUNK", 2)  # the readers' chunks
     monkeypatch.setattr(metric_rows, "CHUNK", 2)
-    chunked = list(scores.iter_scored_runs(sample))
+    chunked = list(scored.iter_scored_runs(sample))
     assert [(r.run, r.findings, r.auto, r.reviewed, r.cards) for r in chunked] == [
         (r.run, r.findings, r.auto, r.reviewed, r.cards) for r in runs
     ]

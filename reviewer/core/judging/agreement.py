@@ -28,31 +28,14 @@ from typing import Any, Hashable, Iterable, Literal, Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.judging.pairwise_agreement import (
-    agreement_with_reference,
-    majority,
-    position_swap_consistency,
-)
-from reviewer.core.judging.stats import (
-    PAIRWISE_VERDICTS,
-    AgreementResult,
-    check_same_length,
-    join_notes,
-    is_missing,
-)
+from reviewer.core.judging.stats import AgreementResult, check_same_length, join_notes, is_missing
 
 __all__ = [
-    "AgreementResult",
     "Level",
     "Weights",
-    "PAIRWISE_VERDICTS",
-    "agreement_with_reference",
     "cohen_kappa",
-    "is_missing",
     "krippendorff_alpha",
-    "majority",
     "percent_agreement",
-    "position_swap_consistency",
 ]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]

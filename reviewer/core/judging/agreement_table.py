@@ -4,11 +4,11 @@ computes the agreement statistics as rows of
 agreement``, ``reviewer report`` and exported as the ``agreement`` table.
 
 Raters. Every (judge, method) with verdicts on a dimension is a rater
-(display names from :func:`reviewer.core.judging.disputes.rater_labels`); human
+(display names from :func:`reviewer.core.judging.dispute_common.rater_labels`); human
 raters are verdicts with method 'human' (judges 'annotator1', ..., 'gold');
 'adjudicated' is the rater whose values are the adjudications. A judge's
 value of a subject is its primary verdict
-(:func:`reviewer.core.judging.disputes.primary_verdicts`: answer order 'ab' or the
+(:func:`reviewer.core.judging.dispute_common.primary_verdicts`: answer order 'ab' or the
 only one, latest repetition); the other order is used only for the
 position-swap statistics and the per-order accuracy.
 
@@ -56,15 +56,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.agreement import (
-    AgreementResult,
-    agreement_with_reference,
-    cohen_kappa,
-    krippendorff_alpha,
-    majority,
-    percent_agreement,
-    position_swap_consistency,
-)
+from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
+from reviewer.core.judging.stats import AgreementResult
+from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import own_range_value, scale_labels
 from reviewer.core.judging.count_stats import (
@@ -74,18 +68,9 @@ from reviewer.core.judging.count_stats import (
     proportion_sample,
     units_sample,
 )
-from reviewer.core.judging.disputes import (
-    GOLD,
-    NUMERIC_SCALES,
-    format_value,
-    is_human,
-    latest_by_order,
-    natural_key,
-    primary_verdicts,
-    rater_key,
-    rater_labels,
-    value_of,
-)
+from reviewer.core.judging.dispute_common import is_human, latest_by_order, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import GOLD, NUMERIC_SCALES, format_value, rater_key, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = ["ADJUDICATED", "AgreementRow", "agreement_rows", "undecided_counts"]

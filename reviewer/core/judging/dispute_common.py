@@ -4,7 +4,7 @@ constants, who a rater is (rater_key, rater_labels, is_human), which of a
 rater's verdicts speaks for it (latest_by_order, primary_verdicts), a
 verdict's values (value_of, format_value), the severity of disputed values
 (severity_of) and the accumulator that merges disputes per (kind, subject,
-dimension). reviewer.core.judging.disputes re-exports the public names.
+dimension), which reviewer.core.judging.disputes and the dispute families use.
 """
 
 from __future__ import annotations

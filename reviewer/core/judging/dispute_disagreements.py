@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
-from reviewer.core.judging.agreement import majority
+from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.dispute_common import (
     GOLD,
     RaterKey,

@@ -69,20 +69,12 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.judging.dispute_common import (
-    GOLD,
-    NUMERIC_SCALES,
-    ORDERS,
-    SCALE_RANGE,
     RaterKey,
     DisputeCollector,
-    format_value,
     is_human,
     latest_by_order,
     primary_verdicts,
-    rater_key,
     rater_labels,
-    severity_of,
-    value_of,
 )
 from reviewer.core.judging.dispute_disagreements import (
     epochs_disagree,
@@ -94,43 +86,18 @@ from reviewer.core.judging.dispute_disagreements import (
 from reviewer.core.judging.dispute_metrics import (
     ISSUE_PATTERNS,
     METRIC_PROBLEMS,
-    TOP_SCORE,
     IssuePattern,
     MetricProblem,
     judge_vs_metrics,
-    issue_problems,
-    metric_problems,
 )
 from reviewer.core.judging.rubric_rules import RubricRules
 from reviewer.core.judging.verdicts import TOLERANCE, Dispute, Scale, Verdict
-from reviewer.core.text import natural_key
 
 #: The shared pieces are in dispute_common, the families in
-#: dispute_disagreements and dispute_metrics; their public names are
-#: re-exported here.
+#: dispute_disagreements and dispute_metrics; callers import their names
+#: from there.
 __all__ = [
-    "GOLD",
-    "ISSUE_PATTERNS",
-    "METRIC_PROBLEMS",
-    "MetricProblem",
-    "IssuePattern",
-    "NUMERIC_SCALES",
-    "ORDERS",
-    "SCALE_RANGE",
-    "TOP_SCORE",
-    "RaterKey",
     "find_disputes",
-    "format_value",
-    "is_human",
-    "latest_by_order",
-    "metric_problems",
-    "issue_problems",
-    "natural_key",
-    "primary_verdicts",
-    "rater_key",
-    "rater_labels",
-    "severity_of",
-    "value_of",
 ]
 
 

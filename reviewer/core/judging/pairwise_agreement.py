@@ -1,7 +1,7 @@
 """Agreement of pairwise judges: position-swap consistency, agreement with a
 reference label (human majority or gold), and the majority rule.
 
-Split from reviewer.core.judging.agreement (which re-exports these names); both
+Split from reviewer.core.judging.agreement; both
 build on reviewer.core.judging.stats, so this module never imports agreement. The same
 conventions hold: undecided verdicts are counted and reported, never dropped
 silently.

@@ -22,29 +22,22 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
-from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.canvas.hittest import handle_points
 from reviewer.qt.canvas.model import Overlay, Shape
-from reviewer.qt.canvas.prepared import FINDING_GAP_PX, LABEL_MAX_PX, Prepared, Layer, make_pen, qrect, prepare
-from reviewer.qt.canvas.tags import PlacedTag, tag_candidates, paint_tags, place_tags
+from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Prepared, Layer, make_pen, qrect, prepare
+from reviewer.qt.canvas.tags import PlacedTag, paint_tags, place_tags
 from reviewer.qt.palette import SELECTED_COLOR
 
 __all__ = [
     "DENSE_BOXES",
-    "FINDING_GAP_PX",
     "HANDLE_PX",
     "LABEL_BUDGET",
-    "LABEL_MAX_PX",
     "LABEL_MIN_BOX_PX",
     "LABEL_MIN_WIDTH_PX",
     "LABEL_MODES",
     "TAG_MODES",
     "OverlayItem",
-    "Prepared",
-    "tag_candidates",
-    "marked_crop",
     "paint_overlay",
-    "prepare",
 ]
 
 LABEL_MIN_BOX_PX = 12.0  # a box shorter than this on screen gets no label

@@ -22,7 +22,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QTransform
 
 from reviewer.qt.canvas.model import Shape
-from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Prepared, make_pen
+from reviewer.qt.canvas.prepared import Prepared, make_pen
 from reviewer.qt.palette import SELECTED_COLOR
 
 _LABEL_ORDER = {"finding": 0, "difference": 0, "pile": 1, "card": 2, "annotator": 2, "predicted": 3}  # priority
@@ -286,4 +286,4 @@ def paint_tags(painter: QPainter, prepared: Prepared, tags: Sequence[PlacedTag])
         painter.drawText(t.box, Qt.AlignmentFlag.AlignCenter, t.text)
 
 
-__all__ = ["FINDING_GAP_PX", "PlacedTag", "paint_tags", "place_tags"]
+__all__ = ["PlacedTag", "paint_tags", "place_tags"]

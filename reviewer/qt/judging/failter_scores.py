@@ -23,7 +23,7 @@ from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.storage.judging.failter_report import HEADER, FailterRow, errors_line, failter_rows
-from reviewer.storage.judging.report import DEFAULT_WEIGHTS
+from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS
 
 #: The widest the Eval_Method column grows before its text wraps (pixels).
 EVAL_METHOD_WIDTH = 420

@@ -3,7 +3,7 @@ decided and how far its verdicts can be trusted; per model, how often each
 judge made it win.
 
 Per judge (its latest verdict per pair and answer order,
-reviewer.core.judging.disputes.latest_by_order, on the 'winner' dimension):
+reviewer.core.judging.dispute_common.latest_by_order, on the 'winner' dimension):
 verdicts; the shares won by answer 1 and answer 2 (in the pair's original
 order), ties and undecided; *shown first won*, the share of decided
 non-tie verdicts that went to the answer the judge saw first (position
@@ -32,7 +32,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
-from reviewer.core.judging.disputes import is_human, latest_by_order, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, latest_by_order, rater_labels
+from reviewer.core.judging.dispute_common import value_of
 from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh

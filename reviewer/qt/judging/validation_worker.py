@@ -50,6 +50,9 @@ from reviewer.storage.spans.confidences import span_confidences
 from reviewer.qt.session.reader_worker import ReaderWorker
 
 
+#: comparison_text is passed on to the validation view, which reads the project
+#: only through this worker (contract "the window reads the project only
+#: through the Session").
 __all__ = ["ValidationFigures", "ValidationWorker", "comparison_text", "compute", "slice_choices"]
 
 

@@ -26,7 +26,7 @@ from reviewer.qt.runner.worker import RunnerThread, Task
 
 from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
 from reviewer.qt.runner.settings import DISPUTES_EVERY_S, FLUSH_MS
-from reviewer.storage.cards.scores import scored_runs
+from reviewer.storage.cards.scored import scored_runs
 
 
 def add_stored_runs(session, run_ids: list[int]) -> int:

@@ -38,7 +38,8 @@ from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cards import overview
 from reviewer.storage.project.db import ProjectError
-from reviewer.storage.cards.scores import ScoredRun, scored_runs
+from reviewer.storage.cards.scores import ScoredRun
+from reviewer.storage.cards.scored import scored_runs
 from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
 from reviewer.qt.session.rows import Row, rows_of

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.core.annotators import GT_KINDS, agreement_rows, comparisons, ground_truth_disputes
+from reviewer.core.annotators import agreement_rows, comparisons, ground_truth_disputes
 from reviewer.core.cards.gt_agreement import CONSENSUS, ItemAgreement
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute
@@ -17,7 +17,6 @@ from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.project.db import Project
 
 __all__ = [
-    "GT_KINDS",
     "annotated",
     "annotators",
     "gt_agreement_rows",

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.storage.project.db import Project
-from reviewer.storage.files.images import PREVIEW_SIDE, QUALITY, read_photo
+from reviewer.storage.files.images import PREVIEW_SIDE, read_photo
 
-__all__ = ["PREVIEW_SIDE", "QUALITY", "ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
+__all__ = ["ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
 
 
 def make_preview(path: Path, side: int = PREVIEW_SIDE) -> Optional[tuple[bytes, int, int]]:

@@ -94,39 +94,21 @@ from reviewer.storage.files.confine import experiment_root, inside, source_root
 from reviewer.storage.importers.failter_files import (
     IGNORED_SUFFIXES,
     GT_DIRS,
-    JUDGES,
     OUTPUT_ROOTS,
     TEMPLATE_DIRS,
-    Judgement,
     first_dir,
     head_meta,
     read_text,
     find_source,
-    front_matter,
-    infer_score_scale,
-    parse_eval,
-    sanitize,
-    trial_facts,
 )
 from reviewer.storage.importers.failter_trials import store_trials, Trial, read_trial, read_trials
 from reviewer.storage.importers.pairwise import store_reference, text_item
 
 #: The Failter files are read by failter_files and the trials stored by
-#: failter_trials; their public names are re-exported here.
+#: failter_trials; callers import their names from there.
 __all__ = [
-    "GT_DIRS",
-    "JUDGES",
-    "OUTPUT_ROOTS",
-    "TEMPLATE_DIRS",
-    "Judgement",
     "detect",
-    "find_source",
-    "front_matter",
     "import_failter",
-    "infer_score_scale",
-    "parse_eval",
-    "sanitize",
-    "trial_facts",
 ]
 
 

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from reviewer.core.judging.rubrics import with_version
-from reviewer.core.judging.disputes import GOLD
+from reviewer.core.judging.dispute_common import GOLD
 from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt

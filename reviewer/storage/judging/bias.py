@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.judging.dispute_common import latest_by_order, primary_verdicts
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_bias import (

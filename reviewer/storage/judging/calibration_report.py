@@ -6,7 +6,7 @@ this assembles.
 
 Per judge, dimension, scale and confidence source ('logprob', 'stated',
 'imported'; reviewer.storage.judging.confidences), over the judge's primary
-verdicts (reviewer.core.judging.disputes.primary_verdicts):
+verdicts (reviewer.core.judging.dispute_common.primary_verdicts):
 
 * the *labelled* verdicts: those on a subject whose people's value is known
   (reviewer.core.judging.people.people_values: adjudicated, else gold,
@@ -38,10 +38,12 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from reviewer.core.tables import markdown_table, md_text, text_table
-from reviewer.core.judging.alignment import is_pass, people_values
+from reviewer.core.judging.alignment import is_pass
+from reviewer.core.judging.people import people_values
 from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.confidence import Calibration, calibration, correct_flags
-from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
 from reviewer.core.judging.validation_gate import BoundCheck
 from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise

@@ -13,7 +13,8 @@ stores them with the other disputes.
 
 from __future__ import annotations
 
-from reviewer.core.judging.disputes import is_human, primary_verdicts, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import value_of
 from reviewer.core.judging.low_confidence import low_confidence_disputes
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.storage.project.db import Project

@@ -4,8 +4,8 @@ calibration and charts (docs/judging.md; ground-truth-judge-proposal.md ยง3.2, ย
 The verdict table (one row per model x prompt x scale x judge family, its
 rules in the module docstring there) is made by
 reviewer.storage.judging.verdict_table and the chart files are written by
-reviewer.storage.judging.report_charts; their public names are re-exported
-here. This module gathers the whole judge report (build_judge_report) and
+reviewer.storage.judging.report_charts; callers import those names from
+there. This module gathers the whole judge report (build_judge_report) and
 writes it as Markdown or CSV.
 """
 
@@ -31,7 +31,7 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.core.judging.disputes import natural_key
+from reviewer.core.text import natural_key
 from reviewer.core.judging.verdicts import POINTS_NOTE, Dispute, DisputeKind
 from reviewer.core.tables import csv_row, markdown_table, md_text
 from reviewer.storage.repo import runs as repo_runs
@@ -59,30 +59,14 @@ from reviewer.storage.judging.validation import (
     project_alignments,
 )
 from reviewer.storage.judging.report_charts import write_charts
-from reviewer.storage.judging.verdict_table import (
-    DEFAULT_WEIGHTS,
-    SCORE_DIMENSIONS,
-    VERDICT_HEADER,
-    VerdictRow,
-    parse_weights,
-    verdict_score,
-    verdict_table,
-)
+from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS, VERDICT_HEADER, VerdictRow, verdict_table
 
 __all__ = [
-    "DEFAULT_WEIGHTS",
-    "SCORE_DIMENSIONS",
     "JudgeReport",
-    "VerdictRow",
     "build_judge_report",
     "has_verdicts",
     "judge_report_csv",
     "judge_report_markdown",
-    "parse_weights",
-    "verdict_score",
-    "verdict_table",
-    "write_charts",
-    "VERDICT_HEADER",
 ]
 
 

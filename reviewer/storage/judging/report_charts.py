@@ -1,5 +1,5 @@
-"""The chart files of the judge report (reviewer.storage.judging.report,
-which re-exports write_charts): every score distribution and confusion
+"""The chart files of the judge report (reviewer.storage.judging.report
+writes them with write_charts): every score distribution and confusion
 matrix written as SVG and PNG into a folder, under names made safe from
 the untrusted judge names.
 """

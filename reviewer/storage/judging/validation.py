@@ -24,7 +24,9 @@ from reviewer.core.bounds import is_number
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
-from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments
+from reviewer.core.judging.people import people_values
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST
