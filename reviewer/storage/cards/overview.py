@@ -45,7 +45,7 @@ class ReviewCounts:
 
 def item_runs(project: Project, item_id: int, with_cards: bool = True) -> list[ScoredRun]:
     """The scored runs of one item (by the runs' item index), in the order
-    of repo.run_rows (prompt, model, repetition)."""
+    of repo.runs.run_rows (prompt, model, repetition)."""
     ids = [
         row[0]
         for row in project.db.execute(
