@@ -54,8 +54,11 @@ import bench_scoring as synth
 from bench_cli import compile_sources, timed_process
 
 from reviewer.core.models import Code, Item, Status
-from reviewer.storage import repo
-from reviewer.storage.db import Project, now, open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project, now, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.scoring import score_project
 
@@ -77,13 +80,13 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
     with project.transaction():
         item_ids = []
         for it in items:
-            item_id, _ = repo.upsert_item(
+            item_id, _ = repo_items.upsert_item(
                 project,
                 Item(name=it.name, path=f"photos/{it.name}.jpg", width=synth.IMAGE_SIZE[0], height=synth.IMAGE_SIZE[1]),
             )
-            repo.set_ground_truth(project, item_id, it.ground_truth())
+            repo_ground_truth.set_ground_truth(project, item_id, it.ground_truth())
             item_ids.append(item_id)
-        prompt_ids = {s: repo.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
+        prompt_ids = {s: repo_items.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
         added = 0
         for it, item_id in zip(items, item_ids):
             for schema, prompt_id in prompt_ids.items():
@@ -93,7 +96,7 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
                             break
                         run = synth.make_run(it, schema, rng, n_perturb=rng.randint(3, 9))
                         stamp = f"2025-03-{1 + added % 28:02d}T10:{added % 60:02d}:00"
-                        repo.add_run(
+                        repo_runs.add_run(
                             project,
                             item_id,
                             prompt_id,
@@ -106,14 +109,14 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
                         added += 1
     score_project(project)
     # a reviewer has been through a few findings: confirmed, rejected, reclassified
-    found = repo.findings(project)
+    found = repo_findings.findings(project)
     picked = rng.sample(found, int(len(found) * review_share))
     with project.transaction():
         for k, f in enumerate(picked):
             if k % 3 == 0:
-                repo.update_finding(project, f.id, status=Status.CONFIRMED, reviewer="bench", decided_at=now())
+                repo_findings.update_finding(project, f.id, status=Status.CONFIRMED, reviewer="bench", decided_at=now())
             elif k % 3 == 1:
-                repo.update_finding(
+                repo_findings.update_finding(
                     project,
                     f.id,
                     status=Status.REJECTED,
@@ -122,7 +125,7 @@ def build_project(path: Path, n_runs: int, seed: int = synth.SEED, review_share:
                     decided_at=now(),
                 )
             else:
-                repo.update_finding(
+                repo_findings.update_finding(
                     project,
                     f.id,
                     status=Status.CONFIRMED,

@@ -71,9 +71,13 @@ import bench_scoring as synth
 
 from reviewer.core.models import AnswerSchema, Item, Prompt, Status
 from reviewer.core.workflows import Workflow
-from reviewer.storage import previews, repo
-from reviewer.storage.db import now, open_project
-from reviewer.storage.images import file_sha256
+from reviewer.storage.files import previews
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import now, open_project
+from reviewer.storage.files.images import file_sha256
 from reviewer.storage.scoring import score_project
 
 TARGET_LAUNCH_RATIO = 1.5
@@ -116,11 +120,11 @@ def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
     project = open_project(path, create=True)
     shas = {p: file_sha256(p) for p in photos}
     with project.transaction():
-        prompt_ids = {s: repo.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
+        prompt_ids = {s: repo_items.upsert_prompt(project, p)[0] for s, p in synth.PROMPTS.items()}
         for k in range(n_items):
             it = synth.make_item(f"table-{k:04d}", 10, rng)
             photo = photos[k % len(photos)]
-            item_id, _ = repo.upsert_item(
+            item_id, _ = repo_items.upsert_item(
                 project,
                 Item(
                     name=it.name,
@@ -130,11 +134,11 @@ def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
                     height=synth.IMAGE_SIZE[1],
                 ),
             )
-            repo.set_ground_truth(project, item_id, it.ground_truth())
+            repo_ground_truth.set_ground_truth(project, item_id, it.ground_truth())
             for schema, prompt_id in prompt_ids.items():
                 for model in bench_export.MODELS:
                     run = synth.make_run(it, schema, rng, n_perturb=rng.randint(3, 9))
-                    repo.add_run(
+                    repo_runs.add_run(
                         project,
                         item_id,
                         prompt_id,
@@ -144,17 +148,17 @@ def build_project(path: Path, n_items: int, photos: list[Path]) -> None:
                         timestamp="2025-03-01T10:00:00",
                         source=f"runs/{it.name}-{model}.txt",
                     )
-        free = repo.upsert_prompt(project, Prompt(name="summary", text="Summarise.", schema=AnswerSchema.FREE))[0]
+        free = repo_items.upsert_prompt(project, Prompt(name="summary", text="Summarise.", schema=AnswerSchema.FREE))[0]
         for k in range(TEXT_ITEMS):
             words = " ".join(rng.choice(synth.GO_WISH) for _ in range(40))
-            text_id, _ = repo.upsert_item(
+            text_id, _ = repo_items.upsert_item(
                 project, Item(name=f"x-note-{k:03d}", kind="text", text=words, workflow=Workflow.JUDGED.value)
             )
-            repo.add_run(project, text_id, free, "m0", words[:400], repetition=1, timestamp="2025-03-01T10:00:00")
+            repo_runs.add_run(project, text_id, free, "m0", words[:400], repetition=1, timestamp="2025-03-01T10:00:00")
     for photo in photos:
         previews.ensure_preview(project, photo, shas[photo])
     score_project(project)
-    found = repo.findings(project)
+    found = repo_findings.findings(project)
     with project.db.conn:
         project.db.conn.executemany(
             "UPDATE findings SET status = ?, reviewer = 'bench', decided_at = ? WHERE id = ?",

@@ -11,7 +11,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("REVIEWER_NAME", "tester")
-# reviewer's record of the files it wrote (reviewer.storage.written): never the user's own
+# reviewer's record of the files it wrote (reviewer.storage.files.written): never the user's own
 os.environ["REVIEWER_DATA_DIR"] = tempfile.mkdtemp(prefix="reviewer-test-data-")
 
 
@@ -24,7 +24,7 @@ def own_record_of_written_files(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def project(tmp_path):
     """An empty project in a temporary folder."""
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
 
     p = open_project(tmp_path / "p.db", create=True)
     yield p

@@ -31,8 +31,9 @@ from take import _settle  # noqa: E402
 
 def _project(db: Path, strip_boxes: bool) -> Path:
     from reviewer.core.models import GroundTruth
-    from reviewer.storage import repo
-    from reviewer.storage.db import open_project
+    from reviewer.storage.repo import ground_truth as repo_ground_truth
+    from reviewer.storage.repo import items as repo_items
+    from reviewer.storage.project.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.importers.base import ImportOptions
     from reviewer.storage.scoring import score_project
@@ -40,10 +41,10 @@ def _project(db: Path, strip_boxes: bool) -> Path:
     p = open_project(db, create=True)
     import_source(p, ROOT / "samples" / "cards", options=ImportOptions(model="illustrative-vlm"))
     if strip_boxes:
-        item = repo.item_by_name(p, "table-01")
-        gt = repo.ground_truth(p, item.id)
+        item = repo_items.item_by_name(p, "table-01")
+        gt = repo_ground_truth.ground_truth(p, item.id)
         cards = [c.model_copy(update={"bbox": None}) for c in gt.cards]
-        repo.set_ground_truth(p, item.id, GroundTruth(item="table-01", piles=gt.piles, cards=cards))
+        repo_ground_truth.set_ground_truth(p, item.id, GroundTruth(item="table-01", piles=gt.piles, cards=cards))
     score_project(p)
     p.close()
     return db

@@ -34,13 +34,16 @@ def _project(db: Path) -> None:
     from reviewer.core.judging.verdicts import Scale, Verdict
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.core.models import AnswerSchema, Item, Prompt
-    from reviewer.storage import repo
-    from reviewer.storage.db import open_project
+    from reviewer.storage.repo import items as repo_items
+    from reviewer.storage.repo import runs as repo_runs
+    from reviewer.storage.project.db import open_project
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
 
     p = open_project(db, create=True)
-    prompt, _ = repo.upsert_prompt(p, Prompt(name="summary", text="Summarise the review", schema=AnswerSchema.FREE))
+    prompt, _ = repo_items.upsert_prompt(
+        p, Prompt(name="summary", text="Summarise the review", schema=AnswerSchema.FREE)
+    )
     subjects = []
     for i in range(30):
         topic, other = TOPICS[i % 10], TOPICS[(i + 3) % 10]
@@ -48,9 +51,9 @@ def _project(db: Path) -> None:
             f"Review {i + 1}: I bought this laptop for work. The {topic} is better than I expected and the "
             f"{other} is fine. After two weeks the {topic} still impresses me, but I would not pay more."
         )
-        item, _ = repo.upsert_item(p, Item(name=f"review-{i + 1:02d}", kind="text", text=text))
+        item, _ = repo_items.upsert_item(p, Item(name=f"review-{i + 1:02d}", kind="text", text=text))
         output = f"The reviewer praises the {topic}" + (f" and dislikes the {other}." if i % 4 == 0 else ".")
-        run, _ = repo.add_run(p, item, prompt, "summariser-1", output)
+        run, _ = repo_runs.add_run(p, item, prompt, "summariser-1", output)
         subjects.append(f"run:{run}")
         for judge, model, score in (
             ("strict", "judge-model-a", 2.0 if i % 4 == 0 else 5.0),

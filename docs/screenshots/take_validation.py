@@ -32,7 +32,7 @@ def main(out: Path) -> int:
     os.environ.setdefault("REVIEWER_CONFIG_DIR", tempfile.mkdtemp())
     os.environ.setdefault("REVIEWER_NAME", "ann")
     from reviewer.qt.app import build
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
     from reviewer.storage.importers import import_source
 
     out.mkdir(parents=True, exist_ok=True)

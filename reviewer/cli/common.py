@@ -14,7 +14,7 @@ from reviewer import __version__
 from reviewer.core.cards.gates import FAIL_LEVELS, failing, gate_message
 from reviewer.core.judging.gates import JUDGE_LEVELS
 from reviewer.core.text import visible
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 
 # Scoring (scipy), export, reports and the pipeline are imported by the
 # commands that use them: `reviewer import` and `--help` start without them.
@@ -25,7 +25,8 @@ JUDGE_KINDS = ("failter", "failter-gt", "tarot-rubric", "span", "pairwise")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
-def _one_line(text: object) -> str:
+def one_line(text: object) -> str:
+    """``text`` on one line, control and bidi characters made visible (reviewer.core.text.visible)."""
     return visible(text, keep_newlines=False)
 
 
@@ -45,7 +46,7 @@ JUDGE_FAIL_ON = click.option(
 )
 
 
-def _gate(vs, fail_on: Optional[str]) -> None:
+def gate_verdicts(vs, fail_on: Optional[str]) -> None:
     """Exit 1 (naming the prompts) when a verdict is at or below ``fail_on``."""
     if fail_on is None:
         return
@@ -55,7 +56,7 @@ def _gate(vs, fail_on: Optional[str]) -> None:
         sys.exit(1)
 
 
-def _friendly(func):
+def friendly_errors(func):
     """Turn expected failures into a one-line error and exit status 1
     (control and bidi characters in it made visible)."""
 
@@ -64,14 +65,14 @@ def _friendly(func):
         try:
             return func(*args, **kwargs)
         except click.ClickException as exc:
-            exc.message = _one_line(exc.message)
+            exc.message = one_line(exc.message)
             raise
         except ProjectError as exc:
-            raise click.ClickException(_one_line(exc)) from None
+            raise click.ClickException(one_line(exc)) from None
         except sqlite3.DatabaseError as exc:
-            raise click.ClickException(_one_line(f"database error: {exc}")) from None
+            raise click.ClickException(one_line(f"database error: {exc}")) from None
         except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-            raise click.ClickException(_one_line(f"{exc.strerror}: {exc.filename}")) from None
+            raise click.ClickException(one_line(f"{exc.strerror}: {exc.filename}")) from None
 
     return wrapper
 
@@ -83,12 +84,14 @@ def echo(text: object = "", err: bool = False, nl: bool = True) -> None:
     click.echo(visible(text), err=err, nl=nl)
 
 
-def _read_only_note(p: Project) -> None:
+def read_only_note(p: Project) -> None:
+    """Say on stderr that a read-only project's scores and disputes are computed but not saved."""
     if p.read_only:
         echo(f"note: {p.path} is read-only ({p.read_only}): scores and disputes are computed but not saved", err=True)
 
 
-def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
+def parse_pairs(values: tuple[str, ...], kind, what: str) -> dict:
+    """``NAME=VALUE`` options as {name: kind(value)}; a bad pair raises click.BadParameter naming ``what``."""
     out = {}
     for v in values:
         name, sep, val = v.partition("=")
@@ -102,11 +105,11 @@ def _pairs(values: tuple[str, ...], kind, what: str) -> dict:
     return out
 
 
-def _weights(ctx, param, value: str) -> tuple[float, float]:
+def weights_option(ctx, param, value: str) -> tuple[float, float]:
     """--weights RULES:GT: each number checked by the rule of every number
     (reviewer.cli.numbers: finite, 0 to 1,000,000), then normalised."""
     from reviewer.cli.numbers import WEIGHT, check_number
-    from reviewer.storage.judging.report import parse_weights
+    from reviewer.storage.judging.verdict_table import parse_weights
 
     try:
         parts = str(value).split(":")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewer.storage import repo
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.core.cases.report import seed_reports
 from reviewer.storage.cases.cases import case_results, project_metrics
 from reviewer.storage.importers import import_source
@@ -49,8 +50,8 @@ def import_text_sample(samples: Path, workflow: str, db: Path) -> str:
                 raise ProjectError(f"the bundled sample is missing ({source})")
             import_source(project, source)
         parts = [
-            f"{len(repo.items(project))} items",
-            f"{len(repo.run_rows(project, with_output=False))} runs",
+            f"{len(repo_items.items(project))} items",
+            f"{len(repo_runs.run_rows(project, with_output=False))} runs",
             f"{len(judging.verdicts(project))} verdicts",
         ]
         if workflow == "spans":

@@ -10,16 +10,16 @@ import click
 from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
 from reviewer.core.text import visible
 from reviewer.pipeline import limits
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.cli.numbers import bounded, finite, whole
 from reviewer.cli.common import (
-    _weights,
+    weights_option,
     DEFAULT_KEY_ENV,
     FAIL_ON,
     JUDGE_FAIL_ON,
     JUDGE_KINDS,
-    _friendly,
-    _gate,
+    friendly_errors,
+    gate_verdicts,
     echo,
     main,
 )
@@ -252,7 +252,7 @@ def _finish(summary, what: str) -> None:
     "--weights",
     default="0.5:0.5",
     show_default=True,
-    callback=lambda c, p, v: _weights(c, p, v),
+    callback=lambda c, p, v: weights_option(c, p, v),
     metavar="RULES:GT",
     help="Failter spec: weights of the two judges in Avg_Score.",
 )
@@ -263,7 +263,7 @@ def _finish(summary, what: str) -> None:
     "or lie in the inputs.",
 )
 @_endpoint_options
-@_friendly
+@friendly_errors
 def run_cmd(
     project: Path,
     spec: Optional[Path],
@@ -388,7 +388,7 @@ def _report_spec(result: SpecResult, vs: list, fail_on: Optional[str]) -> None:
             err=True,
         )
         sys.exit(1)
-    _gate(vs, fail_on)
+    gate_verdicts(vs, fail_on)
 
 
 def _ask_models(
@@ -432,7 +432,7 @@ def _ask_models(
     echo(f"{len(new_runs)} new runs scored")
     if total is not None and total.failed:
         _finish(total, "total")
-    _gate(vs, fail_on)
+    gate_verdicts(vs, fail_on)
 
 
 @main.command("judge")
@@ -465,7 +465,7 @@ def _ask_models(
     help="Ask the judge to state its confidence (0-1) in each verdict; stored as a stated confidence.",
 )
 @functools.partial(_endpoint_options, fail_on=JUDGE_FAIL_ON)
-@_friendly
+@friendly_errors
 def judge_cmd(
     project: Path,
     model: str,
@@ -548,12 +548,12 @@ def judge_cmd(
     metavar="FILE",
     help="Release the waiting requests of this batch file (its name or path): live runs may ask them again.",
 )
-@_friendly
+@friendly_errors
 def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
     """List the batch files written from PROJECT (--batch-out) with their
     requests waiting, answered and failed and when they expire; with
     --cancel FILE, release that file's waiting requests."""
-    from reviewer.storage import batches
+    from reviewer.storage.repo import batches
 
     p = open_project(project)
     try:

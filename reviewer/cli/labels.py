@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 import click
 
-from reviewer.cli.common import _friendly, echo, main
+from reviewer.cli.common import friendly_errors, echo, main
 from reviewer.cli.numbers import whole
-from reviewer.storage.db import Project, open_project
+from reviewer.storage.project.db import Project, open_project
 
 if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without them
     from reviewer.core.commands import UndoStack
@@ -55,7 +55,7 @@ def _ask(text: str, parse: Callable[[str], T]) -> Optional[T]:
     help="fair: the seeded stratified random order (the window's too); active: a stored seeded draw favouring "
     "disagreements and low confidence, its labels weighted 1/pi in alignment.",
 )
-@_friendly
+@friendly_errors
 def label(
     project: Path,
     judge: str,
@@ -79,7 +79,7 @@ def label(
     from reviewer.core.judging.rubrics import rubric_for
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
-    from reviewer.storage.db import default_actor
+    from reviewer.storage.project.db import default_actor
 
     who = reviewer_name or default_actor()
     p = open_project(project)
@@ -177,7 +177,7 @@ def _label_subject(run: _Labelling, subject: str, where: str) -> Optional[bool]:
     """Label one subject: show it blind, read (or find committed) the first label, reveal
     the verdicts, read keep or change and store the final value. True when labelled,
     False when skipped, None when the labeller quits."""
-    from reviewer.core.judging.disputes import format_value
+    from reviewer.core.judging.dispute_common import format_value
     from reviewer.core.judging.label_first import LABEL_FIRST, choices_text, parse_label
     from reviewer.core.label_commands import SetFinalValue
     from reviewer.storage.judging import labels
@@ -230,7 +230,7 @@ def _show_blind(run: _Labelling, subject: str, where: str) -> None:
 def _first_label(run: _Labelling, subject: str, shown: Optional[str]) -> Value:
     """The subject's first label: the one committed before a kill or quit, or one read and
     committed now. 'skip' when skipped, None when the labeller quits."""
-    from reviewer.core.judging.disputes import format_value
+    from reviewer.core.judging.dispute_common import format_value
     from reviewer.core.judging.label_first import LABEL_FIRST, choices_text
     from reviewer.core.label_commands import CommitFirstLabel
 
@@ -264,7 +264,8 @@ def _first_label(run: _Labelling, subject: str, shown: Optional[str]) -> Value:
 def _show_verdicts(run: _Labelling, subject: str, shown: Optional[str]) -> None:
     """Every judge's primary verdict on the subject's dimension, a pair's winner and
     rationale as the outputs were shown (A first), with the judge's model and rationale."""
-    from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+    from reviewer.core.judging.disputes import primary_verdicts
+    from reviewer.core.judging.dispute_common import format_value, value_of
     from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
     from reviewer.core.judging.verdicts import Scale
 
@@ -298,7 +299,7 @@ def _shown(value: str, order: Optional[str]) -> str:
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
-@_friendly
+@friendly_errors
 def export_promptfoo(project: Path, out: Path, force: bool) -> None:
     """Write people's labels of runs imported from promptfoo results as
     promptfoo test cases (YAML) into OUT: each labelled run's variables and
@@ -319,7 +320,7 @@ def export_promptfoo(project: Path, out: Path, force: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT even when reviewer did not write it.")
-@_friendly
+@friendly_errors
 def export_inspect(project: Path, log: Path, out: Path, force: bool) -> None:
     """Write a copy of the inspect LOG into OUT in which each person's final
     label (adjudications, label-first labels) edits the score of the scorer

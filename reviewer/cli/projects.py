@@ -14,15 +14,15 @@ import click
 from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.report import verdict_grid
 from reviewer.core.tables import text_table
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.formats import FORMAT_NAMES
-from reviewer.cli.common import FAIL_ON, _friendly, _gate, _pairs, _read_only_note, echo, main
+from reviewer.cli.common import FAIL_ON, friendly_errors, gate_verdicts, parse_pairs, read_only_note, echo, main
 from reviewer.cli.numbers import whole
 
 
 @main.command()
 @click.argument("project", type=click.Path(dir_okay=False, path_type=Path))
-@_friendly
+@friendly_errors
 def init(project: Path) -> None:
     """Make an empty project file PROJECT."""
     if project.exists():
@@ -64,7 +64,7 @@ def init(project: Path) -> None:
     help="Every verdict of SOURCE is a person's label (hand labels), never a "
     "judge: jsonl-verdicts, rubric-verdicts, tarot-readings.",
 )
-@_friendly
+@friendly_errors
 def import_cmd(
     project: Path,
     source: Path,
@@ -84,8 +84,8 @@ def import_cmd(
 
     options = ImportOptions(
         model=model,
-        schemas=_pairs(schemas, AnswerSchema, "SCHEMA"),
-        conventions=_pairs(conventions, BoxConvention, "CONVENTION"),
+        schemas=parse_pairs(schemas, AnswerSchema, "SCHEMA"),
+        conventions=parse_pairs(conventions, BoxConvention, "CONVENTION"),
         annotator=annotator,
         human=human,
     )
@@ -117,7 +117,7 @@ def _echo_runs_json(p, vs) -> None:
     """Print {"runs": [...], "verdicts": [...]} (score --json): every scored
     run with both metric sets, its pile mapping and findings, streamed a
     chunk of runs at a time (memory O(chunk) however many runs)."""
-    from reviewer.storage.cards.scores import iter_scored_runs
+    from reviewer.storage.cards.scored import iter_scored_runs
 
     echo('{\n  "runs": [', nl=False)
     first = True
@@ -162,7 +162,7 @@ GRID_ITEMS = 12
     help="Worker processes for scoring, used from 5,000 runs on [default: the CPU cores].",
 )
 @FAIL_ON
-@_friendly
+@friendly_errors
 def score(
     project: Path,
     as_json: bool,
@@ -182,7 +182,7 @@ def score(
 
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
-    _read_only_note(p)
+    read_only_note(p)
     try:
         if metrics is not None:
             case_store.use_metrics(p, metrics)
@@ -197,7 +197,7 @@ def score(
     finally:
         p.close()
     if as_json:
-        _gate(vs, fail_on)
+        gate_verdicts(vs, fail_on)
         return
     header, rows = verdict_grid(vs, max_items=GRID_ITEMS)
     # the answers of test cases are scored by the rule metrics (case_lines), not free text
@@ -216,7 +216,7 @@ def score(
         echo(f"not scored (free text): {', '.join(unscored)}")
     for line in case_lines:
         echo(line)
-    _gate(vs, fail_on)
+    gate_verdicts(vs, fail_on)
 
 
 @main.command()
@@ -233,7 +233,7 @@ def score(
     help="Replace OUT (and its metadata file) even when it is a project, a file "
     "of another format or inside what the project was imported from.",
 )
-@_friendly
+@friendly_errors
 def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool = False) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT (replaced
     whole; an earlier export, or a new file), with a Datasette metadata file
@@ -246,7 +246,7 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     p = open_project(project)
-    _read_only_note(p)
+    read_only_note(p)
     try:
         counts = export_project(p, out, prices=price_table, force=force)
     finally:
@@ -280,7 +280,7 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
     help="Replace OUT even when it is a project, a file of another format "
     "or inside what the project was imported from.",
 )
-@_friendly
+@friendly_errors
 def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], images: str, force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
     from reviewer.storage.gt_formats import export_ground_truth
@@ -300,7 +300,7 @@ def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], imag
 @click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--diff", is_flag=True, help="Also list, per run, the findings that differ from the key.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-@_friendly
+@friendly_errors
 def fidelity(folder: Path, diff: bool, as_json: bool) -> None:
     """Score the answers of an answer-key FOLDER (as ocr-runs-dev) and compare
     them with its hand-checked key: per-code precision, recall and F1, runs
@@ -360,7 +360,7 @@ def _text_samples(folder: Path) -> None:
 
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default="reviewer-demo")
-@_friendly
+@friendly_errors
 def demo(folder: Path) -> None:
     """Import the bundled card sample into FOLDER/sample.db, score it, print the
     verdicts and export FOLDER/sample-export.db; then import the spans, cases,
@@ -437,7 +437,7 @@ def open_cmd(
 @click.argument("baseline")
 @click.argument("current")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-@_friendly
+@friendly_errors
 def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> None:
     """Compare two span-labeling snapshots of PROJECT, named by file stem
     (design property P10): score delta, regressions and improvements,
@@ -465,7 +465,7 @@ def compare_cmd(project: Path, baseline: str, current: str, as_json: bool) -> No
     help="Replace OUT even when it is a project, a file of another format "
     "or inside what the project was imported from.",
 )
-@_friendly
+@friendly_errors
 def golden_export(project: Path, name: str, out: Path, force: bool) -> None:
     """Write golden set NAME (the file stem it was imported from) of PROJECT
     to OUT in its own golden-set format, with the golden spans as edited."""

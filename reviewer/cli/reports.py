@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, Optional
 import click
 from reviewer.core.tables import text_table
-from reviewer.storage.db import open_project
-from reviewer.cli.common import _weights, _friendly, _read_only_note, echo, main
+from reviewer.storage.project.db import open_project
+from reviewer.cli.common import weights_option, friendly_errors, read_only_note, echo, main
 from reviewer.cli.numbers import ROW_ID
-from reviewer.cli.validation import BY, _slices
+from reviewer.cli.validation import BY, slices_by
 
 
 #: --rules of report and agreement: the rubric rules the verdicts are checked against.
@@ -43,7 +43,7 @@ RULES = click.option(
     "--weights",
     default="0.5:0.5",
     show_default=True,
-    callback=_weights,
+    callback=weights_option,
     metavar="RULES:GT",
     help="Weights of the rules-based and ground-truth judges in Avg_Score (normalised to sum 1).",
 )
@@ -78,7 +78,7 @@ RULES = click.option(
     help="Replace a chart even when it is not in reviewer's record of the files it wrote (changed since, or written by an earlier version).",
 )
 @RULES
-@_friendly
+@friendly_errors
 def report(
     project: Path,
     fmt: str,
@@ -112,7 +112,7 @@ def report(
         force=force,
     )
     p = open_project(project)
-    _read_only_note(p)
+    read_only_note(p)
     try:
         _use_rules(p, rules, rules_file)
         built = build_report(p, options)
@@ -133,7 +133,9 @@ def _agreement_by(project: Path, by: str, as_json: bool) -> None:
 
     p = open_project(project)
     try:
-        found = [(name, subjects, with_intervals(verdict_agreement(p, subjects))) for name, subjects in _slices(p, by)]
+        found = [
+            (name, subjects, with_intervals(verdict_agreement(p, subjects))) for name, subjects in slices_by(p, by)
+        ]
     finally:
         p.close()
     if as_json:
@@ -168,7 +170,7 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics and dispute counts as JSON.")
 @BY
 @RULES
-@_friendly
+@friendly_errors
 def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file: Optional[Path] = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications with 95 % bootstrap intervals
@@ -187,7 +189,7 @@ def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file
         _agreement_by(project, by, as_json)
         return
     p = open_project(project)
-    _read_only_note(p)
+    read_only_note(p)
     try:
         _use_rules(p, rules, rules_file)
         found = refresh_disputes(p)
@@ -228,7 +230,7 @@ def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file
 @click.option("--side", required=True, metavar="ANNOTATOR", help="The annotator whose ground truth is right.")
 @click.option("--rationale", default="", help="Why.")
 @click.option("--reviewer", "who", metavar="NAME", help="Who decides (default: REVIEWER_NAME or the login name).")
-@_friendly
+@friendly_errors
 def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: Optional[str]) -> None:
     """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
     --json or the export's disputes) for one annotator: the consensus, which

@@ -10,9 +10,9 @@ from typing import Any, Optional
 
 import click
 
-from reviewer.cli.common import _friendly, _one_line, echo, main
+from reviewer.cli.common import friendly_errors, one_line, echo, main
 from reviewer.cli.numbers import SEED as SEED_TYPE, SHARE, finite, whole
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 RESAMPLES = click.option(
     "--resamples",
@@ -123,7 +123,7 @@ def _trust_options(f):
     help="Replace a chart even when it is not in reviewer's record of the files it wrote (changed since, or written by an earlier version).",
 )
 @_trust_options
-@_friendly
+@friendly_errors
 def calibration(
     project: Path,
     as_json: bool,
@@ -211,7 +211,7 @@ def calibration(
 )
 @RESAMPLES
 @SEED
-@_friendly
+@friendly_errors
 def alignment(
     project: Path,
     as_json: bool,
@@ -254,7 +254,7 @@ def alignment(
 
     p = open_project(project)
     try:
-        slices = _slices(p, by)
+        slices = slices_by(p, by)
         found = [(name, s, project_alignments(p, n_resamples=resamples, seed=seed, subjects=s)) for name, s in slices]
     finally:
         p.close()
@@ -272,12 +272,12 @@ def alignment(
         echo(json.dumps(parts[0] if by is None else {"by": by, "slices": parts}, indent=2))
 
 
-def _slices(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
+def slices_by(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
     """[(slice name, its subjects)] of --by FIELD; [('all', None)] without it.
     Names the subjects left out (no such field) on stderr."""
     if by is None:
         return [("all", None)]
-    from reviewer.storage.item_metadata import subject_slices
+    from reviewer.storage.repo.item_metadata import subject_slices
 
     try:
         of = subject_slices(p, by)
@@ -324,7 +324,7 @@ def _calibration_by(project: Path, by: str, settings: Any, as_json: bool) -> Non
                     [a for a in adjudications if a.subject in (subjects or ())],
                 ),
             )
-            for name, subjects in _slices(p, by)
+            for name, subjects in slices_by(p, by)
         ]
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -362,7 +362,7 @@ def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[
     try:
         found = [
             (name, project_bias(p, subjects=subjects, n_resamples=resamples, seed=seed))
-            for name, subjects in _slices(p, by)
+            for name, subjects in slices_by(p, by)
         ]
     finally:
         p.close()
@@ -383,7 +383,7 @@ def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: i
     p = open_project(project)
     try:
         found = []
-        for name, subjects in _slices(p, by):
+        for name, subjects in slices_by(p, by):
             try:
                 found.append(
                     (name, project_comparisons(p, *names, subjects=subjects, n_resamples=resamples, seed=seed))
@@ -392,7 +392,7 @@ def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: i
                 if by is None:
                     raise
                 found.append((name, []))
-                echo(f"{by} = {name}: {_one_line(exc)}", err=True)
+                echo(f"{by} = {name}: {one_line(exc)}", err=True)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -446,7 +446,7 @@ def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: i
 @_trust_options
 @RESAMPLES
 @SEED
-@_friendly
+@friendly_errors
 def gate(
     project: Path,
     judge: str,
@@ -517,10 +517,10 @@ def gate(
                 )
             )
     except TooFewLabelled as exc:
-        echo(f"Error: {_one_line(exc)}", err=True)
+        echo(f"Error: {one_line(exc)}", err=True)
         sys.exit(3)
     except ValueError as exc:
-        echo(f"Error: {_one_line(exc)}", err=True)
+        echo(f"Error: {one_line(exc)}", err=True)
         sys.exit(2)
     finally:
         p.close()

@@ -7,7 +7,7 @@
 * A request that still fails after its retries is a failed attempt (calls
   table, with the error); it is asked again next time.
 * Runs at once do not ask twice: each request is reserved in the project
-  right before it is sent (reviewer.storage.reservations); a read-only
+  right before it is sent (reviewer.storage.repo.reservations); a read-only
   project is refused before any request.
 * What is sent: the prompt's text as the user message. For a photo, the
   text and the upright photo downscaled to ``max_side`` as an image_url
@@ -41,11 +41,11 @@ from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
 from reviewer.core.cases.asking import case_messages
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.judging import calls
 from reviewer.storage.cases import cases as case_store
-from reviewer.storage.db import Project
-from reviewer.storage.reservations import Reservations, answer_key
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo.reservations import Reservations, answer_key
 from reviewer.storage.scoring import score_project
 
 if TYPE_CHECKING:
@@ -115,8 +115,8 @@ def run_models(
     project.require_writable("ask a model")
     if options.repetitions < 1:
         raise ValueError("repetitions must be at least 1")
-    prompts = [p for p in _select(repo.prompts(project), options.prompts, "prompt")]
-    items = _select(repo.items(project), options.items, "item")
+    prompts = [p for p in _select(repo_items.prompts(project), options.prompts, "prompt")]
+    items = _select(repo_items.items(project), options.items, "item")
     endpoint = public_url(settings.endpoint)
     stored = calls.stored_repetitions(project, options.model)
     summary = RunSummary()
@@ -223,8 +223,8 @@ def job_for(project: Project, what: dict, new_runs: list[int], actor: Optional[s
     """The job a batch reservation's ``what`` (:func:`answer_job`) stands
     for, to store its answer as the live run would. Raises ValueError when
     its item or prompt is no longer in the project."""
-    items = {i.id: i for i in repo.items(project)}
-    prompts = {p.id: p for p in repo.prompts(project)}
+    items = {i.id: i for i in repo_items.items(project)}
+    prompts = {p.id: p for p in repo_items.prompts(project)}
     item, prompt = items.get(what["item_id"]), prompts.get(what["prompt_id"])
     if item is None or prompt is None:
         raise ValueError("its item or prompt is no longer in the project")

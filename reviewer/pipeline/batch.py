@@ -27,12 +27,12 @@ from reviewer.clients.chat import ChatAnswer, ChatError, read_answer
 from reviewer.pipeline import ask as asking
 from reviewer.pipeline import judge as judging
 from reviewer.pipeline.execute import Job, RunSummary, deliver, fail
-from reviewer.storage import batches
+from reviewer.storage.repo import batches
 from reviewer.pipeline.batch_out import BatchError
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.scoring import score_project
-from reviewer.storage.sources import record_source
+from reviewer.storage.repo.sources import record_source
 
 #: The longest line of an output file read (bytes); a longer one is reported and not stored.
 MAX_LINE_BYTES = 64_000_000

@@ -12,7 +12,7 @@ Files are split at the Batch API's limits, 50,000 lines or 200 MB
 (``max_lines``, ``max_bytes``): FILE when one is enough, else
 ``<stem>-1<suffix>``, ``<stem>-2<suffix>``...; an existing file is never
 replaced. Each request written is held for its file
-(reviewer.storage.batches) until ``expires_h`` hours have passed; a
+(reviewer.storage.repo.batches) until ``expires_h`` hours have passed; a
 request stored, or held by another batch file, is not written. The
 answers come back through reviewer.pipeline.batch.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.pipeline.execute import Job, RunSummary
-from reviewer.storage import batches
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.repo import batches
+from reviewer.storage.project.db import Project, ProjectError
 
 #: The Batch API's limits of one input file.
 MAX_LINES = 50_000

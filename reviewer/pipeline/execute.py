@@ -17,11 +17,11 @@ reading or storing it) is a failed attempt with the reason, passed to
 ``on_failure`` like a request that failed: the other jobs go on, and the
 answers in flight are stored as they arrive.
 
-With ``reservations`` (reviewer.storage.reservations), a job with a ``key``
+With ``reservations`` (reviewer.storage.repo.reservations), a job with a ``key``
 is claimed in the project right before its request is sent: a job another
 run holds, or whose answer another run stored meanwhile, is not sent
 (counted in ``taken`` / ``skipped``), nor one a batch file holds
-(``batched``: reviewer.storage.batches). A key is released once its answer is
+(``batched``: reviewer.storage.repo.batches). A key is released once its answer is
 stored; every key of the run when it ends, however it ends.
 """
 
@@ -35,7 +35,7 @@ from typing import Callable, Optional, Sequence
 
 from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
 from reviewer.clients.chat import DEFAULT_MAX_RESPONSE_BYTES
-from reviewer.storage.reservations import Reservations
+from reviewer.storage.repo.reservations import Reservations
 
 
 @dataclass(frozen=True)

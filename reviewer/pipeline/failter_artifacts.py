@@ -25,7 +25,7 @@ by ``reviewer run spec.yml`` from what the project holds:
 
 Writing is idempotent: a file whose text is unchanged is not touched, and
 every file is written whole through :func:`write_atomic`
-(reviewer.storage.safe_write: a temporary file, fsynced, renamed into
+(reviewer.storage.files.safe_write: a temporary file, fsynced, renamed into
 place). A file is replaced only when it is new, empty or Failter's own
 (``OUTPUT_FORMAT``, ``THOUGHTS_FORMAT``, ``EVAL_FORMAT``): a reviewer
 project, a file of another kind or a file inside a ``source`` (the spec's
@@ -47,12 +47,14 @@ import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage import repo, safe_write, written
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.files import safe_write
+from reviewer.storage.files import written
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, open_here
-from reviewer.storage.importers.failter import sanitize
-from reviewer.storage.judging.report import verdict_score
+from reviewer.storage.project.db import Project, open_here
+from reviewer.storage.importers.failter_files import sanitize
+from reviewer.storage.judging.verdict_table import verdict_score
 
 _THOUGHTS = re.compile(r"(?s)<(?:think|scratchpad)>(.*?)</(?:think|scratchpad)>")
 _MONOLOGUE = re.compile(r"(?s)(<think>.*?</think>|<scratchpad>.*?</scratchpad>)\s*")
@@ -99,7 +101,7 @@ def _is_thoughts(path: Path) -> bool:
     return output != path and output.is_file() and not open_here(output) and _is_output(output)
 
 
-#: What the artifacts are, to check a file they would replace (reviewer.storage.safe_write).
+#: What the artifacts are, to check a file they would replace (reviewer.storage.files.safe_write).
 #: Failter writes them too, so its own files are replaced by their shape (by_shape).
 OUTPUT_FORMAT = safe_write.FileFormat("Failter trial output", _is_output, by_shape=True)
 THOUGHTS_FORMAT = safe_write.FileFormat("Failter .thoughts file", _is_thoughts, by_shape=True)
@@ -121,11 +123,11 @@ def write_atomic(
     force: bool = False,
 ) -> bool:
     """Write ``text`` (UTF-8) to ``path`` whole or not at all through
-    reviewer.storage.safe_write (checked as ``fmt``, by default
+    reviewer.storage.files.safe_write (checked as ``fmt``, by default
     ``artifact_format(path)``, against ``sources`` unless ``force``; a
     temporary file in the same folder, fsynced, renamed over ``path``).
     Folders are made; a file already holding ``text`` is not touched, only
-    recorded as reviewer's (reviewer.storage.written).
+    recorded as reviewer's (reviewer.storage.files.written).
     Returns True when written. Raises TargetRefused, or ProjectError when
     it cannot be written."""
     path = Path(path)
@@ -227,7 +229,7 @@ def write_artifacts(
     input cannot be read."""
     sources = list(sources)
     put = lambda path, text: write_atomic(path, text, sources=sources, force=force)  # noqa: E731
-    runs = {(r["item"], r["prompt"], r["model"]): r for r in repo.run_rows(project) if r["repetition"] == 1}
+    runs = {(r["item"], r["prompt"], r["model"]): r for r in repo_runs.run_rows(project) if r["repetition"] == 1}
     facts = calls.run_calls(project, [r["id"] for r in runs.values()]) if runs else {}
     failed = {
         (f["item"], f["prompt"], f["model"]): f for f in calls.failed_answers(project) if (f["repetition"] or 1) == 1

@@ -16,7 +16,7 @@ few aliases) and its retries, timeout and concurrency obey the command
 line's bounds (pipeline.limits).
 
 The artifacts and output_file are written whole through
-reviewer.storage.safe_write and checked before any request: a reviewer
+reviewer.storage.files.safe_write and checked before any request: a reviewer
 project, a file that is not Failter's (a trial output, .thoughts, .eval, a
 Failter JSON report) or a file inside the spec's inputs, ground truth or
 templates or inside what the project was imported from is refused unless
@@ -46,9 +46,9 @@ from reviewer.pipeline.batch_out import BatchOut, batch_line
 from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
 from reviewer.pipeline.execute import Progress, Settings, RunSummary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
-from reviewer.storage.db import Project, open_here
-from reviewer.storage import safe_write
-from reviewer.storage.sources import import_sources
+from reviewer.storage.project.db import Project, open_here
+from reviewer.storage.files import safe_write
+from reviewer.storage.repo.sources import import_sources
 from reviewer.storage.judging.failter_report import (
     failed_markdown,
     failter_markdown,
@@ -217,7 +217,7 @@ def _setup(project: Project, spec: Spec) -> tuple[list[str], list[str]]:
 
 
 #: The report rows a spec's output_file holds (a JSON list of objects), to
-#: check a file it would replace (reviewer.storage.safe_write).
+#: check a file it would replace (reviewer.storage.files.safe_write).
 FAILTER_JSON = safe_write.json_format(
     "Failter report JSON file", lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v)
 )

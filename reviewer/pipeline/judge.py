@@ -30,7 +30,7 @@ template files' text and the dimension list>'
 
 A verdict already stored (subject, judge, method, answer order,
 repetition) is not asked again, nor one another run asks at the same time
-(each request is reserved first: reviewer.storage.reservations); a
+(each request is reserved first: reviewer.storage.repo.reservations); a
 read-only project is refused before any request. A reply that cannot be read is stored as
 an undecided verdict (values None) with the raw reply.
 """
@@ -57,12 +57,13 @@ from reviewer.core.spans.snapshots import issue_lines
 from reviewer.core.workflows import asked_source
 from reviewer.pipeline.ask import user_content
 from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans.judge_findings import store_judge_findings
-from reviewer.storage.db import Project
-from reviewer.storage.reservations import Reservations, verdict_key
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo.reservations import Reservations, verdict_key
 
 if TYPE_CHECKING:
     from reviewer.pipeline.batch_out import BatchOut
@@ -131,7 +132,7 @@ class _Ask:
 def _runs(
     project: Project, options: JudgeOptions, default_prompt: Optional[str] = None, run_ids: Optional[set] = None
 ) -> list[dict]:
-    rows = [r for r in repo.run_rows(project) if run_ids is None or r["id"] in run_ids]
+    rows = [r for r in repo_runs.run_rows(project) if run_ids is None or r["id"] in run_ids]
     prompts = set(options.prompts) or (
         {default_prompt} if default_prompt and any(r["prompt"] == default_prompt for r in rows) else set()
     )
@@ -176,8 +177,8 @@ def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None)
     runs ``run_ids`` only when given. Raises ValueError for an unknown kind."""
     if options.kind not in KINDS:
         raise ValueError(f"unknown judge '{options.kind}' (known: {', '.join(KINDS)})")
-    items = {i.id: i for i in repo.items(project)}
-    prompts = {p.id: p for p in repo.prompts(project)}
+    items = {i.id: i for i in repo_items.items(project)}
+    prompts = {p.id: p for p in repo_items.prompts(project)}
     if options.kind in ("failter", "failter-gt"):
         return _failter_asks(project, options, items, prompts, run_ids)
     if options.kind == "tarot-rubric":
@@ -525,7 +526,7 @@ def judged(project: Project, options: JudgeOptions) -> list[tuple[Verdict, str, 
     options ask for (asked now or before), for the judge gate
     (reviewer.core.judging.gates)."""
     wanted = {(a.verdict.subject, a.verdict.judge, a.verdict.method.value) for a in plan(project, options)}
-    runs = {r["id"]: r for r in repo.run_rows(project)}
+    runs = {r["id"]: r for r in repo_runs.run_rows(project)}
     out = []
     for v in judging.verdicts(project):
         if (v.subject, v.judge, v.method.value) in wanted and v.run_id in runs:

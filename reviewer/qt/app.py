@@ -173,7 +173,7 @@ def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Opt
     """Write the window as PNG (JPEG for a .jpg / .jpeg name) to ``path``,
     replacing the file whole and never a project or a file that is not such
     an image, nor, unless ``force``, one not in reviewer's record of the
-    files it wrote (reviewer.storage.safe_write). Returns None, or why not."""
+    files it wrote (reviewer.storage.files.safe_write). Returns None, or why not."""
     jpeg = path.suffix.lower() in (".jpg", ".jpeg")
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)

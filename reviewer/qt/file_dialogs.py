@@ -6,7 +6,7 @@ default provider finds them by reading the file's first bytes (MIME
 sniffing). Opening and closing the project file (or its -wal / -shm) that
 way drops every SQLite lock the process holds on it, and another program
 then deletes the -wal under the window's connections (see
-reviewer.storage.recognise). So the window's dialogs are Qt's own (a native
+reviewer.storage.project.recognise). So the window's dialogs are Qt's own (a native
 dialog may sniff the same way in-process) with ``NameOnlyIconProvider``,
 which tells a file's type from its name alone, and the import bar's
 completer uses ``file_system_model``.

@@ -12,7 +12,7 @@ views code_counts and auto_code_counts; _tables and _columns describing
 them all, with their foreign keys (reviewer.storage.export_schema), and a
 Datasette metadata file beside the database.
 The export and its metadata file are written to a temporary file and moved
-into place (reviewer.storage.safe_write), so a failed export never leaves a
+into place (reviewer.storage.files.safe_write), so a failed export never leaves a
 half-written database behind; the target must be an earlier export (or
 new), never a project, another program's database or a file inside what
 the project was imported from, unless ``force`` (the metadata file: earlier
@@ -33,11 +33,12 @@ import sqlite_utils
 
 from reviewer.storage.workflows import item_workflows
 from reviewer.storage import registry
-from reviewer.storage import repo
-from reviewer.storage.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
-from reviewer.storage import safe_write
-from reviewer.storage.recognise import read_only_uri
-from reviewer.storage.sources import import_sources
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.recognise import read_only_uri
+from reviewer.storage.repo.sources import import_sources
 from reviewer.storage.judging.report import has_verdicts
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
@@ -150,7 +151,7 @@ def collect_tables(
     metric tuples per run), so write the tables in this order. ``prices``:
     {model: {"input": price per token, "output": price per token}} for the
     runs' cost (failter_report.load_prices)."""
-    config = repo.current_config(project)
+    config = repo_config.current_config(project)
     counts = finding_counts(project)
     calls = run_calls(project)
     metric_rows: dict[str, list] = {"auto": [], "reviewed": []}
@@ -188,7 +189,7 @@ def collect_tables(
         "sha256": str,
         "workflow": str,
     }
-    items = repo.items(project)
+    items = repo_items.items(project)
     flows = item_workflows(project, items)
     return [
         (

@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Optional
 
-from reviewer.storage import registry, safe_write
+from reviewer.storage import registry
+from reviewer.storage.files import safe_write
 
 #: {table: [(column, other table, other column)]}
 FOREIGN_KEYS: dict[str, list[tuple[str, str, str]]] = {
@@ -237,7 +238,7 @@ def datasette_metadata(doc: list[tuple[str, dict, Optional[str], list[tuple]]], 
     return {"title": title, "databases": {Path(title).stem: {"tables": tables}}}
 
 
-#: What write_metadata writes, to check a file it would replace (reviewer.storage.safe_write).
+#: What write_metadata writes, to check a file it would replace (reviewer.storage.files.safe_write).
 METADATA_FORMAT = safe_write.json_format(
     "Datasette metadata file", lambda v: isinstance(v, dict) and isinstance(v.get("databases"), dict)
 )
@@ -255,7 +256,7 @@ def write_metadata(
     force: bool = False,
 ) -> Path:
     """Write ``datasette_metadata`` beside the export ``out`` as
-    ``<out>.metadata.json`` through reviewer.storage.safe_write (checked:
+    ``<out>.metadata.json`` through reviewer.storage.files.safe_write (checked:
     not a project, a file that is not Datasette metadata or a file inside a
     ``source``, unless ``force``; replaced whole); returns its path. Raises
     TargetRefused, or ProjectError when it cannot be written."""

@@ -14,9 +14,10 @@ from typing import Optional
 from reviewer.core.annotators import GT_KINDS, adjudicate_difference, find_difference
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, SUBJECT_PREFIX
 from reviewer.core.commands import Command, Effect, Store, UndoStack
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.annotators.ground_truth import gt_comparisons
-from reviewer.storage.db import Project, ProjectError, default_actor
+from reviewer.storage.project.db import Project, ProjectError, default_actor
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.store import ProjectStore
 
@@ -41,12 +42,12 @@ def adjudication_command(
         raise ProjectError(
             f"'{annotator}' is not a side of dispute {dispute_id} ({difference.annotator_a} / {difference.annotator_b})"
         )
-    item = repo.item_by_name(project, dispute.subject[len(SUBJECT_PREFIX) :])
+    item = repo_items.item_by_name(project, dispute.subject[len(SUBJECT_PREFIX) :])
     assert item is not None and item.id is not None
-    chosen = repo.ground_truth(project, item.id, annotator)
+    chosen = repo_ground_truth.ground_truth(project, item.id, annotator)
     command = adjudicate_difference(
         item.id,
-        repo.ground_truth(project, item.id),
+        repo_ground_truth.ground_truth(project, item.id),
         difference,
         annotator,
         reviewer or default_actor(),

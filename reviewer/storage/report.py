@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from reviewer.storage import registry
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging.failter_report import load_prices
 from reviewer.storage.judging.report import DEFAULT_WEIGHTS

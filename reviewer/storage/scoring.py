@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional
 
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage import registry
 
 __all__ = ["score_project"]

@@ -12,10 +12,11 @@ from typing import Optional
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.labels import LabelStore
-from reviewer.storage.db import Project, default_actor, inserted_id
+from reviewer.storage.project.db import Project, default_actor, inserted_id
 from reviewer.storage.cards.proposed_boxes import ProposedBoxStore
 from reviewer.storage.spans.spans import GoldenSpanStore
 
@@ -126,7 +127,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
         row = self.project.db.execute("SELECT item_id FROM cards WHERE id = ?", [card_id]).fetchone()
         if not row:
             raise KeyError(f"no card {card_id}")
-        card = next(c for c in repo.ground_truth(self.project, row[0]).cards if c.id == card_id)
+        card = next(c for c in repo_ground_truth.ground_truth(self.project, row[0]).cards if c.id == card_id)
         return row[0], card
 
     def update_card(self, card_id: int, card: Card) -> None:
@@ -177,11 +178,11 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
     # -- findings ------------------------------------------------------------------
     def get_finding(self, finding_id: int) -> Finding:
         """A finding by id; KeyError when absent."""
-        return repo.finding(self.project, finding_id)
+        return repo_findings.finding(self.project, finding_id)
 
     def add_finding(self, run_id: int, finding: Finding) -> int:
         """Insert a finding (keeping ``finding.id`` on redo)."""
-        new_id = repo.insert_finding(self.project, run_id, finding, actor=self.actor)
+        new_id = repo_findings.insert_finding(self.project, run_id, finding, actor=self.actor)
         if finding.id is not None and finding.id != new_id:
             with self.project.transaction():
                 self.project.db.execute("UPDATE findings SET id = ? WHERE id = ?", [finding.id, new_id])
@@ -190,7 +191,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
 
     def update_finding(self, finding_id: int, finding: Finding) -> None:
         """Write the review fields of ``finding``; KeyError (from repo) when absent."""
-        repo.update_finding(
+        repo_findings.update_finding(
             self.project,
             finding_id,
             actor=self.actor,
@@ -203,7 +204,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
 
     def delete_finding(self, finding_id: int) -> None:
         """Delete a finding; KeyError (from repo) when absent."""
-        repo.delete_finding(self.project, finding_id, actor=self.actor)
+        repo_findings.delete_finding(self.project, finding_id, actor=self.actor)
 
     # -- adjudications ----------------------------------------------------------------
     def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:

@@ -77,7 +77,7 @@ def correct_verdict_moves(db: Any) -> int:
 
 def record_workflows(project: Any) -> int:
     """``record_missing`` in one write transaction of ``project`` (a
-    reviewer.storage.db.Project); returns how many items were recorded."""
+    reviewer.storage.project.db.Project); returns how many items were recorded."""
     with project.transaction():
         return record_missing(project.db)
 

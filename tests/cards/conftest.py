@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 
 
 def at(view, x: float, y: float) -> QPoint:
@@ -31,4 +31,4 @@ def type_and_enter(qtbot, view, text: str) -> None:
 
 
 def db_cards(session):
-    return {c.id: c for c in repo.ground_truth(session.project, session.item_id).cards}
+    return {c.id: c for c in repo_ground_truth.ground_truth(session.project, session.item_id).cards}

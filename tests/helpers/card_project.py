@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from reviewer.core.models import GroundTruth
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import SAMPLES
@@ -28,15 +29,15 @@ def make_project(tmp_path, *, strip_boxes=(), clear_gt=()):
     import_source(p, SAMPLES, options=ImportOptions(model="m"))
     import_source(p, columns_run(tmp_path / "cols.jsonl"))
     for name in strip_boxes:
-        item = repo.item_by_name(p, name)
-        gt = repo.ground_truth(p, item.id)
-        repo.set_ground_truth(
+        item = repo_items.item_by_name(p, name)
+        gt = repo_ground_truth.ground_truth(p, item.id)
+        repo_ground_truth.set_ground_truth(
             p,
             item.id,
             GroundTruth(item=name, piles=gt.piles, cards=[c.model_copy(update={"bbox": None}) for c in gt.cards]),
         )
     for name in clear_gt:
-        repo.set_ground_truth(p, repo.item_by_name(p, name).id, GroundTruth(item=name))
+        repo_ground_truth.set_ground_truth(p, repo_items.item_by_name(p, name).id, GroundTruth(item=name))
     score_project(p)
     p.close()
     return db

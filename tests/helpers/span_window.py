@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewer.qt.app import build
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 
 

@@ -54,7 +54,7 @@ def path_root(path: Path) -> Path:
 
 
 def module_name(path: Path) -> str:
-    """reviewer/storage/db.py -> reviewer.storage.db; a package's
+    """reviewer/storage/project/db.py -> reviewer.storage.project.db; a package's
     __init__.py is the package."""
     parts = list(path.relative_to(path_root(path)).with_suffix("").parts)
     if parts[-1] == "__init__":

@@ -1,7 +1,7 @@
 """Reliability: a file named inside an imported file is read only inside
 the source the user named, and every export stays inside its OUT (issue
 "Every input bounded and confined", Confinement of imported files;
-reviewer.storage.confine)."""
+reviewer.storage.files.confine)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.models import BBox, Card, GroundTruth, Item
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
-from reviewer.storage.confine import Refused, plain_name, safe_file_name, within
+from reviewer.storage.files.confine import Refused, plain_name, safe_file_name, within
 from tests.helpers import hostile_imports as h
 
 
@@ -24,7 +26,7 @@ def _import(tmp_path, source):
     p = open_project(tmp_path / "p.db", create=True)
     try:
         report = import_source(p, source)
-        items = [(i.name, i.path) for i in repo.items(p)]
+        items = [(i.name, i.path) for i in repo_items.items(p)]
     finally:
         p.close()
     return report, items
@@ -109,10 +111,10 @@ def test_export_gt_labelme_writes_safe_names_inside_out(tmp_path):
         photo = h.folder_with_photo(tmp_path / "deep" / "er") / "table-01.jpg"
         names = ["../../../../pwned", "/etc/passwd-like", "a/b\\c", "CON", "table", "TABLE", ".hidden", "\u202egpj.exe"]
         for name in names:
-            item_id, _ = repo.upsert_item(
+            item_id, _ = repo_items.upsert_item(
                 p, Item(name=name, path=p.relative(photo), width=1600, height=1200, sha256=name)
             )
-            repo.set_ground_truth(
+            repo_ground_truth.set_ground_truth(
                 p,
                 item_id,
                 GroundTruth(item=name, cards=[Card(text="A", bbox=BBox(x_min=1, y_min=1, x_max=5, y_max=5))]),
@@ -166,8 +168,8 @@ def test_failter_front_matter_paths_outside_are_never_read(tmp_path):
     report, items = _import(tmp_path, art)
     p = open_project(tmp_path / "p.db")
     try:
-        texts = {i.name: i.text for i in repo.items(p)}
-        prompts = {pr.name: pr.text for pr in repo.prompts(p)}
+        texts = {i.name: i.text for i in repo_items.items(p)}
+        prompts = {pr.name: pr.text for pr in repo_items.prompts(p)}
     finally:
         p.close()
     assert texts == {"exp1/doc1.md": "# Doc 1, the copy inside\n"}
@@ -222,6 +224,6 @@ def test_a_failter_experiment_reads_no_link_leading_out(tmp_path):
     assert "outside the folder imported" in skipped["exp/results/m/cleanup/doc1.md"]
     p = open_project(tmp_path / "p.db")
     try:
-        assert not any("PRIVATE KEY" in r["output"] for r in repo.run_rows(p))
+        assert not any("PRIVATE KEY" in r["output"] for r in repo_runs.run_rows(p))
     finally:
         p.close()

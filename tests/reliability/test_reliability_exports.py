@@ -1,4 +1,4 @@
-"""Exports never destroy (reviewer.storage.safe_write): every export writes a
+"""Exports never destroy (reviewer.storage.files.safe_write): every export writes a
 temporary file in the target's folder and renames it into place, and
 refuses, unless --force, a target that is a reviewer project, a file of
 another format (read to tell), or inside what the project was imported
@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage import safe_write
-from reviewer.storage.db import ProjectError
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import ProjectError
 from tests.helpers.paths import ROOT, SAMPLES
 from tests.helpers.judges import judge_answer, make_experiment
 from tests.helpers.fake_openai import FakeOpenAI

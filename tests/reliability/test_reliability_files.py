@@ -3,7 +3,7 @@
 
 Tests run as root, for whom chmod does not stop a write; reviewer treats a
 file or folder without write permission bits as read-only for everybody
-(reviewer.storage.recognise.read_only_reason), so these tests check the
+(reviewer.storage.project.recognise.read_only_reason), so these tests check the
 same behaviour a user sees: reading commands work, writing ones say
 'read-only', and nothing is written or left beside the project.
 """
@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage.db import ReadOnlyProject, open_project
+from reviewer.storage.project.db import ReadOnlyProject, open_project
 from tests.helpers.paths import SAMPLES
 
 COMMANDS = [

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from reviewer.storage import repo
-from reviewer.storage.images import read_photo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.files.images import read_photo
 from reviewer.storage.importers import import_source
-from reviewer.storage.previews import preview
+from reviewer.storage.files.previews import preview
 from tests.helpers.paths import ROOT
 from tests.helpers.oriented_images import CARD, FORMATS, H, W, is_red, save_oriented, upright
 
@@ -44,13 +45,13 @@ def test_every_orientation_of_every_format_is_upright_with_its_box_on_the_card(p
     assert report.added["items"] == 32 and report.added["previews"] == 32, report.summary()
     good = []
     for name in gt:
-        item = repo.item_by_name(project, name)
+        item = repo_items.item_by_name(project, name)
         assert (item.width, item.height) == (W, H), name
         with Image.open(io.BytesIO(preview(project, item.sha256))) as im:
             im = im.convert("RGB")
             s = im.width / W
             assert abs(im.height - H * s) <= 1, name
-            box = repo.ground_truth(project, item.id).cards[0].bbox
+            box = repo_ground_truth.ground_truth(project, item.id).cards[0].bbox
             inner = [
                 (box.x_min + 15, box.y_min + 15),
                 (box.x_max - 15, box.y_min + 15),
@@ -108,7 +109,7 @@ def test_a_truncated_jpeg_gets_a_note(project, tmp_path):
     report = import_source(project, folder)
     notes = [n for n in report.notes if n.startswith("cut.jpg: truncated")]
     assert len(notes) == 1 and "\n" not in notes[0], report.notes
-    item = repo.item_by_name(project, "cut")
+    item = repo_items.item_by_name(project, "cut")
     assert item.image_note.startswith("truncated") and (item.width, item.height) == (800, 600)
 
 

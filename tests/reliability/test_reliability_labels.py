@@ -19,8 +19,9 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import Item, Prompt
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits
@@ -31,10 +32,10 @@ JUDGE, D, WHO = "judge-x/m", "quality", "erin"
 
 def six_subjects(path):
     p = open_project(path, create=True)
-    item_id, _ = repo.upsert_item(p, Item(name="poem", kind="text", text="Write a poem about rain."))
-    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="write", text="Write"))
+    item_id, _ = repo_items.upsert_item(p, Item(name="poem", kind="text", text="Write a poem about rain."))
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="write", text="Write"))
     for k in range(6):
-        run_id, _ = repo.add_run(p, item_id, prompt_id, f"writer-{k}", f"Rain poem number {k}.")
+        run_id, _ = repo_runs.add_run(p, item_id, prompt_id, f"writer-{k}", f"Rain poem number {k}.")
         judging.add_verdict(
             p,
             Verdict(

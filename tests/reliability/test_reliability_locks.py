@@ -1,6 +1,6 @@
 """SQLite's locks are never dropped: nothing in a process that holds a
 connection to a project opens and closes the file with plain OS calls
-(reviewer.storage.recognise). POSIX advisory locks belong to the process:
+(reviewer.storage.project.recognise). POSIX advisory locks belong to the process:
 closing any descriptor of the file drops every lock SQLite holds on it, and
 another program that then opens and closes the project takes itself for the
 last user, checkpoints and deletes the -wal under the open connections
@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from reviewer.storage.db import open_here, open_project
-from reviewer.storage.recognise import sidecars
+from reviewer.storage.project.db import open_here, open_project
+from reviewer.storage.project.recognise import sidecars
 
 OUTSIDE_READ = (
     "import sqlite3, sys\n"
@@ -89,7 +89,7 @@ def test_a_read_only_look_at_a_project_open_here_copies_nothing(tmp_path, monkey
 
 
 def test_importing_a_project_into_itself_reads_nothing_with_os_calls(tmp_path):
-    from reviewer.storage.db import ProjectError
+    from reviewer.storage.project.db import ProjectError
     from reviewer.storage.importers import import_source
 
     db = tmp_path / "p.db"

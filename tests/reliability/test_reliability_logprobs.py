@@ -5,7 +5,7 @@ against a server on 127.0.0.1 that the test starts."""
 
 from __future__ import annotations
 
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.confidences import confidences
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.judges import tarot_tokens

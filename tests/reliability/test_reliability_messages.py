@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage import db as db_module
-from reviewer.storage import safe_write
-from reviewer.storage.db import DiskFull
+from reviewer.storage.project import db as db_module
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import DiskFull
 from tests.helpers.paths import SAMPLES
 
 

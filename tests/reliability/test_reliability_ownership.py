@@ -1,4 +1,4 @@
-"""Ownership by record, not by shape (reviewer.storage.written; decision
+"""Ownership by record, not by shape (reviewer.storage.files.written; decision
 record written-files-recorded-per-user).
 
 reviewer keeps a record of every file it wrote (path and sha256) in its user
@@ -17,7 +17,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage import safe_write, written
+from reviewer.storage.files import safe_write
+from reviewer.storage.files import written
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.golden import GOLDEN
 

@@ -1,4 +1,4 @@
-"""A run claims what it asks (reviewer.storage.reservations): two
+"""A run claims what it asks (reviewer.storage.repo.reservations): two
 `reviewer run` at once on one project send every request once; a killed
 run's reservations are taken over by the next run, which asks the rest; a
 read-only project is refused before any request. Every test talks to a
@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from reviewer.storage.db import open_project
-from reviewer.storage.reservations import Reservations, answer_key, process_alive, process_started
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo.reservations import Reservations, answer_key, process_alive, process_started
 from tests.helpers.paths import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import KEY, cli, rows, text_project

@@ -1,4 +1,4 @@
-"""Writers replace only regular files (reviewer.storage.safe_write.regular_or_absent).
+"""Writers replace only regular files (reviewer.storage.files.safe_write.regular_or_absent).
 
 Every writer (``export``, ``export-gt`` in each format, ``golden-export``,
 a Failter spec's ``output_file`` and artifacts) refuses a target that exists
@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage import safe_write
+from reviewer.storage.files import safe_write
 from tests.helpers.fake_openai import FakeOpenAI
 
 KINDS = ("fifo", "link to a fifo", "folder")

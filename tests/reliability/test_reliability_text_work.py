@@ -29,7 +29,7 @@ from reviewer.core.cases.metrics import evaluate, metric_set
 from reviewer.core.cases.model import TestCase
 from reviewer.core.spans.golden import exact_match, index_to_utf16, match_counts, relaxed_match, utf16_to_index
 from reviewer.storage.cases.cases import check_outcomes, preset_metrics
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -410,7 +410,7 @@ def test_evaluate_keeps_each_check_within_its_limit():
 def test_a_1_mb_answer_opens_its_case_panel_in_under_1_s(qtbot, tmp_path, monkeypatch, quiet_heap):
     from PySide6.QtWidgets import QApplication
 
-    from reviewer.storage import repo
+    from reviewer.storage.repo import items as repo_items
     from tests.helpers.window import open_window
 
     big = GOOD * (1_000_000 // len(GOOD) + 1)
@@ -419,7 +419,7 @@ def test_a_1_mb_answer_opens_its_case_panel_in_under_1_s(qtbot, tmp_path, monkey
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path))
     w = open_window(qtbot, db, wait_canvas=False, item="fest-1", mode="review")
     s, panel = w.session, w.centers["case"]
-    target = repo.item_by_name(s.project, "fest-2")
+    target = repo_items.item_by_name(s.project, "fest-2")
     run_id = s.project.db.execute("SELECT id FROM runs WHERE model = 'm' AND item_id = ?", [target.id]).fetchone()[0]
     qtbot.wait(300)  # the window's start-up work (summary, first item) is done before the clock starts
     wall, cpu = time.monotonic(), time.process_time()

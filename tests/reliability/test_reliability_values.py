@@ -16,9 +16,10 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.bounds import BadValue, MAX_PIXEL, count, first_non_finite, ident, pixel
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cases.cases import read_metrics_file
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from tests.helpers.paths import SAMPLES
 from tests.helpers import hostile_imports as h
@@ -36,8 +37,8 @@ def _stored(tmp_path, db="p.db"):
     p = open_project(tmp_path / db)
     try:
         out, numbers = {}, []
-        for item in repo.items(p):
-            gt = repo.ground_truth(p, item.id)
+        for item in repo_items.items(p):
+            gt = repo_ground_truth.ground_truth(p, item.id)
             out[item.name] = (sorted(c.text for c in gt.cards), {pl.label: pl.region for pl in gt.piles})
         for row in p.db.execute("SELECT x_min, y_min, x_max, y_max FROM cards"):
             numbers += list(row)
@@ -164,7 +165,7 @@ def test_a_project_already_holding_nan_and_infinity_exports_valid_json(tmp_path)
     try:
         for fmt, out in (("coco", "gt.json"), ("label-studio", "ls.json"), ("labelme", "lm")):
             export_ground_truth(p, tmp_path / out, fmt)
-        gt = repo.ground_truth(p, repo.item_by_name(p, "table-01").id)
+        gt = repo_ground_truth.ground_truth(p, repo_items.item_by_name(p, "table-01").id)
     finally:
         p.close()
     strict = lambda c: (_ for _ in ()).throw(ValueError(c))  # noqa: E731  (NaN, Infinity: invalid JSON)

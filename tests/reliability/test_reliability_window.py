@@ -21,8 +21,8 @@ from reviewer.core.commands import DecideFindings
 from reviewer.core.models import Status
 from reviewer.qt.app import build
 from tests.helpers.window import open_window
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import ROOT, SAMPLES
@@ -48,7 +48,7 @@ def config(tmp_path, monkeypatch):
 def statuses(db: Path, ids) -> dict[int, Status]:
     p = open_project(db)
     try:
-        return {i: repo.finding(p, i).status for i in ids}
+        return {i: repo_findings.finding(p, i).status for i in ids}
     finally:
         p.close()
 
@@ -139,7 +139,7 @@ def test_100_decisions_by_keys_while_reviewer_score_loops(qtbot, tmp_path, confi
     assert not [e for e in w.errors if "could not" in e], w.errors
     p = open_project(db)
     try:
-        rows = {fid: repo.finding(p, fid) for fid in decided}
+        rows = {fid: repo_findings.finding(p, fid) for fid in decided}
         recorded = {fid: f for fid, f in rows.items() if f.status != Status.PROPOSED}
         assert len(recorded) == 100
         lag = [

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from tests.helpers.paths import SAMPLES
 from tests.helpers import hostile_imports as h

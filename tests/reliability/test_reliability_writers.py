@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.models import Status
-from reviewer.storage import repo
-from reviewer.storage.db import ProjectBusy, now, open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import ProjectBusy, now, open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.writes import WriteQueue, write_retrying
+from reviewer.storage.project.writes import WriteQueue, write_retrying
 from tests.helpers.paths import ROOT, SAMPLES
 
 
@@ -104,7 +104,7 @@ def test_decisions_get_in_while_score_runs(tmp_path):
     for copy in range(30):  # enough runs that scoring takes a while
         import_source(p, SAMPLES, options=ImportOptions(model=f"vlm-{copy}"))
     score_project(p)
-    findings = [f.id for f in repo.findings(p)][:200]
+    findings = [f.id for f in repo_findings.findings(p)][:200]
     before = now()
     scorer = cli("score", db)  # every run is scored again (same findings)
     while count_scored_since(db, before) == 0 and scorer.poll() is None:
@@ -114,7 +114,7 @@ def test_decisions_get_in_while_score_runs(tmp_path):
         for i, fid in enumerate(findings):
             running = scorer.poll() is None
             t0 = time.monotonic()
-            repo.update_finding(p, fid, status=Status.REJECTED if i % 2 else Status.CONFIRMED, reviewer="ann")
+            repo_findings.update_finding(p, fid, status=Status.REJECTED if i % 2 else Status.CONFIRMED, reviewer="ann")
             waits.append(time.monotonic() - t0)
             during += running and scorer.poll() is None
             time.sleep(0.01)
@@ -125,7 +125,7 @@ def test_decisions_get_in_while_score_runs(tmp_path):
     assert code == 0, scorer.stderr.read()
     assert during >= 5, during  # decisions really were made while the scorer wrote
     assert max(waits) < 1.0, max(waits)
-    decided = {f.id: f.status for f in repo.findings(p)}
+    decided = {f.id: f.status for f in repo_findings.findings(p)}
     assert all(decided[fid] != Status.PROPOSED for fid in findings[: len(waits)])
     p.close()
 
@@ -134,30 +134,32 @@ def test_a_held_lock_is_reported_and_queued_writes_wait(tmp_path, monkeypatch):
     """Another connection holds the write lock: write_retrying says
     'waiting', then ProjectBusy; a WriteQueue keeps the decisions in order
     and writes them once the lock is gone."""
-    import reviewer.storage.db as dbmod
+    import reviewer.storage.project.db as dbmod
 
     monkeypatch.setattr(dbmod, "WAIT_NOTICE_S", 0.05)
     p = open_project(tmp_path / "p.db", create=True)
     import_source(p, SAMPLES, options=ImportOptions(model="m"))
     score_project(p)
-    f1, f2 = [f.id for f in repo.findings(p)][:2]
+    f1, f2 = [f.id for f in repo_findings.findings(p)][:2]
     other = sqlite3.connect(tmp_path / "p.db")
     other.execute("BEGIN IMMEDIATE")
     told = []
     with pytest.raises(ProjectBusy, match="locked"):
-        write_retrying(p, lambda: repo.update_finding(p, f1, status=Status.REJECTED), timeout=0.3, on_wait=told.append)
+        write_retrying(
+            p, lambda: repo_findings.update_finding(p, f1, status=Status.REJECTED), timeout=0.3, on_wait=told.append
+        )
     assert len(told) == 1 and told[0] >= 0.05
     changes = []
     queue = WriteQueue(p, wait=0.02, on_change=changes.append)
-    assert not queue.submit(lambda: repo.update_finding(p, f1, status=Status.REJECTED), "reject 1")
-    assert not queue.submit(lambda: repo.update_finding(p, f2, status=Status.CONFIRMED), "confirm 2")
+    assert not queue.submit(lambda: repo_findings.update_finding(p, f1, status=Status.REJECTED), "reject 1")
+    assert not queue.submit(lambda: repo_findings.update_finding(p, f2, status=Status.CONFIRMED), "confirm 2")
     assert queue.pending == 2 and queue.labels() == ["reject 1", "confirm 2"]
     assert queue.flush() == 0
     other.rollback()
     other.close()
     assert queue.flush() == 2 and queue.pending == 0 and changes[-1] == 0
-    assert repo.finding(p, f1).status == Status.REJECTED
-    assert repo.finding(p, f2).status == Status.CONFIRMED
+    assert repo_findings.finding(p, f1).status == Status.REJECTED
+    assert repo_findings.finding(p, f2).status == Status.CONFIRMED
     p.close()
 
 

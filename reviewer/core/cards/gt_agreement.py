@@ -39,7 +39,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from reviewer.core.cards.boxes import iou
-from reviewer.core.cards.rules import squashed
+from reviewer.core.cards.readings import squashed
 from reviewer.core.models import BBox, Card, GroundTruth
 
 #: The annotator name of the consensus ground truth (stored as '').

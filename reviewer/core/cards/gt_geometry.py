@@ -10,7 +10,7 @@ applied). The rules here are pure arithmetic:
   sideways (EXIF 5-8), the stored size, whose width and height are swapped
   (:func:`drawn_on_stored_frame`). A point of the stored frame is taken to
   the upright frame by :func:`stored_to_upright` (the same turns as
-  reviewer.storage.images.UPRIGHT). Orientations 2-4 keep the size, so the
+  reviewer.storage.files.images.UPRIGHT). Orientations 2-4 keep the size, so the
   size cannot tell: the upright frame is assumed.
 * **Rotated rectangles** (Label Studio ``value.rotation``): the rectangle's
   top-left corner ``(x, y)`` is the pivot; it is turned clockwise by the

@@ -31,30 +31,20 @@ from reviewer.core.cards.readings import (
     Evidence,
     GtIndex,
     WordTable,
-    card_groups,
     card_words,
     cfg_key,
-    content_groups,
     gt_index,
     reading_mark,
-    squashed,
 )
 from reviewer.core.models import ScoringConfig
 
 __all__ = [
-    "Evidence",
     "Frac",
     "Pairing",
-    "WordTable",
-    "card_groups",
-    "card_words",
-    "content_groups",
     "pair_cards",
     "raw_to_upright",
     "read_anywhere",
     "lies_on_matrix",
-    "reading_mark",
-    "squashed",
     "word_presence",
 ]
 

@@ -25,7 +25,8 @@ from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, pair_cards, squashed, word_presence
+from reviewer.core.cards.rules import Frac, Pairing, pair_cards, word_presence
+from reviewer.core.cards.readings import squashed
 from reviewer.core.models import (
     AnswerSchema,
     BBox,

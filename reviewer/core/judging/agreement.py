@@ -28,31 +28,14 @@ from typing import Any, Hashable, Iterable, Literal, Optional, Sequence
 
 import numpy as np
 
-from reviewer.core.judging.pairwise_agreement import (
-    agreement_with_reference,
-    majority,
-    position_swap_consistency,
-)
-from reviewer.core.judging.stats import (
-    PAIRWISE_VERDICTS,
-    AgreementResult,
-    _check_same_length,
-    _join,
-    is_missing,
-)
+from reviewer.core.judging.stats import AgreementResult, check_same_length, join_notes, is_missing
 
 __all__ = [
-    "AgreementResult",
     "Level",
     "Weights",
-    "PAIRWISE_VERDICTS",
-    "agreement_with_reference",
     "cohen_kappa",
-    "is_missing",
     "krippendorff_alpha",
-    "majority",
     "percent_agreement",
-    "position_swap_consistency",
 ]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -67,7 +50,7 @@ _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 def _complete_pairs(a: Sequence[Any], b: Sequence[Any]) -> tuple[list[Any], list[Any], int]:
     """Pairs where both values are present, and how many pairs were skipped."""
-    _check_same_length(a, b, "a and b")
+    check_same_length(a, b, "a and b")
     xs: list[Any] = []
     ys: list[Any] = []
     for x, y in zip(a, b):
@@ -125,7 +108,11 @@ def percent_agreement(a: Sequence[Any], b: Sequence[Any]) -> AgreementResult:
     counts = {"agree": agree, "skipped": skipped}
     if n == 0:
         return AgreementResult(
-            "percent_agreement", float("nan"), 0, _join("undefined: no complete pairs", _skipped_note(skipped)), counts
+            "percent_agreement",
+            float("nan"),
+            0,
+            join_notes("undefined: no complete pairs", _skipped_note(skipped)),
+            counts,
         )
     return AgreementResult("percent_agreement", agree / n, n, _skipped_note(skipped), counts)
 
@@ -193,7 +180,7 @@ def cohen_kappa(
     counts = {"agree": agree, "skipped": skipped}
     if n == 0:
         return AgreementResult(
-            statistic, float("nan"), 0, _join("undefined: no complete pairs", _skipped_note(skipped)), counts
+            statistic, float("nan"), 0, join_notes("undefined: no complete pairs", _skipped_note(skipped)), counts
         )
     k = len(cats)
     i = np.fromiter((index[x] for x in xs), dtype=np.intp, count=n)
@@ -213,7 +200,7 @@ def cohen_kappa(
             statistic,
             float("nan"),
             n,
-            _join(
+            join_notes(
                 "undefined: both raters used one and the same category (chance agreement is 1, 0/0)",
                 _skipped_note(skipped),
             ),

@@ -58,15 +58,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.agreement import (
-    AgreementResult,
-    agreement_with_reference,
-    cohen_kappa,
-    krippendorff_alpha,
-    majority,
-    percent_agreement,
-    position_swap_consistency,
-)
+from reviewer.core.judging.agreement import AgreementResult, cohen_kappa, krippendorff_alpha, percent_agreement
+from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import own_range_value, scale_labels
 from reviewer.core.judging.count_stats import (
@@ -76,18 +69,9 @@ from reviewer.core.judging.count_stats import (
     proportion_sample,
     units_sample,
 )
-from reviewer.core.judging.disputes import (
-    GOLD,
-    NUMERIC_SCALES,
-    format_value,
-    is_human,
-    latest_by_order,
-    natural_key,
-    primary_verdicts,
-    rater_key,
-    rater_labels,
-    value_of,
-)
+from reviewer.core.judging.disputes import is_human, latest_by_order, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import GOLD, NUMERIC_SCALES, format_value, rater_key, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.tables import csv_row
 from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
 

@@ -5,7 +5,7 @@
 there is one, else the 'gold' human label, else the majority of every
 person's final value, label-first labels included (a tie is no value and
 is counted apart). A judge's value is its primary verdict
-(reviewer.core.judging.disputes.primary_verdicts); an undecided verdict
+(reviewer.core.judging.dispute_common.primary_verdicts); an undecided verdict
 (garbage) on a labelled subject is counted and left out.
 
 Figures per judge x dimension x scale, over the labelled subjects of each
@@ -43,33 +43,24 @@ import numpy as np
 
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights, weighted_sample
-from reviewer.core.judging.disputes import (
-    NUMERIC_SCALES,
-    format_value,
-    is_human,
-    natural_key,
-    primary_verdicts,
-    rater_labels,
-    value_of,
-)
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, format_value, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.judging.people import TIE, people_values
-from reviewer.core.judging.splits import SPLITS, hash_split
+from reviewer.core.judging.splits import SPLITS
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import CIP_POINTS, GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = [
     "LOW_MARK",
     "PASS_THRESHOLD",
-    "SPLITS",
     "Alignment",
     "ClassScores",
     "Dangerous",
     "Figures",
     "align",
     "alignments",
-    "hash_split",
     "is_pass",
-    "people_values",
 ]
 
 #: Default pass threshold per scored scale: a value at or above it passes.

@@ -13,7 +13,7 @@ Cohen's kappa (quadratic weights on the ordinal scales 1-5 and A-F, value
 weights on 0-100, reviewer.core.judging.count_stats.pair_sample), as
 AgreementRows whose 95 % bootstrap intervals
 reviewer.core.judging.agreement_intervals.with_intervals fills in. A
-judge's value is its primary verdict (disputes.primary_verdicts). Pure.
+judge's value is its primary verdict (dispute_common.primary_verdicts). Pure.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import pair_sample, value_weights
-from reviewer.core.judging.disputes import natural_key
+from reviewer.core.text import natural_key
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import LEVEL, Scale, Value, normalise
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.agreement import is_missing
-from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels, value_of
+from reviewer.core.judging.stats import is_missing
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.text import natural_key
+from reviewer.core.judging.dispute_common import rater_key, value_of
 from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict, normalise
 
 __all__ = [
@@ -132,7 +134,7 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
 
     Returns:
         One Distribution per (judge display name, dimension), sorted by judge
-        then dimension. Judge names as :func:`reviewer.core.judging.disputes.rater_labels`.
+        then dimension. Judge names as :func:`reviewer.core.judging.dispute_common.rater_labels`.
     """
     vs = [v for v in verdicts if v.scale == Scale.ORDINAL5 and (include_humans or not is_human(v))]
     labels = rater_labels(vs)
@@ -305,11 +307,11 @@ def judge_vs_reference(
     present, else the majority of the human raters
     (:func:`reviewer.core.judging.agreement.majority`; a tie is no reference).
     The judge's value is its primary verdict
-    (:func:`reviewer.core.judging.disputes.primary_verdicts`). Rows with no pair
+    (:func:`reviewer.core.judging.dispute_common.primary_verdicts`). Rows with no pair
     at all are left out; sorted by judge and dimension.
     """
-    from reviewer.core.judging.agreement import majority
-    from reviewer.core.judging.disputes import GOLD
+    from reviewer.core.judging.pairwise_agreement import majority
+    from reviewer.core.judging.dispute_common import GOLD
 
     vs = list(verdicts)
     judges = [v for v in vs if not is_human(v)]

@@ -48,7 +48,8 @@ JUDGE_COLOUR = "#0072b2"
 EXPECTED_COLOUR = "#e69f00"
 _HEAT = LinearSegmentedColormap.from_list("judge", ["#ffffff", JUDGE_COLOUR])
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_RC: dict[Any, Any] = {
+#: The matplotlib settings every chart is drawn with (fixed fonts and hash salt: reproducible SVG).
+RC_PARAMS: dict[Any, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "reviewer",
     "font.family": "DejaVu Sans",
@@ -70,7 +71,7 @@ TITLE_LIMIT = 300
 _BOLD_EM = 0.68
 
 
-def _set_title(ax, fig: Figure, text: str, fontsize: float = 11, **kwargs: Any) -> None:
+def set_title(ax, fig: Figure, text: str, fontsize: float = 11, **kwargs: Any) -> None:
     """Put the whole title on ``ax``, wrapped into lines that fit the figure's
     width (long judge and dimension names break at spaces and hyphens, else
     anywhere), so a saved chart never cuts it off; tight_layout then makes
@@ -147,7 +148,7 @@ def _distribution(
     ax.yaxis.grid(True, color="#bbbbbb", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    _set_title(ax, fig, title or f"Score distribution: {judge}" + (f" / {dimension}" if dimension else ""))
+    set_title(ax, fig, title or f"Score distribution: {judge}" + (f" / {dimension}" if dimension else ""))
     fig.tight_layout()
     return fig
 
@@ -180,30 +181,32 @@ def _confusion(
             )
     n = sum(map(sum, counts))
     diag = sum(counts[i][i] for i in range(len(labels)))
-    _set_title(ax, fig, title or f"{judge} vs {reference}" + (f" / {dimension}" if dimension else ""), pad=28)
+    set_title(ax, fig, title or f"{judge} vs {reference}" + (f" / {dimension}" if dimension else ""), pad=28)
     fig.text(0.5, 0.02, f"n = {n}; same value: {diag}" + (f" ({diag / n:.0%})" if n else ""), ha="center", fontsize=9)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
-def _svg(fig: Figure) -> str:
+def svg_text(fig: Figure) -> str:
+    """``fig`` rendered as SVG text with the charts' fixed settings (RC_PARAMS), reproducible byte for byte."""
     out = io.StringIO()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         FigureCanvasSVG(fig)
         fig.savefig(out, format="svg", metadata={"Date": None})
     return out.getvalue()
 
 
-def _png(fig: Figure) -> bytes:
+def png_bytes(fig: Figure) -> bytes:
+    """``fig`` rendered as PNG bytes with the charts' fixed settings (RC_PARAMS)."""
     out = io.BytesIO()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         FigureCanvasAgg(fig)
         fig.savefig(out, format="png", dpi=200)
     return out.getvalue()
 
 
 def _built(builder, *args) -> Figure:
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         return builder(*args)
 
 
@@ -229,7 +232,7 @@ def distribution_svg(
     Returns:
         A complete SVG document (UTF-8 text), 560 x 380 points.
     """
-    return _svg(_built(_distribution, judge, shares, expected, dimension, n, title))
+    return svg_text(_built(_distribution, judge, shares, expected, dimension, n, title))
 
 
 def distribution_png(
@@ -243,7 +246,7 @@ def distribution_png(
 ) -> bytes:
     """The chart of :func:`distribution_svg` as PNG bytes (1120 x 760
     pixels); core writes no files."""
-    return _png(_built(_distribution, judge, shares, expected, dimension, n, title))
+    return png_bytes(_built(_distribution, judge, shares, expected, dimension, n, title))
 
 
 def confusion_svg(
@@ -270,7 +273,7 @@ def confusion_svg(
         len(labels) x len(labels).
     """
     _check(labels, counts)
-    return _svg(_built(_confusion, labels, counts, judge, reference, dimension, title))
+    return svg_text(_built(_confusion, labels, counts, judge, reference, dimension, title))
 
 
 def confusion_png(
@@ -285,7 +288,7 @@ def confusion_png(
     """The heatmap of :func:`confusion_svg` as PNG bytes. Raises ValueError
     when ``counts`` is not square over ``labels``."""
     _check(labels, counts)
-    return _png(_built(_confusion, labels, counts, judge, reference, dimension, title))
+    return png_bytes(_built(_confusion, labels, counts, judge, reference, dimension, title))
 
 
 def _check(labels: Sequence[Any], counts: Sequence[Sequence[int]]) -> None:

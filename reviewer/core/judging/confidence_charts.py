@@ -19,12 +19,12 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from reviewer.core.judging.charts import (
-    _RC,
+    RC_PARAMS,
     EXPECTED_COLOUR,
     JUDGE_COLOUR,
-    _png,
-    _set_title,
-    _svg,
+    png_bytes,
+    set_title,
+    svg_text,
 )
 from reviewer.core.judging.confidence import Calibration
 
@@ -34,7 +34,7 @@ _GREY = "#555555"
 
 
 def _title(judge: str, dimension: str, source: str) -> str:
-    """The default title; _set_title cleans it (cleaning twice would double
+    """The default title; set_title cleans it (cleaning twice would double
     the escape of '$')."""
     parts = [judge] + [p for p in (dimension, source) if p]
     return "Reliability: " + " / ".join(parts)
@@ -104,13 +104,13 @@ def _reliability(cal: Calibration, judge: str, dimension: str, source: str, titl
     bottom.set_xlabel("confidence")
     ticks = [k / 5 for k in range(6)]
     bottom.set_xticks(ticks, [f"{t:.1f}" for t in ticks])
-    _set_title(top, fig, title or _title(str(judge), str(dimension), str(source)))
+    set_title(top, fig, title or _title(str(judge), str(dimension), str(source)))
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
 def _figure(cal: Calibration, judge: str, dimension: str, source: str, title: Optional[str]) -> Figure:
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         return _reliability(cal, judge, dimension, source, title)
 
 
@@ -136,7 +136,7 @@ def reliability_png(
     Returns:
         PNG bytes; core writes no files.
     """
-    return _png(_figure(cal, judge, dimension, source, title))
+    return png_bytes(_figure(cal, judge, dimension, source, title))
 
 
 def reliability_svg(
@@ -149,4 +149,4 @@ def reliability_svg(
 ) -> str:
     """The diagram of :func:`reliability_png` as a complete SVG document
     (texts kept as text, escaped by matplotlib)."""
-    return _svg(_figure(cal, judge, dimension, source, title))
+    return svg_text(_figure(cal, judge, dimension, source, title))

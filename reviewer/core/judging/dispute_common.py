@@ -4,7 +4,7 @@ constants, who a rater is (rater_key, rater_labels, is_human), which of a
 rater's verdicts speaks for it (latest_by_order, primary_verdicts), a
 verdict's values (value_of, format_value), the severity of disputed values
 (severity_of) and the accumulator that merges disputes per (kind, subject,
-dimension). reviewer.core.judging.disputes re-exports the public names.
+dimension), which reviewer.core.judging.disputes and the dispute families use.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def severity_of(values: Sequence[Value], scale: Scale) -> float:
     return 1.0
 
 
-def _beyond(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, float]) -> bool:
+def beyond_tolerance(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, float]) -> bool:
     """True when the decided values disagree beyond the tolerance (numeric:
     spread > tolerance; nominal: any two differ)."""
     vals = [x for x in values if x is not None]
@@ -132,7 +132,7 @@ def _beyond(values: Sequence[Value], scale: Scale, tolerance: Mapping[Scale, flo
     return True
 
 
-class _Acc:
+class DisputeCollector:
     """Collects one dispute per (kind, subject, dimension)."""
 
     def __init__(self) -> None:
@@ -164,5 +164,6 @@ class _Acc:
         return out
 
 
-def _dimensions(verdicts: Iterable[Verdict]) -> list[str]:
+def dimensions_of(verdicts: Iterable[Verdict]) -> list[str]:
+    """The dimensions any of ``verdicts`` scores, sorted."""
     return sorted({d for v in verdicts for d in v.scores})

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
-from reviewer.core.judging.agreement import majority
+from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.dispute_common import (
     GOLD,
     RaterKey,
-    _Acc,
-    _beyond,
-    _dimensions,
+    DisputeCollector,
+    beyond_tolerance,
+    dimensions_of,
     format_value,
     primary_verdicts,
     rater_key,
@@ -25,20 +25,20 @@ from reviewer.core.judging.verdicts import DisputeKind, Scale, Value, Verdict
 from reviewer.core.text import natural_key
 
 
-def _judges_disagree(
-    acc: _Acc,
+def judges_disagree(
+    acc: DisputeCollector,
     subject: str,
     primary: Mapping[tuple[str, RaterKey], Verdict],
     labels: Mapping[RaterKey, str],
     tolerance: Mapping[Scale, float],
 ) -> None:
     chosen = sorted(primary.values(), key=lambda v: labels[rater_key(v)])
-    for dim in _dimensions(chosen):
+    for dim in dimensions_of(chosen):
         for scale in dict.fromkeys(v.scale for v in chosen):
             rated = [(v, value_of(v, dim)) for v in chosen if v.scale == scale and dim in v.scores]
             rated = [(v, x) for v, x in rated if x is not None]
             values = [x for _, x in rated]
-            if len(rated) < 2 or not _beyond(values, scale, tolerance):
+            if len(rated) < 2 or not beyond_tolerance(values, scale, tolerance):
                 continue
             shown = ", ".join(f"{labels[rater_key(v)]}={format_value(x, scale)}" for v, x in rated)
             acc.add(
@@ -51,8 +51,8 @@ def _judges_disagree(
             )
 
 
-def _position_flips(
-    acc: _Acc,
+def position_flips(
+    acc: DisputeCollector,
     subject: str,
     latest: Mapping[tuple[str, RaterKey, Optional[str]], Verdict],
     labels: Mapping[RaterKey, str],
@@ -65,9 +65,9 @@ def _position_flips(
         ab, ba = latest[(subject, rater, "ab")], latest[(subject, rater, "ba")]
         if ab.scale != ba.scale:
             continue
-        for dim in _dimensions([ab, ba]):
+        for dim in dimensions_of([ab, ba]):
             x, y = value_of(ab, dim), value_of(ba, dim)
-            if x is None or y is None or not _beyond([x, y], ab.scale, tolerance):
+            if x is None or y is None or not beyond_tolerance([x, y], ab.scale, tolerance):
                 continue
             kind = "flip" if {x, y} == {"1", "2"} else "disagreement"
             acc.add(
@@ -81,8 +81,12 @@ def _position_flips(
             )
 
 
-def _repeat_spread(
-    acc: _Acc, subject: str, judges: Sequence[Verdict], labels: Mapping[RaterKey, str], tolerance: Mapping[Scale, float]
+def repeat_spread(
+    acc: DisputeCollector,
+    subject: str,
+    judges: Sequence[Verdict],
+    labels: Mapping[RaterKey, str],
+    tolerance: Mapping[Scale, float],
 ) -> None:
     groups: dict[tuple[RaterKey, Optional[str], Scale], list[Verdict]] = {}
     for v in judges:
@@ -91,11 +95,11 @@ def _repeat_spread(
         if len({v.repetition for v in vs}) < 2:
             continue
         vs = sorted(vs, key=lambda v: v.repetition)
-        for dim in _dimensions(vs):
+        for dim in dimensions_of(vs):
             rated = [(v, value_of(v, dim)) for v in vs]
             rated = [(v, x) for v, x in rated if x is not None]
             values = [x for _, x in rated]
-            if len(rated) < 2 or not _beyond(values, scale, tolerance):
+            if len(rated) < 2 or not beyond_tolerance(values, scale, tolerance):
                 continue
             where = f" (order {order})" if order else ""
             shown = ", ".join(f"#{v.repetition}={format_value(x, scale)}" for v, x in rated)
@@ -109,8 +113,8 @@ def _repeat_spread(
             )
 
 
-def _epochs_disagree(
-    acc: _Acc,
+def epochs_disagree(
+    acc: DisputeCollector,
     primary: Mapping[tuple[str, RaterKey], Verdict],
     epochs: Mapping[str, tuple[str, int]],
     labels: Mapping[RaterKey, str],
@@ -130,11 +134,11 @@ def _epochs_disagree(
         if len(found) < 2:
             continue
         found.sort(key=lambda ev: ev[0])
-        for dim in _dimensions(v for _, v in found):
+        for dim in dimensions_of(v for _, v in found):
             rated = [(e, v, value_of(v, dim)) for e, v in found if dim in v.scores]
             rated = [(e, v, x) for e, v, x in rated if x is not None]
             values = [x for _, _, x in rated]
-            if len(rated) < 2 or not _beyond(values, scale, tolerance):
+            if len(rated) < 2 or not beyond_tolerance(values, scale, tolerance):
                 continue
             shown = ", ".join(f"epoch {e}={format_value(x, scale)}" for e, _, x in rated)
             for _, v, _ in rated:
@@ -148,8 +152,8 @@ def _epochs_disagree(
                 )
 
 
-def _judge_vs_human(
-    acc: _Acc,
+def judge_vs_human(
+    acc: DisputeCollector,
     subject: str,
     primary: Mapping[tuple[str, RaterKey], Verdict],
     humans: Sequence[Verdict],
@@ -159,7 +163,7 @@ def _judge_vs_human(
     human_latest = primary_verdicts(humans)
     hs = sorted(human_latest.values(), key=lambda v: natural_key(v.judge))
     judges = sorted(primary.values(), key=lambda v: labels[rater_key(v)])
-    for dim in _dimensions(hs):
+    for dim in dimensions_of(hs):
         for scale in dict.fromkeys(h.scale for h in hs if dim in h.scores):
             rated = [(h, value_of(h, dim)) for h in hs if h.scale == scale and dim in h.scores]
             gold = [(h, x) for h, x in rated if h.judge == GOLD and x is not None]
@@ -177,7 +181,7 @@ def _judge_vs_human(
                 if v.scale != scale or dim not in v.scores:
                     continue
                 x = value_of(v, dim)
-                if x is None or not _beyond([x, ref], scale, tolerance):
+                if x is None or not beyond_tolerance([x, ref], scale, tolerance):
                     continue
                 acc.add(
                     DisputeKind.HUMAN,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.bounds import is_number
-from reviewer.core.judging.dispute_common import RaterKey, _Acc, format_value, rater_key, value_of
+from reviewer.core.judging.dispute_common import RaterKey, DisputeCollector, format_value, rater_key, value_of
 from reviewer.core.judging.rubric_rules import RubricRules, broken_rules, covered_dimensions
 from reviewer.core.judging.verdicts import DisputeKind, Scale, Value, Verdict
 
@@ -174,8 +174,8 @@ def issue_problems(
     return out
 
 
-def _judge_vs_metrics(
-    acc: _Acc,
+def judge_vs_metrics(
+    acc: DisputeCollector,
     subject: str,
     judges: Sequence[Verdict],
     metrics: Optional[Mapping[str, Any]],

@@ -69,68 +69,35 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from reviewer.core.judging.dispute_common import (
-    GOLD,
-    NUMERIC_SCALES,
-    ORDERS,
-    SCALE_RANGE,
     RaterKey,
-    _Acc,
-    format_value,
+    DisputeCollector,
     is_human,
     latest_by_order,
     primary_verdicts,
-    rater_key,
     rater_labels,
-    severity_of,
-    value_of,
 )
 from reviewer.core.judging.dispute_disagreements import (
-    _epochs_disagree,
-    _judge_vs_human,
-    _judges_disagree,
-    _position_flips,
-    _repeat_spread,
+    epochs_disagree,
+    judge_vs_human,
+    judges_disagree,
+    position_flips,
+    repeat_spread,
 )
 from reviewer.core.judging.dispute_metrics import (
     ISSUE_PATTERNS,
     METRIC_PROBLEMS,
-    TOP_SCORE,
     IssuePattern,
     MetricProblem,
-    _judge_vs_metrics,
-    issue_problems,
-    metric_problems,
+    judge_vs_metrics,
 )
 from reviewer.core.judging.rubric_rules import RubricRules
 from reviewer.core.judging.verdicts import TOLERANCE, Dispute, Scale, Verdict
-from reviewer.core.text import natural_key
 
 #: The shared pieces are in dispute_common, the families in
-#: dispute_disagreements and dispute_metrics; their public names are
-#: re-exported here.
+#: dispute_disagreements and dispute_metrics; callers import their names
+#: from there.
 __all__ = [
-    "GOLD",
-    "ISSUE_PATTERNS",
-    "METRIC_PROBLEMS",
-    "MetricProblem",
-    "IssuePattern",
-    "NUMERIC_SCALES",
-    "ORDERS",
-    "SCALE_RANGE",
-    "TOP_SCORE",
-    "RaterKey",
     "find_disputes",
-    "format_value",
-    "is_human",
-    "latest_by_order",
-    "metric_problems",
-    "issue_problems",
-    "natural_key",
-    "primary_verdicts",
-    "rater_key",
-    "rater_labels",
-    "severity_of",
-    "value_of",
 ]
 
 
@@ -174,7 +141,7 @@ def find_disputes(
         by_subject.setdefault(v.subject, []).append(v)
     labels = rater_labels(v for vs in by_subject.values() for v in vs)
     metrics = subject_metrics or {}
-    acc = _Acc()
+    acc = DisputeCollector()
     primaries: dict[tuple[str, RaterKey], Verdict] = {}
     for subject, vs in by_subject.items():
         judges = [v for v in vs if not is_human(v)]
@@ -184,12 +151,12 @@ def find_disputes(
         primary = primary_verdicts(judges)
         primaries.update(primary)
         latest = latest_by_order(judges)
-        _judges_disagree(acc, subject, primary, labels, tolerance)
-        _position_flips(acc, subject, latest, labels, tolerance)
-        _repeat_spread(acc, subject, judges, labels, tolerance)
+        judges_disagree(acc, subject, primary, labels, tolerance)
+        position_flips(acc, subject, latest, labels, tolerance)
+        repeat_spread(acc, subject, judges, labels, tolerance)
         if humans:
-            _judge_vs_human(acc, subject, primary, humans, labels, tolerance)
-        _judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
+            judge_vs_human(acc, subject, primary, humans, labels, tolerance)
+        judge_vs_metrics(acc, subject, judges, metrics.get(subject), labels, problems, patterns, rules)
     if epochs:
-        _epochs_disagree(acc, primaries, epochs, labels, tolerance)
+        epochs_disagree(acc, primaries, epochs, labels, tolerance)
     return acc.disputes()

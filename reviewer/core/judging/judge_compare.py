@@ -33,7 +33,8 @@ import numpy as np
 
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, kappa_counts, position_weights, value_weights
-from reviewer.core.judging.disputes import NUMERIC_SCALES, natural_key
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES
+from reviewer.core.text import natural_key
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import Scale, Value
 

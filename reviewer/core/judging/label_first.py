@@ -46,7 +46,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 from pydantic import BaseModel
 
 from reviewer.core.judging.splits import hash_split
-from reviewer.core.judging.disputes import format_value
+from reviewer.core.judging.dispute_common import format_value
 from reviewer.core.judging.verdicts import Scale, Value, normalise, swap_winner
 
 __all__ = [

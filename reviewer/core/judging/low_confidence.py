@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Optional
 
-from reviewer.core.judging.disputes import natural_key
+from reviewer.core.text import natural_key
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
 

@@ -1,7 +1,7 @@
 """Agreement of pairwise judges: position-swap consistency, agreement with a
 reference label (human majority or gold), and the majority rule.
 
-Split from reviewer.core.judging.agreement (which re-exports these names); both
+Split from reviewer.core.judging.agreement; both
 build on reviewer.core.judging.stats, so this module never imports agreement. The same
 conventions hold: undecided verdicts are counted and reported, never dropped
 silently.
@@ -15,8 +15,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 from reviewer.core.judging.stats import (
     PAIRWISE_VERDICTS,
     AgreementResult,
-    _check_same_length,
-    _join,
+    check_same_length,
+    join_notes,
     is_missing,
 )
 
@@ -58,7 +58,7 @@ def position_swap_consistency(
     Raises:
         ValueError: lengths differ, or a value other than the above.
     """
-    _check_same_length(verdict_ab, verdict_ba, "verdict_ab and verdict_ba")
+    check_same_length(verdict_ab, verdict_ba, "verdict_ab and verdict_ba")
     c = Counter[str]()
     for i, (x_raw, y_raw) in enumerate(zip(verdict_ab, verdict_ba)):
         x = _verdict(x_raw, f"verdict_ab[{i}]")
@@ -101,7 +101,7 @@ def position_swap_consistency(
             "position_swap_consistency",
             float("nan"),
             0,
-            _join("undefined: no item decided in both orders", note),
+            join_notes("undefined: no item decided in both orders", note),
             counts,
         )
     return AgreementResult("position_swap_consistency", c["consistent"] / n, n, note, counts)
@@ -131,7 +131,7 @@ def agreement_with_reference(judge: Sequence[Any], reference: Sequence[Any]) -> 
     Raises:
         ValueError: lengths differ.
     """
-    _check_same_length(judge, reference, "judge and reference")
+    check_same_length(judge, reference, "judge and reference")
     correct = incorrect = undecided = no_reference = 0
     for j, r in zip(judge, reference):
         if is_missing(r):
@@ -158,8 +158,8 @@ def agreement_with_reference(judge: Sequence[Any], reference: Sequence[Any]) -> 
         notes.append(f"{no_reference} items without a reference label skipped")
     if n == 0:
         notes.insert(0, "undefined: no item with both a reference and a decided verdict")
-        return AgreementResult("agreement_with_reference", float("nan"), 0, _join(*notes), counts)
-    return AgreementResult("agreement_with_reference", correct / n, n, _join(*notes), counts)
+        return AgreementResult("agreement_with_reference", float("nan"), 0, join_notes(*notes), counts)
+    return AgreementResult("agreement_with_reference", correct / n, n, join_notes(*notes), counts)
 
 
 def majority(labels: Iterable[Any]) -> Optional[Any]:

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
-from reviewer.core.judging.disputes import GOLD, is_human, primary_verdicts, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts
+from reviewer.core.judging.dispute_common import GOLD, value_of
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel
 from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict

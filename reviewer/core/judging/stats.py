@@ -65,10 +65,12 @@ def is_missing(value: Any) -> bool:
     return False
 
 
-def _check_same_length(a: Sequence[Any], b: Sequence[Any], names: str) -> None:
+def check_same_length(a: Sequence[Any], b: Sequence[Any], names: str) -> None:
+    """ValueError naming ``names`` when ``a`` and ``b`` differ in length (paired ratings)."""
     if len(a) != len(b):
         raise ValueError(f"{names} must have the same length, got {len(a)} and {len(b)}")
 
 
-def _join(*parts: str) -> str:
+def join_notes(*parts: str) -> str:
+    """The non-empty ``parts`` joined with '; ' (a figure's notes)."""
     return "; ".join(p for p in parts if p)

@@ -9,7 +9,7 @@ from typing import Sequence
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
 
-from reviewer.qt.canvas.prepared import _qrect
+from reviewer.qt.canvas.prepared import qrect
 
 
 def marked_crop(pixmap: QPixmap, image_width: float, boxes: Sequence[tuple], margin: float = 1.0) -> QPixmap:
@@ -33,7 +33,7 @@ def marked_crop(pixmap: QPixmap, image_width: float, boxes: Sequence[tuple], mar
     painter = QPainter(out)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     for rect, color, style in boxes:
-        r = _qrect(rect)
+        r = qrect(rect)
         r = QRectF(r.x() * k - area.x(), r.y() * k - area.y(), r.width() * k, r.height() * k)
         for pen in (QPen(QColor(0, 0, 0, 150), width * 1.8), QPen(QColor(color), width, style)):
             painter.setPen(pen)

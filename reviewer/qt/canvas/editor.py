@@ -12,7 +12,7 @@ from typing import Callable, Optional, Sequence
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from reviewer.qt.canvas.overlay import Rect
+from reviewer.qt.canvas.model import Rect
 from reviewer.qt.choices import Choice, ChoiceList
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from reviewer.qt.canvas.overlay import Overlay, Rect, Shape
+from reviewer.qt.canvas.model import Overlay, Shape
+from reviewer.qt.canvas.model import Rect
 
 HANDLE_COUNT = 8
 #: (x weight, y weight) of each handle along the box: 0 = min edge, 1 = max edge.

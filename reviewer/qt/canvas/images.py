@@ -4,7 +4,7 @@ Photos are decoded upright, so scene coordinates are upright image pixels:
 QImageReader's auto-transform turns JPEG and TIFF, and when it turned
 nothing (PNG and WebP, whose EXIF Qt does not read) the item's stored EXIF
 orientation is applied here (``upright``, the mapping of
-reviewer.storage.images.UPRIGHT). Past Qt's image allocation limit the
+reviewer.storage.files.images.UPRIGHT). Past Qt's image allocation limit the
 message says "too large (W x H)", not Qt's "Unable to read image data". A large photo is shown in two
 steps: a reduced decode first (JPEG scales in the decoder: 1/2, 1/4 or 1/8
 so the long side fits ``REDUCED_SIDE``), then the full image; both decode on

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from reviewer.qt.canvas.hittest import contains
-from reviewer.qt.canvas.overlay import Overlay, Shape
+from reviewer.qt.canvas.model import Overlay, Shape
 from reviewer.qt.canvas.painting import LABEL_MODES, TAG_MODES, OverlayItem
 
 

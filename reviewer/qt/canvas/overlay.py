@@ -31,37 +31,20 @@ from typing import Optional
 
 from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME
-from reviewer.qt.canvas.model import Overlay, Rect, Shape, bbox_of, polygon_rect, rect_of
+from reviewer.qt.canvas.model import Overlay, Shape
 from reviewer.qt.canvas.shapes import (
     NO_PILE_COLOR,
-    REJECTED_COLOR,
     annotator_shapes,
     difference_shapes,
     finding_shapes,
     ground_truth_shapes,
-    pile_colors,
     predicted_shapes,
     run_legend,
 )
 
 __all__ = [
-    "NO_PILE_COLOR",
-    "REJECTED_COLOR",
-    "Overlay",
-    "Rect",
-    "Shape",
-    "annotator_shapes",
-    "bbox_of",
     "build_overlay",
-    "difference_shapes",
-    "finding_shapes",
-    "ground_truth_shapes",
     "paintable",
-    "pile_colors",
-    "polygon_rect",
-    "predicted_shapes",
-    "rect_of",
-    "run_legend",
 ]
 
 

@@ -22,29 +22,22 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
-from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.canvas.hittest import handle_points
 from reviewer.qt.canvas.model import Overlay, Shape
-from reviewer.qt.canvas.prepared import FINDING_GAP_PX, LABEL_MAX_PX, Prepared, _Layer, _pen, _qrect, prepare
-from reviewer.qt.canvas.tags import PlacedTag, _candidates, paint_tags, place_tags
+from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Prepared, Layer, make_pen, qrect, prepare
+from reviewer.qt.canvas.tags import PlacedTag, paint_tags, place_tags
 from reviewer.qt.palette import SELECTED_COLOR
 
 __all__ = [
     "DENSE_BOXES",
-    "FINDING_GAP_PX",
     "HANDLE_PX",
     "LABEL_BUDGET",
-    "LABEL_MAX_PX",
     "LABEL_MIN_BOX_PX",
     "LABEL_MIN_WIDTH_PX",
     "LABEL_MODES",
     "TAG_MODES",
     "OverlayItem",
-    "Prepared",
-    "_candidates",
-    "marked_crop",
     "paint_overlay",
-    "prepare",
 ]
 
 LABEL_MIN_BOX_PX = 12.0  # a box shorter than this on screen gets no label
@@ -67,7 +60,7 @@ def _visible(boxes: np.ndarray, view: tuple[float, float, float, float]) -> np.n
     return (boxes[:, 0] <= view[2]) & (boxes[:, 2] >= view[0]) & (boxes[:, 1] <= view[3]) & (boxes[:, 3] >= view[1])
 
 
-def _draw_layer(painter: QPainter, layer: _Layer, view, scale: float, big: list, seen=None) -> int:
+def _draw_layer(painter: QPainter, layer: Layer, view, scale: float, big: list, seen=None) -> int:
     """Outline the layer's boxes that meet ``view``; add those that meet
     ``seen`` (the whole view; default ``view``) and are big enough on screen
     for a label to ``big``. Returns how many were drawn."""
@@ -124,11 +117,11 @@ def paint_overlay(
     gap = FINDING_GAP_PX / max(scale, 1e-6)
     for s, ring in prepared.findings:
         d = gap * (ring + 1) + (1.5 / scale if s.selected else 0.0)
-        r = _qrect(s.rect).adjusted(-d, -d, d, d)
+        r = qrect(s.rect).adjusted(-d, -d, d, d)
         if s.selected:
-            painter.setPen(_pen(SELECTED_COLOR, 8.0, alpha=150))
+            painter.setPen(make_pen(SELECTED_COLOR, 8.0, alpha=150))
             painter.drawRect(r)
-        painter.setPen(_pen(s.color, 1.5 if s.rejected else (3.5 if s.selected else 2.5), s.style))
+        painter.setPen(make_pen(s.color, 1.5 if s.rejected else (3.5 if s.selected else 2.5), s.style))
         painter.drawRect(r)
         drawn += 1
     labels.extend(_shown_findings(prepared, tags, hovered_card, hovered))
@@ -201,18 +194,18 @@ def _paint_differences(painter: QPainter, shapes: Sequence[Shape], scale: float)
     boxes; the highlighted difference thick on a halo. Returns how many."""
     gap = FINDING_GAP_PX / max(scale, 1e-6)
     for s in sorted(shapes, key=lambda s: s.selected):  # the highlighted one on top
-        r = _qrect(s.rect).adjusted(-gap, -gap, gap, gap)
+        r = qrect(s.rect).adjusted(-gap, -gap, gap, gap)
         if s.selected:
-            painter.setPen(_pen(SELECTED_COLOR, 9.0, alpha=140))
+            painter.setPen(make_pen(SELECTED_COLOR, 9.0, alpha=140))
             painter.drawRect(r)
-        painter.setPen(_pen(s.color, 3.5 if s.selected else 1.5, s.style, alpha=255 if s.selected else 170))
+        painter.setPen(make_pen(s.color, 3.5 if s.selected else 1.5, s.style, alpha=255 if s.selected else 170))
         painter.drawRect(r)
     return len(shapes)
 
 
 def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
     for s in preview:
-        painter.setPen(_pen(SELECTED_COLOR, 1.5, Qt.PenStyle.DashLine))
+        painter.setPen(make_pen(SELECTED_COLOR, 1.5, Qt.PenStyle.DashLine))
         fill = QColor(SELECTED_COLOR)
         fill.setAlpha(30)
         painter.setBrush(QBrush(fill))
@@ -225,12 +218,12 @@ def _paint_preview(painter: QPainter, preview: Sequence[Shape]) -> None:
                     p, 3.0 / max(painter.worldTransform().m11(), 1e-6), 3.0 / max(painter.worldTransform().m22(), 1e-6)
                 )
         else:
-            painter.drawRect(_qrect(s.rect))
+            painter.drawRect(qrect(s.rect))
     painter.setBrush(Qt.BrushStyle.NoBrush)
 
 
 def _paint_handles(painter: QPainter, transform: QTransform, shapes: Sequence[Shape]) -> None:
-    painter.setPen(_pen("#000000", 1.0))
+    painter.setPen(make_pen("#000000", 1.0))
     painter.setBrush(QColor(SELECTED_COLOR))
     h = HANDLE_PX
     for s in shapes:

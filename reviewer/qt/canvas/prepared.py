@@ -21,7 +21,8 @@ LABEL_MAX_PX = 260  # labels longer than this (screen px) are elided
 FINDING_GAP_PX = 3.0
 
 
-def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine, alpha: int = 255) -> QPen:
+def make_pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.SolidLine, alpha: int = 255) -> QPen:
+    """A cosmetic QPen of ``color`` (its ``alpha``), ``width`` px and ``style``."""
     c = QColor(color)
     c.setAlpha(alpha)
     pen = QPen(c, width, style)
@@ -30,7 +31,8 @@ def _pen(color: str | QColor, width: float, style: Qt.PenStyle = Qt.PenStyle.Sol
     return pen
 
 
-def _qrect(r) -> QRectF:
+def qrect(r) -> QRectF:
+    """A QRectF of the box ``r`` given as (x0, y0, x1, y1)."""
     return QRectF(r[0], r[1], r[2] - r[0], r[3] - r[1])
 
 
@@ -39,7 +41,7 @@ def _array(shapes: Sequence[Shape]) -> np.ndarray:
 
 
 @dataclass
-class _Layer:
+class Layer:
     """Shapes drawn with the same pens, for one drawRects call each."""
 
     shapes: list[Shape]
@@ -49,7 +51,7 @@ class _Layer:
     thin: list[QPen] = field(default_factory=list)  # 1 px pens for dense views
 
     def __post_init__(self):
-        self.rects = [_qrect(s.rect) for s in self.shapes]
+        self.rects = [qrect(s.rect) for s in self.shapes]
         self.boxes = _array(self.shapes)
         self.thin = [QPen(p) for p in self.pens]
         for p in self.thin:
@@ -62,7 +64,7 @@ class Prepared:
 
     overlay: Overlay
     piles: list[tuple[Shape, QPolygonF, QPen, QBrush]]
-    layers: dict[str, list[_Layer]]  # 'predicted', 'cards', 'annotators' (other annotators' cards)
+    layers: dict[str, list[Layer]]  # 'predicted', 'cards', 'annotators' (other annotators' cards)
     findings: list[tuple[Shape, int]]  # shape, ring (0 = nearest the box)
     font: QFont
     bold: QFont
@@ -85,28 +87,33 @@ def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
         fill = QColor(p.color)
         fill.setAlpha(40 if p.annotator is None else 20)
         piles.append(
-            (p, QPolygonF([QPointF(x, y) for x, y in p.polygon]), _pen(p.color, 2.0, p.style, alpha=200), QBrush(fill))
+            (
+                p,
+                QPolygonF([QPointF(x, y) for x, y in p.polygon]),
+                make_pen(p.color, 2.0, p.style, alpha=200),
+                QBrush(fill),
+            )
         )
     by_style: dict[tuple[str, Qt.PenStyle], list[Shape]] = {}
     for s in overlay.others:
         if s.kind == "annotator":
             by_style.setdefault((s.color, s.style), []).append(s)
     others = [
-        _Layer(shapes, [_pen("#000000", 1.0, alpha=120), _pen(color, 2.0, style)])
+        Layer(shapes, [make_pen("#000000", 1.0, alpha=120), make_pen(color, 2.0, style)])
         for (color, style), shapes in by_style.items()
     ]
     by_color: dict[tuple[str, bool], list[Shape]] = {}
     for s in overlay.cards:
         by_color.setdefault((s.color, s.selected), []).append(s)
     cards = [
-        _Layer(shapes, [_pen(SELECTED_COLOR if sel else color, 3.0 if sel else 2.0)])
+        Layer(shapes, [make_pen(SELECTED_COLOR if sel else color, 3.0 if sel else 2.0)])
         for (color, sel), shapes in by_color.items()
     ]
     predicted = (
         [
-            _Layer(
+            Layer(
                 list(overlay.predicted),
-                [_pen("#000000", 1.0, alpha=150), _pen(overlay.predicted[0].color, 1.0, Qt.PenStyle.DashLine)],
+                [make_pen("#000000", 1.0, alpha=150), make_pen(overlay.predicted[0].color, 1.0, Qt.PenStyle.DashLine)],
             )
         ]
         if overlay.predicted

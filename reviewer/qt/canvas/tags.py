@@ -22,7 +22,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QTransform
 
 from reviewer.qt.canvas.model import Shape
-from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Prepared, _pen
+from reviewer.qt.canvas.prepared import Prepared, make_pen
 from reviewer.qt.palette import SELECTED_COLOR
 
 _LABEL_ORDER = {"finding": 0, "difference": 0, "pile": 1, "card": 2, "annotator": 2, "predicted": 3}  # priority
@@ -78,7 +78,9 @@ def _overlap(a: QRectF, b: QRectF, eps: float = 0.01) -> bool:
     )
 
 
-def _candidates(kind: str, tl: QPointF, br: QPointF, w: float, h: float, d: float = 0.0) -> list[tuple[float, float]]:
+def tag_candidates(
+    kind: str, tl: QPointF, br: QPointF, w: float, h: float, d: float = 0.0
+) -> list[tuple[float, float]]:
     """Top-left corners of the places a ``w`` x ``h`` tag may take around the
     box ``tl``-``br`` (screen px), best first, each ``d`` px out from the
     box's edge (0: touching it from outside, never over it)."""
@@ -229,7 +231,7 @@ def place_tags(
         box = next(
             (
                 r
-                for x, y in _candidates(s.kind, anchor.topLeft(), anchor.bottomRight(), w, h)
+                for x, y in tag_candidates(s.kind, anchor.topLeft(), anchor.bottomRight(), w, h)
                 if ok(r := QRectF(x, y, w, h))
             ),
             None,
@@ -244,7 +246,7 @@ def place_tags(
             spots = (
                 QRectF(x, y, w, h)
                 for d in LEADER_STEPS
-                for x, y in _candidates(s.kind, anchor.topLeft(), anchor.bottomRight(), w, h, d)
+                for x, y in tag_candidates(s.kind, anchor.topLeft(), anchor.bottomRight(), w, h, d)
             )
             margin = _margin_spots(anchor, photo, area, w, h)
             others = [r for r in card_rects if r != anchor]
@@ -271,17 +273,17 @@ def paint_tags(painter: QPainter, prepared: Prepared, tags: Sequence[PlacedTag])
             else QColor(SELECTED_COLOR if (s.selected and s.kind == "card") else s.color)
         )
         if t.leader is not None:
-            painter.setPen(_pen(bg, 1.5))
+            painter.setPen(make_pen(bg, 1.5))
             painter.drawLine(t.leader)
             painter.drawEllipse(t.leader.p2(), 2.0, 2.0)
         bg.setAlpha(225)
         painter.fillRect(t.box, bg)
         if s.selected and s.kind == "finding":
-            painter.setPen(_pen(SELECTED_COLOR, 2.0))
+            painter.setPen(make_pen(SELECTED_COLOR, 2.0))
             painter.drawRect(t.box)
         painter.setFont(prepared.bold if t.bold else prepared.font)
         painter.setPen(_text_color(bg))
         painter.drawText(t.box, Qt.AlignmentFlag.AlignCenter, t.text)
 
 
-__all__ = ["FINDING_GAP_PX", "PlacedTag", "paint_tags", "place_tags"]
+__all__ = ["PlacedTag", "paint_tags", "place_tags"]

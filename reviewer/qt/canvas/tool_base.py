@@ -44,7 +44,8 @@ class Canvas(Protocol):
         """The texts offered for a ground-truth card with box ``rect`` (card ``card_id``, if any)."""
 
 
-def _preview(rect: Rect) -> Shape:
+def preview_shape(rect: Rect) -> Shape:
+    """The shape a tool shows while ``rect`` is dragged (the selected colour)."""
     return Shape("preview", rect, SELECTED_COLOR)
 
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.commands import AddCard, AddPile, EditCards, draw_card
 from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.model import Rect, Shape, bbox_of, polygon_rect
-from reviewer.qt.canvas.tool_base import Canvas, Tool, _preview
+from reviewer.qt.canvas.tool_base import Canvas, Tool, preview_shape
 from reviewer.qt.palette import SELECTED_COLOR
 
 MIN_BOX_PX = 4.0  # smaller drawn rectangles are dropped
@@ -93,7 +93,7 @@ class _DrawTool(Tool):
         if self.points:
             pts = self.points + ([self.now] if self.state == "polygon" else [self.points[0]])
             return [Shape("preview", polygon_rect(pts), SELECTED_COLOR, polygon=tuple(pts))]
-        return [_preview(self.rect())] if self.state in ("drag", "ask") else []
+        return [preview_shape(self.rect())] if self.state in ("drag", "ask") else []
 
 
 class PileTool(_DrawTool):

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.commands import EditCards
 from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.model import Rect, Shape, bbox_of
-from reviewer.qt.canvas.tool_base import Canvas, Tool, _preview
+from reviewer.qt.canvas.tool_base import Canvas, Tool, preview_shape
 
 DRAG_PX = 3.0  # a press that moves less than this (screen px) is a click
 HANDLE_HIT_PX = 6.0  # how near a handle a press must be
@@ -168,11 +168,11 @@ class SelectTool(Tool):
     def preview(self) -> list[Shape]:
         """The moved boxes, the resized box or the rubber band."""
         if self.state == "move":
-            return [_preview(r) for _, r in self._moved()]
+            return [preview_shape(r) for _, r in self._moved()]
         if self.state == "resize":
-            return [_preview(self._resized())]
+            return [preview_shape(self._resized())]
         if self.state == "band":
-            return [_preview(self._band())]
+            return [preview_shape(self._band())]
         return []
 
     def cursor_at(self, x, y) -> Qt.CursorShape:

@@ -24,10 +24,10 @@ importable from here as before.
 
 from __future__ import annotations
 
-from reviewer.qt.canvas.tool_base import Canvas, Tool
-from reviewer.qt.canvas.tool_draw import MIN_BOX_PX, CardTool, PileTool
-from reviewer.qt.canvas.tool_select import DRAG_PX, HANDLE_HIT_PX, SelectTool
+from reviewer.qt.canvas.tool_base import Tool
+from reviewer.qt.canvas.tool_draw import CardTool, PileTool
+from reviewer.qt.canvas.tool_select import SelectTool
 
-__all__ = ["DRAG_PX", "HANDLE_HIT_PX", "MIN_BOX_PX", "TOOLS", "Canvas", "CardTool", "PileTool", "SelectTool", "Tool"]
+__all__ = ["TOOLS"]
 
 TOOLS: dict[str, type[Tool]] = {"select": SelectTool, "pile": PileTool, "card": CardTool}

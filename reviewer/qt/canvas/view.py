@@ -19,13 +19,16 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QWidget
 
 from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
-from reviewer.qt.canvas.overlay import Overlay, Rect, build_overlay
+from reviewer.qt.canvas.overlay import build_overlay
+from reviewer.qt.canvas.model import Overlay
+from reviewer.qt.canvas.model import Rect
 from reviewer.qt.canvas.labels import ModelLabels
 from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost, InlineEditor
 from reviewer.qt.canvas.events import CanvasEvents
 from reviewer.qt.canvas.navigation import Navigation
-from reviewer.qt.canvas.tools import TOOLS, Tool
+from reviewer.qt.canvas.tools import TOOLS
+from reviewer.qt.canvas.tool_base import Tool
 from reviewer.qt.choices import Choice
 from reviewer.qt.text import cell, line, paper
 

@@ -201,7 +201,7 @@ class CalibrationPanel(QWidget):
 
     def write_chart(self, path: Path) -> Optional[str]:
         """Write the chart as PNG to ``path``, replacing the file whole
-        (reviewer.storage.safe_write: never a project or a file that is not
+        (reviewer.storage.files.safe_write: never a project or a file that is not
         a PNG image). Returns None, or why it could not be saved."""
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)

@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
-from reviewer.core.judging.disputes import format_value, is_human, value_of
+from reviewer.core.judging.dispute_common import is_human
+from reviewer.core.judging.dispute_common import format_value, value_of
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict, cip_letter
 
 #: Okabe-Ito colours (safe for colour vision deficiency).

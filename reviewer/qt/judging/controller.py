@@ -38,7 +38,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QObject
 
 from reviewer.core.commands import Adjudicate, Batch, Command
-from reviewer.core.judging.disputes import is_human
+from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.label_commands import CommitFirstLabel, with_dispute_labels
 from reviewer.core.judging.verdicts import Scale, Value, normalise
 from reviewer.qt.judging import gt_sides

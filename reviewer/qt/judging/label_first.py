@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.disputes import format_value, primary_verdicts, value_of
+from reviewer.core.judging.dispute_common import primary_verdicts
+from reviewer.core.judging.dispute_common import format_value, value_of
 from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
 from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.qt.judging.common import show_value

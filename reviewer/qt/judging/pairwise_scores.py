@@ -32,7 +32,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
-from reviewer.core.judging.disputes import is_human, latest_by_order, rater_labels, value_of
+from reviewer.core.judging.disputes import is_human, latest_by_order, rater_labels
+from reviewer.core.judging.dispute_common import value_of
 from reviewer.core.judging.verdicts import Scale, Verdict
 from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh

@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.disputes import natural_key, rater_key, rater_labels
+from reviewer.core.judging.dispute_common import rater_labels
+from reviewer.core.text import natural_key
+from reviewer.core.judging.dispute_common import rater_key
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
 from reviewer.qt.panels import IdRole, plain_tooltip

@@ -24,14 +24,15 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.cards.gt_agreement import Difference
-from reviewer.core.judging.disputes import rater_key, rater_labels
+from reviewer.core.judging.disputes import rater_labels
+from reviewer.core.judging.dispute_common import rater_key
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
 from reviewer.qt.palette import color_of, style_of
-from reviewer.qt.canvas.painting import marked_crop
+from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.session import Session
 
 

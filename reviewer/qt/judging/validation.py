@@ -57,7 +57,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.judging.agreement_intervals import strength
-from reviewer.core.judging.disputes import format_value
+from reviewer.core.judging.dispute_common import format_value
 from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import AlignmentView
 from reviewer.qt.judging.reliability import ReliabilityView

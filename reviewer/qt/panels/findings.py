@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QToolButto
 
 from reviewer.core.models import Finding, Status
 from reviewer.qt import registry
-from reviewer.qt.canvas.overlay import build_overlay, run_legend
+from reviewer.qt.canvas.overlay import build_overlay
+from reviewer.qt.canvas.shapes import run_legend
 from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
 from reviewer.qt.session import Session

@@ -21,7 +21,6 @@ from typing import Callable, Iterable, Optional, Sequence
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.text import cell as one_line
 
@@ -31,7 +30,7 @@ DEBOUNCE_MS = 150
 MAX_COLUMN = 260
 _NUMBER = re.compile(r"^[-+]?\d[\d.,]*\s*%?$")
 
-__all__ = ["DEBOUNCE_MS", "MAX_COLUMN", "FiguresTable", "LiveRefresh", "plain_label", "two_lines"]
+__all__ = ["DEBOUNCE_MS", "MAX_COLUMN", "FiguresTable", "LiveRefresh", "two_lines"]
 
 
 class LiveRefresh(QObject):

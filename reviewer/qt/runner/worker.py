@@ -7,9 +7,9 @@ waits for the network.
   window's connection reads what it commits at once) and closes it when
   done; the window's connection is never used from it. It opens the file
   through open_own_connection (open_project) like the window, which recognises it through SQLite
-  only, so the window's locks are never dropped (reviewer.storage.recognise).
+  only, so the window's locks are never dropped (reviewer.storage.project.recognise).
   Each request is reserved in the project before it is sent
-  (reviewer.storage.reservations), so a `reviewer run` beside the window
+  (reviewer.storage.repo.reservations), so a `reviewer run` beside the window
   never asks the same thing.
 * ``progressed(done, total, answered, failed)`` after answers (at most
   every PROGRESS_EVERY_S, and always the last one), ``stored(kind, ids)``

@@ -20,9 +20,11 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
-from reviewer.storage import dispute_queue, repo
+from reviewer.storage import dispute_queue
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.qt.session.writer_worker import WriterWorker
 
 #: Verdicts from which the disputes are found on the writer worker (fewer:
@@ -160,19 +162,19 @@ class DisputeState(QObject):
         """{run id: its item's name} of every run (one query)."""
         if self.project is None:
             return {}
-        return repo.run_item_names(self.project)
+        return repo_items.run_item_names(self.project)
 
     def run_by_id(self, run_id: Optional[int]) -> Optional[dict]:
-        """A run row (reviewer.storage.repo.run_rows: item, prompt, model,
+        """A run row (reviewer.storage.repo.runs.run_rows: item, prompt, model,
         repetition, output, ...) with its ``item_kind``, ``item_text`` and
         ``item_path``; None when there is no such run."""
         if self.project is None or run_id is None:
             return None
-        rows = repo.run_rows(self.project, [run_id])
+        rows = repo_runs.run_rows(self.project, [run_id])
         if not rows:
             return None
         row = rows[0]
-        item = repo.item_by_name(self.project, row["item"])
+        item = repo_items.item_by_name(self.project, row["item"])
         row.update(
             item_kind=item.kind if item else None,
             item_text=item.text if item else None,

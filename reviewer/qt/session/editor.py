@@ -21,7 +21,7 @@ from typing import Optional
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.commands import Command, Effect
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.qt.session.history import History, Op
 
 #: Seconds opening another project (or closing) waits for edits still queued.

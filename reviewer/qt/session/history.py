@@ -2,7 +2,7 @@
 refused because another program is writing the project.
 
 Every push, undo and redo is an operation on the core UndoStack done inside
-one write (reviewer.storage.writes.WriteQueue). When the project is free
+one write (reviewer.storage.project.writes.WriteQueue). When the project is free
 (the usual case) it is done at once; when another program holds the write
 lock longer than ``SUBMIT_WAIT_S``, the operation waits in the queue, in
 order behind the others, and a QTimer flushes the queue every
@@ -26,8 +26,8 @@ from typing import Any, Optional
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, DecideFindings, Effect, UndoStack
-from reviewer.storage.db import Project, ProjectError
-from reviewer.storage.writes import WriteQueue
+from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.project.writes import WriteQueue
 
 #: Seconds an edit may wait for the lock before it is queued (another
 #: writer commits at least every db.BATCH_S, so usually it gets in).

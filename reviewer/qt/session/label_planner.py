@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from reviewer.qt.session.disputes import ASYNC_VERDICTS, verdict_count
 from reviewer.qt.session.writer_worker import WriterWorker
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.judging import label_plan as plans
 
 

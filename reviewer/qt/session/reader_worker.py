@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from reviewer.storage.cards import overview
-from reviewer.storage.db import ProjectError
+from reviewer.storage.project.db import ProjectError
 
 #: work(reader, cancelled) -> result, on the worker thread.
 Work = Callable[[Any, Callable[[], bool]], Any]

@@ -12,7 +12,7 @@ reader_worker, writer_worker).
 
 The module also hands the widgets the storage names that read no project:
 types, constants, pure helpers over what was read, and the checked file
-writer (reviewer.storage.safe_write) of the screenshot and chart files.
+writer (reviewer.storage.files.safe_write) of the screenshot and chart files.
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ from typing import TYPE_CHECKING, Any, Optional, Protocol
 from reviewer.core.cases.model import TestCase
 from reviewer.core.judging.verdicts import Verdict
 from reviewer.core.models import GroundTruth
-from reviewer.storage import repo, safe_write
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.files import safe_write
 from reviewer.storage.annotators import ground_truth
 from reviewer.storage.cards.proposed_boxes import ProposedBox, proposed_boxes
 from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.cases import cases
-from reviewer.storage.db import Project, ProjectError, open_project
+from reviewer.storage.project.db import Project, ProjectError, open_project
 from reviewer.storage.gt_adjudication import adjudication_command
-from reviewer.storage.images import SWAPS, UPRIGHT
+from reviewer.storage.files.images import SWAPS, UPRIGHT
 from reviewer.storage.importers.pairwise import UNNAMED_MODELS
 from reviewer.storage.judging import labels, label_plan as plans
 from reviewer.storage.judging.calibration_report import CalibrationRow
@@ -76,7 +78,7 @@ __all__ = [
 
 def open_own_connection(path: Path) -> Project:
     """A connection of its own to the project file at ``path`` for a worker
-    thread (reviewer.storage.db.open_project: recognised through SQLite
+    thread (reviewer.storage.project.db.open_project: recognised through SQLite
     only, so the window's locks stay). Raises ProjectError."""
     return open_project(path)
 
@@ -101,17 +103,17 @@ class ProjectReads:
     # -- names --------------------------------------------------------------------------------
     def prompt_names(self) -> list[str]:
         """Every prompt's name, sorted."""
-        return [x.name for x in repo.prompts(self._p)] if self._p else []
+        return [x.name for x in repo_items.prompts(self._p)] if self._p else []
 
     def item_names(self) -> list[str]:
         """Every item's name, in natural order."""
-        return [x.name for x in repo.items(self._p)] if self._p else []
+        return [x.name for x in repo_items.items(self._p)] if self._p else []
 
     def run_models(self, run_ids: list[int]) -> dict[int, str]:
         """{run id: the model that made it} of ``run_ids``."""
         if self._p is None or not run_ids:
             return {}
-        return {r["id"]: str(r["model"]) for r in repo.run_rows(self._p, run_ids, with_output=False)}
+        return {r["id"]: str(r["model"]) for r in repo_runs.run_rows(self._p, run_ids, with_output=False)}
 
     def resolve(self, path: str) -> Optional[Path]:
         """A path stored in the project (relative to its folder) as a path to read."""

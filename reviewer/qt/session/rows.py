@@ -9,7 +9,8 @@ from typing import Iterable, Optional
 
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema, PromptVerdict
-from reviewer.storage import repo
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.cards import overview
 
 #: Runs read per slice by ``read_summary``, which pauses between slices so the GUI thread gets the GIL.
@@ -27,7 +28,7 @@ def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> Option
     """(a RunLine of every scored run in run_rows order, T-P1 rows) of
     ``project``; read in slices of SLICE runs with ``pause`` seconds between
     them; None when ``cancelled()`` turns true."""
-    ids = repo.run_ids(project)
+    ids = repo_runs.run_ids(project)
     lines: list[overview.RunLine] = []
     for start in range(0, len(ids), SLICE):
         if cancelled():
@@ -35,7 +36,7 @@ def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> Option
         lines += overview.run_lines(project, ids[start : start + SLICE])
         if pause:
             time.sleep(pause)
-    return lines, rows_of(lines, repo.current_config(project))
+    return lines, rows_of(lines, repo_config.current_config(project))
 
 
 def rows_of(lines: Iterable, config) -> list[Row]:

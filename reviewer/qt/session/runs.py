@@ -32,9 +32,12 @@ from typing import Iterable, Optional
 from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
 from reviewer.core.workflows import AnyWorkflow, Workflow
-from reviewer.storage import repo, workflows
+from reviewer.storage import workflows
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cards import overview
-from reviewer.storage.db import ProjectError
+from reviewer.storage.project.db import ProjectError
 from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
@@ -113,7 +116,7 @@ class RunCache:
         and review counts of ``project`` (None: empty) and the runs of
         ``item_id``. The summary is the caller's (``apply_summary``)."""
         self.project = project
-        self._items = repo.items(project) if project else []  # items change only by import
+        self._items = repo_items.items(project) if project else []  # items change only by import
         self._items_by_id = {i.id: i for i in self._items if i.id is not None}
         self._item_ids = {i.name: i.id for i in self._items if i.id is not None}
         self._gt.clear()
@@ -125,8 +128,8 @@ class RunCache:
         self._runs_total = project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
         self._counts_later = self._runs_total >= COUNTS_WITH_SUMMARY_RUNS
         self._counts = {} if self._counts_later else overview.review_counts(project)
-        cards = repo.card_counts(project)
-        blank = repo.transcribe_counts(project)
+        cards = repo_items.card_counts(project)
+        blank = repo_items.transcribe_counts(project)
         flows = workflows.item_workflows(project, self._items)
         truth = workflows.truth_counts(project)
         self._statuses = [
@@ -219,7 +222,7 @@ class RunCache:
     def ground_truth(self, item_id: int) -> GroundTruth:
         """Ground truth of an item, read once then cached."""
         if item_id not in self._gt:
-            self._gt[item_id] = repo.ground_truth(self.project, item_id)
+            self._gt[item_id] = repo_ground_truth.ground_truth(self.project, item_id)
         return self._gt[item_id]
 
     def forget_ground_truth(self, item_id: Optional[int] = None) -> None:
@@ -422,7 +425,7 @@ class RunCache:
         if not self._complete or not self._dirty_keys or self._score_rows is None:
             return []
         keys, self._dirty_keys = self._dirty_keys, set()
-        config = repo.current_config(self.project)
+        config = repo_config.current_config(self.project)
         changed, new = [], False
         for prompt, model, item in keys:
             if item == "*":  # the pooled sums, kept run by run: no walk over every run of the prompt
@@ -450,7 +453,7 @@ class RunCache:
             self._score_rows[row] = (auto, reviewed)
             changed.append(row)
         if new:
-            self._score_rows = rows_of(self._lines.values(), repo.current_config(self.project))
+            self._score_rows = rows_of(self._lines.values(), repo_config.current_config(self.project))
             self._score_index = {a.key(): k for k, (a, _) in enumerate(self._score_rows)}
             return None
         return sorted(changed)

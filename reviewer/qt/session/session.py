@@ -37,9 +37,11 @@ from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
 from reviewer.core.workflows import AnyWorkflow
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
-from reviewer.storage import previews, repo
+from reviewer.storage.files import previews
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cards import overview
-from reviewer.storage.db import Project, ProjectError, open_project
+from reviewer.storage.project.db import Project, ProjectError, open_project
 from reviewer.storage.importers import ImportOptions, ImportReport, import_source
 from reviewer.storage.cards.scores import ScoredRun, verdicts
 from reviewer.storage.scoring import score_project
@@ -66,7 +68,7 @@ ASYNC_STALE_RUNS = 1_000
 def _stale_runs(project: Project) -> int:
     """How many runs are not scored with the project's scoring config (two
     counts from indexes, as score_runs asks)."""
-    version = repo.current_config(project).version
+    version = repo_config.current_config(project).version
     scored = project.db.execute(
         "SELECT count(*) FROM run_scores WHERE config_version = ? AND strict = 0", [version]
     ).fetchone()[0]
@@ -610,7 +612,7 @@ class Session(QObject):
 
     def card_texts(self) -> dict[int, list[str]]:
         """{item id: ground-truth card texts} (for search)."""
-        return repo.card_texts(self.project) if self.project is not None else {}
+        return repo_items.card_texts(self.project) if self.project is not None else {}
 
     def close(self) -> None:
         """Close the project (after writing the edits still waiting, for up

@@ -18,7 +18,7 @@ calibration_report.calibration_rows, as ``reviewer calibration``), all with
 their default settings (2,000 resamples, seed 0).
 
 A *slice* (a metadata field of the items and one of its values,
-reviewer.storage.item_metadata) limits the alignment, the calibration and
+reviewer.storage.repo.item_metadata) limits the alignment, the calibration and
 the comparison to its subjects, as ``--by FIELD`` does; the agreement table
 stays over all subjects. A *comparison* of two judges gives what
 ``reviewer alignment P --compare J1,J2`` gives (reviewer.storage.judging.
@@ -38,9 +38,9 @@ from PySide6.QtCore import QObject
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_compare import JudgeComparison
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.dispute_queue import agreement_with_intervals
-from reviewer.storage.item_metadata import metadata_fields, subject_slices
+from reviewer.storage.repo.item_metadata import metadata_fields, subject_slices
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 from reviewer.storage.judging.calibration_report import CalibrationRow, calibration_rows
@@ -50,6 +50,9 @@ from reviewer.storage.spans.confidences import span_confidences
 from reviewer.qt.session.reader_worker import ReaderWorker
 
 
+#: comparison_text is passed on to the validation view, which reads the project
+#: only through this worker (contract "the window reads the project only
+#: through the Session").
 __all__ = ["ValidationFigures", "ValidationWorker", "comparison_text", "compute", "slice_choices"]
 
 
@@ -57,7 +60,7 @@ def slice_choices(project: Project, field_name: Optional[str] = None) -> list[st
     """The slice selector's choices: the items' metadata fields (``field_name``
     None), else the slices (values) of that field among judged subjects,
     sorted. A light read on the calling thread. Raises ValueError as
-    reviewer.storage.item_metadata.subject_slices does."""
+    reviewer.storage.repo.item_metadata.subject_slices does."""
     if field_name is None:
         return metadata_fields(project)
     return sorted(set(subject_slices(project, field_name).values()))

@@ -3,7 +3,7 @@ when a project opens (decision record "big-projects-stay-interactive").
 
 ``WriterWorker`` runs ``work(project, progress, cancelled)`` on a
 one-thread QThreadPool through a write connection of its own
-(reviewer.storage.db.second_connection: SQLite connections never cross
+(reviewer.storage.project.db.second_connection: SQLite connections never cross
 threads), with the same short write transactions as every writer
 (decision record "short-write-transactions"), so the window's edits get in
 between. ``progress(done, total)`` reaches the GUI thread as ``progress``;
@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from reviewer.storage.db import ProjectError, second_connection
+from reviewer.storage.project.db import ProjectError, second_connection
 
 #: work(project, progress, cancelled) -> result, on the worker thread.
 Work = Callable[[Any, Callable[[int, int], None], Callable[[], bool]], Any]

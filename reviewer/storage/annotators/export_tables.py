@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.export_schema import AGREEMENT_COLUMNS
 
 

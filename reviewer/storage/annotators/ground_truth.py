@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.core.annotators import GT_KINDS, agreement_rows, comparisons, ground_truth_disputes
+from reviewer.core.annotators import agreement_rows, comparisons, ground_truth_disputes
 from reviewer.core.cards.gt_agreement import CONSENSUS, ItemAgreement
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.core.models import GroundTruth
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.project.db import Project
 
 __all__ = [
-    "GT_KINDS",
     "annotated",
     "annotators",
     "gt_agreement_rows",
@@ -53,14 +52,14 @@ def annotated(project: Project, min_annotators: int = 2) -> dict[str, dict[str, 
         names.setdefault((item_id, name), []).append(annotator)
     for (item_id, name), who in names.items():
         if len([w for w in who if w != CONSENSUS]) >= min_annotators:
-            out[name] = {w: repo.ground_truth(project, item_id, w) for w in who}
+            out[name] = {w: repo_ground_truth.ground_truth(project, item_id, w) for w in who}
     return out
 
 
 def item_ground_truths(project: Project, item_id: int) -> dict[str, GroundTruth]:
     """{annotator: ground truth} of one item's named annotators, by name
     (the consensus '' is not among them)."""
-    return {name: repo.ground_truth(project, item_id, name) for name in annotators(project, item_id)}
+    return {name: repo_ground_truth.ground_truth(project, item_id, name) for name in annotators(project, item_id)}
 
 
 def item_comparisons(project: Project, item_id: int) -> list[ItemAgreement]:

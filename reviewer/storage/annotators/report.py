@@ -9,7 +9,7 @@ from typing import Any, Optional
 from reviewer.core.judging.agreement_table import agreement_csv
 from reviewer.core.tables import markdown_table
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 #: The columns of the ground-truth agreement table in Markdown.
 GT_AGREEMENT_HEADER = ["raters", "dimension", "statistic", "value", "n", "note"]

@@ -28,7 +28,7 @@ from typing import Optional
 from PIL import Image
 
 from reviewer.core.cards.fidelity import FidelityReport, KeyRun, compare
-from reviewer.storage.confine import inside, outside, plain_name, source_root
+from reviewer.storage.files.confine import inside, outside, plain_name, source_root
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.scoring import RunScore, score_run
 from reviewer.core.models import (
@@ -113,7 +113,7 @@ def load(folder: Path) -> tuple[list[KeyedAnswer], list[KeyRun]]:
     """The answers of ``folder`` and its answer key, in the key's order.
     Raises OSError / ValueError / KeyError on a malformed folder, and
     Refused (a ValueError) for a run file named in expected.json that lies
-    outside ``folder`` (reviewer.storage.confine)."""
+    outside ``folder`` (reviewer.storage.files.confine)."""
     folder = Path(folder)
     truths = ground_truths(folder)
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Iterator, NamedTuple, Optional
 
 from reviewer.core.models import STALE_PREFIX
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.cards.scored import iter_scored_runs
 
 #: Runs whose metrics are recomputed per write transaction.
@@ -66,7 +66,7 @@ def fill_missing_metrics(project: Project) -> int:
 
 def iter_metric_rows(project: Project, with_parse_error: bool = False) -> Iterator[MetricRow]:
     """Every scored run with its stored metrics, in the order of
-    repo.run_rows (item, prompt, model, repetition), streamed from one
+    repo.runs.run_rows (item, prompt, model, repetition), streamed from one
     query. Missing metrics are filled first (fill_missing_metrics); a run
     whose findings change while this reads is recomputed on the spot."""
     fill_missing_metrics(project)

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from reviewer.storage.db import Project, _connect
+from reviewer.storage.project.db import Project, connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, scored_chunk
 
 
@@ -45,7 +45,7 @@ class ReviewCounts:
 
 def item_runs(project: Project, item_id: int, with_cards: bool = True) -> list[ScoredRun]:
     """The scored runs of one item (by the runs' item index), in the order
-    of repo.run_rows (prompt, model, repetition)."""
+    of repo.runs.run_rows (prompt, model, repetition)."""
     ids = [
         row[0]
         for row in project.db.execute(
@@ -212,7 +212,7 @@ def reader(project: Project) -> tuple[Project, bool]:
     in memory (read-only projects: nothing writes to them meanwhile)."""
     if project.read_only or not project.path.exists():
         return project, False
-    return Project(project.path, _connect(str(project.path)), read_only="reader"), True
+    return Project(project.path, connect(str(project.path)), read_only="reader"), True
 
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Sequence
 from pydantic import ValidationError
 
 from reviewer.core.cards.pre_annotation import ProposedBox
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 #: The meta key of an item's proposed boxes.
 KEY = "proposed_boxes.{}"

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from reviewer.core.cards.report import code_count_table, code_counts_csv, verdict_rows, verdicts_csv
 from reviewer.core.tables import markdown_table
 from reviewer.storage.cards.scores import CardSummary, summarize
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.registry import ReportContext
 
 

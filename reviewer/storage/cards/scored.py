@@ -14,8 +14,9 @@ from typing import Iterable, Iterator, NamedTuple, Optional
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import Finding, ModelCard, RunMetrics
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project
 
 #: Runs read per chunk (three queries each).
 CHUNK = 400
@@ -46,7 +47,7 @@ def iter_scored_runs(
     findings: three queries per chunk), so memory stays O(chunk) however
     many runs the project has. ``with_output=False`` leaves the answer text
     out of ``run`` (for figures that do not show it)."""
-    ids = repo.run_ids(project, run_ids)
+    ids = repo_runs.run_ids(project, run_ids)
     for start in range(0, len(ids), CHUNK):
         yield from scored_chunk(project, ids[start : start + CHUNK], with_cards, with_output)
 
@@ -55,7 +56,7 @@ def scored_chunk(
     project: Project, ids: list[int], with_cards: bool = True, with_output: bool = True
 ) -> list[ScoredRun]:
     """The scored runs among ``ids`` (a few hundred at most: one SQL
-    parameter each) in repo.run_rows order: three queries (stored scores,
+    parameter each) in repo_runs.run_rows order: three queries (stored scores,
     findings, runs) whatever their number."""
     marks = ",".join("?" * len(ids))
     stored = {
@@ -69,11 +70,11 @@ def scored_chunk(
     if not stored:
         return []
     by_run: dict[int, list[Finding]] = {}
-    for f in repo.findings_of_runs(project, [i for i in ids if i in stored]):
+    for f in repo_findings.findings_of_runs(project, [i for i in ids if i in stored]):
         assert f.run_id is not None  # stored findings belong to a run
         by_run.setdefault(f.run_id, []).append(f)
     out = []
-    for run in repo.run_rows(project, [i for i in ids if i in stored], with_output=with_output):
+    for run in repo_runs.run_rows(project, [i for i in ids if i in stored], with_output=with_output):
         facts_json, cards_json, auto_json, reviewed_json = stored[run["id"]]
         facts = RunFacts.model_validate_json(facts_json)
         fs = by_run.get(run["id"], [])

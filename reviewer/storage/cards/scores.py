@@ -38,8 +38,12 @@ from reviewer.core.models import (
 )
 from reviewer.core.cards.prompts import prompt_example
 from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
-from reviewer.storage import repo
-from reviewer.storage.db import Project, now
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project, now
 from reviewer.storage.cards.metric_rows import code_counts, iter_metric_rows
 from reviewer.storage.cards.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
     LeanMetrics,
@@ -163,7 +167,7 @@ def _stored_findings(project: Project, ids: list[int]) -> tuple[dict[int, list[F
     which a new score replaces; the others, human findings and test-case checks, kept as they are)."""
     old_by_run: dict[int, list[Finding]] = {}
     others: dict[int, list[Finding]] = {}  # human findings, test-case checks: kept as they are
-    for f in repo.findings_of_runs(project, ids):
+    for f in repo_findings.findings_of_runs(project, ids):
         # test-case checks are written by storage.cases.cases
         mine = f.source == Source.AUTO and not isinstance(f.code, CaseCode)
         assert f.run_id is not None  # stored findings belong to a run
@@ -295,10 +299,10 @@ def _score_chunk(project: Project, ids: list[int]) -> int:
     context in _WORKER; the writes in one short transaction. Returns the
     number of runs."""
     c = _WORKER
-    runs = repo.run_rows(project, ids)
+    runs = repo_runs.run_rows(project, ids)
     for run in runs:
         if run["item_id"] not in c["gts"]:
-            c["gts"][run["item_id"]] = repo.ground_truth(project, run["item_id"])
+            c["gts"][run["item_id"]] = repo_ground_truth.ground_truth(project, run["item_id"])
     scores = [_score_one(r["output"], r["prompt_id"], r["item_id"]) for r in runs]
     with project.transaction(derived=True):
         _write_chunk(project, runs, scores, c["config"], c["strict"])
@@ -326,7 +330,7 @@ def _score_chunk_in_worker(ids: list[int]) -> int:
     to the project (opened at its first chunk)."""
     project = _WORKER.get("project")
     if project is None:
-        from reviewer.storage.db import open_project
+        from reviewer.storage.project.db import open_project
 
         project = _WORKER["project"] = open_project(_WORKER["path"])
         project.db.execute("PRAGMA synchronous = NORMAL")  # derived data: see _derived_sync
@@ -391,12 +395,12 @@ def score_runs(
     ``progress(done, total)`` is called after each chunk. Returns the number
     of runs scored.
     """
-    config = config or repo.current_config(project)
+    config = config or repo_config.current_config(project)
     if (
-        repo.stored_config_version(project) != config.version
+        repo_config.stored_config_version(project) != config.version
         or not project.db.execute("SELECT 1 FROM scoring_config WHERE version = ?", [config.version]).fetchone()
     ):
-        repo.save_config(project, config)
+        repo_config.save_config(project, config)
     if only_stale and run_ids is None and _all_scored(project, config, strict):
         ids = []  # opening a big project asks this: two counts from indexes
     elif only_stale and run_ids is None:
@@ -409,9 +413,9 @@ def score_runs(
                 [config.version, int(strict)],
             )
         }
-        ids = repo.run_ids(project, stale) if stale else []
+        ids = repo_runs.run_ids(project, stale) if stale else []
     else:
-        ids = repo.run_ids(project, run_ids)
+        ids = repo_runs.run_ids(project, run_ids)
         if only_stale:
             fresh = {
                 r[0]
@@ -423,8 +427,8 @@ def score_runs(
             ids = [i for i in ids if i not in fresh]
     if not ids:
         return 0
-    prompts = {p.id: p for p in repo.prompts(project)}
-    items = {i.id: i for i in repo.items(project)}
+    prompts = {p.id: p for p in repo_items.prompts(project)}
+    items = {i.id: i for i in repo_items.items(project)}
     context = {
         "prompts": prompts,
         "examples": {pid: prompt_example(p.text) for pid, p in prompts.items()},
@@ -483,7 +487,7 @@ def _score_in_pool(
     context = {
         **context,
         "path": str(project.path),
-        "gts": {item_id: repo.ground_truth(project, item_id) for item_id in context["items"]},
+        "gts": {item_id: repo_ground_truth.ground_truth(project, item_id) for item_id in context["items"]},
     }
     total = sum(map(len, chunks))
     done = 0
@@ -538,7 +542,7 @@ def verdicts(
     from the automatic or the reviewed metrics. Free-text prompts are left
     out. Without ``runs``, the metrics stored with the runs are read
     (metric_rows.iter_metric_rows)."""
-    config = config or repo.current_config(project)
+    config = config or repo_config.current_config(project)
     if runs is not None:
         return prompt_verdicts(_verdict_rows(runs, reviewed), config)
     return prompt_verdicts(
@@ -571,7 +575,7 @@ def summarize(project: Project, config: Optional[ScoringConfig] = None) -> CardS
     scoring recomputed first) and one aggregate of the findings' final
     codes: memory holds two small metric tuples per run, never the runs,
     their answers or their findings."""
-    config = config or repo.current_config(project)
+    config = config or repo_config.current_config(project)
     auto_rows, reviewed_rows = [], []
     free: set[str] = set()
     prompts: dict[str, None] = {}  # in the order the runs first show them

@@ -37,8 +37,9 @@ from reviewer.core.cases.asking import DEFAULT_TEMPLATE
 from reviewer.core.cases.scoring import CaseScore, case_score, counted_metrics, findings_of
 from reviewer.core.models import STALE_PREFIX, AnswerSchema, CaseCode, Finding, Item, Prompt, Source
 from reviewer.core.text import visible
-from reviewer.storage import repo
-from reviewer.storage.db import Project, ProjectError, now
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import Project, ProjectError, now
 
 PRESET = "cicada-metrics.toml"
 #: The repository's resources/ folder, used when the package is not installed
@@ -200,7 +201,9 @@ def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor:
     with project.transaction():
         row = project.db.execute("SELECT id, text FROM prompts WHERE name = ?", [dataset]).fetchone()
         if row is None:
-            repo.upsert_prompt(project, Prompt(name=dataset, text=system_prompt, schema=AnswerSchema.FREE), actor=actor)
+            repo_items.upsert_prompt(
+                project, Prompt(name=dataset, text=system_prompt, schema=AnswerSchema.FREE), actor=actor
+            )
             return True
         if (row[1] or "") == system_prompt:
             return False
@@ -226,7 +229,7 @@ def upsert_case(project: Project, case: TestCase, source: Optional[str] = None, 
         source=source,
     )
     with project.transaction():
-        item = repo.item_by_name(project, case.id)
+        item = repo_items.item_by_name(project, case.id)
         if item is not None:
             row = project.db.execute(
                 "SELECT dataset, query, context, expected, metadata FROM cases WHERE item_id = ?", [item.id]
@@ -256,8 +259,8 @@ def upsert_case(project: Project, case: TestCase, source: Optional[str] = None, 
                 actor,
             )
             return "updated"
-        item_id, _ = repo.upsert_item(project, Item(name=case.id, kind="text", text=case.query), actor)
-        repo.upsert_prompt(project, Prompt(name=case.dataset, text="", schema=AnswerSchema.FREE), actor=actor)
+        item_id, _ = repo_items.upsert_item(project, Item(name=case.id, kind="text", text=case.query), actor)
+        repo_items.upsert_prompt(project, Prompt(name=case.dataset, text="", schema=AnswerSchema.FREE), actor=actor)
         project.db.execute(
             "INSERT INTO cases (item_id, case_id, dataset, query, context, expected, metadata, "
             "category, source, imported_at) VALUES (:item_id, :case_id, :dataset, :query, "
@@ -275,7 +278,9 @@ def _key(f: Finding) -> tuple:
 
 def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> None:
     """Write a run's new automatic case findings, keeping decisions (module doc)."""
-    old = [f for f in repo.findings(project, run_id) if f.source == Source.AUTO and isinstance(f.code, CaseCode)]
+    old = [
+        f for f in repo_findings.findings(project, run_id) if f.source == Source.AUTO and isinstance(f.code, CaseCode)
+    ]
     by_key: dict[tuple, list[Finding]] = {}
     for f in old:
         by_key.setdefault(_key(f), []).append(f)
@@ -289,12 +294,12 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
                     [f.detail, json.dumps(f.attrs), f.model_card, version, kept.id],
                 )
             continue
-        repo.insert_finding(project, run_id, f, version, actor="scorer")
+        repo_findings.insert_finding(project, run_id, f, version, actor="scorer")
     for rest in by_key.values():
         for f in rest:
             if f.status.value == "proposed":
                 assert f.id is not None  # read from the database
-                repo.delete_finding(project, f.id, actor="scorer")
+                repo_findings.delete_finding(project, f.id, actor="scorer")
             elif not f.stale:
                 project.db.execute("UPDATE findings SET detail = ? WHERE id = ?", [STALE_PREFIX + f.detail, f.id])
 
@@ -408,7 +413,7 @@ def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[
         "JOIN case_run_scores s ON s.run_id = r.id ORDER BY i.name, r.model, r.repetition, r.id"
     ).fetchall()
     by_run: dict[int, list[Finding]] = {}
-    for f in repo.findings(project):
+    for f in repo_findings.findings(project):
         assert f.run_id is not None  # stored findings belong to a run
         by_run.setdefault(f.run_id, []).append(f)
     out = []

@@ -21,7 +21,7 @@ from reviewer.core.cases.report import (
     summary_rows,
 )
 from reviewer.storage.cases.cases import case_results, has_cases, not_run_notes, project_metrics
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.registry import ReportContext
 
 _DATE = re.compile(r"^\d{4}(-\d{2}){0,2}$")

@@ -13,10 +13,11 @@ from typing import Any, Callable, Optional
 
 from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.annotators.ground_truth import annotators
-from reviewer.storage.db import Project, ProjectError
-from reviewer.storage.sources import import_sources
+from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo.sources import import_sources
 
 #: export format name -> (module, writer(items, out))
 EXPORTERS = {
@@ -61,7 +62,7 @@ def export_ground_truth(
     previous file is left whole); TargetRefused, before anything is
     written, for a project, a file of another format or a target inside a
     source the project was imported from, unless ``force``
-    (reviewer.storage.safe_write). ``images``: 'copy' writes a copy of each
+    (reviewer.storage.files.safe_write). ``images``: 'copy' writes a copy of each
     photo beside its JSON (labelme) or under ``images/`` beside the file
     (coco, label-studio), 'reference' points at it where it is
     (gt_formats.common.plan_image_copies)."""
@@ -71,11 +72,11 @@ def export_ground_truth(
     if who and who not in annotators(project):
         raise ProjectError(f"no annotator '{who}' (known: {', '.join(annotators(project)) or 'none'})")
     items = []
-    for item in repo.items(project):
+    for item in repo_items.items(project):
         if item.kind != "photo" or not item.path:
             continue
         assert item.id is not None  # read from the database
-        gt = repo.ground_truth(project, item.id, who)
+        gt = repo_ground_truth.ground_truth(project, item.id, who)
         if gt.cards or gt.piles:
             items.append((item, project.resolve(item.path).resolve(), gt))
     out = Path(out)  # not resolved: a symbolic link OUT is safe_write's to refuse (or follow with force)

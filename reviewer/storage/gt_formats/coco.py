@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.gt_formats.common import (
     GtBuilder,
     annotator_of,
@@ -42,8 +42,8 @@ from reviewer.storage.gt_formats.common import (
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage import safe_write
-from reviewer.storage.confine import source_root
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import source_root
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
 
@@ -233,7 +233,7 @@ def _area(points: list) -> float:
     )
 
 
-#: What export_coco writes, to check a file it would replace (reviewer.storage.safe_write).
+#: What export_coco writes, to check a file it would replace (reviewer.storage.files.safe_write).
 COCO_FORMAT = safe_write.json_format("COCO JSON file", is_coco)
 
 

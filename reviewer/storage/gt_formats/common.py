@@ -32,10 +32,11 @@ from reviewer.core.cards.gt_geometry import (
     stored_to_upright,
 )
 from reviewer.core.models import Card, GroundTruth, Item, Pile
-from reviewer.storage import repo
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.confine import (
+from reviewer.storage.files.confine import (
     Refused,
     confined_file,
     outside,
@@ -45,8 +46,8 @@ from reviewer.storage.confine import (
     shown,
     within,
 )
-from reviewer.storage import safe_write
-from reviewer.storage.previews import store_preview
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.previews import store_preview
 
 #: Label Studio prefixes uploaded files with 8 hex digits and a dash.
 _UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{8}-", re.I)
@@ -124,7 +125,7 @@ def ensure_item(
     """The item of the photo ``ref`` (named ``name`` or after the photo):
     the project's item of that name, else a new item from the photo found
     (:func:`photo_candidates`) inside ``root``, the folder the import is
-    confined to (reviewer.storage.confine); None (reported as
+    confined to (reviewer.storage.files.confine); None (reported as
     skipped, naming ``field`` or ``name_field``) when neither, when the
     photo named lies outside ``root`` with none of its name inside, or when
     ``name`` is not a plain name."""
@@ -135,7 +136,7 @@ def ensure_item(
             report.skip(f"photo '{shown(ref)}'", str(exc))
             return None
     name = name or item_name(ref)
-    existing = repo.item_by_name(project, name)
+    existing = repo_items.item_by_name(project, name)
     if existing is not None:
         report.count("items", False)
         return existing
@@ -156,11 +157,11 @@ def ensure_item(
     item, photo = photo_item(path, name, project.relative(path), options.max_pixels)
     if item.image_note:
         report.notes.append(f"{path.name}: {item.image_note}")
-    _, created = repo.upsert_item(project, item, options.actor)
+    _, created = repo_items.upsert_item(project, item, options.actor)
     report.count("items", created)
     if photo.preview and store_preview(project, item.sha256, *photo.preview):
         report.count("previews", True)
-    return repo.item_by_name(project, name)
+    return repo_items.item_by_name(project, name)
 
 
 def declared_size(
@@ -296,7 +297,7 @@ def store_ground_truth(
     consensus (until adjudications change it)."""
     who = annotator or CONSENSUS_NAME
     assert item.id is not None  # a stored item
-    current = repo.ground_truth(project, item.id, annotator)
+    current = repo_ground_truth.ground_truth(project, item.id, annotator)
     if current.cards or current.piles:
         report.count("ground truths", False)
         if not same_ground_truth(current, gt):
@@ -305,14 +306,14 @@ def store_ground_truth(
     if not gt.cards and not gt.piles:
         report.skip(f"'{item.name}'", "no card or pile in the file")
         return
-    repo.set_ground_truth(project, item.id, gt, actor, annotator=annotator)
+    repo_ground_truth.set_ground_truth(project, item.id, gt, actor, annotator=annotator)
     report.count("ground truths", True)
     if (
         annotator != CONSENSUS
-        and not repo.has_ground_truth(project, item.id)
-        and not repo.ground_truth(project, item.id).piles
+        and not repo_ground_truth.has_ground_truth(project, item.id)
+        and not repo_ground_truth.ground_truth(project, item.id).piles
     ):
-        repo.set_ground_truth(project, item.id, gt, actor)
+        repo_ground_truth.set_ground_truth(project, item.id, gt, actor)
         report.notes.append(f"'{item.name}': {annotator}'s ground truth is also the consensus (the first annotator's)")
 
 
@@ -350,7 +351,7 @@ def drawable(item: Item, gt: GroundTruth, skipped: list[str]) -> Drawable:
 
 
 #: The photos an export copies (labelme beside its JSON, COCO and Label Studio
-#: under images/): recognised by their first bytes (reviewer.storage.safe_write).
+#: under images/): recognised by their first bytes (reviewer.storage.files.safe_write).
 IMAGE_FORMAT = safe_write.magic_format(
     "image", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF8", b"RIFF", b"BM", b"II*\x00", b"MM\x00*"
 )
@@ -367,12 +368,12 @@ def plan_image_copies(
 ) -> dict[int, Path]:
     """Where an export with ``images`` 'copy' writes the copy of each
     item's photo: ``folder`` / the item's name made a safe file name
-    (reviewer.storage.confine.safe_file_name, one per item) + the photo's
+    (reviewer.storage.files.confine.safe_file_name, one per item) + the photo's
     suffix in lower case, keyed by the item's position in ``items``. An item
     whose copy would lie outside ``folder`` gets none (the export then
     references its photo). {} for 'reference'. ValueError for another mode;
     TargetRefused, before anything is written, for a target that is not a
-    file reviewer may replace, unless ``force`` (reviewer.storage.safe_write)."""
+    file reviewer may replace, unless ``force`` (reviewer.storage.files.safe_write)."""
     if images not in IMAGE_MODES:
         raise ValueError(f"images is one of {', '.join(IMAGE_MODES)}, not '{images}'")
     copies: dict[int, Path] = {}
@@ -396,7 +397,7 @@ def write_image_copies(
     items: Sequence[tuple[Item, Path, GroundTruth]], copies: dict[int, Path], sources=(), force: bool = False
 ) -> int:
     """Write the copies planned by plan_image_copies (each photo's bytes,
-    replaced whole through reviewer.storage.safe_write, so they count as
+    replaced whole through reviewer.storage.files.safe_write, so they count as
     files reviewer wrote). Returns how many were written."""
     for k, target in copies.items():
         target.parent.mkdir(parents=True, exist_ok=True)

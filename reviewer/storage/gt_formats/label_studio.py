@@ -36,7 +36,7 @@ from typing import Any, Optional
 from reviewer.core.cards.gt_geometry import Point, rotated_corners
 from reviewer.core.cards.gt_agreement import CONSENSUS
 from reviewer.core.models import GroundTruth, Item
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.gt_formats.common import (
     GtBuilder,
     annotator_of,
@@ -50,8 +50,8 @@ from reviewer.storage.gt_formats.common import (
 )
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage import safe_write
-from reviewer.storage.confine import source_root
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import source_root
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
 _LABEL_KEYS = ("rectanglelabels", "polygonlabels", "labels")
@@ -264,7 +264,7 @@ def _pct(v: float, whole: Optional[int]) -> float:
     return v * 100.0 / whole if whole else 0.0
 
 
-#: What export_label_studio writes, to check a file it would replace (reviewer.storage.safe_write).
+#: What export_label_studio writes, to check a file it would replace (reviewer.storage.files.safe_write).
 LABEL_STUDIO_FORMAT = safe_write.json_format("Label Studio JSON file", lambda data: _tasks(data) is not None)
 
 

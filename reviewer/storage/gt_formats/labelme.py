@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.models import GroundTruth, Item
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.gt_formats.common import (
     IMAGE_FORMAT,
     IMAGE_MODES,
@@ -48,8 +48,8 @@ from reviewer.storage.gt_formats.common import (
 from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage import safe_write
-from reviewer.storage.confine import Refused, safe_file_name, source_root, within
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import Refused, safe_file_name, source_root, within
 
 _PLACES = ("", "test-images", "images", "annotations")
 
@@ -168,7 +168,7 @@ def card_folder_stem(ref: str) -> str:
     return Path(ref.replace("\\", "/")).stem if ref else ""
 
 
-#: What export_labelme writes, to check a file it would replace (reviewer.storage.safe_write).
+#: What export_labelme writes, to check a file it would replace (reviewer.storage.files.safe_write).
 LABELME_FORMAT = safe_write.json_format("labelme file", is_labelme)
 
 
@@ -184,17 +184,17 @@ def export_labelme(
     with a box (label = pile, '' for none; description = text, '' for a
     card to transcribe, which imports back as one). Cards
     without a box cannot be drawn and are counted in ``skipped``. Each file
-    is named after its item made a safe file name (reviewer.storage.confine.safe_file_name:
+    is named after its item made a safe file name (reviewer.storage.files.confine.safe_file_name:
     no path separator or '..', one file per item) and lies inside ``out``
     (else the item is skipped). Returns counts. Every file is checked before
     any is written (TargetRefused: ``out`` is a file, or a file inside a
     ``source``, a project or not a labelme file, unless ``force``) and each
-    is replaced whole (reviewer.storage.safe_write). ``images``: 'copy'
+    is replaced whole (reviewer.storage.files.safe_write). ``images``: 'copy'
     writes a copy of each photo beside its JSON, named as the JSON with the
     photo's suffix, and ``imagePath`` is that bare file name, as labelme
     saves (the folder stands alone and imports back); 'reference' writes
     ``imagePath`` as the photo's path relative to ``out``. The copies are
-    files reviewer wrote, like the JSON (reviewer.storage.written)."""
+    files reviewer wrote, like the JSON (reviewer.storage.files.written)."""
     if images not in IMAGE_MODES:
         raise ValueError(f"images is one of {', '.join(IMAGE_MODES)}, not '{images}'")
     if out.exists() and not out.is_dir():

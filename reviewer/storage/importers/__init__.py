@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, ProjectError, open_here
+from reviewer.storage.project.db import Project, ProjectError, open_here
 from reviewer.storage.formats import IMPORT_FORMATS, format_function, import_formats
-from reviewer.storage.sources import record_source
+from reviewer.storage.repo.sources import record_source
 from reviewer.storage.workflows import record_workflows
 from reviewer.storage.importers.base import ImportOptions, ImportReport, too_deep
 
@@ -59,7 +59,7 @@ def import_source(
     ReadOnlyProject (a ProjectError) for a project opened read-only. Long
     imports commit in short batches (``Project.batched``), so other writers
     get in; an interrupted import is completed by importing again. The
-    source is recorded (reviewer.storage.sources), and each new item's
+    source is recorded (reviewer.storage.repo.sources), and each new item's
     workflow (reviewer.storage.workflows)."""
     source = Path(source)
     if not source.exists():

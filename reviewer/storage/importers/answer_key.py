@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth, Item
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.previews import store_preview
+from reviewer.storage.files.previews import store_preview
 
 
 def detect(source: Path) -> bool:
@@ -79,7 +81,7 @@ def import_answer_key(project: Project, folder: Path, options: ImportOptions) ->
         item_ids = _import_images(project, folder, truths, options, report)
         prompt_ids = {}
         for name, prompt in PROMPTS.items():
-            prompt_ids[name], created = repo.upsert_prompt(project, prompt, actor=options.actor)
+            prompt_ids[name], created = repo_items.upsert_prompt(project, prompt, actor=options.actor)
             report.count("prompts", created)
         _import_runs(project, folder, item_ids, prompt_ids, model, options, report)
     try:
@@ -110,11 +112,13 @@ def _import_images(
             continue
         item, item_ids[path.stem] = _image_item(project, path, options, report)
         gt, width, height = truths[photo]
-        if repo.ground_truth(project, item_ids[path.stem]).cards:
+        if repo_ground_truth.ground_truth(project, item_ids[path.stem]).cards:
             report.count("ground truths", False)
         elif item.width and width and height:
             sx, sy = item.width / width, (item.height or height) / height
-            repo.set_ground_truth(project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor)
+            repo_ground_truth.set_ground_truth(
+                project, item_ids[path.stem], _scaled(gt, path.stem, sx, sy), options.actor
+            )
             report.count("ground truths", True)
     return item_ids
 
@@ -122,7 +126,7 @@ def _import_images(
 def _image_item(project: Project, path: Path, options: ImportOptions, report: ImportReport) -> tuple[Item, int]:
     """The item of the image ``path`` (named by its stem) and its id: the stored one, or a
     new one read from the photo (its note reported, its preview stored)."""
-    item = repo.item_by_name(project, path.stem)
+    item = repo_items.item_by_name(project, path.stem)
     if item:
         assert item.id is not None  # read from the database
         report.count("items", False)
@@ -130,7 +134,7 @@ def _image_item(project: Project, path: Path, options: ImportOptions, report: Im
     item, read = photo_item(path, path.stem, project.relative(path), options.max_pixels)
     if item.image_note:
         report.notes.append(f"{path.name}: {item.image_note}")
-    item_id, created = repo.upsert_item(project, item, options.actor)
+    item_id, created = repo_items.upsert_item(project, item, options.actor)
     report.count("items", created)
     if read.preview and store_preview(project, item.sha256, *read.preview):
         report.count("previews", True)
@@ -157,7 +161,7 @@ def _import_runs(
             report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
             continue
         output = path.read_text(encoding="utf-8", errors="replace")
-        _run_id, status = repo.add_run(
+        _run_id, status = repo_runs.add_run(
             project,
             item_ids[stem],
             prompt_ids[schema],

@@ -11,7 +11,7 @@ from typing import Any, Iterator, Optional, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reviewer.core.models import AnswerSchema, BoxConvention, Item
-from reviewer.storage.images import Photo, file_sha256, read_photo
+from reviewer.storage.files.images import Photo, file_sha256, read_photo
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 
@@ -22,7 +22,7 @@ class ImportOptions:
     ``schemas`` / ``conventions``: per-prompt overrides of what is read from
     the prompt text. ``actor``: who imports (audit). ``max_pixels``: photos
     larger than this are not decoded whole (default
-    reviewer.storage.images.MAX_PIXELS). ``annotator``: whose ground truth
+    reviewer.storage.files.images.MAX_PIXELS). ``annotator``: whose ground truth
     an annotation file holds (None: the consensus). ``human``: every verdict
     of the source is a person's label (method human; verdict formats only,
     :data:`HUMAN_FORMATS`)."""
@@ -140,7 +140,7 @@ def read_json(path: Path, max_bytes: Optional[int] = None) -> Any:
 def photo_item(path: Path, name: str, stored_path: str, max_pixels: Optional[int] = None) -> tuple[Item, Photo]:
     """An Item for the photo at ``path`` (sha256, upright width and height,
     EXIF orientation, ``image_note``) and what reading it found
-    (reviewer.storage.images.read_photo: the preview, a note, or an error
+    (reviewer.storage.files.images.read_photo: the preview, a note, or an error
     when even the header cannot be read; the item is still made, without
     size, so the window can show the error)."""
     photo = read_photo(path, max_pixels=max_pixels)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 
 
 def detect(path: Path) -> bool:

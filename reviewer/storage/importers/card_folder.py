@@ -8,8 +8,8 @@
     <folder>/runs/<image>_<prompt>_<YYYYMMDD-HHMMSS>.txt   raw model outputs
 
 Boxes in ground-truth.json are in upright image pixels. A photo that is a
-link to a file outside the folder is skipped (reviewer.storage.confine). Photos are read
-by reviewer.storage.images.read_photo (every format, EXIF orientation once,
+link to a file outside the folder is skipped (reviewer.storage.files.confine). Photos are read
+by reviewer.storage.files.images.read_photo (every format, EXIF orientation once,
 size limit, truncated files noted).
 """
 
@@ -23,11 +23,13 @@ from typing import Any, Optional
 from reviewer.core.bounds import pixel
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.cards.prompts import prompt_from_text
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, load_json, photo_item
-from reviewer.storage.confine import inside, source_root
-from reviewer.storage.previews import store_preview
+from reviewer.storage.files.confine import inside, source_root
+from reviewer.storage.files.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
 
@@ -127,7 +129,7 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
             if not inside(root, path):
                 report.skip(path.name, "a link to a file outside the folder imported: not read")
                 continue
-            existing = repo.item_by_name(project, path.stem)
+            existing = repo_items.item_by_name(project, path.stem)
             if existing:
                 assert existing.id is not None  # read from the database
                 item_ids[path.stem] = existing.id
@@ -136,7 +138,7 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
             item, photo = photo_item(path, path.stem, project.relative(path), options.max_pixels)
             if item.image_note:
                 report.notes.append(f"{path.name}: {item.image_note}")
-            item_ids[path.stem], created = repo.upsert_item(project, item, actor)
+            item_ids[path.stem], created = repo_items.upsert_item(project, item, actor)
             report.count("items", created)
             if photo.preview and store_preview(project, item.sha256, *photo.preview):
                 report.count("previews", True)
@@ -170,13 +172,13 @@ def _import_ground_truth(
         except (ValueError, TypeError, IndexError) as exc:
             report.skip(f"ground truth '{name}'", str(exc))
             continue
-        current = repo.ground_truth(project, item_ids[name])
+        current = repo_ground_truth.ground_truth(project, item_ids[name])
         if current.cards:
             report.count("ground truths", False)
             if [(c.text, c.pile) for c in current.cards] != [(c.text, c.pile) for c in gt.cards]:
                 report.notes.append(f"ground truth of '{name}' differs from the file; the project's is kept")
             continue
-        repo.set_ground_truth(project, item_ids[name], gt, actor)
+        repo_ground_truth.set_ground_truth(project, item_ids[name], gt, actor)
         report.count("ground truths", True)
 
 
@@ -189,7 +191,7 @@ def _import_prompts(project: Project, folder: Path, options: ImportOptions, repo
         name = path.stem
         override = name in options.schemas or name in options.conventions
         prompt = prompt_from_text(name, text, options.schemas.get(name), options.conventions.get(name))
-        ids[name], created = repo.upsert_prompt(project, prompt, override=override, actor=options.actor)
+        ids[name], created = repo_items.upsert_prompt(project, prompt, override=override, actor=options.actor)
         report.count("prompts", created)
     return ids
 
@@ -219,13 +221,13 @@ def _import_runs(
         parsed.append((split[2] or "", split, path))
     for _, (image, prompt, stamp), path in sorted(parsed, key=lambda t: (t[0], t[2].name)):
         output = path.read_text(encoding="utf-8", errors="replace")
-        if options.model and repo.adopt_default_model(
+        if options.model and repo_runs.adopt_default_model(
             project, item_ids[image], prompt_ids[prompt], path.name, output, options.model, options.actor
         ):
             report.notes.append(f"{path.name}: run recorded for model 'unknown' now names '{model}'")
             report.count("runs", False)
             continue
-        run_id, status = repo.add_run(
+        run_id, status = repo_runs.add_run(
             project,
             item_ids[image],
             prompt_ids[prompt],

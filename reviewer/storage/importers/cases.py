@@ -25,10 +25,10 @@ from pathlib import Path
 from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
 from reviewer.storage.cases import cases as case_store
-from reviewer.storage.db import Project
-from reviewer.storage import repo
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
-from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.repo.item_metadata import add_item_metadata
 
 #: Dataset files larger than this are not read to detect the format.
 MAX_DETECT_BYTES = 20_000_000
@@ -97,7 +97,7 @@ def import_cases(project: Project, source: Path, options: ImportOptions) -> Impo
                     continue
                 seen[case.id] = path.name
                 status = case_store.upsert_case(project, case, source=path.name, actor=options.actor)
-                item = repo.item_by_name(project, case.id)
+                item = repo_items.item_by_name(project, case.id)
                 if item is not None and item.id is not None and not status.startswith("conflict"):
                     add_item_metadata(project, item.id, _case_metadata(case.metadata, path.stem))
                 if status.startswith("conflict"):

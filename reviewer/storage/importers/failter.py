@@ -52,7 +52,7 @@ each output with Failter's front matter naming its sources
 in the outputs of its subfolders. Each output's input is read from
 ``source-input-path``, inside the experiment folder holding the artifacts
 folder only (the nearest ancestor with ``inputs/`` or a spec file;
-reviewer.storage.confine): as written when it lies inside, else
+reviewer.storage.files.confine): as written when it lies inside, else
 (a relative path, a folder moved since, or a path outside, which is never
 read as written) the path or its last two or three parts under the
 artifacts folder or one of its ancestors up to the experiment folder.
@@ -88,45 +88,27 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, open_here
+from reviewer.storage.project.db import Project, open_here
 from reviewer.storage.importers.base import ImportOptions, ImportReport
-from reviewer.storage.confine import experiment_root, inside, source_root
+from reviewer.storage.files.confine import experiment_root, inside, source_root
 from reviewer.storage.importers.failter_files import (
-    _IGNORED_SUFFIXES,
+    IGNORED_SUFFIXES,
     GT_DIRS,
-    JUDGES,
     OUTPUT_ROOTS,
     TEMPLATE_DIRS,
-    Judgement,
-    _first_dir,
-    _head_meta,
-    _read,
+    first_dir,
+    head_meta,
+    read_text,
     find_source,
-    front_matter,
-    infer_score_scale,
-    parse_eval,
-    sanitize,
-    trial_facts,
 )
-from reviewer.storage.importers.failter_trials import _store_trials, _Trial, _trial, _trials
+from reviewer.storage.importers.failter_trials import store_trials, Trial, read_trial, read_trials
 from reviewer.storage.importers.pairwise import store_reference, text_item
 
 #: The Failter files are read by failter_files and the trials stored by
-#: failter_trials; their public names are re-exported here.
+#: failter_trials; callers import their names from there.
 __all__ = [
-    "GT_DIRS",
-    "JUDGES",
-    "OUTPUT_ROOTS",
-    "TEMPLATE_DIRS",
-    "Judgement",
     "detect",
-    "find_source",
-    "front_matter",
     "import_failter",
-    "infer_score_scale",
-    "parse_eval",
-    "sanitize",
-    "trial_facts",
 ]
 
 
@@ -162,10 +144,7 @@ def _outputs(folder: Path) -> list[Path]:
         out += sorted(
             f
             for f in sub.iterdir()
-            if f.is_file()
-            and not f.name.startswith(".")
-            and not f.name.endswith(_IGNORED_SUFFIXES)
-            and not open_here(f)
+            if f.is_file() and not f.name.startswith(".") and not f.name.endswith(IGNORED_SUFFIXES) and not open_here(f)
         )
     return out
 
@@ -179,10 +158,10 @@ def _is_artifacts(folder: Path) -> bool:
     subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))[:50]
     for sub in subs:
         files = sorted(
-            f for f in sub.iterdir() if f.is_file() and not f.name.endswith(_IGNORED_SUFFIXES) and not open_here(f)
+            f for f in sub.iterdir() if f.is_file() and not f.name.endswith(IGNORED_SUFFIXES) and not open_here(f)
         )[:3]  # a project open here is read only through SQLite
         for f in files:
-            meta = _head_meta(f)
+            meta = head_meta(f)
             if meta and meta.get("filtered-by-model") and meta.get("source-input-path"):
                 return True
     return False
@@ -218,7 +197,7 @@ def import_failter(project: Project, source: Path, options: ImportOptions) -> Im
 
 def _import_artifacts(project: Project, folder: Path, report: ImportReport, actor: Optional[str]) -> None:
     """A bare Failter v2 artifacts folder (module doc)."""
-    trials: list[_Trial] = []
+    trials: list[Trial] = []
     items: dict[Path, int] = {}  # trial output -> item id
     templates: dict[str, str] = {}
     inputs_seen: dict[Path, int] = {}
@@ -230,11 +209,11 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
         if not inside(root, path):
             report.skip(rel, "a link to a file outside the folder imported: not read")
             continue
-        meta = _head_meta(path)
+        meta = head_meta(path)
         if not meta or not meta.get("source-input-path"):
             report.skip(rel, "no Failter front matter naming its input (source-input-path)")
             continue
-        trial = _trial(folder, folder, path, {}, report)
+        trial = read_trial(folder, folder, path, {}, report)
         if trial is None:
             continue
         source = find_source(folder, str(meta["source-input-path"]), root)
@@ -244,15 +223,15 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
         source = source.resolve()
         if source not in inputs_seen:
             name = f"{source.parent.parent.name}/{source.name}"
-            inputs_seen[source] = text_item(project, name, _read(source), report, actor)
-            gt_dir = _first_dir(source.parent.parent, GT_DIRS)
+            inputs_seen[source] = text_item(project, name, read_text(source), report, actor)
+            gt_dir = first_dir(source.parent.parent, GT_DIRS)
             if gt_dir is not None and (gt_dir / source.name).is_file() and inside(root, gt_dir / source.name):
-                store_reference(project, inputs_seen[source], _read(gt_dir / source.name), "ground-truth", report)
+                store_reference(project, inputs_seen[source], read_text(gt_dir / source.name), "ground-truth", report)
         items[path] = inputs_seen[source]
         written = meta.get("source-template-path")
         template = find_source(folder, str(written), root) if written else None
         if template is not None and trial.prompt not in templates:
-            templates[trial.prompt] = _read(template)
+            templates[trial.prompt] = read_text(template)
         elif written and template is None and str(written) not in missing_templates:
             missing_templates.add(str(written))
             report.notes.append(
@@ -260,14 +239,14 @@ def _import_artifacts(project: Project, folder: Path, report: ImportReport, acto
                 f"{where}; the prompt's text is left empty"
             )
         trials.append(trial)
-    _store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
+    store_trials(project, folder, trials, lambda t: items.get(t.output), templates, report, actor)
 
 
 def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
     """The files of ``folder`` (not hidden, not a project open here: that
     is read only through SQLite), sorted, that lie inside the experiment
     folder ``exp`` after following symlinks; a link leading out is skipped,
-    never read (reviewer.storage.confine)."""
+    never read (reviewer.storage.files.confine)."""
     root, out = source_root(exp), []
     for p in sorted(folder.iterdir()):
         if not p.is_file() or p.name.startswith(".") or open_here(p):
@@ -284,19 +263,19 @@ def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
 def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
     inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
     item_ids = {
-        name: text_item(project, f"{exp.name}/{name}", _read(path), report, actor) for name, path in inputs.items()
+        name: text_item(project, f"{exp.name}/{name}", read_text(path), report, actor) for name, path in inputs.items()
     }
-    gt_dir = _first_dir(exp, GT_DIRS)
+    gt_dir = first_dir(exp, GT_DIRS)
     if gt_dir is not None:
         for path in _own_files(gt_dir, exp, report):
             if path.name not in item_ids:
                 report.skip(f"{exp.name}/{gt_dir.name}/{path.name}", "no input with that name")
                 continue
-            store_reference(project, item_ids[path.name], _read(path), "ground-truth", report)
+            store_reference(project, item_ids[path.name], read_text(path), "ground-truth", report)
     templates: dict[str, str] = {}  # prompt name -> text
-    tdir = _first_dir(exp, TEMPLATE_DIRS)
+    tdir = first_dir(exp, TEMPLATE_DIRS)
     if tdir is not None:
         for path in _own_files(tdir, exp, report):
-            templates[path.stem] = _read(path)
-    trials = _trials(exp, inputs, templates, report)
-    _store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)
+            templates[path.stem] = read_text(path)
+    trials = read_trials(exp, inputs, templates, report)
+    store_trials(project, exp, trials, lambda t: item_ids[t.output.name], templates, report, actor)

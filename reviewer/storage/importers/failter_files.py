@@ -19,13 +19,13 @@ import yaml
 from reviewer.core.bounded_yaml import YAMLLimitError, load_yaml
 from reviewer.core.judging import replies
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage.confine import experiment_root, find_inside
+from reviewer.storage.files.confine import experiment_root, find_inside
 
 GT_DIRS = ("ground-truth", "ground_truth")
 TEMPLATE_DIRS = ("templates", "prompts")
 OUTPUT_ROOTS = ("results", "outputs")
-_EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
-_IGNORED_SUFFIXES = (".eval", ".thoughts")
+EXCLUDED = {"inputs", *GT_DIRS, *TEMPLATE_DIRS}
+IGNORED_SUFFIXES = (".eval", ".thoughts")
 JUDGES = {Method.RULES: "rules-judge", Method.GROUND_TRUTH: "gt-judge"}
 _DUAL = {"rules-based-eval": Method.RULES, "ground-truth-eval": Method.GROUND_TRUTH}
 _METHODS = {
@@ -183,7 +183,7 @@ def front_matter(text: str) -> tuple[Optional[dict], str]:
     return {_key(k): v for k, v in meta.items()}, text[m.end() :]
 
 
-def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
+def head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
     """Failter's front matter of a file, reading at most ``limit`` bytes."""
     try:
         with path.open("rb") as f:
@@ -199,18 +199,19 @@ def _head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
 def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
     """The file a Failter front matter path names (the failter module's doc), inside the
     experiment folder ``root`` only (default: the one holding ``folder``,
-    reviewer.storage.confine.experiment_root): ``written`` as it
+    reviewer.storage.files.confine.experiment_root): ``written`` as it
     is when it lies inside, else it or its last three or two parts under
     ``folder`` or one of its ancestors up to ``root``; None when not found.
     A path outside ``root`` is never read as written."""
     return find_inside(root or experiment_root(folder), folder, written)
 
 
-def _first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+def first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+    """The first of ``names`` that is a folder inside ``folder``, or None."""
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def _read(path: Path, limit: Optional[int] = None) -> str:
+def read_text(path: Path, limit: Optional[int] = None) -> str:
     """The text of ``path``; with ``limit``, ValueError for a file over
     ``limit`` bytes (read no further)."""
     if limit is None:

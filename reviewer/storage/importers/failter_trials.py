@@ -15,16 +15,16 @@ from typing import Optional
 from reviewer.core.bounded_yaml import MAX_YAML_BYTES
 from reviewer.core.judging.verdicts import Scale, Verdict, normalise
 from reviewer.storage.judging import calls
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportReport
-from reviewer.storage.confine import inside, source_root
+from reviewer.storage.files.confine import inside, source_root
 from reviewer.storage.importers.failter_files import (
-    _EXCLUDED,
-    _IGNORED_SUFFIXES,
+    EXCLUDED,
+    IGNORED_SUFFIXES,
     JUDGES,
     OUTPUT_ROOTS,
     Judgement,
-    _read,
+    read_text,
     front_matter,
     infer_score_scale,
     parse_eval,
@@ -35,7 +35,7 @@ from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_v
 
 
 @dataclass
-class _Trial:
+class Trial:
     output: Path
     model: str
     prompt: str
@@ -46,10 +46,10 @@ class _Trial:
     error: Optional[str] = None
 
 
-def _store_trials(
+def store_trials(
     project: Project,
     exp: Path,
-    trials: list[_Trial],
+    trials: list[Trial],
     item_of,
     templates: dict[str, str],
     report: ImportReport,
@@ -130,24 +130,25 @@ def _item_name(project: Project, item_id: int) -> str:
     return row[0] if row else ""
 
 
-def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[_Trial]:
+def read_trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], report: ImportReport) -> list[Trial]:
+    """Every trial output file of experiment ``exp``, problems added to ``report``."""
     roots = [exp / r for r in OUTPUT_ROOTS if (exp / r).is_dir()] or [exp]
     known = {sanitize(name): name for name in templates}
     own = source_root(exp)
-    trials: list[_Trial] = []
+    trials: list[Trial] = []
     evals: set[Path] = set()
     used: set[Path] = set()
     for root in roots:
         for top, dirs, files in os.walk(root):
             here = Path(top)
             if here == exp:
-                dirs[:] = [d for d in dirs if d not in _EXCLUDED and not d.startswith(".")]
+                dirs[:] = [d for d in dirs if d not in EXCLUDED and not d.startswith(".")]
             dirs.sort()
             for name in sorted(files):
                 path = here / name
                 if name.endswith(".eval"):
                     evals.add(path)
-                if name.endswith(_IGNORED_SUFFIXES) or name not in inputs:
+                if name.endswith(IGNORED_SUFFIXES) or name not in inputs:
                     continue
                 if not inside(own, path):
                     report.skip(
@@ -158,7 +159,7 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
                 used.update(
                     p for p in (path.with_name(name + ".eval"), path.with_name(path.stem + ".eval")) if p.is_file()
                 )
-                trial = _trial(exp, root, path, known, report)
+                trial = read_trial(exp, root, path, known, report)
                 if trial is not None:
                     trials.append(trial)
     for path in sorted(evals - used):
@@ -166,11 +167,12 @@ def _trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], repor
     return trials
 
 
-def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[_Trial]:
+def read_trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[Trial]:
+    """The trial that ``path`` (under output root ``root``) holds, or None with a problem added to ``report``."""
     rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
     parts = path.relative_to(root).parts
     try:
-        meta, body = front_matter(_read(path))
+        meta, body = front_matter(read_text(path))
     except ValueError as exc:
         report.skip(rel, str(exc))
         return None
@@ -193,7 +195,7 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
         report.skip(rel, "cannot tell model and prompt: expected <model>/<prompt>/<doc> or <model>_<prompt>/<doc>")
         return None
     if meta and meta.get("error"):
-        return _Trial(
+        return Trial(
             output=path,
             model=model,
             prompt=prompt,
@@ -210,11 +212,11 @@ def _trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: Imp
         ),
         None,
     )
-    trial = _Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path, meta=meta or {})
+    trial = Trial(output=path, model=model, prompt=prompt, body=body, eval_path=eval_path, meta=meta or {})
     if eval_path is not None:
         eval_rel = f"{exp.name}/{eval_path.relative_to(exp).as_posix()}"
         try:
-            trial.judgements, notes = parse_eval(_read(eval_path, MAX_YAML_BYTES))
+            trial.judgements, notes = parse_eval(read_text(eval_path, MAX_YAML_BYTES))
         except (ValueError, OSError) as exc:
             report.skip(eval_rel, f"malformed .eval: {exc}")
             return trial

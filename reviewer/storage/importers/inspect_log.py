@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from reviewer.core.judging.verdicts import CIP_POINTS, Method, Scale, Verdict
-from reviewer.storage import repo
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, store_verdict, text_item
-from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.repo.item_metadata import add_item_metadata
 from reviewer.storage.judging.epochs import epoch_source
 
 INSTALL = "inspect logs need inspect_ai: pip install 'reviewer[inspect]'"
@@ -153,7 +153,7 @@ def _run(project: Project, item_id: int, prompt_id: int, model: str, output: str
         "SELECT max(repetition) FROM runs WHERE item_id = ? AND prompt_id = ? AND model = ?",
         [item_id, prompt_id, model],
     ).fetchone()[0]
-    run_id, status = repo.add_run(
+    run_id, status = repo_runs.add_run(
         project, item_id, prompt_id, model, output, repetition=int(last or 0) + 1, source=key, actor=actor
     )
     if run_id is None:

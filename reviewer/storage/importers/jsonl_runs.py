@@ -5,11 +5,11 @@
 Test-case answers may leave "prompt" out: it is the case's dataset
 (docs/formats.md). Optional fields: "prompt_text" and "schema" ('piles', 'cards', 'free') for a
 prompt the project does not have yet, "timestamp", "metadata" (an object kept
-as the item's metadata, reviewer.storage.item_metadata). Unknown items are made as
+as the item's metadata, reviewer.storage.repo.item_metadata). Unknown items are made as
 text items (photos come from a card folder). Bad lines are skipped with
 their line number and the reason. A run is item, prompt, model and
 repetition: lines that differ only in ``repetition`` are different runs; a
-line without one is matched by its output (``repo.add_run``).
+line without one is matched by its output (``repo_runs.add_run``).
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from pydantic import BaseModel
 from reviewer.core.bounds import SqlInt
 from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.cards.prompts import prompt_from_text
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.cases.cases import dataset_of, score_cases
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
-from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.repo.item_metadata import add_item_metadata
 
 
 class _Line(BaseModel):
@@ -66,7 +67,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
     report = ImportReport(format="jsonl-runs")
     item_ids: dict[str, int] = {}  # items and prompts met on earlier lines: no look-up per line
     prompt_ids: dict[tuple, int] = {}
-    numbered: list[tuple[str, repo.NumberedRun]] = []  # waiting to be added as a group
+    numbered: list[tuple[str, repo_runs.NumberedRun]] = []  # waiting to be added as a group
     with project.batched(auto=True):
         for number, _text, line in jsonl_lines(source, _Line, report):
             where = f"line {number}"
@@ -81,12 +82,12 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                     continue
             item_id = item_ids.get(line.item)
             if item_id is None:
-                item = repo.item_by_name(project, line.item)
+                item = repo_items.item_by_name(project, line.item)
                 if item:
                     assert item.id is not None  # read from the database
                     item_id = item.id
                 else:
-                    item_id, made = repo.upsert_item(project, Item(name=line.item, kind="text"), options.actor)
+                    item_id, made = repo_items.upsert_item(project, Item(name=line.item, kind="text"), options.actor)
                     if made:
                         report.count("items", True)
                 item_ids[line.item] = item_id
@@ -99,17 +100,17 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                 prompt = prompt_from_text(
                     line.prompt, line.prompt_text or "", schema, options.conventions.get(line.prompt)
                 )
-                prompt_id, created = repo.upsert_prompt(
+                prompt_id, created = repo_items.upsert_prompt(
                     project, prompt, override=schema is not None and line.prompt in options.schemas, actor=options.actor
                 )
                 prompt_ids[key] = prompt_id
                 if created:
                     report.count("prompts", True)
-            if line.repetition is not None:  # the common case: added in groups (repo.add_numbered_runs)
+            if line.repetition is not None:  # the common case: added in groups (repo_runs.add_numbered_runs)
                 numbered.append(
                     (
                         where,
-                        repo.NumberedRun(
+                        repo_runs.NumberedRun(
                             item_id,
                             prompt_id,
                             model,
@@ -124,7 +125,7 @@ def import_jsonl(project: Project, source: Path, options: ImportOptions) -> Impo
                     _add_numbered(project, numbered, report, options)
                 continue
             _add_numbered(project, numbered, report, options)  # earlier lines first: the next free repetition
-            run_id, status = repo.add_run(
+            run_id, status = repo_runs.add_run(
                 project,
                 item_id,
                 prompt_id,
@@ -149,7 +150,7 @@ def _add_numbered(project: Project, numbered: list, report: ImportReport, option
     """Add the waiting numbered lines (and empty the list)."""
     if not numbered:
         return
-    results = repo.add_numbered_runs(project, [run for _, run in numbered], actor=options.actor)
+    results = repo_runs.add_numbered_runs(project, [run for _, run in numbered], actor=options.actor)
     for (where, _), (_, status) in zip(numbered, results):
         _count(report, where, status)
     numbered.clear()

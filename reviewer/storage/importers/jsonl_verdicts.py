@@ -39,11 +39,11 @@ from pydantic import BaseModel
 
 from reviewer.core.judging.rubrics import with_version
 from reviewer.core.bounds import SqlInt
-from reviewer.core.judging.disputes import GOLD
+from reviewer.core.judging.dispute_common import GOLD
 from reviewer.core.judging.verdict_confidence import read_confidence
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
 

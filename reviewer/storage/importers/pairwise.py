@@ -57,11 +57,12 @@ from typing import Any, Optional
 from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
-from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.repo.item_metadata import add_item_metadata
 
 PANDALM_TESTSET = "testset-v1.json"
 _PANDALM_JUDGE_SUFFIX = "-" + PANDALM_TESTSET
@@ -80,12 +81,12 @@ _LLMBAR_RESULT = re.compile(r"^result_(?P<judge>[^_]+)_(?P<strategy>.+)\.json$")
 def text_item(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
     """The id of the text item ``name``, made with ``text`` when missing
     (an existing item keeps its text). Counts 'items' in ``report``."""
-    existing = repo.item_by_name(project, name)
+    existing = repo_items.item_by_name(project, name)
     if existing:
         report.count("items", False)
         assert existing.id is not None  # read from the database
         return existing.id
-    item_id, created = repo.upsert_item(project, Item(name=name, kind="text", text=text), actor)
+    item_id, created = repo_items.upsert_item(project, Item(name=name, kind="text", text=text), actor)
     report.count("items", created)
     return item_id
 
@@ -93,7 +94,7 @@ def text_item(project: Project, name: str, text: str, report: ImportReport, acto
 def free_prompt(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
     """The id of prompt ``name`` (answer schema 'free' when it is made here:
     free text is shown, not scored). Counts 'prompts' in ``report``."""
-    prompt_id, created = repo.upsert_prompt(
+    prompt_id, created = repo_items.upsert_prompt(
         project, Prompt(name=name, text=text, schema=AnswerSchema.FREE), actor=actor
     )
     report.count("prompts", created)
@@ -113,7 +114,7 @@ def answer_run(
 ) -> Optional[int]:
     """The run of ``model``'s ``output`` (added unless the same output is
     there). None, with a skip naming ``what``, when the run conflicts."""
-    run_id, status = repo.add_run(project, item_id, prompt_id, model, output, source=source, actor=actor)
+    run_id, status = repo_runs.add_run(project, item_id, prompt_id, model, output, source=source, actor=actor)
     if run_id is None:
         report.skip(what, status)
         return None

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_verdict, text_item
-from reviewer.storage.item_metadata import add_item_metadata
+from reviewer.storage.repo.item_metadata import add_item_metadata
 
 #: The promptfoo version whose result types this follows.
 PROMPTFOO_VERSION = "0.123.0"

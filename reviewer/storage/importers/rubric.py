@@ -49,13 +49,14 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from reviewer.core.judging.rubrics import with_version
-from reviewer.core.judging.disputes import GOLD
+from reviewer.core.judging.dispute_common import GOLD
 from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, nesting_message
 
 #: The rubric dimensions of the calibration plan (1-5 each).
@@ -239,7 +240,7 @@ class _Readings:
 
     def __init__(self, project: Project, options: ImportOptions, report: ImportReport):
         self.project, self.options, self.report = project, options, report
-        self.prompt_id, created = repo.upsert_prompt(
+        self.prompt_id, created = repo_items.upsert_prompt(
             project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
         )
         report.count("prompts", created)
@@ -257,17 +258,19 @@ class _Readings:
             self.report.skip(where, "no reading text")
             return None
         text = reading_item_text(record)
-        item = repo.item_by_name(self.project, name)
+        item = repo_items.item_by_name(self.project, name)
         if item is not None and (item.kind != "text" or (item.text or "") != text):
             self.report.skip(where, f"item name '{name}' is taken by a different item")
             return None
         if item is None:
-            item_id, _ = repo.upsert_item(self.project, Item(name=name, kind="text", text=text), self.options.actor)
+            item_id, _ = repo_items.upsert_item(
+                self.project, Item(name=name, kind="text", text=text), self.options.actor
+            )
         else:
             assert item.id is not None  # read from the database
             item_id = item.id
         self.report.count("items", item is None)
-        run_id, status = repo.add_run(
+        run_id, status = repo_runs.add_run(
             self.project,
             item_id,
             self.prompt_id,
@@ -397,7 +400,7 @@ def reading_runs(project: Project) -> dict[str, list[tuple[int, str]]]:
     """Runs of prompt 'tarot-reading' by reading (item) name: {name: [(run id,
     model)]}, in run order."""
     out: dict[str, list[tuple[int, str]]] = {}
-    for row in repo.run_rows(project):
+    for row in repo_runs.run_rows(project):
         if row["prompt"] == PROMPT:
             out.setdefault(row["item"], []).append((row["id"], row["model"]))
     return out

@@ -24,9 +24,10 @@ from typing import Any
 
 from reviewer.core.models import AnswerSchema, Prompt
 from reviewer.core.spans import golden as g
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.spans import spans as span_store
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 from reviewer.storage.importers.span_snapshots import PROMPT_TEXT
 
@@ -108,7 +109,7 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
     timestamp = data.get("timestamp")
     if not isinstance(timestamp, str):
         timestamp = None
-    prompt_id, created = repo.upsert_prompt(
+    prompt_id, created = repo_items.upsert_prompt(
         project, Prompt(name=span_store.SPAN_PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
     )
     report.count("prompts", created)
@@ -120,14 +121,14 @@ def import_golden_results(project: Project, source: Path, options: ImportOptions
         if entry.get("error"):
             report.skip(name, f"the labeling failed: {entry['error']}")
             continue
-        item = repo.item_by_name(project, name)
+        item = repo_items.item_by_name(project, name)
         if item is None or item.kind != "text":
             report.skip(name, "no text item of that name: import the golden set first")
             continue
         predicted = [s for s in entry.get("predicted") or [] if isinstance(s, dict)]
         output = json.dumps({"text": item.text or "", "spans": predicted}, ensure_ascii=False, indent=1)
         assert item.id is not None  # read from the database
-        run_id, status = repo.add_run(
+        run_id, status = repo_runs.add_run(
             project,
             item.id,
             prompt_id,

@@ -41,11 +41,12 @@ from reviewer.core.workflows import SPAN_PROMPT
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.judge_findings import store_judge_findings
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 PROMPT = SPAN_PROMPT
@@ -81,12 +82,12 @@ def run_output(result: dict) -> str:
 def _text_item(project: Project, name: str, text: str, actor: Optional[str]) -> tuple[Optional[int], str]:
     """(item id, 'added'|'exists') or (None, reason) when the name is taken by
     a different item."""
-    existing = repo.item_by_name(project, name)
+    existing = repo_items.item_by_name(project, name)
     if existing is not None:
         if existing.kind != "text" or (existing.text or "") != text:
             return None, f"item name '{name}' is taken by a different item"
         return existing.id, "exists"
-    item_id, _ = repo.upsert_item(project, Item(name=name, kind="text", text=text), actor)
+    item_id, _ = repo_items.upsert_item(project, Item(name=name, kind="text", text=text), actor)
     return item_id, "added"
 
 
@@ -173,7 +174,7 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
     if snap_status == "replaced":
         report.notes.append(f"snapshot '{source.stem}' was stored before with other content; replaced")
     with project.batched(auto=True):
-        prompt_id, created = repo.upsert_prompt(
+        prompt_id, created = repo_items.upsert_prompt(
             project, Prompt(name=PROMPT, text=PROMPT_TEXT, schema=AnswerSchema.FREE), actor=options.actor
         )
         report.count("prompts", created)
@@ -202,7 +203,7 @@ def import_snapshot(project: Project, source: Path, options: ImportOptions) -> I
             if not isinstance(meta, dict):
                 meta = {}
             model = data.get("extractionModel") or meta.get("version") or options.model or "unknown"
-            run_id, run_status = repo.add_run(
+            run_id, run_status = repo_runs.add_run(
                 project,
                 item_id,
                 prompt_id,

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.judging.dispute_common import latest_by_order, primary_verdicts
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_bias import (
@@ -24,7 +26,7 @@ from reviewer.core.judging.judge_bias import (
 )
 from reviewer.core.judging.people import TIE
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
 

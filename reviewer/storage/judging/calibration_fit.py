@@ -18,14 +18,13 @@ from typing import Optional
 from reviewer.core.judging.calibration_fit import CalibrationMap, fit_map
 from reviewer.core.judging.confidence import Calibration, calibration
 from reviewer.core.judging.test_reuse import reuse_line
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 from reviewer.storage.judging import test_reuse
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
 
-__all__ = ["Fit", "fit_calibrations", "fit_json", "fit_text", "stored_map"]
+__all__ = ["Fit", "fit_calibrations", "fit_json", "fit_text"]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import json
 from typing import Optional
 
 from reviewer.core.judging.calibration_fit import CalibrationMap
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import test_reuse
 
 __all__ = ["stored_map"]

@@ -6,7 +6,7 @@ this assembles.
 
 Per judge, dimension, scale and confidence source ('logprob', 'stated',
 'imported'; reviewer.storage.judging.confidences), over the judge's primary
-verdicts (reviewer.core.judging.disputes.primary_verdicts):
+verdicts (reviewer.core.judging.dispute_common.primary_verdicts):
 
 * the *labelled* verdicts: those on a subject whose people's value is known
   (reviewer.core.judging.people.people_values: adjudicated, else gold,
@@ -38,15 +38,17 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from reviewer.core.tables import markdown_table, md_text, text_table
-from reviewer.core.judging.alignment import is_pass, people_values
+from reviewer.core.judging.alignment import is_pass
+from reviewer.core.judging.people import people_values
 from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.confidence import Calibration, calibration, correct_flags
-from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
 from reviewer.core.judging.validation_gate import BoundCheck
 from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise
-from reviewer.storage import safe_write
-from reviewer.storage.db import Project
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_maps import stored_map
@@ -390,7 +392,7 @@ def write_reliability_charts(folder: Path, rows: list[CalibrationRow], *, force:
     (confidence_charts.reliability_png) into ``folder`` (made when missing),
     named ``reliability-<judge>-<dimension>-<source>.png`` (names cleaned,
     numbered when two would clash), each replaced whole
-    (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
+    (reviewer.storage.files.safe_write: TargetRefused when a chart's name is taken
     by a project or a file that is not a PNG, or by one not in reviewer's
     record of the files it wrote, unless ``force``). Returns the files written.
     Raises OSError when the folder or a file cannot be written."""

@@ -21,9 +21,9 @@ import json
 from typing import Any, Iterable, Optional
 
 from reviewer.core.judging.verdicts import Verdict
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, inserted_id, now
+from reviewer.storage.project.db import Project, inserted_id, now
 
 FACT_KEYS = (
     "server_model",
@@ -92,10 +92,10 @@ def record_answer(
     actor: Optional[str] = None,
 ) -> tuple[Optional[int], str]:
     """Store a model's answer as run (item, prompt, model, repetition) with
-    its call facts, in one transaction. Returns repo.add_run's (run id or
+    its call facts, in one transaction. Returns repo_runs.add_run's (run id or
     None, status); the call row is written only for a new run."""
     with project.transaction():
-        run_id, status = repo.add_run(
+        run_id, status = repo_runs.add_run(
             project,
             item_id,
             prompt_id,

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.core.judging.disputes import is_human, primary_verdicts, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import value_of
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_compare import JudgeComparison, compare_judges
 from reviewer.core.judging.people import TIE
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
 

@@ -10,7 +10,7 @@ import math
 from typing import Mapping, Optional
 
 from reviewer.core.judging.verdict_confidence import SOURCES
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 __all__ = ["EXPORT_COLUMNS", "confidences", "export_tables", "put_confidences"]
 

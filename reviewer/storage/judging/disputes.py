@@ -15,7 +15,7 @@ from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
 from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging.epochs import epoch_subjects
 from reviewer.storage.judging.rubric_rules import project_rules
 from reviewer.storage.judging.low_confidence import project_low_confidence
@@ -58,7 +58,7 @@ def verdict_disputes(project: Project) -> list[Dispute]:
 def verdict_agreement(project: Project, subjects: Optional[set[str]] = None) -> list[AgreementRow]:
     """The agreement statistics of every verdict and adjudication of the
     project (:func:`agreement_rows`); ``subjects``: of these subjects only
-    (a slice, reviewer.storage.item_metadata.subject_slices). Reads only."""
+    (a slice, reviewer.storage.repo.item_metadata.subject_slices). Reads only."""
     vs, adjudications = judging.verdicts(project), judging.adjudications(project)
     if subjects is not None:
         vs = [v for v in vs if v.subject in subjects]

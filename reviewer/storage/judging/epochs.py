@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 __all__ = ["epoch_source", "epoch_subjects", "parse_epoch_source"]
 

@@ -12,8 +12,8 @@ from typing import Optional
 from reviewer.core.bounds import is_number
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
-from reviewer.core.judging.disputes import format_value
-from reviewer.storage.db import Project
+from reviewer.core.judging.dispute_common import format_value
+from reviewer.storage.project.db import Project
 from reviewer.storage.export_schema import AGREEMENT_COLUMNS
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import failter_objects, failter_rows

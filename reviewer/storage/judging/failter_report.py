@@ -44,10 +44,10 @@ from typing import Iterable, Mapping, Optional, TypeVar
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.core.tables import csv_row, markdown_table
 from reviewer.core.judging.verdicts import POINTS_NOTE, Method, path_b_score
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging.verdict_table import verdict_points
 
 HEADER = [
@@ -206,7 +206,7 @@ def failter_rows(
             failures.setdefault((f["model"], f["prompt"]), {})[f["item"]] = f
     if not by_run and not bad and not failures:  # no row to show: the runs are not read (a big card project)
         return []
-    runs = [r for r in repo.run_rows(project, with_output=False) if r["repetition"] == 1 and keep(r)]
+    runs = [r for r in repo_runs.run_rows(project, with_output=False) if r["repetition"] == 1 and keep(r)]
     facts = calls.run_calls(project, [r["id"] for r in runs]) if runs else {}
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in runs:

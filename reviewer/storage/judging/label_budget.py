@@ -22,7 +22,7 @@ import numpy as np
 
 from reviewer.core.judging.alignment import Alignment
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, kappa_budget, rate_budget, simulate_budget
-from reviewer.core.judging.disputes import NUMERIC_SCALES
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES
 
 __all__ = ["alignment_budget", "budget_json", "budget_text", "simulated_needed"]
 

@@ -28,12 +28,13 @@ from typing import Optional
 from reviewer.core.judging.alignment import alignments
 from reviewer.core.judging.active_order import draw_active
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
-from reviewer.core.judging.disputes import primary_verdicts, value_of
+from reviewer.core.judging.dispute_common import primary_verdicts
+from reviewer.core.judging.dispute_common import value_of
 from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import rubric_for
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences

@@ -23,7 +23,8 @@ from typing import Iterable, Optional
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.anchoring import COMPARISONS, Anchoring, anchoring, anchoring_rows
-from reviewer.core.judging.disputes import format_value, is_human, primary_verdicts, rater_key, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.judging.dispute_common import format_value, rater_key, value_of
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.active_order import Inclusion
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel, QueueEntry, draw, queue_order, shown_order
@@ -31,7 +32,7 @@ from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import Staleness, staleness
 from reviewer.core.judging.verdicts import Scale, Value, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project, default_actor, now
+from reviewer.storage.project.db import Project, default_actor, now
 
 __all__ = [
     "ANCHORING_HEADER",

@@ -31,12 +31,12 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.core.judging.disputes import natural_key
+from reviewer.core.text import natural_key
 from reviewer.core.judging.verdicts import POINTS_NOTE, Dispute, DisputeKind
 from reviewer.core.tables import csv_row, markdown_table, md_text
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows, undecided_counts
 from reviewer.storage.judging.rubric_report import (
     RubricSection,
@@ -169,7 +169,7 @@ def build_judge_report(
     vs = judging.verdicts(project)
     adjudications = judging.adjudications(project)
     run_ids = {v.run_id for v in vs if v.run_id is not None}
-    runs = {r["id"]: r for r in repo.run_rows(project, run_ids)} if run_ids else {}
+    runs = {r["id"]: r for r in repo_runs.run_rows(project, run_ids)} if run_ids else {}
     dists = score_distribution(vs)
     configured = configured_expected(project)
     warnings = [w for w in (inflation_warning(d, expected_for(d.dimension, configured)) for d in dists) if w]

@@ -1,5 +1,5 @@
-"""The chart files of the judge report (reviewer.storage.judging.report,
-which re-exports write_charts): every score distribution and confusion
+"""The chart files of the judge report (reviewer.storage.judging.report
+writes them with write_charts): every score distribution and confusion
 matrix written as SVG and PNG into a folder, under names made safe from
 the untrusted judge names.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from reviewer.core.judging.calibration import ConfusionMatrix, Distribution
-from reviewer.storage import safe_write
+from reviewer.storage.files import safe_write
 
 
 def _slug(text: str) -> str:
@@ -24,7 +24,7 @@ def write_charts(
 ) -> list[Path]:
     """Write every distribution and confusion chart as SVG and PNG into
     ``folder`` (made when missing), each replaced whole
-    (reviewer.storage.safe_write: TargetRefused when a chart's name is taken
+    (reviewer.storage.files.safe_write: TargetRefused when a chart's name is taken
     by a project or a file that is not such an image, or by one not in
     reviewer's record of the files it wrote, unless ``force``). Returns the
     files written, in order."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Optional
 
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.judging.failter_report import (
     FailterRow,
     failed_markdown,

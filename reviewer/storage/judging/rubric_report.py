@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from reviewer.core.tables import csv_row, markdown_cell, markdown_rows, md_text
-from reviewer.core.judging.disputes import is_human, natural_key, primary_verdicts, rater_key, rater_labels
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
+from reviewer.core.text import natural_key
+from reviewer.core.judging.dispute_common import rater_key
 from reviewer.core.judging.rubric_rules import (
     GateTally,
     RubricRules,

@@ -19,7 +19,7 @@ import yaml
 from reviewer.core.bounded_yaml import load_yaml
 
 from reviewer.core.judging.rubric_rules import RubricRules, RulesError, rubric_rules
-from reviewer.storage.db import Project, ProjectError
+from reviewer.storage.project.db import Project, ProjectError
 
 __all__ = ["META_KEY", "PRESET", "preset_rules", "project_rules", "read_rules_file", "rules_source", "use_rules"]
 

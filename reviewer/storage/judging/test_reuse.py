@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 
 __all__ = ["READ_ACTIONS", "read_count", "record_read", "resplit", "rubric_version"]
 

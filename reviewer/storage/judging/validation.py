@@ -24,7 +24,9 @@ from reviewer.core.bounds import is_number
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
-from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, hash_split, people_values
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments
+from reviewer.core.judging.people import people_values
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST
@@ -34,7 +36,7 @@ from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging import labels, test_reuse
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 __all__ = [
     "AGREEMENT_HEADER",
@@ -174,7 +176,7 @@ def project_alignments(
     project's, when the caller has read them already (else read here);
     ``only``: (judge, dimension) alone (core.judging.alignment.alignments);
     ``subjects``: only the verdicts and adjudications of these subjects (a
-    slice, reviewer.storage.item_metadata.subject_slices)."""
+    slice, reviewer.storage.repo.item_metadata.subject_slices)."""
     split_seed = split_seed_of(project)
     vs = judging.verdicts(project) if verdicts is None else verdicts
     if subjects is not None:

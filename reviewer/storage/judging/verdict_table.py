@@ -1,5 +1,5 @@
-"""The verdict table of the judge report (reviewer.storage.judging.report,
-which re-exports every name here; docs/judging.md;
+"""The verdict table of the judge report (reviewer.storage.judging.report
+places it; docs/judging.md;
 ground-truth-judge-proposal.md §3.2, §4.2), and the --weights it takes.
 
 Verdict table (one row per model x prompt x scale x judge family), in the form
@@ -34,7 +34,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.disputes import NUMERIC_SCALES, is_human, natural_key, rater_key, rater_labels, value_of
+from reviewer.core.judging.dispute_common import is_human, rater_labels
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, rater_key, value_of
+from reviewer.core.text import natural_key
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, path_b_score, points
 
 #: Default --weights (rules:gt).

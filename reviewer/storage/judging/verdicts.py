@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage.judging.confidences import put_confidences
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 
 _VERDICT_COLS = (
     "id, subject, run_id, other_run_id, judge, judge_model, prompt_version, method, scale, "

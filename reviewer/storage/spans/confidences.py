@@ -16,7 +16,7 @@ import math
 
 from reviewer.core.bounds import is_number
 from reviewer.core.spans.summary import error_span_indices
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.spans import spans
 
 __all__ = ["span_confidences"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 SPAN_RUN_COLUMNS = {"snapshot": str, "prompt_key": str, "run_id": int}
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from reviewer.core.spans.snapshots import judge_findings
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import Project
 
 __all__ = ["store_judge_findings"]
 
@@ -25,5 +25,7 @@ def store_judge_findings(
     many were stored."""
     found = judge_findings(judge_result or {})
     for finding in found:
-        repo.insert_finding(project, run_id, finding.model_copy(update={"verdict_id": verdict_id}), actor=actor)
+        repo_findings.insert_finding(
+            project, run_id, finding.model_copy(update={"verdict_id": verdict_id}), actor=actor
+        )
     return len(found)

@@ -14,7 +14,7 @@ from typing import Optional
 
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.tables import csv_row
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 from reviewer.storage.spans.spans import (
     export_tables,
     has_span_data,

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from reviewer.core.models import SpanCode
 from reviewer.core.spans.diagnostics import SEVERITIES
-from reviewer.storage import repo
-from reviewer.storage.db import Project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import Project
 
 __all__ = ["missed_after_review"]
 
@@ -41,7 +41,7 @@ def missed_after_review(project: Project) -> dict[str, dict[str, int]]:
             )
         ]
         counts = dict.fromkeys(SEVERITIES, 0)
-        for finding in repo.findings_of_runs(project, run_ids):
+        for finding in repo_findings.findings_of_runs(project, run_ids):
             severity = finding.attrs.get("severity")
             if finding.effective_code == SpanCode.MISSED and severity in counts:
                 counts[severity] += 1

@@ -20,10 +20,10 @@ from reviewer.core.spans.report import f1_table, snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
 from reviewer.core import workflows
 from reviewer.core.tables import md_text
-from reviewer.storage import repo
-from reviewer.storage import safe_write
-from reviewer.storage.db import Project, ProjectError, default_actor, inserted_id, now
-from reviewer.storage.sources import import_sources
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.files import safe_write
+from reviewer.storage.project.db import Project, ProjectError, default_actor, inserted_id, now
+from reviewer.storage.repo.sources import import_sources
 
 #: The prompt every span run belongs to (as the span-snapshot importer names it).
 SPAN_PROMPT = workflows.SPAN_PROMPT
@@ -36,7 +36,7 @@ def save_snapshot(
     """Store a snapshot's JSON under ``name`` (the file stem): (id, 'added' |
     'exists' | 'replaced'); the same name with other content replaces it."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-    digest = repo.sha256_text(text)
+    digest = repo_items.sha256_text(text)
     with project.transaction():
         row = project.db.execute("SELECT id, sha256 FROM span_snapshots WHERE name = ?", [name]).fetchone()
         values = [
@@ -195,7 +195,7 @@ def golden_spans(project: Project, item_id: int, text: str) -> list[g.GoldenSpan
     rows = project.db.execute(
         "SELECT id, start, end, role, text, extra FROM golden_spans WHERE item_id = ? "
         "AND text_sha256 = ? ORDER BY start, end, position, id",
-        [item_id, repo.sha256_text(text)],
+        [item_id, repo_items.sha256_text(text)],
     ).fetchall()
     return [_golden(r) for r in rows]
 
@@ -222,7 +222,7 @@ class GoldenSpanStore:
         """Insert ``span`` on (item, labelled text), keeping ``span.id`` when set (redo), after the
         item's other golden spans in the file order; its id."""
         p = self.project
-        sha = repo.sha256_text(labelled)
+        sha = repo_items.sha256_text(labelled)
         with p.transaction():
             position = p.db.execute(
                 "SELECT coalesce(max(position) + 1, 0) FROM golden_spans WHERE item_id = ? AND text_sha256 = ?",
@@ -288,14 +288,14 @@ def import_golden_prompts(
     counts = {"items": 0, "golden spans": 0, "skipped": 0}
     order = []
     for p in prompts:
-        existing = repo.item_by_name(project, p.id)
+        existing = repo_items.item_by_name(project, p.id)
         if existing is not None and (existing.kind != "text" or (existing.text or "") != p.text):
             counts["skipped"] += 1
             continue
-        item_id, created = repo.upsert_item(project, Item(name=p.id, kind="text", text=p.text), actor)
+        item_id, created = repo_items.upsert_item(project, Item(name=p.id, kind="text", text=p.text), actor)
         counts["items"] += int(created)
         order.append({"item": p.id, "extra": p.extra, "truth_extra": p.truth_extra, "key_order": list(p.key_order)})
-        sha = repo.sha256_text(p.text)
+        sha = repo_items.sha256_text(p.text)
         with project.transaction():
             has = project.db.execute(
                 "SELECT 1 FROM golden_spans WHERE item_id = ? AND text_sha256 = ? LIMIT 1", [item_id, sha]
@@ -342,13 +342,13 @@ def golden_set_json(project: Project, name: str) -> dict:
         raise ProjectError(f"no golden set named '{name}' (known: {', '.join(golden_set_names(project)) or 'none'})")
     prompts = []
     for entry in json.loads(row[1]):
-        item = repo.item_by_name(project, entry["item"])
+        item = repo_items.item_by_name(project, entry["item"])
         if item is None:
             continue
         rows = project.db.execute(
             "SELECT id, start, end, role, text, extra FROM golden_spans WHERE item_id = ? AND text_sha256 = ? "
             "ORDER BY position, start, id",
-            [item.id, repo.sha256_text(item.text or "")],
+            [item.id, repo_items.sha256_text(item.text or "")],
         ).fetchall()
         spans = []
         for r in rows:
@@ -371,7 +371,7 @@ def golden_set_json(project: Project, name: str) -> dict:
 
 
 #: A golden-set file, to check a file golden-export would replace
-#: (reviewer.storage.safe_write): a JSON object with a list of prompts.
+#: (reviewer.storage.files.safe_write): a JSON object with a list of prompts.
 GOLDEN_FORMAT = safe_write.json_format(
     "golden-set file", lambda v: isinstance(v, dict) and isinstance(v.get("prompts"), list)
 )
@@ -381,7 +381,7 @@ def write_golden_set(project: Project, name: str, out: Path, force: bool = False
     """Write golden set ``name`` to ``out`` in its own format (2-space
     indent, UTF-8, newline at the end, as the files are: nothing is added,
     so an unedited set is byte-identical); the number of prompts. The file
-    is replaced whole (reviewer.storage.safe_write): TargetRefused, before
+    is replaced whole (reviewer.storage.files.safe_write): TargetRefused, before
     writing, for a project, a file that is not a golden set or a target
     inside a source the project was imported from (the golden file itself
     included), unless ``force``; ProjectError when it cannot be written
@@ -406,7 +406,7 @@ def f1_by_group(project: Project) -> dict[str, dict[str, dict[str, g.Counts]]]:
     gold = all_golden(project)
     pairs: dict[str, list] = {}
     for run in span_runs(project):
-        golden = gold.get((run["item_id"], repo.sha256_text(run["text"])))
+        golden = gold.get((run["item_id"], repo_items.sha256_text(run["text"])))
         if golden is None:
             continue
         pairs.setdefault(_group(run), []).append((run["spans"], golden))

@@ -8,7 +8,9 @@ from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 
-from reviewer.core.cards.rules import card_words, pair_cards, raw_to_upright, squashed
+from reviewer.core.cards.rules import pair_cards, raw_to_upright
+from reviewer.core.cards.readings import card_words
+from reviewer.core.cards.readings import squashed
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, Code, GroundTruth, Pile, Prompt, ScoringConfig
 

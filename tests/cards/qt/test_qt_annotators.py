@@ -17,7 +17,7 @@ from reviewer.core.annotators import GT_KINDS
 from reviewer.qt.cards.annotators import ALL_VIEW, CONSENSUS_VIEW
 from reviewer.qt.palette import ANNOTATOR_COLORS
 from tests.helpers.window import open_window
-from reviewer.qt.canvas.painting import prepare
+from reviewer.qt.canvas.prepared import prepare
 from reviewer.storage.dispute_queue import refresh_disputes
 
 pytestmark = pytest.mark.gui

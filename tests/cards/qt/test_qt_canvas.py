@@ -20,7 +20,8 @@ from reviewer.qt.canvas import CanvasView
 from reviewer.qt.canvas import hittest as ht
 from reviewer.qt.canvas.images import decode, reduced_size
 from reviewer.qt.session import Session
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from tests.helpers.paths import SAMPLES
 from tests.helpers.canvas import at, db_cards, drag, type_and_enter
 
@@ -127,7 +128,7 @@ def test_corrupt_and_missing_photos_show_a_message(qtbot, tmp_path, session):
 
 
 def test_text_item_shows_its_text(qtbot, session):
-    repo.upsert_item(session.project, Item(name="a-text", kind="text", text="To be <b>plain</b> text"))
+    repo_items.upsert_item(session.project, Item(name="a-text", kind="text", text="To be <b>plain</b> text"))
     session.reload()  # the item was written past the session: read the items again
     view = show(qtbot, session)
     session.set_item(item_id(session, "a-text"))
@@ -213,7 +214,7 @@ def test_two_thousand_boxes_are_one_item(qtbot, session, view):
         )
         for i in range(2000)
     ]
-    repo.set_ground_truth(session.project, session.item_id, GroundTruth(item="table-01", cards=cards))
+    repo_ground_truth.set_ground_truth(session.project, session.item_id, GroundTruth(item="table-01", cards=cards))
     session.cache.forget_ground_truth(session.item_id)
     session.groundTruthChanged.emit(session.item_id)
     assert len(view.overlay().cards) == 2000
@@ -264,7 +265,9 @@ def test_draw_pile_rectangle_and_polygon(qtbot, session, view):
     a, b = at(view, 750, 100), at(view, 880, 1000)
     drag(qtbot, view, a, b)
     type_and_enter(qtbot, view, "middle")
-    pile = next(p for p in repo.ground_truth(session.project, session.item_id).piles if p.label == "middle")
+    pile = next(
+        p for p in repo_ground_truth.ground_truth(session.project, session.item_id).piles if p.label == "middle"
+    )
     (x0, y0), (x1, y1) = scene(view, a), scene(view, b)
     assert len(pile.region) == 4
     assert all(
@@ -277,7 +280,9 @@ def test_draw_pile_rectangle_and_polygon(qtbot, session, view):
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.ShiftModifier, p)
     qtbot.keyClick(view, Qt.Key_Return)
     type_and_enter(qtbot, view, "corner")
-    pile = next(p for p in repo.ground_truth(session.project, session.item_id).piles if p.label == "corner")
+    pile = next(
+        p for p in repo_ground_truth.ground_truth(session.project, session.item_id).piles if p.label == "corner"
+    )
     assert len(pile.region) == 3
     assert all(abs(u - v) <= TOL for pt, q in zip(pile.region, corners) for u, v in zip(pt, scene(view, q)))
     assert {"middle", "corner"} <= {p.label for p in view.overlay().piles}
@@ -358,7 +363,10 @@ def test_escape_cancels_a_polygon_and_tool_change_closes_editor(qtbot, session, 
     assert view.inline_editor() is not None
     session.set_tool("select")
     assert view.inline_editor() is None
-    assert [p.label for p in repo.ground_truth(session.project, session.item_id).piles] == ["left", "right"]
+    assert [p.label for p in repo_ground_truth.ground_truth(session.project, session.item_id).piles] == [
+        "left",
+        "right",
+    ]
 
 
 # -- pure parts ------------------------------------------------------------------------------
@@ -394,7 +402,7 @@ def test_polygon_closes_on_double_click_and_space_drag_pans(qtbot, session, view
     qtbot.mouseClick(vp, Qt.LeftButton, Qt.NoModifier, at(view, 860, 600))
     qtbot.mouseDClick(vp, Qt.LeftButton, Qt.NoModifier, at(view, 860, 600))
     type_and_enter(qtbot, view, "gap")
-    pile = next(p for p in repo.ground_truth(session.project, session.item_id).piles if p.label == "gap")
+    pile = next(p for p in repo_ground_truth.ground_truth(session.project, session.item_id).piles if p.label == "gap")
     assert len(pile.region) == 3
     session.set_tool("select")
     view.zoom_by(3.0)

@@ -96,10 +96,10 @@ def test_l_cycles_model_card_labels_on_on_hover_off(qtbot, boxes_window):
 
 
 def test_model_card_labels_sit_outside_their_boxes():
-    from reviewer.qt.canvas.painting import _candidates
+    from reviewer.qt.canvas.tags import tag_candidates
 
     tl, br = QPointF(100, 100), QPointF(300, 160)
-    for x, y in _candidates("predicted", tl, br, 80, 14):
+    for x, y in tag_candidates("predicted", tl, br, 80, 14):
         inside = QRectF(tl, br).intersected(QRectF(x, y, 80, 14))
         assert inside.isEmpty() or inside.height() <= 0 or inside.width() <= 0, (x, y)
 

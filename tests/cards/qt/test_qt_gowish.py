@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from reviewer.qt.app import build
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from tests.helpers.paths import ROOT, shared
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.models import Code
 from reviewer.qt.cards.piles_list import NO_BOX
-from reviewer.storage.cards.scores import scored_runs
-from reviewer.storage.db import open_project
+from reviewer.storage.cards.scored import scored_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import shared

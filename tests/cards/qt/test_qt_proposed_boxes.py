@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from reviewer.core.box_commands import AcceptProposedBox
 from reviewer.qt.cards import pre_annotate
 from reviewer.qt.cards.proposed_boxes import FAR_PX
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.cards.proposed_boxes import proposed_boxes
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from tests.helpers.window import open_window
 from tests.helpers.card_project import make_project, run_id
 
@@ -31,7 +31,7 @@ def stored(path, item_id):
     """(ground truth, proposals) as another connection reads them."""
     p = open_project(path)
     try:
-        return repo.ground_truth(p, item_id), proposed_boxes(p, item_id)
+        return repo_ground_truth.ground_truth(p, item_id), proposed_boxes(p, item_id)
     finally:
         p.close()
 

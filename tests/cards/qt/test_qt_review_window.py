@@ -11,8 +11,9 @@ from PySide6.QtCore import QRectF, QSettings, Qt
 
 from reviewer.core.models import Code, Status
 from tests.helpers.window import open_window
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.project.db import open_project
 from tests.helpers.card_project import make_project, run_id
 
 pytestmark = pytest.mark.gui
@@ -40,7 +41,7 @@ def key(qtbot, window, k, modifier=Qt.NoModifier):
 def stored(window, finding_id):
     p = open_project(window.session.project.path)
     try:
-        return repo.finding(p, finding_id)
+        return repo_findings.finding(p, finding_id)
     finally:
         p.close()
 
@@ -199,7 +200,7 @@ def test_ground_truth_from_a_run_boxes_undo_redo(qtbot, env):
     def boxes():
         p = open_project(s.project.path)
         try:
-            return {c.text: c.bbox for c in repo.ground_truth(p, item.id).cards}
+            return {c.text: c.bbox for c in repo_ground_truth.ground_truth(p, item.id).cards}
         finally:
             p.close()
 
@@ -231,7 +232,7 @@ def test_ground_truth_from_a_run_draft_undo_redo(qtbot, env):
     def gt():
         p = open_project(s.project.path)
         try:
-            return repo.ground_truth(p, s.item_id)
+            return repo_ground_truth.ground_truth(p, s.item_id)
         finally:
             p.close()
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from reviewer.core.commands import AddCard, EditCards
 from reviewer.core.models import BBox, Code
 from reviewer.qt.panels.items import status_line
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 from tests.helpers.canvas import at, drag, type_and_enter
 
 pytestmark = pytest.mark.gui
@@ -23,7 +23,7 @@ def window(card_window):
 
 
 def cards(s):
-    return {c.id: c for c in repo.ground_truth(s.project, s.item_id).cards}
+    return {c.id: c for c in repo_ground_truth.ground_truth(s.project, s.item_id).cards}
 
 
 def misses(s):

@@ -10,8 +10,9 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.models import Code, Status
 from reviewer.qt.app import build
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import SAMPLES
 from tests.helpers.canvas import at, drag, type_and_enter
 
@@ -35,7 +36,7 @@ def key(qtbot, window, k, modifier=Qt.NoModifier):
 def finding_row(window, finding_id):
     p = fresh(window)
     try:
-        return repo.finding(p, finding_id)
+        return repo_findings.finding(p, finding_id)
     finally:
         p.close()
 
@@ -43,29 +44,29 @@ def finding_row(window, finding_id):
 def test_draw_pile_and_card_type_text_undo_redo(qtbot, window):
     s, canvas = window.session, window.canvas
     item_id = s.item_id
-    before = len(repo.ground_truth(s.project, item_id).cards)
+    before = len(repo_ground_truth.ground_truth(s.project, item_id).cards)
     s.set_tool("pile")
     drag(qtbot, canvas, at(canvas, 40, 40), at(canvas, 400, 300))
     type_and_enter(qtbot, canvas, "corner")
     p = fresh(window)
-    assert any(pl.label == "corner" for pl in repo.ground_truth(p, item_id).piles)
+    assert any(pl.label == "corner" for pl in repo_ground_truth.ground_truth(p, item_id).piles)
     p.close()
     s.set_tool("card")
     drag(qtbot, canvas, at(canvas, 100, 100), at(canvas, 300, 200))
     type_and_enter(qtbot, canvas, "To see the sea")
     p = fresh(window)
-    cards = repo.ground_truth(p, item_id).cards
+    cards = repo_ground_truth.ground_truth(p, item_id).cards
     p.close()
     new = [c for c in cards if c.text == "To see the sea"]
     assert len(cards) == before + 1 and new and new[0].pile == "corner"
     assert abs(new[0].bbox.x_min - 100) < 4 and abs(new[0].bbox.y_max - 200) < 4
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)  # undo the card
     p = fresh(window)
-    assert len(repo.ground_truth(p, item_id).cards) == before
+    assert len(repo_ground_truth.ground_truth(p, item_id).cards) == before
     p.close()
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)  # redo
     p = fresh(window)
-    again = [c for c in repo.ground_truth(p, item_id).cards if c.text == "To see the sea"]
+    again = [c for c in repo_ground_truth.ground_truth(p, item_id).cards if c.text == "To see the sea"]
     p.close()
     assert again and again[0].id == new[0].id
 
@@ -126,7 +127,7 @@ def test_next_run_needing_review_and_add_finding(qtbot, window):
     key(qtbot, window, Qt.Key_A)
     key(qtbot, window, Qt.Key_1)
     p = fresh(window)
-    added = [f for f in repo.findings(p, s.run_id) if f.source.value == "human"]
+    added = [f for f in repo_findings.findings(p, s.run_id) if f.source.value == "human"]
     p.close()
     assert added and added[0].code == Code.OCR and added[0].gt_card_id == card.id
 
@@ -204,7 +205,7 @@ def test_g_moves_selected_cards_to_the_next_pile(qtbot, window):
     s.select_cards([card.id])
     qtbot.keyClick(window, Qt.Key_G)
     p = fresh(window)
-    moved = next(c for c in repo.ground_truth(p, s.item_id).cards if c.id == card.id)
+    moved = next(c for c in repo_ground_truth.ground_truth(p, s.item_id).cards if c.id == card.id)
     p.close()
     assert moved.pile == piles[(piles.index(card.pile) + 1) % len(piles)]
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
@@ -227,7 +228,7 @@ def test_a_reason_typed_after_another_edit_undoes_nothing_else(qtbot, window):
     qtbot.keyClicks(window.reason_bar.edit, "late reason")
     qtbot.keyClick(window.reason_bar.edit, Qt.Key_Return)
     p = fresh(window)
-    kept = next(c for c in repo.ground_truth(p, s.item_id).cards if c.id == card.id)
+    kept = next(c for c in repo_ground_truth.ground_truth(p, s.item_id).cards if c.id == card.id)
     p.close()
     assert kept.bbox == moved  # the move was not undone
     assert finding_row(window, fid).reason == "late reason"

@@ -17,7 +17,8 @@ from reviewer.core.box_commands import (
 from reviewer.core.cards.pre_annotation import ProposedBox, proposals_from_run
 from reviewer.core.commands import UndoStack
 from reviewer.core.models import BBox, GroundTruth
-from reviewer.storage import repo
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cards.proposed_boxes import KEY, proposed_boxes
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
@@ -29,9 +30,9 @@ from tests.helpers.paths import SAMPLES
 @pytest.fixture
 def setup(project):
     import_source(project, SAMPLES, options=ImportOptions(model="vlm"))
-    item = repo.item_by_name(project, "table-01")
-    gt = repo.ground_truth(project, item.id)
-    repo.set_ground_truth(
+    item = repo_items.item_by_name(project, "table-01")
+    gt = repo_ground_truth.ground_truth(project, item.id)
+    repo_ground_truth.set_ground_truth(
         project,
         item.id,
         GroundTruth(
@@ -56,7 +57,7 @@ def test_moved_edge_moves_one_edge_and_never_past_the_other():
 def test_a_runs_boxes_are_proposed_only_where_the_ground_truth_has_none(setup):
     project, item, _, _ = setup
     run = boxes_run(project, "table-01")
-    gt = repo.ground_truth(project, item.id)
+    gt = repo_ground_truth.ground_truth(project, item.id)
     got = proposals_from_run(gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height, "r")
     boxless = {c.id: c.text for c in gt.cards if c.bbox is None}
     assert len(got) == 3 and {p.card_id for p in got} == set(boxless)
@@ -70,11 +71,11 @@ def test_a_runs_boxes_are_proposed_only_where_the_ground_truth_has_none(setup):
 def test_propose_adjust_drop_accept_and_undo_them_all(setup):
     project, item, store, stack = setup
     run = boxes_run(project, "table-01")
-    gt = repo.ground_truth(project, item.id)
+    gt = repo_ground_truth.ground_truth(project, item.id)
     got = proposals_from_run(gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height)
     stack.push(ProposeBoxes(item.id, got), store)
     assert proposed_boxes(project, item.id) == got
-    assert repo.ground_truth(project, item.id) == gt  # not ground truth
+    assert repo_ground_truth.ground_truth(project, item.id) == gt  # not ground truth
     stack.push(ProposeBoxes(item.id, got[:1]), store)  # a second proposal of the same box gets its own id
     assert [p.id for p in proposed_boxes(project, item.id)] == [1, 2, 3, 4]
     stack.undo(store)
@@ -84,34 +85,34 @@ def test_propose_adjust_drop_accept_and_undo_them_all(setup):
     stack.push(DropProposedBox(item.id, got[1].id), store)
     first = proposed_boxes(project, item.id)[0]
     assert first.box == moved
-    effect = stack.push(AcceptProposedBox(item.id, first, repo.ground_truth(project, item.id)), store)
+    effect = stack.push(AcceptProposedBox(item.id, first, repo_ground_truth.ground_truth(project, item.id)), store)
     assert effect.items == {item.id}
-    now = repo.ground_truth(project, item.id)
+    now = repo_ground_truth.ground_truth(project, item.id)
     assert next(c for c in now.cards if c.id == first.card_id).bbox == moved and len(now.cards) == len(gt.cards)
     assert [p.id for p in proposed_boxes(project, item.id)] == [got[2].id]
     with pytest.raises(KeyError):
         stack.push(DropProposedBox(item.id, got[1].id), store)  # dropped already
     for _ in range(4):
         stack.undo(store)
-    assert proposed_boxes(project, item.id) == [] and repo.ground_truth(project, item.id) == gt
+    assert proposed_boxes(project, item.id) == [] and repo_ground_truth.ground_truth(project, item.id) == gt
     assert project.meta(KEY.format(item.id)) is None  # nothing left behind
     for _ in range(4):
         stack.redo(store)
-    assert repo.ground_truth(project, item.id) == now
+    assert repo_ground_truth.ground_truth(project, item.id) == now
     assert [p.id for p in proposed_boxes(project, item.id)] == [got[2].id]
 
 
 def test_accepting_a_proposal_without_a_card_adds_one_or_places_the_unplaced_card_of_its_text(setup):
     project, item, store, stack = setup
-    gt = repo.ground_truth(project, item.id)
+    gt = repo_ground_truth.ground_truth(project, item.id)
     unplaced = next(c for c in gt.cards if c.bbox is None)
     box = BBox(x_min=1, y_min=2, x_max=30, y_max=40)
     stack.push(ProposeBoxes(item.id, [ProposedBox(id=1, text=unplaced.text.upper(), box=box)]), store)
     stack.push(ProposeBoxes(item.id, [ProposedBox(id=1, text="A new card", box=box, pile="left")]), store)
     a, b = proposed_boxes(project, item.id)
-    stack.push(AcceptProposedBox(item.id, a, repo.ground_truth(project, item.id)), store)
-    stack.push(AcceptProposedBox(item.id, b, repo.ground_truth(project, item.id)), store)
-    now = repo.ground_truth(project, item.id)
+    stack.push(AcceptProposedBox(item.id, a, repo_ground_truth.ground_truth(project, item.id)), store)
+    stack.push(AcceptProposedBox(item.id, b, repo_ground_truth.ground_truth(project, item.id)), store)
+    now = repo_ground_truth.ground_truth(project, item.id)
     assert next(c for c in now.cards if c.id == unplaced.id).bbox == box  # placed (§1 equality), not added
     added = next(c for c in now.cards if c.text == "A new card")
     assert added.bbox == box and added.pile == "left" and len(now.cards) == len(gt.cards) + 1
@@ -121,7 +122,7 @@ def test_go_wish_boxes_are_proposed_for_ground_truth_without_boxes(tmp_path):
     """go-wish-spike (real data, skipped when absent): its ground truth has no boxes, so every box of
     the Qwen bounding-boxes run is proposed for the card it matched, with the text Qwen read."""
     from reviewer.storage.cards.scores import scored_runs
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
     from tests.helpers.paths import shared
 
     data = shared("go-wish-spike")
@@ -132,8 +133,8 @@ def test_go_wish_boxes_are_proposed_for_ground_truth_without_boxes(tmp_path):
         runs = [r for r in scored_runs(p) if r.run["prompt"] == "bounding-boxes"]
         assert {r.run["item"] for r in runs} == {"01-controlled", "02-angled"}
         for run in runs:
-            item = repo.item_by_name(p, run.run["item"])
-            gt = repo.ground_truth(p, item.id)
+            item = repo_items.item_by_name(p, run.run["item"])
+            gt = repo_ground_truth.ground_truth(p, item.id)
             assert all(c.bbox is None for c in gt.cards)
             got = proposals_from_run(
                 gt, run.facts.outcomes, run.cards, run.facts.box_convention, item.width, item.height

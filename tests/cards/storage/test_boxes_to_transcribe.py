@@ -12,8 +12,9 @@ from PIL import Image
 
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, Card, GroundTruth, Pile, Prompt
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.importers import import_source
 
@@ -71,8 +72,8 @@ def _labelme_folder(tmp_path):
 
 def _boxes(project):
     out = {}
-    for item in repo.items(project):
-        gt = repo.ground_truth(project, item.id)
+    for item in repo_items.items(project):
+        gt = repo_ground_truth.ground_truth(project, item.id)
         out[item.name] = (
             sorted((c.pile, c.text, c.bbox.x_min, c.bbox.y_min, c.bbox.x_max, c.bbox.y_max) for c in gt.cards),
             [(p.label, p.region) for p in gt.piles if p.region],
@@ -96,7 +97,7 @@ def test_nine_boxes_without_text_survive_import_export_and_import(tmp_path, fmt,
         assert sum(len(v[0]) for v in first.values()) == 9
         assert first["street-1"][1] == [("person", [(0.0, 0.0), (390.0, 0.0), (390.0, 195.0), (0.0, 195.0)])]
         # labelme goes beside its photos (an import reads photos only inside the folder
-        # imported): the folder imported from, so only with force (reviewer.storage.safe_write)
+        # imported): the folder imported from, so only with force (reviewer.storage.files.safe_write)
         counts = export_ground_truth(source, tmp_path / name, fmt, force=fmt == "labelme")
         assert counts["cards"] == 9 and counts["skipped"] == []
         import_source(target, tmp_path / name)

@@ -6,10 +6,12 @@ import pytest
 
 from reviewer.core.commands import AddCard, AddFinding, AddPile, DecideFindings, DeleteCards, EditCards, UndoStack
 from reviewer.core.models import BBox, Code, Status
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scores import scored_runs
+from reviewer.storage.cards.scored import scored_runs
 from reviewer.storage.store import ProjectStore
 from tests.helpers.paths import SAMPLES
 
@@ -23,24 +25,24 @@ def setup(project):
 
 def test_add_edit_delete_card_undo_redo(setup):
     project, store, stack = setup
-    item = repo.item_by_name(project, "table-01")
-    n = len(repo.ground_truth(project, item.id).cards)
+    item = repo_items.item_by_name(project, "table-01")
+    n = len(repo_ground_truth.ground_truth(project, item.id).cards)
     stack.push(AddPile(item.id, "extra", [[0, 0], [10, 0], [10, 10], [0, 10]]), store)
     cmd = AddCard(item.id, "To see the ocean", "extra", BBox(x_min=1, y_min=2, x_max=5, y_max=6))
     stack.push(cmd, store)
     card_id = cmd.card.id
-    gt = repo.ground_truth(project, item.id)
+    gt = repo_ground_truth.ground_truth(project, item.id)
     assert len(gt.cards) == n + 1 and gt.cards[-1].pile == "extra"
     stack.push(EditCards({card_id: {"text": "To see the sea"}}), store)
-    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the sea"
+    assert repo_ground_truth.ground_truth(project, item.id).cards[-1].text == "To see the sea"
     stack.push(DeleteCards([card_id]), store)
-    assert len(repo.ground_truth(project, item.id).cards) == n
+    assert len(repo_ground_truth.ground_truth(project, item.id).cards) == n
     stack.undo(store)  # delete undone: same id comes back
-    assert repo.ground_truth(project, item.id).cards[-1].id == card_id
+    assert repo_ground_truth.ground_truth(project, item.id).cards[-1].id == card_id
     stack.undo(store)  # edit undone
-    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the ocean"
+    assert repo_ground_truth.ground_truth(project, item.id).cards[-1].text == "To see the ocean"
     stack.redo(store)
-    assert repo.ground_truth(project, item.id).cards[-1].text == "To see the sea"
+    assert repo_ground_truth.ground_truth(project, item.id).cards[-1].text == "To see the sea"
     assert stack.undo_text() == "edit card"
     audit = project.db.execute("select count(*) from audit where table_name='cards' and actor='ann'").fetchone()[0]
     assert audit >= 5
@@ -51,12 +53,12 @@ def test_decide_and_undo(setup):
     run = next(r for r in scored_runs(project) if len(r.findings) >= 2)
     ids = [f.id for f in run.findings]
     stack.push(DecideFindings(ids, Status.REJECTED, "ann", reason="fine"), store)
-    assert all(repo.finding(project, i).status == Status.REJECTED for i in ids)
-    assert repo.finding(project, ids[0]).reviewer == "ann"
+    assert all(repo_findings.finding(project, i).status == Status.REJECTED for i in ids)
+    assert repo_findings.finding(project, ids[0]).reviewer == "ann"
     stack.undo(store)
-    assert all(repo.finding(project, i).status == Status.PROPOSED for i in ids)
+    assert all(repo_findings.finding(project, i).status == Status.PROPOSED for i in ids)
     stack.push(DecideFindings(ids[:1], Status.CONFIRMED, "ann", final_code=Code.PARTIAL), store)
-    f = repo.finding(project, ids[0])
+    f = repo_findings.finding(project, ids[0])
     assert f.final_code == Code.PARTIAL and f.status == Status.CONFIRMED
     assert not stack.can_redo
 
@@ -69,9 +71,9 @@ def test_add_finding_keeps_id_on_redo(setup):
     fid = cmd.finding.id
     stack.undo(store)
     with pytest.raises(KeyError):
-        repo.finding(project, fid)
+        repo_findings.finding(project, fid)
     stack.redo(store)
-    assert repo.finding(project, fid).source.value == "human"
+    assert repo_findings.finding(project, fid).source.value == "human"
 
 
 def test_deleting_a_card_keeps_decisions_and_undo_brings_them_back(setup):
@@ -81,15 +83,15 @@ def test_deleting_a_card_keeps_decisions_and_undo_brings_them_back(setup):
     stack.push(DecideFindings([miss.id], Status.CONFIRMED, "ann"), store)
     stack.push(DeleteCards([miss.gt_card_id]), store)
     score_project(project, run_ids=[run.run["id"]])
-    kept = repo.finding(project, miss.id)  # a decision is never deleted by re-scoring
+    kept = repo_findings.finding(project, miss.id)  # a decision is never deleted by re-scoring
     assert kept.status == Status.CONFIRMED and kept.detail.startswith("[not found")
     stack.undo(store)  # the card comes back with its id; its findings point at it again
     score_project(project, run_ids=[run.run["id"]])
-    again = [f for f in repo.findings(project, run.run["id"]) if f.gt_card_id == miss.gt_card_id]
+    again = [f for f in repo_findings.findings(project, run.run["id"]) if f.gt_card_id == miss.gt_card_id]
     assert [f.id for f in again] == [miss.id]  # no duplicate proposed finding
     assert again[0].status == Status.CONFIRMED and not again[0].detail.startswith("[not found")
     stack.undo(store)  # the confirm can still be undone
-    assert repo.finding(project, miss.id).status == Status.PROPOSED
+    assert repo_findings.finding(project, miss.id).status == Status.PROPOSED
 
 
 def test_move_to_next_pile_cycles_in_pile_order():
@@ -111,9 +113,9 @@ def test_move_to_next_pile_cycles_in_pile_order():
 def test_a_command_that_fails_midway_writes_nothing(setup):
     """Several cards in one command: all or nothing."""
     project, store, stack = setup
-    item = repo.item_by_name(project, "table-01")
-    cards = repo.ground_truth(project, item.id).cards
+    item = repo_items.item_by_name(project, "table-01")
+    cards = repo_ground_truth.ground_truth(project, item.id).cards
     with pytest.raises(KeyError):
         stack.push(EditCards({cards[0].id: {"text": "changed"}, 999_999: {"text": "no such card"}}), store)
-    assert repo.ground_truth(project, item.id).cards[0].text == cards[0].text
+    assert repo_ground_truth.ground_truth(project, item.id).cards[0].text == cards[0].text
     assert not stack.can_undo

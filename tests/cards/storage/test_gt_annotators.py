@@ -13,9 +13,11 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging.verdicts import DisputeKind
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.gt_adjudication import adjudicate
 from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
@@ -68,15 +70,15 @@ def test_three_ground_truth_disputes_in_the_judges_queue(two):
 
 def test_adjudication_writes_the_consensus_that_scoring_uses(two):
     found = {d.detail.split("'")[1]: d for d in refresh_disputes(two)}  # by alice's text
-    table = repo.item_by_name(two, "table-01")
+    table = repo_items.item_by_name(two, "table-01")
     runs = [r[0] for r in two.db.execute("SELECT id FROM runs WHERE item_id = ?", [table.id])]
-    gt_cards = lambda: {f.gt_card for f in repo.findings_of_runs(two, runs)}  # noqa: E731
+    gt_cards = lambda: {f.gt_card for f in repo_findings.findings_of_runs(two, runs)}  # noqa: E731
     assert "To be kept clear" not in gt_cards()
     stack = UndoStack()
     adjudicate(two, found["To be kept clean"].id, "bob", "ann", "the card says clear", stack=stack)
     adjudicate(two, found["To pray"].id, "alice", "ann", stack=stack)
     adjudicate(two, found["Wild Card"].id, "bob", "ann", stack=stack)
-    consensus = {c.text: c.bbox for c in repo.ground_truth(two, table.id).cards}
+    consensus = {c.text: c.bbox for c in repo_ground_truth.ground_truth(two, table.id).cards}
     assert "To be kept clear" in consensus and "To be kept clean" not in consensus
     assert "To pray" in consensus and "To prey" not in consensus
     assert (consensus["Wild Card"].y_min, consensus["Wild Card"].y_max) == (
@@ -96,7 +98,7 @@ def test_adjudication_writes_the_consensus_that_scoring_uses(two):
     assert "To be kept clear" in gt_cards()
     # one undo takes the last adjudication and its consensus edit back
     stack.undo(ProjectStore(two))
-    wild = next(c for c in repo.ground_truth(two, table.id).cards if c.text == "Wild Card")
+    wild = next(c for c in repo_ground_truth.ground_truth(two, table.id).cards if c.text == "Wild Card")
     assert wild.bbox.y_min == pytest.approx(861.6) and len(judging.adjudications(two)) == 2
 
 

@@ -15,10 +15,11 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.cards.gt_agreement import same_ground_truth
 from reviewer.core.models import BBox
-from reviewer.storage import repo
-from reviewer.storage.db import ProjectError, open_project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.gt_formats import export_ground_truth
-from reviewer.storage.safe_write import TargetRefused
+from reviewer.storage.files.safe_write import TargetRefused
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from tests.helpers.paths import ROOT, SAMPLES
 
@@ -42,7 +43,7 @@ def beside_photos(tmp_path, fmt):
 
 
 def cards(project, name, annotator=""):
-    gt = repo.ground_truth(project, repo.item_by_name(project, name).id, annotator)
+    gt = repo_ground_truth.ground_truth(project, repo_items.item_by_name(project, name).id, annotator)
     return (
         [(c.text, c.pile, c.bbox) for c in gt.cards],
         [(p.label, [list(pt) for pt in p.region] if p.region else None) for p in gt.piles],
@@ -210,7 +211,7 @@ def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
     # the export is written where its photos are (beside them for labelme, their
     # folder's parent for one COCO or Label Studio file): an import reads photos
     # only inside the folder imported; that folder is an import source, so the
-    # export goes there only with force (reviewer.storage.safe_write)
+    # export goes there only with force (reviewer.storage.files.safe_write)
     folder = tmp_path / "cards"
     shutil.copytree(SAMPLES, folder)
     source = _sample_project(tmp_path / "a.db", folder)
@@ -224,9 +225,9 @@ def test_the_sample_round_trips_with_nothing_lost(tmp_path, fmt, name):
         assert (folder / name).is_dir() == (fmt == "labelme")
         report = import_source(target, folder / name)
         assert report.format == fmt and report.added["ground truths"] == 2
-        for item in repo.items(source):
-            a = repo.ground_truth(source, item.id)
-            b = repo.ground_truth(target, repo.item_by_name(target, item.name).id)
+        for item in repo_items.items(source):
+            a = repo_ground_truth.ground_truth(source, item.id)
+            b = repo_ground_truth.ground_truth(target, repo_items.item_by_name(target, item.name).id)
             assert same_ground_truth(a, b), item.name
             assert [c.bbox for c in a.cards] == [c.bbox for c in b.cards]  # exactly, not only to 0.001 px
             assert [p.region for p in a.piles] == [p.region for p in b.piles]
@@ -311,9 +312,9 @@ def test_a_labelme_export_stands_alone_and_round_trips(tmp_path):
             assert "/" not in ref and (first / ref).is_file()
         report = import_source(target, first)
         assert report.format == "labelme" and report.added["ground truths"] == 2
-        for item in repo.items(source):
-            a = repo.ground_truth(source, item.id)
-            b = repo.ground_truth(target, repo.item_by_name(target, item.name).id)
+        for item in repo_items.items(source):
+            a = repo_ground_truth.ground_truth(source, item.id)
+            b = repo_ground_truth.ground_truth(target, repo_items.item_by_name(target, item.name).id)
             assert same_ground_truth(a, b) and [c.bbox for c in a.cards] == [c.bbox for c in b.cards], item.name
         export_ground_truth(target, second, "labelme")
         names = sorted(p.name for p in first.iterdir())
@@ -348,9 +349,9 @@ def test_a_coco_or_label_studio_export_stands_alone_and_round_trips(tmp_path, fm
         assert ".." not in text and "images/" in text
         report = import_source(target, first / "gt.json")
         assert report.format == fmt and report.added["ground truths"] == 2
-        for item in repo.items(source):
-            a = repo.ground_truth(source, item.id)
-            b = repo.ground_truth(target, repo.item_by_name(target, item.name).id)
+        for item in repo_items.items(source):
+            a = repo_ground_truth.ground_truth(source, item.id)
+            b = repo_ground_truth.ground_truth(target, repo_items.item_by_name(target, item.name).id)
             assert same_ground_truth(a, b) and [c.bbox for c in a.cards] == [c.bbox for c in b.cards], item.name
             assert [p.region for p in a.piles] == [p.region for p in b.piles]
         export_ground_truth(target, second / "gt.json", fmt)

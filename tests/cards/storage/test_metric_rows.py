@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from reviewer.core.models import Code, Finding, ScoringConfig, Source, Status
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.cards.metric_rows import fill_missing_metrics, iter_metric_rows
@@ -48,8 +48,8 @@ def _decide_some(project) -> list[int]:
     found = [f for r in iter_scored_runs(project) for f in r.findings]
     ocr = next(f for f in found if f.code == Code.OCR)
     other = next(f for f in found if f.code != Code.OCR and f.run_id != ocr.run_id)
-    repo.update_finding(project, ocr.id, status=Status.REJECTED, reviewer="ann", reason="legible")
-    repo.update_finding(project, other.id, status=Status.CONFIRMED, final_code=Code.HALLUC, reviewer="ann")
+    repo_findings.update_finding(project, ocr.id, status=Status.REJECTED, reviewer="ann", reason="legible")
+    repo_findings.update_finding(project, other.id, status=Status.CONFIRMED, final_code=Code.HALLUC, reviewer="ann")
     third = next(
         r for r in iter_scored_runs(project) if r.run["id"] not in (ocr.run_id, other.run_id) and r.facts.outcomes
     )
@@ -61,7 +61,7 @@ def _decide_some(project) -> list[int]:
         gt_card="x",
         detail="seen by a person",
     )
-    repo.insert_finding(project, third.run["id"], human)
+    repo_findings.insert_finding(project, third.run["id"], human)
     return [ocr.run_id, other.run_id, third.run["id"]]
 
 

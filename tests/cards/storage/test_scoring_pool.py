@@ -6,6 +6,7 @@ from __future__ import annotations
 from reviewer.core.models import ScoringConfig
 from reviewer.storage import scoring
 from reviewer.storage.cards import scores
+from reviewer.storage.cards import scored
 from reviewer.storage.importers import import_source
 from reviewer.storage.importers.base import ImportOptions
 from tests.helpers.paths import SAMPLES
@@ -14,7 +15,7 @@ from tests.helpers.paths import SAMPLES
 def _findings(project):
     return sorted(
         (r.run["item"], r.run["prompt"], r.run["repetition"], f.code.value, f.gt_card, f.model_card)
-        for r in scores.scored_runs(project)
+        for r in scored.scored_runs(project)
         for f in r.findings
     )
 

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.cases.report import EvaluationReport
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cases.cases import case_query, case_results
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import shared
 
 PERFECT_CITE_002 = (
@@ -98,8 +98,8 @@ def test_import_the_nine_cicada_cases(tmp_path):
     assert "added: nothing" in run("import", db, data).output  # idempotent
     p = open_project(db)
     try:
-        assert len(repo.items(p)) == 9
-        assert sorted(x.name for x in repo.prompts(p)) == [
+        assert len(repo_items.items(p)) == 9
+        assert sorted(x.name for x in repo_items.prompts(p)) == [
             "citation-accuracy",
             "general-correctness",
             "story-coherence",

@@ -19,10 +19,10 @@ from reviewer.core.tables import markdown_table
 from reviewer.qt.cases.scores import CaseScoresPanel
 from reviewer.qt.cases.view import CaseView
 from reviewer.qt.session import Session
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cases.cases import project_metrics
 from reviewer.storage.cases.report import case_report_markdown
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.gui
@@ -44,7 +44,7 @@ def session(qtbot, tmp_path):
 
 def go(session, case_id, model):
     """Make ``case_id`` and its answer by ``model`` current."""
-    item = repo.item_by_name(session.project, case_id)
+    item = repo_items.item_by_name(session.project, case_id)
     session.set_item(item.id)
     run_id = session.project.db.execute(
         "SELECT id FROM runs WHERE item_id = ? AND model = ?", [item.id, model]

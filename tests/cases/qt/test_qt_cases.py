@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.models import CaseCode, Status
 from reviewer.qt.app import build
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 
 pytestmark = pytest.mark.gui
@@ -79,7 +79,7 @@ def test_reject_a_fired_warning_by_key_and_the_reviewed_score_rises(qtbot, windo
     qtbot.keyClick(window.findings_panel.view, Qt.Key_N)  # reject
     p = open_project(s.project.path)
     try:
-        assert repo.finding(p, count.id).status == Status.REJECTED
+        assert repo_findings.finding(p, count.id).status == Status.REJECTED
     finally:
         p.close()
     rows = {panel.scores.item(r, 0).text(): r for r in range(panel.scores.rowCount())}

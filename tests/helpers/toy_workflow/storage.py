@@ -9,7 +9,8 @@ from typing import Optional
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.tables import markdown_table
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.registry import ReportSection, StorageWorkflow, register
 from tests.helpers.toy_workflow.core import RIDDLES, correct
@@ -33,13 +34,13 @@ def detect(source: Path) -> bool:
 def import_riddles(project, source: Path, options: ImportOptions) -> ImportReport:
     report = ImportReport("riddles")
     _tables(project)
-    prompt_id, _ = repo.upsert_prompt(project, Prompt(name="riddle", text="Answer the riddle."))
+    prompt_id, _ = repo_items.upsert_prompt(project, Prompt(name="riddle", text="Answer the riddle."))
     for entry in json.loads(source.read_text())["riddles"]:
-        item_id, made = repo.upsert_item(project, Item(name=entry["name"], kind="text", text=entry["text"]))
+        item_id, made = repo_items.upsert_item(project, Item(name=entry["name"], kind="text", text=entry["text"]))
         report.count("items", made)
         with project.transaction():
             project.db.execute("INSERT OR REPLACE INTO toy_answers VALUES (?, ?)", [item_id, entry["answer"]])
-        run_id, status = repo.add_run(project, item_id, prompt_id, entry["model"], entry["guess"])
+        run_id, status = repo_runs.add_run(project, item_id, prompt_id, entry["model"], entry["guess"])
         report.count("runs", status == "added")
     return report
 

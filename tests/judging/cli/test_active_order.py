@@ -16,7 +16,7 @@ from reviewer.cli import main
 from reviewer.core.judging.active_order import draw_active, inclusion_probabilities, weights
 from reviewer.core.judging.alignment import align
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 

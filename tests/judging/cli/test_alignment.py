@@ -13,11 +13,13 @@ from click.testing import CliRunner
 from scipy.stats import beta
 
 from reviewer.cli import main
-from reviewer.core.judging.alignment import align, alignments, hash_split, is_pass, people_values
+from reviewer.core.judging.alignment import align, alignments, is_pass
+from reviewer.core.judging.people import people_values
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.corrected_rate import corrected_pass_rate, rogan_gladen
 from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 D = "quality"
 #          run:1 ...                                  run:12

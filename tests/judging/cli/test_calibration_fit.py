@@ -17,7 +17,7 @@ from reviewer.core.judging.calibration_fit import fit_map
 from reviewer.core.judging.confidence import ece
 from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
 
 
@@ -110,7 +110,7 @@ def test_calibration_fit_command_fits_on_dev_reports_on_test_and_counts_the_read
 
 
 def test_selective_judging_and_low_confidence_disputes_use_the_stored_map_and_say_so(db):
-    from reviewer.storage.judging.calibration_fit import stored_map
+    from reviewer.storage.judging.calibration_maps import stored_map
     from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
     from reviewer.storage.judging.low_confidence import project_low_confidence
 

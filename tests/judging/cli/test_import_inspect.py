@@ -20,8 +20,8 @@ from reviewer.core.commands import Adjudicate, UndoStack
 from reviewer.core.judging.label_first import LABEL_FIRST, parse_label
 from reviewer.core.judging.verdicts import Scale
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
-from reviewer.storage.db import open_project
-from reviewer.storage.item_metadata import item_metadata
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo.item_metadata import item_metadata
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.store import ProjectStore

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.pairwise import llmbar_final_result, pandalm_models
@@ -25,7 +26,7 @@ def _by_subject(project) -> dict[str, list]:
 
 
 def _runs(project) -> dict[int, dict]:
-    return {r["id"]: r for r in repo.run_rows(project)}
+    return {r["id"]: r for r in repo_runs.run_rows(project)}
 
 
 # -- PandaLM ------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def test_pandalm_real_data(project):
     assert any("25 undecided" in n and "garbage" in n for n in report.notes)
     assert any("6 response(s) are JSON values" in n for n in report.notes)  # idx 157-164 hold true
 
-    item = repo.item_by_name(project, "pandalm-0")
+    item = repo_items.item_by_name(project, "pandalm-0")
     assert item.kind == "text" and item.text.startswith("The sentence you are given might be too wordy")
     assert item.text.endswith("please let me know.") and "\n\n" in item.text
     sources = [s for s, _ in judging.references(project, item.id)]
@@ -130,12 +131,12 @@ def test_pandalm_small_folder_skips_what_it_cannot_use(project, tmp_path):
     reasons = dict(report.skipped)
     assert "missing response1, response2" in reasons["testset-v1.json[2]"]
     assert "idx 7" in reasons["judge-z-testset-v1.json[1]"]
-    models = {r["model"] for r in repo.run_rows(project)}
+    models = {r["model"] for r in repo_runs.run_rows(project)}
     assert models == {"a", "b", "response1", "response2"}
     z = {v.raw: v for v in judging.verdicts(project) if v.judge == "judge-z"}
     assert z["Draw"].scores == {"winner": "tie"} and z["Draw"].rationale == "both fine"
     assert z["?"].scores == {"winner": None}
-    assert repo.item_by_name(project, "pandalm-1").text == "Count\n\n1 2"
+    assert repo_items.item_by_name(project, "pandalm-1").text == "Count\n\n1 2"
 
 
 # -- LLMBar -----------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def test_llmbar_real_data_both_splits(project):
     assert json.loads(undecided[0].raw)["winner"] is None and undecided[0].rationale
     gold = Counter(v.scores["winner"] for v in judging.verdicts(project) if v.judge == "gold")
     assert gold == {"1": 42 + 101, "2": 58 + 99}
-    first = repo.item_by_name(project, "llmbar-Natural-0")
+    first = repo_items.item_by_name(project, "llmbar-Natural-0")
     data = json.loads((folder / "Natural" / "dataset.json").read_text())
     assert first.text == data[0]["input"]
 
@@ -227,7 +228,7 @@ def test_llmbar_results_as_python_literal_string(project, tmp_path):
     judged = [v for v in judging.verdicts(project) if v.judge == "Judge-X/Swap_CoT"]
     assert [(v.answer_order, v.scores["winner"]) for v in judged] == [("ab", "2"), ("ba", "1"), ("ab", None)]
     assert judged[0].judge_model == "Judge-X" and judged[0].prompt_version == "Swap_CoT"
-    assert repo.item_by_name(project, "llmbar-Tiny-2").text == "q2"
+    assert repo_items.item_by_name(project, "llmbar-Tiny-2").text == "q2"
 
 
 def test_llmbar_repository_layout_and_rating(project, tmp_path):

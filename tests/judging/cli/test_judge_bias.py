@@ -13,8 +13,9 @@ from reviewer.cli import main
 from reviewer.core.judging.judge_bias import both_orders, length_bias, score_length, self_preference
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import Item, Prompt
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
 
 
@@ -72,12 +73,12 @@ def test_score_against_length():
 def test_self_preference_on_a_constructed_project(tmp_path):
     db = tmp_path / "p.db"
     p = open_project(db, create=True)
-    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="q"))
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="q"))
     rng = np.random.default_rng(4)
     for i in range(80):
-        item_id, _ = repo.upsert_item(p, Item(name=f"q{i}", kind="text", text=f"question {i}"))
-        a = repo.add_run(p, item_id, prompt_id, "gpt-x", f"answer by x {i}")
-        b = repo.add_run(p, item_id, prompt_id, "other", f"answer by other {i}")
+        item_id, _ = repo_items.upsert_item(p, Item(name=f"q{i}", kind="text", text=f"question {i}"))
+        a = repo_runs.add_run(p, item_id, prompt_id, "gpt-x", f"answer by x {i}")
+        b = repo_runs.add_run(p, item_id, prompt_id, "other", f"answer by other {i}")
         ids = [a[0], b[0]]
         people = "1" if rng.random() < 0.5 else "2"
         judged = "1" if rng.random() < 0.85 else "2"

@@ -16,11 +16,14 @@ from reviewer.cli import main
 from reviewer.core.judging.agreement import krippendorff_alpha
 from reviewer.core.judging.verdicts import Adjudication, DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import Code, Finding, Item, Prompt
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.export import export_project
-from reviewer.storage.judging.report import parse_weights, verdict_score, verdict_table
+from reviewer.storage.judging.verdict_table import verdict_table
+from reviewer.storage.judging.verdict_table import parse_weights, verdict_score
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 
 W = "winner"
@@ -172,15 +175,15 @@ def test_refresh_disputes_stores_and_keeps_ids(project):
 
 
 def _run(project, item="i1", prompt="p1", model="m1", output="answer"):
-    item_id, _ = repo.upsert_item(project, Item(name=item, kind="text", text="question"))
-    prompt_id, _ = repo.upsert_prompt(project, Prompt(name=prompt, text="do it", schema="free"))
-    run_id, _ = repo.add_run(project, item_id, prompt_id, model, output)
+    item_id, _ = repo_items.upsert_item(project, Item(name=item, kind="text", text="question"))
+    prompt_id, _ = repo_items.upsert_prompt(project, Prompt(name=prompt, text="do it", schema="free"))
+    run_id, _ = repo_runs.add_run(project, item_id, prompt_id, model, output)
     return run_id
 
 
 def test_halluc_findings_contradict_a_top_score(project):
     run_id = _run(project)
-    repo.insert_finding(project, run_id, Finding(code=Code.HALLUC, model_card="The Moon"))
+    repo_findings.insert_finding(project, run_id, Finding(code=Code.HALLUC, model_card="The Moon"))
     add(project, f"run:{run_id}", "llama", 5, method=Method.RUBRIC, scale=Scale.ORDINAL5, dim="accuracy", run_id=run_id)
     [d] = refresh_disputes(project)
     assert (d.kind, d.dimension, d.severity) == (DisputeKind.METRICS, "accuracy", 1.0)
@@ -254,7 +257,7 @@ def dual_project(path):
 def test_verdict_table_weights(tmp_path):
     p = open_project(dual_project(tmp_path / "d.db"))
     try:
-        runs = {r["id"]: r for r in repo.run_rows(p)}
+        runs = {r["id"]: r for r in repo_runs.run_rows(p)}
         rows = verdict_table(judging.verdicts(p), runs, (0.4, 0.6))
     finally:
         p.close()

@@ -17,16 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from reviewer.core.judging.agreement import (
-    AgreementResult,
-    agreement_with_reference,
-    cohen_kappa,
-    is_missing,
-    krippendorff_alpha,
-    majority,
-    percent_agreement,
-    position_swap_consistency,
-)
+from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
+from reviewer.core.judging.stats import AgreementResult, is_missing
+from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
 
 NAN = float("nan")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

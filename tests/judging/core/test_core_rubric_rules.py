@@ -11,7 +11,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from reviewer.core.judging import charts
-from reviewer.core.judging.disputes import find_disputes, is_human
+from reviewer.core.judging.disputes import find_disputes
+from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.judging.rubric_rules import (
     RulesError,
     broken_rules,
@@ -176,7 +177,7 @@ def test_gold_and_human_are_people_never_judges():
 def test_chart_titles_keep_every_character_inside_the_figure(which):
     dim = "personalization_of_the_reading_to_the_querent_question_and_the_spread"
     judge = "tarot-rubric/meta-llama/Llama-3.3-70B-Instruct-fp8-fast"
-    with charts.matplotlib.rc_context(charts._RC):
+    with charts.matplotlib.rc_context(charts.RC_PARAMS):
         if which == "distribution":
             fig = charts._distribution(judge, {4: 1.0}, charts.EXPECTED_DISTRIBUTION, dim, 9, None)
         else:

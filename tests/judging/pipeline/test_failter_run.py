@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from reviewer.core.judging.llm_judges import read_failter_reply
 from reviewer.core.judging.verdicts import Scale
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.failter_report import FAILTER_COMMIT, failter_rows
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import cli, rows
@@ -295,7 +295,7 @@ def test_artifacts_are_written_whole(tmp_path, monkeypatch):
     import os
 
     from reviewer.pipeline import failter_artifacts
-    from reviewer.storage.db import ProjectError
+    from reviewer.storage.project.db import ProjectError
 
     target = tmp_path / "art" / "m_t" / "doc.md"
     first = "---\nfiltered-by-model: m\n---\nfirst\n"

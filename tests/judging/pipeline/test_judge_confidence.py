@@ -26,7 +26,7 @@ from reviewer.core.judging.verdict_confidence import read_confidence, value_toke
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import cli, rows, text_project

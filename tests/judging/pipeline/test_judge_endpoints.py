@@ -8,10 +8,11 @@ import json
 
 from reviewer.core.judging.gates import JudgedPrompt, failing_judged, headline, judged_prompts
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage import dispute_queue
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import cli, rows
 from tests.helpers.judges import jsonl_project, span_result
@@ -84,13 +85,13 @@ def test_span_judge_end_to_end(tmp_path):
         }
         assert "1 spanIndex out of range marked -1" in v.rationale
         assert undecided[0].rationale.startswith("undecided") and undecided[0].raw == "I will not answer in JSON."
-        findings = {f.code.value: f for f in repo.findings(p, v.run_id)}
+        findings = {f.code.value: f for f in repo_findings.findings(p, v.run_id)}
         assert set(findings) == {"MISSED", "FALSE_POSITIVE", "TAXONOMY"}
         fp = findings["FALSE_POSITIVE"]
         assert fp.attrs["spanIndex"] == -1 and fp.model_index is None and fp.model_card == "dusk"
         assert findings["TAXONOMY"].model_index == 1 and findings["MISSED"].gt_card == "fox"
         assert all(f.verdict_id == v.id for f in findings.values())
-        assert not repo.findings(p, undecided[0].run_id)
+        assert not repo_findings.findings(p, undecided[0].run_id)
     finally:
         p.close()
 
@@ -134,7 +135,7 @@ def test_pairwise_judge_asks_both_orders_and_stores_winners_in_the_original_orde
         assert again.exit_code == 0 and len(fake.requests) == 4
     p = open_project(db)
     try:
-        runs = {r["id"]: r for r in repo.run_rows(p)}
+        runs = {r["id"]: r for r in repo_runs.run_rows(p)}
         got = {}
         for v in judging.verdicts(p):
             assert v.judge == "pairwise/j" and v.method == Method.PAIRWISE and v.scale == Scale.WINNER

@@ -17,16 +17,17 @@ from reviewer.cli import main
 from reviewer.core import templates
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging import llm_judges as lj
-from reviewer.core.judging.alignment import hash_split
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, parse_label, queue_order, shown_order
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.judge import JudgeOptions, plan
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.validation import alignment_json, project_alignments
 
 D = "ok"
@@ -206,10 +207,10 @@ def test_export_has_first_and_final_labels(anchored, tmp_path):
 # -- versioned rubrics ---------------------------------------------------------------------------
 def _tarot_project(path):
     p = open_project(path, create=True)
-    item_id, _ = repo.upsert_item(p, Item(name="q1", kind="text", text="Will it rain?"))
-    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="tarot-reading", text="read"))
+    item_id, _ = repo_items.upsert_item(p, Item(name="q1", kind="text", text="Will it rain?"))
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="tarot-reading", text="read"))
     for model in ("m1", "m2"):
-        repo.add_run(p, item_id, prompt_id, model, f"reading by {model}")
+        repo_runs.add_run(p, item_id, prompt_id, model, f"reading by {model}")
     return p
 
 
@@ -268,10 +269,10 @@ SECRETS = ("87", "13", "gpt-secret", "judge-x", "RATIONALE-TEXT", "Verdicts")
 def runs_db(tmp_path):
     path = tmp_path / "l.db"
     p = open_project(path, create=True)
-    item_id, _ = repo.upsert_item(p, Item(name="poem", kind="text", text="Write a poem about rain."))
-    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="write", text="Write"))
+    item_id, _ = repo_items.upsert_item(p, Item(name="poem", kind="text", text="Write a poem about rain."))
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="write", text="Write"))
     for model, value in (("writer-a", 87), ("writer-b", 13)):
-        run_id, _ = repo.add_run(p, item_id, prompt_id, model, f"Drops on the roof, says {model[-1]}.")
+        run_id, _ = repo_runs.add_run(p, item_id, prompt_id, model, f"Drops on the roof, says {model[-1]}.")
         judging.add_verdict(
             p,
             Verdict(

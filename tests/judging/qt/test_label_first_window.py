@@ -32,8 +32,9 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.app import build
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
@@ -65,11 +66,11 @@ def data(project):
     fail, a stated confidence) and judge-beta (61.5 where it disagrees);
     eight subjects already labelled first by bob (so the budget can be
     sized), and one pair judged pairwise."""
-    prompt, _ = repo.upsert_prompt(project, Prompt(name="p", text="Write", schema=AnswerSchema.FREE))
+    prompt, _ = repo_items.upsert_prompt(project, Prompt(name="p", text="Write", schema=AnswerSchema.FREE))
     subjects = []
     for i in range(1, 25):
-        item, _ = repo.upsert_item(project, Item(name=f"item-{i}", kind="text", text=f"the text of item {i}"))
-        run, _ = repo.add_run(project, item, prompt, "the-model", f"the output of run {i}")
+        item, _ = repo_items.upsert_item(project, Item(name=f"item-{i}", kind="text", text=f"the text of item {i}"))
+        run, _ = repo_runs.add_run(project, item, prompt, "the-model", f"the output of run {i}")
         subject = f"run:{run}"
         subjects.append(subject)
         alpha = 81.25 if i % 3 else 38.75
@@ -105,9 +106,9 @@ def data(project):
         value = 80.0 if n % 3 else 30.0
         stack.push(CommitFirstLabel(subject, D, value, "bob", judge=JUDGE, rubric_version="v1"), store)
         stack.push(SetFinalValue(subject, D, "bob"), store)
-    q, _ = repo.upsert_item(project, Item(name="question", kind="text", text="Which is better?"))
-    a, _ = repo.add_run(project, q, prompt, "m1", "answer one")
-    b, _ = repo.add_run(project, q, prompt, "m2", "answer two")
+    q, _ = repo_items.upsert_item(project, Item(name="question", kind="text", text="Which is better?"))
+    a, _ = repo_runs.add_run(project, q, prompt, "m1", "answer one")
+    b, _ = repo_runs.add_run(project, q, prompt, "m2", "answer two")
     judging.add_verdict(
         project,
         Verdict(
@@ -338,10 +339,10 @@ def test_pairwise_label_in_the_shown_order(qtbot, window, data):
 def test_grade_keys_c_is_a_grade_before_the_commit_and_change_after(qtbot, project, tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("REVIEWER_NAME", "ann")
-    prompt, _ = repo.upsert_prompt(project, Prompt(name="p", text="Write", schema=AnswerSchema.FREE))
+    prompt, _ = repo_items.upsert_prompt(project, Prompt(name="p", text="Write", schema=AnswerSchema.FREE))
     for i in range(1, 4):
-        item, _ = repo.upsert_item(project, Item(name=f"essay-{i}", kind="text", text=f"essay {i}"))
-        run, _ = repo.add_run(project, item, prompt, "m", f"answer {i}")
+        item, _ = repo_items.upsert_item(project, Item(name=f"essay-{i}", kind="text", text=f"essay {i}"))
+        run, _ = repo_runs.add_run(project, item, prompt, "m", f"answer {i}")
         judging.add_verdict(
             project,
             Verdict(subject=f"run:{run}", run_id=run, judge="grader", scale=Scale.GRADE, scores={"grade": 100.0}),

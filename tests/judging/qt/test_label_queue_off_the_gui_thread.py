@@ -10,7 +10,7 @@ from reviewer.qt.judging.label_first import LabelFirstPage
 from reviewer.qt.judging.label_keys import LabelFirstController
 from reviewer.qt.session import Session
 from reviewer.qt.session.disputes import ASYNC_VERDICTS
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 

@@ -6,7 +6,7 @@ disputesChanged comes when they are in."""
 from __future__ import annotations
 
 from reviewer.core.judging.verdicts import Verdict
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.judging import verdicts as judging
 from reviewer.qt.session import Session

@@ -17,9 +17,10 @@ from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value
 from reviewer.qt.app import build
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.export import export_project
 
 pytestmark = pytest.mark.gui
@@ -32,13 +33,13 @@ def data(project):
     """Two text items: a reading scored by two rubric judges (5 vs 2 on
     tarot_coherence, scale 1-5) and a question answered twice, judged
     pairwise by judges A ('1') and B ('2')."""
-    reading, _ = repo.upsert_item(project, Item(name="reading", kind="text", text="The Tower, <i>Death</i>"))
-    question, _ = repo.upsert_item(project, Item(name="question", kind="text", text="Which answer is better?"))
-    tarot, _ = repo.upsert_prompt(project, Prompt(name="tarot", text="Read the cards", schema=AnswerSchema.FREE))
-    qa, _ = repo.upsert_prompt(project, Prompt(name="qa", text="Answer", schema=AnswerSchema.FREE))
-    run, _ = repo.add_run(project, reading, tarot, "m", "The Tower means sudden change.")
-    a, _ = repo.add_run(project, question, qa, "m1", "first answer")
-    b, _ = repo.add_run(project, question, qa, "m2", "second <b>answer</b>")
+    reading, _ = repo_items.upsert_item(project, Item(name="reading", kind="text", text="The Tower, <i>Death</i>"))
+    question, _ = repo_items.upsert_item(project, Item(name="question", kind="text", text="Which answer is better?"))
+    tarot, _ = repo_items.upsert_prompt(project, Prompt(name="tarot", text="Read the cards", schema=AnswerSchema.FREE))
+    qa, _ = repo_items.upsert_prompt(project, Prompt(name="qa", text="Answer", schema=AnswerSchema.FREE))
+    run, _ = repo_runs.add_run(project, reading, tarot, "m", "The Tower means sudden change.")
+    a, _ = repo_runs.add_run(project, question, qa, "m1", "first answer")
+    b, _ = repo_runs.add_run(project, question, qa, "m2", "second <b>answer</b>")
     for judge, score, rationale in (("judge-a", 5.0, HTML), ("judge-b", 2.0, "incoherent")):
         judging.add_verdict(
             project,
@@ -308,9 +309,9 @@ def test_calibration_panel_and_save_chart(qtbot, window, data, tmp_path):
 
 def test_grade_and_percent_scales_and_shift_tab(qtbot, project, tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
-    item, _ = repo.upsert_item(project, Item(name="essay", kind="text", text="an essay"))
-    prompt, _ = repo.upsert_prompt(project, Prompt(name="grade", text="Grade it", schema=AnswerSchema.FREE))
-    run, _ = repo.add_run(project, item, prompt, "m", "answer")
+    item, _ = repo_items.upsert_item(project, Item(name="essay", kind="text", text="an essay"))
+    prompt, _ = repo_items.upsert_prompt(project, Prompt(name="grade", text="Grade it", schema=AnswerSchema.FREE))
+    run, _ = repo_runs.add_run(project, item, prompt, "m", "answer")
     for judge, grade, percent in (("g1", "A", 90.0), ("g2", "D", 30.0)):
         judging.add_verdict(
             project,

@@ -14,18 +14,19 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.judging.common import DIFFER_MARK
 from reviewer.qt.app import build
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 
 pytestmark = pytest.mark.gui
 
 
 def test_safety_flag_dispute_is_decided_with_t_and_f(qtbot, project, tmp_path, monkeypatch):
     monkeypatch.setenv("REVIEWER_CONFIG_DIR", str(tmp_path / "config"))
-    item, _ = repo.upsert_item(project, Item(name="twin-coherence-invented", kind="text", text="Question: x"))
-    prompt, _ = repo.upsert_prompt(project, Prompt(name="tarot-reading", text="Read", schema=AnswerSchema.FREE))
-    run, _ = repo.add_run(project, item, prompt, "m", "The Lovers guide you.")
+    item, _ = repo_items.upsert_item(project, Item(name="twin-coherence-invented", kind="text", text="Question: x"))
+    prompt, _ = repo_items.upsert_prompt(project, Prompt(name="tarot-reading", text="Read", schema=AnswerSchema.FREE))
+    run, _ = repo_runs.add_run(project, item, prompt, "m", "The Lovers guide you.")
     subject = f"run:{run}"
     judging.set_subject_metrics(project, subject, {"hallucinatedCards": ["The Lovers"]}, "test")
     for judge, flag in (("lenient", False), ("strict", True)):

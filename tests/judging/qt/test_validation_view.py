@@ -25,8 +25,9 @@ from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.app import build
 from reviewer.qt.session import validation_worker
 from reviewer.qt.judging.validation import AGREEMENT_COLUMNS, ValueRole
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_report import calibration_rows
 from reviewer.storage.judging.validation import project_alignments
@@ -43,10 +44,10 @@ def db(tmp_path):
     runs with a gold label, and the first judge alone on UNLABELLED runs."""
     rng = np.random.default_rng(7)
     p = open_project(tmp_path / "v.db", create=True)
-    prompt, _ = repo.upsert_prompt(p, Prompt(name="qa", text="Answer", schema=AnswerSchema.FREE))
+    prompt, _ = repo_items.upsert_prompt(p, Prompt(name="qa", text="Answer", schema=AnswerSchema.FREE))
     for i in range(LABELLED + UNLABELLED):
-        item, _ = repo.upsert_item(p, Item(name=f"q{i}", kind="text", text=f"question {i}"))
-        run, _ = repo.add_run(p, item, prompt, "m", f"answer {i}")
+        item, _ = repo_items.upsert_item(p, Item(name=f"q{i}", kind="text", text=f"question {i}"))
+        run, _ = repo_runs.add_run(p, item, prompt, "m", f"answer {i}")
         conf = float(np.round(rng.uniform(0.3, 1.0), 3))
         human = str(rng.choice(["pass", "fail"]))
         right = rng.uniform() < np.sqrt(conf)
@@ -252,7 +253,7 @@ def test_low_confidence_verdicts_are_in_the_dispute_queue(window):
 @pytest.fixture
 def sliced(db):
     """The items of ``db`` get a metadata field 'subset': 'even' or 'odd' by their number."""
-    from reviewer.storage.item_metadata import add_item_metadata
+    from reviewer.storage.repo.item_metadata import add_item_metadata
 
     p = open_project(db)
     for item_id, name in p.db.execute("SELECT id, name FROM items").fetchall():

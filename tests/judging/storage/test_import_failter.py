@@ -10,24 +10,20 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import failter_rows
 from reviewer.storage.importers import detect_format, import_source
-from reviewer.storage.importers.failter import (
-    front_matter,
-    infer_score_scale,
-    parse_eval,
-    sanitize,
-)
+from reviewer.storage.importers.failter_files import front_matter, infer_score_scale, parse_eval, sanitize
 from tests.helpers.paths import FIXTURES, SAMPLES
 
 FIXTURE = FIXTURES / "failter"
 
 
 def _verdicts_by_run(project) -> dict[tuple[str, str, str], list]:
-    runs = {r["id"]: r for r in repo.run_rows(project)}
+    runs = {r["id"]: r for r in repo_runs.run_rows(project)}
     out: dict[tuple[str, str, str], list] = {}
     for v in judging.verdicts(project):
         r = runs[v.run_id]
@@ -85,11 +81,11 @@ def test_dual_judge_experiment(project):
     assert any("2 judgement(s) without a readable score" in n for n in report.notes)
     assert any("1 trial output(s) without an .eval" in n for n in report.notes)
 
-    items = {i.name: i for i in repo.items(project)}
+    items = {i.name: i for i in repo_items.items(project)}
     assert items["dual-judge/doc1.md"].kind == "text" and "Subscribe now" in items["dual-judge/doc1.md"].text
     assert [s for s, _ in judging.references(project, items["dual-judge/doc1.md"].id)] == ["ground-truth"]
     assert judging.references(project, items["dual-judge/doc2.md"].id) == []
-    prompt = next(p for p in repo.prompts(project) if p.name == "cleanup-v1")
+    prompt = next(p for p in repo_items.prompts(project) if p.name == "cleanup-v1")
     assert "{{INPUT_TEXT}}" in prompt.text and prompt.schema_.value == "free"
 
     again = import_source(project, FIXTURE / "dual-judge")
@@ -99,7 +95,7 @@ def test_dual_judge_experiment(project):
 def test_single_judge_experiment(project):
     report = import_source(project, FIXTURE / "single-judge")
     assert report.added == {"items": 3, "prompts": 1, "references": 1, "runs": 5, "verdicts": 4, "failed trials": 1}
-    runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
+    runs = {(r["item"], r["model"]): r for r in repo_runs.run_rows(project)}
     # front matter names the model and is not part of the output
     gpt1 = runs[("single-judge/doc1.md", "openai/gpt-4o-mini")]
     assert gpt1["prompt"] == "cleanup_v2" and gpt1["output"].startswith("---\ntitle: Notes from the allotment")
@@ -164,7 +160,7 @@ def test_score_scale_is_decided_per_experiment(project, tmp_path):
         },
     )
     report = import_source(project, exp)
-    by_item = {repo.run_rows(project, [v.run_id])[0]["item"]: v for v in judging.verdicts(project)}
+    by_item = {repo_runs.run_rows(project, [v.run_id])[0]["item"]: v for v in judging.verdicts(project)}
     assert (by_item["exp/a.md"].scale, by_item["exp/a.md"].scores) == (Scale.PERCENT, {"score": 85.0})
     assert (by_item["exp/b.md"].scale, by_item["exp/b.md"].scores) == (Scale.PERCENT, {"score": 4.0})
     assert (by_item["exp/c.md"].scale, by_item["exp/c.md"].scores) == (Scale.ORDINAL5, {"score": 4.0})
@@ -299,13 +295,13 @@ def test_bare_failter_v2_artifacts_folder(project, tmp_path):
     assert rows["ollama/qwen3:8b"].avg_score == pytest.approx((60 + 0) / 2)  # the failed trial scores 0
     assert (rows["openai/gpt-4o-mini"].avg_time_s, rows["openai/gpt-4o-mini"].avg_tokens) == (0.79, 120)
     assert "./exp1/inputs/doc9.md was not found" in skipped["artifacts/openai-gpt-4o-mini_cleanup-v1/doc9.md"]
-    items = {i.name: i for i in repo.items(project)}
+    items = {i.name: i for i in repo_items.items(project)}
     assert set(items) == {"exp1/doc1.md", "exp1/doc2.md"}  # as `reviewer run spec.yml` names them
     assert items["exp1/doc1.md"].text.endswith("text one\n")
     assert judging.references(project, items["exp1/doc1.md"].id) == [("ground-truth", "# Doc 1\ntext one\n")]
-    [prompt] = repo.prompts(project)
+    [prompt] = repo_items.prompts(project)
     assert prompt.name == "cleanup-v1" and prompt.text.startswith("Remove images.")
-    runs = {(r["item"], r["model"]): r for r in repo.run_rows(project)}
+    runs = {(r["item"], r["model"]): r for r in repo_runs.run_rows(project)}
     assert set(runs) == {
         ("exp1/doc1.md", "openai/gpt-4o-mini"),
         ("exp1/doc2.md", "openai/gpt-4o-mini"),

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 
@@ -29,7 +29,7 @@ def _runs(project, tmp_path) -> dict[tuple[str, str, int], int]:
     )
     assert detect_format(src) == "jsonl-runs"
     import_source(project, src)
-    return {(r["item"], r["model"], r["repetition"]): r["id"] for r in repo.run_rows(project)}
+    return {(r["item"], r["model"], r["repetition"]): r["id"] for r in repo_runs.run_rows(project)}
 
 
 def test_grouping_pairs_and_skips(project, tmp_path):

@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from reviewer.storage.importers.rubric import judge_fields
@@ -21,11 +22,11 @@ FIXTURE = FIXTURES / "rubric"
 
 
 def _runs(project):
-    return {r["item"]: r for r in repo.run_rows(project)}
+    return {r["item"]: r for r in repo_runs.run_rows(project)}
 
 
 def _verdicts(project):
-    runs = {r["id"]: r["item"] for r in repo.run_rows(project)}
+    runs = {r["id"]: r["item"] for r in repo_runs.run_rows(project)}
     return {(runs[v.run_id], v.judge): v for v in judging.verdicts(project)}
 
 
@@ -64,7 +65,7 @@ def test_folder_imports_readings_metrics_and_verdicts(project):
         "2026-01-15T10:00:00.000Z",
     )
     assert garden["output"].startswith("### Opening\n\nYou asked about planning your allotment")
-    item = repo.item_by_name(project, "fx-career-five")
+    item = repo_items.item_by_name(project, "fx-career-five")
     assert item.kind == "text"
     assert item.text.splitlines()[:3] == [
         "Question: Should I apply for the team lead opening?",
@@ -72,7 +73,7 @@ def test_folder_imports_readings_metrics_and_verdicts(project):
         "Cards:",
     ]
     assert "- Challenge: Five of Swords (Upright)" in item.text
-    assert "Reflections: I tend to overplant" in repo.item_by_name(project, "fx-garden-single").text
+    assert "Reflections: I tend to overplant" in repo_items.item_by_name(project, "fx-garden-single").text
     assert runs["fx-fail-money"]["model"] == "synthetic"
 
     metrics = judging.subject_metrics(project)
@@ -154,7 +155,9 @@ def test_several_runs_need_run_model(project, tmp_path):
     ]
     [v] = judging.verdicts(project)
     assert v.run_id == next(
-        r["id"] for r in repo.run_rows(project) if r["item"] == "fx-move-three" and r["model"] == "fixture-writer-2"
+        r["id"]
+        for r in repo_runs.run_rows(project)
+        if r["item"] == "fx-move-three" and r["model"] == "fixture-writer-2"
     )
     assert v.judge_model is None  # "model" at the top of a record is not taken for the judge
 
@@ -194,7 +197,7 @@ def test_real_readings_and_metrics_import(project, tarot):
     for sample, m in zip(samples, per_sample):
         run = runs[sample["id"]]
         assert run["model"] == "azure-gpt5" and run["output"] == sample["reading"]
-        assert repo.item_by_name(project, sample["id"]).text.startswith(f"Question: {sample['userQuestion']}")
+        assert repo_items.item_by_name(project, sample["id"]).text.startswith(f"Question: {sample['userQuestion']}")
         stored = metrics[f"run:{run['id']}"]
         assert stored["cardCoverage"] == m["cardCoverage"]
         assert stored["hallucinatedCards"] == m["hallucinatedCards"]

@@ -23,7 +23,7 @@ from collections import Counter
 import pytest
 
 from reviewer.core.judging.verdicts import DisputeKind
-from reviewer.storage import repo
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.importers import FORMATS, ImportOptions, import_source
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 from tests.helpers.paths import shared
@@ -43,7 +43,7 @@ def _row(rows, raters, statistic):
 
 def _subjects_by_item(project) -> dict[str, str]:
     """{item name: pair subject}, from the verdicts' runs."""
-    items = {r["id"]: r["item"] for r in repo.run_rows(project)}
+    items = {r["id"]: r["item"] for r in repo_runs.run_rows(project)}
     out = {}
     for subject, run_id in project.db.execute("SELECT DISTINCT subject, run_id FROM verdicts"):
         out[items[run_id]] = subject
@@ -69,7 +69,7 @@ def _panda_raw(folder):
 
 @pytest.fixture(scope="module")
 def panda(tmp_path_factory):
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
 
     folder = shared("pairwise-pandalm")
     _need("pairwise-pandalm")
@@ -149,7 +149,7 @@ LLMBAR = {  # judge name in the project -> (split, result file)
 
 @pytest.fixture(scope="module")
 def llmbar(tmp_path_factory):
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
 
     folder = shared("pairwise-llmbar")
     _need("pairwise-llmbar")

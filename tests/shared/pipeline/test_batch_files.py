@@ -13,7 +13,7 @@ import pytest
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.batch_out import BatchOut
 from reviewer.pipeline.execute import Settings
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.failter import experiment
 from tests.helpers.runs import cli, rows, text_project

@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 
 from reviewer.core.models import Prompt
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.qt.session import Session
 from tests.helpers.paths import SAMPLES
@@ -31,13 +32,13 @@ def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
     db = tmp_path / "p.db"
     p = open_project(db, create=True)
     import_source(p, SAMPLES, options=ImportOptions(model="m"))  # not scored
-    prompt_id, _ = repo.upsert_prompt(p, Prompt(name="bulk", text="Read the cards."))
-    items = [i.id for i in repo.items(p) if i.id is not None]
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="bulk", text="Read the cards."))
+    items = [i.id for i in repo_items.items(p) if i.id is not None]
     runs = [
-        repo.NumberedRun(items[k % len(items)], prompt_id, "bulk", k // len(items) + 1, '{"cards": []}')
+        repo_runs.NumberedRun(items[k % len(items)], prompt_id, "bulk", k // len(items) + 1, '{"cards": []}')
         for k in range(RUNS)
     ]
-    repo.add_numbered_runs(p, runs)
+    repo_runs.add_numbered_runs(p, runs)
     p.close()
     stale = _unscored(db)
     assert stale >= RUNS

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from reviewer.storage import repo
-from reviewer.storage.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import ROOT
 from tests.helpers.window import scored_sample
 
@@ -46,6 +46,6 @@ def test_edit_survives_sigkill(tmp_path):
             proc.kill()
     assert proc.returncode == -signal.SIGKILL
     again = open_project(db)
-    f = repo.finding(again, finding_id)
+    f = repo_findings.finding(again, finding_id)
     assert f.status.value == "confirmed" and f.reviewer == "killer"
     again.close()

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers import toy_workflow

@@ -27,11 +27,14 @@ from reviewer.qt.judging.rubric_scores import RubricScoresPanel
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
 from reviewer.qt.spans.scores import NOTHING as NO_SPANS, SpanScoresPanel
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import HEADER, failter_rows
-from reviewer.storage.judging.report import DEFAULT_WEIGHTS, build_judge_report
+from reviewer.storage.judging.report import build_judge_report
+from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS
 from reviewer.storage.report import ReportOptions, build_report
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.report import debug_tables
@@ -108,7 +111,7 @@ def test_span_panel_f1_equals_the_report_and_follows_golden_edits_once_per_burst
     assert panel.figures()["severity"] == []  # no judged snapshot in this sample
     assert panel.judge_note.isVisible() and "no span judge" in panel.judge_note.text()
     # three golden-span deletions in a burst: computed once, the figures follow
-    item = next(i for i in repo.items(s.project) if i.name == "sample-kite")
+    item = next(i for i in repo_items.items(s.project) if i.name == "sample-kite")
     golden = span_store.golden_spans(s.project, item.id, item.text)
     count = panel.live.computed
     for span in golden[:3]:  # a burst: the event loop runs between the decisions
@@ -146,7 +149,9 @@ def test_span_panel_missed_by_severity_as_the_report_and_after_review(qtbot, ope
     assert figures["f1"] == [] and "no span F1" in panel.note.text()
     # rejecting a critical missed element takes it out after review; the judge's count stays
     critical = [
-        f.id for f in repo.findings(s.project) if f.code == SpanCode.MISSED and f.attrs.get("severity") == "critical"
+        f.id
+        for f in repo_findings.findings(s.project)
+        if f.code == SpanCode.MISSED and f.attrs.get("severity") == "critical"
     ]
     assert len(critical) == 1
     assert s.execute(DecideFindings(critical, Status.REJECTED, "tester"))
@@ -224,7 +229,7 @@ def test_rubric_panel_counts_equal_the_report_and_warns_of_inflation(qtbot, open
     assert len(panel.chart.series()) == 1 and len(panel.chart.series()[0].barSets()) == 2
     # a judge that gives every reading 5 (an untrusted name) is flagged as the report flags it
     name = "<b>gushing</b>"
-    run = repo.run_rows(s.project, with_output=False)[0]
+    run = repo_runs.run_rows(s.project, with_output=False)[0]
     for rep in range(1, 6):
         judging.add_verdict(
             s.project,
@@ -271,13 +276,13 @@ def test_span_panel_shows_the_sample_imported_while_open(qtbot, open_session):
 def test_pairwise_panel_win_rates_position_bias_and_the_reports_consistency(qtbot, open_session):
     s = open_session(None)
     p = s.project
-    prompt, _ = repo.upsert_prompt(p, Prompt(name="answer", text="Answer it", schema=AnswerSchema.FREE))
+    prompt, _ = repo_items.upsert_prompt(p, Prompt(name="answer", text="Answer it", schema=AnswerSchema.FREE))
     #: pair -> (winner with run a shown first, winner with run b shown first, gold); '1': run a's answer won
     outcomes = {"p1": ("1", "1", "1"), "p2": ("1", "2", "1"), "p3": ("2", "2", "2"), "p4": ("tie", None, "tie")}
     for name, (ab, ba, gold) in outcomes.items():
-        item, _ = repo.upsert_item(p, Item(name=name, kind="text", text=f"question {name}"))
-        a, _ = repo.add_run(p, item, prompt, "m-a", "answer a")
-        b, _ = repo.add_run(p, item, prompt, "m-b", "answer b")
+        item, _ = repo_items.upsert_item(p, Item(name=name, kind="text", text=f"question {name}"))
+        a, _ = repo_runs.add_run(p, item, prompt, "m-a", "answer a")
+        b, _ = repo_runs.add_run(p, item, prompt, "m-b", "answer b")
         for judge, method, order, winner in (
             ("j", Method.PAIRWISE, "ab", ab),
             ("j", Method.PAIRWISE, "ba", ba),

@@ -1,6 +1,6 @@
 """JSONL runs that carry their repetition are added in groups
-(repo.add_numbered_runs, decision: big-projects-stay-interactive); the outcome per line is the one
-repo.add_run gives line by line."""
+(repo_runs.add_numbered_runs, decision: big-projects-stay-interactive); the outcome per line is the one
+repo_runs.add_run gives line by line."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.core.models import Item
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.importers import import_source
 from reviewer.storage.importers import jsonl_runs
 
@@ -69,15 +70,15 @@ def test_a_group_is_audited_in_one_row_naming_each_run(project, tmp_path):
 
 
 def test_add_numbered_runs_agrees_with_add_run(project):
-    item, _ = repo.upsert_item(project, Item(name="i", kind="text"))
-    prompt, _ = repo.upsert_prompt(project, prompt_from_text("p", "", None, None))
-    assert repo.add_run(project, item, prompt, "m", "x", repetition=2) == (1, "added")
-    got = repo.add_numbered_runs(
+    item, _ = repo_items.upsert_item(project, Item(name="i", kind="text"))
+    prompt, _ = repo_items.upsert_prompt(project, prompt_from_text("p", "", None, None))
+    assert repo_runs.add_run(project, item, prompt, "m", "x", repetition=2) == (1, "added")
+    got = repo_runs.add_numbered_runs(
         project,
         [
-            repo.NumberedRun(item, prompt, "m", 2, "x"),
-            repo.NumberedRun(item, prompt, "m", 2, "y"),
-            repo.NumberedRun(item, prompt, "m", 5, "z"),
+            repo_runs.NumberedRun(item, prompt, "m", 2, "x"),
+            repo_runs.NumberedRun(item, prompt, "m", 2, "y"),
+            repo_runs.NumberedRun(item, prompt, "m", 5, "z"),
         ],
     )
     assert got == [(1, "exists"), (None, "conflict: repetition 2 exists with a different output"), (2, "added")]

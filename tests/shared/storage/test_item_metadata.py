@@ -1,4 +1,4 @@
-"""Items keep their source's metadata (migration 0027, reviewer.storage.item_metadata),
+"""Items keep their source's metadata (migration 0027, reviewer.storage.repo.item_metadata),
 and `--by FIELD` gives every alignment figure per slice."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.cli.demo_samples import import_text_sample
-from reviewer.storage.db import open_project
+from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
-from reviewer.storage.item_metadata import add_item_metadata, item_metadata, subject_slices
+from reviewer.storage.repo.item_metadata import add_item_metadata, item_metadata, subject_slices
 from tests.helpers.paths import ROOT, SAMPLES
 
 

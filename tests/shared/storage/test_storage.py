@@ -8,8 +8,10 @@ import sqlite3
 import pytest
 
 from reviewer.core.models import Code, ScoringConfig, Status
-from reviewer.storage import repo
-from reviewer.storage.db import NewerProjectError, ProjectError, open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.project.db import NewerProjectError, ProjectError, open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
@@ -41,13 +43,13 @@ def test_project_settings(project):
 
 
 def test_sample_import_reads_exif_and_relative_paths(sample):
-    items = {i.name: i for i in repo.items(sample)}
+    items = {i.name: i for i in repo_items.items(sample)}
     t2 = items["table-02"]
     assert t2.orientation == 6
     assert (t2.width, t2.height) == (1600, 1200)  # upright after EXIF
     assert not t2.path.startswith("/")
     assert sample.resolve(t2.path).is_file()
-    gt = repo.ground_truth(sample, t2.id)
+    gt = repo_ground_truth.ground_truth(sample, t2.id)
     assert len(gt.cards) == 6 and all(c.bbox is not None for c in gt.cards)
     assert {p.label for p in gt.piles} == {"left", "center", "right"}
 
@@ -80,7 +82,7 @@ def test_review_changes_reviewed_metrics_only(sample):
     run = _run(sample, "table-01", "spatial-grouping", 2)
     ocr = next(f for f in run.findings if f.code == Code.OCR)
     assert run.auto.cards_correct == run.reviewed.cards_correct == 8
-    repo.update_finding(sample, ocr.id, status=Status.REJECTED, reviewer="ann", reason="legible")
+    repo_findings.update_finding(sample, ocr.id, status=Status.REJECTED, reviewer="ann", reason="legible")
     after = _run(sample, "table-01", "spatial-grouping", 2)
     assert after.auto.cards_correct == 8 and after.reviewed.cards_correct == 9
     audit = sample.db.execute(
@@ -93,7 +95,7 @@ def test_review_changes_reviewed_metrics_only(sample):
 def test_rescoring_keeps_decisions(sample):
     run = _run(sample, "table-01", "spatial-grouping", 2)
     partial = next(f for f in run.findings if f.code == Code.PARTIAL)
-    repo.update_finding(sample, partial.id, status=Status.CONFIRMED, final_code=Code.OCR, reviewer="ann")
+    repo_findings.update_finding(sample, partial.id, status=Status.CONFIRMED, final_code=Code.OCR, reviewer="ann")
     score_project(sample, ScoringConfig(version="test-2", partial_threshold=91.0))
     again = _run(sample, "table-01", "spatial-grouping", 2)
     kept = next(f for f in again.findings if f.id == partial.id)
@@ -179,7 +181,7 @@ def test_jsonl_import_reports_bad_lines(project, tmp_path):
     assert "conflict" in reasons["line 4"]
     again = import_source(project, src)
     assert "runs" not in again.added
-    prompt = repo.prompts(project)[0]
+    prompt = repo_items.prompts(project)[0]
     assert prompt.schema_.value == "cards"
 
 
@@ -201,7 +203,7 @@ def test_corrupt_image_is_imported_with_a_note(project, tmp_path):
     )
     report = import_source(project, folder)
     assert any("broken.jpg: cannot read image" in n for n in report.notes)
-    assert repo.item_by_name(project, "broken").width is None
+    assert repo_items.item_by_name(project, "broken").width is None
 
 
 def test_large_photos_get_an_upright_preview(project, tmp_path):
@@ -209,7 +211,7 @@ def test_large_photos_get_an_upright_preview(project, tmp_path):
 
     from PIL import Image
 
-    from reviewer.storage.previews import PREVIEW_SIDE, preview
+    from reviewer.storage.files.previews import PREVIEW_SIDE, preview
 
     folder = tmp_path / "f"
     (folder / "test-images").mkdir(parents=True)
@@ -220,11 +222,11 @@ def test_large_photos_get_an_upright_preview(project, tmp_path):
     Image.new("RGB", (800, 600), "white").save(folder / "test-images" / "small.jpg")
     report = import_source(project, folder)
     assert report.added.get("previews") == 1
-    item = repo.item_by_name(project, "big")
+    item = repo_items.item_by_name(project, "big")
     data = preview(project, item.sha256)
     with Image.open(io.BytesIO(data)) as im:
         assert max(im.size) == PREVIEW_SIDE and im.size[1] > im.size[0]  # upright
-    assert preview(project, repo.item_by_name(project, "small").sha256) is None
+    assert preview(project, repo_items.item_by_name(project, "small").sha256) is None
     again = import_source(project, folder)
     assert "previews" not in again.added
 
@@ -233,22 +235,22 @@ def test_a_locked_database_is_retried_then_reported(tmp_path, monkeypatch):
     """Another process holding the write lock: the busy timeout retries,
     then the user gets a one-line 'locked' error (no crash, nothing half
     written)."""
-    import reviewer.storage.db as dbmod
+    import reviewer.storage.project.db as dbmod
 
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_S", 0.3)
     p = open_project(tmp_path / "p.db", create=True)
     import_source(p, SAMPLES, options=ImportOptions(model="m"))
     score_project(p)
-    finding = repo.findings(p)[0]
+    finding = repo_findings.findings(p)[0]
     other = sqlite3.connect(tmp_path / "p.db")
     other.execute("BEGIN IMMEDIATE")  # the other process's write lock
     with pytest.raises(ProjectError, match="locked"):
-        repo.update_finding(p, finding.id, status=Status.REJECTED)
+        repo_findings.update_finding(p, finding.id, status=Status.REJECTED)
     other.rollback()
     other.close()
-    assert repo.finding(p, finding.id).status == Status.PROPOSED
-    repo.update_finding(p, finding.id, status=Status.REJECTED)  # works once the lock is gone
-    assert repo.finding(p, finding.id).status == Status.REJECTED
+    assert repo_findings.finding(p, finding.id).status == Status.PROPOSED
+    repo_findings.update_finding(p, finding.id, status=Status.REJECTED)  # works once the lock is gone
+    assert repo_findings.finding(p, finding.id).status == Status.REJECTED
     p.close()
 
 
@@ -267,7 +269,7 @@ def test_export_never_overwrites_a_project(sample, tmp_path):
     out = tmp_path / "out.db"
     export_project(sample, out)
     export_project(sample, out)  # an earlier export is replaced
-    assert repo.findings(sample)  # the project is intact
+    assert repo_findings.findings(sample)  # the project is intact
 
 
 def test_reimport_under_another_model_name_adds_nothing(project):
@@ -317,8 +319,8 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
 
     runs = scored_runs(sample)
     found = [f for r in runs for f in r.findings]
-    repo.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
-    repo.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
+    repo_findings.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
+    repo_findings.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
     runs = scored_runs(sample)
     from reviewer.storage.cards import metric_rows
     from reviewer.storage.cards import scored

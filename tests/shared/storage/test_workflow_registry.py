@@ -69,7 +69,7 @@ def test_a_registered_workflow_is_imported_scored_reported_and_exported(riddles,
 
 def test_the_five_register_their_export_tables_and_a_table_two_parts_give_is_one(tmp_path):
     from reviewer.storage import export_schema, registry
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
     from reviewer.storage.export import collect_tables, workflow_tables
 
     project = open_project(tmp_path / "p.db", create=True)
@@ -100,7 +100,7 @@ def test_the_five_register_their_report_sections_and_the_report_loops_over_them(
     import inspect
 
     from reviewer.storage import registry, report
-    from reviewer.storage.db import open_project
+    from reviewer.storage.project.db import open_project
 
     sections = registry.report_sections()
     assert [s.key for _, s in sections if s.key] == [

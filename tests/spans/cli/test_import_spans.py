@@ -13,7 +13,9 @@ from reviewer.cli import main
 from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.core.models import Item
-from reviewer.storage import repo
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
 from reviewer.storage.importers.span_snapshots import run_output
@@ -151,9 +153,9 @@ def test_import_invented_snapshot(project, snap):
     assert reasons["result 2 (vid-003)"] == "no output text (nothing was labeled)"
     assert any("equal: avgScore, avgCategoryScores" in n for n in report.notes)
 
-    item = repo.item_by_name(project, "vid-001")
+    item = repo_items.item_by_name(project, "vid-001")
     assert (item.kind, item.text) == ("text", "a heron fishing at dawn")
-    run = next(r for r in repo.run_rows(project) if r["item"] == "vid-001")
+    run = next(r for r in repo_runs.run_rows(project) if r["item"] == "vid-001")
     assert (run["prompt"], run["model"], run["timestamp"]) == ("span-labeling", "nlp-v1", "2026-02-01T00:00:00.000Z")
     stored = json.loads(run["output"])
     assert stored["text"].startswith("Wide shot of a grey heron") and len(stored["spans"]) == 4
@@ -175,7 +177,10 @@ def test_import_invented_snapshot(project, snap):
     ]
     assert v.rationale == "Missed the mist; extracted the section header."
     assert json.loads(v.raw) == _snapshot()["results"][0]["judgeResult"]
-    assert {f.code.value for f in repo.findings(project)} == {"MISSED", "FALSE_POSITIVE"}  # span codes, not T-P5
+    assert {f.code.value for f in repo_findings.findings(project)} == {
+        "MISSED",
+        "FALSE_POSITIVE",
+    }  # span codes, not T-P5
 
     metrics = judging.subject_metrics(project)[v.subject]
     assert metrics["spansBySection"] == {"main": 2, "technicalSpecs": 2}
@@ -191,7 +196,7 @@ def test_reimport_adds_nothing(project, snap):
 
 
 def test_name_taken_by_another_item_is_skipped(project, snap):
-    repo.upsert_item(project, Item(name="vid-001", kind="photo", path="vid-001.jpg"))
+    repo_items.upsert_item(project, Item(name="vid-001", kind="photo", path="vid-001.jpg"))
     report = import_source(project, snap)
     assert dict(report.skipped)["result 0 (vid-001)"] == "item name 'vid-001' is taken by a different item"
 
@@ -277,7 +282,7 @@ def test_baseline_imports_54_results_with_their_judge_errors(project, baseline_p
 
     again = import_source(project, baseline_path)
     assert again.added == {} and again.skipped == []
-    assert len(judging.verdicts(project)) == 54 and len(repo.run_rows(project)) == 54
+    assert len(judging.verdicts(project)) == 54 and len(repo_runs.run_rows(project)) == 54
 
 
 def test_cli_imports_baseline(tmp_path, baseline_path):
@@ -293,7 +298,7 @@ def test_judge_errors_become_findings(project):
     import json
     from collections import Counter
 
-    from reviewer.storage import repo
+    from reviewer.storage.repo import findings as repo_findings
     from reviewer.storage.importers import import_source
     from tests.helpers.paths import shared
 
@@ -310,6 +315,6 @@ def test_judge_errors_become_findings(project):
             ("granularityErrors", "GRANULARITY"),
         ):
             expected[code] += len(judge.get(key) or [])
-    found = Counter(f.code.value for f in repo.findings(project))
+    found = Counter(f.code.value for f in repo_findings.findings(project))
     assert found == +expected
-    assert all(f.source.value == "judge" and f.verdict_id for f in repo.findings(project))
+    assert all(f.source.value == "judge" and f.verdict_id for f in repo_findings.findings(project))

@@ -158,7 +158,7 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
     w = open_span_window(qtbot, tmp_path, monkeypatch, [path], "big")
     pane = w.span_pane
     assert len(pane.spans) == 2000 and len(pane.marks) == 200
-    from reviewer.storage import repo
+    from reviewer.storage.repo import items as repo_items
 
     p = w.session.project
     with p.transaction():  # 2,000 golden spans on the same text, painted as lines
@@ -166,7 +166,7 @@ def test_two_thousand_spans_paint_without_lag(qtbot, tmp_path, monkeypatch):
             "INSERT INTO golden_spans (item_id, text_sha256, start, end, role, text, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, 'now')",
             [
-                (w.session.item().id, repo.sha256_text(text), sp["start"], sp["end"], sp["role"], sp["text"])
+                (w.session.item().id, repo_items.sha256_text(text), sp["start"], sp["end"], sp["role"], sp["text"])
                 for sp in spans
             ],
         )

@@ -10,7 +10,7 @@ from reviewer.core.models import Item
 from reviewer.core.span_commands import AddGoldenSpan, DeleteGoldenSpan, EditGoldenSpan
 from reviewer.core.spans.golden import complete_role, utf16_slice
 from reviewer.core.spans.placement import place
-from reviewer.storage import repo
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.store import ProjectStore
 
@@ -18,7 +18,7 @@ TEXT = "A fox 🦊 runs at dawn.\n\n**TECHNICAL SPECS**\n- 8s"
 
 
 def test_add_move_delete_golden_spans_undo_redo_keep_ids(project):
-    item_id, _ = repo.upsert_item(project, Item(name="t", kind="text", text=TEXT))
+    item_id, _ = repo_items.upsert_item(project, Item(name="t", kind="text", text=TEXT))
     store, stack = ProjectStore(project, "ann"), UndoStack()
     fox = AddGoldenSpan(item_id, TEXT, 2, 5, "subject.identity")
     stack.push(fox, store)
@@ -47,7 +47,7 @@ def test_add_move_delete_golden_spans_undo_redo_keep_ids(project):
 
 
 def test_golden_spans_belong_to_the_text_they_were_drawn_on(project):
-    item_id, _ = repo.upsert_item(project, Item(name="t", kind="text", text=TEXT))
+    item_id, _ = repo_items.upsert_item(project, Item(name="t", kind="text", text=TEXT))
     UndoStack().push(AddGoldenSpan(item_id, "other text", 0, 5, "shot.type"), ProjectStore(project))
     assert span_store.golden_spans(project, item_id, TEXT) == []
     assert [g.text for g in span_store.golden_spans(project, item_id, "other text")] == ["other"]
@@ -78,7 +78,7 @@ def test_a_selection_is_trimmed_of_whitespace_and_punctuation_before_it_becomes_
     from reviewer.core.spans.golden import exact_match, index_to_utf16
 
     text = "🎬 Establishing Shot of a harbour, (dawn)."
-    item_id, _ = repo.upsert_item(project, Item(name="s", kind="text", text=text))
+    item_id, _ = repo_items.upsert_item(project, Item(name="s", kind="text", text=text))
     start = index_to_utf16(text, text.index("Establishing"))
     add = AddGoldenSpan(item_id, text, start - 1, start + len("Establishing Shot "), "shot.type")
     assert (add.span.text, add.span.start, add.span.end) == ("Establishing Shot", start, start + 17)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Optional
 
-from reviewer.storage.db import Project
+from reviewer.storage.project.db import Project
 
 __all__ = ["add_item_metadata", "item_metadata", "metadata_fields", "slice_name", "subject_slices"]
 

@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from reviewer.storage.db import Project, ProjectBusy
+from reviewer.storage.project.db import Project, ProjectBusy
 
 Write = Callable[[], Any]
 

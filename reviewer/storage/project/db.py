@@ -35,8 +35,8 @@ from typing import Any, Callable, Iterator, Optional
 
 import sqlite_utils
 
-from reviewer.storage.recognise import look, read_only_reason, read_only_uri, repair_sidecars, sidecars
-from reviewer.storage.schema import MIGRATIONS
+from reviewer.storage.project.recognise import look, read_only_reason, read_only_uri, repair_sidecars, sidecars
+from reviewer.storage.project.schema import MIGRATIONS
 
 #: Seconds a writer waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 10.0
@@ -54,7 +54,7 @@ WAIT_NOTICE_S = 0.2
 
 #: (device, inode) of each project file this process holds a connection to,
 #: with how many: such a file (and its -wal / -shm) is read only through
-#: SQLite, never copied or hashed with OS calls (reviewer.storage.recognise).
+#: SQLite, never copied or hashed with OS calls (reviewer.storage.project.recognise).
 _LIVE: dict[tuple[int, int], int] = {}
 _LIVE_LOCK = threading.Lock()
 
@@ -70,7 +70,7 @@ def _file_id(path: Path) -> Optional[tuple[int, int]]:
 def open_here(path: os.PathLike | str) -> bool:
     """True when this process holds a connection to the file at ``path``
     (or to the project whose -wal / -shm ``path`` is): it must then be read
-    only through SQLite (reviewer.storage.recognise, module doc)."""
+    only through SQLite (reviewer.storage.project.recognise, module doc)."""
     path = Path(path)
     candidates = [path]
     for suffix in ("-wal", "-shm"):
@@ -391,7 +391,7 @@ class Batch:
         self.started = time.monotonic()
 
 
-def _connect(target: str, uri: bool = False) -> sqlite_utils.Database:
+def connect(target: str, uri: bool = False) -> sqlite_utils.Database:
     """A connection with no implicit transactions, the busy timeout and
     foreign keys on."""
     conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False, uri=uri)
@@ -410,14 +410,14 @@ def second_connection(project: Project) -> Project:
     got unless it is ``project``."""
     if project.read_only or not project.path.exists():
         return project
-    return Project(project.path, _connect(str(project.path)))
+    return Project(project.path, connect(str(project.path)))
 
 
 def open_project(path: os.PathLike | str, create: bool = False, read_only: bool = False) -> Project:
     """Open (or with ``create``, make) the project file at ``path`` and bring
     its schema up to date.
 
-    The file is first looked at read-only (reviewer.storage.recognise), so a
+    The file is first looked at read-only (reviewer.storage.project.recognise), so a
     file that is not a project is never changed. A project that cannot be
     written (read-only file or folder, see ``read_only_reason``), or any
     project with ``read_only``, is copied into memory: ``Project.read_only``
@@ -469,7 +469,7 @@ def open_project(path: os.PathLike | str, create: bool = False, read_only: bool 
 def _open_writable(path: Path, create: bool) -> Project:
     db = project = None
     try:
-        db = _connect(str(path))
+        db = connect(str(path))
         project = Project(path, db)
         _enable_wal(db)
         if create or MIGRATIONS.pending(db):
@@ -519,7 +519,7 @@ def _open_copy(path: Path, why: str) -> Project:
     connection to is never copied with OS calls (that would drop SQLite's
     locks, see open_here): it is read through a read-only connection that
     uses its -wal and -shm."""
-    mem = _connect(":memory:")
+    mem = connect(":memory:")
     wal, _ = sidecars(path)
     try:
         if wal.exists() and wal.stat().st_size and not open_here(path):

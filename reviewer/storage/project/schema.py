@@ -381,11 +381,11 @@ def m0012_run_reservations(db: sqlite_utils.Database) -> None:
     time, so a reused pid is told apart) and ``host`` of its process)
     in a short transaction before it is sent, so two runs at once never ask
     the same thing; removed when the run ends. A reservation whose process
-    is gone (a kill) is taken over (reviewer.storage.reservations).
+    is gone (a kill) is taken over (reviewer.storage.repo.reservations).
 
     ``import_sources``: every file or folder imported (absolute path), so an
     export never writes into what the project was imported from
-    (reviewer.storage.safe_write)."""
+    (reviewer.storage.files.safe_write)."""
     db.execute("""CREATE TABLE reservations (
         key TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
@@ -505,7 +505,7 @@ def m0025_label_inclusion(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS(name="0026_batch_reservations")
 def m0026_batch_reservations(db: sqlite_utils.Database) -> None:
-    """Requests written to a batch file (reviewer.storage.batches), held for
+    """Requests written to a batch file (reviewer.storage.repo.batches), held for
     the batch until they are answered, cancelled or expire.
 
     ``batch_reservations``: one row per request (``custom_id``: the batch
@@ -532,7 +532,7 @@ def m0026_batch_reservations(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS(name="0027_item_metadata")
 def m0027_item_metadata(db: sqlite_utils.Database) -> None:
-    """Each item's metadata from its source (reviewer.storage.item_metadata):
+    """Each item's metadata from its source (reviewer.storage.repo.item_metadata):
     a JSON object of text, number or boolean values ('subset', 'category',
     'difficulty', 'section', ...), '{}' when the source has none; the
     figures of alignment, agreement and calibration are sliced by a key of

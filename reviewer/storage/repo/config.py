@@ -1,12 +1,9 @@
-"""Reading and writing the domain objects of a project (SQL parameters only).
+"""The project's scoring config: stored once per version, the current one
+read back when this code still implements its rules.
 
-The one module callers import (``from reviewer.storage import repo``): items
-and prompts are in repo_items, ground truth in repo_ground_truth, runs in
-repo_runs and findings in repo_findings, all re-exported here; the scoring
-config is kept here.
-
-Every writer here runs inside ``Project.transaction`` and records an audit
-row; callers that make several changes wrap them in one transaction.
+Every writer of the repo package runs inside ``Project.transaction`` and
+records an audit row; callers that make several changes wrap them in one
+transaction.
 """
 
 from __future__ import annotations
@@ -14,69 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.db import Project, now
-from reviewer.storage.repo_findings import (
-    delete_finding,
-    finding,
-    findings,
-    findings_of_runs,
-    insert_finding,
-    update_finding,
-)
-from reviewer.storage.repo_ground_truth import ground_truth, has_ground_truth, set_ground_truth
-from reviewer.storage.repo_items import (
-    _rows as _rows,  # reviewer.storage.cards.overview reads runs with it
-    card_counts,
-    card_texts,
-    item_by_name,
-    items,
-    prompts,
-    run_item_names,
-    sha256_text,
-    transcribe_counts,
-    upsert_item,
-    upsert_prompt,
-)
-from reviewer.storage.repo_runs import (
-    NumberedRun,
-    add_numbered_runs,
-    add_run,
-    adopt_default_model,
-    run_ids,
-    run_rows,
-)
-
-__all__ = [
-    "REPRODUCIBLE_VERSIONS",
-    "NumberedRun",
-    "add_numbered_runs",
-    "add_run",
-    "adopt_default_model",
-    "card_counts",
-    "card_texts",
-    "current_config",
-    "delete_finding",
-    "finding",
-    "findings",
-    "findings_of_runs",
-    "ground_truth",
-    "has_ground_truth",
-    "insert_finding",
-    "item_by_name",
-    "items",
-    "prompts",
-    "run_ids",
-    "run_item_names",
-    "run_rows",
-    "save_config",
-    "set_ground_truth",
-    "sha256_text",
-    "stored_config_version",
-    "transcribe_counts",
-    "update_finding",
-    "upsert_item",
-    "upsert_prompt",
-]
+from reviewer.storage.project.db import Project, now
 
 
 # -- scoring config ----------------------------------------------------------------------

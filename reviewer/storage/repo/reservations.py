@@ -17,7 +17,7 @@ on one project never ask the same thing twice, and no answer is thrown away.
   zombie, or one started at another time than the recorded one, which
   reused the pid, is gone; a run of this very process is gone once it
   closed). A key of another host is honoured for STALE_AFTER_S.
-* A key a batch file holds (reviewer.storage.batches: written with
+* A key a batch file holds (reviewer.storage.repo.batches: written with
   ``--batch-out``, not answered, not expired) is not claimed: 'batched'.
 """
 
@@ -30,8 +30,8 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Optional
 
-from reviewer.storage import batches
-from reviewer.storage.db import Project, now
+from reviewer.storage.repo import batches
+from reviewer.storage.project.db import Project, now
 
 #: A reservation made on another host is taken over after this many seconds.
 STALE_AFTER_S = 3600.0

@@ -1,6 +1,6 @@
 """The files and folders a project was imported from (table
 ``import_sources``), so that no export writes into one of them
-(reviewer.storage.safe_write: a target inside a source is refused unless
+(reviewer.storage.files.safe_write: a target inside a source is refused unless
 --force)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 
 
 def record_source(project: Project, source: Path, fmt: Optional[str]) -> None:

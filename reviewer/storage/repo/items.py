@@ -1,7 +1,6 @@
-"""Items and prompts of a project (reviewer.storage.repo re-exports every
-name): adding and reading items, the per-item counts and texts the item
-list shows, adding and reading prompts; and the helpers the other repo_
-modules share (sha256_text, _rows). SQL parameters only; every writer runs
+"""Items and prompts of a project: adding and reading items, the per-item counts and texts the item
+list shows, adding and reading prompts; and the helpers the other repo
+modules share (sha256_text, dict_rows). SQL parameters only; every writer runs
 inside ``Project.transaction`` and records an audit row.
 """
 
@@ -12,7 +11,7 @@ from typing import Any, Iterable, Optional
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.text import natural_key
-from reviewer.storage.db import Project, inserted_id, now
+from reviewer.storage.project.db import Project, inserted_id, now
 
 
 def sha256_text(text: str) -> str:
@@ -20,7 +19,8 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+def dict_rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    """The rows of ``sql`` (SQL parameters ``params``) as dicts keyed by column name; the other repo modules read with it."""
     cur = project.db.execute(sql, list(params))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
@@ -49,7 +49,7 @@ def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tu
 
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
-    rows = _rows(
+    rows = dict_rows(
         project,
         "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items",
     )
@@ -58,7 +58,7 @@ def items(project: Project) -> list[Item]:
 
 def item_by_name(project: Project, name: str) -> Optional[Item]:
     """The item called ``name``, or None."""
-    rows = _rows(
+    rows = dict_rows(
         project,
         "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items WHERE name = ?",
         [name],
@@ -137,5 +137,5 @@ def prompts(project: Project) -> list[Prompt]:
     """All prompts, by name."""
     return [
         Prompt(id=r["id"], name=r["name"], text=r["text"], schema=r["schema"], box_convention=r["box_convention"])
-        for r in _rows(project, "SELECT id, name, text, schema, box_convention FROM prompts ORDER BY name")
+        for r in dict_rows(project, "SELECT id, name, text, schema, box_convention FROM prompts ORDER BY name")
     ]

@@ -1,5 +1,4 @@
-"""The ground truth of a project's photo items (reviewer.storage.repo
-re-exports every name): piles and cards per annotator ('' the consensus,
+"""The ground truth of a project's photo items: piles and cards per annotator ('' the consensus,
 which scoring uses), replaced whole in one audited transaction and read
 back with the stored regions and boxes checked (reviewer.core.bounds).
 """
@@ -11,8 +10,8 @@ from typing import Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.bounds import drawable_box, drawable_points
-from reviewer.storage.db import Project, inserted_id
-from reviewer.storage.repo_items import _rows
+from reviewer.storage.project.db import Project, inserted_id
+from reviewer.storage.repo.items import dict_rows
 
 
 def has_ground_truth(project: Project, item_id: int) -> bool:
@@ -70,13 +69,13 @@ def ground_truth(project: Project, item_id: int, annotator: str = "") -> GroundT
     """The item's ground truth of ``annotator`` ('' the consensus, which
     scoring uses): piles by position, cards by position with ids."""
     name_row = project.db.execute("SELECT name FROM items WHERE id = ?", [item_id]).fetchone()
-    piles = _rows(
+    piles = dict_rows(
         project,
         "SELECT id, label, region FROM piles WHERE item_id = ? AND annotator = ? ORDER BY position, id",
         [item_id, annotator],
     )
     labels = {p["id"]: p["label"] for p in piles}
-    cards = _rows(
+    cards = dict_rows(
         project,
         "SELECT id, pile_id, text, x_min, y_min, x_max, y_max FROM cards "
         "WHERE item_id = ? AND annotator = ? ORDER BY position, id",

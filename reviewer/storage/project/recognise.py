@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.schema import MIGRATIONS
+from reviewer.storage.project.schema import MIGRATIONS
 
 FIRST_MIGRATION = "0001_initial"
 

@@ -6,12 +6,12 @@ Two steps, both here:
 
 1. **The target is checked** (``check_target``) before anything is asked or
    written. A file that exists is replaced only when reviewer's record of
-   the files it wrote (reviewer.storage.written) lists it with its current
+   the files it wrote (reviewer.storage.files.written) lists it with its current
    sha256 (decision record written-files-recorded-per-user). Refused, with
    a one-line message (``TargetRefused``, a ProjectError), unless ``force``:
 
    * a reviewer project (recognised through SQLite, never with ``open()``:
-     see reviewer.storage.recognise);
+     see reviewer.storage.project.recognise);
    * any other file the record does not list with its current hash,
      whatever its shape: a user's file, a file changed since, or one an
      earlier reviewer wrote before the record (the message says so when
@@ -21,7 +21,7 @@ Two steps, both here:
      Failter's own artifacts) are also replaced when they have its shape;
    * a target inside (or equal to) a ``source`` the data was imported from
      (folders or files given by the caller;
-     reviewer.storage.sources.import_sources lists a project's), even when
+     reviewer.storage.repo.sources.import_sources lists a project's), even when
      the record lists it;
    * a symbolic link (``force`` replaces the file it points to, which must
      then be a regular file).
@@ -46,7 +46,7 @@ Two steps, both here:
 
 Use::
 
-    from reviewer.storage import safe_write as sw
+    from reviewer.storage.files import safe_write as sw
 
     GOLDEN = sw.json_format("golden set", lambda v: isinstance(v, dict) and "prompts" in v)
     sw.write_json(out, data, GOLDEN, sources=sources, force=force, indent=2)
@@ -76,10 +76,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from reviewer.storage import written
-from reviewer.storage.confine import followed, inside
-from reviewer.storage.db import DiskFull, ProjectError, disk_full_message, is_disk_full, open_here
-from reviewer.storage.recognise import look, sidecars
+from reviewer.storage.files import written
+from reviewer.storage.files.confine import followed, inside
+from reviewer.storage.project.db import DiskFull, ProjectError, disk_full_message, is_disk_full, open_here
+from reviewer.storage.project.recognise import look, sidecars
 
 #: Largest existing file read to recognise its format (bytes); a larger
 #: one is refused unless ``force``.

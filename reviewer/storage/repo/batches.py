@@ -3,7 +3,7 @@
 A request written to a batch file (``reviewer run/judge --batch-out``) is
 answered somewhere else, hours later (a provider's Batch API, vLLM's
 ``run_batch``). Its reservation is therefore persistent, unlike a live
-run's (reviewer.storage.reservations): keyed by the batch line's
+run's (reviewer.storage.repo.reservations): keyed by the batch line's
 ``custom_id`` (the request's reservation key), with the batch file's name
 and an expiry (48 h by default). While it is ``waiting`` and not expired, a
 live run does not ask the request (``held``). Importing the batch's output
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Optional
 
-from reviewer.storage.db import Project, now
+from reviewer.storage.project.db import Project, now
 
 #: How long a batch holds its requests by default (hours).
 DEFAULT_EXPIRES_H = 48.0

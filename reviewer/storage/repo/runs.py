@@ -1,4 +1,4 @@
-"""The runs of a project (reviewer.storage.repo re-exports every name):
+"""The runs of a project:
 adding a run idempotently (add_run) or many numbered runs at once
 (add_numbered_runs), giving an unnamed run its model, and reading runs
 joined with their item and prompt. Every writer runs inside
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
-from reviewer.storage.db import Project, inserted_id, now
-from reviewer.storage.repo_items import _rows, sha256_text
+from reviewer.storage.project.db import Project, inserted_id, now
+from reviewer.storage.repo.items import dict_rows, sha256_text
 
 
 def add_run(
@@ -202,7 +202,7 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_out
         ids = list(run_ids)
         sql += f" WHERE r.id IN ({','.join('?' * len(ids))})"
         params = ids
-    return _rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
+    return dict_rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
 
 
 def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[int]:

@@ -6,7 +6,7 @@ once at import (as photo managers do) decodes in a few milliseconds, so the
 review window shows a photo at once and sharpens it when the full decode
 arrives. Previews are upright (EXIF applied once, for every format), in
 colours a viewer expects, keyed by the file's sha256; they are made by
-reviewer.storage.images.read_photo, with bounded memory.
+reviewer.storage.files.images.read_photo, with bounded memory.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from reviewer.storage.db import Project
-from reviewer.storage.images import PREVIEW_SIDE, QUALITY, read_photo
+from reviewer.storage.project.db import Project
+from reviewer.storage.files.images import PREVIEW_SIDE, read_photo
 
-__all__ = ["PREVIEW_SIDE", "QUALITY", "ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
+__all__ = ["ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
 
 
 def make_preview(path: Path, side: int = PREVIEW_SIDE) -> Optional[tuple[bytes, int, int]]:

@@ -1,5 +1,4 @@
-"""The findings of a project's runs (reviewer.storage.repo re-exports every
-name): reading them (per run, per set of runs, one by id), inserting,
+"""The findings of a project's runs: reading them (per run, per set of runs, one by id), inserting,
 changing the review fields of and deleting one, each audited.
 """
 
@@ -9,8 +8,8 @@ import json
 from typing import Any, Optional
 
 from reviewer.core.models import Code, Finding, Source, Status
-from reviewer.storage.db import Project, default_actor, inserted_id, now
-from reviewer.storage.repo_items import _rows
+from reviewer.storage.project.db import Project, default_actor, inserted_id, now
+from reviewer.storage.repo.items import dict_rows
 
 _FINDING_COLUMNS = (
     "id, run_id, code, final_code, status, source, gt_card_id, gt_card, model_index, "
@@ -27,9 +26,9 @@ def _finding(row: dict) -> Finding:
 def findings(project: Project, run_id: Optional[int] = None) -> list[Finding]:
     """Findings of one run (or all), in the order they were made."""
     if run_id is None:
-        rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings ORDER BY run_id, id")
+        rows = dict_rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings ORDER BY run_id, id")
     else:
-        rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id = ? ORDER BY id", [run_id])
+        rows = dict_rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE run_id = ? ORDER BY id", [run_id])
     return [_finding(r) for r in rows]
 
 
@@ -44,13 +43,13 @@ def findings_of_runs(project: Project, run_ids: list[int], source: Optional[Sour
         if source is not None:
             sql += " AND source = ?"
             params.append(source.value)
-        out += [_finding(r) for r in _rows(project, sql + " ORDER BY run_id, id", params)]
+        out += [_finding(r) for r in dict_rows(project, sql + " ORDER BY run_id, id", params)]
     return out
 
 
 def finding(project: Project, finding_id: int) -> Finding:
     """One finding by id; KeyError when there is none."""
-    rows = _rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE id = ?", [finding_id])
+    rows = dict_rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings WHERE id = ?", [finding_id])
     if not rows:
         raise KeyError(f"no finding {finding_id}")
     return _finding(rows[0])
