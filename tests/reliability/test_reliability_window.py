@@ -433,6 +433,8 @@ def test_screenshot_of_a_bad_project_returns_at_once(tmp_path):
         timeout=60,
     )
     took = time.monotonic() - t0
-    assert took < 3.0, took
+    # The screenshot mode waits up to 20 s for a project to load (app._wait_until_ready); a bad
+    # project has nothing to wait for. Starting Python and Qt takes 2-5 s on a loaded machine.
+    assert took < 10.0, took
     assert done.returncode == 1 and "is not a reviewer project" in done.stderr
     assert "Traceback" not in done.stderr
