@@ -37,14 +37,14 @@ def one_error_line(result) -> str:
 def test_a_full_disk_during_import_says_so_with_the_path_and_the_free_space(tmp_path, monkeypatch):
     project = tmp_path / "p.db"
     assert cli("init", project).exit_code == 0
-    connect = db_module._connect
+    connect = db_module.connect
 
     def small(target, uri=False):
         db = connect(target, uri=uri)
         db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0] + 2}")
         return db
 
-    monkeypatch.setattr(db_module, "_connect", small)
+    monkeypatch.setattr(db_module, "connect", small)
     result = cli("import", project, SAMPLES)
     assert result.exit_code == 1, result.output
     line = one_error_line(result)
@@ -55,14 +55,14 @@ def test_a_full_disk_during_import_says_so_with_the_path_and_the_free_space(tmp_
 def test_a_full_disk_during_report_says_so(tmp_path, monkeypatch):
     project = tmp_path / "p.db"
     assert cli("import", project, SAMPLES, "--create").exit_code == 0  # imported, not scored yet
-    connect = db_module._connect
+    connect = db_module.connect
 
     def small(target, uri=False):
         db = connect(target, uri=uri)
         db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
         return db
 
-    monkeypatch.setattr(db_module, "_connect", small)
+    monkeypatch.setattr(db_module, "connect", small)
     result = cli("report", project)
     assert result.exit_code == 1, result.output
     line = one_error_line(result)
