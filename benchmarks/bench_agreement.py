@@ -31,7 +31,7 @@ import argparse
 import sys
 import time
 from collections import Counter
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def make_data(units: int, seed: int = SEED) -> np.ndarray:
     return data
 
 
-def pairwise_alpha(rows: Sequence[Sequence[Optional[float]]], level: str) -> float:
+def pairwise_alpha(rows: Sequence[Sequence[float | None]], level: str) -> float:
     """Straightforward Krippendorff's alpha (a cross-check on a few units): loop over units and ordered value pairs.
 
     D_o sums delta^2(v_i, v_j) / (m_u - 1) over every ordered pair i != j of
@@ -118,7 +118,7 @@ def timed(fn: Callable[[], float], repeat: int) -> tuple[float, float]:
     return result, best
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10,000 units instead of 100,000")
     parser.add_argument("--units", type=int, default=None, help="override the number of units")

@@ -235,7 +235,7 @@ def main(argv=None) -> int:
         cold_first = statistics.median(c[0] for c in cold)
         cold_full = statistics.median(c[1] for c in cold)
         warm_first = statistics.median(w[0] for w in warm)
-        print("\n1. time to the first painted photo (median of %d)" % repeat)
+        print(f"\n1. time to the first painted photo (median of {repeat})")
         print(f"   Pillow full decode (Image.open().load())   {pillow:8.1f} ms")
         bare_first = statistics.median(b[0] for b in bare)
         print(

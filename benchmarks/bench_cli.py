@@ -55,13 +55,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
+
+import contextlib
 
 import bench_scoring as synth
 
@@ -225,10 +227,8 @@ def timed_process(cmd: list[str], out: Path, env: dict) -> tuple[float, float, i
         proc.stderr.close()
     kb = usage.ru_maxrss
     if gnu:
-        try:
+        with contextlib.suppress(OSError, ValueError, IndexError):
             kb = int(mem.read_text().strip().splitlines()[-1])
-        except (OSError, ValueError, IndexError):
-            pass
     return seconds, kb / 1024.0, os.waitstatus_to_exitcode(status), err
 
 
@@ -281,7 +281,7 @@ def _total(steps: list[Step], one_core: bool = False) -> float:
     return sum(s.seconds for s in steps if s.name != skip)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1,000 runs, one round (smoke run)")
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help="runs per dataset (default 10000 50000)")
@@ -294,7 +294,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     compile_sources()
     cpu = None if args.quick else synth.pin_one_core()  # the core function; the commands get every core
     print(
-        f"bench_cli: Python {sys.version.split()[0]}, core function {'pinned to CPU %d' % cpu if cpu is not None else 'not pinned'}, "
+        f"bench_cli: Python {sys.version.split()[0]}, core function {f'pinned to CPU {cpu}' if cpu is not None else 'not pinned'}, "
         f"commands on {len(ALL_CPUS) if ALL_CPUS else os.cpu_count()} cores, "
         f"sizes {', '.join(f'{n:,}' for n in sizes)}, best of {rounds} interleaved rounds"
     )

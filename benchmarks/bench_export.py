@@ -45,8 +45,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -54,12 +54,12 @@ import bench_scoring as synth
 from bench_cli import compile_sources, timed_process
 
 from reviewer.core.models import Code, Item, Status
+from reviewer.storage.export import export_project
+from reviewer.storage.project.db import Project, now, open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project, now, open_project
-from reviewer.storage.export import export_project
 from reviewer.storage.scoring import score_project
 
 TARGET_RATIO = 0.8
@@ -209,7 +209,7 @@ def profile_export(project: Project, out: Path, top: int = 22) -> str:
     return buf.getvalue()
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="short smoke run (200 runs, one round)")
     ap.add_argument("--runs", type=int, default=None, help="runs in the project (default 5000)")

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from reviewer.core.cards.fidelity import diff_lines
 from reviewer.core.models import ScoringConfig
@@ -26,7 +26,7 @@ TARGET_F1 = 0.97
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ocr-runs-dev"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--diff", action="store_true", help="print every run that differs from the key")

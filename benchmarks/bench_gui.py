@@ -61,23 +61,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import bench_export
+import bench_scoring as synth
 import numpy as np
 from PIL import Image
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
-import bench_export
-import bench_scoring as synth
-
 from reviewer.core.models import AnswerSchema, Item, Prompt, Status
 from reviewer.core.workflows import Workflow
 from reviewer.storage.files import previews
+from reviewer.storage.files.images import file_sha256
+from reviewer.storage.project.db import now, open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import now, open_project
-from reviewer.storage.files.images import file_sha256
 from reviewer.storage.scoring import score_project
 
 TARGET_LAUNCH_RATIO = 1.5

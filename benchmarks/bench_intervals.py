@@ -35,7 +35,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 import argparse
 import sys
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import bootstrap
@@ -108,7 +108,7 @@ def coverage(pairs: int, resamples: int, n: int = 200, kappa: float = 0.6) -> fl
     return hits / pairs
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="timing only, 1 round")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds, best kept (default 3)")

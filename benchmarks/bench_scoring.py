@@ -50,9 +50,16 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
+import numpy as np
+from rapidfuzz import fuzz, process
+from scipy.optimize import linear_sum_assignment
+
+from reviewer.core.cards.prompts import prompt_example
+from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import (
     AnswerSchema,
     BoxConvention,
@@ -62,13 +69,7 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
-from reviewer.core.cards.prompts import prompt_example
-from reviewer.core.cards.scoring import score_run
 from reviewer.core.text import normalize
-
-import numpy as np
-from rapidfuzz import fuzz, process
-from scipy.optimize import linear_sum_assignment
 
 TARGET_RUNS_PER_S = 5000.0  # 10-card runs per second, one core
 WORST_CASE_MS = 50.0  # one 60-card answer against a 60-card photo, cold caches
@@ -233,7 +234,7 @@ def typo(text: str, rng: random.Random) -> str:
     return text + "s"
 
 
-def fragment(text: str, rng: random.Random) -> Optional[str]:
+def fragment(text: str, rng: random.Random) -> str | None:
     """The first words of a card of at least four words (as when a card is
     partly covered), or None for a short card."""
     words = text.split()
@@ -295,7 +296,7 @@ def make_run(
     item: SynthItem,
     schema: AnswerSchema,
     rng: random.Random,
-    n_perturb: Optional[int] = None,
+    n_perturb: int | None = None,
     truncate_share: float = 0.02,
 ) -> SynthRun:
     """A raw model answer to ``item`` in ``schema`` with ``n_perturb``
@@ -502,7 +503,7 @@ class BaselineScore:
 
 
 def baseline_score(
-    output: str, schema: str, gt: Sequence[tuple[str, Optional[str]]], gt_norm: Sequence[str], threshold: float = 70.0
+    output: str, schema: str, gt: Sequence[tuple[str, str | None]], gt_norm: Sequence[str], threshold: float = 70.0
 ) -> BaselineScore:
     """The same libraries used plainly: json.loads of the fenced block,
     rapidfuzz cdist (fuzz.ratio) of every model card against every
@@ -601,7 +602,7 @@ def _baseline(job: tuple) -> BaselineScore:
     return baseline_score(*job)
 
 
-def agreement(case: Case, limit: Optional[int] = None) -> tuple[int, int, Counter]:
+def agreement(case: Case, limit: int | None = None) -> tuple[int, int, Counter]:
     """(runs agreeing on the number of correct cards, runs compared, why the
     others disagree)."""
     same, why = 0, Counter()
@@ -631,7 +632,7 @@ def profile_case(case: Case, top: int = 18) -> str:
     return buf.getvalue()
 
 
-def pin_one_core() -> Optional[int]:
+def pin_one_core() -> int | None:
     try:
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
@@ -640,7 +641,7 @@ def pin_one_core() -> Optional[int]:
         return None
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="short smoke run (small sets, one round)")
     ap.add_argument("--repeat", type=int, default=None, help="interleaved rounds per case, best kept (default 3)")

@@ -31,11 +31,11 @@ from take import _settle  # noqa: E402
 
 def _project(db: Path, strip_boxes: bool) -> Path:
     from reviewer.core.models import GroundTruth
-    from reviewer.storage.repo import ground_truth as repo_ground_truth
-    from reviewer.storage.repo import items as repo_items
-    from reviewer.storage.project.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.importers.base import ImportOptions
+    from reviewer.storage.project.db import open_project
+    from reviewer.storage.repo import ground_truth as repo_ground_truth
+    from reviewer.storage.repo import items as repo_items
     from reviewer.storage.scoring import score_project
 
     p = open_project(db, create=True)

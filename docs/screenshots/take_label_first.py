@@ -34,11 +34,11 @@ def _project(db: Path) -> None:
     from reviewer.core.judging.verdicts import Scale, Verdict
     from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
     from reviewer.core.models import AnswerSchema, Item, Prompt
-    from reviewer.storage.repo import items as repo_items
-    from reviewer.storage.repo import runs as repo_runs
-    from reviewer.storage.project.db import open_project
     from reviewer.storage.judging import labels
     from reviewer.storage.judging import verdicts as judging
+    from reviewer.storage.project.db import open_project
+    from reviewer.storage.repo import items as repo_items
+    from reviewer.storage.repo import runs as repo_runs
 
     p = open_project(db, create=True)
     prompt, _ = repo_items.upsert_prompt(

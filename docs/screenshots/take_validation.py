@@ -32,8 +32,8 @@ def main(out: Path) -> int:
     os.environ.setdefault("REVIEWER_CONFIG_DIR", tempfile.mkdtemp())
     os.environ.setdefault("REVIEWER_NAME", "ann")
     from reviewer.qt.app import build
-    from reviewer.storage.project.db import open_project
     from reviewer.storage.importers import import_source
+    from reviewer.storage.project.db import open_project
 
     out.mkdir(parents=True, exist_ok=True)
     db = Path(tempfile.mkdtemp()) / "validation.db"

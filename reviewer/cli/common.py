@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import sqlite3
 import sys
-from typing import Optional
 
 import click
 
@@ -46,7 +45,7 @@ JUDGE_FAIL_ON = click.option(
 )
 
 
-def gate_verdicts(vs, fail_on: Optional[str]) -> None:
+def gate_verdicts(vs, fail_on: str | None) -> None:
     """Exit 1 (naming the prompts) when a verdict is at or below ``fail_on``."""
     if fail_on is None:
         return

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.core.cases.report import seed_reports
 from reviewer.storage.cases.cases import case_results, project_metrics
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import ProjectError, open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.spans import spans as span_store
 
 #: workflow -> the sources to import in order, relative to the samples folder (format detected)

@@ -5,24 +5,26 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
+
 import click
-from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
-from reviewer.core.text import visible
-from reviewer.pipeline import limits
-from reviewer.storage.project.db import open_project
-from reviewer.cli.numbers import bounded, finite, whole
+
 from reviewer.cli.common import (
-    weights_option,
     DEFAULT_KEY_ENV,
     FAIL_ON,
     JUDGE_FAIL_ON,
     JUDGE_KINDS,
+    echo,
     friendly_errors,
     gate_verdicts,
-    echo,
     main,
+    weights_option,
 )
+from reviewer.cli.numbers import bounded, finite, whole
+from reviewer.core.judging.gates import failing_judged, judge_gate_message, judged_prompts
+from reviewer.core.text import visible
+from reviewer.pipeline import limits
+from reviewer.storage.project.db import open_project
 
 if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without the pipeline
     from rich.progress import TaskID
@@ -121,13 +123,13 @@ def _endpoint_options(func, fail_on=FAIL_ON):
 
 
 def _settings(
-    endpoint: Optional[str],
+    endpoint: str | None,
     api_key_env: str,
     concurrency: int,
     retries: int,
     timeout: float,
     max_response_mb: float,
-    batch_out: Optional[Path] = None,
+    batch_out: Path | None = None,
 ):
     """The endpoint's settings; with ``batch_out`` and no endpoint, the
     answers' endpoint is 'batch:<file name>' (nothing is sent)."""
@@ -153,7 +155,7 @@ def _settings(
     )
 
 
-def _batch(batch_out: Optional[Path], batch_expires: float):
+def _batch(batch_out: Path | None, batch_expires: float):
     """The batch file to write (--batch-out), or None: ask live."""
     if batch_out is None:
         return None
@@ -174,7 +176,7 @@ class _Progress:
     """A progress bar with ETA on a terminal (rich, on stderr), else a
     plain line at every tenth of the way."""
 
-    task: Optional[TaskID]
+    task: TaskID | None
 
     def __init__(self, what: str):
         self.what, self.bar, self.task, self.shown = what, None, None, -1
@@ -266,28 +268,28 @@ def _finish(summary, what: str) -> None:
 @friendly_errors
 def run_cmd(
     project: Path,
-    spec: Optional[Path],
+    spec: Path | None,
     models: tuple[str, ...],
     prompt_names: tuple[str, ...],
     item_names: tuple[str, ...],
     max_side: int,
     dual: bool,
-    prices: Optional[Path],
+    prices: Path | None,
     weights: tuple[float, float],
     force: bool,
-    endpoint: Optional[str],
-    batch_out: Optional[Path],
+    endpoint: str | None,
+    batch_out: Path | None,
     batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
     timeout: float,
     max_response_mb: float,
-    temperature: Optional[float],
-    max_tokens: Optional[int],
-    seed: Optional[int],
+    temperature: float | None,
+    max_tokens: int | None,
+    seed: int | None,
     repetitions: int,
-    fail_on: Optional[str],
+    fail_on: str | None,
 ) -> None:
     """Ask models every item x prompt of PROJECT (repetitions 1..N) and store
     each answer as a run, scored at once. Resumable: what is stored is never
@@ -340,9 +342,7 @@ def run_cmd(
     _ask_models(project, settings, batch, models, run_options, fail_on)
 
 
-def _run_failter_spec(
-    project: Path, spec: Path, settings: Settings, spec_options: dict, fail_on: Optional[str]
-) -> None:
+def _run_failter_spec(project: Path, spec: Path, settings: Settings, spec_options: dict, fail_on: str | None) -> None:
     """``run`` with a Failter spec: run it (pipeline.failter_spec.run_spec with
     ``spec_options``) on the project, created when new, then report (``_report_spec``).
     A bad spec or an unwritable output is one clear error."""
@@ -365,7 +365,7 @@ def _run_failter_spec(
     _report_spec(result, vs, fail_on)
 
 
-def _report_spec(result: SpecResult, vs: list, fail_on: Optional[str]) -> None:
+def _report_spec(result: SpecResult, vs: list, fail_on: str | None) -> None:
     """Say what a Failter spec's run did: the next step when its requests went to a batch
     file; else, as Failter, the JSON report on stdout and the table, the trials' and
     judging's summaries and the artifacts on stderr. Exits 1 when a request failed,
@@ -394,10 +394,10 @@ def _report_spec(result: SpecResult, vs: list, fail_on: Optional[str]) -> None:
 def _ask_models(
     project: Path,
     settings: Settings,
-    batch: Optional[BatchOut],
+    batch: BatchOut | None,
     models: tuple[str, ...],
     run_options: dict,
-    fail_on: Optional[str],
+    fail_on: str | None,
 ) -> None:
     """``run`` without a spec: ask each model in turn (pipeline.ask.run_models with
     ``run_options``), a line per model; with a batch file, say what it holds. Then the
@@ -477,19 +477,19 @@ def judge_cmd(
     top_logprobs: int,
     no_logprobs: bool,
     ask_confidence: bool,
-    endpoint: Optional[str],
-    batch_out: Optional[Path],
+    endpoint: str | None,
+    batch_out: Path | None,
     batch_expires: float,
     api_key_env: str,
     concurrency: int,
     retries: int,
     timeout: float,
     max_response_mb: float,
-    temperature: Optional[float],
-    max_tokens: Optional[int],
-    seed: Optional[int],
+    temperature: float | None,
+    max_tokens: int | None,
+    seed: int | None,
     repetitions: int,
-    fail_on: Optional[str],
+    fail_on: str | None,
 ) -> None:
     """Ask a judge model about the runs of PROJECT and store its verdicts
     beside imported ones (disputes, agreement and calibration use them at
@@ -549,7 +549,7 @@ def judge_cmd(
     help="Release the waiting requests of this batch file (its name or path): live runs may ask them again.",
 )
 @friendly_errors
-def batches_cmd(project: Path, cancel_file: Optional[str]) -> None:
+def batches_cmd(project: Path, cancel_file: str | None) -> None:
     """List the batch files written from PROJECT (--batch-out) with their
     requests waiting, answered and failed and when they expire; with
     --cancel FILE, release that file's waiting requests."""

@@ -7,14 +7,15 @@ first label without its final value is asked again at the reveal step."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from reviewer.cli.common import friendly_errors, echo, main
+from reviewer.cli.common import echo, friendly_errors, main
 from reviewer.cli.numbers import whole
 from reviewer.storage.project.db import Project, open_project
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # imported when used: `reviewer --help` starts without them
 T = TypeVar("T")
 
 
-def _ask(text: str, parse: Callable[[str], T]) -> Optional[T]:
+def _ask(text: str, parse: Callable[[str], T]) -> T | None:
     """A value read until it parses; None for quit (q or end of input)."""
     while True:
         try:
@@ -59,9 +60,9 @@ def _ask(text: str, parse: Callable[[str], T]) -> Optional[T]:
 def label(
     project: Path,
     judge: str,
-    dimension: Optional[str],
-    reviewer_name: Optional[str],
-    limit: Optional[int],
+    dimension: str | None,
+    reviewer_name: str | None,
+    limit: int | None,
     order: str,
 ) -> None:
     """Label the fair queue of JUDGE in PROJECT first, then see the judges.
@@ -136,7 +137,7 @@ class _Labelling:
     dimension: str
     who: str
     scale: Scale
-    version: Optional[str]
+    version: str | None
     rubric: str
     verdicts: list[Verdict]
     by_judge: dict[str, list[Verdict]]
@@ -144,7 +145,7 @@ class _Labelling:
     stack: UndoStack[LabelStore]
 
 
-def _pick_dimension(judge: str, mine: list[Verdict], dimension: Optional[str]) -> str:
+def _pick_dimension(judge: str, mine: list[Verdict], dimension: str | None) -> str:
     """The dimension to label: ``dimension`` when given, else the judge's only one
     (a ClickException when it scores several)."""
     if dimension is not None:
@@ -157,7 +158,7 @@ def _pick_dimension(judge: str, mine: list[Verdict], dimension: Optional[str]) -
     return dims[0]
 
 
-def _queue(p: Project, judge: str, dimension: str, who: str, order: str, limit: Optional[int]) -> list:
+def _queue(p: Project, judge: str, dimension: str, who: str, order: str, limit: int | None) -> list:
     """The queue entries ``who`` has still to label, in the fair order or (``order``
     'active') the stored seeded draw's, at most ``limit``."""
     from reviewer.storage.judging import labels
@@ -173,7 +174,7 @@ def _queue(p: Project, judge: str, dimension: str, who: str, order: str, limit: 
     return todo
 
 
-def _label_subject(run: _Labelling, subject: str, where: str) -> Optional[bool]:
+def _label_subject(run: _Labelling, subject: str, where: str) -> bool | None:
     """Label one subject: show it blind, read (or find committed) the first label, reveal
     the verdicts, read keep or change and store the final value. True when labelled,
     False when skipped, None when the labeller quits."""
@@ -205,7 +206,7 @@ def _label_subject(run: _Labelling, subject: str, where: str) -> Optional[bool]:
     return True
 
 
-def _label_or_skip(text: str, scale: Scale, order: Optional[str]) -> Value:
+def _label_or_skip(text: str, scale: Scale, order: str | None) -> Value:
     """'skip' for s, else the label ``text`` reads as on ``scale`` (parse_label; None when it is not one)."""
     from reviewer.core.judging.label_first import parse_label
 
@@ -227,7 +228,7 @@ def _show_blind(run: _Labelling, subject: str, where: str) -> None:
     echo(f"Rubric ({run.dimension}):\n{run.rubric}")
 
 
-def _first_label(run: _Labelling, subject: str, shown: Optional[str]) -> Value:
+def _first_label(run: _Labelling, subject: str, shown: str | None) -> Value:
     """The subject's first label: the one committed before a kill or quit, or one read and
     committed now. 'skip' when skipped, None when the labeller quits."""
     from reviewer.core.judging.dispute_common import format_value
@@ -261,11 +262,11 @@ def _first_label(run: _Labelling, subject: str, shown: Optional[str]) -> Value:
     return first
 
 
-def _show_verdicts(run: _Labelling, subject: str, shown: Optional[str]) -> None:
+def _show_verdicts(run: _Labelling, subject: str, shown: str | None) -> None:
     """Every judge's primary verdict on the subject's dimension, a pair's winner and
     rationale as the outputs were shown (A first), with the judge's model and rationale."""
-    from reviewer.core.judging.disputes import primary_verdicts
     from reviewer.core.judging.dispute_common import format_value, value_of
+    from reviewer.core.judging.disputes import primary_verdicts
     from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
     from reviewer.core.judging.verdicts import Scale
 
@@ -287,7 +288,7 @@ def _show_verdicts(run: _Labelling, subject: str, shown: Optional[str]) -> None:
         )
 
 
-def _shown(value: str, order: Optional[str]) -> str:
+def _shown(value: str, order: str | None) -> str:
     """A stored winner as shown ('1' -> 'A' when shown 'ab'), other values as they are."""
     if value not in ("1", "2") or order is None:
         return value

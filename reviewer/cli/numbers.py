@@ -19,6 +19,7 @@ type.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import click
@@ -55,10 +56,8 @@ def check_number(value: Any, bound: Bound) -> Number:
         try:
             value = int(text) if bound.whole else float(text)
         except ValueError:
-            try:  # '1e3' or '2.0' for a whole number: the bound says whether it is one
+            with contextlib.suppress(ValueError):  # '1e3' or '2.0' for a whole number: the bound says whether it is one
                 value = float(text) if bound.whole else value
-            except ValueError:
-                pass
             if isinstance(value, str):
                 kind = "a whole number" if bound.whole else "a number"
                 raise ValueError(f"{value[:60]!r} is not {kind}") from None

@@ -9,15 +9,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+
 import click
-from reviewer.core.models import AnswerSchema, BoxConvention
-from reviewer.core.cards.report import verdict_grid
-from reviewer.core.tables import text_table
-from reviewer.storage.project.db import ProjectError, open_project
-from reviewer.storage.formats import FORMAT_NAMES
-from reviewer.cli.common import FAIL_ON, friendly_errors, gate_verdicts, parse_pairs, read_only_note, echo, main
+
+from reviewer.cli.common import FAIL_ON, echo, friendly_errors, gate_verdicts, main, parse_pairs, read_only_note
 from reviewer.cli.numbers import whole
+from reviewer.core.cards.report import verdict_grid
+from reviewer.core.models import AnswerSchema, BoxConvention
+from reviewer.core.tables import text_table
+from reviewer.storage.formats import FORMAT_NAMES
+from reviewer.storage.project.db import ProjectError, open_project
 
 
 @main.command()
@@ -68,12 +69,12 @@ def init(project: Path) -> None:
 def import_cmd(
     project: Path,
     source: Path,
-    model: Optional[str],
-    fmt: Optional[str],
+    model: str | None,
+    fmt: str | None,
     schemas: tuple[str, ...],
     conventions: tuple[str, ...],
     create: bool,
-    annotator: Optional[str],
+    annotator: str | None,
     human: bool = False,
 ) -> None:
     """Import SOURCE into PROJECT: a card-photo folder, runs or verdicts as
@@ -168,17 +169,17 @@ def score(
     as_json: bool,
     strict: bool,
     reviewed: bool,
-    metrics_file: Optional[Path] = None,
-    fail_on: Optional[str] = None,
-    jobs: Optional[int] = None,
+    metrics_file: Path | None = None,
+    fail_on: str | None = None,
+    jobs: int | None = None,
 ) -> None:
     """Score every run of PROJECT (T-P5) and show the T-P1 verdicts; answers
     of test cases are scored by the rule metrics. With --fail-on, exit 1
     when a prompt's verdict is at or below that level."""
-    from reviewer.storage.cases import report as case_report
-    from reviewer.storage.cases import cases as case_store
-    from reviewer.storage.scoring import score_project
     from reviewer.storage.cards.scores import default_jobs, summarize
+    from reviewer.storage.cases import cases as case_store
+    from reviewer.storage.cases import report as case_report
+    from reviewer.storage.scoring import score_project
 
     metrics = case_store.read_metrics_file(metrics_file) if metrics_file else None
     p = open_project(project)
@@ -234,7 +235,7 @@ def score(
     "of another format or inside what the project was imported from.",
 )
 @friendly_errors
-def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool = False) -> None:
+def export(project: Path, out: Path, prices: Path | None = None, force: bool = False) -> None:
     """Write the scored runs of PROJECT to the SQLite database OUT (replaced
     whole; an earlier export, or a new file), with a Datasette metadata file
     OUT.metadata.json beside it."""
@@ -281,7 +282,7 @@ def export(project: Path, out: Path, prices: Optional[Path] = None, force: bool 
     "or inside what the project was imported from.",
 )
 @friendly_errors
-def export_gt(project: Path, out: Path, fmt: str, annotator: Optional[str], images: str, force: bool) -> None:
+def export_gt(project: Path, out: Path, fmt: str, annotator: str | None, images: str, force: bool) -> None:
     """Write the ground truth of PROJECT's photos to OUT in an annotation tool's format."""
     from reviewer.storage.gt_formats import export_ground_truth
 
@@ -409,11 +410,11 @@ def demo(folder: Path) -> None:
     help="--screenshot: replace the PNG even when it is not in reviewer's record of the files it wrote.",
 )
 def open_cmd(
-    project: Optional[Path],
-    screenshot: Optional[Path],
-    item: Optional[str] = None,
-    prompt: Optional[str] = None,
-    mode: Optional[str] = None,
+    project: Path | None,
+    screenshot: Path | None,
+    item: str | None = None,
+    prompt: str | None = None,
+    mode: str | None = None,
     force: bool = False,
 ) -> None:
     """Open PROJECT (or the bundled sample) in the review window."""

@@ -8,14 +8,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
+
 import click
-from reviewer.core.tables import text_table
-from reviewer.storage.project.db import open_project
-from reviewer.cli.common import weights_option, friendly_errors, read_only_note, echo, main
+
+from reviewer.cli.common import echo, friendly_errors, main, read_only_note, weights_option
 from reviewer.cli.numbers import ROW_ID
 from reviewer.cli.validation import BY, slices_by
-
+from reviewer.core.tables import text_table
+from reviewer.storage.project.db import open_project
 
 #: --rules of report and agreement: the rubric rules the verdicts are checked against.
 RULES = click.option(
@@ -83,11 +84,11 @@ def report(
     project: Path,
     fmt: str,
     weights: tuple[float, float],
-    charts_dir: Optional[Path],
-    prices: Optional[Path] = None,
-    compare_pair: Optional[str] = None,
+    charts_dir: Path | None,
+    prices: Path | None = None,
+    compare_pair: str | None = None,
     basis: str = "auto",
-    rules_file: Optional[Path] = None,
+    rules_file: Path | None = None,
     force: bool = False,
 ) -> None:
     """Print the verdict report of PROJECT as Markdown or CSV: card-reading
@@ -150,14 +151,14 @@ def _agreement_by(project: Path, by: str, as_json: bool) -> None:
         echo(text_table(AGREEMENT_HEADER, agreement_markdown_rows(rows)) if rows else "no agreement statistics")
 
 
-def _read_rules(path: Optional[Path]):
+def _read_rules(path: Path | None):
     """The rubric rules of --rules FILE (ProjectError, one line, when unusable), or None."""
     from reviewer.storage.judging.rubric_rules import read_rules_file
 
     return read_rules_file(path) if path is not None else None
 
 
-def _use_rules(p, rules, path: Optional[Path]) -> None:
+def _use_rules(p, rules, path: Path | None) -> None:
     """Keep --rules in the project, so every later refresh of the disputes uses them."""
     if rules is not None and path is not None:
         from reviewer.storage.judging.rubric_rules import use_rules
@@ -171,7 +172,7 @@ def _use_rules(p, rules, path: Optional[Path]) -> None:
 @BY
 @RULES
 @friendly_errors
-def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file: Optional[Path] = None) -> None:
+def agreement(project: Path, as_json: bool, by: str | None = None, rules_file: Path | None = None) -> None:
     """Refresh the disputes of PROJECT, then print the agreement statistics of
     its judges, humans and adjudications with 95 % bootstrap intervals
     (ci_low, ci_high, ci_method) and class prevalence (undefined values:
@@ -179,10 +180,9 @@ def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file
     (first vs final, judge vs first, judge vs final) and which judges'
     figures with people are stale (a changed template or model)."""
     from reviewer.core.judging.verdicts import DisputeKind
-    from reviewer.storage.dispute_queue import refresh_disputes
-    from reviewer.storage.dispute_queue import agreement_with_intervals
-    from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows
+    from reviewer.storage.dispute_queue import agreement_with_intervals, refresh_disputes
     from reviewer.storage.judging import labels
+    from reviewer.storage.judging.validation import AGREEMENT_HEADER, agreement_markdown_rows
 
     rules = _read_rules(rules_file)
     if by is not None:
@@ -231,12 +231,12 @@ def agreement(project: Path, as_json: bool, by: Optional[str] = None, rules_file
 @click.option("--rationale", default="", help="Why.")
 @click.option("--reviewer", "who", metavar="NAME", help="Who decides (default: REVIEWER_NAME or the login name).")
 @friendly_errors
-def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: Optional[str]) -> None:
+def adjudicate_gt(project: Path, dispute: int, side: str, rationale: str, who: str | None) -> None:
     """Settle ground-truth dispute DISPUTE of PROJECT (ids: reviewer agreement
     --json or the export's disputes) for one annotator: the consensus, which
     scoring uses, takes that side, and the item's runs are re-scored."""
-    from reviewer.storage.gt_adjudication import adjudicate as adjudicate_ground_truth
     from reviewer.storage.dispute_queue import refresh_disputes
+    from reviewer.storage.gt_adjudication import adjudicate as adjudicate_ground_truth
 
     p = open_project(project)
     try:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import click
 
-from reviewer.cli.common import friendly_errors, one_line, echo, main
-from reviewer.cli.numbers import SEED as SEED_TYPE, SHARE, finite, whole
+from reviewer.cli.common import echo, friendly_errors, main, one_line
+from reviewer.cli.numbers import SEED as SEED_TYPE
+from reviewer.cli.numbers import SHARE, finite, whole
 from reviewer.storage.project.db import open_project
 
 RESAMPLES = click.option(
@@ -127,10 +128,10 @@ def _trust_options(f):
 def calibration(
     project: Path,
     as_json: bool,
-    charts_dir: Optional[Path],
-    fit: Optional[str],
+    charts_dir: Path | None,
+    fit: str | None,
     calibrated: bool,
-    by: Optional[str],
+    by: str | None,
     force: bool,
     tolerance: float,
     metric: str,
@@ -216,10 +217,10 @@ def alignment(
     project: Path,
     as_json: bool,
     half_width: float,
-    compare: Optional[str],
-    by: Optional[str],
+    compare: str | None,
+    by: str | None,
     bias: bool,
-    resplit: Optional[int],
+    resplit: int | None,
     resamples: int,
     seed: int,
 ) -> None:
@@ -272,7 +273,7 @@ def alignment(
         echo(json.dumps(parts[0] if by is None else {"by": by, "slices": parts}, indent=2))
 
 
-def slices_by(p: Any, by: Optional[str]) -> list[tuple[str, Optional[set[str]]]]:
+def slices_by(p: Any, by: str | None) -> list[tuple[str, set[str] | None]]:
     """[(slice name, its subjects)] of --by FIELD; [('all', None)] without it.
     Names the subjects left out (no such field) on stderr."""
     if by is None:
@@ -355,7 +356,7 @@ def _fit(project: Path, method: str, settings: Any, as_json: bool) -> None:
     echo(json.dumps(fit_json(fits, method), indent=2) if as_json else fit_text(fits, method), nl=not as_json)
 
 
-def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
+def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: str | None) -> None:
     from reviewer.storage.judging.bias import bias_json, bias_text, project_bias
 
     p = open_project(project)
@@ -374,7 +375,7 @@ def _bias(project: Path, as_json: bool, resamples: int, seed: int, by: Optional[
             echo((f"== {by} = {name} ==\n" if by is not None else "") + bias_text(b), nl=False)
 
 
-def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: Optional[str]) -> None:
+def _compare(project: Path, compare: str, as_json: bool, resamples: int, seed: int, by: str | None) -> None:
     from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 
     names = [x.strip() for x in compare.split(",")]
@@ -451,13 +452,13 @@ def gate(
     project: Path,
     judge: str,
     dimension: str,
-    min_kappa_lower: Optional[float],
-    min_tpr: Optional[float],
-    min_tnr: Optional[float],
-    max_dangerous: Optional[int],
+    min_kappa_lower: float | None,
+    min_tpr: float | None,
+    min_tnr: float | None,
+    max_dangerous: int | None,
     split: str,
-    min_coverage: Optional[float],
-    confidence_source: Optional[str],
+    min_coverage: float | None,
+    confidence_source: str | None,
     tolerance: float,
     metric: str,
     target: float,
@@ -488,7 +489,7 @@ def gate(
     p = open_project(project)
     read_line = ""
     try:
-        figures: Optional[Figures] = None
+        figures: Figures | None = None
         checks: list[BoundCheck] = []
         if min_coverage is None or any(b is not None for b in bounds.values()):
             figures, checks = run_gate(

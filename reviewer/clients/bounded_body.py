@@ -18,7 +18,7 @@ whatever the compression ratio.
 from __future__ import annotations
 
 import zlib
-from typing import AsyncIterator, Optional
+from collections.abc import AsyncIterator
 
 #: Content-Encoding values read (the client's Accept-Encoding).
 ACCEPT_ENCODING = "gzip, deflate"
@@ -35,7 +35,7 @@ class BodyTooLarge(BodyError):
 class _Decoder:
     """One Content-Encoding, decompressing at most ``room`` bytes a call."""
 
-    def __init__(self, encoding: Optional[str]):
+    def __init__(self, encoding: str | None):
         codings = [c.strip().lower() for c in (encoding or "").split(",")]
         codings = [c for c in codings if c and c != "identity"]
         self.raw_deflate_tried = False
@@ -77,7 +77,7 @@ class _Decoder:
             raise BodyError(f"corrupt compressed body ({exc})") from None
 
 
-async def read_capped(chunks: AsyncIterator[bytes], encoding: Optional[str], cap: int, strict: bool = True) -> bytes:
+async def read_capped(chunks: AsyncIterator[bytes], encoding: str | None, cap: int, strict: bool = True) -> bytes:
     """The decompressed body from raw ``chunks`` (``response.aiter_raw()``)
     sent with Content-Encoding ``encoding``, at most ``cap`` bytes. Past
     the cap: BodyTooLarge when ``strict``, else the first ``cap`` bytes

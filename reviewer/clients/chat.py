@@ -38,16 +38,17 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from typing import Any, Callable, Optional
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from reviewer.core.bounds import is_number
 from reviewer.clients.bounded_body import ACCEPT_ENCODING, BodyError, read_capped
+from reviewer.core.bounds import is_number
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Longest excerpt of an error body kept in a message (characters).
@@ -67,7 +68,7 @@ class ChatError(Exception):
     holds the key."""
 
     def __init__(
-        self, message: str, *, status: Optional[int] = None, attempts: int = 1, retry_errors: Optional[list[str]] = None
+        self, message: str, *, status: int | None = None, attempts: int = 1, retry_errors: list[str] | None = None
     ):
         super().__init__(message)
         self.status = status
@@ -78,7 +79,7 @@ class ChatError(Exception):
 class _Retryable(Exception):
     """An attempt worth repeating: 429, 5xx, a connection error, a timeout."""
 
-    def __init__(self, message: str, status: Optional[int] = None, retry_after: Optional[float] = None):
+    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
@@ -110,7 +111,7 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _url_problem(url: str) -> Optional[str]:
+def _url_problem(url: str) -> str | None:
     """Why ``url`` cannot be split into scheme, host and port (a port that
     is not a number from 1 to 65535, an unclosed IPv6 '['), or None."""
     try:
@@ -150,7 +151,7 @@ def check_endpoint(url: str) -> str:
     return base
 
 
-def api_key(env_name: str = DEFAULT_KEY_ENV) -> Optional[str]:
+def api_key(env_name: str = DEFAULT_KEY_ENV) -> str | None:
     """The key in environment variable ``env_name``, or None when unset or
     empty (local servers need none)."""
     return os.environ.get(env_name) or None
@@ -164,11 +165,11 @@ class ChatRequest:
 
     model: str
     messages: list[dict]
-    temperature: Optional[float] = None
-    max_tokens: Optional[int] = None
-    seed: Optional[int] = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
     tag: str = ""
-    top_logprobs: Optional[int] = None  # ask for logprobs (and this many alternatives a token); None: not
+    top_logprobs: int | None = None  # ask for logprobs (and this many alternatives a token); None: not
 
     def params(self) -> dict:
         """The sampling parameters sent (None ones left out): temperature,
@@ -199,16 +200,16 @@ class ChatAnswer:
     server sends unasked are dropped)."""
 
     content: str
-    finish_reason: Optional[str] = None
-    prompt_tokens: Optional[int] = None
-    completion_tokens: Optional[int] = None
-    total_tokens: Optional[int] = None
-    latency_ms: Optional[float] = 0.0  # None: not measured (an answer read from a batch's output)
-    server_model: Optional[str] = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    latency_ms: float | None = 0.0  # None: not measured (an answer read from a batch's output)
+    server_model: str | None = None
     params: dict = field(default_factory=dict)
     attempts: int = 1
     retry_errors: list = field(default_factory=list)
-    total_ms: Optional[float] = None
+    total_ms: float | None = None
     tokens: list = field(default_factory=list)
 
     @property
@@ -217,7 +218,7 @@ class ChatAnswer:
         return self.finish_reason == "length"
 
 
-def retry_after_seconds(value: Optional[str], now: Optional[datetime] = None) -> Optional[float]:
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
     """Seconds to wait from a Retry-After header: a number of seconds or an
     HTTP date (RFC 9110 §10.2.3); None when absent or unreadable; never
     negative."""
@@ -233,8 +234,8 @@ def retry_after_seconds(value: Optional[str], now: Optional[datetime] = None) ->
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _kind(value: Any) -> str:
@@ -282,7 +283,7 @@ def parse_completion(data: Any) -> ChatAnswer:
     if not isinstance(usage, dict):
         usage = {}
 
-    def count(key: str) -> Optional[int]:
+    def count(key: str) -> int | None:
         v = usage.get(key)
         if not is_number(v):
             return None
@@ -305,9 +306,7 @@ def parse_completion(data: Any) -> ChatAnswer:
     )
 
 
-def read_answer(
-    body: Any, redact: Callable[[str], str] = str, excerpt: Optional[Callable[[], str]] = None
-) -> ChatAnswer:
+def read_answer(body: Any, redact: Callable[[str], str] = str, excerpt: Callable[[], str] | None = None) -> ChatAnswer:
     """The answer of a 200 reply's ``body`` (bytes of JSON, or the JSON value
     already read, as a batch output line holds it): parse_completion, with
     its failures as ChatError (status 200) saying 'unusable reply: ...' or
@@ -383,7 +382,7 @@ class ChatClient:
     def __init__(
         self,
         base_url: str,
-        key: Optional[str] = None,
+        key: str | None = None,
         *,
         concurrency: int = 4,
         retries: int = 3,
@@ -401,9 +400,9 @@ class ChatClient:
         self.max_bytes = max(1, int(max_bytes))
         self._wait = _Wait(backoff, max_backoff, max_retry_after)
         self._semaphore = asyncio.Semaphore(self.concurrency)
-        self._http: Optional[httpx.AsyncClient] = None
+        self._http: httpx.AsyncClient | None = None
 
-    async def __aenter__(self) -> "ChatClient":
+    async def __aenter__(self) -> ChatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # what bounded_body decodes within the cap
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
@@ -448,7 +447,7 @@ class ChatClient:
         answer.params = request.params()
         return answer
 
-    async def _exchange(self, request: ChatRequest, headers: dict) -> tuple[int, Optional[str], bytes]:
+    async def _exchange(self, request: ChatRequest, headers: dict) -> tuple[int, str | None, bytes]:
         """Send ``request`` and read the answer within the byte cap: (status,
         Retry-After header, decompressed body; only the first 64 KB of an
         error body)."""

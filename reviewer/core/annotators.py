@@ -26,8 +26,8 @@ statistics, disputes and adjudications of judging (reviewer.core.judging).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Mapping, Optional, Sequence
 
 from reviewer.core.cards.gt_agreement import (
     CONSENSUS,
@@ -38,7 +38,7 @@ from reviewer.core.cards.gt_agreement import (
     consensus_edit,
     shown,
 )
-from reviewer.core.commands import Adjudicate, AddCard, AddPile, Batch, Command, DeleteCards, EditCards, Store
+from reviewer.core.commands import AddCard, AddPile, Adjudicate, Batch, Command, DeleteCards, EditCards, Store
 from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute, DisputeKind
@@ -67,7 +67,7 @@ def comparisons(annotated: Mapping[str, Mapping[str, GroundTruth]]) -> list[Item
     return out
 
 
-def _value(x: float) -> Optional[float]:
+def _value(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
@@ -167,7 +167,7 @@ def ground_truth_disputes(found: Sequence[ItemAgreement]) -> list[Dispute]:
     return out
 
 
-def find_difference(found: Sequence[ItemAgreement], subject: str, dimension: str) -> Optional[Difference]:
+def find_difference(found: Sequence[ItemAgreement], subject: str, dimension: str) -> Difference | None:
     """The difference behind the dispute (``subject``, ``dimension``), or None."""
     return next((d for c in found for d in c.differences if (d.subject, d.dimension) == (subject, dimension)), None)
 
@@ -192,8 +192,8 @@ def adjudicate_difference(
     annotator: str,
     reviewer: str,
     rationale: str = "",
-    dispute_id: Optional[int] = None,
-    pile_regions: Optional[dict[str, Optional[list]]] = None,
+    dispute_id: int | None = None,
+    pile_regions: dict[str, list | None] | None = None,
 ) -> Batch[Store]:
     """The command (one undo step) that sides with ``annotator`` on
     ``difference``: the adjudication of its dispute and the edit that makes

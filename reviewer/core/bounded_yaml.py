@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import yaml
 
@@ -63,7 +63,7 @@ class _BoundedLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
-def load_yaml(text: Union[str, bytes], limit: int = MAX_YAML_BYTES) -> Any:
+def load_yaml(text: str | bytes, limit: int = MAX_YAML_BYTES) -> Any:
     """The value of the first YAML document in ``text`` (``yaml.safe_load``
     within the module's bounds). Bytes are read as UTF-8. Raises
     YAMLLimitError when ``text`` is over ``limit`` bytes, uses more than
@@ -83,7 +83,7 @@ def load_yaml(text: Union[str, bytes], limit: int = MAX_YAML_BYTES) -> Any:
         loader.dispose()
 
 
-def read_yaml_file(path: Union[str, Path], limit: int = MAX_YAML_BYTES) -> Any:
+def read_yaml_file(path: str | Path, limit: int = MAX_YAML_BYTES) -> Any:
     """:func:`load_yaml` of the file at ``path``, read no further than
     ``limit`` + 1 bytes. Raises OSError when it cannot be read, and what
     load_yaml raises."""

@@ -23,7 +23,7 @@ reason (``BadValue``'s message), never stored:
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Optional, TypeGuard, Union
+from typing import Annotated, Any, TypeGuard
 
 from pydantic import Field
 
@@ -88,7 +88,7 @@ def count(value: Any, what: str, limit: int = MAX_INT) -> int:
     return value
 
 
-def ident(value: Any, what: str) -> Union[int, str]:
+def ident(value: Any, what: str) -> int | str:
     """An id: an int within SQLite's INTEGER or a string (not a bool, a
     float, a list or an object)."""
     if isinstance(value, str):
@@ -98,7 +98,7 @@ def ident(value: Any, what: str) -> Union[int, str]:
     raise BadValue(f"{what} {_shown(value)} is not an id (a whole number or a text)")
 
 
-def first_non_finite(value: Any, path: str = "") -> Optional[str]:
+def first_non_finite(value: Any, path: str = "") -> str | None:
     """The path ('expectedBehavior.citationCount', 'spans[2]') of the first
     number in a JSON value that is not finite or is an integer past
     MAX_INT, or None when there is none. Iterative (any depth)."""
@@ -116,7 +116,7 @@ def first_non_finite(value: Any, path: str = "") -> Optional[str]:
     return None
 
 
-def drawable_points(points: Any) -> Optional[list[tuple[float, float]]]:
+def drawable_points(points: Any) -> list[tuple[float, float]] | None:
     """``points`` ([[x, y], ...]) as float pairs when every coordinate is a
     pixel (:func:`pixel`), else None: the guard for values already stored
     (a project imported before these checks), so that nothing downstream,
@@ -127,7 +127,7 @@ def drawable_points(points: Any) -> Optional[list[tuple[float, float]]]:
         return None
 
 
-def drawable_box(x_min: Any, y_min: Any, x_max: Any, y_max: Any) -> Optional[tuple[float, float, float, float]]:
+def drawable_box(x_min: Any, y_min: Any, x_max: Any, y_max: Any) -> tuple[float, float, float, float] | None:
     """The four values of a stored box as pixels, or None when any is
     missing or not a pixel (:func:`drawable_points`)."""
     pts = drawable_points([(x_min, y_min), (x_max, y_max)])

@@ -12,7 +12,8 @@ methods of reviewer.core.commands.Store.
 
 from __future__ import annotations
 
-from typing import Optional, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from reviewer.core.cards.pre_annotation import ProposedBox
 from reviewer.core.commands import Command, EditCards, Effect, Store, draw_card
@@ -63,7 +64,7 @@ class _ProposalEdit(Command[ProposalStore]):
 
     def __init__(self, item_id: int):
         self.item_id = item_id
-        self.before: Optional[list[ProposedBox]] = None
+        self.before: list[ProposedBox] | None = None
 
     def change(self, boxes: list[ProposedBox]) -> list[ProposedBox]:
         """The proposals after the edit, from those before it."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Generic, Optional, Protocol, Sequence, TypeVar
+from datetime import UTC, datetime
+from typing import Any, Generic, Protocol, TypeVar
 
 from reviewer.core.cards.pre_annotation import boxes_from_run, draft_from_run
 from reviewer.core.cards.readings import squashed
@@ -31,7 +32,7 @@ class Store(Protocol):
     def get_pile(self, pile_id: int) -> tuple[int, Pile]:
         """Return (item id, pile) of ``pile_id``; KeyError when there is none."""
 
-    def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None:
+    def update_pile(self, pile_id: int, label: str, region: list | None) -> None:
         """Set the label and region (polygon in image pixels, or None) of ``pile_id``; KeyError when absent."""
 
     def delete_pile(self, pile_id: int) -> None:
@@ -68,7 +69,7 @@ class Store(Protocol):
     def delete_finding(self, finding_id: int) -> None:
         """Delete finding ``finding_id``; KeyError when absent."""
 
-    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:
+    def get_adjudication(self, subject: str, dimension: str) -> Adjudication | None:
         """Return the adjudication of (``subject``, ``dimension``), or None when there is none."""
 
     def put_adjudication(self, adjudication: Adjudication) -> int:
@@ -156,7 +157,7 @@ def _union(effects) -> Effect:
 class AddPile(Command[Store]):
     """Add a ground-truth pile (label, optional region polygon in pixels)."""
 
-    def __init__(self, item_id: int, label: str, region: Optional[list] = None):
+    def __init__(self, item_id: int, label: str, region: list | None = None):
         self.item_id, self.pile = item_id, Pile(label=label, region=region)
         self.text = f"add pile '{label}'"
 
@@ -175,7 +176,7 @@ class AddPile(Command[Store]):
 class AddCard(Command[Store]):
     """Add a ground-truth card (text, pile label, optional box in pixels)."""
 
-    def __init__(self, item_id: int, text: str, pile: Optional[str] = None, bbox: Optional[BBox] = None):
+    def __init__(self, item_id: int, text: str, pile: str | None = None, bbox: BBox | None = None):
         self.item_id = item_id
         self.card = Card(text=text, pile=pile, bbox=bbox)
         self.text = f"add card '{text}'"
@@ -221,7 +222,7 @@ class EditCards(Command[Store]):
         return Effect(items={i for i, _ in self.before.values()})
 
 
-def move_to_next_pile(ground_truth, card_ids: Sequence[int], step: int = 1) -> Optional["EditCards"]:
+def move_to_next_pile(ground_truth, card_ids: Sequence[int], step: int = 1) -> EditCards | None:
     """The command that puts cards ``card_ids`` of ``ground_truth`` in the
     pile after (``step`` 1) or before (-1) the first card's pile, in pile
     order (a card in no pile goes to the first or last). None when no card
@@ -240,11 +241,11 @@ def use_run_boxes(
     ground_truth: GroundTruth,
     outcomes,
     cards: Sequence[ModelCard],
-    convention: Optional[BoxConvention],
-    width: Optional[int],
-    height: Optional[int],
+    convention: BoxConvention | None,
+    width: int | None,
+    height: int | None,
     run_name: str = "this run",
-) -> Optional["EditCards"]:
+) -> EditCards | None:
     """The command that gives the ground-truth cards without a box the
     predicted boxes of their matched model cards (converted from the run's
     box ``convention`` to upright pixels; core.cards.pre_annotation). None
@@ -262,11 +263,11 @@ def accept_run_cards(
     item_id: int,
     ground_truth: GroundTruth,
     cards: Sequence[ModelCard],
-    convention: Optional[BoxConvention],
-    width: Optional[int],
-    height: Optional[int],
+    convention: BoxConvention | None,
+    width: int | None,
+    height: int | None,
     run_name: str = "this run",
-) -> Optional[Batch]:
+) -> Batch | None:
     """The command that makes a run's cards the draft ground truth of a
     photo that has no ground-truth cards: its piles (those not there yet)
     and cards, with boxes in pixels when the run gave them; one undo step.
@@ -313,7 +314,7 @@ class DeleteCards(Command[Store]):
 
 # -- review ---------------------------------------------------------------------
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class DecideFindings(Command[FindingStore]):
@@ -330,8 +331,8 @@ class DecideFindings(Command[FindingStore]):
         finding_ids: Sequence[int],
         status: Status,
         reviewer: str,
-        final_code: Optional[Code] = None,
-        reason: Optional[str] = None,
+        final_code: Code | None = None,
+        reason: str | None = None,
         what: str = "",
     ):
         self.ids = list(finding_ids)
@@ -387,10 +388,10 @@ class AddFinding(Command[Store]):
         run_id: int,
         code: Code,
         reviewer: str,
-        gt_card_id: Optional[int] = None,
-        gt_card: Optional[str] = None,
-        model_index: Optional[int] = None,
-        model_card: Optional[str] = None,
+        gt_card_id: int | None = None,
+        gt_card: str | None = None,
+        model_index: int | None = None,
+        model_card: str | None = None,
         detail: str = "added by reviewer",
     ):
         self.run_id = run_id
@@ -435,13 +436,13 @@ class Adjudicate(Command[Store]):
         values: dict[str, Value],
         reviewer: str,
         rationale: str = "",
-        sided_with: Optional[dict[str, Optional[str]]] = None,
-        dispute_ids: Optional[dict[str, Optional[int]]] = None,
+        sided_with: dict[str, str | None] | None = None,
+        dispute_ids: dict[str, int | None] | None = None,
     ):
         self.subject, self.values, self.reviewer, self.rationale = subject, values, reviewer, rationale
         self.sided_with = sided_with or {}
         self.dispute_ids = dispute_ids or {}
-        self.before: Optional[dict[str, Optional[Adjudication]]] = None
+        self.before: dict[str, Adjudication | None] | None = None
         self.at = _utcnow()
         self.text = f"adjudicate {', '.join(values)}"
 
@@ -503,7 +504,7 @@ class UndoStack(Generic[T]):
         self._undone.clear()
         return effect
 
-    def undo(self, store: T) -> Optional[Effect]:
+    def undo(self, store: T) -> Effect | None:
         """Undo the last command; None when there is nothing to undo."""
         if not self._done:
             return None
@@ -513,7 +514,7 @@ class UndoStack(Generic[T]):
         self._undone.append(self._done.pop())
         return effect
 
-    def redo(self, store: T) -> Optional[Effect]:
+    def redo(self, store: T) -> Effect | None:
         """Redo the last undone command; None when there is none."""
         if not self._undone:
             return None
@@ -538,11 +539,11 @@ class UndoStack(Generic[T]):
         """There is a command to redo."""
         return bool(self._undone)
 
-    def next_undo(self) -> Optional[Command[T]]:
+    def next_undo(self) -> Command[T] | None:
         """The command undo would revert (None when none)."""
         return self._done[-1] if self._done else None
 
-    def next_redo(self) -> Optional[Command[T]]:
+    def next_redo(self) -> Command[T] | None:
         """The command redo would do again (None when none)."""
         return self._undone[-1] if self._undone else None
 
@@ -564,7 +565,7 @@ class UndoStack(Generic[T]):
         return list(self._done), list(self._undone)
 
 
-def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: Optional[str], bbox: BBox) -> Command[Store]:
+def draw_card(item_id: int, ground_truth: GroundTruth, text: str, pile: str | None, bbox: BBox) -> Command[Store]:
     """The command for a card drawn with box ``bbox`` (upright pixels) and
     typed ``text``: when an unplaced card of ``ground_truth`` (one without a
     box) has that text by §1 equality (card-scoring-rules.md: case,

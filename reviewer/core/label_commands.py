@@ -9,8 +9,9 @@ puts back exactly what was there.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Mapping, Optional, Protocol
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Protocol
 
 from reviewer.core.commands import Adjudicate, Batch, Command, Effect
 from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, QUEUES, HumanLabel
@@ -20,7 +21,7 @@ from reviewer.core.judging.verdicts import Value
 class LabelStore(Protocol):
     """What label commands need from storage."""
 
-    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> Optional[HumanLabel]:
+    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> HumanLabel | None:
         """The label of (subject, dimension, reviewer, queue), or None."""
 
     def put_label(self, label: HumanLabel) -> int:
@@ -31,7 +32,7 @@ class LabelStore(Protocol):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class _LabelCommand(Command[LabelStore]):
@@ -39,10 +40,10 @@ class _LabelCommand(Command[LabelStore]):
         if queue not in QUEUES:
             raise ValueError(f"unknown queue '{queue}' (known: {', '.join(QUEUES)})")
         self.subject, self.dimension, self.reviewer, self.queue = subject, dimension, reviewer, queue
-        self.before: Optional[HumanLabel] = None
+        self.before: HumanLabel | None = None
         self.recorded = False
 
-    def _record(self, store: LabelStore) -> Optional[HumanLabel]:
+    def _record(self, store: LabelStore) -> HumanLabel | None:
         if not self.recorded:
             self.before = store.get_label(self.subject, self.dimension, self.reviewer, self.queue)
             self.recorded = True
@@ -72,9 +73,9 @@ class CommitFirstLabel(_LabelCommand):
         reviewer: str,
         *,
         queue: str = LABEL_FIRST,
-        judge: Optional[str] = None,
-        rubric_version: Optional[str] = None,
-        answer_order: Optional[str] = None,
+        judge: str | None = None,
+        rubric_version: str | None = None,
+        answer_order: str | None = None,
     ):
         super().__init__(subject, dimension, reviewer, queue)
         if value is None:
@@ -122,7 +123,7 @@ class SetFinalValue(_LabelCommand):
         return Effect(subjects={self.subject})
 
 
-def with_dispute_labels(adjudicate: Adjudicate, rubric_versions: Optional[Mapping[str, Optional[str]]] = None) -> Batch:
+def with_dispute_labels(adjudicate: Adjudicate, rubric_versions: Mapping[str, str | None] | None = None) -> Batch:
     """An adjudication made in the dispute queue together with its human
     labels (one undo step): per dimension decided, the reviewer's label in
     the 'dispute' queue, first label and final value both the decided value

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,7 +51,7 @@ class CaseCode(str, enum.Enum):
 
 #: Case codes in the order of the review keys 1-2.
 CASE_CODE_ORDER: tuple[CaseCode, ...] = tuple(CaseCode)
-AnyCode = Union[Code, SpanCode, CaseCode]
+AnyCode = Code | SpanCode | CaseCode
 
 #: Codes in the order of the review keys 1-6 (1-6 reclassify; decision: review-keys-follow-code-order).
 CODE_ORDER: tuple[Code, ...] = (
@@ -119,36 +119,36 @@ class Item(BaseModel):
     ('truncated: ...', 'too large to decode ...'), or None.
     """
 
-    id: Optional[int] = None
+    id: int | None = None
     name: str
     kind: Literal["photo", "text"] = "photo"
-    path: Optional[str] = None
-    sha256: Optional[str] = None
-    width: Optional[int] = None
-    height: Optional[int] = None
+    path: str | None = None
+    sha256: str | None = None
+    width: int | None = None
+    height: int | None = None
     orientation: int = 1
-    text: Optional[str] = None
-    image_note: Optional[str] = None
+    text: str | None = None
+    image_note: str | None = None
     #: The item's workflow as stored (reviewer.core.workflows.Workflow value), None before it is recorded.
-    workflow: Optional[str] = None
+    workflow: str | None = None
 
 
 class Pile(BaseModel):
     """A ground-truth pile: a label and an optional region polygon (pixels)."""
 
-    id: Optional[int] = None
+    id: int | None = None
     label: str
-    region: Optional[list[tuple[float, float]]] = None
+    region: list[tuple[float, float]] | None = None
 
 
 class Card(BaseModel):
     """A ground-truth card: its text, its pile label and an optional box in
     upright image pixels."""
 
-    id: Optional[int] = None
+    id: int | None = None
     text: str
-    pile: Optional[str] = None
-    bbox: Optional[BBox] = None
+    pile: str | None = None
+    bbox: BBox | None = None
 
 
 class GroundTruth(BaseModel):
@@ -163,11 +163,11 @@ class Prompt(BaseModel):
     """A prompt given to the model, with the answer schema it expects and,
     for box answers, the coordinate convention it asked for (None: unstated)."""
 
-    id: Optional[int] = None
+    id: int | None = None
     name: str
     text: str = ""
     schema_: AnswerSchema = Field(AnswerSchema.FREE, alias="schema")
-    box_convention: Optional[BoxConvention] = None
+    box_convention: BoxConvention | None = None
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -175,13 +175,13 @@ class Prompt(BaseModel):
 class Run(BaseModel):
     """One model answer: item x prompt x model x repetition, raw output text."""
 
-    id: Optional[int] = None
+    id: int | None = None
     item: str
     prompt: str
     model: str
     repetition: int = 1
     output: str
-    timestamp: Optional[datetime] = None
+    timestamp: datetime | None = None
 
 
 class ModelCard(BaseModel):
@@ -190,8 +190,8 @@ class ModelCard(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str
-    pile: Optional[str] = None
-    bbox: Optional[BBox] = None
+    pile: str | None = None
+    bbox: BBox | None = None
 
 
 #: Detail prefix of a decided finding the scorer no longer produces (after a
@@ -206,22 +206,22 @@ class Finding(BaseModel):
     (equal to ``code`` until reclassified). A rejected finding is not an error.
     """
 
-    id: Optional[int] = None
-    run_id: Optional[int] = None
+    id: int | None = None
+    run_id: int | None = None
     code: AnyCode
-    gt_card: Optional[str] = None
-    gt_card_id: Optional[int] = None
-    model_card: Optional[str] = None
-    model_index: Optional[int] = None
+    gt_card: str | None = None
+    gt_card_id: int | None = None
+    model_card: str | None = None
+    model_index: int | None = None
     detail: str = ""
     source: Source = Source.AUTO
     status: Status = Status.PROPOSED
-    final_code: Optional[AnyCode] = None
-    reason: Optional[str] = None
-    reviewer: Optional[str] = None
-    decided_at: Optional[datetime] = None
+    final_code: AnyCode | None = None
+    reason: str | None = None
+    reviewer: str | None = None
+    decided_at: datetime | None = None
     #: the judge verdict a judge's finding came from (span labeling)
-    verdict_id: Optional[int] = None
+    verdict_id: int | None = None
     #: structured details (e.g. expectedRole, assignedRole, category, reason)
     attrs: dict[str, Any] = Field(default_factory=dict)
 
@@ -231,7 +231,7 @@ class Finding(BaseModel):
         return self.detail.startswith(STALE_PREFIX)
 
     @property
-    def effective_code(self) -> Optional[AnyCode]:
+    def effective_code(self) -> AnyCode | None:
         """The code this finding counts as in reviewed metrics, or None when
         rejected (the reviewer says it is not an error) or stale."""
         if self.status == Status.REJECTED or self.stale:
@@ -343,13 +343,13 @@ class RunMetrics(BaseModel):
     scored: bool = True
     json_valid: bool = False
     repaired: bool = False
-    box_convention: Optional[BoxConvention] = None
+    box_convention: BoxConvention | None = None
     cards_visible: int = 0
     cards_reported: int = 0
     cards_correct: int = 0
-    cards_in_right_pile: Optional[int] = None
-    text_accuracy: Optional[float] = None
-    spatial_accuracy: Optional[float] = None
+    cards_in_right_pile: int | None = None
+    text_accuracy: float | None = None
+    spatial_accuracy: float | None = None
     hallucinations: int = 0
     findings: int = 0
 
@@ -375,15 +375,15 @@ class PromptVerdict(BaseModel):
     #: the model whose runs these are ('*' when runs of several are pooled)
     model: str = "*"
     cards_correct: int
-    text_accuracy: Optional[float]
-    spatial_accuracy: Optional[float]
+    text_accuracy: float | None
+    spatial_accuracy: float | None
     hallucination_runs: int
     json_valid_runs: int
     verdict: TP1Verdict
-    spatial_ok: Optional[bool] = None
+    spatial_ok: bool | None = None
     #: T-P1 "valid JSON in >= 2 of 3 runs": True met, False not met (also
     #: with fewer runs than the rule needs), None without runs
-    json_ok: Optional[bool] = None
+    json_ok: bool | None = None
     #: runs the valid-JSON signal needs (ScoringConfig.json_runs_needed)
     json_runs_needed: int = 3
     reasons: list[str] = Field(default_factory=list)

@@ -8,7 +8,7 @@ re-added span keeps its id on redo.
 from __future__ import annotations
 
 import unicodedata
-from typing import Optional, Protocol
+from typing import Protocol
 
 from reviewer.core.commands import Command, Effect
 from reviewer.core.spans.golden import GoldenSpan, utf16_slice
@@ -94,14 +94,14 @@ class EditGoldenSpan(Command[GoldenStore]):
         self,
         span_id: int,
         labelled: str,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
-        role: Optional[str] = None,
+        start: int | None = None,
+        end: int | None = None,
+        role: str | None = None,
     ):
         self.span_id, self.labelled = span_id, labelled
         self.start, self.end, self.role = start, end, role
-        self.before: Optional[GoldenSpan] = None
-        self.item_id: Optional[int] = None
+        self.before: GoldenSpan | None = None
+        self.item_id: int | None = None
         self.text = (
             "change golden span role" if role is not None and start is None and end is None else "move golden span"
         )
@@ -132,8 +132,8 @@ class DeleteGoldenSpan(Command[GoldenStore]):
 
     def __init__(self, span_id: int, labelled: str):
         self.span_id, self.labelled = span_id, labelled
-        self.item_id: Optional[int] = None
-        self.span: Optional[GoldenSpan] = None
+        self.item_id: int | None = None
+        self.span: GoldenSpan | None = None
         self.text = "delete golden span"
 
     def do(self, store: GoldenStore) -> Effect:

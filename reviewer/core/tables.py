@@ -9,7 +9,7 @@ Pure functions; no I/O.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from reviewer.core.text import bounded, display_name, visible
 

@@ -26,10 +26,9 @@ runs are its content.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional, Sequence, Union
-
 
 #: The prompt of span-labelling runs: its runs are span runs.
 SPAN_PROMPT = "span-labeling"
@@ -74,7 +73,7 @@ class RegisteredWorkflow:
 
 
 #: A workflow: one of the five, or a registered one.
-AnyWorkflow = Union[Workflow, RegisteredWorkflow]
+AnyWorkflow = Workflow | RegisteredWorkflow
 
 #: The registered workflows beyond the five, by value, in registration order.
 REGISTERED: dict[str, RegisteredWorkflow] = {}
@@ -178,7 +177,7 @@ def first_words(text: str | None, fallback: str, words: int = 8, chars: int = 60
     return flat + ("…" if len(whole) > len(flat) else "")
 
 
-def distinct_titles(items: Sequence[tuple[str, Optional[str]]], words: int = 8, chars: int = 60) -> list[str]:
+def distinct_titles(items: Sequence[tuple[str, str | None]], words: int = 8, chars: int = 60) -> list[str]:
     """How text items are told apart in lists: for each (id, text), its id
     (the dataset's name and the item's number, as imported) and then the
     first words of its text *after* the longest run of leading words it

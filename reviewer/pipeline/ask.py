@@ -33,18 +33,19 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import TYPE_CHECKING
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.clients.images import DEFAULT_MAX_SIDE, image_data_url
 from reviewer.core.cases.asking import case_messages
 from reviewer.core.models import Item, Prompt
-from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.judging import calls
+from reviewer.pipeline.execute import Job, Progress, RunSummary, Settings, answer_facts, execute
 from reviewer.storage.cases import cases as case_store
+from reviewer.storage.judging import calls
 from reviewer.storage.project.db import Project
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo.reservations import Reservations, answer_key
 from reviewer.storage.scoring import score_project
 
@@ -66,9 +67,9 @@ class RunOptions:
     prompts: tuple[str, ...] = ()
     items: tuple[str, ...] = ()
     repetitions: int = 1
-    temperature: Optional[float] = None
-    max_tokens: Optional[int] = None
-    seed: Optional[int] = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
     max_side: int = DEFAULT_MAX_SIDE
 
 
@@ -83,7 +84,7 @@ def _select(found: Sequence, names: Sequence[str], what: str) -> list:
     return [by_name[n] for n in dict.fromkeys(names)]
 
 
-def user_content(prompt: Prompt, item: Item, image_url: Optional[str] = None) -> str | list[dict]:
+def user_content(prompt: Prompt, item: Item, image_url: str | None = None) -> str | list[dict]:
     """The user message content for ``prompt`` about ``item`` (module doc):
     text, or text and image_url parts for a photo (``image_url`` given)."""
     text = prompt.text
@@ -99,11 +100,11 @@ def run_models(
     project: Project,
     settings: Settings,
     options: RunOptions,
-    progress: Optional[Progress] = None,
-    cancel: Optional[threading.Event] = None,
-    actor: Optional[str] = None,
-    on_stored: Optional[Callable[[list[int]], None]] = None,
-    batch: Optional["BatchOut"] = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    actor: str | None = None,
+    on_stored: Callable[[list[int]], None] | None = None,
+    batch: BatchOut | None = None,
 ) -> tuple[RunSummary, list[int]]:
     """Ask ``options.model`` every selected item x prompt x repetition not
     yet stored (module doc). Returns the summary and the ids of the new
@@ -187,8 +188,8 @@ def answer_job(
     endpoint: str,
     request: ChatRequest,
     new_runs: list[int],
-    actor: Optional[str] = None,
-    batches: Optional["_Batches"] = None,
+    actor: str | None = None,
+    batches: _Batches | None = None,
 ) -> Job:
     """The job asking ``model`` about ``item`` x ``prompt``, repetition
     ``rep``: its answer is stored as a run (``new_runs`` gets its id), a
@@ -219,7 +220,7 @@ def answer_job(
     )
 
 
-def job_for(project: Project, what: dict, new_runs: list[int], actor: Optional[str] = None) -> Job:
+def job_for(project: Project, what: dict, new_runs: list[int], actor: str | None = None) -> Job:
     """The job a batch reservation's ``what`` (:func:`answer_job`) stands
     for, to store its answer as the live run would. Raises ValueError when
     its item or prompt is no longer in the project."""
@@ -238,7 +239,7 @@ class _Batches:
     """New runs scored in batches as they arrive (module doc); a no-op
     without ``on_stored``."""
 
-    def __init__(self, project: Project, on_stored: Optional[Callable[[list[int]], None]]):
+    def __init__(self, project: Project, on_stored: Callable[[list[int]], None] | None):
         self.project, self.on_stored = project, on_stored
         self.waiting: list[int] = []
         self.last = 0.0

@@ -21,24 +21,24 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.clients.chat import ChatAnswer, ChatError, read_answer
 from reviewer.pipeline import ask as asking
 from reviewer.pipeline import judge as judging
-from reviewer.pipeline.execute import Job, RunSummary, deliver, fail
-from reviewer.storage.repo import batches
 from reviewer.pipeline.batch_out import BatchError
-from reviewer.storage.project.db import Project
+from reviewer.pipeline.execute import Job, RunSummary, deliver, fail
 from reviewer.storage.importers.base import ImportReport
-from reviewer.storage.scoring import score_project
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo import batches
 from reviewer.storage.repo.sources import record_source
+from reviewer.storage.scoring import score_project
 
 #: The longest line of an output file read (bytes); a longer one is reported and not stored.
 MAX_LINE_BYTES = 64_000_000
 
 
-def _error(value: dict) -> Optional[ChatError]:
+def _error(value: dict) -> ChatError | None:
     """The failure a line reports (``error``, or a response whose status is
     not 200), or None for an answer."""
     error = value.get("error")
@@ -57,7 +57,7 @@ def _error(value: dict) -> Optional[ChatError]:
     return None
 
 
-def import_output(project: Project, path: Path, actor: Optional[str] = None) -> ImportReport:
+def import_output(project: Project, path: Path, actor: str | None = None) -> ImportReport:
     """Store the answers of Batch output file ``path`` (module doc). New
     runs are scored at once, as after a live run. Returns the report:
     added runs, verdicts and failed attempts; lines read before as
@@ -70,7 +70,7 @@ def import_output(project: Project, path: Path, actor: Optional[str] = None) -> 
     late = 0
     summary = RunSummary()
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the with below; an error opening it is told apart)
     except OSError as exc:
         raise BatchError(f"cannot read {path}: {exc}") from None
     with fh:
@@ -126,7 +126,7 @@ def import_output(project: Project, path: Path, actor: Optional[str] = None) -> 
     return report
 
 
-def _job(project: Project, what: dict, new_runs: list[int], actor: Optional[str]) -> Job:
+def _job(project: Project, what: dict, new_runs: list[int], actor: str | None) -> Job:
     """The live run's job for a reservation's ``what``."""
     if what.get("kind") == "answer":
         return asking.job_for(project, what, new_runs, actor)
@@ -142,7 +142,7 @@ def _store(
     one transaction. Returns 'answered' or 'failed'."""
     with project.transaction():
         error = _error(value)
-        answer: Optional[ChatAnswer] = None
+        answer: ChatAnswer | None = None
         if error is None:
             try:
                 answer = read_answer(value["response"].get("body"))

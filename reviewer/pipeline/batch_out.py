@@ -22,11 +22,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from reviewer.pipeline.execute import Job, RunSummary
-from reviewer.storage.repo import batches
 from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo import batches
 
 #: The Batch API's limits of one input file.
 MAX_LINES = 50_000
@@ -118,7 +117,7 @@ class BatchOut:
         return paths
 
 
-def batch_line(batch: BatchOut, summary: Optional[RunSummary]) -> str:
+def batch_line(batch: BatchOut, summary: RunSummary | None) -> str:
     """One line saying what ``batch.write`` wrote: the requests and files,
     the expiry, what was stored before and what a batch file already holds."""
     s = summary or RunSummary()

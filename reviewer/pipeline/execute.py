@@ -30,11 +30,18 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
 
-from reviewer.clients.chat import DEFAULT_KEY_ENV, ChatAnswer, ChatClient, ChatError, ChatRequest, api_key
-from reviewer.clients.chat import DEFAULT_MAX_RESPONSE_BYTES
+from reviewer.clients.chat import (
+    DEFAULT_KEY_ENV,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ChatAnswer,
+    ChatClient,
+    ChatError,
+    ChatRequest,
+    api_key,
+)
 from reviewer.storage.repo.reservations import Reservations
 
 
@@ -67,9 +74,9 @@ class Job:
     on_answer: Callable[[ChatAnswer], None]
     on_failure: Callable[[ChatError], None]
     label: str = ""
-    key: Optional[str] = None
-    stored: Optional[Callable[[], bool]] = None
-    what: Optional[dict] = None  # what it stands for, kept with a batch file's reservation (reviewer.pipeline.batch)
+    key: str | None = None
+    stored: Callable[[], bool] | None = None
+    what: dict | None = None  # what it stands for, kept with a batch file's reservation (reviewer.pipeline.batch)
 
 
 @dataclass
@@ -95,7 +102,7 @@ class RunSummary:
     cancelled: bool = False
     errors: list[tuple[str, str]] = field(default_factory=list)
 
-    def add(self, other: "RunSummary") -> "RunSummary":
+    def add(self, other: RunSummary) -> RunSummary:
         """Add ``other``'s counts, tokens, wall time and errors to this
         summary (cancelled when either was); returns self."""
         for name in (
@@ -137,10 +144,10 @@ CANCEL_POLL_S = 0.05
 def execute(
     jobs: Sequence[Job],
     settings: Settings,
-    summary: Optional[RunSummary] = None,
-    progress: Optional[Progress] = None,
-    cancel: Optional[threading.Event] = None,
-    reservations: Optional[Reservations] = None,
+    summary: RunSummary | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    reservations: Reservations | None = None,
 ) -> RunSummary:
     """Send every job's request (see module doc) and return the summary
     (``summary`` is filled in when given: planned and skipped are the
@@ -163,9 +170,9 @@ async def _run(
     jobs: list[Job],
     settings: Settings,
     summary: RunSummary,
-    progress: Optional[Progress],
-    cancel: Optional[threading.Event],
-    reservations: Optional[Reservations] = None,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    reservations: Reservations | None = None,
 ) -> None:
     queue: asyncio.Queue = asyncio.Queue()
     for job in jobs:
@@ -203,7 +210,7 @@ async def _run(
         await _finish(tasks, cancel, summary)
 
 
-def _claim(job: Job, reservations: Optional[Reservations], summary: RunSummary) -> bool:
+def _claim(job: Job, reservations: Reservations | None, summary: RunSummary) -> bool:
     """Whether ``job`` is to be sent: True without reservations or a key, or once its key
     is claimed. Else it is counted in ``summary``: skipped (another run stored its answer),
     batched (a batch file holds it) or taken (another run asks it)."""
@@ -222,7 +229,7 @@ def _claim(job: Job, reservations: Optional[Reservations], summary: RunSummary) 
 
 
 async def _ask(
-    client: ChatClient, job: Job, summary: RunSummary, key: Optional[str], reservations: Optional[Reservations]
+    client: ChatClient, job: Job, summary: RunSummary, key: str | None, reservations: Reservations | None
 ) -> None:
     """Send ``job``'s request and hand its answer (``deliver``) or failure (``fail``) on;
     a stored answer releases the job's key."""
@@ -236,7 +243,7 @@ async def _ask(
             reservations.release(job.key)
 
 
-async def _finish(tasks: Sequence[asyncio.Future], cancel: Optional[threading.Event], summary: RunSummary) -> None:
+async def _finish(tasks: Sequence[asyncio.Future], cancel: threading.Event | None, summary: RunSummary) -> None:
     """Wait for the workers ``tasks``. With ``cancel``, look at it every CANCEL_POLL_S: once
     set, the summary is marked cancelled and the tasks in flight are abandoned. A
     callback's error is raised here, as with gather."""
@@ -256,7 +263,7 @@ async def _finish(tasks: Sequence[asyncio.Future], cancel: Optional[threading.Ev
             return
 
 
-def deliver(job: Job, answer: ChatAnswer, summary: RunSummary, key: Optional[str] = None) -> bool:
+def deliver(job: Job, answer: ChatAnswer, summary: RunSummary, key: str | None = None) -> bool:
     """Hand ``answer`` to ``job.on_answer`` and count it in ``summary``;
     a reply it cannot use (UNUSABLE) is a failed attempt with the reason
     (``fail``), the ``key`` redacted from it. Returns True when stored.

@@ -39,22 +39,21 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional
 
 import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
 from reviewer.core.judging.verdicts import Method
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.files import safe_write
-from reviewer.storage.files import written
+from reviewer.storage.files import safe_write, written
+from reviewer.storage.importers.failter_files import sanitize
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import Project, open_here
-from reviewer.storage.importers.failter_files import sanitize
 from reviewer.storage.judging.verdict_table import verdict_score
+from reviewer.storage.project.db import Project, open_here
+from reviewer.storage.repo import runs as repo_runs
 
 _THOUGHTS = re.compile(r"(?s)<(?:think|scratchpad)>(.*?)</(?:think|scratchpad)>")
 _MONOLOGUE = re.compile(r"(?s)(<think>.*?</think>|<scratchpad>.*?</scratchpad>)\s*")
@@ -117,7 +116,7 @@ def artifact_format(path: Path) -> safe_write.FileFormat:
 def write_atomic(
     path: Path,
     text: str,
-    fmt: Optional[safe_write.FileFormat] = None,
+    fmt: safe_write.FileFormat | None = None,
     *,
     sources: Iterable[Path] = (),
     force: bool = False,
@@ -144,7 +143,7 @@ def write_atomic(
 
 
 def check_artifacts(
-    artifacts_dir: Path, trials: list["Trial"], sources: Iterable[Path] = (), force: bool = False
+    artifacts_dir: Path, trials: list[Trial], sources: Iterable[Path] = (), force: bool = False
 ) -> None:
     """Check, before anything is asked, every file ``write_artifacts`` may
     write for ``trials`` (outputs, .thoughts, .eval; safe_write.check_target
@@ -187,7 +186,7 @@ def _input_front_matter(text: str) -> dict:
     return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _number(x) -> Optional[float]:
+def _number(x) -> float | None:
     """A fact as written: an int when whole, else the float (exact round trip); None when unknown."""
     if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
         return None
@@ -216,7 +215,7 @@ def write_artifacts(
     trials: list[Trial],
     judge_model: str,
     dual: bool,
-    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    prices: Mapping[str, Mapping[str, float]] | None = None,
     sources: Iterable[Path] = (),
     force: bool = False,
 ) -> int:

@@ -34,21 +34,22 @@ not judged yet; the report covers exactly the spec's trials.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Optional
 
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
 from reviewer.pipeline import limits
 from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.batch_out import BatchOut, batch_line
+from reviewer.pipeline.execute import Progress, RunSummary, Settings
 from reviewer.pipeline.failter_artifacts import Trial, check_artifacts, write_artifacts, write_atomic
-from reviewer.pipeline.execute import Progress, Settings, RunSummary
 from reviewer.pipeline.judge import GT_SOURCE, JudgeOptions, judge_runs
-from reviewer.storage.project.db import Project, open_here
 from reviewer.storage.files import safe_write
-from reviewer.storage.repo.sources import import_sources
+from reviewer.storage.importers.base import ImportReport
+from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
 from reviewer.storage.judging.failter_report import (
     failed_markdown,
     failter_markdown,
@@ -56,8 +57,8 @@ from reviewer.storage.judging.failter_report import (
     load_prices,
     usage_json,
 )
-from reviewer.storage.importers.base import ImportReport
-from reviewer.storage.importers.pairwise import free_prompt, store_reference, text_item
+from reviewer.storage.project.db import Project, open_here
+from reviewer.storage.repo.sources import import_sources
 
 REQUIRED = ("inputs_dir", "templates_dir", "templates", "models", "judge_model")
 GT_DIRS = ("ground-truth", "ground_truth")
@@ -76,11 +77,11 @@ class Spec:
     templates: list[str]
     models: list[str]
     judge_model: str
-    retries: Optional[int] = None
-    output_file: Optional[Path] = None
-    artifacts_dir: Optional[Path] = None
-    timeout: Optional[float] = None
-    concurrency: Optional[int] = None
+    retries: int | None = None
+    output_file: Path | None = None
+    artifacts_dir: Path | None = None
+    timeout: float | None = None
+    concurrency: int | None = None
 
     @property
     def experiment(self) -> str:
@@ -137,10 +138,8 @@ def _bounded(data: dict, bound: limits.Bound, path: Path):
     if value is None:
         return None
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = int(value) if bound.whole else float(value)
-        except ValueError:
-            pass
     try:
         return bound.check(value)
     except ValueError as exc:
@@ -164,7 +163,7 @@ class SpecResult:
 
 
 def apply_overrides(
-    spec: Spec, retries: Optional[int], models: tuple[str, ...], templates: tuple[str, ...]
+    spec: Spec, retries: int | None, models: tuple[str, ...], templates: tuple[str, ...]
 ) -> tuple[Spec, str]:
     """The spec with the command line's flags in place of its values
     (``retries`` None and empty tuples: not given) and the one line saying
@@ -230,19 +229,19 @@ def run_spec(
     *,
     dual: bool = False,
     weights: tuple[float, float] = (0.5, 0.5),
-    prices: Optional[Path] = None,
-    temperature: Optional[float] = None,
-    max_tokens: Optional[int] = None,
-    seed: Optional[int] = None,
-    progress: Optional[Progress] = None,
-    cancel: Optional[threading.Event] = None,
-    retries: Optional[int] = None,
+    prices: Path | None = None,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    retries: int | None = None,
     models: tuple[str, ...] = (),
     templates: tuple[str, ...] = (),
-    notice: Optional[Callable[[str], None]] = None,
+    notice: Callable[[str], None] | None = None,
     force: bool = False,
     given: tuple[str, ...] = (),
-    batch: Optional[BatchOut] = None,
+    batch: BatchOut | None = None,
 ) -> SpecResult:
     """Run the spec at ``spec_path`` into ``project`` (module doc).
     ``retries``, ``models``, ``templates``: the command line's flags, which

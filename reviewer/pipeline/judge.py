@@ -40,10 +40,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING
 
 from reviewer.clients.chat import ChatAnswer, ChatError, ChatRequest, public_url
 from reviewer.core.judging import llm_judges as lj
@@ -56,14 +57,14 @@ from reviewer.core.spans import judge as span_judge
 from reviewer.core.spans.snapshots import issue_lines
 from reviewer.core.workflows import asked_source
 from reviewer.pipeline.ask import user_content
-from reviewer.pipeline.execute import Job, Progress, Settings, RunSummary, answer_facts, execute
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.pipeline.execute import Job, Progress, RunSummary, Settings, answer_facts, execute
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.spans.judge_findings import store_judge_findings
 from reviewer.storage.project.db import Project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.repo.reservations import Reservations, verdict_key
+from reviewer.storage.spans.judge_findings import store_judge_findings
 
 if TYPE_CHECKING:
     from reviewer.pipeline.batch_out import BatchOut
@@ -91,10 +92,10 @@ class JudgeOptions:
     items: tuple[str, ...] = ()
     run_models: tuple[str, ...] = ()
     repetitions: int = 1
-    temperature: Optional[float] = None
-    max_tokens: Optional[int] = None
-    seed: Optional[int] = None
-    top_logprobs: Optional[int] = 1  # ask for logprobs (None: do not)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    top_logprobs: int | None = 1  # ask for logprobs (None: do not)
     ask_confidence: bool = False  # ask the judge to state its confidence (prompt version gets '+stated-confidence-v1')
 
 
@@ -125,12 +126,12 @@ class _Ask:
     verdict: Verdict
     messages: list[dict]
     read: Callable[[str], lj.Reading]
-    after: Optional[Callable[[int, str], None]] = None  # (verdict id, raw reply) -> extra writes
+    after: Callable[[int, str], None] | None = None  # (verdict id, raw reply) -> extra writes
     own_range: frozenset = frozenset()  # scores kept as read, not on the verdict's scale (span totalScore 0-25)
 
 
 def _runs(
-    project: Project, options: JudgeOptions, default_prompt: Optional[str] = None, run_ids: Optional[set] = None
+    project: Project, options: JudgeOptions, default_prompt: str | None = None, run_ids: set | None = None
 ) -> list[dict]:
     rows = [r for r in repo_runs.run_rows(project) if run_ids is None or r["id"] in run_ids]
     prompts = set(options.prompts) or (
@@ -153,8 +154,8 @@ def _base(
     scale: Scale,
     version: str,
     rep: int,
-    order: Optional[str] = None,
-    other: Optional[dict] = None,
+    order: str | None = None,
+    other: dict | None = None,
 ) -> Verdict:
     subject = f"pair:{run['id']}:{other['id']}" if other else f"run:{run['id']}"
     return Verdict(
@@ -172,7 +173,7 @@ def _base(
     )
 
 
-def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None) -> list[_Ask]:
+def plan(project: Project, options: JudgeOptions, run_ids: set | None = None) -> list[_Ask]:
     """Every verdict the options ask for (stored ones included), about the
     runs ``run_ids`` only when given. Raises ValueError for an unknown kind."""
     if options.kind not in KINDS:
@@ -189,12 +190,12 @@ def plan(project: Project, options: JudgeOptions, run_ids: Optional[set] = None)
 
 
 #: The project's items and prompts by id, as plan reads them.
-_Items = dict[Optional[int], Item]
-_Prompts = dict[Optional[int], Prompt]
+_Items = dict[int | None, Item]
+_Prompts = dict[int | None, Prompt]
 
 
 def _failter_asks(
-    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: Optional[set]
+    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: set | None
 ) -> list[_Ask]:
     """The Failter judge's letter grades of each run, per repetition: by the rules, or
     ('failter-gt') against the item's ground-truth reference when it has one (with
@@ -228,7 +229,7 @@ def _failter_asks(
     return out
 
 
-def _tarot_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: Optional[set]) -> list[_Ask]:
+def _tarot_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: set | None) -> list[_Ask]:
     """The tarot rubric's verdicts (1-5 per dimension) of each tarot reading, per repetition,
     the case holding the reading's stored metrics."""
     m, out = options.model, []
@@ -248,7 +249,7 @@ def _tarot_asks(project: Project, options: JudgeOptions, items: _Items, run_ids:
     return out
 
 
-def _span_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: Optional[set]) -> list[_Ask]:
+def _span_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: set | None) -> list[_Ask]:
     """The span judge's verdicts (``_span_ask``) of each span-labeling run whose output is a
     JSON object with a list of spans, per repetition; other runs are left out."""
     out = []
@@ -267,7 +268,7 @@ def _span_asks(project: Project, options: JudgeOptions, items: _Items, run_ids: 
 
 
 def _pairwise_asks(
-    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: Optional[set]
+    project: Project, options: JudgeOptions, items: _Items, prompts: _Prompts, run_ids: set | None
 ) -> list[_Ask]:
     """The pairwise winners of every two models' first repetitions of one item and prompt,
     in both answer orders ('ab', 'ba'), per repetition. Items with photos are left out
@@ -349,11 +350,11 @@ def judge_runs(
     project: Project,
     settings: Settings,
     options: JudgeOptions,
-    progress: Optional[Progress] = None,
-    cancel: Optional[threading.Event] = None,
-    actor: Optional[str] = None,
-    on_stored: Optional[Callable[[list[int]], None]] = None,
-    batch: Optional["BatchOut"] = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    actor: str | None = None,
+    on_stored: Callable[[list[int]], None] | None = None,
+    batch: BatchOut | None = None,
 ) -> RunSummary:
     """Ask the judge for every verdict of :func:`plan` not yet stored and
     store each as it arrives (module doc). ``on_stored([verdict id])`` is
@@ -386,8 +387,8 @@ def verdict_job(
     ask: _Ask,
     options: JudgeOptions,
     endpoint: str,
-    actor: Optional[str] = None,
-    on_stored: Optional[Callable[[list[int]], None]] = None,
+    actor: str | None = None,
+    on_stored: Callable[[list[int]], None] | None = None,
 ) -> Job:
     """The job asking the judge for ``ask``'s verdict (with the stated
     confidence asked for when ``options.ask_confidence``): its reply is read
@@ -435,7 +436,7 @@ def verdict_job(
     )
 
 
-def job_for(project: Project, what: dict, actor: Optional[str] = None) -> Job:
+def job_for(project: Project, what: dict, actor: str | None = None) -> Job:
     """The job a batch reservation's ``what`` (:func:`verdict_job`) stands
     for: the judge's plan made again for its runs, so the reply is read as
     the live run reads it. Raises ValueError when the plan no longer holds
@@ -467,8 +468,8 @@ def _store(
     project: Project,
     ask: _Ask,
     endpoint: str,
-    actor: Optional[str],
-    on_stored: Optional[Callable[[list[int]], None]] = None,
+    actor: str | None,
+    on_stored: Callable[[list[int]], None] | None = None,
 ):
     def store(answer: ChatAnswer) -> None:
         reading = ask.read(answer.content)

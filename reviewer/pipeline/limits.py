@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-Number = Union[int, float]
+Number = int | float
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ record "workflow-registries"), once, here, in the order of the menus.
 """
 
 from reviewer.qt.cards import registration as cards_registration
-from reviewer.qt.spans import registration as spans_registration
 from reviewer.qt.cases import registration as cases_registration
 from reviewer.qt.judging import registration as judging_registration
+from reviewer.qt.spans import registration as spans_registration
 
 __all__ = ["cards_registration", "cases_registration", "judging_registration", "spans_registration"]

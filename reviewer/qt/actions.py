@@ -14,8 +14,9 @@ default) and blind adjudication (``adjudication/blind``, off).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -23,8 +24,8 @@ from PySide6.QtWidgets import QMenuBar, QWidget
 
 from reviewer.core.commands import DeleteCards, move_to_next_pile
 from reviewer.core.models import CODE_ORDER, Status
-from reviewer.qt.cards import pre_annotate, transcribe
 from reviewer.qt.bars import ImportBar
+from reviewer.qt.cards import pre_annotate, transcribe
 from reviewer.qt.cards.annotators import ANNOTATOR_ACTIONS, AnnotatorView, annotator_actions
 from reviewer.qt.host import ToolbarHost, TranscribeHost
 from reviewer.qt.panels import plain_tooltip
@@ -236,7 +237,7 @@ def build_actions(window: ActionsHost) -> dict[str, QAction]:
     """Make every action of ``window`` (reviewer.qt.host.ActionsHost), put
     them in menus and return them by name."""
     s, review, canvas, parent = window.session, window.review, window.canvas, window.window()
-    spec: list[tuple[str, str, str, list[str], Optional[Callable[[], Any]]]] = [
+    spec: list[tuple[str, str, str, list[str], Callable[[], Any] | None]] = [
         # name, menu, text, keys, slot
         ("open", "&File", "&Open or create project…", ["Ctrl+O"], window.open_dialog),
         ("import", "&File", "&Import files or folder…", ["Ctrl+I"], window.import_dialog),

@@ -17,7 +17,6 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCore import QBuffer, QCoreApplication, QIODevice, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
@@ -87,7 +86,7 @@ def install_excepthook(window: MainWindow) -> None:
     sys.excepthook = hook
 
 
-def select(session: Session, item: Optional[str], prompt: Optional[str]) -> None:
+def select(session: Session, item: str | None, prompt: str | None) -> None:
     """Show the item called ``item`` and its first run of ``prompt`` that
     needs review (else its first run of that prompt)."""
     if item:
@@ -115,13 +114,13 @@ def default_mode(session: Session) -> str:
 
 
 def build(
-    project: Optional[Path],
-    sample: Optional[Path] = None,
+    project: Path | None,
+    sample: Path | None = None,
     ask_name: bool = True,
-    item: Optional[str] = None,
-    prompt: Optional[str] = None,
-    mode: Optional[str] = None,
-    store: Optional[QSettings] = None,
+    item: str | None = None,
+    prompt: str | None = None,
+    mode: str | None = None,
+    store: QSettings | None = None,
 ) -> MainWindow:
     """Make the window and open ``project`` (or the sample), showing ``item``
     and its run of ``prompt`` when given, in ``mode`` ('review' or
@@ -169,7 +168,7 @@ def _wait_until_ready(window: MainWindow, app: QCoreApplication, timeout_s: floa
         app.processEvents()
 
 
-def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Optional[str]:
+def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> str | None:
     """Write the window as PNG (JPEG for a .jpg / .jpeg name) to ``path``,
     replacing the file whole and never a project or a file that is not such
     an image, nor, unless ``force``, one not in reviewer's record of the
@@ -188,12 +187,12 @@ def _save_screenshot(window: MainWindow, path: Path, force: bool = False) -> Opt
 
 
 def run(
-    project: Optional[Path],
-    screenshot: Optional[Path] = None,
-    sample: Optional[Path] = None,
-    item: Optional[str] = None,
-    prompt: Optional[str] = None,
-    mode: Optional[str] = None,
+    project: Path | None,
+    screenshot: Path | None = None,
+    sample: Path | None = None,
+    item: str | None = None,
+    prompt: str | None = None,
+    mode: str | None = None,
     force: bool = False,
 ) -> int:
     """Run the app in ``mode``; with ``screenshot``, render the loaded
@@ -214,12 +213,12 @@ def run(
 
 def _screenshot(
     app: QCoreApplication,
-    project: Optional[Path],
+    project: Path | None,
     screenshot: Path,
-    sample: Optional[Path],
-    item: Optional[str],
-    prompt: Optional[str],
-    mode: Optional[str],
+    sample: Path | None,
+    item: str | None,
+    prompt: str | None,
+    mode: str | None,
     scratch: Path,
     force: bool = False,
 ) -> int:

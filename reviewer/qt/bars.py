@@ -18,8 +18,6 @@ as it is typed; Escape clears it and Enter hands the keyboard back.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QDir, QEvent, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
@@ -33,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
 from reviewer.qt import file_dialogs
 
 
@@ -43,7 +40,7 @@ class MessageField(QLabel):
 
     GAP_PX = 12
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setContentsMargins(0, 0, self.GAP_PX, 0)
@@ -67,7 +64,7 @@ def _plain(text: str) -> QLabel:
 class _Bar(QFrame):
     """A closable strip: a row of widgets, × at the end, Escape closes."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
@@ -101,7 +98,7 @@ class NameBar(_Bar):
 
     named = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("NameBar")
         self.label = _plain("Your name, recorded on every decision:")
@@ -136,7 +133,7 @@ class ImportBar(_Bar):
 
     requested = Signal(str, str)
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ImportBar")
         self.path = QLineEdit()
@@ -201,7 +198,7 @@ class SearchBox(QLineEdit):
 
     done = Signal()
 
-    def __init__(self, session, parent: Optional[QWidget] = None):
+    def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.setObjectName("Search")

@@ -6,7 +6,7 @@ untrusted)."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem, QWidget
@@ -34,7 +34,7 @@ class ChoiceList(QListWidget):
     def __init__(
         self,
         field: QLineEdit,
-        parent: Optional[QWidget] = None,
+        parent: QWidget | None = None,
         narrow: Callable[[Sequence[Choice], str], list[Choice]] = contains,
     ):
         super().__init__(parent)
@@ -84,7 +84,7 @@ class ChoiceList(QListWidget):
             self.setCurrentRow(min(row, self.count() - 1))
         return True
 
-    def chosen(self) -> Optional[str]:
+    def chosen(self) -> str | None:
         """The value of the chosen row (None: no row chosen, or none shown)."""
         row = self.currentItem() if self.isVisible() and self.currentRow() >= 0 else None
         return row.data(Qt.ItemDataRole.UserRole) if row is not None else None

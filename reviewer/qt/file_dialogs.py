@@ -14,8 +14,6 @@ completer uses ``file_system_model``.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QFileInfo, QMimeDatabase
 from PySide6.QtGui import QAbstractFileIconProvider, QIcon
 from PySide6.QtWidgets import QDialog, QFileDialog, QFileSystemModel, QWidget
@@ -44,7 +42,7 @@ class NameOnlyIconProvider(QAbstractFileIconProvider):
         return self._mimes.mimeTypeForFile(info.fileName(), QMimeDatabase.MatchMode.MatchExtension).comment()
 
 
-_PROVIDER: Optional[NameOnlyIconProvider] = None
+_PROVIDER: NameOnlyIconProvider | None = None
 
 
 def provider() -> NameOnlyIconProvider:
@@ -55,7 +53,7 @@ def provider() -> NameOnlyIconProvider:
     return _PROVIDER
 
 
-def file_system_model(parent: Optional[QWidget] = None) -> QFileSystemModel:
+def file_system_model(parent: QWidget | None = None) -> QFileSystemModel:
     """A QFileSystemModel that never reads a file (NameOnlyIconProvider)."""
     model = QFileSystemModel(parent)
     model.setIconProvider(provider())
@@ -63,7 +61,7 @@ def file_system_model(parent: Optional[QWidget] = None) -> QFileSystemModel:
 
 
 def dialog(
-    parent: Optional[QWidget],
+    parent: QWidget | None,
     caption: str,
     directory: str = "",
     filter: str = "",
@@ -85,13 +83,13 @@ def _chosen(d: QFileDialog) -> str:
     return d.selectedFiles()[0] if d.exec() == QDialog.DialogCode.Accepted and d.selectedFiles() else ""
 
 
-def open_file_name(parent: Optional[QWidget], caption: str, directory: str = "", filter: str = "") -> str:
+def open_file_name(parent: QWidget | None, caption: str, directory: str = "", filter: str = "") -> str:
     """An existing file picked by the user, or '' (as QFileDialog.getOpenFileName)."""
     return _chosen(dialog(parent, caption, directory, filter))
 
 
 def save_file_name(
-    parent: Optional[QWidget], caption: str, directory: str = "", filter: str = "", confirm_overwrite: bool = True
+    parent: QWidget | None, caption: str, directory: str = "", filter: str = "", confirm_overwrite: bool = True
 ) -> str:
     """A file name to write, or '' (as QFileDialog.getSaveFileName)."""
     return _chosen(
@@ -107,7 +105,7 @@ def save_file_name(
     )
 
 
-def existing_directory(parent: Optional[QWidget], caption: str, directory: str = "") -> str:
+def existing_directory(parent: QWidget | None, caption: str, directory: str = "") -> str:
     """An existing folder, or '' (as QFileDialog.getExistingDirectory)."""
     d = dialog(parent, caption, directory, mode=QFileDialog.FileMode.Directory)
     d.setOption(QFileDialog.Option.ShowDirsOnly, True)

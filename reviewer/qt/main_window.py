@@ -22,7 +22,7 @@ legend) and the progress."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, TypeVar
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QStatusTipEvent
@@ -37,15 +37,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.qt import file_dialogs, layout, registry
 from reviewer.qt.actions import SETTINGS, build_actions, set_mode_actions
-from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
-from reviewer.qt.cards.piles_list import PilesList
-from reviewer.qt.cards.proposed_boxes import ProposedBoxes
-from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
 from reviewer.qt.bars import ImportBar, MessageField, NameBar, SearchBox
 from reviewer.qt.canvas.view import CanvasView
+from reviewer.qt.cards.annotators import ANNOTATOR_SHORTCUTS, AnnotatorView, add_annotator_bar
+from reviewer.qt.cards.piles_list import PilesList
+from reviewer.qt.cards.proposed_boxes import ProposedBoxes
 from reviewer.qt.docks import add_docks
-from reviewer.qt.perspectives import Perspectives
+from reviewer.qt.judging import ADJUDICATION_SHORTCUTS, AdjudicationView
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.findings import FindingsPanel
 from reviewer.qt.panels.items import ItemsPanel
@@ -54,11 +54,10 @@ from reviewer.qt.panels.output import OutputPanel
 from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.shortcuts import SHORTCUTS, ShortcutsDialog, shortcuts_for
 from reviewer.qt.panels.unplaced import UnplacedPanel
+from reviewer.qt.perspectives import Perspectives
 from reviewer.qt.reason_bar import ReasonBar
 from reviewer.qt.recent import RecentProjects
-from reviewer.qt import registry
 from reviewer.qt.review import ReviewController
-from reviewer.qt import file_dialogs, layout
 from reviewer.qt.runner.controller import RunnerController
 from reviewer.qt.session import Session
 from reviewer.qt.spans.pane import SpanPane
@@ -233,7 +232,7 @@ class MainWindow(QMainWindow):
             raise TypeError("the canvas has no annotator view")
         return view
 
-    def _span_target(self) -> Optional[tuple[int, str]]:
+    def _span_target(self) -> tuple[int, str] | None:
         """The span at the text cursor (A on a span item), else None."""
         pane = self.span_pane
         return pane.span_target() if pane.applies() else None

@@ -15,15 +15,14 @@ state, only which perspective is shown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QToolBar
 
 from reviewer.core.workflows import AnyWorkflow
 from reviewer.qt import registry
-from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.actions import CARD_ACTIONS, FINDING_ACTIONS
+from reviewer.qt.host import PerspectiveHost
 from reviewer.qt.panels.legend import codes_for
 
 
@@ -49,7 +48,7 @@ class Perspective:
 CARD_RUN_COLUMNS = (3, 4, 5, 6)
 
 
-def perspective_of(workflow: Optional[AnyWorkflow]) -> Perspective:
+def perspective_of(workflow: AnyWorkflow | None) -> Perspective:
     """The perspective of ``workflow`` as its registration gives it
     (reviewer.qt.registry: its centre, its docks and its score dock), else
     the first registered one, the cards' (None, or a workflow this window
@@ -93,8 +92,8 @@ class Perspectives:
 
     def __init__(self, window: PerspectiveHost):
         self.window = window
-        self.current: Optional[Perspective] = None
-        self._key: Optional[str] = None  # where the shown layout is saved
+        self.current: Perspective | None = None
+        self._key: str | None = None  # where the shown layout is saved
         self._own: tuple[str, ...] = ()  # the docks shown
 
     def perspective(self) -> Perspective:
@@ -118,7 +117,7 @@ class Perspectives:
         if self._key is not None and w.mode == "review":
             w.settings.setValue(self._key, w.saveState())
 
-    def show(self, workflow: Optional[AnyWorkflow], force: bool = False) -> bool:
+    def show(self, workflow: AnyWorkflow | None, force: bool = False) -> bool:
         """Show ``workflow``'s perspective (cards for None); True when it
         changed. In adjudication mode only the centre and tools follow; the
         docks come back with review mode (``restore_docks``)."""

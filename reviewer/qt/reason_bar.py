@@ -5,8 +5,6 @@ its line edit, Enter saves, Esc leaves it, Ctrl+Z undoes the rejection."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QLineEdit, QWidget
@@ -33,7 +31,7 @@ class ReasonBar(QWidget):
 
     committed = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -44,7 +42,7 @@ class ReasonBar(QWidget):
         layout.addWidget(self.label)
         layout.addWidget(self.edit, 1)
         self.edit.returnPressed.connect(self._commit)
-        self._return_to: Optional[QWidget] = None
+        self._return_to: QWidget | None = None
         self.hide()
 
     def show_hint(self, prompt: str) -> None:

@@ -3,8 +3,8 @@ kept in the user's settings (QSettings key ``recent``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMenu

@@ -19,8 +19,9 @@ of them can be imported.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -34,11 +35,11 @@ if TYPE_CHECKING:
     from reviewer.qt.session import ItemStatus, Session
 
 
-def lazy(module: str, name: str) -> Callable[["Session"], QWidget]:
+def lazy(module: str, name: str) -> Callable[[Session], QWidget]:
     """A widget factory: ``name`` of ``module`` (a widget class, or a
     function of the Session giving a widget), imported when first called."""
 
-    def make(session: "Session") -> QWidget:
+    def make(session: Session) -> QWidget:
         return getattr(importlib.import_module(module), name)(session)
 
     make.__qualname__ = make.__name__ = f"{module}.{name}"
@@ -54,7 +55,7 @@ class ScorePanel:
 
     key: str
     title: str
-    make: Callable[["Session"], QWidget]
+    make: Callable[[Session], QWidget]
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,8 @@ class QtWorkflow:
     set keeps its own saved layout)."""
 
     workflow: AnyWorkflow
-    center: Optional[Callable[["Session"], QWidget]] = None
-    score_panel: Optional[Callable[["Session"], QWidget]] = None
+    center: Callable[[Session], QWidget] | None = None
+    score_panel: Callable[[Session], QWidget] | None = None
     score_title: str = ""
     score_panels: tuple[ScorePanel, ...] = ()
     docks: tuple[str, ...] = ("items", "runs")
@@ -97,10 +98,10 @@ class QtWorkflow:
     center_name: str = ""
     card_tools: bool = False
     sizes: DockSizes = ()
-    status_line: Optional[Callable[["ItemStatus", str], Optional[str]]] = None
-    output_text: Optional[Callable[[str], Optional[str]]] = None
+    status_line: Callable[[ItemStatus, str], str | None] | None = None
+    output_text: Callable[[str], str | None] | None = None
     variant_docks: tuple[str, ...] = ()
-    item_docks: Optional[Callable[["Session"], tuple[str, ...]]] = None
+    item_docks: Callable[[Session], tuple[str, ...]] | None = None
 
     @property
     def center_key(self) -> str:
@@ -141,7 +142,7 @@ def registered() -> tuple[QtWorkflow, ...]:
     return tuple(REGISTERED.values())
 
 
-def of(workflow: object) -> Optional[QtWorkflow]:
+def of(workflow: object) -> QtWorkflow | None:
     """The registered perspective of ``workflow`` (a value or a workflow), or None."""
     return REGISTERED.get(str(getattr(workflow, "value", workflow)))
 

@@ -23,13 +23,13 @@ undoes the rejection.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 
-from reviewer.core.commands import AddFinding, Command, DecideFindings
 from reviewer.core.cards.reclassify import refusal
+from reviewer.core.commands import AddFinding, Command, DecideFindings
 from reviewer.core.models import Code, Finding, Status
 from reviewer.qt.panels.legend import codes_for
 from reviewer.qt.reason_bar import ReasonBar
@@ -43,16 +43,16 @@ class ReviewController(QObject):
     ``auto_advance``: go to the next run needing review when a run is done.
     """
 
-    def __init__(self, session: Session, reason_bar: ReasonBar, parent: Optional[QObject] = None):
+    def __init__(self, session: Session, reason_bar: ReasonBar, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
         self.reason_bar = reason_bar
         self.pending_add = False
         self.auto_advance = True
         self._rejected: list[int] = []
-        self._rejection: Optional[Command] = None
+        self._rejection: Command | None = None
         #: () -> (span index, span text) of the span at the cursor in the span pane, or None (docs/spans.md#keys: A)
-        self.span_target: Callable[[], Optional[tuple[int, str]]] = lambda: None
+        self.span_target: Callable[[], tuple[int, str] | None] = lambda: None
         reason_bar.committed.connect(self._reason_given)
         reason_bar.edit.installEventFilter(self)
         session.walked.connect(self._walked)
@@ -115,7 +115,7 @@ class ReviewController(QObject):
             return
         s.message.emit("every run is reviewed")
 
-    def _lines_from(self, run_id: Optional[int], delta: int, include_self: bool = False):
+    def _lines_from(self, run_id: int | None, delta: int, include_self: bool = False):
         """The RunLines of every run in item, prompt, model, repetition order,
         from the one after ``run_id`` (before it, ``delta`` -1) round to
         ``run_id`` itself (last, with ``include_self``); from the first run
@@ -165,7 +165,7 @@ class ReviewController(QObject):
         if not isinstance(command, (DecideFindings, AddFinding)):
             return
         s = self.session
-        run_id: Optional[int]
+        run_id: int | None
         if isinstance(command, AddFinding):
             run_id, ids = command.run_id, [command.finding.id]
         else:
@@ -312,7 +312,7 @@ class ReviewController(QObject):
             return
         self._decide(self._targets(), Status.CONFIRMED, final_code=code)
 
-    def _refusal(self, code) -> Optional[str]:
+    def _refusal(self, code) -> str | None:
         """Why a selected card finding cannot become ``code`` (decision
         reclassification-keeps-the-finding-shape), or None."""
         run = self.session.run()
@@ -348,7 +348,7 @@ class ReviewController(QObject):
             self.pending_add = False
             self.session.message.emit("add cancelled")
 
-    def _card_target(self) -> Optional[tuple[int, str]]:
+    def _card_target(self) -> tuple[int, str] | None:
         s = self.session
         if not s.selected_cards:
             return None

@@ -11,7 +11,7 @@ Plain functions over what the Session gives; the panels call them when
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 
 def terms(text: str) -> list[str]:
@@ -19,7 +19,7 @@ def terms(text: str) -> list[str]:
     return text.casefold().split()
 
 
-def matches(words: list[str], texts: Iterable[Optional[str]]) -> bool:
+def matches(words: list[str], texts: Iterable[str | None]) -> bool:
     """Every word occurs in one of ``texts`` (True without words)."""
     if not words:
         return True
@@ -41,7 +41,7 @@ def run_texts(run) -> list[str]:
 TEXT_CHARS = 500
 
 
-def matching_items(session, text: str) -> Optional[set[int]]:
+def matching_items(session, text: str) -> set[int] | None:
     """Ids of the items matching ``text`` (by name, the start of a text
     item's text, ground-truth card texts or any of their runs); None when the search is empty (everything)."""
     words = terms(text)

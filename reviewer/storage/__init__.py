@@ -5,11 +5,11 @@ record "workflow-registries"), once, here: the test cases first, as their
 checks score before the cards (decision record "scoring-composed").
 """
 
-from reviewer.storage.cases import registration as cases_registration
-from reviewer.storage.cards import registration as cards_registration
-from reviewer.storage.spans import registration as spans_registration
-from reviewer.storage.judging import registration as judging_registration
 from reviewer.storage.annotators import registration as annotators_registration
+from reviewer.storage.cards import registration as cards_registration
+from reviewer.storage.cases import registration as cases_registration
+from reviewer.storage.judging import registration as judging_registration
+from reviewer.storage.spans import registration as spans_registration
 
 __all__ = [
     "annotators_registration",

@@ -14,9 +14,9 @@ from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.storage.annotators.ground_truth import gt_agreement_rows, gt_disputes
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.disputes import verdict_agreement, verdict_disputes
+from reviewer.storage.project.db import Project
 
 __all__ = ["agreement_table", "agreement_with_intervals", "refresh_disputes"]
 

@@ -26,28 +26,18 @@ import importlib
 import itertools
 import sqlite3
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
 
 import sqlite_utils
 
-from reviewer.storage.workflows import item_workflows
-from reviewer.storage import registry
-from reviewer.storage.repo import config as repo_config
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
-from reviewer.storage.files import safe_write
-from reviewer.storage.project.recognise import read_only_uri
-from reviewer.storage.repo.sources import import_sources
-from reviewer.storage.judging.report import has_verdicts
-from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema
+from reviewer.storage import registry
+from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.cards.metric_rows import MetricRow, finding_counts, finding_export_rows, iter_metric_rows
 from reviewer.storage.cards.scored import lean_metrics_of
-from reviewer.storage.scoring import score_project
-from reviewer.storage.annotators.ground_truth import annotators
-from reviewer.storage.judging.calls import run_calls
+from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.export_schema import (
     METADATA_FORMAT,
     doc_tables,
@@ -55,6 +45,16 @@ from reviewer.storage.export_schema import (
     metadata_path,
     write_metadata,
 )
+from reviewer.storage.files import safe_write
+from reviewer.storage.judging.calls import run_calls
+from reviewer.storage.judging.report import has_verdicts
+from reviewer.storage.project.db import DiskFull, Project, ProjectError, disk_full_message, is_disk_full
+from reviewer.storage.project.recognise import read_only_uri
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo.sources import import_sources
+from reviewer.storage.scoring import score_project
+from reviewer.storage.workflows import item_workflows
 
 RUN_COLUMNS = {
     "run_id": int,
@@ -136,14 +136,14 @@ _VIEWS = {
 }
 
 
-def _bool(v: Optional[bool]) -> Optional[int]:
+def _bool(v: bool | None) -> int | None:
     return None if v is None else int(v)
 
 
 def collect_tables(
     project: Project,
-    prices: Optional[dict[str, dict[str, float]]] = None,
-) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+    prices: dict[str, dict[str, float]] | None = None,
+) -> list[tuple[str, dict, str | None, Iterable[tuple]]]:
     """Every table of the export as (name, columns, primary key, rows as
     tuples in column order). The runs and findings are generators, read
     while write_tables writes them (memory O(chunk), not O(project)); the
@@ -217,15 +217,15 @@ def collect_tables(
 
 
 def workflow_tables(
-    project: Project, prices: Optional[dict[str, dict[str, float]]] = None
-) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+    project: Project, prices: dict[str, dict[str, float]] | None = None
+) -> list[tuple[str, dict, str | None, Iterable[tuple]]]:
     """The registered workflows' tables of the export (reviewer.storage.registry,
     ``export_parts``: the judges', the test cases', the spans', the
     annotators'), in their parts' rank order; a table two parts give is
     one table, the later part's rows after the earlier's. ``prices`` go to
     the parts that take them."""
     parts = sorted((p for w in registry.registered() for p in w.export_parts), key=lambda p: p.rank)
-    tables: dict[str, tuple[str, dict, Optional[str], Iterable[tuple]]] = {}
+    tables: dict[str, tuple[str, dict, str | None, Iterable[tuple]]] = {}
     for part in parts:
         function = getattr(importlib.import_module(part.module), part.function)
         for name, columns, pk, rows in function(project, prices) if part.prices else function(project):
@@ -254,7 +254,7 @@ def _is_export(path: Path) -> bool:
             con.close()
     except sqlite3.Error:
         return False
-    return EXPORT_TABLES <= tables and {"run_id", "config_version"} <= cols
+    return tables >= EXPORT_TABLES and {"run_id", "config_version"} <= cols
 
 
 #: What ``reviewer export`` writes, for safe_write's check of the target.
@@ -262,7 +262,7 @@ EXPORT_FORMAT = safe_write.FileFormat("reviewer export (SQLite)", _is_export, sq
 
 
 def write_tables(
-    out: Path, tables, views: Optional[dict[str, str]] = None, check: bool = False, sources=(), force: bool = False
+    out: Path, tables, views: dict[str, str] | None = None, check: bool = False, sources=(), force: bool = False
 ) -> dict[str, int]:
     """Write ``tables`` (as collect_tables gives them) and ``views`` to a new
     database at ``out``, through a temporary file in its folder moved into
@@ -301,9 +301,9 @@ def write_tables(
 def export_project(
     project: Project,
     out: Path,
-    progress: Optional[Callable[[str], None]] = None,
-    timings: Optional[dict[str, float]] = None,
-    prices: Optional[dict[str, dict[str, float]]] = None,
+    progress: Callable[[str], None] | None = None,
+    timings: dict[str, float] | None = None,
+    prices: dict[str, dict[str, float]] | None = None,
     force: bool = False,
 ) -> dict[str, int]:
     """Score stale runs, refresh the judge disputes (when there are verdicts
@@ -345,7 +345,7 @@ def export_project(
 
 
 def _run_row(
-    r: MetricRow, counts: tuple[int, int], call: Optional[dict] = None, price: Optional[dict[str, float]] = None
+    r: MetricRow, counts: tuple[int, int], call: dict | None = None, price: dict[str, float] | None = None
 ) -> tuple:
     """The export's row of one run (RUN_COLUMNS): reviewed metrics, with the
     automatic ones beside them; ``counts`` = (findings, still proposed);

@@ -14,8 +14,8 @@ docs/export-schema.md says the same in prose.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 from reviewer.storage import registry
 from reviewer.storage.files import safe_write
@@ -201,8 +201,8 @@ def foreign_keys() -> dict[str, list[tuple[str, str, str]]]:
 
 
 def doc_tables(
-    tables: Iterable[tuple[str, dict, Optional[str], object]], views: Iterable[str]
-) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    tables: Iterable[tuple[str, dict, str | None, object]], views: Iterable[str]
+) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The ``_tables`` and ``_columns`` tables describing ``tables`` (as
     export.collect_tables gives them: name, {column: type}, pk, rows) and
     ``views``, themselves included. A table or column missing from
@@ -227,7 +227,7 @@ def doc_tables(
     ]
 
 
-def datasette_metadata(doc: list[tuple[str, dict, Optional[str], list[tuple]]], title: str) -> dict:
+def datasette_metadata(doc: list[tuple[str, dict, str | None, list[tuple]]], title: str) -> dict:
     """Datasette metadata (``-m``) of an export from its ``doc_tables``:
     every table's description and column descriptions."""
     tables: dict[str, dict] = {}
@@ -251,7 +251,7 @@ def metadata_path(out: Path) -> Path:
 
 def write_metadata(
     out: Path,
-    doc: list[tuple[str, dict, Optional[str], list[tuple]]],
+    doc: list[tuple[str, dict, str | None, list[tuple]]],
     sources: Iterable[Path] = (),
     force: bool = False,
 ) -> Path:

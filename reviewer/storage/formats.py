@@ -11,8 +11,8 @@ asked (decision record "one-list-of-formats").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
-from typing import Callable
 
 from reviewer.storage import registry
 

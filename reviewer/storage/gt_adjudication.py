@@ -9,23 +9,21 @@ reviewer.core.annotators.adjudicate_difference) and re-scores the item's runs
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.annotators import GT_KINDS, adjudicate_difference, find_difference
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME, SUBJECT_PREFIX
 from reviewer.core.commands import Command, Effect, Store, UndoStack
+from reviewer.storage.annotators.ground_truth import gt_comparisons
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import Project, ProjectError, default_actor
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.annotators.ground_truth import gt_comparisons
-from reviewer.storage.project.db import Project, ProjectError, default_actor
-from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.store import ProjectStore
 
 __all__ = ["adjudicate", "adjudication_command"]
 
 
 def adjudication_command(
-    project: Project, dispute_id: int, annotator: str, reviewer: Optional[str] = None, rationale: str = ""
+    project: Project, dispute_id: int, annotator: str, reviewer: str | None = None, rationale: str = ""
 ) -> tuple[Command[Store], int]:
     """(the command, item id) that sides with ``annotator`` on the
     ground-truth dispute ``dispute_id`` (reviewer.core.annotators.adjudicate_difference:
@@ -62,9 +60,9 @@ def adjudicate(
     project: Project,
     dispute_id: int,
     annotator: str,
-    reviewer: Optional[str] = None,
+    reviewer: str | None = None,
     rationale: str = "",
-    stack: Optional[UndoStack[Store]] = None,
+    stack: UndoStack[Store] | None = None,
 ) -> Effect:
     """Side with ``annotator`` ('consensus' not allowed) on the
     ground-truth dispute ``dispute_id``: record the adjudication and make

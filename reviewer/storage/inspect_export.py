@@ -25,11 +25,11 @@ from typing import Any
 from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.verdicts import Scale, Verdict, cip_letter, normalise
 from reviewer.storage.files import safe_write as sw
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.importers.inspect_log import INSTALL, SCORE
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.epochs import epoch_source
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.repo.sources import import_sources
 
 __all__ = ["INSPECT_LOG", "export_inspect"]

@@ -21,9 +21,9 @@ from typing import Any
 from reviewer.core.judging.dispute_common import is_human
 from reviewer.core.judging.people import TIE
 from reviewer.storage.files import safe_write as sw
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo.sources import import_sources
 
 __all__ = ["PROMPTFOO_TESTS", "promptfoo_tests", "write_promptfoo_tests"]

@@ -19,14 +19,15 @@ when called, so registering is cheap and imports nothing of storage.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any
 
 #: (name, module, detector function, importer function): an import format,
 #: its module named in full (reviewer.storage.formats imports it when first asked).
 ImportFormat = tuple[str, str, str, str]
 #: An export table: (name, {column: type}, primary key or None, rows as tuples).
-ExportTable = tuple[str, dict, Optional[str], Iterable[tuple]]
+ExportTable = tuple[str, dict, str | None, Iterable[tuple]]
 
 #: Where a registered format without a rank goes in detection order: just
 #: before the card folder (rank 110), which takes any folder of photos.
@@ -55,7 +56,7 @@ class ExportPart:
 DEFAULT_SECTION_RANK = 1000
 
 #: A section's function: one of ``module`` named, or the function itself.
-SectionFunction = Union[str, Callable[..., Any], None]
+SectionFunction = str | Callable[..., Any] | None
 
 
 @dataclass
@@ -72,7 +73,7 @@ class ReportContext:
     project: Any
     fmt: str
     options: Any
-    prices: Optional[Mapping[str, Mapping[str, float]]] = None
+    prices: Mapping[str, Mapping[str, float]] | None = None
     inputs: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     memo: dict[str, Any] = field(default_factory=dict)
@@ -120,14 +121,14 @@ class ReportSection:
     module: str = ""
     context: bool = False
     rank: int = DEFAULT_SECTION_RANK
-    json_rank: Optional[int] = None
+    json_rank: int | None = None
     key: str = ""
     has_data: SectionFunction = None
     fallback: bool = False
     hides_fallback: bool = True
     alone_in_json: bool = False
 
-    def function(self, part: SectionFunction) -> Optional[Callable[..., Any]]:
+    def function(self, part: SectionFunction) -> Callable[..., Any] | None:
         """The function ``part`` (one of this section's fields) names, imported
         from ``module`` when a name; None when it is None."""
         if part is None or callable(part):
@@ -173,15 +174,15 @@ class StorageWorkflow:
     packages (the ground-truth formats' tables)."""
 
     workflow: str
-    fact_sql: Optional[str] = None
+    fact_sql: str | None = None
     fact: str = ""
     formats: tuple[ImportFormat, ...] = ()
     format_ranks: Mapping[str, int] = field(default_factory=dict)
     scorer_options: bool = False
-    scorer: Optional[Callable[..., int]] = None
-    report: Optional[ReportSection] = None
+    scorer: Callable[..., int] | None = None
+    report: ReportSection | None = None
     report_sections: tuple[ReportSection, ...] = ()
-    export: Optional[Callable[[Any], list[ExportTable]]] = None
+    export: Callable[[Any], list[ExportTable]] | None = None
     export_docs: Mapping[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     export_keys: Mapping[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     export_parts: tuple[ExportPart, ...] = ()

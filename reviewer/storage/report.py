@@ -62,15 +62,16 @@ calibration takes (reviewer.storage.spans.confidences).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from reviewer.storage import registry
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging.failter_report import load_prices
 from reviewer.storage.judging.report import DEFAULT_WEIGHTS
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.registry import ReportContext, ReportSection
 from reviewer.storage.scoring import score_project
 from reviewer.storage.spans.confidences import span_confidences
@@ -94,9 +95,9 @@ class ReportOptions:
 
     fmt: str = "md"
     weights: tuple[float, float] = DEFAULT_WEIGHTS
-    charts_dir: Optional[Path] = None
-    prices: Optional[Path] = None
-    compare: Optional[tuple[str, str]] = None
+    charts_dir: Path | None = None
+    prices: Path | None = None
+    compare: tuple[str, str] | None = None
     basis: str = "auto"
     title: str = ""
     force: bool = False
@@ -120,7 +121,7 @@ def _inputs(project: Project) -> dict[str, Callable[[], Any]]:
 
 
 def _context(
-    project: Project, options: ReportOptions, prices: Optional[Mapping[str, Mapping[str, float]]]
+    project: Project, options: ReportOptions, prices: Mapping[str, Mapping[str, float]] | None
 ) -> ReportContext:
     return ReportContext(project, options.fmt, options, prices, _inputs(project))
 
@@ -137,7 +138,7 @@ def _shown(context: ReportContext) -> list[tuple[str, ReportSection]]:
     ``fallback`` section (the cards') with no data of its own when another
     section that hides it has data; the same in every format."""
     sections = registry.report_sections()
-    others: Optional[bool] = None
+    others: bool | None = None
     shown = []
     for workflow, section in sections:
         if section.fallback and not _has_data(section, context):
@@ -195,7 +196,7 @@ def _json_text(context: ReportContext) -> str:
 def project_report(
     project: Project,
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
-    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    prices: Mapping[str, Mapping[str, float]] | None = None,
     basis: str = "auto",
 ) -> dict[str, Any]:
     """The sections of ``project`` as the module docstring shows them;
@@ -208,7 +209,7 @@ def project_report(
 def project_report_json(
     project: Project,
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
-    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+    prices: Mapping[str, Mapping[str, float]] | None = None,
     basis: str = "auto",
 ) -> str:
     """The JSON report as indented text: ``project_report``, except that a
@@ -217,7 +218,7 @@ def project_report_json(
     return _json_text(_context(project, ReportOptions(fmt="json", weights=weights, basis=basis), prices))
 
 
-def _prices(options: ReportOptions) -> Optional[dict[str, dict[str, float]]]:
+def _prices(options: ReportOptions) -> dict[str, dict[str, float]] | None:
     """The price table of ``options.prices``; ProjectError (one line) when unusable."""
     try:
         return load_prices(options.prices) if options.prices else None

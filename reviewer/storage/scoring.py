@@ -10,24 +10,24 @@ all (decision record "scoring-composed").
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
 from reviewer.core.models import ScoringConfig
-from reviewer.storage.project.db import Project
 from reviewer.storage import registry
+from reviewer.storage.project.db import Project
 
 __all__ = ["score_project"]
 
 
 def score_project(
     project: Project,
-    config: Optional[ScoringConfig] = None,
+    config: ScoringConfig | None = None,
     *,
     strict: bool = False,
-    run_ids: Optional[Iterable[int]] = None,
+    run_ids: Iterable[int] | None = None,
     only_stale: bool = False,
-    progress: Optional[Callable[[int, int], None]] = None,
-    jobs: Optional[int] = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int | None = None,
 ) -> int:
     """Score runs of the project (all, or ``run_ids``) by every registered
     scorer in registration order (the test cases' checks, then the cards),

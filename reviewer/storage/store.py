@@ -7,17 +7,16 @@ the database (WAL) before the method returns and survives a crash or kill.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import Adjudication
 from reviewer.core.models import Card, Finding, Pile
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.cards.proposed_boxes import ProposedBoxStore
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.labels import LabelStore
 from reviewer.storage.project.db import Project, default_actor, inserted_id
-from reviewer.storage.cards.proposed_boxes import ProposedBoxStore
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.spans.spans import GoldenSpanStore
 
 
@@ -30,7 +29,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
     ``actor``: the reviewer's name recorded in the audit table.
     """
 
-    def __init__(self, project: Project, actor: Optional[str] = None):
+    def __init__(self, project: Project, actor: str | None = None):
         self.project = project
         self.actor = actor or default_actor()
 
@@ -60,7 +59,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
             raise KeyError(f"no pile {pile_id}")
         return row[0], Pile(id=pile_id, label=row[1], region=json.loads(row[2]) if row[2] else None)
 
-    def update_pile(self, pile_id: int, label: str, region: Optional[list]) -> None:
+    def update_pile(self, pile_id: int, label: str, region: list | None) -> None:
         """Set a pile's label and region; KeyError (from get_pile) when absent."""
         p = self.project
         _, before = self.get_pile(pile_id)
@@ -87,7 +86,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
             p.audit("delete", "piles", pile_id, before.model_dump(mode="json"), None, self.actor)
 
     # -- cards ------------------------------------------------------------------
-    def _pile_id(self, item_id: int, label: Optional[str]) -> Optional[int]:
+    def _pile_id(self, item_id: int, label: str | None) -> int | None:
         if label is None:
             return None
         row = self.project.db.execute(
@@ -207,7 +206,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
         repo_findings.delete_finding(self.project, finding_id, actor=self.actor)
 
     # -- adjudications ----------------------------------------------------------------
-    def get_adjudication(self, subject: str, dimension: str) -> Optional[Adjudication]:
+    def get_adjudication(self, subject: str, dimension: str) -> Adjudication | None:
         """The adjudication of (subject, dimension), or None."""
         return judging.adjudication(self.project, subject, dimension)
 
@@ -220,7 +219,7 @@ class ProjectStore(GoldenSpanStore, ProposedBoxStore):
         judging.delete_adjudication(self.project, subject, dimension, self.actor)
 
     # -- human labels (label first, and the dispute queue) ----------------------------------
-    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> Optional[HumanLabel]:
+    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> HumanLabel | None:
         """The human label of (subject, dimension, reviewer, queue), or None."""
         return LabelStore(self.project, self.actor).get_label(subject, dimension, reviewer, queue)
 

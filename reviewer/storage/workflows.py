@@ -13,10 +13,10 @@ bare importer call) is inferred when read (``item_workflows``).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
-from reviewer.core.models import Item
 from reviewer.core import workflows as core_workflows
+from reviewer.core.models import Item
 from reviewer.core.workflows import AnyWorkflow, Workflow, infer, parse
 from reviewer.storage import registry
 
@@ -34,7 +34,7 @@ def _fact_queries() -> dict[str, str]:
     return out
 
 
-def _facts(db: Any, where: str = "", params: Optional[list] = None) -> dict[int, AnyWorkflow]:
+def _facts(db: Any, where: str = "", params: list | None = None) -> dict[int, AnyWorkflow]:
     """{item id: inferred workflow} of the items selected by ``where`` (an
     SQL condition on ``items``); ``db`` has ``execute`` (sqlite3 or sqlite-utils)."""
     rows = db.execute(f"SELECT id, kind FROM items {where}", params or []).fetchall()
@@ -87,7 +87,7 @@ def item_workflows(project: Any, items: list[Item]) -> dict[int, AnyWorkflow]:
     workflow, inferred for those without one (one pass over the project)."""
     missing = [i for i in items if parse(i.workflow) is None]
     known = ", ".join(f"'{w.value}'" for w in core_workflows.all_workflows())
-    inferred = _facts(project.db, "WHERE workflow IS NULL OR workflow NOT IN (%s)" % known) if missing else {}
+    inferred = _facts(project.db, f"WHERE workflow IS NULL OR workflow NOT IN ({known})") if missing else {}
     out: dict[int, AnyWorkflow] = {}
     for item in items:
         if item.id is None:

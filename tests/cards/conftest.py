@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from reviewer.storage.project.db import open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import SAMPLES
 

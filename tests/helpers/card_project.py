@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from reviewer.core.models import GroundTruth
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import SAMPLES
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 
 def _case(
-    case_id: str, category: str, query: str, scope: Optional[list[str]], expected: dict, difficulty: str = "medium"
+    case_id: str, category: str, query: str, scope: list[str] | None, expected: dict, difficulty: str = "medium"
 ) -> dict:
     context: dict = {"userId": "twin-user"}
     if scope is not None:
@@ -129,7 +128,7 @@ DATASETS: dict[str, list[dict]] = {
 }
 
 
-def write_twin(folder: Path, system_prompts: Optional[dict[str, str]] = None) -> Path:
+def write_twin(folder: Path, system_prompts: dict[str, str] | None = None) -> Path:
     """Write the four datasets into ``folder`` (made if missing), one JSON
     file each; a dataset named in ``system_prompts`` is written as an object
     ``{"systemPrompt", "cases"}``. Returns ``folder``."""

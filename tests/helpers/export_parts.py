@@ -3,7 +3,6 @@ the registry finds them by this module's name."""
 
 from __future__ import annotations
 
-
 ONE_ROW = ("a|b", "overall", "kappa", 0.5, 10, "", None, None, None, None)
 
 

@@ -27,8 +27,8 @@ import json
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Optional
 from urllib.parse import unquote
 
 
@@ -47,7 +47,7 @@ class FakeOpenAI:
         answer: Callable[[dict, str], str] = default_answer,
         delay: float = 0.0,
         log_requests: bool = True,
-        logprobs: Optional[Callable[[str], list]] = None,
+        logprobs: Callable[[str], list] | None = None,
         refuse_logprobs: bool = False,
         unasked_logprobs: bool = False,
     ):
@@ -61,8 +61,8 @@ class FakeOpenAI:
         self.counts: Counter = Counter()
         self.requests: list[tuple[str, dict, dict]] = []
         self._lock = threading.Lock()
-        self._server: Optional[ThreadingHTTPServer] = None
-        self._thread: Optional[threading.Thread] = None
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -70,7 +70,7 @@ class FakeOpenAI:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         self._server = _Server(("127.0.0.1", 0), self)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

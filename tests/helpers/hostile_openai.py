@@ -17,15 +17,17 @@ action stops when the client goes away or the server is shut down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 import threading
 import time
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Optional
+from typing import Any
 from urllib.parse import unquote
 
 Action = Callable[[BaseHTTPRequestHandler, threading.Event], None]
@@ -99,7 +101,7 @@ def gzip_bomb(encoding: str = "gzip") -> Action:
     return raw(data, headers={"Content-Encoding": encoding})
 
 
-def raw(data: bytes, status: int = 200, headers: Optional[dict] = None, delay: float = 0.0) -> Action:
+def raw(data: bytes, status: int = 200, headers: dict | None = None, delay: float = 0.0) -> Action:
     """``data`` as the body, after ``delay`` seconds."""
 
     def act(h, stop):
@@ -116,7 +118,7 @@ def raw(data: bytes, status: int = 200, headers: Optional[dict] = None, delay: f
     return act
 
 
-def reply(content: Any = "an answer", usage: Optional[dict] = None, delay: float = 0.0) -> Action:
+def reply(content: Any = "an answer", usage: dict | None = None, delay: float = 0.0) -> Action:
     """A chat-completions body whose message content is ``content`` (any
     JSON value) and whose usage is ``usage`` (default: small counts)."""
     body = {
@@ -137,7 +139,7 @@ class HostileOpenAI:
         self.counts: Counter = Counter()
         self.lock = threading.Lock()
         self.stop = threading.Event()
-        self._server: Optional[ThreadingHTTPServer] = None
+        self._server: ThreadingHTTPServer | None = None
 
     @property
     def base_url(self) -> str:
@@ -145,7 +147,7 @@ class HostileOpenAI:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def __enter__(self) -> "HostileOpenAI":
+    def __enter__(self) -> HostileOpenAI:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -159,10 +161,8 @@ class HostileOpenAI:
                 tag = unquote(self.headers.get("X-Reviewer-Request", ""))
                 with server.lock:
                     server.counts[tag] += 1
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client went away
                     server.respond(tag, body)(self, server.stop)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client went away: what the bounds are for
                 self.close_connection = True
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

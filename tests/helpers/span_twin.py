@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Optional
 
 from reviewer.core.spans.snapshots import CATEGORIES
 
@@ -68,8 +67,8 @@ def _result(
     text: str,
     version: str,
     latency: int,
-    tier1: Optional[int],
-    tier2: Optional[int],
+    tier1: int | None,
+    tier2: int | None,
     total: int,
     missed: list,
 ) -> dict:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from reviewer.qt.app import build
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
 
 
 def open_span_window(qtbot, tmp_path, monkeypatch, sources, item):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.qt.app import build
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.scoring import score_project
 
 

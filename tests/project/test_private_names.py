@@ -7,7 +7,6 @@ share is public, with a docstring, in the module that owns it."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +52,7 @@ def _imports(tree: ast.AST, where: str, found: list[str]) -> dict[str, str]:
     return modules
 
 
-def _module_read(node: ast.Attribute, modules: dict[str, str]) -> Optional[str]:
+def _module_read(node: ast.Attribute, modules: dict[str, str]) -> str | None:
     """The dotted name of a private attribute read off an imported reviewer
     module (``db._x``, ``reviewer.storage.project.db._x``), None for any other read."""
     dotted = _dotted(node.value)

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.models import BBox, Card, GroundTruth, Item
+from reviewer.storage.files.confine import Refused, plain_name, safe_file_name, within
+from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
-from reviewer.storage.importers import import_source
-from reviewer.storage.files.confine import Refused, plain_name, safe_file_name, within
 from tests.helpers import hostile_imports as h
 
 

@@ -24,13 +24,13 @@ import pytest
 
 from reviewer.clients.chat import ChatClient, ChatError, ChatRequest
 from reviewer.core.bounded_yaml import MAX_ALIASES, YAMLLimitError, load_yaml, read_yaml_file
-from tests.helpers.paths import ROOT
+from tests.helpers.failter import failter_spec
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.hostile_openai import HostileOpenAI, drip, endless, gzip_bomb, raw, reply
 from tests.helpers.judges import jsonl_project
+from tests.helpers.paths import ROOT
 from tests.helpers.runner_form import fill
 from tests.helpers.runs import KEY, cli, rows, text_project
-from tests.helpers.failter import failter_spec
 
 #: The address space a measured `reviewer` may use (bytes): a bomb that gets through dies here.
 AS_LIMIT = 3 << 30

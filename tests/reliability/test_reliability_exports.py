@@ -23,10 +23,10 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.storage.files import safe_write
 from reviewer.storage.project.db import ProjectError
-from tests.helpers.paths import ROOT, SAMPLES
-from tests.helpers.judges import judge_answer, make_experiment
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.golden import GOLDEN
+from tests.helpers.judges import judge_answer, make_experiment
+from tests.helpers.paths import ROOT, SAMPLES
 
 
 def cli(*args):
@@ -178,10 +178,9 @@ def test_safe_write_leaves_the_target_when_the_writer_fails(tmp_path):
     target = tmp_path / "a.json"
     fmt = safe_write.json_format("list", lambda v: isinstance(v, list))
     safe_write.write_json(target, [1], fmt, indent=None, newline=False)  # reviewer wrote it: in its record
-    with pytest.raises(RuntimeError):
-        with safe_write.replacing(target, fmt) as tmp:
-            tmp.write_text("[2")
-            raise RuntimeError("killed half-way")
+    with pytest.raises(RuntimeError), safe_write.replacing(target, fmt) as tmp:
+        tmp.write_text("[2")
+        raise RuntimeError("killed half-way")
     assert target.read_text() == "[1]" and leftovers(tmp_path) == []
     with pytest.raises(ProjectError, match="is a folder"):
         safe_write.write_json(tmp_path, [3], fmt, force=True)

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from reviewer.storage.files.images import read_photo
+from reviewer.storage.files.previews import preview
+from reviewer.storage.importers import import_source
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.files.images import read_photo
-from reviewer.storage.importers import import_source
-from reviewer.storage.files.previews import preview
-from tests.helpers.paths import ROOT
 from tests.helpers.oriented_images import CARD, FORMATS, H, W, is_red, save_oriented, upright
+from tests.helpers.paths import ROOT
 
 
 def test_every_orientation_of_every_format_is_upright_with_its_box_on_the_card(project, tmp_path):

@@ -19,12 +19,12 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import Item, Prompt
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.paths import ROOT
 
 JUDGE, D, WHO = "judge-x/m", "quality", "erin"

@@ -89,8 +89,8 @@ def test_a_read_only_look_at_a_project_open_here_copies_nothing(tmp_path, monkey
 
 
 def test_importing_a_project_into_itself_reads_nothing_with_os_calls(tmp_path):
-    from reviewer.storage.project.db import ProjectError
     from reviewer.storage.importers import import_source
+    from reviewer.storage.project.db import ProjectError
 
     db = tmp_path / "p.db"
     p = open_project(db, create=True)

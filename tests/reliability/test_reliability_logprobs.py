@@ -5,8 +5,8 @@ against a server on 127.0.0.1 that the test starts."""
 
 from __future__ import annotations
 
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.confidences import confidences
+from reviewer.storage.project.db import open_project
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.judges import tarot_tokens
 from tests.helpers.runs import cli, text_project

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage.project import db as db_module
 from reviewer.storage.files import safe_write
+from reviewer.storage.project import db as db_module
 from reviewer.storage.project.db import DiskFull
 from tests.helpers.paths import SAMPLES
 
@@ -97,10 +97,9 @@ def test_a_full_disk_during_export_says_so_and_leaves_nothing_beside_the_target(
 def test_a_journal_left_by_a_failed_write_is_removed_with_the_temporary_file(tmp_path):
     target = tmp_path / "out.db"
     fmt = safe_write.FileFormat("test database", lambda p: True, sqlite=True)
-    with pytest.raises(DiskFull, match=r"the disk is full \(.* free on "):
-        with safe_write.replacing(target, fmt) as tmp:
-            (tmp.parent / (tmp.name + "-journal")).write_bytes(b"x" * 512)  # what SQLite leaves on a full disk
-            raise OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(DiskFull, match=r"the disk is full \(.* free on "), safe_write.replacing(target, fmt) as tmp:
+        (tmp.parent / (tmp.name + "-journal")).write_bytes(b"x" * 512)  # what SQLite leaves on a full disk
+        raise OSError(errno.ENOSPC, "No space left on device")
     assert os.listdir(tmp_path) == []
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.storage.files import safe_write
-from reviewer.storage.files import written
+from reviewer.storage.files import safe_write, written
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.golden import GOLDEN
 

@@ -19,8 +19,8 @@ import pytest
 
 from reviewer.storage.project.db import open_project
 from reviewer.storage.repo.reservations import Reservations, answer_key, process_alive, process_started
-from tests.helpers.paths import ROOT
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.paths import ROOT
 from tests.helpers.runs import KEY, cli, rows, text_project
 
 ENV = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}

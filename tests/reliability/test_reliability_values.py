@@ -15,14 +15,14 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.core.bounds import BadValue, MAX_PIXEL, count, first_non_finite, ident, pixel
+from reviewer.core.bounds import MAX_PIXEL, BadValue, count, first_non_finite, ident, pixel
+from reviewer.storage.cases.cases import read_metrics_file
+from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.cases.cases import read_metrics_file
-from reviewer.storage.project.db import ProjectError, open_project
-from reviewer.storage.gt_formats import export_ground_truth
-from tests.helpers.paths import SAMPLES
 from tests.helpers import hostile_imports as h
+from tests.helpers.paths import SAMPLES
 
 
 def _cli_import(tmp_path, source, db="p.db"):

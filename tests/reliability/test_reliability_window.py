@@ -20,12 +20,12 @@ from PySide6.QtCore import Qt
 from reviewer.core.commands import DecideFindings
 from reviewer.core.models import Status
 from reviewer.qt.app import build
-from tests.helpers.window import open_window
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import ROOT, SAMPLES
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
-from tests.helpers.paths import SAMPLES
+from reviewer.storage.project.db import open_project
 from tests.helpers import hostile_imports as h
+from tests.helpers.paths import SAMPLES
 from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui

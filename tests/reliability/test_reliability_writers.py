@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.models import Status
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.project.db import ProjectBusy, now, open_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.scoring import score_project
+from reviewer.storage.project.db import ProjectBusy, now, open_project
 from reviewer.storage.project.writes import WriteQueue, write_retrying
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.scoring import score_project
 from tests.helpers.paths import ROOT, SAMPLES
 
 

@@ -8,7 +8,7 @@ pixels. Boxes are stored as the model gave them, with the convention.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from reviewer.core.models import BBox, BoxConvention
 
@@ -17,10 +17,10 @@ _EPS = 1e-6
 
 def detect_convention(
     boxes: Iterable[BBox],
-    width: Optional[int] = None,
-    height: Optional[int] = None,
+    width: int | None = None,
+    height: int | None = None,
     ambiguous: BoxConvention = BoxConvention.GRID1000,
-) -> Optional[BoxConvention]:
+) -> BoxConvention | None:
     """The coordinate convention of ``boxes`` (None when there are none).
 
     Rules, in order: every coordinate within [0, 1] -> 0-1; any coordinate
@@ -112,7 +112,7 @@ _UNIT_WORDS = re.compile(r"0\s*(?:-|–|to)\s*1(?:\.0)?\b(?!\d)|normali[sz]ed|fr
 _PIXEL_WORDS = re.compile(r"\bpixels?\b", re.I)
 
 
-def requested_convention(prompt_text: str) -> Optional[BoxConvention]:
+def requested_convention(prompt_text: str) -> BoxConvention | None:
     """The box convention a prompt asks for, read from its words ("0-1
     normalized", "0-1000", "pixels"); None when it does not say."""
     if _GRID_WORDS.search(prompt_text):

@@ -14,12 +14,12 @@ compared by count only (any count in the range is right).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
 
 from reviewer.core.models import Code, Finding
 
-FindingKey = tuple[str, Optional[str], Optional[str]]
+FindingKey = tuple[str, str | None, str | None]
 
 
 @dataclass
@@ -30,8 +30,8 @@ class KeyRun:
 
     name: str
     findings: list[FindingKey]
-    text_accuracy: Optional[float] = None
-    spatial_range: Optional[tuple[int, int]] = None
+    text_accuracy: float | None = None
+    spatial_range: tuple[int, int] | None = None
 
 
 @dataclass
@@ -114,7 +114,7 @@ def finding_key(f: Finding) -> FindingKey:
 def compare(
     key: Sequence[KeyRun],
     produced: dict[str, Iterable[Finding]],
-    accuracy: dict[str, Optional[float]],
+    accuracy: dict[str, float | None],
     tolerance: float = 0.05,
 ) -> FidelityReport:
     """Compare the scorer's findings (``produced``, by run name) and text

@@ -5,7 +5,7 @@ fails a build: ``--fail-on fail`` fails when any prompt's verdict is fail,
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from reviewer.core.models import PromptVerdict, TP1Verdict
 

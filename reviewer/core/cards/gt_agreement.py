@@ -32,8 +32,9 @@ Pure Python (scipy, rapidfuzz): no Qt, SQL or HTTP.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional, Sequence
+from typing import Any, Literal
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -60,7 +61,7 @@ def shown(annotator: str) -> str:
     return annotator or CONSENSUS_NAME
 
 
-def _box_key(b: Optional[BBox]) -> Optional[tuple]:
+def _box_key(b: BBox | None) -> tuple | None:
     return None if b is None else tuple(round(v, 3) for v in (b.x_min, b.y_min, b.x_max, b.y_max))
 
 
@@ -83,10 +84,10 @@ class CardPair:
     that side), how they were paired ('box', 'text' or None) and their IoU
     (None when a card has no box)."""
 
-    a: Optional[int]
-    b: Optional[int]
-    by: Optional[str] = None
-    iou: Optional[float] = None
+    a: int | None
+    b: int | None
+    by: str | None = None
+    iou: float | None = None
 
 
 def match_cards(a: GroundTruth, b: GroundTruth, threshold: float = IOU_MATCH) -> list[CardPair]:
@@ -141,10 +142,10 @@ class Difference:
     annotator_a: str
     annotator_b: str
     aspect: str
-    a_index: Optional[int]
-    b_index: Optional[int]
-    a_card: Optional[Card]
-    b_card: Optional[Card]
+    a_index: int | None
+    b_index: int | None
+    a_card: Card | None
+    b_card: Card | None
     detail: str
     severity: float
 
@@ -161,7 +162,7 @@ class Difference:
         ib = "-" if self.b_index is None else str(self.b_index + 1)
         return f"{self.aspect}: {shown(self.annotator_a)} #{ia} / {shown(self.annotator_b)} #{ib}"
 
-    def card_of(self, annotator: str) -> Optional[Card]:
+    def card_of(self, annotator: str) -> Card | None:
         """The card of ``annotator``'s side (None: that side has none)."""
         if annotator == self.annotator_a:
             return self.a_card
@@ -185,7 +186,7 @@ class Difference:
         return "no box" if b is None else f"{b.x_min:g},{b.y_min:g},{b.x_max:g},{b.y_max:g}"
 
 
-def _q(text: Optional[str]) -> str:
+def _q(text: str | None) -> str:
     return "-" if text is None else f"'{text}'"
 
 
@@ -202,22 +203,22 @@ class ItemAgreement:
     text_equal: int
     edits: int
     characters: int
-    pile_pairs: list[tuple[Optional[str], Optional[str]]] = field(default_factory=list)
+    pile_pairs: list[tuple[str | None, str | None]] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
 
     @property
-    def f1(self) -> Optional[float]:
+    def f1(self) -> float | None:
         """2 x matched / (cards of A + cards of B); None when neither has a card."""
         total = self.cards_a + self.cards_b
         return 2 * self.matched / total if total else None
 
     @property
-    def text_agreement(self) -> Optional[float]:
+    def text_agreement(self) -> float | None:
         """Matched cards with equal text (§1) / matched cards; None without matched cards."""
         return self.text_equal / self.matched if self.matched else None
 
     @property
-    def cer(self) -> Optional[float]:
+    def cer(self) -> float | None:
         """Levenshtein edits / characters of A's matched texts; None without characters."""
         return self.edits / self.characters if self.characters else None
 
@@ -239,7 +240,7 @@ def compare(
         characters=0,
     )
 
-    def diff(aspect: str, i: Optional[int], j: Optional[int], detail: str, severity: float) -> None:
+    def diff(aspect: str, i: int | None, j: int | None, detail: str, severity: float) -> None:
         out.differences.append(
             Difference(
                 out.item,
@@ -301,15 +302,15 @@ class ConsensusEdit:
     ``changes``: text, pile or bbox) or 'none' (already so)."""
 
     op: str
-    card_id: Optional[int] = None
-    card: Optional[Card] = None
+    card_id: int | None = None
+    card: Card | None = None
     changes: dict[str, Any] = field(default_factory=dict)
-    pile: Optional[tuple[str, Optional[list]]] = None
+    pile: tuple[str, list | None] | None = None
 
 
 def corresponding_card(
-    consensus: GroundTruth, cards: Sequence[Optional[Card]], threshold: float = IOU_MATCH
-) -> Optional[Card]:
+    consensus: GroundTruth, cards: Sequence[Card | None], threshold: float = IOU_MATCH
+) -> Card | None:
     """The consensus card that stands for ``cards`` (the two sides of a
     difference): one equal to a side (text, pile, box), else the one with
     the largest IoU >= ``threshold`` with a side, else one whose text equals
@@ -333,7 +334,7 @@ def consensus_edit(
     consensus: GroundTruth,
     difference: Difference,
     annotator: str,
-    pile_regions: Optional[dict[str, Optional[list]]] = None,
+    pile_regions: dict[str, list | None] | None = None,
 ) -> ConsensusEdit:
     """The change to ``consensus`` that makes it agree with ``annotator``'s
     side of ``difference`` (module doc). ``pile_regions``: the regions of
@@ -342,7 +343,7 @@ def consensus_edit(
     target = corresponding_card(consensus, [difference.a_card, difference.b_card])
     labels = {p.label for p in consensus.piles}
 
-    def pile_for(card: Card) -> Optional[tuple[str, Optional[list]]]:
+    def pile_for(card: Card) -> tuple[str, list | None] | None:
         if card.pile and card.pile not in labels:
             return (card.pile, (pile_regions or {}).get(card.pile))
         return None

@@ -24,7 +24,7 @@ applied). The rules here are pure arithmetic:
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from reviewer.core.models import BBox
 
@@ -40,11 +40,11 @@ def _r(v: float) -> float:
 
 
 def drawn_on_stored_frame(
-    declared_w: Optional[float],
-    declared_h: Optional[float],
+    declared_w: float | None,
+    declared_h: float | None,
     orientation: int,
-    upright_w: Optional[int],
-    upright_h: Optional[int],
+    upright_w: int | None,
+    upright_h: int | None,
 ) -> bool:
     """True when a file's declared image size is the *stored* (sideways)
     size of a photo with EXIF orientation 5-8 rather than its upright size

@@ -16,8 +16,10 @@ reclassification-keeps-the-finding-shape).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import (
     AnyCode,
     Code,
@@ -28,14 +30,13 @@ from reviewer.core.models import (
     Status,
     TP1Verdict,
 )
-from reviewer.core.cards.scoring import RunFacts
 
 _PILE_ERROR_CODES = frozenset({Code.MISS, Code.SPATIAL})
 #: §5: a card with only these codes on it is still read correctly (SPATIAL: read, in the wrong pile).
 _READ_CODES = frozenset({Code.SPATIAL})
 
 
-def _codes(finding: Finding, reviewed: bool) -> Optional[AnyCode]:
+def _codes(finding: Finding, reviewed: bool) -> AnyCode | None:
     if finding.stale:
         return None
     return finding.effective_code if reviewed else finding.code
@@ -102,7 +103,7 @@ def run_metrics(facts: RunFacts, findings: Sequence[Finding], reviewed: bool = F
 
 
 def verdict_of(
-    text_accuracy: Optional[float], hallucination_runs: int, config: ScoringConfig
+    text_accuracy: float | None, hallucination_runs: int, config: ScoringConfig
 ) -> tuple[TP1Verdict, list[str]]:
     """T-P1 overall verdict and its reasons, from pooled text accuracy and the
     number of runs with at least one hallucinated card."""
@@ -174,7 +175,7 @@ def pooled_verdict(prompt: str, item: str, pool: Pool, config: ScoringConfig, mo
     verdict, reasons = verdict_of(text, halluc_runs, config)
     spatial_ok = None if spatial is None else spatial >= config.pass_spatial_accuracy - 1e-9
     needed = config.json_runs_needed
-    json_ok: Optional[bool] = None
+    json_ok: bool | None = None
     if runs and len(runs) >= needed:
         json_ok = json_runs / len(runs) >= config.pass_json_valid_share - 1e-9
     elif runs:

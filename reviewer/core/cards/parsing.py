@@ -16,11 +16,14 @@ import bisect
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import (
+    Any,
+    Required,  # pydantic needs typing_extensions' before 3.12
+)
 
 import json_repair
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-from typing_extensions import Required, TypedDict  # pydantic needs typing_extensions' before 3.12
+from typing_extensions import TypedDict
 
 from reviewer.core.models import AnswerSchema, BBox, ModelCard
 
@@ -42,9 +45,9 @@ class _PilesAnswer(BaseModel):
 class _CardIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     text: str
-    bbox: Optional[BBox] = None
-    pile: Optional[Union[str, int]] = None
-    row: Optional[Union[str, int]] = None
+    bbox: BBox | None = None
+    pile: str | int | None = None
+    row: str | int | None = None
 
 
 class _CardsAnswer(BaseModel):
@@ -70,9 +73,9 @@ class _PilesFields(TypedDict):
 class _CardFields(TypedDict, total=False):
     __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
     text: Required[str]
-    bbox: Optional[BBox]
-    pile: Optional[Union[str, int]]
-    row: Optional[Union[str, int]]
+    bbox: BBox | None
+    pile: str | int | None
+    row: str | int | None
 
 
 class _CardsFields(TypedDict):
@@ -112,9 +115,9 @@ class ParseResult:
     repaired: bool = False
     cards: list[ModelCard] = field(default_factory=list)
     grouped: bool = False
-    error: Optional[str] = None
-    error_offset: Optional[int] = None
-    span: Optional[tuple[int, int]] = None
+    error: str | None = None
+    error_offset: int | None = None
+    span: tuple[int, int] | None = None
     data: Any = None
 
     @property
@@ -153,7 +156,7 @@ def json_objects(text: str) -> list[tuple[int, int, Any]]:
 _MODEL_CARDS = TypeAdapter(list[ModelCard])
 
 
-def _to_cards(answer: Union[_PilesAnswer, _CardsAnswer]) -> tuple[list[ModelCard], bool]:
+def _to_cards(answer: _PilesAnswer | _CardsAnswer) -> tuple[list[ModelCard], bool]:
     """Model cards of a validated answer, and whether they carry piles."""
     if isinstance(answer, _PilesAnswer):
         cards = _MODEL_CARDS.validate_python([{"text": c, "pile": p.label} for p in answer.piles for c in p.cards])
@@ -233,7 +236,7 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
-def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Optional[tuple[int, int]]:
+def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> tuple[int, int] | None:
     """Where the answer most likely is when no object matching the schema
     decodes: the last object opening with the schema's ``key``, else the last
     fenced block holding a '{', else the last '{' of the text; never a place
@@ -254,7 +257,7 @@ def _broken_region(raw: str, key: str, decoded: list[tuple[int, int]]) -> Option
     return (brace, _region_end(raw, brace)) if brace != -1 else None
 
 
-def _accepted(result: "ParseResult", cards_grouped: tuple, start: int, end: int, value: Any) -> "ParseResult":
+def _accepted(result: ParseResult, cards_grouped: tuple, start: int, end: int, value: Any) -> ParseResult:
     """``result`` with the answer found at ``start``-``end`` (JSON ``value``):
     its (cards, grouped), valid JSON, no error."""
     result.cards, result.grouped = cards_grouped
@@ -302,14 +305,14 @@ def parse_answer(
 
 def _match_objects(
     result: ParseResult, objects: list[tuple[int, int, Any]], schema: AnswerSchema, prompt_example: Any
-) -> tuple[Optional[ParseResult], Optional[tuple[int, int, ValidationError]]]:
+) -> tuple[ParseResult | None, tuple[int, int, ValidationError] | None]:
     """The last JSON object (``json_objects``: (start, end, value)) that validates against
     ``schema``, skipping an echo of ``prompt_example``: (``result`` accepted with it,
     None). Else (None, the last object with the schema's key that failed validation,
     or None). A value the models cannot validate at all leaves its error in ``result``."""
     adapter, fast = _ADAPTERS[schema], _FAST_ADAPTERS[schema]
     key = schema.value
-    mismatch: Optional[tuple[int, int, ValidationError]] = None
+    mismatch: tuple[int, int, ValidationError] | None = None
     for start, end, value in reversed(objects):
         if prompt_example is not None and _same_json(value, prompt_example):
             continue
@@ -362,7 +365,7 @@ def _broken_answer(
 
 
 def _describe_json_error(
-    raw: str, start: int, end: int, result: ParseResult, state: Optional[tuple[int, bool]] = None
+    raw: str, start: int, end: int, result: ParseResult, state: tuple[int, bool] | None = None
 ) -> None:
     """Set the FORMAT detail to the JSON error of raw[start:end] with its
     line and column in the raw text. ``state``: ``_open_state`` of
@@ -435,7 +438,7 @@ def _salvage(text: str, schema: AnswerSchema, result: ParseResult, cut_in_string
         else:
             kept.pop()
     if schema == AnswerSchema.PILES:
-        answer: Union[_PilesAnswer, _CardsAnswer] = _PilesAnswer(piles=kept)
+        answer: _PilesAnswer | _CardsAnswer = _PilesAnswer(piles=kept)
     else:
         answer = _CardsAnswer(cards=kept)
     cards, grouped = _to_cards(answer)

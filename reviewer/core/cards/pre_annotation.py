@@ -16,7 +16,7 @@ in reviewer.core.commands (``use_run_boxes``, ``accept_run_cards``):
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,9 +25,7 @@ from reviewer.core.cards.scoring import CardOutcome
 from reviewer.core.models import BBox, BoxConvention, Card, GroundTruth, ModelCard, Pile
 
 
-def _pixels(
-    box: Optional[BBox], convention: Optional[BoxConvention], width: Optional[int], height: Optional[int]
-) -> Optional[BBox]:
+def _pixels(box: BBox | None, convention: BoxConvention | None, width: int | None, height: int | None) -> BBox | None:
     """``box`` in upright pixels, normalised (min <= max) and rounded to
     0.1 px; None without a box, a convention or the image size."""
     if box is None or convention is None or not width or not height:
@@ -45,9 +43,9 @@ def boxes_from_run(
     gt: GroundTruth,
     outcomes: Sequence[CardOutcome],
     cards: Sequence[ModelCard],
-    convention: Optional[BoxConvention],
-    width: Optional[int],
-    height: Optional[int],
+    convention: BoxConvention | None,
+    width: int | None,
+    height: int | None,
 ) -> dict[int, BBox]:
     """{ground-truth card id: box in pixels} for every stored card without a
     box whose matched model card (``outcomes``) has one. Empty when the run
@@ -66,9 +64,9 @@ def boxes_from_run(
 def draft_from_run(
     item: str,
     cards: Sequence[ModelCard],
-    convention: Optional[BoxConvention],
-    width: Optional[int],
-    height: Optional[int],
+    convention: BoxConvention | None,
+    width: int | None,
+    height: int | None,
 ) -> GroundTruth:
     """A draft ground truth of ``item`` from a run's model cards: one pile
     per pile label (in the order first seen), one card per model card with
@@ -99,8 +97,8 @@ class ProposedBox(BaseModel):
     id: int
     text: str
     box: BBox
-    card_id: Optional[int] = None
-    pile: Optional[str] = None
+    card_id: int | None = None
+    pile: str | None = None
     source: str = ""
 
 
@@ -108,9 +106,9 @@ def proposals_from_run(
     gt: GroundTruth,
     outcomes: Sequence[CardOutcome],
     cards: Sequence[ModelCard],
-    convention: Optional[BoxConvention],
-    width: Optional[int],
-    height: Optional[int],
+    convention: BoxConvention | None,
+    width: int | None,
+    height: int | None,
     source: str = "",
     first_id: int = 1,
 ) -> list[ProposedBox]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.cards.boxes import requested_convention
-from reviewer.core.models import AnswerSchema, BoxConvention, Prompt
 from reviewer.core.cards.parsing import json_objects
+from reviewer.core.models import AnswerSchema, BoxConvention, Prompt
 
 _KEY_OPEN = re.compile(r'\{\s*"(piles|cards)"\s*:')
 
@@ -37,8 +37,8 @@ def infer_schema(text: str) -> AnswerSchema:
 def prompt_from_text(
     name: str,
     text: str,
-    schema: Optional[AnswerSchema] = None,
-    box_convention: Optional[BoxConvention] = None,
+    schema: AnswerSchema | None = None,
+    box_convention: BoxConvention | None = None,
 ) -> Prompt:
     """A Prompt whose schema and box convention are read from ``text`` unless
     given (an override). The convention is only read for the cards schema."""

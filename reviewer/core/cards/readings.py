@@ -17,9 +17,9 @@ compared with all its words and groups in two C scans (rapidfuzz
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from rapidfuzz import process
 from rapidfuzz.distance import LCSseq
@@ -312,7 +312,7 @@ class GtIndex:
         self._stands: dict[str, dict[tuple[str, int], int]] = {}
         self._allowed: dict[str, list[tuple[str, int, int]]] = {}
         self._content_keys: dict[int, tuple[tuple[str, int], ...]] = {}
-        self._holders: Optional[dict[tuple[str, int], tuple[int, ...]]] = None
+        self._holders: dict[tuple[str, int], tuple[int, ...]] | None = None
         self.kmax, self.stop = kmax, stop
         singles = [j for j, (_text, k) in enumerate(self.groups) if k == 1]
         first: dict[str, list[int]] = {}
@@ -555,7 +555,7 @@ class WordTable:
         tokens: Sequence[str],
         gt_words: Sequence[tuple[str, ...]],
         config: ScoringConfig,
-        index: Optional[GtIndex] = None,
+        index: GtIndex | None = None,
     ) -> None:
         self.config = config
         if index is None:

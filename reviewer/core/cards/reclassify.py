@@ -13,8 +13,6 @@ findings (the card missed and the model card hallucinated), not one.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.models import CODE_ORDER, Code, Finding
 
 #: The codes of a ground-truth card paired with a model card.
@@ -54,7 +52,7 @@ def allowed_codes(finding: Finding, spatial_scored: bool) -> tuple[Code, ...]:
     return (finding.code,)
 
 
-def refusal(finding: Finding, code: Code, spatial_scored: bool) -> Optional[str]:
+def refusal(finding: Finding, code: Code, spatial_scored: bool) -> str | None:
     """None when ``finding`` may be reclassified as ``code``; else one line
     for the status bar saying why not and what the keys can do instead."""
     if code in allowed_codes(finding, spatial_scored):

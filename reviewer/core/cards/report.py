@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from reviewer.core.models import PromptVerdict
 from reviewer.core.tables import csv_row
@@ -27,7 +27,7 @@ _VERDICT_FIELDS = [
 ]
 
 
-def pct(value: Optional[float]) -> str:
+def pct(value: float | None) -> str:
     """A fraction as a whole percentage ('80%'), or '-' for None."""
     return "-" if value is None else f"{value:.0%}"
 
@@ -40,9 +40,7 @@ def verdict_cell(v: PromptVerdict) -> str:
     return f"{v.verdict.value} {pct(v.text_accuracy)}{spatial} h{v.hallucination_runs} j{v.json_signal}"
 
 
-def verdict_grid(
-    verdicts: Sequence[PromptVerdict], max_items: Optional[int] = None
-) -> tuple[list[str], list[list[str]]]:
+def verdict_grid(verdicts: Sequence[PromptVerdict], max_items: int | None = None) -> tuple[list[str], list[list[str]]]:
     """Prompts x items grid: (header, rows); the last column is all items
     ('*'). A row per prompt and model; the model is named when there are
     several. With more than ``max_items`` items only the all-items column

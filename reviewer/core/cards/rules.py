@@ -19,8 +19,8 @@ knows about storage or Qt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -72,21 +72,21 @@ class Pairing:
     pairs: list[tuple[int, int]] = field(default_factory=list)
     evidence: dict[tuple[int, int], Evidence] = field(default_factory=dict)
     box_vetoed: dict[int, list[int]] = field(default_factory=dict)
-    box_frame: Optional[str] = None
+    box_frame: str | None = None
     model_words: list[tuple[str, ...]] = field(default_factory=list)
     gt_words: list[tuple[str, ...]] = field(default_factory=list)
     lex: dict[tuple[int, int], tuple] = field(default_factory=dict)
-    table: Optional["WordTable"] = None
+    table: WordTable | None = None
     #: the §1 pairs (equal texts), paired before §3
     exact: list[tuple[int, int]] = field(default_factory=list)
     #: the model boxes in upright fractions when they are evidence (§6), else None
-    boxes: Optional[list[Optional[Frac]]] = None
+    boxes: list[Frac | None] | None = None
     #: the cards' boxes when the model boxes are evidence (§6)
-    gt_boxes: Optional[list[Optional[Frac]]] = None
+    gt_boxes: list[Frac | None] | None = None
     #: ``lies_on_matrix`` of ``boxes`` and ``gt_boxes`` when they are evidence
-    on: Optional[np.ndarray] = None
+    on: np.ndarray | None = None
 
-    def lies_on(self, m: int, g: int) -> Optional[bool]:
+    def lies_on(self, m: int, g: int) -> bool | None:
         """§6: whether model card ``m``'s box lies on card ``g``'s; None when
         boxes are no evidence here (not used, or either card has no box)."""
         if self.on is None or self.boxes is None or self.gt_boxes is None:
@@ -96,7 +96,7 @@ class Pairing:
         return bool(self.on[m, g])
 
 
-def lies_on_matrix(boxes: Sequence[Optional[Frac]], card_boxes: Sequence[Optional[Frac]], share: float) -> np.ndarray:
+def lies_on_matrix(boxes: Sequence[Frac | None], card_boxes: Sequence[Frac | None], share: float) -> np.ndarray:
     """§6 "lies on" for every (model box, card box) at once: a boolean
     matrix, True where the two overlap by a positive area of at least
     ``share`` x the smaller box's area (``boxes.box_lies_on``); False where
@@ -148,8 +148,8 @@ def pair_cards(
     model_texts: Sequence[str],
     gt_texts: Sequence[str],
     config: ScoringConfig,
-    model_boxes: Optional[Sequence[Optional[Frac]]] = None,
-    gt_boxes: Optional[Sequence[Optional[Frac]]] = None,
+    model_boxes: Sequence[Frac | None] | None = None,
+    gt_boxes: Sequence[Frac | None] | None = None,
     orientation: int = 1,
 ) -> Pairing:
     """§3 matching: pair model cards (``model_texts``) with ground-truth cards
@@ -217,7 +217,7 @@ def pair_cards(
     return out
 
 
-def box_evidence(out: "Pairing", m: int, g: int) -> bool:
+def box_evidence(out: Pairing, m: int, g: int) -> bool:
     """§6 position: with boxes in use, a model card (``m``) whose box does
     not lie on card ``g`` is no evidence for it, in matching as in coding.
     A model card or a card without a box is related by text alone (True),
@@ -226,7 +226,7 @@ def box_evidence(out: "Pairing", m: int, g: int) -> bool:
 
 
 def _exact_pairs(
-    mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]], index: Optional[GtIndex] = None
+    mw: Sequence[tuple[str, ...]], gw: Sequence[tuple[str, ...]], index: GtIndex | None = None
 ) -> list[tuple[int, int]]:
     """§1 first: a model card equal to a ground-truth card (spacing and
     punctuation aside) is a correct reading of it, so it is paired with it
@@ -327,7 +327,7 @@ def _assign(out: Pairing, rest_m: Sequence[int], rest_g: Sequence[int]) -> list[
     return [(rest_m[r], rest_g[c]) for r, c in zip(rows, cols) if weight[r, c] > 0]
 
 
-def _clear_winners(weights: dict[tuple[int, int], float]) -> Optional[list[tuple[int, int]]]:
+def _clear_winners(weights: dict[tuple[int, int], float]) -> list[tuple[int, int]] | None:
     """The maximum-weight matching of the related pairs ``weights`` {(model,
     gt): weight > 0} when it needs no search: every model card's heaviest
     pair is strictly heavier than its others and no two model cards share
@@ -352,7 +352,7 @@ def _clear_winners(weights: dict[tuple[int, int], float]) -> Optional[list[tuple
     return pairs
 
 
-def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[Optional[int]]:
+def _anchors(table: WordTable, tokens: Sequence[str], words: Sequence[str], kmax: int) -> list[int | None]:
     """Order-preserving alignment of card words to model tokens that reads
     the most words (exact ones preferred): card word -> token index or None.
     A token may read up to ``kmax`` run-together words (§2). Only exact and
@@ -443,9 +443,9 @@ def _alignment_moves(gains: list[list[Sequence[tuple[int, int]]]], n: int, m: in
     return back
 
 
-def _trace_alignment(back: list[list[int]], n: int, m: int) -> list[Optional[int]]:
+def _trace_alignment(back: list[list[int]], n: int, m: int) -> list[int | None]:
     """Follow the moves ``back`` from the end: card word -> the token index that reads it, or None."""
-    out: list[Optional[int]] = [None] * n
+    out: list[int | None] = [None] * n
     j, i = n, m
     while j > 0 or i > 0:
         how = back[j][i]
@@ -466,7 +466,7 @@ def word_presence(
     tokens: Sequence[str],
     words: Sequence[str],
     config: ScoringConfig,
-    evidence: Optional[Evidence] = None,
+    evidence: Evidence | None = None,
 ) -> tuple[list[str], set[int]]:
     """§4 OCR/PARTIAL test: the card words (``words``, in card order) that
     are not there in the model card (``tokens``).
@@ -530,7 +530,7 @@ def read_anywhere(
     tokens: Sequence[str],
     words: Sequence[str],
     config: ScoringConfig,
-    evidence: Optional[Evidence] = None,
+    evidence: Evidence | None = None,
 ) -> tuple[list[bool], set[int]]:
     """§4 presence by reading: (``present[j]``: card word j has an exact or
     misread reading (§2, run-together tokens included) somewhere in the
@@ -558,7 +558,7 @@ def read_anywhere(
     return present, used
 
 
-def _evidence_presence(tokens: Sequence[str], n: int, evidence: Optional[Evidence]) -> tuple[list[bool], set[int]]:
+def _evidence_presence(tokens: Sequence[str], n: int, evidence: Evidence | None) -> tuple[list[bool], set[int]]:
     """The card words ``evidence`` marks as read (exact or misread) and the tokens its
     readings use (the first free token of each reading's text). Nothing without
     evidence or when its marks are not one per card word (``n``)."""

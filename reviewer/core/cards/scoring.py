@@ -16,8 +16,9 @@ the words it recognised.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field, TypeAdapter
@@ -25,8 +26,8 @@ from rapidfuzz import fuzz, process
 
 from reviewer.core.cards.boxes import detect_convention
 from reviewer.core.cards.parsing import ParseResult, parse_answer
-from reviewer.core.cards.rules import Frac, Pairing, pair_cards, word_presence
 from reviewer.core.cards.readings import squashed
+from reviewer.core.cards.rules import Frac, Pairing, pair_cards, word_presence
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -54,13 +55,13 @@ class CardOutcome(BaseModel):
 
     gt_card_id: int
     gt_text: str
-    gt_pile: Optional[str] = None
-    model_index: Optional[int] = None
-    model_text: Optional[str] = None
-    model_pile: Optional[str] = None
+    gt_pile: str | None = None
+    model_index: int | None = None
+    model_text: str | None = None
+    model_pile: str | None = None
     similarity: float = 0.0
     text_ok: bool = False
-    pile_ok: Optional[bool] = None
+    pile_ok: bool | None = None
 
 
 class RunFacts(BaseModel):
@@ -73,17 +74,17 @@ class RunFacts(BaseModel):
     parsed: bool = False
     json_valid: bool = False
     repaired: bool = False
-    box_convention: Optional[BoxConvention] = None
+    box_convention: BoxConvention | None = None
     cards_reported: int = 0
     spatial_scored: bool = False
     outcomes: list[CardOutcome] = Field(default_factory=list)
-    pile_mapping: dict[str, Optional[str]] = Field(default_factory=dict)
-    parse_error: Optional[str] = None
-    error_offset: Optional[int] = None
-    span: Optional[tuple[int, int]] = None
+    pile_mapping: dict[str, str | None] = Field(default_factory=dict)
+    parse_error: str | None = None
+    error_offset: int | None = None
+    span: tuple[int, int] | None = None
     #: §6: the frame the answer's boxes were read in as position evidence:
     #: 'upright', 'stored' (the reader ignored EXIF), or None (not used)
-    box_frame: Optional[str] = None
+    box_frame: str | None = None
 
     model_config = {"populate_by_name": True}
 
@@ -98,9 +99,9 @@ class RunScore(BaseModel):
 
 def map_piles(
     pairs: Sequence[tuple[int, int]],
-    model_piles: Sequence[Optional[str]],
-    gt_piles: Sequence[Optional[str]],
-) -> dict[str, Optional[str]]:
+    model_piles: Sequence[str | None],
+    gt_piles: Sequence[str | None],
+) -> dict[str, str | None]:
     """Map model piles one-to-one to ground-truth piles by the assignment that
     maximises shared matched cards; label similarity breaks ties
     (card-scoring-rules.md §4 SPATIAL: pass the correctly read pairs only).
@@ -110,7 +111,7 @@ def map_piles(
     """
     mp = list(dict.fromkeys(p for p in model_piles if p is not None))
     gp = list(dict.fromkeys(p for p in gt_piles if p is not None))
-    mapping: dict[str, Optional[str]] = {p: None for p in mp}
+    mapping: dict[str, str | None] = {p: None for p in mp}
     if not mp or not gp:
         return mapping
     mi = {p: i for i, p in enumerate(mp)}
@@ -141,7 +142,7 @@ def _label_bonus(mp: tuple[str, ...], gp: tuple[str, ...]) -> tuple[tuple[float,
     return tuple(tuple(row) for row in (labels / 100.0 * 1e-3).tolist())
 
 
-def _clear_assignment(weight: list[list[float]]) -> Optional[tuple[Sequence[int], Sequence[int]]]:
+def _clear_assignment(weight: list[list[float]]) -> tuple[Sequence[int], Sequence[int]] | None:
     """The maximum-weight assignment of the rows to the columns of the small
     matrix ``weight`` (or of its columns to its rows when it is tall) when
     it needs no search: every row has one strictly largest entry and no
@@ -161,7 +162,7 @@ def _clear_assignment(weight: list[list[float]]) -> Optional[tuple[Sequence[int]
     return (picks, range(len(lines))) if tall else (range(len(lines)), picks)
 
 
-def _pile_phrase(model_pile: Optional[str], mapping: dict[str, Optional[str]]) -> str:
+def _pile_phrase(model_pile: str | None, mapping: dict[str, str | None]) -> str:
     target = mapping.get(model_pile) if model_pile is not None else None
     if model_pile is None:
         return "in no pile"
@@ -173,11 +174,11 @@ def _pile_phrase(model_pile: Optional[str], mapping: dict[str, Optional[str]]) -
 def score_run(
     output: str,
     prompt: Prompt,
-    ground_truth: Optional[GroundTruth],
+    ground_truth: GroundTruth | None,
     config: ScoringConfig = ScoringConfig(),
     *,
-    width: Optional[int] = None,
-    height: Optional[int] = None,
+    width: int | None = None,
+    height: int | None = None,
     example: Any = None,
     strict: bool = False,
     orientation: int = 1,
@@ -225,7 +226,7 @@ def to_transcribe(card: Any) -> bool:
     return not card.text.strip()
 
 
-def transcribed_cards(ground_truth: Optional[GroundTruth]) -> list[Card]:
+def transcribed_cards(ground_truth: GroundTruth | None) -> list[Card]:
     """The cards of ``ground_truth`` that scoring uses: those with text
     (``to_transcribe``). A card without an id gets its position in the whole
     ground truth as id, so outcomes still name it after others are left out."""
@@ -247,8 +248,8 @@ def _convention_problems(
     parse: ParseResult,
     prompt: Prompt,
     config: ScoringConfig,
-    width: Optional[int],
-    height: Optional[int],
+    width: int | None,
+    height: int | None,
     facts: RunFacts,
 ) -> list[str]:
     """Detect the box convention; a convention other than the prompt asked
@@ -262,8 +263,8 @@ def _convention_problems(
 
 
 def _fractions(
-    box: Optional[BBox], convention: Optional[BoxConvention], width: Optional[int], height: Optional[int]
-) -> Optional[Frac]:
+    box: BBox | None, convention: BoxConvention | None, width: int | None, height: int | None
+) -> Frac | None:
     """A box as fractions of the image it was drawn on, or None."""
     if box is None or convention is None:
         return None
@@ -283,8 +284,8 @@ def _classify(
     gt_cards: Sequence[Any],
     config: ScoringConfig,
     facts: RunFacts,
-    width: Optional[int],
-    height: Optional[int],
+    width: int | None,
+    height: int | None,
     orientation: int,
 ) -> list[dict[str, Any]]:
     """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
@@ -376,11 +377,11 @@ _FINDINGS = TypeAdapter(list[Finding])
 def _outcome(
     key: int,
     card: Any,
-    m: Optional[int],
-    mc: Optional[ModelCard],
+    m: int | None,
+    mc: ModelCard | None,
     similarity: float,
     text_ok: bool,
-    pile_ok: Optional[bool],
+    pile_ok: bool | None,
 ) -> dict[str, Any]:
     """The fields of the CardOutcome of ground-truth card ``card`` (matched
     to model card ``m``/``mc``, or MISS when None), for ``_OUTCOMES``."""
@@ -523,7 +524,7 @@ def _hallucinations(pairing: Pairing, cards: Sequence[ModelCard], gt_cards: Sequ
     return out
 
 
-def _exact_reader(pairing: Pairing, m: int) -> Optional[tuple[int, int, str]]:
+def _exact_reader(pairing: Pairing, m: int) -> tuple[int, int, str] | None:
     """(gt card, model card reading it exactly, what model card ``m`` reads of
     it) for the §1 pair whose card ``m`` reads most of, or None. With boxes
     in use, a card ``m``'s box does not lie on is not read by it (§6)."""

@@ -8,8 +8,8 @@ upright pixels) and shows the choices in order; Enter takes the first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
 
 from reviewer.core.cards.boxes import lies_on
 from reviewer.core.cards.readings import squashed
@@ -26,7 +26,7 @@ class Reading:
     (e.g. 'bounding-boxes · qwen #1')."""
 
     text: str
-    box: Optional[BBox]
+    box: BBox | None
     source: str
 
 
@@ -42,7 +42,7 @@ class TextChoice:
 
 
 def text_choices(
-    box: Optional[BBox], gt: GroundTruth, readings: Iterable[Reading], exclude: Optional[int] = None
+    box: BBox | None, gt: GroundTruth, readings: Iterable[Reading], exclude: int | None = None
 ) -> list[TextChoice]:
     """The texts offered for a ground-truth card with ``box`` (upright
     pixels; None: no box yet), in this order:

@@ -22,7 +22,7 @@ Pure: no I/O (the template's text is given).
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.cases.model import TestCase
 from reviewer.core.templates import render
@@ -35,7 +35,7 @@ NO_SCOPE = "not limited (any episode)"
 SYSTEM_PROMPT_KEYS = ("systemPrompt", "system_prompt", "system")
 
 
-def episode_scope(case: TestCase) -> Optional[list[str]]:
+def episode_scope(case: TestCase) -> list[str] | None:
     """seed: context.episodeScope as a list of episode ids (a single string
     is one episode), None when the case has none."""
     scope: Any = case.context.get("episodeScope")

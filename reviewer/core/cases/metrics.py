@@ -39,14 +39,13 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 import regex as timed_re
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reviewer.core.bounds import is_number
 from reviewer.core.cases.model import TestCase
-
 
 #: CPU seconds the regexes of one check may take on one answer (a metric set's default regex_timeout)
 REGEX_TIMEOUT_S = 1.0
@@ -63,10 +62,10 @@ class Condition(BaseModel):
 
     path: str
     op: Literal["truthy", "falsy", "eq", "ne"] = "truthy"
-    value: Optional[str] = None
+    value: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "Condition":
+    def parse(cls, text: str) -> Condition:
         """The condition on the expected behaviour or context that turns a check on."""
         text = text.strip()
         for sign, op in (("==", "eq"), ("!=", "ne")):
@@ -98,15 +97,15 @@ class Test(BaseModel):
         "present", "absent", "count", "captured_within", "captured_cover", "mentions", "length", "query_overlap"
     ]
     #: a regex, or '@name' for a named pattern of the set
-    regex: Optional[str] = None
+    regex: str | None = None
     #: the capture group whose values are compared (captured_*)
-    group: Optional[Union[str, int]] = None
+    group: str | int | None = None
     #: a number (count, length, mentions min_count)
-    n: Optional[int] = None
+    n: int | None = None
     #: where a number or a list comes from in the case ('expected.citationCount')
-    source: Optional[str] = None
-    min_share: Optional[float] = None
-    min_count: Optional[int] = None
+    source: str | None = None
+    min_share: float | None = None
+    min_count: int | None = None
     min_word_length: int = 4
     ignore_case: bool = True
 
@@ -120,7 +119,7 @@ class Check(BaseModel):
     id: str
     message: str
     severity: Literal["error", "warning"]
-    when: Optional[Union[str, list[str]]] = None
+    when: str | list[str] | None = None
     test: Test
     #: what the check is about, for people (shown in the window)
     about: str = ""
@@ -174,7 +173,7 @@ class MetricSet(BaseModel):
     patterns: dict[str, str] = Field(default_factory=dict)
     #: the named pattern of a citation and its episode group, for the
     #: report's citationsFound / episodesReferenced
-    citation: Optional[str] = None
+    citation: str | None = None
     episode_group: str = "episode"
     metrics: list[Metric]
     scoring: CaseScoring = Field(default_factory=CaseScoring)
@@ -190,7 +189,7 @@ class MetricSet(BaseModel):
         return metrics
 
     @model_validator(mode="after")
-    def _compile(self) -> "MetricSet":
+    def _compile(self) -> MetricSet:
         for metric in self.metrics:
             ids = [c.id for c in metric.checks]
             if len(set(ids)) != len(ids):
@@ -208,7 +207,7 @@ class MetricSet(BaseModel):
                 raise ValueError(f"pattern '{name}': broken regex: {exc}") from None
         return self
 
-    def _regex_of(self, metric: Metric, check: Check) -> Optional[timed_re.Pattern]:
+    def _regex_of(self, metric: Metric, check: Check) -> timed_re.Pattern | None:
         test = check.test
         needs = test.kind in ("present", "absent", "count", "captured_within", "captured_cover")
         if test.regex is None:
@@ -225,7 +224,7 @@ class MetricSet(BaseModel):
         except timed_re.error as exc:
             raise ValueError(f"metric {metric.name}, check {check.id}: broken regex {test.regex!r}: {exc}") from None
 
-    def regex(self, metric: Metric, check: Check) -> Optional[timed_re.Pattern]:
+    def regex(self, metric: Metric, check: Check) -> timed_re.Pattern | None:
         """The compiled regex of a check (named patterns resolved; the
         ``regex`` package's, so that it runs with a time limit)."""
         return self._regex_of(metric, check)
@@ -351,7 +350,7 @@ _WORD = timed_re.compile(r"\w+", timed_re.UNICODE)
 
 
 def run_test(
-    metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase, answer: str, timeout: Optional[float] = None
+    metric_set_: MetricSet, metric: Metric, check: Check, case: TestCase, answer: str, timeout: float | None = None
 ) -> tuple[bool, dict[str, Any], list[tuple[int, int]]]:
     """Run one check's test on ``answer``; returns (passed,
     values for the message, matched spans). Its regexes together may take

@@ -17,7 +17,8 @@ bad ones (values validated at the door, reviewer.core.bounds).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -80,7 +81,7 @@ def query_of(case: TestCase) -> str:
 Problem = tuple[str, str]
 
 
-def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple[Optional[TestCase], Optional[Problem]]:
+def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple[TestCase | None, Problem | None]:
     """One case of a dataset file, or (None, (where, why))."""
     if not isinstance(raw, dict):
         return None, (where, "not an object")
@@ -114,7 +115,7 @@ def _one(raw: Any, dataset: str, where: str, categories: Iterable[str]) -> tuple
     ), None
 
 
-def cases_of(data: Any) -> Optional[list]:
+def cases_of(data: Any) -> list | None:
     """The list of raw cases in a dataset file's JSON (a list, or an object
     with 'cases' / 'testCases'), or None when it holds none."""
     if isinstance(data, dict):

@@ -16,8 +16,9 @@ with id, model, output, timestamp), ``date`` (text), ``auto`` and
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
-from typing import Iterable, Optional, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,10 +58,10 @@ class ResultMetrics(BaseModel):
     """seed: EvaluationResult.metrics (a custom metric set adds its own names)."""
 
     model_config = ConfigDict(extra="allow")
-    citationAccuracy: Optional[float] = None
-    theoryCoherence: Optional[float] = None
-    storyCoherence: Optional[float] = None
-    overallCorrectness: Optional[float] = None
+    citationAccuracy: float | None = None
+    theoryCoherence: float | None = None
+    storyCoherence: float | None = None
+    overallCorrectness: float | None = None
 
 
 class EvaluationResult(BaseModel):
@@ -90,8 +91,8 @@ class ModelInfo(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     modelId: str
-    temperature: Optional[float] = None
-    maxTokens: Optional[int] = None
+    temperature: float | None = None
+    maxTokens: int | None = None
 
 
 class EvaluationReport(BaseModel):
@@ -139,7 +140,7 @@ def evaluation_result(r: Result, metrics: MetricSet, basis: str = "auto") -> Eva
 
 
 def seed_report(
-    results: Iterable[Result], model: str, metrics: MetricSet, basis: str = "auto", timestamp: Optional[str] = None
+    results: Iterable[Result], model: str, metrics: MetricSet, basis: str = "auto", timestamp: str | None = None
 ) -> EvaluationReport:
     """seed evaluator.evaluateDataset: the report of one model's answers:
     totalCases = answers, passed and failed, averageScore and the average of
@@ -154,7 +155,7 @@ def seed_report(
     }
     return EvaluationReport(
         runId=f"reviewer-{model}-{basis}",
-        timestamp=timestamp or datetime.now(timezone.utc).isoformat(),
+        timestamp=timestamp or datetime.now(UTC).isoformat(),
         totalCases=len(evaluated),
         passedCases=passed,
         failedCases=len(evaluated) - passed,
@@ -166,7 +167,7 @@ def seed_report(
 
 
 def seed_reports(
-    results: Sequence[Result], metrics: MetricSet, basis: str = "auto", timestamp: Optional[str] = None
+    results: Sequence[Result], metrics: MetricSet, basis: str = "auto", timestamp: str | None = None
 ) -> list[EvaluationReport]:
     """The seed's report per model (by model name)."""
     models = sorted({r.run["model"] for r in results})
@@ -205,7 +206,7 @@ class Comparison(BaseModel):
     a: str
     b: str
     summary: dict[str, tuple[float, float]]
-    cases: dict[str, tuple[Optional[CaseSide], Optional[CaseSide]]]
+    cases: dict[str, tuple[CaseSide | None, CaseSide | None]]
     flipped: list[str]
 
 
@@ -240,7 +241,7 @@ def compare(
     fa, fb = figures(sides[0]), figures(sides[1])
     for key in fa:
         summary[key] = (fa[key], fb[key])
-    per_case: dict[str, list[Optional[CaseSide]]] = defaultdict(lambda: [None, None])
+    per_case: dict[str, list[CaseSide | None]] = defaultdict(lambda: [None, None])
     for i, rs in enumerate(sides):
         grouped: dict[str, list[float]] = defaultdict(list)
         for r in rs:
@@ -305,7 +306,7 @@ def comparison_rows(c: Comparison) -> tuple[tuple[list[str], list[list[str]]], t
         ],
     )
 
-    def cell(side: Optional[CaseSide]) -> str:
+    def cell(side: CaseSide | None) -> str:
         return "-" if side is None else f"{_num(side.score)} {'pass' if side.passed else 'fail'}"
 
     cases = (

@@ -15,7 +15,7 @@ category's primary metric).
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional, Union
+from collections.abc import Iterable, Mapping
 
 import regex as timed_re
 from pydantic import BaseModel, Field
@@ -61,7 +61,7 @@ def counted_metrics(metrics: MetricSet, category: str) -> set[str]:
 
 
 def findings_of(
-    outcomes: Iterable[CheckOutcome], answer: str = "", counted: Optional[Iterable[str]] = None
+    outcomes: Iterable[CheckOutcome], answer: str = "", counted: Iterable[str] | None = None
 ) -> list[Finding]:
     """Each fired check as an automatic finding (ERROR or
     WARNING, the check's message and id, the metric; the first matched text
@@ -87,7 +87,7 @@ def findings_of(
     return out
 
 
-def _severity(finding: Finding, reviewed: bool) -> Optional[CaseCode]:
+def _severity(finding: Finding, reviewed: bool) -> CaseCode | None:
     if finding.stale:
         return None
     if not reviewed:
@@ -105,7 +105,7 @@ def metric_of(finding: Finding, case: TestCase, metrics: MetricSet) -> str:
     return metrics.primary_metric(case.category)
 
 
-def _outcome(o: Union[CheckOutcome, Mapping]) -> CheckOutcome:
+def _outcome(o: CheckOutcome | Mapping) -> CheckOutcome:
     return o if isinstance(o, CheckOutcome) else CheckOutcome.model_validate(o)
 
 
@@ -114,7 +114,7 @@ def case_score(
     findings: Iterable[Finding],
     metrics: MetricSet,
     reviewed: bool = False,
-    outcomes: Optional[Iterable[Union[CheckOutcome, Mapping]]] = None,
+    outcomes: Iterable[CheckOutcome | Mapping] | None = None,
 ) -> CaseScore:
     """seed evaluator: the metric scores of one answer from its findings
     (automatic: proposed codes; reviewed: final codes, rejected ignored),

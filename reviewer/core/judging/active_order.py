@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class Inclusion:
     drawn: bool
 
 
-def priority(disagree: bool, confidence: Optional[float], median: Optional[float]) -> float:
+def priority(disagree: bool, confidence: float | None, median: float | None) -> float:
     """4 where the judges disagree, 2 where the confidence is below
     ``median`` (of the known confidences), else 1 (module doc)."""
     if disagree:
@@ -94,14 +94,14 @@ def inclusion_probabilities(priorities: Sequence[float], size: float) -> np.ndar
 
 def seeded_uniform(subject: str, seed: int = 0) -> float:
     """A number in [0, 1) from SHA-256 of '<seed>:inclusion:<subject>'."""
-    digest = hashlib.sha256(f"{seed}:inclusion:{subject}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{seed}:inclusion:{subject}".encode()).hexdigest()
     return int(digest[:13], 16) / float(16**13)
 
 
 def draw_active(
     subjects: Sequence[str],
     disagree: Sequence[bool],
-    confidence: Sequence[Optional[float]],
+    confidence: Sequence[float | None],
     size: float,
     *,
     seed: int = 0,

@@ -24,11 +24,12 @@ Pure Python + numpy: no Qt, no SQL, no HTTP.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Hashable, Iterable, Literal, Optional, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
-from reviewer.core.judging.stats import AgreementResult, check_same_length, join_notes, is_missing
+from reviewer.core.judging.stats import AgreementResult, check_same_length, is_missing, join_notes
 
 __all__ = [
     "Level",
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-Weights = Optional[Literal["linear", "quadratic"]]
+Weights = Literal["linear", "quadratic"] | None
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -121,7 +122,7 @@ def cohen_kappa(
     a: Sequence[Any],
     b: Sequence[Any],
     weights: Weights = None,
-    categories: Optional[Sequence[Hashable]] = None,
+    categories: Sequence[Hashable] | None = None,
 ) -> AgreementResult:
     """Cohen's kappa of two raters, unweighted or weighted.
 
@@ -226,7 +227,7 @@ def _is_real(v: Any) -> bool:
 _LOOKUP_SPAN = 1 << 16
 
 
-def _small_int_counts(arr: np.ndarray, missing: np.ndarray) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+def _small_int_counts(arr: np.ndarray, missing: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(n_uc counts, sorted category values) of a units x raters array in
     O(cells) when every rating is a whole number within a span of
     _LOOKUP_SPAN (rating scales: 1-5, 0-100): values are mapped to category
@@ -251,7 +252,7 @@ def _small_int_counts(arr: np.ndarray, missing: np.ndarray) -> tuple[Optional[np
     return n_uc[:, :k].astype(float), np.flatnonzero(seen).astype(float) + lo
 
 
-def _counts_from_numeric(arr: np.ndarray, categories: Optional[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
+def _counts_from_numeric(arr: np.ndarray, categories: Sequence[Any] | None) -> tuple[np.ndarray, np.ndarray]:
     """units x raters float array (NaN missing) -> (n_uc counts, category values)."""
     units = arr.shape[0]
     missing = np.isnan(arr)
@@ -287,8 +288,8 @@ def _counts_from_numeric(arr: np.ndarray, categories: Optional[Sequence[Any]]) -
 
 
 def _counts_from_objects(
-    rows: Sequence[Sequence[Any]], level: str, categories: Optional[Sequence[Any]]
-) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    rows: Sequence[Sequence[Any]], level: str, categories: Sequence[Any] | None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows of arbitrary labels (may be ragged) -> (n_uc counts, numeric category values or None)."""
     unit_of: list[int] = []
     vals: list[Any] = []
@@ -320,7 +321,7 @@ def _counts_from_objects(
     return n_uc, cat_values
 
 
-def _delta_squared(level: str, n_c: np.ndarray, values: Optional[np.ndarray]) -> np.ndarray:
+def _delta_squared(level: str, n_c: np.ndarray, values: np.ndarray | None) -> np.ndarray:
     """K x K matrix of Krippendorff's squared difference function delta^2_ck.
 
     ``n_c`` are the marginals of the coincidence matrix (only ordinal uses
@@ -348,7 +349,7 @@ def krippendorff_alpha(
     data: Any,
     level: Level = "nominal",
     *,
-    categories: Optional[Sequence[Any]] = None,
+    categories: Sequence[Any] | None = None,
     value_counts: bool = False,
 ) -> AgreementResult:
     """Krippendorff's alpha for any number of raters, with missing values.
@@ -433,8 +434,8 @@ def krippendorff_alpha(
 
 
 def _counts_from_value_counts(
-    data: Any, level: str, categories: Optional[Sequence[Any]]
-) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    data: Any, level: str, categories: Sequence[Any] | None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Validate a units x categories array of counts n_uc; return it with each column's value.
 
     The values are ``categories`` as floats when all are numbers (None when
@@ -458,7 +459,7 @@ def _counts_from_value_counts(
     return n_uc, values
 
 
-def _numeric_ratings(data: Any, categories: Optional[Sequence[Any]]) -> Optional[np.ndarray]:
+def _numeric_ratings(data: Any, categories: Sequence[Any] | None) -> np.ndarray | None:
     """The ratings as a float array (None/missing -> NaN) when they are all numbers, else None.
 
     None also when the rows are ragged, hold labels, or ``categories`` holds
@@ -485,15 +486,15 @@ def _numeric_ratings(data: Any, categories: Optional[Sequence[Any]]) -> Optional
 
 
 def _counts_from_ratings(
-    data: Any, level: str, categories: Optional[Sequence[Any]]
-) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    data: Any, level: str, categories: Sequence[Any] | None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Count raw units x raters ratings into n_uc; return it with each category's value.
 
     Numeric ratings take the fast path (``_counts_from_numeric``), anything
     else the per-value one (``_counts_from_objects``). Raises ValueError for
     data that is not 2-D, and for interval or ratio on non-numeric values.
     """
-    values: Optional[np.ndarray]
+    values: np.ndarray | None
     arr = _numeric_ratings(data, categories)
     if arr is not None:
         if arr.ndim != 2:
@@ -509,7 +510,7 @@ def _counts_from_ratings(
     return n_uc, values
 
 
-def _check_ratio_non_negative(n_uc: np.ndarray, values: Optional[np.ndarray]) -> None:
+def _check_ratio_non_negative(n_uc: np.ndarray, values: np.ndarray | None) -> None:
     """Raise ValueError when a category in use has a negative value (a ratio scale has an absolute zero)."""
     if values is not None and (values < 0).any():
         # Only columns actually used matter for counts; raw data only holds used values.

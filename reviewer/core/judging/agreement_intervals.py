@@ -14,8 +14,8 @@ they are. Pure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
 
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, landis_koch

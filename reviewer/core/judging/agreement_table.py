@@ -55,11 +55,11 @@ import csv
 import io
 import itertools
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from reviewer.core.judging.agreement import AgreementResult, cohen_kappa, krippendorff_alpha, percent_agreement
-from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import own_range_value, scale_labels
 from reviewer.core.judging.count_stats import (
@@ -69,11 +69,12 @@ from reviewer.core.judging.count_stats import (
     proportion_sample,
     units_sample,
 )
-from reviewer.core.judging.disputes import is_human, latest_by_order, primary_verdicts, rater_labels
 from reviewer.core.judging.dispute_common import GOLD, NUMERIC_SCALES, format_value, rater_key, value_of
-from reviewer.core.text import natural_key
-from reviewer.core.tables import csv_row
+from reviewer.core.judging.disputes import is_human, latest_by_order, primary_verdicts, rater_labels
+from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
 from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.tables import csv_row
+from reviewer.core.text import natural_key
 
 __all__ = ["ADJUDICATED", "AgreementRow", "agreement_csv", "agreement_rows", "undecided_counts"]
 
@@ -101,14 +102,14 @@ class AgreementRow:
     raters: str
     dimension: str
     statistic: str
-    value: Optional[float]
+    value: float | None
     n: int
     note: str = ""
-    ci_low: Optional[float] = None
-    ci_high: Optional[float] = None
+    ci_low: float | None = None
+    ci_high: float | None = None
     ci_method: str = ""
     prevalence: Mapping[str, float] = field(default_factory=dict, hash=False)
-    sample: Optional[CountSample] = field(default=None, compare=False, repr=False)
+    sample: CountSample | None = field(default=None, compare=False, repr=False)
 
     def as_tuple(self) -> tuple:
         """(raters, dimension, statistic, value, n, note, ci_low, ci_high,
@@ -161,7 +162,7 @@ class AgreementRow:
 # disputes
 
 
-def _value(r: AgreementResult) -> Optional[float]:
+def _value(r: AgreementResult) -> float | None:
     return r.value if r.defined else None
 
 
@@ -443,7 +444,7 @@ def _reference_rows(
     return rows
 
 
-def _pass_mark(scale: Scale) -> Optional[float]:
+def _pass_mark(scale: Scale) -> float | None:
     return PASS_THRESHOLD.get(scale)
 
 
@@ -497,7 +498,7 @@ def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: l
     return out
 
 
-def _clusters(units: Sequence[str], hits: Sequence[Optional[bool]]) -> list[tuple[int, int]]:
+def _clusters(units: Sequence[str], hits: Sequence[bool | None]) -> list[tuple[int, int]]:
     """(hits, trials) per unit, in first-seen order; a None hit is no trial."""
     by: dict[str, list[int]] = {}
     for u, h in zip(units, hits):
@@ -516,7 +517,7 @@ def _accuracy_rows(
     ref_note: str,
     xs: Sequence[Any],
     refs: Sequence[Any],
-    pooled: Optional[Sequence[str]] = None,
+    pooled: Sequence[str] | None = None,
 ) -> list[AgreementRow]:
     """The accuracy row and its strict variant (undecided counted wrong).
     ``pooled``: the subject of each verdict when several verdicts of one

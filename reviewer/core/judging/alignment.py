@@ -36,20 +36,27 @@ seeded hash of its id, so a subject never moves as labels arrive; any
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights, weighted_sample
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.judging.dispute_common import NUMERIC_SCALES, format_value, value_of
-from reviewer.core.text import natural_key
+from reviewer.core.judging.dispute_common import (
+    NUMERIC_SCALES,
+    format_value,
+    is_human,
+    primary_verdicts,
+    rater_labels,
+    value_of,
+)
+from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.people import TIE, people_values
 from reviewer.core.judging.splits import SPLITS
-from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import CIP_POINTS, GRADE_POINTS, Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.text import natural_key
 
 __all__ = [
     "LOW_MARK",
@@ -80,7 +87,7 @@ LOW_MARK: dict[Scale, float] = {
 
 
 #: Split names in order, and the default shares of :func:`hash_split`.
-def is_pass(value: Value, scale: Scale, threshold: Optional[float] = None) -> Optional[bool]:
+def is_pass(value: Value, scale: Scale, threshold: float | None = None) -> bool | None:
     """Whether a value passes: 'pass' on pass/fail; >= the threshold
     (default :data:`PASS_THRESHOLD`) on numeric scales; None for a missing
     value or a pairwise winner."""
@@ -93,7 +100,7 @@ def is_pass(value: Value, scale: Scale, threshold: Optional[float] = None) -> Op
     return None
 
 
-def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: Optional[float]) -> bool:
+def _is_dangerous(judge: Value, people: Value, scale: Scale, threshold: float | None) -> bool:
     if scale == Scale.PASS_FAIL:
         return judge == "pass" and people == "fail"
     if scale in LOW_MARK:
@@ -110,9 +117,9 @@ class ClassScores:
     subjects people put in it."""
 
     label: str
-    precision: Optional[float]
-    recall: Optional[float]
-    f1: Optional[float]
+    precision: float | None
+    recall: float | None
+    f1: float | None
     support: int
 
 
@@ -136,14 +143,14 @@ class Figures:
     counts: list[list[int]]
     per_class: list[ClassScores]
     kappa_statistic: str
-    kappa: Optional[float]
+    kappa: float | None
     kappa_ci: Interval
-    mae: Optional[float]
-    spearman: Optional[float]
+    mae: float | None
+    spearman: float | None
     positives: int
     negatives: int
-    tpr: Optional[float]
-    tnr: Optional[float]
+    tpr: float | None
+    tnr: float | None
     tpr_ci: Interval
     tnr_ci: Interval
     dangerous: list[Dangerous]
@@ -151,12 +158,12 @@ class Figures:
     true_negatives: int = 0
     #: kappa's bootstrap interval at another confidence level (the gate's
     #: Bonferroni levels), from the same subjects, resamples and seed.
-    kappa_at: Optional[Callable[[float], Interval]] = field(default=None, compare=False, repr=False)
+    kappa_at: Callable[[float], Interval] | None = field(default=None, compare=False, repr=False)
     #: labels of an active draw weigh 1 / pi: kappa, TPR and TNR are
     #: weighted, TPR and TNR bootstrapped (``rates_at``: {'tpr', 'tnr':
     #: Interval} at another level); the confusion matrix stays counts.
     weighted: bool = False
-    rates_at: Optional[Callable[[float], dict[str, Interval]]] = field(default=None, compare=False, repr=False)
+    rates_at: Callable[[float], dict[str, Interval]] | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         """JSON-ready: intervals as {low, high, method}."""
@@ -214,19 +221,19 @@ class Alignment:
     judge: str
     dimension: str
     scale: Scale
-    threshold: Optional[float]
+    threshold: float | None
     people: dict[str, int]
     splits: list[Figures]
-    unlabelled: list[tuple[str, Optional[bool]]] = field(default_factory=list)
-    labelled: list[tuple[str, str, Optional[bool], Optional[bool]]] = field(default_factory=list)
+    unlabelled: list[tuple[str, bool | None]] = field(default_factory=list)
+    labelled: list[tuple[str, str, bool | None, bool | None]] = field(default_factory=list)
     tied: int = 0
 
-    def figures(self, split: str = "all") -> Optional[Figures]:
+    def figures(self, split: str = "all") -> Figures | None:
         """The figures of one split, None when it has no labelled subject."""
         return next((f for f in self.splits if f.split == split), None)
 
 
-def _safe(num: float, den: float) -> Optional[float]:
+def _safe(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
@@ -235,11 +242,11 @@ def _figures(
     rows: Sequence[tuple[str, Value, Value]],
     undecided: int,
     scale: Scale,
-    threshold: Optional[float],
+    threshold: float | None,
     labels: list,
     n_resamples: int,
     seed: int,
-    weight_of: Optional[Mapping[str, float]] = None,
+    weight_of: Mapping[str, float] | None = None,
 ) -> Figures:
     index = {x: i for i, x in enumerate(labels)}
     subject_weights = [(weight_of or {}).get(s, 1.0) for s, _, _ in rows]
@@ -357,7 +364,7 @@ def _rate(hit: np.ndarray, miss: np.ndarray) -> np.ndarray:
         return np.where(total > 0, hit / total, np.nan)
 
 
-def _nan_none(x: float) -> Optional[float]:
+def _nan_none(x: float) -> float | None:
     return None if x != x else float(x)
 
 
@@ -368,11 +375,11 @@ def align(
     judge_values: Mapping[str, Value],
     people: Mapping[str, tuple[Value, str]],
     *,
-    threshold: Optional[float] = None,
-    split_of: Optional[Callable[[str], str]] = None,
+    threshold: float | None = None,
+    split_of: Callable[[str], str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    weights: Optional[Mapping[str, float]] = None,
+    weights: Mapping[str, float] | None = None,
 ) -> Alignment:
     """The alignment of one judge on one dimension (module doc).
 
@@ -390,7 +397,7 @@ def align(
         threshold = PASS_THRESHOLD.get(scale)
     rows: list[tuple[str, Value, Value]] = []
     undecided: list[str] = []
-    unlabelled: list[tuple[str, Optional[bool]]] = []
+    unlabelled: list[tuple[str, bool | None]] = []
     sources: dict[str, int] = {}
     tied = 0
     for subject in sorted(judge_values, key=natural_key):
@@ -437,13 +444,13 @@ def alignments(
     verdicts: Iterable[Verdict],
     adjudications: Iterable[Adjudication] = (),
     *,
-    thresholds: Optional[Mapping[str, float]] = None,
-    split_of: Optional[Callable[[str], str]] = None,
+    thresholds: Mapping[str, float] | None = None,
+    split_of: Callable[[str], str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    people: Optional[Mapping[tuple[str, str], tuple[Any, str, Optional[Scale]]]] = None,
-    only: Optional[tuple[str, str]] = None,
-    weights: Optional[Mapping[tuple[str, str], Mapping[str, float]]] = None,
+    people: Mapping[tuple[str, str], tuple[Any, str, Scale | None]] | None = None,
+    only: tuple[str, str] | None = None,
+    weights: Mapping[tuple[str, str], Mapping[str, float]] | None = None,
 ) -> list[Alignment]:
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and

@@ -18,16 +18,16 @@ judge's value is its primary verdict (dispute_common.primary_verdicts). Pure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
 
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import pair_sample, value_weights
-from reviewer.core.text import natural_key
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import LEVEL, Scale, Value, normalise
+from reviewer.core.text import natural_key
 
 __all__ = ["COMPARISONS", "Anchoring", "anchoring", "anchoring_rows"]
 
@@ -49,12 +49,12 @@ class Anchoring:
     n: int
     rows: list[AgreementRow]
 
-    def value(self, comparison: str, statistic: str = "percent_agreement") -> Optional[float]:
+    def value(self, comparison: str, statistic: str = "percent_agreement") -> float | None:
         """The figure of one comparison (COMPARISONS)."""
         want = self.raters(comparison)
         return next((r.value for r in self.rows if r.raters == want and r.statistic == statistic), None)
 
-    def gap(self, statistic: str = "percent_agreement") -> Optional[float]:
+    def gap(self, statistic: str = "percent_agreement") -> float | None:
         """judge vs final minus judge vs first (None when either is undefined)."""
         a, b = self.value("judge vs final", statistic), self.value("judge vs first", statistic)
         return None if a is None or b is None else a - b

@@ -16,8 +16,9 @@ Shared by :mod:`reviewer.core.judging.selective` (trust thresholds) and
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ __all__ = [
     "z_value",
 ]
 
-ArrayLike = Union[float, int, Sequence[float], np.ndarray]
+ArrayLike = float | int | Sequence[float] | np.ndarray
 
 
 def z_value(level: float) -> float:
@@ -141,7 +142,7 @@ def wilson_half_width(p: float, n: float, confidence: float = 0.95) -> float:
     return float(_wilson(np.asarray(p * n, dtype=float), np.asarray(float(n)), z)[1])
 
 
-def agreement_weights(k: int, weights: Optional[str] = None) -> np.ndarray:
+def agreement_weights(k: int, weights: str | None = None) -> np.ndarray:
     """The k x k agreement weights of (weighted) kappa: ``None`` the identity
     (unweighted), ``'linear'`` ``1 - |i-j|/(k-1)``, ``'quadratic'``
     ``1 - (i-j)²/(k-1)²`` (Cicchetti-Allison and Fleiss-Cohen). Kappa with
@@ -162,7 +163,7 @@ def agreement_weights(k: int, weights: Optional[str] = None) -> np.ndarray:
 
 
 def contingency(
-    judge: Sequence[Hashable], human: Sequence[Hashable], categories: Optional[Sequence[Hashable]] = None
+    judge: Sequence[Hashable], human: Sequence[Hashable], categories: Sequence[Hashable] | None = None
 ) -> tuple[np.ndarray, list]:
     """The K x K table of counts, rows the judge's value, columns the
     people's, over ``categories`` (default the observed values sorted).
@@ -209,7 +210,7 @@ class KappaEstimate:
         return self.kappa - z_value(1.0 - alpha) * self.se
 
 
-def kappa_fce(table: Any, weights: Optional[str] = None) -> KappaEstimate:
+def kappa_fce(table: Any, weights: str | None = None) -> KappaEstimate:
     """(Weighted) Cohen's kappa and its large-sample non-null standard error.
 
     Fleiss, Cohen & Everitt (1969), with p_ij the table as shares, agreement

@@ -27,8 +27,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ _CAP = 10**9
 #: size) are averaged.
 _SIM_STEPS = 4
 
-Positive = Union[Hashable, Callable[[Any], bool]]
+Positive = Hashable | Callable[[Any], bool]
 
 
 @dataclass(frozen=True)
@@ -86,13 +87,13 @@ class Budget:
     statistic: str
     estimate: float
     n: int
-    n_class: Optional[int]
-    prevalence: Optional[float]
+    n_class: int | None
+    prevalence: float | None
     half_width: float
     target: float
     level: float
-    needed: Optional[int]
-    further: Optional[int]
+    needed: int | None
+    further: int | None
     note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -104,13 +105,13 @@ class Budget:
 
 
 def _check(target: float, level: float) -> float:
-    if not (math.isfinite(target) and 0 < target):
+    if not (math.isfinite(target) and target > 0):
         raise ValueError(f"half-width must be a number > 0, got {target!r}")
     return z_value((1.0 + level) / 2.0)
 
 
 def kappa_budget(
-    table: Any, half_width: float = HALF_WIDTH, level: float = LEVEL, weights: Optional[str] = None
+    table: Any, half_width: float = HALF_WIDTH, level: float = LEVEL, weights: str | None = None
 ) -> Budget:
     """Subjects needed for a ``level`` interval of half-width <= ``half_width``
     on (weighted) Cohen's kappa, by the Fleiss-Cohen-Everitt variance of the
@@ -247,8 +248,8 @@ def label_budget(
     positive: Positive = "pass",
     half_width: float = HALF_WIDTH,
     level: float = LEVEL,
-    weights: Optional[str] = None,
-    categories: Optional[Sequence[Hashable]] = None,
+    weights: str | None = None,
+    categories: Sequence[Hashable] | None = None,
 ) -> dict[str, Budget]:
     """The budget of kappa, TPR and TNR from the labels so far.
 
@@ -288,7 +289,7 @@ def _kappas(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
         return np.where(p_e < 1 - 1e-12, (p_o - p_e) / (1 - p_e), np.nan)
 
 
-def _statistic(statistic: str, weights: Optional[str], k: int) -> Callable[[np.ndarray], np.ndarray]:
+def _statistic(statistic: str, weights: str | None, k: int) -> Callable[[np.ndarray], np.ndarray]:
     if statistic == "kappa":
         w = agreement_weights(k, weights)
         return lambda t: _kappas(t, w)
@@ -309,11 +310,11 @@ def simulate_budget(
     positive: Positive = "pass",
     half_width: float = HALF_WIDTH,
     level: float = LEVEL,
-    weights: Optional[str] = None,
-    categories: Optional[Sequence[Hashable]] = None,
+    weights: str | None = None,
+    categories: Sequence[Hashable] | None = None,
     n_sims: int = 4000,
     seed: int = 0,
-) -> Optional[int]:
+) -> int | None:
     """Subjects needed in all, by simulation from the current labels: the
     cross-check of :func:`label_budget`.
 
@@ -374,8 +375,8 @@ def labelling_order(
     strata: Sequence[Hashable],
     budget: int,
     *,
-    disagreement: Optional[Sequence[bool]] = None,
-    confidence: Optional[Sequence[Optional[float]]] = None,
+    disagreement: Sequence[bool] | None = None,
+    confidence: Sequence[float | None] | None = None,
     seed: int = 0,
 ) -> list[str]:
     """Which unlabelled subjects to label next, in order, never more than

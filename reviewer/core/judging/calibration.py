@@ -10,14 +10,14 @@ Pure Python: no SQL, Qt or HTTP.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_key, rater_labels, value_of
 from reviewer.core.judging.stats import is_missing
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.text import natural_key
-from reviewer.core.judging.dispute_common import rater_key, value_of
 from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.text import natural_key
 
 __all__ = [
     "EXPECTED_DISTRIBUTION",
@@ -54,7 +54,7 @@ INFLATION_MEAN_MARGIN = 0.5
 #: Each rubric's own expected distribution (decision: calibration-per-rubric): the plan's
 #: distribution is the tarot rubric's (judge-calibration-plan.md); the
 #: span-labeling judge's dimensions have none unless one is configured.
-RUBRIC_EXPECTED: dict[str, tuple[tuple[str, ...], Optional[Mapping[int, float]]]] = {
+RUBRIC_EXPECTED: dict[str, tuple[tuple[str, ...], Mapping[int, float] | None]] = {
     "tarot": (("personalization", "tarot_coherence", "tone", "safety", "overall"), EXPECTED_DISTRIBUTION),
     "span-labeling": (("coverage", "precision", "granularity", "taxonomy", "technicalSpecs"), None),
 }
@@ -89,14 +89,14 @@ class Distribution:
         return {s: (self.counts.get(s, 0) / self.n if self.n else 0.0) for s in SCORES}
 
     @property
-    def mean(self) -> Optional[float]:
+    def mean(self) -> float | None:
         """Mean of the raw scores, None when n = 0."""
         return self.total / self.n if self.n else None
 
 
 def expected_for(
-    dimension: str, configured: Optional[Mapping[str, Mapping[int, float]]] = None
-) -> Optional[Mapping[int, float]]:
+    dimension: str, configured: Mapping[str, Mapping[int, float]] | None = None
+) -> Mapping[int, float] | None:
     """The expected 1-5 distribution of ``dimension``: the configured one
     when given, else its rubric's own (RUBRIC_EXPECTED; None for the span
     judge's dimensions), else the plan's (EXPECTED_DISTRIBUTION) for
@@ -109,7 +109,7 @@ def expected_for(
     return EXPECTED_DISTRIBUTION
 
 
-def own_range_value(v: Verdict, dimension: str) -> Optional[float]:
+def own_range_value(v: Verdict, dimension: str) -> float | None:
     """The value of a dimension scored on its own range (OWN_RANGE, e.g.
     totalScore 0-25), None when it is not such a dimension or not a number
     within its range."""
@@ -160,11 +160,11 @@ def score_distribution(verdicts: Iterable[Verdict], include_humans: bool = False
 
 def inflation_warning(
     dist: Distribution,
-    expected: Optional[Mapping[int, float]] = EXPECTED_DISTRIBUTION,
+    expected: Mapping[int, float] | None = EXPECTED_DISTRIBUTION,
     share_tolerance: float = INFLATION_SHARE_TOLERANCE,
     mean_margin: float = INFLATION_MEAN_MARGIN,
     min_n: int = MIN_SCORES,
-) -> Optional[str]:
+) -> str | None:
     """A warning text when a judge's scores look inflated, else None.
 
     Rule (documented in docs/judging.md, "Calibration"): with at least ``min_n``
@@ -228,7 +228,7 @@ class ConfusionMatrix:
     labels: list[Any]
     counts: list[list[int]]
     skipped: int = 0
-    scale: Optional[Scale] = None
+    scale: Scale | None = None
 
     @property
     def n(self) -> int:
@@ -236,7 +236,7 @@ class ConfusionMatrix:
         return sum(map(sum, self.counts))
 
     @property
-    def agreement(self) -> Optional[float]:
+    def agreement(self) -> float | None:
         """Share on the diagonal, None when n = 0."""
         n = self.n
         return sum(self.counts[i][i] for i in range(len(self.labels))) / n if n else None
@@ -244,12 +244,12 @@ class ConfusionMatrix:
 
 def confusion_matrix(
     pairs: Iterable[tuple[Any, Any]],
-    labels: Optional[Sequence[Any]] = None,
+    labels: Sequence[Any] | None = None,
     *,
     judge: str = "judge",
     dimension: str = "",
     reference: str = "adjudicated",
-    scale: Optional[Scale] = None,
+    scale: Scale | None = None,
 ) -> ConfusionMatrix:
     """Confusion matrix of (judge value, reference value) pairs.
 
@@ -310,8 +310,8 @@ def judge_vs_reference(
     (:func:`reviewer.core.judging.dispute_common.primary_verdicts`). Rows with no pair
     at all are left out; sorted by judge and dimension.
     """
-    from reviewer.core.judging.pairwise_agreement import majority
     from reviewer.core.judging.dispute_common import GOLD
+    from reviewer.core.judging.pairwise_agreement import majority
 
     vs = list(verdicts)
     judges = [v for v in vs if not is_human(v)]

@@ -23,7 +23,8 @@ from __future__ import annotations
 import io
 import math
 import re
-from typing import Any, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -118,8 +119,8 @@ def _distribution(
     shares: Mapping[int, float],
     expected: Mapping[int, float],
     dimension: str,
-    n: Optional[int],
-    title: Optional[str],
+    n: int | None,
+    title: str | None,
 ) -> Figure:
     fig = Figure(figsize=(5.6, 3.8), dpi=100)
     ax = fig.add_subplot()
@@ -159,7 +160,7 @@ def _confusion(
     judge: str,
     reference: str,
     dimension: str,
-    title: Optional[str],
+    title: str | None,
 ) -> Figure:
     k = max(1, len(labels))
     side = max(3.6, min(7.0, 1.2 + 0.55 * k))
@@ -216,8 +217,8 @@ def distribution_svg(
     expected: Mapping[int, float] = EXPECTED_DISTRIBUTION,
     *,
     dimension: str = "",
-    n: Optional[int] = None,
-    title: Optional[str] = None,
+    n: int | None = None,
+    title: str | None = None,
 ) -> str:
     """SVG bar chart of a judge's score shares beside the expected shares.
 
@@ -241,8 +242,8 @@ def distribution_png(
     expected: Mapping[int, float] = EXPECTED_DISTRIBUTION,
     *,
     dimension: str = "",
-    n: Optional[int] = None,
-    title: Optional[str] = None,
+    n: int | None = None,
+    title: str | None = None,
 ) -> bytes:
     """The chart of :func:`distribution_svg` as PNG bytes (1120 x 760
     pixels); core writes no files."""
@@ -256,7 +257,7 @@ def confusion_svg(
     judge: str = "judge",
     reference: str = "adjudicated",
     dimension: str = "",
-    title: Optional[str] = None,
+    title: str | None = None,
 ) -> str:
     """SVG heatmap of a confusion matrix.
 
@@ -283,7 +284,7 @@ def confusion_png(
     judge: str = "judge",
     reference: str = "adjudicated",
     dimension: str = "",
-    title: Optional[str] = None,
+    title: str | None = None,
 ) -> bytes:
     """The heatmap of :func:`confusion_svg` as PNG bytes. Raises ValueError
     when ``counts`` is not square over ``labels``."""

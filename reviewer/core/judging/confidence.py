@@ -24,8 +24,9 @@ Pure numpy: no Qt, SQL or HTTP. The diagram itself is drawn by
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -198,11 +199,11 @@ class ReliabilityBin:
     low: float
     high: float
     count: int
-    mean_confidence: Optional[float]
-    accuracy: Optional[float]
+    mean_confidence: float | None
+    accuracy: float | None
 
     @property
-    def gap(self) -> Optional[float]:
+    def gap(self) -> float | None:
         """accuracy - mean confidence (negative: overconfident); None when empty."""
         return None if self.accuracy is None or self.mean_confidence is None else self.accuracy - self.mean_confidence
 
@@ -249,8 +250,8 @@ class Calibration:
     ece: float
     adaptive_ece: float
     brier: float
-    mean_confidence_right: Optional[float]
-    mean_confidence_wrong: Optional[float]
+    mean_confidence_right: float | None
+    mean_confidence_wrong: float | None
     bins: tuple[ReliabilityBin, ...]
 
     @property

@@ -13,15 +13,13 @@ Brier and the mean confidence of right and wrong verdicts are at the foot. Core 
 
 from __future__ import annotations
 
-from typing import Optional
-
 import matplotlib
 from matplotlib.figure import Figure
 
 from reviewer.core.judging.charts import (
-    RC_PARAMS,
     EXPECTED_COLOUR,
     JUDGE_COLOUR,
+    RC_PARAMS,
     png_bytes,
     set_title,
     svg_text,
@@ -40,7 +38,7 @@ def _title(judge: str, dimension: str, source: str) -> str:
     return "Reliability: " + " / ".join(parts)
 
 
-def _reliability(cal: Calibration, judge: str, dimension: str, source: str, title: Optional[str]) -> Figure:
+def _reliability(cal: Calibration, judge: str, dimension: str, source: str, title: str | None) -> Figure:
     fig = Figure(figsize=(5.6, 5.8), dpi=100)
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1.2]})
     bins = [b for b in cal.bins if b.count]
@@ -109,7 +107,7 @@ def _reliability(cal: Calibration, judge: str, dimension: str, source: str, titl
     return fig
 
 
-def _figure(cal: Calibration, judge: str, dimension: str, source: str, title: Optional[str]) -> Figure:
+def _figure(cal: Calibration, judge: str, dimension: str, source: str, title: str | None) -> Figure:
     with matplotlib.rc_context(RC_PARAMS):
         return _reliability(cal, judge, dimension, source, title)
 
@@ -120,7 +118,7 @@ def reliability_png(
     judge: str = "judge",
     dimension: str = "",
     source: str = "",
-    title: Optional[str] = None,
+    title: str | None = None,
 ) -> bytes:
     """The reliability diagram of ``cal`` as PNG bytes (1120 x 1160 pixels).
 
@@ -145,7 +143,7 @@ def reliability_svg(
     judge: str = "judge",
     dimension: str = "",
     source: str = "",
-    title: Optional[str] = None,
+    title: str | None = None,
 ) -> str:
     """The diagram of :func:`reliability_png` as a complete SVG document
     (texts kept as text, escaped by matplotlib)."""

@@ -18,8 +18,8 @@ rate is undefined are left out and counted. Pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Int
 __all__ = ["CorrectedRate", "corrected_pass_rate", "rogan_gladen"]
 
 
-def rogan_gladen(p_obs: float, tpr: float, tnr: float) -> Optional[float]:
+def rogan_gladen(p_obs: float, tpr: float, tnr: float) -> float | None:
     """theta = (p_obs + TNR - 1) / (TPR + TNR - 1) clipped to [0, 1]; None
     when TPR + TNR <= 1 (undefined)."""
     den = tpr + tnr - 1.0
@@ -60,15 +60,15 @@ class CorrectedRate:
     is undefined, or that it was clipped.
     """
 
-    observed: Optional[float]
-    tpr: Optional[float]
-    tnr: Optional[float]
+    observed: float | None
+    tpr: float | None
+    tnr: float | None
     labelled: int
     positives: int
     negatives: int
     unlabelled: int
-    rate: Optional[float]
-    unclipped: Optional[float]
+    rate: float | None
+    unclipped: float | None
     interval: Interval
     note: str = ""
 
@@ -97,7 +97,7 @@ def corrected_pass_rate(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence_level: float = 0.95,
-    weights: Optional[Sequence[float]] = None,
+    weights: Sequence[float] | None = None,
 ) -> CorrectedRate:
     """The Rogan-Gladen corrected pass rate (module doc).
 

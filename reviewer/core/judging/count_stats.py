@@ -30,8 +30,9 @@ Rules, for a confusion matrix O (K x K, n pairs, rows r, columns c):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Mapping, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -129,7 +130,7 @@ class CountSample:
 # two raters
 
 
-def position_weights(k: int, kind: Optional[str]) -> np.ndarray:
+def position_weights(k: int, kind: str | None) -> np.ndarray:
     """K x K disagreement weights by position: None -> [i != j],
     'linear' -> |i - j|, 'quadratic' -> (i - j)^2."""
     pos = np.arange(k)
@@ -192,7 +193,7 @@ def _label(x: Any) -> str:
 
 
 def prevalence_of(
-    values: Sequence[Any], categories: Sequence[Hashable], threshold: Optional[float] = None, max_classes: int = 10
+    values: Sequence[Any], categories: Sequence[Hashable], threshold: float | None = None, max_classes: int = 10
 ) -> dict[str, float]:
     """{class: share} of ``values`` (missing ones left out), classes in
     category order; with more than ``max_classes`` categories (0-100) and a
@@ -216,9 +217,9 @@ def pair_sample(
     b: Sequence[Any],
     categories: Sequence[Hashable],
     *,
-    tolerance: Optional[float] = None,
-    weights: Optional[np.ndarray] = None,
-    threshold: Optional[float] = None,
+    tolerance: float | None = None,
+    weights: np.ndarray | None = None,
+    threshold: float | None = None,
 ) -> CountSample:
     """The complete pairs of two raters (a missing value on either side is
     left out) coded as cells of their K x K confusion matrix.
@@ -264,7 +265,7 @@ def pair_sample(
     return CountSample(codes, k * k, stats, prevalence, proportions)
 
 
-def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapping[str, float]] = None) -> CountSample:
+def proportion_sample(hits: Sequence[bool], name: str, prevalence: Mapping[str, float] | None = None) -> CountSample:
     """A share (e.g. consistent pairs, correct verdicts): subjects coded 1
     (hit) or 0; statistic ``name`` = hits / n."""
     codes = np.asarray([1 if h else 0 for h in hits], dtype=np.int64)
@@ -273,7 +274,7 @@ def proportion_sample(hits: Sequence[bool], name: str, prevalence: Optional[Mapp
 
 
 def clustered_proportion_sample(
-    clusters: Sequence[tuple[int, int]], name: str, prevalence: Optional[Mapping[str, float]] = None
+    clusters: Sequence[tuple[int, int]], name: str, prevalence: Mapping[str, float] | None = None
 ) -> CountSample:
     """A share pooled over clusters that were sampled as units (e.g. the two
     answer orders of one pair): each cluster is (hits, trials) and is
@@ -331,9 +332,9 @@ def alpha_from_coincidences(o: np.ndarray, level: str, values: np.ndarray) -> np
 def units_sample(
     rows: Sequence[Sequence[Any]],
     level: str,
-    categories: Sequence[Union[float, str]],
+    categories: Sequence[float | str],
     statistic: str,
-    threshold: Optional[float] = None,
+    threshold: float | None = None,
 ) -> CountSample:
     """Units (subjects) x raters, ``None`` missing, coded by their count of
     values per category; every unit is a subject (units with fewer than two

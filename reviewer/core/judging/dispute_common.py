@@ -9,7 +9,7 @@ dimension), which reviewer.core.judging.disputes and the dispute families use.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from reviewer.core.judging.verdicts import (
     TOLERANCE,
@@ -66,10 +66,10 @@ def value_of(v: Verdict, dimension: str) -> Value:
     return normalise(v.scores.get(dimension), v.scale)
 
 
-def latest_by_order(verdicts: Iterable[Verdict]) -> dict[tuple[str, RaterKey, Optional[str]], Verdict]:
+def latest_by_order(verdicts: Iterable[Verdict]) -> dict[tuple[str, RaterKey, str | None], Verdict]:
     """{(subject, rater, answer order): the verdict with the highest
     repetition} (ties: the later in the input)."""
-    out: dict[tuple[str, RaterKey, Optional[str]], Verdict] = {}
+    out: dict[tuple[str, RaterKey, str | None], Verdict] = {}
     for v in verdicts:
         key = (v.subject, rater_key(v), v.answer_order)
         old = out.get(key)
@@ -93,7 +93,7 @@ def primary_verdicts(verdicts: Iterable[Verdict]) -> dict[tuple[str, RaterKey], 
     return out
 
 
-def format_value(value: Value, scale: Optional[Scale] = None) -> str:
+def format_value(value: Value, scale: Scale | None = None) -> str:
     """A value as shown in details: 5 not 5.0, 4.5, '1', 'tie', '-' for None;
     on C/I/P (``scale``) the letter: C, P or I."""
     if value is None:

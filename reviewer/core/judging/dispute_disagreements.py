@@ -6,13 +6,12 @@ subject to the finder's accumulator.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
-from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.dispute_common import (
     GOLD,
-    RaterKey,
     DisputeCollector,
+    RaterKey,
     beyond_tolerance,
     dimensions_of,
     format_value,
@@ -21,6 +20,7 @@ from reviewer.core.judging.dispute_common import (
     severity_of,
     value_of,
 )
+from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.verdicts import DisputeKind, Scale, Value, Verdict
 from reviewer.core.text import natural_key
 
@@ -54,7 +54,7 @@ def judges_disagree(
 def position_flips(
     acc: DisputeCollector,
     subject: str,
-    latest: Mapping[tuple[str, RaterKey, Optional[str]], Verdict],
+    latest: Mapping[tuple[str, RaterKey, str | None], Verdict],
     labels: Mapping[RaterKey, str],
     tolerance: Mapping[Scale, float],
 ) -> None:
@@ -88,7 +88,7 @@ def repeat_spread(
     labels: Mapping[RaterKey, str],
     tolerance: Mapping[Scale, float],
 ) -> None:
-    groups: dict[tuple[RaterKey, Optional[str], Scale], list[Verdict]] = {}
+    groups: dict[tuple[RaterKey, str | None, Scale], list[Verdict]] = {}
     for v in judges:
         groups.setdefault((rater_key(v), v.answer_order, v.scale), []).append(v)
     for (rater, order, scale), vs in sorted(groups.items(), key=lambda kv: (labels[kv[0][0]], kv[0][1] or "")):

@@ -9,11 +9,12 @@ every broken rubric rule or contradicted top score.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from reviewer.core.bounds import is_number
-from reviewer.core.judging.dispute_common import RaterKey, DisputeCollector, format_value, rater_key, value_of
+from reviewer.core.judging.dispute_common import DisputeCollector, RaterKey, format_value, rater_key, value_of
 from reviewer.core.judging.rubric_rules import RubricRules, broken_rules, covered_dimensions
 from reviewer.core.judging.verdicts import DisputeKind, Scale, Value, Verdict
 
@@ -58,7 +59,7 @@ class MetricProblem:
 
     metric: str
     dimensions: tuple[str, ...]
-    test: Callable[[Any], Optional[str]]
+    test: Callable[[Any], str | None]
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ _ISSUE_KEYS = ("issueFlags", "issues", "issues_found")
 
 
 def metric_problems(
-    metrics: Optional[Mapping[str, Any]],
+    metrics: Mapping[str, Any] | None,
     problems: Sequence[MetricProblem] = METRIC_PROBLEMS,
     patterns: Sequence[IssuePattern] = ISSUE_PATTERNS,
 ) -> list[tuple[str, tuple[str, ...]]]:
@@ -178,11 +179,11 @@ def judge_vs_metrics(
     acc: DisputeCollector,
     subject: str,
     judges: Sequence[Verdict],
-    metrics: Optional[Mapping[str, Any]],
+    metrics: Mapping[str, Any] | None,
     labels: Mapping[RaterKey, str],
     problems: Sequence[MetricProblem],
     patterns: Sequence[IssuePattern],
-    rules: Optional[RubricRules] = None,
+    rules: RubricRules | None = None,
 ) -> None:
     from_metrics = metric_problems(metrics, problems, patterns)
     for v in sorted(judges, key=lambda v: (labels[rater_key(v)], v.answer_order or "", v.repetition)):

@@ -66,11 +66,12 @@ never make a dispute: there is nothing to compare. Human verdicts (method
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from reviewer.core.judging.dispute_common import (
-    RaterKey,
     DisputeCollector,
+    RaterKey,
     is_human,
     latest_by_order,
     primary_verdicts,
@@ -103,13 +104,13 @@ __all__ = [
 
 def find_disputes(
     verdicts: Iterable[Verdict],
-    subject_metrics: Optional[Mapping[str, Mapping[str, Any]]] = None,
+    subject_metrics: Mapping[str, Mapping[str, Any]] | None = None,
     tolerance: Mapping[Scale, float] = TOLERANCE,
     *,
     problems: Sequence[MetricProblem] = METRIC_PROBLEMS,
     patterns: Sequence[IssuePattern] = ISSUE_PATTERNS,
-    rules: Optional[RubricRules] = None,
-    epochs: Optional[Mapping[str, tuple[str, int]]] = None,
+    rules: RubricRules | None = None,
+    epochs: Mapping[str, tuple[str, int]] | None = None,
 ) -> list[Dispute]:
     """Every dispute among ``verdicts`` (rules: module docstring).
 

@@ -23,9 +23,9 @@ never gated; undecided verdicts (no score) are left out of the average.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Iterable, Optional
 
 from reviewer.core.bounds import is_number
 from reviewer.core.judging.verdicts import Scale, Verdict
@@ -50,12 +50,12 @@ class JudgedPrompt:
     prompt: str
     model: str
     scale: Scale
-    average: Optional[float]
+    average: float | None
     decided: int
     verdicts: int
 
 
-def headline(verdict: Verdict) -> Optional[float]:
+def headline(verdict: Verdict) -> float | None:
     """The verdict's headline score (module doc), or None (undecided, or a
     scale without numbers)."""
     if verdict.scale not in JUDGE_LEVELS["fail"]:
@@ -72,7 +72,7 @@ def judged_prompts(rows: Iterable[tuple[Verdict, str, str]]) -> list[JudgedPromp
     """The judged prompts of (verdict, prompt of its run, model of its run)
     rows, by judge, prompt and model; pairwise and pass/fail verdicts are
     left out."""
-    groups: dict[tuple[str, str, str, Scale], list[Optional[float]]] = {}
+    groups: dict[tuple[str, str, str, Scale], list[float | None]] = {}
     for verdict, prompt, model in rows:
         if verdict.scale not in JUDGE_LEVELS["fail"]:
             continue

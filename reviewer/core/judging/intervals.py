@@ -37,8 +37,8 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -94,8 +94,8 @@ class Interval:
     interval or why BCa was not used.
     """
 
-    low: Optional[float]
-    high: Optional[float]
+    low: float | None
+    high: float | None
     method: str
     level: float = 0.95
     resamples: int = 0
@@ -133,7 +133,7 @@ def proportion_interval(k: int, n: int, level: float = 0.95, *, exact: bool = Fa
     return Interval(float(ci.low), float(ci.high), "Clopper-Pearson" if use_exact else "Wilson", level, 0, 0, note)
 
 
-def landis_koch(value: Optional[float], n: Optional[int] = None) -> str:
+def landis_koch(value: float | None, n: int | None = None) -> str:
     """The strength of agreement of a chance-corrected coefficient (kappa,
     alpha, AC1) in Landis & Koch's (1977) words: < 0 'poor', 0-0.20
     'slight', 0.21-0.40 'fair', 0.41-0.60 'moderate', 0.61-0.80

@@ -28,8 +28,8 @@ judge over both answer orders. Pure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
 import numpy as np
 
@@ -68,17 +68,17 @@ class PairedShares:
     difference_ci: Interval
 
     @property
-    def judge_share(self) -> Optional[float]:
+    def judge_share(self) -> float | None:
         """The judge's share (None when n = 0)."""
         return self.judge_hits / self.n if self.n else None
 
     @property
-    def people_share(self) -> Optional[float]:
+    def people_share(self) -> float | None:
         """People's share (None when n = 0)."""
         return self.people_hits / self.n if self.n else None
 
     @property
-    def difference(self) -> Optional[float]:
+    def difference(self) -> float | None:
         """Judge's share minus people's (None when n = 0)."""
         return None if not self.n else (self.judge_hits - self.people_hits) / self.n
 
@@ -92,7 +92,7 @@ class PairedShares:
         if not self.n:
             return f"{self.what}: no pair to compare"
 
-        def f(x: Optional[float]) -> str:
+        def f(x: float | None) -> str:
             return "-" if x is None else f"{x:.3f}"
 
         d = self.difference_ci
@@ -191,13 +191,13 @@ class ScoreLength:
     spread)."""
 
     n: int
-    judge_rho: Optional[float]
-    people_rho: Optional[float]
+    judge_rho: float | None
+    people_rho: float | None
 
     def text(self) -> str:
         """One line."""
 
-        def f(x: Optional[float]) -> str:
+        def f(x: float | None) -> str:
             return "-" if x is None else f"{x:.3f}"
 
         return (
@@ -215,7 +215,7 @@ def score_length(judge: Mapping[str, Value], people: Mapping[str, Value], length
 
     ln = np.asarray([lengths[s] for s in subjects], float)
 
-    def rho(values: list) -> Optional[float]:
+    def rho(values: list) -> float | None:
         x = np.asarray(values, float)
         if x.std() == 0 or ln.std() == 0:
             return None
@@ -237,10 +237,10 @@ class BothOrders:
     correct_either: int
     consistent: int
     consistent_right: int
-    swap_accuracy: Optional[float]
+    swap_accuracy: float | None
     swap_accuracy_ci: Interval
 
-    def rows(self) -> list[tuple[str, Optional[float], int, int, Interval]]:
+    def rows(self) -> list[tuple[str, float | None, int, int, Interval]]:
         """(statistic, share, hits, n, interval) of each figure."""
         out = []
         for name, hits, n in (

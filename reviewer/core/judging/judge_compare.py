@@ -26,17 +26,17 @@ Pure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
 import numpy as np
 
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, kappa_counts, position_weights, value_weights
 from reviewer.core.judging.dispute_common import NUMERIC_SCALES
-from reviewer.core.text import natural_key
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 from reviewer.core.judging.verdicts import Scale, Value
+from reviewer.core.text import natural_key
 
 __all__ = ["JudgeComparison", "compare_judges", "mcnemar_exact"]
 
@@ -70,13 +70,13 @@ class JudgeComparison:
     scale: Scale
     n: int
     kappa_statistic: str
-    kappa_first: Optional[float]
-    kappa_second: Optional[float]
-    delta_kappa: Optional[float]
+    kappa_first: float | None
+    kappa_second: float | None
+    delta_kappa: float | None
     delta_kappa_ci: Interval
-    accuracy_first: Optional[float]
-    accuracy_second: Optional[float]
-    delta_accuracy: Optional[float]
+    accuracy_first: float | None
+    accuracy_second: float | None
+    delta_accuracy: float | None
     delta_accuracy_ci: Interval
     only_first: int
     only_second: int
@@ -126,7 +126,7 @@ class JudgeComparison:
         }
 
 
-def _none(x: float) -> Optional[float]:
+def _none(x: float) -> float | None:
     return None if x != x else float(x)
 
 

@@ -39,14 +39,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel
 
-from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.dispute_common import format_value
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.verdicts import Scale, Value, normalise, swap_winner
 
 __all__ = [
@@ -86,18 +86,18 @@ class HumanLabel(BaseModel):
     was made under.
     """
 
-    id: Optional[int] = None
+    id: int | None = None
     subject: str
     dimension: str
     reviewer: str
     queue: str = LABEL_FIRST
-    judge: Optional[str] = None
-    rubric_version: Optional[str] = None
-    answer_order: Optional[str] = None
+    judge: str | None = None
+    rubric_version: str | None = None
+    answer_order: str | None = None
     first_value: Value = None
-    first_at: Optional[datetime] = None
+    first_at: datetime | None = None
     final_value: Value = None
-    final_at: Optional[datetime] = None
+    final_at: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -111,7 +111,7 @@ class HumanLabel(BaseModel):
 
 
 def _digest(seed: int, kind: str, subject: str) -> str:
-    return hashlib.sha256(f"{seed}:{kind}:{subject}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{seed}:{kind}:{subject}".encode()).hexdigest()
 
 
 def seeded_rank(subject: str, seed: int = 0) -> str:
@@ -126,24 +126,24 @@ def shown_order(subject: str, seed: int = 0) -> str:
     return "ab" if int(_digest(seed, "order", subject)[-1], 16) % 2 == 0 else "ba"
 
 
-def stored_winner(shown: Value, order: Optional[str]) -> Value:
+def stored_winner(shown: Value, order: str | None) -> Value:
     """A winner picked as shown ('1' = the output shown first) in the
     original order: swapped when the pair was shown 'ba'."""
     return swap_winner(shown) if order == "ba" else shown
 
 
-def _letter(original: str, shown: Optional[str]) -> str:
+def _letter(original: str, shown: str | None) -> str:
     """The letter shown ('A': shown first) of the original answer '1' or '2'."""
     return "A" if (original == "1") == (shown != "ba") else "B"
 
 
-def _seen_original(judge_order: Optional[str], position: int) -> str:
+def _seen_original(judge_order: str | None, position: int) -> str:
     """The original answer ('1', '2') a judge saw at ``position`` (0: first)."""
     first = "2" if judge_order == "ba" else "1"
     return first if position == 0 else ("1" if first == "2" else "2")
 
 
-def pair_verdict_text(winner: Value, judge_order: Optional[str], shown: Optional[str]) -> str:
+def pair_verdict_text(winner: Value, judge_order: str | None, shown: str | None) -> str:
     """A pairwise judge's verdict in the letters the reviewer saw, with the
     order the judge saw: 'saw B first: chose B' ('tie', or 'undecided' for
     None). ``winner``: in the original order ('1': the subject's first
@@ -164,7 +164,7 @@ def pair_verdict_text(winner: Value, judge_order: Optional[str], shown: Optional
 _ANSWER_REF = re.compile(r"\b(Output|Response|Answer|Assistant)(\s*)(?:\(([abAB12])\)|([12])\b|([AB])\b)")
 
 
-def rationale_as_shown(text: str, judge_order: Optional[str], shown: Optional[str]) -> str:
+def rationale_as_shown(text: str, judge_order: str | None, shown: str | None) -> str:
     """A pairwise judge's rationale with its references to the answers it saw
     ('Output (a)', 'Response 1', 'Assistant B'; position in the judge's
     order) rewritten to the letters shown ('Output B'); when it names
@@ -174,7 +174,7 @@ def rationale_as_shown(text: str, judge_order: Optional[str], shown: Optional[st
         return text
     found = False
 
-    def swap(m: "re.Match[str]") -> str:
+    def swap(m: re.Match[str]) -> str:
         nonlocal found
         found = True
         ref = (m.group(3) or m.group(4) or m.group(5)).lower()
@@ -200,7 +200,7 @@ def choices_text(scale: Scale) -> str:
     }[scale]
 
 
-def parse_label(text: str, scale: Scale, order: Optional[str] = None) -> Value:
+def parse_label(text: str, scale: Scale, order: str | None = None) -> Value:
     """A typed label as a stored value (None when it is not one): on
     pass/fail 'p'/'f' too; on winner 'a'/'b'/'t' (a: the output shown
     first), stored in the original order (:func:`stored_winner`); other
@@ -230,7 +230,7 @@ def draw(
     existing: Iterable[str] = (),
     *,
     seed: int = 0,
-    splits: Optional[Mapping[str, str]] = None,
+    splits: Mapping[str, str] | None = None,
 ) -> list[QueueEntry]:
     """The new entries of a fair queue (module doc).
 

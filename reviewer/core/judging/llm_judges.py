@@ -24,8 +24,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from reviewer.core.bounds import is_number
 from reviewer.core.judging import replies
@@ -42,7 +43,7 @@ ISSUES_LIMIT = 10
 
 
 # -- shared ----------------------------------------------------------------------
-def last_json_object(text: str) -> Optional[dict]:
+def last_json_object(text: str) -> dict | None:
     """The last (outermost) JSON object in ``text`` that parses
     (replies.last_object), else the span from the first '{' to the last '}'
     (as the plan's ``/\\{[\\s\\S]*\\}/``) when that parses; None otherwise.
@@ -74,7 +75,7 @@ class Reading:
     issues: list[str] = field(default_factory=list)
     rationale: str = ""
     decided: bool = True
-    scale: Optional[Scale] = None  # the scale the reply's score is on, when the reply decides it
+    scale: Scale | None = None  # the scale the reply's score is on, when the reply decides it
     confidence: dict[str, float] = field(default_factory=dict)  # stated by the judge, {dimension: 0..1}
 
 
@@ -143,7 +144,7 @@ def read_failter_reply(text: str) -> Reading:
 
 
 # -- tarot rubric --------------------------------------------------------------------
-def structural_metrics_section(metrics: Optional[Mapping[str, Any]]) -> str:
+def structural_metrics_section(metrics: Mapping[str, Any] | None) -> str:
     """judge-calibration-plan.md task 4 (buildStructuralMetricsSection):
     story spine, card coverage (good >= 90 %, partial >= 70 %, else LOW),
     hallucinated cards (CRITICAL), missing cards; one '- ' line each."""
@@ -199,12 +200,12 @@ CRITICAL: This spread is designed for interpersonal dynamics.
 }
 
 
-def spread_hints(spread_key: Optional[str]) -> str:
+def spread_hints(spread_key: str | None) -> str:
     """judge-calibration-plan.md task 9 (buildSpreadEvaluationHints)."""
     return _HINTS.get(spread_key or "", "- Ensure positions and outcomes are coherent and agency-forward.")
 
 
-def spread_key(name: Optional[str]) -> Optional[str]:
+def spread_key(name: str | None) -> str | None:
     """A spread key (celtic, relationship, decision, threeCard, single) from
     a key or a spread's display name ('One-Card Insight' -> 'single')."""
     if not name:
@@ -229,14 +230,14 @@ class TarotCase:
     """What the tarot judge is shown: spread key, cards ('position: card
     (orientation)' texts), the user's question, the reading, the metrics."""
 
-    spread: Optional[str]
+    spread: str | None
     cards: tuple[str, ...]
     question: str
     reading: str
     metrics: Mapping[str, Any] = field(default_factory=dict)
 
 
-def tarot_case(item_text: str, reading: str, metrics: Optional[Mapping[str, Any]] = None) -> TarotCase:
+def tarot_case(item_text: str, reading: str, metrics: Mapping[str, Any] | None = None) -> TarotCase:
     """A TarotCase from a reading item's text (as the tarot-readings
     importer writes it: 'Question: ...', 'Spread: ...', 'Cards:' and '- '
     lines), the reading and its metrics (whose spreadKey wins)."""
@@ -271,7 +272,7 @@ def tarot_messages(case: TarotCase) -> list[dict]:
     return [{"role": "system", "content": load(TAROT, "system.md").strip()}, {"role": "user", "content": user.strip()}]
 
 
-def clamp_score(value: Any) -> Optional[float]:
+def clamp_score(value: Any) -> float | None:
     """A 1-5 score as task 11's clampScore: a number rounded to the nearest
     whole and clamped to 1..5; None when not a number."""
     if isinstance(value, bool):

@@ -19,11 +19,11 @@ a flip or a contradiction (severity 1). Pure.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
 
-from reviewer.core.text import natural_key
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
+from reviewer.core.text import natural_key
 
 __all__ = ["SEVERITY_CAP", "low_confidence_disputes"]
 
@@ -34,7 +34,7 @@ SEVERITY_CAP = 0.5
 def low_confidence_disputes(
     entries: Iterable[tuple[Verdict, str, str, str, float]],
     thresholds: Mapping[tuple[str, str, str], float],
-    confidence_used: Optional[Mapping[tuple[str, str, str], str]] = None,
+    confidence_used: Mapping[tuple[str, str, str], str] | None = None,
 ) -> list[Dispute]:
     """The low-confidence disputes (module doc).
 

@@ -10,18 +10,19 @@ silently.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Optional, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from reviewer.core.judging.stats import (
     PAIRWISE_VERDICTS,
     AgreementResult,
     check_same_length,
-    join_notes,
     is_missing,
+    join_notes,
 )
 
 
-def _verdict(value: Any, where: str) -> Optional[str]:
+def _verdict(value: Any, where: str) -> str | None:
     if is_missing(value):
         return None
     if isinstance(value, str) and value in PAIRWISE_VERDICTS:
@@ -30,7 +31,7 @@ def _verdict(value: Any, where: str) -> Optional[str]:
 
 
 def position_swap_consistency(
-    verdict_ab: Sequence[Union[str, float, None]], verdict_ba: Sequence[Union[str, float, None]]
+    verdict_ab: Sequence[str | float | None], verdict_ba: Sequence[str | float | None]
 ) -> AgreementResult:
     """How often a pairwise judge gives the same verdict when the answers swap places.
 
@@ -162,7 +163,7 @@ def agreement_with_reference(judge: Sequence[Any], reference: Sequence[Any]) -> 
     return AgreementResult("agreement_with_reference", correct / n, n, join_notes(*notes), counts)
 
 
-def majority(labels: Iterable[Any]) -> Optional[Any]:
+def majority(labels: Iterable[Any]) -> Any | None:
     """The label given by more annotators than any other label.
 
     Missing labels (``None``/NaN) are ignored. Tie rule: when two or more

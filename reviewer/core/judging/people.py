@@ -26,12 +26,12 @@ and count as it does. Pure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Optional
+from typing import Any
 
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts
-from reviewer.core.judging.dispute_common import GOLD, value_of
+from reviewer.core.judging.dispute_common import GOLD, is_human, primary_verdicts, value_of
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel
 from reviewer.core.judging.pairwise_agreement import majority
 from reviewer.core.judging.verdicts import Adjudication, Scale, Value, Verdict
@@ -46,7 +46,7 @@ ADJUDICATED = "adjudicated"
 TIE = "tie"
 
 #: {(subject, dimension): (people's value, source, scale)}; see people_values.
-People = dict[tuple[str, str], tuple[Any, str, Optional[Scale]]]
+People = dict[tuple[str, str], tuple[Any, str, Scale | None]]
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,10 @@ class HumanRating:
     rater: str
     queue: str
     value: Value
-    scale: Optional[Scale] = None
+    scale: Scale | None = None
     first_value: Value = None
-    at: Optional[datetime] = None
-    rubric_version: Optional[str] = None
+    at: datetime | None = None
+    rubric_version: str | None = None
 
 
 def human_ratings(verdicts: Iterable[Verdict], labels: Iterable[HumanLabel] = ()) -> list[HumanRating]:

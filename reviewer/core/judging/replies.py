@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
@@ -76,7 +76,7 @@ def key(name: Any) -> str:
     return str(name).strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def _mapping(value: Any) -> Optional[dict[str, Any]]:
+def _mapping(value: Any) -> dict[str, Any] | None:
     if isinstance(value, dict) and value:
         return {key(k): v for k, v in value.items()}
     return None
@@ -89,7 +89,7 @@ def _yaml(text: str) -> Any:
         return None
 
 
-def last_object(text: str) -> Optional[dict]:
+def last_object(text: str) -> dict | None:
     """The last (outermost) JSON object in ``text`` that parses, or None. The
     one scanner of judge replies (llm_judges.last_json_object adds its
     fallback). Raises RecursionError for a reply nested past the
@@ -110,7 +110,7 @@ def last_object(text: str) -> Optional[dict]:
     return found
 
 
-def _last_object_or_none(text: str) -> Optional[dict]:
+def _last_object_or_none(text: str) -> dict | None:
     try:
         return last_object(text)
     except RecursionError:  # a nesting bomb reads as no object, at once
@@ -151,7 +151,7 @@ def reply_fields(text: Any) -> dict[str, Any]:
     return plain_lines(unfenced)
 
 
-def scale_named(value: Any) -> Optional[Scale]:
+def scale_named(value: Any) -> Scale | None:
     """The scale a ``scale:`` value names ('1-5', '0-100', 'A-F'), or None."""
     return _SCALES.get(str(value).strip().lower().replace(" ", ""))
 
@@ -162,9 +162,9 @@ class Score:
     number) with the ``scale`` it declares (None: not declared, a bare
     number); ``problem``: why there is no score (then both are None)."""
 
-    grade: Optional[str] = None
-    value: Optional[float] = None
-    scale: Optional[Scale] = None
+    grade: str | None = None
+    value: float | None = None
+    scale: Scale | None = None
     problem: str = ""
 
     @property
@@ -173,7 +173,7 @@ class Score:
         return self.grade is not None or self.value is not None
 
 
-def _grade(value: Any) -> Optional[str]:
+def _grade(value: Any) -> str | None:
     m = _GRADE.match(str(value).strip().strip("*_`'\"[]() "))
     return m[1].upper() if m else None
 

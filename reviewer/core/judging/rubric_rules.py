@@ -48,8 +48,9 @@ verdict can show, e.g. ``^required.*Overrides$``) and ``says`` (why).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Union
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -78,7 +79,7 @@ __all__ = [
     "unchecked_expectations",
 ]
 
-Bound = Union[bool, float, str]
+Bound = bool | float | str
 #: Metrics keys holding free-text issue lists (tarot: ``issueFlags``).
 ISSUE_KEYS = ("issueFlags", "issues")
 _MISSING = object()
@@ -88,7 +89,7 @@ class RulesError(ValueError):
     """A rules file that cannot be used; the message names the place."""
 
 
-def lookup(metrics: Optional[Mapping[str, Any]], path: str) -> Any:
+def lookup(metrics: Mapping[str, Any] | None, path: str) -> Any:
     """The value at a dotted ``path`` of ``metrics`` ('expected_caps.toneAtMost'),
     or a private marker when any step is missing (test with :func:`has`)."""
     node: Any = metrics or {}
@@ -128,16 +129,16 @@ class Condition(BaseModel):
     """A test on a subject's metrics (module docstring)."""
 
     model_config = ConfigDict(extra="forbid")
-    metric: Optional[str] = None
-    issues_match: Optional[str] = None
-    present: Optional[bool] = None
-    below: Optional[float] = None
-    above: Optional[float] = None
-    equals: Optional[Union[bool, float, str]] = None
-    matches: Optional[str] = None
+    metric: str | None = None
+    issues_match: str | None = None
+    present: bool | None = None
+    below: float | None = None
+    above: float | None = None
+    equals: bool | float | str | None = None
+    matches: str | None = None
 
     @model_validator(mode="after")
-    def _one_test(self) -> "Condition":
+    def _one_test(self) -> Condition:
         if (self.metric is None) == (self.issues_match is None):
             raise ValueError("a condition names either 'metric' or 'issues_match'")
         tests = [t for t in ("present", "below", "above", "equals", "matches") if getattr(self, t) is not None]
@@ -154,7 +155,7 @@ class Condition(BaseModel):
                     raise ValueError(f"bad regular expression {text!r}: {exc}") from None
         return self
 
-    def evidence(self, metrics: Optional[Mapping[str, Any]], verdict: Verdict) -> Optional[str]:
+    def evidence(self, metrics: Mapping[str, Any] | None, verdict: Verdict) -> str | None:
         """What makes the condition hold, as text (e.g. 'hallucinatedCards:
         The Sun, The Moon'), or None when it does not hold."""
         if self.issues_match is not None:
@@ -197,14 +198,14 @@ class Requirement(BaseModel):
     """A test on a verdict's dimension or flag (module docstring)."""
 
     model_config = ConfigDict(extra="forbid")
-    dimension: Optional[str] = None
-    flag: Optional[str] = None
-    at_most: Optional[Bound] = None
-    at_least: Optional[Bound] = None
-    equals: Optional[Bound] = None
+    dimension: str | None = None
+    flag: str | None = None
+    at_most: Bound | None = None
+    at_least: Bound | None = None
+    equals: Bound | None = None
 
     @model_validator(mode="after")
-    def _one_test(self) -> "Requirement":
+    def _one_test(self) -> Requirement:
         if (self.dimension is None) == (self.flag is None):
             raise ValueError("a requirement names either 'dimension' or 'flag'")
         tests = [t for t in ("at_most", "at_least", "equals") if getattr(self, t) is not None]
@@ -229,7 +230,7 @@ class Requirement(BaseModel):
         """The literal bound or the metrics path."""
         return next(b for b in (self.at_most, self.at_least, self.equals) if b is not None)
 
-    def resolve(self, metrics: Optional[Mapping[str, Any]]) -> tuple[bool, Any, str]:
+    def resolve(self, metrics: Mapping[str, Any] | None) -> tuple[bool, Any, str]:
         """(applies, bound value, how the bound is shown): a string bound is a
         metrics path and applies only when the subject has it."""
         b = self.bound
@@ -249,7 +250,7 @@ class Requirement(BaseModel):
             return None
         return normalise(verdict.scores.get(self.dimension), verdict.scale)
 
-    def holds(self, verdict: Verdict, metrics: Optional[Mapping[str, Any]]) -> Optional[bool]:
+    def holds(self, verdict: Verdict, metrics: Mapping[str, Any] | None) -> bool | None:
         """True / False, or None when it does not apply or decides nothing
         (no bound for this subject, no value in the verdict)."""
         applies, bound, _ = self.resolve(metrics)
@@ -270,7 +271,7 @@ class Requirement(BaseModel):
             return float(value) >= number
         return float(value) == number
 
-    def describe(self, verdict: Verdict, metrics: Optional[Mapping[str, Any]]) -> str:
+    def describe(self, verdict: Verdict, metrics: Mapping[str, Any] | None) -> str:
         """'tone = 4, expected <= expected_caps.toneAtMost = 3'."""
         _, _, shown = self.resolve(metrics)
         return f"{self.target} = {_shown(self.given(verdict))}, required {self.op} {shown}"
@@ -299,7 +300,7 @@ class Gate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     says: str = ""
-    expected: Optional[str] = None
+    expected: str | None = None
     block_when_any: list[Requirement] = Field(default_factory=list)
 
 
@@ -322,7 +323,7 @@ class RubricRules(BaseModel):
     not_checkable: NotCheckable = Field(default_factory=NotCheckable)
 
     @model_validator(mode="after")
-    def _unique(self) -> "RubricRules":
+    def _unique(self) -> RubricRules:
         ids = [r.id for r in self.rules]
         twice = sorted({i for i in ids if ids.count(i) > 1})
         if twice:
@@ -360,7 +361,7 @@ class Broken:
         return f"[{self.rule.id}] {self.rule.says} ({self.evidence})"
 
 
-def _applies(rule: Rule, verdict: Verdict, metrics: Optional[Mapping[str, Any]]) -> Optional[list[str]]:
+def _applies(rule: Rule, verdict: Verdict, metrics: Mapping[str, Any] | None) -> list[str] | None:
     found = []
     for c in rule.when:
         e = c.evidence(metrics, verdict)
@@ -370,7 +371,7 @@ def _applies(rule: Rule, verdict: Verdict, metrics: Optional[Mapping[str, Any]])
     return found
 
 
-def broken_rules(rules: RubricRules, verdict: Verdict, metrics: Optional[Mapping[str, Any]]) -> list[Broken]:
+def broken_rules(rules: RubricRules, verdict: Verdict, metrics: Mapping[str, Any] | None) -> list[Broken]:
     """Every (rule, dimension) the verdict breaks on this subject, in file
     order. A rule breaks on each target whose requirement applies, is
     decided and does not hold."""
@@ -385,7 +386,7 @@ def broken_rules(rules: RubricRules, verdict: Verdict, metrics: Optional[Mapping
     return out
 
 
-def covered_dimensions(rules: RubricRules, verdict: Verdict, metrics: Optional[Mapping[str, Any]]) -> set[str]:
+def covered_dimensions(rules: RubricRules, verdict: Verdict, metrics: Mapping[str, Any] | None) -> set[str]:
     """The dimensions and flags some rule checks on this subject (its
     conditions hold and its requirement's bound exists): the top-score rule
     is left to the others."""
@@ -397,7 +398,7 @@ def covered_dimensions(rules: RubricRules, verdict: Verdict, metrics: Optional[M
     return out
 
 
-def gate_blocks(gate: Gate, verdict: Verdict) -> Optional[bool]:
+def gate_blocks(gate: Gate, verdict: Verdict) -> bool | None:
     """True when a gate requirement holds for the verdict, False when none
     holds and one is decided, None when the verdict decides none (no flag,
     undecided scores). Requirements with metric paths are read against no
@@ -408,7 +409,7 @@ def gate_blocks(gate: Gate, verdict: Verdict) -> Optional[bool]:
     return False if any(r is False for r in results) else None
 
 
-def gate_expected(gate: Gate, metrics: Optional[Mapping[str, Any]]) -> Optional[bool]:
+def gate_expected(gate: Gate, metrics: Mapping[str, Any] | None) -> bool | None:
     """Whether the subject should be blocked (its ``gate.expected`` value as
     a boolean), None when it does not say."""
     if not gate.expected:
@@ -484,7 +485,7 @@ def _used_paths(rules: RubricRules) -> set[str]:
     return paths
 
 
-def unchecked_expectations(rules: RubricRules, metrics: Optional[Mapping[str, Any]]) -> list[tuple[str, Any, bool]]:
+def unchecked_expectations(rules: RubricRules, metrics: Mapping[str, Any] | None) -> list[tuple[str, Any, bool]]:
     """The expectations under ``not_checkable.under`` that no rule reads:
     [(key, value, listed)] where ``listed`` is True for the keys the file
     names as not checkable from verdicts and False for keys no rule knows."""

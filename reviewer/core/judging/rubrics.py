@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
 
 from reviewer.core import templates
 from reviewer.core.judging.dispute_common import is_human
@@ -65,7 +65,7 @@ def rubric_version(folder: str, files: Sequence[str], dimensions: Sequence[str])
     dimension names in order. Raises FileNotFoundError for a missing file."""
     h = hashlib.sha256()
     for name in files:
-        h.update(f"file\0{name}\0".encode("utf-8"))
+        h.update(f"file\0{name}\0".encode())
         h.update(templates.load(folder, name).encode("utf-8"))
         h.update(b"\0")
     h.update(("dimensions\0" + "\0".join(dimensions)).encode("utf-8"))
@@ -97,13 +97,13 @@ def with_version(v: Verdict) -> Verdict:
     return v.model_copy(update={"prompt_version": imported_version(v)})
 
 
-def rubric_folder(version: Optional[str]) -> Optional[str]:
+def rubric_folder(version: str | None) -> str | None:
     """The template folder of a rubric version ('tarot-rubric-v2.0.0' of
     'tarot-rubric-v2.0.0@ab12...'), None for None."""
     return None if version is None else version.split("@", 1)[0]
 
 
-def rubric_text(version: Optional[str]) -> str:
+def rubric_text(version: str | None) -> str:
     """The rubric a reviewer reads for a rubric version: the folder's rubric
     file (RUBRIC_FILES) when shipped, else ''."""
     folder = rubric_folder(version)
@@ -116,7 +116,7 @@ def rubric_text(version: Optional[str]) -> str:
         return ""
 
 
-def rubric_for(version: Optional[str], dimension: str, scale: str) -> str:
+def rubric_for(version: str | None, dimension: str, scale: str) -> str:
     """The rubric a reviewer reads for a judge's verdicts on ``dimension``
     (``scale``: the verdicts' scale value, e.g. 'winner'): the version's
     shipped rubric (``rubric_text``); for a pairwise winner without one, the
@@ -146,9 +146,9 @@ class Staleness:
 
     judge: str
     dimension: str
-    version: Optional[str]
-    model: Optional[str]
-    old_labels: list[tuple[str, str, Optional[str]]] = field(default_factory=list)
+    version: str | None
+    model: str | None
+    old_labels: list[tuple[str, str, str | None]] = field(default_factory=list)
     labels_apply: list[tuple[str, str]] = field(default_factory=list)
     old_verdicts: list[str] = field(default_factory=list)
 
@@ -205,7 +205,7 @@ def staleness(judge: str, verdicts: Iterable[Verdict], labels: Iterable[HumanLab
         return []
     latest = vs[-1]
     current = (latest.prompt_version, latest.judge_model)
-    state: dict[tuple[str, str], tuple[Optional[str], Optional[str]]] = {}
+    state: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     for v in vs:  # the latest verdict per subject and dimension speaks for it
         for d in v.scores:
             state[(v.subject, d)] = (v.prompt_version, v.judge_model)

@@ -41,8 +41,9 @@ Pure numpy/scipy.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -103,11 +104,11 @@ class Selection:
     target: float
     alpha: float
     method: str
-    threshold: Optional[float]
+    threshold: float | None
     coverage: float
-    estimate: Optional[float]
-    lower: Optional[float]
-    n: Optional[int]
+    estimate: float | None
+    lower: float | None
+    n: int | None
     tests: tuple[ThresholdTest, ...]
 
     def summary(self) -> str:
@@ -153,11 +154,11 @@ class Selection:
         }
 
 
-def _finite(x: float) -> Optional[float]:
+def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def trusted(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> np.ndarray:
+def trusted(confidence: Sequence[float] | np.ndarray, threshold: float | None) -> np.ndarray:
     """Which verdicts are trusted at ``threshold``: confidence >= threshold
     (boolean array, shape (n,)); all False when threshold is None. The others
     go to the review queue. NaN confidences are never trusted."""
@@ -168,7 +169,7 @@ def trusted(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]
         return c >= threshold
 
 
-def coverage(confidence: Sequence[float] | np.ndarray, threshold: Optional[float]) -> float:
+def coverage(confidence: Sequence[float] | np.ndarray, threshold: float | None) -> float:
     """Share of verdicts trusted at ``threshold`` (:func:`trusted`), in
     [0, 1]; 0.0 for no verdicts or no threshold."""
     t = trusted(confidence, threshold)
@@ -213,13 +214,13 @@ def select_threshold(
     target: float = 0.8,
     alpha: float = 0.05,
     method: str = "clopper-pearson",
-    thresholds: Optional[Sequence[float]] = None,
+    thresholds: Sequence[float] | None = None,
     min_n: int = MIN_N,
     tolerance: float = 0.0,
     positive: Hashable = "pass",
-    weights: Optional[str] = None,
-    categories: Optional[Sequence[Hashable]] = None,
-    population: Optional[Sequence[float]] = None,
+    weights: str | None = None,
+    categories: Sequence[Hashable] | None = None,
+    population: Sequence[float] | None = None,
 ) -> Selection:
     """The lowest confidence threshold whose agreement with people reaches
     ``target`` with a one-sided (1 - alpha) lower bound, by fixed-sequence
@@ -291,7 +292,7 @@ def select_threshold(
         n_arr, _, est_arr, low_arr = _proportion_tests(conf[keep], success, grid, alpha, method)
 
     tests: list[ThresholdTest] = []
-    chosen: Optional[int] = None
+    chosen: int | None = None
     for i, t in enumerate(grid):
         if n_arr[i] < min_n:
             continue
@@ -319,7 +320,7 @@ def select_threshold(
 
 
 def _kappa_tables(
-    conf: np.ndarray, judge: Sequence[Hashable], human: Sequence[Hashable], categories: Optional[Sequence[Hashable]]
+    conf: np.ndarray, judge: Sequence[Hashable], human: Sequence[Hashable], categories: Sequence[Hashable] | None
 ):
     """A function threshold -> K x K table of the verdicts at or above it,
     over one category order for every threshold."""

@@ -6,7 +6,7 @@ start-up use it."""
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from collections.abc import Sequence
 
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 DEFAULT_SHARES: tuple[float, float, float] = (0.2, 0.4, 0.4)
@@ -20,7 +20,7 @@ def hash_split(subject: str, seed: int = 0, shares: Sequence[float] = DEFAULT_SH
     non-negative shares sum to 1."""
     if len(shares) != 3 or min(shares) < 0 or abs(sum(shares) - 1.0) > 1e-9:
         raise ValueError(f"split shares must be three non-negative numbers summing to 1, got {list(shares)}")
-    digest = hashlib.sha256(f"{seed}:{subject}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{seed}:{subject}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     if u < shares[0]:
         return SPLITS[0]

@@ -24,7 +24,6 @@ dimension without pass) fails its bound, saying why. Pure.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from reviewer.core.judging.alignment import Figures
 from reviewer.core.judging.intervals import proportion_interval
@@ -43,14 +42,14 @@ class BoundCheck:
     whether it held, and a one-line description naming the figure."""
 
     option: str
-    figure: Optional[float]
+    figure: float | None
     limit: float
     held: bool
     text: str
 
 
 def _check(
-    option: str, what: str, figure: Optional[float], limit: float, at_least: bool, why: str, digits: int = 3
+    option: str, what: str, figure: float | None, limit: float, at_least: bool, why: str, digits: int = 3
 ) -> BoundCheck:
     if figure is None:
         return BoundCheck(option, None, limit, False, f"{option} {limit:g}: {what} undefined ({why})")
@@ -72,7 +71,7 @@ def family_line(k: int, family_alpha: float = FAMILY_ALPHA) -> str:
     )
 
 
-def too_few(n: int, min_labelled: int, further: Optional[int], half_width: float, scope: str = "") -> Optional[str]:
+def too_few(n: int, min_labelled: int, further: int | None, half_width: float, scope: str = "") -> str | None:
     """The one line refusing a gate on ``n`` labelled subjects when that is
     fewer than ``min_labelled``, naming the label budget (``further`` more
     for a half-width <= ``half_width``; None: it cannot be sized yet;
@@ -93,10 +92,10 @@ def too_few(n: int, min_labelled: int, further: Optional[int], half_width: float
 def gate_checks(
     figures: Figures,
     *,
-    min_kappa_lower: Optional[float] = None,
-    min_tpr: Optional[float] = None,
-    min_tnr: Optional[float] = None,
-    max_dangerous: Optional[int] = None,
+    min_kappa_lower: float | None = None,
+    min_tpr: float | None = None,
+    min_tnr: float | None = None,
+    max_dangerous: int | None = None,
     family_alpha: float = FAMILY_ALPHA,
 ) -> list[BoundCheck]:
     """The checks of the bounds given (module doc), in the order above;

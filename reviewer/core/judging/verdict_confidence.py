@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["SOURCES", "read_confidence", "stated_confidences", "value_token_confidences"]
 
@@ -31,7 +32,7 @@ SOURCES = ("logprob", "stated", "imported")
 _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
-def read_confidence(value: Any) -> Optional[float]:
+def read_confidence(value: Any) -> float | None:
     """A stated or imported confidence as a probability in [0, 1]: a number
     within [0, 1], a string holding one, or a percentage string ('85 %' ->
     0.85). None for anything else (a bool, a number out of range, NaN,
@@ -85,7 +86,7 @@ def value_token_confidences(
     content: str,
     tokens: Sequence[tuple[str, float]],
     dimensions: Iterable[str],
-    aliases: Optional[Mapping[str, Sequence[str]]] = None,
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, float]:
     """{dimension: exp(logprob)} of the token carrying each dimension's value
     (module doc).
@@ -136,7 +137,7 @@ def value_token_confidences(
     return out
 
 
-def _token_at(starts: list[int], at: int) -> Optional[int]:
+def _token_at(starts: list[int], at: int) -> int | None:
     lo, hi = 0, len(starts) - 1
     if at < 0 or not starts:
         return None

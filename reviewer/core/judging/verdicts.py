@@ -12,11 +12,11 @@ from __future__ import annotations
 import enum
 import math
 from datetime import datetime
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Value = Union[float, str, None]
+Value = float | str | None
 
 
 class Method(str, enum.Enum):
@@ -29,7 +29,7 @@ class Method(str, enum.Enum):
     HUMAN = "human"
 
 
-def path_b_score(rules: Optional[float], ground_truth: Optional[float], w_rules: float, w_gt: float) -> Optional[float]:
+def path_b_score(rules: float | None, ground_truth: float | None, w_rules: float, w_gt: float) -> float | None:
     """One run's score under Path B (ground-truth-judge-proposal.md): the
     rules-based and ground-truth judges' scores weighted ``w_rules`` and
     ``w_gt`` when both judged it; one judge's score alone when only it did;
@@ -124,7 +124,7 @@ POINTS_MAP = {
 POINTS_NOTE = "; ".join(f"{scale.value}: {rule}" for scale, rule in POINTS_MAP.items())
 
 
-def points(value: Value, scale: Scale) -> Optional[float]:
+def points(value: Value, scale: Scale) -> float | None:
     """A score as stored (``normalise``'s value) in points 0-100 by
     POINTS_MAP: a grade is stored in points already, 1-5 is multiplied by
     20, 0-100 and C/I/P (points already) are as is, 'pass' is 100 and 'fail' 0. None for a missing
@@ -140,7 +140,7 @@ def points(value: Value, scale: Scale) -> Optional[float]:
     return number * 20 if scale == Scale.ORDINAL5 else number
 
 
-def _cip(value: Any) -> Optional[float]:
+def _cip(value: Any) -> float | None:
     if isinstance(value, str):
         text = value.strip().upper()
         words = {"CORRECT": "C", "PARTIAL": "P", "INCORRECT": "I"}
@@ -151,12 +151,12 @@ def _cip(value: Any) -> Optional[float]:
     return number if number in CIP_POINTS.values() else None
 
 
-def cip_letter(value: Value) -> Optional[str]:
+def cip_letter(value: Value) -> str | None:
     """The letter (C, P or I) of a C/I/P value as stored (points), or None."""
     return next((k for k, x in CIP_POINTS.items() if value is not None and x == value), None)
 
 
-def _number(value: Any, low: float, high: float) -> Optional[float]:
+def _number(value: Any, low: float, high: float) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -183,13 +183,13 @@ class Verdict(BaseModel):
     original order ('1' means run_id's answer won).
     """
 
-    id: Optional[int] = None
+    id: int | None = None
     subject: str
-    run_id: Optional[int] = None
-    other_run_id: Optional[int] = None
+    run_id: int | None = None
+    other_run_id: int | None = None
     judge: str
-    judge_model: Optional[str] = None
-    prompt_version: Optional[str] = None
+    judge_model: str | None = None
+    prompt_version: str | None = None
     method: Method = Method.RUBRIC
     scale: Scale = Scale.ORDINAL5
     scores: dict[str, Value] = Field(default_factory=dict)
@@ -197,9 +197,9 @@ class Verdict(BaseModel):
     issues_found: list[str] = Field(default_factory=list)
     rationale: str = ""
     raw: str = ""
-    answer_order: Optional[str] = None
+    answer_order: str | None = None
     repetition: int = 1
-    source: Optional[str] = None
+    source: str | None = None
     #: {source: {dimension: confidence 0..1}}, source 'logprob', 'stated' or
     #: 'imported'; written with a new verdict (reviewer.storage.judging.confidences
     #: reads them back), not part of the verdicts row.
@@ -230,7 +230,7 @@ class Dispute(BaseModel):
     relative to the scale, 1 for a flip or a contradiction with the metrics).
     """
 
-    id: Optional[int] = None
+    id: int | None = None
     kind: DisputeKind
     subject: str
     dimension: str
@@ -243,12 +243,12 @@ class Adjudication(BaseModel):
     """A person's final value for one dimension of a subject, with their
     rationale, who and when, and which judge it sided with (if any)."""
 
-    id: Optional[int] = None
+    id: int | None = None
     subject: str
     dimension: str
     value: Value
     rationale: str = ""
     reviewer: str
-    decided_at: Optional[datetime] = None
-    sided_with: Optional[str] = None
-    dispute_id: Optional[int] = None
+    decided_at: datetime | None = None
+    sided_with: str | None = None
+    dispute_id: int | None = None

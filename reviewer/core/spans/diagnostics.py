@@ -17,7 +17,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 #: The severities of a missed element (design: Severity), most severe first.
 SEVERITIES = ("critical", "important", "minor")
@@ -33,7 +34,7 @@ WORST_COUNT = 3
 SEVERITY_EXAMPLES = 5
 
 
-def _num(value: Any) -> Optional[float]:
+def _num(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
     try:
@@ -43,7 +44,7 @@ def _num(value: Any) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
-def _whole(x: Optional[float]) -> Optional[float]:
+def _whole(x: float | None) -> float | None:
     return int(x) if x is not None and float(x).is_integer() else x
 
 
@@ -69,7 +70,7 @@ def model_of(result: Mapping, snapshot: Mapping) -> str:
     return str(snapshot.get("extractionModel") or meta.get("version") or "unknown")
 
 
-def latency_by_model(snapshot: Mapping, file_stats: Optional[Mapping] = None) -> list[dict]:
+def latency_by_model(snapshot: Mapping, file_stats: Mapping | None = None) -> list[dict]:
     """Latency rows of a loaded snapshot: per model (:func:`model_of`) and
     stage (LATENCY_STAGES, only stages some result records) {model, stage,
     source: 'results', n, avg, p50, p95, p99}. When no result records a

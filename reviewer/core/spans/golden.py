@@ -15,9 +15,10 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from reviewer.core.spans.matching import matcher
 from reviewer.core.spans.snapshots import CATEGORIES
@@ -129,7 +130,7 @@ class GoldenSpan:
     end: int
     role: str
     text: str = ""
-    id: Optional[int] = None
+    id: int | None = None
     extra: dict = field(default_factory=dict)
     key_order: tuple[str, ...] = ("text", "start", "end", "role")
 
@@ -264,7 +265,7 @@ class Counts:
     predicted: int = 0
     golden: int = 0
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         return Counts(self.tp + other.tp, self.predicted + other.predicted, self.golden + other.golden)
 
     @property

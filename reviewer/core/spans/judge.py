@@ -15,12 +15,12 @@ Validation", "Span Formatting for Judge"; docs/runner.md#judges).
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
 
-from reviewer.core.templates import load, render
 from reviewer.core.spans.snapshots import CATEGORIES, SCORE_KEYS, normalise_judge_result
+from reviewer.core.templates import load, render
 
 SPAN = "span-v1"
 _Score = Field(ge=1, le=5)
@@ -105,7 +105,7 @@ def span_messages(prompt_text: str, spans: list[Any]) -> list[dict]:
     return [{"role": "system", "content": load(SPAN, "system.md").strip()}, {"role": "user", "content": user.strip()}]
 
 
-def read_span_reply(data: Optional[dict], span_count: int) -> tuple[Optional[dict], str]:
+def read_span_reply(data: dict | None, span_count: int) -> tuple[dict | None, str]:
     """(judge result in the enhanced shape, how it was read: 'valid',
     'valid, N spanIndex out of range marked -1', 'fallback: <first
     validation error>', 'no JSON object') for the reply's JSON object
@@ -127,12 +127,12 @@ def read_span_reply(data: Optional[dict], span_count: int) -> tuple[Optional[dic
     return result, "valid" + (f", {marked} spanIndex out of range marked -1" if marked else "")
 
 
-def span_scores(result: Optional[dict]) -> dict[str, Optional[float]]:
+def span_scores(result: dict | None) -> dict[str, float | None]:
     """The verdict scores of a judge result: the five 1-5 scores (0, the
     fallback's 'not scored', as None) and totalScore; all None when
     undecided."""
     if result is None:
         return {**dict.fromkeys(SCORE_KEYS), "totalScore": None}
-    out: dict[str, Optional[float]] = {k: (v if 1 <= v <= 5 else None) for k, v in result["scores"].items()}
+    out: dict[str, float | None] = {k: (v if 1 <= v <= 5 else None) for k, v in result["scores"].items()}
     out["totalScore"] = float(result["totalScore"])
     return out

@@ -22,10 +22,11 @@ from __future__ import annotations
 import bisect
 import math
 from collections import deque
-from typing import Any, Callable, Mapping, Optional, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 
-def _offsets(span: Mapping) -> Optional[tuple[float, float]]:
+def _offsets(span: Mapping) -> tuple[float, float] | None:
     """(start, end) as iou reads them (float of each), None when either
     cannot be read or is not finite."""
     try:
@@ -53,23 +54,23 @@ class _Matcher:
         self.used: set[int] = set()
         self.slow: list[int] = []  # golden spans only the plain loop can match
 
-    def take(self, pred: Mapping) -> Optional[int]:
+    def take(self, pred: Mapping) -> int | None:
         """The golden span ``pred`` matches first, marked used (each subclass's index)."""
         raise NotImplementedError
 
-    def _plain(self, pred: Mapping, among) -> Optional[int]:
+    def _plain(self, pred: Mapping, among) -> int | None:
         for j in among:
             if j not in self.used and self.fits(pred, self.golden[j]):
                 return j
         return None
 
     @staticmethod
-    def _front(queue: deque, used: set[int]) -> Optional[int]:
+    def _front(queue: deque, used: set[int]) -> int | None:
         while queue and queue[0] in used:
             queue.popleft()
         return queue[0] if queue else None
 
-    def _use(self, j: Optional[int]) -> Optional[int]:
+    def _use(self, j: int | None) -> int | None:
         if j is not None:
             self.used.add(j)
         return j
@@ -88,7 +89,7 @@ class ExactMatcher(_Matcher):
             else:
                 self.slow.append(j)
 
-    def take(self, pred: Mapping) -> Optional[int]:
+    def take(self, pred: Mapping) -> int | None:
         """The golden span ``pred`` matches first (see module doc), marked used."""
         key = (pred.get("start"), pred.get("end"), pred.get("role"))
         if not all(_hashable(k) for k in key):
@@ -137,7 +138,7 @@ class RelaxedMatcher(_Matcher):
             return False
         return True
 
-    def take(self, pred: Mapping) -> Optional[int]:
+    def take(self, pred: Mapping) -> int | None:
         """The golden span ``pred`` matches first (see module doc), marked used."""
         offsets, role = _offsets(pred), pred.get("role")
         if offsets is None or not _hashable(role):

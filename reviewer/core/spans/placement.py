@@ -11,7 +11,7 @@ Offsets are UTF-16 code units, as the spans'. Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 from reviewer.core.spans.golden import index_to_utf16
 
@@ -20,7 +20,7 @@ def _norm(text: str) -> str:
     return " ".join((text or "").lower().split())
 
 
-def _offsets(span: Mapping) -> Optional[tuple[int, int]]:
+def _offsets(span: Mapping) -> tuple[int, int] | None:
     """A span's (start, end) as ints, or None when they are not numbers
     (NaN, infinity: untrusted judge output)."""
     try:
@@ -30,8 +30,8 @@ def _offsets(span: Mapping) -> Optional[tuple[int, int]]:
 
 
 def place(
-    code: str, index: Optional[int], text: str, labelled: str, spans: Sequence[Mapping]
-) -> Optional[tuple[int, int, Optional[int]]]:
+    code: str, index: int | None, text: str, labelled: str, spans: Sequence[Mapping]
+) -> tuple[int, int, int | None] | None:
     """(start, end, span index or None) where a finding of ``code`` sits on
     ``labelled``, or None when it cannot be placed (listed apart). ``index``:
     the span the judge named; ``text``: the finding's text (the span's, or the

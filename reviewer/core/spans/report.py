@@ -11,13 +11,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from reviewer.core.tables import markdown_rows
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.spans.sections import SECTIONS
 from reviewer.core.spans.snapshots import CATEGORIES, FALSE_POSITIVE_REASONS
-
+from reviewer.core.tables import markdown_rows
 
 #: Columns of a span F1 table (``f1_table``).
 F1_HEADER = ["match", "category", "golden", "predicted", "matched", "precision", "recall", "F1"]
@@ -98,7 +97,7 @@ def snapshot_markdown(
     meta: Mapping,
     s: Mapping,
     md: Callable[[str], str],
-    f1: Optional[Mapping] = None,
+    f1: Mapping | None = None,
     block_notes: Sequence[str] = (),
 ) -> list[str]:
     """Markdown lines of one snapshot's span section (design report layout):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any, Literal, Mapping, Optional, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewer.core.spans.snapshots import CATEGORIES, DEFAULT_CATEGORY_SCORE, SCORE_KEYS
-
 
 Score = Annotated[float, Field(ge=1, le=5)]
 
@@ -117,7 +117,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def validate_enhanced(data: Any) -> tuple[Optional[dict], list[str]]:
+def validate_enhanced(data: Any) -> tuple[dict | None, list[str]]:
     """(the result as a plain dict, []) when ``data`` satisfies the enhanced
     schema, else (None, [validation errors]). Unknown keys are dropped, as
     zod does. Design property P1 (schema round trip)."""

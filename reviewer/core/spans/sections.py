@@ -24,10 +24,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
-
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
 
 from reviewer.core.bounds import is_number
 
@@ -55,8 +54,8 @@ class PromptSections:
     """The design's PromptSections: main always, the other two when their header is present."""
 
     main: Boundary
-    technicalSpecs: Optional[Boundary] = None
-    alternatives: Optional[Boundary] = None
+    technicalSpecs: Boundary | None = None
+    alternatives: Boundary | None = None
 
     def to_json(self) -> dict:
         """{main: {start, end}, technicalSpecs: {..} | None, alternatives: {..} | None}."""
@@ -115,10 +114,7 @@ def tag_spans(spans: Iterable[Mapping], sections: PromptSections) -> list[dict]:
     out = []
     for span in spans:
         start = span.get("start")
-        if is_number(start) and math.isfinite(start):
-            section = span_section(int(start), sections)
-        else:
-            section = "main"
+        section = span_section(int(start), sections) if is_number(start) and math.isfinite(start) else "main"
         out.append({**span, "section": section})
     return out
 

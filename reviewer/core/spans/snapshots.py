@@ -37,8 +37,9 @@ Pure: no I/O. Every function takes the parsed JSON (lists and dicts).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any
 
 #: The nine taxonomy categories judged per category (design: TAXONOMY_CATEGORIES).
 CATEGORIES: tuple[str, ...] = (
@@ -106,7 +107,7 @@ def round_half_up(value: float, digits: int = 2) -> float:
     return whole / 10**digits
 
 
-def _number(value: Any) -> Optional[float]:
+def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     try:
@@ -213,7 +214,7 @@ def successful(results: Iterable[Mapping]) -> list[dict]:
     return out
 
 
-def category_averages(results: Iterable[Mapping], digits: Optional[int] = 2) -> dict[str, dict[str, float]]:
+def category_averages(results: Iterable[Mapping], digits: int | None = 2) -> dict[str, dict[str, float]]:
     """Mean coverage and precision (1-5) per category over the successful
     results: {category: {'coverage': mean, 'precision': mean}} for all nine
     categories (0 and 0 for a category no result scored). Pairs with a
@@ -252,7 +253,7 @@ def false_positive_reasons(results: Iterable[Mapping]) -> dict[str, int]:
     return counts
 
 
-def taxonomy_confusions(results: Iterable[Mapping], top: Optional[int] = TOP_CONFUSIONS) -> list[Confusion]:
+def taxonomy_confusions(results: Iterable[Mapping], top: int | None = TOP_CONFUSIONS) -> list[Confusion]:
     """The taxonomy errors of the successful results grouped by (assigned
     role, expected role): most frequent first, ties in the order first seen,
     the first ``top`` (None: all). Property 6 of
@@ -283,7 +284,7 @@ def missed_by_category(results: Iterable[Mapping]) -> dict[str, int]:
     return counts
 
 
-def average_total(results: Iterable[Mapping], digits: Optional[int] = 2) -> float:
+def average_total(results: Iterable[Mapping], digits: int | None = 2) -> float:
     """Mean ``totalScore`` (0-25) of the successful results, 0 when there are
     none; rounded half up to ``digits`` decimals (None: not rounded)."""
     totals = [j[TOTAL_KEY] for j in successful(results)]
@@ -378,7 +379,7 @@ def issue_lines(judge: Mapping) -> list[str]:
     return lines
 
 
-def score_range(judge: Mapping) -> Optional[str]:
+def score_range(judge: Mapping) -> str | None:
     """The declared scale the five scores fit: '1-5' when every given score
     is within 0-5 (0 is the judge's "not scored"), '0-100' when within 0-100,
     None when a score is outside both or no score is a number. The value is a

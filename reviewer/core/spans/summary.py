@@ -31,7 +31,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from reviewer.core.spans import snapshots as base
 from reviewer.core.spans.diagnostics import latency_by_model, missed_by_severity, worst_performers
@@ -67,11 +68,11 @@ def _num(value: Any, default: float = 0.0) -> float:
     return x if math.isfinite(x) else default
 
 
-def _int_index(value: Any) -> Optional[int]:
+def _int_index(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _compact_judge(result: Mapping, snapshot: Mapping, single: bool) -> Optional[dict]:
+def _compact_judge(result: Mapping, snapshot: Mapping, single: bool) -> dict | None:
     """A judge result for a result of the compact format (Gemini snapshots:
     results hold only ``score``; the file's ``categoryScores`` and
     ``commonErrors`` belong to its only result when there is one)."""
@@ -212,7 +213,7 @@ def bucket_of(confidence: Any) -> str:
     return "low"
 
 
-def recommend_threshold(buckets: Mapping[str, Mapping]) -> tuple[Optional[float], str]:
+def recommend_threshold(buckets: Mapping[str, Mapping]) -> tuple[float | None, str]:
     """(recommended minimum confidence, note) by the design's rule (property
     P9): 0.6 when the low bucket's error rate is above 0.5, else 0.8 when the
     medium bucket's is, else None ("Current threshold is appropriate")."""
@@ -483,7 +484,7 @@ def comparable(computed: Mapping, block: Mapping) -> dict:
     return out
 
 
-def compare_block(computed: Mapping, block: Mapping, extra: Optional[Mapping] = None) -> dict[str, list[str]]:
+def compare_block(computed: Mapping, block: Mapping, extra: Mapping | None = None) -> dict[str, list[str]]:
     """{key: differences as text} between the recomputed summary and a
     snapshot's own summary block, for every key the block has that we
     recompute ([] when equal; numbers within 0.005 as the block rounds to 2

@@ -4,7 +4,7 @@ this way, the sides' boxes marked)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap

@@ -7,7 +7,7 @@ Shift+Enter the text as typed."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLineEdit, QWidget
@@ -39,7 +39,7 @@ class InlineEditor(QLineEdit):
             self.choices.hide()
         self.returnPressed.connect(lambda: self.finish(self.choices.chosen() or self.text()))
 
-    def finish(self, text: Optional[str]) -> None:
+    def finish(self, text: str | None) -> None:
         """Close with ``text`` (None cancels); only the first call counts."""
         if self._closed:
             return
@@ -80,8 +80,8 @@ class EditorHost:
 
     def __init__(self, view):
         self.view = view
-        self.editor: Optional[InlineEditor] = None
-        self.rect: Optional[Rect] = None
+        self.editor: InlineEditor | None = None
+        self.rect: Rect | None = None
 
     def open(
         self,

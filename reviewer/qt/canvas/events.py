@@ -5,8 +5,6 @@ pixels); it holds the state of a press, a pan and a held Space."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QPointF, Qt
 
 from reviewer.core.commands import DeleteCards
@@ -21,7 +19,7 @@ class CanvasEvents:
         self.view = view
         self.pressed = False
         self.space = False
-        self.pan: Optional[QPointF] = None
+        self.pan: QPointF | None = None
 
     def wheel(self, event) -> None:
         """Zoom about the mouse (1.0015 per wheel unit, about 1.2x a notch) instead of scrolling."""

@@ -8,10 +8,9 @@ Handles of a box are numbered clockwise from the top-left corner:
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
-from reviewer.qt.canvas.model import Overlay, Shape
-from reviewer.qt.canvas.model import Rect
+from reviewer.qt.canvas.model import Overlay, Rect, Shape
 
 HANDLE_COUNT = 8
 #: (x weight, y weight) of each handle along the box: 0 = min edge, 1 = max edge.
@@ -39,7 +38,7 @@ def handle_points(rect: Rect) -> list[tuple[float, float]]:
     return [(x0 + (x1 - x0) * wx, y0 + (y1 - y0) * wy) for wx, wy in _HANDLE_POS]
 
 
-def handle_at(rect: Rect, x: float, y: float, tolerance: float) -> Optional[int]:
+def handle_at(rect: Rect, x: float, y: float, tolerance: float) -> int | None:
     """Index of the handle of ``rect`` within ``tolerance`` of ``(x, y)``
     (the nearest one), or None."""
     best, best_d = None, tolerance
@@ -50,7 +49,7 @@ def handle_at(rect: Rect, x: float, y: float, tolerance: float) -> Optional[int]
     return best
 
 
-def card_at(overlay: Overlay, x: float, y: float, margin: float = 0.0) -> Optional[Shape]:
+def card_at(overlay: Overlay, x: float, y: float, margin: float = 0.0) -> Shape | None:
     """The ground-truth card under ``(x, y)``: the topmost (last drawn)
     whose box contains the point; selected cards win over others so a
     selected card under another one can still be dragged."""
@@ -61,7 +60,7 @@ def card_at(overlay: Overlay, x: float, y: float, margin: float = 0.0) -> Option
     return (selected or hits)[-1]
 
 
-def selected_handle_at(overlay: Overlay, x: float, y: float, tolerance: float) -> Optional[tuple[Shape, int]]:
+def selected_handle_at(overlay: Overlay, x: float, y: float, tolerance: float) -> tuple[Shape, int] | None:
     """(card, handle) of a selected card's handle under ``(x, y)``, or None."""
     for shape in reversed(overlay.selected_cards()):
         h = handle_at(shape.rect, x, y, tolerance)
@@ -87,7 +86,7 @@ def point_in_polygon(points: Sequence[tuple[float, float]], x: float, y: float) 
     return inside
 
 
-def pile_at(piles: Iterable[Shape], x: float, y: float) -> Optional[Shape]:
+def pile_at(piles: Iterable[Shape], x: float, y: float) -> Shape | None:
     """The pile region containing ``(x, y)``; the smallest when regions
     overlap; None when none does."""
     hits = [p for p in piles if p.polygon and contains(p.rect, x, y) and point_in_polygon(p.polygon, x, y)]

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
 
 from PIL.Image import Transpose
 from PySide6.QtCore import QObject, QRectF, QSize, QThreadPool, Signal
@@ -43,13 +43,13 @@ class Decoded:
     ``error``: why there is no image."""
 
     path: str
-    image: Optional[QImage] = None
-    size: Optional[tuple[int, int]] = None
+    image: QImage | None = None
+    size: tuple[int, int] | None = None
     reduced: bool = False
     error: str = ""
 
 
-def reduced_size(stored: QSize, max_side: int) -> Optional[QSize]:
+def reduced_size(stored: QSize, max_side: int) -> QSize | None:
     """Decode size for a reduced image of a photo stored at ``stored`` (before
     EXIF rotation), or None when it is small enough whole. Power-of-two
     reductions first (the JPEG decoder does those while decoding)."""
@@ -95,7 +95,7 @@ def _display_format(image: QImage) -> QImage:
     return image if image.format() == wanted else image.convertToFormat(wanted)
 
 
-def decode(path: Path | str, max_side: Optional[int] = None, orientation: int = 1) -> Decoded:
+def decode(path: Path | str, max_side: int | None = None, orientation: int = 1) -> Decoded:
     """Decode the photo at ``path`` upright; reduced to fit ``max_side`` when
     given and the photo is larger. ``orientation``: the item's EXIF
     orientation, applied when Qt's reader turned nothing itself (PNG,
@@ -172,9 +172,7 @@ class ImageLoader(QObject):
 
     decoded = Signal(object)  # Decoded
 
-    def __init__(
-        self, parent: Optional[QObject] = None, reduced_side: int = REDUCED_SIDE, cache_size: int = CACHE_SIZE
-    ):
+    def __init__(self, parent: QObject | None = None, reduced_side: int = REDUCED_SIDE, cache_size: int = CACHE_SIZE):
         super().__init__(parent)
         self.reduced_side, self.cache_size = reduced_side, cache_size
         self._pool = QThreadPool(self)
@@ -189,8 +187,8 @@ class ImageLoader(QObject):
         self._orientation: dict[str, int] = {}  # path -> EXIF orientation of its item
 
     def load(
-        self, path: Path | str, preview: Optional[tuple[bytes, tuple[int, int]]] = None, orientation: int = 1
-    ) -> Optional[Decoded]:
+        self, path: Path | str, preview: tuple[bytes, tuple[int, int]] | None = None, orientation: int = 1
+    ) -> Decoded | None:
         """Start showing ``path``. Returns the cached reduced (or whole small)
         decode to show at once, or None: it will come by ``decoded``.
         ``preview``: (stored preview JPEG, upright full size) to decode first
@@ -211,7 +209,7 @@ class ImageLoader(QObject):
         self._ticket += 1
         self._pool.clear()
 
-    def cached(self, path: Path | str) -> Optional[Decoded]:
+    def cached(self, path: Path | str) -> Decoded | None:
         """The cached decode of ``path`` (most recently used), or None."""
         key = cache_key(path)
         hit = self._cache.get(key)
@@ -244,10 +242,10 @@ class ImageLoader(QObject):
         self,
         pool: QThreadPool,
         path,
-        side: Optional[int],
+        side: int | None,
         stage: str,
         key: tuple = (),
-        preview: Optional[tuple[bytes, tuple[int, int]]] = None,
+        preview: tuple[bytes, tuple[int, int]] | None = None,
     ) -> None:
         ticket, relay = (-1 if stage == "prefetch" else self._ticket), self._relay
         key = key or cache_key(path)
@@ -286,11 +284,11 @@ class ImageLoader(QObject):
 class PhotoItem(QGraphicsItem):
     """The photo in the scene at upright pixel size, whatever image it holds."""
 
-    def __init__(self, parent: Optional[QGraphicsItem] = None):
+    def __init__(self, parent: QGraphicsItem | None = None):
         super().__init__(parent)
         self._w = self._h = 0.0
-        self.reduced: Optional[QImage] = None
-        self.full: Optional[QImage] = None
+        self.reduced: QImage | None = None
+        self.full: QImage | None = None
         self.paints = 0  # photo paints done (benchmarks)
 
     def set_size(self, width: float, height: float) -> None:
@@ -323,7 +321,7 @@ class PhotoItem(QGraphicsItem):
         """(0, 0) to the photo's upright full-pixel size (scene units)."""
         return QRectF(0, 0, self._w, self._h)
 
-    def _pick(self, scale: float) -> Optional[QImage]:
+    def _pick(self, scale: float) -> QImage | None:
         """The reduced image while it has as many pixels as the screen shows."""
         if self.full is None or (self.reduced is not None and scale * self._w <= self.reduced.width() * 1.1):
             return self.reduced or self.full

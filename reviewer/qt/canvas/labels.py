@@ -6,14 +6,12 @@ the finding and card tags: near the selected finding / all (TAG_MODES)."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.qt.canvas.hittest import contains
 from reviewer.qt.canvas.model import Overlay, Shape
 from reviewer.qt.canvas.painting import LABEL_MODES, TAG_MODES, OverlayItem
 
 
-def model_box_at(overlay: Overlay, x: float, y: float) -> Optional[Shape]:
+def model_box_at(overlay: Overlay, x: float, y: float) -> Shape | None:
     """The smallest model box (kind 'predicted') containing scene point
     ``(x, y)``, or None."""
     hits = [s for s in overlay.predicted if contains(s.rect, x, y)]
@@ -54,7 +52,7 @@ class ModelLabels:
         self.item.update()
         return self.item.tags
 
-    def hover(self, overlay: Optional[Overlay], x: float, y: float) -> None:
+    def hover(self, overlay: Overlay | None, x: float, y: float) -> None:
         """The mouse is at scene point ``(x, y)``: tag the model box under it
         (None: no overlay yet, or labels off) and the ground-truth card under
         it (its finding and card tags show)."""

@@ -6,8 +6,8 @@ what each layer holds; shapes.py builds the shapes of each layer."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from PySide6.QtCore import Qt
 
@@ -34,13 +34,13 @@ class Shape:
     style: Qt.PenStyle = Qt.PenStyle.SolidLine
     selected: bool = False
     polygon: tuple[tuple[float, float], ...] = ()
-    card_id: Optional[int] = None
-    pile_id: Optional[int] = None
-    finding_id: Optional[int] = None
-    model_index: Optional[int] = None
-    code: Optional[str] = None
+    card_id: int | None = None
+    pile_id: int | None = None
+    finding_id: int | None = None
+    model_index: int | None = None
+    code: str | None = None
     rejected: bool = False
-    annotator: Optional[str] = None
+    annotator: str | None = None
 
 
 @dataclass
@@ -77,7 +77,7 @@ class Overlay:
         """Finding codes drawn on the photo."""
         return {s.code for s in self.findings if s.code}
 
-    def card(self, card_id: int) -> Optional[Shape]:
+    def card(self, card_id: int) -> Shape | None:
         """The ground-truth card shape with ``card_id``, if it has a box."""
         return next((s for s in self.cards if s.card_id == card_id), None)
 
@@ -85,7 +85,7 @@ class Overlay:
         """Selected ground-truth cards that have a box."""
         return [s for s in self.cards if s.selected]
 
-    def selected_findings_rect(self) -> Optional[Rect]:
+    def selected_findings_rect(self) -> Rect | None:
         """The Rect around the selected findings drawn on the photo (None when none is)."""
         rects = [s.rect for s in self.findings if s.selected]
         if not rects:

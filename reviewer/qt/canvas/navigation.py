@@ -5,7 +5,7 @@ into view. Scene coordinates are upright image pixels; the view calls
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QTransform
@@ -43,7 +43,7 @@ class Navigation(_View):
             self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
             self._zoomed()
 
-    def zoom_by(self, factor: float, anchor: Optional[QPointF] = None) -> None:
+    def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
         """Zoom by ``factor`` keeping the scene point under ``anchor``
         (viewport pixels; the centre by default) in place."""
         target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))

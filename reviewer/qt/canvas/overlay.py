@@ -27,8 +27,6 @@ from here as before.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS_NAME
 from reviewer.qt.canvas.model import Overlay, Shape
@@ -61,7 +59,7 @@ def paintable(shapes: list[Shape]) -> tuple[list[Shape], int]:
     return kept, len(shapes) - len(kept)
 
 
-def build_overlay(session, width: Optional[float] = None, height: Optional[float] = None, annotators=None) -> Overlay:
+def build_overlay(session, width: float | None = None, height: float | None = None, annotators=None) -> Overlay:
     """The overlay of the session's current item and run. ``width`` and
     ``height``: upright image size in pixels (the item's recorded size when
     None). ``annotators``: the annotator view (reviewer.qt.cards.annotators.AnnotatorView;

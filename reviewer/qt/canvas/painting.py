@@ -14,8 +14,8 @@ Preparing is in prepared.py, placing and drawing labels in tags.py, and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Callable, Optional, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from reviewer.qt.canvas.hittest import handle_points
 from reviewer.qt.canvas.model import Overlay, Shape
-from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Prepared, Layer, make_pen, qrect, prepare
+from reviewer.qt.canvas.prepared import FINDING_GAP_PX, Layer, Prepared, make_pen, prepare, qrect
 from reviewer.qt.canvas.tags import PlacedTag, paint_tags, place_tags
 from reviewer.qt.palette import SELECTED_COLOR
 
@@ -86,11 +86,11 @@ def paint_overlay(
     scale: float,
     preview: Sequence[Shape] = (),
     model_labels: str = "on",
-    hovered: Optional[Shape] = None,
+    hovered: Shape | None = None,
     tags: str = "all",
-    hovered_card: Optional[int] = None,
-    placer: Optional[Placer] = None,
-    bounds: Optional[QRectF] = None,
+    hovered_card: int | None = None,
+    placer: Placer | None = None,
+    bounds: QRectF | None = None,
 ) -> int:
     """Paint ``prepared`` where it meets ``exposed`` (scene rect) at ``scale``
     (screen px per image px). Model-card labels (``model_labels``, one of
@@ -160,9 +160,7 @@ def paint_overlay(
     return drawn
 
 
-def _shown_findings(
-    prepared: Prepared, tags: str, hovered_card: Optional[int], hovered: Optional[Shape]
-) -> list[Shape]:
+def _shown_findings(prepared: Prepared, tags: str, hovered_card: int | None, hovered: Shape | None) -> list[Shape]:
     """The finding shapes whose tags show (TAG_MODES): all, or the selected
     ones, their NEIGHBOURS nearest and those of the hovered card or model box."""
     shapes = [s for s, _ in prepared.findings]
@@ -237,20 +235,20 @@ class OverlayItem(QGraphicsItem):
     """The one scene item that paints every overlay. ``source()`` returns
     (overlay, preview shapes) at paint time."""
 
-    def __init__(self, source: Callable[[], tuple[Optional[Overlay], Sequence[Shape]]]):
+    def __init__(self, source: Callable[[], tuple[Overlay | None, Sequence[Shape]]]):
         super().__init__()
         self._source = source
-        self._prepared: Optional[Prepared] = None
+        self._prepared: Prepared | None = None
         self._rect = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.paints = 0
         self.model_labels = LABEL_MODES[0]  # see paint_overlay
-        self.hovered: Optional[Shape] = None  # the model box under the mouse
+        self.hovered: Shape | None = None  # the model box under the mouse
         self.tags = TAG_MODES[0]  # see paint_overlay
-        self.hovered_card: Optional[int] = None  # the ground-truth card under the mouse
+        self.hovered_card: int | None = None  # the ground-truth card under the mouse
         self.placed: list[PlacedTag] = []  # the tags of the last placement (screen px)
         self.placements = 0  # how many times tags were placed (once per overlay model and view)
-        self._placed_key: Optional[tuple] = None
+        self._placed_key: tuple | None = None
 
     def set_rect(self, rect: QRectF) -> None:
         """The area overlays may cover (the photo, grown for labels)."""

@@ -6,8 +6,8 @@ Also the pen and rectangle helpers and the sizes painting and label placing
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -80,7 +80,7 @@ class Prepared:
         return self._tags[key]
 
 
-def prepare(overlay: Overlay, font: Optional[QFont] = None) -> Prepared:
+def prepare(overlay: Overlay, font: QFont | None = None) -> Prepared:
     """Pens, rect lists and arrays for painting ``overlay``."""
     piles = []
     for p in [*overlay.piles, *(o for o in overlay.others if o.kind == "pile")]:

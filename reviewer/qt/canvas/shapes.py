@@ -6,7 +6,7 @@ differences (annotator views)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
 
@@ -20,9 +20,9 @@ NO_PILE_COLOR = "#BBBBBB"
 REJECTED_COLOR = "#9E9E9E"
 
 
-def pile_colors(gt: GroundTruth) -> dict[Optional[str], str]:
+def pile_colors(gt: GroundTruth) -> dict[str | None, str]:
     """Colour of each pile label, by the pile's index in the ground truth."""
-    colors: dict[Optional[str], str] = {p.label: PILE_COLORS[i % len(PILE_COLORS)] for i, p in enumerate(gt.piles)}
+    colors: dict[str | None, str] = {p.label: PILE_COLORS[i % len(PILE_COLORS)] for i, p in enumerate(gt.piles)}
     colors.setdefault(None, NO_PILE_COLOR)
     return colors
 
@@ -67,7 +67,7 @@ def ground_truth_shapes(gt: GroundTruth, selected: Iterable[int]) -> tuple[list[
     return piles, cards, unplaced
 
 
-def predicted_shapes(run, convention, width: Optional[float], height: Optional[float]) -> list[Shape]:
+def predicted_shapes(run, convention, width: float | None, height: float | None) -> list[Shape]:
     """The current run's model boxes in pixels (empty without boxes or size)."""
     if run is None or convention is None or not width or not height:
         return []
@@ -79,7 +79,7 @@ def predicted_shapes(run, convention, width: Optional[float], height: Optional[f
     return out
 
 
-def _finding_label(f: Finding, code: Code, model_pile: Optional[str]) -> str:
+def _finding_label(f: Finding, code: Code, model_pile: str | None) -> str:
     label = code.value
     if code == Code.SPATIAL:
         label += f" \u2192 {cell(model_pile or '?')}"

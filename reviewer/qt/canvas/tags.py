@@ -14,9 +14,9 @@ selected and a place frees up)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Optional, Sequence
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QTransform
@@ -129,7 +129,7 @@ class PlacedTag:
     box: QRectF
     text: str
     bold: bool
-    leader: Optional[QLineF] = None
+    leader: QLineF | None = None
 
     def anchor(self, transform: QTransform) -> QRectF:
         """The shape's box on the view (screen px)."""

@@ -5,7 +5,8 @@ points (upright image pixels) into ``preview()`` shapes and one command."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from PySide6.QtCore import Qt
 
@@ -40,7 +41,7 @@ class Canvas(Protocol):
         """Open the inline editor under ``rect`` (scene) with ``text`` and ``choices`` listed;
         ``done(text)`` on commit, ``cancelled()`` on Escape or an empty text."""
 
-    def text_choices(self, rect: Rect, card_id: Optional[int] = None) -> list[Choice]:
+    def text_choices(self, rect: Rect, card_id: int | None = None) -> list[Choice]:
         """The texts offered for a ground-truth card with box ``rect`` (card ``card_id``, if any)."""
 
 

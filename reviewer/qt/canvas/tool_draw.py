@@ -5,8 +5,6 @@ editor asks for the pile's label or the card's text."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 
 from reviewer.core.commands import AddCard, AddPile, EditCards, draw_card
@@ -30,7 +28,7 @@ class _DrawTool(Tool):
 
     def reset(self) -> None:
         """Forget the drag, the polygon's vertices and any question."""
-        self.state: Optional[str] = None  # 'drag', 'polygon', 'ask'
+        self.state: str | None = None  # 'drag', 'polygon', 'ask'
         self.start = self.now = (0.0, 0.0)
         self.points: list[tuple[float, float]] = []
 

@@ -6,8 +6,6 @@ for the card listed. Each edit is one EditCards."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 
 from reviewer.core.commands import EditCards
@@ -39,10 +37,10 @@ class SelectTool(Tool):
 
     def reset(self) -> None:
         """Forget any press, move, resize or rubber band."""
-        self.state: Optional[str] = None  # 'press', 'move', 'resize', 'band'
+        self.state: str | None = None  # 'press', 'move', 'resize', 'band'
         self.start = (0.0, 0.0)
         self.now = (0.0, 0.0)
-        self.card: Optional[Shape] = None
+        self.card: Shape | None = None
         self.handle = -1
         self.base: list[int] = []
         self.narrow: list[int] = []

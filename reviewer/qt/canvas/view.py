@@ -12,23 +12,22 @@ events.py."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsTextItem, QGraphicsView, QWidget
 
-from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
-from reviewer.qt.canvas.overlay import build_overlay
-from reviewer.qt.canvas.model import Overlay
-from reviewer.qt.canvas.model import Rect
-from reviewer.qt.canvas.labels import ModelLabels
-from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.editor import EditorHost, InlineEditor
 from reviewer.qt.canvas.events import CanvasEvents
+from reviewer.qt.canvas.images import Decoded, ImageLoader, PhotoItem, TextPaper, neighbour_photos
+from reviewer.qt.canvas.labels import ModelLabels
+from reviewer.qt.canvas.model import Overlay, Rect
 from reviewer.qt.canvas.navigation import Navigation
-from reviewer.qt.canvas.tools import TOOLS
+from reviewer.qt.canvas.overlay import build_overlay
+from reviewer.qt.canvas.painting import OverlayItem
 from reviewer.qt.canvas.tool_base import Tool
+from reviewer.qt.canvas.tools import TOOLS
 from reviewer.qt.choices import Choice
 from reviewer.qt.text import cell, line, paper
 
@@ -44,20 +43,20 @@ class CanvasView(Navigation, QGraphicsView):
     readyChanged = Signal(bool)
     zoomChanged = Signal(float)
 
-    def __init__(self, session, parent: Optional[QWidget] = None):
+    def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.ready = False
         self.paint_count = 0
-        self._key: Optional[tuple] = None
-        self._size: Optional[tuple[float, float]] = None
-        self._model: Optional[Overlay] = None
-        self.annotators: Optional[QObject] = None  # the annotator view (set_annotators); None: the consensus only
+        self._key: tuple | None = None
+        self._size: tuple[float, float] | None = None
+        self._model: Overlay | None = None
+        self.annotators: QObject | None = None  # the annotator view (set_annotators); None: the consensus only
         self._fitted = True
         self._events = CanvasEvents(self)  # mouse, wheel and keys
         self._editors = EditorHost(self)
         #: (rect, card id) -> the texts offered for a card (reviewer.qt.cards.text_choices; None: none)
-        self.offer_texts: Optional[Callable[[Rect, Optional[int]], list[Choice]]] = None
+        self.offer_texts: Callable[[Rect, int | None], list[Choice]] | None = None
         self._tools: dict[str, Tool] = {name: cls(self) for name, cls in TOOLS.items()}
         scene = QGraphicsScene(self)
         scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -131,7 +130,7 @@ class CanvasView(Navigation, QGraphicsView):
             x0, y0 = min(r[0] for r in rects), min(r[1] for r in rects)
             self.ensure_visible(QRectF(x0, y0, max(r[2] for r in rects) - x0, max(r[3] for r in rects) - y0))
 
-    def _overlay_for_paint(self) -> Optional[Overlay]:
+    def _overlay_for_paint(self) -> Overlay | None:
         """None right after the item changed (the photo paints first; the overlay follows next turn)."""
         if self._model is None and self._defer_overlay:
             self._defer_overlay = False
@@ -151,7 +150,7 @@ class CanvasView(Navigation, QGraphicsView):
         """The message shown on the canvas instead of the photo ('' if none)."""
         return self._message.toPlainText() if self._message.isVisible() else ""
 
-    def inline_editor(self) -> Optional[InlineEditor]:
+    def inline_editor(self) -> InlineEditor | None:
         """The open inline editor, if any."""
         return self._editors.editor
 
@@ -256,7 +255,7 @@ class CanvasView(Navigation, QGraphicsView):
             self.ready = ready
             self.readyChanged.emit(ready)
 
-    def _resize_scene(self, size: Optional[tuple[float, float]]) -> None:
+    def _resize_scene(self, size: tuple[float, float] | None) -> None:
         self._size = (float(size[0]), float(size[1])) if size else None
         rect = self.image_rect()
         self.photo.set_size(rect.width(), rect.height())
@@ -348,7 +347,7 @@ class CanvasView(Navigation, QGraphicsView):
         on Enter, ``cancelled()`` on Escape or an empty text."""
         self._editors.open(rect, text, placeholder, done, cancelled, choices)
 
-    def text_choices(self, rect: Rect, card_id: Optional[int] = None) -> list[Choice]:
+    def text_choices(self, rect: Rect, card_id: int | None = None) -> list[Choice]:
         """The texts offered for a ground-truth card with box ``rect`` (card ``card_id`` when it
         exists): what ``offer_texts`` gives (the window sets it; none by default)."""
         return self.offer_texts(rect, card_id) if self.offer_texts is not None else []

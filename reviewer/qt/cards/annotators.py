@@ -25,7 +25,6 @@ mode (reviewer.qt.judging.gt_sides).
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
@@ -49,11 +48,11 @@ class AnnotatorView(QObject):
 
     changed = Signal()  # what the canvas shows changed (view, item's annotators, highlighted difference)
 
-    def __init__(self, session, parent: Optional[QObject] = None):
+    def __init__(self, session, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
         self.mode = CONSENSUS_VIEW
-        self.difference_index: Optional[int] = None
+        self.difference_index: int | None = None
         self._cache: dict = {}
         session.projectChanged.connect(self._project_changed)
         session.disputesChanged.connect(self._forget)  # an import may bring annotators
@@ -134,7 +133,7 @@ class AnnotatorView(QObject):
         found = self._read("diff", lambda i: [] if i is None else self.session.reads.item_comparisons(i))
         return sorted((d for c in found for d in c.differences), key=lambda d: -d.severity)
 
-    def difference(self) -> Optional[Difference]:
+    def difference(self) -> Difference | None:
         """The highlighted difference, or None."""
         diffs = self.differences()
         i = self.difference_index
@@ -253,7 +252,7 @@ class AnnotatorBar(QWidget):
     (see module doc). Holds no state: it shows the AnnotatorView and sets
     its mode."""
 
-    def __init__(self, view: AnnotatorView, parent: Optional[QWidget] = None):
+    def __init__(self, view: AnnotatorView, parent: QWidget | None = None):
         super().__init__(parent)
         self.view = view
         self.combo = QComboBox()
@@ -269,7 +268,7 @@ class AnnotatorBar(QWidget):
         layout.addWidget(self.legend)
         self._filling = False
         #: The toolbar's action of this widget (QToolBar.addWidget), shown only when the project has annotators.
-        self.action: Optional[QAction] = None
+        self.action: QAction | None = None
         self.combo.currentIndexChanged.connect(self._picked)
         view.changed.connect(self.refresh)
         self.refresh()

@@ -13,8 +13,6 @@ every text in it is plain."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
@@ -32,7 +30,7 @@ ON_NO_CARD = "the run, on no card"
 HINT = "B or Enter on a card without a box: draw its box on the photo"
 
 
-def finding_line(f, model_pile: Optional[str]) -> str:
+def finding_line(f, model_pile: str | None) -> str:
     """One finding as a row: final code (SPATIAL with the pile the run put the card in), status."""
     code = f.final_code or f.code
     text = code.value
@@ -48,7 +46,7 @@ def finding_line(f, model_pile: Optional[str]) -> str:
 class PilesList(QWidget):
     """The ground truth's piles, cards and findings (module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.title = QLabel()
@@ -84,7 +82,7 @@ class PilesList(QWidget):
         gt = s.ground_truth()
         run = s.run() if s.item() is not None else None
         findings = run.findings if run is not None else []
-        model_pile: dict[Optional[int], Optional[str]] = (
+        model_pile: dict[int | None, str | None] = (
             {o.gt_card_id: o.model_pile for o in run.facts.outcomes} if run is not None else {}
         )
         self._syncing = True
@@ -123,7 +121,7 @@ class PilesList(QWidget):
         )
         self.follow()
 
-    def _finding_row(self, f, model_pile: Optional[str]) -> QTreeWidgetItem:
+    def _finding_row(self, f, model_pile: str | None) -> QTreeWidgetItem:
         row = QTreeWidgetItem([finding_line(f, model_pile)])
         row.setData(0, RowRole, ("finding", f.id))
         code = f.final_code or f.code
@@ -135,7 +133,7 @@ class PilesList(QWidget):
         """Every row as (depth, text, (kind, id)), depth first (tests, screenshots)."""
         out: list[tuple[int, str, object]] = []
 
-        def walk(item: Optional[QTreeWidgetItem], depth: int) -> None:
+        def walk(item: QTreeWidgetItem | None, depth: int) -> None:
             if item is None:
                 return
             out.append((depth, item.text(0), item.data(0, RowRole)))
@@ -146,7 +144,7 @@ class PilesList(QWidget):
             walk(self.tree.topLevelItem(k), 0)
         return out
 
-    def row_of(self, kind: str, key) -> Optional[QTreeWidgetItem]:
+    def row_of(self, kind: str, key) -> QTreeWidgetItem | None:
         """The row of ('card' | 'finding' | 'pile', id or label), or None."""
         found = self.tree.findItems("*", Qt.MatchFlag.MatchWildcard | Qt.MatchFlag.MatchRecursive)
         return next((r for r in found if r.data(0, RowRole) == (kind, key)), None)
@@ -165,7 +163,7 @@ class PilesList(QWidget):
             self._syncing = False
 
     # -- tree -> session -----------------------------------------------------------------------
-    def _picked(self, current: Optional[QTreeWidgetItem], _previous=None) -> None:
+    def _picked(self, current: QTreeWidgetItem | None, _previous=None) -> None:
         if self._syncing or current is None:
             return
         kind, key = current.data(0, RowRole)
@@ -197,10 +195,14 @@ class PilesList(QWidget):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt)
         """B, Enter or Return in the tree: ``draw_box``."""
-        if watched is self.tree and event.type() == event.Type.KeyPress:
-            if event.key() in (Qt.Key.Key_B, Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
-                self.draw_box()
-                return True
+        if (
+            watched is self.tree
+            and event.type() == event.Type.KeyPress
+            and event.key() in (Qt.Key.Key_B, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers()
+        ):
+            self.draw_box()
+            return True
         return False
 
 

@@ -18,8 +18,6 @@ while the item has proposals and nothing is being drawn or typed.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QLabel
@@ -56,7 +54,7 @@ def left_text(n: int) -> str:
 class ProposalItem(QGraphicsItem):
     """Draws the item's proposed boxes over the photo (scene pixels)."""
 
-    def __init__(self, owner: "ProposedBoxes"):
+    def __init__(self, owner: ProposedBoxes):
         super().__init__()
         self.owner = owner
         self.setZValue(15)  # over the overlay (10), under the canvas message (20)
@@ -125,9 +123,9 @@ class ProposedBoxes(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.session, self.canvas = window.session, window.canvas
-        self.current: Optional[int] = None  # id of the current proposal
+        self.current: int | None = None  # id of the current proposal
         self.edge = "bottom"
-        self._boxes: Optional[list[ProposedBox]] = None
+        self._boxes: list[ProposedBox] | None = None
         self._at = 0  # where the current one was, for the one after it once it is gone
         self.item = ProposalItem(self)
         self.canvas.scene().addItem(self.item)
@@ -153,7 +151,7 @@ class ProposedBoxes(QObject):
             self._boxes = s.reads.proposed_boxes(item.id) if item is not None and item.id is not None and ok else []
         return self._boxes
 
-    def current_box(self) -> Optional[ProposedBox]:
+    def current_box(self) -> ProposedBox | None:
         """The current proposal (None when the item has none)."""
         return next((b for b in self.boxes() if b.id == self.current), None)
 

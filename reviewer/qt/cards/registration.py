@@ -7,10 +7,10 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from reviewer.core.models import CODE_ORDER
-from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
+from reviewer.core.models import CODE_ORDER
+from reviewer.core.workflows import Workflow
 from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
 
 
-def canvas(session: "Session") -> "CanvasView":
+def canvas(session: Session) -> CanvasView:
     """The centre: the photo with its cards (reviewer.qt.canvas), drawing
     the ground truth its annotator view shows (``annotators``: whose, the
     annotator switch, docs/window.md) and offering a right reading in one

@@ -7,8 +7,6 @@ the current item with their boxes in upright pixels. The window sets
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.cards.text_choices import Reading, text_choices
 from reviewer.core.models import BBox
@@ -45,7 +43,7 @@ def readings(session: Session) -> list[Reading]:
 
 
 def card_text_choices(
-    session: Session, rect: Optional[tuple[float, float, float, float]], card_id: Optional[int] = None
+    session: Session, rect: tuple[float, float, float, float] | None, card_id: int | None = None
 ) -> list[Choice]:
     """(shown line, text) of every text offered for a card with box ``rect``
     (scene pixels; None: no box), card ``card_id`` when it exists, in the

@@ -7,8 +7,6 @@ mapped through the breaks."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
@@ -25,13 +23,13 @@ PASSED_MATCH = ("#DDF0DD", "#1F3A24")
 class CaseAnswer(QPlainTextEdit):
     """A read-only view of one answer with its check highlights (see module doc)."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setPlaceholderText("no answer of this case selected")
         self.highlighter = MatchHighlighter(self.document())
-        self._shown: Optional[tuple] = None  # (answer, outcomes, dark) the view shows
+        self._shown: tuple | None = None  # (answer, outcomes, dark) the view shows
         self._breaks: list[int] = []
 
     def _dark(self) -> int:

@@ -8,7 +8,7 @@ answer is never read as rich text."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat

@@ -4,10 +4,10 @@ codes and keys, and its line in the items list."""
 
 from __future__ import annotations
 
-from reviewer.core.models import CASE_CODE_ORDER
-from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
+from reviewer.core.models import CASE_CODE_ORDER
+from reviewer.core.workflows import Workflow
 from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical

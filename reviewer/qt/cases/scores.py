@@ -14,8 +14,6 @@ changes in a burst are computed once, CHANGE_MS after the last.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -41,10 +39,10 @@ _TIPS = {
 class CaseScoresPanel(QWidget):
     """The seed's figures per model of the current dataset (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self._dataset: Optional[str] = None  # the dataset shown ('' for all)
+        self._dataset: str | None = None  # the dataset shown ('' for all)
         self._header: list[str] = []
         self._rows: list[list[str]] = []
         self.title = QLabel("no test case answers")

@@ -16,21 +16,19 @@ Plain text only: labels are PlainText, tooltips escaped (plain_tooltip).
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPalette
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QTableWidget, QVBoxLayout, QWidget
 
 from reviewer.core.cases.scoring import case_score, counted_metrics
-from reviewer.qt.text import plain_label
 from reviewer.qt.cases.answer import FIRED_ERROR, FIRED_WARNING, CaseAnswer
 from reviewer.qt.cases.rows import CHECK_COLUMNS, SCORE_COLUMNS, check_rows, score_rows
 from reviewer.qt.cases.tables import fill, rows_height, table_widget
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import LiveRefresh
 from reviewer.qt.session import Session
-from reviewer.qt.text import line
+from reviewer.qt.text import line, plain_label
 
 #: Rows of the checks table the first layout leaves room for (a theory or
 #: story case of the CICADA preset has 9 checks that count).
@@ -56,7 +54,7 @@ def _heading(text: str) -> QLabel:
 class CaseView(QWidget):
     """The current item's test case, its run's answer, checks and scores (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self._outcomes: tuple[str, list[dict]] = ("[]", [])  # the stored outcomes read last, parsed

@@ -15,8 +15,6 @@ Everything shown is plain text (judge names and subjects are untrusted).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -33,9 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.judging.alignment import Figures
-from reviewer.qt.text import plain_label
 from reviewer.qt.judging.calibration import heat
 from reviewer.qt.session.reads import SPLIT_HEADER, Validation, corrected_line, split_rows
+from reviewer.qt.text import plain_label
 
 DANGER_COLUMNS = ("subject", "split", "judge", "people")
 CLASS_COLUMNS = ("class", "precision", "recall", "F1", "people")
@@ -68,7 +66,7 @@ class DangerList(QTableWidget):
 
     chosen = Signal(int)  # row
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(0, len(DANGER_COLUMNS), parent)
         self.setHorizontalHeaderLabels(list(DANGER_COLUMNS))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -99,10 +97,10 @@ class AlignmentView(QWidget):
 
     subjectChosen = Signal(str, str)  # subject, dimension
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.validation = Validation([], [], 0)
-        self.budget: list[tuple[str, Optional[int]]] = []
+        self.budget: list[tuple[str, int | None]] = []
         self.dangerous: list[tuple[str, str, str, str]] = []  # subject, split, judge, people
         self.combo, self.split_combo = QComboBox(), QComboBox()
         self.combo.currentIndexChanged.connect(self._show)
@@ -160,7 +158,7 @@ class AlignmentView(QWidget):
         foot.addWidget(self.progress)
         layout.addLayout(foot)
 
-    def set_validation(self, validation: Validation, budget: Optional[list[tuple[str, Optional[int]]]] = None) -> None:
+    def set_validation(self, validation: Validation, budget: list[tuple[str, int | None]] | None = None) -> None:
         """Show ``validation`` and the label budget of each of its alignments
         (line, further labels; same order), keeping the judge / dimension
         chosen when it is still there."""
@@ -244,7 +242,7 @@ class AlignmentView(QWidget):
         else:
             self.danger_note.setText(f"{len(self.dangerous)} dangerous cell(s) over all labelled subjects.")
 
-    def _figures(self) -> Optional[Figures]:
+    def _figures(self) -> Figures | None:
         a, _ = self._current()
         return a.figures(self.split_combo.currentText()) if a is not None else None
 
@@ -271,7 +269,7 @@ class AlignmentView(QWidget):
                 self.matrix.setItem(r, c, cell)
         self.matrix.resizeColumnsToContents()
 
-        def f3(x: Optional[float]) -> str:
+        def f3(x: float | None) -> str:
             return "-" if x is None else f"{x:.3f}"
 
         fill(self.classes, [[k.label, f3(k.precision), f3(k.recall), f3(k.f1), str(k.support)] for k in f.per_class])

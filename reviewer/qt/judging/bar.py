@@ -5,8 +5,6 @@ digits). Enter commits an edit, Escape closes it."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIntValidator
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
@@ -50,7 +48,7 @@ class DecisionBar(QWidget):
     rationaleCommitted = Signal(str)
     valueCommitted = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.status = plain_label()
         font = self.status.font()
@@ -85,7 +83,7 @@ class DecisionBar(QWidget):
         self.value.escaped.connect(self.close_editors)
         self.close_editors()
 
-    def show_state(self, status: str, scale: Optional[Scale], pending: str = "") -> None:
+    def show_state(self, status: str, scale: Scale | None, pending: str = "") -> None:
         """Show the status line, the keys of ``scale`` and the rationale held
         for the next decision."""
         self.status.setText(status)

@@ -17,7 +17,6 @@ as PNG (the CLI report writes SVG through reviewer.core.judging.charts).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCharts import QChart, QChartView
 from PySide6.QtCore import QBuffer, QIODevice, Qt
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     ConfusionMatrix,
@@ -44,14 +44,13 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.qt.text import plain_label
+from reviewer.qt import file_dialogs
 from reviewer.qt.judging.common import JUDGE_COLOUR, show_value
 from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
 from reviewer.qt.panels import plain_tooltip
-from reviewer.qt import file_dialogs
 from reviewer.qt.session import Session
 from reviewer.qt.session.reads import ProjectError, safe_write
-from reviewer.core.judging.agreement_table import agreement_rows
+from reviewer.qt.text import plain_label
 
 AGREEMENT_COLUMNS = ("raters", "dimension", "statistic", "value", "n", "note")
 
@@ -69,7 +68,7 @@ class CalibrationPanel(QWidget):
     """See module doc. ``distributions`` and ``matrices`` are what the
     combos offer (caches of the last computation)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.stale = True
@@ -199,7 +198,7 @@ class CalibrationPanel(QWidget):
         """Write the chart as PNG to ``path`` (see write_chart); True when saved."""
         return self.write_chart(path) is None
 
-    def write_chart(self, path: Path) -> Optional[str]:
+    def write_chart(self, path: Path) -> str | None:
         """Write the chart as PNG to ``path``, replacing the file whole
         (reviewer.storage.files.safe_write: never a project or a file that is not
         a PNG image). Returns None, or why it could not be saved."""

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
-from reviewer.core.judging.dispute_common import is_human
-from reviewer.core.judging.dispute_common import format_value, value_of
+from reviewer.core.judging.dispute_common import format_value, is_human, value_of
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Value, Verdict, cip_letter
 
 #: Okabe-Ito colours (safe for colour vision deficiency).
@@ -42,7 +41,7 @@ _PAIR = re.compile(r"^pair:(\d+):(\d+)$")
 _RUN = re.compile(r"^run:(\d+)$")
 
 
-def show_value(value: Value, scale: Optional[Scale] = None) -> str:
+def show_value(value: Value, scale: Scale | None = None) -> str:
     """A value as shown: 5 not 5.0, 'tie', '-' for none; grades as 'A (100)',
     C/I/P as 'P (50)'."""
     if scale == Scale.GRADE and isinstance(value, float) and value in _LETTERS:
@@ -52,7 +51,7 @@ def show_value(value: Value, scale: Optional[Scale] = None) -> str:
     return format_value(value)
 
 
-def dimensions(verdicts: Iterable[Verdict], first: Optional[str] = None) -> list[str]:
+def dimensions(verdicts: Iterable[Verdict], first: str | None = None) -> list[str]:
     """The dimensions scored in ``verdicts`` in the order first seen, with
     ``first`` (the disputed one) moved to the front."""
     out: list[str] = []
@@ -79,14 +78,14 @@ def said(v: Verdict, dimension: str) -> Value:
     return None
 
 
-def is_flag(verdicts: Iterable[Verdict], dimension: Optional[str]) -> bool:
+def is_flag(verdicts: Iterable[Verdict], dimension: str | None) -> bool:
     """True when no verdict scores ``dimension`` and one carries it as a flag
     (decided with T / F)."""
     vs = list(verdicts)
     return bool(dimension) and not any(dimension in v.scores for v in vs) and any(dimension in v.flags for v in vs)
 
 
-def scale_of(verdicts: Iterable[Verdict], dimension: str) -> Optional[Scale]:
+def scale_of(verdicts: Iterable[Verdict], dimension: str) -> Scale | None:
     """The scale ``dimension`` is scored on (a judge's verdict first, then a
     human's); None when no verdict scores it."""
     having = [v for v in verdicts if dimension in v.scores]

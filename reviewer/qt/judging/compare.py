@@ -10,7 +10,7 @@ QPlainTextEdit.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -51,7 +51,7 @@ class VerdictCard(QFrame):
     """One verdict as a column."""
 
     def __init__(
-        self, verdict: Verdict, name: str, in_dispute: bool, dims: Sequence[str], parent: Optional[QWidget] = None
+        self, verdict: Verdict, name: str, in_dispute: bool, dims: Sequence[str], parent: QWidget | None = None
     ):
         super().__init__(parent)
         self.verdict, self.name = verdict, name
@@ -143,7 +143,7 @@ class VerdictColumns(QScrollArea):
     """The verdict cards of one subject in a horizontal row (scrolls when
     they do not fit)."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -169,7 +169,7 @@ class VerdictColumns(QScrollArea):
             self._row.addWidget(card, 1)
         self.empty.setVisible(not self.cards)
 
-    def set_state(self, dimension: Optional[str], highlighted: Optional[int]) -> None:
+    def set_state(self, dimension: str | None, highlighted: int | None) -> None:
         """Mark ``dimension``'s differing values and frame card ``highlighted``."""
         scoring = [n for n, c in enumerate(self.cards) if dimension and gives(c.verdict, dimension)]
         flags = differing([said(self.cards[n].verdict, dimension) for n in scoring if dimension])
@@ -191,7 +191,7 @@ class VerdictColumns(QScrollArea):
         ]
 
 
-def scale_text(scale: Optional[Scale], values: Sequence[object] = ()) -> str:
+def scale_text(scale: Scale | None, values: Sequence[object] = ()) -> str:
     """The scale's name for the decision line ('1-5', 'winner', ...);
     'yes/no' for a boolean dimension (a flag such as safety_flag, whose
     ``values`` are true or false), '?' when nothing tells."""

@@ -33,14 +33,14 @@ are current, and the rationale typed for the next decision.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 
 from reviewer.core.commands import Adjudicate, Batch, Command
 from reviewer.core.judging.dispute_common import is_human
-from reviewer.core.label_commands import CommitFirstLabel, with_dispute_labels
 from reviewer.core.judging.verdicts import Scale, Value, normalise
+from reviewer.core.label_commands import CommitFirstLabel, with_dispute_labels
 from reviewer.qt.judging import gt_sides
 from reviewer.qt.judging.bar import DecisionBar
 from reviewer.qt.judging.common import gives, is_flag, said, scale_of, show_value
@@ -61,16 +61,16 @@ class AdjudicationController(QObject):
         screen: DisputeScreen,
         bar: DecisionBar,
         refocus: Callable[[], None],
-        parent: Optional[QObject] = None,
+        parent: QObject | None = None,
     ):
         super().__init__(parent)
         self.session, self.queue, self.screen, self.bar = session, queue, screen, bar
         self.refocus = refocus
         self.dim_index = 0
-        self.judge_index: Optional[int] = None
+        self.judge_index: int | None = None
         self.pending_rationale = ""
         self.rationale_target = "next"  # 'last' (amend) or 'next'
-        self._last: Optional[Command] = None  # the last decision made here (with its labels)
+        self._last: Command | None = None  # the last decision made here (with its labels)
         self._fresh = False  # nothing but the auto-advance happened since the last decision
         screen.refreshed.connect(self._reset)
         session.adjudicationsChanged.connect(self._show)
@@ -81,17 +81,17 @@ class AdjudicationController(QObject):
         self._reset()
 
     # -- cursor ----------------------------------------------------------------------------
-    def dimension(self) -> Optional[str]:
+    def dimension(self) -> str | None:
         """The dimension being decided."""
         dims = self.screen.dims
         return dims[self.dim_index] if dims else None
 
-    def scale(self) -> Optional[Scale]:
+    def scale(self) -> Scale | None:
         """The scale of the current dimension."""
         dim = self.dimension()
         return scale_of(self.screen.verdicts, dim) if dim else None
 
-    def _scale_text(self, dim: str, scale: Optional[Scale]) -> str:
+    def _scale_text(self, dim: str, scale: Scale | None) -> str:
         """compare.scale_text of the current dimension, from what the judges said."""
         if scale is None and is_flag(self.screen.verdicts, dim):
             return "yes/no"
@@ -255,7 +255,7 @@ class AdjudicationController(QObject):
         self.decide(value, sided_with=v.judge)
 
     # -- deciding ----------------------------------------------------------------------------
-    def decide(self, value: Value, sided_with: Optional[str] = None) -> bool:
+    def decide(self, value: Value, sided_with: str | None = None) -> bool:
         """Adjudicate the current dimension of the current subject, then
         show the next dispute not adjudicated yet."""
         d, dim = self.screen.dispute, self.dimension()
@@ -288,17 +288,17 @@ class AdjudicationController(QObject):
         self._show()
         return True
 
-    def _rubric_versions(self) -> dict[str, Optional[str]]:
+    def _rubric_versions(self) -> dict[str, str | None]:
         """{dimension: the rubric version of the latest judge verdict with
         one on the current subject that scores it} (for the dispute-queue labels)."""
-        out: dict[str, Optional[str]] = {}
+        out: dict[str, str | None] = {}
         for v in sorted(self.screen.verdicts, key=lambda v: v.id or 0):
             if not is_human(v) and v.prompt_version:
                 out.update({d: v.prompt_version for d in v.scores})
         return out
 
     @staticmethod
-    def _versions_of(command: Optional[Command]) -> dict[str, Optional[str]]:
+    def _versions_of(command: Command | None) -> dict[str, str | None]:
         """{dimension: rubric version} of the dispute-queue labels of a
         decision made here (its subject may no longer be on screen)."""
         parts = command.commands if isinstance(command, Batch) else []

@@ -11,7 +11,7 @@ rich text: they are escaped here.
 from __future__ import annotations
 
 import html
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from PySide6.QtCharts import QAbstractBarSeries, QBarCategoryAxis, QBarSeries, QBarSet, QChart, QValueAxis
 from PySide6.QtCore import Qt
@@ -34,7 +34,7 @@ def clear_chart(chart: QChart) -> None:
 
 
 def draw_distribution(
-    chart: QChart, d: Distribution, expected: Optional[Mapping[int, float]] = EXPECTED_DISTRIBUTION
+    chart: QChart, d: Distribution, expected: Mapping[int, float] | None = EXPECTED_DISTRIBUTION
 ) -> None:
     """Draw ``d``'s shares of each score (percent) beside ``expected``'s
     (left out when None: the dimension has no expected distribution) on

@@ -14,16 +14,14 @@ signals, only while shown, once per burst (reviewer.qt.panels.live).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from reviewer.qt.text import plain_label
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.session.reads import FAILTER_HEADER as HEADER
 from reviewer.qt.session.reads import FailterRow, errors_line
+from reviewer.qt.text import plain_label
 
 #: The widest the Eval_Method column grows before its text wraps (pixels).
 EVAL_METHOD_WIDTH = 420
@@ -44,7 +42,7 @@ TIPS = {
 class FailterScoresPanel(QWidget):
     """See module doc. ``rows`` holds the FailterRows last computed; ``figures()`` is what it shows."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.rows: list[FailterRow] = []

@@ -12,7 +12,7 @@ domain state: the difference is read again from the project each time.
 
 from __future__ import annotations
 
-from typing import Optional, TypeGuard
+from typing import TypeGuard
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
@@ -25,12 +25,12 @@ from reviewer.qt.session.reads import ProjectError
 from reviewer.qt.text import cell
 
 
-def is_ground_truth(dispute: Optional[Dispute]) -> TypeGuard[Dispute]:
+def is_ground_truth(dispute: Dispute | None) -> TypeGuard[Dispute]:
     """True for a ground-truth dispute (gt-missing-card, gt-text-differs, gt-pile-differs, gt-box-differs)."""
     return dispute is not None and dispute.kind in GT_KINDS
 
 
-def difference_of(session, dispute: Dispute) -> Optional[Difference]:
+def difference_of(session, dispute: Dispute) -> Difference | None:
     """The difference behind a ground-truth dispute, read from the project
     now; None when it is gone (the annotators agree now) or not found."""
     if not session.has_project() or not is_ground_truth(dispute):
@@ -53,7 +53,7 @@ def side_text(difference: Difference, annotator: str) -> str:
     return f"text: {card.text}\npile: {card.pile or '(none)'}\nbox: {box}"
 
 
-def adjudication_of(command: Command) -> Optional[Adjudicate]:
+def adjudication_of(command: Command) -> Adjudicate | None:
     """The Adjudicate of a command (itself, or the first in a Batch), else None."""
     if isinstance(command, Adjudicate):
         return command
@@ -62,7 +62,7 @@ def adjudication_of(command: Command) -> Optional[Adjudicate]:
     return None
 
 
-def side_with(session, dispute: Dispute, annotator: str, rationale: str = "") -> Optional[Command]:
+def side_with(session, dispute: Dispute, annotator: str, rationale: str = "") -> Command | None:
     """Side with ``annotator`` on the ground-truth ``dispute`` (see module
     doc); the command done, or None when it could not be (said on the
     session's error signal)."""
@@ -83,7 +83,7 @@ class SidePicker(QWidget):
 
     picked = Signal(int)
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.buttons = [QPushButton(), QPushButton()]
         layout = QHBoxLayout(self)
@@ -94,7 +94,7 @@ class SidePicker(QWidget):
             layout.addWidget(button)
         layout.addStretch(1)
 
-    def set_sides(self, names: list[str], chosen: Optional[str] = None) -> None:
+    def set_sides(self, names: list[str], chosen: str | None = None) -> None:
         """Name the two sides (``chosen``: the side already taken, marked)."""
         for n, (button, name) in enumerate(zip(self.buttons, names), 1):
             mark = " ✓" if name == chosen else ""

@@ -12,7 +12,6 @@ state. A pairwise verdict names the other answer by its run's model.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
@@ -64,7 +63,7 @@ VERDICT_SHARE = 0.45
 class JudgedView(QWidget):
     """Input, output beside ground truth, and the run's verdicts."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.title = QLabel()

@@ -19,7 +19,6 @@ Model and judge text is plain text only.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
@@ -35,15 +34,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.dispute_common import primary_verdicts
-from reviewer.core.judging.dispute_common import format_value, value_of
+from reviewer.core.judging.dispute_common import format_value, primary_verdicts, value_of
 from reviewer.core.judging.label_first import pair_verdict_text, rationale_as_shown
 from reviewer.core.judging.verdicts import Scale, Value
 from reviewer.qt.judging.common import show_value
 from reviewer.qt.judging.screen import TextBox
-from reviewer.qt.text import plain_label
 from reviewer.qt.session import Session
 from reviewer.qt.session.reads import LabelPlan
+from reviewer.qt.text import plain_label
 
 #: Photo files shown as a picture in the item box.
 _PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif", ".tif", ".tiff"}
@@ -51,7 +49,7 @@ _PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".gif", ".tif", ".t
 DONE_MARK, TODO_MARK = "✓", "·"
 
 
-def shown_value(value: Value, scale: Optional[Scale], order: Optional[str]) -> str:
+def shown_value(value: Value, scale: Scale | None, order: str | None) -> str:
     """A stored value as the reviewer saw it: a winner as 'A' / 'B' (the
     output shown first / second) or 'tie'; others as the adjudication
     view shows them ('4', 'B (80)', 'pass')."""
@@ -69,10 +67,10 @@ def judge_names(judges: list[str]) -> dict[str, str]:
 class LabelFirstPage(QWidget):
     """See module doc. ``plan``: the LabelPlan shown (None: nothing to label)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.plan: Optional[LabelPlan] = None
+        self.plan: LabelPlan | None = None
         self.judge_combo = QComboBox()
         self.dimension_combo = QComboBox()
         self.recompute = QPushButton("Recompute budget (F5)")
@@ -130,7 +128,7 @@ class LabelFirstPage(QWidget):
         layout.addWidget(self.verdicts)
 
     # -- the choices -------------------------------------------------------------------
-    def set_judges(self, dims: dict[str, list[str]], judge: Optional[str], dimension: Optional[str]) -> None:
+    def set_judges(self, dims: dict[str, list[str]], judge: str | None, dimension: str | None) -> None:
         """Fill the combos ({judge: its dimensions}); ``judge`` and
         ``dimension`` current when given and there. Signals are blocked."""
         names = judge_names(list(dims))
@@ -146,7 +144,7 @@ class LabelFirstPage(QWidget):
         for combo in (self.judge_combo, self.dimension_combo):
             combo.blockSignals(False)
 
-    def set_dimensions(self, dims: list[str], dimension: Optional[str] = None) -> None:
+    def set_dimensions(self, dims: list[str], dimension: str | None = None) -> None:
         """Fill the dimension combo, ``dimension`` current when there."""
         block = self.dimension_combo.blockSignals(True)
         self.dimension_combo.clear()
@@ -155,16 +153,16 @@ class LabelFirstPage(QWidget):
             self.dimension_combo.setCurrentIndex(dims.index(dimension))
         self.dimension_combo.blockSignals(block)
 
-    def judge(self) -> Optional[str]:
+    def judge(self) -> str | None:
         """The judge chosen (its real name), None when there is none."""
         return self.judge_combo.currentData()
 
-    def dimension(self) -> Optional[str]:
+    def dimension(self) -> str | None:
         """The dimension chosen."""
         return self.dimension_combo.currentText() or None
 
     # -- the queue ---------------------------------------------------------------------
-    def show_queue(self, subjects: list[str], done: set[str], current: Optional[str]) -> None:
+    def show_queue(self, subjects: list[str], done: set[str], current: str | None) -> None:
         """List ``subjects`` (the plan's order), marked when labelled, ``current`` selected."""
         block = self.list.blockSignals(True)
         self.list.clear()
@@ -175,7 +173,7 @@ class LabelFirstPage(QWidget):
         self.list.blockSignals(block)
 
     # -- one subject -------------------------------------------------------------------------
-    def show_subject(self, subject: Optional[str], judge: str, order: Optional[str]) -> None:
+    def show_subject(self, subject: str | None, judge: str, order: str | None) -> None:
         """Show the item, the output(s) in their shown order and the rubric
         of ``subject`` (None: an empty page); the verdicts are hidden."""
         self.hide_verdicts()
@@ -209,7 +207,7 @@ class LabelFirstPage(QWidget):
         self.item_box.show_text(title, text)
 
     # -- after the first label -------------------------------------------------------------------
-    def show_verdicts(self, subject: str, dimension: str, order: Optional[str], label) -> None:
+    def show_verdicts(self, subject: str, dimension: str, order: str | None, label) -> None:
         """Show every judge's verdict on ``subject`` and ``dimension`` (name,
         model, value as shown, rationale) under the reviewer's first label
         and final value (``label``: the stored HumanLabel). A pairwise

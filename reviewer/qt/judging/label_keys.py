@@ -24,7 +24,6 @@ typed and whether a change is being made.
 from __future__ import annotations
 
 import sqlite3
-from typing import Optional
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication
@@ -51,10 +50,10 @@ KEYS = {
 class LabelFirstController(QObject):
     """The label-first keys over a Session (see module doc)."""
 
-    def __init__(self, session: Session, page: LabelFirstPage, parent: Optional[QObject] = None):
+    def __init__(self, session: Session, page: LabelFirstPage, parent: QObject | None = None):
         super().__init__(parent)
         self.session, self.page = session, page
-        self.subject: Optional[str] = None
+        self.subject: str | None = None
         self.pending: Value = None
         self.changing = False
         page.judge_combo.currentIndexChanged.connect(self._judge_changed)
@@ -136,7 +135,7 @@ class LabelFirstController(QObject):
         plan = self.page.plan
         return self.session.reads.labelled_by(plan.dimension, plan.reviewer) if plan else set()
 
-    def label(self) -> Optional[HumanLabel]:
+    def label(self) -> HumanLabel | None:
         """The reviewer's stored label of the current subject (label-first queue)."""
         plan, store = self.page.plan, self.session.store
         if plan is None or store is None or self.subject is None:
@@ -153,11 +152,11 @@ class LabelFirstController(QObject):
             return "first"
         return "reveal" if label.final_value is None else "done"
 
-    def order(self) -> Optional[str]:
+    def order(self) -> str | None:
         """The stored order the current pair is shown in (None: one output)."""
         return self.session.reads.subject_order(self.subject) if self.subject else None
 
-    def _next_todo(self, after: Optional[str]) -> Optional[str]:
+    def _next_todo(self, after: str | None) -> str | None:
         plan = self.page.plan
         if plan is None or not plan.order:
             return None
@@ -207,7 +206,7 @@ class LabelFirstController(QObject):
         if plan is not None and 0 <= row < len(plan.order):
             self.go(plan.order[row])
 
-    def go(self, subject: Optional[str]) -> None:
+    def go(self, subject: str | None) -> None:
         """Show ``subject`` (its phase as stored)."""
         self.subject, self.pending, self.changing = subject, None, False
         self._show()
@@ -220,9 +219,13 @@ class LabelFirstController(QObject):
     def _walked(self, command: Command) -> None:
         """Undo or redo of a label: show its subject."""
         plan = self.page.plan
-        if isinstance(command, (CommitFirstLabel, SetFinalValue)) and plan is not None:
-            if command.subject in plan.order and command.dimension == plan.dimension:
-                self.go(command.subject)
+        if (
+            isinstance(command, (CommitFirstLabel, SetFinalValue))
+            and plan is not None
+            and command.subject in plan.order
+            and command.dimension == plan.dimension
+        ):
+            self.go(command.subject)
 
     # -- keys -----------------------------------------------------------------------------------
     def key(self, text: str) -> None:

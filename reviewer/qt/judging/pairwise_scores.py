@@ -26,19 +26,18 @@ only while shown, once per burst (reviewer.qt.panels.live).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
-from reviewer.core.judging.disputes import is_human, latest_by_order, rater_labels
 from reviewer.core.judging.dispute_common import value_of
+from reviewer.core.judging.disputes import is_human, latest_by_order, rater_labels
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
 from reviewer.qt.session.reads import UNNAMED_MODELS
+from reviewer.qt.text import plain_label
 
 DIMENSION = "winner"
 JUDGE_HEADER = [
@@ -74,7 +73,7 @@ def _share(n: int, total: int) -> str:
     return f"{n / total:.0%}" if total else "-"
 
 
-def _agreement(rows: list[AgreementRow], statistic: str, raters: tuple[str, ...]) -> Optional[AgreementRow]:
+def _agreement(rows: list[AgreementRow], statistic: str, raters: tuple[str, ...]) -> AgreementRow | None:
     """The first row of ``statistic`` whose raters are one of ``raters``, in that order of preference."""
     for name in raters:
         for r in rows:
@@ -138,7 +137,7 @@ def pairwise_figures(
 class PairwiseScoresPanel(QWidget):
     """See module doc. ``figures()`` is what it shows."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.judge_table = FiguresTable()

@@ -9,8 +9,6 @@ filters are view settings, not domain state.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -24,10 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.dispute_common import rater_labels
-from reviewer.core.text import natural_key
-from reviewer.core.judging.dispute_common import rater_key
+from reviewer.core.judging.dispute_common import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute
+from reviewer.core.text import natural_key
 from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
 from reviewer.qt.panels import IdRole, plain_tooltip
 from reviewer.qt.search import matches, terms
@@ -58,11 +55,11 @@ COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
 class DisputeQueue(QWidget):
     """Filter combos, the dispute table and the progress line."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self._rebuilding = False
-        self._judges_of: dict[Optional[int], set[str]] = {}
+        self._judges_of: dict[int | None, set[str]] = {}
         self.kind_combo, self.judge_combo = QComboBox(), QComboBox()
         self.dimension_combo, self.status_combo = QComboBox(), QComboBox()
         self.status_combo.addItems(STATUSES)
@@ -136,7 +133,7 @@ class DisputeQueue(QWidget):
         self._rebuilding = False
         self._refill()
 
-    def _matches(self, d: Dispute, done: bool, item: Optional[str] = None) -> bool:
+    def _matches(self, d: Dispute, done: bool, item: str | None = None) -> bool:
         kind, judge = self.kind_combo.currentText(), self.judge_combo.currentText()
         dim, status = self.dimension_combo.currentText(), self.status_combo.currentText()
         words = terms(self.session.search)

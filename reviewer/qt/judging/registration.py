@@ -8,11 +8,11 @@ codes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
-from reviewer.core.workflows import Workflow
 from PySide6.QtCore import Qt
 
+from reviewer.core.workflows import Workflow
 from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 from reviewer.qt.text import plural
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
 
 
-def verdicts_line(status: "ItemStatus", runs: str) -> Optional[str]:
+def verdicts_line(status: ItemStatus, runs: str) -> str | None:
     """A judged or pairwise item's line when people gave verdicts on its
     runs: 'GT gold label · ...' (a benchmark's label), 'GT 2 gold labels ·
     ...' or 'GT 3 human verdicts · ...'; None without (the shared line)."""
@@ -34,7 +34,7 @@ def verdicts_line(status: "ItemStatus", runs: str) -> Optional[str]:
     return f"GT {plural(status.human_verdicts, 'human verdict')} · {runs}"
 
 
-def judged_line(status: "ItemStatus", runs: str) -> Optional[str]:
+def judged_line(status: ItemStatus, runs: str) -> str | None:
     """A judged output's line: 'ground-truth file · ...' (a Failter
     experiment's ground-truth file), else as ``verdicts_line``."""
     if status.references:
@@ -42,7 +42,7 @@ def judged_line(status: "ItemStatus", runs: str) -> Optional[str]:
     return verdicts_line(status, runs)
 
 
-def judged_score_docks(session: "Session") -> tuple[str, ...]:
+def judged_score_docks(session: Session) -> tuple[str, ...]:
     """The score dock the current item shows: the Failter table when its
     runs have Failter verdicts (read once per project, off the GUI thread
     on a big one: Session.has_failter_verdicts), else the rubric distribution."""

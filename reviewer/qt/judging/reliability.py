@@ -14,22 +14,21 @@ chart (Qt Charts renders rich text); tables and labels are plain text.
 from __future__ import annotations
 
 import html
-from typing import Optional
 
 from PySide6.QtCharts import QChart, QChartView, QLineSeries, QScatterSeries, QValueAxis
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
-from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import fill, table
 from reviewer.qt.judging.common import JUDGE_COLOUR
 from reviewer.qt.session.reads import CalibrationRow
+from reviewer.qt.text import plain_label
 
 BIN_COLUMNS = ("bin", "count", "mean confidence", "share right", "gap")
 
 
-def _f(x: Optional[float]) -> str:
+def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
@@ -38,12 +37,12 @@ class ReliabilityView(QWidget):
     ``points``, ``line``, ``diagonal``: the chart's series (None before a
     row is shown)."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.rows: list[CalibrationRow] = []
-        self.points: Optional[QScatterSeries] = None
-        self.line: Optional[QLineSeries] = None
-        self.diagonal: Optional[QLineSeries] = None
+        self.points: QScatterSeries | None = None
+        self.line: QLineSeries | None = None
+        self.diagonal: QLineSeries | None = None
         self.combo = QComboBox()
         self.combo.currentIndexChanged.connect(self._show)
         self.chart = QChart()

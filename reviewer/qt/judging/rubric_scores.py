@@ -17,14 +17,13 @@ only while shown, once per burst (reviewer.qt.panels.live).
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from PySide6.QtCharts import QChart, QChartView
 from PySide6.QtCore import QMargins, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from reviewer.core.judging.verdicts import Method
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
@@ -34,10 +33,11 @@ from reviewer.core.judging.calibration import (
     inflation_warning,
     score_distribution,
 )
-from reviewer.qt.text import plain_label
+from reviewer.core.judging.verdicts import Method
 from reviewer.qt.judging.distribution_chart import clear_chart, draw_distribution
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
+from reviewer.qt.text import plain_label
 
 HEADER = ["judge", "dimension", "n", *(str(s) for s in SCORES), "mean", "inflated"]
 TIPS = [
@@ -59,7 +59,7 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def distribution_row(d: Distribution, expected: Optional[Mapping[int, float]], warning: Optional[str]) -> list[str]:
+def distribution_row(d: Distribution, expected: Mapping[int, float] | None, warning: str | None) -> list[str]:
     """One row of HEADER: counts as 'count (share)', shares as the report
     rounds them; 'inflated' as the report says it ('yes', '' or 'no expected')."""
     shares = d.shares
@@ -75,11 +75,11 @@ class RubricScoresPanel(QWidget):
     """See module doc. ``distributions`` and ``expected`` (per distribution)
     hold the last computation; ``warnings`` the inflation warnings shown."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.distributions: list[Distribution] = []
-        self.expected: list[Optional[Mapping[int, float]]] = []
+        self.expected: list[Mapping[int, float] | None] = []
         self.warnings: list[str] = []
         self.table = FiguresTable()
         self.table.itemSelectionChanged.connect(self._show_selected)

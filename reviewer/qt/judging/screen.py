@@ -17,29 +17,28 @@ not swayed by who wrote which answer.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.cards.gt_agreement import Difference
-from reviewer.core.judging.disputes import rater_labels
 from reviewer.core.judging.dispute_common import rater_key
+from reviewer.core.judging.disputes import rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
-from reviewer.qt.text import plain_label
+from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
 from reviewer.qt.judging.compare import VerdictColumns
 from reviewer.qt.judging.gt_sides import SidePicker, difference_of, is_ground_truth, side_text
 from reviewer.qt.palette import color_of, style_of
-from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.session import Session
+from reviewer.qt.text import plain_label
 
 
 class TextBox(QWidget):
     """A bold title over a read-only plain-text box."""
 
-    def __init__(self, title: str, parent: Optional[QWidget] = None):
+    def __init__(self, title: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.title = plain_label(title, bold=True, wrap=False, selectable=True)
         self.text = QPlainTextEdit()
@@ -81,16 +80,14 @@ class DisputeScreen(QWidget):
 
     refreshed = Signal()
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
-        self.dispute: Optional[Dispute] = None
+        self.dispute: Dispute | None = None
         self.verdicts: list[Verdict] = []
         self.names: list[str] = []
         self.dims: list[str] = []
-        self.difference: Optional[Difference] = (
-            None  # the difference of a ground-truth dispute (gt_sides.difference_of)
-        )
+        self.difference: Difference | None = None  # the difference of a ground-truth dispute (gt_sides.difference_of)
         self.blind = False
         self.header = plain_label(bold=True, selectable=True)
         font = self.header.font()
@@ -252,7 +249,7 @@ class DisputeScreen(QWidget):
             )
         self.refreshed.emit()
 
-    def _show_input(self, run: Optional[dict]) -> None:
+    def _show_input(self, run: dict | None) -> None:
         box = self.input_box
         if run is None:
             box.show_text("Input", "(the subject names no run of this project)")

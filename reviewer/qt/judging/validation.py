@@ -37,8 +37,6 @@ the dangerous list.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -58,12 +56,12 @@ from PySide6.QtWidgets import (
 
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.dispute_common import format_value
-from reviewer.qt.text import plain_label
 from reviewer.qt.judging.alignment_view import AlignmentView
 from reviewer.qt.judging.reliability import ReliabilityView
-from reviewer.qt.session.validation_worker import ValidationFigures, ValidationWorker, comparison_text, slice_choices
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
+from reviewer.qt.session.validation_worker import ValidationFigures, ValidationWorker, comparison_text, slice_choices
+from reviewer.qt.text import plain_label
 
 ALL_SUBJECTS = "all subjects"
 NO_JUDGE = "-"
@@ -96,7 +94,7 @@ _NAV = {
 _NAV |= {Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Space}
 
 
-def _num(x: Optional[float]) -> QStandardItem:
+def _num(x: float | None) -> QStandardItem:
     item = QStandardItem("-" if x is None else f"{x:.3f}")
     item.setData(x, ValueRole)
     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -109,11 +107,11 @@ class ValidationPanel(QWidget):
 
     disputeOpened = Signal(int)  # the dispute id made current
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None, resamples: Optional[int] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None, resamples: int | None = None):
         super().__init__(parent)
         self.session = session
         self.stale = True
-        self.figures: Optional[ValidationFigures] = None
+        self.figures: ValidationFigures | None = None
         self.worker = ValidationWorker(self) if resamples is None else ValidationWorker(self, resamples)
         self.worker.done.connect(self._show)
         self.status = plain_label()
@@ -234,7 +232,7 @@ class ValidationPanel(QWidget):
         if compute:
             self._choice_changed()
 
-    def choose(self, slice_: Optional[tuple[str, str]], compare: Optional[tuple[str, str]]) -> None:
+    def choose(self, slice_: tuple[str, str] | None, compare: tuple[str, str] | None) -> None:
         """Set the slice (field, value) and the two judges compared, and compute again."""
         if slice_ is None:
             self.slice_field.setCurrentIndex(0)

@@ -14,7 +14,6 @@ never fight. A letter that is no key starts the inline rationale.
 from __future__ import annotations
 
 from functools import partial
-from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -59,7 +58,7 @@ class AdjudicationView(QWidget):
     #: shadows QWidget.screen() (the dispute screen, not the monitor); the main window and tests use the name
     screen: DisputeScreen  # type: ignore[assignment]
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.queue = DisputeQueue(session)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import importlib
-from typing import Any, Optional
+from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -68,7 +68,7 @@ class SortProxy(QSortFilterProxyModel):
     """Sorts by the SortRole keys (numbers as numbers) and filters on every
     column, case-insensitively."""
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.setSortRole(SortRole)
         self.setFilterKeyColumn(-1)
@@ -103,9 +103,9 @@ class RowsModel(QAbstractTableModel):
 
     HEADERS: list[str] = []
     TIPS: dict[int, str] = {}
-    BATCH: Optional[int] = None
+    BATCH: int | None = None
 
-    def __init__(self, session, parent: Optional[QObject] = None):
+    def __init__(self, session, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
         self.rows: list = []
@@ -123,7 +123,7 @@ class RowsModel(QAbstractTableModel):
         self.forget()
         self.endResetModel()
 
-    def forget(self, rows: Optional[list[int]] = None) -> None:
+    def forget(self, rows: list[int] | None = None) -> None:
         """Drop what a subclass cached per row (all rows when None)."""
 
     def changed(self, rows: list[int]) -> None:
@@ -179,7 +179,7 @@ class RowsModel(QAbstractTableModel):
         return None
 
 
-def plain_tooltip(text: Optional[str]) -> Optional[str]:
+def plain_tooltip(text: str | None) -> str | None:
     """A tooltip that shows ``text`` literally: Qt renders tooltips that
     look like HTML as rich text, so the text is escaped and wrapped (line
     breaks kept), at most reviewer.qt.text.TIP_CHARS characters with control
@@ -199,12 +199,16 @@ class WholeOnHover(QStyledItemDelegate):
 
     def helpEvent(self, event, view, option, index) -> bool:  # noqa: N802 (Qt name)
         """A tooltip event over a cut cell without a tooltip: show its whole text."""
-        if event is not None and event.type() == QEvent.Type.ToolTip and index.isValid():
-            if not index.data(Qt.ItemDataRole.ToolTipRole):
-                text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-                if text and view.fontMetrics().horizontalAdvance(text) + 8 > view.visualRect(index).width():
-                    QToolTip.showText(event.globalPos(), plain_tooltip(text) or "", view)
-                    return True
+        if (
+            event is not None
+            and event.type() == QEvent.Type.ToolTip
+            and index.isValid()
+            and not index.data(Qt.ItemDataRole.ToolTipRole)
+        ):
+            text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+            if text and view.fontMetrics().horizontalAdvance(text) + 8 > view.visualRect(index).width():
+                QToolTip.showText(event.globalPos(), plain_tooltip(text) or "", view)
+                return True
         return super().helpEvent(event, view, option, index)
 
 

@@ -8,8 +8,6 @@ not here: it acts on ``current_ids()``."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QToolButton, QTreeView, QVBoxLayout, QWidget
@@ -18,7 +16,7 @@ from reviewer.core.models import Finding, Status
 from reviewer.qt import registry
 from reviewer.qt.canvas.overlay import build_overlay
 from reviewer.qt.canvas.shapes import run_legend
-from reviewer.qt.panels import RowsModel, IdRole, plain_tooltip
+from reviewer.qt.panels import IdRole, RowsModel, plain_tooltip
 from reviewer.qt.panels.legend import CODE_MEANINGS, code_icon, code_label
 from reviewer.qt.session import Session
 from reviewer.qt.text import CELL_CHARS, block, cell, line
@@ -32,7 +30,7 @@ MAX_CARD_COLUMN = 150
 MAX_LISTED_PILES = 4
 
 
-def pile_mapping_line(mapping: dict[str, Optional[str]], short: bool = False) -> str:
+def pile_mapping_line(mapping: dict[str, str | None], short: bool = False) -> str:
     """'piles (model → ground truth): left → left, right → (none)'. With
     ``short`` and more than MAX_LISTED_PILES model piles, the mapped ones
     and a count of the rest (the full line goes in the tooltip)."""
@@ -123,7 +121,7 @@ class _FindingsView(QTreeView):
 class FindingsPanel(QWidget):
     """The findings list (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.model = FindingsModel(session, self)

@@ -12,13 +12,13 @@ says so in its tooltip.
 
 from __future__ import annotations
 
-from typing import Optional
+import contextlib
 
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
-    QPersistentModelIndex,
     QObject,
+    QPersistentModelIndex,
     QRunnable,
     QSize,
     QSortFilterProxyModel,
@@ -38,12 +38,12 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.core.workflows import distinct_titles, first_words
+from reviewer.qt import registry
 from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
-from reviewer.qt.session.reads import SWAPS
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
-from reviewer.qt import registry
+from reviewer.qt.session.reads import SWAPS
 from reviewer.qt.text import cell, plural
 
 THUMB = QSize(72, 54)
@@ -135,16 +135,14 @@ class _ThumbJob(QRunnable):
             image = reader.read()
             if not image.isNull():
                 image = upright(image, ours)
-        try:
+        with contextlib.suppress(RuntimeError):  # the panel went away meanwhile
             self.bridge.done.emit(self.path, image)
-        except RuntimeError:  # the panel went away meanwhile
-            pass
 
 
 class ItemsModel(QAbstractListModel):
     """Rows of session.items(); thumbnails are requested when first shown."""
 
-    def __init__(self, session: Session, parent: Optional[QObject] = None):
+    def __init__(self, session: Session, parent: QObject | None = None):
         super().__init__(parent)
         self.session = session
         self.rows: list[ItemStatus] = []
@@ -158,8 +156,8 @@ class ItemsModel(QAbstractListModel):
         self._pending: set[str] = set()
         self._paths: dict[str, set[int]] = {}  # photo path: ids of the items waiting for its thumbnail
         self.placeholder = self._placeholder()
-        self.broken: Optional[QIcon] = None
-        self.text_icon: Optional[QIcon] = None
+        self.broken: QIcon | None = None
+        self.text_icon: QIcon | None = None
 
     @staticmethod
     def _placeholder() -> QIcon:
@@ -179,7 +177,7 @@ class ItemsModel(QAbstractListModel):
         self.titles = titles(self.rows)
         self.endResetModel()
 
-    def row_of(self, item_id: Optional[int]) -> Optional[int]:
+    def row_of(self, item_id: int | None) -> int | None:
         """The row of item ``item_id``, None when it has none (or for None)."""
         return None if item_id is None else self.row_by_id.get(item_id)
 
@@ -276,12 +274,12 @@ class ItemsFilter(QSortFilterProxyModel):
     """Filters rows by the search (the ids of matching items, None for all)
     and by a FILTERS mode."""
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.ids: Optional[set[int]] = None
+        self.ids: set[int] | None = None
         self.mode = 0
 
-    def set_filter(self, ids: Optional[set[int]], mode: int) -> None:
+    def set_filter(self, ids: set[int] | None, mode: int) -> None:
         """Keep rows whose item id is in ``ids`` (all when None) and that pass FILTERS[``mode``]."""
         self.beginFilterChange()
         self.ids, self.mode = ids, mode
@@ -301,7 +299,7 @@ class ItemsPanel(QWidget):
     """The items list (see module doc). Selecting a row makes it the
     session's current item; the list follows session.itemChanged."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.model = ItemsModel(session, self)
@@ -328,7 +326,7 @@ class ItemsPanel(QWidget):
         self._syncing = False
         self.filter_combo.currentIndexChanged.connect(self._filter)
         session.searchChanged.connect(self._searched)
-        self._before_search: Optional[int] = None  # the item shown when a search hid it
+        self._before_search: int | None = None  # the item shown when a search hid it
         self.view.selectionModel().currentChanged.connect(self._picked)
         session.projectChanged.connect(self._project)
         session.groundTruthChanged.connect(lambda item_id: self._changed({item_id}))

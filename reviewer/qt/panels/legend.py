@@ -7,8 +7,6 @@ Also the code presentation helpers the other panels share: ``CODE_MEANINGS``,
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
@@ -23,8 +21,8 @@ from reviewer.core.models import (
     Finding,
     SpanCode,
 )
-from reviewer.qt.palette import CODE_STYLES, code_color
 from reviewer.qt import registry
+from reviewer.qt.palette import CODE_STYLES, code_color
 
 #: What each code means (T-P5 taxonomy), in words for the legend.
 CODE_MEANINGS: dict[AnyCode, str] = {
@@ -120,7 +118,7 @@ def code_label(finding: Finding) -> str:
     return finding.code.value
 
 
-def _plain(text: str, parent: Optional[QWidget] = None) -> QLabel:
+def _plain(text: str, parent: QWidget | None = None) -> QLabel:
     label = QLabel(text, parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
@@ -133,7 +131,7 @@ class LegendPanel(QWidget):
     tooltip) for a status bar.
     """
 
-    def __init__(self, session=None, parent: Optional[QWidget] = None, compact: bool = False):
+    def __init__(self, session=None, parent: QWidget | None = None, compact: bool = False):
         super().__init__(parent)
         self.session = session
         self.compact = compact

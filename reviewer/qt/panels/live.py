@@ -16,7 +16,7 @@ table of figures.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
@@ -45,7 +45,7 @@ class LiveRefresh(QObject):
         widget: QWidget,
         compute: Callable[[], None],
         signals: Iterable[SignalInstance],
-        debounce_ms: Optional[int] = DEBOUNCE_MS,
+        debounce_ms: int | None = DEBOUNCE_MS,
     ):
         super().__init__(widget)
         self.widget, self.compute = widget, compute
@@ -97,7 +97,7 @@ class FiguresTable(QTableWidget):
     """A read-only table of display strings (see module doc); ``rows()``
     gives back what it shows, header first."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -10,7 +10,6 @@ whole), and the JSON is coloured only up to HIGHLIGHT_CHARS."""
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from PySide6.QtCore import QRegularExpression, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextCursor
@@ -33,7 +32,7 @@ from reviewer.qt.text import block, doc_pos, wrap_long_lines
 __all__ = ["CONVENTIONS", "HIGHLIGHT_CHARS", "JsonHighlighter", "OutputPanel", "doc_pos", "pretty_json"]
 
 
-def _readable(output: str) -> Optional[str]:
+def _readable(output: str) -> str | None:
     """``output`` as the first registered workflow that knows its kind shows
     it (reviewer.qt.registry, ``output_text``: a span run's text and
     numbered spans), or None: shown as it is, its JSON beside."""
@@ -49,7 +48,7 @@ def _readable(output: str) -> Optional[str]:
 HIGHLIGHT_CHARS = 200_000
 
 #: The convention combo: (label, convention); None = as detected.
-CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
+CONVENTIONS: list[tuple[str, BoxConvention | None]] = [
     ("detected", None),
     ("0-1", BoxConvention.UNIT),
     ("0-1000", BoxConvention.GRID1000),
@@ -57,7 +56,7 @@ CONVENTIONS: list[tuple[str, Optional[BoxConvention]]] = [
 ]
 
 
-def pretty_json(raw: str, span: Optional[tuple[int, int]]) -> str:
+def pretty_json(raw: str, span: tuple[int, int] | None) -> str:
     """The extracted JSON pretty-printed, or the raw span when it does not
     parse ('' without a span)."""
     if not span:
@@ -121,7 +120,7 @@ def _caption(text: str) -> QLabel:
 class OutputPanel(QWidget):
     """Raw output + extracted JSON of the current run (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

@@ -5,7 +5,7 @@ JSON validity and review progress, filtered by the window's search
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from PySide6.QtCore import (
     QItemSelectionModel,
@@ -15,13 +15,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from reviewer.core.models import AnswerSchema, Status
 from reviewer.core.cards.report import pct
+from reviewer.core.models import AnswerSchema, Status
 from reviewer.qt.panels import IdRole, RowsModel, SortProxy, SortRole, plain_tooltip, row_of
 from reviewer.qt.search import run_matches, terms
 from reviewer.qt.session import Session
-from reviewer.qt.text import CELL_CHARS, cell as one_line
 from reviewer.qt.session.reads import ScoredRun
+from reviewer.qt.text import CELL_CHARS
+from reviewer.qt.text import cell as one_line
 
 COLUMNS = ["prompt", "model", "rep", "text", "spatial", "halluc", "JSON valid", "reviewed"]
 NUMERIC = {2, 3, 4, 5, 7}
@@ -51,7 +52,7 @@ def _both(auto: str, reviewed: str) -> str:
     return auto if reviewed == auto else f"{auto} → {reviewed}"
 
 
-def _num(value: Optional[float]) -> float:
+def _num(value: float | None) -> float:
     return -1.0 if value is None else value
 
 
@@ -106,7 +107,7 @@ class RunsModel(RowsModel):
         """The current item's scored runs."""
         return self.session.runs()
 
-    def update(self, run_ids: Optional[set[int]]) -> bool:
+    def update(self, run_ids: set[int] | None) -> bool:
         """Take the session's new copies of the runs ``run_ids`` (None: any)
         in place, with dataChanged on their rows only; False (nothing done)
         when the item's runs are no longer the same rows (reload then)."""
@@ -174,7 +175,7 @@ class RunsPanel(QWidget):
     """The runs table (see module doc). Follows session.runChanged and keeps
     its selection over session.findingsChanged."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.model = RunsModel(session, self)
@@ -252,7 +253,7 @@ class RunsPanel(QWidget):
         for column in range(len(COLUMNS)):
             self.view.setColumnHidden(column, column in set(columns))
 
-    def row_of(self, run_id: Optional[int]) -> QModelIndex:
+    def row_of(self, run_id: int | None) -> QModelIndex:
         """The view index of a run (invalid when absent or filtered out)."""
         return row_of(self.proxy, run_id)
 

@@ -5,17 +5,18 @@ column are elided in the middle, the whole name on hover."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from reviewer.core.models import TP1Verdict
 from reviewer.core.cards.report import pct
+from reviewer.core.models import TP1Verdict
 from reviewer.qt.panels import RowsModel, SortProxy, SortRole, plain_tooltip
 from reviewer.qt.session import Session
-from reviewer.qt.text import CELL_CHARS, cell as one_line
+from reviewer.qt.text import CELL_CHARS
+from reviewer.qt.text import cell as one_line
 
 COLUMNS = [
     "prompt",
@@ -48,11 +49,11 @@ _TIPS = {
 }
 
 
-def _both(auto: str, reviewed: Optional[str]) -> str:
+def _both(auto: str, reviewed: str | None) -> str:
     return auto if reviewed is None or reviewed == auto else f"{auto} → {reviewed}"
 
 
-def _num(value: Optional[float]) -> float:
+def _num(value: float | None) -> float:
     return -1.0 if value is None else value
 
 
@@ -124,7 +125,7 @@ class ScoresModel(RowsModel):
         v = a if column == 8 else r
         return (v.verdict.value, _ORDER[v.verdict]) if v else ("-", -2)
 
-    def verdict_of(self, row: int, column: int) -> Optional[TP1Verdict]:
+    def verdict_of(self, row: int, column: int) -> TP1Verdict | None:
         """The verdict shown in a verdict cell, or None."""
         a, r = self.rows[row]
         v = a if column == 8 else r if column == 9 else None
@@ -168,7 +169,7 @@ class ScoresModel(RowsModel):
 class ScoresPanel(QWidget):
     """The T-P1 verdict table (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.model = ScoresModel(session, self)

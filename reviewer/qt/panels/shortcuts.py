@@ -6,7 +6,7 @@ it (for menus, tooltips) so the sheet never disagrees with the bindings.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -142,9 +142,9 @@ class ShortcutsDialog(QDialog):
 
     def __init__(
         self,
-        parent: Optional[QWidget] = None,
-        shortcuts: Optional[list[tuple[str, str]]] = None,
-        source: Optional[Callable[[], list[tuple[str, str]]]] = None,
+        parent: QWidget | None = None,
+        shortcuts: list[tuple[str, str]] | None = None,
+        source: Callable[[], list[tuple[str, str]]] | None = None,
     ):
         super().__init__(parent)
         self.source = source  # the rows to list each time the sheet is shown (the perspective's keys)
@@ -193,7 +193,7 @@ class ShortcutsDialog(QDialog):
         self.resize(min(keys_w + action_w + 80, 900), min(height + 70, 760))
 
 
-def close_sheets(widget: Optional[QWidget]) -> bool:
+def close_sheets(widget: QWidget | None) -> bool:
     """Esc, first of all: close the sheets open beside ``widget``'s window
     (the '?' key sheet). Returns True when one was open."""
     if widget is None:

@@ -4,8 +4,6 @@ tool, so the next box drawn on the photo is its box."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
@@ -35,7 +33,7 @@ def title(item, cards: int, unplaced: int) -> str:
 class UnplacedPanel(QWidget):
     """The cards without a box (see module doc)."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.model = QStandardItemModel(self)

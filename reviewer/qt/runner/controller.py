@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction
@@ -25,10 +24,9 @@ from reviewer.clients.chat import public_url
 from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import RunSummary
 from reviewer.qt.host import RunnerHost
-from reviewer.qt.runner.worker import RunnerThread, Task
-
 from reviewer.qt.runner.forms import RunForm, eta_text, plain_label
 from reviewer.qt.runner.settings import DISPUTES_EVERY_S, FLUSH_MS
+from reviewer.qt.runner.worker import RunnerThread, Task
 from reviewer.qt.session import Session
 
 
@@ -64,7 +62,7 @@ class RunStatus(QWidget):
     """The status bar's share of a job: what runs, a progress bar, the ETA
     and Cancel (hidden when idle)."""
 
-    def __init__(self, parent: Optional[QWidget] = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("RunStatus")
         row = QHBoxLayout(self)
@@ -91,11 +89,11 @@ class RunnerController(QObject):
         window = host.window()
         super().__init__(window)
         self.window, self.session, self.settings = window, host.session, host.settings
-        self.job: Optional[RunnerThread] = None
-        self.form: Optional[RunForm] = None
+        self.job: RunnerThread | None = None
+        self.form: RunForm | None = None
         self.forms: dict[str, RunForm] = {}
-        self.summary: Optional[RunSummary] = None
-        self.error: Optional[str] = None
+        self.summary: RunSummary | None = None
+        self.error: str | None = None
         self._started = 0.0
         self._runs: list[int] = []
         self._verdicts = 0
@@ -147,7 +145,7 @@ class RunnerController(QObject):
         """True while a job's thread runs."""
         return self.job is not None and self.job.isRunning()
 
-    def start(self, task: Task, form: Optional[RunForm] = None) -> bool:
+    def start(self, task: Task, form: RunForm | None = None) -> bool:
         """Start ``task`` on the open project in a worker thread; False (and
         the reason on the form or in the status bar) when no project is
         open, it is read-only or a job already runs."""

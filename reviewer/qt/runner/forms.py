@@ -24,7 +24,7 @@ The controller that runs the jobs is reviewer.qt.runner.controller.
 
 from __future__ import annotations
 
-from typing import Optional, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -48,7 +48,8 @@ from PySide6.QtWidgets import (
 from reviewer.clients.chat import DEFAULT_KEY_ENV, EndpointError, api_key, check_endpoint, public_url
 from reviewer.pipeline.ask import RunOptions
 from reviewer.pipeline.execute import Settings
-from reviewer.pipeline.judge import KINDS as JUDGE_KINDS, JudgeOptions
+from reviewer.pipeline.judge import KINDS as JUDGE_KINDS
+from reviewer.pipeline.judge import JudgeOptions
 from reviewer.qt.runner.worker import Task
 from reviewer.qt.session import Session
 
@@ -61,7 +62,7 @@ class JobRunner(Protocol):
     settings: QSettings  # where the forms remember what was typed
     session: Session  # prompt and item names, run lines, the reviewer
 
-    def start(self, task: Task, form: Optional["RunForm"] = None) -> bool:
+    def start(self, task: Task, form: RunForm | None = None) -> bool:
         """Run ``task``, showing progress in ``form``."""
 
     def cancel(self) -> None:

@@ -29,13 +29,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from reviewer.clients.chat import api_key
 from reviewer.pipeline.ask import RunOptions, run_models
-from reviewer.pipeline.execute import Settings, RunSummary
+from reviewer.pipeline.execute import RunSummary, Settings
 from reviewer.pipeline.judge import JudgeOptions, judge_runs
 from reviewer.qt.session.reads import open_own_connection
 
@@ -51,8 +50,8 @@ class Task:
 
     kind: str
     settings: Settings
-    options: Union[RunOptions, JudgeOptions]
-    actor: Optional[str] = None
+    options: RunOptions | JudgeOptions
+    actor: str | None = None
 
 
 def redact(text: str, key_env: str) -> str:
@@ -70,7 +69,7 @@ class RunnerThread(QThread):
     succeeded = Signal(object)  # the pipeline's RunSummary
     failed = Signal(str)  # a one-line reason (key redacted)
 
-    def __init__(self, path: Path, task: Task, parent: Optional[QObject] = None):
+    def __init__(self, path: Path, task: Task, parent: QObject | None = None):
         super().__init__(parent)
         self.path, self.task = Path(path), task
         self.cancel_event = threading.Event()

@@ -15,17 +15,16 @@ says so, and disputesChanged comes when it is done.
 from __future__ import annotations
 
 import sqlite3
-from typing import Optional
 
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
+from reviewer.qt.session.writer_worker import WriterWorker
 from reviewer.storage import dispute_queue
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project, ProjectError
-from reviewer.qt.session.writer_worker import WriterWorker
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 #: Verdicts from which the disputes are found on the writer worker (fewer:
 #: at once, on the GUI thread, as the window's tests expect).
@@ -37,7 +36,7 @@ def verdict_count(project: Project) -> int:
     return project.db.execute("SELECT count(*) FROM verdicts").fetchone()[0]
 
 
-def _find_disputes(project: Project, progress, cancelled) -> Optional[list[Verdict]]:
+def _find_disputes(project: Project, progress, cancelled) -> list[Verdict] | None:
     """The writer's work: the disputes found again and stored (one short
     write transaction), then every verdict read; None when cancelled."""
     progress(0, 2)
@@ -57,10 +56,10 @@ class DisputeState(QObject):
     error = Signal(str)
     message = Signal(str)  # the background refresh's progress, for the status line
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.project: Optional[Project] = None
-        self.current_dispute_id: Optional[int] = None
+        self.project: Project | None = None
+        self.current_dispute_id: int | None = None
         self._verdicts: list[Verdict] = []
         #: the background refresh of a big project (module doc)
         self.writer = WriterWorker(self)
@@ -68,7 +67,7 @@ class DisputeState(QObject):
         self.writer.failed.connect(lambda why: self.error.emit(f"could not find disputes: {why}"))
         self.writer.failed.connect(lambda _: self.message.emit(""))
 
-    def attach(self, project: Optional[Project]) -> None:
+    def attach(self, project: Project | None) -> None:
         """Work on ``project`` (None: none); no dispute is current, no verdict
         cached, a background refresh of the project before is dropped."""
         self.writer.cancel()
@@ -111,7 +110,7 @@ class DisputeState(QObject):
         self.writer.cancel()
         self._settle()
 
-    def _found(self, verdicts: Optional[list[Verdict]]) -> None:
+    def _found(self, verdicts: list[Verdict] | None) -> None:
         """The writer found and stored the disputes and read ``verdicts``."""
         if self.project is None or verdicts is None:
             return
@@ -129,19 +128,19 @@ class DisputeState(QObject):
         """The stored disputes, most severe first."""
         return judging.disputes(self.project) if self.project is not None else []
 
-    def dispute(self) -> Optional[Dispute]:
+    def dispute(self) -> Dispute | None:
         """The current dispute (``current_dispute_id``), or None."""
         if self.current_dispute_id is None:
             return None
         return next((d for d in self.disputes() if d.id == self.current_dispute_id), None)
 
-    def set_dispute(self, dispute_id: Optional[int]) -> None:
+    def set_dispute(self, dispute_id: int | None) -> None:
         """Make ``dispute_id`` the dispute being adjudicated."""
         if dispute_id != self.current_dispute_id:
             self.current_dispute_id = dispute_id
             self.disputeChanged.emit()
 
-    def judge_verdicts(self, subject: Optional[str] = None) -> list[Verdict]:
+    def judge_verdicts(self, subject: str | None = None) -> list[Verdict]:
         """Judge (and human) verdicts of one subject, or all, in id order
         (cached at open/import: commands never change verdicts)."""
         return [v for v in self._verdicts if subject is None or v.subject == subject]
@@ -164,7 +163,7 @@ class DisputeState(QObject):
             return {}
         return repo_items.run_item_names(self.project)
 
-    def run_by_id(self, run_id: Optional[int]) -> Optional[dict]:
+    def run_by_id(self, run_id: int | None) -> dict | None:
         """A run row (reviewer.storage.repo.runs.run_rows: item, prompt, model,
         repetition, output, ...) with its ``item_kind``, ``item_text`` and
         ``item_path``; None when there is no such run."""

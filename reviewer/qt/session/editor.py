@@ -16,13 +16,12 @@ says why and returns False.
 from __future__ import annotations
 
 import sqlite3
-from typing import Optional
 
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.core.commands import Command, Effect
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.qt.session.history import History, Op
+from reviewer.storage.project.db import Project, ProjectError
 
 #: Seconds opening another project (or closing) waits for edits still queued.
 SETTLE_S = 5.0
@@ -38,25 +37,25 @@ class Editor(QObject):
     message = Signal(str)
     error = Signal(str)
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.project: Optional[Project] = None
+        self.project: Project | None = None
         #: The undo history, its writes queued while the project is busy.
         self.history = History(self)
         #: The command ``execute`` did last; None after undo or redo (so a
         #: view can amend its own last decision, e.g. to add a rationale).
-        self.last_command: Optional[Command] = None
+        self.last_command: Command | None = None
         self._quiet = False
         self.history.written.connect(self._written)
         self.history.failed.connect(self._failed)
 
-    def attach(self, project: Optional[Project], store) -> None:
+    def attach(self, project: Project | None, store) -> None:
         """Edit ``project`` through ``store`` (None: no project); the history starts empty."""
         self.project, self.last_command = project, None
         self.history.attach(project, store)
 
     @property
-    def read_only(self) -> Optional[str]:
+    def read_only(self) -> str | None:
         """Why the open project takes no edits (None when it does)."""
         return self.project.read_only if self.project is not None else None
 
@@ -132,7 +131,7 @@ class Editor(QObject):
         return True
 
     # -- what was written -----------------------------------------------------------------------
-    def _written(self, op: Op, effect: Optional[Effect]) -> None:
+    def _written(self, op: Op, effect: Effect | None) -> None:
         self.written.emit(effect)
 
     def _failed(self, op: Op, why: str) -> None:

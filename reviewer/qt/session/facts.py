@@ -13,15 +13,13 @@ big project's answer is in, no item counts as having one.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.qt.session.reader_worker import ReaderWorker
 from reviewer.storage.workflows import failter_verdict_items
 
 
-def _read(reader, _cancelled) -> Optional[set[int]]:
+def _read(reader, _cancelled) -> set[int] | None:
     return failter_verdict_items(reader)
 
 
@@ -30,7 +28,7 @@ class FailterItems(QObject):
 
     known = Signal()  # the answer of the worker arrived
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.items: set[int] = set()
         self.worker = ReaderWorker(_read, lambda exc: None, self)
@@ -51,7 +49,7 @@ class FailterItems(QObject):
         self.worker.cancel()
         self.items = set()
 
-    def _done(self, items: Optional[set[int]]) -> None:
+    def _done(self, items: set[int] | None) -> None:
         if items is not None:
             self.items = items
             self.known.emit()

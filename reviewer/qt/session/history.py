@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -56,19 +56,19 @@ class History(QObject):
     failed = Signal(object, str)  # Op, why it was dropped
     pendingChanged = Signal(int, str)  # operations waiting, the status line saying so ('' when none)
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.stack: UndoStack[Any] = UndoStack()  # the store is the project's (Store and the narrower protocols)
         self.store: Any = None
-        self._queue: Optional[WriteQueue] = None
+        self._queue: WriteQueue | None = None
         self._ops: deque[Op] = deque()
-        self._done_now: list[tuple[Op, Optional[Effect]]] = []
+        self._done_now: list[tuple[Op, Effect | None]] = []
         self.timer = QTimer(self)
         self.timer.setInterval(FLUSH_MS)
         self.timer.timeout.connect(self.flush)
 
     # -- the project ---------------------------------------------------------------
-    def attach(self, project: Optional[Project], store) -> None:
+    def attach(self, project: Project | None, store) -> None:
         """Work on ``project`` through ``store`` (None: no project). The
         history starts empty; call ``flush(wait)`` first to keep what waits."""
         self.stack.clear()
@@ -103,12 +103,12 @@ class History(QObject):
         """There is an edit to redo."""
         return bool(self.commands()[1])
 
-    def next_undo(self) -> Optional[Command]:
+    def next_undo(self) -> Command | None:
         """The edit undo would revert, or None."""
         done = self.commands()[0]
         return done[-1] if done else None
 
-    def next_redo(self) -> Optional[Command]:
+    def next_redo(self) -> Command | None:
         """The edit redo would do again, or None."""
         undone = self.commands()[1]
         return undone[-1] if undone else None
@@ -150,13 +150,13 @@ class History(QObject):
         doing it raised (nothing recorded then)."""
         return self._submit(Op("push", command))
 
-    def undo(self) -> Optional[bool]:
+    def undo(self) -> bool | None:
         """Undo the last edit (True: written now, False: queued, None:
         nothing to undo)."""
         command = self.next_undo()
         return None if command is None else self._submit(Op("undo", command))
 
-    def redo(self) -> Optional[bool]:
+    def redo(self) -> bool | None:
         """Redo the last undone edit (as ``undo``)."""
         command = self.next_redo()
         return None if command is None else self._submit(Op("redo", command))
@@ -201,7 +201,7 @@ class History(QObject):
         """Inside the write transaction: the operation on the real stack.
         An undo or redo whose edit is no longer next (its push failed) does
         nothing."""
-        effect: Optional[Effect]
+        effect: Effect | None
         if op.kind == "push":
             effect = self.stack.push(op.command, self.store)
         elif op.kind == "undo":

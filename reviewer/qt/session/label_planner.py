@@ -15,14 +15,15 @@ is planned at once by the caller (Session.reads.label_plan).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from reviewer.qt.session.disputes import ASYNC_VERDICTS, verdict_count
 from reviewer.qt.session.writer_worker import WriterWorker
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.judging import label_plan as plans
+from reviewer.storage.project.db import Project, ProjectError
 
 
 def _work(judge: str, dimension: str, reviewer: str) -> Callable[[Any, Any, Any], Any]:
@@ -42,10 +43,10 @@ class LabelPlanner(QObject):
     failed = Signal(str)  # why there is no plan, one line
     message = Signal(str)  # for the status line
 
-    def __init__(self, project: Callable[[], Optional[Project]], parent: Optional[QObject] = None):
+    def __init__(self, project: Callable[[], Project | None], parent: QObject | None = None):
         super().__init__(parent)
         self._project = project
-        self._for: Optional[Project] = None
+        self._for: Project | None = None
         self.writer = WriterWorker(self)
         self.writer.done.connect(self._done)
         self.writer.failed.connect(self._failed)

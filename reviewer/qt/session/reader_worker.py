@@ -15,9 +15,11 @@ connection cannot be opened or the work raises one of ``errors``,
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
@@ -37,7 +39,7 @@ class _Bridge(QObject):
 class _Job(QRunnable):
     """On a pool thread: ``work`` through a connection of its own."""
 
-    def __init__(self, project, generation: int, bridge: _Bridge, cancel: threading.Event, worker: "ReaderWorker"):
+    def __init__(self, project, generation: int, bridge: _Bridge, cancel: threading.Event, worker: ReaderWorker):
         super().__init__()
         self.project, self.generation, self.bridge, self.cancel = project, generation, bridge, cancel
         self.work, self.errors, self.on_error = worker.work, worker.errors, worker.on_error
@@ -53,10 +55,8 @@ class _Job(QRunnable):
                     reader.close()
         except self.errors as exc:
             result = self.on_error(exc)
-        try:
+        with contextlib.suppress(RuntimeError):  # the owner went away meanwhile
             self.bridge.done.emit(self.generation, result)
-        except RuntimeError:  # the owner went away meanwhile
-            pass
 
 
 class ReaderWorker(QObject):
@@ -68,7 +68,7 @@ class ReaderWorker(QObject):
         self,
         work: Work,
         on_error: Callable[[Exception], Any],
-        parent: Optional[QObject] = None,
+        parent: QObject | None = None,
         delay_ms: int = 0,
         errors: tuple[type[Exception], ...] = (ProjectError, sqlite3.Error),
     ):

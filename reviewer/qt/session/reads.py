@@ -18,23 +18,21 @@ writer (reviewer.storage.files.safe_write) of the screenshot and chart files.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from reviewer.core.cases.model import TestCase
 from reviewer.core.judging.verdicts import Verdict
 from reviewer.core.models import GroundTruth
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.files import safe_write
 from reviewer.storage.annotators import ground_truth
 from reviewer.storage.cards.proposed_boxes import ProposedBox, proposed_boxes
 from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.cases import cases
-from reviewer.storage.project.db import Project, ProjectError, open_project
-from reviewer.storage.gt_adjudication import adjudication_command
+from reviewer.storage.files import safe_write
 from reviewer.storage.files.images import SWAPS, UPRIGHT
+from reviewer.storage.gt_adjudication import adjudication_command
 from reviewer.storage.importers.pairwise import UNNAMED_MODELS
-from reviewer.storage.judging import labels, label_plan as plans
+from reviewer.storage.judging import label_plan as plans
+from reviewer.storage.judging import labels
 from reviewer.storage.judging.calibration_report import CalibrationRow
 from reviewer.storage.judging.failter_report import HEADER as FAILTER_HEADER
 from reviewer.storage.judging.failter_report import FailterRow, errors_line, failter_rows
@@ -42,6 +40,9 @@ from reviewer.storage.judging.label_plan import LabelPlan, budget_line, progress
 from reviewer.storage.judging.report import DEFAULT_WEIGHTS, configured_expected
 from reviewer.storage.judging.validation import SPLIT_HEADER, Validation, corrected_line, split_rows
 from reviewer.storage.judging.verdicts import references, run_verdicts
+from reviewer.storage.project.db import Project, ProjectError, open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.spans import spans
 from reviewer.storage.spans.reviewed import missed_after_review
 from reviewer.storage.spans.spans import parse_span_output
@@ -87,7 +88,7 @@ class _Owner(Protocol):
     """The Session as its reads see it: the open project, if any."""
 
     @property
-    def project(self) -> Optional[Project]: ...
+    def project(self) -> Project | None: ...
 
 
 class ProjectReads:
@@ -97,7 +98,7 @@ class ProjectReads:
         self._session = session
 
     @property
-    def _p(self) -> Optional[Project]:
+    def _p(self) -> Project | None:
         return self._session.project
 
     # -- names --------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class ProjectReads:
             return {}
         return {r["id"]: str(r["model"]) for r in repo_runs.run_rows(self._p, run_ids, with_output=False)}
 
-    def resolve(self, path: str) -> Optional[Path]:
+    def resolve(self, path: str) -> Path | None:
         """A path stored in the project (relative to its folder) as a path to read."""
         return self._p.resolve(path) if self._p is not None else None
 
@@ -124,7 +125,7 @@ class ProjectReads:
         return scored_runs(self._p, run_ids) if self._p is not None and run_ids else []
 
     # -- annotators and ground truth ----------------------------------------------------------
-    def annotators(self, item_id: Optional[int] = None) -> list[str]:
+    def annotators(self, item_id: int | None = None) -> list[str]:
         """The named annotators with ground truth (of item ``item_id``, or any), by name."""
         return ground_truth.annotators(self._p, item_id) if self._p else []
 
@@ -141,8 +142,8 @@ class ProjectReads:
         return proposed_boxes(self._p, item_id) if self._p else []
 
     def gt_adjudication(
-        self, dispute_id: int, annotator: str, reviewer: Optional[str], rationale: str
-    ) -> "tuple[Command[Any], int]":
+        self, dispute_id: int, annotator: str, reviewer: str | None, rationale: str
+    ) -> tuple[Command[Any], int]:
         """The command settling a ground-truth dispute with ``annotator``'s
         side, and its item (reviewer.storage.gt_adjudication). Raises
         ProjectError when no project is open or the dispute cannot be settled."""
@@ -151,7 +152,7 @@ class ProjectReads:
         return adjudication_command(self._p, dispute_id, annotator, reviewer, rationale)
 
     # -- test cases ---------------------------------------------------------------------------
-    def case_of_item(self, item_id: Optional[int]) -> Optional[TestCase]:
+    def case_of_item(self, item_id: int | None) -> TestCase | None:
         """The test case item ``item_id`` is, or None."""
         return cases.case_of_item(self._p, item_id) if self._p is not None and item_id is not None else None
 
@@ -204,22 +205,22 @@ class ProjectReads:
         """Subjects ``reviewer`` labelled on ``dimension`` in the label-first queue."""
         return plans.labelled_by(self._p, dimension, reviewer) if self._p else set()
 
-    def subject_order(self, subject: str) -> Optional[str]:
+    def subject_order(self, subject: str) -> str | None:
         """The stored order ('ab', 'ba') a pair subject is shown in (None: one output)."""
         return labels.subject_order(self._p, subject) if self._p else None
 
-    def subject_view(self, subject: str, judge: str, verdicts: Optional[list[Verdict]] = None) -> Any:
+    def subject_view(self, subject: str, judge: str, verdicts: list[Verdict] | None = None) -> Any:
         """What label first shows of a subject (reviewer.storage.judging.labels.subject_view)."""
         if self._p is None:
             raise ProjectError("no project is open")
         return labels.subject_view(self._p, subject, judge, verdicts)
 
-    def judge_verdicts(self, verdicts: Optional[list[Verdict]] = None) -> dict[str, list[Verdict]]:
+    def judge_verdicts(self, verdicts: list[Verdict] | None = None) -> dict[str, list[Verdict]]:
         """{judge display name: its verdicts} (reviewer.storage.judging.labels)."""
         return labels.judge_verdicts(self._p, verdicts) if self._p else {}
 
     # -- spans --------------------------------------------------------------------------------
-    def golden_spans(self, item_id: int, text: str) -> "list[GoldenSpan]":
+    def golden_spans(self, item_id: int, text: str) -> list[GoldenSpan]:
         """The item's golden spans drawn on ``text``, by start."""
         return spans.golden_spans(self._p, item_id, text) if self._p else []
 

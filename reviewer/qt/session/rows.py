@@ -5,13 +5,13 @@ slices), or made from RunLines already cached by ``rows_of``."""
 from __future__ import annotations
 
 import time
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from reviewer.core.cards.metrics import prompt_verdicts
 from reviewer.core.models import AnswerSchema, PromptVerdict
+from reviewer.storage.cards import overview
 from reviewer.storage.repo import config as repo_config
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.cards import overview
 
 #: Runs read per slice by ``read_summary``, which pauses between slices so the GUI thread gets the GIL.
 SLICE = 250
@@ -24,7 +24,7 @@ def _pair_rows(auto: list[PromptVerdict], reviewed: list[PromptVerdict]) -> list
     return [(v, by_key.get(v.key())) for v in auto]
 
 
-def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> Optional[tuple[list, list[Row]]]:
+def read_summary(project, cancelled=lambda: False, pause: float = 0.0) -> tuple[list, list[Row]] | None:
     """(a RunLine of every scored run in run_rows order, T-P1 rows) of
     ``project``; read in slices of SLICE runs with ``pause`` seconds between
     them; None when ``cancelled()`` turns true."""

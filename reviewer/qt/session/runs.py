@@ -25,23 +25,24 @@ the last change touched (None: anything), so views update those rows only.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
 from reviewer.core.workflows import AnyWorkflow, Workflow
+from reviewer.qt.session.pending import play_pending, runs_of
+from reviewer.qt.session.rows import Row, rows_of
 from reviewer.storage import workflows
+from reviewer.storage.cards import overview
+from reviewer.storage.cards.scores import ScoredRun, scored_runs
+from reviewer.storage.project.db import ProjectError
 from reviewer.storage.repo import config as repo_config
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.cards import overview
-from reviewer.storage.project.db import ProjectError
-from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.scoring import score_project
-from reviewer.qt.session.pending import play_pending, runs_of
-from reviewer.qt.session.rows import Row, rows_of
 
 
 @dataclass
@@ -81,8 +82,8 @@ class RunCache:
 
     def __init__(self):
         self.project = None
-        self.changed_runs: Optional[set[int]] = None
-        self.changed_items: Optional[set[int]] = None
+        self.changed_runs: set[int] | None = None
+        self.changed_items: set[int] | None = None
         #: runs shown with waiting decisions played on them (``play``)
         self.previewed: set[int] = set()
         self._items: list[Item] = []
@@ -101,9 +102,9 @@ class RunCache:
         self._by_item: dict[int, list[int]] = {}
         self._by_group: dict[tuple[str, str], list[int]] = {}
         self._lines: dict[int, overview.RunLine] = {}
-        self._order: Optional[tuple[list[int], dict[int, int]]] = None  # run_order(), made when asked
+        self._order: tuple[list[int], dict[int, int]] | None = None  # run_order(), made when asked
         self._complete = False
-        self._score_rows: Optional[list[Row]] = None
+        self._score_rows: list[Row] | None = None
         self._score_index: dict[tuple, int] = {}
         self._dirty_keys: set[tuple] = set()
         #: (prompt, model) -> (automatic, reviewed) Pool of its '*' T-P1 row, kept run by run (``_set_line``)
@@ -111,7 +112,7 @@ class RunCache:
         self.changed_runs = self.changed_items = None
 
     # -- opening ----------------------------------------------------------------------------
-    def reset(self, project, item_id: Optional[int] = None) -> None:
+    def reset(self, project, item_id: int | None = None) -> None:
         """Forget every cached run and ground truth; read the items, card
         and review counts of ``project`` (None: empty) and the runs of
         ``item_id``. The summary is the caller's (``apply_summary``)."""
@@ -211,11 +212,11 @@ class RunCache:
         """Every item with its counts (kept up to date by ``put_runs``)."""
         return list(self._statuses)
 
-    def item(self, item_id: Optional[int]) -> Optional[Item]:
+    def item(self, item_id: int | None) -> Item | None:
         """The item ``item_id``, or None."""
         return self._items_by_id.get(item_id) if item_id is not None else None
 
-    def status(self, item_id: Optional[int]) -> Optional[ItemStatus]:
+    def status(self, item_id: int | None) -> ItemStatus | None:
         """The ItemStatus of ``item_id`` (its counts and workflow), or None."""
         return self._status_by_id.get(item_id) if item_id is not None else None
 
@@ -225,7 +226,7 @@ class RunCache:
             self._gt[item_id] = repo_ground_truth.ground_truth(self.project, item_id)
         return self._gt[item_id]
 
-    def forget_ground_truth(self, item_id: Optional[int] = None) -> None:
+    def forget_ground_truth(self, item_id: int | None = None) -> None:
         """Read the ground truth of ``item_id`` (None: every item) again when next asked for."""
         if item_id is None:
             self._gt.clear()
@@ -241,7 +242,7 @@ class RunCache:
             st.to_transcribe = sum(1 for c in cards if not c.text.strip())
 
     # -- runs ---------------------------------------------------------------------------------
-    def ensure_item(self, item_id: Optional[int]) -> None:
+    def ensure_item(self, item_id: int | None) -> None:
         """Read the scored runs of ``item_id`` unless they are cached."""
         if item_id is None or item_id in self._by_item or self.project is None:
             return
@@ -254,12 +255,12 @@ class RunCache:
                 self._set_line(r.run["id"], overview.run_line(r))
         self._by_item[item_id] = [r.run["id"] for r in runs]
 
-    def runs(self, item_id: Optional[int]) -> list[ScoredRun]:
+    def runs(self, item_id: int | None) -> list[ScoredRun]:
         """Scored runs of an item, read when first asked for."""
         self.ensure_item(item_id)
         return [self._runs[i] for i in self._by_item.get(item_id, [])] if item_id is not None else []
 
-    def load_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
+    def load_run(self, run_id: int | None) -> ScoredRun | None:
         """The cached run ``run_id``, its item's runs read first when needed."""
         if run_id is None:
             return None
@@ -269,7 +270,7 @@ class RunCache:
                 self.ensure_item(rows[0].run["item_id"])
         return self._runs.get(run_id)
 
-    def has_run(self, run_id: Optional[int]) -> bool:
+    def has_run(self, run_id: int | None) -> bool:
         """The run is one of the scored runs known so far."""
         return run_id in self._lines
 
@@ -381,10 +382,9 @@ class RunCache:
         waiting decisions before) and play the waiting decisions on them;
         returns the runs changed."""
         runs = self.waiting_runs(ops)
-        try:
+        # on an error the cache stays as it is; the decisions are shown on it
+        with contextlib.suppress(ProjectError, sqlite3.Error):
             self.put_runs(scored_runs(self.project, runs))
-        except (ProjectError, sqlite3.Error):
-            pass  # the cache stays as it is; the decisions are shown on it
         previewed = self.play(ops)
         self.touched(runs | previewed)
         return runs | previewed
@@ -403,7 +403,7 @@ class RunCache:
             st.runs, st.reviewed, st.no_findings = counts.runs, counts.reviewed, counts.no_findings
 
     # -- T-P1 rows ----------------------------------------------------------------------------
-    def score_rows(self) -> Optional[list[Row]]:
+    def score_rows(self) -> list[Row] | None:
         """(automatic, reviewed) T-P1 verdicts per prompt, model and item ('*':
         all items), or None until the summary is in."""
         return self._score_rows
@@ -417,7 +417,7 @@ class RunCache:
             return [x for x in lines if x is not None and x.prompt == prompt and x.model == model]
         return [self._lines[i] for i in self._by_group.get((prompt, model), []) if self._lines[i].item == item]
 
-    def rescore(self) -> Optional[list[int]]:
+    def rescore(self) -> list[int] | None:
         """Compute the queued (prompt, model, item) rows again from the cache
         (once the summary is in); returns the indexes of the rows changed
         ([] when none), or None when a row appeared and every row was

@@ -29,32 +29,31 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from reviewer.core.commands import Command, Effect
 from reviewer.core.judging.verdicts import Adjudication, Dispute
-from reviewer.core.workflows import AnyWorkflow
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
-from reviewer.storage.files import previews
-from reviewer.storage.repo import config as repo_config
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.cards import overview
-from reviewer.storage.project.db import Project, ProjectError, open_project
-from reviewer.storage.importers import ImportOptions, ImportReport, import_source
-from reviewer.storage.cards.scores import ScoredRun, verdicts
-from reviewer.storage.scoring import score_project
-from reviewer.storage.store import ProjectStore
+from reviewer.core.workflows import AnyWorkflow
 from reviewer.qt.session import summary
 from reviewer.qt.session.disputes import DisputeState
+from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.facts import FailterItems
 from reviewer.qt.session.label_planner import LabelPlanner
 from reviewer.qt.session.reads import ProjectReads
-from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
 from reviewer.qt.session.runs import ItemStatus, RunCache
 from reviewer.qt.session.writer_worker import WriterWorker
+from reviewer.storage.cards import overview
+from reviewer.storage.cards.scores import ScoredRun, verdicts
+from reviewer.storage.files import previews
+from reviewer.storage.importers import ImportOptions, ImportReport, import_source
+from reviewer.storage.project.db import Project, ProjectError, open_project
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.scoring import score_project
+from reviewer.storage.store import ProjectStore
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
 REMEMBER_MS = 400
@@ -109,11 +108,11 @@ class Session(QObject):
     scoresChanged = Signal(object)  # T-P1 rows changed: their indexes in score_rows(), None for all
     factsChanged = Signal()  # facts read off the GUI thread arrived (which items have Failter verdicts)
 
-    def __init__(self, reviewer: str = "unknown", parent: Optional[QObject] = None):
+    def __init__(self, reviewer: str = "unknown", parent: QObject | None = None):
         super().__init__(parent)
         self.reviewer = reviewer
-        self.project: Optional[Project] = None
-        self.store: Optional[ProjectStore] = None
+        self.project: Project | None = None
+        self.store: ProjectStore | None = None
         self.cache = RunCache()
         self.summariser = summary.Summariser(self)
         self.judging = DisputeState(self)
@@ -127,12 +126,12 @@ class Session(QObject):
         #: The undo history, its writes queued while the project is busy
         #: (``stack`` is the same object, for the undo actions and tests).
         self.history = self.stack = self.editor.history
-        self.item_id: Optional[int] = None
-        self.run_id: Optional[int] = None
+        self.item_id: int | None = None
+        self.run_id: int | None = None
         self.selected_findings: list[int] = []
         self.selected_cards: list[int] = []
         self.tool = "select"
-        self.convention_override: Optional[BoxConvention] = None
+        self.convention_override: BoxConvention | None = None
         #: What the search box holds (view state: filters items, runs, disputes).
         self.search = ""
         self.summariser.done.connect(self._summary_done)
@@ -219,7 +218,7 @@ class Session(QObject):
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
 
-    def import_source(self, source: Path, model: Optional[str] = None) -> Optional[ImportReport]:
+    def import_source(self, source: Path, model: str | None = None) -> ImportReport | None:
         """Import a folder or file into the open project and score it."""
         if self.project is None:
             self.error.emit("open or create a project first")
@@ -294,39 +293,39 @@ class Session(QObject):
         (kept up to date by edits: no query)."""
         return self.cache.items() if self.project is not None else []
 
-    def item(self) -> Optional[Item]:
+    def item(self) -> Item | None:
         """The current item."""
         if self.project is None or self.item_id is None:
             return None
         return self.cache.item(self.item_id)
 
-    def workflow(self) -> Optional[AnyWorkflow]:
+    def workflow(self) -> AnyWorkflow | None:
         """The current item's workflow (reviewer.core.workflows), which picks
         the window's perspective; None without a current item."""
         status = self.cache.status(self.item_id) if self.project is not None else None
         return status.workflow if status is not None else None
 
-    def image_path(self, item: Optional[Item] = None) -> Optional[Path]:
+    def image_path(self, item: Item | None = None) -> Path | None:
         """Absolute path of an item's photo (the current one by default)."""
         item = item or self.item()
         if item is None or item.path is None or self.project is None:
             return None
         return self.project.resolve(item.path)
 
-    def preview(self, item: Item) -> Optional[bytes]:
+    def preview(self, item: Item) -> bytes | None:
         """The stored preview JPEG of a photo item, or None."""
         if self.project is None or item.kind != "photo":
             return None
         return previews.preview(self.project, item.sha256)
 
-    def ground_truth(self, item_id: Optional[int] = None) -> GroundTruth:
+    def ground_truth(self, item_id: int | None = None) -> GroundTruth:
         """Ground truth of an item (the current one by default), cached."""
         item_id = self.item_id if item_id is None else item_id
         if item_id is None or self.project is None:
             return GroundTruth(item="")
         return self.cache.ground_truth(item_id)
 
-    def runs(self, item_id: Optional[int] = None) -> list[ScoredRun]:
+    def runs(self, item_id: int | None = None) -> list[ScoredRun]:
         """Scored runs of an item (the current one by default), read by
         item when first asked for, then cached."""
         return self.cache.runs(self.item_id if item_id is None else item_id)
@@ -343,12 +342,12 @@ class Session(QObject):
         cached so far. A run's whole ScoredRun: ``run()`` / ``runs()``."""
         return self.cache.run_lines()
 
-    def scored_run(self, run_id: Optional[int]) -> Optional[ScoredRun]:
+    def scored_run(self, run_id: int | None) -> ScoredRun | None:
         """The whole ScoredRun ``run_id`` (its item's runs read when not
         cached), or None."""
         return self.cache.load_run(run_id)
 
-    def has_run(self, run_id: Optional[int]) -> bool:
+    def has_run(self, run_id: int | None) -> bool:
         """The run is one of the project's scored runs the session knows."""
         return self.cache.has_run(run_id)
 
@@ -361,17 +360,17 @@ class Session(QObject):
         {id: position}), sorted once (RunCache.run_order)."""
         return self.cache.run_order()
 
-    def run(self) -> Optional[ScoredRun]:
+    def run(self) -> ScoredRun | None:
         """The current run."""
         return self.cache.load_run(self.run_id)
 
-    def convention(self) -> Optional[BoxConvention]:
+    def convention(self) -> BoxConvention | None:
         """The box convention the predicted boxes are drawn in: the user's
         choice, else the one detected for the current run."""
         run = self.run()
         return self.convention_override or (run.facts.box_convention if run else None)
 
-    def score_rows(self) -> Optional[list[Row]]:
+    def score_rows(self) -> list[Row] | None:
         """(automatic, reviewed) T-P1 verdicts per prompt, model and item ('*':
         all items), or None while the summary is being computed."""
         return self.cache.score_rows()
@@ -386,12 +385,12 @@ class Session(QObject):
         return verdicts(self.project, reviewed=reviewed)
 
     @property
-    def changed_runs(self) -> Optional[set[int]]:
+    def changed_runs(self) -> set[int] | None:
         """Runs the last ``findingsChanged`` touched (None: any)."""
         return self.cache.changed_runs
 
     @property
-    def changed_items(self) -> Optional[set[int]]:
+    def changed_items(self) -> set[int] | None:
         """Items the last ``findingsChanged`` touched (None: any)."""
         return self.cache.changed_items
 
@@ -404,7 +403,7 @@ class Session(QObject):
         project's answer is read off the GUI thread: factsChanged)."""
         return item_id in self.failter_items.items
 
-    def project_path(self) -> Optional[Path]:
+    def project_path(self) -> Path | None:
         """The open project's file, None when none is open."""
         return self.project.path if self.project is not None else None
 
@@ -433,7 +432,7 @@ class Session(QObject):
 
     # -- judging (the dispute state) --------------------------------------------------------
     @property
-    def current_dispute_id(self) -> Optional[int]:
+    def current_dispute_id(self) -> int | None:
         """The dispute being adjudicated (None: none)."""
         return self.judging.current_dispute_id
 
@@ -441,11 +440,11 @@ class Session(QObject):
         """The stored disputes, most severe first."""
         return self.judging.disputes()
 
-    def dispute(self) -> Optional[Dispute]:
+    def dispute(self) -> Dispute | None:
         """The current dispute, or None."""
         return self.judging.dispute()
 
-    def set_dispute(self, dispute_id: Optional[int]) -> None:
+    def set_dispute(self, dispute_id: int | None) -> None:
         """Make ``dispute_id`` the dispute being adjudicated."""
         self.judging.set_dispute(dispute_id)
 
@@ -455,12 +454,12 @@ class Session(QObject):
 
     # -- editing (the editor) ---------------------------------------------------------------
     @property
-    def last_command(self) -> Optional[Command]:
+    def last_command(self) -> Command | None:
         """The command ``execute`` did last; None after undo or redo."""
         return self.editor.last_command
 
     @property
-    def read_only(self) -> Optional[str]:
+    def read_only(self) -> str | None:
         """Why the open project takes no edits (None when it does)."""
         return self.editor.read_only
 
@@ -484,7 +483,7 @@ class Session(QObject):
         """Undo the last edit and do ``command`` in its place (one undo step)."""
         return self.editor.replace_last(command)
 
-    def _written(self, effect: Optional[Effect]) -> None:
+    def _written(self, effect: Effect | None) -> None:
         """An operation is in the project: refresh what it touched, and
         show the decisions still waiting on top."""
         if effect is not None:
@@ -532,7 +531,7 @@ class Session(QObject):
         self.selected_findings = [i for i in self.selected_findings if i in live]
 
     # -- selection ------------------------------------------------------------------------
-    def set_item(self, item_id: Optional[int]) -> None:
+    def set_item(self, item_id: int | None) -> None:
         """Make ``item_id`` current and select its first run that still
         needs review (else its first scored run)."""
         if item_id == self.item_id:
@@ -546,7 +545,7 @@ class Session(QObject):
         first = pending or [r for r in runs if r.facts.scored] or runs
         self.set_run(first[0].run["id"] if first else None)
 
-    def set_run(self, run_id: Optional[int]) -> None:
+    def set_run(self, run_id: int | None) -> None:
         """Make ``run_id`` current (its item too) and select its first finding."""
         run = self.cache.load_run(run_id)
         if run and run.run["item_id"] != self.item_id:
@@ -563,7 +562,7 @@ class Session(QObject):
         self.conventionChanged.emit()
         self.findingSelectionChanged.emit()
 
-    def _remember_run(self, run_id: Optional[int] = None) -> None:
+    def _remember_run(self, run_id: int | None = None) -> None:
         """Keep the current run in the project (meta 'view.run'), so the
         project opens where the reviewer left off; a locked file just skips it."""
         self._remember_timer.stop()
@@ -586,7 +585,7 @@ class Session(QObject):
         self.selected_cards = list(ids)
         self.cardSelectionChanged.emit()
 
-    def set_convention(self, convention: Optional[BoxConvention]) -> None:
+    def set_convention(self, convention: BoxConvention | None) -> None:
         """Draw predicted boxes in ``convention`` (None: as detected)."""
         self.convention_override = convention
         self.conventionChanged.emit()

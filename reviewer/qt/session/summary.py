@@ -11,8 +11,6 @@ at most SYNC_RUNS runs are summarised at once by the Session instead.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QObject
 
 from reviewer.qt.session.reader_worker import ReaderWorker
@@ -32,5 +30,5 @@ class Summariser(ReaderWorker):
     """One summary at a time on a worker thread (module doc); ``done`` gives
     (RunLines, T-P1 rows), or None when the project could not be read."""
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(_summary, lambda exc: None, parent, delay_ms=START_DELAY_MS)

@@ -30,25 +30,24 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from PySide6.QtCore import QObject
 
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_compare import JudgeComparison
-from reviewer.storage.project.db import Project, ProjectError
+from reviewer.qt.session.reader_worker import ReaderWorker
 from reviewer.storage.dispute_queue import agreement_with_intervals
-from reviewer.storage.repo.item_metadata import metadata_fields, subject_slices
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 from reviewer.storage.judging.calibration_report import CalibrationRow, calibration_rows
+from reviewer.storage.judging.comparison import comparison_text, project_comparisons
 from reviewer.storage.judging.label_budget import alignment_budget, budget_text
 from reviewer.storage.judging.validation import Validation, project_alignments
+from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo.item_metadata import metadata_fields, subject_slices
 from reviewer.storage.spans.confidences import span_confidences
-from reviewer.qt.session.reader_worker import ReaderWorker
-
 
 #: comparison_text is passed on to the validation view, which reads the project
 #: only through this worker (contract "the window reads the project only
@@ -56,7 +55,7 @@ from reviewer.qt.session.reader_worker import ReaderWorker
 __all__ = ["ValidationFigures", "ValidationWorker", "comparison_text", "compute", "slice_choices"]
 
 
-def slice_choices(project: Project, field_name: Optional[str] = None) -> list[str]:
+def slice_choices(project: Project, field_name: str | None = None) -> list[str]:
     """The slice selector's choices: the items' metadata fields (``field_name``
     None), else the slices (values) of that field among judged subjects,
     sorted. A light read on the calling thread. Raises ValueError as
@@ -87,11 +86,11 @@ class ValidationFigures:
     agreement: list[AgreementRow] = field(default_factory=list)
     validation: Validation = field(default_factory=lambda: Validation([], [], 0))
     calibration: list[CalibrationRow] = field(default_factory=list)
-    budget: list[tuple[str, Optional[int]]] = field(default_factory=list)
+    budget: list[tuple[str, int | None]] = field(default_factory=list)
     error: str = ""
     thread: int = 0
     seconds: float = 0.0
-    slice: Optional[tuple[str, str]] = None
+    slice: tuple[str, str] | None = None
     subjects: int = 0
     comparisons: list[JudgeComparison] = field(default_factory=list)
     compare_error: str = ""
@@ -103,8 +102,8 @@ def compute(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    slice_: Optional[tuple[str, str]] = None,
-    compare: Optional[tuple[str, str]] = None,
+    slice_: tuple[str, str] | None = None,
+    compare: tuple[str, str] | None = None,
 ) -> ValidationFigures:
     """Agreement, alignment and calibration of ``project`` (module doc),
     read through ``project`` on the calling thread; ``slice_``: (metadata
@@ -120,7 +119,7 @@ def compute(
 
     agreement = agreement_with_intervals(project, n_resamples=n_resamples, seed=seed)
     check()
-    subjects: Optional[set[str]] = None
+    subjects: set[str] | None = None
     if slice_ is not None:
         subjects = {s for s, name in subject_slices(project, slice_[0]).items() if name == slice_[1]}
     validation = project_alignments(project, n_resamples=n_resamples, seed=seed, subjects=subjects)
@@ -165,7 +164,7 @@ class ValidationWorker(ReaderWorker):
     gives the ValidationFigures of the latest generation (with ``error``
     set when the project could not be read)."""
 
-    def __init__(self, parent: Optional[QObject] = None, resamples: int = DEFAULT_RESAMPLES):
+    def __init__(self, parent: QObject | None = None, resamples: int = DEFAULT_RESAMPLES):
         super().__init__(
             lambda reader, cancelled: _compute_or_none(reader, cancelled, resamples, self.slice, self.compare),
             lambda exc: ValidationFigures(error=str(exc), thread=threading.get_ident()),
@@ -174,11 +173,11 @@ class ValidationWorker(ReaderWorker):
         )
         self.resamples = resamples
         #: what the next start computes: the slice (field, value) and the two judges compared (module doc)
-        self.slice: Optional[tuple[str, str]] = None
-        self.compare: Optional[tuple[str, str]] = None
+        self.slice: tuple[str, str] | None = None
+        self.compare: tuple[str, str] | None = None
 
 
-def _compute_or_none(reader, cancelled, resamples: int, slice_, compare) -> Optional[ValidationFigures]:
+def _compute_or_none(reader, cancelled, resamples: int, slice_, compare) -> ValidationFigures | None:
     """:func:`compute`, or None when it was cancelled (a newer generation drops it anyway)."""
     try:
         return compute(reader, cancelled, n_resamples=resamples, slice_=slice_, compare=compare)

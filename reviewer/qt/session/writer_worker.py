@@ -14,9 +14,11 @@ that lives in memory (opened read-only) is worked on in place, at once.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
@@ -50,16 +52,12 @@ class _Job(QRunnable):
                     writer.close()
         except (ProjectError, sqlite3.Error) as exc:
             error = str(exc) or type(exc).__name__
-        try:
+        with contextlib.suppress(RuntimeError):  # the owner went away meanwhile
             self.bridge.done.emit(self.generation, result, error)
-        except RuntimeError:  # the owner went away meanwhile
-            pass
 
     def _progress(self, done: int, total: int) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):
             self.bridge.progress.emit(self.generation, done, total)
-        except RuntimeError:
-            pass
 
 
 class WriterWorker(QObject):
@@ -69,7 +67,7 @@ class WriterWorker(QObject):
     done = Signal(object)  # the latest job's result
     failed = Signal(str)  # the latest job's error, one line
 
-    def __init__(self, parent: Optional[QObject] = None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.generation = 0
         self._running = 0

@@ -8,8 +8,8 @@ positions (the text has no CR LF)."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QTextCharFormat, QTextCursor
@@ -27,7 +27,7 @@ class Mark:
     end: int
     finding_id: int
     status: str
-    span_index: Optional[int]
+    span_index: int | None
 
 
 def _cursor(doc, start: int, end: int) -> QTextCursor:
@@ -165,7 +165,7 @@ def paint_golden(
     view: QPlainTextEdit,
     golden: Sequence,
     starts: Sequence[int],
-    dragging: Optional[tuple[int, int, int]] = None,
+    dragging: tuple[int, int, int] | None = None,
 ) -> None:
     """Each visible golden span as a 3 px line in its role's colour under its
     text, with small end handles (drag them to fix the ends); ``golden`` is
@@ -234,13 +234,13 @@ def paint_marks(painter: QPainter, view: QPlainTextEdit, marks: Sequence[Mark]) 
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
 
 
-def golden_at(golden: Sequence[GoldenSpan], pos: int) -> Optional[GoldenSpan]:
+def golden_at(golden: Sequence[GoldenSpan], pos: int) -> GoldenSpan | None:
     """The golden span containing ``pos`` (the shortest when nested), or None."""
     inside = [g for g in golden if g.start <= pos < g.end or (pos == g.end and g.start < pos)]
     return min(inside, key=lambda g: g.end - g.start) if inside else None
 
 
-def edge_at(golden: Sequence[GoldenSpan], pos: int) -> Optional[tuple[GoldenSpan, str]]:
+def edge_at(golden: Sequence[GoldenSpan], pos: int) -> tuple[GoldenSpan, str] | None:
     """(golden span, 'start' | 'end') whose end is at ``pos`` (within one
     character), for dragging; None when no end is there."""
     best = None
@@ -252,7 +252,7 @@ def edge_at(golden: Sequence[GoldenSpan], pos: int) -> Optional[tuple[GoldenSpan
     return (best[1], best[2]) if best else None
 
 
-def span_at(spans: Sequence[Mapping], pos: int) -> Optional[int]:
+def span_at(spans: Sequence[Mapping], pos: int) -> int | None:
     """The index of the model span containing ``pos`` (the shortest), or
     None; a span whose offsets are not numbers (NaN, infinity) contains nothing."""
     inside = []

@@ -21,8 +21,6 @@ session on every change.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QKeySequence, QPainter, QTextOption
 from PySide6.QtWidgets import (
@@ -40,9 +38,9 @@ from reviewer.core.spans.golden import GoldenSpan, index_to_utf16, utf16_slice, 
 from reviewer.core.spans.placement import place
 from reviewer.core.spans.sections import detect_sections
 from reviewer.core.spans.selection import grow
-from reviewer.qt.spans.role_bar import RoleBar
 from reviewer.core.workflows import Workflow
 from reviewer.qt.session import Session
+from reviewer.qt.session.reads import parse_span_output
 from reviewer.qt.spans.layers import (
     Mark,
     apply_formats,
@@ -54,9 +52,9 @@ from reviewer.qt.spans.layers import (
     selections,
     span_at,
 )
+from reviewer.qt.spans.role_bar import RoleBar
 from reviewer.qt.spans.style import SpanLegend
 from reviewer.qt.text import break_at_spaces, line
-from reviewer.qt.session.reads import parse_span_output
 
 
 def show_plain(edit: QPlainTextEdit, text: str) -> None:
@@ -90,8 +88,8 @@ class SpanTextView(QPlainTextEdit):
         self.golden_starts: list[int] = []
         self.bounds: list[tuple[str, int, int]] = []
         self.marks: list = []  # findings placed on the text (painted)
-        self._drag: Optional[tuple[GoldenSpan, str]] = None
-        self._drag_pos: Optional[int] = None
+        self._drag: tuple[GoldenSpan, str] | None = None
+        self._drag_pos: int | None = None
 
     def show_text(self, text: str) -> None:
         """Show ``text`` (as break_at_spaces: long lines broken at a space, every
@@ -109,7 +107,7 @@ class SpanTextView(QPlainTextEdit):
         self.golden_starts = [g.start for g in self.golden]
         self.viewport().update()
 
-    def _dragging(self) -> Optional[tuple[int, int, int]]:
+    def _dragging(self) -> tuple[int, int, int] | None:
         if not self._drag or self._drag_pos is None:
             return None
         g, side = self._drag
@@ -213,7 +211,7 @@ class SpanPane(QWidget):
         self.shown_prompt = ""
         self.spans: list[dict] = []
         self.marks: list[Mark] = []
-        self.last_role: Optional[str] = None
+        self.last_role: str | None = None
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.header = QLabel()
         self.header.setTextFormat(Qt.TextFormat.PlainText)
@@ -310,7 +308,7 @@ class SpanPane(QWidget):
             self.view.centerCursor()
 
     # -- view -> commands -----------------------------------------------------------------
-    def span_target(self) -> Optional[tuple[int, str]]:
+    def span_target(self) -> tuple[int, str] | None:
         """(index, text) of the run's span at the cursor, for A (add a finding)."""
         index = span_at(self.spans, self.view.textCursor().position())
         return (index, str(self.spans[index].get("text", ""))) if index is not None else None

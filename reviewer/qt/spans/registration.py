@@ -4,26 +4,24 @@ its line in the items list and how the output panel shows a span run."""
 
 from __future__ import annotations
 
-from typing import Optional
+from PySide6.QtCore import Qt
 
 from reviewer.core.models import SPAN_CODE_ORDER
 from reviewer.core.workflows import Workflow
-from PySide6.QtCore import Qt
-
 from reviewer.qt.registry import QtWorkflow, ScorePanel, lazy, register
 from reviewer.qt.text import plural
 
 _H, _V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
 
 
-def status_line(status: object, runs: str) -> Optional[str]:
+def status_line(status: object, runs: str) -> str | None:
     """A span item's line in the items list when it has golden spans:
     'GT 12 golden spans · 1/3 runs reviewed' (else the shared line)."""
     golden = getattr(status, "golden_spans", 0)
     return f"GT {plural(golden, 'golden span')} · {runs}" if golden else None
 
 
-def output_text(output: str) -> Optional[str]:
+def output_text(output: str) -> str | None:
     """A span run's output as the output panel shows it: its text and
     numbered spans, not JSON with \\n escapes (reviewer.qt.spans.text);
     None for any other output."""

@@ -21,17 +21,15 @@ shown, once per burst (reviewer.qt.panels.live.LiveRefresh).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from reviewer.core.spans.diagnostics import SEVERITIES
 from reviewer.core.spans.golden import Counts
 from reviewer.core.spans.snapshots import CATEGORIES
-from reviewer.qt.text import plain_label
 from reviewer.qt.panels.live import FiguresTable, LiveRefresh
 from reviewer.qt.session import Session
+from reviewer.qt.text import plain_label
 
 F1_HEADER = ["run", "category", "golden", "predicted", "exact F1", "relaxed F1", "coverage", "precision"]
 F1_TIPS = [
@@ -80,7 +78,7 @@ def f1_rows(f1: dict) -> list[list[str]]:
 class SpanScoresPanel(QWidget):
     """See module doc. ``live`` decides when to compute; ``figures()`` is what it shows."""
 
-    def __init__(self, session: Session, parent: Optional[QWidget] = None):
+    def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.note = plain_label()
@@ -109,7 +107,7 @@ class SpanScoresPanel(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(parts, 1)
         layout.addWidget(self.judge_note)
-        self._summaries: Optional[dict[str, dict]] = None  # per snapshot: its summary (changes only on import)
+        self._summaries: dict[str, dict] | None = None  # per snapshot: its summary (changes only on import)
         for signal in (session.projectChanged, session.disputesChanged):
             signal.connect(self._forget_summaries)
         self.live = LiveRefresh(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.spans.responses import format_spans_for_judge
 from reviewer.qt.session.reads import parse_span_output
 
 
-def span_output_text(output: str) -> Optional[str]:
+def span_output_text(output: str) -> str | None:
     """The labelled text, a blank line, then the spans numbered as the judge
     sees them (design P11: ``[i] 'text' (role, confidence)``); None when the
     output is not a span run's."""

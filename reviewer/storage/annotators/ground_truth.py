@@ -6,15 +6,13 @@ reviewer.storage.gt_adjudication (decision record "dispute-queue-composed")."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.annotators import agreement_rows, comparisons, ground_truth_disputes
 from reviewer.core.cards.gt_agreement import CONSENSUS, ItemAgreement
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.core.models import GroundTruth
-from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.project.db import Project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 
 __all__ = [
     "annotated",
@@ -27,7 +25,7 @@ __all__ = [
 ]
 
 
-def annotators(project: Project, item_id: Optional[int] = None) -> list[str]:
+def annotators(project: Project, item_id: int | None = None) -> list[str]:
     """The named annotators with ground truth (of one item, or any), by
     name; the consensus ('') is not among them."""
     sql = (

@@ -4,7 +4,7 @@ the annotators' ground truth (reviewer.storage.annotators.ground_truth)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.judging.agreement_table import agreement_csv
 from reviewer.core.tables import markdown_table
@@ -36,6 +36,6 @@ def csv(project: Project) -> str:
     return agreement_csv("gt_agreement", rows) if rows else ""
 
 
-def as_json(project: Project) -> Optional[list[dict[str, Any]]]:
+def as_json(project: Project) -> list[dict[str, Any]] | None:
     """The agreement rows as objects, or None."""
     return [r.as_dict() for r in gt_agreement_rows(project)] or None

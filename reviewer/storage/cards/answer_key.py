@@ -23,12 +23,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from PIL import Image
 
 from reviewer.core.cards.fidelity import FidelityReport, KeyRun, compare
-from reviewer.storage.files.confine import inside, outside, plain_name, source_root
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.scoring import RunScore, score_run
 from reviewer.core.models import (
@@ -41,6 +39,7 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
+from reviewer.storage.files.confine import inside, outside, plain_name, source_root
 
 #: The two prompts of an answer-key folder (no prompt text is given there).
 PROMPTS = {
@@ -158,7 +157,7 @@ def score_answers(answers: list[KeyedAnswer], config: ScoringConfig) -> dict[str
     }
 
 
-def fidelity(folder: Path, config: Optional[ScoringConfig] = None, tolerance: float = 0.05) -> FidelityReport:
+def fidelity(folder: Path, config: ScoringConfig | None = None, tolerance: float = 0.05) -> FidelityReport:
     """Score ``folder``'s answers and compare them with its answer key:
     per-code precision/recall/F1, runs whose text accuracy is off by more
     than ``tolerance``, HALLUC missed (reviewer.core.cards.fidelity)."""

@@ -13,12 +13,13 @@ object per run or per finding.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Iterator, NamedTuple, Optional
+from typing import NamedTuple
 
 from reviewer.core.models import STALE_PREFIX
-from reviewer.storage.project.db import Project
 from reviewer.storage.cards.scored import iter_scored_runs
+from reviewer.storage.project.db import Project
 
 #: Runs whose metrics are recomputed per write transaction.
 CHUNK = 400
@@ -38,9 +39,9 @@ class MetricRow(NamedTuple):
     schema: str
     model: str
     repetition: int
-    timestamp: Optional[str]
+    timestamp: str | None
     config_version: str
-    parse_error: Optional[str]
+    parse_error: str | None
     auto: dict
     reviewed: dict
 

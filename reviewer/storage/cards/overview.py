@@ -12,11 +12,12 @@ through ``reader``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Optional
+from typing import NamedTuple
 
-from reviewer.storage.project.db import Project, connect
 from reviewer.storage.cards.scored import LeanMetrics, ScoredRun, lean_metrics, lean_metrics_of, scored_chunk
+from reviewer.storage.project.db import Project, connect
 
 
 @dataclass
@@ -30,7 +31,7 @@ class ReviewCounts:
     no_findings: int = 0  # runs without any finding (nothing to decide: not counted as reviewed)
 
     @classmethod
-    def of(cls, runs: Iterable[ScoredRun]) -> "ReviewCounts":
+    def of(cls, runs: Iterable[ScoredRun]) -> ReviewCounts:
         """The counts of ``runs`` (ScoredRun), as the aggregate query gives them."""
         out = cls()
         for r in runs:
@@ -64,7 +65,7 @@ def scored_runs_of(project: Project, ids: list[int], with_cards: bool = True) ->
     return scored_chunk(project, ids, with_cards=with_cards)
 
 
-def review_counts(project: Project, item_ids: Optional[list[int]] = None) -> dict[int, ReviewCounts]:
+def review_counts(project: Project, item_ids: list[int] | None = None) -> dict[int, ReviewCounts]:
     """{item id: ReviewCounts} of items with scored runs (all, or ``item_ids``),
     in one aggregate query over the runs' scores and findings."""
     where, params = "", []
@@ -102,7 +103,7 @@ class RunLine(NamedTuple):
     text: str
 
 
-def _line_text(item: str, prompt: str, model: str, cards: Iterable[str], finding_cards: Iterable[Optional[str]]) -> str:
+def _line_text(item: str, prompt: str, model: str, cards: Iterable[str], finding_cards: Iterable[str | None]) -> str:
     return "\n".join(t for t in (item, prompt, model, *cards, *finding_cards) if t).casefold()
 
 

@@ -8,7 +8,7 @@ row, like every edit."""
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from pydantic import ValidationError
 

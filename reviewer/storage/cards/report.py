@@ -6,7 +6,7 @@ against cards, or when no other section has data (then its tables are empty)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.cards.report import code_count_table, code_counts_csv, verdict_rows, verdicts_csv
 from reviewer.core.tables import markdown_table
@@ -45,7 +45,7 @@ def csv(project: Project, context: ReportContext) -> str:
     return "\n".join([verdicts_csv(summary.auto, summary.reviewed)] + ([findings] if findings else []))
 
 
-def as_json(project: Project, context: ReportContext) -> Optional[dict[str, Any]]:
+def as_json(project: Project, context: ReportContext) -> dict[str, Any] | None:
     """The card verdicts (automatic and reviewed) and final codes per
     prompt, or None when no run is scored against cards and nothing has a code."""
     summary = _summary(project, context)

@@ -8,15 +8,16 @@ scoring and writing are in reviewer.storage.cards.scores.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, NamedTuple, Optional
+from typing import NamedTuple
 
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.scoring import RunFacts
 from reviewer.core.models import Finding, ModelCard, RunMetrics
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project
 
 #: Runs read per chunk (three queries each).
 CHUNK = 400
@@ -40,7 +41,7 @@ class ScoredRun:
 
 
 def iter_scored_runs(
-    project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True, with_output: bool = True
+    project: Project, run_ids: Iterable[int] | None = None, with_cards: bool = True, with_output: bool = True
 ) -> Iterator[ScoredRun]:
     """Every scored run (of ``run_ids``, or all) as scored_runs gives them,
     in the same order, read CHUNK runs at a time (runs, stored scores,
@@ -93,7 +94,7 @@ def scored_chunk(
 
 
 def metrics_of(
-    facts: RunFacts, findings: list[Finding], auto_json: Optional[str], reviewed_json: Optional[str]
+    facts: RunFacts, findings: list[Finding], auto_json: str | None, reviewed_json: str | None
 ) -> tuple[RunMetrics, RunMetrics]:
     """The automatic and reviewed RunMetrics of a run: the ones stored with
     its score when there (never stale: see reviewer.storage.cards.metric_rows;
@@ -103,7 +104,7 @@ def metrics_of(
     return run_metrics(facts, findings), run_metrics(facts, findings, reviewed=True)
 
 
-def scored_runs(project: Project, run_ids: Optional[Iterable[int]] = None, with_cards: bool = True) -> list[ScoredRun]:
+def scored_runs(project: Project, run_ids: Iterable[int] | None = None, with_cards: bool = True) -> list[ScoredRun]:
     """Every scored run with facts, findings and automatic and reviewed
     metrics (runs never scored are left out), by item, prompt, model and
     repetition; ``with_cards=False`` leaves the model cards out (faster).
@@ -120,8 +121,8 @@ class LeanMetrics(NamedTuple):
     json_valid: bool
     cards_visible: int
     cards_correct: int
-    spatial_accuracy: Optional[float]
-    cards_in_right_pile: Optional[int]
+    spatial_accuracy: float | None
+    cards_in_right_pile: int | None
     hallucinations: int
 
 

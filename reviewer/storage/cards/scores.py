@@ -16,16 +16,18 @@ import multiprocessing
 import os
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, Optional
+from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 from pydantic_core import PydanticSerializationError
 
 from reviewer.core.cards.metrics import prompt_verdicts, run_metrics
+from reviewer.core.cards.prompts import prompt_example
+from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
 from reviewer.core.models import (
     STALE_PREFIX,
     AnswerSchema,
@@ -36,14 +38,6 @@ from reviewer.core.models import (
     ScoringConfig,
     Source,
 )
-from reviewer.core.cards.prompts import prompt_example
-from reviewer.core.cards.scoring import RunFacts, RunScore, score_run
-from reviewer.storage.repo import config as repo_config
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project, now
 from reviewer.storage.cards.metric_rows import code_counts, iter_metric_rows
 from reviewer.storage.cards.scored import (  # noqa: F401  (ScoredRun and its readers, long imported from here)
     LeanMetrics,
@@ -54,6 +48,12 @@ from reviewer.storage.cards.scored import (  # noqa: F401  (ScoredRun and its re
     metrics_of,
     scored_runs,
 )
+from reviewer.storage.project.db import Project, now
+from reviewer.storage.repo import config as repo_config
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 Progress = Callable[[int, int], None]
 STALE = STALE_PREFIX
@@ -352,7 +352,7 @@ def default_jobs() -> int:
 
 
 #: The pool's start method; None: fork where it is safe, else spawn (_pool).
-START_METHOD: Optional[str] = None
+START_METHOD: str | None = None
 
 
 def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
@@ -369,13 +369,13 @@ def _pool(workers: int, context: dict) -> ProcessPoolExecutor:
 
 def score_runs(
     project: Project,
-    config: Optional[ScoringConfig] = None,
+    config: ScoringConfig | None = None,
     *,
     strict: bool = False,
-    run_ids: Optional[Iterable[int]] = None,
+    run_ids: Iterable[int] | None = None,
     only_stale: bool = False,
-    progress: Optional[Progress] = None,
-    jobs: Optional[int] = None,
+    progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> int:
     """Score runs of the project (all, or ``run_ids``) against their cards with ``config`` (the
     project's current one by default). Runs are read and scored in chunks of
@@ -456,7 +456,7 @@ def _all_scored(project: Project, config: ScoringConfig, strict: bool) -> bool:
     return scored == project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
 
 
-def _score_here(project: Project, chunks: list[list[int]], context: dict, progress: Optional[Progress]) -> None:
+def _score_here(project: Project, chunks: list[list[int]], context: dict, progress: Progress | None) -> None:
     """score_runs's chunks in this process."""
     _worker_init(context)
     total = sum(map(len, chunks))
@@ -478,7 +478,7 @@ def _score_here(project: Project, chunks: list[list[int]], context: dict, progre
 
 
 def _score_in_pool(
-    project: Project, chunks: list[list[int]], context: dict, workers: int, progress: Optional[Progress]
+    project: Project, chunks: list[list[int]], context: dict, workers: int, progress: Progress | None
 ) -> None:
     """score_runs's chunks in ``workers`` processes (score_runs doc);
     the ground truth of every item is read here once and handed over. When
@@ -535,8 +535,8 @@ def _verdict_rows(runs: Iterable[ScoredRun], reviewed: bool) -> Iterator[tuple]:
 def verdicts(
     project: Project,
     reviewed: bool = False,
-    runs: Optional[list[ScoredRun]] = None,
-    config: Optional[ScoringConfig] = None,
+    runs: list[ScoredRun] | None = None,
+    config: ScoringConfig | None = None,
 ) -> list[PromptVerdict]:
     """T-P1 verdicts per prompt and model, per item and over all items ('*'),
     from the automatic or the reviewed metrics. Free-text prompts are left
@@ -569,7 +569,7 @@ class CardSummary:
     code_counts: list[tuple[str, dict[str, int]]]
 
 
-def summarize(project: Project, config: Optional[ScoringConfig] = None) -> CardSummary:
+def summarize(project: Project, config: ScoringConfig | None = None) -> CardSummary:
     """The Summary of every scored run from the metrics stored with the runs
     (metric_rows: one query, the few runs whose findings changed since
     scoring recomputed first) and one aggregate of the findings' final

@@ -25,21 +25,21 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Optional
 
 from reviewer.core.bounded_yaml import YAMLError, load_yaml
+from reviewer.core.cases.asking import DEFAULT_TEMPLATE
 from reviewer.core.cases.metrics import REGEX_TIMEOUT_S, MetricsError, MetricSet, evaluate, metric_set
 from reviewer.core.cases.model import TestCase, query_of
-from reviewer.core.cases.asking import DEFAULT_TEMPLATE
 from reviewer.core.cases.scoring import CaseScore, case_score, counted_metrics, findings_of
 from reviewer.core.models import STALE_PREFIX, AnswerSchema, CaseCode, Finding, Item, Prompt, Source
 from reviewer.core.text import visible
+from reviewer.storage.project.db import Project, ProjectError, now
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import Project, ProjectError, now
 
 PRESET = "cicada-metrics.toml"
 #: The repository's resources/ folder, used when the package is not installed
@@ -58,10 +58,7 @@ def read_metrics_file(path: Path) -> MetricSet:
     except OSError as exc:
         raise ProjectError(f"cannot read the metrics file {path}: {exc.strerror or exc}") from None
     try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            data = load_yaml(raw)
-        else:
-            data = tomllib.loads(raw.decode("utf-8"))
+        data = load_yaml(raw) if path.suffix.lower() in (".yaml", ".yml") else tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, YAMLError, UnicodeDecodeError) as exc:
         raise ProjectError(
             f"{path}: not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'TOML'}: "
@@ -112,7 +109,7 @@ def project_metrics(project: Project) -> MetricSet:
     return preset_metrics()
 
 
-def use_metrics(project: Project, metrics: MetricSet, actor: Optional[str] = None) -> None:
+def use_metrics(project: Project, metrics: MetricSet, actor: str | None = None) -> None:
     """Make ``metrics`` the project's metric set (audited; derived data, so
     allowed in a read-only project's in-memory copy)."""
     blob = metrics.model_dump_json(by_alias=True)
@@ -154,26 +151,26 @@ def cases(project: Project) -> dict[int, TestCase]:
     return {r[0]: _case(r) for r in project.db.execute(f"SELECT {_CASE_COLUMNS} FROM cases c ORDER BY c.case_id")}
 
 
-def case_of_item(project: Project, item_id: int) -> Optional[TestCase]:
+def case_of_item(project: Project, item_id: int) -> TestCase | None:
     """The test case that item ``item_id`` is, or None."""
     row = project.db.execute(f"SELECT {_CASE_COLUMNS} FROM cases c WHERE c.item_id = ?", [item_id]).fetchone()
     return _case(row) if row else None
 
 
-def case_by_id(project: Project, case_id: str) -> Optional[TestCase]:
+def case_by_id(project: Project, case_id: str) -> TestCase | None:
     """The test case with id ``case_id`` (its item's name), or None."""
     row = project.db.execute(f"SELECT {_CASE_COLUMNS} FROM cases c WHERE c.case_id = ?", [case_id]).fetchone()
     return _case(row) if row else None
 
 
-def case_query(project: Project, item: str) -> Optional[str]:
+def case_query(project: Project, item: str) -> str | None:
     """The query text a model is asked for the test-case item
     named ``item`` (for ``reviewer run``), or None when it is no test case."""
     case = case_by_id(project, item)
     return query_of(case) if case else None
 
 
-def dataset_of(project: Project, item: str) -> Optional[str]:
+def dataset_of(project: Project, item: str) -> str | None:
     """The dataset of the test-case item named ``item`` (the
     default prompt of its answers), or None when it is no test case."""
     row = project.db.execute("SELECT dataset FROM cases WHERE case_id = ?", [item]).fetchone()
@@ -193,7 +190,7 @@ def case_template() -> str:
     return load_resource(DEFAULT_TEMPLATE)
 
 
-def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor: Optional[str] = None) -> bool:
+def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor: str | None = None) -> bool:
     """Keep ``system_prompt`` (the dataset file's) as the text of the
     dataset's prompt, which ``reviewer run`` sends as the system message of
     the dataset's cases. Audited; True when it changed. A prompt that does
@@ -212,7 +209,7 @@ def set_system_prompt(project: Project, dataset: str, system_prompt: str, actor:
         return True
 
 
-def upsert_case(project: Project, case: TestCase, source: Optional[str] = None, actor: Optional[str] = None) -> str:
+def upsert_case(project: Project, case: TestCase, source: str | None = None, actor: str | None = None) -> str:
     """Add a test case (its text item, its dataset's prompt, its row).
     Returns 'added', 'exists' (same content), 'updated' (same id and dataset,
     edited in the file: audited, nothing else changes) or 'conflict: ...'
@@ -306,9 +303,9 @@ def _merge(project: Project, run_id: int, new: list[Finding], version: str) -> N
 
 def score_cases(
     project: Project,
-    metrics: Optional[MetricSet] = None,
+    metrics: MetricSet | None = None,
     *,
-    run_ids: Optional[Iterable[int]] = None,
+    run_ids: Iterable[int] | None = None,
     only_stale: bool = False,
 ) -> int:
     """Score the runs of test cases (all, or ``run_ids``)
@@ -402,7 +399,7 @@ class CaseResult:
         return self.run.get("timestamp") or self.run.get("imported_at") or ""
 
 
-def case_results(project: Project, metrics: Optional[MetricSet] = None) -> list[CaseResult]:
+def case_results(project: Project, metrics: MetricSet | None = None) -> list[CaseResult]:
     """Every scored run of a test case with its scores (by
     case id, model, repetition)."""
     metrics = metrics or project_metrics(project)
@@ -458,7 +455,7 @@ CASE_SCORE_COLUMNS = {
 }
 
 
-def case_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def case_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The export's case_results (per run, metric and basis:
     score, errors and warnings as JSON lists) and case_scores (per run and
     basis: the case score and passed); [] when the project has no cases."""

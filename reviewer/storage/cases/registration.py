@@ -7,14 +7,14 @@ analysts' export (case results and scores)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.workflows import Workflow
 from reviewer.storage.cases import export_docs
 from reviewer.storage.registry import ExportPart, ReportSection, StorageWorkflow, register
 
 
-def score(project: Any, run_ids: Optional[list[int]] = None, only_stale: bool = False) -> int:
+def score(project: Any, run_ids: list[int] | None = None, only_stale: bool = False) -> int:
     """Score the answers of the test cases among ``run_ids`` (all when None)
     by their checks (reviewer.storage.cases.cases.score_cases). Returns 0:
     the count of runs scored is the card scorer's and the other scorers'."""

@@ -9,9 +9,7 @@ import csv
 import io
 import json
 import re
-from typing import Optional
 
-from reviewer.core.tables import csv_row, markdown_table
 from reviewer.core.cases.report import (
     compare,
     comparison_rows,
@@ -20,6 +18,7 @@ from reviewer.core.cases.report import (
     seed_reports,
     summary_rows,
 )
+from reviewer.core.tables import csv_row, markdown_table
 from reviewer.storage.cases.cases import case_results, has_cases, not_run_notes, project_metrics
 from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.registry import ReportContext
@@ -35,7 +34,7 @@ def parse_compare(text: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def _comparison(project: Project, results, metrics, pair: Optional[tuple[str, str]], basis: str):
+def _comparison(project: Project, results, metrics, pair: tuple[str, str] | None, basis: str):
     models = sorted({r.run["model"] for r in results})
     if pair is None:
         if len(models) != 2:
@@ -53,7 +52,7 @@ def _comparison(project: Project, results, metrics, pair: Optional[tuple[str, st
     return compare(results, metrics, a, b, by=by, basis=basis)
 
 
-def case_report_markdown(project: Project, pair: Optional[tuple[str, str]] = None) -> str:
+def case_report_markdown(project: Project, pair: tuple[str, str] | None = None) -> str:
     """The Markdown sections of the test-case report ('' when
     the project has no test case)."""
     if not has_cases(project):
@@ -89,7 +88,7 @@ def case_report_json(project: Project, basis: str = "auto") -> str:
     )
 
 
-def case_report_csv(project: Project, pair: Optional[tuple[str, str]] = None) -> str:
+def case_report_csv(project: Project, pair: tuple[str, str] | None = None) -> str:
     """The test-case report as CSV, the figures of case_report_markdown in
     raw numbers; each table with a first column ``table`` naming it, tables
     separated by a blank line ('' without a scored answer of a test case):
@@ -188,7 +187,7 @@ def section_csv(project: Project, context: ReportContext) -> str:
     return case_report_csv(project, context.options.compare)
 
 
-def section_json(project: Project, context: ReportContext) -> Optional[list]:
+def section_json(project: Project, context: ReportContext) -> list | None:
     """The seed's reports, one per model, with the report's ``--basis``, or
     None when the project has no test case."""
     return json.loads(case_report_json(project, context.options.basis)) if has_cases(project) else None

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Iterable, Optional
+from typing import Any
 
 
 class Refused(ValueError):
@@ -49,7 +50,7 @@ def shown(value: Any, limit: int = 80) -> str:
     return text[:head] + "..." + text[len(text) - (limit - 3 - head) :]
 
 
-def followed(path: Path) -> Optional[Path]:
+def followed(path: Path) -> Path | None:
     """``path`` with symlinks followed, or None when it cannot be (a symlink loop, a NUL byte)."""
     try:
         return Path(path).resolve()
@@ -72,7 +73,7 @@ def inside(root: Path, path: Path) -> bool:
     return resolved is not None and (resolved == root or root in resolved.parents)
 
 
-def confined_file(root: Path, candidates: Iterable[Path], suffixes: Optional[set[str]] = None) -> Optional[Path]:
+def confined_file(root: Path, candidates: Iterable[Path], suffixes: set[str] | None = None) -> Path | None:
     """The first of ``candidates`` that is a file (with one of
     ``suffixes``, when given) inside ``root``; None when none is."""
     for path in candidates:
@@ -157,7 +158,7 @@ def experiment_root(folder: Path) -> Path:
     return start
 
 
-def find_inside(root: Path, folder: Path, written: str) -> Optional[Path]:
+def find_inside(root: Path, folder: Path, written: str) -> Path | None:
     """The file a Failter front-matter path names, inside ``root`` only:
     ``written`` as it is when it lies inside; else it (when relative) or
     its last three or two parts under ``folder`` or one of its ancestors up
@@ -180,7 +181,7 @@ _UNSAFE = re.compile(r'[/\\:*?"<>|]')
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{k}" for k in range(1, 10)), *(f"LPT{k}" for k in range(1, 10))}
 
 
-def safe_file_name(name: str, used: Optional[set[str]] = None, limit: int = 200) -> str:
+def safe_file_name(name: str, used: set[str] | None = None, limit: int = 200) -> str:
     """``name`` as a file name that is safe on every system: path
     separators, ``: * ? " < > |`` and control or format characters made
     '_', leading dots and trailing dots or spaces dropped, a reserved

@@ -35,7 +35,6 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from PIL import Image, ImageFile, UnidentifiedImageError
 
@@ -70,10 +69,10 @@ class Photo:
     ``note``: one line for the user and the window, or ''; ``error``: the
     header could not be read."""
 
-    width: Optional[int] = None
-    height: Optional[int] = None
+    width: int | None = None
+    height: int | None = None
     orientation: int = 1
-    preview: Optional[tuple[bytes, int, int]] = None
+    preview: tuple[bytes, int, int] | None = None
     note: str = ""
     error: str = ""
 
@@ -84,7 +83,7 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def _orientation(im: Image.Image, header_only: bool) -> Optional[int]:
+def _orientation(im: Image.Image, header_only: bool) -> int | None:
     """The EXIF orientation of ``im`` (1-8), None when it has none. With
     ``header_only``, a PNG whose EXIF comes after its pixel data is not
     decoded to find it (Pillow would load the whole image)."""
@@ -154,7 +153,7 @@ def _shrink(im: Image.Image, side: int) -> Image.Image:
     return im
 
 
-def read_photo(path: Path, side: int = PREVIEW_SIDE, max_pixels: Optional[int] = None) -> Photo:
+def read_photo(path: Path, side: int = PREVIEW_SIDE, max_pixels: int | None = None) -> Photo:
     """Read the photo at ``path``: upright size and orientation from the
     header, then (unless over ``max_pixels``, MAX_PIXELS by default) a
     decode that checks the file is whole and, for a photo larger than
@@ -225,7 +224,7 @@ def _within_limit(im: Image.Image, photo: Photo, w: int, h: int, limit: int) -> 
     return True
 
 
-def _decode(path: Path, im: Image.Image, photo: Photo, draft: bool, side: int) -> Optional[Image.Image]:
+def _decode(path: Path, im: Image.Image, photo: Photo, draft: bool, side: int) -> Image.Image | None:
     """The decoded image: ``im`` loaded, or for a truncated file ``path`` opened again with
     truncated images allowed (the missing part grey; ``draft``: drafted to ``side`` again).
     None when it cannot be decoded; ``photo.note`` says why (and notes a truncation)."""
@@ -251,7 +250,7 @@ def _decode(path: Path, im: Image.Image, photo: Photo, draft: bool, side: int) -
     return im
 
 
-def _preview(im: Image.Image, side: int, still: Optional[int]) -> tuple[bytes, int, int]:
+def _preview(im: Image.Image, side: int, still: int | None) -> tuple[bytes, int, int]:
     """The upright JPEG preview of the decoded ``im`` within ``side`` pixels: (bytes, width,
     height); turned by the orientation ``still`` when the decoder left the pixels as stored."""
     small = _to_rgb(_shrink(im, side))

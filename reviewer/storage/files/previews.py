@@ -12,22 +12,21 @@ reviewer.storage.files.images.read_photo, with bounded memory.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
-from reviewer.storage.project.db import Project
 from reviewer.storage.files.images import PREVIEW_SIDE, read_photo
+from reviewer.storage.project.db import Project
 
 __all__ = ["ensure_preview", "has_preview", "make_preview", "preview", "store_preview"]
 
 
-def make_preview(path: Path, side: int = PREVIEW_SIDE) -> Optional[tuple[bytes, int, int]]:
+def make_preview(path: Path, side: int = PREVIEW_SIDE) -> tuple[bytes, int, int] | None:
     """(JPEG bytes, width, height) of an upright preview of the photo at
     ``path`` whose long side is at most ``side``; None when the photo is
     that small already, too large or cannot be read (never raises)."""
     return read_photo(Path(path), side).preview
 
 
-def store_preview(project: Project, sha256: Optional[str], data: bytes, width: int, height: int) -> bool:
+def store_preview(project: Project, sha256: str | None, data: bytes, width: int, height: int) -> bool:
     """Store a preview (JPEG bytes, upright size) of the photo with
     ``sha256`` unless one is there. Returns True when it was stored."""
     if not sha256 or has_preview(project, sha256):
@@ -40,7 +39,7 @@ def store_preview(project: Project, sha256: Optional[str], data: bytes, width: i
     return cur.rowcount > 0
 
 
-def ensure_preview(project: Project, path: Path, sha256: Optional[str]) -> bool:
+def ensure_preview(project: Project, path: Path, sha256: str | None) -> bool:
     """Make and store the preview of a photo unless it is there or not
     needed. Returns True when one was stored."""
     if not sha256 or has_preview(project, sha256):
@@ -54,7 +53,7 @@ def has_preview(project: Project, sha256: str) -> bool:
     return project.db.execute("SELECT 1 FROM previews WHERE sha256 = ?", [sha256]).fetchone() is not None
 
 
-def preview(project: Project, sha256: Optional[str]) -> Optional[bytes]:
+def preview(project: Project, sha256: str | None) -> bytes | None:
     """The stored preview JPEG of the photo with ``sha256``, or None."""
     if not sha256:
         return None

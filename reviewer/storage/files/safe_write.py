@@ -71,10 +71,11 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any
 
 from reviewer.storage.files import written
 from reviewer.storage.files.confine import followed, inside
@@ -255,7 +256,7 @@ def _article(name: str) -> str:
 @contextmanager
 def replacing(
     target: os.PathLike | str,
-    fmt: Optional[FileFormat] = None,
+    fmt: FileFormat | None = None,
     *,
     sources: Iterable[os.PathLike | str] = (),
     force: bool = False,
@@ -349,7 +350,7 @@ def write_json(
     *,
     sources: Iterable[os.PathLike | str] = (),
     force: bool = False,
-    indent: Optional[int] = 2,
+    indent: int | None = 2,
     ensure_ascii: bool = False,
     newline: bool = True,
 ) -> Path:

@@ -20,9 +20,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Optional
 
 #: The record's file name in the data folder.
 RECORD_NAME = "written.db"
@@ -60,7 +59,7 @@ def sha256_file(path: os.PathLike | str) -> str:
     return digest.hexdigest()
 
 
-def _connect(create: bool) -> Optional[sqlite3.Connection]:
+def _connect(create: bool) -> sqlite3.Connection | None:
     path = record_path()
     if not create and not path.exists():
         return None
@@ -85,7 +84,7 @@ def remember(path: os.PathLike | str, sha256: str, size: int) -> bool:
                 "INSERT INTO written (path, sha256, size, written_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size, "
                 "written_at = excluded.written_at",
-                [key(path), sha256, size, datetime.now(timezone.utc).isoformat(timespec="seconds")],
+                [key(path), sha256, size, datetime.now(UTC).isoformat(timespec="seconds")],
             )
         finally:
             con.close()

@@ -7,16 +7,17 @@ module's docstring."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from reviewer.core.bounds import drawable_points
 from reviewer.core.cards.gt_agreement import CONSENSUS, CONSENSUS_NAME, shown
-from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.repo import items as repo_items
 from reviewer.storage.annotators.ground_truth import annotators
 from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo.sources import import_sources
 
 #: export format name -> (module, writer(items, out))
@@ -50,7 +51,7 @@ def export_ground_truth(
     project: Project,
     out: Path,
     fmt: str,
-    annotator: Optional[str] = None,
+    annotator: str | None = None,
     force: bool = False,
     images: str = "copy",
 ) -> dict[str, Any]:
@@ -89,7 +90,7 @@ def export_ground_truth(
     return counts
 
 
-def gt_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def gt_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The analysts' export tables gt_piles (item, annotator, pile, region
     as JSON) and gt_cards (item, annotator, pile, text, x_min, y_min, x_max,
     y_max in upright pixels) of every annotator and the consensus

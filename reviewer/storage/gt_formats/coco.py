@@ -22,28 +22,29 @@ stored frame when width and height are the stored sideways size).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
+from reviewer.core.bounds import BadValue, ident
 from reviewer.core.cards.gt_geometry import Point, bounds, rectangle_points
 from reviewer.core.models import BBox, GroundTruth, Item
-from reviewer.storage.project.db import Project
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import source_root
 from reviewer.storage.gt_formats.common import (
     GtBuilder,
     annotator_of,
     declared_size,
     drawable,
     ensure_item,
+    plan_image_copies,
     store_ground_truth,
     upright,
-    plan_image_copies,
     write_image_copies,
 )
-from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage.files import safe_write
-from reviewer.storage.files.confine import source_root
+from reviewer.storage.project.db import Project
 
 _TEXT_KEYS = ("utf8_string", "text", "description")
 
@@ -82,7 +83,7 @@ def _polygons(ann: dict) -> list[list[Point]]:
     return out
 
 
-def _bbox_points(ann: dict) -> Optional[list[Point]]:
+def _bbox_points(ann: dict) -> list[Point] | None:
     b = ann.get("bbox")
     if isinstance(b, list) and len(b) == 4:
         x, y, w, h = (float(v) for v in b)
@@ -199,10 +200,8 @@ def _annotations_by_image(data: dict, report: ImportReport) -> dict[Any, list[di
     known = set()
     for image in data["images"]:
         if isinstance(image, dict):
-            try:
+            with contextlib.suppress(BadValue):  # reported with the image in import_coco
                 known.add(ident(image.get("id"), "id"))
-            except BadValue:
-                pass  # reported with the image in import_coco
     for image_id in by_image:
         if image_id not in known:
             report.skip(f"annotations of image {image_id}", "no such image in images")

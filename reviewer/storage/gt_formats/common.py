@@ -15,9 +15,9 @@ the image is clamped, with a note.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 from reviewer.core.bounds import BadValue, pixel, pixel_size
@@ -32,10 +32,7 @@ from reviewer.core.cards.gt_geometry import (
     stored_to_upright,
 )
 from reviewer.core.models import Card, GroundTruth, Item, Pile
-from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import Project, ProjectError
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.files import safe_write
 from reviewer.storage.files.confine import (
     Refused,
     confined_file,
@@ -46,8 +43,11 @@ from reviewer.storage.files.confine import (
     shown,
     within,
 )
-from reviewer.storage.files import safe_write
 from reviewer.storage.files.previews import store_preview
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 
 #: Label Studio prefixes uploaded files with 8 hex digits and a dash.
 _UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{8}-", re.I)
@@ -115,13 +115,13 @@ def ensure_item(
     project: Project,
     base: Path,
     ref: str,
-    name: Optional[str],
+    name: str | None,
     options: ImportOptions,
     report: ImportReport,
     root: Path,
     field: str = "image path",
     name_field: str = "reviewer_item",
-) -> Optional[Item]:
+) -> Item | None:
     """The item of the photo ``ref`` (named ``name`` or after the photo):
     the project's item of that name, else a new item from the photo found
     (:func:`photo_candidates`) inside ``root``, the folder the import is
@@ -164,9 +164,7 @@ def ensure_item(
     return repo_items.item_by_name(project, name)
 
 
-def declared_size(
-    width: object, height: object, where: str, report: ImportReport
-) -> tuple[Optional[float], Optional[float]]:
+def declared_size(width: object, height: object, where: str, report: ImportReport) -> tuple[float | None, float | None]:
     """The image size a file declares, as pixels, or (None, None) with a
     note when either is missing or not an image size
     (reviewer.core.bounds.pixel_size): then the upright frame is assumed."""
@@ -179,7 +177,7 @@ def declared_size(
         return None, None
 
 
-def upright(item: Item, declared_w: Optional[float], declared_h: Optional[float]) -> Callable[[Point], Point]:
+def upright(item: Item, declared_w: float | None, declared_h: float | None) -> Callable[[Point], Point]:
     """The map of a file's pixel coordinates to upright pixels of ``item``:
     identity, or the EXIF turn when the file declares the stored (sideways)
     size (reviewer.core.cards.gt_geometry, Frame). A declared size that is
@@ -204,17 +202,17 @@ class GtBuilder:
     item: Item
     where: str
     report: ImportReport
-    piles: dict[str, Optional[list]] = field(default_factory=dict)
+    piles: dict[str, list | None] = field(default_factory=dict)
     cards: list[Card] = field(default_factory=list)
 
-    def pile(self, label: Optional[str]) -> Optional[str]:
+    def pile(self, label: str | None) -> str | None:
         """Mention pile ``label`` (None or '' is no pile); returns the label."""
         if not label:
             return None
         self.piles.setdefault(label, None)
         return label
 
-    def valid(self, points: Iterable[Point], what: str) -> Optional[list[Point]]:
+    def valid(self, points: Iterable[Point], what: str) -> list[Point] | None:
         """``points`` when every coordinate is a pixel
         (reviewer.core.bounds.pixel: finite, within +-MAX_PIXEL); else None,
         with the shape skipped and the bad value named."""
@@ -227,7 +225,7 @@ class GtBuilder:
             self.report.skip(f"{self.where}: {what}", "points are not [x, y] numbers")
             return None
 
-    def region(self, label: Optional[str], points: Sequence[Point], what: str) -> None:
+    def region(self, label: str | None, points: Sequence[Point], what: str) -> None:
         """The region polygon of pile ``label``; a second region of the same
         pile, one without a label, or one with a coordinate that is not a
         pixel is skipped."""
@@ -254,7 +252,7 @@ class GtBuilder:
                 )
         self.piles[label] = [list(p) for p in pts]
 
-    def card(self, text: str, label: Optional[str], points: Iterable[Point], what: str) -> None:
+    def card(self, text: str, label: str | None, points: Iterable[Point], what: str) -> None:
         """A card with ``text`` in pile ``label`` and the bounding box of
         ``points`` (upright pixels), clamped to the image; skipped when a
         coordinate is not a pixel."""
@@ -288,7 +286,7 @@ class GtBuilder:
 
 
 def store_ground_truth(
-    project: Project, item: Item, gt: GroundTruth, annotator: str, report: ImportReport, actor: Optional[str]
+    project: Project, item: Item, gt: GroundTruth, annotator: str, report: ImportReport, actor: str | None
 ) -> None:
     """Store ``gt`` as ``annotator``'s ground truth of ``item`` ('' the
     consensus) unless that annotator has one already: the same is counted

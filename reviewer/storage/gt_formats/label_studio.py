@@ -31,33 +31,33 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from reviewer.core.cards.gt_geometry import Point, rotated_corners
+from reviewer.core.bounds import BadValue, ident
 from reviewer.core.cards.gt_agreement import CONSENSUS
+from reviewer.core.cards.gt_geometry import Point, rotated_corners
 from reviewer.core.models import GroundTruth, Item
-from reviewer.storage.project.db import Project
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import source_root
 from reviewer.storage.gt_formats.common import (
     GtBuilder,
     annotator_of,
     declared_size,
     drawable,
     ensure_item,
+    plan_image_copies,
     store_ground_truth,
     upright,
-    plan_image_copies,
     write_image_copies,
 )
-from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage.files import safe_write
-from reviewer.storage.files.confine import source_root
+from reviewer.storage.project.db import Project
 
 _REGIONS = {"rectanglelabels", "rectangle", "polygonlabels", "polygon"}
 _LABEL_KEYS = ("rectanglelabels", "polygonlabels", "labels")
 
 
-def _tasks(data: Any) -> Optional[list]:
+def _tasks(data: Any) -> list | None:
     if isinstance(data, dict) and isinstance(data.get("data"), dict):
         data = [data]
     if (
@@ -188,7 +188,7 @@ def _build_region(builder: GtBuilder, rid: str, region: dict, item: Item, where:
         builder.region(region["label"], points, f"region {rid}")
 
 
-def _points(shape: tuple[str, dict], size, item: Item, where: str, report: ImportReport) -> Optional[list[Point]]:
+def _points(shape: tuple[str, dict], size, item: Item, where: str, report: ImportReport) -> list[Point] | None:
     kind, value = shape
     declared = declared_size(size[0], size[1], where, report) if size and (size[0] or size[1]) else (None, None)
     w, h = declared if declared[0] and declared[1] else (item.width, item.height)
@@ -260,7 +260,7 @@ def import_label_studio(project: Project, source: Path, options: ImportOptions) 
     return report
 
 
-def _pct(v: float, whole: Optional[int]) -> float:
+def _pct(v: float, whole: int | None) -> float:
     return v * 100.0 / whole if whole else 0.0
 
 

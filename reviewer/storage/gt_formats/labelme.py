@@ -32,8 +32,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from reviewer.core.bounds import BadValue, ident
 from reviewer.core.models import GroundTruth, Item
-from reviewer.storage.project.db import Project
+from reviewer.storage.files import safe_write
+from reviewer.storage.files.confine import Refused, safe_file_name, source_root, within
 from reviewer.storage.gt_formats.common import (
     IMAGE_FORMAT,
     IMAGE_MODES,
@@ -45,11 +47,9 @@ from reviewer.storage.gt_formats.common import (
     store_ground_truth,
     upright,
 )
-from reviewer.core.bounds import BadValue, ident
 from reviewer.storage.importers import card_folder
 from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage.files import safe_write
-from reviewer.storage.files.confine import Refused, safe_file_name, source_root, within
+from reviewer.storage.project.db import Project
 
 _PLACES = ("", "test-images", "images", "annotations")
 

@@ -8,13 +8,12 @@ source twice adds nothing) and reports what it skipped and why.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
-from reviewer.storage.project.db import Project, ProjectError, open_here
 from reviewer.storage.formats import IMPORT_FORMATS, format_function, import_formats
+from reviewer.storage.importers.base import ImportOptions, ImportReport, too_deep
+from reviewer.storage.project.db import Project, ProjectError, open_here
 from reviewer.storage.repo.sources import record_source
 from reviewer.storage.workflows import record_workflows
-from reviewer.storage.importers.base import ImportOptions, ImportReport, too_deep
 
 
 def _format(name: str) -> tuple:
@@ -43,7 +42,7 @@ def undetected(source: Path) -> str:
     return f"cannot tell the format of {source}; give --format ({', '.join(formats())})"
 
 
-def detect_format(source: Path) -> Optional[str]:
+def detect_format(source: Path) -> str | None:
     """The name of the first format whose detector accepts ``source``, or None."""
     for name, (detect, _) in formats().items():
         if detect(source):
@@ -52,7 +51,7 @@ def detect_format(source: Path) -> Optional[str]:
 
 
 def import_source(
-    project: Project, source: Path, fmt: Optional[str] = None, options: Optional[ImportOptions] = None
+    project: Project, source: Path, fmt: str | None = None, options: ImportOptions | None = None
 ) -> ImportReport:
     """Import ``source`` into ``project`` in format ``fmt`` (detected when
     None). Raises ProjectError for a missing source or an unknown format,

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 from reviewer.core.models import BBox, Card, GroundTruth, Item
+from reviewer.storage.files.previews import store_preview
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
-from reviewer.storage.files.previews import store_preview
 
 
 def detect(source: Path) -> bool:
@@ -38,7 +37,7 @@ def detect(source: Path) -> bool:
     )
 
 
-def _photo_of(stem: str, photos: list[str]) -> Optional[str]:
+def _photo_of(stem: str, photos: list[str]) -> str | None:
     """The photo a variant image belongs to: the longest photo name that
     ``stem`` starts with followed by '_' (or equals)."""
     for photo in sorted(photos, key=len, reverse=True):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,12 +28,12 @@ class ImportOptions:
     of the source is a person's label (method human; verdict formats only,
     :data:`HUMAN_FORMATS`)."""
 
-    model: Optional[str] = None
+    model: str | None = None
     schemas: dict[str, AnswerSchema] = field(default_factory=dict)
     conventions: dict[str, BoxConvention] = field(default_factory=dict)
-    actor: Optional[str] = None
-    max_pixels: Optional[int] = None
-    annotator: Optional[str] = None
+    actor: str | None = None
+    max_pixels: int | None = None
+    annotator: str | None = None
     human: bool = False
 
 
@@ -110,7 +111,7 @@ def nesting_message(text: str) -> str:
     return f"nested {json_depth(text):,} levels deep, past the reader's limit of about {sys.getrecursionlimit():,}"
 
 
-def too_deep(path: Path) -> Optional[str]:
+def too_deep(path: Path) -> str | None:
     """'PATH is JSON nested N levels deep, past ...' when the file at
     ``path`` is JSON too deep to read, else None (for a format that cannot
     be told: the reason)."""
@@ -125,7 +126,7 @@ def too_deep(path: Path) -> Optional[str]:
     return None
 
 
-def read_json(path: Path, max_bytes: Optional[int] = None) -> Any:
+def read_json(path: Path, max_bytes: int | None = None) -> Any:
     """The JSON value of the file at ``path``, or None when it cannot be read
     as UTF-8 JSON (or is larger than ``max_bytes``): what a format's
     detector and importer look at. Never raises."""
@@ -137,7 +138,7 @@ def read_json(path: Path, max_bytes: Optional[int] = None) -> Any:
         return None
 
 
-def photo_item(path: Path, name: str, stored_path: str, max_pixels: Optional[int] = None) -> tuple[Item, Photo]:
+def photo_item(path: Path, name: str, stored_path: str, max_pixels: int | None = None) -> tuple[Item, Photo]:
     """An Item for the photo at ``path`` (sha256, upright width and height,
     EXIF orientation, ``image_note``) and what reading it found
     (reviewer.storage.files.images.read_photo: the preview, a note, or an error

@@ -18,23 +18,23 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.bounds import pixel
-from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.cards.prompts import prompt_from_text
+from reviewer.core.models import BBox, Card, GroundTruth, Pile
+from reviewer.storage.files.confine import inside, source_root
+from reviewer.storage.files.previews import store_preview
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, load_json, photo_item
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, load_json, photo_item
-from reviewer.storage.files.confine import inside, source_root
-from reviewer.storage.files.previews import store_preview
 
 _TIMESTAMP = re.compile(r"^(\d{8})-(\d{6})$")
 
 
-def _gt_file(folder: Path) -> Optional[Path]:
+def _gt_file(folder: Path) -> Path | None:
     for candidate in (folder / "test-images" / "ground-truth.json", folder / "ground-truth.json"):
         if candidate.is_file():
             return candidate
@@ -98,7 +98,7 @@ def parse_ground_truth(name: str, entry: Any) -> GroundTruth:
     return GroundTruth(item=name, piles=piles, cards=cards)
 
 
-def _split_run_name(stem: str, images: list[str], prompts: list[str]) -> Optional[tuple[str, str, Optional[str]]]:
+def _split_run_name(stem: str, images: list[str], prompts: list[str]) -> tuple[str, str, str | None] | None:
     """(image, prompt, ISO timestamp) from '<image>_<prompt>_<timestamp>'."""
     head, _, tail = stem.rpartition("_")
     stamp = None
@@ -149,7 +149,7 @@ def import_folder(project: Project, folder: Path, options: ImportOptions) -> Imp
 
 
 def _import_ground_truth(
-    project: Project, folder: Path, item_ids: dict[str, int], report: ImportReport, actor: Optional[str]
+    project: Project, folder: Path, item_ids: dict[str, int], report: ImportReport, actor: str | None
 ) -> None:
     gt_path = _gt_file(folder)
     if gt_path is None:

@@ -25,9 +25,9 @@ from pathlib import Path
 from reviewer.core.cases.asking import system_prompt_of
 from reviewer.core.cases.model import cases_of, parse_dataset
 from reviewer.storage.cases import cases as case_store
+from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 from reviewer.storage.project.db import Project
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 from reviewer.storage.repo.item_metadata import add_item_metadata
 
 #: Dataset files larger than this are not read to detect the format.

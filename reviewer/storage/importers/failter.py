@@ -86,23 +86,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
-from reviewer.storage.project.db import Project, open_here
-from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.files.confine import experiment_root, inside, source_root
+from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.failter_files import (
-    IGNORED_SUFFIXES,
     GT_DIRS,
+    IGNORED_SUFFIXES,
     OUTPUT_ROOTS,
     TEMPLATE_DIRS,
+    find_source,
     first_dir,
     head_meta,
     read_text,
-    find_source,
 )
-from reviewer.storage.importers.failter_trials import store_trials, Trial, read_trial, read_trials
+from reviewer.storage.importers.failter_trials import Trial, read_trial, read_trials, store_trials
 from reviewer.storage.importers.pairwise import store_reference, text_item
+from reviewer.storage.project.db import Project, open_here
 
 #: The Failter files are read by failter_files and the trials stored by
 #: failter_trials; callers import their names from there.
@@ -195,7 +194,7 @@ def import_failter(project: Project, source: Path, options: ImportOptions) -> Im
     return report
 
 
-def _import_artifacts(project: Project, folder: Path, report: ImportReport, actor: Optional[str]) -> None:
+def _import_artifacts(project: Project, folder: Path, report: ImportReport, actor: str | None) -> None:
     """A bare Failter v2 artifacts folder (module doc)."""
     trials: list[Trial] = []
     items: dict[Path, int] = {}  # trial output -> item id
@@ -260,7 +259,7 @@ def _own_files(folder: Path, exp: Path, report: ImportReport) -> list[Path]:
     return out
 
 
-def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: Optional[str]) -> None:
+def _import_experiment(project: Project, exp: Path, report: ImportReport, actor: str | None) -> None:
     inputs = {p.name: p for p in _own_files(exp / "inputs", exp, report)}
     item_ids = {
         name: text_item(project, f"{exp.name}/{name}", read_text(path), report, actor) for name, path in inputs.items()

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
@@ -55,11 +55,11 @@ class Judgement:
     ``problem``: why no score could be read (an undecided verdict)."""
 
     method: Method
-    grade: Optional[str] = None
-    score: Optional[float] = None
-    scale: Optional[Scale] = None
+    grade: str | None = None
+    score: float | None = None
+    scale: Scale | None = None
     rationale: str = ""
-    judge_model: Optional[str] = None
+    judge_model: str | None = None
     issues_found: list[str] = field(default_factory=list)
     raw: str = ""
     block: str = ""
@@ -82,7 +82,7 @@ def _check_yaml_bounds(text: str) -> None:
         pass
 
 
-def _judgement(block: dict[str, Any], method: Method, default_model: Optional[str], raw: str, name: str) -> Judgement:
+def _judgement(block: dict[str, Any], method: Method, default_model: str | None, raw: str, name: str) -> Judgement:
     block = {_key(k): v for k, v in block.items()}
     j = Judgement(
         method=method,
@@ -138,7 +138,7 @@ def parse_eval(text: str) -> tuple[list[Judgement], list[str]]:
             found.append(_judgement(block, _DUAL[key], default_model, raw, name))
         return found, notes
     method_text = data.get("evaluation-method")
-    method: Optional[Method]
+    method: Method | None
     if method_text is None:
         method = Method.RULES
         notes.append("no evaluation-method: read as rules-based")
@@ -162,7 +162,7 @@ def sanitize(name: str) -> str:
     return re.sub(r"[/:.\s]+", "-", re.sub(r"\.md$", "", re.sub(r"\.prompt$", "", name)))
 
 
-def front_matter(text: str) -> tuple[Optional[dict], str]:
+def front_matter(text: str) -> tuple[dict | None, str]:
     """(Failter's metadata, body) of a trial output: the leading '---' YAML
     block when it holds Failter's keys, else (None, text). Raises
     ValueError when the block is refused by the YAML bounds
@@ -183,7 +183,7 @@ def front_matter(text: str) -> tuple[Optional[dict], str]:
     return {_key(k): v for k, v in meta.items()}, text[m.end() :]
 
 
-def head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
+def head_meta(path: Path, limit: int = 65536) -> dict | None:
     """Failter's front matter of a file, reading at most ``limit`` bytes."""
     try:
         with path.open("rb") as f:
@@ -196,7 +196,7 @@ def head_meta(path: Path, limit: int = 65536) -> Optional[dict]:
         return None
 
 
-def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Optional[Path]:
+def find_source(folder: Path, written: str, root: Path | None = None) -> Path | None:
     """The file a Failter front matter path names (the failter module's doc), inside the
     experiment folder ``root`` only (default: the one holding ``folder``,
     reviewer.storage.files.confine.experiment_root): ``written`` as it
@@ -206,12 +206,12 @@ def find_source(folder: Path, written: str, root: Optional[Path] = None) -> Opti
     return find_inside(root or experiment_root(folder), folder, written)
 
 
-def first_dir(folder: Path, names: tuple[str, ...]) -> Optional[Path]:
+def first_dir(folder: Path, names: tuple[str, ...]) -> Path | None:
     """The first of ``names`` that is a folder inside ``folder``, or None."""
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def read_text(path: Path, limit: Optional[int] = None) -> str:
+def read_text(path: Path, limit: int | None = None) -> str:
     """The text of ``path``; with ``limit``, ValueError for a file over
     ``limit`` bytes (read no further)."""
     if limit is None:
@@ -223,7 +223,7 @@ def read_text(path: Path, limit: Optional[int] = None) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _count(value: Any) -> Optional[float]:
+def _count(value: Any) -> float | None:
     """A front-matter number (time, tokens, cost): finite and >= 0, else None."""
     if isinstance(value, bool):
         return None

@@ -10,28 +10,27 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from reviewer.core.bounded_yaml import MAX_YAML_BYTES
 from reviewer.core.judging.verdicts import Scale, Verdict, normalise
-from reviewer.storage.judging import calls
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.files.confine import inside, source_root
+from reviewer.storage.importers.base import ImportReport
 from reviewer.storage.importers.failter_files import (
     EXCLUDED,
     IGNORED_SUFFIXES,
     JUDGES,
     OUTPUT_ROOTS,
     Judgement,
-    read_text,
     front_matter,
     infer_score_scale,
     parse_eval,
+    read_text,
     sanitize,
     trial_facts,
 )
 from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_verdict
+from reviewer.storage.judging import calls
+from reviewer.storage.project.db import Project
 
 
 @dataclass
@@ -40,10 +39,10 @@ class Trial:
     model: str
     prompt: str
     body: str
-    eval_path: Optional[Path]
+    eval_path: Path | None
     judgements: list[Judgement] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
-    error: Optional[str] = None
+    error: str | None = None
 
 
 def store_trials(
@@ -53,7 +52,7 @@ def store_trials(
     item_of,
     templates: dict[str, str],
     report: ImportReport,
-    actor: Optional[str],
+    actor: str | None,
 ) -> None:
     """Store the trials of the folder ``exp`` as runs of the item
     ``item_of(trial)`` (None: skipped) and their judgements as verdicts."""
@@ -167,7 +166,7 @@ def read_trials(exp: Path, inputs: dict[str, Path], templates: dict[str, str], r
     return trials
 
 
-def read_trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Optional[Trial]:
+def read_trial(exp: Path, root: Path, path: Path, known: dict[str, str], report: ImportReport) -> Trial | None:
     """The trial that ``path`` (under output root ``root``) holds, or None with a problem added to ``report``."""
     rel = f"{exp.name}/{path.relative_to(exp).as_posix()}"
     parts = path.relative_to(root).parts

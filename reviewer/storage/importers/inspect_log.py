@@ -37,15 +37,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.judging.verdicts import CIP_POINTS, Method, Scale, Verdict
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.importers.pairwise import free_prompt, store_reference, store_verdict, text_item
-from reviewer.storage.repo.item_metadata import add_item_metadata
 from reviewer.storage.judging.epochs import epoch_source
+from reviewer.storage.project.db import Project, ProjectError
+from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.repo.item_metadata import add_item_metadata
 
 INSTALL = "inspect logs need inspect_ai: pip install 'reviewer[inspect]'"
 #: Dimension of a scalar score.
@@ -97,7 +97,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _grader(log: Any, scorer: str, score: Any) -> Optional[str]:
+def _grader(log: Any, scorer: str, score: Any) -> str | None:
     for s in getattr(log.eval, "scorers", None) or []:
         if s.name == scorer:
             model = (s.options or {}).get("model")
@@ -178,7 +178,7 @@ def import_inspect(project: Project, source: Path, options: ImportOptions) -> Im
     return report
 
 
-def _import_log(project: Project, path: Path, log: Any, report: ImportReport, actor: Optional[str]) -> None:
+def _import_log(project: Project, path: Path, log: Any, report: ImportReport, actor: str | None) -> None:
     task, model, eval_id = log.eval.task, log.eval.model, log.eval.eval_id
     scales = _scales(log)
     unit: dict[tuple[str, str], bool] = {}

@@ -20,13 +20,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from reviewer.core.bounds import SqlInt
-from reviewer.core.models import AnswerSchema, Item
 from reviewer.core.cards.prompts import prompt_from_text
+from reviewer.core.models import AnswerSchema, Item
+from reviewer.storage.cases.cases import dataset_of, score_cases
+from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.cases.cases import dataset_of, score_cases
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 from reviewer.storage.repo.item_metadata import add_item_metadata
 
 

@@ -33,18 +33,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from pydantic import BaseModel
 
-from reviewer.core.judging.rubrics import with_version
 from reviewer.core.bounds import SqlInt
 from reviewer.core.judging.dispute_common import GOLD
+from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.verdict_confidence import read_confidence
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
+from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, jsonl_lines
 
 
 class RunRef(BaseModel):
@@ -53,22 +53,22 @@ class RunRef(BaseModel):
     item: str
     prompt: str
     model: str
-    repetition: Optional[SqlInt] = None
+    repetition: SqlInt | None = None
 
 
 class _Line(BaseModel):
-    run: Union[SqlInt, RunRef]
+    run: SqlInt | RunRef
     judge: str
     dimension: str
     value: Any = None
     scale: str
-    rationale: Optional[str] = None
-    method: Optional[str] = None
-    judge_model: Optional[str] = None
-    answer_order: Optional[str] = None
-    other_run: Union[SqlInt, RunRef, None] = None
-    prompt_version: Optional[str] = None
-    source: Optional[str] = None
+    rationale: str | None = None
+    method: str | None = None
+    judge_model: str | None = None
+    answer_order: str | None = None
+    other_run: SqlInt | RunRef | None = None
+    prompt_version: str | None = None
+    source: str | None = None
     confidence: Any = None
 
     model_config = {"extra": "ignore"}
@@ -90,7 +90,7 @@ def detect(source: Path) -> bool:
     return False
 
 
-def resolve_run(project: Project, ref: Union[int, RunRef]) -> tuple[Optional[int], str]:
+def resolve_run(project: Project, ref: int | RunRef) -> tuple[int | None, str]:
     """The id of the run ``ref`` names, or (None, why not): an id must exist;
     an {item, prompt, model} without repetition must match exactly one run."""
     if isinstance(ref, int):
@@ -126,7 +126,7 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
                 report.skip(where, problem)
                 continue
             run_id, why = resolve_run(project, line.run)
-            other_id: Optional[int] = None
+            other_id: int | None = None
             if run_id is not None and line.other_run is not None:
                 other_id, why = resolve_run(project, line.other_run)
             if run_id is None or (line.other_run is not None and other_id is None):
@@ -169,7 +169,7 @@ def import_jsonl_verdicts(project: Project, source: Path, options: ImportOptions
     return report
 
 
-def _method(line: _Line, other_id: Optional[int], human: bool) -> Method:
+def _method(line: _Line, other_id: int | None, human: bool) -> Method:
     """A line's method: human for a file of hand labels (``human``) and,
     unless the line says otherwise, for the judge 'gold'; else as given;
     else pairwise for a pair, rubric for one run."""
@@ -199,19 +199,16 @@ def _store(
     project: Project,
     source: Path,
     run_id: int,
-    other_id: Optional[int],
+    other_id: int | None,
     judge: str,
-    order: Optional[str],
+    order: str | None,
     group: dict,
     report: ImportReport,
-    actor: Optional[str],
+    actor: str | None,
 ) -> None:
     first: _Line = group["line"]
     rationales = group["rationales"]
-    if len(rationales) == 1:
-        rationale = rationales[0][1]
-    else:
-        rationale = "\n".join(f"{dim}: {text}" for dim, text in rationales)
+    rationale = rationales[0][1] if len(rationales) == 1 else "\n".join(f"{dim}: {text}" for dim, text in rationales)
     numbers = group["numbers"]
     verdict = Verdict(
         subject=f"pair:{run_id}:{other_id}" if other_id is not None else f"run:{run_id}",

@@ -52,16 +52,16 @@ import ast
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.repo.item_metadata import add_item_metadata
 
 PANDALM_TESTSET = "testset-v1.json"
@@ -78,7 +78,7 @@ _LLMBAR_RESULT = re.compile(r"^result_(?P<judge>[^_]+)_(?P<strategy>.+)\.json$")
 
 
 # -- shared helpers (also used by the failter and jsonl-verdicts importers) ----
-def text_item(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
+def text_item(project: Project, name: str, text: str, report: ImportReport, actor: str | None = None) -> int:
     """The id of the text item ``name``, made with ``text`` when missing
     (an existing item keeps its text). Counts 'items' in ``report``."""
     existing = repo_items.item_by_name(project, name)
@@ -91,7 +91,7 @@ def text_item(project: Project, name: str, text: str, report: ImportReport, acto
     return item_id
 
 
-def free_prompt(project: Project, name: str, text: str, report: ImportReport, actor: Optional[str] = None) -> int:
+def free_prompt(project: Project, name: str, text: str, report: ImportReport, actor: str | None = None) -> int:
     """The id of prompt ``name`` (answer schema 'free' when it is made here:
     free text is shown, not scored). Counts 'prompts' in ``report``."""
     prompt_id, created = repo_items.upsert_prompt(
@@ -110,8 +110,8 @@ def answer_run(
     source: str,
     report: ImportReport,
     what: str,
-    actor: Optional[str] = None,
-) -> Optional[int]:
+    actor: str | None = None,
+) -> int | None:
     """The run of ``model``'s ``output`` (added unless the same output is
     there). None, with a skip naming ``what``, when the run conflicts."""
     run_id, status = repo_runs.add_run(project, item_id, prompt_id, model, output, source=source, actor=actor)
@@ -122,7 +122,7 @@ def answer_run(
     return run_id
 
 
-def store_verdict(project: Project, verdict: Verdict, report: ImportReport, actor: Optional[str] = None) -> int:
+def store_verdict(project: Project, verdict: Verdict, report: ImportReport, actor: str | None = None) -> int:
     """Add ``verdict`` unless the same one is there (a judge naming no
     rubric version gets rubrics.imported_version); counts 'verdicts'."""
     verdict_id, created = judging.add_verdict(project, with_version(verdict), actor)
@@ -136,7 +136,7 @@ def store_pair_verdict(
     run_b: int,
     winner: Any,
     report: ImportReport,
-    actor: Optional[str] = None,
+    actor: str | None = None,
     **fields: Any,
 ) -> int:
     """``store_verdict`` of a verdict on the pair (run_a, run_b) in its
@@ -191,7 +191,7 @@ def detect_pandalm(source: Path) -> bool:
     return source.is_dir() and (source / PANDALM_TESTSET).is_file()
 
 
-def pandalm_models(cmp_key: Any) -> Optional[tuple[str, str]]:
+def pandalm_models(cmp_key: Any) -> tuple[str, str] | None:
     """The two model names of a PandaLM ``cmp_key`` ('bloom-7b_llama-7b'),
     or None when it does not split on '_' into two different names (a model
     name holding '_' would make the split ambiguous)."""
@@ -285,7 +285,7 @@ def _pandalm_problem(rec: Any, pairs: dict) -> str:
     return ""
 
 
-def _pandalm_item(project: Project, rec: dict, report: ImportReport, actor: Optional[str]) -> int:
+def _pandalm_item(project: Project, rec: dict, report: ImportReport, actor: str | None) -> int:
     """The text item 'pandalm-<idx>' of a record: its instruction, then its input after a
     blank line; its motivation_app kept as metadata. Returns the item id."""
     text = as_text(rec["instruction"])
@@ -298,7 +298,7 @@ def _pandalm_item(project: Project, rec: dict, report: ImportReport, actor: Opti
 
 
 def _pandalm_annotators(
-    project: Project, rec: dict, run_a: int, run_b: int, report: ImportReport, actor: Optional[str]
+    project: Project, rec: dict, run_a: int, run_b: int, report: ImportReport, actor: str | None
 ) -> None:
     """The human annotators' verdicts of a record on the pair (``run_a``, ``run_b``), answer order 'ab'."""
     for annotator in PANDALM_ANNOTATORS:
@@ -321,7 +321,7 @@ def _pandalm_annotators(
 
 
 def _pandalm_judge(
-    project: Project, judge: str, path: Path, pairs: dict, report: ImportReport, actor: Optional[str]
+    project: Project, judge: str, path: Path, pairs: dict, report: ImportReport, actor: str | None
 ) -> None:
     data = _load_json(path, report)
     if data is None:
@@ -469,7 +469,7 @@ def import_llmbar(project: Project, source: Path, options: ImportOptions) -> Imp
     return report
 
 
-def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: ImportReport, actor: Optional[str]) -> None:
+def _llmbar_split(project: Project, folder: Path, prompt_id: int, report: ImportReport, actor: str | None) -> None:
     split = folder.name
     data = _load_json(folder / "dataset.json", report)
     if not isinstance(data, list):
@@ -530,7 +530,7 @@ def _llmbar_results(
     path: Path,
     pairs: dict,
     report: ImportReport,
-    actor: Optional[str],
+    actor: str | None,
 ) -> None:
     data = _load_json(path, report)
     if not isinstance(data, list):

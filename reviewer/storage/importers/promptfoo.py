@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.project.db import Project
 from reviewer.storage.importers.base import ImportOptions, ImportReport, load_json
 from reviewer.storage.importers.pairwise import answer_run, free_prompt, store_verdict, text_item
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo.item_metadata import add_item_metadata
 
 #: The promptfoo version whose result types this follows.
@@ -60,7 +60,7 @@ PASS = "pass"
 _MAX_DETECT = 50_000_000
 
 
-def _results(data: Any) -> Optional[list]:
+def _results(data: Any) -> list | None:
     """The EvaluateResult list of a results file, or None."""
     if not isinstance(data, dict):
         return None
@@ -104,7 +104,7 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
 
 
-def _provider(r: dict) -> Optional[str]:
+def _provider(r: dict) -> str | None:
     p = r.get("provider")
     if isinstance(p, str):
         return p
@@ -114,7 +114,7 @@ def _provider(r: dict) -> Optional[str]:
     return None
 
 
-def _grader(assertion: dict) -> Optional[str]:
+def _grader(assertion: dict) -> str | None:
     p = assertion.get("provider")
     if isinstance(p, str):
         return p
@@ -183,7 +183,7 @@ def import_promptfoo(project: Project, source: Path, options: ImportOptions) -> 
 
 
 def _verdicts(
-    project: Project, run_id: int, grading: Any, source: str, report: ImportReport, actor: Optional[str]
+    project: Project, run_id: int, grading: Any, source: str, report: ImportReport, actor: str | None
 ) -> None:
     if not isinstance(grading, dict):
         return

@@ -45,19 +45,20 @@ Both are idempotent and report what they skipped and why.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
-from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.dispute_common import GOLD
+from reviewer.core.judging.rubrics import with_version
 from reviewer.core.judging.verdict_confidence import stated_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.importers.base import ImportOptions, ImportReport, nesting_message
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, nesting_message
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 #: The rubric dimensions of the calibration plan (1-5 each).
 DIMENSIONS: tuple[str, ...] = ("personalization", "tarot_coherence", "tone", "safety", "overall")
@@ -78,7 +79,7 @@ _DETECT_RECORDS = 20
 
 
 # -- judge fields ---------------------------------------------------------------
-def judge_fields(record: Any) -> Optional[list[dict]]:
+def judge_fields(record: Any) -> list[dict] | None:
     """Where a record keeps a rubric judge's output, or None when it has no
     judge scores: a list of dicts to look keys up in, innermost first — the
     dict holding at least MIN_DIMENSIONS of DIMENSIONS (the record itself, its
@@ -108,7 +109,7 @@ def _pick(layers: list[dict], *keys: str) -> Any:
     return None
 
 
-def _flag(value: Any) -> Optional[bool]:
+def _flag(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -121,7 +122,7 @@ def _flag(value: Any) -> Optional[bool]:
 
 def rubric_verdict(
     record: dict, run_id: int, default_judge: str, where: str, source: str, report: ImportReport, human: bool = False
-) -> Optional[Verdict]:
+) -> Verdict | None:
     """The Verdict of a record's rubric judge scores on run ``run_id``, or
     None (reported) when it holds none. Scores off the 1-5 scale and a
     safety_flag that is not a boolean are stored as missing and reported.
@@ -187,7 +188,7 @@ def _confidences(layers: list, scores: dict) -> dict:
     return {"imported": stated} if stated else {}
 
 
-def _str(value: Any) -> Optional[str]:
+def _str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
@@ -217,7 +218,7 @@ def reading_item_text(record: dict) -> str:
     return "\n".join(lines)
 
 
-def _load_json(path: Path) -> tuple[Any, Optional[str]]:
+def _load_json(path: Path) -> tuple[Any, str | None]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -247,7 +248,7 @@ class _Readings:
         self.runs: dict[str, int] = {}  # reading id -> run id
         self.known_metrics = judging.subject_metrics(project)
 
-    def add(self, record: Any, where: str, model: str, timestamp: Optional[str], source: str) -> Optional[int]:
+    def add(self, record: Any, where: str, model: str, timestamp: str | None, source: str) -> int | None:
         if not isinstance(record, dict) or not record.get("id"):
             self.report.skip(where, "no id")
             return None
@@ -411,8 +412,8 @@ def _only_run(
     name: str,
     report: ImportReport,
     where: str,
-    run_model: Optional[str] = None,
-) -> Optional[int]:
+    run_model: str | None = None,
+) -> int | None:
     """The run of reading ``name`` in ``index`` (from :func:`reading_runs`), or
     None (reported) when the reading is not in the project or has several
     runs and ``run_model`` does not pick one."""
@@ -432,7 +433,7 @@ def _only_run(
 
 
 # -- verdict files --------------------------------------------------------------------
-def _records(source: Path, limit: Optional[int] = None) -> Iterator[tuple[str, Any, Optional[str]]]:
+def _records(source: Path, limit: int | None = None) -> Iterator[tuple[str, Any, str | None]]:
     """(where, record, error) of a JSON list / {"verdicts": [...]} / object or
     of JSONL lines; at most ``limit`` records."""
     count = 0

@@ -24,12 +24,12 @@ from typing import Any
 
 from reviewer.core.models import AnswerSchema, Prompt
 from reviewer.core.spans import golden as g
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage.importers.span_snapshots import PROMPT_TEXT
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.spans import spans as span_store
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
-from reviewer.storage.importers.span_snapshots import PROMPT_TEXT
 
 _LIMIT = 64 * 1024 * 1024
 

@@ -34,20 +34,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.bounds import is_number
-from reviewer.core.workflows import SPAN_PROMPT
-from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, normalise
 from reviewer.core.models import AnswerSchema, Item, Prompt
+from reviewer.core.spans import snapshots as spans
+from reviewer.core.workflows import SPAN_PROMPT
+from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import Project
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.judge_findings import store_judge_findings
-from reviewer.storage.project.db import Project
-from reviewer.storage.importers.base import ImportOptions, ImportReport, read_json
 
 PROMPT = SPAN_PROMPT
 PROMPT_TEXT = (
@@ -79,7 +79,7 @@ def run_output(result: dict) -> str:
     )
 
 
-def _text_item(project: Project, name: str, text: str, actor: Optional[str]) -> tuple[Optional[int], str]:
+def _text_item(project: Project, name: str, text: str, actor: str | None) -> tuple[int | None, str]:
     """(item id, 'added'|'exists') or (None, reason) when the name is taken by
     a different item."""
     existing = repo_items.item_by_name(project, name)
@@ -113,7 +113,7 @@ def _metrics(result: dict) -> dict:
 
 def _verdict(
     result: dict, run_id: int, judge_name: str, where: str, source: Path, report: ImportReport
-) -> Optional[Verdict]:
+) -> Verdict | None:
     judge = result.get("judgeResult")
     if result.get("error") and not isinstance(judge, dict):
         report.skip(f"{where} verdict", f"the evaluation failed: {result['error']}")

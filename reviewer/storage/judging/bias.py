@@ -8,12 +8,15 @@ People's values follow `reviewer alignment`. Reads only."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
-from reviewer.core.judging.dispute_common import is_human, rater_labels
-from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
-from reviewer.core.text import natural_key
-from reviewer.core.judging.dispute_common import latest_by_order, primary_verdicts
+from reviewer.core.judging.dispute_common import (
+    NUMERIC_SCALES,
+    is_human,
+    latest_by_order,
+    primary_verdicts,
+    rater_labels,
+    value_of,
+)
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_bias import (
     BothOrders,
@@ -26,9 +29,10 @@ from reviewer.core.judging.judge_bias import (
 )
 from reviewer.core.judging.people import TIE
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.storage.project.db import Project
+from reviewer.core.text import natural_key
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
+from reviewer.storage.project.db import Project
 
 __all__ = ["JudgeBias", "bias_json", "bias_text", "project_bias"]
 
@@ -40,16 +44,16 @@ class JudgeBias:
     judge: str
     dimension: str
     scale: Scale
-    length: Optional[PairedShares] = None
+    length: PairedShares | None = None
     self_preference: list[PairedShares] = field(default_factory=list)
-    both_orders: Optional[BothOrders] = None
-    score_length: Optional[ScoreLength] = None
+    both_orders: BothOrders | None = None
+    score_length: ScoreLength | None = None
 
 
 def project_bias(
     project: Project,
     *,
-    subjects: Optional[set[str]] = None,
+    subjects: set[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> list[JudgeBias]:

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from reviewer.core.judging.calibration_fit import CalibrationMap, fit_map
 from reviewer.core.judging.confidence import Calibration, calibration
 from reviewer.core.judging.test_reuse import reuse_line
-from reviewer.storage.project.db import Project, now
 from reviewer.storage.judging import test_reuse
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
+from reviewer.storage.project.db import Project, now
 
 __all__ = ["Fit", "fit_calibrations", "fit_json", "fit_text"]
 
@@ -40,14 +39,14 @@ class Fit:
     rubric_version: str
     dev: int
     test: int
-    fitted: Optional[CalibrationMap]
-    before: Optional[Calibration]
-    after: Optional[Calibration]
+    fitted: CalibrationMap | None
+    before: Calibration | None
+    after: Calibration | None
     note: str
     reads: str
 
 
-def fit_calibrations(project: Project, method: str, settings: Optional[CalibrationSettings] = None) -> list[Fit]:
+def fit_calibrations(project: Project, method: str, settings: CalibrationSettings | None = None) -> list[Fit]:
     """Fit ``method`` per group (module doc); ``settings``: of the
     calibration rows (default CalibrationSettings()). Raises ValueError for
     an unknown method, NeedsScikitLearn for Platt or isotonic without
@@ -62,7 +61,7 @@ def fit_calibrations(project: Project, method: str, settings: Optional[Calibrati
         version = test_reuse.rubric_version(project, r.judge, r.dimension)
         dev = [i for i, s in enumerate(r.subjects) if split_of(s) == "dev"]
         test = [i for i, s in enumerate(r.subjects) if split_of(s) == "test"]
-        fitted: Optional[CalibrationMap] = None
+        fitted: CalibrationMap | None = None
         note = ""
         try:
             fitted = fit_map(method, [r.confidence[i] for i in dev], [r.correct[i] for i in dev])
@@ -100,7 +99,7 @@ def _store(
         )
 
 
-def _f(x: Optional[float]) -> str:
+def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
@@ -132,7 +131,7 @@ def fit_text(fits: list[Fit], method: str) -> str:
 def fit_json(fits: list[Fit], method: str) -> dict:
     """JSON-ready."""
 
-    def cal(c: Optional[Calibration]) -> Optional[dict]:
+    def cal(c: Calibration | None) -> dict | None:
         return None if c is None else {"n": c.n, "ece": c.ece, "adaptive_ece": c.adaptive_ece, "brier": c.brier}
 
     return {

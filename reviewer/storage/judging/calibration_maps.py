@@ -6,16 +6,15 @@ Reads only."""
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from reviewer.core.judging.calibration_fit import CalibrationMap
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import test_reuse
+from reviewer.storage.project.db import Project
 
 __all__ = ["stored_map"]
 
 
-def stored_map(project: Project, judge: str, dimension: str, source: str) -> Optional[CalibrationMap]:
+def stored_map(project: Project, judge: str, dimension: str, source: str) -> CalibrationMap | None:
     """The map stored for the judge's current rubric version, or None."""
     version = test_reuse.rubric_version(project, judge, dimension)
     row = project.db.execute(

@@ -33,27 +33,27 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
-from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.alignment import is_pass
-from reviewer.core.judging.people import people_values
-from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.confidence import Calibration, calibration, correct_flags
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.judging.dispute_common import NUMERIC_SCALES, value_of
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
+from reviewer.core.judging.label_first import LABEL_FIRST
+from reviewer.core.judging.people import people_values
 from reviewer.core.judging.selective import MIN_N, Selection, select_threshold
 from reviewer.core.judging.validation_gate import BoundCheck
 from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict, normalise
+from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.storage.files import safe_write
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels as label_store
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.validation import pass_thresholds
+from reviewer.storage.project.db import Project
 
 __all__ = [
     "SPAN_SOURCE",
@@ -120,7 +120,7 @@ class CalibrationRow:
     correct: tuple[bool, ...]
     population: tuple[float, ...]
     calibration: Calibration
-    selection: Optional[Selection]
+    selection: Selection | None
     note: str = ""
     #: the labelled verdicts' subjects, same order ('' for span confidences)
     subjects: tuple[str, ...] = ()
@@ -145,7 +145,7 @@ class CalibrationRow:
 
 
 def _groups(
-    project: Project, verdicts: Optional[list[Verdict]] = None, adjudications: Optional[list[Adjudication]] = None
+    project: Project, verdicts: list[Verdict] | None = None, adjudications: list[Adjudication] | None = None
 ) -> dict[tuple[str, str, str, str], dict]:
     vs = judging.verdicts(project) if verdicts is None else verdicts
     people = people_values(
@@ -198,9 +198,9 @@ def _span_groups(span_confidences: SpanConfidences) -> dict[tuple[str, str, str,
 def calibration_rows(
     project: Project,
     settings: CalibrationSettings = CalibrationSettings(),
-    span_confidences: Optional[SpanConfidences] = None,
-    verdicts: Optional[list[Verdict]] = None,
-    adjudications: Optional[list[Adjudication]] = None,
+    span_confidences: SpanConfidences | None = None,
+    verdicts: list[Verdict] | None = None,
+    adjudications: list[Adjudication] | None = None,
 ) -> list[CalibrationRow]:
     """Every judge x dimension x source with at least one labelled verdict
     with a confidence, and every span snapshot of ``span_confidences`` with
@@ -259,11 +259,11 @@ def _select(
     jv: list,
     hv: list,
     population: list,
-    scale: Optional[Scale],
+    scale: Scale | None,
     tol: float,
-    threshold: Optional[float],
+    threshold: float | None,
     s: CalibrationSettings,
-) -> tuple[Optional[Selection], str]:
+) -> tuple[Selection | None, str]:
     positive: Any = "pass"
     if s.metric == "precision":
         if scale is None or scale == Scale.WINNER:
@@ -293,7 +293,7 @@ def calibration_json(rows: list[CalibrationRow], settings: CalibrationSettings) 
     return {"settings": settings.as_dict(), "calibrations": [r.as_dict() for r in rows]}
 
 
-def _f(x: Optional[float]) -> str:
+def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
@@ -424,9 +424,9 @@ def coverage_check(
     dimension: str,
     min_coverage: float,
     *,
-    source: Optional[str] = None,
+    source: str | None = None,
     settings: CalibrationSettings = CalibrationSettings(),
-    span_confidences: Optional[SpanConfidences] = None,
+    span_confidences: SpanConfidences | None = None,
 ) -> BoundCheck:
     """The gate's ``--min-coverage X``: holds when a confidence threshold of
     ``judge`` on ``dimension`` reaches the selective-judging target and the

@@ -18,12 +18,13 @@ here.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from reviewer.core.judging.verdicts import Verdict
-from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project, inserted_id, now
+from reviewer.storage.repo import runs as repo_runs
 
 FACT_KEYS = (
     "server_model",
@@ -45,9 +46,9 @@ def _insert_call(
     endpoint: str,
     facts: dict,
     labels: dict,
-    run_id: Optional[int] = None,
-    verdict_id: Optional[int] = None,
-    error: Optional[str] = None,
+    run_id: int | None = None,
+    verdict_id: int | None = None,
+    error: str | None = None,
 ) -> int:
     row = {k: facts.get(k) for k in FACT_KEYS}
     row["truncated"] = int(bool(row["truncated"]))
@@ -89,8 +90,8 @@ def record_answer(
     endpoint: str,
     facts: dict,
     labels: dict,
-    actor: Optional[str] = None,
-) -> tuple[Optional[int], str]:
+    actor: str | None = None,
+) -> tuple[int | None, str]:
     """Store a model's answer as run (item, prompt, model, repetition) with
     its call facts, in one transaction. Returns repo_runs.add_run's (run id or
     None, status); the call row is written only for a new run."""
@@ -112,7 +113,7 @@ def record_answer(
 
 
 def record_verdict(
-    project: Project, verdict: Verdict, endpoint: str, facts: dict, actor: Optional[str] = None
+    project: Project, verdict: Verdict, endpoint: str, facts: dict, actor: str | None = None
 ) -> tuple[int, bool]:
     """Store a judge's verdict (the same table imported verdicts use) with
     its call facts, in one transaction. Returns (verdict id, created)."""
@@ -137,9 +138,9 @@ def record_failure(
     error: str,
     labels: dict,
     attempts: int = 1,
-    latency_ms: Optional[float] = None,
-    retry_errors: Optional[list] = None,
-    total_ms: Optional[float] = None,
+    latency_ms: float | None = None,
+    retry_errors: list | None = None,
+    total_ms: float | None = None,
 ) -> int:
     """Record a failed attempt (the request failed after its retries);
     ``labels``: item, prompt, model, repetition (answers) or judge, subject,
@@ -211,7 +212,7 @@ def failed_calls(project: Project, open_only: bool = True) -> list[dict]:
     return [r for r in rows if not (open_only and r["resolved"])]
 
 
-def run_calls(project: Project, run_ids: Optional[Iterable[int]] = None) -> dict[int, dict]:
+def run_calls(project: Project, run_ids: Iterable[int] | None = None) -> dict[int, dict]:
     """{run id: its answer's call facts (latency_ms, tokens, finish_reason,
     truncated, server_model, params as a dict, attempts, retry_errors,
     total_ms, cost)} for runs that came from an endpoint or whose source

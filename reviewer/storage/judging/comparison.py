@@ -5,17 +5,14 @@ scale. People's values follow the rule of `reviewer alignment`
 
 from __future__ import annotations
 
-from typing import Optional
-
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.judging.dispute_common import value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels, value_of
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.judge_compare import JudgeComparison, compare_judges
 from reviewer.core.judging.people import TIE
 from reviewer.core.judging.verdicts import Scale, Value, normalise
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.validation import people_and_splits, split_seed_of
+from reviewer.storage.project.db import Project
 
 __all__ = ["comparison_text", "project_comparisons"]
 
@@ -25,8 +22,8 @@ def project_comparisons(
     first: str,
     second: str,
     *,
-    dimension: Optional[str] = None,
-    subjects: Optional[set[str]] = None,
+    dimension: str | None = None,
+    subjects: set[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> list[JudgeComparison]:
@@ -78,7 +75,7 @@ def comparison_text(comparisons: list[JudgeComparison]) -> str:
     lines = []
     for c in comparisons:
 
-        def f(x: Optional[float]) -> str:
+        def f(x: float | None) -> str:
             return "-" if x is None else f"{x:.3f}"
 
         ivk, iva = c.delta_kappa_ci, c.delta_accuracy_ci

@@ -7,7 +7,7 @@ parameters only."""
 from __future__ import annotations
 
 import math
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.storage.project.db import Project
@@ -44,7 +44,7 @@ def put_confidences(project: Project, verdict_id: int, by_source: Mapping[str, M
     return len(rows)
 
 
-def confidences(project: Project, verdict_id: Optional[int] = None) -> dict[int, dict[str, dict[str, float]]]:
+def confidences(project: Project, verdict_id: int | None = None) -> dict[int, dict[str, dict[str, float]]]:
     """{verdict id: {source: {dimension: confidence}}} of every verdict
     (or one) that has a confidence."""
     sql = "SELECT verdict_id, dimension, source, confidence FROM verdict_confidences"
@@ -58,7 +58,7 @@ def confidences(project: Project, verdict_id: Optional[int] = None) -> dict[int,
     return out
 
 
-def export_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def export_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The export's ``verdict_confidences`` table: one row per verdict,
     dimension and source (join verdicts on verdict_id and dimension)."""
     rows = [

@@ -9,21 +9,21 @@ adds the annotators' disputes and stores them
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from reviewer.core.judging.agreement_table import AgreementRow, agreement_rows
 from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging.epochs import epoch_subjects
-from reviewer.storage.judging.rubric_rules import project_rules
 from reviewer.storage.judging.low_confidence import project_low_confidence
+from reviewer.storage.judging.rubric_rules import project_rules
+from reviewer.storage.project.db import Project
 
 __all__ = ["metrics_with_findings", "verdict_agreement", "verdict_disputes"]
 
 
-def metrics_with_findings(project: Project, verdicts: Optional[Sequence[Verdict]] = None) -> dict[str, dict]:
+def metrics_with_findings(project: Project, verdicts: Sequence[Verdict] | None = None) -> dict[str, dict]:
     """Subject metrics (judging.subject_metrics) plus, for subjects of
     verdicts on one card-reading run, ``halluc_findings``: the run's HALLUC
     findings that are not rejected (final code when reviewed)."""
@@ -55,7 +55,7 @@ def verdict_disputes(project: Project) -> list[Dispute]:
     return found + project_low_confidence(project)
 
 
-def verdict_agreement(project: Project, subjects: Optional[set[str]] = None) -> list[AgreementRow]:
+def verdict_agreement(project: Project, subjects: set[str] | None = None) -> list[AgreementRow]:
     """The agreement statistics of every verdict and adjudication of the
     project (:func:`agreement_rows`); ``subjects``: of these subjects only
     (a slice, reviewer.storage.repo.item_metadata.subject_slices). Reads only."""

@@ -10,7 +10,6 @@ are compared for epochs-disagree disputes
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from reviewer.storage.project.db import Project
 
@@ -24,7 +23,7 @@ def epoch_source(eval_id: str, epoch: int) -> str:
     return f"inspect {eval_id} epoch {epoch}"
 
 
-def parse_epoch_source(source: Optional[str]) -> Optional[tuple[str, int]]:
+def parse_epoch_source(source: str | None) -> tuple[str, int] | None:
     """(eval id, epoch) of a run's source written by :func:`epoch_source`;
     None for any other source."""
     m = _SOURCE.match(source or "")

@@ -7,18 +7,17 @@ reviewer.storage.judging.export_docs."""
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 from reviewer.core.bounds import is_number
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.core.judging.dispute_common import format_value
-from reviewer.storage.project.db import Project
 from reviewer.storage.export_schema import AGREEMENT_COLUMNS
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import failter_objects, failter_rows
 from reviewer.storage.judging.report import build_judge_report, has_verdicts
 from reviewer.storage.judging.rubric_report import rubric_tables
+from reviewer.storage.project.db import Project
 
 JUDGE_VERDICT_COLUMNS = {
     "verdict_id": int,
@@ -78,15 +77,15 @@ FAILTER_COLUMNS: dict[str, type] = {
 }
 
 
-def failter_rows_of(project: Project, prices: Optional[dict[str, dict[str, float]]]) -> list[tuple]:
+def failter_rows_of(project: Project, prices: dict[str, dict[str, float]] | None) -> list[tuple]:
     """The Failter table of the report (default weights), one tuple per row in FAILTER_COLUMNS order."""
     objects = failter_objects(failter_rows(project, prices=prices))
     return [tuple(o[c] for c in FAILTER_COLUMNS) for o in objects]
 
 
 def failter_table(
-    project: Project, prices: Optional[dict[str, dict[str, float]]]
-) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+    project: Project, prices: dict[str, dict[str, float]] | None
+) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The ``failter`` table (FAILTER_COLUMNS); ``prices``: per-token prices per model for the cost."""
     return [("failter", FAILTER_COLUMNS, None, failter_rows_of(project, prices))]
 
@@ -99,7 +98,7 @@ def rubric(project: Project) -> list[tuple[str, dict, None, list[tuple]]]:
     )
 
 
-def judge_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def judge_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The verdicts (one row per dimension; a verdict without scores gives one
     row with dimension null; every row carries the verdict's flags, e.g.
     {"safety_flag": true}, and issues_found as JSON, its source and raw

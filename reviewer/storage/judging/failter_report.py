@@ -37,18 +37,19 @@ import csv
 import io
 import json
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, TypeVar
+from typing import TypeVar
 
 from reviewer.core.bounded_yaml import YAMLError, read_yaml_file
-from reviewer.core.tables import csv_row, markdown_table
 from reviewer.core.judging.verdicts import POINTS_NOTE, Method, path_b_score
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.core.tables import csv_row, markdown_table
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging.verdict_table import verdict_points
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo import runs as repo_runs
 
 HEADER = [
     "Model",
@@ -99,18 +100,18 @@ class FailterRow:
     eval_method: str
     trials: int
     errors: int
-    avg_score: Optional[float]
-    rules_score: Optional[float]
-    gt_score: Optional[float]
-    avg_time_s: Optional[float]
-    avg_tokens: Optional[float]
-    avg_cost: Optional[float]
+    avg_score: float | None
+    rules_score: float | None
+    gt_score: float | None
+    avg_time_s: float | None
+    avg_tokens: float | None
+    avg_cost: float | None
     model_errors: int = 0
     judge_errors: int = 0
     scored: int = 0
-    tokens_in: Optional[int] = None
-    tokens_out: Optional[int] = None
-    total_time_ms: Optional[float] = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    total_time_ms: float | None = None
     retry_attempts: int = 0
     messages: tuple[str, ...] = ()
 
@@ -132,14 +133,14 @@ class FailterRow:
         ]
 
 
-def _mean(xs: list[float]) -> Optional[float]:
+def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
 N = TypeVar("N", int, float)
 
 
-def _sum(xs: list[N]) -> Optional[N]:
+def _sum(xs: list[N]) -> N | None:
     return sum(xs) if xs else None
 
 
@@ -148,7 +149,7 @@ _JUDGE_METHODS = {"rules-judge": Method.RULES, "gt-judge": Method.GROUND_TRUTH}
 EXCERPT = 80
 
 
-def _excerpt(raw: Optional[str]) -> str:
+def _excerpt(raw: str | None) -> str:
     """' (reply: "...")': the start of a judge's raw reply, white space
     collapsed, for an error message; '' without one."""
     text = " ".join((raw or "").split())
@@ -157,7 +158,7 @@ def _excerpt(raw: Optional[str]) -> str:
     return f' (reply: "{text[:EXCERPT]}{"..." if len(text) > EXCERPT else ""}")'
 
 
-def _judge_method(judge: Optional[str]) -> Optional[Method]:
+def _judge_method(judge: str | None) -> Method | None:
     """The method of a Failter judge by its name ('rules-judge/<model>', 'gt-judge')."""
     return _JUDGE_METHODS.get((judge or "").split("/", 1)[0])
 
@@ -165,10 +166,10 @@ def _judge_method(judge: Optional[str]) -> Optional[Method]:
 def failter_rows(
     project: Project,
     weights: tuple[float, float] = (0.5, 0.5),
-    prices: Optional[Mapping[str, Mapping[str, float]]] = None,
-    items: Optional[Iterable[str]] = None,
-    prompts: Optional[Iterable[str]] = None,
-    models: Optional[Iterable[str]] = None,
+    prices: Mapping[str, Mapping[str, float]] | None = None,
+    items: Iterable[str] | None = None,
+    prompts: Iterable[str] | None = None,
+    models: Iterable[str] | None = None,
 ) -> list[FailterRow]:
     """The Failter report rows (module doc) over the runs of the given
     items / prompts / models (None: all that have a rules-based or
@@ -232,7 +233,7 @@ def _row(
     bad: dict,
     facts: dict,
     weights: tuple[float, float],
-    prices: Optional[Mapping[str, Mapping[str, float]]],
+    prices: Mapping[str, Mapping[str, float]] | None,
 ) -> FailterRow:
     """One row of :func:`failter_rows` (module doc); ``read_scores``:
     {run: {method: points}} and {run: scales the points came from}."""
@@ -428,7 +429,7 @@ def failter_json(rows: list[FailterRow]) -> str:
     return json.dumps(failter_objects(rows), indent=2)
 
 
-def usage_rows(rows: list[FailterRow], prompt_files: Optional[Mapping[str, str]] = None) -> list[dict]:
+def usage_rows(rows: list[FailterRow], prompt_files: Mapping[str, str] | None = None) -> list[dict]:
     """Failter's own report (USAGE.md, "Interpreting the Results"): one
     object per prompt and model, sorted by prompt_id as Failter's reporter
     sorts: ``prompt_id`` (the template's file name, from ``prompt_files``
@@ -459,6 +460,6 @@ def usage_rows(rows: list[FailterRow], prompt_files: Optional[Mapping[str, str]]
     return sorted(out, key=lambda o: (o["prompt_id"], o["usage"]["model_used"]))
 
 
-def usage_json(rows: list[FailterRow], prompt_files: Optional[Mapping[str, str]] = None) -> str:
+def usage_json(rows: list[FailterRow], prompt_files: Mapping[str, str] | None = None) -> str:
     """:func:`usage_rows` as JSON text."""
     return json.dumps(usage_rows(rows, prompt_files), indent=2)

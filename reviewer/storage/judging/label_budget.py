@@ -16,8 +16,6 @@ labels' table). Reads only.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from reviewer.core.judging.alignment import Alignment
@@ -48,12 +46,12 @@ def alignment_budget(a: Alignment, half_width: float = HALF_WIDTH, level: float 
 
 def simulated_needed(
     a: Alignment, half_width: float = HALF_WIDTH, level: float = LEVEL, seed: int = 0
-) -> dict[str, Optional[int]]:
+) -> dict[str, int | None]:
     """The cross-check of :func:`alignment_budget`: {statistic: subjects
     needed in all by simulation from the current labels}
     (budget.simulate_budget; None when it cannot be told), for the same
     statistics."""
-    out: dict[str, Optional[int]] = {}
+    out: dict[str, int | None] = {}
     f = a.figures("all")
     if f is None or f.n == 0:
         return {"kappa": None}
@@ -78,7 +76,7 @@ def simulated_needed(
     return out
 
 
-def _further(budgets: dict[str, Budget]) -> Optional[int]:
+def _further(budgets: dict[str, Budget]) -> int | None:
     known = [b.further for b in budgets.values() if b.further is not None]
     return max(known) if known else None
 

@@ -23,23 +23,21 @@ the first label (only counts and subject ids).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
-from reviewer.core.judging.alignment import alignments
 from reviewer.core.judging.active_order import draw_active
+from reviewer.core.judging.alignment import alignments
 from reviewer.core.judging.budget import HALF_WIDTH, LEVEL, Budget, labelling_order
-from reviewer.core.judging.dispute_common import primary_verdicts
-from reviewer.core.judging.dispute_common import value_of
+from reviewer.core.judging.dispute_common import primary_verdicts, value_of
 from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import rubric_for
 from reviewer.core.judging.verdict_confidence import SOURCES
 from reviewer.core.judging.verdicts import Scale, Verdict
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.judging.label_budget import alignment_budget
 from reviewer.storage.judging.validation import pass_thresholds, people_and_splits
+from reviewer.storage.project.db import Project
 
 __all__ = [
     "LabelPlan",
@@ -74,16 +72,16 @@ class LabelPlan:
     dimension: str
     reviewer: str
     scale: Scale
-    rubric_version: Optional[str]
+    rubric_version: str | None
     rubric: str
-    further: Optional[int]
+    further: int | None
     order: list[str]
     queue_size: int
     labelled: int
     budgets: dict[str, Budget] = field(default_factory=dict)
     half_width: float = HALF_WIDTH
     level: float = LEVEL
-    covered: Optional[tuple[int, int]] = None
+    covered: tuple[int, int] | None = None
 
 
 def judge_dimensions(project: Project) -> dict[str, list[str]]:
@@ -107,7 +105,7 @@ def _budgets(
     return {}
 
 
-def _further(budgets: dict[str, Budget]) -> Optional[int]:
+def _further(budgets: dict[str, Budget]) -> int | None:
     known = [b.further for b in budgets.values() if b.further is not None]
     return max(known) if known else None
 
@@ -148,7 +146,7 @@ def label_plan(
     )
 
 
-def _covered(verdicts: list[Verdict], subjects: set[str], dimension: str) -> Optional[tuple[int, int]]:
+def _covered(verdicts: list[Verdict], subjects: set[str], dimension: str) -> tuple[int, int] | None:
     """(subjects, people) when people's imported labels cover every subject
     of the queue on the dimension, else None."""
     ratings = [r for r in human_ratings(verdicts) if r.dimension == dimension and r.value is not None]
@@ -202,7 +200,7 @@ def active_order(
     )
 
 
-def _confidence(by_verdict: dict, v: Optional[Verdict], dimension: str) -> Optional[float]:
+def _confidence(by_verdict: dict, v: Verdict | None, dimension: str) -> float | None:
     if v is None or v.id is None:
         return None
     by_source = by_verdict.get(v.id, {})

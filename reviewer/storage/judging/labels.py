@@ -17,16 +17,22 @@ alignment would compute, frozen when the subject entered a queue.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Iterable, Optional
 
+from reviewer.core.judging.active_order import Inclusion
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.anchoring import COMPARISONS, Anchoring, anchoring, anchoring_rows
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.judging.dispute_common import format_value, rater_key, value_of
+from reviewer.core.judging.dispute_common import (
+    format_value,
+    is_human,
+    primary_verdicts,
+    rater_key,
+    rater_labels,
+    value_of,
+)
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
-from reviewer.core.judging.active_order import Inclusion
 from reviewer.core.judging.label_first import LABEL_FIRST, HumanLabel, QueueEntry, draw, queue_order, shown_order
 from reviewer.core.judging.people import human_ratings
 from reviewer.core.judging.rubrics import Staleness, staleness
@@ -76,15 +82,15 @@ def split_seed(project: Project) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _dump(value: Value) -> Optional[str]:
+def _dump(value: Value) -> str | None:
     return None if value is None else json.dumps(value)
 
 
-def _load(text: Optional[str]) -> Value:
+def _load(text: str | None) -> Value:
     return None if text is None else json.loads(text)
 
 
-def _time(text: Optional[str]) -> Optional[datetime]:
+def _time(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
@@ -97,7 +103,7 @@ def _label(row: tuple) -> HumanLabel:
     return HumanLabel(**d)
 
 
-def labels(project: Project, queue: Optional[str] = None) -> list[HumanLabel]:
+def labels(project: Project, queue: str | None = None) -> list[HumanLabel]:
     """Every human label (of one queue, or all) in id order."""
     sql, params = f"SELECT {_COLS} FROM human_labels", []
     if queue is not None:
@@ -110,7 +116,7 @@ class LabelStore:
     each write one transaction with an audit row. ``actor``: recorded in
     the audit table."""
 
-    def __init__(self, project: Project, actor: Optional[str] = None):
+    def __init__(self, project: Project, actor: str | None = None):
         self.project = project
         self.actor = actor or default_actor()
 
@@ -118,7 +124,7 @@ class LabelStore:
         """One transaction around a whole command (see UndoStack)."""
         return self.project.transaction()
 
-    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> Optional[HumanLabel]:
+    def get_label(self, subject: str, dimension: str, reviewer: str, queue: str) -> HumanLabel | None:
         """The label of (subject, dimension, reviewer, queue), or None."""
         row = self.project.db.execute(
             f"SELECT {_COLS} FROM human_labels WHERE subject = ? AND dimension = ? AND reviewer = ? AND queue = ?",
@@ -171,7 +177,7 @@ class LabelStore:
 
 
 # -- judges ---------------------------------------------------------------------
-def judge_verdicts(project: Project, verdicts: Optional[list[Verdict]] = None) -> dict[str, list[Verdict]]:
+def judge_verdicts(project: Project, verdicts: list[Verdict] | None = None) -> dict[str, list[Verdict]]:
     """{judge display name (as ``reviewer alignment`` names it): its
     verdicts} of every non-human judge."""
     vs = [v for v in (judging.verdicts(project) if verdicts is None else verdicts) if not is_human(v)]
@@ -183,7 +189,7 @@ def judge_verdicts(project: Project, verdicts: Optional[list[Verdict]] = None) -
 
 
 def judge_values(
-    project: Project, verdicts: Optional[list[Verdict]] = None
+    project: Project, verdicts: list[Verdict] | None = None
 ) -> dict[tuple[str, str, str], tuple[Value, Scale]]:
     """{(judge, subject, dimension): (its primary verdict's value, scale)}
     for every non-human judge (None: undecided)."""
@@ -201,7 +207,7 @@ def stored_splits(project: Project) -> dict[str, str]:
     return {r[0]: r[1] for r in project.db.execute("SELECT subject, split FROM label_subjects")}
 
 
-def subject_order(project: Project, subject: str) -> Optional[str]:
+def subject_order(project: Project, subject: str) -> str | None:
     """The stored order ('ab', 'ba') a pair subject is shown in (None: one output)."""
     row = project.db.execute("SELECT answer_order FROM label_subjects WHERE subject = ?", [subject]).fetchone()
     return row[0] if row else None
@@ -363,7 +369,7 @@ LABEL_COLUMNS = {
 }
 
 
-def label_tables(project: Project) -> list[tuple[str, dict, Optional[str], Iterable[tuple]]]:
+def label_tables(project: Project) -> list[tuple[str, dict, str | None, Iterable[tuple]]]:
     """The export's ``human_labels`` table: one row per label, values as
     text ('4', 'pass', '1'), times ISO 8601, the subject's stored split."""
     splits = stored_splits(project)
@@ -388,7 +394,7 @@ def label_tables(project: Project) -> list[tuple[str, dict, Optional[str], Itera
 
 
 def subject_view(
-    project: Project, subject: str, judge: str, verdicts: Optional[list[Verdict]] = None
+    project: Project, subject: str, judge: str, verdicts: list[Verdict] | None = None
 ) -> tuple[str, str, list[str]]:
     """What label-first mode shows of a subject: (item name, item text or
     photo path, the outputs in the order shown: one run's, or a pair's in

@@ -13,15 +13,14 @@ stores them with the other disputes.
 
 from __future__ import annotations
 
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.judging.dispute_common import value_of
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels, value_of
 from reviewer.core.judging.low_confidence import low_confidence_disputes
 from reviewer.core.judging.verdicts import Dispute
-from reviewer.storage.project.db import Project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_maps import stored_map
 from reviewer.storage.judging.calibration_report import CalibrationSettings, calibration_rows
 from reviewer.storage.judging.confidences import confidences
+from reviewer.storage.project.db import Project
 
 __all__ = ["project_low_confidence"]
 

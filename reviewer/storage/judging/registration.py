@@ -11,7 +11,6 @@ from reviewer.core.workflows import ASKED_SOURCE_PREFIX, Workflow
 from reviewer.storage.judging import export_docs
 from reviewer.storage.registry import ExportPart, ReportSection, StorageWorkflow, register
 
-
 #: The module of the judging workflows' report sections.
 SECTIONS = "reviewer.storage.judging.report_sections"
 

@@ -11,15 +11,16 @@ writes it as Markdown or CSV.
 
 from __future__ import annotations
 
-import json
-
 import csv
 import io
+import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
+from reviewer.core.judging.agreement_intervals import with_intervals
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows, undecided_counts
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
@@ -31,13 +32,17 @@ from reviewer.core.judging.calibration import (
     judge_vs_reference,
     score_distribution,
 )
-from reviewer.core.text import natural_key
 from reviewer.core.judging.verdicts import POINTS_NOTE, Dispute, DisputeKind
 from reviewer.core.tables import csv_row, markdown_table, md_text
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.core.text import natural_key
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import Project
-from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows, undecided_counts
+from reviewer.storage.judging.calibration_report import (
+    SpanConfidences,
+    calibration_markdown,
+    calibration_rows,
+    write_reliability_charts,
+)
+from reviewer.storage.judging.report_charts import write_charts
 from reviewer.storage.judging.rubric_report import (
     RubricSection,
     build_rubric_section,
@@ -45,20 +50,12 @@ from reviewer.storage.judging.rubric_report import (
     rubric_verdicts_markdown,
 )
 from reviewer.storage.judging.rubric_rules import project_rules, rules_source
-from reviewer.core.judging.agreement_intervals import with_intervals
-from reviewer.storage.judging.calibration_report import (
-    SpanConfidences,
-    calibration_markdown,
-    calibration_rows,
-    write_reliability_charts,
-)
 from reviewer.storage.judging.validation import (
     AGREEMENT_HEADER,
     agreement_markdown_rows,
     alignment_markdown,
     project_alignments,
 )
-from reviewer.storage.judging.report_charts import write_charts
 from reviewer.storage.judging.verdict_table import (
     DEFAULT_WEIGHTS,
     SCORE_DIMENSIONS,
@@ -68,6 +65,8 @@ from reviewer.storage.judging.verdict_table import (
     verdict_score,
     verdict_table,
 )
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo import runs as repo_runs
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -104,7 +103,7 @@ class JudgeReport:
     undecided: Counter
     charts: list[Path] = field(default_factory=list)
     expected: dict = field(default_factory=dict)  # {dimension: configured 1-5 distribution}
-    rubric: Optional[RubricSection] = None  # rubric rules, judge gate, rubric verdicts
+    rubric: RubricSection | None = None  # rubric rules, judge gate, rubric verdicts
     alignment: str = ""  # the '## Alignment with people' section (reviewer.storage.judging.validation)
     calibration: str = (
         ""  # the '## Calibration of judge confidence' section (reviewer.storage.judging.calibration_report)
@@ -138,8 +137,8 @@ def build_judge_report(
     project: Project,
     disputes: Sequence[Dispute],
     weights: tuple[float, float] = DEFAULT_WEIGHTS,
-    charts_dir: Optional[Path] = None,
-    span_confidences: Optional[SpanConfidences] = None,
+    charts_dir: Path | None = None,
+    span_confidences: SpanConfidences | None = None,
     force: bool = False,
 ) -> JudgeReport:
     """With the project's ``disputes`` as the dispute queue just refreshed

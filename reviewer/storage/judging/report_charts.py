@@ -7,8 +7,8 @@ the untrusted judge names.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from reviewer.core.judging.calibration import ConfusionMatrix, Distribution
 from reviewer.storage.files import safe_write

@@ -14,9 +14,8 @@ confidences for the calibration (reviewer.storage.spans.confidences)."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Optional
+from typing import Any
 
-from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.judging.failter_report import (
     FailterRow,
     failed_markdown,
@@ -33,6 +32,7 @@ from reviewer.storage.judging.report import (
     judge_report_markdown,
 )
 from reviewer.storage.judging.rubric_report import rubric_csv, rubric_objects
+from reviewer.storage.project.db import Project, ProjectError
 from reviewer.storage.registry import ReportContext
 
 #: The note when charts were asked of a project without verdicts.
@@ -44,13 +44,13 @@ def has_data(project: Project, context: ReportContext) -> bool:
     return has_verdicts(project)
 
 
-def judge_report(project: Project, context: ReportContext) -> Optional[JudgeReport]:
+def judge_report(project: Project, context: ReportContext) -> JudgeReport | None:
     """The judge report of this report, built once, or None without verdicts.
     In Markdown and CSV it writes the charts when asked (``charts_dir``;
     ProjectError, one line, when they cannot be written) and calibrates the
     spans' confidences too; the JSON report writes no chart."""
 
-    def make() -> Optional[JudgeReport]:
+    def make() -> JudgeReport | None:
         options = context.options
         if not has_verdicts(project):
             if options.charts_dir is not None and context.fmt != "json":
@@ -90,7 +90,7 @@ def judges_csv(project: Project, context: ReportContext) -> str:
     return "\n".join([judge_report_csv(jr)] + rubric)
 
 
-def judges_json(project: Project, context: ReportContext) -> Optional[dict[str, Any]]:
+def judges_json(project: Project, context: ReportContext) -> dict[str, Any] | None:
     """The judge tables (weights, verdict table, agreement, disputes by
     kind, inflation warnings, the rubric section), or None without verdicts."""
     jr = judge_report(project, context)
@@ -122,7 +122,7 @@ def failter_section_csv(project: Project, context: ReportContext) -> str:
     return failter_csv(_failter_rows(project, context))
 
 
-def failter_section_json(project: Project, context: ReportContext) -> Optional[list[dict[str, Any]]]:
+def failter_section_json(project: Project, context: ReportContext) -> list[dict[str, Any]] | None:
     """The Failter table, one object per model and prompt, or None."""
     return failter_objects(_failter_rows(project, context)) or None
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from reviewer.core.tables import csv_row, markdown_cell, markdown_rows, md_text
-from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_labels
-from reviewer.core.text import natural_key
-from reviewer.core.judging.dispute_common import rater_key
+from reviewer.core.judging.dispute_common import is_human, primary_verdicts, rater_key, rater_labels
 from reviewer.core.judging.rubric_rules import (
     GateTally,
     RubricRules,
@@ -29,6 +27,8 @@ from reviewer.core.judging.rubric_rules import (
     unchecked_expectations,
 )
 from reviewer.core.judging.verdicts import Dispute, DisputeKind, Verdict
+from reviewer.core.tables import csv_row, markdown_cell, markdown_rows, md_text
+from reviewer.core.text import natural_key
 
 __all__ = [
     "RubricSection",
@@ -311,7 +311,7 @@ def rubric_csv(section: RubricSection) -> str:
     return "\n".join(parts)
 
 
-def rubric_tables(section: "RubricSection | None") -> list[tuple[str, dict, None, list[tuple]]]:
+def rubric_tables(section: RubricSection | None) -> list[tuple[str, dict, None, list[tuple]]]:
     """The analysts' export tables rubric_gate (GATE_COLUMNS: a judge and
     counts of readings) and rubric_disputes (DISPUTE_COLUMNS), the rows of
     the CSV report's tables of the same names; empty tables without a

@@ -12,12 +12,10 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Optional
 
 import yaml
 
 from reviewer.core.bounded_yaml import load_yaml
-
 from reviewer.core.judging.rubric_rules import RubricRules, RulesError, rubric_rules
 from reviewer.storage.project.db import Project, ProjectError
 
@@ -95,7 +93,7 @@ def rules_source(project: Project) -> str:
     return f"resources/{PRESET} (built in)"
 
 
-def use_rules(project: Project, rules: RubricRules, source: str, actor: Optional[str] = None) -> None:
+def use_rules(project: Project, rules: RubricRules, source: str, actor: str | None = None) -> None:
     """Make ``rules`` the project's rules (audited; derived data, so allowed in
     a read-only project's in-memory copy). ``source``: the file's name, shown
     in the report."""

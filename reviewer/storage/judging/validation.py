@@ -18,24 +18,24 @@ The corrected pass rate takes the judge's TPR and TNR from the test split.
 from __future__ import annotations
 
 import json
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from reviewer.core.bounds import is_number
-from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments
-from reviewer.core.judging.people import people_values
-from reviewer.core.judging.splits import hash_split
+from reviewer.core.judging.budget import HALF_WIDTH
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
 from reviewer.core.judging.label_first import LABEL_FIRST
-from reviewer.core.judging.budget import HALF_WIDTH
+from reviewer.core.judging.people import people_values
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.test_reuse import reuse_line
 from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate_checks, too_few
 from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
-from reviewer.storage.judging import verdicts as judging
+from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.storage.judging import labels, test_reuse
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import Project
 
 __all__ = [
@@ -107,10 +107,10 @@ class Validation:
     def __init__(
         self,
         items: list[Alignment],
-        corrected: list[Optional[CorrectedRate]],
+        corrected: list[CorrectedRate | None],
         split_seed: int,
-        stale: Optional[dict] = None,
-        reads: Optional[dict[tuple[str, str], tuple[int, str]]] = None,
+        stale: dict | None = None,
+        reads: dict[tuple[str, str], tuple[int, str]] | None = None,
     ):
         self.items = items
         self.corrected = corrected
@@ -129,7 +129,7 @@ class Validation:
         st = self.stale.get((a.judge, a.dimension))
         return st.text() if st is not None and st.stale else ""
 
-    def find(self, judge: str, dimension: str) -> tuple[Alignment, Optional[CorrectedRate]]:
+    def find(self, judge: str, dimension: str) -> tuple[Alignment, CorrectedRate | None]:
         """The alignment of one judge on one dimension. Raises ValueError
         naming what there is when there is none."""
         for a, c in zip(self.items, self.corrected):
@@ -166,10 +166,10 @@ def project_alignments(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    verdicts: Optional[list[Verdict]] = None,
-    adjudications: Optional[list[Adjudication]] = None,
-    only: Optional[tuple[str, str]] = None,
-    subjects: Optional[set[str]] = None,
+    verdicts: list[Verdict] | None = None,
+    adjudications: list[Adjudication] | None = None,
+    only: tuple[str, str] | None = None,
+    subjects: set[str] | None = None,
 ) -> Validation:
     """Every judge's alignment with people per dimension and split, and its
     corrected pass rate (module doc). ``verdicts`` and ``adjudications``: the
@@ -200,7 +200,7 @@ def project_alignments(
         only=only,
         weights=weights,
     )
-    corrected: list[Optional[CorrectedRate]] = []
+    corrected: list[CorrectedRate | None] = []
     for a in items:
         if a.scale not in PASS_THRESHOLD and a.scale != Scale.PASS_FAIL:  # pairwise winners: no pass
             corrected.append(None)
@@ -295,19 +295,19 @@ def alignment_json(v: Validation) -> dict:
     return {"split_seed": v.split_seed, "rates_from": RATES_FROM, "alignments": out}
 
 
-def _reads_dict(v: Validation, a: Alignment) -> Optional[dict]:
+def _reads_dict(v: Validation, a: Alignment) -> dict | None:
     found = v.reads.get((a.judge, a.dimension))
     if found is None:
         return None
     return {"count": found[0], "rubric_version": found[1], "split_seed": v.split_seed, "line": v.reads_line(a)}
 
 
-def _stale_dict(v: Validation, a: Alignment) -> Optional[dict]:
+def _stale_dict(v: Validation, a: Alignment) -> dict | None:
     st = v.stale.get((a.judge, a.dimension))
     return None if st is None else st.as_dict()
 
 
-def _f(x: Optional[float], digits: int = 3) -> str:
+def _f(x: float | None, digits: int = 3) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
@@ -315,7 +315,7 @@ def _ci(iv) -> str:
     return iv.formatted() + (f" {iv.method}" if iv.defined else "")
 
 
-def _with_ci(x: Optional[float], iv) -> str:
+def _with_ci(x: float | None, iv) -> str:
     return "-" if x is None else f"{_f(x)} {_ci(iv)}"
 
 
@@ -361,7 +361,7 @@ def _title(a: Alignment) -> str:
     return f"{a.judge} / {a.dimension} ({a.scale.value}{mark}; {kappa}; people: {people}{weighted})"
 
 
-def corrected_line(c: Optional[CorrectedRate]) -> str:
+def corrected_line(c: CorrectedRate | None) -> str:
     """The corrected pass rate's line, as the terminal and the report show
     it: observed and corrected rate with its interval, or why it is
     undefined."""

@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
 
-from reviewer.core.judging.dispute_common import is_human, rater_labels
-from reviewer.core.judging.dispute_common import NUMERIC_SCALES, rater_key, value_of
-from reviewer.core.text import natural_key
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES, is_human, rater_key, rater_labels, value_of
 from reviewer.core.judging.verdicts import Method, Scale, Verdict, path_b_score, points
+from reviewer.core.text import natural_key
 
 #: Default --weights (rules:gt).
 DEFAULT_WEIGHTS = (0.5, 0.5)
@@ -69,7 +68,7 @@ def parse_weights(text: str) -> tuple[float, float]:
     return rules / total, gt / total
 
 
-def verdict_score(v: Verdict) -> Optional[float]:
+def verdict_score(v: Verdict) -> float | None:
     """The one number that stands for a verdict in the verdict table: the
     first of :data:`SCORE_DIMENSIONS` ('overall', 'score', 'grade') with a
     value, else the mean of its numeric dimensions; None for scales without
@@ -86,7 +85,7 @@ def verdict_score(v: Verdict) -> Optional[float]:
     return sum(nums) / len(nums) if nums else None
 
 
-def verdict_points(v: Verdict) -> Optional[float]:
+def verdict_points(v: Verdict) -> float | None:
     """The verdict's number in points 0-100 by the one map per scale
     (reviewer.core.judging.verdicts.POINTS_MAP): :func:`verdict_score` for
     the numeric scales, the first decided value for pass/fail (pass 100,
@@ -108,9 +107,9 @@ class VerdictRow:
     eval_method: str
     scale: str
     runs: int
-    avg_score: Optional[float]
-    rules_score: Optional[float] = None
-    gt_score: Optional[float] = None
+    avg_score: float | None
+    rules_score: float | None = None
+    gt_score: float | None = None
 
     def cells(self, digits: int = 2) -> list[str]:
         """The row as text cells in VERDICT_HEADER order."""
@@ -128,7 +127,7 @@ class VerdictRow:
         ]
 
 
-def _mean(xs: Sequence[float]) -> Optional[float]:
+def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 

@@ -4,8 +4,9 @@ adjudications (docs/judging.md). SQL parameters only; every write is audited."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from reviewer.core.judging.verdicts import Adjudication, Dispute, Verdict
 from reviewer.storage.judging.confidences import put_confidences
@@ -23,7 +24,7 @@ def _rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[dict]:
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def add_verdict(project: Project, v: Verdict, actor: Optional[str] = None) -> tuple[int, bool]:
+def add_verdict(project: Project, v: Verdict, actor: str | None = None) -> tuple[int, bool]:
     """Insert a verdict unless the same (subject, judge, method, answer
     order, repetition) is there. Returns (id, created)."""
     row = project.db.execute(
@@ -69,7 +70,7 @@ def has_judging(project: Project) -> bool:
     )
 
 
-def verdicts(project: Project, subject: Optional[str] = None) -> list[Verdict]:
+def verdicts(project: Project, subject: str | None = None) -> list[Verdict]:
     """Verdicts (of one subject, or all) in id order."""
     sql = f"SELECT {_VERDICT_COLS} FROM verdicts"
     params: list[Any] = []
@@ -177,12 +178,12 @@ def adjudications(project: Project) -> list[Adjudication]:
     return out
 
 
-def adjudication(project: Project, subject: str, dimension: str) -> Optional[Adjudication]:
+def adjudication(project: Project, subject: str, dimension: str) -> Adjudication | None:
     """The adjudication of one dimension of a subject, or None."""
     return next((a for a in adjudications(project) if (a.subject, a.dimension) == (subject, dimension)), None)
 
 
-def put_adjudication(project: Project, a: Adjudication, actor: Optional[str] = None) -> int:
+def put_adjudication(project: Project, a: Adjudication, actor: str | None = None) -> int:
     """Insert or replace the adjudication of (subject, dimension), audited."""
     before = adjudication(project, a.subject, a.dimension)
     with project.transaction():
@@ -217,7 +218,7 @@ def put_adjudication(project: Project, a: Adjudication, actor: Optional[str] = N
     return row[0]
 
 
-def delete_adjudication(project: Project, subject: str, dimension: str, actor: Optional[str] = None) -> None:
+def delete_adjudication(project: Project, subject: str, dimension: str, actor: str | None = None) -> None:
     """Remove the adjudication of (subject, dimension), audited."""
     before = adjudication(project, subject, dimension)
     if before is None:

@@ -19,6 +19,7 @@ write raises ReadOnlyProject.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -28,10 +29,11 @@ import sqlite3
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 import sqlite_utils
 
@@ -59,7 +61,7 @@ _LIVE: dict[tuple[int, int], int] = {}
 _LIVE_LOCK = threading.Lock()
 
 
-def _file_id(path: Path) -> Optional[tuple[int, int]]:
+def _file_id(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)  # stat opens no descriptor
     except OSError:
@@ -133,7 +135,7 @@ class ReadOnlyProject(ProjectError):
 
 def now() -> str:
     """The current UTC time as ISO 8601 text, as stored in every table."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def inserted_id(cursor: sqlite3.Cursor) -> int:
@@ -164,14 +166,14 @@ class Project:
     (then ``db`` is an in-memory copy; see ReadOnlyProject).
     """
 
-    def __init__(self, path: Path, db: sqlite_utils.Database, read_only: Optional[str] = None):
+    def __init__(self, path: Path, db: sqlite_utils.Database, read_only: str | None = None):
         self.path = path
         self.root = path.parent
         self.db = db
         self.read_only = read_only
         self._depth = 0
-        self._batch: Optional[Batch] = None
-        self._live: Optional[tuple[int, int]] = None
+        self._batch: Batch | None = None
+        self._live: tuple[int, int] | None = None
         if read_only is None:
             self._live = _file_id(path)
             if self._live is not None:
@@ -185,7 +187,7 @@ class Project:
         if self.read_only:
             raise ReadOnlyProject(f"cannot {action}: {self.path} is read-only ({self.read_only})")
 
-    def _begin(self, timeout: Optional[float], on_wait: Optional[Callable[[float], None]]) -> None:
+    def _begin(self, timeout: float | None, on_wait: Callable[[float], None] | None) -> None:
         """BEGIN IMMEDIATE, trying every few milliseconds until ``timeout``
         seconds (BUSY_TIMEOUT_S by default) have passed; ``on_wait(seconds)``
         is called once after WAIT_NOTICE_S of waiting. ProjectBusy when the
@@ -236,10 +238,8 @@ class Project:
     def _rollback_quietly(self) -> None:
         conn = self.db.conn
         if conn.in_transaction:
-            try:
+            with contextlib.suppress(sqlite3.Error):  # the error that ended the transaction is the one to report
                 conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # the error that ended the transaction is the one to report
 
     def cause(self, exc: BaseException) -> BaseException:
         """The error to report for ``exc`` raised while writing the project:
@@ -254,8 +254,8 @@ class Project:
         self,
         *,
         derived: bool = False,
-        timeout: Optional[float] = None,
-        on_wait: Optional[Callable[[float], None]] = None,
+        timeout: float | None = None,
+        on_wait: Callable[[float], None] | None = None,
     ) -> Iterator[sqlite_utils.Database]:
         """One write transaction (BEGIN IMMEDIATE); nested uses join the
         outer one. Commits on exit, rolls back on an exception.
@@ -293,7 +293,7 @@ class Project:
         self._end(commit=True)
 
     @contextmanager
-    def batched(self, *, derived: bool = False, auto: bool = False) -> Iterator["Batch"]:
+    def batched(self, *, derived: bool = False, auto: bool = False) -> Iterator[Batch]:
         """A long write as a series of short transactions: yields a Batch
         whose ``tick()`` (call it between units of work) commits and starts
         a new transaction once BATCH_S has passed, pausing YIELD_S in
@@ -316,7 +316,7 @@ class Project:
         row_id: Any,
         before: Any = None,
         after: Any = None,
-        actor: Optional[str] = None,
+        actor: str | None = None,
     ) -> None:
         """Record who changed what, when, from what to what (JSON values)."""
         self.db.execute(
@@ -343,7 +343,7 @@ class Project:
         return p if p.is_absolute() else (self.root / p)
 
     # -- settings -------------------------------------------------------------
-    def meta(self, key: str, default: Optional[str] = None) -> Optional[str]:
+    def meta(self, key: str, default: str | None = None) -> str | None:
         """A value of the ``meta`` table (text), or ``default``."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else default

@@ -31,7 +31,6 @@ import sqlite3
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from reviewer.storage.project.schema import MIGRATIONS
 
@@ -60,7 +59,7 @@ def sidecars(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
-def read_only_uri(path: Path, immutable: Optional[bool] = None) -> str:
+def read_only_uri(path: Path, immutable: bool | None = None) -> str:
     """A ``file:`` URI opening ``path`` read-only (``mode=ro``); with
     ``immutable`` (by default: unless both a -wal and a -shm exist) also
     ``immutable=1``, so SQLite takes no locks and creates no files."""
@@ -113,7 +112,7 @@ def _no_write_bits(p: Path) -> bool:
     return not p.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
 
 
-def read_only_reason(path: Path) -> Optional[str]:
+def read_only_reason(path: Path) -> str | None:
     """Why the project at ``path`` must be opened read-only, or None when it
     can be written: the file or its folder is not writable for this user, or
     has no write permission bits at all (so a read-only file stays read-only

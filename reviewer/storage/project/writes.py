@@ -19,8 +19,9 @@ Both are plain Python (no Qt): the GUI wires ``flush`` to a QTimer.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from reviewer.storage.project.db import Project, ProjectBusy
 
@@ -31,8 +32,8 @@ def write_retrying(
     project: Project,
     write: Write,
     *,
-    timeout: Optional[float] = None,
-    on_wait: Optional[Callable[[float], None]] = None,
+    timeout: float | None = None,
+    on_wait: Callable[[float], None] | None = None,
 ) -> Any:
     """Run ``write()`` (which writes through ``project``) in one
     transaction that waits up to ``timeout`` seconds (db.BUSY_TIMEOUT_S by
@@ -68,7 +69,7 @@ class WriteQueue:
     never retried forever.
     """
 
-    def __init__(self, project: Project, wait: float = 0.05, on_change: Optional[Callable[[int], None]] = None):
+    def __init__(self, project: Project, wait: float = 0.05, on_change: Callable[[int], None] | None = None):
         self.project = project
         self.wait = wait
         self.on_change = on_change

@@ -20,9 +20,9 @@ the same output twice adds nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Iterable, Optional
+from datetime import UTC, datetime, timedelta
 
 from reviewer.storage.project.db import Project, now
 
@@ -30,9 +30,9 @@ from reviewer.storage.project.db import Project, now
 DEFAULT_EXPIRES_H = 48.0
 
 
-def expiry(hours: float, start: Optional[datetime] = None) -> str:
+def expiry(hours: float, start: datetime | None = None) -> str:
     """The expiry, ``hours`` after ``start`` (now), as stored (UTC ISO 8601, ms)."""
-    at = (start or datetime.now(timezone.utc)) + timedelta(hours=hours)
+    at = (start or datetime.now(UTC)) + timedelta(hours=hours)
     return at.isoformat(timespec="milliseconds")
 
 
@@ -85,7 +85,7 @@ def reserve(project: Project, entries: Iterable[tuple[str, str, dict]], expires_
     return n
 
 
-def reservation(project: Project, custom_id: str) -> Optional[Reservation]:
+def reservation(project: Project, custom_id: str) -> Reservation | None:
     """The reservation of ``custom_id``, or None when no batch holds it."""
     row = project.db.execute(
         "SELECT custom_id, file, request, created_at, expires_at, state FROM batch_reservations WHERE custom_id = ?",

@@ -8,8 +8,6 @@ transaction.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.core.models import ScoringConfig
 from reviewer.storage.project.db import Project, now
 
@@ -34,7 +32,7 @@ def save_config(project: Project, config: ScoringConfig) -> None:
 REPRODUCIBLE_VERSIONS = frozenset({ScoringConfig().version})
 
 
-def stored_config_version(project: Project) -> Optional[str]:
+def stored_config_version(project: Project) -> str | None:
     """The version of the project's current scoring config, or None."""
     return project.meta("scoring_config")
 

@@ -5,7 +5,7 @@ changing the review fields of and deleting one, each audited.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from reviewer.core.models import Code, Finding, Source, Status
 from reviewer.storage.project.db import Project, default_actor, inserted_id, now
@@ -23,7 +23,7 @@ def _finding(row: dict) -> Finding:
     return Finding(**row)
 
 
-def findings(project: Project, run_id: Optional[int] = None) -> list[Finding]:
+def findings(project: Project, run_id: int | None = None) -> list[Finding]:
     """Findings of one run (or all), in the order they were made."""
     if run_id is None:
         rows = dict_rows(project, f"SELECT {_FINDING_COLUMNS} FROM findings ORDER BY run_id, id")
@@ -32,7 +32,7 @@ def findings(project: Project, run_id: Optional[int] = None) -> list[Finding]:
     return [_finding(r) for r in rows]
 
 
-def findings_of_runs(project: Project, run_ids: list[int], source: Optional[Source] = None) -> list[Finding]:
+def findings_of_runs(project: Project, run_ids: list[int], source: Source | None = None) -> list[Finding]:
     """Findings of the runs ``run_ids`` (of one ``source`` when given), by run
     and id; read in slices of 500 ids."""
     out: list[Finding] = []
@@ -55,7 +55,7 @@ def finding(project: Project, finding_id: int) -> Finding:
     return _finding(rows[0])
 
 
-def update_finding(project: Project, finding_id: int, actor: Optional[str] = None, **changes: Any) -> Finding:
+def update_finding(project: Project, finding_id: int, actor: str | None = None, **changes: Any) -> Finding:
     """Change review fields of a finding (status, final_code, reason,
     reviewer, decided_at) in one audited transaction; returns the new finding.
     ValueError (nothing written) for a field that cannot change (only those,
@@ -82,7 +82,7 @@ def update_finding(project: Project, finding_id: int, actor: Optional[str] = Non
 
 
 def insert_finding(
-    project: Project, run_id: int, f: Finding, config_version: Optional[str] = None, actor: Optional[str] = None
+    project: Project, run_id: int, f: Finding, config_version: str | None = None, actor: str | None = None
 ) -> int:
     """Insert a finding for ``run_id`` (audited); returns its id."""
     data = f.model_dump(mode="json", exclude={"id", "run_id"})
@@ -101,7 +101,7 @@ def insert_finding(
     return inserted_id(cur)
 
 
-def delete_finding(project: Project, finding_id: int, actor: Optional[str] = None) -> Finding:
+def delete_finding(project: Project, finding_id: int, actor: str | None = None) -> Finding:
     """Delete a finding (audited); returns what it was."""
     before = finding(project, finding_id)
     with project.transaction():

@@ -6,10 +6,9 @@ back with the stored regions and boxes checked (reviewer.core.bounds).
 from __future__ import annotations
 
 import json
-from typing import Optional
 
-from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.core.bounds import drawable_box, drawable_points
+from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.storage.project.db import Project, inserted_id
 from reviewer.storage.repo.items import dict_rows
 
@@ -23,7 +22,7 @@ def has_ground_truth(project: Project, item_id: int) -> bool:
 
 
 def set_ground_truth(
-    project: Project, item_id: int, gt: GroundTruth, actor: Optional[str] = None, annotator: str = ""
+    project: Project, item_id: int, gt: GroundTruth, actor: str | None = None, annotator: str = ""
 ) -> None:
     """Replace the item's piles and cards of ``annotator`` ('' the
     consensus, which scoring uses) with ``gt`` (one transaction, audited)."""
@@ -96,7 +95,7 @@ def ground_truth(project: Project, item_id: int, annotator: str = "") -> GroundT
     )
 
 
-def _stored_region(text: Optional[str]) -> Optional[list]:
+def _stored_region(text: str | None) -> list | None:
     """A stored region (JSON), or None when it is not a list of pixel
     points (NaN, infinity: a project imported before values were checked
     at the door; reviewer.core.bounds.drawable_points)."""
@@ -108,7 +107,7 @@ def _stored_region(text: Optional[str]) -> Optional[list]:
         return None
 
 
-def _stored_box(row) -> Optional[BBox]:
+def _stored_box(row) -> BBox | None:
     """A stored card box, or None (no box) when a value is missing or not a
     pixel (reviewer.core.bounds.drawable_box)."""
     box = drawable_box(row["x_min"], row["y_min"], row["x_max"], row["y_max"])

@@ -14,7 +14,8 @@ key is in no slice and is counted apart.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from reviewer.storage.project.db import Project
 
@@ -40,7 +41,7 @@ def add_item_metadata(project: Project, item_id: int, metadata: Mapping[str, Any
             )
 
 
-def _loads(text: Optional[str]) -> dict:
+def _loads(text: str | None) -> dict:
     try:
         data = json.loads(text or "{}")
     except ValueError:

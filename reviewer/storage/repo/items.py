@@ -7,7 +7,8 @@ inside ``Project.transaction`` and records an audit row.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.text import natural_key
@@ -27,7 +28,7 @@ def dict_rows(project: Project, sql: str, params: Iterable[Any] = ()) -> list[di
 
 
 # -- items -------------------------------------------------------------------
-def upsert_item(project: Project, item: Item, actor: Optional[str] = None) -> tuple[int, bool]:
+def upsert_item(project: Project, item: Item, actor: str | None = None) -> tuple[int, bool]:
     """Insert ``item`` by name, or return the existing one's id.
     Returns (item id, created)."""
     data = item.model_dump(exclude={"id"})
@@ -56,7 +57,7 @@ def items(project: Project) -> list[Item]:
     return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
 
-def item_by_name(project: Project, name: str) -> Optional[Item]:
+def item_by_name(project: Project, name: str) -> Item | None:
     """The item called ``name``, or None."""
     rows = dict_rows(
         project,
@@ -100,7 +101,7 @@ def card_texts(project: Project) -> dict[int, list[str]]:
 
 # -- prompts -----------------------------------------------------------------------
 def upsert_prompt(
-    project: Project, prompt: Prompt, override: bool = False, actor: Optional[str] = None
+    project: Project, prompt: Prompt, override: bool = False, actor: str | None = None
 ) -> tuple[int, bool]:
     """Insert ``prompt`` by name; an existing prompt keeps its schema unless
     ``override`` (then its schema and box convention are replaced).

@@ -27,11 +27,11 @@ import os
 import socket
 import threading
 import uuid
-from datetime import datetime, timedelta, timezone
-from typing import Callable, Optional
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
-from reviewer.storage.repo import batches
 from reviewer.storage.project.db import Project, now
+from reviewer.storage.repo import batches
 
 #: A reservation made on another host is taken over after this many seconds.
 STALE_AFTER_S = 3600.0
@@ -47,12 +47,12 @@ def answer_key(item_id: int, prompt_id: int, model: str, repetition: int) -> str
     return f"answer|{item_id}|{prompt_id}|{model}|{repetition}"
 
 
-def verdict_key(subject: str, judge: str, method: str, answer_order: Optional[str], repetition: int) -> str:
+def verdict_key(subject: str, judge: str, method: str, answer_order: str | None, repetition: int) -> str:
     """The reservation key of a judge's verdict."""
     return f"judge|{subject}|{judge}|{method}|{answer_order or ''}|{repetition}"
 
 
-def _proc_stat(pid: int) -> Optional[list[bytes]]:
+def _proc_stat(pid: int) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the command (Linux), or None."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -95,7 +95,7 @@ def holder_alive(owner: str, pid: int, started: str, host: str, claimed_at: str)
             at = datetime.fromisoformat(claimed_at)
         except ValueError:
             return False
-        return datetime.now(timezone.utc) - at < timedelta(seconds=STALE_AFTER_S)
+        return datetime.now(UTC) - at < timedelta(seconds=STALE_AFTER_S)
     if pid == os.getpid():
         with _ACTIVE_LOCK:
             return owner in _ACTIVE
@@ -117,13 +117,13 @@ class Reservations:
         with _ACTIVE_LOCK:
             _ACTIVE.add(self.owner)
 
-    def __enter__(self) -> "Reservations":
+    def __enter__(self) -> Reservations:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def claim(self, key: str, stored: Optional[Callable[[], bool]] = None) -> str:
+    def claim(self, key: str, stored: Callable[[], bool] | None = None) -> str:
         """Reserve ``key`` in one transaction. Returns 'claimed' (send the
         request), 'stored' (``stored()`` says the answer is in the project by
         now: nothing to ask), 'taken' (another live run holds it) or

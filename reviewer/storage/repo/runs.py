@@ -7,7 +7,8 @@ joined with their item and prompt. Every writer runs inside
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from reviewer.storage.project.db import Project, inserted_id, now
 from reviewer.storage.repo.items import dict_rows, sha256_text
@@ -20,12 +21,12 @@ def add_run(
     model: str,
     output: str,
     *,
-    repetition: Optional[int] = None,
-    timestamp: Optional[str] = None,
-    source: Optional[str] = None,
-    actor: Optional[str] = None,
+    repetition: int | None = None,
+    timestamp: str | None = None,
+    source: str | None = None,
+    actor: str | None = None,
     any_model: bool = False,
-) -> tuple[Optional[int], str]:
+) -> tuple[int | None, str]:
     """Add a run unless it is already there (idempotent import).
 
     A run is item, prompt, model and repetition. With ``repetition`` given,
@@ -105,19 +106,19 @@ class NumberedRun(NamedTuple):
     model: str
     repetition: int
     output: str
-    timestamp: Optional[str] = None
-    source: Optional[str] = None
+    timestamp: str | None = None
+    source: str | None = None
 
 
 def add_numbered_runs(
-    project: Project, runs: Sequence[NumberedRun], actor: Optional[str] = None
-) -> list[tuple[Optional[int], str]]:
+    project: Project, runs: Sequence[NumberedRun], actor: str | None = None
+) -> list[tuple[int | None, str]]:
     """add_run for each of ``runs`` in order (each with its repetition: the
     same key and output is 'exists', another output a conflict), in one
     transaction: one indexed look-up per run, one executemany for
     the new rows and one audit row listing them (id, item, prompt, model,
     repetition, source). Returns add_run's (run id or None, status) per run."""
-    out: list[tuple[Optional[int], str]] = []
+    out: list[tuple[int | None, str]] = []
     with project.transaction():
         known: dict[tuple, tuple[int, str]] = {}
         execute = project.db.conn.execute
@@ -168,7 +169,7 @@ def add_numbered_runs(
 
 
 def adopt_default_model(
-    project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str, actor: Optional[str] = None
+    project: Project, item_id: int, prompt_id: int, source: str, output: str, model: str, actor: str | None = None
 ) -> bool:
     """When the same file was imported before without a model name (model
     'unknown'), give that run ``model`` instead of adding it again (audited).
@@ -188,7 +189,7 @@ def adopt_default_model(
     return True
 
 
-def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_output: bool = True) -> list[dict]:
+def run_rows(project: Project, run_ids: Iterable[int] | None = None, with_output: bool = True) -> list[dict]:
     """Runs joined with item and prompt: id, item_id, item, prompt_id, prompt,
     schema, model, repetition, output (unless ``with_output`` is False),
     timestamp; by item, prompt, model, repetition."""
@@ -205,7 +206,7 @@ def run_rows(project: Project, run_ids: Optional[Iterable[int]] = None, with_out
     return dict_rows(project, sql + " ORDER BY i.name, p.name, r.model, r.repetition", params)
 
 
-def run_ids(project: Project, run_ids: Optional[Iterable[int]] = None) -> list[int]:
+def run_ids(project: Project, run_ids: Iterable[int] | None = None) -> list[int]:
     """Ids of the runs (all, or those of ``run_ids`` that exist) in the order
     of run_rows: by item, prompt, model, repetition."""
     sql = "SELECT r.id FROM runs r JOIN items i ON i.id = r.item_id JOIN prompts p ON p.id = r.prompt_id"

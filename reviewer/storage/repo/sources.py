@@ -6,12 +6,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from reviewer.storage.project.db import Project, now
 
 
-def record_source(project: Project, source: Path, fmt: Optional[str]) -> None:
+def record_source(project: Project, source: Path, fmt: str | None) -> None:
     """Remember that ``source`` (made absolute) was imported in format
     ``fmt`` (one short transaction; again: the time is updated)."""
     with project.transaction():

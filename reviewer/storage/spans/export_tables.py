@@ -5,8 +5,6 @@ reviewer.storage.spans.export_docs."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from reviewer.storage.project.db import Project
 
 SPAN_RUN_COLUMNS = {"snapshot": str, "prompt_key": str, "run_id": int}
@@ -24,6 +22,6 @@ def span_run_rows(project: Project) -> list[tuple]:
     ]
 
 
-def span_runs(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def span_runs(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The ``span_runs`` table (SPAN_RUN_COLUMNS)."""
     return [("span_runs", SPAN_RUN_COLUMNS, None, span_run_rows(project))]

@@ -7,17 +7,17 @@ one per error, with exactly one SpanCode), each tied to the judge's verdict.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from reviewer.core.spans.snapshots import judge_findings
-from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.project.db import Project
+from reviewer.storage.repo import findings as repo_findings
 
 __all__ = ["store_judge_findings"]
 
 
 def store_judge_findings(
-    project: Project, run_id: int, verdict_id: int, judge_result: Optional[Mapping], actor: Optional[str]
+    project: Project, run_id: int, verdict_id: int, judge_result: Mapping | None, actor: str | None
 ) -> int:
     """Store the findings of one span-judge result (``judge_result``: the
     judge's JSON object, None or empty for none) on run ``run_id``, each

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Optional
 
 from reviewer.core.spans.diagnostics import SEVERITIES, categories_by_count
 from reviewer.core.tables import csv_row
@@ -40,7 +39,7 @@ CATEGORY_COLUMNS = {"snapshot": str, "category": str, "count": int}
 WORST_COLUMNS = {"snapshot": str, "rank": int, "prompt": str, "input": str, "score": float, "notes": str}
 
 
-def debug_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def debug_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The export's span_latency (per snapshot, model and stage: source
     'results' or 'file', results, avg and percentiles in ms),
     span_missed_severity (count and examples joined by '; '),
@@ -76,7 +75,7 @@ def debug_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[
 INPUT_TABLES = ("golden_spans",)
 
 
-def report_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def report_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The span tables of ``reviewer report`` in CSV and JSON, the figures
     the Markdown's span section shows: the export's span summaries
     (reviewer.storage.spans.spans.export_tables: span_summary,
@@ -107,7 +106,7 @@ def report_csv(project: Project) -> str:
     return "\n".join(parts)
 
 
-def report_json(project: Project) -> Optional[dict[str, list[dict]]]:
+def report_json(project: Project) -> dict[str, list[dict]] | None:
     """The span part of the JSON report: {table: [row as an object...]}
     for every table of :func:`report_tables` (empty lists kept), or None
     without span data."""

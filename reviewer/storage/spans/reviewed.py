@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from reviewer.core.models import SpanCode
 from reviewer.core.spans.diagnostics import SEVERITIES
-from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.project.db import Project
+from reviewer.storage.repo import findings as repo_findings
 
 __all__ = ["missed_after_review"]
 

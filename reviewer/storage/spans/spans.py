@@ -11,18 +11,18 @@ were drawn on (for golden-set items the item's text).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping, Optional
 
+from reviewer.core import workflows
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.compare import compare_loaded
 from reviewer.core.spans.report import f1_table, snapshot_markdown
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
-from reviewer.core import workflows
 from reviewer.core.tables import md_text
-from reviewer.storage.repo import items as repo_items
 from reviewer.storage.files import safe_write
 from reviewer.storage.project.db import Project, ProjectError, default_actor, inserted_id, now
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo.sources import import_sources
 
 #: The prompt every span run belongs to (as the span-snapshot importer names it).
@@ -30,9 +30,7 @@ SPAN_PROMPT = workflows.SPAN_PROMPT
 
 
 # -- snapshots --------------------------------------------------------------------
-def save_snapshot(
-    project: Project, name: str, source: str, data: Mapping, actor: Optional[str] = None
-) -> tuple[int, str]:
+def save_snapshot(project: Project, name: str, source: str, data: Mapping, actor: str | None = None) -> tuple[int, str]:
     """Store a snapshot's JSON under ``name`` (the file stem): (id, 'added' |
     'exists' | 'replaced'); the same name with other content replaces it."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
@@ -67,7 +65,7 @@ def save_snapshot(
         return inserted_id(cur), "added"
 
 
-def link_run(project: Project, snapshot_id: int, prompt_key: str, run_id: Optional[int]) -> None:
+def link_run(project: Project, snapshot_id: int, prompt_key: str, run_id: int | None) -> None:
     """Record that the result ``prompt_key`` of a snapshot became run ``run_id``."""
     with project.transaction():
         project.db.execute(
@@ -144,7 +142,7 @@ def compare_text(baseline: str, current: str, c: Mapping) -> str:
 
 
 # -- span runs ----------------------------------------------------------------------
-def parse_span_output(output: str) -> Optional[tuple[str, list[dict]]]:
+def parse_span_output(output: str) -> tuple[str, list[dict]] | None:
     """(labelled text, spans) of a span run's output, None when it is not one."""
     try:
         data = json.loads(output)
@@ -276,7 +274,7 @@ class GoldenSpanStore:
 
 
 def import_golden_prompts(
-    project: Project, name: str, metadata: Mapping, prompts: list[g.GoldenPrompt], actor: Optional[str] = None
+    project: Project, name: str, metadata: Mapping, prompts: list[g.GoldenPrompt], actor: str | None = None
 ) -> dict[str, int]:
     """Store a golden-set file: an item per prompt (text item named by its
     id), its golden spans (only when the item has none on that text yet, so
@@ -422,7 +420,7 @@ def f1_by_group(project: Project) -> dict[str, dict[str, dict[str, g.Counts]]]:
 
 
 # -- export and report ----------------------------------------------------------------
-def export_tables(project: Project) -> list[tuple[str, dict, Optional[str], list[tuple]]]:
+def export_tables(project: Project) -> list[tuple[str, dict, str | None, list[tuple]]]:
     """The span tables of the export, keyed by snapshot (docs/export-schema.md):
     span_summary, span_category_scores, span_fp_reasons,
     span_taxonomy_confusions, span_sections, span_confidence, golden_spans

@@ -19,12 +19,13 @@ import itertools
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Optional, Sequence
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from reviewer.core.cards.readings import EXACT, MISREAD, TRUNCATED, reading_mark, cfg_key
+from reviewer.core.cards.readings import EXACT, MISREAD, TRUNCATED, cfg_key, reading_mark
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, Code, GroundTruth, Pile, Prompt, ScoringConfig
 
@@ -73,7 +74,7 @@ def splits(token: str, k: int):
         yield [token[bounds[i] : bounds[i + 1]] for i in range(k)]
 
 
-def oracle_reading(token: str, parts: Sequence[str]) -> Optional[str]:
+def oracle_reading(token: str, parts: Sequence[str]) -> str | None:
     """§2 as written: 'exact', 'misread', 'truncation' or None."""
     joined = "".join(parts)
     if token == joined:
@@ -108,7 +109,7 @@ def oracle_lies_on(a: Sequence[int], b: Sequence[int]) -> bool:
 
 
 # -- answers -----------------------------------------------------------------------
-def truth(texts: Sequence[str], boxes: Optional[Sequence[Sequence[int]]] = None) -> GroundTruth:
+def truth(texts: Sequence[str], boxes: Sequence[Sequence[int]] | None = None) -> GroundTruth:
     cards = [
         Card(
             id=i + 1,
@@ -128,7 +129,7 @@ def piles_answer(cards: Sequence[str]) -> str:
 SIDE = 64  # boxes on a 64 x 64 photo: pixel / 64 is exact in binary floating point
 
 
-def boxed_answer(cards: Sequence[str], boxes: Sequence[Optional[Sequence[int]]]) -> str:
+def boxed_answer(cards: Sequence[str], boxes: Sequence[Sequence[int] | None]) -> str:
     out = []
     for text, b in zip(cards, boxes):
         entry: dict = {"text": text}
@@ -302,7 +303,7 @@ def test_s2_each_model_word_stands_for_one_card_word(word, times) -> None:
 
 
 # -- §3 ------------------------------------------------------------------------------
-def oracle_criteria(model: str, card: str) -> Optional[tuple]:
+def oracle_criteria(model: str, card: str) -> tuple | None:
     """§3 criteria of one pair in the pool world, or None when unrelated:
     (recognised words, share, exactly read words, characters)."""
     tokens, words = words_of(model), words_of(card)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, Card, Code, GroundTruth, Pile, Prompt

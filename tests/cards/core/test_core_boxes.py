@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.cards.boxes import detect_convention, iou, requested_convention, scale_of, to_pixels
 from reviewer.core.models import BBox, BoxConvention

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from reviewer.core.cards.readings import card_words, squashed
 from reviewer.core.cards.rules import pair_cards, raw_to_upright
-from reviewer.core.cards.readings import card_words
-from reviewer.core.cards.readings import squashed
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, Code, GroundTruth, Pile, Prompt, ScoringConfig
 

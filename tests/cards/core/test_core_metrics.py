@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.cards.metrics import prompt_verdict, prompt_verdicts, run_metrics, verdict_of
+from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import (
     AnswerSchema,
     Card,
@@ -20,7 +22,6 @@ from reviewer.core.models import (
     Status,
     TP1Verdict,
 )
-from reviewer.core.cards.scoring import score_run
 
 CONFIG = ScoringConfig()
 PROMPT = Prompt(name="piles", schema=AnswerSchema.PILES)

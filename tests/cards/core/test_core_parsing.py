@@ -7,10 +7,11 @@ import string
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reviewer.core.models import AnswerSchema, BBox, ModelCard
 from reviewer.core.cards.parsing import json_objects, line_col, parse_answer
+from reviewer.core.models import AnswerSchema, BBox, ModelCard
 
 PILES, CARDS, FREE = AnswerSchema.PILES, AnswerSchema.CARDS, AnswerSchema.FREE
 

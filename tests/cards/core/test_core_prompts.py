@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.core.models import AnswerSchema, BoxConvention
 from reviewer.core.cards.prompts import infer_schema, prompt_example, prompt_from_text
+from reviewer.core.models import AnswerSchema, BoxConvention
 
 PILES_PROMPT = (
     "These cards lie on a table in a few groups. Read each card and say which "

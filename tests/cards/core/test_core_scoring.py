@@ -6,8 +6,10 @@ import json
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from reviewer.core.cards.scoring import map_piles, score_run
 from reviewer.core.models import (
     AnswerSchema,
     BoxConvention,
@@ -18,7 +20,6 @@ from reviewer.core.models import (
     Prompt,
     ScoringConfig,
 )
-from reviewer.core.cards.scoring import map_piles, score_run
 from reviewer.core.text import normalize
 
 PILES_PROMPT = Prompt(name="piles", schema=AnswerSchema.PILES)

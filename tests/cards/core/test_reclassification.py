@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.cards.metrics import run_metrics
 from reviewer.core.cards.reclassify import allowed_codes, refusal
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import (
+    CODE_ORDER,
     AnswerSchema,
     Card,
     Code,
-    CODE_ORDER,
     Finding,
     GroundTruth,
     Pile,

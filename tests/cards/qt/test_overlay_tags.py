@@ -16,8 +16,8 @@ from PIL import Image, ImageDraw
 from PySide6.QtCore import QPointF, QRectF, Qt
 
 from reviewer.core.models import Code
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.scoring import score_project
 from tests.helpers.paths import SAMPLES, shared
 from tests.helpers.window import open_window, scored_sample

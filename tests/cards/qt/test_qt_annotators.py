@@ -14,11 +14,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from reviewer.core.annotators import GT_KINDS
+from reviewer.qt.canvas.prepared import prepare
 from reviewer.qt.cards.annotators import ALL_VIEW, CONSENSUS_VIEW
 from reviewer.qt.palette import ANNOTATOR_COLORS
-from tests.helpers.window import open_window
-from reviewer.qt.canvas.prepared import prepare
 from reviewer.storage.dispute_queue import refresh_disputes
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

@@ -22,8 +22,8 @@ from reviewer.qt.canvas.images import decode, reduced_size
 from reviewer.qt.session import Session
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from tests.helpers.paths import SAMPLES
 from tests.helpers.canvas import at, db_cards, drag, type_and_enter
+from tests.helpers.paths import SAMPLES
 
 pytestmark = pytest.mark.gui
 TOL = 3.0  # px: a view point maps to a scene point within this

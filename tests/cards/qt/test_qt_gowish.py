@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from reviewer.qt.app import build
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import ROOT, shared
 
 pytestmark = pytest.mark.gui

@@ -11,8 +11,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.helpers.window import open_window
 from reviewer.storage.dispute_queue import refresh_disputes
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

@@ -12,13 +12,13 @@ from PySide6.QtCore import Qt
 from reviewer.core.models import Code
 from reviewer.qt.cards.piles_list import NO_BOX
 from reviewer.storage.cards.scored import scored_runs
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.scoring import score_project
-from tests.helpers.paths import shared
-from tests.helpers.window import open_window
 from tests.helpers.canvas import at, db_cards, drag
 from tests.helpers.card_project import make_project, run_id
+from tests.helpers.paths import shared
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

@@ -11,11 +11,11 @@ from PySide6.QtCore import Qt
 from reviewer.core.box_commands import AcceptProposedBox
 from reviewer.qt.cards import pre_annotate
 from reviewer.qt.cards.proposed_boxes import FAR_PX
-from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.cards.proposed_boxes import proposed_boxes
 from reviewer.storage.project.db import open_project
-from tests.helpers.window import open_window
+from reviewer.storage.repo import ground_truth as repo_ground_truth
 from tests.helpers.card_project import make_project, run_id
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

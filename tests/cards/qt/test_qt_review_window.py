@@ -10,11 +10,11 @@ import pytest
 from PySide6.QtCore import QRectF, QSettings, Qt
 
 from reviewer.core.models import Code, Status
-from tests.helpers.window import open_window
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.project.db import open_project
 from tests.helpers.card_project import make_project, run_id
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 
@@ -322,7 +322,7 @@ def test_first_start_layout_shows_six_runs_and_the_card_columns(qtbot, env, monk
     runs = w.runs_panel.view
     assert runs.model().rowCount() >= 6
     bottom = runs.rowViewportPosition(5) + runs.rowHeight(5)
-    assert 0 <= runs.rowViewportPosition(5) and bottom <= runs.viewport().height()
+    assert runs.rowViewportPosition(5) >= 0 and bottom <= runs.viewport().height()
     view = w.findings_panel.view
     for column in (2, 3):  # ground truth and model card
         assert view.columnWidth(column) >= 60

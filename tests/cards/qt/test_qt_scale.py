@@ -12,11 +12,10 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.commands import DecideFindings
 from reviewer.core.models import Status
-from reviewer.qt.session import summary
 from reviewer.qt.panels.items import ItemsPanel
 from reviewer.qt.panels.runs import RunsPanel
 from reviewer.qt.panels.scores import ScoresPanel
-from reviewer.qt.session import Session
+from reviewer.qt.session import Session, summary
 from reviewer.storage.cards import overview
 from reviewer.storage.cards.scores import verdicts
 from tests.helpers.paths import SAMPLES

@@ -10,11 +10,11 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.models import Code, Status
 from reviewer.qt.app import build
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.project.db import open_project
-from tests.helpers.paths import SAMPLES
 from tests.helpers.canvas import at, drag, type_and_enter
+from tests.helpers.paths import SAMPLES
 
 pytestmark = pytest.mark.gui
 

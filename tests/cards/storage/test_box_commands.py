@@ -17,10 +17,10 @@ from reviewer.core.box_commands import (
 from reviewer.core.cards.pre_annotation import ProposedBox, proposals_from_run
 from reviewer.core.commands import UndoStack
 from reviewer.core.models import BBox, GroundTruth
-from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cards.proposed_boxes import KEY, proposed_boxes
 from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 from reviewer.storage.scoring import score_project
 from reviewer.storage.store import ProjectStore
 from tests.helpers.boxes import boxes_run

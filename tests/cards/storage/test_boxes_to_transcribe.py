@@ -12,11 +12,11 @@ from PIL import Image
 
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, Card, GroundTruth, Pile, Prompt
-from reviewer.storage.repo import ground_truth as repo_ground_truth
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import open_project
 from reviewer.storage.gt_formats import export_ground_truth
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import ground_truth as repo_ground_truth
+from reviewer.storage.repo import items as repo_items
 
 #: three photos, three boxes each, as labelme's own bbox examples are drawn:
 #: rectangles labelled with an object class, without descriptions

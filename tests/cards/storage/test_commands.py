@@ -6,12 +6,12 @@ import pytest
 
 from reviewer.core.commands import AddCard, AddFinding, AddPile, DecideFindings, DeleteCards, EditCards, UndoStack
 from reviewer.core.models import BBox, Code, Status
+from reviewer.storage.cards.scored import scored_runs
+from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scored import scored_runs
 from reviewer.storage.store import ProjectStore
 from tests.helpers.paths import SAMPLES
 

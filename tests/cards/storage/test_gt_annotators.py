@@ -13,14 +13,14 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging.verdicts import DisputeKind
+from reviewer.storage.annotators.ground_truth import annotators
+from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
+from reviewer.storage.gt_adjudication import adjudicate
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import ProjectError, open_project
-from reviewer.storage.gt_adjudication import adjudicate
-from reviewer.storage.annotators.ground_truth import annotators
-from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 from reviewer.storage.store import ProjectStore
 
 # y 1001.6..1194.4; the overlap is 1054.4 - 1001.6 = 52.8 high, so

@@ -15,12 +15,12 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.cards.gt_agreement import same_ground_truth
 from reviewer.core.models import BBox
+from reviewer.storage.files.safe_write import TargetRefused
+from reviewer.storage.gt_formats import export_ground_truth
+from reviewer.storage.importers import ImportOptions, detect_format, import_source
+from reviewer.storage.project.db import ProjectError, open_project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import ProjectError, open_project
-from reviewer.storage.gt_formats import export_ground_truth
-from reviewer.storage.files.safe_write import TargetRefused
-from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from tests.helpers.paths import ROOT, SAMPLES
 
 FIX = ROOT / "tests" / "fixtures" / "gt"

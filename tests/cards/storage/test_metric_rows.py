@@ -11,12 +11,12 @@ import sqlite3
 import pytest
 
 from reviewer.core.models import Code, Finding, ScoringConfig, Source, Status
-from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.cards.metric_rows import fill_missing_metrics, iter_metric_rows
+from reviewer.storage.cards.scores import iter_scored_runs
 from reviewer.storage.export import export_project
 from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.cards.metric_rows import fill_missing_metrics, iter_metric_rows
+from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scores import iter_scored_runs
 from tests.helpers.paths import SAMPLES
 
 
@@ -121,7 +121,7 @@ def test_export_and_report_rows_follow_a_decision(sample, tmp_path):
 def test_run_lines_are_what_the_scored_runs_give(sample):
     """The window's RunLines read with three queries equal those made from
     whole ScoredRuns, with decisions made (some metrics recomputed)."""
-    from reviewer.storage.cards.overview import counts_of_lines, run_line, run_lines, ReviewCounts
+    from reviewer.storage.cards.overview import ReviewCounts, counts_of_lines, run_line, run_lines
 
     _decide_some(sample)
     runs = list(iter_scored_runs(sample))

@@ -112,11 +112,11 @@ def test_the_folder_imports_and_scores_as_the_key_says(tmp_path):
     """`reviewer import` of the folder (items per image variant, boxes scaled
     to each variant, EXIF orientation kept) then `score` gives the same
     fidelity as scoring the files directly."""
-    from reviewer.storage.project.db import open_project
+    from reviewer.storage.cards.scored import scored_runs
     from reviewer.storage.importers import import_source
     from reviewer.storage.importers.base import ImportOptions
+    from reviewer.storage.project.db import open_project
     from reviewer.storage.scoring import score_project
-    from reviewer.storage.cards.scored import scored_runs
 
     folder = shared("ocr-runs-dev")
     p = open_project(tmp_path / "p.db", create=True)

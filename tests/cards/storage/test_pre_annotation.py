@@ -10,14 +10,14 @@ from reviewer.core.cards.boxes import to_pixels
 from reviewer.core.cards.pre_annotation import boxes_from_run, draft_from_run
 from reviewer.core.commands import Batch, UndoStack, accept_run_cards, use_run_boxes
 from reviewer.core.models import BBox, BoxConvention, GroundTruth, ModelCard
+from reviewer.storage.cards.scored import scored_runs
+from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scored import scored_runs
 from reviewer.storage.store import ProjectStore
-from tests.helpers.paths import SAMPLES
 from tests.helpers.boxes import boxes_run
+from tests.helpers.paths import SAMPLES
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from reviewer.core.models import ScoringConfig
 from reviewer.storage import scoring
-from reviewer.storage.cards import scores
-from reviewer.storage.cards import scored
+from reviewer.storage.cards import scored, scores
 from reviewer.storage.importers import import_source
 from reviewer.storage.importers.base import ImportOptions
 from tests.helpers.paths import SAMPLES

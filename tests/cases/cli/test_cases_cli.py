@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.cases.report import EvaluationReport
-from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cases.cases import case_query, case_results
 from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
 from tests.helpers.paths import shared
 
 PERFECT_CITE_002 = (

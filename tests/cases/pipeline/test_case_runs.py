@@ -17,9 +17,9 @@ from reviewer.core.cases.asking import NO_SCOPE, case_messages
 from reviewer.core.cases.model import TestCase
 from reviewer.core.cases.report import EvaluationReport
 from reviewer.storage.cases.cases import preset_metrics
-from tests.helpers.paths import shared
 from tests.helpers.case_twin import read_cases, write_twin
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.paths import shared
 
 KEY = "sk-test-cases-key"
 

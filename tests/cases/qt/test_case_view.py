@@ -19,10 +19,10 @@ from reviewer.core.tables import markdown_table
 from reviewer.qt.cases.scores import CaseScoresPanel
 from reviewer.qt.cases.view import CaseView
 from reviewer.qt.session import Session
-from reviewer.storage.repo import items as repo_items
 from reviewer.storage.cases.cases import project_metrics
 from reviewer.storage.cases.report import case_report_markdown
 from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
 from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.gui

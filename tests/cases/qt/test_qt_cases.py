@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 
 from reviewer.core.models import CaseCode, Status
 from reviewer.qt.app import build
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import findings as repo_findings
 
 pytestmark = pytest.mark.gui
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.tables import markdown_table
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.importers.base import ImportOptions, ImportReport
 from reviewer.storage.registry import ReportSection, StorageWorkflow, register
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.toy_workflow.core import RIDDLES, correct
 
 _TABLES = (
@@ -45,7 +44,7 @@ def import_riddles(project, source: Path, options: ImportOptions) -> ImportRepor
     return report
 
 
-def score(project, run_ids: Optional[list[int]] = None, only_stale: bool = False) -> int:
+def score(project, run_ids: list[int] | None = None, only_stale: bool = False) -> int:
     if project.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'toy_answers'").fetchone() is None:
         return 0
     _tables(project)

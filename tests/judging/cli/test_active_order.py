@@ -16,9 +16,9 @@ from reviewer.cli import main
 from reviewer.core.judging.active_order import draw_active, inclusion_probabilities, weights
 from reviewer.core.judging.alignment import align
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 
 def _world(n=3000, seed=1):

@@ -14,9 +14,9 @@ from scipy.stats import beta
 
 from reviewer.cli import main
 from reviewer.core.judging.alignment import align, alignments, is_pass
+from reviewer.core.judging.corrected_rate import corrected_pass_rate, rogan_gladen
 from reviewer.core.judging.people import people_values
 from reviewer.core.judging.splits import hash_split
-from reviewer.core.judging.corrected_rate import corrected_pass_rate, rogan_gladen
 from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project

@@ -17,8 +17,8 @@ from reviewer.core.judging.calibration_fit import fit_map
 from reviewer.core.judging.confidence import ece
 from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 
 def overconfident(n: int, seed: int):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -20,10 +21,10 @@ from reviewer.core.commands import Adjudicate, UndoStack
 from reviewer.core.judging.label_first import LABEL_FIRST, parse_label
 from reviewer.core.judging.verdicts import Scale
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
-from reviewer.storage.project.db import open_project
-from reviewer.storage.repo.item_metadata import item_metadata
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo.item_metadata import item_metadata
 from reviewer.storage.store import ProjectStore
 
 inspect_ai = pytest.importorskip("inspect_ai")
@@ -63,7 +64,8 @@ def make_log(folder, answers=None, grades=GRADES, name="arith"):
     saying ``answers`` ({question: [answer per epoch]}) and scored by match
     and model_graded_qa (partial credit) with a mock grader saying
     ``grades`` ({answer: C, P or I}). Returns the log's location."""
-    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, get_model
     from inspect_ai.scorer import match, model_graded_qa
@@ -157,7 +159,7 @@ def test_scorers_and_epochs_that_disagree_are_disputes_people_settle(tmp_path, n
     from inspect_ai.log import read_eval_log
 
     location = make_log(tmp_path / "logs")
-    before = open(location, "rb").read()
+    before = Path(location).read_bytes()
     db = tmp_path / "p.db"
     assert invoke("import", db, location).exit_code == 0
     data = json.loads(invoke("agreement", db, "--json").stdout)
@@ -220,7 +222,7 @@ def test_scorers_and_epochs_that_disagree_are_disputes_people_settle(tmp_path, n
     out = tmp_path / "edited.eval"
     r = invoke("export-inspect", db, location, out)
     assert r.exit_code == 0, r.output
-    assert open(location, "rb").read() == before  # the original log is never changed
+    assert Path(location).read_bytes() == before  # the original log is never changed
     log = read_eval_log(str(out))
     by_answer = {}
     for s in log.samples:

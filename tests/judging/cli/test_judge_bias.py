@@ -13,10 +13,10 @@ from reviewer.cli import main
 from reviewer.core.judging.judge_bias import both_orders, length_bias, score_length, self_preference
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import Item, Prompt
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
-from reviewer.storage.judging import verdicts as judging
 
 
 def invoke(*args):

@@ -15,8 +15,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from reviewer.cli import main
 from reviewer.core.judging.judge_compare import compare_judges, mcnemar_exact
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 D = "preference"
 

@@ -16,15 +16,14 @@ from reviewer.cli import main
 from reviewer.core.judging.agreement import krippendorff_alpha
 from reviewer.core.judging.verdicts import Adjudication, DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import Code, Finding, Item, Prompt
+from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
+from reviewer.storage.export import export_project
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.judging.verdict_table import parse_weights, verdict_score, verdict_table
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import open_project
-from reviewer.storage.export import export_project
-from reviewer.storage.judging.verdict_table import verdict_table
-from reviewer.storage.judging.verdict_table import parse_weights, verdict_score
-from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
 
 W = "winner"
 

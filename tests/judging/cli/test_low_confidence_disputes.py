@@ -14,9 +14,9 @@ from reviewer.cli import main
 from reviewer.core.judging.low_confidence import SEVERITY_CAP
 from reviewer.core.judging.selective import select_threshold
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
-from reviewer.storage.project.db import open_project
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 N = 200
 EXTRA = 40

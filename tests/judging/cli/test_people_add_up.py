@@ -20,9 +20,9 @@ from reviewer.core.judging.label_first import LABEL_FIRST
 from reviewer.core.judging.people import TIE, human_ratings, people_values
 from reviewer.core.judging.verdicts import Adjudication, Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import shared
 
 PANDA_JUDGES = ("pandalm-7b", "gpt-3.5-turbo")

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.core.judging.verdicts import Adjudication
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project
 from reviewer.storage.repo.item_metadata import item_metadata
-from reviewer.storage.judging import verdicts as judging
 from tests.helpers.paths import ROOT
 
 SAMPLE = ROOT / "samples" / "promptfoo" / "results.json"

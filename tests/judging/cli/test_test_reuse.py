@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.judging.test_reuse import WARN_AFTER, reuse_line
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 D = "quality"
 

@@ -9,8 +9,8 @@ import pytest
 
 from reviewer.core.judging.alignment import alignments, is_pass
 from reviewer.core.judging.calibration import scale_labels
-from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.dispute_common import format_value
+from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.gates import failing_judged, judged_prompts
 from reviewer.core.judging.label_first import parse_label
 from reviewer.core.judging.verdicts import Adjudication, DisputeKind, Method, Scale, Verdict, normalise, points

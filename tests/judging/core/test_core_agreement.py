@@ -15,11 +15,12 @@ from itertools import permutations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.judging.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from reviewer.core.judging.stats import AgreementResult, is_missing
 from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
+from reviewer.core.judging.stats import AgreementResult, is_missing
 
 NAN = float("nan")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

@@ -32,7 +32,7 @@ def rubric(judge, i, **scores):
 def test_expected_distribution_is_the_plan():
     assert EXPECTED_DISTRIBUTION == {1: 0.05, 2: 0.10, 3: 0.35, 4: 0.40, 5: 0.10}
     assert sum(EXPECTED_DISTRIBUTION.values()) == pytest.approx(1.0)
-    assert EXPECTED_MEAN == pytest.approx(3.4)
+    assert pytest.approx(3.4) == EXPECTED_MEAN
 
 
 def test_all_fives_judge_is_inflated():

@@ -8,11 +8,9 @@ import random
 
 import pytest
 
+from reviewer.core.judging.dispute_common import primary_verdicts, severity_of
+from reviewer.core.judging.dispute_metrics import METRIC_PROBLEMS, MetricProblem, metric_problems
 from reviewer.core.judging.disputes import find_disputes
-from reviewer.core.judging.dispute_metrics import METRIC_PROBLEMS, MetricProblem
-from reviewer.core.judging.dispute_common import primary_verdicts
-from reviewer.core.judging.dispute_metrics import metric_problems
-from reviewer.core.judging.dispute_common import severity_of
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 
 _ids = itertools.count(1)

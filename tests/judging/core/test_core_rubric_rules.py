@@ -11,8 +11,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from reviewer.core.judging import charts
-from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.dispute_common import is_human
+from reviewer.core.judging.disputes import find_disputes
 from reviewer.core.judging.rubric_rules import (
     RulesError,
     broken_rules,
@@ -189,4 +189,4 @@ def test_chart_titles_keep_every_character_inside_the_figure(which):
     assert title.get_text().replace("\n", "").replace(" ", "") == (
         f"Score distribution: {judge} / {dim}" if which == "distribution" else f"{judge} vs human / {dim}"
     ).replace(" ", "")
-    assert 0 <= box.x0 and box.x1 <= fig.bbox.width and 0 <= box.y0 and box.y1 <= fig.bbox.height
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y0 >= 0 and box.y1 <= fig.bbox.height

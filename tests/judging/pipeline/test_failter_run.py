@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import pytest
 import yaml
@@ -16,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from reviewer.core.judging.llm_judges import read_failter_reply
 from reviewer.core.judging.verdicts import Scale
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.failter_report import FAILTER_COMMIT, failter_rows
+from reviewer.storage.project.db import open_project
+from tests.helpers.failter import MODELS, PRICES, answers, experiment
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import cli, rows
-from tests.helpers.failter import MODELS, PRICES, answers, experiment
 
 
 # -- USAGE.md's shape, as a pydantic model ------------------------------------------
@@ -30,22 +29,22 @@ class _Strict(BaseModel):
 
 class Usage(_Strict):
     model_used: str
-    tokens_in: Optional[int]
-    tokens_out: Optional[int]
+    tokens_in: int | None
+    tokens_out: int | None
 
 
 class Performance(_Strict):
-    execution_time_ms: Optional[float]
-    total_trial_time_ms: Optional[float]
+    execution_time_ms: float | None
+    total_trial_time_ms: float | None
     retry_attempts: int
 
 
 class PromptResult(_Strict):
     prompt_id: str
-    score: Optional[float]
+    score: float | None
     usage: Usage
     performance: Performance
-    error: Optional[str]
+    error: str | None
 
 
 USAGE_REPORT = TypeAdapter(list[PromptResult])

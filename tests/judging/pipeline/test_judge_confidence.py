@@ -24,14 +24,14 @@ from reviewer.core.judging.rubrics import rubric_version
 from reviewer.core.judging.selective import select_threshold
 from reviewer.core.judging.verdict_confidence import read_confidence, value_token_confidences
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
+from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.confidences import confidences
 from reviewer.storage.project.db import open_project
-from reviewer.storage.importers import import_source
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.helpers.runs import cli, rows, text_project
 from tests.helpers.judges import DIMS, tarot_tokens
 from tests.helpers.paths import FIXTURES
+from tests.helpers.runs import cli, rows, text_project
 
 
 def invoke(*args):

@@ -8,14 +8,14 @@ import json
 
 from reviewer.core.judging.gates import JudgedPrompt, failing_judged, headline, judged_prompts
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage import dispute_queue
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.helpers.runs import cli, rows
 from tests.helpers.judges import jsonl_project, span_result
+from tests.helpers.runs import cli, rows
 
 SPANS = [
     {"text": "Medium Shot", "role": "shot.type", "confidence": 0.95, "start": 0, "end": 11},

@@ -11,10 +11,10 @@ import pytest
 
 from reviewer.core.judging.llm_judges import read_tarot_reply, structural_metrics_section
 from reviewer.core.spans.judge import format_spans, read_span_reply
-from tests.helpers.paths import shared
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.helpers.runs import KEY, cli, rows
 from tests.helpers.judges import judge_answer, make_experiment
+from tests.helpers.paths import shared
+from tests.helpers.runs import KEY, cli, rows
 
 
 def test_tarot_rubric_judge_on_the_real_readings(tmp_path):

@@ -17,18 +17,18 @@ from reviewer.cli import main
 from reviewer.core import templates
 from reviewer.core.commands import UndoStack
 from reviewer.core.judging import llm_judges as lj
-from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.label_first import DISPUTE, LABEL_FIRST, parse_label, queue_order, shown_order
+from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.core.models import Item, Prompt
 from reviewer.pipeline.judge import JudgeOptions, plan
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging.validation import alignment_json, project_alignments
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 D = "ok"
 

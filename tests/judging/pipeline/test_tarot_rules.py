@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.paths import FIXTURES, shared
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.paths import FIXTURES, shared
 from tests.helpers.runs import cli, rows
 
 TWINS = FIXTURES / "tarot-twins"

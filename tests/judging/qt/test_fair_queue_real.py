@@ -13,13 +13,12 @@ from click.testing import CliRunner
 from scipy.stats import binom
 
 from reviewer.cli import main
-from reviewer.core.judging.dispute_common import primary_verdicts
-from reviewer.core.judging.dispute_common import value_of
+from reviewer.core.judging.dispute_common import primary_verdicts, value_of
 from reviewer.qt.app import build
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import shared
 
 pytestmark = [pytest.mark.gui, pytest.mark.shared_data]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -32,14 +31,14 @@ from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.label_commands import CommitFirstLabel, SetFinalValue
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.app import build
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
 from reviewer.storage.export import export_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.label_budget import alignment_budget
 from reviewer.storage.judging.validation import project_alignments
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 pytestmark = pytest.mark.gui
 
@@ -294,7 +293,7 @@ def test_window_lists_the_command_lines_fair_order_with_the_budget_in_one_count(
         fair = [e.subject for e in labels.next_entries(p, JUDGE, D, "ann")]  # what `reviewer label` walks
     finally:
         p.close()
-    assert plan.further == further and 0 < further
+    assert plan.further == further and further > 0
     assert plan.order == fair  # the same seeded stratified random order, nothing moved by disagreement
     listed = [page.list.item(n).text().split(". ", 1)[1] for n in range(page.list.count())]
     assert listed == fair

@@ -10,9 +10,9 @@ from reviewer.qt.judging.label_first import LabelFirstPage
 from reviewer.qt.judging.label_keys import LabelFirstController
 from reviewer.qt.session import Session
 from reviewer.qt.session.disputes import ASYNC_VERDICTS
-from reviewer.storage.project.db import open_project
 from reviewer.storage.judging import labels
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 
 SUBJECTS = ASYNC_VERDICTS + 100
 

@@ -6,11 +6,11 @@ disputesChanged comes when they are in."""
 from __future__ import annotations
 
 from reviewer.core.judging.verdicts import Verdict
-from reviewer.storage.project.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.storage.judging import verdicts as judging
 from reviewer.qt.session import Session
 from reviewer.qt.session.disputes import ASYNC_VERDICTS
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import SAMPLES
 
 SUBJECTS = ASYNC_VERDICTS // 2 + 100  # two judges each: over the threshold

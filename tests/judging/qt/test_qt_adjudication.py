@@ -15,13 +15,13 @@ from PySide6.QtWidgets import QApplication
 
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
-from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value
 from reviewer.qt.app import build
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.qt.judging.common import DIFFER_MARK, differing, show_value
+from reviewer.storage.export import export_project
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project
-from reviewer.storage.export import export_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 pytestmark = pytest.mark.gui
 

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.judging.label_first import HumanLabel, pair_verdict_text, rationale_as_shown
 from reviewer.qt.app import build
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import labels
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data

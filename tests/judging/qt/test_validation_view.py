@@ -23,14 +23,14 @@ from reviewer.cli import main
 from reviewer.core.judging.verdicts import DisputeKind, Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt
 from reviewer.qt.app import build
-from reviewer.qt.session import validation_worker
 from reviewer.qt.judging.validation import AGREEMENT_COLUMNS, ValueRole
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
+from reviewer.qt.session import validation_worker
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.calibration_report import calibration_rows
 from reviewer.storage.judging.validation import project_alignments
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 
 pytestmark = pytest.mark.gui
 

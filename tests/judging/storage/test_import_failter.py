@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.storage.importers import detect_format, import_source
+from reviewer.storage.importers.failter_files import front_matter, infer_score_scale, parse_eval, sanitize
 from reviewer.storage.judging import calls
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import failter_rows
-from reviewer.storage.importers import detect_format, import_source
-from reviewer.storage.importers.failter_files import front_matter, infer_score_scale, parse_eval, sanitize
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.paths import FIXTURES, SAMPLES
 
 FIXTURE = FIXTURES / "failter"

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import detect_format, import_source
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.repo import runs as repo_runs
 
 
 def _write(path: Path, lines: list) -> Path:

@@ -11,11 +11,11 @@ import shutil
 import pytest
 
 from reviewer.core.judging.verdicts import Method, Scale
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.importers import ImportOptions, detect_format, import_source
 from reviewer.storage.importers.rubric import judge_fields
+from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.paths import FIXTURES, SAMPLES, shared
 
 FIXTURE = FIXTURES / "rubric"

@@ -329,9 +329,9 @@ def test_every_pooled_ab_ba_row_says_first_that_pairs_are_resampled(tmp_path):
     report's note cell, cut at CELL_LIMIT characters, still shows the unit
     resampled (bundled LLMBar-shaped sample: three pairs, both orders)."""
     from reviewer.core.tables import CELL_LIMIT
-    from reviewer.storage.project.db import open_project
     from reviewer.storage.importers import import_source
     from reviewer.storage.judging import verdicts as judging
+    from reviewer.storage.project.db import open_project
     from tests.helpers.paths import ROOT
 
     p = open_project(tmp_path / "pw.db", create=True)

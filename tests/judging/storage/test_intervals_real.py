@@ -14,9 +14,9 @@ from scipy.stats import bootstrap
 from reviewer.core.judging.agreement_intervals import with_intervals
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.core.judging.dispute_common import GOLD, value_of
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging import verdicts as judging
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data

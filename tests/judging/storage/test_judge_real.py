@@ -23,9 +23,9 @@ from collections import Counter
 import pytest
 
 from reviewer.core.judging.verdicts import DisputeKind
-from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.importers import FORMATS, ImportOptions, import_source
 from reviewer.storage.dispute_queue import agreement_table, refresh_disputes
+from reviewer.storage.importers import FORMATS, ImportOptions, import_source
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.paths import shared
 
 pytestmark = pytest.mark.shared_data

@@ -8,10 +8,10 @@ import pytest
 
 from reviewer.core.judging.gates import JUDGE_LEVELS
 from reviewer.core.judging.verdicts import GRADE_POINTS, Scale, Verdict, normalise, points
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
 from reviewer.storage.judging.failter_report import failter_markdown, failter_rows
 from reviewer.storage.judging.verdict_table import verdict_points
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import ROOT
 
 

@@ -11,8 +11,8 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from tests.helpers.paths import SAMPLES
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.paths import SAMPLES
 
 
 def cli(*args):

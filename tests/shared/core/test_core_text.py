@@ -5,7 +5,8 @@ from __future__ import annotations
 import string
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewer.core.text import normalize
 

@@ -14,8 +14,8 @@ from reviewer.pipeline.ask import RunOptions, run_models
 from reviewer.pipeline.batch_out import BatchOut
 from reviewer.pipeline.execute import Settings
 from reviewer.storage.project.db import open_project
-from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.failter import experiment
+from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.runs import cli, rows, text_project
 
 

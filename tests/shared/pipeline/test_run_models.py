@@ -17,8 +17,8 @@ import pytest
 from PIL import Image
 
 from reviewer.clients.chat import ChatClient, ChatError, ChatRequest, EndpointError, check_endpoint, public_url
-from tests.helpers.paths import ROOT, SAMPLES
 from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.paths import ROOT, SAMPLES
 from tests.helpers.runs import KEY, cli, rows, text_project
 
 

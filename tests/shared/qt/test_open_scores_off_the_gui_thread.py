@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 
 from reviewer.core.models import Prompt
+from reviewer.qt.session import Session
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.project.db import open_project
-from reviewer.storage.importers import ImportOptions, import_source
-from reviewer.qt.session import Session
 from tests.helpers.paths import SAMPLES
 
 RUNS = 2_000

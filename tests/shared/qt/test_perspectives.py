@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QToolBar
 from reviewer.core.workflows import Workflow
 from reviewer.qt.perspectives import CARD_ACTIONS, CARD_RUN_COLUMNS, PERSPECTIVES, settings_key
 from reviewer.storage.project.db import open_project
-from tests.helpers.window import open_window
 from tests.helpers.perspectives import SAMPLE_WORKFLOWS, make
+from tests.helpers.window import open_window
 
 pytestmark = pytest.mark.gui
 

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import findings as repo_findings
 from tests.helpers.paths import ROOT
 from tests.helpers.window import scored_sample
 

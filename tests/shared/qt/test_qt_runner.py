@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt, QTimer
 
 from reviewer.qt.runner.forms import eta_text
 from tests.helpers.fake_openai import FakeOpenAI
-from tests.helpers.runs import KEY, rows
 from tests.helpers.runner_form import fill, model_runs
+from tests.helpers.runs import KEY, rows
 
 pytestmark = pytest.mark.gui
 

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.scoring import score_project
 from tests.helpers import toy_workflow
-from tests.helpers.window import open_window
 from tests.helpers.riddles import RIDDLES_FILE
+from tests.helpers.window import open_window
 
 
 def test_a_registered_workflow_is_shown_in_its_perspective(qtbot, tmp_path):
@@ -53,8 +53,8 @@ def test_the_five_centres_and_score_panels_come_from_their_registrations(card_wi
     from PySide6.QtWidgets import QMainWindow, QWidget
 
     from reviewer.qt import registry
-    from reviewer.qt.docks import add_docks
     from reviewer.qt.canvas.view import CanvasView
+    from reviewer.qt.docks import add_docks
     from reviewer.qt.spans.pane import SpanPane
 
     w = card_window

@@ -14,27 +14,30 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 
 from reviewer.cli.demo_samples import import_text_sample
+from reviewer.core.commands import DecideFindings
 from reviewer.core.judging.agreement_table import agreement_rows
 from reviewer.core.judging.calibration import SCORES, expected_for, inflation_warning, score_distribution
 from reviewer.core.judging.verdicts import Method, Scale, Verdict
 from reviewer.core.models import AnswerSchema, Item, Prompt, SpanCode, Status
-from reviewer.core.commands import DecideFindings
 from reviewer.core.span_commands import DeleteGoldenSpan
 from reviewer.core.tables import markdown_table
-from reviewer.qt.judging.failter_scores import NOTHING as NO_FAILTER, FailterScoresPanel
-from reviewer.qt.judging.pairwise_scores import NOTHING as PAIRWISE_NOTHING, PairwiseScoresPanel
+from reviewer.qt.judging.failter_scores import NOTHING as NO_FAILTER
+from reviewer.qt.judging.failter_scores import FailterScoresPanel
+from reviewer.qt.judging.pairwise_scores import NOTHING as PAIRWISE_NOTHING
+from reviewer.qt.judging.pairwise_scores import PairwiseScoresPanel
 from reviewer.qt.judging.rubric_scores import RubricScoresPanel
 from reviewer.qt.panels import plain_tooltip
 from reviewer.qt.session import Session
-from reviewer.qt.spans.scores import NOTHING as NO_SPANS, SpanScoresPanel
-from reviewer.storage.repo import findings as repo_findings
-from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
+from reviewer.qt.spans.scores import NOTHING as NO_SPANS
+from reviewer.qt.spans.scores import SpanScoresPanel
 from reviewer.storage.dispute_queue import refresh_disputes
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.judging.failter_report import HEADER, failter_rows
 from reviewer.storage.judging.report import build_judge_report
 from reviewer.storage.judging.verdict_table import DEFAULT_WEIGHTS
+from reviewer.storage.repo import findings as repo_findings
+from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from reviewer.storage.report import ReportOptions, build_report
 from reviewer.storage.spans import spans as span_store
 from reviewer.storage.spans.report import debug_tables

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from reviewer.storage.repo import batches
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import detect_format
+from reviewer.storage.project.db import open_project
+from reviewer.storage.repo import batches
 from reviewer.storage.repo.reservations import Reservations
 from tests.helpers.runs import text_project
 

@@ -8,10 +8,9 @@ import json
 
 from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.core.models import Item
+from reviewer.storage.importers import import_source, jsonl_runs
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.importers import import_source
-from reviewer.storage.importers import jsonl_runs
 
 
 def _write(path, lines):

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from reviewer.cli import main
 from reviewer.cli.demo_samples import import_text_sample
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
 from reviewer.storage.repo.item_metadata import add_item_metadata, item_metadata, subject_slices
 from tests.helpers.paths import ROOT, SAMPLES
 

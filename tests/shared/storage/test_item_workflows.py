@@ -8,8 +8,8 @@ from pathlib import Path
 
 from reviewer.cli.demo_samples import import_text_sample
 from reviewer.core.workflows import Workflow
-from reviewer.storage.project.db import open_project
 from reviewer.storage.importers import import_source
+from reviewer.storage.project.db import open_project
 from tests.helpers.paths import ROOT, SAMPLES
 
 

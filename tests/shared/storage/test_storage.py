@@ -8,14 +8,14 @@ import sqlite3
 import pytest
 
 from reviewer.core.models import Code, ScoringConfig, Status
+from reviewer.storage.cards.scores import scored_runs, verdicts
+from reviewer.storage.export import export_project
+from reviewer.storage.importers import ImportOptions, import_source
+from reviewer.storage.project.db import NewerProjectError, ProjectError, open_project
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.project.db import NewerProjectError, ProjectError, open_project
-from reviewer.storage.export import export_project
-from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.scoring import score_project
-from reviewer.storage.cards.scores import scored_runs, verdicts
 from tests.helpers.paths import SAMPLES
 
 
@@ -322,8 +322,7 @@ def test_summary_in_chunks_equals_the_verdicts_of_all_runs(sample, monkeypatch):
     repo_findings.update_finding(sample, found[0].id, status=Status.REJECTED, reviewer="ann", reason="legible")
     repo_findings.update_finding(sample, found[1].id, status=Status.CONFIRMED, final_code=Code.PARTIAL, reviewer="ann")
     runs = scored_runs(sample)
-    from reviewer.storage.cards import metric_rows
-    from reviewer.storage.cards import scored
+    from reviewer.storage.cards import metric_rows, scored
 
     monkeypatch.setattr(scored, "CHUNK", 2)  # the readers' chunks
     monkeypatch.setattr(metric_rows, "CHUNK", 2)

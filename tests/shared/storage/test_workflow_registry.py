@@ -14,9 +14,9 @@ from reviewer.cli import main
 from reviewer.core.workflows import Workflow, infer, parse
 from reviewer.storage.formats import import_formats
 from tests.helpers import toy_workflow
-from tests.helpers.toy_workflow.core import RIDDLES
 from tests.helpers.export_parts import ONE_ROW
 from tests.helpers.riddles import RIDDLES_FILE
+from tests.helpers.toy_workflow.core import RIDDLES
 
 
 def cli(*args):
@@ -69,8 +69,8 @@ def test_a_registered_workflow_is_imported_scored_reported_and_exported(riddles,
 
 def test_the_five_register_their_export_tables_and_a_table_two_parts_give_is_one(tmp_path):
     from reviewer.storage import export_schema, registry
-    from reviewer.storage.project.db import open_project
     from reviewer.storage.export import collect_tables, workflow_tables
+    from reviewer.storage.project.db import open_project
 
     project = open_project(tmp_path / "p.db", create=True)
     try:

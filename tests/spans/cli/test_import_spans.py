@@ -10,15 +10,15 @@ import pytest
 from click.testing import CliRunner
 
 from reviewer.cli import main
-from reviewer.core.spans import snapshots as spans
 from reviewer.core.judging.verdicts import Method, Scale
 from reviewer.core.models import Item
+from reviewer.core.spans import snapshots as spans
+from reviewer.storage.importers import detect_format, import_source
+from reviewer.storage.importers.span_snapshots import run_output
+from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.repo import findings as repo_findings
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.repo import runs as repo_runs
-from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.importers import detect_format, import_source
-from reviewer.storage.importers.span_snapshots import run_output
 from tests.helpers.paths import shared
 
 CATS = {c: {"coverage": 3, "precision": 4} for c in spans.CATEGORIES}
@@ -298,8 +298,8 @@ def test_judge_errors_become_findings(project):
     import json
     from collections import Counter
 
-    from reviewer.storage.repo import findings as repo_findings
     from reviewer.storage.importers import import_source
+    from reviewer.storage.repo import findings as repo_findings
     from tests.helpers.paths import shared
 
     path = shared("span-labeling") / "snapshots" / "baseline.json"

@@ -20,8 +20,8 @@ from reviewer.cli import main
 from reviewer.core.spans.compare import compare_loaded, shared_pairs
 from reviewer.core.spans.diagnostics import latency_stats
 from reviewer.core.spans.summary import compute_summary, load_snapshot
-from tests.helpers.paths import shared
 from tests.helpers import span_twin
+from tests.helpers.paths import shared
 
 
 def cli(*args):

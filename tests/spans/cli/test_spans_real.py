@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from reviewer.cli import main
 from reviewer.core.spans import golden as g
 from reviewer.core.spans.summary import compare_block, compute_summary, load_snapshot
-from reviewer.storage.spans import spans as span_store
 from reviewer.storage.importers import detect_format, import_source
+from reviewer.storage.spans import spans as span_store
 from tests.helpers.paths import shared
 
 #: the file's code disagrees with the design (reviewer.core.spans.summary).

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from reviewer.core.spans.snapshots import CATEGORIES
 from reviewer.core.models import SpanCode, Status
+from reviewer.core.spans.snapshots import CATEGORIES
 from reviewer.storage.spans import spans as span_store
 from tests.helpers.paths import shared
 from tests.helpers.span_window import open_span_window
