@@ -25,9 +25,11 @@ the last change touched (None: anything), so views update those rows only.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
@@ -39,6 +41,21 @@ from reviewer.storage.cards.scores import ScoredRun, scored_runs
 from reviewer.storage.scoring import score_project
 from reviewer.qt.session.pending import play_pending, runs_of
 from reviewer.qt.session.rows import Row, rows_of
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while the block runs: reading
+    a big project makes tens of thousands of objects without cycles, and
+    each collection they trigger would walk the whole heap (most of the
+    time of building the items' rows at open)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass
@@ -112,6 +129,10 @@ class RunCache:
         """Forget every cached run and ground truth; read the items, card
         and review counts of ``project`` (None: empty) and the runs of
         ``item_id``. The summary is the caller's (``apply_summary``)."""
+        with collector_paused():
+            self._reset(project, item_id)
+
+    def _reset(self, project, item_id: Optional[int]) -> None:
         self.project = project
         self._items = repo.items(project) if project else []  # items change only by import
         self._items_by_id = {i.id: i for i in self._items if i.id is not None}
@@ -167,6 +188,10 @@ class RunCache:
         """Take the summary's RunLines (those of the runs cached whole are as
         new or newer: made from them) and its T-P1 rows. Whole runs stay
         cached only for the items shown so far."""
+        with collector_paused():
+            self._apply_summary(result)
+
+    def _apply_summary(self, result) -> None:
         lines, rows = result
         merged: dict[int, overview.RunLine] = {x.id: x for x in lines}
         for rid, r in self._runs.items():  # cached runs: as new as the summary or newer
