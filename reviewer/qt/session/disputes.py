@@ -60,6 +60,7 @@ class DisputeState(QObject):
         self.project: Optional[Project] = None
         self.current_dispute_id: Optional[int] = None
         self._verdicts: list[Verdict] = []
+        self._told: Optional[list[Dispute]] = None  # the disputes while disputesChanged is emitted
         #: the background refresh of a big project (module doc)
         self.writer = WriterWorker(self)
         self.writer.done.connect(self._found)
@@ -118,13 +119,19 @@ class DisputeState(QObject):
         self.message.emit(f"disputes found: {len(self.disputes())}")
 
     def _settle(self) -> None:
-        ids = {d.id for d in self.disputes()}
-        if self.current_dispute_id not in ids:
-            self.current_dispute_id = None
-        self.disputesChanged.emit()
+        self._told = self.disputes()  # read once for every view told below (each asks again)
+        try:
+            if self.current_dispute_id not in {d.id for d in self._told}:
+                self.current_dispute_id = None
+            self.disputesChanged.emit()
+        finally:
+            self._told = None
 
     def disputes(self) -> list[Dispute]:
-        """The stored disputes, most severe first."""
+        """The stored disputes, most severe first (read once while the views
+        are told that they changed)."""
+        if self._told is not None:
+            return list(self._told)
         return judging.disputes(self.project) if self.project is not None else []
 
     def dispute(self) -> Optional[Dispute]:
