@@ -112,6 +112,8 @@ class _QueueModel(QAbstractTableModel):
         return None
 
 
+#: Rows whose cells the columns are fitted to (Qt's default, 1,000, asks the model for 40,000 cells' data).
+FIT_ROWS = 100
 STATUSES = ("(all)", "to do", "adjudicated")
 COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
 
@@ -159,6 +161,7 @@ class DisputeQueue(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setResizeContentsPrecision(FIT_ROWS)
         self.progress = QLabel()
         self.progress.setTextFormat(Qt.TextFormat.PlainText)
         self.progress.setWordWrap(True)

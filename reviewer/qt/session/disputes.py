@@ -61,6 +61,8 @@ class DisputeState(QObject):
         self.current_dispute_id: Optional[int] = None
         self._verdicts: list[Verdict] = []
         self._told: Optional[list[Dispute]] = None  # the disputes while disputesChanged is emitted
+        self._indexed: Optional[list[Verdict]] = None  # the verdicts _by_subject was made from
+        self._by_subject: dict[str, list[Verdict]] = {}
         #: the background refresh of a big project (module doc)
         self.writer = WriterWorker(self)
         self.writer.done.connect(self._found)
@@ -149,7 +151,14 @@ class DisputeState(QObject):
     def judge_verdicts(self, subject: Optional[str] = None) -> list[Verdict]:
         """Judge (and human) verdicts of one subject, or all, in id order
         (cached at open/import: commands never change verdicts)."""
-        return [v for v in self._verdicts if subject is None or v.subject == subject]
+        if subject is None:
+            return list(self._verdicts)
+        if self._indexed is not self._verdicts:  # the verdicts were read again: index them by subject once
+            self._by_subject = {}
+            for v in self._verdicts:
+                self._by_subject.setdefault(v.subject, []).append(v)
+            self._indexed = self._verdicts
+        return list(self._by_subject.get(subject, ()))
 
     def adjudications(self) -> list[Adjudication]:
         """Every adjudication of the project."""
