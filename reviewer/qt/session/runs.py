@@ -164,10 +164,28 @@ class RunCache:
             for iid in [item.id or 0]  # ids are read from the database
         ]
         self._status_by_id = {st.item.id: st for st in self._statuses if st.item.id is not None}
+        self._apply_counts()
+        self.ensure_item(item_id)
+
+    def _apply_counts(self) -> None:
         for iid, st in self._status_by_id.items():
             c = self._counts.get(iid)
             st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
-        self.ensure_item(item_id)
+
+    def rescored(self, item_id: Optional[int] = None) -> None:
+        """Forget every cached run (their findings and scores were written
+        by another path: the stale runs scored) and read the runs of
+        ``item_id`` again; the items, their cards, workflows and ground
+        truth, which scoring leaves alone, are kept. The review counts are
+        read again at once, or come with the summary (a big project)."""
+        if self.project is None:
+            return
+        with collector_paused():
+            self._clear()
+            if not self._counts_later:
+                self._counts = overview.review_counts(self.project)
+                self._apply_counts()
+            self.ensure_item(item_id)
 
     def forget_previewed(self) -> None:
         """No run is shown with waiting decisions any more (a new project)."""

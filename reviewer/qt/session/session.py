@@ -212,7 +212,7 @@ class Session(QObject):
         self.judging.refresh()
         if not scored:
             return
-        self.reload()
+        self.reload(items=False)  # scoring changes runs, not items
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -236,14 +236,19 @@ class Session(QObject):
         self.message.emit(report.summary().replace("\n", "; "))
         return report
 
-    def reload(self) -> None:
+    def reload(self, items: bool = True) -> None:
         """Read the project's items again and forget every cached run and
         ground truth (after an import, or a write by another path); the
         summary is computed again (at once for up to summary.SYNC_RUNS runs,
-        else on the worker). Views are not told: emit what changed."""
+        else on the worker). Without ``items`` only the runs are forgotten
+        (runs scored by another path: items, cards and ground truth are as
+        they were). Views are not told: emit what changed."""
         self.summariser.cancel()
         self.failter_items.cancel()
-        self.cache.reset(self.project, self.item_id)
+        if items or self.project is None:
+            self.cache.reset(self.project, self.item_id)
+        else:
+            self.cache.rescored(self.item_id)
         if self.project is None:
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
