@@ -61,6 +61,7 @@ def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
     assert any(m.startswith("scoring stale runs:") for m in messages)
     assert any(m.startswith("scored ") for m in messages)
     # the scores read again: the items are the same objects, their counts of scored runs new
+    qtbot.waitUntil(lambda: not session.busy(), timeout=120_000)
     assert session.items()[0] is kept
     assert sum(st.runs for st in session.items()) > sum(before.values())
     assert session.runs(kept.item.id) and all(r.run["id"] for r in session.runs(kept.item.id))

@@ -172,17 +172,20 @@ class RunCache:
             c = self._counts.get(iid)
             st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
 
-    def rescored(self, item_id: Optional[int] = None) -> None:
+    def rescored(self, item_id: Optional[int] = None, counts_now: bool = True) -> None:
         """Forget every cached run (their findings and scores were written
         by another path: the stale runs scored) and read the runs of
         ``item_id`` again; the items, their cards, workflows and ground
         truth, which scoring leaves alone, are kept. The review counts are
-        read again at once, or come with the summary (a big project)."""
+        read again at once with ``counts_now`` (one aggregate query over
+        every run's findings), else they come with the summary."""
         if self.project is None:
             return
         with collector_paused():
             self._clear()
-            if not self._counts_later:
+            if not counts_now:
+                self._counts_later = True
+            elif not self._counts_later:
                 self._counts = overview.review_counts(self.project)
                 self._apply_counts()
             self.ensure_item(item_id)

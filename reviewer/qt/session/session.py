@@ -247,8 +247,8 @@ class Session(QObject):
         self.failter_items.cancel()
         if items or self.project is None:
             self.cache.reset(self.project, self.item_id)
-        else:
-            self.cache.rescored(self.item_id)
+        else:  # the summary on the worker counts the reviews of a project too big to summarise at once
+            self.cache.rescored(self.item_id, counts_now=self.cache.total_runs() <= summary.SYNC_RUNS)
         if self.project is None:
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
