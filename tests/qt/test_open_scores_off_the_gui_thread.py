@@ -5,6 +5,7 @@ when the scores are in."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 from reviewer.core.models import Prompt
@@ -65,4 +66,7 @@ def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
     assert session.items()[0] is kept
     assert sum(st.runs for st in session.items()) > sum(before.values())
     assert session.runs(kept.item.id) and all(r.run["id"] for r in session.runs(kept.item.id))
+    # a big project's caches are kept out of the collector's full passes once loaded, and given back on close
+    assert gc.isenabled() and gc.get_freeze_count() > 0
     session.close()
+    assert gc.isenabled() and gc.get_freeze_count() == 0

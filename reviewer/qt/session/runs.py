@@ -58,6 +58,33 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def pause_collector() -> None:
+    """Stop the cyclic collector until :func:`keep_long_lived` (a big
+    project loads: its summary, scores and verdicts come from workers, and
+    a full collection triggered by any thread holds the GUI thread)."""
+    gc.disable()
+
+
+def keep_long_lived() -> None:
+    """Move every object alive now out of the collector's sight
+    (``gc.freeze``): a big project's caches (a RunLine per run, every
+    verdict) live as long as it is open, and each full collection would
+    walk them again, for up to a second on the GUI thread. Objects freed by
+    reference counting are freed as before; :func:`release_long_lived`
+    hands the rest back when the project is closed. The collector runs
+    again (after :func:`pause_collector`)."""
+    gc.freeze()
+    gc.enable()
+
+
+def release_long_lived() -> None:
+    """Give the objects kept by :func:`keep_long_lived` back to the
+    collector (``gc.unfreeze``), so a closed project's cycles are collected;
+    the collector runs."""
+    gc.unfreeze()
+    gc.enable()
+
+
 @dataclass
 class ItemStatus:
     """An item with its review progress, for the items list."""
@@ -200,6 +227,10 @@ class RunCache:
         if self._counts_later:
             return self._runs_total
         return sum(c.runs for c in self._counts.values())
+
+    def all_runs(self) -> int:
+        """Every run of the project, scored or not (counted at open)."""
+        return self._runs_total
 
     def counts_later(self) -> bool:
         """The review counts wait for the summary (a big project)."""

@@ -51,7 +51,7 @@ from reviewer.qt.session.label_planner import LabelPlanner
 from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.rows import Row, read_summary
-from reviewer.qt.session.runs import ItemStatus, RunCache
+from reviewer.qt.session.runs import ItemStatus, RunCache, keep_long_lived, pause_collector, release_long_lived
 from reviewer.qt.session.writer_worker import WriterWorker
 
 #: Milliseconds on a run before it is remembered as where the reviewer left off.
@@ -150,6 +150,9 @@ class Session(QObject):
         self.scorer = WriterWorker(self)
         self.scorer.progress.connect(self._scoring_progress)
         self.scorer.done.connect(self._scored)
+        self.judging.writer.done.connect(lambda _result: self._keep_if_big())  # after the disputes are in
+        self.judging.writer.failed.connect(lambda _why: self._keep_if_big())
+        self.scorer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda text: self.error.emit(f"could not score the stale runs: {text}"))
 
     # -- project ------------------------------------------------------------------
@@ -174,6 +177,7 @@ class Session(QObject):
                 self.error.emit(f"{self.history.waiting_text()}; not opening {path} until they are saved")
                 return False
             self.project.close()
+            release_long_lived()  # the project closed: its cycles may be collected
         self.project, self.store = project, ProjectStore(project, self.reviewer)
         self.editor.attach(project, self.store)
         self.cache.forget_previewed()
@@ -194,7 +198,17 @@ class Session(QObject):
             self.set_item(self.items()[0].item.id)
         if background:
             self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
+        if self.cache.total_runs() > summary.SYNC_RUNS and self.busy():
+            pause_collector()  # until the workers' results are in (_keep_if_big)
+        self._keep_if_big()
         return True
+
+    def _keep_if_big(self) -> None:
+        """Once the workers are done, keep what a big project's reading made
+        (its items, runs, summary, verdicts) out of the collector's full
+        passes (runs.keep_long_lived)."""
+        if self.project is not None and self.cache.total_runs() > summary.SYNC_RUNS and not self.busy():
+            keep_long_lived()
 
     def scoring(self) -> bool:
         """The stale runs of the project just opened are being scored (on the writer worker)."""
@@ -216,6 +230,7 @@ class Session(QObject):
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
+        self._keep_if_big()
 
     def import_source(self, source: Path, model: Optional[str] = None) -> Optional[ImportReport]:
         """Import a folder or file into the open project and score it."""
@@ -248,7 +263,7 @@ class Session(QObject):
         if items or self.project is None:
             self.cache.reset(self.project, self.item_id)
         else:  # the summary on the worker counts the reviews of a project too big to summarise at once
-            self.cache.rescored(self.item_id, counts_now=self.cache.total_runs() <= summary.SYNC_RUNS)
+            self.cache.rescored(self.item_id, counts_now=self.cache.all_runs() <= summary.SYNC_RUNS)
         if self.project is None:
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
@@ -275,11 +290,13 @@ class Session(QObject):
             return
         if result is None:
             self.error.emit("could not read every run for the scores; they show once the project is opened again")
+            self._keep_if_big()
             return
         self.cache.apply_summary(result)
         self.summaryChanged.emit()
         self.scoresChanged.emit(None)
         self._announce_scores()
+        self._keep_if_big()
 
     def busy(self) -> bool:
         """Work of the open project is still under way off the GUI thread:
@@ -634,3 +651,4 @@ class Session(QObject):
             self.judging.attach(None)
             self.editor.attach(None, None)
             self.projectChanged.emit()
+            release_long_lived()
