@@ -25,7 +25,7 @@ def cache_short_names(cls: type) -> int:
     """Set every unambiguous short enum name of ``cls`` as a class attribute
     (see module doc); the number set. Classes that refuse attributes are left
     as they are."""
-    found: dict[str, object] = {}
+    found: dict[str, enum.Enum] = {}
     shared: set[str] = set()
     for kind in _enums(cls):
         for name, member in kind.__members__.items():

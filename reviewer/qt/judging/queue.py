@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QObject, Qt
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,6 +36,7 @@ ALL = "(all)"
 DoneRole = Qt.ItemDataRole.UserRole + 3
 DetailRole = Qt.ItemDataRole.UserRole + 4
 _ROOT = QModelIndex()
+_Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole
@@ -59,11 +60,11 @@ class _QueueModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = _ROOT) -> int:  # noqa: N802 - Qt API
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt API
         """Rows shown (none under a row: a table)."""
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = _ROOT) -> int:  # noqa: N802 - Qt API
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt API
         """The COLUMNS."""
         return 0 if parent.isValid() else len(COLUMNS)
 
@@ -75,11 +76,11 @@ class _QueueModel(QAbstractTableModel):
             return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
         return str(section + 1)
 
-    def flags(self, index: QModelIndex):
+    def flags(self, index: _Index):
         """Selectable and enabled, never edited."""
         return Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled if index.isValid() else Qt.ItemFlag.NoItemFlags
 
-    def data(self, index: QModelIndex, role: int = _DISPLAY):
+    def data(self, index: _Index, role: int = _DISPLAY):
         """A cell's text, the done column's colour, the severity's alignment,
         the dispute's detail as a plain-text tooltip, and its id, done flag
         and detail (IdRole, DoneRole, DetailRole); None otherwise."""
@@ -261,11 +262,11 @@ class DisputeQueue(QWidget):
     # -- selection -----------------------------------------------------------------------
     def ordered_ids(self) -> list[int]:
         """The ids of the disputes shown, in queue order."""
-        return [d.id for d, _done, _subject in self.model.rows]
+        return [d.id for d, _done, _subject in self.model.rows if d.id is not None]  # stored: every one has an id
 
     def undecided_ids(self) -> list[int]:
         """The ids of the shown disputes not adjudicated yet, in queue order."""
-        return [d.id for d, done, _subject in self.model.rows if not done]
+        return [d.id for d, done, _subject in self.model.rows if not done and d.id is not None]
 
     def _follow(self) -> None:
         """Select the session's current dispute (or the first shown)."""
