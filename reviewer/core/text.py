@@ -50,6 +50,12 @@ def _is_hidden(ch: str) -> bool:
     return code < 0x20 or 0x7F <= code <= 0x9F or ch in BIDI_CONTROLS
 
 
+_HIDDEN_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS))
+#: What :func:`visible` replaces (the same characters as ``_is_hidden``), one regular expression.
+_HIDDEN = re.compile(f"[{_HIDDEN_CHARS}]")
+_HIDDEN_OR_NEWLINE = re.compile(f"[{_HIDDEN_CHARS}\n]")
+
+
 def visible(text: object, keep_newlines: bool = True) -> str:
     """``text`` with every C0 and C1 control character (U+0000-U+001F,
     U+007F-U+009F; newline and tab kept, newline too only with
@@ -64,9 +70,10 @@ def visible(text: object, keep_newlines: bool = True) -> str:
     'photo<U+202E>gnp.exe'
     """
     s = str(text)
-    if not any(_is_hidden(ch) or (ch == "\n" and not keep_newlines) for ch in s):
+    pattern = _HIDDEN if keep_newlines else _HIDDEN_OR_NEWLINE
+    if pattern.search(s) is None:
         return s
-    return "".join(f"<U+{ord(ch):04X}>" if _is_hidden(ch) or (ch == "\n" and not keep_newlines) else ch for ch in s)
+    return pattern.sub(lambda m: f"<U+{ord(m.group()):04X}>", s)
 
 
 def bounded(text: object, limit: int = 80) -> str:

@@ -53,7 +53,7 @@ def rater_key(v: Verdict) -> RaterKey:
 def rater_labels(verdicts: Iterable[Verdict]) -> dict[RaterKey, str]:
     """A display name per rater: the judge name, or 'judge (method)' when the
     same judge name occurs under several methods."""
-    keys = {rater_key(v) for v in verdicts}
+    keys = {(judge, method.value) for judge, method in {(v.judge, v.method) for v in verdicts}}  # as rater_key
     names: dict[str, int] = {}
     for judge, _ in keys:
         names[judge] = names.get(judge, 0) + 1

@@ -57,7 +57,7 @@ class AnnotatorView(QObject):
         session.projectChanged.connect(self._project_changed)
         session.disputesChanged.connect(self._forget)  # an import may bring annotators
         session.itemChanged.connect(self._item_changed)
-        session.groundTruthChanged.connect(lambda item_id: self._forget() if item_id == session.item_id else None)
+        session.groundTruthChanged.connect(self._ground_truth_changed)
         session.toolChanged.connect(self._tool_changed)
 
     # -- reading --------------------------------------------------------------------------
@@ -222,8 +222,11 @@ class AnnotatorView(QObject):
         return text + (f" · {elsewhere} ground-truth dispute(s) on other items (F3)" if elsewhere else "")
 
     # -- session signals ------------------------------------------------------------------------
-    def _forget(self) -> None:
+    def _forget(self, keep_names: bool = False) -> None:
+        names = self._cache.get(("names", None))
         self._cache.clear()
+        if keep_names and names is not None:  # the project's annotators (a scan of every card) stay
+            self._cache[("names", None)] = names
         diffs = self.differences()
         if self.difference_index is not None and self.difference_index >= len(diffs):
             self.difference_index = None
@@ -235,7 +238,13 @@ class AnnotatorView(QObject):
 
     def _item_changed(self) -> None:
         self.difference_index = None
-        self._forget()
+        self._forget(keep_names=True)
+
+    def _ground_truth_changed(self, item_id: int) -> None:
+        if item_id == self.session.item_id:
+            self._forget()
+        else:  # another item's ground truth may bring an annotator: read the project's names again
+            self._cache.pop(("names", None), None)
 
     def _tool_changed(self, tool: str) -> None:
         if tool != "select" and self.mode != CONSENSUS_VIEW:

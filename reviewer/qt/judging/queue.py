@@ -9,8 +9,8 @@ filters are view settings, not domain state.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,20 +34,86 @@ ALL = "(all)"
 #: Item-data role: True when the row's dispute is adjudicated.
 DoneRole = Qt.ItemDataRole.UserRole + 3
 DetailRole = Qt.ItemDataRole.UserRole + 4
+_ROOT = QModelIndex()
+_Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole
+_ALIGNMENT = Qt.ItemDataRole.TextAlignmentRole
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
-class _QueueModel(QStandardItemModel):
-    """The queue's rows; a cell's tooltip (the dispute's detail as plain
-    text) is made when asked for, not for every row when the queue fills."""
+class _QueueModel(QAbstractTableModel):
+    """The queue's rows, (dispute, adjudicated, shown subject) each; a cell
+    (text, colour, alignment, tooltip) is made when the view asks for it,
+    so filling the queue costs one reset, not an item object per cell."""
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        """Qt's data, the tooltip made from the stored detail."""
-        if role == Qt.ItemDataRole.ToolTipRole:
-            detail = super().data(index, DetailRole)
-            return plain_tooltip(detail) if detail else None
-        return super().data(index, role)
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.rows: list[tuple[Dispute, bool, str]] = []
+        self._done_brush = QBrush(QColor(DONE_COLOUR))
+
+    def set_rows(self, rows: list[tuple[Dispute, bool, str]]) -> None:
+        """Show ``rows`` (one model reset)."""
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt API
+        """Rows shown (none under a row: a table)."""
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt API
+        """The COLUMNS."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation, role: int = _DISPLAY):  # noqa: N802 - Qt API
+        """The column's name (horizontal), the row's number (vertical, hidden)."""
+        if role != _DISPLAY:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
+        return str(section + 1)
+
+    def flags(self, index: _Index):
+        """Selectable and enabled, never edited."""
+        return Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+    def data(self, index: _Index, role: int = _DISPLAY):
+        """A cell's text, the done column's colour, the severity's alignment,
+        the dispute's detail as a plain-text tooltip, and its id, done flag
+        and detail (IdRole, DoneRole, DetailRole); None otherwise."""
+        if not index.isValid():
+            return None
+        d, done, subject = self.rows[index.row()]
+        column = index.column()
+        if role == _DISPLAY:
+            if column == 0:
+                return "\u2713" if done else ""
+            if column == 1:
+                return KIND_SHORT.get(d.kind.value, d.kind.value)
+            if column == 2:
+                return subject
+            if column == 3:
+                return d.dimension
+            return f"{d.severity:.2f}"
+        if role == IdRole:
+            return d.id
+        if role == DoneRole:
+            return done
+        if role == DetailRole:
+            return d.detail
+        if role == _TOOLTIP:
+            return plain_tooltip(d.detail) if d.detail else None
+        if role == _FOREGROUND and done and column == 0:
+            return self._done_brush
+        if role == _ALIGNMENT and column == 4:
+            return _RIGHT
+        return None
 
 
+#: Rows whose cells the columns are fitted to (Qt's default, 1,000, asks the model for 40,000 cells' data).
+FIT_ROWS = 100
 STATUSES = ("(all)", "to do", "adjudicated")
 COLUMNS = ("done", "kind", "subject", "dimension", "sev.")
 
@@ -82,8 +148,7 @@ class DisputeQueue(QWidget):
             combo.currentIndexChanged.connect(self._refill)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        self.model = _QueueModel(0, len(COLUMNS))
-        self.model.setHorizontalHeaderLabels(list(COLUMNS))
+        self.model = _QueueModel(self)
         self.view = QTableView()
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -96,6 +161,7 @@ class DisputeQueue(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setResizeContentsPrecision(FIT_ROWS)
         self.progress = QLabel()
         self.progress.setTextFormat(Qt.TextFormat.PlainText)
         self.progress.setWordWrap(True)
@@ -165,31 +231,15 @@ class DisputeQueue(QWidget):
         decided = {(a.subject, a.dimension): a for a in s.adjudications()}
         items = s.judging.run_items() if disputes else {}  # every run's item: read only when there is a dispute
         by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
-        self._rebuilding = True
-        self.model.removeRows(0, self.model.rowCount())
+        rows: list[tuple[Dispute, bool, str]] = []
         for d in disputes:
             done = (d.subject, d.dimension) in decided
             v = by_subject.get(d.subject)
             item = items.get(v.run_id) if v is not None and v.run_id is not None else None
-            if not self._matches(d, done, item):
-                continue
-            subject = f"{item} · {d.subject}" if item else d.subject
-            cells = [
-                "✓" if done else "",
-                KIND_SHORT.get(d.kind.value, d.kind.value),
-                subject,
-                d.dimension,
-                f"{d.severity:.2f}",
-            ]
-            row = [QStandardItem(c) for c in cells]
-            for cell in row:
-                cell.setData(d.id, IdRole)
-                cell.setData(done, DoneRole)
-                cell.setData(d.detail, DetailRole)
-            if done:
-                row[0].setForeground(QBrush(QColor(DONE_COLOUR)))
-            row[4].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.model.appendRow(row)
+            if self._matches(d, done, item):
+                rows.append((d, done, f"{item} · {d.subject}" if item else d.subject))
+        self._rebuilding = True
+        self.model.set_rows(rows)
         self._rebuilding = False
         self._update_progress(disputes, decided)
         self._follow()
@@ -211,15 +261,11 @@ class DisputeQueue(QWidget):
     # -- selection -----------------------------------------------------------------------
     def ordered_ids(self) -> list[int]:
         """The ids of the disputes shown, in queue order."""
-        return [self.model.item(r, 0).data(IdRole) for r in range(self.model.rowCount())]
+        return [d.id for d, _done, _subject in self.model.rows if d.id is not None]  # stored: every one has an id
 
     def undecided_ids(self) -> list[int]:
         """The ids of the shown disputes not adjudicated yet, in queue order."""
-        return [
-            self.model.item(r, 0).data(IdRole)
-            for r in range(self.model.rowCount())
-            if not self.model.item(r, 0).data(DoneRole)
-        ]
+        return [d.id for d, done, _subject in self.model.rows if not done and d.id is not None]
 
     def _follow(self) -> None:
         """Select the session's current dispute (or the first shown)."""
@@ -242,4 +288,4 @@ class DisputeQueue(QWidget):
     def _row_changed(self, current, _previous) -> None:
         if self._rebuilding or not current.isValid():
             return
-        self.session.set_dispute(self.model.item(current.row(), 0).data(IdRole))
+        self.session.set_dispute(self.model.rows[current.row()][0].id)

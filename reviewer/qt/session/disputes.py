@@ -61,6 +61,9 @@ class DisputeState(QObject):
         self.project: Project | None = None
         self.current_dispute_id: int | None = None
         self._verdicts: list[Verdict] = []
+        self._told: list[Dispute] | None = None  # the disputes while disputesChanged is emitted
+        self._indexed: list[Verdict] | None = None  # the verdicts _by_subject was made from
+        self._by_subject: dict[str, list[Verdict]] = {}
         #: the background refresh of a big project (module doc)
         self.writer = WriterWorker(self)
         self.writer.done.connect(self._found)
@@ -119,13 +122,19 @@ class DisputeState(QObject):
         self.message.emit(f"disputes found: {len(self.disputes())}")
 
     def _settle(self) -> None:
-        ids = {d.id for d in self.disputes()}
-        if self.current_dispute_id not in ids:
-            self.current_dispute_id = None
-        self.disputesChanged.emit()
+        self._told = self.disputes()  # read once for every view told below (each asks again)
+        try:
+            if self.current_dispute_id not in {d.id for d in self._told}:
+                self.current_dispute_id = None
+            self.disputesChanged.emit()
+        finally:
+            self._told = None
 
     def disputes(self) -> list[Dispute]:
-        """The stored disputes, most severe first."""
+        """The stored disputes, most severe first (read once while the views
+        are told that they changed)."""
+        if self._told is not None:
+            return list(self._told)
         return judging.disputes(self.project) if self.project is not None else []
 
     def dispute(self) -> Dispute | None:
@@ -143,7 +152,14 @@ class DisputeState(QObject):
     def judge_verdicts(self, subject: str | None = None) -> list[Verdict]:
         """Judge (and human) verdicts of one subject, or all, in id order
         (cached at open/import: commands never change verdicts)."""
-        return [v for v in self._verdicts if subject is None or v.subject == subject]
+        if subject is None:
+            return list(self._verdicts)
+        if self._indexed is not self._verdicts:  # the verdicts were read again: index them by subject once
+            self._by_subject = {}
+            for v in self._verdicts:
+                self._by_subject.setdefault(v.subject, []).append(v)
+            self._indexed = self._verdicts
+        return list(self._by_subject.get(subject, ()))
 
     def adjudications(self) -> list[Adjudication]:
         """Every adjudication of the project."""

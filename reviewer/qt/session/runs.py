@@ -26,8 +26,10 @@ the last change touched (None: anything), so views update those rows only.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict
@@ -43,6 +45,48 @@ from reviewer.storage.repo import config as repo_config
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.scoring import score_project
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while the block runs: reading
+    a big project makes tens of thousands of objects without cycles, and
+    each collection they trigger would walk the whole heap (most of the
+    time of building the items' rows at open)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def pause_collector() -> None:
+    """Stop the cyclic collector until :func:`keep_long_lived` (a big
+    project loads: its summary, scores and verdicts come from workers, and
+    a full collection triggered by any thread holds the GUI thread)."""
+    gc.disable()
+
+
+def keep_long_lived() -> None:
+    """Move every object alive now out of the collector's sight
+    (``gc.freeze``): a big project's caches (a RunLine per run, every
+    verdict) live as long as it is open, and each full collection would
+    walk them again, for up to a second on the GUI thread. Objects freed by
+    reference counting are freed as before; :func:`release_long_lived`
+    hands the rest back when the project is closed. The collector runs
+    again (after :func:`pause_collector`)."""
+    gc.freeze()
+    gc.enable()
+
+
+def release_long_lived() -> None:
+    """Give the objects kept by :func:`keep_long_lived` back to the
+    collector (``gc.unfreeze``), so a closed project's cycles are collected;
+    the collector runs."""
+    gc.unfreeze()
+    gc.enable()
 
 
 @dataclass
@@ -116,6 +160,10 @@ class RunCache:
         """Forget every cached run and ground truth; read the items, card
         and review counts of ``project`` (None: empty) and the runs of
         ``item_id``. The summary is the caller's (``apply_summary``)."""
+        with collector_paused():
+            self._reset(project, item_id)
+
+    def _reset(self, project, item_id: int | None) -> None:
         self.project = project
         self._items = repo_items.items(project) if project else []  # items change only by import
         self._items_by_id = {i.id: i for i in self._items if i.id is not None}
@@ -147,10 +195,31 @@ class RunCache:
             for iid in [item.id or 0]  # ids are read from the database
         ]
         self._status_by_id = {st.item.id: st for st in self._statuses if st.item.id is not None}
+        self._apply_counts()
+        self.ensure_item(item_id)
+
+    def _apply_counts(self) -> None:
         for iid, st in self._status_by_id.items():
             c = self._counts.get(iid)
             st.runs, st.reviewed, st.no_findings = (c.runs, c.reviewed, c.no_findings) if c else (0, 0, 0)
-        self.ensure_item(item_id)
+
+    def rescored(self, item_id: int | None = None, counts_now: bool = True) -> None:
+        """Forget every cached run (their findings and scores were written
+        by another path: the stale runs scored) and read the runs of
+        ``item_id`` again; the items, their cards, workflows and ground
+        truth, which scoring leaves alone, are kept. The review counts are
+        read again at once with ``counts_now`` (one aggregate query over
+        every run's findings), else they come with the summary."""
+        if self.project is None:
+            return
+        with collector_paused():
+            self._clear()
+            if not counts_now:
+                self._counts_later = True
+            elif not self._counts_later:
+                self._counts = overview.review_counts(self.project)
+                self._apply_counts()
+            self.ensure_item(item_id)
 
     def forget_previewed(self) -> None:
         """No run is shown with waiting decisions any more (a new project)."""
@@ -163,6 +232,10 @@ class RunCache:
             return self._runs_total
         return sum(c.runs for c in self._counts.values())
 
+    def all_runs(self) -> int:
+        """Every run of the project, scored or not (counted at open)."""
+        return self._runs_total
+
     def counts_later(self) -> bool:
         """The review counts wait for the summary (a big project)."""
         return self._counts_later
@@ -171,6 +244,10 @@ class RunCache:
         """Take the summary's RunLines (those of the runs cached whole are as
         new or newer: made from them) and its T-P1 rows. Whole runs stay
         cached only for the items shown so far."""
+        with collector_paused():
+            self._apply_summary(result)
+
+    def _apply_summary(self, result) -> None:
         lines, rows = result
         merged: dict[int, overview.RunLine] = {x.id: x for x in lines}
         for rid, r in self._runs.items():  # cached runs: as new as the summary or newer

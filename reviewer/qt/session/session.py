@@ -43,7 +43,7 @@ from reviewer.qt.session.facts import FailterItems
 from reviewer.qt.session.label_planner import LabelPlanner
 from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.rows import Row, read_summary
-from reviewer.qt.session.runs import ItemStatus, RunCache
+from reviewer.qt.session.runs import ItemStatus, RunCache, keep_long_lived, pause_collector, release_long_lived
 from reviewer.qt.session.writer_worker import WriterWorker
 from reviewer.storage.cards import overview
 from reviewer.storage.cards.scores import ScoredRun, verdicts
@@ -151,6 +151,9 @@ class Session(QObject):
         self.scorer = WriterWorker(self)
         self.scorer.progress.connect(self._scoring_progress)
         self.scorer.done.connect(self._scored)
+        self.judging.writer.done.connect(lambda _result: self._keep_if_big())  # after the disputes are in
+        self.judging.writer.failed.connect(lambda _why: self._keep_if_big())
+        self.scorer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda text: self.error.emit(f"could not score the stale runs: {text}"))
 
     # -- project ------------------------------------------------------------------
@@ -175,6 +178,7 @@ class Session(QObject):
                 self.error.emit(f"{self.history.waiting_text()}; not opening {path} until they are saved")
                 return False
             self.project.close()
+            release_long_lived()  # the project closed: its cycles may be collected
         self.project, self.store = project, ProjectStore(project, self.reviewer)
         self.editor.attach(project, self.store)
         self.cache.forget_previewed()
@@ -195,7 +199,17 @@ class Session(QObject):
             self.set_item(self.items()[0].item.id)
         if background:
             self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
+        if self.cache.total_runs() > summary.SYNC_RUNS and self.busy():
+            pause_collector()  # until the workers' results are in (_keep_if_big)
+        self._keep_if_big()
         return True
+
+    def _keep_if_big(self) -> None:
+        """Once the workers are done, keep what a big project's reading made
+        (its items, runs, summary, verdicts) out of the collector's full
+        passes (runs.keep_long_lived)."""
+        if self.project is not None and self.cache.total_runs() > summary.SYNC_RUNS and not self.busy():
+            keep_long_lived()
 
     def scoring(self) -> bool:
         """The stale runs of the project just opened are being scored (on the writer worker)."""
@@ -213,10 +227,11 @@ class Session(QObject):
         self.judging.refresh()
         if not scored:
             return
-        self.reload()
+        self.reload(items=False)  # scoring changes runs, not items
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
+        self._keep_if_big()
 
     def import_source(self, source: Path, model: str | None = None) -> ImportReport | None:
         """Import a folder or file into the open project and score it."""
@@ -237,14 +252,19 @@ class Session(QObject):
         self.message.emit(report.summary().replace("\n", "; "))
         return report
 
-    def reload(self) -> None:
+    def reload(self, items: bool = True) -> None:
         """Read the project's items again and forget every cached run and
         ground truth (after an import, or a write by another path); the
         summary is computed again (at once for up to summary.SYNC_RUNS runs,
-        else on the worker). Views are not told: emit what changed."""
+        else on the worker). Without ``items`` only the runs are forgotten
+        (runs scored by another path: items, cards and ground truth are as
+        they were). Views are not told: emit what changed."""
         self.summariser.cancel()
         self.failter_items.cancel()
-        self.cache.reset(self.project, self.item_id)
+        if items or self.project is None:
+            self.cache.reset(self.project, self.item_id)
+        else:  # the summary on the worker counts the reviews of a project too big to summarise at once
+            self.cache.rescored(self.item_id, counts_now=self.cache.all_runs() <= summary.SYNC_RUNS)
         if self.project is None:
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
@@ -271,11 +291,13 @@ class Session(QObject):
             return
         if result is None:
             self.error.emit("could not read every run for the scores; they show once the project is opened again")
+            self._keep_if_big()
             return
         self.cache.apply_summary(result)
         self.summaryChanged.emit()
         self.scoresChanged.emit(None)
         self._announce_scores()
+        self._keep_if_big()
 
     def busy(self) -> bool:
         """Work of the open project is still under way off the GUI thread:
@@ -630,3 +652,4 @@ class Session(QObject):
             self.judging.attach(None)
             self.editor.attach(None, None)
             self.projectChanged.emit()
+            release_long_lived()

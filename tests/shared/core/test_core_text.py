@@ -72,3 +72,13 @@ def test_normalize_is_idempotent_and_tidy(text: str) -> None:
 def test_normalize_ignores_ascii_case_and_punctuation(text: str) -> None:
     assert normalize(text.upper()) == normalize(text.lower()) == normalize(text)
     assert normalize(text + "!?.") == normalize(text)
+
+
+def test_visible_replaces_exactly_the_hidden_characters_of_the_character_rule():
+    from reviewer.core.text import _is_hidden, visible
+
+    for keep in (True, False):
+        for code in range(0x3000):
+            ch = chr(code)
+            hidden = _is_hidden(ch) or (ch == "\n" and not keep)
+            assert visible(f"a{ch}b", keep_newlines=keep) == (f"a<U+{code:04X}>b" if hidden else f"a{ch}b")

@@ -5,6 +5,7 @@ when the scores are in."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 from reviewer.core.models import Prompt
@@ -51,6 +52,8 @@ def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
     opened = time.perf_counter() - started
     assert session.scoring()  # open returned; the writer is still at it
     assert session.items()  # the window has its items already
+    before = {st.item.id: st.runs for st in session.items()}
+    kept = session.items()[0]
     with qtbot.waitSignal(session.scorer.done, timeout=120_000) as done:
         pass
     scored = time.perf_counter() - started
@@ -59,4 +62,12 @@ def test_open_returns_before_the_stale_runs_are_scored(qtbot, tmp_path):
     assert scored > opened
     assert any(m.startswith("scoring stale runs:") for m in messages)
     assert any(m.startswith("scored ") for m in messages)
+    # the scores read again: the items are the same objects, their counts of scored runs new
+    qtbot.waitUntil(lambda: not session.busy(), timeout=120_000)
+    assert session.items()[0] is kept
+    assert sum(st.runs for st in session.items()) > sum(before.values())
+    assert session.runs(kept.item.id) and all(r.run["id"] for r in session.runs(kept.item.id))
+    # a big project's caches are kept out of the collector's full passes once loaded, and given back on close
+    assert gc.isenabled() and gc.get_freeze_count() > 0
     session.close()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
