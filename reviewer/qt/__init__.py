@@ -8,10 +8,15 @@ models and paint code thousands of times per item).
 """
 
 from reviewer.qt import enums
+
+# isort: off
+# The order of these imports is the order of registration, which the window keeps (menus, docks).
 from reviewer.qt.cards import registration as cards_registration
+from reviewer.qt.spans import registration as spans_registration
 from reviewer.qt.cases import registration as cases_registration
 from reviewer.qt.judging import registration as judging_registration
-from reviewer.qt.spans import registration as spans_registration
+
+# isort: on
 
 enums.cache_all()
 
