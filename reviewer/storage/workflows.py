@@ -119,8 +119,9 @@ def truth_counts(project: Any) -> dict[int, tuple[int, int, int, int]]:
 
 
 def failter_verdict_items(project: Any) -> set[int]:
-    """The ids of the items whose runs have a Failter verdict (as
-    has_failter_verdicts, for every item in one query)."""
+    """The ids of the items whose runs have a Failter verdict (rules-based
+    or ground-truth evaluation), in one query: such an item's judged-output
+    figures are the Failter table, else the rubric distribution."""
     return {
         row[0]
         for row in project.db.execute(
@@ -128,17 +129,3 @@ def failter_verdict_items(project: Any) -> set[int]:
             "WHERE v.method IN ('rules-based', 'ground-truth')"
         ).fetchall()
     }
-
-
-def has_failter_verdicts(project: Any, item_id: int) -> bool:
-    """The item's runs have a Failter verdict (rules-based or ground-truth
-    evaluation): its judged-output figures are the Failter table, else the
-    rubric distribution."""
-    return (
-        project.db.execute(
-            "SELECT 1 FROM verdicts v JOIN runs r ON r.id = v.run_id WHERE r.item_id = ? "
-            "AND v.method IN ('rules-based', 'ground-truth') LIMIT 1",
-            [item_id],
-        ).fetchone()
-        is not None
-    )
