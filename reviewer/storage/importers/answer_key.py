@@ -19,11 +19,10 @@ from pathlib import Path
 
 from reviewer.core.models import BBox, Card, GroundTruth, Item
 from reviewer.storage.files.previews import store_preview
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, photo_item
+from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, add_file_run, photo_item
 from reviewer.storage.project.db import Project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
-from reviewer.storage.repo import runs as repo_runs
 
 
 def detect(source: Path) -> bool:
@@ -160,17 +159,4 @@ def _import_runs(
             report.skip(path.name, "name is not <image>_<variant>_<piles|cards> with a known image")
             continue
         output = path.read_text(encoding="utf-8", errors="replace")
-        _run_id, status = repo_runs.add_run(
-            project,
-            item_ids[stem],
-            prompt_ids[schema],
-            model,
-            output,
-            source=path.name,
-            actor=options.actor,
-            any_model=not options.model,
-        )
-        if status.startswith("conflict"):
-            report.skip(path.name, status)
-        else:
-            report.count("runs", status == "added")
+        add_file_run(project, report, options, path.name, item_ids[stem], prompt_ids[schema], model, output)

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from reviewer.core.models import AnswerSchema, BoxConvention, Item
 from reviewer.storage.files.images import Photo, file_sha256, read_photo
+from reviewer.storage.project.db import Project
+from reviewer.storage.repo import runs as repo_runs
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 
@@ -68,6 +70,42 @@ class ImportReport:
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"skipped {w}: {why}" for w, why in self.skipped]
         return "\n".join(lines)
+
+
+def add_file_run(
+    project: Project,
+    report: ImportReport,
+    options: ImportOptions,
+    name: str,
+    item_id: int,
+    prompt_id: int,
+    model: str,
+    output: str,
+    timestamp: str | None = None,
+) -> tuple[int | None, str]:
+    """Store the answer file ``name`` (its text ``output``) as a run of
+    ``model`` on the item and prompt (``repo.runs.add_run``: the file name
+    as its source, ``options.actor`` as who imports, and, when no
+    ``options.model`` was given, the same file under another model name is
+    the same run) and count it in ``report``: a conflict with a stored run
+    is skipped with its reason, anything else counts as a run added or
+    already present. Returns add_run's (run id or None, status)."""
+    run_id, status = repo_runs.add_run(
+        project,
+        item_id,
+        prompt_id,
+        model,
+        output,
+        timestamp=timestamp,
+        source=name,
+        actor=options.actor,
+        any_model=not options.model,
+    )
+    if status.startswith("conflict"):
+        report.skip(name, status)
+    else:
+        report.count("runs", status == "added")
+    return run_id, status
 
 
 def json_depth(text: str) -> int:

@@ -25,7 +25,14 @@ from reviewer.core.cards.prompts import prompt_from_text
 from reviewer.core.models import BBox, Card, GroundTruth, Pile
 from reviewer.storage.files.confine import inside, source_root
 from reviewer.storage.files.previews import store_preview
-from reviewer.storage.importers.base import IMAGE_SUFFIXES, ImportOptions, ImportReport, load_json, photo_item
+from reviewer.storage.importers.base import (
+    IMAGE_SUFFIXES,
+    ImportOptions,
+    ImportReport,
+    add_file_run,
+    load_json,
+    photo_item,
+)
 from reviewer.storage.project.db import Project
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
@@ -227,20 +234,8 @@ def _import_runs(
             report.notes.append(f"{path.name}: run recorded for model 'unknown' now names '{model}'")
             report.count("runs", False)
             continue
-        run_id, status = repo_runs.add_run(
-            project,
-            item_ids[image],
-            prompt_ids[prompt],
-            model,
-            output,
-            timestamp=stamp,
-            source=path.name,
-            actor=options.actor,
-            any_model=not options.model,
+        _run_id, status = add_file_run(
+            project, report, options, path.name, item_ids[image], prompt_ids[prompt], model, output, stamp
         )
-        if status.startswith("conflict"):
-            report.skip(path.name, status)
-        else:
-            report.count("runs", status == "added")
-            if status.startswith("exists as model"):
-                report.notes.append(f"{path.name} {status}: not added again for '{model}'")
+        if status.startswith("exists as model"):
+            report.notes.append(f"{path.name} {status}: not added again for '{model}'")
