@@ -6,7 +6,7 @@ Rules:
 * **Matching.** Cards are paired one to one by box IoU (reviewer.core.cards.boxes.iou):
   the assignment with the largest total IoU among pairs with IoU >= ``threshold``
   (0.5; scipy ``linear_sum_assignment``). Cards left over are paired, in
-  order, with a card of equal text (§1 equality, reviewer.core.cards.rules.squashed):
+  order, with a card of equal text (§1 equality, reviewer.core.cards.readings.squashed):
   the same card drawn in another place (a *box* difference). Cards neither
   of them pairs are *missing* on the other side.
 * **Matched cards** are the IoU pairs, and text pairs where neither card has

@@ -2,7 +2,7 @@
 
 T-P5 scoring procedure, card-reading-spike-evaluation.md:
 1. parse the output (or note FORMAT)        -> reviewer.core.cards.parsing
-2. match model cards to ground-truth cards  -> reviewer.core.cards.rules
+2. match model cards to ground-truth cards  -> reviewer.core.cards.pairing
 3. unmatched model cards are HALLUC
 4. unmatched ground-truth cards are MISS
 5. matched cards: OCR / PARTIAL by text, SPATIAL by pile
@@ -24,10 +24,12 @@ import numpy as np
 from pydantic import BaseModel, Field, TypeAdapter
 from rapidfuzz import fuzz, process
 
+from reviewer.core.cards.box_fit import Frac
 from reviewer.core.cards.boxes import detect_convention
+from reviewer.core.cards.pairing import Pairing, pair_cards
 from reviewer.core.cards.parsing import ParseResult, parse_answer
 from reviewer.core.cards.readings import squashed
-from reviewer.core.cards.rules import Frac, Pairing, pair_cards, word_presence
+from reviewer.core.cards.word_presence import word_presence
 from reviewer.core.models import (
     AnswerSchema,
     BBox,
@@ -288,8 +290,9 @@ def _classify(
     height: int | None,
     orientation: int,
 ) -> list[dict[str, Any]]:
-    """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4,
-    reviewer.core.cards.rules); fills facts.outcomes and the pile mapping.
+    """T-P5 steps 2-5 by the card scoring rules (card-scoring-rules.md §1-4:
+    reviewer.core.cards.pairing and word_presence); fills facts.outcomes and
+    the pile mapping.
     Returns the fields of the findings (``_FINDINGS`` builds them)."""
     cards = parse.cards
     model_boxes = gt_boxes = None

@@ -1,4 +1,4 @@
-"""card-scoring-rules.md applied by reviewer.core.cards.rules and scoring:
+"""card-scoring-rules.md applied by reviewer.core.cards (pairing, word_presence) and scoring:
 one test per rule, on hand-made answers (never on the dev data)."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reviewer.core.cards.box_fit import raw_to_upright
+from reviewer.core.cards.pairing import pair_cards
 from reviewer.core.cards.readings import card_words, squashed
-from reviewer.core.cards.rules import pair_cards, raw_to_upright
 from reviewer.core.cards.scoring import score_run
 from reviewer.core.models import AnswerSchema, BBox, BoxConvention, Card, Code, GroundTruth, Pile, Prompt, ScoringConfig
 
