@@ -47,6 +47,11 @@ Statistics per dimension (and scale):
   gold': every verdict of either order counts once, LLMBar's average
   accuracy when both orders are decided) when the judge used both orders,
   else for its only order.
+
+This module makes the rows (``AgreementRow``) and writes them as CSV
+(``agreement_csv``); the raters' values, the references and the undecided
+counts are reviewer.core.judging.agreement_raters, the subjects behind each
+row's interval reviewer.core.judging.agreement_samples.
 """
 
 from __future__ import annotations
@@ -54,32 +59,33 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer.core.judging.agreement import AgreementResult, cohen_kappa, krippendorff_alpha, percent_agreement
-from reviewer.core.judging.alignment import PASS_THRESHOLD
-from reviewer.core.judging.calibration import own_range_value, scale_labels
-from reviewer.core.judging.count_stats import (
-    CountSample,
-    clustered_proportion_sample,
-    pair_sample,
-    proportion_sample,
-    units_sample,
+from reviewer.core.judging.agreement_raters import (
+    DimensionRaters,
+    dimension_raters,
+    judge_references,
+    values_by_order,
 )
-from reviewer.core.judging.dispute_common import GOLD, NUMERIC_SCALES, format_value, rater_key, value_of
-from reviewer.core.judging.disputes import is_human, latest_by_order, primary_verdicts, rater_labels
-from reviewer.core.judging.pairwise_agreement import agreement_with_reference, majority, position_swap_consistency
-from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict, normalise
+from reviewer.core.judging.agreement_samples import (
+    alpha_units_sample,
+    rater_pair_sample,
+    subject_clusters,
+    value_prevalence,
+)
+from reviewer.core.judging.calibration import scale_labels
+from reviewer.core.judging.count_stats import CountSample, clustered_proportion_sample, proportion_sample
+from reviewer.core.judging.dispute_common import NUMERIC_SCALES
+from reviewer.core.judging.disputes import is_human, rater_labels
+from reviewer.core.judging.pairwise_agreement import agreement_with_reference, position_swap_consistency
+from reviewer.core.judging.verdicts import LEVEL, TOLERANCE, Adjudication, Scale, Value, Verdict
 from reviewer.core.tables import csv_row
 from reviewer.core.text import natural_key
 
-__all__ = ["ADJUDICATED", "AgreementRow", "agreement_csv", "agreement_rows", "undecided_counts"]
-
-#: The rater name of adjudicated values.
-ADJUDICATED = "adjudicated"
+__all__ = ["AgreementRow", "agreement_csv", "agreement_rows"]
 
 
 @dataclass(frozen=True)
@@ -158,10 +164,6 @@ class AgreementRow:
         return "undefined" if self.value is None else f"{self.value:.{digits}f}"
 
 
-# ---------------------------------------------------------------------------
-# disputes
-
-
 def _value(r: AgreementResult) -> float | None:
     return r.value if r.defined else None
 
@@ -191,65 +193,21 @@ def agreement_rows(verdicts: Iterable[Verdict], adjudications: Iterable[Adjudica
     return rows
 
 
-@dataclass(frozen=True)
-class _DimensionRaters:
-    """The raters' values on one dimension: {rater label: {subject: value}}.
-
-    ``judges`` and ``humans`` hold the primary verdicts' values; ``adjudicated``
-    the adjudications normalised to the scale; ``all`` every rater in display
-    order (judges, humans with 'gold' last, then 'adjudicated' when there are
-    adjudications); ``annotators`` the human raters other than 'gold'.
-    """
-
-    judges: dict[str, dict[str, Value]]
-    humans: dict[str, dict[str, Value]]
-    adjudicated: dict[str, Value]
-    judge_names: list[str]
-    human_names: list[str]
-    annotators: list[str]
-    all: dict[str, dict[str, Value]]
-
-
 def _dimension_rows(
     name: str, dim: str, scale: Scale, group: Sequence[Verdict], adj: dict, labels: dict
 ) -> list[AgreementRow]:
     """Every agreement row of one dimension (and scale), in the module docstring's order:
     pairs of raters, Krippendorff's alpha, position swap, judges against references."""
     judges = [v for v in group if not is_human(v)]
-    raters = _dimension_raters(dim, scale, group, adj, labels)
+    raters = dimension_raters(dim, scale, group, adj, labels)
     observed = [x for vals in raters.all.values() for x in vals.values()]
     cats = scale_labels(scale, observed)
-    by_judge = _values_by_order(judges, dim, labels)
+    by_judge = values_by_order(judges, dim, labels)
     rows = _rater_pair_rows(name, scale, raters.all, cats)
     rows += _alpha_rows(name, scale, raters, cats)
     rows += _position_swap_rows(name, scale, by_judge, cats)
-    rows += _reference_rows(name, raters, by_judge, _references(raters))
+    rows += _reference_rows(name, raters, by_judge, judge_references(raters))
     return rows
-
-
-def _dimension_raters(dim: str, scale: Scale, group: Sequence[Verdict], adj: dict, labels: dict) -> _DimensionRaters:
-    """Each rater's value of each subject on ``dim``: the judges' and humans' primary
-    verdicts (by display label) and the adjudications of the group's subjects."""
-    judges = [v for v in group if not is_human(v)]
-    humans = [v for v in group if is_human(v)]
-    judge_vals: dict[str, dict[str, Value]] = {}
-    for (subject, rater), v in primary_verdicts(judges).items():
-        judge_vals.setdefault(labels[rater], {})[subject] = value_of(v, dim)
-    human_vals: dict[str, dict[str, Value]] = {}
-    for (subject, rater), v in primary_verdicts(humans).items():
-        human_vals.setdefault(labels[rater], {})[subject] = value_of(v, dim)
-    subjects = {v.subject for v in group}
-    adj_vals = {s: normalise(adj[(s, dim)], scale) for s in subjects if (s, dim) in adj}
-    judge_names = sorted(judge_vals, key=natural_key)
-    human_names = sorted(human_vals, key=lambda h: (h == GOLD, natural_key(h)))
-    raters: dict[str, dict[str, Value]] = {
-        **{j: judge_vals[j] for j in judge_names},
-        **{h: human_vals[h] for h in human_names},
-    }
-    if adj_vals:
-        raters[ADJUDICATED] = adj_vals
-    annotators = [h for h in human_names if h != GOLD]
-    return _DimensionRaters(judge_vals, human_vals, adj_vals, judge_names, human_names, annotators, raters)
 
 
 def _rater_pair_rows(name: str, scale: Scale, raters: dict[str, dict[str, Value]], cats: list) -> list[AgreementRow]:
@@ -265,7 +223,7 @@ def _rater_pair_rows(name: str, scale: Scale, raters: dict[str, dict[str, Value]
     return rows
 
 
-def _alpha_rows(name: str, scale: Scale, raters: _DimensionRaters, cats: list) -> list[AgreementRow]:
+def _alpha_rows(name: str, scale: Scale, raters: DimensionRaters, cats: list) -> list[AgreementRow]:
     """Krippendorff's alpha at the scale's level over all judges and humans, and over the
     annotators (humans other than 'gold') alone when there are two or more."""
     rows: list[AgreementRow] = []
@@ -288,19 +246,10 @@ def _alpha_rows(name: str, scale: Scale, raters: _DimensionRaters, cats: list) -
                 _value(r),
                 r.n,
                 _note(r.note, f"{r.counts.get('pairable_units', 0)} of {len(units)} subjects have two or more values"),
-                sample=_units_sample(data, level, cats, r.statistic, scale),
+                sample=alpha_units_sample(data, level, cats, r.statistic, scale),
             )
         )
     return rows
-
-
-def _values_by_order(judges: Sequence[Verdict], dim: str, labels: dict) -> dict[str, dict[str, dict[str, Value]]]:
-    """{judge label: {answer order 'ab' or 'ba': {subject: value}}}, each order's latest verdict."""
-    by_judge: dict[str, dict[str, dict[str, Value]]] = {}
-    for (subject, rater, order), v in latest_by_order(judges).items():
-        if order in ("ab", "ba"):
-            by_judge.setdefault(labels[rater], {}).setdefault(order, {})[subject] = value_of(v, dim)
-    return by_judge
 
 
 def _position_swap_rows(
@@ -320,7 +269,7 @@ def _position_swap_rows(
         ba = [orders["ba"][s] for s in common]
         if scale == Scale.WINNER:
             rows += _swap_consistency_rows(judge, name, ab, ba)
-        orders_sample = _pair(ab, ba, cats, scale)
+        orders_sample = rater_pair_sample(ab, ba, cats, scale)
         if scale != Scale.WINNER:
             r = percent_agreement(ab, ba)
             rows.append(
@@ -362,7 +311,7 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             r.n,
             _note(counts, r.note),
             sample=proportion_sample(
-                [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p])
+                [x == y for x, y in decided], r.statistic, value_prevalence([v for p in decided for v in p])
             ),
         ),
         AgreementRow(
@@ -375,46 +324,15 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             sample=proportion_sample(
                 [x is not None and x == y for x, y in zip(ab, ba)],
                 strict,
-                _prevalence([v for p in decided for v in p]),
+                value_prevalence([v for p in decided for v in p]),
             ),
         ),
     ]
 
 
-def _references(raters: _DimensionRaters) -> list[tuple[str, str, dict[str, Value], str]]:
-    """The references judges are compared with, as (name, statistic, {subject: value}, note):
-    the annotators' majority (a tie is no majority; the note counts them), the
-    adjudications and 'gold', each when present."""
-    human_majority: dict[str, Value] = {}
-    tied = 0
-    if raters.annotators:
-        for s in sorted({s for h in raters.annotators for s in raters.humans[h]}, key=natural_key):
-            labels_s = [raters.humans[h].get(s) for h in raters.annotators]
-            m = majority(labels_s)
-            if m is None and any(x is not None for x in labels_s):
-                tied += 1
-            human_majority[s] = m
-    gold = raters.humans.get(GOLD, {})
-    references = []
-    if human_majority:
-        references.append(
-            (
-                "human majority",
-                "agreement_with_human_majority",
-                human_majority,
-                f"{tied} items without a human majority (annotators tied)" if tied else "",
-            )
-        )
-    if raters.adjudicated:
-        references.append((ADJUDICATED, "agreement_with_adjudicated", raters.adjudicated, ""))
-    if gold:
-        references.append((GOLD, "accuracy_vs_gold", gold, ""))
-    return references
-
-
 def _reference_rows(
     name: str,
-    raters: _DimensionRaters,
+    raters: DimensionRaters,
     by_judge: dict[str, dict[str, dict[str, Value]]],
     references: list[tuple[str, str, dict[str, Value], str]],
 ) -> list[AgreementRow]:
@@ -444,23 +362,9 @@ def _reference_rows(
     return rows
 
 
-def _pass_mark(scale: Scale) -> float | None:
-    return PASS_THRESHOLD.get(scale)
-
-
-def _pair(xa: Sequence[Any], xb: Sequence[Any], cats: list, scale: Scale) -> CountSample:
-    tolerance = TOLERANCE[scale] if scale in NUMERIC_SCALES else None
-    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale))
-
-
-def _units_sample(data: list, level: str, cats: list, statistic: str, scale: Scale) -> CountSample:
-    categories = cats if level != "interval" else sorted({x for row in data for x in row if x is not None})
-    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale))
-
-
 def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: list) -> list[AgreementRow]:
     out = []
-    sample = _pair(xa, xb, cats, scale)
+    sample = rater_pair_sample(xa, xb, cats, scale)
     p = percent_agreement(xa, xb)
     out.append(AgreementRow(raters, name, p.statistic, _value(p), p.n, p.note, sample=sample))
     k = cohen_kappa(xa, xb, categories=cats)
@@ -498,17 +402,6 @@ def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: l
     return out
 
 
-def _clusters(units: Sequence[str], hits: Sequence[bool | None]) -> list[tuple[int, int]]:
-    """(hits, trials) per unit, in first-seen order; a None hit is no trial."""
-    by: dict[str, list[int]] = {}
-    for u, h in zip(units, hits):
-        c = by.setdefault(u, [0, 0])
-        if h is not None:
-            c[0] += int(h)
-            c[1] += 1
-    return [(h, t) for h, t in by.values()]
-
-
 def _accuracy_rows(
     raters: str,
     name: str,
@@ -533,14 +426,14 @@ def _accuracy_rows(
     with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
-    prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
+    prevalence = value_prevalence([y for _, y in with_ref])  # of the reference's classes
     # said first, so a table cell cut at CELL_LIMIT still names the unit resampled
     resampled = "pairs resampled" if pooled is not None else ""
     if pooled is not None:
         decided_hits = [None if y is None or x is None else x == y for x, y in zip(xs, refs)]
         strict_hits = [None if y is None else (x is not None and x == y) for x, y in zip(xs, refs)]
-        sample = clustered_proportion_sample(_clusters(pooled, decided_hits), statistic, prevalence)
-        strict_sample = clustered_proportion_sample(_clusters(pooled, strict_hits), strict, prevalence)
+        sample = clustered_proportion_sample(subject_clusters(pooled, decided_hits), statistic, prevalence)
+        strict_sample = clustered_proportion_sample(subject_clusters(pooled, strict_hits), strict, prevalence)
     else:
         sample = proportion_sample(decided, statistic, prevalence)
         strict_sample = proportion_sample([x is not None and x == y for x, y in with_ref], strict, prevalence)
@@ -564,26 +457,6 @@ def _accuracy_rows(
             sample=strict_sample,
         ),
     ]
-
-
-def _prevalence(values: Sequence[Any]) -> dict[str, float]:
-    """{class: share} of the values that are present, classes in natural order."""
-    present = [format_value(v) for v in values if v is not None]
-    counts = Counter(present)
-    return {k: counts[k] / len(present) for k in sorted(counts, key=natural_key)}
-
-
-def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
-    """{judge display name: verdict dimensions without a usable value}:
-    how much garbage each judge produced (all orders and repetitions)."""
-    vs = list(verdicts)
-    labels = rater_labels(vs)
-    c: Counter = Counter()
-    for v in vs:
-        for d in v.scores:
-            if value_of(v, d) is None and own_range_value(v, d) is None:  # totalScore 0-25 is decided
-                c[labels[rater_key(v)]] += 1
-    return c
 
 
 def agreement_csv(table: str, rows: Sequence[AgreementRow]) -> str:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewer.core.judging.agreement_intervals import with_intervals
-from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows, undecided_counts
+from reviewer.core.judging.agreement_raters import undecided_counts
+from reviewer.core.judging.agreement_table import AgreementRow, agreement_csv, agreement_rows
 from reviewer.core.judging.calibration import (
     EXPECTED_DISTRIBUTION,
     EXPECTED_MEAN,
