@@ -55,7 +55,7 @@ import csv
 import io
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,7 +223,7 @@ def _dimension_rows(
     rows = _rater_pair_rows(name, scale, raters.all, cats)
     rows += _alpha_rows(name, scale, raters, cats)
     rows += _position_swap_rows(name, scale, by_judge, cats)
-    rows += _reference_rows(name, raters, by_judge, _references(raters))
+    rows += _reference_rows(name, scale, raters, by_judge, _references(raters))
     return rows
 
 
@@ -362,7 +362,7 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             r.n,
             _note(counts, r.note),
             sample=proportion_sample(
-                [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p])
+                [x == y for x, y in decided], r.statistic, _prevalence([v for p in decided for v in p], Scale.WINNER)
             ),
         ),
         AgreementRow(
@@ -375,7 +375,7 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             sample=proportion_sample(
                 [x is not None and x == y for x, y in zip(ab, ba)],
                 strict,
-                _prevalence([v for p in decided for v in p]),
+                _prevalence([v for p in decided for v in p], Scale.WINNER),
             ),
         ),
     ]
@@ -414,6 +414,7 @@ def _references(raters: _DimensionRaters) -> list[tuple[str, str, dict[str, Valu
 
 def _reference_rows(
     name: str,
+    scale: Scale,
     raters: _DimensionRaters,
     by_judge: dict[str, dict[str, dict[str, Value]]],
     references: list[tuple[str, str, dict[str, Value], str]],
@@ -440,7 +441,7 @@ def _reference_rows(
                     continue
                 r = agreement_with_reference(xs, refs)
                 pooled = units if len(val_sets) > 1 else None  # both orders of a pair: resample pairs
-                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note, xs, refs, pooled)
+                rows += _accuracy_rows(raters_name, name, scale, statistic, r, ref_note, xs, refs, pooled)
     return rows
 
 
@@ -448,14 +449,20 @@ def _pass_mark(scale: Scale) -> float | None:
     return PASS_THRESHOLD.get(scale)
 
 
+def _class_label(scale: Scale) -> Callable[[Any], str]:
+    """How a class of ``scale`` is named in a prevalence: the scale's own
+    letters on C/I/P and A-F, else the value (format_value)."""
+    return lambda value: format_value(value, scale)
+
+
 def _pair(xa: Sequence[Any], xb: Sequence[Any], cats: list, scale: Scale) -> CountSample:
     tolerance = TOLERANCE[scale] if scale in NUMERIC_SCALES else None
-    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale))
+    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale), label=_class_label(scale))
 
 
 def _units_sample(data: list, level: str, cats: list, statistic: str, scale: Scale) -> CountSample:
     categories = cats if level != "interval" else sorted({x for row in data for x in row if x is not None})
-    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale))
+    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale), label=_class_label(scale))
 
 
 def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: list) -> list[AgreementRow]:
@@ -512,6 +519,7 @@ def _clusters(units: Sequence[str], hits: Sequence[bool | None]) -> list[tuple[i
 def _accuracy_rows(
     raters: str,
     name: str,
+    scale: Scale,
     statistic: str,
     r: AgreementResult,
     ref_note: str,
@@ -533,7 +541,7 @@ def _accuracy_rows(
     with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
-    prevalence = _prevalence([y for _, y in with_ref])  # of the reference's classes
+    prevalence = _prevalence([y for _, y in with_ref], scale)  # of the reference's classes
     # said first, so a table cell cut at CELL_LIMIT still names the unit resampled
     resampled = "pairs resampled" if pooled is not None else ""
     if pooled is not None:
@@ -566,11 +574,14 @@ def _accuracy_rows(
     ]
 
 
-def _prevalence(values: Sequence[Any]) -> dict[str, float]:
-    """{class: share} of the values that are present, classes in natural order."""
-    present = [format_value(v) for v in values if v is not None]
+def _prevalence(values: Sequence[Any], scale: Scale) -> dict[str, float]:
+    """{class: share} of the values that are present, classes in the
+    natural order of their values (I, P, C on C/I/P), each named as the
+    scale names it (format_value: C/I/P and A-F by their letters)."""
+    present = [v for v in values if v is not None]
     counts = Counter(present)
-    return {k: counts[k] / len(present) for k in sorted(counts, key=natural_key)}
+    order = sorted(counts, key=lambda v: natural_key(format_value(v)))
+    return {format_value(v, scale): counts[v] / len(present) for v in order}
 
 
 def undecided_counts(verdicts: Iterable[Verdict]) -> Counter:
