@@ -40,8 +40,9 @@ JUDGE_FAIL_ON = click.option(
     type=click.Choice(sorted(JUDGE_LEVELS)),
     default=None,
     help="CI gate: exit 1 when any judged prompt's average verdict (this judge's verdicts on one prompt's runs "
-    "of one model) is at or below the level: fail = D / 40 / 2, ambiguous = C / 60 / 3 on A-F / 0-100 / 1-5. "
-    "Pairwise verdicts are not gated.",
+    "of one model) is at or below the level: fail = D / 40 / 2 / 40 points, ambiguous = C / 60 / 3 / 60 points "
+    "on A-F (A=100 ... F=20) / 0-100 / 1-5 / C/I/P (inspect's letters, C=100, P=50, I=0: an average of all P is "
+    "ambiguous). Pairwise and pass/fail verdicts are not gated.",
 )
 
 

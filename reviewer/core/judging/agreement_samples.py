@@ -8,7 +8,7 @@ a row rests on. Pure; no database access.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reviewer.core.judging.alignment import PASS_THRESHOLD
@@ -24,6 +24,12 @@ def _pass_mark(scale: Scale) -> float | None:
     return PASS_THRESHOLD.get(scale)
 
 
+def class_label(scale: Scale) -> Callable[[Any], str]:
+    """How a class of ``scale`` is named in a prevalence: the scale's own
+    letters on C/I/P and A-F, else the value (dispute_common.format_value)."""
+    return lambda value: format_value(value, scale)
+
+
 def rater_pair_sample(xa: Sequence[Any], xb: Sequence[Any], cats: list, scale: Scale) -> CountSample:
     """Two raters' values on their common subjects (``xa[i]``, ``xb[i]``: the
     same subject; None is undecided) as a pattern-count sample over the
@@ -31,7 +37,7 @@ def rater_pair_sample(xa: Sequence[Any], xb: Sequence[Any], cats: list, scale: S
     tolerance on numeric scales (verdicts.TOLERANCE) and its pass mark
     (alignment.PASS_THRESHOLD) when it has one."""
     tolerance = TOLERANCE[scale] if scale in NUMERIC_SCALES else None
-    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale))
+    return pair_sample(xa, xb, cats, tolerance=tolerance, threshold=_pass_mark(scale), label=class_label(scale))
 
 
 def alpha_units_sample(data: list, level: str, cats: list, statistic: str, scale: Scale) -> CountSample:
@@ -40,7 +46,7 @@ def alpha_units_sample(data: list, level: str, cats: list, statistic: str, scale
     (count_stats.units_sample): over ``cats``, or over the values present
     at the interval level; with the scale's pass mark when it has one."""
     categories = cats if level != "interval" else sorted({x for row in data for x in row if x is not None})
-    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale))
+    return units_sample(data, level, categories, statistic, threshold=_pass_mark(scale), label=class_label(scale))
 
 
 def subject_clusters(units: Sequence[str], hits: Sequence[bool | None]) -> list[tuple[int, int]]:
@@ -56,9 +62,12 @@ def subject_clusters(units: Sequence[str], hits: Sequence[bool | None]) -> list[
     return [(h, t) for h, t in by.values()]
 
 
-def value_prevalence(values: Sequence[Any]) -> dict[str, float]:
-    """{class: share} of the values that are present (None left out), each
-    class as dispute_common.format_value shows it, classes in natural order."""
-    present = [format_value(v) for v in values if v is not None]
+def value_prevalence(values: Sequence[Any], scale: Scale) -> dict[str, float]:
+    """{class: share} of the values that are present (None left out),
+    classes in the natural order of their values (I, P, C on C/I/P), each
+    named as the scale names it (dispute_common.format_value: C/I/P and A-F
+    by their letters)."""
+    present = [v for v in values if v is not None]
     counts = Counter(present)
-    return {k: counts[k] / len(present) for k in sorted(counts, key=natural_key)}
+    order = sorted(counts, key=lambda v: natural_key(format_value(v)))
+    return {format_value(v, scale): counts[v] / len(present) for v in order}

@@ -206,7 +206,7 @@ def _dimension_rows(
     rows = _rater_pair_rows(name, scale, raters.all, cats)
     rows += _alpha_rows(name, scale, raters, cats)
     rows += _position_swap_rows(name, scale, by_judge, cats)
-    rows += _reference_rows(name, raters, by_judge, judge_references(raters))
+    rows += _reference_rows(name, scale, raters, by_judge, judge_references(raters))
     return rows
 
 
@@ -311,7 +311,9 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             r.n,
             _note(counts, r.note),
             sample=proportion_sample(
-                [x == y for x, y in decided], r.statistic, value_prevalence([v for p in decided for v in p])
+                [x == y for x, y in decided],
+                r.statistic,
+                value_prevalence([v for p in decided for v in p], Scale.WINNER),
             ),
         ),
         AgreementRow(
@@ -324,7 +326,7 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
             sample=proportion_sample(
                 [x is not None and x == y for x, y in zip(ab, ba)],
                 strict,
-                value_prevalence([v for p in decided for v in p]),
+                value_prevalence([v for p in decided for v in p], Scale.WINNER),
             ),
         ),
     ]
@@ -332,6 +334,7 @@ def _swap_consistency_rows(judge: str, name: str, ab: list, ba: list) -> list[Ag
 
 def _reference_rows(
     name: str,
+    scale: Scale,
     raters: DimensionRaters,
     by_judge: dict[str, dict[str, dict[str, Value]]],
     references: list[tuple[str, str, dict[str, Value], str]],
@@ -358,7 +361,7 @@ def _reference_rows(
                     continue
                 r = agreement_with_reference(xs, refs)
                 pooled = units if len(val_sets) > 1 else None  # both orders of a pair: resample pairs
-                rows += _accuracy_rows(raters_name, name, statistic, r, ref_note, xs, refs, pooled)
+                rows += _accuracy_rows(raters_name, name, scale, statistic, r, ref_note, xs, refs, pooled)
     return rows
 
 
@@ -405,6 +408,7 @@ def _pair_rows(raters: str, name: str, scale: Scale, xa: list, xb: list, cats: l
 def _accuracy_rows(
     raters: str,
     name: str,
+    scale: Scale,
     statistic: str,
     r: AgreementResult,
     ref_note: str,
@@ -426,7 +430,7 @@ def _accuracy_rows(
     with_ref = [(x, y) for x, y in zip(xs, refs) if y is not None]
     decided = [x == y for x, y in with_ref if x is not None]
     strict = f"{statistic}_undecided_wrong"
-    prevalence = value_prevalence([y for _, y in with_ref])  # of the reference's classes
+    prevalence = value_prevalence([y for _, y in with_ref], scale)  # of the reference's classes
     # said first, so a table cell cut at CELL_LIMIT still names the unit resampled
     resampled = "pairs resampled" if pooled is not None else ""
     if pooled is not None:

@@ -22,7 +22,8 @@ split ('all', then 'train', 'dev', 'test' when a split function is given):
   what people fail that the judge fails), with Wilson intervals
   (Clopper-Pearson at the boundary: 0 or all). Pass/fail is
   native; other numeric scales pass at a threshold (:data:`PASS_THRESHOLD`:
-  >= 4 on 1-5, >= B on A-F, >= 70 on 0-100; a setting per dimension).
+  >= 4 on 1-5, >= B on A-F, >= 70 on 0-100, C on C/I/P; a setting per
+  dimension, read on the dimension's own scale: :func:`read_pass_threshold`).
   Pairwise winners have no pass;
 * the **dangerous cells**: subjects the judge passes while people fail them
   (pass/fail), or, on numeric scales, where the judge is at or above the
@@ -36,12 +37,14 @@ seeded hash of its id, so a subject never moves as labels arrive; any
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from reviewer.core.bounds import is_number
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import CountSample, pair_sample, value_weights, weighted_sample
 from reviewer.core.judging.dispute_common import (
@@ -68,6 +71,7 @@ __all__ = [
     "align",
     "alignments",
     "is_pass",
+    "read_pass_threshold",
 ]
 
 #: Default pass threshold per scored scale: a value at or above it passes.
@@ -85,8 +89,65 @@ LOW_MARK: dict[Scale, float] = {
     Scale.CIP: CIP_POINTS["I"],
 }
 
+#: The letters a pass threshold may be given in, per lettered scale, as points.
+_THRESHOLD_LETTERS: dict[Scale, dict[str, float]] = {Scale.GRADE: GRADE_POINTS, Scale.CIP: CIP_POINTS}
 
-#: Split names in order, and the default shares of :func:`hash_split`.
+
+def read_pass_threshold(setting: float | str, scale: Scale | None, dimension: str) -> float:
+    """A pass threshold as set for ``dimension`` (the project's
+    ``alignment.pass_threshold``) read on the dimension's own ``scale``, as
+    the scale's stored values: a number as it is (points on A-F, 0-100 and
+    C/I/P; 1-5 on 1-5); a letter on the scale's own letters, A-F's grades
+    (GRADE_POINTS: "C" is 60) or C/I/P's C, P, I (CIP_POINTS: "C" is 100).
+    With the scale unknown (None) a letter only one lettered scale has is
+    read on it.
+
+    Raises:
+        ValueError: one line naming the dimension and the cause: a letter
+            the scale does not have (or a scale without letters), a letter
+            of both A-F and C/I/P ("C") while the scale is unknown, a
+            setting that is neither a number nor a letter.
+    """
+    number = _finite(setting)
+    if number is not None:
+        return number
+    if not isinstance(setting, str) or not setting.strip():
+        raise ValueError(f"pass threshold of {dimension} must be a number or a letter, got {setting!r}")
+    text = setting.strip()
+    letter = text.upper()
+    if scale is None:
+        found = {s: letters[letter] for s, letters in _THRESHOLD_LETTERS.items() if letter in letters}
+        if len(found) > 1:
+            readings = " or ".join(f"{points:g} points on {s.value}" for s, points in found.items())
+            raise ValueError(
+                f"pass threshold {text!r} of {dimension} is ambiguous while its scale is unknown: {readings}"
+            )
+        if found:
+            return next(iter(found.values()))
+        raise ValueError(f"pass threshold {text!r} of {dimension} is no letter of A-F or C/I/P")
+    letters = _THRESHOLD_LETTERS.get(scale)
+    if letters is None:
+        raise ValueError(
+            f"pass threshold {text!r} of {dimension}: the scale {scale.value} has no letters, give a number"
+        )
+    if letter not in letters:
+        raise ValueError(
+            f"pass threshold {text!r} of {dimension} is no letter of its scale {scale.value} ({', '.join(letters)})"
+        )
+    return letters[letter]
+
+
+def _finite(setting: object) -> float | None:
+    """A number, or a string holding one, as a finite float; else None."""
+    if not is_number(setting) and not isinstance(setting, str):
+        return None
+    try:
+        number = float(setting)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def is_pass(value: Value, scale: Scale, threshold: float | None = None) -> bool | None:
     """Whether a value passes: 'pass' on pass/fail; >= the threshold
     (default :data:`PASS_THRESHOLD`) on numeric scales; None for a missing
@@ -444,7 +505,7 @@ def alignments(
     verdicts: Iterable[Verdict],
     adjudications: Iterable[Adjudication] = (),
     *,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: Mapping[str, float | str] | None = None,
     split_of: Callable[[str], str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -455,7 +516,9 @@ def alignments(
     """The alignment (:func:`align`) of every non-human judge on every
     dimension it scored that people labelled, sorted by judge and
     dimension. ``thresholds``: {dimension: pass threshold} overriding
-    :data:`PASS_THRESHOLD` (ignored on pass/fail and winner scales).
+    :data:`PASS_THRESHOLD`, a number or a letter read on each scale the
+    dimension is scored on (:func:`read_pass_threshold`, whose ValueError
+    it raises; ignored on pass/fail and winner scales).
     ``people``: people's values in the form of :func:`people_values`
     (default: :func:`people_values` of the verdicts and adjudications).
     ``only``: (judge, dimension) to compute alone (each alignment's
@@ -487,7 +550,8 @@ def alignments(
                     refs[subject] = (value, ref[1])
         if not any(src != TIE for _, src in refs.values()):
             continue
-        threshold = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
+        setting = (thresholds or {}).get(dim) if scale in PASS_THRESHOLD else None
+        threshold = None if setting is None else read_pass_threshold(setting, scale, dim)
         out.append(
             align(
                 judge,

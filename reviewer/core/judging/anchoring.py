@@ -25,6 +25,7 @@ from reviewer.core.judging.agreement_table import AgreementRow
 from reviewer.core.judging.alignment import PASS_THRESHOLD
 from reviewer.core.judging.calibration import scale_labels
 from reviewer.core.judging.count_stats import pair_sample, value_weights
+from reviewer.core.judging.dispute_common import format_value
 from reviewer.core.judging.label_first import HumanLabel
 from reviewer.core.judging.verdicts import LEVEL, Scale, Value, normalise
 from reviewer.core.text import natural_key
@@ -80,7 +81,9 @@ def _kappa_name(scale: Scale) -> str:
 
 def _rows(raters: str, dimension: str, a: list, b: list, labels: list, scale: Scale) -> list[AgreementRow]:
     weights = value_weights(labels) if scale == Scale.PERCENT else None
-    sample = pair_sample(a, b, labels, weights=weights, threshold=PASS_THRESHOLD.get(scale))
+    sample = pair_sample(
+        a, b, labels, weights=weights, threshold=PASS_THRESHOLD.get(scale), label=lambda x: format_value(x, scale)
+    )
     out = []
     for stat in ("percent_agreement", _kappa_name(scale)):
         value = sample.value(stat) if sample.n else float("nan")

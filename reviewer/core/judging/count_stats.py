@@ -59,6 +59,8 @@ __all__ = [
 ]
 
 Statistic = Callable[[np.ndarray], np.ndarray]
+#: Names a class (a category value) in a prevalence: value -> text.
+Label = Callable[[Any], str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,23 +195,36 @@ def _label(x: Any) -> str:
 
 
 def prevalence_of(
-    values: Sequence[Any], categories: Sequence[Hashable], threshold: float | None = None, max_classes: int = 10
+    values: Sequence[Any],
+    categories: Sequence[Hashable],
+    threshold: float | None = None,
+    max_classes: int = 10,
+    label: Label | None = None,
 ) -> dict[str, float]:
     """{class: share} of ``values`` (missing ones left out), classes in
-    category order; with more than ``max_classes`` categories (0-100) and a
-    ``threshold``, two classes: '< t' and '>= t'."""
+    category order, each named by ``label`` (default: 5 not 5.0; a scale's
+    own letters come from reviewer.core.judging.dispute_common.format_value);
+    with more than ``max_classes`` categories (0-100) and a ``threshold``,
+    two classes: '< t' and '>= t'."""
+    name = label or _label
     vals = [v for v in values if v is not None]
     if not vals:
         return {}
     if len(categories) > max_classes and threshold is not None:
         high = sum(1 for v in vals if float(v) >= threshold)
-        return {f"< {threshold:g}": (len(vals) - high) / len(vals), f">= {threshold:g}": high / len(vals)}
+        return _split_at(threshold, len(vals) - high, high, name)
     out = {}
     for c in categories:
         share = sum(1 for v in vals if v == c) / len(vals)
         if share:
-            out[_label(c)] = share
+            out[name(c)] = share
     return out
+
+
+def _split_at(threshold: float, low: float, high: float, name: Label) -> dict[str, float]:
+    """{'< t': share below, '>= t': share at or above} of counts ``low`` and ``high``."""
+    total = low + high
+    return {f"< {name(float(threshold))}": low / total, f">= {name(float(threshold))}": high / total}
 
 
 def pair_sample(
@@ -220,6 +235,7 @@ def pair_sample(
     tolerance: float | None = None,
     weights: np.ndarray | None = None,
     threshold: float | None = None,
+    label: Label | None = None,
 ) -> CountSample:
     """The complete pairs of two raters (a missing value on either side is
     left out) coded as cells of their K x K confusion matrix.
@@ -228,7 +244,7 @@ def pair_sample(
     ``cohen_kappa_quadratic`` (position weights), ``gwet_ac1``, with
     ``weights`` also ``cohen_kappa_weighted`` (those weights), and with a
     ``tolerance`` (numeric categories) ``agreement_within_tolerance``.
-    Prevalence: both raters' values pooled (:func:`prevalence_of`).
+    Prevalence: both raters' values pooled (:func:`prevalence_of`, classes named by ``label``).
 
     Raises:
         ValueError: a value not in ``categories``; lengths differ.
@@ -257,7 +273,7 @@ def pair_sample(
         v = np.asarray(cats, dtype=float)
         close = (np.abs(v[:, None] - v[None, :]) <= tolerance).astype(float).ravel()
         stats["agreement_within_tolerance"] = lambda c: _share(c, close)
-    prevalence = prevalence_of([x for p in pairs for x in p], cats, threshold)
+    prevalence = prevalence_of([x for p in pairs for x in p], cats, threshold, label=label)
     every = np.ones(k * k)
     proportions = {"percent_agreement": (diag, every)}
     if tolerance is not None:
@@ -335,13 +351,14 @@ def units_sample(
     categories: Sequence[float | str],
     statistic: str,
     threshold: float | None = None,
+    label: Label | None = None,
 ) -> CountSample:
     """Units (subjects) x raters, ``None`` missing, coded by their count of
     values per category; every unit is a subject (units with fewer than two
     values are resampled too and add nothing). Statistic ``statistic``:
     Krippendorff's alpha at ``level`` ('nominal', 'ordinal', 'interval',
     'ratio'; numeric ``categories`` for the last two). Prevalence: all
-    pairable values.
+    pairable values, classes named by ``label`` (:func:`prevalence_of`).
 
     Raises:
         ValueError: a value not in ``categories``.
@@ -374,11 +391,12 @@ def units_sample(
 
     pooled = vectors[(vectors.sum(axis=1) >= 2)].sum(axis=0)
     total = pooled.sum()
+    name = label or _label
     if total and len(cats) > 10 and threshold is not None:
-        high = sum(pooled[i] for i, c in enumerate(cats) if float(c) >= threshold)
-        prevalence = {f"< {threshold:g}": (total - high) / total, f">= {threshold:g}": high / total}
+        high = float(sum(pooled[i] for i, c in enumerate(cats) if float(c) >= threshold))
+        prevalence = _split_at(threshold, float(total) - high, high, name)
     else:
-        prevalence = {_label(c): float(pooled[i] / total) for i, c in enumerate(cats) if total and pooled[i]}
+        prevalence = {name(c): float(pooled[i] / total) for i, c in enumerate(cats) if total and pooled[i]}
     return CountSample(np.asarray(codes, dtype=np.int64).ravel(), len(patterns), {statistic: alpha}, prevalence)
 
 

@@ -20,6 +20,7 @@ from reviewer.core.judging.verdicts import (
     Value,
     Verdict,
     cip_letter,
+    grade_letter,
     normalise,
 )
 from reviewer.core.text import natural_key
@@ -94,12 +95,16 @@ def primary_verdicts(verdicts: Iterable[Verdict]) -> dict[tuple[str, RaterKey], 
 
 
 def format_value(value: Value, scale: Scale | None = None) -> str:
-    """A value as shown in details: 5 not 5.0, 4.5, '1', 'tie', '-' for None;
-    on C/I/P (``scale``) the letter: C, P or I."""
+    """A value as shown: 5 not 5.0, 4.5, '1', 'tie', '-' for None; a class
+    of a lettered ``scale`` as the scale's own letter (decision record
+    "classes-shown-as-their-letters"): on C/I/P C, P or I; on A-F the grade
+    of a value that is a grade's points (80 is B), any other number as a
+    number."""
     if value is None:
         return "-"
-    if scale == Scale.CIP and cip_letter(value) is not None:
-        return str(cip_letter(value))
+    letter = cip_letter(value) if scale == Scale.CIP else grade_letter(value) if scale == Scale.GRADE else None
+    if letter is not None:
+        return letter
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else f"{value:g}"
     return str(value)

@@ -156,6 +156,15 @@ def cip_letter(value: Value) -> str | None:
     return next((k for k, x in CIP_POINTS.items() if value is not None and x == value), None)
 
 
+def grade_letter(value: Value) -> str | None:
+    """The letter (A, B, C, D or F) of an A-F value as stored (points,
+    GRADE_POINTS), or None for a number that is no grade's points (A-F also
+    holds numbers 0-100) and for a missing value."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return next((k for k, x in GRADE_POINTS.items() if x == value), None)
+
+
 def _number(value: Any, low: float, high: float) -> float | None:
     try:
         number = float(value)

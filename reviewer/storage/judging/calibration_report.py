@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.judging.alignment import is_pass
+from reviewer.core.judging.alignment import PASS_THRESHOLD, is_pass, read_pass_threshold
 from reviewer.core.judging.confidence import Calibration, calibration, correct_flags
 from reviewer.core.judging.dispute_common import NUMERIC_SCALES, is_human, primary_verdicts, rater_labels, value_of
 from reviewer.core.judging.label_first import LABEL_FIRST
@@ -207,7 +207,8 @@ def calibration_rows(
     span confidences (module doc), sorted by judge, dimension and source.
     ``verdicts`` and ``adjudications``: the project's, when the caller has
     read them already. Raises ValueError for a setting out of range
-    (selective.select_threshold)."""
+    (selective.select_threshold) and for a pass threshold that is not one on
+    its dimension's scale (alignment.read_pass_threshold)."""
     if span_confidences is None:
         span_confidences = {}
     if not (math.isfinite(settings.tolerance) and settings.tolerance >= 0):
@@ -232,7 +233,9 @@ def calibration_rows(
         scale = Scale(scale_name) if scale_name in {s.value for s in Scale} else None
         tol = settings.tolerance if scale in NUMERIC_SCALES else 0.0
         correct = correct_flags(jv, hv, tol)
-        sel, note = _select(conf, jv, hv, population, scale, tol, thresholds.get(dim), settings)
+        setting = thresholds.get(dim) if scale in PASS_THRESHOLD else None
+        threshold = None if setting is None else read_pass_threshold(setting, scale, dim)
+        sel, note = _select(conf, jv, hv, population, scale, tol, threshold, settings)
         out.append(
             CalibrationRow(
                 judge,

@@ -99,7 +99,8 @@ def _budgets(
     project: Project, verdicts: list[Verdict], judge: str, dimension: str, half_width: float
 ) -> dict[str, Budget]:
     people, _ = people_and_splits(project, verdicts, judging.adjudications(project), 0)
-    for a in alignments(verdicts, thresholds=pass_thresholds(project), n_resamples=_RESAMPLES, people=people):
+    thresholds = pass_thresholds(project, verdicts)
+    for a in alignments(verdicts, thresholds=thresholds, n_resamples=_RESAMPLES, people=people):
         if a.judge == judge and a.dimension == dimension:
             return alignment_budget(a, half_width)
     return {}

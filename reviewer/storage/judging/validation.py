@@ -7,8 +7,9 @@ this assembles.
 Settings (the project's ``meta`` table, JSON values):
 
 * ``alignment.pass_threshold``: {dimension: threshold} overriding the
-  default pass threshold (>= 4 on 1-5, >= B on A-F, >= 70 on 0-100); a
-  threshold is a number, or a grade letter on A-F.
+  default pass threshold (>= 4 on 1-5, >= B on A-F, >= 70 on 0-100, C on
+  C/I/P); a threshold is a number, or a letter of the dimension's own
+  scale: a grade on A-F ("C" is 60 points), C, P or I on C/I/P ("C" is 100).
 * ``alignment.split_seed``: the seed of the train/dev/test split by hash
   of the subject id (default 0).
 
@@ -18,12 +19,12 @@ The corrected pass rate takes the judge's TPR and TNR from the test split.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from reviewer.core.bounds import is_number
 from reviewer.core.judging.agreement_intervals import strength
 from reviewer.core.judging.agreement_table import AgreementRow
-from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments
+from reviewer.core.judging.alignment import PASS_THRESHOLD, Alignment, Figures, alignments, read_pass_threshold
 from reviewer.core.judging.budget import HALF_WIDTH
 from reviewer.core.judging.corrected_rate import CorrectedRate, corrected_pass_rate
 from reviewer.core.judging.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -32,11 +33,11 @@ from reviewer.core.judging.people import people_values
 from reviewer.core.judging.splits import hash_split
 from reviewer.core.judging.test_reuse import reuse_line
 from reviewer.core.judging.validation_gate import MIN_LABELLED, BoundCheck, gate_checks, too_few
-from reviewer.core.judging.verdicts import GRADE_POINTS, Adjudication, Scale, Verdict
+from reviewer.core.judging.verdicts import Adjudication, Scale, Verdict
 from reviewer.core.tables import markdown_table, md_text, text_table
 from reviewer.storage.judging import labels, test_reuse
 from reviewer.storage.judging import verdicts as judging
-from reviewer.storage.project.db import Project
+from reviewer.storage.project.db import Project, ProjectError
 
 __all__ = [
     "AGREEMENT_HEADER",
@@ -88,16 +89,31 @@ def _meta(project: Project, key: str) -> object:
         return None
 
 
-def pass_thresholds(project: Project) -> dict[str, float]:
-    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``)."""
+def pass_thresholds(project: Project, verdicts: Iterable[Verdict] = ()) -> dict[str, float | str]:
+    """{dimension: pass threshold} the project sets (``alignment.pass_threshold``),
+    as set: a number, or a letter that alignment reads on the dimension's own
+    scale (reviewer.core.judging.alignment.read_pass_threshold: "C" is 60
+    points on A-F and 100 on C/I/P). Each setting is read on every scale
+    ``verdicts`` score its dimension on.
+
+    Raises:
+        ProjectError: one line naming the dimension and why its setting is
+            not a pass threshold on one of those scales.
+    """
     data = _meta(project, "alignment.pass_threshold")
-    out = {}
+    out: dict[str, float | str] = {}
     if isinstance(data, dict):
         for dim, value in data.items():
-            if isinstance(value, str) and value.strip().upper() in GRADE_POINTS:
-                out[str(dim)] = GRADE_POINTS[value.strip().upper()]
-            elif is_number(value):
-                out[str(dim)] = float(value)
+            if is_number(value) or isinstance(value, str):
+                out[str(dim)] = float(value) if is_number(value) else value
+            else:
+                raise ProjectError(f"alignment.pass_threshold of {dim}: a number or a letter, got {value!r}")
+    scales = {(d, v.scale) for v in verdicts for d in v.scores if d in out and v.scale in PASS_THRESHOLD}
+    for dim, scale in sorted(scales, key=lambda x: (x[0], x[1].value)):
+        try:
+            read_pass_threshold(out[dim], scale, dim)
+        except ValueError as exc:
+            raise ProjectError(f"alignment.pass_threshold: {exc}") from None
     return out
 
 
@@ -192,7 +208,7 @@ def project_alignments(
     items = alignments(
         vs,
         adjudications,
-        thresholds=pass_thresholds(project),
+        thresholds=pass_thresholds(project, vs),
         split_of=split_of,
         n_resamples=n_resamples,
         seed=seed,

@@ -574,3 +574,16 @@ def m0029_calibration_maps(db: sqlite_utils.Database) -> None:
         split_seed INTEGER NOT NULL,
         fitted_at TEXT NOT NULL,
         PRIMARY KEY (judge, dimension, source, rubric_version))""")
+
+
+@MIGRATIONS(name="0030_inspect_letters")
+def m0030_inspect_letters(db: sqlite_utils.Database) -> None:
+    """inspect_ai's letters on the C/I/P scale in a project imported before
+    it existed (decision record "inspect-letters-migrated"): the inspect
+    verdicts on pass/fail (C/I) and on 0-100 (C/P/I) that today's import
+    puts on C/I/P move to it, with the people's values of their subjects
+    ('pass' 100, 'fail' 0); read back exactly from each verdict's source
+    and raw value (reviewer.storage.project.inspect_letters)."""
+    from reviewer.storage.project.inspect_letters import inspect_letters_to_cip
+
+    inspect_letters_to_cip(db)
