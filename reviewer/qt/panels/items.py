@@ -366,13 +366,19 @@ class ItemsPanel(QWidget):
             self._filter()
 
     def refresh(self) -> None:
-        """Re-read the items from the session, keeping the current one."""
+        """Re-read the items from the session, keeping the current one; the
+        filter is set before the model is reset, which applies it (one pass
+        over the rows, none when nothing is filtered)."""
         self._syncing = True
         try:
+            self.proxy.ids, self.proxy.mode = (
+                matching_items(self.session, self.session.search),
+                self.filter_combo.currentIndex(),
+            )
             self.model.reload()
         finally:
             self._syncing = False
-        self._filter()
+        self.follow()
 
     def _filter(self, *_args) -> None:
         self._syncing = True

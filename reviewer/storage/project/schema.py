@@ -574,3 +574,16 @@ def m0029_calibration_maps(db: sqlite_utils.Database) -> None:
         split_seed INTEGER NOT NULL,
         fitted_at TEXT NOT NULL,
         PRIMARY KEY (judge, dimension, source, rubric_version))""")
+
+
+@MIGRATIONS(name="0031_sparse_card_indexes")
+def m0031_sparse_card_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes of what is rare, so opening a big project does not scan every
+    card for it (decision record "big-projects-stay-interactive"): the
+    consensus cards with no text yet (cards to transcribe) by item, and the
+    cards and piles of named annotators by annotator. SQLite uses a partial
+    index when the query repeats its condition (reviewer.storage.repo.items,
+    reviewer.storage.annotators.ground_truth). No row changes."""
+    db.execute("CREATE INDEX idx_cards_blank ON cards(item_id) WHERE annotator = '' AND trim(text) = ''")
+    db.execute("CREATE INDEX idx_cards_named ON cards(annotator) WHERE annotator != ''")
+    db.execute("CREATE INDEX idx_piles_named ON piles(annotator) WHERE annotator != ''")
