@@ -90,7 +90,7 @@ def select(session: Session, item: str | None, prompt: str | None) -> None:
     """Show the item called ``item`` and its first run of ``prompt`` that
     needs review (else its first run of that prompt)."""
     if item:
-        match = next((s.item for s in session.items() if s.item.name == item), None)
+        match = session.item_named(item)
         if match is None:
             session.error.emit(f"no item called '{item}'")
             return
@@ -109,7 +109,7 @@ def default_mode(session: Session) -> str:
     """'adjudication' for a project of judge verdicts without photos (e.g.
     PandaLM pairs), else 'review'."""
     items = session.items()
-    photos = any(st.item.kind == "photo" for st in items)
+    photos = any(st.kind == "photo" for st in items)
     return "adjudication" if items and not photos and session.disputes() else "review"
 
 

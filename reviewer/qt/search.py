@@ -51,13 +51,11 @@ def matching_items(session, text: str) -> set[int] | None:
     runs: dict[int, list[str]] = {}
     for line in session.run_lines():  # RunLine.text: run_texts, case-folded
         runs.setdefault(line.item_id, []).append(line.text)
+    texts = session.item_texts()
     return {
-        st.item.id
+        st.id
         for st in session.items()
-        if matches(
-            words,
-            [st.item.name, (st.item.text or "")[:TEXT_CHARS], *cards.get(st.item.id, ()), *runs.get(st.item.id, ())],
-        )
+        if matches(words, [st.name, (texts.get(st.id) or "")[:TEXT_CHARS], *cards.get(st.id, ()), *runs.get(st.id, ())])
     }
 
 

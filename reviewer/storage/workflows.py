@@ -13,10 +13,10 @@ bare importer call) is inferred when read (``item_workflows``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from reviewer.core import workflows as core_workflows
-from reviewer.core.models import Item
 from reviewer.core.workflows import AnyWorkflow, Workflow, infer, parse
 from reviewer.storage import registry
 
@@ -41,10 +41,15 @@ def _facts(db: Any, where: str = "", params: list | None = None) -> dict[int, An
     if not rows:
         return {}
     facts = {name: {r[0] for r in db.execute(sql).fetchall()} for name, sql in _fact_queries().items()}
-    return {
-        item_id: infer(photo=kind == "photo", **{name: item_id in ids for name, ids in facts.items()})
-        for item_id, kind in rows
-    }
+    known: dict[tuple[bool, ...], AnyWorkflow] = {}  # infer once per combination of facts, not per item
+    out = {}
+    for item_id, kind in rows:
+        held = (kind == "photo", *(item_id in ids for ids in facts.values()))
+        w = known.get(held)
+        if w is None:
+            w = known[held] = infer(photo=held[0], **dict(zip(facts, held[1:])))
+        out[item_id] = w
+    return out
 
 
 def record_missing(db: Any) -> int:
@@ -82,9 +87,23 @@ def record_workflows(project: Any) -> int:
         return record_missing(project.db)
 
 
-def item_workflows(project: Any, items: list[Item]) -> dict[int, AnyWorkflow]:
-    """{item id: workflow} of ``items`` (read from the project): the recorded
-    workflow, inferred for those without one (one pass over the project)."""
+class _Listed(Protocol):
+    """An item as listed: an Item or a reviewer.storage.repo.items.ItemRow."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def workflow(self) -> str | None: ...
+
+
+def item_workflows(project: Any, items: Sequence[_Listed]) -> dict[int, AnyWorkflow]:
+    """{item id: workflow} of ``items`` (Items or ItemRows read from the
+    project): the recorded workflow, inferred for those without one (one
+    pass over the project; ``infer`` once per combination of facts)."""
     missing = [i for i in items if parse(i.workflow) is None]
     known = ", ".join(f"'{w.value}'" for w in core_workflows.all_workflows())
     inferred = _facts(project.db, f"WHERE workflow IS NULL OR workflow NOT IN ({known})") if missing else {}

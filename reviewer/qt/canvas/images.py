@@ -148,11 +148,11 @@ def cache_key(path: Path | str) -> tuple:
 def neighbour_photos(session, item_id: int) -> list[tuple[Path, int]]:
     """(photo path, EXIF orientation) of the items after and before
     ``item_id`` in the session's item order (what to prefetch)."""
-    items = [st.item for st in session.items()]
-    i = next((n for n, it in enumerate(items) if it.id == item_id), None)
+    rows = session.items()
+    i = next((n for n, st in enumerate(rows) if st.id == item_id), None)
     if i is None:
         return []
-    near = [items[j] for j in (i + 1, i - 1) if 0 <= j < len(items) and items[j].kind == "photo"]
+    near = [rows[j].item for j in (i + 1, i - 1) if 0 <= j < len(rows) and rows[j].kind == "photo"]
     return [(p, it.orientation or 1) for p, it in ((session.image_path(it), it) for it in near) if p is not None]
 
 

@@ -36,7 +36,7 @@ def difference_of(session, dispute: Dispute) -> Difference | None:
     if not session.has_project() or not is_ground_truth(dispute):
         return None
     name = dispute.subject[len(SUBJECT_PREFIX) :]
-    item = next((st.item for st in session.items() if st.item.name == name), None)
+    item = session.item_named(name)
     if item is None:
         return None
     return find_difference(session.reads.item_comparisons(item.id), dispute.subject, dispute.dimension)

@@ -234,7 +234,7 @@ class DisputeScreen(QWidget):
             for who, c in ((diff.annotator_a, diff.a_card), (diff.annotator_b, diff.b_card))
             if c is not None and c.bbox is not None
         ]
-        item = next((st.item for st in s.items() if st.item.name == name), None)
+        item = s.item_named(name)
         pixmap = QPixmap()
         data = s.preview(item) if item is not None else None
         if data:
@@ -256,7 +256,7 @@ class DisputeScreen(QWidget):
             return
         title = f"Input · {run['item']} · prompt {run['prompt']}"
         if run["item_kind"] == "photo":
-            item = next((st.item for st in self.session.items() if st.item.name == run["item"]), None)
+            item = self.session.item_named(run["item"])
             data = self.session.preview(item) if item else None
             pixmap = QPixmap()
             if data:

@@ -87,13 +87,14 @@ def status_line(status: ItemStatus) -> str:
     return f"GT {plural(status.cards, 'card')}{todo} · {_runs(status)}"
 
 
-def titles(rows: list[ItemStatus]) -> dict[int, str]:
-    """{item id: title} of the text items among ``rows``: their id, then
-    the words that tell them from their siblings (core.workflows.distinct_titles),
-    computed once per reload so the list answers each row in O(1)."""
-    texts = [st.item for st in rows if st.item.kind == "text" and st.item.id is not None]
-    named = distinct_titles([(item.name, item.text) for item in texts])
-    return {item.id: title for item, title in zip(texts, named) if item.id is not None}
+def titles(rows: list[ItemStatus], texts: dict[int, str | None]) -> dict[int, str]:
+    """{item id: title} of the text items among ``rows`` (``texts``: their
+    texts by id): their id, then the words that tell them from their siblings
+    (core.workflows.distinct_titles), computed once per reload so the list
+    answers each row in O(1)."""
+    shown = [st for st in rows if st.kind == "text"]
+    named = distinct_titles([(st.name, texts.get(st.id)) for st in shown])
+    return {st.id: title for st, title in zip(shown, named)}
 
 
 def item_title(status: ItemStatus) -> str:
@@ -173,8 +174,8 @@ class ItemsModel(QAbstractListModel):
         """Read session.items() again (a model reset)."""
         self.beginResetModel()
         self.rows = self.session.items()
-        self.row_by_id = {st.item.id: k for k, st in enumerate(self.rows) if st.item.id is not None}
-        self.titles = titles(self.rows)
+        self.row_by_id = {st.id: k for k, st in enumerate(self.rows)}
+        self.titles = titles(self.rows, self.session.item_texts()) if any(st.kind == "text" for st in self.rows) else {}
         self.endResetModel()
 
     def row_of(self, item_id: int | None) -> int | None:
@@ -202,19 +203,19 @@ class ItemsModel(QAbstractListModel):
         status = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             note = "⚠ " if status.item.image_note else ""
-            title = self.titles.get(status.item.id or -1) or item_title(status)
+            title = self.titles.get(status.id) or item_title(status)
             return f"{note}{cell(title)}\n{status_line(status)}"
         if role == Qt.ItemDataRole.ToolTipRole:
             path = self.session.image_path(status.item)
             if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
                 return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
             image_note = status.item.image_note
-            name = status.item.name if status.item.kind != "text" else f"id: {status.item.name}"
+            name = status.name if status.kind != "text" else f"id: {status.name}"
             return plain_tooltip(f"{name}\n⚠ {image_note}" if image_note else name)
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(status)
         if role == IdRole:
-            return status.item.id
+            return status.id
         if role == Qt.ItemDataRole.UserRole:
             return status
         return None
@@ -227,8 +228,7 @@ class ItemsModel(QAbstractListModel):
         icon = self._thumbs.get(key)
         if icon is not None:
             return icon
-        if status.item.id is not None:
-            self._paths.setdefault(key, set()).add(status.item.id)
+        self._paths.setdefault(key, set()).add(status.id)
         if key not in self._pending:
             self._pending.add(key)
             self.pool.start(_ThumbJob(key, THUMB, self._bridge, status.item.orientation or 1))
@@ -292,7 +292,7 @@ class ItemsFilter(QSortFilterProxyModel):
         status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.ItemDataRole.UserRole)
         if status is None:
             return False
-        return (self.ids is None or status.item.id in self.ids) and FILTERS[self.mode][1](status)
+        return (self.ids is None or status.id in self.ids) and FILTERS[self.mode][1](status)
 
 
 class ItemsPanel(QWidget):
@@ -366,13 +366,19 @@ class ItemsPanel(QWidget):
             self._filter()
 
     def refresh(self) -> None:
-        """Re-read the items from the session, keeping the current one."""
+        """Re-read the items from the session, keeping the current one; the
+        filter is set before the model is reset, which applies it (one pass
+        over the rows, none when nothing is filtered)."""
         self._syncing = True
         try:
+            self.proxy.ids, self.proxy.mode = (
+                matching_items(self.session, self.session.search),
+                self.filter_combo.currentIndex(),
+            )
             self.model.reload()
         finally:
             self._syncing = False
-        self._filter()
+        self.follow()
 
     def _filter(self, *_args) -> None:
         self._syncing = True

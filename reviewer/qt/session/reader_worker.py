@@ -3,7 +3,8 @@
 ``ReaderWorker`` runs ``work(reader, cancelled)`` on a one-thread
 QThreadPool through a read connection of its own (reviewer.storage.cards.
 overview.reader: SQLite connections never cross threads; a WAL reader sees
-the last commit), ``delay_ms`` after ``start`` (0: at once), and emits
+the last commit), ``delay_ms`` after the event loop's first pass once
+``start`` was called (0: at once), and emits
 ``done`` on the GUI thread with what it returned. Each ``start`` or
 ``cancel`` begins a new *generation*: the cancel event of the older job is
 set (it may stop between its steps) and its result is dropped. When the
@@ -86,6 +87,12 @@ class ReaderWorker(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._start_now)
+        #: the delay counts from the event loop's first pass after ``start`` (not from
+        #: ``start`` itself: a project opened before the window shows is shown first)
+        self._arm = QTimer(self)
+        self._arm.setSingleShot(True)
+        self._arm.setInterval(0)
+        self._arm.timeout.connect(self._timer.start)
 
     def start(self, project) -> int:
         """Work on ``project`` after the delay; an older job is cancelled and
@@ -93,7 +100,7 @@ class ReaderWorker(QObject):
         self.cancel()
         self._project = project
         if self._timer.interval() > 0:
-            self._timer.start()
+            self._arm.start()
         else:
             self._start_now()
         return self.generation
@@ -103,12 +110,13 @@ class ReaderWorker(QObject):
         self._cancel.set()
         self._cancel = threading.Event()
         self.generation += 1
+        self._arm.stop()
         self._timer.stop()
         self._project = None
 
     def busy(self) -> bool:
         """A job is running, queued or waiting to start."""
-        return self._running > 0 or self._timer.isActive()
+        return self._running > 0 or self._arm.isActive() or self._timer.isActive()
 
     def wait(self, ms: int = 60000) -> bool:
         """Block until the pool is idle (tests, closing); True when it is."""

@@ -28,9 +28,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
@@ -89,14 +89,22 @@ def release_long_lived() -> None:
     gc.enable()
 
 
-@dataclass
+@dataclass(eq=False)
 class ItemStatus:
-    """An item with its review progress, for the items list."""
+    """An item with its review progress, for the items list. The list needs
+    only the item's id, name and kind; the whole Item (``item``) is read
+    when first asked for, so opening a project validates no Item but the
+    one shown."""
 
-    item: Item
-    cards: int
-    runs: int
-    reviewed: int
+    id: int
+    name: str
+    #: 'photo' or 'text'
+    kind: str
+    #: reads the whole item by id (the RunCache's, which keeps it)
+    load: Callable[[int], Item] = field(repr=False)
+    cards: int = 0
+    runs: int = 0
+    reviewed: int = 0
     #: ground-truth cards with no text yet (left out of scoring)
     to_transcribe: int = 0
     #: the item's workflow (reviewer.core.workflows), which picks its perspective
@@ -111,6 +119,11 @@ class ItemStatus:
     gold_labels: int = 0
     #: runs without any finding (nothing to decide: never counted as reviewed)
     no_findings: int = 0
+
+    @property
+    def item(self) -> Item:
+        """The whole item (path, size, text, image note), read once when first asked for."""
+        return self.load(self.id)
 
 
 #: Runs from which the review counts of the items come with the summary
@@ -130,8 +143,11 @@ class RunCache:
         self.changed_items: set[int] | None = None
         #: runs shown with waiting decisions played on them (``play``)
         self.previewed: set[int] = set()
-        self._items: list[Item] = []
+        self._rows: list[repo_items.ItemRow] = []
+        self._rows_by_id: dict[int, repo_items.ItemRow] = {}
+        #: whole Items read so far (``item``), by id
         self._items_by_id: dict[int, Item] = {}
+        self._texts: dict[int, str | None] | None = None  # text items' texts, read once when asked
         self._gt: dict[int, GroundTruth] = {}
         self._item_ids: dict[str, int] = {}
         self._clear()
@@ -165,9 +181,11 @@ class RunCache:
 
     def _reset(self, project, item_id: int | None) -> None:
         self.project = project
-        self._items = repo_items.items(project) if project else []  # items change only by import
-        self._items_by_id = {i.id: i for i in self._items if i.id is not None}
-        self._item_ids = {i.name: i.id for i in self._items if i.id is not None}
+        # items change only by import; each is read whole when first needed (``item``)
+        self._rows = repo_items.item_rows(project) if project else []
+        self._rows_by_id = {r.id: r for r in self._rows}
+        self._items_by_id, self._texts = {}, None
+        self._item_ids = {r.name: r.id for r in self._rows}
         self._gt.clear()
         self._clear()
         if project is None:
@@ -177,26 +195,50 @@ class RunCache:
         self._runs_total = project.db.execute("SELECT count(*) FROM runs").fetchone()[0]
         self._counts_later = self._runs_total >= COUNTS_WITH_SUMMARY_RUNS
         self._counts = {} if self._counts_later else overview.review_counts(project)
-        cards = repo_items.card_counts(project)
-        blank = repo_items.transcribe_counts(project)
-        flows = workflows.item_workflows(project, self._items)
+        cards = repo_items.ground_truth_counts(project)
+        flows = workflows.item_workflows(project, self._rows)
         truth = workflows.truth_counts(project)
+        load = self._whole_item
         self._statuses = [
             ItemStatus(
-                item,
-                cards.get(iid, 0),
+                r.id,
+                r.name,
+                r.kind,
+                load,
+                c[0],
                 0,
                 0,
-                blank.get(iid, 0),
-                flows.get(iid, Workflow.CARDS),
-                *truth.get(iid, (0, 0, 0, 0)),
+                c[1],
+                flows.get(r.id, Workflow.CARDS),
+                *truth.get(r.id, (0, 0, 0, 0)),
             )
-            for item in self._items
-            for iid in [item.id or 0]  # ids are read from the database
+            for r in self._rows
+            for c in [cards.get(r.id, (0, 0))]
         ]
-        self._status_by_id = {st.item.id: st for st in self._statuses if st.item.id is not None}
+        self._status_by_id = {st.id: st for st in self._statuses}
         self._apply_counts()
         self.ensure_item(item_id)
+
+    def _whole_item(self, item_id: int) -> Item:
+        """The whole Item ``item_id`` of the list, read once; an item gone
+        from the project meanwhile is its listed id, name and kind."""
+        item = self._items_by_id.get(item_id)
+        if item is None:
+            row = self._rows_by_id[item_id]
+            found = repo_items.items_by_id(self.project, [item_id]) if self.project is not None else {}
+            item = found.get(item_id) or Item(id=row.id, name=row.name, kind="text" if row.kind == "text" else "photo")
+            self._items_by_id[item_id] = item
+        return item
+
+    def texts(self) -> dict[int, str | None]:
+        """{item id: text} of every text item (read whole in one query the
+        first time: the list's titles and the search need them all)."""
+        if self._texts is None:
+            found = repo_items.items_by_id(self.project, kind="text") if self.project is not None else {}
+            for item_id, item in found.items():
+                self._items_by_id.setdefault(item_id, item)
+            self._texts = {r.id: self._whole_item(r.id).text for r in self._rows if r.kind == "text"}
+        return self._texts
 
     def _apply_counts(self) -> None:
         for iid, st in self._status_by_id.items():
@@ -290,8 +332,12 @@ class RunCache:
         return list(self._statuses)
 
     def item(self, item_id: int | None) -> Item | None:
-        """The item ``item_id``, or None."""
-        return self._items_by_id.get(item_id) if item_id is not None else None
+        """The item ``item_id`` (read whole once), or None when the project has no such item."""
+        return self._whole_item(item_id) if item_id is not None and item_id in self._rows_by_id else None
+
+    def item_id(self, name: str) -> int | None:
+        """The id of the item called ``name``, or None."""
+        return self._item_ids.get(name)
 
     def status(self, item_id: int | None) -> ItemStatus | None:
         """The ItemStatus of ``item_id`` (its counts and workflow), or None."""

@@ -196,7 +196,7 @@ class Session(QObject):
         if last and last.isdigit() and self.cache.load_run(int(last)) is not None:
             self.set_run(int(last))  # where the reviewer left off
         elif self.items():
-            self.set_item(self.items()[0].item.id)
+            self.set_item(self.items()[0].id)
         if background:
             self.scorer.start(project, _score_stale)  # the window is up; the stale runs are scored meanwhile
         if self.cache.total_runs() > summary.SYNC_RUNS and self.busy():
@@ -248,7 +248,7 @@ class Session(QObject):
         self.judging.refresh()
         self.projectChanged.emit()
         if self.item_id is None and self.items():
-            self.set_item(self.items()[0].item.id)
+            self.set_item(self.items()[0].id)
         self.message.emit(report.summary().replace("\n", "; "))
         return report
 
@@ -320,6 +320,14 @@ class Session(QObject):
         if self.project is None or self.item_id is None:
             return None
         return self.cache.item(self.item_id)
+
+    def item_named(self, name: str) -> Item | None:
+        """The item called ``name``, or None."""
+        return self.cache.item(self.cache.item_id(name)) if self.project is not None else None
+
+    def item_texts(self) -> dict[int, str | None]:
+        """{item id: text} of every text item (read once per project)."""
+        return self.cache.texts() if self.project is not None else {}
 
     def workflow(self) -> AnyWorkflow | None:
         """The current item's workflow (reviewer.core.workflows), which picks

@@ -2,8 +2,8 @@
 
 ``Summariser`` runs reviewer.qt.session.rows.read_summary on the shared
 ReaderWorker (reviewer.qt.session.reader_worker: a pool thread, its own read
-connection), START_DELAY_MS after it is asked to (so the first photo is
-shown first), and emits ``done`` on the GUI thread with the result (None
+connection), START_DELAY_MS after the event loop first runs once it is
+asked to (so the first photo is shown first), and emits ``done`` on the GUI thread with the result (None
 when it failed). A newer ``start`` or ``cancel`` makes an older result be
 dropped. Projects of
 at most SYNC_RUNS runs are summarised at once by the Session instead.

@@ -587,3 +587,16 @@ def m0030_inspect_letters(db: sqlite_utils.Database) -> None:
     from reviewer.storage.project.inspect_letters import inspect_letters_to_cip
 
     inspect_letters_to_cip(db)
+
+
+@MIGRATIONS(name="0031_sparse_card_indexes")
+def m0031_sparse_card_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes of what is rare, so opening a big project does not scan every
+    card for it (decision record "big-projects-stay-interactive"): the
+    consensus cards with no text yet (cards to transcribe) by item, and the
+    cards and piles of named annotators by annotator. SQLite uses a partial
+    index when the query repeats its condition (reviewer.storage.repo.items,
+    reviewer.storage.annotators.ground_truth). No row changes."""
+    db.execute("CREATE INDEX idx_cards_blank ON cards(item_id) WHERE annotator = '' AND trim(text) = ''")
+    db.execute("CREATE INDEX idx_cards_named ON cards(annotator) WHERE annotator != ''")
+    db.execute("CREATE INDEX idx_piles_named ON piles(annotator) WHERE annotator != ''")

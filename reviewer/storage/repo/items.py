@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from reviewer.core.models import Item, Prompt
 from reviewer.core.text import natural_key
@@ -57,6 +57,40 @@ def items(project: Project) -> list[Item]:
     return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
 
 
+class ItemRow(NamedTuple):
+    """What the items list needs of an item at open: its id, name, kind
+    ('photo' or 'text') and workflow as stored (None before it is recorded);
+    the whole Item is read when it is first needed (``items_by_id``)."""
+
+    id: int
+    name: str
+    kind: str
+    workflow: str | None
+
+
+def item_rows(project: Project) -> list[ItemRow]:
+    """Every item's ItemRow in the natural order of their names (the order
+    of ``items``), from one query of four columns: no Item is validated."""
+    rows = project.db.execute("SELECT id, name, kind, workflow FROM items").fetchall()
+    return sorted((ItemRow(*r) for r in rows), key=lambda r: natural_key(r.name, casefold=True))
+
+
+def items_by_id(project: Project, ids: Iterable[int] | None = None, kind: str | None = None) -> dict[int, Item]:
+    """{id: Item} of the items ``ids`` (every item when None) that exist,
+    only those of ``kind`` when given; read in chunks of 500 ids."""
+    columns = "id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow"
+    where, params = ("WHERE kind = ?", [kind]) if kind is not None else ("", [])
+    if ids is None:
+        return {r["id"]: Item(**r) for r in dict_rows(project, f"SELECT {columns} FROM items {where}", params)}
+    wanted, out = sorted(set(ids)), {}
+    for k in range(0, len(wanted), 500):
+        chunk = wanted[k : k + 500]
+        cond = f"id IN ({', '.join('?' * len(chunk))})" + (" AND kind = ?" if kind is not None else "")
+        for r in dict_rows(project, f"SELECT {columns} FROM items WHERE {cond}", [*chunk, *params]):
+            out[r["id"]] = Item(**r)
+    return out
+
+
 def item_by_name(project: Project, name: str) -> Item | None:
     """The item called ``name``, or None."""
     rows = dict_rows(
@@ -67,21 +101,22 @@ def item_by_name(project: Project, name: str) -> Item | None:
     return Item(**rows[0]) if rows else None
 
 
-def card_counts(project: Project) -> dict[int, int]:
-    """{item id: number of ground-truth cards} of items that have any."""
-    return dict(
-        project.db.execute("SELECT item_id, count(*) FROM cards WHERE annotator = '' GROUP BY item_id").fetchall()
-    )
-
-
-def transcribe_counts(project: Project) -> dict[int, int]:
-    """{item id: number of ground-truth cards with no text yet (cards to
-    transcribe)} of items that have any."""
-    return dict(
+def ground_truth_counts(project: Project) -> dict[int, tuple[int, int]]:
+    """{item id: (ground-truth cards, of them cards with no text yet: cards
+    to transcribe)} of items that have any: the cards counted from the
+    (item, annotator) index, the blank ones from their own partial index
+    (migration 0031), so no card row is read."""
+    blank = dict(
         project.db.execute(
             "SELECT item_id, count(*) FROM cards WHERE annotator = '' AND trim(text) = '' GROUP BY item_id"
         ).fetchall()
     )
+    return {
+        item_id: (n, blank.get(item_id, 0))
+        for item_id, n in project.db.execute(
+            "SELECT item_id, count(*) FROM cards WHERE annotator = '' GROUP BY item_id"
+        ).fetchall()
+    }
 
 
 def run_item_names(project: Project) -> dict[int, str]:
