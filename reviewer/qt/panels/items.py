@@ -2,48 +2,38 @@
 review status, filtered by the window's search (reviewer.qt.search: name,
 card texts, runs) and by what still needs doing.
 
-Thumbnails are read lazily (when a row is first painted) on a thread pool
-with QImageReader (scaled while decoding, EXIF orientation applied: by Qt
-for JPEG and TIFF, from the item's stored orientation for PNG and WebP); a
-placeholder shows meanwhile and a warning icon when the file is missing or
-unreadable. An item whose photo has an image note (truncated, too large)
-says so in its tooltip.
+Thumbnails are read when a row is first painted (reviewer.qt.panels.thumbnails).
+An item whose photo has an image note (truncated, too large) says so in its
+tooltip.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRunnable,
     QSize,
     QSortFilterProxyModel,
     Qt,
     QThreadPool,
-    Signal,
 )
-from PySide6.QtGui import QColor, QIcon, QImage, QImageIOHandler, QImageReader, QPainter, QPixmap
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QComboBox,
     QListView,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
 from reviewer.core.workflows import distinct_titles, first_words
 from reviewer.qt import registry
-from reviewer.qt.canvas.images import upright
 from reviewer.qt.panels import IdRole, plain_tooltip
+from reviewer.qt.panels.thumbnails import Thumbnails
 from reviewer.qt.search import matching_items
 from reviewer.qt.session import ItemStatus, Session
-from reviewer.qt.session.reads import SWAPS
 from reviewer.qt.text import cell, plural
 
 THUMB = QSize(72, 54)
@@ -107,39 +97,6 @@ def item_title(status: ItemStatus) -> str:
     return item.name
 
 
-class _Bridge(QObject):
-    """Carries a decoded thumbnail from a worker thread to the GUI thread."""
-
-    done = Signal(str, QImage)  # path, image (null when unreadable)
-
-
-class _ThumbJob(QRunnable):
-    def __init__(self, path: str, size: QSize, bridge: _Bridge, orientation: int = 1):
-        super().__init__()
-        self.path, self.size, self.bridge, self.orientation = path, size, bridge, orientation
-
-    def run(self) -> None:
-        """On a pool thread: read ``path`` scaled to fit ``size`` (EXIF orientation applied) and
-        emit it through the bridge (a null image when unreadable; nothing if the panel is gone)."""
-        reader = QImageReader(self.path)
-        reader.setAutoTransform(True)
-        image = QImage()
-        raw = reader.size()
-        if raw.isValid():
-            box = QSize(self.size)
-            ours = (
-                self.orientation if reader.transformation() == QImageIOHandler.Transformation.TransformationNone else 1
-            )
-            if reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90 or ours in SWAPS:
-                box.transpose()  # scaled before rotating: fit the sideways box
-            reader.setScaledSize(raw.scaled(box, Qt.AspectRatioMode.KeepAspectRatio))
-            image = reader.read()
-            if not image.isNull():
-                image = upright(image, ours)
-        with contextlib.suppress(RuntimeError):  # the panel went away meanwhile
-            self.bridge.done.emit(self.path, image)
-
-
 class ItemsModel(QAbstractListModel):
     """Rows of session.items(); thumbnails are requested when first shown."""
 
@@ -149,26 +106,9 @@ class ItemsModel(QAbstractListModel):
         self.rows: list[ItemStatus] = []
         self.row_by_id: dict[int, int] = {}
         self.titles: dict[int, str] = {}  # text items' titles, by item id (``titles``)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(2)
-        self._bridge = _Bridge()  # no parent: lives while jobs hold it
-        self._bridge.done.connect(self._thumb_ready)
-        self._thumbs: dict[str, QIcon] = {}
-        self._pending: set[str] = set()
-        self._paths: dict[str, set[int]] = {}  # photo path: ids of the items waiting for its thumbnail
-        self.placeholder = self._placeholder()
-        self.broken: QIcon | None = None
-        self.text_icon: QIcon | None = None
-
-    @staticmethod
-    def _placeholder() -> QIcon:
-        pix = QPixmap(THUMB)
-        pix.fill(QColor("#d8d8d8"))
-        p = QPainter(pix)
-        p.setPen(QColor("#9a9a9a"))
-        p.drawRect(0, 0, THUMB.width() - 1, THUMB.height() - 1)
-        p.end()
-        return QIcon(pix)
+        #: the photos' thumbnails, read on a pool (reviewer.qt.panels.thumbnails)
+        self.thumbs = Thumbnails(THUMB, self)
+        self.thumbs.ready.connect(self._thumb_ready)
 
     def reload(self) -> None:
         """Read session.items() again (a model reset)."""
@@ -207,7 +147,7 @@ class ItemsModel(QAbstractListModel):
             return f"{note}{cell(title)}\n{status_line(status)}"
         if role == Qt.ItemDataRole.ToolTipRole:
             path = self.session.image_path(status.item)
-            if path is not None and self.broken is not None and self._thumbs.get(str(path)) is self.broken:
+            if path is not None and self.thumbs.is_broken(path):
                 return plain_tooltip(f"cannot read the photo (missing or damaged):\n{path}")
             image_note = status.item.image_note
             name = status.name if status.kind != "text" else f"id: {status.name}"
@@ -223,42 +163,11 @@ class ItemsModel(QAbstractListModel):
     def _icon(self, status: ItemStatus) -> QIcon:
         path = self.session.image_path(status.item)
         if path is None:
-            return self._standard("text_icon", QStyle.StandardPixmap.SP_FileIcon)
-        key = str(path)
-        icon = self._thumbs.get(key)
-        if icon is not None:
-            return icon
-        self._paths.setdefault(key, set()).add(status.id)
-        if key not in self._pending:
-            self._pending.add(key)
-            self.pool.start(_ThumbJob(key, THUMB, self._bridge, status.item.orientation or 1))
-        return self.placeholder
+            return self.thumbs.text_icon()
+        return self.thumbs.icon(path, status.id, status.item.orientation or 1)
 
-    def _standard(self, attr: str, which: QStyle.StandardPixmap) -> QIcon:
-        """A style icon centred at 32 px on a thumbnail-sized cell (so the
-        names line up with those beside real thumbnails)."""
-        if getattr(self, attr) is None:
-            cell = QPixmap(THUMB)
-            cell.fill(Qt.GlobalColor.transparent)
-            p = QPainter(cell)
-            small = QApplication.style().standardIcon(which).pixmap(32, 32)
-            p.drawPixmap((THUMB.width() - 32) // 2, (THUMB.height() - 32) // 2, small)
-            p.end()
-            setattr(self, attr, QIcon(cell))
-        return getattr(self, attr)
-
-    def _thumb_ready(self, path: str, image: QImage) -> None:
-        self._pending.discard(path)
-        if image.isNull():
-            self._thumbs[path] = self._standard("broken", QStyle.StandardPixmap.SP_MessageBoxWarning)
-        else:
-            canvas = QPixmap(THUMB)  # centred on a fixed cell so rows line up
-            canvas.fill(Qt.GlobalColor.transparent)
-            p = QPainter(canvas)
-            p.drawImage((THUMB.width() - image.width()) // 2, (THUMB.height() - image.height()) // 2, image)
-            p.end()
-            self._thumbs[path] = QIcon(canvas)
-        for item_id in self._paths.pop(path, ()):
+    def _thumb_ready(self, item_ids: set[int]) -> None:
+        for item_id in item_ids:
             row = self.row_by_id.get(item_id)
             if row is not None:
                 index = self.index(row)
@@ -266,8 +175,7 @@ class ItemsModel(QAbstractListModel):
 
     def forget_thumbnails(self) -> None:
         """Drop cached thumbnails (another project was opened)."""
-        self._thumbs.clear()
-        self._paths.clear()
+        self.thumbs.forget()
 
 
 class ItemsFilter(QSortFilterProxyModel):
@@ -338,7 +246,7 @@ class ItemsPanel(QWidget):
     @property
     def thumbnail_pool(self) -> QThreadPool:
         """The pool reading thumbnails (tests wait on it)."""
-        return self.model.pool
+        return self.model.thumbs.pool
 
     def _project(self) -> None:
         self.model.forget_thumbnails()

@@ -3,7 +3,7 @@ cache (runs), the summary worker (summary), the dispute state (disputes),
 the editor with its queued history (editor, history, pending). See
 reviewer.qt.session.session."""
 
-from reviewer.qt.session.runs import ItemStatus
+from reviewer.qt.session.item_status import ItemStatus
 from reviewer.qt.session.session import Session
 
 __all__ = ["ItemStatus", "Session"]

@@ -26,15 +26,14 @@ the last change touched (None: anything), so views update those rows only.
 from __future__ import annotations
 
 import contextlib
-import gc
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
 from reviewer.core.cards.metrics import Pool, pooled_verdict
 from reviewer.core.models import AnswerSchema, GroundTruth, Item
-from reviewer.core.workflows import AnyWorkflow, Workflow
+from reviewer.core.workflows import Workflow
+from reviewer.qt.session.collector import collector_paused
+from reviewer.qt.session.item_status import ItemStatus
 from reviewer.qt.session.pending import play_pending, runs_of
 from reviewer.qt.session.rows import Row, rows_of
 from reviewer.storage import workflows
@@ -45,86 +44,6 @@ from reviewer.storage.repo import config as repo_config
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
 from reviewer.storage.scoring import score_project
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while the block runs: reading
-    a big project makes tens of thousands of objects without cycles, and
-    each collection they trigger would walk the whole heap (most of the
-    time of building the items' rows at open)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def pause_collector() -> None:
-    """Stop the cyclic collector until :func:`keep_long_lived` (a big
-    project loads: its summary, scores and verdicts come from workers, and
-    a full collection triggered by any thread holds the GUI thread)."""
-    gc.disable()
-
-
-def keep_long_lived() -> None:
-    """Move every object alive now out of the collector's sight
-    (``gc.freeze``): a big project's caches (a RunLine per run, every
-    verdict) live as long as it is open, and each full collection would
-    walk them again, for up to a second on the GUI thread. Objects freed by
-    reference counting are freed as before; :func:`release_long_lived`
-    hands the rest back when the project is closed. The collector runs
-    again (after :func:`pause_collector`)."""
-    gc.freeze()
-    gc.enable()
-
-
-def release_long_lived() -> None:
-    """Give the objects kept by :func:`keep_long_lived` back to the
-    collector (``gc.unfreeze``), so a closed project's cycles are collected;
-    the collector runs."""
-    gc.unfreeze()
-    gc.enable()
-
-
-@dataclass(eq=False)
-class ItemStatus:
-    """An item with its review progress, for the items list. The list needs
-    only the item's id, name and kind; the whole Item (``item``) is read
-    when first asked for, so opening a project validates no Item but the
-    one shown."""
-
-    id: int
-    name: str
-    #: 'photo' or 'text'
-    kind: str
-    #: reads the whole item by id (the RunCache's, which keeps it)
-    load: Callable[[int], Item] = field(repr=False)
-    cards: int = 0
-    runs: int = 0
-    reviewed: int = 0
-    #: ground-truth cards with no text yet (left out of scoring)
-    to_transcribe: int = 0
-    #: the item's workflow (reviewer.core.workflows), which picks its perspective
-    workflow: AnyWorkflow = Workflow.CARDS
-    #: golden spans of a span item
-    golden_spans: int = 0
-    #: reference texts (a Failter ground-truth file) of a judged output
-    references: int = 0
-    #: people's verdicts on its runs (a gold label, annotators)
-    human_verdicts: int = 0
-    #: of those, the gold labels (the judge 'gold''s verdicts)
-    gold_labels: int = 0
-    #: runs without any finding (nothing to decide: never counted as reviewed)
-    no_findings: int = 0
-
-    @property
-    def item(self) -> Item:
-        """The whole item (path, size, text, image note), read once when first asked for."""
-        return self.load(self.id)
-
 
 #: Runs from which the review counts of the items come with the summary
 #: (counted from its RunLines off the GUI thread) instead of from one

@@ -37,13 +37,15 @@ from reviewer.core.judging.verdicts import Adjudication, Dispute
 from reviewer.core.models import BoxConvention, GroundTruth, Item, PromptVerdict
 from reviewer.core.workflows import AnyWorkflow
 from reviewer.qt.session import summary
+from reviewer.qt.session.collector import keep_long_lived, pause_collector, release_long_lived
 from reviewer.qt.session.disputes import DisputeState
 from reviewer.qt.session.editor import SETTLE_S, Editor
 from reviewer.qt.session.facts import FailterItems
+from reviewer.qt.session.item_status import ItemStatus
 from reviewer.qt.session.label_planner import LabelPlanner
 from reviewer.qt.session.reads import ProjectReads
 from reviewer.qt.session.rows import Row, read_summary
-from reviewer.qt.session.runs import ItemStatus, RunCache, keep_long_lived, pause_collector, release_long_lived
+from reviewer.qt.session.runs import RunCache
 from reviewer.qt.session.writer_worker import WriterWorker
 from reviewer.storage.cards import overview
 from reviewer.storage.cards.scores import ScoredRun, verdicts
@@ -207,7 +209,7 @@ class Session(QObject):
     def _keep_if_big(self) -> None:
         """Once the workers are done, keep what a big project's reading made
         (its items, runs, summary, verdicts) out of the collector's full
-        passes (runs.keep_long_lived)."""
+        passes (collector.keep_long_lived)."""
         if self.project is not None and self.cache.total_runs() > summary.SYNC_RUNS and not self.busy():
             keep_long_lived()
 

@@ -91,9 +91,9 @@ def test_items_list_selects_and_follows(qtbot, session):
     panel.filter_combo.setCurrentIndex(0)
     for row in range(2):
         panel.proxy.index(row, 0).data(Qt.DecorationRole)
-    qtbot.waitUntil(lambda: not panel.model._pending, timeout=5000)
+    qtbot.waitUntil(lambda: not panel.model.thumbs.reading(), timeout=5000)
     icon = panel.proxy.index(0, 0).data(Qt.DecorationRole)
-    assert icon is not panel.model.placeholder and not icon.isNull()
+    assert icon is not panel.model.thumbs.placeholder and not icon.isNull()
 
 
 def test_items_missing_image_gets_warning_icon(qtbot, session, tmp_path):
@@ -101,13 +101,12 @@ def test_items_missing_image_gets_warning_icon(qtbot, session, tmp_path):
     qtbot.addWidget(panel)
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not a jpeg")
+    thumbs = panel.model.thumbs
     for path in (bad, tmp_path / "missing.jpg"):
-        panel.model._thumbs.pop(str(path), None)
-        from reviewer.qt.panels.items import THUMB, _ThumbJob
-
-        _ThumbJob(str(path), THUMB, panel.model._bridge).run()
-        qtbot.waitUntil(lambda p=path: str(p) in panel.model._thumbs, timeout=3000)
-        assert panel.model._thumbs[str(path)] is panel.model.broken
+        thumbs.forget(path)
+        thumbs.read_now(path)
+        qtbot.waitUntil(lambda p=path: thumbs.cached(p), timeout=3000)
+        assert thumbs.is_broken(path)
 
 
 def test_runs_table_sorts_numerically_and_selects(qtbot, session):
