@@ -42,9 +42,15 @@ def _facts(db: Any, where: str = "", params: list | None = None) -> dict[int, An
         return {}
     facts = {name: {r[0] for r in db.execute(sql).fetchall()} for name, sql in _fact_queries().items()}
     known: dict[tuple[bool, ...], AnyWorkflow] = {}  # infer once per combination of facts, not per item
+    some = set().union(*facts.values())  # items holding no fact are told by their kind alone
+    none = (False,) * len(facts)
     out = {}
     for item_id, kind in rows:
-        held = (kind == "photo", *(item_id in ids for ids in facts.values()))
+        held = (
+            (kind == "photo", *(item_id in ids for ids in facts.values()))
+            if item_id in some
+            else (kind == "photo", *none)
+        )
         w = known.get(held)
         if w is None:
             w = known[held] = infer(photo=held[0], **dict(zip(facts, held[1:])))

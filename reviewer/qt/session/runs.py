@@ -153,7 +153,8 @@ class RunCache:
         """{item id: text} of every text item (read whole in one query the
         first time: the list's titles and the search need them all)."""
         if self._texts is None:
-            found = repo_items.items_by_id(self.project, kind="text") if self.project is not None else {}
+            ids = [r.id for r in self._rows if r.kind == "text" and r.id not in self._items_by_id]
+            found = repo_items.items_by_id(self.project, ids) if self.project is not None and ids else {}
             for item_id, item in found.items():
                 self._items_by_id.setdefault(item_id, item)
             self._texts = {r.id: self._whole_item(r.id).text for r in self._rows if r.kind == "text"}

@@ -75,18 +75,16 @@ def item_rows(project: Project) -> list[ItemRow]:
     return sorted((ItemRow(*r) for r in rows), key=lambda r: natural_key(r.name, casefold=True))
 
 
-def items_by_id(project: Project, ids: Iterable[int] | None = None, kind: str | None = None) -> dict[int, Item]:
-    """{id: Item} of the items ``ids`` (every item when None) that exist,
-    only those of ``kind`` when given; read in chunks of 500 ids."""
+def items_by_id(project: Project, ids: Iterable[int] | None = None) -> dict[int, Item]:
+    """{id: Item} of the items ``ids`` (every item when None) that exist;
+    read in chunks of 500 ids."""
     columns = "id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow"
-    where, params = ("WHERE kind = ?", [kind]) if kind is not None else ("", [])
     if ids is None:
-        return {r["id"]: Item(**r) for r in dict_rows(project, f"SELECT {columns} FROM items {where}", params)}
+        return {r["id"]: Item(**r) for r in dict_rows(project, f"SELECT {columns} FROM items")}
     wanted, out = sorted(set(ids)), {}
     for k in range(0, len(wanted), 500):
         chunk = wanted[k : k + 500]
-        cond = f"id IN ({', '.join('?' * len(chunk))})" + (" AND kind = ?" if kind is not None else "")
-        for r in dict_rows(project, f"SELECT {columns} FROM items WHERE {cond}", [*chunk, *params]):
+        for r in dict_rows(project, f"SELECT {columns} FROM items WHERE id IN ({', '.join('?' * len(chunk))})", chunk):
             out[r["id"]] = Item(**r)
     return out
 

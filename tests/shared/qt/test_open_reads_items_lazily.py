@@ -40,7 +40,7 @@ def test_the_list_is_read_from_four_columns_and_items_whole_when_shown(qtbot, tm
     monkeypatch.setattr(
         repo_items,
         "items_by_id",
-        lambda project, ids=None, kind=None: asked.extend(ids if ids is not None else [-1]) or real(project, ids, kind),
+        lambda project, ids=None: asked.extend(ids if ids is not None else [-1]) or real(project, ids),
     )
     s = Session("tester")
     assert s.open(db)
