@@ -215,7 +215,7 @@ def main(argv=None) -> int:
         session = Session("bench")
         session.open(root / "bench.db", create=True)
         session.import_source(folder, model="bench")
-        ids = {st.item.name: st.item.id for st in session.items()}
+        ids = {st.name: st.id for st in session.items()}
         view = CanvasView(session)
         view.resize(*VIEWPORT)
         view.show()

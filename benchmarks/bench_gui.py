@@ -290,7 +290,7 @@ def decision_ms(app: QApplication, window, n: int) -> list[float]:
         proposed = [f for f in (run.findings if run else []) if f.status == Status.PROPOSED]
         if not proposed:
             k += 1
-            session.set_item(statuses[k % len(statuses)].item.id)
+            session.set_item(statuses[k % len(statuses)].id)
             continue
         session.select_findings([proposed[0].id])
         t = time.perf_counter()
@@ -391,8 +391,8 @@ def main(argv=None) -> int:
         ms, window = launch(app, paths[name])
         idle(app)
         statuses = window.session.items()
-        items = [st.item.id for st in statuses if st.item.kind == "photo"]
-        texts = [st.item.id for st in statuses if st.item.kind == "text"]
+        items = [st.id for st in statuses if st.kind == "photo"]
+        texts = [st.id for st in statuses if st.kind == "text"]
         picks = [items[(k * 7 + 3) % len(items)] for k in range(2 * repeat + 1)]
         switches = switch_ms(app, window, picks)
         decisions = decision_ms(app, window, DECISIONS if name == "big" else 3 * repeat)
