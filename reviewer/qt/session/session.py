@@ -155,6 +155,8 @@ class Session(QObject):
         self.judging.writer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda text: self.error.emit(f"could not score the stale runs: {text}"))
+        #: the stale runs were scored: the disputes are found once the summary is in (_scored)
+        self._disputes_after_summary = False
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -181,6 +183,7 @@ class Session(QObject):
             release_long_lived()  # the project closed: its cycles may be collected
         self.project, self.store = project, ProjectStore(project, self.reviewer)
         self.editor.attach(project, self.store)
+        self._disputes_after_summary = False
         self.cache.forget_previewed()
         self.reload()
         self.item_id = self.run_id = None
@@ -224,10 +227,15 @@ class Session(QObject):
         disputes, which open left for now."""
         if self.project is None:
             return
-        self.judging.refresh()
         if not scored:
+            self.judging.refresh()
             return
         self.reload(items=False)  # scoring changes runs, not items
+        # a summary on the worker: the disputes are found once it is in, so neither
+        # worker holds the interpreter while the GUI thread takes the other's result
+        self._disputes_after_summary = self.summariser.busy()
+        if not self._disputes_after_summary:
+            self.judging.refresh()
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -291,12 +299,14 @@ class Session(QObject):
             return
         if result is None:
             self.error.emit("could not read every run for the scores; they show once the project is opened again")
-            self._keep_if_big()
-            return
-        self.cache.apply_summary(result)
-        self.summaryChanged.emit()
-        self.scoresChanged.emit(None)
-        self._announce_scores()
+        else:
+            self.cache.apply_summary(result)
+            self.summaryChanged.emit()
+            self.scoresChanged.emit(None)
+            self._announce_scores()
+        if self._disputes_after_summary:  # the stale runs were scored: now the disputes (_scored)
+            self._disputes_after_summary = False
+            self.judging.refresh()
         self._keep_if_big()
 
     def busy(self) -> bool:
@@ -648,6 +658,7 @@ class Session(QObject):
             self.project.close()
             self.project = self.store = None
             self.item_id = self.run_id = None
+            self._disputes_after_summary = False
             self.reload()
             self.judging.attach(None)
             self.editor.attach(None, None)
