@@ -73,6 +73,7 @@ class DisputeState(QObject):
         #: what the views read: verdicts, their index, names and the stored disputes (judging_read)
         self._read: JudgingRead = EMPTY
         self._telling = False  # disputesChanged is being emitted: the disputes are the ones just read
+        self._waiting = False  # a refresh put off until refresh_waiting
         #: how many times the views were told the disputes changed (a view shown since needs no refresh)
         self.generation = 0
         #: the background refresh of a big project (module doc)
@@ -86,10 +87,37 @@ class DisputeState(QObject):
         cached, a background refresh of the project before is dropped."""
         self.writer.cancel()
         self.project, self.current_dispute_id, self._read = project, None, EMPTY
+        self._waiting = False
 
     def refreshing(self) -> bool:
-        """The disputes are being found on the writer worker (a big project)."""
-        return self.writer.busy()
+        """The disputes are being found on the writer worker (a big
+        project), or wait to be (``refresh_later``)."""
+        return self.writer.busy() or self._waiting
+
+    def in_background(self) -> bool:
+        """A refresh would find the disputes on the writer worker: the
+        project is on disk and holds ASYNC_VERDICTS verdicts or more."""
+        if self.project is None or self.project.read_only:
+            return False
+        try:
+            return verdict_count(self.project) >= ASYNC_VERDICTS
+        except sqlite3.Error:
+            return False
+
+    def refresh_later(self) -> None:
+        """Find the disputes when ``refresh_waiting`` is called, not now: the
+        Session waits for the summary's worker, so the two workers do not run
+        side by side (a worker running Python holds the interpreter half the
+        time, and the GUI thread applying the other's result waits for it).
+        ``refreshing`` holds meanwhile."""
+        self.writer.cancel()
+        self._waiting = True
+        self.message.emit("finding disputes…")
+
+    def refresh_waiting(self) -> None:
+        """Do the refresh ``refresh_later`` put off, if there is one."""
+        if self._waiting:
+            self.refresh()
 
     def refresh(self) -> None:
         """Find the disputes over every verdict again and store them
@@ -98,15 +126,12 @@ class DisputeState(QObject):
         emit disputesChanged. Called on open and after an import. With
         ASYNC_VERDICTS verdicts or more (and a project on disk) this
         returns at once and the work is done on the writer worker."""
-        if self.project is not None and not self.project.read_only:
-            try:
-                many = verdict_count(self.project) >= ASYNC_VERDICTS
-            except sqlite3.Error:
-                many = False
-            if many:
-                self.message.emit("finding disputes…")
-                self.writer.start(self.project, _find_disputes)
-                return
+        self._waiting = False
+        if self.in_background():
+            assert self.project is not None  # in_background says so
+            self.message.emit("finding disputes…")
+            self.writer.start(self.project, _find_disputes)
+            return
         self.writer.cancel()  # a refresh at once supersedes one in the background
         self._read = EMPTY
         if self.project is not None:
@@ -122,6 +147,7 @@ class DisputeState(QObject):
         """Tell the views about the disputes as stored, without finding them
         again (open does that after the stale runs are scored)."""
         self.writer.cancel()
+        self._waiting = False
         if self.project is not None:
             try:
                 self._read = read_judging(self.project, verdicts=False)

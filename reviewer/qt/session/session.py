@@ -155,8 +155,6 @@ class Session(QObject):
         self.judging.writer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda _why: self._keep_if_big())
         self.scorer.failed.connect(lambda text: self.error.emit(f"could not score the stale runs: {text}"))
-        #: the stale runs were scored: the disputes are found once the summary is in (_scored)
-        self._disputes_after_summary = False
 
     # -- project ------------------------------------------------------------------
     def open(self, path: Path, create: bool = False) -> bool:
@@ -183,7 +181,6 @@ class Session(QObject):
             release_long_lived()  # the project closed: its cycles may be collected
         self.project, self.store = project, ProjectStore(project, self.reviewer)
         self.editor.attach(project, self.store)
-        self._disputes_after_summary = False
         self.cache.forget_previewed()
         self.reload()
         self.item_id = self.run_id = None
@@ -214,6 +211,17 @@ class Session(QObject):
         if self.project is not None and self.cache.total_runs() > summary.SYNC_RUNS and not self.busy():
             keep_long_lived()
 
+    def _refresh_disputes(self) -> None:
+        """Find the disputes again after the stale runs were scored
+        (DisputeState.refresh); when that is work for the writer worker while
+        the summary's worker runs, once the summary is in
+        (DisputeState.refresh_later), so the GUI thread applies each result
+        while the other worker is not running."""
+        if self.summariser.busy() and self.judging.in_background():
+            self.judging.refresh_later()
+        else:
+            self.judging.refresh()
+
     def scoring(self) -> bool:
         """The stale runs of the project just opened are being scored (on the writer worker)."""
         return self.scorer.busy()
@@ -231,11 +239,7 @@ class Session(QObject):
             self.judging.refresh()
             return
         self.reload(items=False)  # scoring changes runs, not items
-        # a summary on the worker: the disputes are found once it is in, so neither
-        # worker holds the interpreter while the GUI thread takes the other's result
-        self._disputes_after_summary = self.summariser.busy()
-        if not self._disputes_after_summary:
-            self.judging.refresh()
+        self._refresh_disputes()
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -304,9 +308,7 @@ class Session(QObject):
             self.summaryChanged.emit()
             self.scoresChanged.emit(None)
             self._announce_scores()
-        if self._disputes_after_summary:  # the stale runs were scored: now the disputes (_scored)
-            self._disputes_after_summary = False
-            self.judging.refresh()
+        self.judging.refresh_waiting()  # the disputes put off until the summary is in (_refresh_disputes)
         self._keep_if_big()
 
     def busy(self) -> bool:
@@ -658,7 +660,6 @@ class Session(QObject):
             self.project.close()
             self.project = self.store = None
             self.item_id = self.run_id = None
-            self._disputes_after_summary = False
             self.reload()
             self.judging.attach(None)
             self.editor.attach(None, None)

@@ -2,7 +2,9 @@
 writer worker read with them: no view reads the disputes, the verdicts or
 every run's item again on the GUI thread (decision record
 "big-projects-stay-interactive"). The queue is filled, its judges listed
-and its subjects named by their items from the worker's result."""
+and its subjects named by their items from the worker's result. While the
+summary is read again on its worker after the stale runs were scored, the
+disputes wait for it instead of being found beside it."""
 
 from __future__ import annotations
 
@@ -14,12 +16,17 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from reviewer.core.judging.verdicts import Verdict
+from reviewer.core.models import Prompt
 from reviewer.qt.app import build
+from reviewer.qt.session import Session
 from reviewer.qt.session.disputes import ASYNC_VERDICTS
+from reviewer.qt.session.session import ASYNC_STALE_RUNS
+from reviewer.qt.session.summary import SYNC_RUNS
 from reviewer.storage.importers import ImportOptions, import_source
 from reviewer.storage.judging import verdicts as judging
 from reviewer.storage.project.db import open_project
 from reviewer.storage.repo import items as repo_items
+from reviewer.storage.repo import runs as repo_runs
 from tests.helpers.paths import SAMPLES
 
 pytestmark = pytest.mark.gui
@@ -89,3 +96,36 @@ def test_found_disputes_reach_the_views_without_a_read_on_the_gui_thread(qtbot, 
     assert screen.dispute is not None and screen.dispute.id == session.current_dispute_id
     assert screen.names == ["judge-a", "judge-b"]
     window.close()
+
+
+def test_after_scoring_the_disputes_wait_for_the_summary_on_its_worker(qtbot, db):
+    p = open_project(db)
+    prompt_id, _ = repo_items.upsert_prompt(p, Prompt(name="bulk", text="Read the cards."))
+    items = [i.id for i in repo_items.items(p) if i.id is not None]
+    repo_runs.add_numbered_runs(
+        p,
+        [
+            repo_runs.NumberedRun(items[k % len(items)], prompt_id, "bulk", k // len(items) + 1, '{"cards": []}')
+            for k in range(max(SYNC_RUNS, ASYNC_STALE_RUNS) + 100)
+        ],
+    )
+    p.close()  # stale: open scores them on the writer worker
+    session = Session("ann")
+    order: list[str] = []
+    waiting: list[bool] = []
+    assert session.open(db)
+    assert session.scoring()
+    session.summaryChanged.connect(lambda: order.append("summary"))
+    session.disputesChanged.connect(lambda: order.append("disputes"))
+    session.scorer.done.connect(  # after the Session took the scores: the summary on its worker, the disputes waiting
+        lambda _n: waiting.append(
+            session.summariser.busy() and session.judging.refreshing() and not session.judging.writer.busy()
+        )
+    )
+    with qtbot.waitSignal(session.disputesChanged, timeout=120_000):
+        pass
+    assert waiting == [True]
+    assert order == ["summary", "disputes"]
+    assert session.judging.judge_verdicts() and session.disputes()
+    qtbot.waitUntil(lambda: not session.busy(), timeout=120_000)
+    session.close()
