@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reviewer.core.judging.dispute_common import rater_key, rater_labels
 from reviewer.core.judging.verdicts import Dispute
 from reviewer.core.text import natural_key
 from reviewer.qt.judging.common import DONE_COLOUR, KIND_SHORT
@@ -125,7 +124,7 @@ class DisputeQueue(QWidget):
         super().__init__(parent)
         self.session = session
         self._rebuilding = False
-        self._judges_of: dict[int | None, set[str]] = {}
+        self._judges_of: dict[int, frozenset[str]] = {}
         self.kind_combo, self.judge_combo = QComboBox(), QComboBox()
         self.dimension_combo, self.status_combo = QComboBox(), QComboBox()
         self.status_combo.addItems(STATUSES)
@@ -180,12 +179,11 @@ class DisputeQueue(QWidget):
 
     # -- filling -------------------------------------------------------------------------
     def rebuild(self) -> None:
-        """Fill the filter combos from the disputes, then the table."""
+        """Fill the filter combos from the disputes, then the table (the
+        raters' names come with the session's verdicts, made once per refresh)."""
         s = self.session
         disputes = s.disputes()
-        by_id = {v.id: v for v in s.judging.judge_verdicts()}
-        labels = rater_labels(by_id.values())
-        self._judges_of = {d.id: {labels[rater_key(by_id[i])] for i in d.verdict_ids if i in by_id} for d in disputes}
+        self._judges_of = s.judging.dispute_raters()  # made with the disputes, not here
         self._rebuilding = True
         for combo, values in (
             (self.kind_combo, {KIND_SHORT.get(d.kind.value, d.kind.value) for d in disputes}),
@@ -199,29 +197,35 @@ class DisputeQueue(QWidget):
         self._rebuilding = False
         self._refill()
 
-    def _matches(self, d: Dispute, done: bool, item: str | None = None) -> bool:
+    def _filter(self):
+        """The filters as they are now: a test of (dispute, adjudicated, item name)."""
         kind, judge = self.kind_combo.currentText(), self.judge_combo.currentText()
         dim, status = self.dimension_combo.currentText(), self.status_combo.currentText()
         words = terms(self.session.search)
-        if words and not matches(
-            words,
-            [
-                d.subject,
-                item,
-                d.kind.value,
-                KIND_SHORT.get(d.kind.value),
-                d.dimension,
-                d.detail,
-                *self._judges_of.get(d.id, ()),
-            ],
-        ):
-            return False
-        return (
-            (kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
-            and (judge in ("", ALL) or judge in self._judges_of.get(d.id, ()))
-            and (dim in ("", ALL) or d.dimension == dim)
-            and (status == ALL or (status == "adjudicated") == done)
-        )
+        judges_of = self._judges_of
+
+        def keep(d: Dispute, done: bool, item: str | None) -> bool:
+            if words and not matches(
+                words,
+                [
+                    d.subject,
+                    item,
+                    d.kind.value,
+                    KIND_SHORT.get(d.kind.value),
+                    d.dimension,
+                    d.detail,
+                    *judges_of.get(d.id, ()),
+                ],
+            ):
+                return False
+            return (
+                (kind in ("", ALL) or KIND_SHORT.get(d.kind.value, d.kind.value) == kind)
+                and (judge in ("", ALL) or judge in judges_of.get(d.id, ()))
+                and (dim in ("", ALL) or d.dimension == dim)
+                and (status == ALL or (status == "adjudicated") == done)
+            )
+
+        return keep
 
     def _refill(self) -> None:
         if self._rebuilding:
@@ -229,14 +233,13 @@ class DisputeQueue(QWidget):
         s = self.session
         disputes = s.disputes()
         decided = {(a.subject, a.dimension): a for a in s.adjudications()}
-        items = s.judging.run_items() if disputes else {}  # every run's item: read only when there is a dispute
-        by_subject = {v.subject: v for v in s.judging.judge_verdicts()}
+        items = s.judging.dispute_items()  # made with the disputes, not here
+        keep = self._filter()
         rows: list[tuple[Dispute, bool, str]] = []
         for d in disputes:
             done = (d.subject, d.dimension) in decided
-            v = by_subject.get(d.subject)
-            item = items.get(v.run_id) if v is not None and v.run_id is not None else None
-            if self._matches(d, done, item):
+            item = items.get(d.id) if d.id is not None else None
+            if keep(d, done, item):
                 rows.append((d, done, f"{item} · {d.subject}" if item else d.subject))
         self._rebuilding = True
         self.model.set_rows(rows)

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSizePolicy, QSplitter, QV
 
 from reviewer.core.cards.gt_agreement import Difference
 from reviewer.core.judging.dispute_common import rater_key
-from reviewer.core.judging.disputes import rater_labels
 from reviewer.core.judging.verdicts import Dispute, Verdict
 from reviewer.qt.canvas.crop import marked_crop
 from reviewer.qt.judging.common import KIND_SHORT, dimensions, subject_runs
@@ -89,6 +88,7 @@ class DisputeScreen(QWidget):
         self.dims: list[str] = []
         self.difference: Difference | None = None  # the difference of a ground-truth dispute (gt_sides.difference_of)
         self.blind = False
+        self._shown_for: tuple[int, int | None] | None = None  # (disputes' generation, dispute id) last shown
         self.header = plain_label(bold=True, selectable=True)
         font = self.header.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -122,7 +122,7 @@ class DisputeScreen(QWidget):
         layout.addWidget(self.sides)
         layout.addWidget(self.splitter, 1)
         session.disputeChanged.connect(self.refresh)
-        session.disputesChanged.connect(self.refresh)
+        session.disputesChanged.connect(self._disputes_changed)
         session.projectChanged.connect(self.refresh)
         self.refresh()
 
@@ -132,9 +132,16 @@ class DisputeScreen(QWidget):
             self.blind = on
             self.refresh()
 
+    def _disputes_changed(self) -> None:
+        """The disputes were found again: show the current one again, unless
+        it was shown since (the queue, told first, selected it)."""
+        if self._shown_for != (self.session.judging.generation, self.session.current_dispute_id):
+            self.refresh()
+
     def refresh(self) -> None:
         """Show the session's current dispute (or say there is none)."""
         s = self.session
+        self._shown_for = (s.judging.generation, s.current_dispute_id)
         d = self.dispute = s.dispute()
         self.difference = None
         self.sides.hide()
@@ -162,7 +169,7 @@ class DisputeScreen(QWidget):
             self.refreshed.emit()
             return
         mine = s.judging.judge_verdicts(d.subject)
-        labels = rater_labels(s.judging.judge_verdicts())
+        labels = s.judging.rater_labels()  # made once per refresh, with the verdicts
         disputed = [v for v in mine if v.id in d.verdict_ids]
         self.verdicts = disputed + [v for v in mine if v.id not in d.verdict_ids]
         self.names = [labels.get(rater_key(v), v.judge) for v in self.verdicts]

@@ -213,6 +213,17 @@ class Session(QObject):
         if self.project is not None and self.cache.total_runs() > summary.SYNC_RUNS and not self.busy():
             keep_long_lived()
 
+    def _refresh_disputes(self) -> None:
+        """Find the disputes again after the stale runs were scored
+        (DisputeState.refresh); when that is work for the writer worker while
+        the summary's worker runs, once the summary is in
+        (DisputeState.refresh_later), so the GUI thread applies each result
+        while the other worker is not running."""
+        if self.summariser.busy() and self.judging.in_background():
+            self.judging.refresh_later()
+        else:
+            self.judging.refresh()
+
     def scoring(self) -> bool:
         """The stale runs of the project just opened are being scored (on the writer worker)."""
         return self.scorer.busy()
@@ -226,10 +237,11 @@ class Session(QObject):
         disputes, which open left for now."""
         if self.project is None:
             return
-        self.judging.refresh()
         if not scored:
+            self.judging.refresh()
             return
         self.reload(items=False)  # scoring changes runs, not items
+        self._refresh_disputes()
         self.findingsChanged.emit()
         self.scoresChanged.emit(None)
         self.message.emit(f"scored {scored} stale run{'s' if scored != 1 else ''}")
@@ -293,12 +305,12 @@ class Session(QObject):
             return
         if result is None:
             self.error.emit("could not read every run for the scores; they show once the project is opened again")
-            self._keep_if_big()
-            return
-        self.cache.apply_summary(result)
-        self.summaryChanged.emit()
-        self.scoresChanged.emit(None)
-        self._announce_scores()
+        else:
+            self.cache.apply_summary(result)
+            self.summaryChanged.emit()
+            self.scoresChanged.emit(None)
+            self._announce_scores()
+        self.judging.refresh_waiting()  # the disputes put off until the summary is in (_refresh_disputes)
         self._keep_if_big()
 
     def busy(self) -> bool:

@@ -168,6 +168,21 @@ def disputes(project: Project) -> list[Dispute]:
     ]
 
 
+def disputes_stamp(project: Project) -> tuple:
+    """What the stored disputes are now, in one aggregate over the table:
+    (count, sum of ids, sum of severities, sum of the lengths of their
+    verdict ids and details). Equal stamps mean the same rows as far as
+    reviewer's writes go (replace_disputes inserts, deletes, or updates
+    verdict ids, severity and detail); a reader that cached
+    :func:`disputes` compares stamps instead of reading them again."""
+    return tuple(
+        project.db.execute(
+            "SELECT count(*), total(id), total(severity), total(length(verdict_ids)), total(length(detail)) "
+            "FROM disputes"
+        ).fetchone()
+    )
+
+
 def adjudications(project: Project) -> list[Adjudication]:
     """Every adjudication."""
     out = []
