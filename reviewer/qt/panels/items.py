@@ -9,6 +9,8 @@ tooltip.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
@@ -106,6 +108,8 @@ class ItemsModel(QAbstractListModel):
         self.rows: list[ItemStatus] = []
         self.row_by_id: dict[int, int] = {}
         self.titles: dict[int, str] = {}  # text items' titles, by item id (``titles``)
+        #: whether a row passes the list's filter (ItemsFilter.passes), read through PassRole
+        self.passes: Callable[[ItemStatus], bool] | None = None
         #: the photos' thumbnails, read on a pool (reviewer.qt.panels.thumbnails)
         self.thumbs = Thumbnails(THUMB, self)
         self.thumbs.ready.connect(self._thumb_ready)
@@ -158,6 +162,8 @@ class ItemsModel(QAbstractListModel):
             return status.id
         if role == Qt.ItemDataRole.UserRole:
             return status
+        if role == PassRole:
+            return "1" if self.passes is not None and self.passes(status) else "0"
         return None
 
     def _icon(self, status: ItemStatus) -> QIcon:
@@ -178,28 +184,38 @@ class ItemsModel(QAbstractListModel):
         self.thumbs.forget()
 
 
+#: The role the filter reads: "1" when the row passes the search and the mode.
+PassRole = Qt.ItemDataRole.UserRole + 7
+
+
 class ItemsFilter(QSortFilterProxyModel):
     """Filters rows by the search (the ids of matching items, None for all)
-    and by a FILTERS mode."""
+    and by a FILTERS mode. With neither, Qt's own filter keeps every row
+    without asking the model (no pass over the rows in Python); else it
+    keeps the rows whose PassRole is "1" (``passes``)."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.ids: set[int] | None = None
         self.mode = 0
+        self.setFilterRole(PassRole)
 
     def set_filter(self, ids: set[int] | None, mode: int) -> None:
         """Keep rows whose item id is in ``ids`` (all when None) and that pass FILTERS[``mode``]."""
         self.beginFilterChange()
-        self.ids, self.mode = ids, mode
+        self.prepare(ids, mode)
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
-        """The row's item matches the search and its status passes the mode."""
-        if self.ids is None and self.mode == 0:
-            return True  # no search, every item: no row needs reading
-        status: ItemStatus = self.sourceModel().index(row, 0, parent).data(Qt.ItemDataRole.UserRole)
-        if status is None:
-            return False
+    def prepare(self, ids: set[int] | None, mode: int) -> None:
+        """Take ``ids`` and ``mode`` for the next filter pass (a model reset
+        or ``set_filter``) without filtering now."""
+        self.ids, self.mode = ids, mode
+        pattern = "" if ids is None and mode == 0 else "1"
+        if self.filterRegularExpression().pattern() != pattern:
+            self.setFilterFixedString(pattern)
+
+    def passes(self, status: ItemStatus) -> bool:
+        """The item matches the search and its status passes the mode."""
         return (self.ids is None or status.id in self.ids) and FILTERS[self.mode][1](status)
 
 
@@ -212,6 +228,7 @@ class ItemsPanel(QWidget):
         self.session = session
         self.model = ItemsModel(session, self)
         self.proxy = ItemsFilter(self)
+        self.model.passes = self.proxy.passes
         self.proxy.setSourceModel(self.model)
 
         self.filter_combo = QComboBox()
@@ -279,10 +296,7 @@ class ItemsPanel(QWidget):
         over the rows, none when nothing is filtered)."""
         self._syncing = True
         try:
-            self.proxy.ids, self.proxy.mode = (
-                matching_items(self.session, self.session.search),
-                self.filter_combo.currentIndex(),
-            )
+            self.proxy.prepare(matching_items(self.session, self.session.search), self.filter_combo.currentIndex())
             self.model.reload()
         finally:
             self._syncing = False
