@@ -37,7 +37,11 @@ def _fact_queries() -> dict[str, str]:
 def _facts(db: Any, where: str = "", params: list | None = None) -> dict[int, AnyWorkflow]:
     """{item id: inferred workflow} of the items selected by ``where`` (an
     SQL condition on ``items``); ``db`` has ``execute`` (sqlite3 or sqlite-utils)."""
-    rows = db.execute(f"SELECT id, kind FROM items {where}", params or []).fetchall()
+    return _inferred(db, db.execute(f"SELECT id, kind FROM items {where}", params or []).fetchall())
+
+
+def _inferred(db: Any, rows: Sequence[tuple[int, str]]) -> dict[int, AnyWorkflow]:
+    """{item id: inferred workflow} of ``rows`` ((item id, kind) pairs)."""
     if not rows:
         return {}
     facts = {name: {r[0] for r in db.execute(sql).fetchall()} for name, sql in _fact_queries().items()}
@@ -110,9 +114,8 @@ def item_workflows(project: Any, items: Sequence[_Listed]) -> dict[int, AnyWorkf
     """{item id: workflow} of ``items`` (Items or ItemRows read from the
     project): the recorded workflow, inferred for those without one (one
     pass over the project; ``infer`` once per combination of facts)."""
-    missing = [i for i in items if parse(i.workflow) is None]
-    known = ", ".join(f"'{w.value}'" for w in core_workflows.all_workflows())
-    inferred = _facts(project.db, f"WHERE workflow IS NULL OR workflow NOT IN ({known})") if missing else {}
+    missing = [(i.id, i.kind) for i in items if i.id is not None and parse(i.workflow) is None]
+    inferred = _inferred(project.db, missing)
     out: dict[int, AnyWorkflow] = {}
     for item in items:
         if item.id is None:
