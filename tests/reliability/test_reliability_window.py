@@ -329,7 +329,8 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
     box lies on the card."""
     from PySide6.QtGui import QImage
 
-    from reviewer.qt.panels.items import THUMB, _Bridge, _ThumbJob
+    from reviewer.qt.panels.items import THUMB
+    from reviewer.qt.panels.thumbnails import read_thumbnail
     from tests.helpers.oriented_images import CARD, H, W, is_red, save_oriented
 
     folder = tmp_path / "photos"
@@ -371,11 +372,7 @@ def test_png_and_webp_orientations_are_upright_with_the_box_on_the_card(qtbot, t
         full = canvas.photo.full
         box = s.ground_truth().cards[0].bbox
         canvas_ok = (full.width(), full.height()) == (W, H) and on_card(full, 1.0, box)
-        got = []
-        bridge = _Bridge()
-        bridge.done.connect(lambda _path, image: got.append(image))  # noqa: B023 - run() below is synchronous
-        _ThumbJob(str(s.image_path()), THUMB, bridge, st.item.orientation).run()
-        thumb = got[0]
+        thumb = read_thumbnail(str(s.image_path()), THUMB, st.item.orientation)
         thumb_ok = thumb.width() > thumb.height() and on_card(thumb, thumb.width() / W, box)
         if canvas_ok and thumb_ok:
             good.append(st.item.name)

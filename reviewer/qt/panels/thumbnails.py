@@ -24,29 +24,34 @@ class _Bridge(QObject):
     done = Signal(str, QImage)  # path, image (null when unreadable)
 
 
+def read_thumbnail(path: str, size: QSize, orientation: int = 1) -> QImage:
+    """The photo at ``path`` scaled to fit ``size`` while it is decoded,
+    upright: EXIF orientation applied by Qt (JPEG, TIFF) or from
+    ``orientation`` (the item's stored one, for PNG and WebP); a null image
+    when the file is missing or unreadable. Any thread."""
+    reader = QImageReader(path)
+    reader.setAutoTransform(True)
+    raw = reader.size()
+    if not raw.isValid():
+        return QImage()
+    box = QSize(size)
+    ours = orientation if reader.transformation() == QImageIOHandler.Transformation.TransformationNone else 1
+    if reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90 or ours in SWAPS:
+        box.transpose()  # scaled before rotating: fit the sideways box
+    reader.setScaledSize(raw.scaled(box, Qt.AspectRatioMode.KeepAspectRatio))
+    image = reader.read()
+    return upright(image, ours) if not image.isNull() else image
+
+
 class _ThumbJob(QRunnable):
     def __init__(self, path: str, size: QSize, bridge: _Bridge, orientation: int = 1):
         super().__init__()
         self.path, self.size, self.bridge, self.orientation = path, size, bridge, orientation
 
     def run(self) -> None:
-        """On a pool thread: read ``path`` scaled to fit ``size`` (EXIF orientation applied) and
-        emit it through the bridge (a null image when unreadable; nothing if the panel is gone)."""
-        reader = QImageReader(self.path)
-        reader.setAutoTransform(True)
-        image = QImage()
-        raw = reader.size()
-        if raw.isValid():
-            box = QSize(self.size)
-            ours = (
-                self.orientation if reader.transformation() == QImageIOHandler.Transformation.TransformationNone else 1
-            )
-            if reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90 or ours in SWAPS:
-                box.transpose()  # scaled before rotating: fit the sideways box
-            reader.setScaledSize(raw.scaled(box, Qt.AspectRatioMode.KeepAspectRatio))
-            image = reader.read()
-            if not image.isNull():
-                image = upright(image, ours)
+        """On a pool thread: the thumbnail (``read_thumbnail``) through the
+        bridge (nothing if the panel is gone)."""
+        image = read_thumbnail(self.path, self.size, self.orientation)
         with contextlib.suppress(RuntimeError):  # the panel went away meanwhile
             self.bridge.done.emit(self.path, image)
 
