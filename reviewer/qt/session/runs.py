@@ -149,6 +149,14 @@ class RunCache:
             self._items_by_id[item_id] = item
         return item
 
+    def take_items(self, whole: dict[int, Item]) -> None:
+        """Keep ``whole`` ({id: Item} read whole elsewhere: the summary's
+        worker) for the listed items not read yet; an item read meanwhile
+        keeps what was read."""
+        for item_id, item in whole.items():
+            if item_id in self._rows_by_id:
+                self._items_by_id.setdefault(item_id, item)
+
     def texts(self) -> dict[int, str | None]:
         """{item id: text} of every text item (read whole in one query the
         first time: the list's titles and the search need them all)."""

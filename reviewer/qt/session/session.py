@@ -283,6 +283,8 @@ class Session(QObject):
             return
         if self.cache.total_runs() <= summary.SYNC_RUNS:
             self.cache.apply_summary(read_summary(self.project))
+            if len(self.cache.items()) <= summary.SYNC_RUNS:  # a few items: every one whole at once
+                self.cache.take_items(repo_items.items_by_id(self.project))
         else:
             self.summariser.start(self.project)
         self.refresh_facts(tell=False)
@@ -306,7 +308,9 @@ class Session(QObject):
         if result is None:
             self.error.emit("could not read every run for the scores; they show once the project is opened again")
         else:
-            self.cache.apply_summary(result)
+            lines_and_rows, whole = result
+            self.cache.take_items(whole)
+            self.cache.apply_summary(lines_and_rows)
             self.summaryChanged.emit()
             self.scoresChanged.emit(None)
             self._announce_scores()

@@ -1,12 +1,15 @@
 """Opening a project lists its items from four columns and reads an item
-whole only when it is shown (decision record big-projects-stay-interactive):
-the list is the same as the whole items give, in the same order, with the
-same workflows and ground-truth counts."""
+whole only when it is shown; the summary's worker reads them all whole
+afterwards (decision record big-projects-stay-interactive). The list is the
+same as the whole items give, in the same order, with the same workflows
+and ground-truth counts."""
 
 from __future__ import annotations
 
+import threading
+
 from reviewer.core.models import Card, GroundTruth, Item
-from reviewer.qt.session import Session
+from reviewer.qt.session import Session, summary
 from reviewer.storage import workflows
 from reviewer.storage.repo import ground_truth as repo_ground_truth
 from reviewer.storage.repo import items as repo_items
@@ -35,13 +38,18 @@ def test_the_list_is_read_from_four_columns_and_items_whole_when_shown(qtbot, tm
     cards = {i.id: repo_ground_truth.ground_truth(s.project, i.id).cards for i in whole}
     s.close()
 
-    asked: list[int] = []
+    asked: list[int] = []  # whole items read on the GUI thread (-1: all)
+    on_worker: list[int] = []
     real = repo_items.items_by_id
-    monkeypatch.setattr(
-        repo_items,
-        "items_by_id",
-        lambda project, ids=None: asked.extend(ids if ids is not None else [-1]) or real(project, ids),
-    )
+
+    def counted(project, ids=None):
+        mine = asked if threading.current_thread() is threading.main_thread() else on_worker
+        mine.extend(ids if ids is not None else [-1])
+        return real(project, ids)
+
+    monkeypatch.setattr(repo_items, "items_by_id", counted)
+    monkeypatch.setattr(summary, "SYNC_RUNS", 0)  # the summary (and the whole items) on the worker
+    monkeypatch.setattr(summary, "START_DELAY_MS", 0)
     s = Session("tester")
     assert s.open(db)
     statuses = s.items()
@@ -54,7 +62,7 @@ def test_the_list_is_read_from_four_columns_and_items_whole_when_shown(qtbot, tm
     shown = {s.item_id}
     assert set(asked) <= shown, "open read whole items it does not show"
     # an item is read whole when asked for, once, and equals what the project holds
-    last = statuses[-1]
+    last = statuses[-2]
     assert last.item == next(i for i in whole if i.id == last.id)
     n = len(asked)
     assert last.item is last.item and len(asked) == n
@@ -64,4 +72,10 @@ def test_the_list_is_read_from_four_columns_and_items_whole_when_shown(qtbot, tm
     texts = s.item_texts()
     assert texts == {i.id: i.text for i in whole if i.kind == "text"}
     assert s.cache.item(statuses[0].id) is not None
+    # the summary's worker reads every item whole: none is read on the GUI thread after it
+    qtbot.waitUntil(s.summary_ready, timeout=20_000)
+    assert on_worker == [-1]
+    before = list(asked)
+    assert [st.item for st in s.items()] == whole
+    assert asked == before
     s.close()
