@@ -30,9 +30,10 @@ _DIGITS = re.compile(r"(\d+)")
 def natural_key(text: str, casefold: bool = False) -> tuple:
     """Sort key that orders the digit runs of ``text`` as numbers:
     'pandalm-2' before 'pandalm-10', 'pair:2:3' before 'pair:10:11';
-    with ``casefold`` the other parts compare without case."""
+    with ``casefold`` the other parts compare without case. Digit runs are
+    decimal digits (``\\d``); other digit-like characters ('²') are text."""
     return tuple(
-        (0, int(t), "") if t.isdigit() else (1, 0, t.casefold() if casefold else t) for t in _DIGITS.split(text) if t
+        (0, int(t), "") if t.isdecimal() else (1, 0, t.casefold() if casefold else t) for t in _DIGITS.split(text) if t
     )
 
 

@@ -82,3 +82,18 @@ def test_visible_replaces_exactly_the_hidden_characters_of_the_character_rule():
             ch = chr(code)
             hidden = _is_hidden(ch) or (ch == "\n" and not keep)
             assert visible(f"a{ch}b", keep_newlines=keep) == (f"a<U+{code:04X}>b" if hidden else f"a{ch}b")
+
+
+def test_natural_key_orders_numbers_and_reads_other_digit_signs_as_text():
+    from reviewer.core.text import natural_key
+
+    names = [
+        "photo10",
+        "photo2",
+        "photo1²",
+        "Photo1",
+        "photo٣",
+    ]  # ² is a digit sign, not a decimal; ٣ is Arabic-Indic 3
+    ordered = sorted(names, key=lambda n: natural_key(n, casefold=True))
+    assert ordered == ["Photo1", "photo1²", "photo2", "photo٣", "photo10"]
+    assert natural_key("x1²") == ((1, 0, "x"), (0, 1, ""), (1, 0, "²"))
