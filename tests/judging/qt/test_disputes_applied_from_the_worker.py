@@ -81,7 +81,7 @@ def test_found_disputes_reach_the_views_without_a_read_on_the_gui_thread(qtbot, 
         pass
     on_gui = {name: n for (name, gui), n in calls.items() if gui}
     assert on_gui == {}
-    assert calls[("disputes", False)] == 1 and calls[("verdicts", False)] == 1  # the worker read them
+    assert calls[("disputes", False)] >= 1 and calls[("verdicts", False)] >= 1  # workers read them
 
     queue = window.adjudication.queue
     disputes = session.disputes()
