@@ -48,13 +48,13 @@ def upsert_item(project: Project, item: Item, actor: str | None = None) -> tuple
     return item_id, True
 
 
+#: The columns of an Item, as every whole-item read selects them.
+_ITEM_COLUMNS = "id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow"
+
+
 def items(project: Project) -> list[Item]:
     """All items, in natural order of their names."""
-    rows = dict_rows(
-        project,
-        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items",
-    )
-    return sorted((Item(**r) for r in rows), key=lambda i: natural_key(i.name, casefold=True))
+    return sorted(items_by_id(project).values(), key=lambda i: natural_key(i.name, casefold=True))
 
 
 class ItemRow(NamedTuple):
@@ -78,24 +78,21 @@ def item_rows(project: Project) -> list[ItemRow]:
 def items_by_id(project: Project, ids: Iterable[int] | None = None) -> dict[int, Item]:
     """{id: Item} of the items ``ids`` (every item when None) that exist;
     read in chunks of 500 ids."""
-    columns = "id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow"
     if ids is None:
-        return {r["id"]: Item(**r) for r in dict_rows(project, f"SELECT {columns} FROM items")}
+        return {r["id"]: Item(**r) for r in dict_rows(project, f"SELECT {_ITEM_COLUMNS} FROM items")}
     wanted, out = sorted(set(ids)), {}
     for k in range(0, len(wanted), 500):
         chunk = wanted[k : k + 500]
-        for r in dict_rows(project, f"SELECT {columns} FROM items WHERE id IN ({', '.join('?' * len(chunk))})", chunk):
+        for r in dict_rows(
+            project, f"SELECT {_ITEM_COLUMNS} FROM items WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+        ):
             out[r["id"]] = Item(**r)
     return out
 
 
 def item_by_name(project: Project, name: str) -> Item | None:
     """The item called ``name``, or None."""
-    rows = dict_rows(
-        project,
-        "SELECT id, name, kind, path, sha256, width, height, orientation, text, image_note, workflow FROM items WHERE name = ?",
-        [name],
-    )
+    rows = dict_rows(project, f"SELECT {_ITEM_COLUMNS} FROM items WHERE name = ?", [name])
     return Item(**rows[0]) if rows else None
 
 
